@@ -1,0 +1,32 @@
+# byref's build. `make test` is what CI runs.
+GO ?= go
+STATICCHECK_VERSION ?= v0.8.2
+GOBIN ?= $(shell $(GO) env GOPATH)/bin
+
+.PHONY: test vet staticcheck unit bench demo fmt
+
+## test: vet, staticcheck and the race-enabled test suite (what CI runs)
+test: fmt vet staticcheck unit
+
+## fmt: fail if any file is not gofmt-clean
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+staticcheck:
+	@test -x $(GOBIN)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(GOBIN)/staticcheck ./...
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+## bench: every benchmark, with allocations
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## demo: the scripted demo; needs no API key
+demo:
+	$(GO) run ./cmd/byref demo

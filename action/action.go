@@ -1,0 +1,365 @@
+package action
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/token"
+	"reflect"
+	"runtime/debug"
+	"sync"
+
+	"github.com/byref/byref/schema"
+)
+
+// Spec defines an action. Only Name, Func and, when Func takes parameters,
+// Params are required.
+type Spec struct {
+	// Name is what the model calls the action. It must be a Go identifier
+	// (snippets call actions as functions) of at most 64 characters.
+	Name string
+	// Description tells the model what the action does.
+	Description string
+	// Func is the Go function. Its signature is
+	//
+	//	func([ctx context.Context,] p1 T1, …, pn Tn) [R | error | (R, error)]
+	//
+	// Variadic functions are refused.
+	Func any
+	// Params names and describes Func's parameters, in order, not counting
+	// a leading context.Context.
+	Params []Param
+	// Result describes what the function returns, for the model. Optional.
+	Result string
+}
+
+// Param declares one parameter of an action.
+type Param struct {
+	// Name is the parameter's name: a Go identifier, not "return".
+	Name string
+	// Description tells the model what to pass.
+	Description string
+	// Optional parameters may be omitted or null; the function then gets
+	// Default, or the zero value of the parameter's type when Default is
+	// nil. A non-nil Default makes the parameter optional.
+	Optional bool
+	// Default is the value used when an optional parameter is not given. It
+	// must be assignable or convertible to the parameter's type.
+	Default any
+	// Enum restricts raw values to this list. Each must be convertible to
+	// the parameter's type. A parameter with an enum takes raw values only.
+	Enum []any
+	// RefOnly makes the parameter accept variable references only, even if
+	// its type is JSON-representable.
+	RefOnly bool
+	// RawOnly makes the parameter accept raw values only, never a reference.
+	RawOnly bool
+}
+
+// Parameter is a declared parameter with what New worked out about it.
+type Parameter struct {
+	Param
+	// Type is the Go type of the parameter.
+	Type reflect.Type
+	// Raw is the JSON Schema of a raw value, with the enum if any; nil when
+	// the parameter takes references only. Shared: do not modify.
+	Raw json.RawMessage
+	// Why says why the parameter takes references only ("" when it does
+	// not): the type is not JSON-representable, or RefOnly was set.
+	Why string
+	// DefaultJSON is Default as JSON text, for optional parameters.
+	DefaultJSON string
+}
+
+// Refs reports whether the parameter accepts variable references.
+func (p *Parameter) Refs() bool { return !p.RawOnly && len(p.Enum) == 0 }
+
+// Action is a Go function the model can call. It is immutable and safe for
+// concurrent use.
+type Action struct {
+	name, description, result string
+	fn                        reflect.Value
+	params                    []Parameter
+	defaults                  []reflect.Value
+	validators                []lazyValidator
+	hasCtx, hasErr            bool
+	resultType                reflect.Type
+}
+
+type lazyValidator struct {
+	once sync.Once
+	v    *schema.Validator
+	err  error
+}
+
+var (
+	contextType = reflect.TypeFor[context.Context]()
+	errorType   = reflect.TypeFor[error]()
+)
+
+// New builds an action from spec, or says what is wrong with the definition
+// in an error wrapping ErrInvalidSpec.
+func New(spec Spec) (*Action, error) {
+	a, err := build(spec)
+	if err != nil {
+		return nil, &SpecError{Action: spec.Name, Err: err}
+	}
+	return a, nil
+}
+
+// MustNew is like New but panics on an invalid definition. Use it for
+// package-level actions, where a bad definition is a programmer's error.
+func MustNew(spec Spec) *Action {
+	a, err := New(spec)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+func build(spec Spec) (*Action, error) {
+	if err := checkName(spec.Name); err != nil {
+		return nil, err
+	}
+	if spec.Func == nil {
+		return nil, errors.New("Spec.Func is nil; give the Go function to call")
+	}
+	fn := reflect.ValueOf(spec.Func)
+	ft := fn.Type()
+	if ft.Kind() != reflect.Func {
+		return nil, fmt.Errorf("Spec.Func is a %s, not a function", ft)
+	}
+	if ft.IsVariadic() {
+		return nil, fmt.Errorf("variadic functions are not supported (%s); take a slice instead", ft)
+	}
+	a := &Action{name: spec.Name, description: spec.Description, result: spec.Result, fn: fn}
+	first := 0
+	if ft.NumIn() > 0 && ft.In(0) == contextType {
+		a.hasCtx, first = true, 1
+	}
+	for i := first; i < ft.NumIn(); i++ {
+		if ft.In(i) == contextType {
+			return nil, fmt.Errorf("context.Context must be the first parameter, not parameter %d", i+1)
+		}
+	}
+	if n := ft.NumIn() - first; n != len(spec.Params) {
+		return nil, fmt.Errorf("the function takes %d parameters (not counting a leading context) but Spec.Params declares %d; declare one Param per parameter, in order", n, len(spec.Params))
+	}
+	switch ft.NumOut() {
+	case 0:
+	case 1:
+		if ft.Out(0) == errorType {
+			a.hasErr = true
+		} else {
+			a.resultType = ft.Out(0)
+		}
+	case 2:
+		if ft.Out(1) != errorType {
+			return nil, fmt.Errorf("a function with two results must return (value, error), not %s", ft)
+		}
+		a.resultType, a.hasErr = ft.Out(0), true
+	default:
+		return nil, fmt.Errorf("the function returns %d values; return one value, an error, or (value, error)", ft.NumOut())
+	}
+	seen := map[string]bool{}
+	for i, p := range spec.Params {
+		if err := checkParamName(p.Name); err != nil {
+			return nil, fmt.Errorf("parameter %d: %w", i+1, err)
+		}
+		if seen[p.Name] {
+			return nil, fmt.Errorf("two parameters are named %q", p.Name)
+		}
+		seen[p.Name] = true
+		param, def, err := buildParam(p, ft.In(first+i))
+		if err != nil {
+			return nil, fmt.Errorf("parameter %q: %w", p.Name, err)
+		}
+		a.params = append(a.params, param)
+		a.defaults = append(a.defaults, def)
+	}
+	a.validators = make([]lazyValidator, len(a.params))
+	return a, nil
+}
+
+func buildParam(p Param, t reflect.Type) (Parameter, reflect.Value, error) {
+	out := Parameter{Param: p, Type: t}
+	if p.RefOnly && p.RawOnly {
+		return out, reflect.Value{}, errors.New("RefOnly and RawOnly are both set")
+	}
+	if p.RefOnly && len(p.Enum) > 0 {
+		return out, reflect.Value{}, errors.New("an enum parameter takes raw values, so it cannot be RefOnly")
+	}
+	raw, err := schema.For(t)
+	switch {
+	case p.RefOnly:
+		out.Why = "declared by reference only"
+	case err != nil:
+		if p.RawOnly || len(p.Enum) > 0 {
+			return out, reflect.Value{}, fmt.Errorf("type %s takes references only (%v), so it cannot be RawOnly or have an enum", t, err)
+		}
+		out.Why = err.Error()
+	default:
+		out.Raw = raw
+	}
+	if len(p.Enum) > 0 {
+		withEnum, err := addEnum(raw, p.Enum, t)
+		if err != nil {
+			return out, reflect.Value{}, err
+		}
+		out.Raw = withEnum
+	}
+	var def reflect.Value
+	if p.Default != nil {
+		out.Optional = true
+		dv := reflect.ValueOf(p.Default)
+		switch {
+		case dv.Type().AssignableTo(t):
+		case dv.Type().ConvertibleTo(t) && dv.Kind() != reflect.String && t.Kind() != reflect.String:
+			dv = dv.Convert(t)
+		default:
+			return out, reflect.Value{}, fmt.Errorf("the default %v (%s) is not assignable to %s", p.Default, dv.Type(), t)
+		}
+		def = reflect.New(t).Elem()
+		def.Set(dv)
+		if b, err := json.Marshal(p.Default); err == nil {
+			out.DefaultJSON = string(b)
+		}
+	}
+	if out.Optional && !def.IsValid() {
+		def = reflect.Zero(t)
+	}
+	return out, def, nil
+}
+
+// addEnum returns raw with an enum of values checked against t.
+func addEnum(raw json.RawMessage, values []any, t reflect.Type) (json.RawMessage, error) {
+	var s map[string]any
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	for _, v := range values {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("enum value %v: %w", v, err)
+		}
+		if err := json.Unmarshal(b, reflect.New(t).Interface()); err != nil {
+			return nil, fmt.Errorf("enum value %v is not a %s", v, t)
+		}
+	}
+	s["enum"] = values
+	return json.Marshal(s)
+}
+
+func checkName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("Spec.Name is empty")
+	case len(name) > 64:
+		return errors.New("the name is longer than 64 characters, which providers refuse")
+	case !token.IsIdentifier(name) || token.IsKeyword(name):
+		return errors.New("the name must be a Go identifier (letters, digits and _), so snippets can call it")
+	}
+	return nil
+}
+
+func checkParamName(name string) error {
+	switch {
+	case name == schema.ReturnProperty:
+		return errors.New(`"return" is reserved for naming the variable that receives the result; rename the parameter`)
+	case name == "":
+		return errors.New("the name is empty")
+	case !token.IsIdentifier(name):
+		return fmt.Errorf("the name %q must be a Go identifier (letters, digits and _)", name)
+	}
+	return nil
+}
+
+// Name returns the action's name.
+func (a *Action) Name() string { return a.name }
+
+// Description returns the action's description.
+func (a *Action) Description() string { return a.description }
+
+// ResultDescription returns the description of the action's result.
+func (a *Action) ResultDescription() string { return a.result }
+
+// Result returns the type of the action's result, or nil when it returns
+// nothing but possibly an error.
+func (a *Action) Result() reflect.Type { return a.resultType }
+
+// TakesContext reports whether the function's first parameter is a
+// context.Context.
+func (a *Action) TakesContext() bool { return a.hasCtx }
+
+// ReturnsError reports whether the function's last result is an error.
+func (a *Action) ReturnsError() bool { return a.hasErr }
+
+// Func returns the Go function the action calls.
+func (a *Action) Func() any { return a.fn.Interface() }
+
+// NumParams returns the number of declared parameters.
+func (a *Action) NumParams() int { return len(a.params) }
+
+// Param returns the i-th declared parameter.
+func (a *Action) Param(i int) Parameter { return a.params[i] }
+
+// ParamIndex returns the index of the named parameter, or -1.
+func (a *Action) ParamIndex(name string) int {
+	for i := range a.params {
+		if a.params[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Params returns a copy of the declared parameters.
+func (a *Action) Params() []Parameter {
+	return append([]Parameter(nil), a.params...)
+}
+
+// Default returns the value an omitted optional parameter takes.
+func (a *Action) Default(i int) reflect.Value { return a.defaults[i] }
+
+// ValidateRaw checks the JSON text of a raw value of parameter i against its
+// schema. The error wraps schema.ErrInvalid.
+func (a *Action) ValidateRaw(i int, raw json.RawMessage) error {
+	p := &a.params[i]
+	if p.Raw == nil {
+		return fmt.Errorf("%s takes a reference only", p.Name)
+	}
+	lv := &a.validators[i]
+	lv.once.Do(func() { lv.v, lv.err = schema.Compile(p.Raw) })
+	if lv.err != nil {
+		return lv.err
+	}
+	return lv.v.Validate(raw)
+}
+
+// Call calls the function with ctx (when it takes one) and args, which must
+// match the declared parameters' types. A panic in the function is returned
+// as a *PanicError.
+func (a *Action) Call(ctx context.Context, args []reflect.Value) (result reflect.Value, err error) {
+	in := args
+	if a.hasCtx {
+		in = make([]reflect.Value, 0, len(args)+1)
+		in = append(in, reflect.ValueOf(&ctx).Elem())
+		in = append(in, args...)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			result, err = reflect.Value{}, &PanicError{Action: a.name, Value: r, Stack: string(debug.Stack())}
+		}
+	}()
+	out := a.fn.Call(in)
+	if a.hasErr {
+		if e := out[len(out)-1]; !e.IsNil() {
+			return reflect.Value{}, e.Interface().(error)
+		}
+	}
+	if a.resultType != nil {
+		return out[0], nil
+	}
+	return reflect.Value{}, nil
+}

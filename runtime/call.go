@@ -1,0 +1,422 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/schema"
+	"github.com/byref/byref/variable"
+)
+
+// prepared is a call whose arguments are resolved and decoded.
+type prepared struct {
+	row    *row
+	args   []reflect.Value
+	record []Argument
+	// tracked are the variables passed by reference that the call could
+	// change in place, with their fingerprints before the call.
+	tracked []trackedRef
+	// target is the existing variable named in "return", or "".
+	target string
+}
+
+type trackedRef struct {
+	name   string
+	before uint64
+}
+
+type callResult struct {
+	value reflect.Value
+	err   error
+}
+
+// call executes one tool call and records it in the history.
+func (rt *Runtime) call(ctx context.Context, step int, reason string, c ToolCall) (ToolResponse, *action.Termination) {
+	in := Instruction{Step: step, Kind: KindCall, Reason: reason, CallID: c.ID, Action: c.Name, Arguments: c.Arguments, Start: time.Now()}
+	resp := ToolResponse{CallID: c.ID, Name: c.Name}
+
+	rt.mu.Lock()
+	p, err := rt.prepare(c)
+	rt.mu.Unlock()
+	if err != nil {
+		return rt.fail(in, resp, err.Error()), nil
+	}
+	in.Args = p.record
+	a := p.row.act
+
+	if p.row.builtin && a.Name() == action.TerminateName {
+		term := &action.Termination{Success: p.args[0].Bool(), Result: p.args[1].Interface()}
+		resp.Success = true
+		rt.finish(in)
+		return resp, term
+	}
+	if err := ctx.Err(); err != nil {
+		return rt.fail(in, resp, "the step was cancelled before "+a.Name()+" ran ("+err.Error()+")"), nil
+	}
+
+	callCtx, cancel := ctx, context.CancelFunc(func() {})
+	if rt.opts.CallTimeout > 0 {
+		callCtx, cancel = context.WithTimeout(ctx, rt.opts.CallTimeout)
+	}
+	defer cancel()
+	stdout := &boundedBuffer{limit: rt.opts.MaxOutput}
+	stderr := &boundedBuffer{limit: rt.opts.MaxOutput}
+	callCtx = action.WithOutput(callCtx, stdout, stderr)
+
+	done := make(chan callResult, 1)
+	go func() {
+		v, err := a.Call(callCtx, p.args)
+		done <- callResult{v, err}
+	}()
+	var res callResult
+	select {
+	case res = <-done:
+	case <-callCtx.Done():
+		select {
+		case res = <-done: // it returned just in time
+		default:
+			resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
+			return rt.fail(in, resp, abandoned(a.Name(), ctx, callCtx)), nil
+		}
+	}
+	resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
+	if res.err != nil {
+		var pe *action.PanicError
+		if errors.As(res.err, &pe) {
+			return rt.fail(in, resp, fmt.Sprintf("%s panicked: %v. The action has a bug or was given a value it cannot handle; try other arguments or another action.", a.Name(), pe.Value)), nil
+		}
+		return rt.fail(in, resp, a.Name()+" failed: "+res.err.Error()), nil
+	}
+
+	// Fingerprints are taken before locking: the value may be large.
+	changed := make([]bool, len(p.tracked))
+	for i, t := range p.tracked {
+		v, _, _ := rt.peek(t.name)
+		changed[i] = variable.Fingerprint(v) != t.before
+	}
+
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if a.Result() != nil {
+		name, created, err := rt.assignResult(step, a, p.target, res.value)
+		if err != nil {
+			return rt.failLocked(in, resp, err.Error()), nil
+		}
+		in.Return, in.ReturnCreated = name, created
+		kind := variable.Assigned
+		if created {
+			in.Created = append(in.Created, name)
+			kind = variable.Created
+		} else {
+			in.Modified = append(in.Modified, name)
+		}
+		resp.Variables = append(resp.Variables, rt.change(name, kind))
+		if rt.opts.HideFromAI {
+			resp.Result = resultJSON(res.value)
+		}
+	}
+	for i, t := range p.tracked {
+		if !changed[i] || t.name == in.Return || slices.Contains(in.Modified, t.name) {
+			continue
+		}
+		if rt.vars.Touch(t.name, step, a.Name()) == nil {
+			in.Modified = append(in.Modified, t.name)
+			resp.Variables = append(resp.Variables, rt.change(t.name, variable.Modified))
+		}
+	}
+	resp.Success = true
+	in.Duration = time.Since(in.Start)
+	rt.history = append(rt.history, in)
+	return resp, nil
+}
+
+// peek reads a variable's value under the lock.
+func (rt *Runtime) peek(name string) (any, reflect.Type, bool) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.vars.Value(name)
+}
+
+func abandoned(name string, step, call context.Context) string {
+	if step.Err() != nil {
+		return fmt.Sprintf("the step was cancelled while %s ran (%v); its result, if any, is ignored", name, step.Err())
+	}
+	return fmt.Sprintf("%s did not return before its deadline (%v); it was abandoned and its result, if any, is ignored. Try smaller inputs, or another action", name, call.Err())
+}
+
+// change describes a variable as the model sees it after a change; callers
+// hold mu.
+func (rt *Runtime) change(name string, kind variable.ChangeKind) VariableChange {
+	v, _ := rt.vars.Get(name)
+	return VariableChange{Name: name, Type: v.TypeName(), Preview: v.Preview(rt.opts.PreviewLimit), Change: string(kind)}
+}
+
+func resultJSON(v reflect.Value) json.RawMessage {
+	if !v.IsValid() {
+		return json.RawMessage("null")
+	}
+	b, err := json.Marshal(v.Interface())
+	if err != nil {
+		b, _ = json.Marshal(variable.Preview(v.Interface(), 0))
+	}
+	return b
+}
+
+// assignResult stores a call's result in target, or in a new variable;
+// callers hold mu.
+func (rt *Runtime) assignResult(step int, a *action.Action, target string, value reflect.Value) (name string, created bool, err error) {
+	var v any
+	if value.IsValid() {
+		v = value.Interface()
+	}
+	if target != "" {
+		if _, _, ok := rt.vars.Value(target); ok {
+			if err := rt.vars.Assign(target, v, step, a.Name()); err != nil {
+				return "", false, fmt.Errorf("the result could not be assigned to %s: %w; pass null as return to create a new variable", target, err)
+			}
+			return target, false, nil
+		}
+		// The host deleted the target while the call ran: fall through.
+	}
+	t := a.Result()
+	if v != nil && t.Kind() == reflect.Interface {
+		t = reflect.TypeOf(v)
+	}
+	name = rt.freeName(resultName(a.Name()))
+	if err := rt.define(variable.Spec{Name: name, Value: v, Type: t}, step, a.Name()); err != nil {
+		return "", false, err
+	}
+	return name, true, nil
+}
+
+// verbs are stripped from action names to name their results:
+// get_weather → weather.
+var verbs = []string{"get_", "fetch_", "load_", "read_", "find_", "search_", "create_", "make_", "new_", "build_", "compute_", "open_", "start_", "generate_", "parse_"}
+
+// resultName is the base name of the variable receiving a result of the
+// named action.
+func resultName(actionName string) string {
+	for _, v := range verbs {
+		if base, ok := strings.CutPrefix(actionName, v); ok && variable.ValidName(base) == nil {
+			return base
+		}
+	}
+	return actionName + "_result"
+}
+
+// freeName returns base, or base_2, base_3…, whichever names neither a
+// variable nor an action; callers hold mu.
+func (rt *Runtime) freeName(base string) string {
+	for {
+		n := rt.vars.FreeName(base)
+		if _, isAction := rt.m.byName[n]; !isAction {
+			return n
+		}
+		base = n + "_result"
+	}
+}
+
+// fail records a failed instruction and returns the failed response.
+func (rt *Runtime) fail(in Instruction, resp ToolResponse, msg string) ToolResponse {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.failLocked(in, resp, msg)
+}
+
+func (rt *Runtime) failLocked(in Instruction, resp ToolResponse, msg string) ToolResponse {
+	in.Err = msg
+	in.Duration = time.Since(in.Start)
+	rt.history = append(rt.history, in)
+	resp.Success = false
+	resp.Error = msg
+	return resp
+}
+
+// finish records a successful instruction that changed no variable.
+func (rt *Runtime) finish(in Instruction) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	in.Duration = time.Since(in.Start)
+	rt.history = append(rt.history, in)
+}
+
+var nullJSON = []byte("null")
+
+// prepare finds the action, checks the arguments and resolves them; callers
+// hold mu. Its errors are the messages the model gets.
+func (rt *Runtime) prepare(c ToolCall) (*prepared, error) {
+	r, ok := rt.m.byName[c.Name]
+	if !ok {
+		return nil, rt.unknownAction(c.Name)
+	}
+	plain := rt.opts.HideFromAI
+	if why := r.unavailable(plain); why != "" {
+		return nil, fmt.Errorf("action %s is not available now: %s%s", c.Name, strings.TrimPrefix(why, c.Name+": "), rt.creators(r))
+	}
+	a := r.act
+	text := strings.TrimSpace(c.Arguments)
+	if text == "" {
+		text = "{}"
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(text), &fields); err != nil || fields == nil {
+		why := "it is null"
+		if err != nil {
+			why = err.Error()
+		}
+		return nil, fmt.Errorf("the arguments of %s are not a JSON object (%s); send one object such as %s", c.Name, why, example(r, plain))
+	}
+	if err := checkNames(r, fields, plain); err != nil {
+		return nil, err
+	}
+	p := &prepared{row: r, args: make([]reflect.Value, a.NumParams()), record: make([]Argument, a.NumParams())}
+	for i := range p.args {
+		if err := rt.resolve(p, i, fields[a.Param(i).Name], plain); err != nil {
+			return nil, err
+		}
+	}
+	if !plain {
+		if raw, ok := fields[schema.ReturnProperty]; ok && !bytes.Equal(raw, nullJSON) {
+			target, err := rt.returnTarget(r, raw)
+			if err != nil {
+				return nil, err
+			}
+			p.target = target
+		}
+	}
+	return p, nil
+}
+
+// checkNames refuses arguments that name no parameter.
+func checkNames(r *row, fields map[string]json.RawMessage, plain bool) error {
+	var unknown []string
+	for k := range fields {
+		if k == schema.ReturnProperty && !plain {
+			continue
+		}
+		if r.act.ParamIndex(k) < 0 {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	return fmt.Errorf("%s has no parameter %s; its parameters are: %s", r.act.Name(), quoteList(unknown), paramList(r, plain))
+}
+
+// resolve decodes argument i of a call; callers hold mu.
+func (rt *Runtime) resolve(p *prepared, i int, raw json.RawMessage, plain bool) error {
+	a := p.row.act
+	param := a.Param(i)
+	p.record[i].Param = param.Name
+	if raw == nil || bytes.Equal(raw, nullJSON) {
+		if !param.Optional {
+			return fmt.Errorf("%s needs parameter %q (%s); it was %s", a.Name(), param.Name, describeParam(p.row, i, plain), missingOrNull(raw))
+		}
+		p.args[i] = a.Default(i)
+		p.record[i].Default = true
+		return nil
+	}
+	if !plain && raw[0] == '"' && bytes.Contains(raw, []byte("<<var:")) {
+		return rt.resolveRef(p, i, raw)
+	}
+	if param.Raw == nil {
+		return fmt.Errorf("parameter %q of %s takes a reference only (%s); send one of: %s", param.Name, a.Name(), param.Why, refList(p.row.params[i]))
+	}
+	if err := a.ValidateRaw(i, raw); err != nil {
+		return fmt.Errorf("parameter %q of %s: %s; expected %s", param.Name, a.Name(), strings.TrimPrefix(err.Error(), schema.ErrInvalid.Error()+": "), describeParam(p.row, i, plain))
+	}
+	ptr := reflect.New(param.Type)
+	if err := json.Unmarshal(raw, ptr.Interface()); err != nil {
+		return fmt.Errorf("parameter %q of %s: %v; expected %s", param.Name, a.Name(), err, describeParam(p.row, i, plain))
+	}
+	p.args[i] = ptr.Elem()
+	p.record[i].Raw = raw
+	return nil
+}
+
+// resolveRef resolves a <<var:name>> argument; callers hold mu.
+func (rt *Runtime) resolveRef(p *prepared, i int, raw json.RawMessage) error {
+	a := p.row.act
+	param := a.Param(i)
+	g := p.row.params[i]
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return fmt.Errorf("parameter %q of %s: %v", param.Name, a.Name(), err)
+	}
+	name, ok := parseRef(s)
+	if !ok {
+		return fmt.Errorf("parameter %q of %s: %q is not a reference: a reference is exactly <<var:NAME>>, with no spaces or other text; compatible variables: %s", param.Name, a.Name(), s, refList(g))
+	}
+	if !param.Refs() {
+		if param.RawOnly {
+			return fmt.Errorf("parameter %q of %s takes a raw value, not a reference; send %s", param.Name, a.Name(), describeParam(p.row, i, false))
+		}
+		return fmt.Errorf("parameter %q of %s takes one of %s, not a reference", param.Name, a.Name(), enumList(param.Enum))
+	}
+	v, t, exists := rt.vars.Value(name)
+	if !exists {
+		return fmt.Errorf("<<var:%s>> is not a variable; compatible variables for %q are: %s", name, param.Name, refList(g))
+	}
+	if g == nil || !slices.Contains(g.vars, name) {
+		return fmt.Errorf("variable %s is a %s, which cannot be passed as %q (%s); compatible variables: %s", name, variable.TypeName(t), param.Name, variable.TypeName(param.Type), refList(g))
+	}
+	if v == nil {
+		p.args[i] = reflect.Zero(param.Type)
+	} else {
+		p.args[i] = reflect.ValueOf(v)
+	}
+	p.record[i].Ref = name
+	if variable.NeedsFingerprint(t) && !slices.ContainsFunc(p.tracked, func(x trackedRef) bool { return x.name == name }) {
+		p.tracked = append(p.tracked, trackedRef{name: name, before: variable.Fingerprint(v)})
+	}
+	return nil
+}
+
+// parseRef returns NAME from exactly "<<var:NAME>>".
+func parseRef(s string) (string, bool) {
+	name, ok := strings.CutPrefix(s, "<<var:")
+	if !ok {
+		return "", false
+	}
+	name, ok = strings.CutSuffix(name, ">>")
+	if !ok || variable.ValidName(name) != nil {
+		return "", false
+	}
+	return name, true
+}
+
+// returnTarget checks the variable named in "return"; callers hold mu.
+func (rt *Runtime) returnTarget(r *row, raw json.RawMessage) (string, error) {
+	a := r.act
+	if r.result == nil {
+		return "", fmt.Errorf("%s returns no value, so \"return\" must be null or left out", a.Name())
+	}
+	var name string
+	if err := json.Unmarshal(raw, &name); err != nil {
+		return "", fmt.Errorf("\"return\" must be the name of a variable (a string) or null, not %s; existing variables that can hold the result: %s", raw, nameList(r.result.vars))
+	}
+	if ref, ok := parseRef(name); ok {
+		name = ref
+	}
+	if err := variable.ValidName(name); err != nil {
+		return "", fmt.Errorf("\"return\": %q is not a variable name; pass null to create a new variable, or one of: %s", name, nameList(r.result.vars))
+	}
+	_, t, exists := rt.vars.Value(name)
+	if !exists {
+		return "", fmt.Errorf("\"return\": there is no variable %s; pass null to create a new variable, or one of: %s", name, nameList(r.result.vars))
+	}
+	if !slices.Contains(r.result.vars, name) {
+		return "", fmt.Errorf("\"return\": variable %s is a %s, which cannot hold the result of %s (%s); pass null to create a new variable, or one of: %s", name, variable.TypeName(t), a.Name(), variable.TypeName(a.Result()), nameList(r.result.vars))
+	}
+	return name, nil
+}

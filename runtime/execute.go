@@ -1,0 +1,106 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/byref/byref/action"
+)
+
+// Step is one turn of the model's instructions.
+type Step struct {
+	// Calls are tool calls exactly as the model sent them; they run in order.
+	Calls []ToolCall
+	// Reason is the model's stated reason for the step, recorded in the
+	// history (and in replay code as a comment). Optional.
+	Reason string
+}
+
+// ToolCall is one call as a model sends it.
+type ToolCall struct {
+	// ID is the provider's call ID, echoed in the response.
+	ID string
+	// Name is the action's name.
+	Name string
+	// Arguments is the JSON object of arguments, as text.
+	Arguments string
+}
+
+// VariableChange is a variable a call created or changed, as the model sees
+// it.
+type VariableChange struct {
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	Preview string `json:"preview"`
+	// Change is "created", "assigned" or "modified".
+	Change string `json:"change"`
+}
+
+// ToolResponse is the outcome of one call, to send back to the model.
+type ToolResponse struct {
+	// CallID and Name identify the call.
+	CallID, Name string
+	// Success reports whether the call ran and returned no error.
+	Success bool
+	// Error says what went wrong and how to fix the call.
+	Error string
+	// Stdout and Stderr are what the action wrote, bounded.
+	Stdout, Stderr string
+	// Variables are the variables the call created or changed.
+	Variables []VariableChange
+	// Result is the result's JSON in plain mode (Options.HideFromAI).
+	Result json.RawMessage
+}
+
+// toolContent is the JSON shape of a ToolResponse for the model.
+type toolContent struct {
+	Success   bool             `json:"success"`
+	Error     string           `json:"error,omitempty"`
+	Stdout    string           `json:"stdout,omitempty"`
+	Stderr    string           `json:"stderr,omitempty"`
+	Variables []VariableChange `json:"variables,omitempty"`
+	Result    json.RawMessage  `json:"result,omitempty"`
+}
+
+// Content returns the response as the JSON text sent to the model as the
+// tool result.
+func (r ToolResponse) Content() string {
+	b, err := json.Marshal(toolContent{r.Success, r.Error, r.Stdout, r.Stderr, r.Variables, r.Result})
+	if err != nil { // only a Result that is not JSON could cause this
+		b, _ = json.Marshal(toolContent{Success: false, Error: "the result could not be written as JSON: " + err.Error()})
+	}
+	return string(b)
+}
+
+// StepResult is the outcome of a step.
+type StepResult struct {
+	// Step is the step's number, from 1.
+	Step int
+	// Responses has one entry per call, in order.
+	Responses []ToolResponse
+	// Termination is set when the step called terminate successfully.
+	Termination *action.Termination
+}
+
+// Execute runs one step: every call in order, each independent of the
+// others' failures. It never returns an error: a bad call gets a failed
+// ToolResponse and changes nothing. A cancelled ctx fails the calls that had
+// not finished. Steps are serialised: a concurrent Execute waits.
+func (rt *Runtime) Execute(ctx context.Context, step Step) StepResult {
+	rt.execMu.Lock()
+	defer rt.execMu.Unlock()
+	rt.mu.Lock()
+	rt.step++
+	n := rt.step
+	rt.mu.Unlock()
+
+	res := StepResult{Step: n, Responses: make([]ToolResponse, 0, len(step.Calls))}
+	for _, c := range step.Calls {
+		resp, term := rt.call(ctx, n, step.Reason, c)
+		res.Responses = append(res.Responses, resp)
+		if term != nil && res.Termination == nil {
+			res.Termination = term
+		}
+	}
+	return res
+}

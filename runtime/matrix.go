@@ -1,0 +1,179 @@
+package runtime
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/variable"
+)
+
+// group is one column of the compatibility matrix, shared by every parameter
+// (or result) of the same type: the variables compatible with that type, in
+// creation order. A group's version changes whenever its members do, which
+// is how the schema cache knows what to rebuild.
+type group struct {
+	typ     reflect.Type
+	result  bool // variables that can hold a value of typ, rather than be passed as one
+	vars    []string
+	version uint64
+}
+
+// row is what the matrix knows about one action.
+type row struct {
+	act     *action.Action
+	params  []*group // nil for parameters that take no references
+	result  *group   // nil when the action returns nothing
+	tool    toolCache
+	builtin bool
+}
+
+type typePair struct{ from, to reflect.Type }
+
+// matrix is the compatibility matrix: for every action parameter, the
+// variables that can be passed to it by reference. It is updated
+// incrementally: a variable change touches each group once, an action change
+// one row; type-pair answers are cached.
+type matrix struct {
+	params  map[reflect.Type]*group
+	results map[reflect.Type]*group
+	// member lists, per variable, the groups it belongs to.
+	member map[string][]*group
+	rows   []*row
+	byName map[string]*row
+	pairs  map[typePair]bool
+	clock  uint64
+}
+
+func newMatrix() *matrix {
+	return &matrix{
+		params:  map[reflect.Type]*group{},
+		results: map[reflect.Type]*group{},
+		member:  map[string][]*group{},
+		byName:  map[string]*row{},
+		pairs:   map[typePair]bool{},
+	}
+}
+
+// assignable is reflect's AssignableTo, cached.
+func (m *matrix) assignable(from, to reflect.Type) bool {
+	k := typePair{from, to}
+	ok, hit := m.pairs[k]
+	if !hit {
+		ok = from.AssignableTo(to)
+		m.pairs[k] = ok
+	}
+	return ok
+}
+
+func (m *matrix) tick(g *group) {
+	m.clock++
+	g.version = m.clock
+}
+
+func (m *matrix) fits(g *group, t reflect.Type) bool {
+	if g.result {
+		return m.assignable(g.typ, t)
+	}
+	return m.assignable(t, g.typ)
+}
+
+// addVar puts a new (or retyped) variable into every group it fits: one
+// column of the matrix.
+func (m *matrix) addVar(name string, t reflect.Type) {
+	for _, g := range m.params {
+		m.join(g, name, t)
+	}
+	for _, g := range m.results {
+		m.join(g, name, t)
+	}
+}
+
+func (m *matrix) join(g *group, name string, t reflect.Type) {
+	if m.fits(g, t) {
+		g.vars = append(g.vars, name)
+		m.member[name] = append(m.member[name], g)
+		m.tick(g)
+	}
+}
+
+// removeVar takes a variable out of the groups it belongs to.
+func (m *matrix) removeVar(name string) {
+	for _, g := range m.member[name] {
+		if i := slices.Index(g.vars, name); i >= 0 {
+			g.vars = slices.Delete(g.vars, i, i+1)
+			m.tick(g)
+		}
+	}
+	delete(m.member, name)
+}
+
+// groupFor returns the group of type t, creating it (and filling it from
+// vars, in order) when it is new: the cost of a new action is its new types.
+func (m *matrix) groupFor(t reflect.Type, result bool, vars []string, typeOf func(string) reflect.Type) *group {
+	groups := m.params
+	if result {
+		groups = m.results
+	}
+	if g, ok := groups[t]; ok {
+		return g
+	}
+	g := &group{typ: t, result: result}
+	groups[t] = g
+	for _, n := range vars {
+		m.join(g, n, typeOf(n))
+	}
+	m.tick(g)
+	return g
+}
+
+// addAction adds one row.
+func (m *matrix) addAction(a *action.Action, builtin bool, vars []string, typeOf func(string) reflect.Type) {
+	r := &row{act: a, params: make([]*group, a.NumParams()), builtin: builtin}
+	for i := range r.params {
+		p := a.Param(i)
+		if p.Refs() {
+			r.params[i] = m.groupFor(p.Type, false, vars, typeOf)
+		}
+	}
+	if t := a.Result(); t != nil && a.Name() != action.TerminateName {
+		r.result = m.groupFor(t, true, vars, typeOf)
+	}
+	m.rows = append(m.rows, r)
+	m.byName[a.Name()] = r
+}
+
+// removeAction drops one row. Groups no other row uses stay: they are cheap
+// and may serve a later action.
+func (m *matrix) removeAction(name string) {
+	r, ok := m.byName[name]
+	if !ok {
+		return
+	}
+	delete(m.byName, name)
+	m.rows = slices.DeleteFunc(m.rows, func(x *row) bool { return x == r })
+}
+
+// unavailable returns why the action of row r cannot be offered, or "".
+func (r *row) unavailable(plain bool) string {
+	a := r.act
+	var missing []string
+	for i, g := range r.params {
+		p := a.Param(i)
+		if p.Raw != nil {
+			continue
+		}
+		if plain {
+			missing = append(missing, "parameter "+p.Name+" ("+variable.TypeName(p.Type)+") can only be passed by reference, and references are hidden from the model")
+			continue
+		}
+		if !p.Optional && (g == nil || len(g.vars) == 0) {
+			missing = append(missing, "needs a "+variable.TypeName(p.Type)+" variable for parameter "+p.Name)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return a.Name() + ": " + strings.Join(missing, "; ")
+}

@@ -1,0 +1,41 @@
+package runtime
+
+import (
+	"strconv"
+	"sync"
+)
+
+// boundedBuffer keeps the first limit bytes written to it and counts the
+// rest. It is safe for concurrent use: an action may write from goroutines.
+type boundedBuffer struct {
+	mu      sync.Mutex
+	limit   int
+	buf     []byte
+	dropped int
+}
+
+// Write never fails, so an action's output never makes it fail.
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	room := b.limit - len(b.buf)
+	if room >= len(p) {
+		b.buf = append(b.buf, p...)
+	} else {
+		if room > 0 {
+			b.buf = append(b.buf, p[:room]...)
+		}
+		b.dropped += len(p) - max(room, 0)
+	}
+	return len(p), nil
+}
+
+// String returns what was kept, with a note of what was dropped.
+func (b *boundedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dropped == 0 {
+		return string(b.buf)
+	}
+	return string(b.buf) + "\n[… " + strconv.Itoa(b.dropped) + " more bytes dropped]"
+}

@@ -1,0 +1,177 @@
+package runtime
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/schema"
+	"github.com/byref/byref/variable"
+)
+
+// toolCache holds an action's last built schema and the versions of the
+// groups it was built from.
+type toolCache struct {
+	tool     schema.Tool
+	versions []uint64
+	plain    bool
+	built    bool
+}
+
+// Unavailable says why an action is left out of the schemas.
+type Unavailable struct {
+	// Action is the action's name.
+	Action string
+	// Reason is readable by a person, e.g.
+	// "browser_click: needs a *browser.Browser variable for parameter b".
+	Reason string
+}
+
+// Tools returns the schemas of the available actions, built-ins last, in
+// reference mode or, with Options.HideFromAI, in plain mode. Schemas are
+// cached per action and rebuilt only when the variables compatible with one
+// of its parameters (or its result) change. The returned slice is new; the
+// schemas' bytes are shared and must not be modified.
+func (rt *Runtime) Tools() []schema.Tool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	tools := make([]schema.Tool, 0, len(rt.m.rows))
+	for _, builtins := range []bool{false, true} {
+		for _, r := range rt.m.rows {
+			if r.builtin != builtins || r.unavailable(rt.opts.HideFromAI) != "" {
+				continue
+			}
+			tools = append(tools, rt.tool(r))
+		}
+	}
+	return tools
+}
+
+// Unavailable lists the actions left out of the schemas and why.
+func (rt *Runtime) Unavailable() []Unavailable {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	var out []Unavailable
+	for _, r := range rt.m.rows {
+		if why := r.unavailable(rt.opts.HideFromAI); why != "" {
+			out = append(out, Unavailable{Action: r.act.Name(), Reason: why})
+		}
+	}
+	return out
+}
+
+// Compatible returns the variables that can be passed by reference to the
+// named parameter of the named action, in creation order; nil when there are
+// none or the parameter takes no references.
+func (rt *Runtime) Compatible(actionName, param string) []string {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	r, ok := rt.m.byName[actionName]
+	if !ok {
+		return nil
+	}
+	i := r.act.ParamIndex(param)
+	if i < 0 || r.params[i] == nil || len(r.params[i].vars) == 0 {
+		return nil
+	}
+	return slices.Clone(r.params[i].vars)
+}
+
+// Matrix returns the whole compatibility matrix: for every parameter that
+// takes references, keyed "action$param", the compatible variables in
+// creation order.
+func (rt *Runtime) Matrix() map[string][]string {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	out := make(map[string][]string)
+	for _, r := range rt.m.rows {
+		for i, g := range r.params {
+			if g != nil {
+				out[r.act.Name()+"$"+r.act.Param(i).Name] = slices.Clone(g.vars)
+			}
+		}
+	}
+	return out
+}
+
+// tool returns the schema of row r, rebuilding it only when a group it
+// depends on changed; callers hold mu.
+func (rt *Runtime) tool(r *row) schema.Tool {
+	c := &r.tool
+	plain := rt.opts.HideFromAI
+	if c.built && c.plain == plain && rt.fresh(r) {
+		return c.tool
+	}
+	c.versions = c.versions[:0]
+	for _, g := range r.params {
+		if g != nil {
+			c.versions = append(c.versions, g.version)
+		}
+	}
+	if r.result != nil {
+		c.versions = append(c.versions, r.result.version)
+	}
+	spec := rt.toolSpec(r)
+	if plain {
+		c.tool = schema.BuildPlainTool(spec)
+	} else {
+		c.tool = schema.BuildTool(spec)
+	}
+	c.built, c.plain = true, plain
+	rt.schemaBuilds++
+	return c.tool
+}
+
+// fresh reports whether r's cached schema was built from the groups' current
+// versions.
+func (rt *Runtime) fresh(r *row) bool {
+	i := 0
+	for _, g := range r.params {
+		if g != nil {
+			if c := r.tool.versions; i >= len(c) || c[i] != g.version {
+				return false
+			}
+			i++
+		}
+	}
+	if r.result != nil {
+		if c := r.tool.versions; i >= len(c) || c[i] != r.result.version {
+			return false
+		}
+	}
+	return true
+}
+
+var terminateResultSchema = json.RawMessage(`{"type":"string"}`)
+
+func (rt *Runtime) toolSpec(r *row) schema.ToolSpec {
+	a := r.act
+	spec := schema.ToolSpec{Name: a.Name(), Description: a.Description(), Params: make([]schema.Param, a.NumParams())}
+	for i := range spec.Params {
+		p := a.Param(i)
+		sp := schema.Param{
+			Name:        p.Name,
+			Description: p.Description,
+			TypeName:    variable.TypeName(p.Type),
+			Raw:         p.Raw,
+			Optional:    p.Optional,
+			Default:     p.DefaultJSON,
+		}
+		if g := r.params[i]; g != nil {
+			sp.Refs = g.vars
+		}
+		if r.builtin && a.Name() == action.TerminateName && p.Name == "result" {
+			// Any JSON value cannot be written in OpenAI's strict mode: the
+			// model answers in text, or by reference to a variable.
+			sp.Raw, sp.TypeName = terminateResultSchema, "string"
+		}
+		spec.Params[i] = sp
+	}
+	if r.result != nil {
+		spec.Return = &schema.Return{TypeName: variable.TypeName(r.result.typ), Targets: r.result.vars}
+		if d := a.ResultDescription(); d != "" {
+			spec.Description += " Returns: " + d
+		}
+	}
+	return spec
+}

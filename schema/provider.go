@@ -1,0 +1,207 @@
+package schema
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// ErrProviderRule is wrapped by the errors of CheckOpenAIStrict and
+// CheckAnthropic.
+var ErrProviderRule = errors.New("schema: breaks a provider's rule")
+
+// toolName is the tool name both OpenAI and Anthropic accept.
+var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// openAIKeywords are the keywords OpenAI's strict function calling accepts.
+var openAIKeywords = map[string]bool{
+	"type": true, "properties": true, "required": true, "additionalProperties": true,
+	"items": true, "enum": true, "const": true, "anyOf": true, "$ref": true, "$defs": true,
+	"description": true, "title": true, "pattern": true, "format": true,
+	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true,
+	"multipleOf": true, "minItems": true, "maxItems": true,
+}
+
+// OpenAI's documented limits for strict schemas.
+const (
+	openAIMaxProperties = 5000
+	openAIMaxDepth      = 10
+	openAIMaxEnumValues = 1000
+)
+
+// CheckOpenAIStrict reports every way tool breaks the rules of OpenAI's
+// strict function calling ("strict": true), as documented for Structured
+// Outputs:
+//
+//   - the name matches ^[a-zA-Z0-9_-]{1,64}$;
+//   - the root is an object schema, not an anyOf;
+//   - every object has "additionalProperties": false and lists every
+//     property in "required" (optional values are nullable instead);
+//   - every subschema has a "type", an "enum"/"const", an "anyOf" or a
+//     "$ref", and a "$ref" has no sibling keywords;
+//   - only these keywords appear: type, properties, required,
+//     additionalProperties, items, enum, const, anyOf, $ref, $defs,
+//     description, title, pattern, format, minimum, maximum,
+//     exclusiveMinimum, exclusiveMaximum, multipleOf, minItems, maxItems
+//     (so no allOf, oneOf, not, if/then/else, patternProperties, default…);
+//   - at most 5,000 properties, 10 levels of nesting and 1,000 enum values.
+//
+// It returns nil when the schema can be sent with "strict": true.
+func CheckOpenAIStrict(tool Tool) error {
+	c := checker{}
+	if !toolName.MatchString(tool.Name) {
+		c.fail("", "the tool name %q must match ^[a-zA-Z0-9_-]{1,64}$", tool.Name)
+	}
+	root, err := decodeObject(tool.Parameters)
+	if err != nil {
+		return err
+	}
+	if root["type"] != "object" {
+		c.fail("", "the root must have \"type\": \"object\"")
+	}
+	c.openAI(root, "", 0)
+	if c.props > openAIMaxProperties {
+		c.fail("", "%d properties; the limit is %d", c.props, openAIMaxProperties)
+	}
+	if c.enums > openAIMaxEnumValues {
+		c.fail("", "%d enum values; the limit is %d", c.enums, openAIMaxEnumValues)
+	}
+	return c.err()
+}
+
+// CheckAnthropic reports every way tool breaks the rules of Anthropic's tool
+// definitions: the name matches ^[a-zA-Z0-9_-]{1,64}$, and input_schema is a
+// JSON Schema whose root has "type": "object" and no oneOf, anyOf or allOf
+// at the top level.
+func CheckAnthropic(tool Tool) error {
+	c := checker{}
+	if !toolName.MatchString(tool.Name) {
+		c.fail("", "the tool name %q must match ^[a-zA-Z0-9_-]{1,64}$", tool.Name)
+	}
+	root, err := decodeObject(tool.Parameters)
+	if err != nil {
+		return err
+	}
+	if root["type"] != "object" {
+		c.fail("", "input_schema must have \"type\": \"object\"")
+	}
+	for _, k := range []string{"oneOf", "anyOf", "allOf"} {
+		if _, ok := root[k]; ok {
+			c.fail("", "input_schema may not use %s at the top level", k)
+		}
+	}
+	return c.err()
+}
+
+func decodeObject(raw json.RawMessage) (map[string]any, error) {
+	var root map[string]any
+	if err := json.Unmarshal(raw, &root); err != nil {
+		return nil, fmt.Errorf("%w: the schema is not a JSON object: %v", ErrProviderRule, err)
+	}
+	return root, nil
+}
+
+type checker struct {
+	problems     []string
+	props, enums int
+}
+
+func (c *checker) fail(at, format string, args ...any) {
+	if at == "" {
+		at = "/"
+	}
+	c.problems = append(c.problems, at+": "+fmt.Sprintf(format, args...))
+}
+
+func (c *checker) err() error {
+	if len(c.problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrProviderRule, strings.Join(c.problems, "; "))
+}
+
+func (c *checker) openAI(s map[string]any, at string, depth int) {
+	if depth > openAIMaxDepth {
+		c.fail(at, "nested deeper than %d levels", openAIMaxDepth)
+		return
+	}
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !openAIKeywords[k] {
+			c.fail(at, "keyword %q is not supported in strict mode", k)
+		}
+	}
+	if _, ok := s["$ref"]; ok && len(s) > 1 {
+		c.fail(at, "$ref may not have sibling keywords")
+	}
+	_, hasType := s["type"]
+	_, hasEnum := s["enum"]
+	_, hasConst := s["const"]
+	_, hasAnyOf := s["anyOf"]
+	_, hasRef := s["$ref"]
+	if !hasType && !hasEnum && !hasConst && !hasAnyOf && !hasRef {
+		c.fail(at, "the schema has no type (an any value is not allowed in strict mode)")
+	}
+	if e, ok := s["enum"].([]any); ok {
+		c.enums += len(e)
+	}
+	if props, ok := s["properties"].(map[string]any); ok {
+		c.props += len(props)
+		if s["additionalProperties"] != false {
+			c.fail(at, "an object must set \"additionalProperties\": false")
+		}
+		var required []string
+		if r, ok := s["required"].([]any); ok {
+			for _, x := range r {
+				if n, ok := x.(string); ok {
+					required = append(required, n)
+				}
+			}
+		}
+		names := make([]string, 0, len(props))
+		for n := range props {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if !slices.Contains(required, n) {
+				c.fail(at, "property %q must be listed in \"required\" (make it nullable instead of optional)", n)
+			}
+			if sub, ok := props[n].(map[string]any); ok {
+				c.openAI(sub, at+"/properties/"+n, depth+1)
+			}
+		}
+	} else if s["type"] == "object" {
+		if ap, ok := s["additionalProperties"]; !ok || ap != false {
+			c.fail(at, "an object must declare its properties and set \"additionalProperties\": false (maps are not allowed in strict mode)")
+		}
+	}
+	if sub, ok := s["items"].(map[string]any); ok {
+		c.openAI(sub, at+"/items", depth+1)
+	}
+	if alts, ok := s["anyOf"].([]any); ok {
+		if at == "" {
+			c.fail(at, "the root may not be an anyOf")
+		}
+		for i, a := range alts {
+			if sub, ok := a.(map[string]any); ok {
+				c.openAI(sub, fmt.Sprintf("%s/anyOf/%d", at, i), depth)
+			}
+		}
+	}
+	if defs, ok := s["$defs"].(map[string]any); ok {
+		for n, d := range defs {
+			if sub, ok := d.(map[string]any); ok {
+				c.openAI(sub, at+"/$defs/"+n, depth)
+			}
+		}
+	}
+}

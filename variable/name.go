@@ -1,0 +1,43 @@
+package variable
+
+import (
+	"errors"
+	"fmt"
+	"go/token"
+)
+
+// ErrInvalidName is returned for a name that cannot name a variable.
+var ErrInvalidName = errors.New("variable: invalid name")
+
+// predeclared lists Go's predeclared identifiers. A variable may not shadow
+// them, because snippets see variables as Go identifiers.
+var predeclared = map[string]bool{
+	"any": true, "bool": true, "byte": true, "comparable": true, "complex64": true,
+	"complex128": true, "error": true, "float32": true, "float64": true, "int": true,
+	"int8": true, "int16": true, "int32": true, "int64": true, "rune": true,
+	"string": true, "uint": true, "uint8": true, "uint16": true, "uint32": true,
+	"uint64": true, "uintptr": true, "true": true, "false": true, "iota": true,
+	"nil": true, "append": true, "cap": true, "clear": true, "close": true,
+	"complex": true, "copy": true, "delete": true, "imag": true, "len": true,
+	"make": true, "max": true, "min": true, "new": true, "panic": true,
+	"print": true, "println": true, "real": true, "recover": true,
+}
+
+// ValidName reports whether name can name a variable: a Go identifier that is
+// neither a keyword, a predeclared identifier nor the blank identifier. The
+// error, wrapping [ErrInvalidName], says why and how to fix it.
+func ValidName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("%w: the name is empty; use a Go identifier such as result", ErrInvalidName)
+	case name == "_":
+		return fmt.Errorf("%w: %q is the blank identifier; use a Go identifier such as result", ErrInvalidName, name)
+	case token.IsKeyword(name):
+		return fmt.Errorf("%w: %q is a Go keyword; use another name such as %s_", ErrInvalidName, name, name)
+	case !token.IsIdentifier(name):
+		return fmt.Errorf("%w: %q is not a Go identifier (letters, digits and _ only, not starting with a digit)", ErrInvalidName, name)
+	case predeclared[name]:
+		return fmt.Errorf("%w: %q is a predeclared Go identifier; use another name such as %s_", ErrInvalidName, name, name)
+	}
+	return nil
+}

@@ -1,0 +1,288 @@
+package variable
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// DefaultPreviewLimit is the length, in characters, of a preview when no
+// limit is configured.
+const DefaultPreviewLimit = 300
+
+// maxPreviewDepth bounds how deep a preview descends into nested values; it
+// also stops cycles.
+const maxPreviewDepth = 4
+
+// Previewer is implemented by types that describe themselves to the model,
+// e.g. a browser ("Browser at https://example.com, 2 tabs") or a screenshot
+// ("PNG 1280×800"). The result should fit within limit characters; longer
+// results are cut.
+type Previewer interface {
+	Preview(limit int) string
+}
+
+// Preview returns a bounded, human-readable representation of v: at most
+// limit characters (DefaultPreviewLimit when limit <= 0), ending in "…" when
+// cut. Strings are quoted, byte slices show their size (and a PNG its
+// dimensions), slices and maps their length, structs their fields; a
+// Previewer, an error or a fmt.Stringer describes itself.
+func Preview(v any, limit int) string {
+	if limit <= 0 {
+		limit = DefaultPreviewLimit
+	}
+	p := previewer{limit: limit}
+	p.value(reflect.ValueOf(v), 0)
+	return p.result()
+}
+
+type previewer struct {
+	b     strings.Builder
+	limit int
+}
+
+func (p *previewer) full() bool { return p.b.Len() >= p.limit }
+
+func (p *previewer) str(s string) {
+	if !p.full() {
+		p.b.WriteString(s)
+	}
+}
+
+func (p *previewer) result() string {
+	s := p.b.String()
+	if utf8.RuneCountInString(s) <= p.limit {
+		return s
+	}
+	cut := 0
+	for i := range s {
+		if cut == p.limit-1 {
+			return s[:i] + "…"
+		}
+		cut++
+	}
+	return s
+}
+
+// self reports and writes the self-description of v, if it has one.
+func (p *previewer) self(v reflect.Value) (ok bool) {
+	if !v.CanInterface() {
+		return false
+	}
+	if v.Kind() == reflect.Pointer && v.IsNil() {
+		return false
+	}
+	defer func() {
+		// A method on a nil or broken value may panic; fall back to the
+		// structural preview.
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	switch x := v.Interface().(type) {
+	case Previewer:
+		p.str(x.Preview(p.limit - p.b.Len()))
+	case error:
+		p.str("error: " + x.Error())
+	case fmt.Stringer:
+		p.str(x.String())
+	default:
+		return false
+	}
+	return true
+}
+
+func (p *previewer) value(v reflect.Value, depth int) {
+	if p.full() {
+		return
+	}
+	if !v.IsValid() {
+		p.str("nil")
+		return
+	}
+	if p.self(v) {
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		p.quoted(v.String(), depth)
+	case reflect.Bool:
+		p.str(strconv.FormatBool(v.Bool()))
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		p.str(strconv.FormatInt(v.Int(), 10))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		p.str(strconv.FormatUint(v.Uint(), 10))
+	case reflect.Float32, reflect.Float64:
+		p.str(strconv.FormatFloat(v.Float(), 'g', -1, v.Type().Bits()))
+	case reflect.Complex64, reflect.Complex128:
+		p.str(strconv.FormatComplex(v.Complex(), 'g', -1, v.Type().Bits()))
+	case reflect.Pointer:
+		if v.IsNil() {
+			p.str("nil")
+			return
+		}
+		p.str("&")
+		p.nested(v.Elem(), depth)
+	case reflect.Interface:
+		if v.IsNil() {
+			p.str("nil")
+			return
+		}
+		p.value(v.Elem(), depth)
+	case reflect.Slice:
+		if v.IsNil() {
+			p.str("nil")
+			return
+		}
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			p.bytes(v)
+			return
+		}
+		p.list(v, depth)
+	case reflect.Array:
+		p.list(v, depth)
+	case reflect.Map:
+		if v.IsNil() {
+			p.str("nil")
+			return
+		}
+		p.mapping(v, depth)
+	case reflect.Struct:
+		p.structure(v, depth)
+	default: // chan, func, unsafe pointer
+		if v.IsNil() {
+			p.str("nil")
+			return
+		}
+		p.str(TypeName(v.Type()))
+	}
+}
+
+// nested previews a value inside another, or elides it past the depth bound.
+func (p *previewer) nested(v reflect.Value, depth int) {
+	if depth+1 >= maxPreviewDepth {
+		p.str("…")
+		return
+	}
+	p.value(v, depth+1)
+}
+
+func (p *previewer) quoted(s string, depth int) {
+	budget := p.limit - p.b.Len()
+	if depth > 0 {
+		budget = min(budget, 60)
+	}
+	n := utf8.RuneCountInString(s)
+	if n <= budget {
+		p.str(strconv.Quote(s))
+		return
+	}
+	cut := s
+	i := 0
+	for j := range s {
+		if i == max(budget-2, 0) {
+			cut = s[:j]
+			break
+		}
+		i++
+	}
+	p.str(strconv.Quote(cut) + "… (" + strconv.Itoa(n) + " chars)")
+}
+
+var pngSignature = []byte("\x89PNG\r\n\x1a\n")
+
+func (p *previewer) bytes(v reflect.Value) {
+	b := v.Bytes()
+	if len(b) >= 24 && string(b[:8]) == string(pngSignature) && string(b[12:16]) == "IHDR" {
+		w, h := binary.BigEndian.Uint32(b[16:20]), binary.BigEndian.Uint32(b[20:24])
+		p.str(fmt.Sprintf("PNG %d×%d (%d bytes)", w, h, len(b)))
+		return
+	}
+	p.str("[]byte (" + strconv.Itoa(len(b)) + " bytes) ")
+	head := b[:min(len(b), p.limit)]
+	if utf8.Valid(head) && !slices.ContainsFunc(head, func(c byte) bool { return c < 0x20 && c != '\n' && c != '\t' && c != '\r' }) {
+		p.quoted(string(head), 1)
+		return
+	}
+	p.str(fmt.Sprintf("%x", b[:min(len(b), 32)]))
+	if len(b) > 32 {
+		p.str("…")
+	}
+}
+
+func (p *previewer) list(v reflect.Value, depth int) {
+	n := v.Len()
+	p.str("[")
+	for i := 0; i < n; i++ {
+		if p.full() {
+			break
+		}
+		if i > 0 {
+			p.str(", ")
+		}
+		p.nested(v.Index(i), depth)
+	}
+	p.str("]")
+	if v.Kind() == reflect.Slice || n > 3 {
+		p.str(" (" + strconv.Itoa(n) + " items)")
+	}
+}
+
+func (p *previewer) mapping(v reflect.Value, depth int) {
+	keys := v.MapKeys()
+	slices.SortFunc(keys, compareKeys)
+	p.str("{")
+	for i, k := range keys {
+		if p.full() {
+			break
+		}
+		if i > 0 {
+			p.str(", ")
+		}
+		p.nested(k, depth)
+		p.str(": ")
+		p.nested(v.MapIndex(k), depth)
+	}
+	p.str("} (" + strconv.Itoa(len(keys)) + " entries)")
+}
+
+func (p *previewer) structure(v reflect.Value, depth int) {
+	t := v.Type()
+	name := t.Name()
+	if name == "" {
+		name = "struct"
+	}
+	p.str(name + "{")
+	for i := 0; i < t.NumField(); i++ {
+		if p.full() {
+			break
+		}
+		if i > 0 {
+			p.str(", ")
+		}
+		p.str(t.Field(i).Name + ": ")
+		p.nested(v.Field(i), depth)
+	}
+	p.str("}")
+}
+
+// compareKeys orders map keys for a deterministic preview.
+func compareKeys(a, b reflect.Value) int {
+	switch a.Kind() {
+	case reflect.String:
+		return strings.Compare(a.String(), b.String())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return cmp.Compare(a.Int(), b.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return cmp.Compare(a.Uint(), b.Uint())
+	case reflect.Float32, reflect.Float64:
+		return cmp.Compare(a.Float(), b.Float())
+	}
+	return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
+}
+

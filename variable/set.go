@@ -1,0 +1,150 @@
+package variable
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+)
+
+// ErrNotFound is returned for a name that is not a variable of the set.
+var ErrNotFound = errors.New("variable: not found")
+
+// Set is the collection of variables of one run, in the order they were
+// created. The zero Set is empty and ready to use, with DefaultPreviewLimit.
+//
+// A Set is not safe for concurrent use; the runtime that owns it serialises
+// access.
+type Set struct {
+	// PreviewLimit bounds the previews recorded in histories; zero means
+	// DefaultPreviewLimit.
+	PreviewLimit int
+
+	vars  map[string]*Variable
+	order []string
+}
+
+// Len returns the number of variables.
+func (s *Set) Len() int { return len(s.order) }
+
+// Names returns the variables' names in creation order.
+func (s *Set) Names() []string { return slices.Clone(s.order) }
+
+// Get returns a copy of the named variable.
+func (s *Set) Get(name string) (Variable, bool) {
+	v, ok := s.vars[name]
+	if !ok {
+		return Variable{}, false
+	}
+	c := *v
+	c.History = v.History[:len(v.History):len(v.History)]
+	return c, true
+}
+
+// Value returns the named variable's value and static type without copying
+// its history.
+func (s *Set) Value(name string) (any, reflect.Type, bool) {
+	v, ok := s.vars[name]
+	if !ok {
+		return nil, nil, false
+	}
+	return v.Value, v.Type, true
+}
+
+// All returns copies of every variable in creation order.
+func (s *Set) All() []Variable {
+	out := make([]Variable, 0, len(s.order))
+	for _, n := range s.order {
+		v, _ := s.Get(n)
+		out = append(out, v)
+	}
+	return out
+}
+
+// Define adds the variable described by spec, or replaces the variable of
+// that name (its type, description and secret flag included). It reports
+// whether the variable is new. step and by are recorded in the history.
+func (s *Set) Define(spec Spec, step int, by string) (created bool, err error) {
+	if err := ValidName(spec.Name); err != nil {
+		return false, err
+	}
+	t, err := spec.resolveType()
+	if err != nil {
+		return false, err
+	}
+	if s.vars == nil {
+		s.vars = make(map[string]*Variable)
+	}
+	v, exists := s.vars[spec.Name]
+	kind := Assigned
+	if !exists {
+		v = &Variable{Name: spec.Name}
+		s.vars[spec.Name] = v
+		s.order = append(s.order, spec.Name)
+		kind = Created
+	}
+	v.Value, v.Type, v.Description, v.Secret = spec.Value, t, spec.Description, spec.Secret
+	s.record(v, step, kind, by)
+	return !exists, nil
+}
+
+// Assign gives an existing variable a new value of a type assignable to the
+// variable's type; the variable keeps its type.
+func (s *Set) Assign(name string, value any, step int, by string) error {
+	v, ok := s.vars[name]
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrNotFound, name)
+	}
+	if value != nil && !reflect.TypeOf(value).AssignableTo(v.Type) {
+		return fmt.Errorf("variable %q has type %s; a %s cannot be assigned to it", name, v.TypeName(), reflect.TypeOf(value))
+	}
+	v.Value = value
+	s.record(v, step, Assigned, by)
+	return nil
+}
+
+// Touch records that the named variable's value was changed in place (through
+// a pointer, a slice or a map it holds).
+func (s *Set) Touch(name string, step int, by string) error {
+	v, ok := s.vars[name]
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrNotFound, name)
+	}
+	s.record(v, step, Modified, by)
+	return nil
+}
+
+// Delete removes the named variable and reports whether it existed.
+func (s *Set) Delete(name string) bool {
+	if _, ok := s.vars[name]; !ok {
+		return false
+	}
+	delete(s.vars, name)
+	s.order = slices.DeleteFunc(s.order, func(n string) bool { return n == name })
+	return true
+}
+
+// FreeName returns base if no variable has that name, else the first of
+// base_2, base_3, … that is free. base must be a valid name.
+func (s *Set) FreeName(base string) string {
+	if _, taken := s.vars[base]; !taken {
+		return base
+	}
+	for i := 2; ; i++ {
+		n := base + "_" + strconv.Itoa(i)
+		if _, taken := s.vars[n]; !taken {
+			return n
+		}
+	}
+}
+
+func (s *Set) record(v *Variable, step int, kind ChangeKind, by string) {
+	v.History = append(v.History, Change{
+		Step:    step,
+		Kind:    kind,
+		By:      by,
+		Type:    v.TypeName(),
+		Preview: v.Preview(s.PreviewLimit),
+	})
+}
