@@ -82,6 +82,7 @@ type Action struct {
 	fn                        reflect.Value
 	params                    []Parameter
 	defaults                  []reflect.Value
+	enums                     [][]reflect.Value // enum values converted to each parameter's type
 	validators                []lazyValidator
 	hasCtx, hasErr            bool
 	resultType                reflect.Type
@@ -177,6 +178,7 @@ func build(spec Spec) (*Action, error) {
 		}
 		a.params = append(a.params, param)
 		a.defaults = append(a.defaults, def)
+		a.enums = append(a.enums, enumValues(p.Enum, param.Type))
 	}
 	a.validators = make([]lazyValidator, len(a.params))
 	return a, nil
@@ -249,6 +251,19 @@ func addEnum(raw json.RawMessage, values []any, t reflect.Type) (json.RawMessage
 	}
 	s["enum"] = values
 	return json.Marshal(s)
+}
+
+// enumValues converts enum values (already checked by addEnum) to t.
+func enumValues(values []any, t reflect.Type) []reflect.Value {
+	var out []reflect.Value
+	for _, v := range values {
+		ptr := reflect.New(t)
+		b, _ := json.Marshal(v)
+		if json.Unmarshal(b, ptr.Interface()) == nil {
+			out = append(out, ptr.Elem())
+		}
+	}
+	return out
 }
 
 func checkName(name string) error {

@@ -67,8 +67,8 @@ func (rt *Runtime) call(ctx context.Context, step int, reason string, c ToolCall
 		callCtx, cancel = context.WithTimeout(ctx, rt.opts.CallTimeout)
 	}
 	defer cancel()
-	stdout := &boundedBuffer{limit: rt.opts.MaxOutput}
-	stderr := &boundedBuffer{limit: rt.opts.MaxOutput}
+	out := &callOutput{stdout: boundedBuffer{limit: rt.opts.MaxOutput}, stderr: boundedBuffer{limit: rt.opts.MaxOutput}}
+	stdout, stderr := &out.stdout, &out.stderr
 	callCtx = action.WithOutput(callCtx, stdout, stderr)
 
 	done := make(chan callResult, 1)
@@ -156,16 +156,17 @@ func abandoned(name string, step, call context.Context) string {
 // hold mu.
 func (rt *Runtime) change(name string, kind variable.ChangeKind) VariableChange {
 	v, _ := rt.vars.Get(name)
-	return VariableChange{Name: name, Type: v.TypeName(), Preview: v.Preview(rt.opts.PreviewLimit), Change: string(kind)}
+	last := v.History.Last() // the preview was made when the change was recorded
+	return VariableChange{Name: name, Type: last.Type, Preview: last.Preview, Change: string(kind)}
 }
 
 func resultJSON(v reflect.Value) json.RawMessage {
 	if !v.IsValid() {
 		return json.RawMessage("null")
 	}
-	b, err := json.Marshal(v.Interface())
+	b, err := marshal(v.Interface())
 	if err != nil {
-		b, _ = json.Marshal(variable.Preview(v.Interface(), 0))
+		b, _ = marshal(variable.Preview(v.Interface(), 0))
 	}
 	return b
 }
@@ -262,29 +263,26 @@ func (rt *Runtime) prepare(c ToolCall) (*prepared, error) {
 		return nil, fmt.Errorf("action %s is not available now: %s%s", c.Name, strings.TrimPrefix(why, c.Name+": "), rt.creators(r))
 	}
 	a := r.act
-	text := strings.TrimSpace(c.Arguments)
-	if text == "" {
-		text = "{}"
+	text := []byte(c.Arguments)
+	if len(bytes.TrimSpace(text)) == 0 {
+		text = []byte("{}")
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(text), &fields); err != nil || fields == nil {
-		why := "it is null"
-		if err != nil {
-			why = err.Error()
-		}
-		return nil, fmt.Errorf("the arguments of %s are not a JSON object (%s); send one object such as %s", c.Name, why, example(r, plain))
+	fs, err := splitObject(text)
+	if err != nil {
+		return nil, fmt.Errorf("the arguments of %s are not a JSON object (%v); send one object such as %s", c.Name, err, example(r, plain))
 	}
-	if err := checkNames(r, fields, plain); err != nil {
+	if err := checkNames(r, fs, plain); err != nil {
 		return nil, err
 	}
 	p := &prepared{row: r, args: make([]reflect.Value, a.NumParams()), record: make([]Argument, a.NumParams())}
 	for i := range p.args {
-		if err := rt.resolve(p, i, fields[a.Param(i).Name], plain); err != nil {
+		raw, _ := fs.get(a.Param(i).Name)
+		if err := rt.resolve(p, i, raw, plain); err != nil {
 			return nil, err
 		}
 	}
 	if !plain {
-		if raw, ok := fields[schema.ReturnProperty]; ok && !bytes.Equal(raw, nullJSON) {
+		if raw, ok := fs.get(schema.ReturnProperty); ok && !bytes.Equal(raw, nullJSON) {
 			target, err := rt.returnTarget(r, raw)
 			if err != nil {
 				return nil, err
@@ -296,14 +294,18 @@ func (rt *Runtime) prepare(c ToolCall) (*prepared, error) {
 }
 
 // checkNames refuses arguments that name no parameter.
-func checkNames(r *row, fields map[string]json.RawMessage, plain bool) error {
+func checkNames(r *row, fs fields, plain bool) error {
 	var unknown []string
-	for k := range fields {
-		if k == schema.ReturnProperty && !plain {
+	for _, f := range fs {
+		if string(f.key) == schema.ReturnProperty && !plain {
 			continue
 		}
-		if r.act.ParamIndex(k) < 0 {
-			unknown = append(unknown, k)
+		known := false
+		for i := 0; i < r.act.NumParams() && !known; i++ {
+			known = string(f.key) == r.act.Param(i).Name
+		}
+		if !known {
+			unknown = append(unknown, string(f.key))
 		}
 	}
 	if len(unknown) == 0 {
@@ -332,14 +334,11 @@ func (rt *Runtime) resolve(p *prepared, i int, raw json.RawMessage, plain bool) 
 	if param.Raw == nil {
 		return fmt.Errorf("parameter %q of %s takes a reference only (%s); send one of: %s", param.Name, a.Name(), param.Why, refList(p.row.params[i]))
 	}
-	if err := a.ValidateRaw(i, raw); err != nil {
+	v, err := a.Decode(i, raw)
+	if err != nil {
 		return fmt.Errorf("parameter %q of %s: %s; expected %s", param.Name, a.Name(), strings.TrimPrefix(err.Error(), schema.ErrInvalid.Error()+": "), describeParam(p.row, i, plain))
 	}
-	ptr := reflect.New(param.Type)
-	if err := json.Unmarshal(raw, ptr.Interface()); err != nil {
-		return fmt.Errorf("parameter %q of %s: %v; expected %s", param.Name, a.Name(), err, describeParam(p.row, i, plain))
-	}
-	p.args[i] = ptr.Elem()
+	p.args[i] = v
 	p.record[i].Raw = raw
 	return nil
 }
@@ -349,8 +348,8 @@ func (rt *Runtime) resolveRef(p *prepared, i int, raw json.RawMessage) error {
 	a := p.row.act
 	param := a.Param(i)
 	g := p.row.params[i]
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, err := unquote(raw)
+	if err != nil {
 		return fmt.Errorf("parameter %q of %s: %v", param.Name, a.Name(), err)
 	}
 	name, ok := parseRef(s)
@@ -401,8 +400,8 @@ func (rt *Runtime) returnTarget(r *row, raw json.RawMessage) (string, error) {
 	if r.result == nil {
 		return "", fmt.Errorf("%s returns no value, so \"return\" must be null or left out", a.Name())
 	}
-	var name string
-	if err := json.Unmarshal(raw, &name); err != nil {
+	name, err := unquote(raw)
+	if err != nil {
 		return "", fmt.Errorf("\"return\" must be the name of a variable (a string) or null, not %s; existing variables that can hold the result: %s", raw, nameList(r.result.vars))
 	}
 	if ref, ok := parseRef(name); ok {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -65,11 +66,23 @@ type toolContent struct {
 // Content returns the response as the JSON text sent to the model as the
 // tool result.
 func (r ToolResponse) Content() string {
-	b, err := json.Marshal(toolContent{r.Success, r.Error, r.Stdout, r.Stderr, r.Variables, r.Result})
+	b, err := marshal(toolContent{r.Success, r.Error, r.Stdout, r.Stderr, r.Variables, r.Result})
 	if err != nil { // only a Result that is not JSON could cause this
-		b, _ = json.Marshal(toolContent{Success: false, Error: "the result could not be written as JSON: " + err.Error()})
+		b, _ = marshal(toolContent{Success: false, Error: "the result could not be written as JSON: " + err.Error()})
 	}
 	return string(b)
+}
+
+// marshal is json.Marshal without HTML escaping, so that <<var:name>> stays
+// readable for the model.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // StepResult is the outcome of a step.

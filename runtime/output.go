@@ -5,6 +5,9 @@ import (
 	"sync"
 )
 
+// callOutput holds a call's two output buffers in one allocation.
+type callOutput struct{ stdout, stderr boundedBuffer }
+
 // boundedBuffer keeps the first limit bytes written to it and counts the
 // rest. It is safe for concurrent use: an action may write from goroutines.
 type boundedBuffer struct {

@@ -163,7 +163,7 @@ func (rt *Runtime) toolSpec(r *row) schema.ToolSpec {
 		if r.builtin && a.Name() == action.TerminateName && p.Name == "result" {
 			// Any JSON value cannot be written in OpenAI's strict mode: the
 			// model answers in text, or by reference to a variable.
-			sp.Raw, sp.TypeName = terminateResultSchema, "string"
+			sp.Raw = terminateResultSchema
 		}
 		spec.Params[i] = sp
 	}

@@ -1,54 +1,81 @@
 package runtime_test
 
 import (
-	"context"
-	"encoding/json"
 	"testing"
 
-	"github.com/byref/byref/action"
 	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/schema"
 	"github.com/byref/byref/variable"
 )
 
-func getWeather(location, unit string) string {
-	return "sunny, 21°" + map[string]string{"c": "C", "f": "F"}[unit] + " in " + location
-}
-
-func weatherRuntime(t testing.TB) *runtime.Runtime {
-	t.Helper()
-	a := action.MustNew(action.Spec{
-		Name:        "get_weather",
-		Description: "Get the weather for a given location.",
-		Func:        getWeather,
-		Params: []action.Param{
-			{Name: "location", Description: "The location to get the weather for."},
-			{Name: "unit", Description: "The unit of the weather.", Enum: []any{"c", "f"}},
-		},
-	})
-	rt, err := runtime.New(runtime.Options{
-		Actions: action.MustSet(a),
-		Variables: []variable.Spec{
-			{Name: "language", Value: "French"},
-			{Name: "location", Value: "Paris"},
-			{Name: "country_of_origin", Value: "France"},
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rt
-}
-
-func TestWeatherSmoke(t *testing.T) {
+// The seed's example: three string variables, get_weather(location, unit).
+func TestWeatherSchemaMatchesSeedShape(t *testing.T) {
 	rt := weatherRuntime(t)
-	for _, tool := range rt.Tools() {
-		var v any
-		if err := json.Unmarshal(tool.Parameters, &v); err != nil {
-			t.Fatal(err)
-		}
-		b, _ := json.MarshalIndent(v, "", "  ")
-		t.Logf("%s: %s", tool.Name, b)
+	tools := rt.Tools()
+	if len(tools) != 2 || tools[0].Name != "get_weather" || tools[1].Name != "terminate" {
+		t.Fatalf("tools = %v, want get_weather then terminate", names(tools))
 	}
-	res := rt.Execute(context.Background(), runtime.Step{Calls: []runtime.ToolCall{{ID: "c1", Name: "get_weather", Arguments: `{"location":"<<var:location>>","unit":"c","return":null}`}}})
-	t.Logf("%+v %s", res, res.Responses[0].Content())
+	golden(t, "get_weather.schema.json", indent(t, tools[0].Parameters))
+	golden(t, "terminate.schema.json", indent(t, tools[1].Parameters))
+	for _, tool := range tools {
+		if err := schema.CheckOpenAIStrict(tool); err != nil {
+			t.Errorf("OpenAI strict: %v", err)
+		}
+		if err := schema.CheckAnthropic(tool); err != nil {
+			t.Errorf("Anthropic: %v", err)
+		}
+	}
+}
+
+func TestWeatherCallCreatesVariable(t *testing.T) {
+	rt := weatherRuntime(t)
+	resp := call(rt, "get_weather", `{"location":"<<var:location>>","unit":"c","return":null}`)
+	if !resp.Success {
+		t.Fatalf("call failed: %s", resp.Error)
+	}
+	if len(resp.Variables) != 1 || resp.Variables[0].Name != "weather" || resp.Variables[0].Change != "created" {
+		t.Fatalf("variables = %+v, want weather created", resp.Variables)
+	}
+	got, err := runtime.Value[string](rt, "weather")
+	if err != nil || got != "sunny, 21°C in Paris" {
+		t.Fatalf("weather = %q, %v", got, err)
+	}
+	v, _ := rt.Variable("weather")
+	if h := v.History; len(h) != 1 || h[0].Step != 1 || h[0].Kind != variable.Created || h[0].By != "get_weather" {
+		t.Fatalf("history = %+v", h)
+	}
+	want := `{"success":true,"variables":[{"name":"weather","type":"string","preview":"\"sunny, 21°C in Paris\"","change":"created"}]}`
+	if resp.Content() != want {
+		t.Fatalf("content = %s\nwant %s", resp.Content(), want)
+	}
+	hist := rt.History()
+	if len(hist) != 1 || hist[0].Args[0].Ref != "location" || string(hist[0].Args[1].Raw) != `"c"` || hist[0].Return != "weather" || !hist[0].ReturnCreated {
+		t.Fatalf("history = %+v", hist)
+	}
+}
+
+func TestReturnIntoExistingVariable(t *testing.T) {
+	rt := weatherRuntime(t)
+	resp := call(rt, "get_weather", `{"location":"Lyon","unit":"f","return":"country_of_origin"}`)
+	if !resp.Success || resp.Variables[0].Change != "assigned" {
+		t.Fatalf("resp = %+v", resp)
+	}
+	got, _ := runtime.Value[string](rt, "country_of_origin")
+	if got != "sunny, 21°F in Lyon" {
+		t.Fatalf("country_of_origin = %q", got)
+	}
+	// A second call's result gets a fresh, readable name.
+	call(rt, "get_weather", `{"location":"Nice","unit":"c","return":null}`)
+	call(rt, "get_weather", `{"location":"Nice","unit":"c","return":null}`)
+	if _, ok := rt.Variable("weather_2"); !ok {
+		t.Fatal("the second new result should be weather_2")
+	}
+}
+
+func names(tools []schema.Tool) []string {
+	var out []string
+	for _, t := range tools {
+		out = append(out, t.Name)
+	}
+	return out
 }

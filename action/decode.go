@@ -1,0 +1,170 @@
+package action
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+
+	"github.com/byref/byref/schema"
+)
+
+// Decode checks the JSON text of a raw value for parameter i against the
+// parameter's schema and decodes it into the parameter's type. Errors wrap
+// schema.ErrInvalid and say what was expected.
+//
+// Scalars (booleans, numbers, strings, and named types of them) take a fast
+// path that checks exactly what their schema says (the JSON type, integer
+// range, the enum) without the general validator; other types are validated
+// against their compiled schema, then decoded with encoding/json.
+func (a *Action) Decode(i int, raw json.RawMessage) (reflect.Value, error) {
+	p := &a.params[i]
+	if p.Raw == nil {
+		return reflect.Value{}, fmt.Errorf("%w: %s takes a reference only", schema.ErrInvalid, p.Name)
+	}
+	if v, ok, err := decodeScalar(p.Type, raw); ok {
+		if err != nil {
+			return reflect.Value{}, err
+		}
+		if len(p.Enum) > 0 && !inEnum(v, a.enums[i]) {
+			return reflect.Value{}, fmt.Errorf("%w: %s is not one of %s", schema.ErrInvalid, raw, enumText(p.Enum))
+		}
+		return v, nil
+	}
+	if err := a.ValidateRaw(i, raw); err != nil {
+		return reflect.Value{}, err
+	}
+	ptr := reflect.New(p.Type)
+	if err := json.Unmarshal(raw, ptr.Interface()); err != nil {
+		return reflect.Value{}, fmt.Errorf("%w: %v", schema.ErrInvalid, err)
+	}
+	return ptr.Elem(), nil
+}
+
+// jsonKind names the JSON type of a valid JSON text by its first byte.
+func jsonKind(raw []byte) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// decodeScalar decodes raw into a scalar type t; ok is false when t is not
+// a scalar.
+func decodeScalar(t reflect.Type, raw []byte) (v reflect.Value, ok bool, err error) {
+	mismatch := func(want string) (reflect.Value, bool, error) {
+		return reflect.Value{}, true, fmt.Errorf("%w: got %s, want %s", schema.ErrInvalid, jsonKind(raw), want)
+	}
+	switch t.Kind() {
+	case reflect.String:
+		if len(raw) < 2 || raw[0] != '"' {
+			return mismatch("a string")
+		}
+		v = reflect.New(t).Elem()
+		if bytes.IndexByte(raw, '\\') < 0 {
+			v.SetString(string(raw[1 : len(raw)-1]))
+			return v, true, nil
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return reflect.Value{}, true, fmt.Errorf("%w: %v", schema.ErrInvalid, err)
+		}
+		v.SetString(s)
+		return v, true, nil
+	case reflect.Bool:
+		v = reflect.New(t).Elem()
+		switch string(raw) {
+		case "true":
+			v.SetBool(true)
+		case "false":
+		default:
+			return mismatch("a boolean")
+		}
+		return v, true, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, perr := strconv.ParseInt(string(raw), 10, t.Bits())
+		if perr != nil {
+			return numberError(raw, "an integer", t, perr)
+		}
+		v = reflect.New(t).Elem()
+		v.SetInt(n)
+		return v, true, nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, perr := strconv.ParseUint(string(raw), 10, t.Bits())
+		if perr != nil {
+			return numberError(raw, "a non-negative integer", t, perr)
+		}
+		v = reflect.New(t).Elem()
+		v.SetUint(n)
+		return v, true, nil
+	case reflect.Float32, reflect.Float64:
+		if jsonKind(raw) != "a number" {
+			return mismatch("a number")
+		}
+		f, perr := strconv.ParseFloat(string(raw), t.Bits())
+		if perr != nil {
+			return numberError(raw, "a number", t, perr)
+		}
+		v = reflect.New(t).Elem()
+		v.SetFloat(f)
+		return v, true, nil
+	}
+	return reflect.Value{}, false, nil
+}
+
+func numberError(raw []byte, want string, t reflect.Type, err error) (reflect.Value, bool, error) {
+	if jsonKind(raw) != "a number" {
+		return reflect.Value{}, true, fmt.Errorf("%w: got %s, want %s", schema.ErrInvalid, jsonKind(raw), want)
+	}
+	if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+		return reflect.Value{}, true, fmt.Errorf("%w: %s is out of range for %s", schema.ErrInvalid, raw, t)
+	}
+	return reflect.Value{}, true, fmt.Errorf("%w: %s is not %s", schema.ErrInvalid, raw, want)
+}
+
+// inEnum reports whether the scalar v equals one of the enum values.
+func inEnum(v reflect.Value, enum []reflect.Value) bool {
+	for _, e := range enum {
+		switch v.Kind() {
+		case reflect.String:
+			if v.String() == e.String() {
+				return true
+			}
+		case reflect.Bool:
+			if v.Bool() == e.Bool() {
+				return true
+			}
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			if v.Int() == e.Int() {
+				return true
+			}
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			if v.Uint() == e.Uint() {
+				return true
+			}
+		case reflect.Float32, reflect.Float64:
+			if v.Float() == e.Float() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func enumText(values []any) string {
+	b, _ := json.Marshal(values)
+	return string(b)
+}

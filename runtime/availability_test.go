@@ -1,0 +1,161 @@
+package runtime_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/variable"
+)
+
+func TestRefOnlyActionHiddenUntilVariableExists(t *testing.T) {
+	f := newFixture(t, runtime.Options{Variables: []variable.Spec{{Name: "n", Value: 1}}})
+	rt := f.rt
+	offered := func() []string { return names(rt.Tools()) }
+	for _, hidden := range []string{"move", "describe", "switch_on"} {
+		if slices.Contains(offered(), hidden) {
+			t.Fatalf("%s offered with no *Thing or *Gadget variable", hidden)
+		}
+	}
+	reasons := map[string]string{}
+	for _, u := range rt.Unavailable() {
+		reasons[u.Action] = u.Reason
+	}
+	if r := reasons["describe"]; r != "describe: needs a *runtime_test.Thing variable for parameter thing" {
+		t.Fatalf("reason = %q", r)
+	}
+	resp := call(rt, "describe", `{"thing":"<<var:thing>>"}`)
+	if resp.Success || !strings.Contains(resp.Error, "first create one with new_thing") {
+		t.Fatalf("error %q should name the action that creates a *Thing", resp.Error)
+	}
+
+	// The model creates one; the actions appear.
+	if r := call(rt, "new_thing", `{"name":"crate","return":null}`); !r.Success {
+		t.Fatal(r.Error)
+	}
+	if !slices.Contains(offered(), "describe") || !slices.Contains(offered(), "move") {
+		t.Fatalf("describe and move should be offered once a *Thing exists: %v", offered())
+	}
+	if got := rt.Compatible("describe", "thing"); !slices.Equal(got, []string{"thing"}) {
+		t.Fatalf("compatible = %v", got)
+	}
+	if slices.Contains(offered(), "switch_on") {
+		t.Fatal("switch_on still needs a *Gadget")
+	}
+
+	// Deleting the variable hides them again.
+	rt.Delete("thing")
+	if slices.Contains(offered(), "describe") {
+		t.Fatal("describe offered after its only variable was deleted")
+	}
+}
+
+func TestPlainModeHidesReferences(t *testing.T) {
+	f := newFixture(t, runtime.Options{HideFromAI: true})
+	rt := f.rt
+	for _, tool := range rt.Tools() {
+		s := string(tool.Parameters)
+		if strings.Contains(s, "<<var:") || strings.Contains(s, "$defs") || strings.Contains(s, `"return"`) {
+			t.Errorf("%s: plain schema mentions references: %s", tool.Name, s)
+		}
+		if tool.Name == "move" || tool.Name == "describe" {
+			t.Errorf("%s takes a *Thing and must be left out in plain mode", tool.Name)
+		}
+	}
+	var why string
+	for _, u := range rt.Unavailable() {
+		if u.Action == "move" {
+			why = u.Reason
+		}
+	}
+	if !strings.Contains(why, "can only be passed by reference") {
+		t.Fatalf("reason = %q", why)
+	}
+	resp := call(rt, "get_weather", `{"location":"Paris","unit":"c"}`)
+	if !resp.Success || string(resp.Result) != `"sunny, 21°C in Paris"` {
+		t.Fatalf("plain response = %+v", resp)
+	}
+	if !strings.Contains(resp.Content(), `"result":"sunny, 21°C in Paris"`) {
+		t.Fatalf("content = %s", resp.Content())
+	}
+	// A reference is just text in plain mode.
+	resp = call(rt, "get_weather", `{"location":"<<var:location>>","unit":"c"}`)
+	if !resp.Success || !strings.Contains(string(resp.Result), "in <<var:location>>") {
+		t.Fatalf("plain mode resolved a reference: %+v", resp)
+	}
+	if r := call(rt, "get_weather", `{"location":"Paris","unit":"c","return":null}`); r.Success {
+		t.Fatal("plain mode has no return property")
+	}
+}
+
+func TestSchemaCacheRebuildsOnlyWhatChanged(t *testing.T) {
+	f := newFixture(t, runtime.Options{})
+	rt := f.rt
+	rt.Tools()
+	before := runtime.SchemaBuilds(rt)
+	rt.Tools()
+	if got := runtime.SchemaBuilds(rt); got != before {
+		t.Fatalf("a second Tools call rebuilt %d schemas", got-before)
+	}
+	// A new int variable changes double's n and every int-returning
+	// action's return targets, and terminate's result; not get_weather.
+	if err := rt.Set("m", 7); err != nil {
+		t.Fatal(err)
+	}
+	rt.Tools()
+	rebuilt := runtime.SchemaBuilds(rt) - before
+	if rebuilt == 0 || rebuilt >= len(rt.Tools()) {
+		t.Fatalf("rebuilt %d of %d schemas after one int variable", rebuilt, len(rt.Tools()))
+	}
+	// Replacing a value without changing its type rebuilds nothing.
+	before = runtime.SchemaBuilds(rt)
+	rt.Set("m", 8)
+	rt.Tools()
+	if got := runtime.SchemaBuilds(rt); got != before {
+		t.Fatalf("same-type assignment rebuilt %d schemas", got-before)
+	}
+}
+
+func TestVariableNamesAreChecked(t *testing.T) {
+	f := newFixture(t, runtime.Options{})
+	for _, bad := range []string{"", "1x", "func", "len", "get_weather", "a b"} {
+		if err := f.rt.Set(bad, 1); err == nil {
+			t.Errorf("Set(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestOutputIsCapturedPerCall(t *testing.T) {
+	f := newFixture(t, runtime.Options{MaxOutput: 10})
+	resp := call(f.rt, "shout", `{"text":"hello"}`)
+	if !resp.Success || resp.Stdout != "hello" {
+		t.Fatalf("stdout = %q", resp.Stdout)
+	}
+	resp = call(f.rt, "shout", `{"text":"hello, world, this is long"}`)
+	if !strings.HasPrefix(resp.Stdout, "hello, wor") || !strings.Contains(resp.Stdout, "16 more bytes dropped") {
+		t.Fatalf("bounded stdout = %q", resp.Stdout)
+	}
+	resp = call(f.rt, "fails", `{}`)
+	if resp.Stderr != "about to f\n[… 4 more bytes dropped]" {
+		t.Fatalf("stderr of a failed call = %q", resp.Stderr)
+	}
+}
+
+func TestSecretPreviewsAreRedacted(t *testing.T) {
+	f := newFixture(t, runtime.Options{})
+	v, _ := f.rt.Variable("api_key")
+	if p := v.Preview(0); strings.Contains(p, "sk-secret") || p != "<secret string>" {
+		t.Fatalf("preview = %q", p)
+	}
+	for _, c := range v.History {
+		if strings.Contains(c.Preview, "sk-secret") {
+			t.Fatalf("history leaks the secret: %+v", c)
+		}
+	}
+	// Usable by reference all the same.
+	resp := call(f.rt, "shout", `{"text":"<<var:api_key>>"}`)
+	if !resp.Success || resp.Stdout != "sk-secret" {
+		t.Fatalf("resp = %+v", resp)
+	}
+}
