@@ -133,10 +133,10 @@ func TestMatrixFollowsGoAssignability(t *testing.T) {
 	}
 	m := rt.Matrix()
 	for key, want := range map[string][]string{
-		"a_str$s":      {"s"},               // a named string type is not a string
-		"a_int$n":      {"i"},               // an int is not a float64
-		"a_int$f":      {"f"},               // nor the reverse
-		"a_stringer$s": {"nm"},              // an interface takes its implementations
+		"a_str$s":      {"s"},  // a named string type is not a string
+		"a_int$n":      {"i"},  // an int is not a float64
+		"a_int$f":      {"f"},  // nor the reverse
+		"a_stringer$s": {"nm"}, // an interface takes its implementations
 		"a_any$x":      {"s", "i", "f", "nm", "th"},
 		"a_thing$t":    {"th"},
 		"a_reader$r":   nil,
