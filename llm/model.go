@@ -1,0 +1,228 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+)
+
+// Model generates the next assistant turn of a conversation.
+//
+// Implementations must be safe for concurrent use by many goroutines: a
+// runtime shares one Model among all of its runs. Generate must not retain or
+// modify req, its messages or its tools after it returns, and the caller owns
+// the returned Response. Generate returns promptly with ctx's error when ctx is
+// done. Failures reported by a provider should be [*ProviderError] values so
+// that callers can tell a rate limit from a malformed response.
+type Model interface {
+	Generate(ctx context.Context, req Request) (Response, error)
+}
+
+// Streamer is an optional interface a [Model] implements when it can deliver a
+// response piece by piece. Callers probe for it with a type assertion, or call
+// [Stream], which does so.
+//
+// Stream calls fn for every piece as it arrives, one call at a time (not
+// necessarily on the goroutine that called Stream) and never after Stream
+// returns, and then returns the complete Response, assembled the
+// same way Generate would assemble it. The final Response is authoritative:
+// the chunks are progress reports, and a provider may deliver some content
+// (tool calls, most often) only in the final Response. An error returned by fn
+// stops the stream; Stream then returns an error that wraps it.
+type Streamer interface {
+	Model
+	Stream(ctx context.Context, req Request, fn func(Chunk) error) (Response, error)
+}
+
+// Stream generates a response with m, streaming pieces to fn when m is a
+// [Streamer]. Otherwise it calls Generate and reports the whole text (and the
+// reasoning, when there is some) as a single chunk before returning.
+func Stream(ctx context.Context, m Model, req Request, fn func(Chunk) error) (Response, error) {
+	if s, ok := m.(Streamer); ok {
+		return s.Stream(ctx, req, fn)
+	}
+	resp, err := m.Generate(ctx, req)
+	if err != nil {
+		return resp, err
+	}
+	if resp.Text != "" || resp.Reasoning != "" {
+		if err := fn(Chunk{Text: resp.Text, Reasoning: resp.Reasoning}); err != nil {
+			return Response{}, err
+		}
+	}
+	return resp, nil
+}
+
+// Chunk is one piece of a streamed response. Usually exactly one field is set.
+type Chunk struct {
+	// Text is the next piece of the answer text.
+	Text string
+	// Reasoning is the next piece of the model's stated reasoning, for
+	// providers that report it separately.
+	Reasoning string
+	// ToolCall is a fragment of a tool call, for providers that stream them
+	// (see [FromLangchain]): ID and Name are set on the first fragment of each
+	// call, and Arguments holds the next piece of its JSON arguments.
+	ToolCall *ToolCall
+}
+
+// Role says who wrote a [Message].
+type Role string
+
+// The roles of a conversation.
+const (
+	// RoleSystem is the system prompt: instructions from the host.
+	RoleSystem Role = "system"
+	// RoleUser is the user: the task and follow-up messages.
+	RoleUser Role = "user"
+	// RoleAssistant is the model: text and tool calls.
+	RoleAssistant Role = "assistant"
+	// RoleTool is the result of one tool call, sent back to the model.
+	RoleTool Role = "tool"
+)
+
+// Message is one turn of a conversation.
+//
+// A system or user message carries Text. An assistant message carries Text,
+// ToolCalls or both. A tool message carries the result of one call in Text and
+// names the call it answers in ToolCallID (and ToolName, which some providers
+// require); send one tool message per call, in the order of the calls.
+type Message struct {
+	// Role says who wrote the message.
+	Role Role
+	// Text is the message's text; for a tool message, the tool's result.
+	Text string
+	// ToolCalls are the calls an assistant message asked for.
+	ToolCalls []ToolCall
+	// ToolCallID is the ID of the call a tool message answers.
+	ToolCallID string
+	// ToolName is the name of the tool a tool message answers.
+	ToolName string
+}
+
+// SystemMessage returns a system message with the given text.
+func SystemMessage(text string) Message { return Message{Role: RoleSystem, Text: text} }
+
+// UserMessage returns a user message with the given text.
+func UserMessage(text string) Message { return Message{Role: RoleUser, Text: text} }
+
+// ToolResultMessage returns the tool message that answers call with result.
+func ToolResultMessage(call ToolCall, result string) Message {
+	return Message{Role: RoleTool, Text: result, ToolCallID: call.ID, ToolName: call.Name}
+}
+
+// Tool describes a function the model may call.
+type Tool struct {
+	// Name is the tool's name, unique in a request. Providers accept
+	// [a-zA-Z0-9_-] and at most 64 characters.
+	Name string
+	// Description tells the model what the tool does and when to use it.
+	Description string
+	// Parameters is a JSON Schema object describing the arguments. Empty means
+	// a tool without parameters ({"type":"object","properties":{}}).
+	Parameters json.RawMessage
+	// Strict asks providers that support it (OpenAI) to guarantee that the
+	// arguments validate against Parameters; others ignore it.
+	Strict bool
+}
+
+// ToolCall is the model's request to call a tool.
+type ToolCall struct {
+	// ID identifies the call within the conversation; the tool result names
+	// it in [Message.ToolCallID].
+	ID string
+	// Name is the tool's name.
+	Name string
+	// Arguments is the JSON object of arguments, as text. It is what the
+	// provider sent and may be invalid JSON; callers validate it. (Anthropic
+	// sends a parsed object, which langchaingo re-encodes with its keys
+	// sorted.)
+	Arguments string
+}
+
+// Usage counts the tokens of one model call.
+type Usage struct {
+	// InputTokens is the number of tokens in the prompt, tools included.
+	InputTokens int
+	// OutputTokens is the number of tokens the model generated, reasoning
+	// included.
+	OutputTokens int
+}
+
+// Total returns InputTokens + OutputTokens.
+func (u Usage) Total() int { return u.InputTokens + u.OutputTokens }
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens}
+}
+
+// StopReason says why the model stopped generating. Providers' own values are
+// mapped to the constants below; a value with no equivalent is kept as the
+// provider sent it.
+type StopReason string
+
+// The usual stop reasons.
+const (
+	// StopEnd means the model finished its turn.
+	StopEnd StopReason = "end"
+	// StopToolCalls means the model stopped to have tools called.
+	StopToolCalls StopReason = "tool_calls"
+	// StopMaxTokens means the output hit the token limit and is truncated.
+	StopMaxTokens StopReason = "max_tokens"
+	// StopContentFilter means the provider's safety filter stopped the output.
+	StopContentFilter StopReason = "content_filter"
+)
+
+// Request is what a [Model] is asked to continue.
+type Request struct {
+	// Messages is the conversation so far, oldest first. System messages may
+	// appear anywhere; providers with a single system prompt join them.
+	Messages []Message
+	// Tools are the tools the model may call; none means a plain chat.
+	Tools []Tool
+	// MaxTokens caps the output tokens; 0 means the model's default (for
+	// models built by Open, Options.MaxTokens, and then the provider's).
+	MaxTokens int
+	// Temperature sets the sampling temperature; nil means the model's
+	// default. langchaingo sends 0 to OpenAI and Anthropic when unset.
+	Temperature *float64
+}
+
+// Response is one assistant turn.
+type Response struct {
+	// Text is the answer text; it may be empty when there are tool calls.
+	Text string
+	// Reasoning is the model's stated reasoning, for providers that report it
+	// apart from the text (OpenAI-compatible reasoning_content, Anthropic
+	// thinking blocks).
+	Reasoning string
+	// ToolCalls are the calls the model asks for, in order.
+	ToolCalls []ToolCall
+	// Usage counts the tokens of this call.
+	Usage Usage
+	// StopReason says why the model stopped.
+	StopReason StopReason
+}
+
+// Message returns the assistant message that records r in the conversation.
+func (r Response) Message() Message {
+	return Message{Role: RoleAssistant, Text: r.Text, ToolCalls: r.ToolCalls}
+}
+
+// normalizeStopReason maps provider stop reasons to the [StopReason] constants.
+func normalizeStopReason(s string) StopReason {
+	switch strings.ToLower(s) {
+	case "", "null", "<nil>":
+		return ""
+	case "stop", "end_turn", "stop_sequence", "finishreasonstop", "eos":
+		return StopEnd
+	case "tool_calls", "tool_use", "function_call":
+		return StopToolCalls
+	case "length", "max_tokens", "model_length", "finishreasonmaxtokens":
+		return StopMaxTokens
+	case "content_filter", "safety", "refusal", "finishreasonsafety":
+		return StopContentFilter
+	}
+	return StopReason(s)
+}
