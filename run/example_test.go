@@ -1,0 +1,87 @@
+package run_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/byref/byref/run"
+)
+
+func ExampleTransition() {
+	fmt.Println(run.CanTransition(run.StatusRunning, run.StatusAwaiting))
+	err := run.Transition(run.StatusCreated, run.StatusCompleted)
+	fmt.Println(errors.Is(err, run.ErrIllegalTransition))
+	fmt.Println(err)
+	// Output:
+	// true
+	// true
+	// run: cannot move from created to completed; from created a run can move to: running, failed, cancelling
+}
+
+func ExampleFold() {
+	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	events := []run.Event{
+		{RunID: "run_1", Seq: 1, Time: at, Data: run.RunCreated{Name: "weather"}},
+		{RunID: "run_1", Seq: 2, Time: at, Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
+		{RunID: "run_1", Seq: 3, Time: at, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Action: "get_weather"}}},
+		{RunID: "run_1", Seq: 4, Time: at.Add(300 * time.Millisecond), Data: run.ToolCallCompleted{CallID: "c1", Success: true, Duration: 300 * time.Millisecond}},
+		{RunID: "run_1", Seq: 5, Time: at, Data: run.Result{Value: json.RawMessage(`{"temp":21}`)}},
+		{RunID: "run_1", Seq: 6, Time: at, Data: run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted}},
+	}
+	s := run.Fold(events)
+	fmt.Println(s.Name, s.Status, string(s.Result))
+	for _, tc := range s.ToolCalls {
+		fmt.Println(tc.Call.Action, tc.Success, tc.Duration)
+	}
+	// Output:
+	// weather completed {"temp":21}
+	// get_weather true 300ms
+}
+
+func ExampleMemoryStore() {
+	ctx := context.Background()
+	s := run.NewMemoryStore()
+
+	// Creating twice with one ID is idempotent.
+	created := run.Event{RunID: "run_1", Data: run.RunCreated{Name: "weather", Tags: map[string]string{"order": "42"}}}
+	_, ok, _ := s.Create(ctx, created)
+	_, again, _ := s.Create(ctx, created)
+	fmt.Println(ok, again)
+
+	// Appends state the last sequence number they know.
+	last, _ := s.Append(ctx, "run_1", 1,
+		run.Event{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
+		run.Event{Data: run.AssistantMessage{Text: "Checking the weather."}})
+	_, err := s.Append(ctx, "run_1", 1, run.Event{Data: run.AssistantMessage{Text: "stale"}})
+	fmt.Println(last, errors.Is(err, run.ErrConflict))
+
+	// Follow the run: stored events, then live ones, until it completes.
+	go s.Append(ctx, "run_1", last, run.Event{Data: run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted}})
+	for e, err := range s.Events(ctx, "run_1", 1) {
+		if err != nil {
+			break
+		}
+		fmt.Println(e.Seq, e.Type())
+	}
+
+	runs, _, _ := s.List(ctx, run.Query{Tags: map[string]string{"order": "42"}})
+	fmt.Println(runs[0].ID, runs[0].Status)
+	// Output:
+	// true false
+	// 3 true
+	// 1 run_created
+	// 2 status_changed
+	// 3 assistant_message
+	// 4 status_changed
+	// run_1 completed
+}
+
+func ExampleNewID() {
+	a, b := run.NewID(), run.NewID()
+	fmt.Println(len(a), a < b)
+	// Output:
+	// 36 true
+}

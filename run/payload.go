@@ -1,0 +1,374 @@
+package run
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Payload is the typed content of an [Event]: one struct per [EventType].
+// The set is closed: only this package's types implement it. Switch on the
+// concrete type to read one:
+//
+//	switch p := e.Data.(type) {
+//	case run.ToolCallCompleted:
+//		fmt.Println(p.CallID, p.Duration)
+//	}
+//
+// Payloads are values. Their slices and maps are shared by every copy of
+// the event: treat them as immutable once appended to a store.
+type Payload interface {
+	// Kind returns the event type this payload is recorded under.
+	Kind() EventType
+	isPayload()
+}
+
+// RunOptions summarises the options a run was started with, for the
+// record and for display. It is not the runtime's configuration.
+type RunOptions struct {
+	// Model names the model, as "provider:model".
+	Model string `json:"model,omitempty"`
+	// Approval is the approval strategy: none, on_start or on_tool_call.
+	Approval string `json:"approval,omitempty"`
+	// Interactive reports whether follow-up messages are accepted.
+	Interactive bool `json:"interactive,omitempty"`
+	// MaxSteps is the step limit; 0 for none.
+	MaxSteps int `json:"max_steps,omitempty"`
+	// MaxTokens is the token budget; 0 for none.
+	MaxTokens int64 `json:"max_tokens,omitempty"`
+	// Actions is the allow-list of attached actions; empty for all.
+	Actions []string `json:"actions,omitempty"`
+	// InputSchema is the JSON Schema the input was validated against.
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+	// ResultSchema is the JSON Schema of the result.
+	ResultSchema json.RawMessage `json:"result_schema,omitempty"`
+}
+
+// RunCreated is the first event of every run (sequence number 1), written
+// by [Store.Create]. Its run starts in [StatusCreated].
+type RunCreated struct {
+	// Name is a human-readable name.
+	Name string `json:"name,omitempty"`
+	// Session groups this run with the other turns of a conversation.
+	Session SessionID `json:"session,omitempty"`
+	// Turn is the conversational turn this run serves.
+	Turn TurnID `json:"turn,omitempty"`
+	// ParentRun is the run whose tool call started this one, for a child
+	// run; empty for a top-level run.
+	ParentRun ID `json:"parent_run,omitempty"`
+	// ParentToolCall is the ID of that tool call.
+	ParentToolCall string `json:"parent_tool_call,omitempty"`
+	// Tags are key-value pairs runs can be listed by (see [Query]).
+	Tags map[string]string `json:"tags,omitempty"`
+	// Input is the structured input, as JSON; nil for none.
+	Input json.RawMessage `json:"input,omitempty"`
+	// Options summarises the run's options.
+	Options RunOptions `json:"options,omitzero"`
+}
+
+// StatusChanged records a move of the run's status. Stores refuse one whose
+// From is not the run's current status or whose move [CanTransition]
+// refuses.
+type StatusChanged struct {
+	From   Status `json:"from"`
+	To     Status `json:"to"`
+	Reason string `json:"reason,omitempty"` // why, e.g. "interrupted" or an await timeout
+}
+
+// PhaseChanged records a move of the run's phase within running.
+type PhaseChanged struct {
+	From Phase `json:"from,omitempty"`
+	To   Phase `json:"to"`
+}
+
+// UserMessage is a message from the user: the task, or a follow-up.
+type UserMessage struct {
+	Text string `json:"text"`
+	Turn TurnID `json:"turn,omitempty"` // the turn it opens, if any
+}
+
+// AssistantMessage is text from the model, with the reasoning it stated.
+type AssistantMessage struct {
+	Step      int    `json:"step,omitempty"`
+	Text      string `json:"text,omitempty"`
+	Reasoning string `json:"reasoning,omitempty"`
+}
+
+// VariableRef is a reference resolved to the variable it names, as an
+// approver or an inspector sees it.
+type VariableRef struct {
+	Variable string `json:"variable"`
+	Type     string `json:"type"`
+	Preview  string `json:"preview,omitempty"` // bounded, redacted for secrets
+}
+
+// ToolCall is a call of an action as the model made it.
+type ToolCall struct {
+	// ID is the call's ID, unique within the run.
+	ID string `json:"id"`
+	// Action is the name of the action called.
+	Action string `json:"action"`
+	// Arguments are the arguments as sent by the model: a JSON object, with
+	// references still in their <<var:name>> form.
+	Arguments string `json:"arguments,omitempty"`
+	// References maps each parameter given a reference to the variable it
+	// resolved to.
+	References map[string]VariableRef `json:"references,omitempty"`
+}
+
+// ToolCallScheduled records a tool call about to run (or to await approval).
+type ToolCallScheduled struct {
+	Step int      `json:"step,omitempty"`
+	Call ToolCall `json:"call"`
+}
+
+// VariableInfo names a variable and describes it by type and preview.
+type VariableInfo struct {
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	Preview string `json:"preview,omitempty"`
+}
+
+// ToolCallCompleted records the end of a tool call, successful or not.
+type ToolCallCompleted struct {
+	CallID   string        `json:"call_id"`
+	Success  bool          `json:"success"`
+	Error    string        `json:"error,omitempty"`
+	Duration time.Duration `json:"duration"`
+	// Stdout and Stderr are what the action wrote, bounded by the producer.
+	Stdout string `json:"stdout,omitempty"`
+	Stderr string `json:"stderr,omitempty"`
+	// Created and Modified are the variables the call created or changed.
+	Created  []VariableInfo `json:"created,omitempty"`
+	Modified []VariableInfo `json:"modified,omitempty"`
+}
+
+// Snippet is Go code the model wrote, with the variables it reads and
+// writes (from static analysis).
+type Snippet struct {
+	Code   string   `json:"code"`
+	Reads  []string `json:"reads,omitempty"`
+	Writes []string `json:"writes,omitempty"`
+}
+
+// SnippetExecuted records a snippet that ran.
+type SnippetExecuted struct {
+	Step     int            `json:"step,omitempty"`
+	Snippet  Snippet        `json:"snippet"`
+	Success  bool           `json:"success"`
+	Error    string         `json:"error,omitempty"`
+	Duration time.Duration  `json:"duration"`
+	Stdout   string         `json:"stdout,omitempty"`
+	Stderr   string         `json:"stderr,omitempty"`
+	Created  []VariableInfo `json:"created,omitempty"`
+	Modified []VariableInfo `json:"modified,omitempty"`
+}
+
+// VariableCreated records a new variable.
+type VariableCreated struct {
+	// Step is the step that created it; 0 for a starting variable.
+	Step     int          `json:"step,omitempty"`
+	Variable VariableInfo `json:"variable"`
+	// Secret reports that the preview is redacted and Value is omitted.
+	Secret bool `json:"secret,omitempty"`
+	// Value is the JSON encoding of the value when its type is
+	// JSON-representable and it is not secret; nil otherwise. A run is
+	// restored after a restart from these values.
+	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// VariableModified records a new value of an existing variable, assigned
+// or mutated through a reference. Its fields mean what [VariableCreated]'s
+// do.
+type VariableModified struct {
+	Step     int             `json:"step,omitempty"`
+	Variable VariableInfo    `json:"variable"`
+	Secret   bool            `json:"secret,omitempty"`
+	Value    json.RawMessage `json:"value,omitempty"`
+}
+
+// AwaitKind is what a run awaits.
+type AwaitKind string
+
+// The kinds of await.
+const (
+	// AwaitApproval: approval of the plan, of a tool call or of a snippet.
+	AwaitApproval AwaitKind = "approval"
+	// AwaitQuestion: an answer to a clarifying question.
+	AwaitQuestion AwaitKind = "question"
+	// AwaitAuthorization: the user must authorize at a link; the call is
+	// retried on resume.
+	AwaitAuthorization AwaitKind = "authorization"
+	// AwaitInput: input from an external system.
+	AwaitInput AwaitKind = "input"
+)
+
+// AwaitRequested records that the run waits for an answer. The run moves
+// to awaiting in a [StatusChanged] that follows it.
+type AwaitRequested struct {
+	// ID identifies the await; the resume must name it.
+	ID string `json:"id"`
+	// Await is what is awaited. (The field cannot be called Kind: that is
+	// the Payload method.)
+	Await AwaitKind `json:"kind"`
+	// Message is the question, the plan to approve, or what is asked.
+	Message string `json:"message,omitempty"`
+	// Call is the tool call to approve or authorize, with its references
+	// resolved; nil when the await is not about a call.
+	Call *ToolCall `json:"call,omitempty"`
+	// Snippet is the snippet to approve; nil when the await is not about one.
+	Snippet *Snippet `json:"snippet,omitempty"`
+	// Link is where the user authorizes, for [AwaitAuthorization].
+	Link string `json:"link,omitempty"`
+	// Deadline is when the await times out and the run fails; zero for never.
+	Deadline time.Time `json:"deadline,omitzero"`
+}
+
+// Decision is an approver's answer.
+type Decision string
+
+// The decisions an approver can give.
+const (
+	Approved Decision = "approved"
+	Denied   Decision = "denied"
+)
+
+// Answer is the resolution of an await. Which fields are set depends on the
+// await's kind.
+type Answer struct {
+	// Decision answers an approval or an authorization.
+	Decision Decision `json:"decision,omitempty"`
+	// Reason is why an approval was denied; the model is told.
+	Reason string `json:"reason,omitempty"`
+	// Arguments are edited arguments (a JSON object) to call instead of
+	// the ones the model sent; empty to keep them.
+	Arguments string `json:"arguments,omitempty"`
+	// Text answers a question.
+	Text string `json:"text,omitempty"`
+	// Input is external input, as JSON.
+	Input json.RawMessage `json:"input,omitempty"`
+}
+
+// AwaitResolved records the answer to a pending await.
+type AwaitResolved struct {
+	ID     string `json:"id"`
+	Answer Answer `json:"answer"`
+}
+
+// ChildRunStarted records a child run started by one of this run's tool
+// calls (an agent used as an action).
+type ChildRunStarted struct {
+	Child  ID     `json:"child"`
+	CallID string `json:"call_id"`
+	Name   string `json:"name,omitempty"`
+}
+
+// ChildRunFinished records how a child run ended.
+type ChildRunFinished struct {
+	Child  ID              `json:"child"`
+	CallID string          `json:"call_id"`
+	Status Status          `json:"status"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  string          `json:"error,omitempty"`
+}
+
+// Result records the run's result. A run can have several (one per
+// follow-up); the latest wins.
+type Result struct {
+	// Value is the result as JSON: the literal null when the run could not
+	// produce one.
+	Value json.RawMessage `json:"value"`
+}
+
+// Usage records tokens spent by one model call.
+type Usage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+}
+
+// Error records a fault worth keeping that does not by itself change the
+// status: a model call retried, a result that failed validation.
+type Error struct {
+	Step    int    `json:"step,omitempty"`
+	Message string `json:"message"`
+}
+
+// Unknown is an event of a type this version of the package does not know,
+// read from a store written by a newer one. It keeps the event's data so
+// nothing is lost; [Snapshot.Apply] ignores it.
+type Unknown struct {
+	Type EventType       `json:"-"`
+	Data json.RawMessage `json:"-"`
+}
+
+// Kind returns [EventRunCreated].
+func (RunCreated) Kind() EventType { return EventRunCreated }
+
+// Kind returns [EventStatusChanged].
+func (StatusChanged) Kind() EventType { return EventStatusChanged }
+
+// Kind returns [EventPhaseChanged].
+func (PhaseChanged) Kind() EventType { return EventPhaseChanged }
+
+// Kind returns [EventUserMessage].
+func (UserMessage) Kind() EventType { return EventUserMessage }
+
+// Kind returns [EventAssistantMessage].
+func (AssistantMessage) Kind() EventType { return EventAssistantMessage }
+
+// Kind returns [EventToolCallScheduled].
+func (ToolCallScheduled) Kind() EventType { return EventToolCallScheduled }
+
+// Kind returns [EventToolCallCompleted].
+func (ToolCallCompleted) Kind() EventType { return EventToolCallCompleted }
+
+// Kind returns [EventSnippetExecuted].
+func (SnippetExecuted) Kind() EventType { return EventSnippetExecuted }
+
+// Kind returns [EventVariableCreated].
+func (VariableCreated) Kind() EventType { return EventVariableCreated }
+
+// Kind returns [EventVariableModified].
+func (VariableModified) Kind() EventType { return EventVariableModified }
+
+// Kind returns [EventAwaitRequested].
+func (AwaitRequested) Kind() EventType { return EventAwaitRequested }
+
+// Kind returns [EventAwaitResolved].
+func (AwaitResolved) Kind() EventType { return EventAwaitResolved }
+
+// Kind returns [EventChildRunStarted].
+func (ChildRunStarted) Kind() EventType { return EventChildRunStarted }
+
+// Kind returns [EventChildRunFinished].
+func (ChildRunFinished) Kind() EventType { return EventChildRunFinished }
+
+// Kind returns [EventResult].
+func (Result) Kind() EventType { return EventResult }
+
+// Kind returns [EventUsage].
+func (Usage) Kind() EventType { return EventUsage }
+
+// Kind returns [EventError].
+func (Error) Kind() EventType { return EventError }
+
+// Kind returns the unknown event's type.
+func (u Unknown) Kind() EventType { return u.Type }
+
+func (RunCreated) isPayload()        {}
+func (StatusChanged) isPayload()     {}
+func (PhaseChanged) isPayload()      {}
+func (UserMessage) isPayload()       {}
+func (AssistantMessage) isPayload()  {}
+func (ToolCallScheduled) isPayload() {}
+func (ToolCallCompleted) isPayload() {}
+func (SnippetExecuted) isPayload()   {}
+func (VariableCreated) isPayload()   {}
+func (VariableModified) isPayload()  {}
+func (AwaitRequested) isPayload()    {}
+func (AwaitResolved) isPayload()     {}
+func (ChildRunStarted) isPayload()   {}
+func (ChildRunFinished) isPayload()  {}
+func (Result) isPayload()            {}
+func (Usage) isPayload()             {}
+func (Error) isPayload()             {}
+func (Unknown) isPayload()           {}
