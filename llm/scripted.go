@@ -29,6 +29,7 @@ type Scripted struct {
 	fn        func(Request) (Response, error)
 	calls     int
 	ids       uint64
+	requests  []Request
 }
 
 // NewScripted returns a Scripted that plays responses in order.
@@ -50,6 +51,14 @@ func (s *Scripted) Calls() int {
 	return s.calls
 }
 
+// Requests returns copies of the requests Generate and Stream received, in
+// order, so tests can check what the model was shown.
+func (s *Scripted) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
 // Remaining returns how many scripted responses are left; 0 for a Scripted
 // built by NewScriptedFunc.
 func (s *Scripted) Remaining() int {
@@ -66,6 +75,10 @@ func (s *Scripted) Generate(ctx context.Context, req Request) (Response, error) 
 	var resp Response
 	s.mu.Lock()
 	s.calls++
+	s.requests = append(s.requests, Request{
+		Messages: append([]Message(nil), req.Messages...), Tools: append([]Tool(nil), req.Tools...),
+		MaxTokens: req.MaxTokens, Temperature: req.Temperature,
+	})
 	fn := s.fn
 	if fn == nil {
 		if s.next >= len(s.responses) {

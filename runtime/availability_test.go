@@ -153,9 +153,14 @@ func TestSecretPreviewsAreRedacted(t *testing.T) {
 			t.Fatalf("history leaks the secret: %+v", c)
 		}
 	}
-	// Usable by reference all the same.
+	// Usable by reference all the same; what the action prints of it is
+	// redacted before the model sees it.
 	resp := call(f.rt, "shout", `{"text":"<<var:api_key>>"}`)
-	if !resp.Success || resp.Stdout != "sk-secret" {
+	if !resp.Success || resp.Stdout != "<secret string>" {
 		t.Fatalf("resp = %+v", resp)
+	}
+	resp = call(f.rt, "get_weather", `{"location":"<<var:api_key>>","unit":"c","return":null}`)
+	if w, _ := runtime.Value[string](f.rt, "weather"); !resp.Success || w != "sunny, 21°C in sk-secret" {
+		t.Fatalf("the action did not get the secret's value: %+v %q", resp, w)
 	}
 }

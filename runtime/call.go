@@ -52,6 +52,11 @@ func (rt *Runtime) call(ctx context.Context, step int, reason string, c ToolCall
 	in.Args = p.record
 	a := p.row.act
 
+	if p.row.builtin && a.Name() == RunGoName {
+		s := rt.snippet(ctx, step, reason, c.ID, p.args[0].String())
+		resp.Success, resp.Error, resp.Stdout, resp.Stderr, resp.Variables, resp.Duration = s.Success, s.Error, s.Stdout, s.Stderr, s.Variables, s.Duration
+		return resp, nil
+	}
 	if p.row.builtin && a.Name() == action.TerminateName {
 		term := &action.Termination{Success: p.args[0].Bool(), Result: p.args[1].Interface()}
 		resp.Success = true
@@ -88,6 +93,11 @@ func (rt *Runtime) call(ctx context.Context, step int, reason string, c ToolCall
 		}
 	}
 	resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
+	if rt.hasSecrets() {
+		rt.mu.Lock()
+		resp.Stdout, resp.Stderr = rt.redact(resp.Stdout), rt.redact(resp.Stderr)
+		rt.mu.Unlock()
+	}
 	if res.err != nil {
 		var pe *action.PanicError
 		if errors.As(res.err, &pe) {
@@ -134,6 +144,7 @@ func (rt *Runtime) call(ctx context.Context, step int, reason string, c ToolCall
 	}
 	resp.Success = true
 	in.Duration = time.Since(in.Start)
+	resp.Duration = in.Duration
 	rt.history = append(rt.history, in)
 	return resp, nil
 }
@@ -157,7 +168,11 @@ func abandoned(name string, step, call context.Context) string {
 func (rt *Runtime) change(name string, kind variable.ChangeKind) VariableChange {
 	v, _ := rt.vars.Get(name)
 	last := v.History.Last() // the preview was made when the change was recorded
-	return VariableChange{Name: name, Type: last.Type, Preview: last.Preview, Change: string(kind)}
+	preview := last.Preview
+	if len(rt.secrets) > 0 {
+		preview = rt.redact(preview)
+	}
+	return VariableChange{Name: name, Type: last.Type, Preview: preview, Change: string(kind)}
 }
 
 func resultJSON(v reflect.Value) json.RawMessage {
@@ -235,6 +250,7 @@ func (rt *Runtime) fail(in Instruction, resp ToolResponse, msg string) ToolRespo
 func (rt *Runtime) failLocked(in Instruction, resp ToolResponse, msg string) ToolResponse {
 	in.Err = msg
 	in.Duration = time.Since(in.Start)
+	resp.Duration = in.Duration
 	rt.history = append(rt.history, in)
 	resp.Success = false
 	resp.Error = msg
@@ -257,6 +273,9 @@ func (rt *Runtime) prepare(c ToolCall) (*prepared, error) {
 	r, ok := rt.m.byName[c.Name]
 	if !ok {
 		return nil, rt.unknownAction(c.Name)
+	}
+	if !rt.isAttached(c.Name) {
+		return nil, fmt.Errorf("action %s is not attached to this run; attached actions: %s", c.Name, strings.Join(rt.attachedNames(), ", "))
 	}
 	plain := rt.opts.HideFromAI
 	if why := r.unavailable(plain); why != "" {

@@ -47,6 +47,7 @@ func ExampleRuntime_Tools() {
 	// Output:
 	// get_weather
 	// terminate
+	// run_go
 	// [city]
 	// {"type":"object","description":"Get the weather for a given …
 }

@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/byref/byref/action"
 )
 
 // Step is one turn of the model's instructions.
 type Step struct {
-	// Calls are tool calls exactly as the model sent them; they run in order.
+	// Snippets are Go snippets (from fenced code blocks in the model's
+	// text); they run first, in order.
+	Snippets []string
+	// Calls are tool calls exactly as the model sent them; they run after
+	// the snippets, in order. A call to run_go runs its code as a snippet.
 	Calls []ToolCall
 	// Reason is the model's stated reason for the step, recorded in the
 	// history (and in replay code as a comment). Optional.
@@ -51,6 +56,8 @@ type ToolResponse struct {
 	Variables []VariableChange
 	// Result is the result's JSON in plain mode (Options.HideFromAI).
 	Result json.RawMessage
+	// Duration is how long the call ran.
+	Duration time.Duration
 }
 
 // toolContent is the JSON shape of a ToolResponse for the model.
@@ -89,6 +96,8 @@ func marshal(v any) ([]byte, error) {
 type StepResult struct {
 	// Step is the step's number, from 1.
 	Step int
+	// Snippets has one entry per snippet of Step.Snippets, in order.
+	Snippets []SnippetResponse
 	// Responses has one entry per call, in order.
 	Responses []ToolResponse
 	// Termination is set when the step called terminate successfully.
@@ -108,6 +117,9 @@ func (rt *Runtime) Execute(ctx context.Context, step Step) StepResult {
 	rt.mu.Unlock()
 
 	res := StepResult{Step: n, Responses: make([]ToolResponse, 0, len(step.Calls))}
+	for _, code := range step.Snippets {
+		res.Snippets = append(res.Snippets, rt.snippet(ctx, n, step.Reason, "", code))
+	}
 	for _, c := range step.Calls {
 		resp, term := rt.call(ctx, n, step.Reason, c)
 		res.Responses = append(res.Responses, resp)

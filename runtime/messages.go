@@ -18,7 +18,7 @@ var ErrUnknownAction = errors.New("runtime: unknown action")
 func (rt *Runtime) unknownAction(name string) error {
 	var names []string
 	for _, r := range rt.m.rows {
-		if r.unavailable(rt.opts.HideFromAI) == "" {
+		if r.unavailable(rt.opts.HideFromAI) == "" && rt.isAttached(r.act.Name()) {
 			names = append(names, r.act.Name())
 		}
 	}

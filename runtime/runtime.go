@@ -4,10 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/interp"
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
 	"github.com/byref/byref/variable"
 )
 
@@ -39,6 +43,19 @@ type Options struct {
 	// stderr, in bytes; the rest is dropped with a note. Zero means
 	// DefaultMaxOutput.
 	MaxOutput int
+	// Snippets configures the Go interpreter that runs the model's code
+	// (its limits and the host packages snippets may import). The
+	// interpreter is created on the first snippet.
+	Snippets interp.Options
+	// DisableSnippets turns Go snippets off: no run_go action, and code
+	// blocks in the model's text are ignored.
+	DisableSnippets bool
+
+	// Model is the model runs use unless RunOptions.Model overrides it.
+	Model llm.Model
+	// Store records runs. Nil means an in-memory store of the runtime's
+	// own; use run/sqlite for runs that survive the process.
+	Store run.Store
 }
 
 // ErrUnknownVariable is returned for a name that is not a variable.
@@ -57,6 +74,17 @@ type Runtime struct {
 	m       *matrix
 	step    int
 	history []Instruction
+	in      *interp.Interpreter
+	secrets map[string]bool
+	// attached is the allow-list of the current run; nil means all.
+	attached map[string]bool
+	// resultSchema is the current run's result schema, for terminate.
+	resultSchema []byte
+
+	runMu    sync.Mutex // guards runs, active and memStore
+	runs     map[run.ID]*Handle
+	active   *Handle
+	memStore run.Store
 
 	schemaBuilds int // counts tool schema builds, for tests
 }
@@ -80,17 +108,20 @@ func New(opts Options) (*Runtime, error) {
 	rt := &Runtime{opts: opts, m: newMatrix()}
 	rt.vars.PreviewLimit = opts.PreviewLimit
 	for _, spec := range opts.Variables {
-		if _, err := rt.vars.Define(spec, variable.HostStep, "host"); err != nil {
+		if err := rt.define(spec, variable.HostStep, "host"); err != nil {
 			return nil, err
 		}
-		_, t, _ := rt.vars.Value(spec.Name)
-		rt.m.removeVar(spec.Name)
-		rt.m.addVar(spec.Name, t)
 	}
 	if _, ok := actions.Get(action.TerminateName); ok {
 		return nil, &action.SpecError{Action: action.TerminateName, Err: errors.New("the name is taken by the built-in terminate action; rename the action")}
 	}
+	if _, ok := actions.Get(RunGoName); ok && !opts.DisableSnippets {
+		return nil, &action.SpecError{Action: RunGoName, Err: errors.New("the name is taken by the built-in run_go action; rename the action")}
+	}
 	rt.m.addAction(action.Terminate(), true, rt.vars.Names(), rt.typeOf)
+	if !opts.DisableSnippets {
+		rt.m.addAction(runGo, true, rt.vars.Names(), rt.typeOf)
+	}
 	rt.actions = actions
 	for _, a := range actions.All() {
 		rt.m.addAction(a, false, rt.vars.Names(), rt.typeOf)
@@ -130,6 +161,14 @@ func (rt *Runtime) define(spec variable.Spec, step int, by string) error {
 		return err
 	}
 	_, t, _ := rt.vars.Value(spec.Name)
+	if spec.Secret {
+		if rt.secrets == nil {
+			rt.secrets = map[string]bool{}
+		}
+		rt.secrets[spec.Name] = true
+	} else {
+		delete(rt.secrets, spec.Name)
+	}
 	if !existed || oldType != t {
 		if existed {
 			rt.m.removeVar(spec.Name)
@@ -146,6 +185,7 @@ func (rt *Runtime) Delete(name string) bool {
 	if !rt.vars.Delete(name) {
 		return false
 	}
+	delete(rt.secrets, name)
 	rt.m.removeVar(name)
 	return true
 }
@@ -222,3 +262,60 @@ func (rt *Runtime) Steps() int {
 	defer rt.mu.Unlock()
 	return rt.step
 }
+
+// hasSecrets reports whether any variable is secret.
+func (rt *Runtime) hasSecrets() bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return len(rt.secrets) > 0
+}
+
+// store returns the store runs are recorded in.
+func (rt *Runtime) store() run.Store {
+	if rt.opts.Store != nil {
+		return rt.opts.Store
+	}
+	if rt.memStore == nil {
+		rt.memStore = run.NewMemoryStore()
+	}
+	return rt.memStore
+}
+
+// attach sets the current run's allow-list and result schema; callers hold
+// mu.
+func (rt *Runtime) attach(names []string, resultSchema []byte) {
+	rt.attached = nil
+	if len(names) > 0 {
+		rt.attached = make(map[string]bool, len(names))
+		for _, n := range names {
+			rt.attached[n] = true
+		}
+	}
+	rt.resultSchema = resultSchema
+	if r, ok := rt.m.byName[action.TerminateName]; ok {
+		r.tool.built = false
+	}
+}
+
+// isAttached reports whether the named action may be called in the current
+// run; callers hold mu. Built-ins are always attached.
+func (rt *Runtime) isAttached(name string) bool {
+	if rt.attached == nil || rt.attached[name] {
+		return true
+	}
+	r, ok := rt.m.byName[name]
+	return ok && r.builtin
+}
+
+// attachedNames lists the actions the current run may call; callers hold mu.
+func (rt *Runtime) attachedNames() []string {
+	var names []string
+	for _, r := range rt.m.rows {
+		if rt.isAttached(r.act.Name()) {
+			names = append(names, r.act.Name())
+		}
+	}
+	return slices.Clip(names)
+}
+
+func reflectType[T any]() reflect.Type { return reflect.TypeFor[T]() }

@@ -38,7 +38,7 @@ func (rt *Runtime) Tools() []schema.Tool {
 	tools := make([]schema.Tool, 0, len(rt.m.rows))
 	for _, builtins := range []bool{false, true} {
 		for _, r := range rt.m.rows {
-			if r.builtin != builtins || r.unavailable(rt.opts.HideFromAI) != "" {
+			if r.builtin != builtins || !rt.isAttached(r.act.Name()) || r.unavailable(rt.opts.HideFromAI) != "" {
 				continue
 			}
 			tools = append(tools, rt.tool(r))
@@ -164,6 +164,9 @@ func (rt *Runtime) toolSpec(r *row) schema.ToolSpec {
 			// Any JSON value cannot be written in OpenAI's strict mode: the
 			// model answers in text, or by reference to a variable.
 			sp.Raw = terminateResultSchema
+			if len(rt.resultSchema) > 0 {
+				sp.Raw, sp.TypeName = rt.resultSchema, "the run's result schema"
+			}
 		}
 		spec.Params[i] = sp
 	}

@@ -12,8 +12,8 @@ import (
 func TestWeatherSchemaMatchesSeedShape(t *testing.T) {
 	rt := weatherRuntime(t)
 	tools := rt.Tools()
-	if len(tools) != 2 || tools[0].Name != "get_weather" || tools[1].Name != "terminate" {
-		t.Fatalf("tools = %v, want get_weather then terminate", names(tools))
+	if len(tools) != 3 || tools[0].Name != "get_weather" || tools[1].Name != "terminate" || tools[2].Name != "run_go" {
+		t.Fatalf("tools = %v, want get_weather, then the built-ins terminate and run_go", names(tools))
 	}
 	golden(t, "get_weather.schema.json", indent(t, tools[0].Parameters))
 	golden(t, "terminate.schema.json", indent(t, tools[1].Parameters))

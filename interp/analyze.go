@@ -1,0 +1,605 @@
+package interp
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"go/types"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Access is what a snippet does with the variables it is given, found
+// statically (go/parser; reflect types where given) before it runs.
+type Access struct {
+	Reads   []string // variables whose value the snippet may read
+	Writes  []string // variables the snippet assigns, or mutates through a field, element, pointer, &x, delete/clear/copy or a pointer-receiver method
+	Creates []string // new top-level variables, in declaration order
+	Imports []string // import paths the snippet uses, explicit or implied by a package name
+}
+
+// Analyze reports which of vars (name → type; a nil type means unknown) a
+// snippet reads and writes, and which variables it creates, without running
+// it. Names follow order of first appearance.
+//
+// The pass is syntactic, with reflect types used only for method calls:
+//   - x = v, x := v at top level, var x = v at top level: write of x.
+//   - x op= v, x++, x--: read and write of x.
+//   - x.f = v, x[i] = v, *x = v, x.f.g[i]++: write of x (the variable or what
+//     it points to changes).
+//   - &x anywhere, delete(x, k), clear(x), copy(x, y), for k, v = range with
+//     x as k or v: write of x.
+//   - x.M(...) where M has a pointer receiver (known only when vars gives x's
+//     type): write of x.
+//   - any other mention: read.
+//
+// Passing x to a function that mutates it (sort.Ints(x)) counts as a read;
+// callers that need certainty compare values before and after. Names shadowed
+// by a local declaration are not the variable. Analyze returns the same
+// [CompileError] and [RefusedError] Eval would return before running.
+func Analyze(code string, vars map[string]reflect.Type) (Access, error) {
+	names := make(map[string]bool, len(vars))
+	for n := range vars {
+		names[n] = true
+	}
+	p, err := analyze(NormalizeCode(code), names, nil, nil, vars)
+	if err != nil {
+		return Access{}, err
+	}
+	return p.access, nil
+}
+
+// program is an analysed snippet, ready to be turned into yaegi sources.
+type program struct {
+	src      *source
+	edits    edits
+	access   Access
+	created  []string
+	decls    [][]string // names declared by each decl segment, in order
+	autoImps []importSpec
+}
+
+const (
+	stmtPrefix = "package p;func _(){\n"
+	declPrefix = "package p;\n"
+)
+
+// known reports whether a name is defined for the snippet besides its
+// variables (host functions, earlier declarations, imported packages).
+type known func(name string) bool
+
+// analyze parses a normalised snippet, applies the static refusals, computes
+// the access sets and the instrumentation edits.
+func analyze(code string, vars map[string]bool, isKnown known, hostNames map[string]string, types map[string]reflect.Type) (*program, error) {
+	if isKnown == nil {
+		isKnown = func(string) bool { return false }
+	}
+	src, err := splitSource(code)
+	if err != nil {
+		return nil, err
+	}
+	p := &program{src: src}
+	a := &walker{p: p, vars: vars, known: isKnown, hostNames: hostNames, types: types, seen: map[string]map[string]bool{}, topObj: map[*ast.Object]bool{}}
+	explicit := map[string]bool{}
+	for _, im := range src.imports {
+		if err := a.checkImport(im); err != nil {
+			return nil, err
+		}
+		alias := im.Alias
+		if alias == "" {
+			alias = defaultName(im.Path)
+		}
+		explicit[alias] = true
+		a.addList("imports", &p.access.Imports, im.Path)
+	}
+	a.imported = explicit
+	for _, seg := range src.segs {
+		if err := a.segment(seg); err != nil {
+			return nil, err
+		}
+	}
+	p.edits.sort()
+	return p, nil
+}
+
+type walker struct {
+	p        *program
+	vars     map[string]bool
+	known    known
+	types    map[string]reflect.Type
+	imported  map[string]bool
+	hostNames map[string]string
+	seen     map[string]map[string]bool
+	topObj   map[*ast.Object]bool
+	fset     *token.FileSet
+	prefix   int
+	declared map[string]bool
+}
+
+func (a *walker) addList(kind string, list *[]string, name string) {
+	m := a.seen[kind]
+	if m == nil {
+		m = map[string]bool{}
+		a.seen[kind] = m
+	}
+	if !m[name] {
+		m[name] = true
+		*list = append(*list, name)
+	}
+}
+
+func (a *walker) read(name string)  { a.addList("r", &a.p.access.Reads, name) }
+func (a *walker) write(name string) { a.addList("w", &a.p.access.Writes, name) }
+
+func (a *walker) checkImport(im importSpec) error {
+	if im.Alias == "." {
+		return &RefusedError{What: fmt.Sprintf("dot import of %q", im.Path), Why: "it would hide names across snippets; import the package normally", Line: im.Line}
+	}
+	if !stdPathsAllowed(im.Path) && !a.known("pkg:"+im.Path) {
+		return &RefusedError{What: fmt.Sprintf("import %q", im.Path), Why: packageRefusal(im.Path) + "; allowed packages: " + allowedList(), Line: im.Line}
+	}
+	return nil
+}
+
+func stdPathsAllowed(p string) bool {
+	loadStd()
+	return stdPaths[p]
+}
+
+// defaultName is the package name of an import path.
+func defaultName(p string) string {
+	base := p[strings.LastIndex(p, "/")+1:]
+	if len(base) > 1 && base[0] == 'v' && strings.Trim(base[1:], "0123456789") == "" {
+		if i := strings.LastIndex(p, "/"); i > 0 {
+			return defaultName(p[:i])
+		}
+	}
+	return base
+}
+
+// pos converts a position in a parsed segment to a snippet line and column.
+func (a *walker) pos(p token.Pos) (line, col int) {
+	pp := a.fset.Position(p)
+	return pp.Line - 1, pp.Column
+}
+
+func (a *walker) off(p token.Pos) int { return a.fset.Position(p).Offset - a.prefix }
+
+func (a *walker) segment(seg segment) error {
+	src := a.p.src
+	prefix := stmtPrefix
+	if seg.decl {
+		prefix = declPrefix
+	}
+	text := prefix + string(only(src.body, seg.start, seg.end))
+	if !seg.decl {
+		text += "\n}"
+	}
+	a.fset = token.NewFileSet()
+	a.prefix = len(prefix)
+	f, err := parser.ParseFile(a.fset, "", text, 0)
+	if err != nil {
+		return a.parseError(err)
+	}
+	if seg.decl {
+		var names []string
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				name := d.Name.Name
+				if d.Recv == nil && (name == "main" || name == "init") {
+					l, _ := a.pos(d.Pos())
+					return &RefusedError{What: "func " + name, Why: "a snippet is not a program; write its statements at top level instead of in func " + name, Line: l}
+				}
+				if d.Recv != nil && len(d.Recv.List) > 0 {
+					name = recvName(d.Recv.List[0].Type) + "." + name
+				}
+				names = append(names, name)
+			case *ast.GenDecl:
+				for _, sp := range d.Specs {
+					if ts, ok := sp.(*ast.TypeSpec); ok {
+						names = append(names, ts.Name.Name)
+					}
+				}
+			}
+		}
+		a.p.decls = append(a.p.decls, names)
+		return a.walk(f)
+	}
+	body := f.Decls[0].(*ast.FuncDecl).Body
+	for _, st := range body.List {
+		a.topLevel(st)
+	}
+	a.track(body.List)
+	a.renameLocals(body)
+	return a.walk(f)
+}
+
+// localSuffix is appended to every local variable of top-level code.
+// yaegi v0.16.1 evaluates top-level statements in the global scope, and there
+// a block-local `n := 5` (even inside a function literal) overwrites a global
+// n instead of shadowing it; renamed locals cannot collide.
+const localSuffix = "_byrefL"
+
+func (a *walker) renameLocals(body *ast.BlockStmt) {
+	ast.Inspect(body, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && id.Obj != nil && id.Obj.Kind == ast.Var && !a.topObj[id.Obj] && id.Name != "_" {
+			a.p.edits.add(a.off(id.End()), localSuffix)
+		}
+		return true
+	})
+}
+
+// track inserts a line marker before every statement of a block (not of
+// nested function literals, which are tracked on their own), so a panic can
+// be placed on its line: yaegi's own trace names only the function.
+func (a *walker) track(list []ast.Stmt) {
+	for _, st := range list {
+		line, _ := a.pos(st.Pos())
+		a.p.edits.add(a.off(st.Pos()), "_byrefLine="+strconv.Itoa(line)+";")
+		a.trackInner(st)
+	}
+}
+
+func (a *walker) trackInner(st ast.Stmt) {
+	switch st := st.(type) {
+	case *ast.BlockStmt:
+		a.track(st.List)
+	case *ast.IfStmt:
+		a.track(st.Body.List)
+		if st.Else != nil {
+			a.trackInner(st.Else)
+		}
+	case *ast.ForStmt:
+		a.track(st.Body.List)
+	case *ast.RangeStmt:
+		a.track(st.Body.List)
+	case *ast.SwitchStmt:
+		a.trackInner(st.Body)
+	case *ast.TypeSwitchStmt:
+		a.trackInner(st.Body)
+	case *ast.SelectStmt:
+		a.trackInner(st.Body)
+	case *ast.CaseClause:
+		a.track(st.Body)
+	case *ast.CommClause:
+		a.track(st.Body)
+	case *ast.LabeledStmt:
+		a.trackInner(st.Stmt)
+	}
+}
+
+func recvName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.StarExpr:
+		return recvName(e.X)
+	case *ast.IndexExpr:
+		return recvName(e.X)
+	case *ast.IndexListExpr:
+		return recvName(e.X)
+	case *ast.Ident:
+		return e.Name
+	}
+	return "?"
+}
+
+func (a *walker) parseError(err error) error {
+	if list, ok := err.(scanner.ErrorList); ok && len(list) > 0 {
+		e := list[0]
+		line, col := e.Pos.Line-1, e.Pos.Column
+		if line > len(a.p.src.lines) {
+			line = len(a.p.src.lines)
+			col = len(a.p.src.lines[line-1]) + 1
+		}
+		if line < 1 {
+			line, col = 1, 1
+		}
+		return &CompileError{Line: line, Column: col, Source: a.p.src.lines[line-1], Msg: e.Msg}
+	}
+	return &CompileError{Msg: err.Error()}
+}
+
+// topLevel records variables a top-level statement declares: new ones are
+// created, redeclared input variables are written.
+func (a *walker) topLevel(st ast.Stmt) {
+	declare := func(id *ast.Ident) {
+		if id.Name == "_" {
+			return
+		}
+		if id.Obj != nil {
+			a.topObj[id.Obj] = true
+		}
+		if a.vars[id.Name] {
+			a.write(id.Name)
+			return
+		}
+		a.addList("c", &a.p.access.Creates, id.Name)
+	}
+	switch st := st.(type) {
+	case *ast.AssignStmt:
+		if st.Tok == token.DEFINE {
+			for _, l := range st.Lhs {
+				if id, ok := l.(*ast.Ident); ok {
+					declare(id)
+				}
+			}
+		}
+	case *ast.DeclStmt:
+		if gd, ok := st.Decl.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+			for _, sp := range gd.Specs {
+				for _, id := range sp.(*ast.ValueSpec).Names {
+					declare(id)
+				}
+			}
+		}
+	}
+}
+
+// global reports whether an identifier names a snippet-level (global) name:
+// not declared locally, or declared by a top-level statement.
+func (a *walker) global(id *ast.Ident) bool {
+	return id.Obj == nil || a.topObj[id.Obj]
+}
+
+// root returns the variable an lvalue expression is rooted at, and whether
+// the expression is the bare identifier.
+func root(e ast.Expr) (*ast.Ident, bool) {
+	bare := true
+	for {
+		switch x := e.(type) {
+		case *ast.Ident:
+			return x, bare
+		case *ast.ParenExpr:
+			e = x.X
+			continue
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.IndexListExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.SliceExpr:
+			e = x.X
+		default:
+			return nil, false
+		}
+		bare = false
+	}
+}
+
+func (a *walker) walk(f *ast.File) error {
+	var err error
+	pureWrite := map[*ast.Ident]bool{}
+	refuse := func(n ast.Node, what, why string) {
+		if err == nil {
+			l, _ := a.pos(n.Pos())
+			err = &RefusedError{What: what, Why: why, Line: l}
+		}
+	}
+	writeRoot := func(e ast.Expr, pure bool) {
+		if id, bare := root(e); id != nil && a.vars[id.Name] && a.global(id) {
+			a.write(id.Name)
+			if bare && pure {
+				pureWrite[id] = true
+			}
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if err != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			refuse(n, "the go statement", "snippets cannot start goroutines (a panic on one would crash the host, and it could outlive the snippet); call the function directly")
+		case *ast.Ident:
+			if strings.HasPrefix(n.Name, "_byref") {
+				refuse(n, "the name "+n.Name, "names starting with _byref are reserved for the sandbox; rename it")
+			}
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				if n.Tok == token.DEFINE {
+					continue // handled by topLevel; nested := declares locals
+				}
+				writeRoot(l, n.Tok == token.ASSIGN)
+			}
+		case *ast.IncDecStmt:
+			writeRoot(n.X, false)
+		case *ast.RangeStmt:
+			if n.Tok == token.ASSIGN {
+				if n.Key != nil {
+					writeRoot(n.Key, true)
+				}
+				if n.Value != nil {
+					writeRoot(n.Value, true)
+				}
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				writeRoot(n.X, false)
+			}
+		case *ast.FuncLit:
+			a.p.edits.add(a.off(n.Body.Lbrace)+1, "defer _byref.Enter()();")
+			a.track(n.Body.List)
+		case *ast.FuncDecl:
+			if n.Body != nil && n.Name.Name != "_" {
+				a.p.edits.add(a.off(n.Body.Lbrace)+1, "defer _byref.Enter()();")
+				a.track(n.Body.List)
+			}
+		case *ast.ArrayType:
+			if n.Len != nil {
+				if _, ok := n.Len.(*ast.Ellipsis); !ok {
+					if v, ok := a.constInt(n.Len); ok && v > maxArrayLen {
+						refuse(n, fmt.Sprintf("an array of %d elements", v), fmt.Sprintf("arrays are limited to %d elements; use a slice built with make", maxArrayLen))
+					}
+				}
+			}
+		case *ast.CallExpr:
+			a.call(n, writeRoot, refuse)
+		case *ast.SelectorExpr:
+			if x, ok := n.X.(*ast.Ident); ok && x.Obj == nil && !a.vars[x.Name] {
+				if p, ok := stdByNameLookup(x.Name); ok {
+					if why, removed := removedSymbols[p][n.Sel.Name]; removed {
+						refuse(n, p+"."+n.Sel.Name, why)
+					}
+				}
+			}
+			if x, ok := n.X.(*ast.Ident); ok && x.Obj == nil && !a.vars[x.Name] && !a.known(x.Name) && !a.imported[x.Name] {
+				p, ok := a.hostNames[x.Name]
+				if !ok {
+					p, ok = stdByNameLookup(x.Name)
+				}
+				if ok {
+					a.imported[x.Name] = true
+					a.p.autoImps = append(a.p.autoImps, importSpec{Alias: x.Name, Path: p})
+					a.addList("imports", &a.p.access.Imports, p)
+				} else if why, bad := refusedPackages[x.Name]; bad && types.Universe.Lookup(x.Name) == nil {
+					refuse(n, "package "+x.Name, why)
+				}
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	// Reads: every other mention of a variable that refers to it.
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			ast.Inspect(n.X, func(m ast.Node) bool {
+				if id, ok := m.(*ast.Ident); ok && a.vars[id.Name] && a.global(id) && !pureWrite[id] {
+					a.read(id.Name)
+				}
+				return true
+			})
+			return false // do not visit Sel
+		case *ast.KeyValueExpr:
+			// struct literal keys are field names; map keys are expressions
+			if _, ok := n.Key.(*ast.Ident); !ok {
+				ast.Inspect(n.Key, func(m ast.Node) bool { return a.readIdent(m, pureWrite) })
+			} else if id := n.Key.(*ast.Ident); id.Obj != nil {
+				a.readIdent(id, pureWrite)
+			}
+			ast.Inspect(n.Value, func(m ast.Node) bool { return a.readIdent(m, pureWrite) })
+			return false
+		}
+		return a.readIdent(n, pureWrite)
+	})
+	return nil
+}
+
+func (a *walker) readIdent(n ast.Node, pureWrite map[*ast.Ident]bool) bool {
+	if id, ok := n.(*ast.Ident); ok && a.vars[id.Name] && a.global(id) && !pureWrite[id] && !declaring(id) {
+		a.read(id.Name)
+	}
+	return true
+}
+
+// declaring reports whether id is the name being declared by its own
+// declaration (x in x := v or var x = v).
+func declaring(id *ast.Ident) bool {
+	if id.Obj == nil || id.Obj.Decl == nil {
+		return false
+	}
+	switch d := id.Obj.Decl.(type) {
+	case *ast.AssignStmt:
+		return containsIdent(d.Lhs, id)
+	case *ast.ValueSpec:
+		for _, n := range d.Names {
+			if n == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func containsIdent(list []ast.Expr, id *ast.Ident) bool {
+	for _, e := range list {
+		if e == id {
+			return true
+		}
+	}
+	return false
+}
+
+// call handles builtins that write (delete, clear, copy), pointer-receiver
+// method calls, the make guard and calls that are refused.
+func (a *walker) call(n *ast.CallExpr, writeRoot func(ast.Expr, bool), refuse func(ast.Node, string, string)) {
+	switch fn := n.Fun.(type) {
+	case *ast.Ident:
+		if fn.Obj != nil {
+			return
+		}
+		switch fn.Name {
+		case "delete", "clear", "copy":
+			if len(n.Args) > 0 {
+				writeRoot(n.Args[0], false)
+			}
+		case "make":
+			if len(n.Args) >= 2 && !a.vars[fn.Name] {
+				typ := strings.ReplaceAll(a.p.src.body[a.off(n.Args[0].Pos()):a.off(n.Args[0].End())], "\n", ";")
+				for _, arg := range n.Args[1:] {
+					a.p.edits.add(a.off(arg.Pos()), "_byref.Size(")
+					a.p.edits.add(a.off(arg.End()), ", ("+typ+")(nil))")
+				}
+			}
+		}
+	case *ast.SelectorExpr:
+		if fn.Sel.Name == "Grow" {
+			refuse(n, "calling Grow", "it allocates a size given at once, beyond the sandbox's allocation check; let append and Write grow the value")
+			return
+		}
+		if id, ok := fn.X.(*ast.Ident); ok && a.vars[id.Name] && a.global(id) {
+			if t := a.types[id.Name]; t != nil && pointerMethod(t, fn.Sel.Name) {
+				writeRoot(id, false)
+			}
+		}
+	}
+}
+
+// pointerMethod reports whether t (or *t's element) has method name only on
+// its pointer type, that is, a pointer receiver.
+func pointerMethod(t reflect.Type, name string) bool {
+	base := t
+	if base.Kind() == reflect.Pointer {
+		base = base.Elem()
+	}
+	if _, ok := base.MethodByName(name); ok {
+		return false
+	}
+	_, ok := reflect.PointerTo(base).MethodByName(name)
+	return ok
+}
+
+// maxArrayLen bounds array types with constant lengths.
+const maxArrayLen = 1 << 24
+
+// constInt evaluates a constant integer expression made of literals.
+func (a *walker) constInt(e ast.Expr) (int64, bool) {
+	expr := a.p.src.body[a.off(e.Pos()):a.off(e.End())]
+	tv, err := types.Eval(token.NewFileSet(), nil, token.NoPos, expr)
+	if err != nil || tv.Value == nil {
+		return 0, false
+	}
+	v := constant.ToInt(tv.Value)
+	if v.Kind() != constant.Int {
+		return 0, false
+	}
+	if i, exact := constant.Int64Val(v); exact {
+		return i, true
+	}
+	return 1<<63 - 1, true
+}
+
+func stdByNameLookup(name string) (string, bool) {
+	loadStd()
+	p, ok := stdByName[name]
+	return p, ok
+}

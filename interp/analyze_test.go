@@ -1,0 +1,68 @@
+package interp
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+func TestAnalyze(t *testing.T) {
+	vars := map[string]reflect.Type{
+		"n": reflect.TypeOf(0), "s": reflect.TypeOf([]int{}), "m": reflect.TypeOf(map[string]int{}),
+		"doc": reflect.TypeOf(&Doc{}), "d": reflect.TypeOf(Doc{}),
+	}
+	cases := []struct {
+		code                    string
+		reads, writes, creates []string
+	}{
+		{"x := n + 1", []string{"n"}, nil, []string{"x"}},
+		{"n = 2", nil, []string{"n"}, nil},
+		{"n += 2", []string{"n"}, []string{"n"}, nil},
+		{"n++", []string{"n"}, []string{"n"}, nil},
+		{"s[0] = 1", []string{"s"}, []string{"s"}, nil},
+		{`m["a"] = 1`, []string{"m"}, []string{"m"}, nil},
+		{`doc.Title = "x"`, []string{"doc"}, []string{"doc"}, nil},
+		{`d.Rows[0].N++`, []string{"d"}, []string{"d"}, nil},
+		{"p := &n\n*p = 3", []string{"n"}, []string{"n"}, []string{"p"}},
+		{`delete(m, "a")`, []string{"m"}, []string{"m"}, nil},
+		{`doc.Retitle("x")`, []string{"doc"}, []string{"doc"}, nil},
+		{`d.Retitle("x")`, []string{"d"}, []string{"d"}, nil},
+		{"for _, n = range s {}", []string{"s"}, []string{"n"}, nil},
+		{"if true { n := 1; n++ }", nil, nil, nil},
+		{"for i := range s { y := i; _ = y }", []string{"s"}, nil, nil},
+		{"f := func(n int) int { return n }\nz := f(1)", nil, nil, []string{"f", "z"}},
+		{"n := 5\nfmt.Println(n)", []string{"n"}, []string{"n"}, nil},
+		{"var a, b = 1, n", []string{"n"}, nil, []string{"a", "b"}},
+		{"func g() int { return n }\nx := g()", []string{"n"}, nil, []string{"x"}},
+		{"v := Doc{Title: \"t\"}", nil, nil, []string{"v"}},
+	}
+	for _, tc := range cases {
+		acc, err := Analyze(tc.code, vars)
+		if err != nil {
+			t.Errorf("%q: %v", tc.code, err)
+			continue
+		}
+		if !slices.Equal(acc.Reads, tc.reads) || !slices.Equal(acc.Writes, tc.writes) || !slices.Equal(acc.Creates, tc.creates) {
+			t.Errorf("%q: reads %v writes %v creates %v; want %v %v %v", tc.code, acc.Reads, acc.Writes, acc.Creates, tc.reads, tc.writes, tc.creates)
+		}
+	}
+}
+
+func TestAnalyzeImports(t *testing.T) {
+	acc, err := Analyze("import \"strings\"\nx := strconv.Itoa(len(strings.Fields(\"a b\")))", nil)
+	if err != nil || !slices.Equal(acc.Imports, []string{"strings", "strconv"}) {
+		t.Fatalf("%+v %v", acc, err)
+	}
+}
+
+func TestAnalyzeRefusals(t *testing.T) {
+	for _, code := range []string{"go f()", `import "os"`, "os.Exit(1)", "func main() {}", "var a [1<<40]int"} {
+		if _, err := Analyze(code, nil); !errors.Is(err, ErrRefused) {
+			t.Errorf("%q: err = %v", code, err)
+		}
+	}
+	if _, err := Analyze("x := (", nil); !errors.Is(err, ErrCompile) {
+		t.Errorf("syntax error not reported")
+	}
+}

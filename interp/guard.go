@@ -1,0 +1,182 @@
+package interp
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"runtime/metrics"
+	"time"
+)
+
+// guard holds the per-yaegi-instance limits that snippet code reaches through
+// the injected _byref package: the call-depth counter, allocation checks and a
+// context-aware sleep. A guard belongs to one yaegi instance; a new instance
+// gets a new guard, so a goroutine leaked by a timed-out Eval never shares
+// state with a later one.
+type guard struct {
+	ctx      context.Context
+	depth    int
+	maxDepth int
+	tripped  bool // the depth limit was hit; deferred handlers get headroom
+	maxAlloc int64
+}
+
+// depthPanic is the panic value raised when the call depth limit is hit.
+type depthPanic struct{ limit int }
+
+func (d depthPanic) Error() string {
+	return fmt.Sprintf("call depth limit of %d exceeded (deep or unbounded recursion); rewrite the recursion as a loop", d.limit)
+}
+
+// allocPanic is the panic value raised when one allocation is too large.
+type allocPanic struct {
+	what       string
+	bytes, max int64
+}
+
+func (a allocPanic) Error() string {
+	return fmt.Sprintf("%s would allocate %d bytes, over the per-allocation limit of %d bytes; process the data in smaller pieces", a.what, a.bytes, a.max)
+}
+
+// stoppedPanic is raised when interpreted code is entered after the Eval was
+// stopped, so host loops that call back into the snippet unwind at once.
+type stoppedPanic struct{}
+
+func (stoppedPanic) Error() string { return "snippet stopped" }
+
+// enter is called (as `defer _byref.Enter()()`) at the start of every function
+// body of a snippet. It bounds the interpreted call depth, which yaegi maps to
+// Go stack (about 1.1 KiB per call; a Go stack overflow is fatal).
+func (g *guard) enter() func() {
+	if g.ctx != nil && g.ctx.Err() != nil {
+		panic(stoppedPanic{})
+	}
+	g.depth++
+	limit := g.maxDepth
+	if g.tripped {
+		limit += depthHeadroom
+	}
+	if g.depth > limit {
+		g.depth--
+		g.tripped = true
+		panic(depthPanic{g.maxDepth})
+	}
+	return g.leave
+}
+
+// depthHeadroom is how many more nested calls deferred functions (a recover
+// handler) may make while a depth-limit panic unwinds.
+const depthHeadroom = 64
+
+func (g *guard) leave() {
+	g.depth--
+	if g.tripped && g.depth < g.maxDepth/2 {
+		g.tripped = false
+	}
+}
+
+// size checks the size argument n of make(T, n) against the per-allocation
+// limit; zero is a typed nil of T giving the element size.
+func (g *guard) size(n any, zero any) int {
+	v := reflect.ValueOf(n)
+	var count int64
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		count = v.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		u := v.Uint()
+		if u > 1<<62 {
+			u = 1 << 62
+		}
+		count = int64(u)
+	case reflect.Float32, reflect.Float64:
+		count = int64(v.Float())
+	default:
+		panic(fmt.Sprintf("make: size argument of type %s is not an integer", v.Type()))
+	}
+	elem := int64(1)
+	if t := reflect.TypeOf(zero); t != nil {
+		switch t.Kind() {
+		case reflect.Slice, reflect.Chan:
+			elem = max(int64(t.Elem().Size()), 1)
+		case reflect.Map:
+			elem = max(int64(t.Key().Size()+t.Elem().Size()), 1)
+		}
+	}
+	g.checkBytes(elem, count, "make")
+	return int(count)
+}
+
+// checkBytes panics when unit*count exceeds the per-allocation limit.
+func (g *guard) checkBytes(unit, count int64, what string) {
+	if count <= 0 || unit <= 0 {
+		return
+	}
+	if count > g.maxAlloc/unit {
+		total := unit * count
+		if total/unit != count || total < 0 { // overflow
+			total = 1<<63 - 1
+		}
+		panic(allocPanic{what: what, bytes: total, max: g.maxAlloc})
+	}
+}
+
+// sleep replaces time.Sleep: it returns as soon as the Eval's context ends, so
+// a sleeping snippet never outlives its deadline.
+func (g *guard) sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-g.ctx.Done():
+	}
+}
+
+// exports is the _byref package the instrumented code calls.
+func (g *guard) exports() map[string]reflect.Value {
+	return map[string]reflect.Value{
+		"Enter": reflect.ValueOf(g.enter),
+		"Size":  reflect.ValueOf(g.size),
+	}
+}
+
+// heapSample is the metric the memory watchdog polls.
+const heapMetric = "/memory/classes/heap/objects:bytes"
+
+// watchHeap polls the process heap every interval while an Eval runs and
+// calls stop once it has grown by more than limit bytes since the Eval began.
+// It returns a function that ends the watch. The measure is process-wide:
+// allocations by other goroutines count too.
+func watchHeap(limit int64, interval time.Duration, stop func()) (end func()) {
+	if limit <= 0 {
+		return func() {}
+	}
+	sample := []metrics.Sample{{Name: heapMetric}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return func() {}
+	}
+	base := sample[0].Value.Uint64()
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		s := []metrics.Sample{{Name: heapMetric}}
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				metrics.Read(s)
+				if now := s[0].Value.Uint64(); now > base && int64(now-base) > limit {
+					stop()
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
+}

@@ -1,0 +1,708 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/scanner"
+	"go/token"
+	"io/fs"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	yaegi "github.com/traefik/yaegi/interp"
+)
+
+// Exports is a table of host symbols in yaegi's form: import path plus "/"
+// plus package name ("example.com/app/app") to symbol name to value. Types
+// are registered as nil pointers ((*T)(nil)), variables as addressable
+// values, functions and constants as values; `yaegi extract` generates it.
+type Exports = map[string]map[string]reflect.Value
+
+// Options configures an [Interpreter]. The zero value is valid: every field
+// documents its default.
+type Options struct {
+	// Timeout bounds each Eval when ctx has no earlier deadline. Zero means 10s.
+	Timeout time.Duration
+	// MaxOutput is how many bytes of stdout, and of stderr, are kept per
+	// Eval; the rest is dropped with a marker. A snippet that writes more than
+	// 16 times this (at least 1 MiB) is stopped with ErrOutputLimit.
+	// Zero means 64 KiB.
+	MaxOutput int
+	// RebuildEvery replaces the yaegi interpreter after this many successful
+	// Evals, because yaegi slows down as it accumulates compiled code.
+	// Variables live in the caller and declarations are replayed, so a
+	// rebuild is invisible to snippets. Zero means 500 (see BenchmarkGrowth).
+	RebuildEvery int
+	// Symbols are host packages' symbols, so snippets can import them and
+	// name host types (import "example.com/app"; app.Row{...}).
+	Symbols []Exports
+	// MaxCallDepth bounds nested calls of interpreted functions; deeper
+	// recursion panics with ErrCallDepth instead of overflowing the Go stack,
+	// which would kill the process. Zero means 1,000: yaegi unwinds a panic
+	// in time quadratic in the depth (3.8s at 10,000, 45ms at 1,000).
+	MaxCallDepth int
+	// MaxAlloc bounds the bytes one make, strings.Repeat or bytes.Repeat may
+	// allocate; larger requests panic with ErrAllocLimit (a single allocation
+	// beyond physical memory is a fatal error in Go). Zero means 256 MiB.
+	MaxAlloc int64
+	// MaxHeapGrowth stops a snippet with ErrMemoryLimit when the process heap
+	// grows by more than this while it runs (polled every 10ms; process-wide,
+	// so concurrent host allocations count too). Zero means 1 GiB; negative
+	// disables the watch.
+	MaxHeapGrowth int64
+}
+
+func (o Options) withDefaults() Options {
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	if o.MaxOutput <= 0 {
+		o.MaxOutput = 64 << 10
+	}
+	if o.RebuildEvery <= 0 {
+		o.RebuildEvery = 500
+	}
+	if o.MaxCallDepth <= 0 {
+		o.MaxCallDepth = 1000
+	}
+	if o.MaxAlloc <= 0 {
+		o.MaxAlloc = 256 << 20
+	}
+	if o.MaxHeapGrowth == 0 {
+		o.MaxHeapGrowth = 1 << 30
+	}
+	return o
+}
+
+// Var is a run variable handed to a snippet. Value holds the variable's real
+// Go type (a host struct, a []Row, a *browser.Browser...); the snippet sees it
+// as a plain identifier Name of that type.
+type Var struct {
+	Name  string
+	Value reflect.Value
+}
+
+// Input is one snippet and what it can see.
+type Input struct {
+	// Code is the snippet: optional package clause and imports first, then
+	// statements, and func and type declarations anywhere at top level. It
+	// goes through [NormalizeCode] first.
+	Code string
+	// Vars are the run variables, visible as plain identifiers.
+	Vars []Var
+	// Funcs are host functions callable by name, such as actions built with
+	// reflect.MakeFunc. They are not variables: they are not read back.
+	Funcs map[string]reflect.Value
+}
+
+// Result is what a successful Eval produced. On error only Stdout and Stderr
+// are set.
+type Result struct {
+	Stdout, Stderr string
+	// Values holds the final value of every input variable and of every new
+	// top-level variable, each with its variable's type.
+	Values map[string]reflect.Value
+	// Created names the new top-level variables, in declaration order.
+	// Variables of func or chan type are left out (they would only work
+	// inside this interpreter); declare helpers with func declarations.
+	Created []string
+	// Assigned names input variables the snippet writes, as [Analyze]
+	// defines it.
+	Assigned []string
+}
+
+// Interpreter runs snippets in a yaegi interpreter restricted to an
+// allow-list. It is safe for concurrent use; Evals are serialized. Imports
+// and func and type declarations of successful snippets persist for later
+// snippets; variables do not live here: the caller passes them in each time.
+type Interpreter struct {
+	opts Options
+
+	mu          sync.Mutex
+	inst        *instance
+	imports     map[string]string // alias -> path, replayed on rebuild
+	importOrder []string
+	decls       []declRecord
+	hostPaths   map[string]bool
+	hostNames   map[string]string // package name -> import path
+	stats       Stats
+}
+
+// Stats counts what an Interpreter did, for tests and monitoring.
+type Stats struct {
+	Evals    int // Evals run (including failed ones)
+	Rebuilds int // yaegi instances created, including the first
+}
+
+type declRecord struct {
+	names []string
+	src   string
+}
+
+// instance is one yaegi interpreter with its guard and writers.
+type instance struct {
+	yi       *yaegi.Interpreter
+	g        *guard
+	out, err *switchWriter
+	evals    int
+	imported map[string]string
+	cells    map[string]reflect.Value
+	declared map[string]reflect.Type
+	broken   bool
+	replay   bool // persisted decls still to be replayed (after variables are set)
+}
+
+const sandboxKey = "byref.local/sandbox/_byref"
+
+// New returns an Interpreter with the allow-listed standard library and
+// opts.Symbols loaded. It fails when a Symbols table is malformed.
+func New(opts Options) (*Interpreter, error) {
+	in := &Interpreter{
+		opts:      opts.withDefaults(),
+		imports:   map[string]string{},
+		hostPaths: map[string]bool{},
+		hostNames: map[string]string{},
+	}
+	for _, ex := range opts.Symbols {
+		for k := range ex {
+			i := strings.LastIndex(k, "/")
+			if i <= 0 {
+				return nil, fmt.Errorf("%w: Symbols key %q must be \"import/path/name\"", ErrInput, k)
+			}
+			p, name := k[:i], k[i+1:]
+			in.hostPaths[p] = true
+			if _, dup := in.hostNames[name]; !dup {
+				in.hostNames[name] = p
+			}
+		}
+	}
+	if err := in.rebuild(); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// Stats returns counters of what the Interpreter has done.
+func (in *Interpreter) Stats() Stats {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.stats
+}
+
+type emptyFS struct{}
+
+func (emptyFS) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+
+// rebuild replaces the yaegi instance and replays imports; declarations are
+// replayed by the next Eval once its variables are declared.
+func (in *Interpreter) rebuild() error {
+	g := &guard{ctx: context.Background(), maxDepth: in.opts.MaxCallDepth, maxAlloc: in.opts.MaxAlloc}
+	inst := &instance{
+		g: g, out: &switchWriter{}, err: &switchWriter{},
+		imported: map[string]string{},
+		cells:    map[string]reflect.Value{},
+		declared: map[string]reflect.Type{},
+		replay:   len(in.decls) > 0,
+	}
+	inst.yi = yaegi.New(yaegi.Options{
+		GoPath:               "/nonexistent",
+		SourcecodeFilesystem: emptyFS{},
+		Stdin:                strings.NewReader(""),
+		Stdout:               inst.out,
+		Stderr:               inst.err,
+		Args:                 []string{"snippet"},
+		Env:                  []string{},
+	})
+	if err := inst.yi.Use(symbolsFor(g)); err != nil {
+		return fmt.Errorf("interp: loading the standard library: %w", err)
+	}
+	for _, ex := range in.opts.Symbols {
+		if err := inst.yi.Use(ex); err != nil {
+			return fmt.Errorf("%w: Symbols: %v", ErrInput, err)
+		}
+	}
+	if err := inst.yi.Use(Exports{sandboxKey: g.exports()}); err != nil {
+		return err
+	}
+	if _, err := inst.yi.Eval(`import _byref "byref.local/sandbox"`); err != nil {
+		return fmt.Errorf("interp: internal: %w", err)
+	}
+	if _, err := inst.yi.Eval(`var _byrefLine int`); err != nil {
+		return fmt.Errorf("interp: internal: %w", err)
+	}
+	if err := inst.importAll(in.importOrder, in.imports); err != nil {
+		return err
+	}
+	in.inst = inst
+	in.stats.Rebuilds++
+	return nil
+}
+
+// importAll imports the given aliases in one Eval.
+func (inst *instance) importAll(aliases []string, paths map[string]string) error {
+	var b strings.Builder
+	for _, a := range aliases {
+		if _, ok := inst.imported[a]; ok {
+			continue
+		}
+		fmt.Fprintf(&b, "%s %q;", a, paths[a])
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	if _, err := inst.yi.Eval("import (" + b.String() + ")"); err != nil {
+		inst.broken = true
+		return fmt.Errorf("interp: internal: importing: %w", err)
+	}
+	for _, a := range aliases {
+		inst.imported[a] = paths[a]
+	}
+	return nil
+}
+
+// Eval runs one snippet under ctx (bounded by Options.Timeout) and returns
+// its output and the final values of its variables. Errors are a
+// [*CompileError], [*PanicError], [*RefusedError] or [*StopError]; each
+// unwraps to a sentinel of this package. A snippet that fails changes nothing
+// the caller can see: Values are returned only on success.
+func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.stats.Evals++
+
+	vars := make(map[string]bool, len(input.Vars))
+	for _, v := range input.Vars {
+		if err := checkName(v.Name, vars, input.Funcs); err != nil {
+			return Result{}, err
+		}
+		if !v.Value.IsValid() {
+			return Result{}, fmt.Errorf("%w: variable %s has no value (an invalid reflect.Value); pass reflect.ValueOf(x)", ErrInput, v.Name)
+		}
+		vars[v.Name] = true
+	}
+	for name, f := range input.Funcs {
+		if !token.IsIdentifier(name) || strings.HasPrefix(name, "_byref") {
+			return Result{}, fmt.Errorf("%w: function name %q is not a usable Go identifier", ErrInput, name)
+		}
+		if !f.IsValid() || f.Kind() != reflect.Func {
+			return Result{}, fmt.Errorf("%w: Funcs[%q] is not a function value", ErrInput, name)
+		}
+	}
+	declNames := in.declNames()
+	known := func(name string) bool {
+		if p, ok := strings.CutPrefix(name, "pkg:"); ok {
+			return in.hostPaths[p]
+		}
+		_, isFunc := input.Funcs[name]
+		_, imported := in.imports[name]
+		return isFunc || declNames[name] || imported
+	}
+	types := make(map[string]reflect.Type, len(input.Vars))
+	for _, v := range input.Vars {
+		types[v.Name] = v.Value.Type()
+	}
+	prog, err := analyze(NormalizeCode(input.Code), vars, known, in.hostNames, types)
+	if err != nil {
+		return Result{}, err
+	}
+
+	// Decide on a rebuild before touching the instance.
+	rebuild := in.inst == nil || in.inst.broken || in.inst.evals >= in.opts.RebuildEvery
+	var newImports []string
+	addImport := func(alias, path string) {
+		if old, ok := in.imports[alias]; ok {
+			if old == path {
+				return
+			}
+			rebuild = true // alias now means another package
+		} else {
+			in.importOrder = append(in.importOrder, alias)
+		}
+		in.imports[alias] = path
+		newImports = append(newImports, alias)
+	}
+	for _, im := range prog.src.imports {
+		if im.Alias == "_" {
+			continue
+		}
+		alias := im.Alias
+		if alias == "" {
+			alias = in.packageName(im.Path)
+		}
+		addImport(alias, im.Path)
+	}
+	for _, im := range prog.autoImps {
+		addImport(im.Alias, im.Path)
+	}
+	if in.dropDecls(prog.decls) {
+		rebuild = true
+	}
+	if !rebuild {
+		for _, v := range input.Vars {
+			if t, ok := in.inst.declared[v.Name]; ok && t != v.Value.Type() {
+				rebuild = true // a retyped variable: functions compiled against the old one must go
+			}
+		}
+	}
+	if rebuild {
+		if err := in.rebuild(); err != nil {
+			return Result{}, err
+		}
+	} else if err := in.inst.importAll(newImports, in.imports); err != nil {
+		return Result{}, err
+	}
+	return in.run(ctx, in.inst, prog, input, vars)
+}
+
+// packageName is the name an unrenamed import of path binds.
+func (in *Interpreter) packageName(path string) string {
+	for name, p := range in.hostNames {
+		if p == path {
+			return name
+		}
+	}
+	if path == "math/rand/v2" {
+		return "rand"
+	}
+	return defaultName(path)
+}
+
+func checkName(name string, seen map[string]bool, funcs map[string]reflect.Value) error {
+	switch {
+	case !token.IsIdentifier(name):
+		return fmt.Errorf("%w: variable name %q is not a Go identifier", ErrInput, name)
+	case strings.HasPrefix(name, "_byref"):
+		return fmt.Errorf("%w: variable name %q uses the reserved prefix _byref", ErrInput, name)
+	case name == "_":
+		return fmt.Errorf("%w: variable name _ is the blank identifier", ErrInput)
+	case seen[name]:
+		return fmt.Errorf("%w: variable %s is given twice", ErrInput, name)
+	}
+	if _, ok := funcs[name]; ok {
+		return fmt.Errorf("%w: %s is both a variable and a function", ErrInput, name)
+	}
+	return nil
+}
+
+func (in *Interpreter) declNames() map[string]bool {
+	m := map[string]bool{}
+	for _, d := range in.decls {
+		for _, n := range d.names {
+			m[n] = true
+			if i := strings.IndexByte(n, '.'); i > 0 {
+				m[n[:i]] = true
+			}
+		}
+	}
+	return m
+}
+
+// dropDecls forgets persisted declarations that a new snippet redeclares
+// (with the methods of a redeclared type) and reports whether any went.
+func (in *Interpreter) dropDecls(newDecls [][]string) bool {
+	redecl := map[string]bool{}
+	for _, names := range newDecls {
+		for _, n := range names {
+			redecl[n] = true
+		}
+	}
+	if len(redecl) == 0 {
+		return false
+	}
+	kept := in.decls[:0:0]
+	dropped := false
+	for _, d := range in.decls {
+		hit := false
+		for _, n := range d.names {
+			typ, _, _ := strings.Cut(n, ".")
+			if redecl[n] || redecl[typ] {
+				hit = true
+			}
+		}
+		if hit {
+			dropped = true
+			continue
+		}
+		kept = append(kept, d)
+	}
+	in.decls = kept
+	return dropped
+}
+
+// run evaluates the program's segments on inst.
+func (in *Interpreter) run(parent context.Context, inst *instance, prog *program, input Input, vars map[string]bool) (Result, error) {
+	outBuf := &boundedBuffer{max: in.opts.MaxOutput}
+	errBuf := &boundedBuffer{max: in.opts.MaxOutput}
+	panicLog := &panicLines{}
+	inst.out.set(outBuf)
+	inst.err.set(&teeWriter{errBuf, panicLog})
+
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	ctx, cancelT := context.WithTimeoutCause(ctx, in.opts.Timeout, ErrTimeout)
+	defer cancelT()
+	flood := int64(max(16*in.opts.MaxOutput, 1<<20))
+	outBuf.floodAt, outBuf.onFlood = flood, func() { cancel(ErrOutputLimit) }
+	errBuf.floodAt, errBuf.onFlood = flood, func() { cancel(ErrOutputLimit) }
+	inst.g.ctx = ctx
+	inst.g.depth, inst.g.tripped = 0, false
+	endWatch := watchHeap(in.opts.MaxHeapGrowth, 10*time.Millisecond, func() { cancel(ErrMemoryLimit) })
+	defer endWatch()
+	start := time.Now()
+
+	topLine := 0
+	res := func() Result {
+		return Result{Stdout: outBuf.String(), Stderr: mapPanicLines(errBuf.String(), topLine)}
+	}
+	setup, err := in.setup(inst, input)
+	if err != nil {
+		return Result{}, err
+	}
+	setup = "_byrefLine=0;" + setup
+	inst.evals++
+	fail := func(err error) (Result, error) {
+		inst.broken = true
+		if ctx.Err() != nil {
+			return res(), stopError(ctx, in.opts.Timeout, in.opts.MaxOutput, in.opts.MaxHeapGrowth, time.Since(start))
+		}
+		err = in.yaegiError(err, prog, panicLog)
+		var pe *PanicError
+		if errors.As(err, &pe) {
+			topLine = trackedLine(inst.yi)
+		}
+		return res(), err
+	}
+	eval := func(src string) error {
+		_, err := inst.yi.EvalWithContext(ctx, src)
+		return err
+	}
+	segs := prog.src.segs
+	if len(segs) == 0 || segs[0].decl || inst.replay {
+		if err := eval(";" + setup); err != nil {
+			return fail(err)
+		}
+		setup = ""
+	}
+	if inst.replay {
+		in.replayDecls(ctx, inst)
+		inst.replay = false
+	}
+	body := prog.src.body
+	var declSrcs []string
+	for _, seg := range segs {
+		text := prog.edits.apply(only(body, seg.start, seg.end), seg.start, seg.end)
+		var src string
+		if seg.decl {
+			src = "package main\n" + text
+			declSrcs = append(declSrcs, src)
+		} else {
+			src = ";" + setup + "\n" + text
+			setup = ""
+		}
+		if err := eval(src); err != nil {
+			return fail(err)
+		}
+	}
+	if ctx.Err() != nil { // a stop that raced with the end of the last segment
+		return fail(ctx.Err())
+	}
+	// Success: read back, then remember declarations.
+	values, created, err := readBack(inst.yi, input.Vars, prog.access.Creates)
+	if err != nil {
+		inst.broken = true
+		return res(), err
+	}
+	for i, src := range declSrcs {
+		in.decls = append(in.decls, declRecord{names: prog.decls[i], src: src})
+	}
+	var assigned []string
+	for _, w := range prog.access.Writes {
+		if vars[w] {
+			assigned = append(assigned, w)
+		}
+	}
+	r := res()
+	r.Values, r.Created, r.Assigned = values, created, assigned
+	return r, nil
+}
+
+// setup registers one cell per variable and function in the _byref package,
+// stores the current values, and returns the statements that copy them into
+// interpreter globals.
+func (in *Interpreter) setup(inst *instance, input Input) (string, error) {
+	type item struct {
+		name string
+		val  reflect.Value
+		fn   bool
+	}
+	items := make([]item, 0, len(input.Vars)+len(input.Funcs))
+	for _, v := range input.Vars {
+		items = append(items, item{v.Name, v.Value, false})
+	}
+	for n, f := range input.Funcs {
+		items = append(items, item{n, f, true})
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].name < items[j].name })
+	var fresh map[string]reflect.Value
+	var b strings.Builder
+	for _, it := range items {
+		key := "V" + it.name
+		t := it.val.Type()
+		cell, ok := inst.cells[it.name]
+		if !ok || cell.Type() != t {
+			cell = reflect.New(t).Elem()
+			inst.cells[it.name] = cell
+			if fresh == nil {
+				fresh = map[string]reflect.Value{}
+			}
+			fresh[key] = cell
+		}
+		if err := setValue(cell, it.val); err != nil {
+			return "", fmt.Errorf("%w: %s: %v", ErrInput, it.name, err)
+		}
+		if inst.declared[it.name] == t {
+			fmt.Fprintf(&b, "%s = _byref.%s;", it.name, key)
+		} else {
+			fmt.Fprintf(&b, "var %s = _byref.%s;", it.name, key)
+			inst.declared[it.name] = t
+		}
+	}
+	if fresh != nil {
+		if err := inst.yi.Use(Exports{sandboxKey: fresh}); err != nil {
+			return "", err
+		}
+	}
+	return b.String(), nil
+}
+
+func setValue(cell, v reflect.Value) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cannot hand the value to the interpreter: %v", r)
+		}
+	}()
+	cell.Set(v)
+	return nil
+}
+
+// replayDecls re-evaluates declarations of earlier snippets on a fresh
+// instance; one that no longer compiles (it named a variable that is gone)
+// is dropped.
+func (in *Interpreter) replayDecls(ctx context.Context, inst *instance) {
+	kept := in.decls[:0:0]
+	for _, d := range in.decls {
+		if _, err := inst.yi.EvalWithContext(ctx, d.src); err == nil {
+			kept = append(kept, d)
+		}
+	}
+	in.decls = kept
+}
+
+// readBack copies the final values of input and created variables out of the
+// interpreter.
+func readBack(yi *yaegi.Interpreter, inputs []Var, creates []string) (values map[string]reflect.Value, created []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("interp: internal: reading variables back: %v", r)
+		}
+	}()
+	g := yi.Globals()
+	values = make(map[string]reflect.Value, len(inputs)+len(creates))
+	for _, v := range inputs {
+		if gv, ok := g[v.Name]; ok && gv.IsValid() {
+			values[v.Name] = detach(gv)
+		} else {
+			values[v.Name] = v.Value
+		}
+	}
+	for _, name := range creates {
+		gv, ok := g[name]
+		if !ok || !gv.IsValid() {
+			continue
+		}
+		if k := gv.Kind(); k == reflect.Func || k == reflect.Chan {
+			continue
+		}
+		values[name] = detach(gv)
+		created = append(created, name)
+	}
+	return values, created, nil
+}
+
+// detach copies a value out of the interpreter's storage, so a later snippet
+// writing the same global does not change what the caller holds.
+func detach(v reflect.Value) reflect.Value {
+	c := reflect.New(v.Type()).Elem()
+	c.Set(v)
+	return c
+}
+
+// yaegiError turns a yaegi error into a typed error with snippet positions.
+func (in *Interpreter) yaegiError(err error, prog *program, panics *panicLines) error {
+	var p yaegi.Panic
+	if errors.As(err, &p) {
+		pe := &PanicError{Value: fmt.Sprint(p.Value)}
+		switch v := p.Value.(type) {
+		case depthPanic:
+			pe.Err = ErrCallDepth
+		case allocPanic:
+			pe.Err = ErrAllocLimit
+		case stoppedPanic:
+			_ = v
+		}
+		pe.Line = trackedLine(in.inst.yi)
+		if line, ok := panics.first(); pe.Line == 0 && ok && line-1 >= 1 && line-1 <= len(prog.src.lines) && !panics.topLevel() {
+			pe.Line = line - 1
+		}
+		return pe
+	}
+	var list scanner.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		return prog.compileError(list[0].Pos.Line, list[0].Pos.Column, list[0].Msg)
+	}
+	if m := posRE.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		col, _ := strconv.Atoi(m[2])
+		return prog.compileError(line, col, m[3])
+	}
+	return &CompileError{Msg: err.Error()}
+}
+
+// trackedLine reads the line marker the instrumented top-level code keeps.
+func trackedLine(yi *yaegi.Interpreter) (line int) {
+	defer func() {
+		if recover() != nil {
+			line = 0
+		}
+	}()
+	if v, ok := yi.Globals()["_byrefLine"]; ok && v.IsValid() && v.Kind() == reflect.Int {
+		return int(v.Int())
+	}
+	return 0
+}
+
+var posRE = regexp.MustCompile(`(?s)^(?:[^:\n]*:)?(\d+):(\d+): (.*)$`)
+
+// compileError maps a yaegi line:column (line 1 is the sandbox's setup line)
+// to the snippet.
+func (p *program) compileError(line, col int, msg string) error {
+	line--
+	if line < 1 || line > len(p.src.lines) {
+		return &CompileError{Msg: strings.ReplaceAll(msg, localSuffix, "")}
+	}
+	offs := lineOffsets(p.src.body)
+	end := len(p.src.body)
+	if line+1 < len(offs) {
+		end = offs[line+1] - 1
+	}
+	col = p.edits.column(offs[line], end, col)
+	return &CompileError{Line: line, Column: col, Source: p.src.lines[line-1], Msg: strings.ReplaceAll(msg, localSuffix, "")}
+}

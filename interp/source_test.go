@@ -1,0 +1,74 @@
+package interp
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestExtractCode(t *testing.T) {
+	text := "Let me compute it.\n\n```go\nx := 1\nfmt.Println(x)\n```\n\nand some shell:\n```sh\nls\n```\n~~~golang\ny := 2\n~~~\n```\nplain\n```\n"
+	got := ExtractCode(text)
+	want := []string{"x := 1\nfmt.Println(x)", "y := 2"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q", got)
+	}
+	if got := ExtractCode("no code here"); got != nil {
+		t.Fatalf("got %q", got)
+	}
+	if got := ExtractCode("```go\nunterminated := 1\n"); !slices.Equal(got, []string{"unterminated := 1"}) {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestNormalizeCode(t *testing.T) {
+	cases := map[string]string{
+		"x := 1\n\n":                   "x := 1",
+		"```go\nx := 1\n```":           "x := 1",
+		"```\nx := 1\n```":             "x := 1",
+		"Here:\n```go\nx := 1\n```\n": "x := 1",
+		"\nx := 1":                     "\nx := 1",
+	}
+	for in, want := range cases {
+		if got := NormalizeCode(in); got != want {
+			t.Errorf("NormalizeCode(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSplitSource(t *testing.T) {
+	code := "package main\nimport (\n\t\"fmt\"\n\ts \"strings\"\n)\nimport \"sort\"\nx := 1\ntype T struct{ A int }\nfunc (t T) M() int { return t.A }\nfunc f() T { return T{x} }\ny := f().M()\nfunc() { fmt.Println(y) }()"
+	src, err := splitSource(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.body) != len(code) {
+		t.Fatal("body changed length")
+	}
+	var paths []string
+	for _, im := range src.imports {
+		paths = append(paths, im.Alias+"="+im.Path)
+	}
+	if !slices.Equal(paths, []string{"=fmt", "s=strings", "=sort"}) {
+		t.Errorf("imports %v", paths)
+	}
+	var kinds []bool
+	for _, sg := range src.segs {
+		kinds = append(kinds, sg.decl)
+	}
+	if !slices.Equal(kinds, []bool{false, true, false}) {
+		t.Errorf("segments %v", src.segs)
+	}
+}
+
+func TestEditsColumn(t *testing.T) {
+	var e edits
+	e.add(5, "AAA")
+	e.add(10, "BB")
+	e.sort()
+	// original line "0123456789xyz" (offsets 0..12), instrumented "01234AAA56789BBxyz"
+	for _, c := range []struct{ newCol, want int }{{1, 1}, {5, 5}, {7, 6}, {9, 6}, {10, 7}, {16, 11}, {17, 12}} {
+		if got := e.column(0, 13, c.newCol); got != c.want {
+			t.Errorf("column(%d) = %d, want %d", c.newCol, got, c.want)
+		}
+	}
+}

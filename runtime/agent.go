@@ -1,0 +1,460 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/schema"
+	"github.com/byref/byref/variable"
+)
+
+// Errors of Start, FollowUp and Cancel.
+var (
+	// ErrNoModel: neither Options.Model nor RunOptions.Model is set.
+	ErrNoModel = errors.New("runtime: no model; set Options.Model or RunOptions.Model (llm.NewScripted for tests)")
+	// ErrBusy: the runtime already has a run in progress.
+	ErrBusy = errors.New("runtime: a run is already in progress on this runtime; wait for it or use another Runtime")
+	// ErrInvalidInput: the input does not match RunOptions.InputSchema.
+	ErrInvalidInput = errors.New("runtime: invalid input")
+	// ErrNotFollowable: a follow-up was sent to a run that is not completed,
+	// or that is non-interactive.
+	ErrNotFollowable = errors.New("runtime: the run does not accept follow-ups")
+	// ErrTerminal: the run has already ended (completed, failed or
+	// canceled), so it cannot be cancelled.
+	ErrTerminal = errors.New("runtime: the run has already ended")
+)
+
+// Defaults of Limits.
+const (
+	DefaultMaxSteps      = 25
+	DefaultResultRetries = 2
+	DefaultContextWindow = 128_000
+	DefaultContextShare  = 0.75
+	DefaultLargeResult   = 8_000
+)
+
+// Limits bound a run. The zero value means the defaults.
+type Limits struct {
+	// MaxSteps is the number of model calls after which the run completes
+	// with a null result. Zero means DefaultMaxSteps.
+	MaxSteps int
+	// MaxTokens is the token budget (input plus output, as the model
+	// reports them) after which the run completes with a null result.
+	// Zero means no budget.
+	MaxTokens int64
+	// ResultRetries is how many invalid results go back to the model before
+	// the run completes with a null result. Zero means
+	// DefaultResultRetries; negative means none.
+	ResultRetries int
+	// ContextWindow is the model's context window, in tokens. Zero means
+	// DefaultContextWindow.
+	ContextWindow int
+	// ContextShare is the share of the window the conversation may fill
+	// before the oldest turns are dropped (the system prompt and the task
+	// are kept). Zero means DefaultContextShare.
+	ContextShare float64
+	// LargeResult is the size, in characters, above which a tool result is
+	// kept as a variable and the model gets its preview and reference.
+	// Zero means DefaultLargeResult.
+	LargeResult int
+	// Retry is how model calls are retried on rate limits and provider
+	// errors; the zero value is llm.RetryPolicy's default.
+	Retry llm.RetryPolicy
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxSteps <= 0 {
+		l.MaxSteps = DefaultMaxSteps
+	}
+	if l.ResultRetries == 0 {
+		l.ResultRetries = DefaultResultRetries
+	}
+	if l.ContextWindow <= 0 {
+		l.ContextWindow = DefaultContextWindow
+	}
+	if l.ContextShare <= 0 || l.ContextShare > 1 {
+		l.ContextShare = DefaultContextShare
+	}
+	if l.LargeResult <= 0 {
+		l.LargeResult = DefaultLargeResult
+	}
+	return l
+}
+
+// RunOptions configures one run. Only Task (or Input) is needed.
+type RunOptions struct {
+	// ID is the run's ID. A client-supplied ID makes Start idempotent: a
+	// second Start with the same ID returns the existing run. Empty means
+	// a new run.NewID().
+	ID run.ID
+	// Session groups runs into a conversation; Turn is this run's turn.
+	Session run.SessionID
+	Turn    run.TurnID
+	// Name is a human-readable name.
+	Name string
+	// Tags are queryable key-value pairs.
+	Tags map[string]string
+	// Task is the initial prompt: what the model is asked to do.
+	Task string
+	// Input is structured input, given to the model as JSON and as the
+	// variable "input". It is validated against InputSchema when set.
+	Input       json.RawMessage
+	InputSchema json.RawMessage
+	// ResultSchema is the JSON Schema the result must match (see
+	// ResultSchemaFor). The terminate action's result follows it.
+	ResultSchema json.RawMessage
+	// Values are visible to actions through ContextValue but never to the
+	// model: a user ID, a tenant, credentials.
+	Values map[string]any
+	// Actions is the allow-list of actions attached to the run; empty
+	// means all of the runtime's actions. terminate is always attached.
+	Actions []string
+	// NonInteractive runs refuse follow-ups.
+	NonInteractive bool
+	// Instructions are added to the system prompt.
+	Instructions string
+	// Model overrides Options.Model for this run.
+	Model llm.Model
+	// ModelName is recorded with the run, e.g. "openai:gpt-4o-mini".
+	ModelName string
+	// Limits bound the run.
+	Limits Limits
+	// OnStatus is called after every status change is recorded, on the
+	// goroutine that made it. It must not block.
+	OnStatus func(run.StatusChanged)
+}
+
+// Outcome is how a run (or its latest turn, after a follow-up) ended.
+type Outcome struct {
+	// RunID is the run's ID.
+	RunID run.ID
+	// Status is completed, failed or canceled.
+	Status run.Status
+	// Result is the result's JSON: the literal null when the run completed
+	// without one (it could not do its task, or hit a limit).
+	Result json.RawMessage
+	// Reason says why the run failed, was canceled, or has a null result.
+	Reason string
+	// Steps is the number of model calls made.
+	Steps int
+	// Usage totals the tokens the model reported.
+	Usage llm.Usage
+}
+
+// OK reports whether the run completed with a non-null result.
+func (o Outcome) OK() bool {
+	return o.Status == run.StatusCompleted && len(o.Result) > 0 && string(o.Result) != "null"
+}
+
+// ResultAs decodes an outcome's result into a T.
+func ResultAs[T any](o Outcome) (T, error) {
+	var v T
+	if !o.OK() {
+		return v, fmt.Errorf("runtime: run %s has no result (%s: %s)", o.RunID, o.Status, o.Reason)
+	}
+	if err := json.Unmarshal(o.Result, &v); err != nil {
+		return v, fmt.Errorf("runtime: the result of run %s is not a %T: %w", o.RunID, v, err)
+	}
+	return v, nil
+}
+
+// ResultSchemaFor returns the JSON Schema of T, for RunOptions.ResultSchema
+// (pair it with ResultAs). It panics if T cannot be JSON, a programmer's
+// error.
+func ResultSchemaFor[T any]() json.RawMessage {
+	s, err := schema.For(reflectType[T]())
+	if err != nil {
+		panic(fmt.Sprintf("runtime.ResultSchemaFor: %v", err))
+	}
+	return s
+}
+
+type valuesKey struct{}
+
+// ContextValue returns the value RunOptions.Values holds for key, as seen by
+// an action running in that run.
+func ContextValue[T any](ctx context.Context, key string) (T, bool) {
+	var zero T
+	values, _ := ctx.Value(valuesKey{}).(map[string]any)
+	v, ok := values[key].(T)
+	if !ok {
+		return zero, false
+	}
+	return v, true
+}
+
+// Handle is a started run: its ID, its outcome when it ends, its events, and
+// the ways to cancel it or follow it up. It is safe for concurrent use.
+type Handle struct {
+	rt    *Runtime
+	id    run.ID
+	rec   *recorder
+	model llm.Model
+	opts  RunOptions
+
+	mu       sync.Mutex
+	done     chan struct{} // closed when the current turn ends
+	outcome  Outcome
+	cancel   context.CancelCauseFunc
+	messages []llm.Message
+	steps    int
+	usage    llm.Usage
+	result   *schema.Validator
+}
+
+// ID returns the run's ID.
+func (h *Handle) ID() run.ID { return h.id }
+
+// Wait blocks until the run's current turn ends or ctx is done.
+func (h *Handle) Wait(ctx context.Context) (Outcome, error) {
+	h.mu.Lock()
+	done := h.done
+	h.mu.Unlock()
+	select {
+	case <-done:
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.outcome, nil
+	case <-ctx.Done():
+		return Outcome{}, ctx.Err()
+	}
+}
+
+// Events yields the run's events from sequence number from (1 for all):
+// those stored, then live ones, until the run ends or ctx is done. See
+// run.Store.Events for when the subscription starts.
+func (h *Handle) Events(ctx context.Context, from int64) func(yield func(run.Event, error) bool) {
+	return h.rec.store.Events(ctx, h.id, from)
+}
+
+// Snapshot folds the run's events into its current state.
+func (h *Handle) Snapshot(ctx context.Context) (run.Snapshot, error) {
+	return run.LoadSnapshot(ctx, h.rec.store, h.id)
+}
+
+// Status returns the run's current status.
+func (h *Handle) Status() run.Status { return h.rec.current() }
+
+// Cancel asks the run to stop: it moves to cancelling at once, its context
+// (and so every running action and snippet) is cancelled, and it moves to
+// canceled when they have returned. Cancelling a run that has ended returns
+// an error wrapping ErrTerminal.
+func (h *Handle) Cancel(ctx context.Context) error {
+	err := h.rec.transition(ctx, run.StatusCancelling, "cancel requested")
+	if err != nil {
+		if isIllegal(err) {
+			return fmt.Errorf("%w: run %s is %s", ErrTerminal, h.id, h.rec.current())
+		}
+		return err
+	}
+	h.mu.Lock()
+	cancel := h.cancel
+	h.mu.Unlock()
+	if cancel != nil {
+		cancel(errCanceled)
+	}
+	return nil
+}
+
+var errCanceled = errors.New("run canceled")
+
+// FollowUp sends a message to a completed, interactive run: it moves back to
+// running with its variables and history, and Wait returns the new outcome.
+func (h *Handle) FollowUp(ctx context.Context, text string) error {
+	if h.opts.NonInteractive {
+		return fmt.Errorf("%w: run %s is non-interactive", ErrNotFollowable, h.id)
+	}
+	h.mu.Lock()
+	select {
+	case <-h.done:
+	default:
+		h.mu.Unlock()
+		return fmt.Errorf("%w: run %s is still %s; wait for it first", ErrNotFollowable, h.id, h.rec.current())
+	}
+	if s := h.rec.current(); s != run.StatusCompleted {
+		h.mu.Unlock()
+		return fmt.Errorf("%w: run %s is %s, and only a completed run can be followed up", ErrNotFollowable, h.id, s)
+	}
+	h.done = make(chan struct{})
+	h.messages = append(h.messages, llm.UserMessage(text))
+	h.mu.Unlock()
+	if err := h.rec.transition(ctx, run.StatusRunning, "follow-up"); err != nil {
+		h.end(Outcome{Status: h.rec.current(), Reason: err.Error()})
+		return err
+	}
+	if err := h.rec.append(ctx, run.PhaseChanged{From: h.rec.phase, To: run.PhasePrompted}, run.UserMessage{Text: text}); err != nil {
+		h.fail(ctx, "store: "+err.Error())
+		return err
+	}
+	h.launch(ctx)
+	return nil
+}
+
+// end publishes the outcome of the current turn.
+func (h *Handle) end(o Outcome) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	o.RunID, o.Steps, o.Usage = h.id, h.steps, h.usage
+	if o.Result == nil && o.Status == run.StatusCompleted {
+		o.Result = json.RawMessage("null")
+	}
+	h.outcome = o
+	close(h.done)
+}
+
+// Start begins a run on the runtime's model and store and returns at once;
+// the run goes on in its own goroutine until it ends or ctx is cancelled.
+// A runtime runs one run at a time (follow-ups continue it).
+func (rt *Runtime) Start(ctx context.Context, opts RunOptions) (*Handle, error) {
+	model := opts.Model
+	if model == nil {
+		model = rt.opts.Model
+	}
+	if model == nil {
+		return nil, ErrNoModel
+	}
+	if opts.Task == "" && len(opts.Input) == 0 {
+		return nil, errors.New("runtime: RunOptions.Task (or Input) is empty; say what the model should do")
+	}
+	var resultValidator *schema.Validator
+	if len(opts.ResultSchema) > 0 {
+		v, err := schema.Compile(opts.ResultSchema)
+		if err != nil {
+			return nil, fmt.Errorf("runtime: RunOptions.ResultSchema: %w", err)
+		}
+		resultValidator = v
+	}
+	var input any
+	if len(opts.Input) > 0 {
+		if err := json.Unmarshal(opts.Input, &input); err != nil {
+			return nil, fmt.Errorf("%w: not JSON: %v", ErrInvalidInput, err)
+		}
+		if len(opts.InputSchema) > 0 {
+			v, err := schema.Compile(opts.InputSchema)
+			if err != nil {
+				return nil, fmt.Errorf("runtime: RunOptions.InputSchema: %w", err)
+			}
+			if err := v.Validate(opts.Input); err != nil {
+				return nil, fmt.Errorf("%w: %v", ErrInvalidInput, err)
+			}
+		}
+	}
+
+	rt.runMu.Lock()
+	defer rt.runMu.Unlock()
+	if opts.ID != "" {
+		if h, ok := rt.runs[opts.ID]; ok {
+			return h, nil
+		}
+	}
+	if rt.active != nil && !rt.active.finished() {
+		return nil, ErrBusy
+	}
+	id := opts.ID
+	if id == "" {
+		id = run.NewID()
+	}
+	store := rt.store()
+	created := run.RunCreated{
+		Name: opts.Name, Session: opts.Session, Turn: opts.Turn, Tags: opts.Tags, Input: opts.Input,
+		Options: run.RunOptions{
+			Model: opts.ModelName, Interactive: !opts.NonInteractive, MaxSteps: opts.Limits.withDefaults().MaxSteps,
+			MaxTokens: opts.Limits.MaxTokens, Actions: opts.Actions, InputSchema: opts.InputSchema, ResultSchema: opts.ResultSchema,
+		},
+	}
+	sum, isNew, err := store.Create(ctx, run.Event{RunID: id, Data: created})
+	if err != nil {
+		return nil, fmt.Errorf("runtime: creating run %s: %w", id, err)
+	}
+	if !isNew {
+		return nil, fmt.Errorf("runtime: run %s already exists in the store (status %s) but was not started by this runtime", id, sum.Status)
+	}
+	h := &Handle{
+		rt: rt, id: id, model: llm.WithRetry(model, opts.Limits.Retry), opts: opts, result: resultValidator,
+		rec:  &recorder{store: store, id: id, last: sum.LastSeq, status: run.StatusCreated, hook: opts.OnStatus},
+		done: make(chan struct{}),
+	}
+	if rt.runs == nil {
+		rt.runs = map[run.ID]*Handle{}
+	}
+	rt.runs[id] = h
+	rt.active = h
+
+	rt.mu.Lock()
+	rt.attach(opts.Actions, opts.ResultSchema)
+	if input != nil {
+		if _, _, taken := rt.vars.Value("input"); !taken {
+			_ = rt.define(variable.Spec{Name: "input", Value: input, Description: "the run's structured input"}, rt.step, "host")
+		}
+	}
+	startVars := rt.variableEvents(rt.vars.Names(), true)
+	rt.mu.Unlock()
+
+	h.messages = []llm.Message{llm.SystemMessage(""), llm.UserMessage(taskText(opts))}
+	if err := h.rec.append(ctx, startVars...); err != nil {
+		return nil, fmt.Errorf("runtime: recording run %s: %w", id, err)
+	}
+	if err := h.rec.transition(ctx, run.StatusRunning, "", ); err != nil {
+		return nil, err
+	}
+	if err := h.rec.append(ctx, run.PhaseChanged{To: run.PhasePrompted}, run.UserMessage{Text: taskText(opts), Turn: opts.Turn}); err != nil {
+		return nil, err
+	}
+	h.launch(ctx)
+	return h, nil
+}
+
+// Run starts a run and waits for it to end.
+func (rt *Runtime) Run(ctx context.Context, opts RunOptions) (Outcome, error) {
+	h, err := rt.Start(ctx, opts)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return h.Wait(ctx)
+}
+
+// launch runs the loop of the current turn in its own goroutine.
+func (h *Handle) launch(ctx context.Context) {
+	loopCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	// The caller's cancellation cancels the run too.
+	stop := context.AfterFunc(ctx, func() { _ = h.Cancel(context.Background()) })
+	h.mu.Lock()
+	h.cancel = cancel
+	h.mu.Unlock()
+	if len(h.opts.Values) > 0 {
+		loopCtx = context.WithValue(loopCtx, valuesKey{}, h.opts.Values)
+	}
+	go func() {
+		defer stop()
+		defer cancel(nil)
+		h.end(h.loop(loopCtx))
+	}()
+}
+
+// finished reports whether the current turn has ended.
+func (h *Handle) finished() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	select {
+	case <-h.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func taskText(opts RunOptions) string {
+	text := opts.Task
+	if len(opts.Input) > 0 {
+		if text != "" {
+			text += "\n\n"
+		}
+		text += "Input (also the variable input):\n" + string(opts.Input)
+	}
+	return text
+}

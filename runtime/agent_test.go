@@ -1,0 +1,470 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/variable"
+)
+
+func newAgent(t testing.TB, model llm.Model, opts runtime.Options) *runtime.Runtime {
+	t.Helper()
+	if opts.Actions == nil {
+		opts.Actions = action.MustSet(weatherAction)
+	}
+	if opts.Variables == nil {
+		opts.Variables = []variable.Spec{{Name: "city", Value: "Paris"}}
+	}
+	opts.Model = model
+	rt, err := runtime.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}
+
+func events(t testing.TB, h *runtime.Handle) []run.Event {
+	t.Helper()
+	var out []run.Event
+	for e, err := range h.Events(context.Background(), 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func types(evs []run.Event) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, string(e.Type()))
+	}
+	return out
+}
+
+func TestAgentWeatherTask(t *testing.T) {
+	model := llm.NewScripted(
+		llm.CallTool("get_weather", `{"location":"<<var:city>>","unit":"c","return":null}`),
+		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
+	)
+	rt := newAgent(t, model, runtime.Options{})
+	h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "What is the weather in the city?", Name: "weather", Tags: map[string]string{"team": "demo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := h.Wait(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != run.StatusCompleted || string(o.Result) != `"sunny, 21°C in Paris"` || o.Steps != 2 {
+		t.Fatalf("outcome = %+v", o)
+	}
+	evs := events(t, h)
+	got := strings.Join(types(evs), " ")
+	for _, want := range []string{"run_created", "variable_created", "status_changed", "user_message", "tool_call_scheduled", "tool_call_completed", "result"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("events %s lack %s", got, want)
+		}
+	}
+	snap := run.Fold(evs)
+	if snap.Status != run.StatusCompleted || string(snap.Result) != string(o.Result) || len(snap.ToolCalls) != 2 {
+		t.Fatalf("snapshot = %+v", snap)
+	}
+	if tc := snap.ToolCalls[0]; tc.Call.References["location"].Variable != "city" || !tc.Success {
+		t.Fatalf("tool call = %+v", tc)
+	}
+	if v, ok := snap.Variable("weather"); !ok || v.Preview != `"sunny, 21°C in Paris"` {
+		t.Fatalf("weather in snapshot = %+v", v)
+	}
+	// The model saw the schemas and a system prompt listing the variable.
+	req := model.Requests()[0]
+	if !strings.Contains(req.Messages[0].Text, "- city (string): \"Paris\"") {
+		t.Fatalf("system prompt lacks the variable:\n%s", req.Messages[0].Text)
+	}
+	if len(req.Tools) != 3 || req.Tools[0].Name != "get_weather" || !req.Tools[0].Strict {
+		t.Fatalf("tools = %+v", req.Tools)
+	}
+}
+
+// A snippet builds a value and a tool call of the same step uses it by
+// reference.
+func TestAgentMixedStep(t *testing.T) {
+	model := llm.NewScripted(
+		llm.Response{
+			Text:      "I will build the name in Go first.\n```go\nimport \"strings\"\nfull := strings.ToUpper(city) + \", France\"\nfmt.Println(full)\n```",
+			ToolCalls: []llm.ToolCall{{ID: "c1", Name: "get_weather", Arguments: `{"location":"<<var:full>>","unit":"c","return":null}`}},
+		},
+		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
+	)
+	rt := newAgent(t, model, runtime.Options{})
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "weather"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(o.Result) != `"sunny, 21°C in PARIS, France"` {
+		t.Fatalf("outcome = %+v", o)
+	}
+	h := rt.History()
+	if len(h) != 3 || h[0].Kind != runtime.KindSnippet || h[0].Created[0] != "full" || h[1].Args[0].Ref != "full" {
+		t.Fatalf("history = %+v", h)
+	}
+	// The snippet's output reached the model.
+	msgs := model.Requests()[1].Messages
+	found := false
+	for _, m := range msgs {
+		if strings.Contains(m.Text, "PARIS, France") && strings.Contains(m.Text, "Results of your Go code") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("the snippet's result was not sent back: %+v", msgs)
+	}
+}
+
+type Forecast struct {
+	City  string `json:"city"`
+	TempC int    `json:"temp_c"`
+}
+
+func TestAgentResultSchemaWithOneInvalidAttempt(t *testing.T) {
+	model := llm.NewScripted(
+		llm.CallTool("terminate", `{"success":true,"result":{"city":"Paris"}}`),
+		llm.CallTool("terminate", `{"success":true,"result":{"city":"Paris","temp_c":21}}`),
+	)
+	rt := newAgent(t, model, runtime.Options{})
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "forecast", ResultSchema: runtime.ResultSchemaFor[Forecast]()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := runtime.ResultAs[Forecast](o)
+	if err != nil || f != (Forecast{"Paris", 21}) {
+		t.Fatalf("result = %+v, %v (outcome %+v)", f, err, o)
+	}
+	// The model was told why the first result was refused.
+	last := model.Requests()[1].Messages
+	if m := last[len(last)-1]; !strings.Contains(m.Text, "not valid") || !strings.Contains(m.Text, "temp_c") {
+		t.Fatalf("retry message = %q", m.Text)
+	}
+	// terminate's result follows the schema.
+	for _, tool := range model.Requests()[0].Tools {
+		if tool.Name == "terminate" && !strings.Contains(string(tool.Parameters), "temp_c") {
+			t.Fatalf("terminate schema lacks the result schema: %s", tool.Parameters)
+		}
+	}
+}
+
+func TestAgentResultSchemaGivesUp(t *testing.T) {
+	bad := llm.CallTool("terminate", `{"success":true,"result":{"city":1}}`)
+	model := llm.NewScripted(bad, bad, bad)
+	rt := newAgent(t, model, runtime.Options{})
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "forecast", ResultSchema: runtime.ResultSchemaFor[Forecast](), Limits: runtime.Limits{ResultRetries: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != run.StatusCompleted || string(o.Result) != "null" || !strings.Contains(o.Reason, "no valid result after 3 attempts") {
+		t.Fatalf("outcome = %+v", o)
+	}
+}
+
+func TestAgentRecoversFromFailingAction(t *testing.T) {
+	flaky := action.MustNew(action.Spec{
+		Name: "lookup", Func: func(city string) (int, error) {
+			if city != "Paris" {
+				return 0, errors.New("unknown city " + city)
+			}
+			return 2_100_000, nil
+		},
+		Params: []action.Param{{Name: "city"}},
+	})
+	model := llm.NewScripted(
+		llm.CallTool("lookup", `{"city":"Pari","return":null}`),
+		llm.CallTool("lookup", `{"city":"<<var:city>>","return":null}`),
+		llm.CallTool("terminate", `{"success":true,"result":"<<var:lookup_result>>"}`),
+	)
+	rt := newAgent(t, model, runtime.Options{Actions: action.MustSet(flaky)})
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "population"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != run.StatusCompleted || string(o.Result) != "2100000" {
+		t.Fatalf("outcome = %+v", o)
+	}
+	tool := model.Requests()[1].Messages[3]
+	if tool.Role != llm.RoleTool || !strings.Contains(tool.Text, "unknown city Pari") {
+		t.Fatalf("the failure was not sent back: %+v", tool)
+	}
+}
+
+func TestAgentStepLimit(t *testing.T) {
+	model := llm.NewScriptedFunc(func(llm.Request) (llm.Response, error) {
+		return llm.CallTool("get_weather", `{"location":"Paris","unit":"c","return":null}`), nil
+	})
+	rt := newAgent(t, model, runtime.Options{})
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "loop", Limits: runtime.Limits{MaxSteps: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != run.StatusCompleted || string(o.Result) != "null" || o.Steps != 3 || !strings.Contains(o.Reason, "step limit (3)") {
+		t.Fatalf("outcome = %+v", o)
+	}
+}
+
+func TestAgentTokenBudget(t *testing.T) {
+	model := llm.NewScriptedFunc(func(llm.Request) (llm.Response, error) {
+		r := llm.CallTool("get_weather", `{"location":"Paris","unit":"c","return":null}`)
+		r.Usage = llm.Usage{InputTokens: 600, OutputTokens: 10}
+		return r, nil
+	})
+	rt := newAgent(t, model, runtime.Options{})
+	o, _ := rt.Run(context.Background(), runtime.RunOptions{Task: "loop", Limits: runtime.Limits{MaxTokens: 1000}})
+	if o.Status != run.StatusCompleted || o.Steps != 2 || !strings.Contains(o.Reason, "token budget") || o.Usage.Total() != 1220 {
+		t.Fatalf("outcome = %+v", o)
+	}
+}
+
+func TestAgentFollowUp(t *testing.T) {
+	model := llm.NewScripted(
+		llm.CallTool("get_weather", `{"location":"<<var:city>>","unit":"c","return":null}`),
+		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
+		llm.CallTool("get_weather", `{"location":"<<var:city>>","unit":"f","return":"weather"}`),
+		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
+	)
+	rt := newAgent(t, model, runtime.Options{})
+	ctx := context.Background()
+	h, err := rt.Start(ctx, runtime.RunOptions{Task: "weather in C"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := h.Wait(ctx)
+	if err := h.FollowUp(ctx, "now in F"); err != nil {
+		t.Fatal(err)
+	}
+	second, _ := h.Wait(ctx)
+	if string(first.Result) != `"sunny, 21°C in Paris"` || string(second.Result) != `"sunny, 21°F in Paris"` {
+		t.Fatalf("results %s then %s", first.Result, second.Result)
+	}
+	// Variables and history were kept: weather was assigned, not recreated.
+	if v, _ := rt.Variable("weather"); len(v.History) != 2 {
+		t.Fatalf("weather's history = %+v", v.History)
+	}
+	evs := events(t, h)
+	results := 0
+	for _, e := range evs {
+		if _, ok := e.Data.(run.Result); ok {
+			results++
+		}
+	}
+	if snap := run.Fold(evs); results != 2 || string(snap.Result) != string(second.Result) || snap.Status != run.StatusCompleted {
+		t.Fatalf("%d results, snapshot %+v", results, snap)
+	}
+	// The model saw the whole conversation.
+	if msgs := model.Requests()[2].Messages; msgs[len(msgs)-1].Text != "now in F" {
+		t.Fatalf("last message = %+v", msgs[len(msgs)-1])
+	}
+}
+
+func TestAgentNonInteractiveRefusesFollowUp(t *testing.T) {
+	model := llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":"x"}`))
+	rt := newAgent(t, model, runtime.Options{})
+	h, _ := rt.Start(context.Background(), runtime.RunOptions{Task: "t", NonInteractive: true})
+	h.Wait(context.Background())
+	if err := h.FollowUp(context.Background(), "more"); !errors.Is(err, runtime.ErrNotFollowable) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestAgentContextTruncation(t *testing.T) {
+	big := strings.Repeat("word ", 400) // ~500 tokens per message
+	model := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+		r := llm.CallTool("get_weather", `{"location":"Paris","unit":"c","return":null}`)
+		r.Text = big
+		return r, nil
+	})
+	rt := newAgent(t, model, runtime.Options{})
+	rt.Run(context.Background(), runtime.RunOptions{Task: "the task", Limits: runtime.Limits{MaxSteps: 12, ContextWindow: 4000, ContextShare: 0.75}})
+	reqs := model.Requests()
+	last := reqs[len(reqs)-1]
+	if last.Messages[0].Role != llm.RoleSystem || last.Messages[1].Text != "the task" {
+		t.Fatalf("the system prompt and the task must be kept: %+v", last.Messages[:2])
+	}
+	if len(last.Messages) >= 2+2*11 {
+		t.Fatalf("nothing was dropped: %d messages", len(last.Messages))
+	}
+	if m := last.Messages[2]; m.Role != llm.RoleAssistant {
+		t.Fatalf("a turn must start with the assistant message, not %s", m.Role)
+	}
+}
+
+func TestAgentLargeResultBecomesVariable(t *testing.T) {
+	dump := action.MustNew(action.Spec{
+		Name: "dump", Func: func(ctx context.Context) {
+			fmt.Fprint(action.Stdout(ctx), strings.Repeat("x", 5000))
+		},
+	})
+	model := llm.NewScripted(
+		llm.CallTool("dump", `{}`),
+		llm.CallTool("terminate", `{"success":true,"result":null}`),
+	)
+	rt := newAgent(t, model, runtime.Options{Actions: action.MustSet(dump)})
+	rt.Run(context.Background(), runtime.RunOptions{Task: "dump", Limits: runtime.Limits{LargeResult: 1000}})
+	tool := model.Requests()[1].Messages[3]
+	if len(tool.Text) > 1000 || !strings.Contains(tool.Text, "<<var:dump_output>>") {
+		t.Fatalf("tool message = %q", tool.Text)
+	}
+	v, ok := rt.Variable("dump_output")
+	if s, _ := v.Value.(string); !ok || !strings.Contains(s, strings.Repeat("x", 5000)) {
+		t.Fatalf("the whole result must be kept in the variable")
+	}
+}
+
+func TestAgentIdempotentCreate(t *testing.T) {
+	model := llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":"x"}`))
+	rt := newAgent(t, model, runtime.Options{})
+	h1, err := rt.Start(context.Background(), runtime.RunOptions{ID: "run_fixed", Task: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2, err := rt.Start(context.Background(), runtime.RunOptions{ID: "run_fixed", Task: "t"})
+	if err != nil || h2 != h1 {
+		t.Fatalf("second Start = %v, %v; want the same handle", h2, err)
+	}
+	h1.Wait(context.Background())
+	if model.Calls() != 1 {
+		t.Fatalf("the model was called %d times", model.Calls())
+	}
+}
+
+func TestAgentValuesAndAllowList(t *testing.T) {
+	whoami := action.MustNew(action.Spec{
+		Name: "whoami", Func: func(ctx context.Context) string {
+			u, _ := runtime.ContextValue[string](ctx, "user")
+			return u
+		},
+	})
+	model := llm.NewScripted(
+		llm.CallTool("get_weather", `{"location":"Paris","unit":"c","return":null}`),
+		llm.CallTool("whoami", `{"return":null}`),
+		llm.CallTool("terminate", `{"success":true,"result":"<<var:whoami_result>>"}`),
+	)
+	rt := newAgent(t, model, runtime.Options{Actions: action.MustSet(weatherAction, whoami)})
+	o, _ := rt.Run(context.Background(), runtime.RunOptions{Task: "t", Actions: []string{"whoami"}, Values: map[string]any{"user": "ada"}})
+	if string(o.Result) != `"ada"` {
+		t.Fatalf("outcome = %+v", o)
+	}
+	for _, tool := range model.Requests()[0].Tools {
+		if tool.Name == "get_weather" {
+			t.Fatal("get_weather is not attached but was offered")
+		}
+		if strings.Contains(string(tool.Parameters), "ada") {
+			t.Fatal("a context value reached the model")
+		}
+	}
+	if m := model.Requests()[1].Messages[3]; !strings.Contains(m.Text, "not attached to this run") {
+		t.Fatalf("tool message = %q", m.Text)
+	}
+}
+
+func TestAgentModelFailureFailsTheRun(t *testing.T) {
+	model := llm.NewScriptedFunc(func(llm.Request) (llm.Response, error) {
+		return llm.Response{}, &llm.ProviderError{Provider: "test", StatusCode: 400, Kind: llm.ErrRequestRejected, Err: errors.New("bad request")}
+	})
+	rt := newAgent(t, model, runtime.Options{})
+	o, _ := rt.Run(context.Background(), runtime.RunOptions{Task: "t"})
+	if o.Status != run.StatusFailed || !strings.Contains(o.Reason, "model:") {
+		t.Fatalf("outcome = %+v", o)
+	}
+}
+
+func TestAgentCancel(t *testing.T) {
+	started := make(chan struct{})
+	block := action.MustNew(action.Spec{
+		Name: "block", Func: func(ctx context.Context) error {
+			close(started)
+			<-ctx.Done()
+			return ctx.Err()
+		},
+	})
+	model := llm.NewScripted(llm.CallTool("block", `{}`))
+	var mu sync.Mutex
+	var seen []run.Status
+	rt := newAgent(t, model, runtime.Options{Actions: action.MustSet(block)})
+	h, _ := rt.Start(context.Background(), runtime.RunOptions{Task: "t", OnStatus: func(c run.StatusChanged) {
+		mu.Lock()
+		seen = append(seen, c.To)
+		mu.Unlock()
+	}})
+	<-started
+	if err := h.Cancel(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	o, _ := h.Wait(context.Background())
+	if o.Status != run.StatusCanceled {
+		t.Fatalf("outcome = %+v", o)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := fmt.Sprint(seen); got != "[running cancelling canceled]" {
+		t.Fatalf("statuses = %s", got)
+	}
+	if err := h.Cancel(context.Background()); !errors.Is(err, runtime.ErrTerminal) {
+		t.Fatalf("cancelling a canceled run: %v", err)
+	}
+}
+
+func TestAgentInputValidated(t *testing.T) {
+	rt := newAgent(t, llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":"<<var:input>>"}`)), runtime.Options{})
+	schemaJSON := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
+	if _, err := rt.Start(context.Background(), runtime.RunOptions{Input: json.RawMessage(`{"n":"x"}`), InputSchema: schemaJSON}); !errors.Is(err, runtime.ErrInvalidInput) {
+		t.Fatalf("err = %v", err)
+	}
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Input: json.RawMessage(`{"n":2}`), InputSchema: schemaJSON})
+	if err != nil || string(o.Result) != `{"n":2}` {
+		t.Fatalf("outcome = %+v, %v", o, err)
+	}
+}
+
+// 1,000 concurrent runs on the scripted model, each on its own runtime over
+// one shared action set, under -race.
+func TestAgentManyConcurrentRuns(t *testing.T) {
+	n := 1000
+	if testing.Short() {
+		n = 100
+	}
+	store := run.NewMemoryStore()
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			model := llm.NewScripted(
+				llm.CallTool("get_weather", `{"location":"<<var:city>>","unit":"c","return":null}`),
+				llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
+			)
+			rt, err := runtime.New(runtime.Options{Actions: sharedActions, Model: model, Store: store, DisableSnippets: true,
+				Variables: []variable.Spec{{Name: "city", Value: fmt.Sprintf("c%d", i)}}})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "t"})
+			if err != nil || o.Status != run.StatusCompleted || string(o.Result) != fmt.Sprintf(`"sunny, 21°C in c%d"`, i) {
+				t.Errorf("run %d: %+v, %v", i, o, err)
+			}
+		}()
+	}
+	wg.Wait()
+	done, _, err := store.List(context.Background(), run.Query{Statuses: []run.Status{run.StatusCompleted}, Limit: run.MaxListLimit})
+	if err != nil || len(done) != n {
+		t.Fatalf("%d completed runs in the store, %v", len(done), err)
+	}
+}

@@ -1,0 +1,95 @@
+package runtime
+
+import (
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/schema"
+	"github.com/byref/byref/variable"
+)
+
+// maxValueJSON bounds the JSON of a variable's value kept in its event; a
+// larger value is recorded by preview only.
+const maxValueJSON = 64 << 10
+
+// references resolves the <<var:name>> arguments of a call for display, to
+// approvers and in the event log; callers hold mu.
+func (rt *Runtime) references(c ToolCall) map[string]run.VariableRef {
+	fs, err := splitObject([]byte(c.Arguments))
+	if err != nil {
+		return nil
+	}
+	var refs map[string]run.VariableRef
+	for _, f := range fs {
+		if len(f.raw) == 0 || f.raw[0] != '"' {
+			continue
+		}
+		s, err := unquote(f.raw)
+		if err != nil {
+			continue
+		}
+		name, ok := parseRef(s)
+		if !ok {
+			continue
+		}
+		v, exists := rt.vars.Get(name)
+		if !exists {
+			continue
+		}
+		if refs == nil {
+			refs = map[string]run.VariableRef{}
+		}
+		refs[string(f.key)] = run.VariableRef{Variable: name, Type: v.TypeName(), Preview: v.Preview(rt.opts.PreviewLimit)}
+	}
+	return refs
+}
+
+// variableEvents records the named variables as created (the starting
+// variables of a run); callers hold mu.
+func (rt *Runtime) variableEvents(names []string, created bool) []run.Payload {
+	out := make([]run.Payload, 0, len(names))
+	for _, n := range names {
+		v, ok := rt.vars.Get(n)
+		if !ok {
+			continue
+		}
+		info := run.VariableInfo{Name: n, Type: v.TypeName(), Preview: v.Preview(rt.opts.PreviewLimit)}
+		step := v.History.Last().Step
+		if created {
+			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Value: valueJSON(v)})
+		} else {
+			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Value: valueJSON(v)})
+		}
+	}
+	return out
+}
+
+// variableChangeEvents records the variables a call or snippet changed;
+// callers hold mu.
+func (rt *Runtime) variableChangeEvents(step int, changes []VariableChange) []run.Payload {
+	out := make([]run.Payload, 0, len(changes))
+	for _, c := range changes {
+		v, ok := rt.vars.Get(c.Name)
+		if !ok {
+			continue
+		}
+		info := run.VariableInfo{Name: c.Name, Type: c.Type, Preview: c.Preview}
+		if c.Change == string(variable.Created) {
+			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Value: valueJSON(v)})
+		} else {
+			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Value: valueJSON(v)})
+		}
+	}
+	return out
+}
+
+// valueJSON is a variable's value as JSON when it can be restored from it:
+// not secret, JSON-representable and not too large.
+func valueJSON(v variable.Variable) []byte {
+	if v.Secret || schema.Representable(v.Type) != nil {
+		return nil
+	}
+	b, err := marshal(v.Value)
+	if err != nil || len(b) > maxValueJSON {
+		return nil
+	}
+	return b
+}

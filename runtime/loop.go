@@ -1,0 +1,340 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/schema"
+	"github.com/byref/byref/variable"
+)
+
+// loop drives the model over the runtime until the run ends; it returns the
+// outcome of the turn. It is the only goroutine that executes steps.
+func (h *Handle) loop(ctx context.Context) Outcome {
+	lim := h.opts.Limits.withDefaults()
+	retries := 0
+	for {
+		if o, stop := h.stopped(ctx); stop {
+			return o
+		}
+		h.mu.Lock()
+		steps, usage := h.steps, h.usage
+		h.mu.Unlock()
+		if steps >= lim.MaxSteps {
+			return h.complete(ctx, nil, fmt.Sprintf("the step limit (%d) was reached before the task was done", lim.MaxSteps))
+		}
+		if lim.MaxTokens > 0 && int64(usage.Total()) >= lim.MaxTokens {
+			return h.complete(ctx, nil, fmt.Sprintf("the token budget (%d) was spent before the task was done", lim.MaxTokens))
+		}
+		if err := h.rec.setPhase(ctx, run.PhasePlanning); err != nil {
+			return h.storeFault(ctx, err)
+		}
+		req := h.request(lim)
+		resp, err := h.model.Generate(ctx, req)
+		if err != nil {
+			if o, stop := h.stopped(ctx); stop {
+				return o
+			}
+			return h.fail(ctx, "model: "+err.Error())
+		}
+		h.mu.Lock()
+		h.steps++
+		step := h.rt.Steps() + 1 // the loop is the only executor of its runtime's steps
+		h.usage = h.usage.Add(resp.Usage)
+		h.messages = append(h.messages, resp.Message())
+		h.mu.Unlock()
+
+		calls := make([]ToolCall, len(resp.ToolCalls))
+		for i, c := range resp.ToolCalls {
+			calls[i] = ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+		}
+		snippets := extractCode(resp.Text)
+		before := []run.Payload{run.Usage{InputTokens: int64(resp.Usage.InputTokens), OutputTokens: int64(resp.Usage.OutputTokens)}}
+		if resp.Text != "" || resp.Reasoning != "" {
+			before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning})
+		}
+
+		if len(calls) == 0 && len(snippets) == 0 {
+			// A plain answer: it is the result.
+			if err := h.rec.append(ctx, before...); err != nil {
+				return h.storeFault(ctx, err)
+			}
+			o, done := h.textResult(ctx, resp.Text, &retries, lim)
+			if done {
+				return o
+			}
+			continue
+		}
+
+		if len(calls) > 0 || len(snippets) > 0 {
+			before = append(before, run.PhaseChanged{From: run.PhasePlanning, To: run.PhaseExecuting})
+		}
+		h.rt.mu.Lock()
+		for _, c := range calls {
+			before = append(before, run.ToolCallScheduled{Step: step, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, References: h.rt.references(c)}})
+		}
+		h.rt.mu.Unlock()
+		if err := h.rec.appendPhased(ctx, before...); err != nil {
+			return h.storeFault(ctx, err)
+		}
+
+		res := h.rt.Execute(ctx, Step{Snippets: snippets, Calls: calls, Reason: resp.Text})
+		after, toolMsgs, snippetMsg := h.stepEvents(res, lim)
+		if err := h.rec.append(ctx, after...); err != nil {
+			return h.storeFault(ctx, err)
+		}
+		h.mu.Lock()
+		h.messages = append(h.messages, toolMsgs...)
+		if snippetMsg != "" {
+			h.messages = append(h.messages, llm.UserMessage(snippetMsg))
+		}
+		h.mu.Unlock()
+
+		if res.Termination != nil {
+			o, done := h.terminate(ctx, res, &retries, lim)
+			if done {
+				return o
+			}
+		}
+	}
+}
+
+// stopped reports whether the run was cancelled, and records canceled.
+func (h *Handle) stopped(ctx context.Context) (Outcome, bool) {
+	if ctx.Err() == nil {
+		return Outcome{}, false
+	}
+	reason := "canceled"
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, errCanceled) {
+		reason = c.Error()
+	}
+	if h.rec.current() != run.StatusCancelling {
+		_ = h.rec.transition(ctx, run.StatusCancelling, reason)
+	}
+	if err := h.rec.transition(ctx, run.StatusCanceled, reason); err != nil {
+		return Outcome{Status: h.rec.current(), Reason: err.Error()}, true
+	}
+	return Outcome{Status: run.StatusCanceled, Reason: reason}, true
+}
+
+// request builds the model request of the next step.
+func (h *Handle) request(lim Limits) llm.Request {
+	tools := h.rt.Tools()
+	req := llm.Request{Tools: make([]llm.Tool, len(tools))}
+	toolTokens := 0
+	for i, t := range tools {
+		req.Tools[i] = llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Strict: schema.CheckOpenAIStrict(t) == nil}
+		toolTokens += (len(t.Description) + len(t.Parameters)) / 4
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.messages[0] = llm.SystemMessage(h.rt.systemPrompt(h.opts))
+	budget := int(float64(lim.ContextWindow)*lim.ContextShare) - toolTokens
+	h.messages = fitWindow(h.messages, budget)
+	req.Messages = append([]llm.Message(nil), h.messages...)
+	return req
+}
+
+// stepEvents turns a step's outcome into events and messages for the model.
+func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, toolMsgs []llm.Message, snippetMsg string) {
+	h.rt.mu.Lock()
+	defer h.rt.mu.Unlock()
+	var snippetParts []string
+	for _, s := range res.Snippets {
+		events = append(events, run.SnippetExecuted{
+			Step: res.Step, Snippet: run.Snippet{Code: s.Code, Reads: s.Reads, Writes: s.Writes},
+			Success: s.Success, Error: s.Error, Duration: s.Duration, Stdout: s.Stdout, Stderr: s.Stderr,
+			Created: infos(s.Variables, "created"), Modified: infos(s.Variables, "assigned", "modified"),
+		})
+		events = append(events, h.rt.variableChangeEvents(res.Step, s.Variables)...)
+		snippetParts = append(snippetParts, h.rt.bound(res.Step, "snippet", s.Content(), lim))
+	}
+	for _, r := range res.Responses {
+		events = append(events, run.ToolCallCompleted{
+			CallID: r.CallID, Success: r.Success, Error: r.Error, Duration: r.Duration, Stdout: r.Stdout, Stderr: r.Stderr,
+			Created: infos(r.Variables, "created"), Modified: infos(r.Variables, "assigned", "modified"),
+		})
+		events = append(events, h.rt.variableChangeEvents(res.Step, r.Variables)...)
+		toolMsgs = append(toolMsgs, llm.ToolResultMessage(llm.ToolCall{ID: r.CallID, Name: r.Name}, h.rt.bound(res.Step, r.Name, r.Content(), lim)))
+	}
+	if len(snippetParts) > 0 {
+		snippetMsg = "Results of your Go code:\n" + strings.Join(snippetParts, "\n")
+	}
+	return events, toolMsgs, snippetMsg
+}
+
+// bound keeps a tool result of more than lim.LargeResult characters as a
+// variable and returns what the model gets instead; callers hold rt.mu.
+func (rt *Runtime) bound(step int, source, content string, lim Limits) string {
+	if len(content) <= lim.LargeResult {
+		return content
+	}
+	name := rt.freeName(source + "_output")
+	if err := rt.define(variable.Spec{Name: name, Value: content, Description: "a tool result too large for the conversation"}, step, source); err != nil {
+		return content[:lim.LargeResult] + "…"
+	}
+	head := []rune(content)
+	if len(head) > rt.opts.PreviewLimit {
+		head = append(head[:rt.opts.PreviewLimit], '…')
+	}
+	b, _ := marshal(largeResult{
+		Note:      fmt.Sprintf("the result was %d characters, so it was stored in the string variable %s; pass <<var:%s>> to actions or read it in Go code", len(content), name, name),
+		Variable:  name,
+		Reference: "<<var:" + name + ">>",
+		Start:     string(head),
+	})
+	return string(b)
+}
+
+// largeResult is what the model gets instead of a result too large for the
+// conversation.
+type largeResult struct {
+	Note      string `json:"note"`
+	Variable  string `json:"variable"`
+	Reference string `json:"reference"`
+	Start     string `json:"start"`
+}
+
+// terminate handles a step that called terminate.
+func (h *Handle) terminate(ctx context.Context, res StepResult, retries *int, lim Limits) (Outcome, bool) {
+	t := res.Termination
+	if !t.Success {
+		reason := "the model reported that it could not do the task"
+		if t.Result != nil {
+			reason += ": " + fmt.Sprint(t.Result)
+		}
+		return h.complete(ctx, nil, reason), true
+	}
+	value, err := h.resultJSON(t.Result)
+	if err == nil {
+		return h.complete(ctx, value, ""), true
+	}
+	return h.retryResult(ctx, err, retries, lim)
+}
+
+// textResult handles an answer given as text, with no call and no code.
+func (h *Handle) textResult(ctx context.Context, text string, retries *int, lim Limits) (Outcome, bool) {
+	if h.result == nil {
+		b, _ := marshal(text)
+		return h.complete(ctx, b, ""), true
+	}
+	value, err := h.resultJSON(text)
+	if err == nil {
+		return h.complete(ctx, value, ""), true
+	}
+	return h.retryResult(ctx, err, retries, lim)
+}
+
+// retryResult tells the model its result was invalid, or gives up.
+func (h *Handle) retryResult(ctx context.Context, err error, retries *int, lim Limits) (Outcome, bool) {
+	*retries++
+	_ = h.rec.append(ctx, run.Error{Message: "invalid result: " + err.Error()})
+	if lim.ResultRetries < 0 || *retries > lim.ResultRetries {
+		return h.complete(ctx, nil, "no valid result after "+fmt.Sprint(*retries)+" attempts: "+err.Error()), true
+	}
+	h.mu.Lock()
+	h.messages = append(h.messages, llm.UserMessage("Your result is not valid: "+err.Error()+". Call terminate again with a result that matches the result schema."))
+	h.mu.Unlock()
+	return Outcome{}, false
+}
+
+// resultJSON encodes a result and validates it against the result schema.
+// A string holding JSON is accepted as that JSON when the schema wants it.
+func (h *Handle) resultJSON(v any) (json.RawMessage, error) {
+	b, err := marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("the result cannot be written as JSON (%v); return a JSON value or a JSON-representable variable", err)
+	}
+	if h.result == nil {
+		return b, nil
+	}
+	verr := h.result.Validate(b)
+	if verr == nil {
+		return b, nil
+	}
+	if s, ok := v.(string); ok && json.Valid([]byte(strings.TrimSpace(s))) {
+		inner := json.RawMessage(strings.TrimSpace(s))
+		if h.result.Validate(inner) == nil {
+			return inner, nil
+		}
+	}
+	return nil, verr
+}
+
+// complete ends the turn as completed with result (nil for null).
+func (h *Handle) complete(ctx context.Context, result json.RawMessage, reason string) Outcome {
+	if result == nil {
+		result = json.RawMessage("null")
+	}
+	err := h.rec.transition(ctx, run.StatusCompleted, reason,
+		run.PhaseChanged{From: h.rec.phase, To: run.PhaseSynthesizing}, run.Result{Value: result})
+	if err != nil {
+		if isIllegal(err) { // cancelled meanwhile
+			if o, stop := h.stopped(ctx); stop {
+				return o
+			}
+		}
+		return h.storeFault(ctx, err)
+	}
+	return Outcome{Status: run.StatusCompleted, Result: result, Reason: reason}
+}
+
+// fail ends the run as failed.
+func (h *Handle) fail(ctx context.Context, reason string) Outcome {
+	if err := h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason}); err != nil && isIllegal(err) {
+		if o, stop := h.stopped(ctx); stop {
+			return o
+		}
+	}
+	return Outcome{Status: run.StatusFailed, Reason: reason}
+}
+
+// storeFault ends the run on a store error: failed if the store still takes
+// the status change.
+func (h *Handle) storeFault(ctx context.Context, err error) Outcome {
+	if ctx.Err() != nil {
+		if o, stop := h.stopped(ctx); stop {
+			return o
+		}
+	}
+	reason := "store: " + err.Error()
+	_ = h.rec.transition(ctx, run.StatusFailed, reason)
+	return Outcome{Status: run.StatusFailed, Reason: reason}
+}
+
+func infos(changes []VariableChange, kinds ...string) []run.VariableInfo {
+	var out []run.VariableInfo
+	for _, c := range changes {
+		for _, k := range kinds {
+			if c.Change == k {
+				out = append(out, run.VariableInfo{Name: c.Name, Type: c.Type, Preview: c.Preview})
+			}
+		}
+	}
+	return out
+}
+
+// appendPhased appends events, skipping phase changes that are not changes.
+func (r *recorder) appendPhased(ctx context.Context, payloads ...run.Payload) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kept := payloads[:0:0]
+	phase := r.phase
+	for _, p := range payloads {
+		if pc, ok := p.(run.PhaseChanged); ok {
+			if pc.To == phase {
+				continue
+			}
+			pc.From = phase
+			phase = pc.To
+			p = pc
+		}
+		kept = append(kept, p)
+	}
+	return r.appendLocked(ctx, kept...)
+}

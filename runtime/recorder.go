@@ -1,0 +1,90 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/byref/byref/run"
+)
+
+// recorder appends a run's events to its store. It is the run's only
+// writer: it keeps the last sequence number, the status and the phase, and
+// serialises appends from the loop and from Cancel.
+type recorder struct {
+	mu     sync.Mutex
+	store  run.Store
+	id     run.ID
+	last   int64
+	status run.Status
+	phase  run.Phase
+	hook   func(run.StatusChanged)
+}
+
+// append writes payloads as one atomic batch. Appends survive the
+// cancellation of ctx: a cancelled run must still record that it stopped.
+func (r *recorder) append(ctx context.Context, payloads ...run.Payload) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.appendLocked(ctx, payloads...)
+}
+
+func (r *recorder) appendLocked(ctx context.Context, payloads ...run.Payload) error {
+	if len(payloads) == 0 {
+		return nil
+	}
+	events := make([]run.Event, len(payloads))
+	for i, p := range payloads {
+		events[i] = run.Event{Data: p}
+	}
+	last, err := r.store.Append(context.WithoutCancel(ctx), r.id, r.last, events...)
+	if err != nil {
+		return err
+	}
+	r.last = last
+	for _, p := range payloads {
+		switch p := p.(type) {
+		case run.StatusChanged:
+			r.status = p.To
+			if r.hook != nil {
+				r.hook(p)
+			}
+		case run.PhaseChanged:
+			r.phase = p.To
+		}
+	}
+	return nil
+}
+
+// transition moves the run to status to, with payloads appended in the same
+// batch before the status change. It refuses an illegal move with the
+// store's *run.TransitionError, appending nothing.
+func (r *recorder) transition(ctx context.Context, to run.Status, reason string, before ...run.Payload) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := run.Transition(r.status, to); err != nil {
+		return err
+	}
+	return r.appendLocked(ctx, append(before, run.StatusChanged{From: r.status, To: to, Reason: reason})...)
+}
+
+// setPhase records a phase change, if it is one.
+func (r *recorder) setPhase(ctx context.Context, p run.Phase) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.phase == p || r.status != run.StatusRunning {
+		return nil
+	}
+	return r.appendLocked(ctx, run.PhaseChanged{From: r.phase, To: p})
+}
+
+// current returns the run's status.
+func (r *recorder) current() run.Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.status
+}
+
+var errIllegal = run.ErrIllegalTransition
+
+func isIllegal(err error) bool { return errors.Is(err, errIllegal) }

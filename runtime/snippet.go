@@ -1,0 +1,296 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/interp"
+	"github.com/byref/byref/variable"
+)
+
+// SnippetResponse is the outcome of one Go snippet, to send back to the
+// model.
+type SnippetResponse struct {
+	// CallID is set when the snippet came through the run_go action.
+	CallID string
+	// Code is the snippet as run.
+	Code string
+	// Reads and Writes are the variables the static pass found the snippet
+	// reading and writing.
+	Reads, Writes []string
+	// Success reports whether the snippet compiled and ran to the end.
+	Success bool
+	// Error says what went wrong, with snippet line:column where known.
+	Error string
+	// Stdout and Stderr are what the snippet printed, bounded.
+	Stdout, Stderr string
+	// Variables are the variables the snippet created or changed.
+	Variables []VariableChange
+	// Duration is how long it ran.
+	Duration time.Duration
+}
+
+// Content returns the response as JSON text for the model.
+func (s SnippetResponse) Content() string {
+	b, err := marshal(toolContent{Success: s.Success, Error: s.Error, Stdout: s.Stdout, Stderr: s.Stderr, Variables: s.Variables})
+	if err != nil {
+		return `{"success":false,"error":"internal: the snippet's response could not be encoded"}`
+	}
+	return string(b)
+}
+
+// RunGoName is the name of the built-in action through which the model
+// sends Go code.
+const RunGoName = "run_go"
+
+// runGo is the built-in run_go action. The runtime intercepts its calls and
+// runs the code as a snippet; its function only reports misuse.
+var runGo = action.MustNew(action.Spec{
+	Name: RunGoName,
+	Description: "Run a short Go snippet over the variables. Variables are Go identifiers of their real types; " +
+		"actions are Go functions with their own signatures (w, err := get_weather(city, \"c\")); new top-level " +
+		"variables (x := ...) are kept. Import allowed standard packages first (import \"strings\"). Print with fmt.",
+	Func: func(code string) error {
+		return errors.New("run_go is executed by byref's runtime, not called directly")
+	},
+	Params: []action.Param{{Name: "code", Description: "Go statements, optionally preceded by imports.", RawOnly: true}},
+})
+
+// extractCode returns the Go code blocks of a model's text.
+func extractCode(text string) []string { return interp.ExtractCode(text) }
+
+// interpreter returns the runtime's interpreter, creating it on first use;
+// callers hold mu.
+func (rt *Runtime) interpreter() (*interp.Interpreter, error) {
+	if rt.in == nil {
+		in, err := interp.New(rt.opts.Snippets)
+		if err != nil {
+			return nil, err
+		}
+		rt.in = in
+	}
+	return rt.in, nil
+}
+
+// snippet runs one Go snippet as instruction of step n and records it.
+func (rt *Runtime) snippet(ctx context.Context, n int, reason, callID, code string) SnippetResponse {
+	code = interp.NormalizeCode(code)
+	in := Instruction{Step: n, Kind: KindSnippet, Reason: reason, CallID: callID, Code: code, Start: time.Now()}
+	resp := SnippetResponse{CallID: callID, Code: code}
+	fail := func(msg string) SnippetResponse {
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		in.Err, in.Duration = msg, time.Since(in.Start)
+		rt.history = append(rt.history, in)
+		resp.Success, resp.Error, resp.Duration = false, msg, in.Duration
+		resp.Stdout, resp.Stderr = rt.redact(resp.Stdout), rt.redact(resp.Stderr)
+		return resp
+	}
+
+	rt.mu.Lock()
+	ip, err := rt.interpreter()
+	if err != nil {
+		rt.mu.Unlock()
+		return fail("the Go interpreter could not start: " + err.Error())
+	}
+	names := rt.vars.Names()
+	types := make(map[string]reflect.Type, len(names))
+	vars := make([]interp.Var, 0, len(names))
+	before := make(map[string]uint64)
+	for _, name := range names {
+		value, t, _ := rt.vars.Value(name)
+		types[name] = t
+		vars = append(vars, interp.Var{Name: name, Value: typedValue(value, t)})
+		if variable.NeedsFingerprint(t) {
+			before[name] = variable.Fingerprint(value)
+		}
+	}
+	funcs := rt.snippetFuncs(ctx)
+	rt.mu.Unlock()
+
+	access, _ := interp.Analyze(code, types)
+	in.Reads, in.Writes = access.Reads, access.Writes
+	resp.Reads, resp.Writes = access.Reads, access.Writes
+
+	evalCtx, cancel := ctx, context.CancelFunc(func() {})
+	if rt.opts.CallTimeout > 0 {
+		evalCtx, cancel = context.WithTimeout(ctx, rt.opts.CallTimeout)
+	}
+	defer cancel()
+	res, err := ip.Eval(evalCtx, interp.Input{Code: code, Vars: vars, Funcs: funcs})
+	resp.Stdout, resp.Stderr = res.Stdout, res.Stderr
+	if err != nil {
+		return fail(err.Error())
+	}
+
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	// New variables first, so that they are checked before anything changes.
+	for _, name := range res.Created {
+		if err := variable.ValidName(name); err != nil {
+			rt.history = append(rt.history, in)
+			return rt.failSnippetLocked(in, resp, fmt.Sprintf("the snippet declared %s, which cannot be a variable: %v; rename it", name, err))
+		}
+		if _, isAction := rt.m.byName[name]; isAction {
+			return rt.failSnippetLocked(in, resp, fmt.Sprintf("the snippet declared %s, which is the name of an action; rename it", name))
+		}
+	}
+	for _, name := range res.Created {
+		v := res.Values[name]
+		if _, _, exists := rt.vars.Value(name); exists {
+			continue // re-declared: handled as an assignment below
+		}
+		if err := rt.define(variable.Spec{Name: name, Value: v.Interface(), Type: v.Type()}, n, "snippet"); err != nil {
+			return rt.failSnippetLocked(in, resp, err.Error())
+		}
+		in.Created = append(in.Created, name)
+		resp.Variables = append(resp.Variables, rt.change(name, variable.Created))
+	}
+	for _, name := range names {
+		v, ok := res.Values[name]
+		if !ok {
+			continue
+		}
+		old, t, exists := rt.vars.Value(name)
+		if !exists {
+			continue // deleted by the host meanwhile
+		}
+		assigned := slices.Contains(res.Assigned, name) || slices.Contains(res.Created, name)
+		switch {
+		case assigned && !sameValue(old, v):
+			if err := rt.vars.Assign(name, valueOf(v), n, "snippet"); err != nil {
+				continue
+			}
+			in.Modified = append(in.Modified, name)
+			resp.Variables = append(resp.Variables, rt.change(name, variable.Assigned))
+		case variable.NeedsFingerprint(t):
+			if fp, had := before[name]; had && variable.Fingerprint(old) != fp {
+				_ = rt.vars.Touch(name, n, "snippet")
+				in.Modified = append(in.Modified, name)
+				resp.Variables = append(resp.Variables, rt.change(name, variable.Modified))
+			}
+		}
+	}
+	resp.Success = true
+	resp.Stdout, resp.Stderr = rt.redact(resp.Stdout), rt.redact(resp.Stderr)
+	in.Duration = time.Since(in.Start)
+	resp.Duration = in.Duration
+	rt.history = append(rt.history, in)
+	return resp
+}
+
+func (rt *Runtime) failSnippetLocked(in Instruction, resp SnippetResponse, msg string) SnippetResponse {
+	in.Err, in.Duration = msg, time.Since(in.Start)
+	rt.history = append(rt.history, in)
+	resp.Success, resp.Error, resp.Duration = false, msg, in.Duration
+	return resp
+}
+
+// typedValue returns value as a reflect.Value of the variable's type t.
+func typedValue(value any, t reflect.Type) reflect.Value {
+	v := reflect.New(t).Elem()
+	if value != nil {
+		v.Set(reflect.ValueOf(value))
+	}
+	return v
+}
+
+func valueOf(v reflect.Value) any {
+	if !v.IsValid() {
+		return nil
+	}
+	return v.Interface()
+}
+
+// sameValue reports whether a snippet left a variable's value as it was:
+// identical for comparable values, the same fingerprint otherwise.
+func sameValue(old any, v reflect.Value) bool {
+	nv := valueOf(v)
+	if old == nil || nv == nil {
+		return old == nil && nv == nil
+	}
+	if reflect.TypeOf(old) == reflect.TypeOf(nv) && reflect.TypeOf(old).Comparable() {
+		return old == nv
+	}
+	return variable.Fingerprint(old) == variable.Fingerprint(nv)
+}
+
+// snippetFuncs makes every available action callable from a snippet as a Go
+// function with the action's own signature (without the context, which is
+// the step's); callers hold mu.
+func (rt *Runtime) snippetFuncs(ctx context.Context) map[string]reflect.Value {
+	funcs := make(map[string]reflect.Value, len(rt.m.rows))
+	for _, r := range rt.m.rows {
+		a := r.act
+		if r.builtin || !rt.isAttached(a.Name()) {
+			continue
+		}
+		ft := reflect.TypeOf(a.Func())
+		in := make([]reflect.Type, 0, ft.NumIn())
+		for i := 0; i < ft.NumIn(); i++ {
+			if i == 0 && a.TakesContext() {
+				continue
+			}
+			in = append(in, ft.In(i))
+		}
+		out := make([]reflect.Type, ft.NumOut())
+		for i := range out {
+			out[i] = ft.Out(i)
+		}
+		funcs[a.Name()] = reflect.MakeFunc(reflect.FuncOf(in, out, false), func(args []reflect.Value) []reflect.Value {
+			callCtx := action.WithOutput(ctx, nil, nil)
+			res, err := a.Call(callCtx, args)
+			if pe := (*action.PanicError)(nil); errors.As(err, &pe) {
+				panic(fmt.Sprintf("%s panicked: %v", a.Name(), pe.Value))
+			}
+			results := make([]reflect.Value, 0, 2)
+			if a.Result() != nil {
+				if !res.IsValid() {
+					res = reflect.Zero(a.Result())
+				}
+				results = append(results, res)
+			}
+			if a.ReturnsError() {
+				ev := reflect.New(reflect.TypeFor[error]()).Elem()
+				if err != nil {
+					ev.Set(reflect.ValueOf(err))
+				}
+				results = append(results, ev)
+			}
+			return results
+		})
+	}
+	return funcs
+}
+
+// redact hides the values of secret string variables in text the model
+// will read; callers hold mu.
+func (rt *Runtime) redact(text string) string {
+	if text == "" {
+		return text
+	}
+	for _, v := range rt.vars.All() {
+		if !v.Secret {
+			continue
+		}
+		var s string
+		switch x := v.Value.(type) {
+		case string:
+			s = x
+		case []byte:
+			s = string(x)
+		default:
+			continue
+		}
+		if len(s) >= 4 {
+			text = strings.ReplaceAll(text, s, variable.Redacted(v.Type))
+		}
+	}
+	return text
+}
