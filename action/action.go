@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"reflect"
 	"runtime/debug"
+	"strconv"
 	"sync"
 
 	"github.com/byref/byref/schema"
@@ -32,6 +33,9 @@ type Spec struct {
 	Params []Param
 	// Result describes what the function returns, for the model. Optional.
 	Result string
+	// NeedsApproval makes every call of the action wait for a human's
+	// approval, whatever the run's approval strategy.
+	NeedsApproval bool
 }
 
 // Param declares one parameter of an action.
@@ -79,6 +83,7 @@ func (p *Parameter) Refs() bool { return !p.RawOnly && len(p.Enum) == 0 }
 // concurrent use.
 type Action struct {
 	name, description, result string
+	needsApproval             bool
 	fn                        reflect.Value
 	params                    []Parameter
 	defaults                  []reflect.Value
@@ -134,7 +139,7 @@ func build(spec Spec) (*Action, error) {
 	if ft.IsVariadic() {
 		return nil, fmt.Errorf("variadic functions are not supported (%s); take a slice instead", ft)
 	}
-	a := &Action{name: spec.Name, description: spec.Description, result: spec.Result, fn: fn}
+	a := &Action{name: spec.Name, description: spec.Description, result: spec.Result, needsApproval: spec.NeedsApproval, fn: fn}
 	first := 0
 	if ft.NumIn() > 0 && ft.In(0) == contextType {
 		a.hasCtx, first = true, 1
@@ -217,7 +222,7 @@ func buildParam(p Param, t reflect.Type) (Parameter, reflect.Value, error) {
 		dv := reflect.ValueOf(p.Default)
 		switch {
 		case dv.Type().AssignableTo(t):
-		case dv.Type().ConvertibleTo(t) && dv.Kind() != reflect.String && t.Kind() != reflect.String:
+		case dv.Type().ConvertibleTo(t) && losslessConversion(dv, t):
 			dv = dv.Convert(t)
 		default:
 			return out, reflect.Value{}, fmt.Errorf("the default %v (%s) is not assignable to %s", p.Default, dv.Type(), t)
@@ -232,6 +237,34 @@ func buildParam(p Param, t reflect.Type) (Parameter, reflect.Value, error) {
 		def = reflect.Zero(t)
 	}
 	return out, def, nil
+}
+
+// losslessConversion reports whether converting v to t keeps its value: a
+// string to a string type, or a number to a number type that holds it
+// exactly (an int default for a float64 parameter, not 1.5 for an int).
+func losslessConversion(v reflect.Value, t reflect.Type) bool {
+	if v.Kind() == reflect.String || t.Kind() == reflect.String {
+		return v.Kind() == t.Kind()
+	}
+	a, ok := numberText(v)
+	if !ok {
+		return true // not a number: a conversion between composite types
+	}
+	b, ok := numberText(v.Convert(t))
+	return ok && a == b
+}
+
+// numberText formats an integer or a float exactly, or reports false.
+func numberText(v reflect.Value) (string, bool) {
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(v.Int(), 10), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return strconv.FormatUint(v.Uint(), 10), true
+	case reflect.Float32, reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'f', -1, v.Type().Bits()), true
+	}
+	return "", false
 }
 
 // addEnum returns raw with an enum of values checked against t.
@@ -298,6 +331,9 @@ func (a *Action) Description() string { return a.description }
 
 // ResultDescription returns the description of the action's result.
 func (a *Action) ResultDescription() string { return a.result }
+
+// NeedsApproval reports whether every call needs a human's approval.
+func (a *Action) NeedsApproval() bool { return a.needsApproval }
 
 // Result returns the type of the action's result, or nil when it returns
 // nothing but possibly an error.

@@ -1,5 +1,7 @@
 package action
 
+import "errors"
+
 // TerminateName is the name of the built-in action that ends a run.
 const TerminateName = "terminate"
 
@@ -26,3 +28,22 @@ var terminate = MustNew(Spec{
 // Terminate returns the built-in terminate action. Its success parameter
 // takes a raw boolean only; its result may be a raw value or a reference.
 func Terminate() *Action { return terminate }
+
+// AskUserName is the name of the built-in action through which the model
+// asks the user a clarifying question.
+const AskUserName = "ask_user"
+
+// askUser is the built-in ask_user action. The runtime intercepts its calls:
+// the run awaits the user's answer, which becomes the call's result.
+var askUser = MustNew(Spec{
+	Name:        AskUserName,
+	Description: "Ask the user a clarifying question and wait for the answer. Use it only when you cannot go on without the answer.",
+	Func: func(question string) (string, error) {
+		return "", errors.New("ask_user needs a run that can wait for its user; there is none here")
+	},
+	Params: []Param{{Name: "question", Description: "The question, short and specific.", RawOnly: true}},
+	Result: "the user's answer",
+})
+
+// AskUser returns the built-in ask_user action.
+func AskUser() *Action { return askUser }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
@@ -124,6 +125,17 @@ type RunOptions struct {
 	ModelName string
 	// Limits bound the run.
 	Limits Limits
+	// Approval is the approval strategy; "" means ApproveNone.
+	Approval Approval
+	// AwaitTimeout fails the run when an await (approval, question,
+	// authorization, input) is not answered in time. Zero means no limit.
+	AwaitTimeout time.Duration
+	// History is earlier conversation (a session's previous turns), sent to
+	// the model between the system prompt and the task.
+	History []llm.Message
+
+	// parent links a child run to the call that started it.
+	parent *parentLink
 	// OnStatus is called after every status change is recorded, on the
 	// goroutine that made it. It must not block.
 	OnStatus func(run.StatusChanged)
@@ -205,6 +217,11 @@ type Handle struct {
 	steps    int
 	usage    llm.Usage
 	result   *schema.Validator
+	pending  *pendingAwait
+	awaits   int
+	begun    bool
+	fatal    string // set when an await timed out and the run failed
+	planOK   bool   // the plan was approved (ApproveOnStart)
 }
 
 // ID returns the run's ID.
@@ -245,11 +262,23 @@ func (h *Handle) Status() run.Status { return h.rec.current() }
 // canceled when they have returned. Cancelling a run that has ended returns
 // an error wrapping ErrTerminal.
 func (h *Handle) Cancel(ctx context.Context) error {
+	h.mu.Lock()
+	notBegun := !h.begun
+	h.begun = true // a created run that is cancelled never begins
+	h.mu.Unlock()
+	if h.rec.current() == run.StatusCancelling {
+		return nil // already on its way
+	}
 	err := h.rec.transition(ctx, run.StatusCancelling, "cancel requested")
 	if err != nil {
 		if isIllegal(err) {
 			return fmt.Errorf("%w: run %s is %s", ErrTerminal, h.id, h.rec.current())
 		}
+		return err
+	}
+	if notBegun {
+		err := h.rec.transition(ctx, run.StatusCanceled, "canceled before it began")
+		h.end(Outcome{Status: run.StatusCanceled, Reason: "canceled before it began"})
 		return err
 	}
 	h.mu.Lock()
@@ -311,6 +340,43 @@ func (h *Handle) end(o Outcome) {
 // the run goes on in its own goroutine until it ends or ctx is cancelled.
 // A runtime runs one run at a time (follow-ups continue it).
 func (rt *Runtime) Start(ctx context.Context, opts RunOptions) (*Handle, error) {
+	h, err := rt.Create(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Begin(ctx); err != nil && !errors.Is(err, errBegun) {
+		return nil, err
+	}
+	return h, nil
+}
+
+var errBegun = errors.New("runtime: the run has already begun")
+
+// Begin starts the loop of a run made by Create. It returns an error when
+// the run is not in the created status (it has begun, or was cancelled).
+func (h *Handle) Begin(ctx context.Context) error {
+	h.mu.Lock()
+	if h.begun {
+		h.mu.Unlock()
+		return errBegun
+	}
+	h.begun = true
+	h.mu.Unlock()
+	if err := h.rec.transition(ctx, run.StatusRunning, ""); err != nil {
+		return fmt.Errorf("runtime: run %s cannot begin: %w", h.id, err)
+	}
+	if err := h.rec.append(ctx, run.PhaseChanged{To: run.PhasePrompted}, run.UserMessage{Text: taskText(h.opts), Turn: h.opts.Turn}); err != nil {
+		h.end(h.storeFault(ctx, err))
+		return err
+	}
+	h.launch(ctx)
+	return nil
+}
+
+// Create records a new run in the created status without starting it;
+// Begin starts it. Start is Create then Begin. A run in the created status
+// can be cancelled.
+func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error) {
 	model := opts.Model
 	if model == nil {
 		model = rt.opts.Model
@@ -362,8 +428,9 @@ func (rt *Runtime) Start(ctx context.Context, opts RunOptions) (*Handle, error) 
 	store := rt.store()
 	created := run.RunCreated{
 		Name: opts.Name, Session: opts.Session, Turn: opts.Turn, Tags: opts.Tags, Input: opts.Input,
+		ParentRun: parentRun(opts), ParentToolCall: parentCall(opts),
 		Options: run.RunOptions{
-			Model: opts.ModelName, Interactive: !opts.NonInteractive, MaxSteps: opts.Limits.withDefaults().MaxSteps,
+			Model: opts.ModelName, Interactive: !opts.NonInteractive, Approval: string(opts.Approval), MaxSteps: opts.Limits.withDefaults().MaxSteps,
 			MaxTokens: opts.Limits.MaxTokens, Actions: opts.Actions, InputSchema: opts.InputSchema, ResultSchema: opts.ResultSchema,
 		},
 	}
@@ -386,7 +453,7 @@ func (rt *Runtime) Start(ctx context.Context, opts RunOptions) (*Handle, error) 
 	rt.active = h
 
 	rt.mu.Lock()
-	rt.attach(opts.Actions, opts.ResultSchema)
+	rt.attach(opts.Actions, opts.ResultSchema, !opts.NonInteractive)
 	if input != nil {
 		if _, _, taken := rt.vars.Value("input"); !taken {
 			_ = rt.define(variable.Spec{Name: "input", Value: input, Description: "the run's structured input"}, rt.step, "host")
@@ -395,17 +462,11 @@ func (rt *Runtime) Start(ctx context.Context, opts RunOptions) (*Handle, error) 
 	startVars := rt.variableEvents(rt.vars.Names(), true)
 	rt.mu.Unlock()
 
-	h.messages = []llm.Message{llm.SystemMessage(""), llm.UserMessage(taskText(opts))}
+	h.messages = append([]llm.Message{llm.SystemMessage("")}, opts.History...)
+	h.messages = append(h.messages, llm.UserMessage(taskText(opts)))
 	if err := h.rec.append(ctx, startVars...); err != nil {
 		return nil, fmt.Errorf("runtime: recording run %s: %w", id, err)
 	}
-	if err := h.rec.transition(ctx, run.StatusRunning, "", ); err != nil {
-		return nil, err
-	}
-	if err := h.rec.append(ctx, run.PhaseChanged{To: run.PhasePrompted}, run.UserMessage{Text: taskText(opts), Turn: opts.Turn}); err != nil {
-		return nil, err
-	}
-	h.launch(ctx)
 	return h, nil
 }
 
@@ -426,6 +487,9 @@ func (h *Handle) launch(ctx context.Context) {
 	h.mu.Lock()
 	h.cancel = cancel
 	h.mu.Unlock()
+	if h.rec.current() == run.StatusCancelling { // Cancel came before the loop could be told
+		cancel(errCanceled)
+	}
 	if len(h.opts.Values) > 0 {
 		loopCtx = context.WithValue(loopCtx, valuesKey{}, h.opts.Values)
 	}
@@ -446,6 +510,20 @@ func (h *Handle) finished() bool {
 	default:
 		return false
 	}
+}
+
+func parentRun(opts RunOptions) run.ID {
+	if opts.parent == nil {
+		return ""
+	}
+	return opts.parent.run
+}
+
+func parentCall(opts RunOptions) string {
+	if opts.parent == nil {
+		return ""
+	}
+	return opts.parent.callID
 }
 
 func taskText(opts RunOptions) string {

@@ -39,7 +39,18 @@ type callResult struct {
 }
 
 // call executes one tool call and records it in the history.
-func (rt *Runtime) call(ctx context.Context, step int, reason string, c ToolCall) (ToolResponse, *action.Termination) {
+// needsApproval reports whether the named action always needs approval.
+func (rt *Runtime) needsApproval(name string) bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	r, ok := rt.m.byName[name]
+	return ok && r.act.NeedsApproval()
+}
+
+// call executes one tool call and records it in the history. need is set
+// when the action asked for authorization or input (the response is then
+// failed, and the call may be retried after the run's user answered).
+func (rt *Runtime) call(ctx context.Context, g gate, step int, reason string, c ToolCall) (_ ToolResponse, _ *action.Termination, need error) {
 	in := Instruction{Step: step, Kind: KindCall, Reason: reason, CallID: c.ID, Action: c.Name, Arguments: c.Arguments, Start: time.Now()}
 	resp := ToolResponse{CallID: c.ID, Name: c.Name}
 
@@ -47,24 +58,36 @@ func (rt *Runtime) call(ctx context.Context, step int, reason string, c ToolCall
 	p, err := rt.prepare(c)
 	rt.mu.Unlock()
 	if err != nil {
-		return rt.fail(in, resp, err.Error()), nil
+		return rt.fail(in, resp, err.Error()), nil, nil
 	}
 	in.Args = p.record
 	a := p.row.act
 
 	if p.row.builtin && a.Name() == RunGoName {
-		s := rt.snippet(ctx, step, reason, c.ID, p.args[0].String())
+		s := rt.snippet(ctx, g, step, reason, c.ID, p.args[0].String())
 		resp.Success, resp.Error, resp.Stdout, resp.Stderr, resp.Variables, resp.Duration = s.Success, s.Error, s.Stdout, s.Stderr, s.Variables, s.Duration
-		return resp, nil
+		return resp, nil, nil
+	}
+	if p.row.builtin && a.Name() == action.AskUserName {
+		if g == nil {
+			return rt.fail(in, resp, "ask_user needs a run whose user can answer; there is none"), nil, nil
+		}
+		answer, deny := g.ask(ctx, c, p.args[0].String())
+		if deny != "" {
+			return rt.fail(in, resp, deny), nil, nil
+		}
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		return rt.commit(in, resp, step, a, p, reflect.ValueOf(answer), nil), nil, nil
 	}
 	if p.row.builtin && a.Name() == action.TerminateName {
 		term := &action.Termination{Success: p.args[0].Bool(), Result: p.args[1].Interface()}
 		resp.Success = true
 		rt.finish(in)
-		return resp, term
+		return resp, term, nil
 	}
 	if err := ctx.Err(); err != nil {
-		return rt.fail(in, resp, "the step was cancelled before "+a.Name()+" ran ("+err.Error()+")"), nil
+		return rt.fail(in, resp, "the step was cancelled before "+a.Name()+" ran ("+err.Error()+")"), nil, nil
 	}
 
 	callCtx, cancel := ctx, context.CancelFunc(func() {})
@@ -75,6 +98,7 @@ func (rt *Runtime) call(ctx context.Context, step int, reason string, c ToolCall
 	out := &callOutput{stdout: boundedBuffer{limit: rt.opts.MaxOutput}, stderr: boundedBuffer{limit: rt.opts.MaxOutput}}
 	stdout, stderr := &out.stdout, &out.stderr
 	callCtx = action.WithOutput(callCtx, stdout, stderr)
+	callCtx = context.WithValue(callCtx, callKey{}, &callInfo{rt: rt, callID: c.ID})
 
 	done := make(chan callResult, 1)
 	go func() {
@@ -89,7 +113,7 @@ func (rt *Runtime) call(ctx context.Context, step int, reason string, c ToolCall
 		case res = <-done: // it returned just in time
 		default:
 			resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
-			return rt.fail(in, resp, abandoned(a.Name(), ctx, callCtx)), nil
+			return rt.fail(in, resp, abandoned(a.Name(), ctx, callCtx)), nil, nil
 		}
 	}
 	resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
@@ -101,9 +125,12 @@ func (rt *Runtime) call(ctx context.Context, step int, reason string, c ToolCall
 	if res.err != nil {
 		var pe *action.PanicError
 		if errors.As(res.err, &pe) {
-			return rt.fail(in, resp, fmt.Sprintf("%s panicked: %v. The action has a bug or was given a value it cannot handle; try other arguments or another action.", a.Name(), pe.Value)), nil
+			return rt.fail(in, resp, fmt.Sprintf("%s panicked: %v. The action has a bug or was given a value it cannot handle; try other arguments or another action.", a.Name(), pe.Value)), nil, nil
 		}
-		return rt.fail(in, resp, a.Name()+" failed: "+res.err.Error()), nil
+		if errors.Is(res.err, action.ErrNeedsHuman) {
+			need = res.err
+		}
+		return rt.fail(in, resp, a.Name()+" failed: "+res.err.Error()), nil, need
 	}
 
 	// Fingerprints are taken before locking: the value may be large.
@@ -115,10 +142,16 @@ func (rt *Runtime) call(ctx context.Context, step int, reason string, c ToolCall
 
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
+	return rt.commit(in, resp, step, a, p, res.value, changed), nil, nil
+}
+
+// commit stores a successful call's result and the changes it made, records
+// the instruction and completes the response; callers hold mu.
+func (rt *Runtime) commit(in Instruction, resp ToolResponse, step int, a *action.Action, p *prepared, value reflect.Value, changed []bool) ToolResponse {
 	if a.Result() != nil {
-		name, created, err := rt.assignResult(step, a, p.target, res.value)
+		name, created, err := rt.assignResult(step, a, p.target, value)
 		if err != nil {
-			return rt.failLocked(in, resp, err.Error()), nil
+			return rt.failLocked(in, resp, err.Error())
 		}
 		in.Return, in.ReturnCreated = name, created
 		kind := variable.Assigned
@@ -130,11 +163,11 @@ func (rt *Runtime) call(ctx context.Context, step int, reason string, c ToolCall
 		}
 		resp.Variables = append(resp.Variables, rt.change(name, kind))
 		if rt.opts.HideFromAI {
-			resp.Result = resultJSON(res.value)
+			resp.Result = resultJSON(value)
 		}
 	}
 	for i, t := range p.tracked {
-		if !changed[i] || t.name == in.Return || slices.Contains(in.Modified, t.name) {
+		if i >= len(changed) || !changed[i] || t.name == in.Return || slices.Contains(in.Modified, t.name) {
 			continue
 		}
 		if rt.vars.Touch(t.name, step, a.Name()) == nil {
@@ -146,7 +179,7 @@ func (rt *Runtime) call(ctx context.Context, step int, reason string, c ToolCall
 	in.Duration = time.Since(in.Start)
 	resp.Duration = in.Duration
 	rt.history = append(rt.history, in)
-	return resp, nil
+	return resp
 }
 
 // peek reads a variable's value under the lock.

@@ -109,6 +109,15 @@ type StepResult struct {
 // ToolResponse and changes nothing. A cancelled ctx fails the calls that had
 // not finished. Steps are serialised: a concurrent Execute waits.
 func (rt *Runtime) Execute(ctx context.Context, step Step) StepResult {
+	return rt.execute(ctx, step, nil)
+}
+
+// maxHumanRetries bounds how often one call may ask for authorization or
+// input before it counts as failed.
+const maxHumanRetries = 3
+
+// execute runs a step, asking g (when not nil) for approvals and answers.
+func (rt *Runtime) execute(ctx context.Context, step Step, g gate) StepResult {
 	rt.execMu.Lock()
 	defer rt.execMu.Unlock()
 	rt.mu.Lock()
@@ -118,10 +127,31 @@ func (rt *Runtime) Execute(ctx context.Context, step Step) StepResult {
 
 	res := StepResult{Step: n, Responses: make([]ToolResponse, 0, len(step.Calls))}
 	for _, code := range step.Snippets {
-		res.Snippets = append(res.Snippets, rt.snippet(ctx, n, step.Reason, "", code))
+		res.Snippets = append(res.Snippets, rt.snippet(ctx, g, n, step.Reason, "", code))
 	}
 	for _, c := range step.Calls {
-		resp, term := rt.call(ctx, n, step.Reason, c)
+		if g != nil && c.Name != action.TerminateName && c.Name != action.AskUserName && c.Name != RunGoName {
+			if deny := g.approveCall(ctx, &c, rt.needsApproval(c.Name)); deny != "" {
+				res.Responses = append(res.Responses, rt.fail(Instruction{Step: n, Kind: KindCall, Reason: step.Reason, CallID: c.ID, Action: c.Name, Arguments: c.Arguments, Start: time.Now()}, ToolResponse{CallID: c.ID, Name: c.Name}, deny))
+				continue
+			}
+		}
+		callCtx := ctx
+		var resp ToolResponse
+		var term *action.Termination
+		for attempt := 0; ; attempt++ {
+			var need error
+			resp, term, need = rt.call(callCtx, g, n, step.Reason, c)
+			if need == nil || g == nil || attempt == maxHumanRetries {
+				break
+			}
+			retry, deny := g.human(ctx, c, need)
+			if deny != "" {
+				resp.Error = deny
+				break
+			}
+			callCtx = retry
+		}
 		res.Responses = append(res.Responses, resp)
 		if term != nil && res.Termination == nil {
 			res.Termination = term

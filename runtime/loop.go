@@ -83,7 +83,23 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 			return h.storeFault(ctx, err)
 		}
 
-		res := h.rt.Execute(ctx, Step{Snippets: snippets, Calls: calls, Reason: resp.Text})
+		if h.opts.Approval == ApproveOnStart && !h.planApproved() {
+			deny := h.approvePlan(ctx, resp.Text, snippets, calls)
+			if f := h.fatalReason(); f != "" {
+				return Outcome{Status: run.StatusFailed, Reason: f}
+			}
+			if o, stop := h.stopped(ctx); stop {
+				return o
+			}
+			if deny != "" {
+				h.refuseStep(calls, snippets, deny)
+				continue
+			}
+		}
+		res := h.rt.execute(ctx, Step{Snippets: snippets, Calls: calls, Reason: resp.Text}, h)
+		if f := h.fatalReason(); f != "" {
+			return Outcome{Status: run.StatusFailed, Reason: f}
+		}
 		after, toolMsgs, snippetMsg := h.stepEvents(res, lim)
 		if err := h.rec.append(ctx, after...); err != nil {
 			return h.storeFault(ctx, err)
@@ -337,4 +353,54 @@ func (r *recorder) appendPhased(ctx context.Context, payloads ...run.Payload) er
 		kept = append(kept, p)
 	}
 	return r.appendLocked(ctx, kept...)
+}
+
+func (h *Handle) planApproved() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.planOK
+}
+
+// approvePlan awaits the approval of the model's plan: its text and the
+// step it wants to run first. It returns why the plan was refused, or "".
+func (h *Handle) approvePlan(ctx context.Context, text string, snippets []string, calls []ToolCall) string {
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(text))
+	if len(calls) > 0 || len(snippets) > 0 {
+		b.WriteString("\n\nFirst step:")
+		for _, c := range calls {
+			fmt.Fprintf(&b, "\n- %s %s", c.Name, c.Arguments)
+		}
+		for range snippets {
+			b.WriteString("\n- a Go snippet")
+		}
+	}
+	a, err := h.awaitAnswer(ctx, run.AwaitRequested{Await: run.AwaitApproval, Message: "Approve this plan?\n\n" + b.String()})
+	if err != nil {
+		return "not run: " + err.Error()
+	}
+	if a.Decision == run.Denied {
+		reason := a.Reason
+		if reason == "" {
+			reason = "no reason given"
+		}
+		return "the user rejected the plan: " + reason + ". Propose another plan."
+	}
+	h.mu.Lock()
+	h.planOK = true
+	h.mu.Unlock()
+	return ""
+}
+
+// refuseStep answers every call of a step that must not run.
+func (h *Handle) refuseStep(calls []ToolCall, snippets []string, why string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, c := range calls {
+		b, _ := marshal(toolContent{Success: false, Error: why})
+		h.messages = append(h.messages, llm.ToolResultMessage(llm.ToolCall{ID: c.ID, Name: c.Name}, string(b)))
+	}
+	if len(calls) == 0 {
+		h.messages = append(h.messages, llm.UserMessage(why))
+	}
 }

@@ -45,6 +45,9 @@ func (rt *Runtime) systemPrompt(opts RunOptions) string {
 			}
 		}
 	}
+	if opts.Approval == ApproveOnStart {
+		b.WriteString("\n\nBefore anything runs, a person approves your plan: first state your plan in a few lines, with the first step you want to run.")
+	}
 	if opts.Instructions != "" {
 		b.WriteString("\n\n")
 		b.WriteString(opts.Instructions)

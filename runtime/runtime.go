@@ -80,6 +80,8 @@ type Runtime struct {
 	attached map[string]bool
 	// resultSchema is the current run's result schema, for terminate.
 	resultSchema []byte
+	// askable reports that the current run can ask its user (ask_user).
+	askable bool
 
 	runMu    sync.Mutex // guards runs, active and memStore
 	runs     map[run.ID]*Handle
@@ -118,7 +120,13 @@ func New(opts Options) (*Runtime, error) {
 	if _, ok := actions.Get(RunGoName); ok && !opts.DisableSnippets {
 		return nil, &action.SpecError{Action: RunGoName, Err: errors.New("the name is taken by the built-in run_go action; rename the action")}
 	}
+	for _, name := range []string{action.AskUserName} {
+		if _, ok := actions.Get(name); ok {
+			return nil, &action.SpecError{Action: name, Err: errors.New("the name is taken by a built-in action; rename the action")}
+		}
+	}
 	rt.m.addAction(action.Terminate(), true, rt.vars.Names(), rt.typeOf)
+	rt.m.addAction(action.AskUser(), true, rt.vars.Names(), rt.typeOf)
 	if !opts.DisableSnippets {
 		rt.m.addAction(runGo, true, rt.vars.Names(), rt.typeOf)
 	}
@@ -283,7 +291,8 @@ func (rt *Runtime) store() run.Store {
 
 // attach sets the current run's allow-list and result schema; callers hold
 // mu.
-func (rt *Runtime) attach(names []string, resultSchema []byte) {
+func (rt *Runtime) attach(names []string, resultSchema []byte, askable bool) {
+	rt.askable = askable
 	rt.attached = nil
 	if len(names) > 0 {
 		rt.attached = make(map[string]bool, len(names))
@@ -300,6 +309,9 @@ func (rt *Runtime) attach(names []string, resultSchema []byte) {
 // isAttached reports whether the named action may be called in the current
 // run; callers hold mu. Built-ins are always attached.
 func (rt *Runtime) isAttached(name string) bool {
+	if name == action.AskUserName {
+		return rt.askable
+	}
 	if rt.attached == nil || rt.attached[name] {
 		return true
 	}

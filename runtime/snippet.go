@@ -79,7 +79,7 @@ func (rt *Runtime) interpreter() (*interp.Interpreter, error) {
 }
 
 // snippet runs one Go snippet as instruction of step n and records it.
-func (rt *Runtime) snippet(ctx context.Context, n int, reason, callID, code string) SnippetResponse {
+func (rt *Runtime) snippet(ctx context.Context, g gate, n int, reason, callID, code string) SnippetResponse {
 	code = interp.NormalizeCode(code)
 	in := Instruction{Step: n, Kind: KindSnippet, Reason: reason, CallID: callID, Code: code, Start: time.Now()}
 	resp := SnippetResponse{CallID: callID, Code: code}
@@ -117,6 +117,11 @@ func (rt *Runtime) snippet(ctx context.Context, n int, reason, callID, code stri
 	access, _ := interp.Analyze(code, types)
 	in.Reads, in.Writes = access.Reads, access.Writes
 	resp.Reads, resp.Writes = access.Reads, access.Writes
+	if g != nil {
+		if deny := g.approveSnippet(ctx, code, access); deny != "" {
+			return fail(deny)
+		}
+	}
 
 	evalCtx, cancel := ctx, context.CancelFunc(func() {})
 	if rt.opts.CallTimeout > 0 {

@@ -1,0 +1,286 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/interp"
+	"github.com/byref/byref/run"
+)
+
+// Approval is a run's approval strategy.
+type Approval string
+
+// The approval strategies.
+const (
+	// ApproveNone runs everything without asking (the default), except
+	// actions declared with NeedsApproval.
+	ApproveNone Approval = "none"
+	// ApproveOnStart has the model state a plan first; nothing runs until a
+	// human approves it.
+	ApproveOnStart Approval = "on_start"
+	// ApproveOnToolCall asks before every tool call and every snippet.
+	ApproveOnToolCall Approval = "on_tool_call"
+)
+
+// Errors of Resume.
+var (
+	// ErrNoAwait: the run is not waiting for anything.
+	ErrNoAwait = errors.New("runtime: the run awaits nothing")
+	// ErrAwaitMismatch: the answer is for another await, or of the wrong
+	// kind, than the one pending.
+	ErrAwaitMismatch = errors.New("runtime: the answer does not match what the run awaits")
+)
+
+// pendingAwait is the await a run's loop is blocked on.
+type pendingAwait struct {
+	req    run.AwaitRequested
+	answer chan run.Answer
+}
+
+// gate is how execute asks a human, when the loop drives it: it is nil for
+// a bare Execute, which never waits.
+type gate interface {
+	// approveCall may edit c's arguments; it returns why the call must not
+	// run, or "".
+	approveCall(ctx context.Context, c *ToolCall, needsApproval bool) (deny string)
+	// approveSnippet returns why the snippet must not run, or "".
+	approveSnippet(ctx context.Context, code string, access interp.Access) (deny string)
+	// human waits for the authorization or input an action asked for and
+	// returns the context to retry the call with, or why not to.
+	human(ctx context.Context, c ToolCall, need error) (retry context.Context, deny string)
+	// ask waits for the user's answer to a question.
+	ask(ctx context.Context, c ToolCall, question string) (answer string, deny string)
+}
+
+// Pending returns what the run awaits, if anything.
+func (h *Handle) Pending() (run.AwaitRequested, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.pending == nil {
+		return run.AwaitRequested{}, false
+	}
+	return h.pending.req, true
+}
+
+// Resume answers what the run awaits. awaitID names the await (as in
+// run.AwaitRequested.ID); "" means whichever is pending. The answer must fit
+// the await's kind: a Decision for an approval or an authorization, Text
+// for a question, Input (JSON) for input. A mismatch returns an error
+// wrapping ErrAwaitMismatch that says what is pending; ErrNoAwait when the
+// run awaits nothing.
+func (h *Handle) Resume(ctx context.Context, awaitID string, answer run.Answer) error {
+	h.mu.Lock()
+	p := h.pending
+	if p == nil {
+		h.mu.Unlock()
+		return fmt.Errorf("%w: run %s is %s", ErrNoAwait, h.id, h.rec.current())
+	}
+	if awaitID != "" && awaitID != p.req.ID {
+		h.mu.Unlock()
+		return fmt.Errorf("%w: run %s awaits %s %s (%s), not %s", ErrAwaitMismatch, h.id, p.req.Await, p.req.ID, p.req.Message, awaitID)
+	}
+	if err := checkAnswer(p.req, answer); err != nil {
+		h.mu.Unlock()
+		return fmt.Errorf("%w: run %s awaits %s %s: %v", ErrAwaitMismatch, h.id, p.req.Await, p.req.ID, err)
+	}
+	h.pending = nil
+	h.mu.Unlock()
+	if err := h.rec.transition(ctx, run.StatusRunning, "", run.AwaitResolved{ID: p.req.ID, Answer: answer}); err != nil {
+		h.mu.Lock()
+		if h.pending == nil {
+			h.pending = p
+		}
+		h.mu.Unlock()
+		return err
+	}
+	p.answer <- answer
+	return nil
+}
+
+// checkAnswer says what is wrong with an answer for req.
+func checkAnswer(req run.AwaitRequested, a run.Answer) error {
+	switch req.Await {
+	case run.AwaitApproval, run.AwaitAuthorization:
+		if a.Decision != run.Approved && a.Decision != run.Denied {
+			return fmt.Errorf("an %s needs a decision, %q or %q", req.Await, run.Approved, run.Denied)
+		}
+		if a.Arguments != "" {
+			if req.Call == nil {
+				return errors.New("only the approval of a tool call takes edited arguments")
+			}
+			var obj map[string]json.RawMessage
+			if json.Unmarshal([]byte(a.Arguments), &obj) != nil {
+				return errors.New("edited arguments must be a JSON object")
+			}
+		}
+	case run.AwaitQuestion:
+		if a.Text == "" {
+			return errors.New("a question needs the answer's text")
+		}
+	case run.AwaitInput:
+		if !json.Valid(a.Input) {
+			return errors.New("input must be JSON")
+		}
+	}
+	return nil
+}
+
+// awaitAnswer records req, moves the run to awaiting and blocks until
+// Resume answers, the await times out (the run fails) or ctx is done.
+func (h *Handle) awaitAnswer(ctx context.Context, req run.AwaitRequested) (run.Answer, error) {
+	h.mu.Lock()
+	h.awaits++
+	req.ID = "await_" + strconv.Itoa(h.awaits)
+	h.mu.Unlock()
+	if h.opts.AwaitTimeout > 0 {
+		req.Deadline = time.Now().Add(h.opts.AwaitTimeout).UTC()
+	}
+	p := &pendingAwait{req: req, answer: make(chan run.Answer, 1)}
+	h.mu.Lock()
+	h.pending = p
+	h.mu.Unlock()
+	if err := h.rec.transition(ctx, run.StatusAwaiting, "", req); err != nil {
+		h.clearPending(p)
+		return run.Answer{}, err
+	}
+	var timeout <-chan time.Time
+	if h.opts.AwaitTimeout > 0 {
+		t := time.NewTimer(h.opts.AwaitTimeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case a := <-p.answer:
+		return a, nil
+	case <-timeout:
+		if !h.clearPending(p) {
+			return <-p.answer, nil // Resume won the race
+		}
+		reason := fmt.Sprintf("the %s %s was not answered within %v", req.Await, req.ID, h.opts.AwaitTimeout)
+		h.setFatal(reason)
+		_ = h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason})
+		return run.Answer{}, errors.New(reason)
+	case <-ctx.Done():
+		if !h.clearPending(p) {
+			return <-p.answer, nil
+		}
+		return run.Answer{}, context.Cause(ctx)
+	}
+}
+
+// clearPending removes p if it is still pending and reports whether it was.
+func (h *Handle) clearPending(p *pendingAwait) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.pending != p {
+		return false
+	}
+	h.pending = nil
+	return true
+}
+
+func (h *Handle) setFatal(reason string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.fatal = reason
+}
+
+func (h *Handle) fatalReason() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.fatal
+}
+
+// approveCall implements gate.
+func (h *Handle) approveCall(ctx context.Context, c *ToolCall, needsApproval bool) string {
+	if h.opts.Approval != ApproveOnToolCall && !needsApproval {
+		return ""
+	}
+	h.rt.mu.Lock()
+	refs := h.rt.references(*c)
+	h.rt.mu.Unlock()
+	a, err := h.awaitAnswer(ctx, run.AwaitRequested{
+		Await:   run.AwaitApproval,
+		Message: fmt.Sprintf("Approve the call of %s with %s?", c.Name, c.Arguments),
+		Call:    &run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, References: refs},
+	})
+	if err != nil {
+		return "not run: " + err.Error()
+	}
+	if a.Decision == run.Denied {
+		return denied(a.Reason)
+	}
+	if a.Arguments != "" {
+		c.Arguments = a.Arguments
+	}
+	return ""
+}
+
+func denied(reason string) string {
+	if reason == "" {
+		reason = "no reason given"
+	}
+	return "the user denied this call: " + reason + ". Do not retry it as is; change your approach or ask the user."
+}
+
+// approveSnippet implements gate.
+func (h *Handle) approveSnippet(ctx context.Context, code string, access interp.Access) string {
+	if h.opts.Approval != ApproveOnToolCall {
+		return ""
+	}
+	a, err := h.awaitAnswer(ctx, run.AwaitRequested{
+		Await:   run.AwaitApproval,
+		Message: "Approve running this Go snippet?",
+		Snippet: &run.Snippet{Code: code, Reads: access.Reads, Writes: access.Writes},
+	})
+	if err != nil {
+		return "not run: " + err.Error()
+	}
+	if a.Decision == run.Denied {
+		return denied(a.Reason)
+	}
+	return ""
+}
+
+// human implements gate.
+func (h *Handle) human(ctx context.Context, c ToolCall, need error) (context.Context, string) {
+	h.rt.mu.Lock()
+	refs := h.rt.references(c)
+	h.rt.mu.Unlock()
+	call := &run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, References: refs}
+	var auth *action.AuthorizationRequired
+	if errors.As(need, &auth) {
+		a, err := h.awaitAnswer(ctx, run.AwaitRequested{Await: run.AwaitAuthorization, Message: auth.Message, Link: auth.Link, Call: call})
+		if err != nil {
+			return nil, "not run: " + err.Error()
+		}
+		if a.Decision == run.Denied {
+			return nil, "the user did not authorize " + c.Name + ": " + a.Reason
+		}
+		return ctx, ""
+	}
+	var in *action.InputRequired
+	if errors.As(need, &in) {
+		a, err := h.awaitAnswer(ctx, run.AwaitRequested{Await: run.AwaitInput, Message: in.Message, Call: call})
+		if err != nil {
+			return nil, "not run: " + err.Error()
+		}
+		return action.WithInput(ctx, a.Input), ""
+	}
+	return nil, need.Error()
+}
+
+// ask implements gate.
+func (h *Handle) ask(ctx context.Context, c ToolCall, question string) (string, string) {
+	a, err := h.awaitAnswer(ctx, run.AwaitRequested{Await: run.AwaitQuestion, Message: question})
+	if err != nil {
+		return "", "no answer: " + err.Error()
+	}
+	return a.Text, ""
+}

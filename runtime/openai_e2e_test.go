@@ -1,0 +1,510 @@
+package runtime_test
+
+// The agent's acceptance scenarios again, through langchaingo's real OpenAI
+// client (llm.OpenWith) against openaitest's wire-format server on
+// 127.0.0.1. Besides each run's outcome, the tests check what the server
+// received: tools, tool results, truncated conversations.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/internal/openaitest"
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
+)
+
+// openaiAgent returns a runtime whose model is langchaingo's OpenAI client
+// talking to a wire-format server answering with h.
+func openaiAgent(t *testing.T, h openaitest.Handler, opts runtime.Options) (*runtime.Runtime, *openaitest.Server) {
+	t.Helper()
+	srv := openaitest.New(t, h)
+	m, err := llm.OpenWith("openai:gpt-4o-mini", llm.Options{
+		BaseURL: srv.BaseURL(), APIKey: "test-key", HTTPClient: srv.Client(),
+		Getenv: func(string) string { return "" }, // keep OPENAI_* of the environment out
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newAgent(t, m, opts), srv
+}
+
+// withUsage sets a response's usage.
+func withUsage(r openaitest.Response, in, out int) openaitest.Response {
+	r.Usage = openaitest.Usage{PromptTokens: in, CompletionTokens: out}
+	return r
+}
+
+// roles lists the roles of a request's messages.
+func roles(req openaitest.Request) string {
+	var out []string
+	for _, m := range req.Messages {
+		out = append(out, m.Role)
+	}
+	return strings.Join(out, " ")
+}
+
+// checkToolMessages fails unless every tool message answers a call of the
+// assistant message before it (no orphan), in the order of the calls, and
+// every call of an assistant message is answered.
+func checkToolMessages(t *testing.T, req openaitest.Request) {
+	t.Helper()
+	var pending []string
+	for i, m := range req.Messages {
+		switch m.Role {
+		case "assistant":
+			if len(pending) > 0 {
+				t.Errorf("message %d: calls %v of the previous assistant message were not answered", i, pending)
+			}
+			pending = nil
+			for _, c := range m.ToolCalls {
+				pending = append(pending, c.ID)
+			}
+		case "tool":
+			if len(pending) == 0 || pending[0] != m.ToolCallID {
+				t.Errorf("message %d: orphan tool message for %q; calls awaiting results: %v", i, m.ToolCallID, pending)
+				continue
+			}
+			pending = pending[1:]
+		}
+	}
+}
+
+// enumStrings returns every string of every "enum" in a JSON Schema.
+func enumStrings(t *testing.T, schemaJSON json.RawMessage) []string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(schemaJSON, &v); err != nil {
+		t.Fatalf("parameters are not JSON: %v\n%s", err, schemaJSON)
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if enum, ok := x["enum"].([]any); ok {
+				for _, e := range enum {
+					if s, ok := e.(string); ok {
+						out = append(out, s)
+					}
+				}
+			}
+			for _, child := range x {
+				walk(child)
+			}
+		case []any:
+			for _, child := range x {
+				walk(child)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+func TestOpenAIWeatherTask(t *testing.T) {
+	rt, srv := openaiAgent(t, openaitest.Script(
+		withUsage(openaitest.Call("get_weather", `{"location":"<<var:city>>","unit":"c","return":null}`), 300, 20),
+		withUsage(openaitest.Call("terminate", `{"success":true,"result":"<<var:weather>>"}`), 350, 15),
+	), runtime.Options{})
+	h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "What is the weather in the city?", ModelName: "openai:gpt-4o-mini"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := h.Wait(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != run.StatusCompleted || string(o.Result) != `"sunny, 21°C in Paris"` || o.Steps != 2 {
+		t.Fatalf("outcome = %+v", o)
+	}
+	if o.Usage != (llm.Usage{InputTokens: 650, OutputTokens: 35}) {
+		t.Errorf("usage = %+v, want the server's 650 in, 35 out", o.Usage)
+	}
+	snap := run.Fold(events(t, h))
+	if len(snap.ToolCalls) != 2 || snap.ToolCalls[0].Call.References["location"].Variable != "city" || !snap.ToolCalls[0].Success {
+		t.Fatalf("snapshot tool calls = %+v", snap.ToolCalls)
+	}
+
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the server got %d requests, want 2", len(reqs))
+	}
+	first := reqs[0]
+	if first.Model != "gpt-4o-mini" || first.Header.Get("Authorization") != "Bearer test-key" {
+		t.Errorf("model %q, authorization %q", first.Model, first.Header.Get("Authorization"))
+	}
+	if roles(first) != "system user" || !strings.Contains(first.Messages[0].Content, `- city (string): "Paris"`) || first.Messages[1].Content != "What is the weather in the city?" {
+		t.Fatalf("first request's messages = %+v", first.Messages)
+	}
+	// The tools: names, the strict flag, and the references offered as
+	// enums, exactly <<var:NAME>>.
+	if got := strings.Join(first.ToolNames(), " "); got != "get_weather terminate run_go" {
+		t.Fatalf("tools = %s", got)
+	}
+	// The same schemas as a fresh runtime's, which has made no call yet.
+	fresh := newAgent(t, llm.NewScripted(), runtime.Options{}).Tools()
+	for i, tool := range first.Tools {
+		if tool.Type != "function" || tool.Description != fresh[i].Description {
+			t.Errorf("tool %s = %+v", tool.Name, tool)
+		}
+		if !tool.Strict {
+			t.Errorf("tool %s was not sent with strict: true", tool.Name)
+		}
+		var got, want any
+		_ = json.Unmarshal(tool.Parameters, &got)
+		_ = json.Unmarshal(fresh[i].Parameters, &want)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("tool %s: the server got parameters\n%s\nwant\n%s", tool.Name, tool.Parameters, fresh[i].Parameters)
+		}
+	}
+	weather, _ := first.Tool("get_weather")
+	enums := enumStrings(t, weather.Parameters)
+	if !slices.Contains(enums, "<<var:city>>") {
+		t.Errorf("get_weather's enums %q lack <<var:city>>", enums)
+	}
+	for _, e := range enums {
+		if strings.Contains(e, `\u003c`) || strings.Contains(e, "&lt;") || strings.Contains(e, "&gt;") {
+			t.Errorf("enum value %q is HTML-escaped", e)
+		}
+	}
+	if terminate, _ := first.Tool("terminate"); !slices.Contains(enumStrings(t, terminate.Parameters), "<<var:city>>") {
+		t.Errorf("terminate's result does not offer <<var:city>>: %s", terminate.Parameters)
+	}
+
+	// The call went back as the model sent it, and its result as a tool
+	// message carrying the runtime's JSON.
+	second := reqs[1]
+	if roles(second) != "system user assistant tool" {
+		t.Fatalf("second request's roles = %s", roles(second))
+	}
+	asst := second.Messages[2]
+	if len(asst.ToolCalls) != 1 || asst.ToolCalls[0] != (openaitest.ToolCall{ID: "call_1", Name: "get_weather", Arguments: `{"location":"<<var:city>>","unit":"c","return":null}`}) {
+		t.Errorf("assistant message = %+v", asst)
+	}
+	tool := second.Messages[3]
+	wantContent := `{"success":true,"variables":[{"name":"weather","type":"string","preview":"\"sunny, 21°C in Paris\"","change":"created"}]}`
+	if tool.ToolCallID != "call_1" || tool.Content != wantContent {
+		t.Errorf("tool message = %+v\nwant content %s", tool, wantContent)
+	}
+	// The system prompt of the second step lists the new variable.
+	if !strings.Contains(second.Messages[0].Content, `- weather (string): "sunny, 21°C in Paris"`) {
+		t.Errorf("second system prompt lacks weather:\n%s", second.Messages[0].Content)
+	}
+	for _, req := range reqs {
+		checkToolMessages(t, req)
+	}
+}
+
+// Two calls in one response run in one step; each result goes back as its
+// own tool message, in order.
+func TestOpenAIParallelToolCalls(t *testing.T) {
+	rt, srv := openaiAgent(t, openaitest.Script(
+		openaitest.Response{
+			Text: "Both units at once.",
+			ToolCalls: []openaitest.ToolCall{
+				{ID: "call_c", Name: "get_weather", Arguments: `{"location":"<<var:city>>","unit":"c","return":null}`},
+				{ID: "call_f", Name: "get_weather", Arguments: `{"location":"Lyon","unit":"f","return":null}`},
+			},
+		},
+		openaitest.Call("terminate", `{"success":true,"result":"<<var:weather_2>>"}`),
+	), runtime.Options{})
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "weather twice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(o.Result) != `"sunny, 21°F in Lyon"` || o.Steps != 2 {
+		t.Fatalf("outcome = %+v", o)
+	}
+	if h := rt.History(); len(h) != 3 || h[0].Step != h[1].Step {
+		t.Fatalf("history = %+v; both calls belong to one step", h)
+	}
+	second := srv.Requests()[1]
+	if roles(second) != "system user assistant tool tool" {
+		t.Fatalf("roles = %s", roles(second))
+	}
+	if a := second.Messages[2]; a.Content != "Both units at once." || len(a.ToolCalls) != 2 || a.ToolCalls[0].ID != "call_c" || a.ToolCalls[1].ID != "call_f" {
+		t.Errorf("assistant message = %+v", a)
+	}
+	for i, want := range []struct{ id, variable string }{{"call_c", "weather"}, {"call_f", "weather_2"}} {
+		m := second.Messages[3+i]
+		var content struct {
+			Success   bool `json:"success"`
+			Variables []struct {
+				Name string `json:"name"`
+			} `json:"variables"`
+		}
+		if err := json.Unmarshal([]byte(m.Content), &content); err != nil || m.ToolCallID != want.id || !content.Success || content.Variables[0].Name != want.variable {
+			t.Errorf("tool message %d = %+v (%v), want the result of %s in %s", i, m, err, want.id, want.variable)
+		}
+	}
+	checkToolMessages(t, second)
+}
+
+// A code block in the assistant's text is a snippet step; its output goes
+// back to the model in a user message.
+func TestOpenAISnippetStep(t *testing.T) {
+	rt, srv := openaiAgent(t, openaitest.Script(
+		openaitest.Text("I will count the letters in Go.\n```go\nn := len(city) * 10\nfmt.Println(\"letters x 10 =\", n)\n```"),
+		openaitest.Call("terminate", `{"success":true,"result":"<<var:n>>"}`),
+	), runtime.Options{})
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "count"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != run.StatusCompleted || string(o.Result) != "50" {
+		t.Fatalf("outcome = %+v", o)
+	}
+	if h := rt.History(); len(h) != 2 || h[0].Kind != runtime.KindSnippet || h[0].Created[0] != "n" {
+		t.Fatalf("history = %+v", h)
+	}
+	second := srv.Requests()[1]
+	if roles(second) != "system user assistant user" {
+		t.Fatalf("roles = %s", roles(second))
+	}
+	if a := second.Messages[2]; !strings.Contains(a.Content, "```go\nn := len(city)") || len(a.ToolCalls) != 0 {
+		t.Errorf("assistant message = %+v", a)
+	}
+	if m := second.Messages[3]; !strings.Contains(m.Content, "Results of your Go code") || !strings.Contains(m.Content, "letters x 10 = 50") {
+		t.Errorf("snippet result message = %q", m.Content)
+	}
+	if !strings.Contains(second.Messages[0].Content, "- n (int): 50") {
+		t.Errorf("the system prompt lacks n:\n%s", second.Messages[0].Content)
+	}
+}
+
+// A snippet builds a value and a tool call of the same response uses it by
+// reference.
+func TestOpenAIMixedStep(t *testing.T) {
+	rt, srv := openaiAgent(t, openaitest.Script(
+		openaitest.Response{
+			Text:      "I will build the name in Go first.\n```go\nimport \"strings\"\nfull := strings.ToUpper(city) + \", France\"\nfmt.Println(full)\n```",
+			ToolCalls: []openaitest.ToolCall{{ID: "c1", Name: "get_weather", Arguments: `{"location":"<<var:full>>","unit":"c","return":null}`}},
+		},
+		openaitest.Call("terminate", `{"success":true,"result":"<<var:weather>>"}`),
+	), runtime.Options{})
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "weather"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(o.Result) != `"sunny, 21°C in PARIS, France"` {
+		t.Fatalf("outcome = %+v", o)
+	}
+	h := rt.History()
+	if len(h) != 3 || h[0].Kind != runtime.KindSnippet || h[1].Args[0].Ref != "full" {
+		t.Fatalf("history = %+v", h)
+	}
+	second := srv.Requests()[1]
+	checkToolMessages(t, second)
+	var sawTool, sawSnippet bool
+	for _, m := range second.Messages {
+		sawTool = sawTool || (m.Role == "tool" && m.ToolCallID == "c1" && strings.Contains(m.Content, `"success":true`))
+		sawSnippet = sawSnippet || (m.Role == "user" && strings.Contains(m.Content, "PARIS, France"))
+	}
+	if !sawTool || !sawSnippet {
+		t.Fatalf("tool result sent: %v, snippet result sent: %v; roles %s", sawTool, sawSnippet, roles(second))
+	}
+}
+
+func TestOpenAIResultSchemaWithOneInvalidAttempt(t *testing.T) {
+	rt, srv := openaiAgent(t, openaitest.Script(
+		openaitest.Call("terminate", `{"success":true,"result":{"city":"Paris"}}`),
+		openaitest.Call("terminate", `{"success":true,"result":{"city":"Paris","temp_c":21}}`),
+	), runtime.Options{})
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "forecast", ResultSchema: runtime.ResultSchemaFor[Forecast]()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := runtime.ResultAs[Forecast](o)
+	if err != nil || f != (Forecast{"Paris", 21}) || o.Steps != 2 {
+		t.Fatalf("result = %+v, %v (outcome %+v)", f, err, o)
+	}
+	reqs := srv.Requests()
+	if terminate, ok := reqs[0].Tool("terminate"); !ok || !strings.Contains(string(terminate.Parameters), "temp_c") {
+		t.Fatalf("terminate's schema on the wire lacks the result schema: %+v", terminate)
+	}
+	last := reqs[1].Messages[len(reqs[1].Messages)-1]
+	if last.Role != "user" || !strings.Contains(last.Content, "not valid") || !strings.Contains(last.Content, "temp_c") {
+		t.Fatalf("retry message = %+v", last)
+	}
+	checkToolMessages(t, reqs[1])
+}
+
+func TestOpenAIRecoversFromFailingAction(t *testing.T) {
+	flaky := action.MustNew(action.Spec{
+		Name: "lookup", Description: "Population of a city.",
+		Func: func(city string) (int, error) {
+			if city != "Paris" {
+				return 0, errors.New("unknown city " + city)
+			}
+			return 2_100_000, nil
+		},
+		Params: []action.Param{{Name: "city"}},
+	})
+	rt, srv := openaiAgent(t, openaitest.Script(
+		openaitest.Call("lookup", `{"city":"Pari","return":null}`),
+		openaitest.Call("lookup", `{"city":"<<var:city>>","return":null}`),
+		openaitest.Call("terminate", `{"success":true,"result":"<<var:lookup_result>>"}`),
+	), runtime.Options{Actions: action.MustSet(flaky)})
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "population"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != run.StatusCompleted || string(o.Result) != "2100000" {
+		t.Fatalf("outcome = %+v", o)
+	}
+	m := srv.Requests()[1].Messages[3]
+	if m.Role != "tool" || m.ToolCallID != "call_1" || !strings.Contains(m.Content, `"success":false`) || !strings.Contains(m.Content, "unknown city Pari") {
+		t.Fatalf("the failure was not sent back: %+v", m)
+	}
+}
+
+func TestOpenAIStepLimit(t *testing.T) {
+	rt, srv := openaiAgent(t, func(context.Context, openaitest.Request) (openaitest.Response, error) {
+		return openaitest.Call("get_weather", `{"location":"Paris","unit":"c","return":null}`), nil
+	}, runtime.Options{})
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "loop", Limits: runtime.Limits{MaxSteps: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != run.StatusCompleted || string(o.Result) != "null" || o.Steps != 3 || !strings.Contains(o.Reason, "step limit (3)") {
+		t.Fatalf("outcome = %+v", o)
+	}
+	if srv.Len() != 3 {
+		t.Fatalf("the server got %d requests, want 3", srv.Len())
+	}
+}
+
+func TestOpenAIFollowUp(t *testing.T) {
+	rt, srv := openaiAgent(t, openaitest.Script(
+		openaitest.Call("get_weather", `{"location":"<<var:city>>","unit":"c","return":null}`),
+		openaitest.Call("terminate", `{"success":true,"result":"<<var:weather>>"}`),
+		openaitest.Call("get_weather", `{"location":"<<var:city>>","unit":"f","return":"weather"}`),
+		openaitest.Call("terminate", `{"success":true,"result":"<<var:weather>>"}`),
+	), runtime.Options{})
+	ctx := context.Background()
+	h, err := rt.Start(ctx, runtime.RunOptions{Task: "weather in C"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := h.Wait(ctx)
+	if err := h.FollowUp(ctx, "now in F"); err != nil {
+		t.Fatal(err)
+	}
+	second, _ := h.Wait(ctx)
+	if string(first.Result) != `"sunny, 21°C in Paris"` || string(second.Result) != `"sunny, 21°F in Paris"` || second.Status != run.StatusCompleted {
+		t.Fatalf("results %s then %+v", first.Result, second)
+	}
+	if v, _ := rt.Variable("weather"); len(v.History) != 2 {
+		t.Fatalf("weather's history = %+v", v.History)
+	}
+	// The follow-up's first request carries the whole first turn, then the
+	// new message.
+	req := srv.Requests()[2]
+	if got := roles(req); got != "system user assistant tool assistant tool user" {
+		t.Fatalf("roles = %s", got)
+	}
+	if req.Messages[1].Content != "weather in C" || req.Messages[6].Content != "now in F" {
+		t.Fatalf("messages = %+v", req.Messages)
+	}
+	// The assign-to-existing form: weather is offered as a return target.
+	if tool, _ := req.Tool("get_weather"); !slices.Contains(enumStrings(t, tool.Parameters), "weather") {
+		t.Errorf("get_weather does not offer weather as a return target: %s", tool.Parameters)
+	}
+	for _, r := range srv.Requests() {
+		checkToolMessages(t, r)
+	}
+}
+
+// Over the window's share, the oldest turns are dropped; the server never
+// gets a tool message without its call.
+func TestOpenAIContextTruncation(t *testing.T) {
+	big := strings.Repeat("word ", 400) // ~500 tokens per assistant message
+	rt, srv := openaiAgent(t, func(_ context.Context, req openaitest.Request) (openaitest.Response, error) {
+		r := openaitest.Call("get_weather", `{"location":"Paris","unit":"c","return":null}`)
+		r.Text = big
+		return r, nil
+	}, runtime.Options{})
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "the task", Limits: runtime.Limits{MaxSteps: 12, ContextWindow: 4000, ContextShare: 0.75}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != run.StatusCompleted || o.Steps != 12 {
+		t.Fatalf("outcome = %+v", o)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 12 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	dropped := false
+	for i, req := range reqs {
+		if req.Messages[0].Role != "system" || !strings.HasPrefix(req.Messages[0].Content, "You are an agent") {
+			t.Fatalf("request %d: the system prompt was not kept: %+v", i, req.Messages[0])
+		}
+		if req.Messages[1].Role != "user" || req.Messages[1].Content != "the task" {
+			t.Fatalf("request %d: the task was not kept: %+v", i, req.Messages[1])
+		}
+		if len(req.Messages) > 2 && req.Messages[2].Role != "assistant" {
+			t.Errorf("request %d: a turn must start with the assistant message, not %s", i, req.Messages[2].Role)
+		}
+		checkToolMessages(t, req)
+		// Untruncated, request i holds 2 + 2i messages.
+		if len(req.Messages) < 2+2*i {
+			dropped = true
+		}
+	}
+	last := reqs[len(reqs)-1]
+	if !dropped || len(last.Messages) >= 2+2*11 {
+		t.Fatalf("nothing was dropped: %d messages in the last request", len(last.Messages))
+	}
+	// The oldest turns went: the first call is no longer in the conversation,
+	// and the latest one is.
+	firstCall := reqs[1].Messages[2].ToolCalls[0].ID
+	var ids []string
+	for _, m := range last.Messages {
+		for _, c := range m.ToolCalls {
+			ids = append(ids, c.ID)
+		}
+	}
+	latest := reqs[len(reqs)-2].Messages[len(reqs[len(reqs)-2].Messages)-2]
+	if slices.Contains(ids, firstCall) || len(ids) == 0 || !slices.Contains(ids, latest.ToolCalls[0].ID) {
+		t.Fatalf("calls kept in the last request: %v (first call %s)", ids, firstCall)
+	}
+}
+
+func TestOpenAILargeResultBecomesVariable(t *testing.T) {
+	dump := action.MustNew(action.Spec{
+		Name: "dump", Description: "Print a lot.",
+		Func: func(ctx context.Context) {
+			fmt.Fprint(action.Stdout(ctx), strings.Repeat("x", 5000))
+		},
+	})
+	rt, srv := openaiAgent(t, openaitest.Script(
+		openaitest.Call("dump", `{}`),
+		openaitest.Call("terminate", `{"success":true,"result":null}`),
+	), runtime.Options{Actions: action.MustSet(dump)})
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "dump", Limits: runtime.Limits{LargeResult: 1000}})
+	if err != nil || o.Status != run.StatusCompleted {
+		t.Fatalf("outcome = %+v, %v", o, err)
+	}
+	m := srv.Requests()[1].Messages[3]
+	if m.Role != "tool" || len(m.Content) > 1000 || !strings.Contains(m.Content, "<<var:dump_output>>") {
+		t.Fatalf("tool message = %+v", m)
+	}
+	v, ok := rt.Variable("dump_output")
+	if s, _ := v.Value.(string); !ok || !strings.Contains(s, strings.Repeat("x", 5000)) {
+		t.Fatal("the whole result must be kept in the variable")
+	}
+	// The model can pass the new variable on: terminate offers it.
+	if terminate, _ := srv.Requests()[1].Tool("terminate"); !slices.Contains(enumStrings(t, terminate.Parameters), "<<var:dump_output>>") {
+		t.Errorf("terminate does not offer <<var:dump_output>>: %s", terminate.Parameters)
+	}
+}
