@@ -3,7 +3,7 @@ GO ?= go
 STATICCHECK_VERSION ?= v0.8.2
 GOBIN ?= $(shell $(GO) env GOPATH)/bin
 
-.PHONY: test vet staticcheck unit bench demo fmt
+.PHONY: test vet staticcheck unit bench demo fmt chromium
 
 ## test: vet, staticcheck and the race-enabled test suite (what CI runs)
 test: fmt vet staticcheck unit
@@ -20,7 +20,11 @@ staticcheck:
 	@test -x $(GOBIN)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(GOBIN)/staticcheck ./...
 
-unit:
+## chromium: Debian's chromium for the browser tests (they skip without it outside CI)
+chromium:
+	-./scripts/install-chromium.sh
+
+unit: chromium
 	$(GO) test -race -count=1 ./...
 
 ## bench: every benchmark, with allocations

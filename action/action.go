@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
+	"go/types"
 	"reflect"
 	"runtime/debug"
 	"strconv"
@@ -307,6 +308,8 @@ func checkName(name string) error {
 		return errors.New("the name is longer than 64 characters, which providers refuse")
 	case !token.IsIdentifier(name) || token.IsKeyword(name):
 		return errors.New("the name must be a Go identifier (letters, digits and _), so snippets can call it")
+	case types.Universe.Lookup(name) != nil:
+		return fmt.Errorf("%q is a predeclared Go identifier, which a snippet could not call; choose another name", name)
 	}
 	return nil
 }

@@ -130,6 +130,12 @@ type RunOptions struct {
 	// AwaitTimeout fails the run when an await (approval, question,
 	// authorization, input) is not answered in time. Zero means no limit.
 	AwaitTimeout time.Duration
+	// ToolLimit offers the model at most this many of the available
+	// actions at each step: those whose reference-only parameters a
+	// variable made by the run fits, then the most relevant to the
+	// conversation (BM25 over names, descriptions and parameter names).
+	// Built-ins are always offered. Zero means all.
+	ToolLimit int
 	// History is earlier conversation (a session's previous turns), sent to
 	// the model between the system prompt and the task.
 	History []llm.Message

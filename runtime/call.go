@@ -109,9 +109,30 @@ func (rt *Runtime) call(ctx context.Context, g gate, step int, reason string, c 
 	select {
 	case res = <-done:
 	case <-callCtx.Done():
-		select {
-		case res = <-done: // it returned just in time
-		default:
+		// A cancelled step waits a while for the action to return (the
+		// run is cancelling, and moves to canceled once it has); a call
+		// past its own deadline is abandoned at once.
+		var grace <-chan time.Time
+		if ctx.Err() != nil && rt.opts.CancelGrace > 0 {
+			t := time.NewTimer(rt.opts.CancelGrace)
+			defer t.Stop()
+			grace = t.C
+		}
+		returned := false
+		if grace != nil {
+			select {
+			case res = <-done:
+				returned = true
+			case <-grace:
+			}
+		} else {
+			select {
+			case res = <-done: // it returned just in time
+				returned = true
+			default:
+			}
+		}
+		if !returned {
 			resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
 			return rt.fail(in, resp, abandoned(a.Name(), ctx, callCtx)), nil, nil
 		}

@@ -7,3 +7,6 @@ func SchemaBuilds(rt *Runtime) int {
 	defer rt.mu.Unlock()
 	return rt.schemaBuilds
 }
+
+// SelectTools exposes relevance selection to benchmarks.
+var SelectTools = (*Runtime).selectTools

@@ -141,6 +141,9 @@ func (h *Handle) stopped(ctx context.Context) (Outcome, bool) {
 // request builds the model request of the next step.
 func (h *Handle) request(lim Limits) llm.Request {
 	tools := h.rt.Tools()
+	if h.opts.ToolLimit > 0 {
+		tools = h.rt.selectTools(tools, h.opts.ToolLimit, h.query())
+	}
 	req := llm.Request{Tools: make([]llm.Tool, len(tools))}
 	toolTokens := 0
 	for i, t := range tools {
@@ -403,4 +406,21 @@ func (h *Handle) refuseStep(calls []ToolCall, snippets []string, why string) {
 	if len(calls) == 0 {
 		h.messages = append(h.messages, llm.UserMessage(why))
 	}
+}
+
+// query is the text relevance selection scores actions against: the task
+// and the latest messages.
+func (h *Handle) query() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var b strings.Builder
+	b.WriteString(h.opts.Task)
+	from := max(len(h.messages)-4, 1)
+	for _, m := range h.messages[from:] {
+		if m.Role == llm.RoleUser || m.Role == llm.RoleAssistant {
+			b.WriteString(" ")
+			b.WriteString(m.Text)
+		}
+	}
+	return b.String()
 }

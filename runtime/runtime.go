@@ -19,6 +19,7 @@ import (
 const (
 	DefaultCallTimeout = time.Minute
 	DefaultMaxOutput   = 16 << 10
+	DefaultCancelGrace = 10 * time.Second
 )
 
 // Options configures a Runtime. The zero value is valid: no actions but the
@@ -39,6 +40,10 @@ type Options struct {
 	// CallTimeout bounds each call when the step's context has no earlier
 	// deadline. Zero means DefaultCallTimeout; negative means no bound.
 	CallTimeout time.Duration
+	// CancelGrace is how long a cancelled step waits for a running action
+	// to return before abandoning it. Zero means DefaultCancelGrace;
+	// negative means not at all.
+	CancelGrace time.Duration
 	// MaxOutput bounds what one call may write to each of its stdout and
 	// stderr, in bytes; the rest is dropped with a note. Zero means
 	// DefaultMaxOutput.
@@ -83,6 +88,11 @@ type Runtime struct {
 	// askable reports that the current run can ask its user (ask_user).
 	askable bool
 
+	// index scores actions for relevance selection; indexOf is the action
+	// set it was built from.
+	index   *lexicalIndex
+	indexOf *action.Set
+
 	runMu    sync.Mutex // guards runs, active and memStore
 	runs     map[run.ID]*Handle
 	active   *Handle
@@ -99,6 +109,9 @@ func New(opts Options) (*Runtime, error) {
 	}
 	if opts.CallTimeout == 0 {
 		opts.CallTimeout = DefaultCallTimeout
+	}
+	if opts.CancelGrace == 0 {
+		opts.CancelGrace = DefaultCancelGrace
 	}
 	if opts.MaxOutput <= 0 {
 		opts.MaxOutput = DefaultMaxOutput

@@ -175,33 +175,43 @@ func (c *checker) openAI(s map[string]any, at string, depth int) {
 			if !slices.Contains(required, n) {
 				c.fail(at, "property %q must be listed in \"required\" (make it nullable instead of optional)", n)
 			}
-			if sub, ok := props[n].(map[string]any); ok {
-				c.openAI(sub, at+"/properties/"+n, depth+1)
-			}
+			c.sub(props[n], at+"/properties/"+n, depth+1)
 		}
 	} else if s["type"] == "object" {
 		if ap, ok := s["additionalProperties"]; !ok || ap != false {
 			c.fail(at, "an object must declare its properties and set \"additionalProperties\": false (maps are not allowed in strict mode)")
 		}
 	}
-	if sub, ok := s["items"].(map[string]any); ok {
-		c.openAI(sub, at+"/items", depth+1)
+	if sub, ok := s["items"]; ok {
+		c.sub(sub, at+"/items", depth+1)
 	}
 	if alts, ok := s["anyOf"].([]any); ok {
 		if at == "" {
 			c.fail(at, "the root may not be an anyOf")
 		}
 		for i, a := range alts {
-			if sub, ok := a.(map[string]any); ok {
-				c.openAI(sub, fmt.Sprintf("%s/anyOf/%d", at, i), depth)
-			}
+			c.sub(a, fmt.Sprintf("%s/anyOf/%d", at, i), depth)
 		}
 	}
 	if defs, ok := s["$defs"].(map[string]any); ok {
-		for n, d := range defs {
-			if sub, ok := d.(map[string]any); ok {
-				c.openAI(sub, at+"/$defs/"+n, depth)
-			}
+		names := make([]string, 0, len(defs))
+		for n := range defs {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			c.sub(defs[n], at+"/$defs/"+n, depth)
 		}
 	}
+}
+
+// sub checks the subschema x found at at: it must be an object, since the
+// boolean schemas true (any value) and false are not allowed in strict mode.
+func (c *checker) sub(x any, at string, depth int) {
+	m, ok := x.(map[string]any)
+	if !ok {
+		c.fail(at, "the schema %v is not an object with a type (an any value is not allowed in strict mode)", x)
+		return
+	}
+	c.openAI(m, at, depth)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"reflect"
 	"sync"
 	"time"
@@ -17,6 +18,8 @@ var ErrNotRepresentable = errors.New("schema: type is not JSON-representable")
 
 var (
 	timeType          = reflect.TypeFor[time.Time]()
+	ipType            = reflect.TypeFor[net.IP]()
+	rawMessageType    = reflect.TypeFor[json.RawMessage]()
 	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType = reflect.TypeFor[interface{ MarshalText() ([]byte, error) }]()
 	schemaHookType    = reflect.TypeFor[interface{ JSONSchema() *jsonschema.Schema }]()
@@ -53,8 +56,14 @@ func checkRepresentable(t reflect.Type, visiting map[reflect.Type]bool) error {
 	if t == nil {
 		return errors.New("a nil type")
 	}
-	if t == timeType || t.Implements(schemaHookType) {
+	if t == timeType || t == ipType || t == rawMessageType || t.Implements(schemaHookType) {
+		// invopop/jsonschema describes these as they marshal.
 		return nil
+	}
+	if k := t.Kind(); k != reflect.Pointer && k != reflect.Interface &&
+		(t.Implements(jsonMarshalerType) || reflect.PointerTo(t).Implements(jsonMarshalerType) ||
+			t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType)) {
+		return fmt.Errorf("%s marshals itself to JSON but has no JSONSchema method describing that", t)
 	}
 	if visiting[t] {
 		return fmt.Errorf("%s is recursive", t)
@@ -83,10 +92,6 @@ func checkRepresentable(t reflect.Type, visiting map[reflect.Type]bool) error {
 		}
 		return checkRepresentable(t.Elem(), visiting)
 	case reflect.Struct:
-		if t.Implements(jsonMarshalerType) || reflect.PointerTo(t).Implements(jsonMarshalerType) ||
-			t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
-			return fmt.Errorf("%s marshals itself to JSON but has no JSONSchema method describing that", t)
-		}
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
 			if !f.IsExported() {
@@ -123,6 +128,11 @@ func For(t reflect.Type) (json.RawMessage, error) {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, fmt.Errorf("schema: describing %s: %w", t, err)
+	}
+	if string(b) == "true" {
+		// The empty interface: write the equivalent {} so that callers can
+		// add keywords (a description, an enum) to an object.
+		b = []byte("{}")
 	}
 	raw.Store(t, json.RawMessage(b))
 	return b, nil

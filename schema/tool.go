@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -183,7 +184,6 @@ func appendParam(b []byte, p Param, refs bool) []byte {
 		b = append(b, `{"$ref":"#/$defs/`...)
 		b = append(b, RefDefName(p.Name)...)
 		b = append(b, `"}`...)
-		alt++
 	}
 	if p.Optional {
 		b = append(b, `,{"type":"null"}`...)
@@ -196,12 +196,22 @@ func appendParam(b []byte, p Param, refs bool) []byte {
 // appendWithDescription writes the object schema raw with a description
 // property added in front.
 func appendWithDescription(b []byte, raw json.RawMessage, desc string) []byte {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] != '{' {
+		// A boolean schema such as true: wrap it.
+		b = append(b, `{"anyOf":[`...)
+		b = append(b, raw...)
+		b = append(b, `],"description":`...)
+		b = appendString(b, desc)
+		return append(b, '}')
+	}
 	b = append(b, `{"description":`...)
 	b = appendString(b, desc)
-	if len(raw) > 2 {
-		b = append(b, ',')
-		b = append(b, raw[1:]...)
-		return b
+	if len(raw) > 0 {
+		if rest := bytes.TrimSpace(raw[1:]); len(rest) > 0 && rest[0] != '}' {
+			b = append(b, ',')
+			return append(b, rest...)
+		}
 	}
 	return append(b, '}')
 }

@@ -35,10 +35,10 @@ func Compile(schema json.RawMessage) (*Validator, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(noLoader{})
-	if err := c.AddResource("byref:schema.json", doc); err != nil {
+	if err := c.AddResource("byref:///schema.json", doc); err != nil {
 		return nil, fmt.Errorf("schema: compile: %w", err)
 	}
-	s, err := c.Compile("byref:schema.json")
+	s, err := c.Compile("byref:///schema.json")
 	if err != nil {
 		return nil, fmt.Errorf("schema: compile: %w", err)
 	}

@@ -28,7 +28,7 @@ var fingerprintSeed = maphash.MakeSeed()
 // is hashed by its Version. Cycles are followed once. The walk stops after
 // 65,536 nodes, so a change deep inside a huge value may go unseen.
 func Fingerprint(v any) uint64 {
-	f := fingerprinter{seen: map[uintptr]bool{}}
+	f := fingerprinter{seen: &seenSet{}}
 	f.h.SetSeed(fingerprintSeed)
 	f.value(reflect.ValueOf(v))
 	return f.h.Sum64()
@@ -63,8 +63,40 @@ var versionedType = reflect.TypeFor[Versioned]()
 
 type fingerprinter struct {
 	h     maphash.Hash
-	seen  map[uintptr]bool
+	seen  *seenSet
+	layer seenSet // the storage of seen for a map entry's fingerprinter
 	nodes int
+}
+
+// seenKey identifies a walked pointer. The type is part of it: a pointer to
+// a struct and a pointer to its first field hold the same address.
+type seenKey struct {
+	p uintptr
+	t reflect.Type
+}
+
+// seenSet holds the pointers already walked. Each map entry is walked with
+// a layer of its own over its parent's, merged only after the whole map, so
+// that what an entry contributes does not depend on the iteration order.
+type seenSet struct {
+	m      map[seenKey]bool
+	parent *seenSet
+}
+
+func (s *seenSet) has(k seenKey) bool {
+	for ; s != nil; s = s.parent {
+		if s.m[k] {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *seenSet) add(k seenKey) {
+	if s.m == nil {
+		s.m = make(map[seenKey]bool)
+	}
+	s.m[k] = true
 }
 
 func (f *fingerprinter) u64(x uint64) {
@@ -115,10 +147,11 @@ func (f *fingerprinter) value(v reflect.Value) {
 		}
 		p := v.Pointer()
 		f.u64(uint64(p))
-		if f.seen[p] {
+		k := seenKey{p, v.Type()}
+		if f.seen.has(k) {
 			return
 		}
-		f.seen[p] = true
+		f.seen.add(k)
 		f.value(v.Elem())
 	case reflect.Interface:
 		if v.IsNil() {
@@ -151,14 +184,24 @@ func (f *fingerprinter) value(v reflect.Value) {
 		f.u64(uint64(v.Len()))
 		// Order-independent: sum the entries' own hashes.
 		var sum uint64
+		var layers []map[seenKey]bool
 		it := v.MapRange()
 		for it.Next() && f.nodes <= maxFingerprintNodes {
-			e := fingerprinter{seen: f.seen, nodes: f.nodes}
+			e := fingerprinter{layer: seenSet{parent: f.seen}, nodes: f.nodes}
+			e.seen = &e.layer
 			e.h.SetSeed(fingerprintSeed)
 			e.value(it.Key())
 			e.value(it.Value())
 			f.nodes = e.nodes
 			sum += e.h.Sum64()
+			if e.layer.m != nil {
+				layers = append(layers, e.layer.m)
+			}
+		}
+		for _, m := range layers {
+			for k := range m {
+				f.seen.add(k)
+			}
 		}
 		f.u64(sum)
 	case reflect.Struct:

@@ -44,6 +44,7 @@ func Preview(v any, limit int) string {
 type previewer struct {
 	b     strings.Builder
 	limit int
+	cut   bool // items were left out and the result must end in "…"
 }
 
 func (p *previewer) full() bool { return p.b.Len() >= p.limit }
@@ -56,8 +57,17 @@ func (p *previewer) str(s string) {
 
 func (p *previewer) result() string {
 	s := p.b.String()
-	if utf8.RuneCountInString(s) <= p.limit {
-		return s
+	if !utf8.ValidString(s) {
+		// An error or a Stringer may return any bytes.
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if n := utf8.RuneCountInString(s); n <= p.limit {
+		if !p.cut || strings.HasSuffix(s, "…") {
+			return s
+		}
+		if n < p.limit {
+			return s + "…"
+		}
 	}
 	cut := 0
 	for i := range s {
@@ -110,7 +120,7 @@ func (p *previewer) value(v reflect.Value, depth int) {
 	}
 	switch v.Kind() {
 	case reflect.String:
-		p.quoted(v.String(), depth)
+		p.quoted(v.String(), depth, false)
 	case reflect.Bool:
 		p.str(strconv.FormatBool(v.Bool()))
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -172,26 +182,79 @@ func (p *previewer) nested(v reflect.Value, depth int) {
 	p.value(v, depth+1)
 }
 
-func (p *previewer) quoted(s string, depth int) {
-	budget := p.limit - p.b.Len()
+// quoted writes s as a Go string literal when it fits the room left (at most
+// 60 characters inside another value); otherwise as much of it as fits,
+// followed by "…" and its length in characters, or by "…" alone when s is
+// already a cut (truncated).
+func (p *previewer) quoted(s string, depth int, truncated bool) {
+	budget := p.limit - utf8.RuneCountInString(p.b.String())
 	if depth > 0 {
 		budget = min(budget, 60)
 	}
 	n := utf8.RuneCountInString(s)
-	if n <= budget {
-		p.str(strconv.Quote(s))
+	if !truncated && n+2 <= budget {
+		if q := strconv.Quote(s); utf8.RuneCountInString(q) <= budget {
+			p.str(q)
+			return
+		}
+	}
+	tail := "…"
+	if !truncated {
+		tail = "… (" + strconv.Itoa(n) + " chars)"
+	}
+	room := budget - utf8.RuneCountInString(tail)
+	// Keep k characters; escapes make the literal longer than k+2, so
+	// shrink k until it fits.
+	for k := room - 2; ; {
+		q := strconv.Quote(firstRunes(s, max(k, 0)))
+		qn := utf8.RuneCountInString(q)
+		if qn <= room || k <= 0 {
+			p.str(q + tail)
+			return
+		}
+		k = min(k-1, k*room/qn)
+	}
+}
+
+// firstRunes returns the first k characters of s.
+func firstRunes(s string, k int) string {
+	for i := range s {
+		if k == 0 {
+			return s[:i]
+		}
+		k--
+	}
+	return s
+}
+
+// enclose writes the contents of a container with body, within a limit
+// lowered by the length of tail, then writes tail (the closing bracket and
+// the count of items) in full, so that the count survives a cut. body
+// reports whether it wrote every item; when not, the contents end in "…".
+func (p *previewer) enclose(tail string, body func() (complete bool)) {
+	outer := p.limit
+	inner := outer - utf8.RuneCountInString(tail) - 1 // 1 for "…"
+	if inner <= utf8.RuneCountInString(p.b.String())+1 {
+		// No room for the tail: leave it to the final cut.
+		if !body() {
+			p.cut = true
+		}
+		p.str(tail)
 		return
 	}
-	cut := s
-	i := 0
-	for j := range s {
-		if i == max(budget-2, 0) {
-			cut = s[:j]
-			break
+	p.limit = inner
+	complete := body()
+	p.limit = outer
+	s := p.b.String()
+	if n := utf8.RuneCountInString(s); n > inner || (!complete && !strings.HasSuffix(s, "…")) {
+		if n > inner {
+			s = firstRunes(s, inner-1)
 		}
-		i++
+		p.b.Reset()
+		p.b.WriteString(s)
+		p.b.WriteString("…")
 	}
-	p.str(strconv.Quote(cut) + "… (" + strconv.Itoa(n) + " chars)")
+	p.b.WriteString(tail)
 }
 
 var pngSignature = []byte("\x89PNG\r\n\x1a\n")
@@ -205,8 +268,19 @@ func (p *previewer) bytes(v reflect.Value) {
 	}
 	p.str("[]byte (" + strconv.Itoa(len(b)) + " bytes) ")
 	head := b[:min(len(b), p.limit)]
+	if len(head) < len(b) {
+		// Do not let the cut split a character and pass for binary.
+		for j := len(head) - 1; j >= max(len(head)-utf8.UTFMax, 0); j-- {
+			if utf8.RuneStart(head[j]) {
+				if !utf8.FullRune(head[j:]) {
+					head = head[:j]
+				}
+				break
+			}
+		}
+	}
 	if utf8.Valid(head) && !slices.ContainsFunc(head, func(c byte) bool { return c < 0x20 && c != '\n' && c != '\t' && c != '\r' }) {
-		p.quoted(string(head), 1)
+		p.quoted(string(head), 1, len(head) < len(b))
 		return
 	}
 	p.str(fmt.Sprintf("%x", b[:min(len(b), 32)]))
@@ -217,38 +291,43 @@ func (p *previewer) bytes(v reflect.Value) {
 
 func (p *previewer) list(v reflect.Value, depth int) {
 	n := v.Len()
-	p.str("[")
-	for i := 0; i < n; i++ {
-		if p.full() {
-			break
-		}
-		if i > 0 {
-			p.str(", ")
-		}
-		p.nested(v.Index(i), depth)
-	}
-	p.str("]")
+	tail := "]"
 	if v.Kind() == reflect.Slice || n > 3 {
-		p.str(" (" + strconv.Itoa(n) + " items)")
+		tail = "] (" + strconv.Itoa(n) + " items)"
 	}
+	p.str("[")
+	p.enclose(tail, func() bool {
+		for i := 0; i < n; i++ {
+			if p.full() {
+				return false
+			}
+			if i > 0 {
+				p.str(", ")
+			}
+			p.nested(v.Index(i), depth)
+		}
+		return true
+	})
 }
 
 func (p *previewer) mapping(v reflect.Value, depth int) {
 	keys := v.MapKeys()
 	slices.SortFunc(keys, compareKeys)
 	p.str("{")
-	for i, k := range keys {
-		if p.full() {
-			break
+	p.enclose("} ("+strconv.Itoa(len(keys))+" entries)", func() bool {
+		for i, k := range keys {
+			if p.full() {
+				return false
+			}
+			if i > 0 {
+				p.str(", ")
+			}
+			p.nested(k, depth)
+			p.str(": ")
+			p.nested(v.MapIndex(k), depth)
 		}
-		if i > 0 {
-			p.str(", ")
-		}
-		p.nested(k, depth)
-		p.str(": ")
-		p.nested(v.MapIndex(k), depth)
-	}
-	p.str("} (" + strconv.Itoa(len(keys)) + " entries)")
+		return true
+	})
 }
 
 func (p *previewer) structure(v reflect.Value, depth int) {
@@ -285,4 +364,3 @@ func compareKeys(a, b reflect.Value) int {
 	}
 	return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
 }
-

@@ -38,7 +38,7 @@ func (s *Set) Get(name string) (Variable, bool) {
 		return Variable{}, false
 	}
 	c := *v
-	c.History = v.History[:len(v.History):len(v.History)]
+	c.History = slices.Clone(v.History)
 	return c, true
 }
 
@@ -99,6 +99,9 @@ func (s *Set) Assign(name string, value any, step int, by string) error {
 	if value != nil && !reflect.TypeOf(value).AssignableTo(v.Type) {
 		return fmt.Errorf("variable %q has type %s; a %s cannot be assigned to it", name, v.TypeName(), reflect.TypeOf(value))
 	}
+	if value == nil && !nilable(v.Type) {
+		return fmt.Errorf("variable %q has type %s; nil cannot be assigned to it", name, v.TypeName())
+	}
 	v.Value = value
 	s.record(v, step, Assigned, by)
 	return nil
@@ -147,4 +150,13 @@ func (s *Set) record(v *Variable, step int, kind ChangeKind, by string) {
 		Type:    v.TypeName(),
 		Preview: v.Preview(s.PreviewLimit),
 	})
+}
+
+// nilable reports whether nil is a value of type t.
+func nilable(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Interface, reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return true
+	}
+	return false
 }

@@ -48,6 +48,9 @@ func (s Spec) resolveType() (reflect.Type, error) {
 	if s.Value != nil && !reflect.TypeOf(s.Value).AssignableTo(s.Type) {
 		return nil, fmt.Errorf("variable %q: a value of type %s is not assignable to the declared type %s", s.Name, reflect.TypeOf(s.Value), s.Type)
 	}
+	if s.Value == nil && !nilable(s.Type) {
+		return nil, fmt.Errorf("variable %q: nil is not a value of the declared type %s; give a value or leave Type zero", s.Name, s.Type)
+	}
 	return s.Type, nil
 }
 

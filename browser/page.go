@@ -1,0 +1,158 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// normalizeURL adds https:// to an address without a scheme ("example.com").
+func normalizeURL(url string) string {
+	url = strings.TrimSpace(url)
+	if url == "" || strings.Contains(url, "://") || strings.HasPrefix(url, "about:") ||
+		strings.HasPrefix(url, "data:") || strings.HasPrefix(url, "javascript:") || strings.HasPrefix(url, "file:") {
+		return url
+	}
+	return "https://" + url
+}
+
+// Goto loads url in the tab and waits for its load event. An address without
+// a scheme gets https://.
+func (b *Browser) Goto(ctx context.Context, url string) error {
+	url = normalizeURL(url)
+	if url == "" {
+		return &Error{Op: "goto", Err: fmt.Errorf("the URL is empty")}
+	}
+	defer b.version.Add(1)
+	_, err := run(ctx, b, "goto", url, "the page did not load", chromedp.Navigate(url))
+	return err
+}
+
+// Back goes back one page in the tab's history.
+func (b *Browser) Back(ctx context.Context) error {
+	defer b.version.Add(1)
+	_, err := run(ctx, b, "back", "", "the previous page did not load", chromedp.NavigateBack())
+	return err
+}
+
+// Reload reloads the page.
+func (b *Browser) Reload(ctx context.Context) error {
+	defer b.version.Add(1)
+	_, err := run(ctx, b, "reload", "", "the page did not load", chromedp.Reload())
+	return err
+}
+
+const noMatch = "no visible element matched"
+
+// Click clicks the center of the first visible element matching the CSS
+// selector, waiting for one to appear.
+func (b *Browser) Click(ctx context.Context, selector string) error {
+	defer b.version.Add(1)
+	_, err := run(ctx, b, "click", selector, noMatch, chromedp.Click(chromedp.CSS(selector), chromedp.NodeVisible))
+	return err
+}
+
+// clearFocusedJS empties the focused form field.
+const clearFocusedJS = `(() => {
+	const el = document.activeElement;
+	if (el && 'value' in el) { el.value = ''; el.dispatchEvent(new Event('input', {bubbles: true})); }
+	else if (el && el.isContentEditable) el.textContent = '';
+})()`
+
+// Type replaces the content of the first visible element matching the CSS
+// selector (an input or a textarea) with text, typed key
+// by key so the page sees real key events.
+func (b *Browser) Type(ctx context.Context, selector, text string) error {
+	defer b.version.Add(1)
+	css := chromedp.CSS(selector)
+	_, err := run(ctx, b, "type", selector, noMatch, chromedp.Steps(
+		chromedp.Focus(css, chromedp.NodeVisible),
+		chromedp.Evaluate[chromedp.Void](clearFocusedJS),
+		chromedp.SendKeys(css, text, chromedp.NodeVisible),
+	))
+	return err
+}
+
+// Wait waits until an element matching the CSS selector is visible. When
+// none appears before the deadline it returns an error naming the selector
+// that wraps ErrTimeout.
+func (b *Browser) Wait(ctx context.Context, selector string) error {
+	_, err := run(ctx, b, "wait", selector, noMatch, chromedp.WaitVisible(chromedp.CSS(selector)))
+	return err
+}
+
+// Text returns the rendered text (innerText) of the first element matching
+// the CSS selector; "" or "body" means the whole page.
+func (b *Browser) Text(ctx context.Context, selector string) (string, error) {
+	if selector == "" {
+		selector = "body"
+	}
+	return run(ctx, b, "text", selector, "no element matched", chromedp.Text(chromedp.CSS(selector), chromedp.NodeReady))
+}
+
+// HTML returns the outer HTML of the first element matching the CSS
+// selector; "" means the whole document.
+func (b *Browser) HTML(ctx context.Context, selector string) (string, error) {
+	if selector == "" {
+		selector = "html"
+	}
+	return run(ctx, b, "html", selector, "no element matched", chromedp.OuterHTML(chromedp.CSS(selector), chromedp.NodeReady))
+}
+
+// Scroll scrolls the page by dx, dy CSS pixels (positive is right, down).
+func (b *Browser) Scroll(ctx context.Context, dx, dy int) error {
+	defer b.version.Add(1)
+	_, err := run(ctx, b, "scroll", "", "", chromedp.Evaluate[chromedp.Void](fmt.Sprintf("window.scrollBy(%d, %d)", dx, dy)))
+	return err
+}
+
+// ScrollTo scrolls the first element matching the CSS selector into view.
+func (b *Browser) ScrollTo(ctx context.Context, selector string) error {
+	defer b.version.Add(1)
+	_, err := run(ctx, b, "scroll", selector, "no element matched", chromedp.ScrollIntoView(chromedp.CSS(selector)))
+	return err
+}
+
+// Eval evaluates a JavaScript expression in the page, awaits it when it is a
+// promise, and returns its value decoded from JSON: nil, bool, float64,
+// string, []any or map[string]any. undefined gives nil. An exception thrown
+// by the script is returned as the error, with its message.
+func (b *Browser) Eval(ctx context.Context, js string) (any, error) {
+	defer b.version.Add(1)
+	raw, err := evalJSON(ctx, b, "eval", js)
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, &Error{Op: "eval", Err: fmt.Errorf("the result is not JSON: %w", err)}
+	}
+	return v, nil
+}
+
+// evalJSON evaluates js and returns its value as JSON text, nil for
+// undefined.
+func evalJSON(ctx context.Context, b *Browser, op, js string) (json.RawMessage, error) {
+	obj, err := run(ctx, b, op, "", "the script did not finish", chromedp.Evaluate[*runtime.RemoteObject](js,
+		chromedp.EvalAwaitPromise, func(p *runtime.EvaluateParams) {
+			t := true
+			p.ReturnByValue = &t
+		}))
+	if err != nil {
+		return nil, err
+	}
+	if obj == nil || obj.Type == "undefined" || len(obj.Value) == 0 {
+		return nil, nil
+	}
+	return json.RawMessage(obj.Value), nil
+}
+
+// Screenshot captures the viewport as a PNG.
+func (b *Browser) Screenshot(ctx context.Context) (Screenshot, error) {
+	png, err := run(ctx, b, "screenshot", "", "", chromedp.CaptureScreenshot())
+	return Screenshot(png), err
+}

@@ -1,0 +1,82 @@
+package runtime_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/runtime"
+)
+
+// 200 registered actions: a few with real topics, the rest filler.
+func manyActions() *action.Set {
+	topics := []struct{ name, desc, param string }{
+		{"convert_currency", "Convert an amount of money from one currency to another.", "amount"},
+		{"send_email", "Send an email message to a recipient.", "recipient"},
+		{"translate_text", "Translate text into another language.", "language"},
+		{"book_flight", "Book a flight between two airports.", "airport"},
+	}
+	var list []*action.Action
+	list = append(list, weatherAction,
+		action.MustNew(action.Spec{Name: "new_thing", Description: "Make a crate.", Func: func(name string) *Thing { return &Thing{Name: name} }, Params: []action.Param{{Name: "name"}}}),
+		action.MustNew(action.Spec{Name: "inspect", Description: "Look inside a box.", Func: func(t *Thing) string { return t.Name }, Params: []action.Param{{Name: "box"}}}),
+	)
+	for _, tp := range topics {
+		list = append(list, action.MustNew(action.Spec{Name: tp.name, Description: tp.desc, Func: func(s string) string { return s }, Params: []action.Param{{Name: tp.param}}}))
+	}
+	for i := len(list); i < 200; i++ {
+		list = append(list, action.MustNew(action.Spec{
+			Name:        fmt.Sprintf("filler_%d", i),
+			Description: fmt.Sprintf("Process record batch %d of the inventory ledger.", i),
+			Func:        func(id int) int { return id }, Params: []action.Param{{Name: "record_id"}},
+		}))
+	}
+	return action.MustSet(list...)
+}
+
+func TestRelevanceSelectionWith200Actions(t *testing.T) {
+	model := llm.NewScripted(
+		llm.CallTool("new_thing", `{"name":"crate","return":null}`),
+		llm.CallTool("terminate", `{"success":true,"result":null}`),
+	)
+	rt := newAgent(t, model, runtime.Options{Actions: manyActions()})
+	if _, err := rt.Run(context.Background(), runtime.RunOptions{Task: "What is the weather forecast in Paris? Convert 10 euros to dollars.", ToolLimit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	offered := func(i int) []string {
+		var names []string
+		for _, tool := range model.Requests()[i].Tools {
+			names = append(names, tool.Name)
+		}
+		return names
+	}
+	first := offered(0)
+	for _, want := range []string{"get_weather", "convert_currency", "terminate", "ask_user", "run_go"} {
+		if !slices.Contains(first, want) {
+			t.Errorf("step 1 offers %v, without %s", first, want)
+		}
+	}
+	if n := len(first) - 3; n > 5 {
+		t.Errorf("step 1 offers %d actions, want at most 5", n)
+	}
+	// Once the run made a *Thing, the action that takes one is offered
+	// whatever its score.
+	if second := offered(1); !slices.Contains(second, "inspect") {
+		t.Errorf("step 2 offers %v, without inspect, whose reference is in play", second)
+	}
+}
+
+func BenchmarkRelevanceSelection(b *testing.B) {
+	rt, err := runtime.New(runtime.Options{Actions: manyActions()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tools := rt.Tools()
+	b.ReportAllocs()
+	for b.Loop() {
+		runtime.SelectTools(rt, tools, 10, "What is the weather forecast in Paris? Convert 10 euros to dollars.")
+	}
+}

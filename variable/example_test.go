@@ -1,0 +1,61 @@
+package variable_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/byref/byref/variable"
+)
+
+func ExamplePreview() {
+	type Row struct {
+		ID   int
+		Name string
+	}
+	fmt.Println(variable.Preview("hello", 0))
+	fmt.Println(variable.Preview(strings.Repeat("ab", 50), 30))
+	fmt.Println(variable.Preview([]Row{{1, "Ada"}, {2, "Grace"}}, 0))
+	fmt.Println(variable.Preview(map[string]int{"b": 2, "a": 1}, 0))
+	fmt.Println(variable.Preview(make([]int, 10000), 40))
+	fmt.Println(variable.Preview(errors.New("no such page"), 0))
+	// Output:
+	// "hello"
+	// "abababababababa"… (100 chars)
+	// [Row{ID: 1, Name: "Ada"}, Row{ID: 2, Name: "Grace"}] (2 items)
+	// {"a": 1, "b": 2} (2 entries)
+	// [0, 0, 0, 0, 0, 0, 0, 0…] (10000 items)
+	// error: no such page
+}
+
+func ExampleSet() {
+	var vars variable.Set
+	// The host hands in the starting variables.
+	vars.Define(variable.Spec{Name: "count", Value: 1, Description: "clicks so far"}, variable.HostStep, "host")
+	vars.Define(variable.Spec{Name: "apiKey", Value: "sk-123", Secret: true}, variable.HostStep, "host")
+	// Steps change them.
+	vars.Assign("count", 2, 1, "click")
+	vars.Assign("count", 3, 2, "snippet")
+	if err := vars.Assign("count", "four", 3, "snippet"); err != nil {
+		fmt.Println(err)
+	}
+
+	for _, v := range vars.All() {
+		fmt.Printf("%s %s = %s\n", v.Name, v.TypeName(), v.Preview(0))
+		for _, c := range v.History {
+			fmt.Printf("  step %d: %s by %s: %s\n", c.Step, c.Kind, c.By, c.Preview)
+		}
+	}
+	n, _ := vars.Get("count")
+	count, err := variable.As[int](n)
+	fmt.Println(count, err)
+	// Output:
+	// variable "count" has type int; a string cannot be assigned to it
+	// count int = 3
+	//   step 0: created by host: 1
+	//   step 1: assigned by click: 2
+	//   step 2: assigned by snippet: 3
+	// apiKey string = <secret string>
+	//   step 0: created by host: <secret string>
+	// 3 <nil>
+}

@@ -1,0 +1,90 @@
+package variable_test
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/byref/byref/variable"
+)
+
+func TestVariablePreviewRedactsSecrets(t *testing.T) {
+	v := variable.Variable{Name: "token", Value: "sk-live-1234", Type: reflect.TypeFor[string](), Secret: true}
+	got := v.Preview(0)
+	if strings.Contains(got, "sk-live") || got != "<secret string>" {
+		t.Errorf("secret Preview = %q", got)
+	}
+	v.Secret = false
+	if got := v.Preview(0); got != `"sk-live-1234"` {
+		t.Errorf("Preview = %q", got)
+	}
+	if got := variable.Redacted(nil); got != "<secret any>" {
+		t.Errorf("Redacted(nil) = %q", got)
+	}
+}
+
+func TestTypeName(t *testing.T) {
+	tests := []struct {
+		t    reflect.Type
+		want string
+	}{
+		{nil, "any"},
+		{reflect.TypeFor[any](), "any"},
+		{reflect.TypeFor[string](), "string"},
+		{reflect.TypeFor[*point](), "*variable_test.point"},
+		{reflect.TypeFor[[]point](), "[]variable_test.point"},
+		{reflect.TypeFor[map[string][]byte](), "map[string][]uint8"},
+		{reflect.TypeFor[error](), "error"},
+	}
+	for _, tt := range tests {
+		if got := variable.TypeName(tt.t); got != tt.want {
+			t.Errorf("TypeName(%v) = %q, want %q", tt.t, got, tt.want)
+		}
+	}
+}
+
+func TestAs(t *testing.T) {
+	v := variable.Variable{Name: "n", Value: 42, Type: reflect.TypeFor[int]()}
+	if n, err := variable.As[int](v); err != nil || n != 42 {
+		t.Errorf("As[int] = %v, %v", n, err)
+	}
+	_, err := variable.As[string](v)
+	if err == nil || err.Error() != `variable "n" holds int, not string` {
+		t.Errorf("As[string] error = %v", err)
+	}
+	if _, err := variable.As[float64](v); err == nil {
+		t.Error("As[float64] of an int succeeded")
+	}
+	// Interfaces.
+	if x, err := variable.As[any](v); err != nil || x != 42 {
+		t.Errorf("As[any] = %v, %v", x, err)
+	}
+	if _, err := variable.As[fmt.Stringer](v); err == nil || !strings.Contains(err.Error(), "not fmt.Stringer") {
+		t.Errorf("As[fmt.Stringer] error = %v", err)
+	}
+	// A nil value is the zero value of nillable types only.
+	nilVar := variable.Variable{Name: "r", Type: reflect.TypeFor[io.Reader]()}
+	if r, err := variable.As[io.Reader](nilVar); err != nil || r != nil {
+		t.Errorf("As[io.Reader](nil) = %v, %v", r, err)
+	}
+	if p, err := variable.As[*point](nilVar); err != nil || p != nil {
+		t.Errorf("As[*point](nil) = %v, %v", p, err)
+	}
+	if m, err := variable.As[map[string]int](nilVar); err != nil || m != nil {
+		t.Errorf("As[map](nil) = %v, %v", m, err)
+	}
+	if _, err := variable.As[int](nilVar); err == nil {
+		t.Error("As[int](nil) succeeded")
+	}
+	if _, err := variable.As[point](nilVar); err == nil {
+		t.Error("As[point](nil) succeeded")
+	}
+	// Pointer identity is kept: As does not copy.
+	p := &point{1, 2}
+	got, err := variable.As[*point](variable.Variable{Name: "p", Value: p})
+	if err != nil || got != p {
+		t.Errorf("As[*point] = %p, %v; want %p", got, err, p)
+	}
+}
