@@ -487,6 +487,12 @@ func (rt *Runtime) Run(ctx context.Context, opts RunOptions) (Outcome, error) {
 
 // launch runs the loop of the current turn in its own goroutine.
 func (h *Handle) launch(ctx context.Context) {
+	h.launchWith(ctx, h.loop)
+}
+
+// launchWith runs body as the current turn in its own goroutine, with a
+// context that Cancel (and the caller's cancellation) cancels.
+func (h *Handle) launchWith(ctx context.Context, body func(context.Context) Outcome) {
 	loopCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	// The caller's cancellation cancels the run too.
 	stop := context.AfterFunc(ctx, func() { _ = h.Cancel(context.Background()) })
@@ -502,7 +508,7 @@ func (h *Handle) launch(ctx context.Context) {
 	go func() {
 		defer stop()
 		defer cancel(nil)
-		h.end(h.loop(loopCtx))
+		h.end(body(loopCtx))
 	}()
 }
 

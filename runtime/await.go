@@ -149,9 +149,16 @@ func (h *Handle) awaitAnswer(ctx context.Context, req run.AwaitRequested) (run.A
 		h.clearPending(p)
 		return run.Answer{}, err
 	}
+	return h.waitAnswer(ctx, p)
+}
+
+// waitAnswer blocks until the pending await p is answered, times out (the
+// run fails) or ctx is done.
+func (h *Handle) waitAnswer(ctx context.Context, p *pendingAwait) (run.Answer, error) {
+	req := p.req
 	var timeout <-chan time.Time
-	if h.opts.AwaitTimeout > 0 {
-		t := time.NewTimer(h.opts.AwaitTimeout)
+	if !req.Deadline.IsZero() {
+		t := time.NewTimer(time.Until(req.Deadline))
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -162,7 +169,10 @@ func (h *Handle) awaitAnswer(ctx context.Context, req run.AwaitRequested) (run.A
 		if !h.clearPending(p) {
 			return <-p.answer, nil // Resume won the race
 		}
-		reason := fmt.Sprintf("the %s %s was not answered within %v", req.Await, req.ID, h.opts.AwaitTimeout)
+		reason := fmt.Sprintf("the %s %s was not answered by %s", req.Await, req.ID, req.Deadline.Format(time.RFC3339))
+		if h.opts.AwaitTimeout > 0 {
+			reason = fmt.Sprintf("the %s %s was not answered within %v", req.Await, req.ID, h.opts.AwaitTimeout)
+		}
 		h.setFatal(reason)
 		_ = h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason})
 		return run.Answer{}, errors.New(reason)

@@ -97,27 +97,32 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 			}
 		}
 		res := h.rt.execute(ctx, Step{Snippets: snippets, Calls: calls, Reason: resp.Text}, h)
-		if f := h.fatalReason(); f != "" {
-			return Outcome{Status: run.StatusFailed, Reason: f}
-		}
-		after, toolMsgs, snippetMsg := h.stepEvents(res, lim)
-		if err := h.rec.append(ctx, after...); err != nil {
-			return h.storeFault(ctx, err)
-		}
-		h.mu.Lock()
-		h.messages = append(h.messages, toolMsgs...)
-		if snippetMsg != "" {
-			h.messages = append(h.messages, llm.UserMessage(snippetMsg))
-		}
-		h.mu.Unlock()
-
-		if res.Termination != nil {
-			o, done := h.terminate(ctx, res, &retries, lim)
-			if done {
-				return o
-			}
+		if o, done := h.afterStep(ctx, res, &retries, lim); done {
+			return o
 		}
 	}
+}
+
+// afterStep records a step's outcome, gives it to the model and handles
+// terminate; done reports that the turn ended.
+func (h *Handle) afterStep(ctx context.Context, res StepResult, retries *int, lim Limits) (Outcome, bool) {
+	if f := h.fatalReason(); f != "" {
+		return Outcome{Status: run.StatusFailed, Reason: f}, true
+	}
+	after, toolMsgs, snippetMsg := h.stepEvents(res, lim)
+	if err := h.rec.append(ctx, after...); err != nil {
+		return h.storeFault(ctx, err), true
+	}
+	h.mu.Lock()
+	h.messages = append(h.messages, toolMsgs...)
+	if snippetMsg != "" {
+		h.messages = append(h.messages, llm.UserMessage(snippetMsg))
+	}
+	h.mu.Unlock()
+	if res.Termination != nil {
+		return h.terminate(ctx, res, retries, lim)
+	}
+	return Outcome{}, false
 }
 
 // stopped reports whether the run was cancelled, and records canceled.

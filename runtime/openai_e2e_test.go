@@ -10,10 +10,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/internal/openaitest"
@@ -523,5 +525,49 @@ func TestOpenAILargeResultBecomesVariable(t *testing.T) {
 	// The model can pass the new variable on: terminate offers it.
 	if terminate, _ := srv.Requests()[1].Tool("terminate"); !slices.Contains(enumStrings(t, terminate.Parameters), "<<var:dump_output>>") {
 		t.Errorf("terminate does not offer <<var:dump_output>>: %s", terminate.Parameters)
+	}
+}
+
+// The token budget counts the usage the server reports.
+func TestOpenAITokenBudget(t *testing.T) {
+	rt, srv := openaiAgent(t, func(context.Context, openaitest.Request) (openaitest.Response, error) {
+		return withUsage(openaitest.Call("get_weather", `{"location":"Paris","unit":"c","return":null}`), 600, 10), nil
+	}, runtime.Options{})
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "loop", Limits: runtime.Limits{MaxTokens: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != run.StatusCompleted || o.Steps != 2 || srv.Len() != 2 || !strings.Contains(o.Reason, "token budget") || o.Usage.Total() != 1220 {
+		t.Fatalf("outcome = %+v after %d requests", o, srv.Len())
+	}
+}
+
+// A provider error that retrying cures does not reach the run; one that it
+// does not cure fails the run with the provider's reason.
+func TestOpenAIProviderErrors(t *testing.T) {
+	fast := llm.RetryPolicy{Attempts: 3, Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond}
+
+	calls := 0
+	rt, srv := openaiAgent(t, func(context.Context, openaitest.Request) (openaitest.Response, error) {
+		calls++ // requests of one run are sequential
+		switch calls {
+		case 1:
+			return openaitest.Response{}, openaitest.Error(http.StatusInternalServerError, "The server had an error")
+		case 2:
+			return openaitest.Response{}, openaitest.RateLimited(0)
+		}
+		return openaitest.Call("terminate", `{"success":true,"result":"<<var:city>>"}`), nil
+	}, runtime.Options{})
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "t", Limits: runtime.Limits{Retry: fast}})
+	if err != nil || o.Status != run.StatusCompleted || string(o.Result) != `"Paris"` || o.Steps != 1 || srv.Len() != 3 {
+		t.Fatalf("outcome = %+v, %v after %d requests", o, err, srv.Len())
+	}
+
+	rt, srv = openaiAgent(t, func(context.Context, openaitest.Request) (openaitest.Response, error) {
+		return openaitest.Response{}, openaitest.Error(http.StatusUnauthorized, "Incorrect API key provided")
+	}, runtime.Options{})
+	o, err = rt.Run(context.Background(), runtime.RunOptions{Task: "t", Limits: runtime.Limits{Retry: fast}})
+	if err != nil || o.Status != run.StatusFailed || !strings.Contains(o.Reason, "model:") || !strings.Contains(o.Reason, "Incorrect API key provided") || srv.Len() != 1 {
+		t.Fatalf("outcome = %+v, %v after %d requests (a 401 is not retried)", o, err, srv.Len())
 	}
 }

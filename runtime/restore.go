@@ -1,0 +1,415 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/interp"
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/schema"
+	"github.com/byref/byref/variable"
+)
+
+// ErrInterrupted is returned by Restore for a run that cannot continue: it
+// was running when its process stopped, or it held variables that cannot
+// be rebuilt from its log. Such runs are marked failed with a reason that
+// starts with "interrupted".
+var ErrInterrupted = errors.New("runtime: the run was interrupted")
+
+// Recover is called once when a process starts on a durable store that no
+// other process is using. Runs left created, running or cancelling cannot
+// go on (their loop and live variables died with the process): each is
+// marked failed with the reason "interrupted". Awaiting runs are returned:
+// Restore brings them back.
+func Recover(ctx context.Context, store run.Store) (awaiting, interrupted []run.ID, err error) {
+	q := run.Query{Statuses: []run.Status{run.StatusCreated, run.StatusRunning, run.StatusCancelling, run.StatusAwaiting}, Limit: run.MaxListLimit}
+	for {
+		page, next, err := store.List(ctx, q)
+		if err != nil {
+			return awaiting, interrupted, err
+		}
+		for _, s := range page {
+			if s.Status == run.StatusAwaiting {
+				awaiting = append(awaiting, s.ID)
+				continue
+			}
+			if err := markInterrupted(ctx, store, s, "interrupted: the process running it stopped"); err != nil {
+				return awaiting, interrupted, err
+			}
+			interrupted = append(interrupted, s.ID)
+		}
+		if next == "" {
+			return awaiting, interrupted, nil
+		}
+		q.Cursor = next
+	}
+}
+
+func markInterrupted(ctx context.Context, store run.Store, s run.Summary, reason string) error {
+	_, err := store.Append(ctx, s.ID, s.LastSeq, run.Event{Data: run.Error{Message: reason}}, run.Event{Data: run.StatusChanged{From: s.Status, To: run.StatusFailed, Reason: reason}})
+	return err
+}
+
+// RestoreOptions says how to rebuild a run's variables from its log.
+type RestoreOptions struct {
+	// Types are the Go types of the variables to restore, so that they get
+	// their types back (a []main.Row, not a []any); matched by type name as
+	// variable.TypeName writes it. Strings, booleans, numbers, slices and
+	// maps of them, any and json.RawMessage need no entry.
+	Types []reflect.Type
+	// Variables supply values the log does not hold, by name: secrets,
+	// and live objects the host can rebuild (a database handle).
+	Variables []variable.Spec
+}
+
+var builtinTypes = []reflect.Type{
+	reflect.TypeFor[string](), reflect.TypeFor[bool](), reflect.TypeFor[int](), reflect.TypeFor[int64](),
+	reflect.TypeFor[float64](), reflect.TypeFor[[]string](), reflect.TypeFor[[]int](), reflect.TypeFor[[]float64](),
+	reflect.TypeFor[[]any](), reflect.TypeFor[map[string]any](), reflect.TypeFor[map[string]string](),
+	reflect.TypeFor[any](), reflect.TypeFor[json.RawMessage](),
+}
+
+// Restore rebuilds the awaiting run id from its log in store, on a new
+// Runtime made from opts (its actions and model; the store is set to
+// store), and returns it with a Handle whose Pending await can be Resumed
+// as if the process had never stopped. Variables come back from the JSON
+// values in the log, typed through ro.Types, or from ro.Variables. When one
+// cannot be rebuilt, the run is marked failed with the reason
+// "interrupted: …" naming the lost variables, and Restore returns an error
+// wrapping ErrInterrupted.
+//
+// Not restored: session History (pass it again in ropts), variables the
+// host set or deleted outside steps, and the exact text of earlier tool
+// results (they are rebuilt from the log, equivalent but not
+// byte-identical).
+func Restore(ctx context.Context, store run.Store, id run.ID, opts Options, ropts RunOptions, ro RestoreOptions) (*Runtime, *Handle, error) {
+	events, err := store.Read(ctx, id, 1, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	snap := run.Fold(events)
+	if snap.Status != run.StatusAwaiting || snap.Await == nil {
+		return nil, nil, fmt.Errorf("runtime: run %s is %s; only an awaiting run can be restored", id, snap.Status)
+	}
+	types := map[string]reflect.Type{}
+	for _, t := range append(builtinTypes, ro.Types...) {
+		types[variable.TypeName(t)] = t
+	}
+	given := map[string]variable.Spec{}
+	for _, s := range ro.Variables {
+		given[s.Name] = s
+	}
+	var specs []variable.Spec
+	var lost []string
+	for _, v := range snap.Variables {
+		if s, ok := given[v.Name]; ok {
+			specs = append(specs, s)
+			continue
+		}
+		t, known := types[v.Type]
+		if v.Value == nil || !known {
+			lost = append(lost, v.Name+" ("+v.Type+")")
+			continue
+		}
+		ptr := reflect.New(t)
+		if err := json.Unmarshal(v.Value, ptr.Interface()); err != nil {
+			lost = append(lost, v.Name+" ("+v.Type+")")
+			continue
+		}
+		specs = append(specs, variable.Spec{Name: v.Name, Value: ptr.Elem().Interface(), Type: t, Secret: v.Secret})
+	}
+	sum, err := store.Get(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(lost) > 0 {
+		reason := "interrupted: these variables cannot be restored from the log: " + strings.Join(lost, ", ")
+		if err := markInterrupted(ctx, store, sum, reason); err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("%w: run %s: %s", ErrInterrupted, id, reason)
+	}
+
+	opts.Variables, opts.Store = specs, store
+	rt, err := New(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	model := ropts.Model
+	if model == nil {
+		model = rt.opts.Model
+	}
+	if model == nil {
+		return nil, nil, ErrNoModel
+	}
+	ropts.ID, ropts.Name, ropts.Session, ropts.Turn, ropts.Tags = id, snap.Name, snap.Session, snap.Turn, snap.Tags
+	if ropts.Approval == "" {
+		ropts.Approval = Approval(snap.Options.Approval)
+	}
+	if len(ropts.ResultSchema) == 0 {
+		ropts.ResultSchema = snap.Options.ResultSchema
+	}
+	h := &Handle{
+		rt: rt, id: id, model: llm.WithRetry(model, ropts.Limits.Retry), opts: ropts, begun: true,
+		rec:  &recorder{store: store, id: id, last: sum.LastSeq, status: snap.Status, phase: snap.Phase, hook: ropts.OnStatus},
+		done: make(chan struct{}),
+	}
+	if len(ropts.ResultSchema) > 0 {
+		if h.result, err = schema.Compile(ropts.ResultSchema); err != nil {
+			return nil, nil, err
+		}
+	}
+	msgs, work := replayLog(events)
+	h.messages = append([]llm.Message{llm.SystemMessage("")}, ropts.History...)
+	h.messages = append(h.messages, msgs[1:]...)
+	h.usage = llm.Usage{InputTokens: int(snap.Usage.InputTokens), OutputTokens: int(snap.Usage.OutputTokens)}
+	h.steps = work.modelSteps
+	h.awaits = work.awaits
+	h.planOK = work.planApproved || ropts.Approval != ApproveOnStart
+	rt.mu.Lock()
+	rt.step = snap.Step
+	rt.attach(ropts.Actions, ropts.ResultSchema, !ropts.NonInteractive)
+	rt.mu.Unlock()
+	rt.runMu.Lock()
+	rt.runs = map[run.ID]*Handle{id: h}
+	rt.active = h
+	rt.runMu.Unlock()
+
+	p := &pendingAwait{req: *snap.Await, answer: make(chan run.Answer, 1)}
+	h.pending = p
+	h.launchWith(ctx, func(ctx context.Context) Outcome { return h.continueRestored(ctx, p, work) })
+	return rt, h, nil
+}
+
+// unfinished is the work of the step that was awaiting when the log ended.
+type unfinished struct {
+	modelSteps   int
+	awaits       int
+	planApproved bool
+	reason       string
+	calls        []ToolCall
+	snippets     []string
+}
+
+// replayLog rebuilds the conversation from a run's events and finds the
+// unfinished work of its last step.
+func replayLog(events []run.Event) ([]llm.Message, unfinished) {
+	msgs := []llm.Message{llm.SystemMessage("")}
+	var w unfinished
+	var cur *llm.Message
+	var snippetOut []string
+	lastText, executedSnippets := "", 0
+	done := map[string]bool{}
+	var scheduled []ToolCall
+	flush := func() {
+		if cur != nil {
+			msgs = append(msgs, *cur)
+			cur = nil
+		}
+	}
+	flushSnippets := func() {
+		if len(snippetOut) > 0 {
+			msgs = append(msgs, llm.UserMessage("Results of your Go code:\n"+strings.Join(snippetOut, "\n")))
+			snippetOut = nil
+		}
+	}
+	var lastPlanAwait string
+	for _, e := range events {
+		switch p := e.Data.(type) {
+		case run.UserMessage:
+			flush()
+			flushSnippets()
+			msgs = append(msgs, llm.UserMessage(p.Text))
+		case run.Usage:
+			flush()
+			flushSnippets()
+			w.modelSteps++
+			cur = &llm.Message{Role: llm.RoleAssistant}
+			scheduled, done, executedSnippets, lastText = nil, map[string]bool{}, 0, ""
+		case run.AssistantMessage:
+			if cur == nil {
+				cur = &llm.Message{Role: llm.RoleAssistant}
+			}
+			cur.Text, lastText = p.Text, p.Text
+		case run.ToolCallScheduled:
+			if cur == nil {
+				cur = &llm.Message{Role: llm.RoleAssistant}
+			}
+			c := llm.ToolCall{ID: p.Call.ID, Name: p.Call.Action, Arguments: p.Call.Arguments}
+			cur.ToolCalls = append(cur.ToolCalls, c)
+			scheduled = append(scheduled, ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		case run.ToolCallCompleted:
+			flush()
+			done[p.CallID] = true
+			name := ""
+			for _, c := range scheduled {
+				if c.ID == p.CallID {
+					name = c.Name
+				}
+			}
+			msgs = append(msgs, llm.ToolResultMessage(llm.ToolCall{ID: p.CallID, Name: name}, completedContent(p)))
+		case run.SnippetExecuted:
+			executedSnippets++
+			b, _ := marshal(toolContent{Success: p.Success, Error: p.Error, Stdout: p.Stdout, Stderr: p.Stderr, Variables: changes(p.Created, p.Modified)})
+			snippetOut = append(snippetOut, string(b))
+		case run.AwaitRequested:
+			w.awaits++
+			if p.Await == run.AwaitApproval && p.Call == nil && p.Snippet == nil {
+				lastPlanAwait = p.ID
+			}
+		case run.AwaitResolved:
+			if p.ID == lastPlanAwait && p.Answer.Decision == run.Approved {
+				w.planApproved = true
+			}
+		}
+	}
+	flush()
+	for _, c := range scheduled {
+		if !done[c.ID] {
+			w.calls = append(w.calls, c)
+		}
+	}
+	if codes := extractCode(lastText); executedSnippets < len(codes) {
+		w.snippets = codes[executedSnippets:]
+	}
+	if len(w.calls) == 0 {
+		flushSnippets()
+	}
+	w.reason = lastText
+	return msgs, w
+}
+
+// completedContent rebuilds the tool result the model was sent.
+func completedContent(p run.ToolCallCompleted) string {
+	b, _ := marshal(toolContent{Success: p.Success, Error: p.Error, Stdout: p.Stdout, Stderr: p.Stderr, Variables: changes(p.Created, p.Modified)})
+	return string(b)
+}
+
+func changes(created, modified []run.VariableInfo) []VariableChange {
+	var out []VariableChange
+	for _, v := range created {
+		out = append(out, VariableChange{Name: v.Name, Type: v.Type, Preview: v.Preview, Change: string(variable.Created)})
+	}
+	for _, v := range modified {
+		out = append(out, VariableChange{Name: v.Name, Type: v.Type, Preview: v.Preview, Change: string(variable.Modified)})
+	}
+	return out
+}
+
+// continueRestored waits for the answer to the await that was pending when
+// the run's process stopped, finishes the step it interrupted and goes on
+// with the loop.
+func (h *Handle) continueRestored(ctx context.Context, p *pendingAwait, w unfinished) Outcome {
+	answer, err := h.waitAnswer(ctx, p)
+	if f := h.fatalReason(); f != "" {
+		return Outcome{Status: run.StatusFailed, Reason: f}
+	}
+	if o, stop := h.stopped(ctx); stop {
+		return o
+	}
+	if err != nil {
+		return h.fail(ctx, err.Error())
+	}
+	lim := h.opts.Limits.withDefaults()
+	retries := 0
+	plan := p.req.Await == run.AwaitApproval && p.req.Call == nil && p.req.Snippet == nil
+	if plan {
+		if answer.Decision == run.Denied {
+			reason := answer.Reason
+			if reason == "" {
+				reason = "no reason given"
+			}
+			h.refuseStep(w.calls, w.snippets, "the user rejected the plan: "+reason+". Propose another plan.")
+			return h.loop(ctx)
+		}
+		h.mu.Lock()
+		h.planOK = true
+		h.mu.Unlock()
+		res := h.rt.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
+		if o, done := h.afterStep(ctx, res, &retries, lim); done {
+			return o
+		}
+		return h.loop(ctx)
+	}
+	g := &answered{Handle: h, req: p.req, answer: answer}
+	res := h.rt.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, g)
+	if o, done := h.afterStep(ctx, res, &retries, lim); done {
+		return o
+	}
+	return h.loop(ctx)
+}
+
+// answered is the gate of a restored step: the first question of the kind
+// that was pending gets the answer given to the restored await; the rest go
+// to the run as usual.
+type answered struct {
+	*Handle
+	req    run.AwaitRequested
+	answer run.Answer
+	used   bool
+}
+
+func (g *answered) take(kind run.AwaitKind) (run.Answer, bool) {
+	if g.used || g.req.Await != kind {
+		return run.Answer{}, false
+	}
+	g.used = true
+	return g.answer, true
+}
+
+func (g *answered) approveCall(ctx context.Context, c *ToolCall, needsApproval bool) string {
+	if g.req.Call != nil && g.req.Call.ID == c.ID {
+		if a, ok := g.take(run.AwaitApproval); ok {
+			if a.Decision == run.Denied {
+				return denied(a.Reason)
+			}
+			if a.Arguments != "" {
+				c.Arguments = a.Arguments
+			}
+			return ""
+		}
+	}
+	return g.Handle.approveCall(ctx, c, needsApproval)
+}
+
+func (g *answered) approveSnippet(ctx context.Context, code string, access interp.Access) string {
+	if g.req.Snippet != nil {
+		if a, ok := g.take(run.AwaitApproval); ok {
+			if a.Decision == run.Denied {
+				return denied(a.Reason)
+			}
+			return ""
+		}
+	}
+	return g.Handle.approveSnippet(ctx, code, access)
+}
+
+func (g *answered) human(ctx context.Context, c ToolCall, need error) (context.Context, string) {
+	if g.req.Call != nil && g.req.Call.ID == c.ID {
+		if a, ok := g.take(g.req.Await); ok {
+			switch g.req.Await {
+			case run.AwaitAuthorization:
+				if a.Decision == run.Denied {
+					return nil, "the user did not authorize " + c.Name + ": " + a.Reason
+				}
+				return ctx, ""
+			case run.AwaitInput:
+				return action.WithInput(ctx, a.Input), ""
+			}
+		}
+	}
+	return g.Handle.human(ctx, c, need)
+}
+
+func (g *answered) ask(ctx context.Context, c ToolCall, question string) (string, string) {
+	if a, ok := g.take(run.AwaitQuestion); ok {
+		return a.Text, ""
+	}
+	return g.Handle.ask(ctx, c, question)
+}
