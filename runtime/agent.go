@@ -41,11 +41,12 @@ const (
 
 // Limits bound a run. The zero value means the defaults.
 type Limits struct {
-	// MaxSteps is the number of model calls after which the run completes
-	// with a null result. Zero means DefaultMaxSteps.
+	// MaxSteps is the number of model calls after which the run (or the
+	// turn, after a follow-up) completes with a null result. Zero means
+	// DefaultMaxSteps.
 	MaxSteps int
-	// MaxTokens is the token budget (input plus output, as the model
-	// reports them) after which the run completes with a null result.
+	// MaxTokens is the token budget of a turn (input plus output, as the
+	// model reports them) after which it completes with a null result.
 	// Zero means no budget.
 	MaxTokens int64
 	// ResultRetries is how many invalid results go back to the model before
@@ -226,6 +227,12 @@ type Handle struct {
 	pending  *pendingAwait
 	awaits   int
 	begun    bool
+	// turnSteps and turnTokens are the steps and tokens spent before the
+	// current turn: limits apply per turn.
+	turnSteps, turnTokens int
+	// pinned is the index of the follow-up message that opened the current
+	// turn, kept when old turns are dropped (0 when none).
+	pinned int
 	fatal    string // set when an await timed out and the run failed
 	planOK   bool   // the plan was approved (ApproveOnStart)
 }
@@ -317,6 +324,8 @@ func (h *Handle) FollowUp(ctx context.Context, text string) error {
 	}
 	h.done = make(chan struct{})
 	h.messages = append(h.messages, llm.UserMessage(text))
+	h.pinned = len(h.messages) - 1
+	h.turnSteps, h.turnTokens = h.steps, h.usage.Total()
 	h.mu.Unlock()
 	if err := h.rec.transition(ctx, run.StatusRunning, "follow-up"); err != nil {
 		h.end(Outcome{Status: h.rec.current(), Reason: err.Error()})

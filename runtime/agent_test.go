@@ -475,3 +475,39 @@ func TestAgentManyConcurrentRuns(t *testing.T) {
 		t.Fatalf("%d completed runs in the store, %v", len(done), err)
 	}
 }
+
+// Limits apply per turn, and the follow-up that opened a turn survives
+// truncation.
+func TestAgentFollowUpGetsItsOwnLimitsAndKeepsItsMessage(t *testing.T) {
+	big := strings.Repeat("word ", 400)
+	calls := 0
+	model := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+		calls++
+		if calls == 1 {
+			return llm.CallTool("terminate", `{"success":true,"result":"first"}`), nil
+		}
+		r := llm.CallTool("get_weather", `{"location":"Paris","unit":"c","return":null}`)
+		r.Text = big
+		return r, nil
+	})
+	rt := newAgent(t, model, runtime.Options{})
+	ctx := context.Background()
+	h, _ := rt.Start(ctx, runtime.RunOptions{Task: "t", Limits: runtime.Limits{MaxSteps: 8, ContextWindow: 4000}})
+	h.Wait(ctx)
+	if err := h.FollowUp(ctx, "FOLLOW-UP"); err != nil {
+		t.Fatal(err)
+	}
+	o, _ := h.Wait(ctx)
+	if o.Steps != 9 || !strings.Contains(o.Reason, "step limit (8)") {
+		t.Fatalf("the follow-up did not get its own 8 steps: %+v", o)
+	}
+	for i, req := range model.Requests()[1:] {
+		found := false
+		for _, m := range req.Messages {
+			found = found || m.Text == "FOLLOW-UP"
+		}
+		if !found {
+			t.Fatalf("request %d of the follow-up lost the follow-up message", i+2)
+		}
+	}
+}

@@ -14,26 +14,6 @@ import (
 	"github.com/byref/byref/runtime"
 )
 
-// pending waits until the run awaits something and returns it.
-func pending(t *testing.T, h *runtime.Handle) run.AwaitRequested {
-	t.Helper()
-	for e, err := range h.Events(context.Background(), 1) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if sc, ok := e.Data.(run.StatusChanged); ok && sc.To == run.StatusAwaiting {
-			if req, ok := h.Pending(); ok {
-				return req
-			}
-		}
-		if p, ok := h.Pending(); ok {
-			return p
-		}
-	}
-	t.Fatalf("the run ended without awaiting (status %s)", h.Status())
-	return run.AwaitRequested{}
-}
-
 // waitFor waits for the nth await (1-based) of the run.
 func waitFor(t *testing.T, h *runtime.Handle, n int) run.AwaitRequested {
 	t.Helper()

@@ -23,12 +23,12 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 			return o
 		}
 		h.mu.Lock()
-		steps, usage := h.steps, h.usage
+		steps, usage := h.steps-h.turnSteps, h.usage.Total()-h.turnTokens
 		h.mu.Unlock()
 		if steps >= lim.MaxSteps {
 			return h.complete(ctx, nil, fmt.Sprintf("the step limit (%d) was reached before the task was done", lim.MaxSteps))
 		}
-		if lim.MaxTokens > 0 && int64(usage.Total()) >= lim.MaxTokens {
+		if lim.MaxTokens > 0 && int64(usage) >= lim.MaxTokens {
 			return h.complete(ctx, nil, fmt.Sprintf("the token budget (%d) was spent before the task was done", lim.MaxTokens))
 		}
 		if err := h.rec.setPhase(ctx, run.PhasePlanning); err != nil {
@@ -159,7 +159,7 @@ func (h *Handle) request(lim Limits) llm.Request {
 	defer h.mu.Unlock()
 	h.messages[0] = llm.SystemMessage(h.rt.systemPrompt(h.opts))
 	budget := int(float64(lim.ContextWindow)*lim.ContextShare) - toolTokens
-	h.messages = fitWindow(h.messages, budget)
+	h.messages, h.pinned = fitWindow(h.messages, budget, h.pinned)
 	req.Messages = append([]llm.Message(nil), h.messages...)
 	return req
 }

@@ -13,16 +13,18 @@ func estimateTokens(m llm.Message) int {
 }
 
 // fitWindow drops the oldest turns until the messages fit in budget tokens,
-// keeping the system prompt and the task (the first two messages). A turn
-// is an assistant message with the tool results and notes that follow it,
-// so that no tool result loses its call. The last turn is always kept.
-func fitWindow(msgs []llm.Message, budget int) []llm.Message {
+// keeping the system prompt, the task (the first two messages) and the
+// message at index pinned (the follow-up that opened the current turn; 0
+// for none). A turn is an assistant message with the tool results and notes
+// that follow it, so that no tool result loses its call. The last turn is
+// always kept. It returns the messages and the pinned message's new index.
+func fitWindow(msgs []llm.Message, budget, pinned int) ([]llm.Message, int) {
 	total := 0
 	for _, m := range msgs {
 		total += estimateTokens(m)
 	}
 	if total <= budget || len(msgs) <= 3 {
-		return msgs
+		return msgs, pinned
 	}
 	cut := 2
 	for total > budget {
@@ -34,15 +36,24 @@ func fitWindow(msgs []llm.Message, budget int) []llm.Message {
 		if end >= len(msgs) {
 			break // only the last turn is left
 		}
-		for _, m := range msgs[cut:end] {
-			total -= estimateTokens(m)
+		for i, m := range msgs[cut:end] {
+			if cut+i != pinned {
+				total -= estimateTokens(m)
+			}
 		}
 		cut = end
 	}
 	if cut == 2 {
-		return msgs
+		return msgs, pinned
 	}
-	kept := make([]llm.Message, 0, 2+len(msgs)-cut)
+	kept := make([]llm.Message, 0, 3+len(msgs)-cut)
 	kept = append(kept, msgs[:2]...)
-	return append(kept, msgs[cut:]...)
+	switch {
+	case pinned >= 2 && pinned < cut:
+		kept = append(kept, msgs[pinned])
+		pinned = 2
+	case pinned >= cut:
+		pinned -= cut - 2
+	}
+	return append(kept, msgs[cut:]...), pinned
 }
