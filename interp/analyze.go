@@ -58,7 +58,6 @@ type program struct {
 	src      *source
 	edits    edits
 	access   Access
-	created  []string
 	decls    [][]string // names declared by each decl segment, in order
 	autoImps []importSpec
 }
@@ -83,7 +82,7 @@ func analyze(code string, vars map[string]bool, isKnown known, hostNames map[str
 		return nil, err
 	}
 	p := &program{src: src}
-	a := &walker{p: p, vars: vars, known: isKnown, hostNames: hostNames, types: types, seen: map[string]map[string]bool{}, topObj: map[*ast.Object]bool{}}
+	a := &walker{p: p, vars: vars, known: isKnown, hostNames: hostNames, types: types, seen: map[string]map[string]bool{}, topObj: map[*object]bool{}}
 	explicit := map[string]bool{}
 	for _, im := range src.imports {
 		if err := a.checkImport(im); err != nil {
@@ -107,18 +106,24 @@ func analyze(code string, vars map[string]bool, isKnown known, hostNames map[str
 }
 
 type walker struct {
-	p        *program
-	vars     map[string]bool
-	known    known
-	types    map[string]reflect.Type
+	p         *program
+	vars      map[string]bool
+	known     known
+	types     map[string]reflect.Type
 	imported  map[string]bool
 	hostNames map[string]string
-	seen     map[string]map[string]bool
-	topObj   map[*ast.Object]bool
-	fset     *token.FileSet
-	prefix   int
-	declared map[string]bool
+	seen      map[string]map[string]bool
+	topObj    map[*object]bool
+	fset      *token.FileSet
+	prefix    int
 }
+
+// object is the parser's identifier resolution. It is deprecated because it
+// cannot see through types (T{K: 0}); the analysis is syntactic by design
+// and treats such keys conservatively (see Analyze).
+//
+//lint:ignore SA1019 syntactic scope resolution is what this pass needs
+type object = ast.Object
 
 func (a *walker) addList(kind string, list *[]string, name string) {
 	m := a.seen[kind]

@@ -13,7 +13,7 @@ func TestAnalyze(t *testing.T) {
 		"doc": reflect.TypeOf(&Doc{}), "d": reflect.TypeOf(Doc{}),
 	}
 	cases := []struct {
-		code                    string
+		code                   string
 		reads, writes, creates []string
 	}{
 		{"x := n + 1", []string{"n"}, nil, []string{"x"}},

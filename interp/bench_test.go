@@ -67,29 +67,6 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 }
 
-// BenchmarkGrowth runs 10,000 snippets on one Interpreter per iteration and
-// reports the mean time of the first and the last 100 (target: last within 2×
-// of first), with the default rebuild policy and with rebuilds disabled.
-func BenchmarkGrowth(b *testing.B) {
-	for _, every := range []int{0, 1 << 30} {
-		name := "rebuild=default"
-		if every != 0 {
-			name = "rebuild=never"
-		}
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			var first, last time.Duration
-			for b.Loop() {
-				f, l := growth(b, every, 10000)
-				first += f
-				last += l
-			}
-			b.ReportMetric(float64(first.Nanoseconds())/float64(b.N)/100, "first100-ns/snippet")
-			b.ReportMetric(float64(last.Nanoseconds())/float64(b.N)/100, "last100-ns/snippet")
-		})
-	}
-}
-
 func growth(tb testing.TB, every, n int) (first, last time.Duration) {
 	in, err := New(Options{RebuildEvery: every, Symbols: []Exports{appSymbols}})
 	if err != nil {

@@ -37,7 +37,7 @@ type Options struct {
 	// RebuildEvery replaces the yaegi interpreter after this many successful
 	// Evals, because yaegi slows down as it accumulates compiled code.
 	// Variables live in the caller and declarations are replayed, so a
-	// rebuild is invisible to snippets. Zero means 500 (see BenchmarkGrowth).
+	// rebuild is invisible to snippets. Zero means 100 (see TestGrowth).
 	RebuildEvery int
 	// Symbols are host packages' symbols, so snippets can import them and
 	// name host types (import "example.com/app"; app.Row{...}).
@@ -66,7 +66,7 @@ func (o Options) withDefaults() Options {
 		o.MaxOutput = 64 << 10
 	}
 	if o.RebuildEvery <= 0 {
-		o.RebuildEvery = 500
+		o.RebuildEvery = 100
 	}
 	if o.MaxCallDepth <= 0 {
 		o.MaxCallDepth = 1000
@@ -154,6 +154,7 @@ type instance struct {
 	imported map[string]string
 	cells    map[string]reflect.Value
 	declared map[string]reflect.Type
+	last     map[string]reflect.Value // values read back after the last Eval
 	broken   bool
 	replay   bool // persisted decls still to be replayed (after variables are set)
 }
@@ -210,6 +211,7 @@ func (in *Interpreter) rebuild() error {
 		imported: map[string]string{},
 		cells:    map[string]reflect.Value{},
 		declared: map[string]reflect.Type{},
+		last:     map[string]reflect.Value{},
 		replay:   len(in.decls) > 0,
 	}
 	inst.yi = yaegi.New(yaegi.Options{
@@ -520,6 +522,10 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 		inst.broken = true
 		return res(), err
 	}
+	clear(inst.last)
+	for name, v := range values {
+		inst.last[name] = v
+	}
 	for i, src := range declSrcs {
 		in.decls = append(in.decls, declRecord{names: prog.decls[i], src: src})
 	}
@@ -569,6 +575,9 @@ func (in *Interpreter) setup(inst *instance, input Input) (string, error) {
 			return "", fmt.Errorf("%w: %s: %v", ErrInput, it.name, err)
 		}
 		if inst.declared[it.name] == t {
+			if !it.fn && same(inst.last[it.name], it.val) {
+				continue // the global already holds this value
+			}
 			fmt.Fprintf(&b, "%s = _byref.%s;", it.name, key)
 		} else {
 			fmt.Fprintf(&b, "var %s = _byref.%s;", it.name, key)
@@ -581,6 +590,25 @@ func (in *Interpreter) setup(inst *instance, input Input) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// same reports whether b is certainly the value a holds: equal scalars and
+// strings, the same pointer, map or channel, the same slice header.
+func same(a, b reflect.Value) bool {
+	if !a.IsValid() || !b.IsValid() || a.Type() != b.Type() {
+		return false
+	}
+	switch a.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String:
+		return a.Equal(b)
+	case reflect.Pointer, reflect.Map, reflect.Chan:
+		return a.Pointer() == b.Pointer()
+	case reflect.Slice:
+		return a.Pointer() == b.Pointer() && a.Len() == b.Len() && a.Cap() == b.Cap()
+	}
+	return false
 }
 
 func setValue(cell, v reflect.Value) (err error) {

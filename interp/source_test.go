@@ -22,11 +22,11 @@ func TestExtractCode(t *testing.T) {
 
 func TestNormalizeCode(t *testing.T) {
 	cases := map[string]string{
-		"x := 1\n\n":                   "x := 1",
-		"```go\nx := 1\n```":           "x := 1",
-		"```\nx := 1\n```":             "x := 1",
+		"x := 1\n\n":                  "x := 1",
+		"```go\nx := 1\n```":          "x := 1",
+		"```\nx := 1\n```":            "x := 1",
 		"Here:\n```go\nx := 1\n```\n": "x := 1",
-		"\nx := 1":                     "\nx := 1",
+		"\nx := 1":                    "\nx := 1",
 	}
 	for in, want := range cases {
 		if got := NormalizeCode(in); got != want {

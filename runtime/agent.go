@@ -233,8 +233,8 @@ type Handle struct {
 	// pinned is the index of the follow-up message that opened the current
 	// turn, kept when old turns are dropped (0 when none).
 	pinned int
-	fatal    string // set when an await timed out and the run failed
-	planOK   bool   // the plan was approved (ApproveOnStart)
+	fatal  string // set when an await timed out and the run failed
+	planOK bool   // the plan was approved (ApproveOnStart)
 }
 
 // ID returns the run's ID.

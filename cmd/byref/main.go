@@ -2,45 +2,124 @@
 //
 // Usage:
 //
-//	byref demo     run the built-in demo (no API key needed)
-//	byref help     show this help
+//	byref demo                          run the built-in demo (no API key needed)
+//	byref run "task" [flags]            run a task with live progress
+//	byref serve [flags]                 serve an agent over ACP (HTTP)
+//	byref runs ls|show [flags]          list stored runs, or show one
+//	byref replay RUN_ID [flags]         print Go code that replays a run
+//	byref help                          show this help
+//
+// Runs are recorded in a SQLite file: --db, else $BYREF_DB, else
+// $XDG_DATA_HOME/byref/runs.db (~/.local/share/byref/runs.db). Models are
+// named "provider:model" (--model, else $BYREF_MODEL); the provider's API
+// key comes from its usual environment variable (OPENAI_API_KEY, …).
 package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 )
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := realMain(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 const usage = `byref runs LLM agents whose tools are Go functions and whose state is Go values.
 
 Usage:
-  byref demo    run the built-in demo on the scripted model (no API key needed)
-  byref help    show this help
+  byref demo                       run the built-in demo on the scripted model (no API key needed)
+  byref run "task" [flags]         run a task, with live progress; approvals and questions
+                                   are answered at the prompt
+      --model provider:name        the model (default $BYREF_MODEL), e.g. openai:gpt-4o-mini
+      --db file                    the SQLite file runs are recorded in
+      --approve ask|all|none       ask before every tool call and snippet (default), approve
+                                   all without asking, or deny all
+  byref serve [flags]              serve an agent named "byref" over ACP (HTTP + SSE)
+      --addr host:port             default 127.0.0.1:8000; other hosts need --token
+      --token secret               bearer token clients must send (default $BYREF_TOKEN)
+      --model, --db                as for run
+  byref runs ls [--db file] [--limit n]   list recorded runs, newest first
+  byref runs show RUN_ID [--db file]      show a run: its state and events
+  byref replay RUN_ID [--db file]  print a Go program that replays a recorded run
+  byref help                       show this help
 `
 
-// run is main without the process: it returns the exit code.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// realMain is main without the process: it returns the exit code.
+func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
+	var err error
 	switch args[0] {
 	case "demo":
-		if err := demo(ctx, stdout); err != nil {
-			fmt.Fprintln(stderr, "byref demo:", err)
-			return 1
-		}
-		return 0
+		err = demo(ctx, stdout)
+	case "run":
+		err = runCmd(ctx, args[1:], stdin, stdout)
+	case "serve":
+		err = serveCmd(ctx, args[1:], stdout, stderr)
+	case "runs":
+		err = runsCmd(ctx, args[1:], stdout)
+	case "replay":
+		err = replayCmd(ctx, args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
+	default:
+		fmt.Fprintf(stderr, "byref: unknown command %q\n\n%s", args[0], usage)
+		return 2
 	}
-	fmt.Fprintf(stderr, "byref: unknown command %q\n\n%s", args[0], usage)
-	return 2
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		var u usageError
+		if errors.As(err, &u) {
+			fmt.Fprintf(stderr, "byref %s: %v\n\n%s", args[0], err, usage)
+			return 2
+		}
+		fmt.Fprintf(stderr, "byref %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+// usageError is a command line the command cannot understand.
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// newFlags returns a flag set that reports errors instead of exiting.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("byref "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parse parses flags wherever they appear among the arguments, and returns
+// the positional ones.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
 }
