@@ -62,6 +62,9 @@ var runGo = action.MustNew(action.Spec{
 	Params: []action.Param{{Name: "code", Description: "Go statements, optionally preceded by imports.", RawOnly: true}},
 })
 
+// snippetContext is the name under which snippets see the step's context.
+const snippetContext = "ctx"
+
 // extractCode returns the Go code blocks of a model's text.
 func extractCode(text string) []string { return interp.ExtractCode(text) }
 
@@ -128,6 +131,11 @@ func (rt *Runtime) snippet(ctx context.Context, g gate, n int, reason, callID, c
 		evalCtx, cancel = context.WithTimeout(ctx, rt.opts.CallTimeout)
 	}
 	defer cancel()
+	if _, taken := types[snippetContext]; !taken {
+		// Methods of host values (a *browser.Browser) take a context:
+		// snippets get the step's as ctx.
+		vars = append(vars, interp.Var{Name: snippetContext, Value: reflect.ValueOf(&evalCtx).Elem()})
+	}
 	res, err := ip.Eval(evalCtx, interp.Input{Code: code, Vars: vars, Funcs: funcs})
 	resp.Stdout, resp.Stderr = res.Stdout, res.Stderr
 	if err != nil {
