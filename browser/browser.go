@@ -168,8 +168,8 @@ type Browser struct {
 // removes.
 func Start(ctx context.Context, opts Options) (*Browser, error) {
 	opts = opts.withDefaults()
-	if _, err := exec.LookPath(opts.ExecPath); err != nil {
-		return nil, &Error{Op: "start", Err: fmt.Errorf("%w at %s (set Options.ExecPath or $BYREF_CHROMIUM, or install it: %s): %v", ErrNoChromium, opts.ExecPath, InstallCommand, err)}
+	if _, err := FindChromium(opts); err != nil {
+		return nil, &Error{Op: "start", Err: err}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Op: "start", Err: err}
@@ -209,6 +209,20 @@ func Start(ctx context.Context, opts Options) (*Browser, error) {
 	p.register(b)
 	b.setPage("about:blank", "")
 	return b, nil
+}
+
+// FindChromium returns the path of the browser binary Start would run with
+// opts: Options.ExecPath, $BYREF_CHROMIUM or DefaultExecPath, looked up in
+// $PATH when it has no slash. When it is missing, the error wraps
+// ErrNoChromium and names the install command, so a program or a test can
+// check before it starts anything.
+func FindChromium(opts Options) (string, error) {
+	opts = opts.withDefaults()
+	path, err := exec.LookPath(opts.ExecPath)
+	if err != nil {
+		return "", fmt.Errorf("%w at %s (set Options.ExecPath or $BYREF_CHROMIUM, or install it: %s): %v", ErrNoChromium, opts.ExecPath, InstallCommand, err)
+	}
+	return path, nil
 }
 
 func (p *process) allocatorOptions() []chromedp.ExecAllocatorOption {

@@ -1,7 +1,8 @@
 // Package browser drives Chromium through chromedp, with the browser held as
 // an ordinary variable: the model starts one with browser_start, the result
-// lands in a variable (say "browser"), and every other action takes it by
-// reference ("<<var:browser>>"). A *Browser is not JSON-representable (its
+// lands in a variable (browser_start_result, as the runtime names it), and
+// every other action takes it by reference
+// ("<<var:browser_start_result>>"). A *Browser is not JSON-representable (its
 // fields are unexported), so its parameters are reference-only, and with
 // these actions registered and no browser variable the model is offered
 // only browser_start.
@@ -49,6 +50,10 @@
 // Snapshot, ClickID, TypeID, Scroll, ScrollTo, Eval, Screenshot, NewTab,
 // Close, and the computer-use methods below.
 //
+// Click, ClickID, Press and ClickAt wait for a navigation they cause (a
+// link, a form submitted) to load, so the next action sees the new page;
+// when nothing navigates they cost about 50ms more than the input itself.
+//
 // A Snapshot lists the page's visible interactive elements with short IDs
 // (e1, e2, …) and its visible text, bounded by MaxSnapshotElements and
 // MaxSnapshotText. An element keeps its ID across snapshots while it stays
@@ -82,6 +87,14 @@
 // (Enter, ArrowDown), xdotool names (Return, BackSpace, Page_Down) or
 // OpenAI's (ENTER, CTRL), with modifiers joined by "+".
 //
+// # Snippets
+//
+// A Go snippet holding a *Browser variable calls its methods with the
+// step's context, ctx: title, err := web.Text(ctx, "h1"). Give the runtime
+// Symbols (interp.Options{Symbols: []interp.Exports{browser.Symbols}}) and
+// snippets can also name the package's types and values: *browser.Snapshot,
+// browser.Point{X: 1, Y: 2}, errors.Is(err, browser.ErrTimeout).
+//
 // # Chromium
 //
 // The package expects Debian's chromium package at /usr/bin/chromium (or
@@ -91,11 +104,13 @@
 // --disable-background-networking, --disable-component-update,
 // --disable-sync, --disable-quic, --no-first-run, --disable-default-apps and
 // a temporary --user-data-dir; Options.LocalOnly adds a host-resolver rule
-// that leaves only localhost reachable.
+// that leaves only localhost reachable. FindChromium tells whether the
+// binary is there before anything starts.
 //
 // chromedp is pinned at v0.22.1 (cdproto v0.159.0), the generic API in which
 // an action is a func returning a typed value (chromedp.Action[T]) rather
 // than v0.14's Run(ctx, actions...) with out-pointers; it matches this
 // package's methods, which return values. chromedp's types stay inside the
-// package.
+// package. docs/decisions/2026-11-21-chromedp.md records the choice, the
+// flags and the measurements.
 package browser

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -91,7 +93,7 @@ func (b *Browser) Press(ctx context.Context, keys string) error {
 	if mods != 0 {
 		opts = append(opts, chromedp.KeyModifiers(mods))
 	}
-	_, err = run(ctx, b, "press", keys, "", chromedp.KeyEvent(key, opts...))
+	_, err = run(ctx, b, "press", keys, "", settle(chromedp.KeyEvent(key, opts...)))
 	return err
 }
 
@@ -158,7 +160,7 @@ func (b *Browser) ClickAt(ctx context.Context, x, y int, button string, clicks i
 			mouse(chromedp.MousePressed, fx, fy, chromedp.ButtonType(btn), chromedp.ClickCount(i)),
 			mouse(chromedp.MouseReleased, fx, fy, chromedp.ButtonType(btn), chromedp.ClickCount(i)))
 	}
-	_, err = run(ctx, b, "click_at", "", "", chromedp.Steps(steps...))
+	_, err = run(ctx, b, "click_at", "", "", settle(chromedp.Steps(steps...)))
 	return err
 }
 
@@ -170,27 +172,118 @@ func (b *Browser) MoveMouse(ctx context.Context, x, y int) error {
 }
 
 // Drag presses the left button at the first point of path, moves through
-// the others and releases it at the last.
+// the others with the button held and releases it at the last, as a hand on
+// a mouse would: the page sees mousedown, mousemove (buttons 1) at each
+// point, mouseup and, when the ends are on one element, click.
+//
+// When the press lands on something the page lets the user drag with HTML5
+// drag and drop (a draggable element, or selected text: after a double click
+// the press lands on the selection), the browser starts a drag operation
+// instead, in which the page gets dragstart and then no more mouse events.
+// Headless Chromium would end that operation at once (dragend, no drop), so
+// Drag intercepts it and plays it through: dragenter and dragover at each
+// remaining point, drop at the last, then dragend.
 func (b *Browser) Drag(ctx context.Context, path []Point) error {
 	if len(path) < 2 {
 		return &Error{Op: "drag", Err: fmt.Errorf("the path has %d points; give at least a start and an end", len(path))}
 	}
 	defer b.version.Add(1)
-	p0, pn := path[0], path[len(path)-1]
-	left := chromedp.ButtonType(input.MouseButtonLeft)
-	steps := []chromedp.Action[chromedp.Void]{
-		mouse(chromedp.MouseMoved, float64(p0.X), float64(p0.Y)),
-		mouse(chromedp.MousePressed, float64(p0.X), float64(p0.Y), left, chromedp.ClickCount(1), func(p *input.DispatchMouseEventParams) { p.Buttons = 1 }),
-	}
-	for _, p := range path[1:] {
-		steps = append(steps, mouse(chromedp.MouseMoved, float64(p.X), float64(p.Y), func(p *input.DispatchMouseEventParams) {
-			p.Button = input.MouseButtonLeft
-			p.Buttons = 1
-		}))
-	}
-	steps = append(steps, mouse(chromedp.MouseReleased, float64(pn.X), float64(pn.Y), left, chromedp.ClickCount(1)), nextFrame)
-	_, err := run(ctx, b, "drag", "", "", chromedp.Steps(steps...))
+	_, err := run(ctx, b, "drag", "", "", chromedp.Steps(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		return drag(ctx, t, path)
+	}), nextFrame))
 	return err
+}
+
+// drag dispatches the events of Drag on t.
+func drag(ctx context.Context, t *chromedp.Target, path []Point) (err error) {
+	intercepted, stop := t.Subscribe(input.DragIntercepted.Method)
+	defer stop()
+	if _, err := cdp.Call(ctx, t, input.SetInterceptDrags, input.SetInterceptDragsParams{Enabled: true}); err != nil {
+		return err
+	}
+	defer func() {
+		// Not under ctx, which may be done: the tab must not keep
+		// intercepting drags.
+		_, _ = cdp.Call(context.WithoutCancel(ctx), t, input.SetInterceptDrags, input.SetInterceptDragsParams{Enabled: false})
+	}()
+	mouse := func(typ input.DispatchMouseEventType, p Point, buttons int64) error {
+		_, err := cdp.Call(ctx, t, input.DispatchMouseEvent, input.DispatchMouseEventParams{
+			Type: typ, X: float64(p.X), Y: float64(p.Y), Button: input.MouseButtonLeft, Buttons: buttons, ClickCount: 1,
+		})
+		return err
+	}
+	dragEvent := func(typ input.DispatchDragEventType, p Point, data *input.DragData) error {
+		_, err := cdp.Call(ctx, t, input.DispatchDragEvent, input.DispatchDragEventParams{Type: typ, X: float64(p.X), Y: float64(p.Y), Data: data})
+		return err
+	}
+	// started returns the data of a drag operation the browser started, if
+	// it started one.
+	started := func() (*input.DragData, error) {
+		select {
+		case raw, ok := <-intercepted:
+			if !ok {
+				return nil, nil
+			}
+			var ev input.EventDragIntercepted
+			if err := jsonv2.Unmarshal(raw, &ev); err != nil {
+				return nil, fmt.Errorf("decoding %s: %w", input.DragIntercepted.Method, err)
+			}
+			if ev.Data == nil {
+				ev.Data = &input.DragData{}
+			}
+			return ev.Data, nil
+		default:
+			return nil, nil
+		}
+	}
+
+	// mouseMoved without a button, so that mouseover and mouseenter come
+	// first, as they would for a real pointer.
+	p0 := path[0]
+	if _, err := cdp.Call(ctx, t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: chromedp.MouseMoved, X: float64(p0.X), Y: float64(p0.Y)}); err != nil {
+		return err
+	}
+	if err := mouse(chromedp.MousePressed, p0, 1); err != nil {
+		return err
+	}
+	var data *input.DragData
+	for i, p := range path[1:] {
+		if data == nil {
+			if err := mouse(chromedp.MouseMoved, p, 1); err != nil {
+				return err
+			}
+			if data, err = started(); err != nil {
+				return err
+			}
+			if data == nil && i == len(path)-2 {
+				// The intercepted drag can trail the move's reply: wait
+				// for the page to render a frame and look again.
+				if _, err := nextFrame(ctx, t); err != nil {
+					return err
+				}
+				if data, err = started(); err != nil {
+					return err
+				}
+			}
+			if data == nil {
+				continue
+			}
+		}
+		if err := dragEvent(input.DispatchDragEventTypeDragEnter, p, data); err != nil {
+			return err
+		}
+		if err := dragEvent(input.DispatchDragEventTypeDragOver, p, data); err != nil {
+			return err
+		}
+	}
+	pn := path[len(path)-1]
+	if data != nil {
+		if err := dragEvent(input.DispatchDragEventTypeDrop, pn, data); err != nil {
+			_ = dragEvent(input.DispatchDragEventTypeDragCancel, pn, data)
+			return err
+		}
+	}
+	return mouse(chromedp.MouseReleased, pn, 0)
 }
 
 // ScrollAt turns the mouse wheel at x, y by dx, dy pixels (positive is

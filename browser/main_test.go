@@ -155,6 +155,27 @@ pad.addEventListener('dblclick', e => log.push('dblclick'));
 pad.addEventListener('contextmenu', e => { e.preventDefault(); log.push('right'); });
 pad.addEventListener('mousedown', e => log.push('down ' + e.clientX + ',' + e.clientY));
 pad.addEventListener('mouseup', e => log.push('up ' + e.clientX + ',' + e.clientY));
+pad.addEventListener('mousemove', e => e.buttons && log.push('move ' + e.clientX + ',' + e.clientY + ' buttons=' + e.buttons));
+for (const ev of ['dragstart', 'dragenter', 'drop', 'dragend']) pad.addEventListener(ev, e => log.push(ev));
+window.log = log;
+</script>`,
+	"/bench": `<!doctype html><title>Bench</title><style>body{margin:0}</style>
+<h1>Bench</h1><p id="p">Some text to read.</p>
+<input id="q" name="q"> <button id="b" type="button" onclick="this.dataset.n = (+this.dataset.n || 0) + 1">Press</button>
+<a id="next" href="/bench2">Next</a>
+<div style="height:3000px"></div>`,
+	"/bench2": `<!doctype html><title>Bench 2</title><h1>Bench 2</h1>`,
+	"/dnd": `<!doctype html><title>DnD</title><style>body{margin:0} div{position:absolute;width:100px;height:100px}</style>
+<div id="item" draggable="true" style="left:50px;top:50px;background:#fc9">Item</div>
+<div id="zone" style="left:300px;top:50px;background:#9cf"></div>
+<script>
+const log = [];
+const item = document.getElementById('item'), zone = document.getElementById('zone');
+item.addEventListener('dragstart', e => { e.dataTransfer.setData('text/plain', 'item-1'); log.push('dragstart item'); });
+item.addEventListener('dragend', e => log.push('dragend item ' + e.dataTransfer.dropEffect));
+zone.addEventListener('dragenter', e => { e.preventDefault(); log.push('dragenter zone'); });
+zone.addEventListener('dragover', e => e.preventDefault());
+zone.addEventListener('drop', e => { e.preventDefault(); log.push('drop zone ' + e.dataTransfer.getData('text/plain') + ' ' + e.clientX + ',' + e.clientY); });
 window.log = log;
 </script>`,
 }

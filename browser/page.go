@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
@@ -52,7 +55,7 @@ const noMatch = "no visible element matched"
 // selector, waiting for one to appear.
 func (b *Browser) Click(ctx context.Context, selector string) error {
 	defer b.version.Add(1)
-	_, err := run(ctx, b, "click", selector, noMatch, chromedp.Click(chromedp.CSS(selector), chromedp.NodeVisible))
+	_, err := run(ctx, b, "click", selector, noMatch, settle(chromedp.Click(chromedp.CSS(selector), chromedp.NodeVisible)))
 	return err
 }
 
@@ -155,4 +158,83 @@ func evalJSON(ctx context.Context, b *Browser, op, js string) (json.RawMessage, 
 func (b *Browser) Screenshot(ctx context.Context) (Screenshot, error) {
 	png, err := run(ctx, b, "screenshot", "", "", chromedp.CaptureScreenshot())
 	return Screenshot(png), err
+}
+
+// navGrace is how long an input action waits for the page to ask for a
+// navigation after the input was delivered. Chromium reports a link click's
+// or a form submission's navigation within a few milliseconds of the
+// click's acknowledgement, sometimes just after it.
+const navGrace = 50 * time.Millisecond
+
+// navStartLimit is how long a requested navigation may take to start
+// loading before it is taken as one that will not (a download, a 204 No
+// Content, a navigation the page cancelled).
+const navStartLimit = 2 * time.Second
+
+// settle runs the input action a, then, when a made the page navigate (a
+// clicked link, a submitted form), waits until the new page has loaded, so
+// that the next action sees it as Goto would leave it. When a navigates
+// nothing, it costs navGrace.
+func settle[T any](a chromedp.Action[T]) chromedp.Action[T] {
+	return func(ctx context.Context, t *chromedp.Target) (T, error) {
+		requested, stopReq := t.Subscribe(page.FrameRequestedNavigation.Method)
+		defer stopReq()
+		startedLoading, stopStart := t.Subscribe(page.FrameStartedLoading.Method)
+		defer stopStart()
+		stoppedLoading, stopStop := t.Subscribe(page.FrameStoppedLoading.Method)
+		defer stopStop()
+		v, err := a(ctx, t)
+		if err != nil {
+			return v, err
+		}
+		frameOf := func(raw []byte) cdp.FrameID {
+			var ev struct {
+				FrameID cdp.FrameID `json:"frameId"`
+			}
+			_ = json.Unmarshal(raw, &ev)
+			return ev.FrameID
+		}
+		// Which frames navigate: those that asked to, or started loading.
+		frames := map[cdp.FrameID]bool{}
+		grace := time.NewTimer(navGrace)
+		defer grace.Stop()
+	wait:
+		for {
+			select {
+			case raw := <-requested:
+				frames[frameOf(raw)] = true
+				break wait
+			case raw := <-startedLoading:
+				frames[frameOf(raw)] = true
+				break wait
+			case <-grace.C:
+				return v, nil
+			case <-ctx.Done():
+				return v, ctx.Err()
+			}
+		}
+		// Wait for every navigating frame to stop loading; give up on one
+		// that does not start loading at all.
+		started := false
+		noStart := time.NewTimer(navStartLimit)
+		defer noStart.Stop()
+		for len(frames) > 0 {
+			select {
+			case raw := <-requested:
+				frames[frameOf(raw)] = true
+			case raw := <-startedLoading:
+				frames[frameOf(raw)] = true
+				started = true
+			case raw := <-stoppedLoading:
+				delete(frames, frameOf(raw))
+			case <-noStart.C:
+				if !started {
+					return v, nil
+				}
+			case <-ctx.Done():
+				return v, fmt.Errorf("the page it opened did not load: %w", ctx.Err())
+			}
+		}
+		return v, nil
+	}
 }

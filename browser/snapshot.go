@@ -296,7 +296,7 @@ func (b *Browser) ClickID(ctx context.Context, id string) error {
 	defer b.version.Add(1)
 	p, err := b.locate(cctx, id, false)
 	if err == nil {
-		_, err = chromedp.Run(cctx, chromedp.MouseClickXY(p.X, p.Y))
+		_, err = chromedp.Run(cctx, settle(chromedp.MouseClickXY(p.X, p.Y)))
 	}
 	if err != nil {
 		return b.wrap(ctx, cctx, "click_id", id, "", limit, err)

@@ -31,7 +31,7 @@ type Options struct {
 	Timeout time.Duration
 	// MaxOutput is how many bytes of stdout, and of stderr, are kept per
 	// Eval; the rest is dropped with a marker. A snippet that writes more than
-	// 16 times this (at least 1 MiB) is stopped with ErrOutputLimit.
+	// 16 times this is stopped with ErrOutputLimit.
 	// Zero means 64 KiB.
 	MaxOutput int
 	// RebuildEvery replaces the yaegi interpreter after this many successful
@@ -451,7 +451,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	defer cancel(nil)
 	ctx, cancelT := context.WithTimeoutCause(ctx, in.opts.Timeout, ErrTimeout)
 	defer cancelT()
-	flood := int64(max(16*in.opts.MaxOutput, 1<<20))
+	flood := int64(16 * in.opts.MaxOutput)
 	outBuf.floodAt, outBuf.onFlood = flood, func() { cancel(ErrOutputLimit) }
 	errBuf.floodAt, errBuf.onFlood = flood, func() { cancel(ErrOutputLimit) }
 	inst.g.ctx = ctx

@@ -1,10 +1,12 @@
 package runtime_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/byref/byref/action"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
@@ -158,6 +160,22 @@ func TestSecretPreviewsAreRedacted(t *testing.T) {
 	resp := call(f.rt, "shout", `{"text":"<<var:api_key>>"}`)
 	if !resp.Success || resp.Stdout != "<secret string>" {
 		t.Fatalf("resp = %+v", resp)
+	}
+	// An action's error that quotes the secret is redacted too.
+	resp = call(f.rt, "double", `{"n":"<<var:api_key>>"}`)
+	if resp.Success || strings.Contains(resp.Error, "sk-secret") {
+		t.Fatalf("resp = %+v", resp)
+	}
+	leak := action.MustNew(action.Spec{Name: "leak", Func: func(s string) error { return errors.New("bad key " + s) }, Params: []action.Param{{Name: "s"}}})
+	if err := f.rt.AddActions(leak); err != nil {
+		t.Fatal(err)
+	}
+	resp = call(f.rt, "leak", `{"s":"<<var:api_key>>"}`)
+	if resp.Success || strings.Contains(resp.Error, "sk-secret") || !strings.Contains(resp.Error, "bad key <secret string>") {
+		t.Fatalf("resp = %+v", resp)
+	}
+	if h := f.rt.History(); strings.Contains(h[len(h)-1].Err, "sk-secret") {
+		t.Fatal("the history keeps the secret")
 	}
 	resp = call(f.rt, "get_weather", `{"location":"<<var:api_key>>","unit":"c","return":null}`)
 	if w, _ := runtime.Value[string](f.rt, "weather"); !resp.Success || w != "sunny, 21°C in sk-secret" {

@@ -302,6 +302,9 @@ func (rt *Runtime) fail(in Instruction, resp ToolResponse, msg string) ToolRespo
 }
 
 func (rt *Runtime) failLocked(in Instruction, resp ToolResponse, msg string) ToolResponse {
+	if len(rt.secrets) > 0 { // an action's error may quote a secret argument
+		msg = rt.redact(msg)
+	}
 	in.Err = msg
 	in.Duration = time.Since(in.Start)
 	resp.Duration = in.Duration

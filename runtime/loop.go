@@ -9,7 +9,6 @@ import (
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/schema"
 	"github.com/byref/byref/variable"
 )
 
@@ -150,9 +149,10 @@ func (h *Handle) request(lim Limits) llm.Request {
 		tools = h.rt.selectTools(tools, h.opts.ToolLimit, h.query())
 	}
 	req := llm.Request{Tools: make([]llm.Tool, len(tools))}
+	strict := h.rt.strictTools()
 	toolTokens := 0
 	for i, t := range tools {
-		req.Tools[i] = llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Strict: schema.CheckOpenAIStrict(t) == nil}
+		req.Tools[i] = llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Strict: strict[t.Name]}
 		toolTokens += (len(t.Description) + len(t.Parameters)) / 4
 	}
 	h.mu.Lock()

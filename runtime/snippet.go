@@ -89,6 +89,7 @@ func (rt *Runtime) snippet(ctx context.Context, g gate, n int, reason, callID, c
 	fail := func(msg string) SnippetResponse {
 		rt.mu.Lock()
 		defer rt.mu.Unlock()
+		msg = rt.redact(msg)
 		in.Err, in.Duration = msg, time.Since(in.Start)
 		rt.history = append(rt.history, in)
 		resp.Success, resp.Error, resp.Duration = false, msg, in.Duration
@@ -199,6 +200,7 @@ func (rt *Runtime) snippet(ctx context.Context, g gate, n int, reason, callID, c
 }
 
 func (rt *Runtime) failSnippetLocked(in Instruction, resp SnippetResponse, msg string) SnippetResponse {
+	msg = rt.redact(msg)
 	in.Err, in.Duration = msg, time.Since(in.Start)
 	rt.history = append(rt.history, in)
 	resp.Success, resp.Error, resp.Duration = false, msg, in.Duration

@@ -13,6 +13,7 @@ import (
 // groups it was built from.
 type toolCache struct {
 	tool     schema.Tool
+	strict   bool // tool passes schema.CheckOpenAIStrict
 	versions []uint64
 	plain    bool
 	built    bool
@@ -45,6 +46,20 @@ func (rt *Runtime) Tools() []schema.Tool {
 		}
 	}
 	return tools
+}
+
+// strictTools reports, for each name of tools, whether its schema passes
+// OpenAI's strict rules (computed when the schema was built).
+func (rt *Runtime) strictTools() map[string]bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	out := make(map[string]bool, len(rt.m.rows))
+	for _, r := range rt.m.rows {
+		if r.tool.built {
+			out[r.act.Name()] = r.tool.strict
+		}
+	}
+	return out
 }
 
 // Unavailable lists the actions left out of the schemas and why.
@@ -118,6 +133,7 @@ func (rt *Runtime) tool(r *row) schema.Tool {
 		c.tool = schema.BuildTool(spec)
 	}
 	c.built, c.plain = true, plain
+	c.strict = schema.CheckOpenAIStrict(c.tool) == nil
 	rt.schemaBuilds++
 	return c.tool
 }

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// byrefBin is the command, built once for the tests that run it.
+var byrefBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "byref-cli-")
+	if err != nil {
+		panic(err)
+	}
+	byrefBin = filepath.Join(dir, "byref")
+	if out, err := exec.Command("go", "build", "-o", byrefBin, ".").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		panic("go build: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// byref runs the built command with stdin and returns its output and exit
+// code.
+func byref(t *testing.T, stdin string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(byrefBin, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Env = append(os.Environ(), "BYREF_DB=", "BYREF_MODEL=", "OPENAI_API_KEY=")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), code
+}
+
+func TestDemo(t *testing.T) {
+	out, code := byref(t, "", "demo")
+	if code != 0 || !strings.Contains(out, "<<var:orders>>") || !strings.Contains(out, "terminated: success=true") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
+
+func TestRunWithApprovalAtThePrompt(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "runs.db")
+	out, code := byref(t, "approve\n", "run", "compute the answer", "--model", "scripted:approval", "--db", db)
+	for _, want := range []string{"→ run_go", "Approve running this Go code?", "answer := 6 * 7", "  approved", "answer = 42", "result: 42", "· completed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+
+	out, code = byref(t, "perhaps\ndeny: not today\n", "run", "compute the answer", "--model", "scripted:approval", "--db", db)
+	if code != 0 || !strings.Contains(out, `"perhaps" is not a decision`) || !strings.Contains(out, "  denied") || !strings.Contains(out, "not approved") {
+		t.Fatalf("deny: exit %d:\n%s", code, out)
+	}
+
+	out, code = byref(t, "", "run", "compute the answer", "--model", "scripted:approval", "--db", db, "--approve", "all")
+	if code != 0 || strings.Contains(out, "> ") || !strings.Contains(out, "result: 42") {
+		t.Fatalf("--approve all: exit %d:\n%s", code, out)
+	}
+
+	out, code = byref(t, "Ann\n", "run", "greet me", "--model", "scripted:question", "--db", db)
+	if code != 0 || !strings.Contains(out, "? What is your name?") || !strings.Contains(out, "answered: Ann") {
+		t.Fatalf("question: exit %d:\n%s", code, out)
+	}
+
+	// runs ls and show read the same file.
+	out, code = byref(t, "", "runs", "ls", "--db", db)
+	ids := regexp.MustCompile(`run_[0-9a-f]{32}`).FindAllString(out, -1)
+	if code != 0 || len(ids) != 4 || strings.Count(out, "completed") != 4 {
+		t.Fatalf("runs ls: exit %d:\n%s", code, out)
+	}
+	out, code = byref(t, "", "runs", "show", ids[len(ids)-1], "--db", db)
+	if code != 0 {
+		t.Fatalf("runs show: exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{"status   completed", "result   42", "answer int = 42", "→ run_go", "approved"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("runs show: no %q in:\n%s", want, out)
+		}
+	}
+
+	out, code = byref(t, "", "replay", ids[len(ids)-1], "--db", db)
+	if code != 0 || !strings.Contains(out, "package main") {
+		t.Fatalf("replay: exit %d:\n%s", code, out)
+	}
+	// The replay compiles and reproduces the result (it imports only the
+	// standard library here, so it builds outside the module).
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "run", "main.go")
+	cmd.Dir = dir
+	got, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(got), `"result":42`) {
+		t.Fatalf("replay program: %v\n%s\n%s", err, got, out)
+	}
+}
+
+func TestErrorsNameTheFix(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "runs.db")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", "x", "--db", db, "--model", "scripted:hello"}, 0, "Hello from the scripted model"},
+		{[]string{"run", "x", "--db", db}, 2, "pass --model provider:name"},
+		{[]string{"run", "x", "--db", db, "--model", "openai:gpt-4o-mini"}, 1, "OPENAI_API_KEY"},
+		{[]string{"run", "x", "--db", db, "--model", "scripted:nope"}, 1, "scripted:approval"},
+		{[]string{"run", "x", "--db", db, "--model", "scripted:hello", "--approve", "some"}, 2, "use ask, all or none"},
+		{[]string{"runs", "ls", "--db", filepath.Join(t.TempDir(), "none.db")}, 1, "pass --db"},
+		{[]string{"runs", "show", "run_nope", "--db", db}, 1, "not found"},
+		{[]string{"serve", "--addr", "0.0.0.0:0", "--model", "scripted:hello", "--db", db}, 1, "--token"},
+		{[]string{"frobnicate"}, 2, "unknown command"},
+	} {
+		out, code := byref(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("byref %s: exit %d, want %d with %q:\n%s", strings.Join(tc.args, " "), code, tc.code, tc.want, out)
+		}
+	}
+}

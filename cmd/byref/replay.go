@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/byref/byref/codegen"
+	"github.com/byref/byref/run"
+)
+
+// replayCmd is byref replay: the Go program that replays a recorded run.
+func replayCmd(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("replay")
+	db := fs.String("db", defaultDB(), "")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("say which run: byref replay RUN_ID (byref runs ls lists them)")
+	}
+	store, err := openExisting(*db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	events, err := store.Read(ctx, run.ID(pos[0]), 1, 0)
+	if err != nil {
+		return fmt.Errorf("%w (byref runs ls lists the runs in %s)", err, *db)
+	}
+	rec, err := codegen.FromEvents(events, nil)
+	if err != nil {
+		return err
+	}
+	src, err := codegen.Generate(rec, codegen.Options{Main: true})
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(src)
+	return err
+}

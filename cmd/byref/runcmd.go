@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/server"
+)
+
+// runCmd is byref run.
+func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
+	fs := newFlags("run")
+	modelSpec := fs.String("model", "", "")
+	db := fs.String("db", defaultDB(), "")
+	approve := fs.String("approve", "ask", "")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
+		return usagef("say what to do, in quotes: byref run \"summarise README.md\"")
+	}
+	var approval runtime.Approval
+	switch *approve {
+	case "ask", "none":
+		approval = runtime.ApproveOnToolCall
+	case "all":
+		approval = runtime.ApproveNone
+	default:
+		return usagef("--approve %q: use ask, all or none", *approve)
+	}
+	model, err := openModel(*modelSpec)
+	if err != nil {
+		return err
+	}
+	store, err := openStore(*db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	rt, err := runtime.New(runtime.Options{Model: model, Store: store})
+	if err != nil {
+		return err
+	}
+	h, err := rt.Start(ctx, runtime.RunOptions{Task: pos[0], Name: "byref run", ModelName: *modelSpec, Approval: approval})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "run %s (recorded in %s)\n", h.ID(), *db)
+	in := bufio.NewReader(stdin)
+	var pending *run.AwaitRequested
+	// Follow the run to its end, even after ctx is cancelled (Ctrl-C
+	// cancels the run; its cancellation is shown).
+	for e, err := range h.Events(context.WithoutCancel(ctx), 1) {
+		if err != nil {
+			return err
+		}
+		if line := describe(e); line != "" {
+			fmt.Fprintln(stdout, line)
+		}
+		// Answer once the run is awaiting: the AwaitRequested event comes
+		// just before the move to awaiting.
+		switch d := e.Data.(type) {
+		case run.AwaitRequested:
+			pending = &d
+		case run.StatusChanged:
+			if d.To == run.StatusAwaiting && pending != nil {
+				if err := answer(ctx, h, *pending, *approve, in, stdout); err != nil {
+					return err
+				}
+				pending = nil
+			}
+		}
+	}
+	o, err := h.Wait(context.WithoutCancel(ctx))
+	if err != nil {
+		return err
+	}
+	switch o.Status {
+	case run.StatusCompleted:
+		return nil
+	case run.StatusCanceled:
+		return fmt.Errorf("run %s was cancelled", o.RunID)
+	}
+	return fmt.Errorf("run %s %s: %s", o.RunID, o.Status, o.Reason)
+}
+
+// answer resolves an await: at the prompt with --approve ask (and for
+// questions), automatically otherwise.
+func answer(ctx context.Context, h *runtime.Handle, a run.AwaitRequested, approve string, in *bufio.Reader, out io.Writer) error {
+	auto := ""
+	if a.Await == run.AwaitApproval {
+		switch approve {
+		case "all":
+			auto = "approve"
+		case "none":
+			auto = "deny: --approve none denies every call"
+		}
+	}
+	if auto != "" {
+		fmt.Fprintf(out, "  %s (--approve %s)\n", auto, approve)
+		ans, err := server.ParseAnswer(a, auto)
+		if err != nil {
+			return err
+		}
+		return h.Resume(ctx, a.ID, ans)
+	}
+	fmt.Fprintln(out, indent(server.DescribeAwait(a), "? "))
+	for {
+		fmt.Fprint(out, "> ")
+		line, err := in.ReadString('\n')
+		text := strings.TrimSpace(line)
+		if err != nil && text == "" {
+			// Standard input is closed: deny, or answer nothing.
+			text = "deny: standard input closed"
+			if a.Await == run.AwaitQuestion || a.Await == run.AwaitInput {
+				text = ""
+			}
+			fmt.Fprintln(out, text)
+		}
+		ans, perr := server.ParseAnswer(a, text)
+		if perr != nil {
+			fmt.Fprintln(out, "  "+perr.Error())
+			if err != nil {
+				return perr
+			}
+			continue
+		}
+		return h.Resume(ctx, a.ID, ans)
+	}
+}
+
+// describe is the progress line of an event; "" for events not shown.
+func describe(e run.Event) string {
+	switch d := e.Data.(type) {
+	case run.RunCreated:
+		if d.Options.Model != "" {
+			return "· created (model " + d.Options.Model + ")"
+		}
+		return "· created"
+	case run.StatusChanged:
+		s := "· " + string(d.To)
+		if d.Reason != "" {
+			s += ": " + d.Reason
+		}
+		return s
+	case run.UserMessage:
+		return "user: " + d.Text
+	case run.AssistantMessage:
+		if d.Text == "" {
+			return ""
+		}
+		return "model: " + d.Text
+	case run.ToolCallScheduled:
+		return fmt.Sprintf("→ %s %s", d.Call.Action, d.Call.Arguments)
+	case run.ToolCallCompleted:
+		if !d.Success {
+			return "← error: " + d.Error
+		}
+		s := fmt.Sprintf("← ok (%v)", d.Duration.Round(time.Microsecond))
+		for _, v := range d.Created {
+			s += fmt.Sprintf("; %s = %s", v.Name, v.Preview)
+		}
+		return s
+	case run.SnippetExecuted:
+		s := "← snippet ok"
+		if !d.Success {
+			s = "← snippet error: " + d.Error
+		}
+		if d.Stdout != "" {
+			s += "\n" + indent(strings.TrimRight(d.Stdout, "\n"), "  | ")
+		}
+		for _, v := range append(d.Created, d.Modified...) {
+			s += fmt.Sprintf("; %s = %s", v.Name, v.Preview)
+		}
+		return s
+	case run.AwaitResolved:
+		switch {
+		case d.Answer.Decision != "":
+			return "  " + string(d.Answer.Decision)
+		case d.Answer.Text != "":
+			return "  answered: " + d.Answer.Text
+		}
+		return "  answered"
+	case run.Result:
+		return "result: " + string(d.Value)
+	case run.Error:
+		return "error: " + d.Message
+	}
+	return ""
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}

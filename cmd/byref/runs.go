@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/byref/byref/run"
+)
+
+// runsCmd is byref runs ls|show.
+func runsCmd(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("runs")
+	db := fs.String("db", defaultDB(), "")
+	limit := fs.Int("limit", 20, "")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("say ls or show RUN_ID")
+	}
+	store, err := openExisting(*db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	switch pos[0] {
+	case "ls", "list":
+		runs, _, err := store.List(ctx, run.Query{Limit: *limit})
+		if err != nil {
+			return err
+		}
+		if len(runs) == 0 {
+			fmt.Fprintf(stdout, "no runs in %s\n", *db)
+			return nil
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tSTATUS\tCREATED\tNAME\tREASON")
+		for _, s := range runs {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.Status, s.CreatedAt.Local().Format(time.DateTime), s.Name, clip(s.Reason, 60))
+		}
+		return tw.Flush()
+	case "show":
+		if len(pos) != 2 {
+			return usagef("say which run: byref runs show RUN_ID (byref runs ls lists them)")
+		}
+		id := run.ID(pos[1])
+		events, err := store.Read(ctx, id, 1, 0)
+		if err != nil {
+			return fmt.Errorf("%w (byref runs ls lists the runs in %s)", err, *db)
+		}
+		snap := run.Fold(events)
+		fmt.Fprintf(stdout, "run      %s\nname     %s\nstatus   %s\n", snap.RunID, snap.Name, snap.Status)
+		if snap.Options.Model != "" {
+			fmt.Fprintf(stdout, "model    %s\n", snap.Options.Model)
+		}
+		if snap.Session != "" {
+			fmt.Fprintf(stdout, "session  %s\n", snap.Session)
+		}
+		fmt.Fprintf(stdout, "created  %s\nupdated  %s\n", snap.CreatedAt.Local().Format(time.DateTime), snap.UpdatedAt.Local().Format(time.DateTime))
+		if snap.FailureReason != "" {
+			fmt.Fprintf(stdout, "failure  %s\n", snap.FailureReason)
+		}
+		if snap.Result != nil {
+			fmt.Fprintf(stdout, "result   %s\n", snap.Result)
+		}
+		fmt.Fprintf(stdout, "steps    %d, tool calls %d, snippets %d, tokens %d in / %d out\n",
+			snap.Step, len(snap.ToolCalls), len(snap.Snippets), snap.Usage.InputTokens, snap.Usage.OutputTokens)
+		for _, v := range snap.Variables {
+			fmt.Fprintf(stdout, "var      %s %s = %s\n", v.Name, v.Type, clip(v.Preview, 80))
+		}
+		fmt.Fprintln(stdout, "\nevents")
+		for _, e := range events {
+			if line := describe(e); line != "" {
+				fmt.Fprintf(stdout, "%4d %s %s\n", e.Seq, e.Time.Local().Format("15:04:05.000"), strings.ReplaceAll(line, "\n", "\n                  "))
+			}
+		}
+		return nil
+	}
+	return usagef("unknown runs command %q; say ls or show RUN_ID", pos[0])
+}
+
+func clip(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

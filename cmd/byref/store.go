@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run/sqlite"
+)
+
+// defaultDB is the SQLite file runs are recorded in when --db is not given.
+func defaultDB() string {
+	if p := os.Getenv("BYREF_DB"); p != "" {
+		return p
+	}
+	dir := os.Getenv("XDG_DATA_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "byref-runs.db"
+		}
+		dir = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(dir, "byref", "runs.db")
+}
+
+// openStore opens (creating) the SQLite file at path.
+func openStore(path string) (*sqlite.Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("creating the directory of the run database: %w (pass --db to put it elsewhere)", err)
+		}
+	}
+	s, err := sqlite.Open(path, sqlite.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("opening the run database %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// openExisting opens the SQLite file at path, which must exist.
+func openExisting(path string) (*sqlite.Store, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no run database at %s; pass --db with the file your runs were recorded in (or set BYREF_DB)", path)
+	}
+	return openStore(path)
+}
+
+// openModel opens the model named by spec ("provider:model"), or one of
+// the scripted models the command knows ("scripted:NAME", for tests).
+func openModel(spec string) (llm.Model, error) {
+	if spec == "" {
+		spec = os.Getenv("BYREF_MODEL")
+	}
+	if spec == "" {
+		return nil, usagef("no model; pass --model provider:name (e.g. --model openai:gpt-4o-mini, with OPENAI_API_KEY set) or set BYREF_MODEL")
+	}
+	if name, ok := strings.CutPrefix(spec, "scripted:"); ok {
+		return scriptedModel(name)
+	}
+	return llm.Open(spec)
+}

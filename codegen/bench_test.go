@@ -1,0 +1,50 @@
+package codegen_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/byref/byref/codegen"
+	"github.com/byref/byref/codegen/codegentest"
+	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/variable"
+)
+
+// BenchmarkGenerate50 generates the replay of a 50-step run: calls by
+// import path, looked-up closures and methods, and snippets.
+func BenchmarkGenerate50(b *testing.B) {
+	rt, err := runtime.New(runtime.Options{Actions: codegentest.Actions(), Variables: []variable.Spec{{Name: "city", Value: "Paris"}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 50 {
+		var step runtime.Step
+		switch i % 5 {
+		case 0:
+			step.Calls = []runtime.ToolCall{{ID: fmt.Sprint("c", i), Name: "get_weather", Arguments: `{"location":"<<var:city>>","unit":"c"}`}}
+		case 1:
+			step.Calls = []runtime.ToolCall{{ID: fmt.Sprint("c", i), Name: "describe", Arguments: `{"w":"<<var:weather>>"}`}}
+		case 2:
+			step.Calls = []runtime.ToolCall{{ID: fmt.Sprint("c", i), Name: "count", Arguments: fmt.Sprintf(`{"n":%d}`, i)}}
+		case 3:
+			step.Calls = []runtime.ToolCall{{ID: fmt.Sprint("c", i), Name: "list_items", Arguments: `{}`}}
+		default:
+			step.Snippets = []string{fmt.Sprintf("import \"strings\"\ns%d := strings.ToUpper(city) + greet(\"x\")", i)}
+		}
+		step.Reason = fmt.Sprintf("Step %d of the benchmark.", i+1)
+		rt.Execute(ctx, step)
+	}
+	rec := codegen.FromRuntime(rt, nil)
+	if len(rec.Steps) != 50 {
+		b.Fatalf("%d steps", len(rec.Steps))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := codegen.Generate(rec, codegen.Options{Main: true, ActionSet: codegentest.Actions}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,66 @@
+// Package codegen turns a recorded run into Go code that replays it with no
+// model: reviewable, editable, and free to run again.
+//
+// # Recordings
+//
+// A [Recording] is built from a live runtime with [FromRuntime], or from a
+// run's stored event log with [FromEvents] (plus the actions the run could
+// call, whose parameters and results the log does not hold). It is plain
+// data: callers may adjust it, e.g. [Recording.SetStart] for a starting
+// value a live runtime no longer has.
+//
+// # The generated file
+//
+// [Generate] writes one gofmt-clean file:
+//
+//	type Variables struct{ … }  // every variable the replay leaves, tagged with its name
+//	func Replay(ctx context.Context, [actions *action.Set,] <starting variables>) (R, error)
+//	func ReplayVariables(…same…) (R, Variables, error)
+//	func main()                  // with Options.Main
+//
+// Starting variables are parameters, in creation order, named as in the run.
+// R is the type of the variable the run returned (terminate's result by
+// reference), or json.RawMessage for a raw or absent result. Each step is
+// preceded by a comment with its number and the model's stated reason (its
+// text without code blocks); approvals and answers become comments; failed
+// and denied instructions are left out as comments that say why.
+//
+// # How actions are called
+//
+// An action whose function is an exported package-level function is called
+// directly through its import path (found with runtime.FuncForPC), with the
+// arguments written as Go: references become the variables' names, raw JSON
+// becomes Go literals of the parameters' types, omitted parameters their
+// defaults. A closure ("pkg.F.func1"), a method value ("pkg.(*T).M-fm"), an
+// unexported function or one in package main, a test or an internal package
+// cannot be named from another package: Replay then takes an
+// actions *action.Set and looks each such action up once, before the first
+// step, with [replay.Func], typed with the function's exact signature. A
+// missing action or a changed signature fails the replay before any action
+// runs.
+//
+// # Snippets
+//
+// Snippets are inlined in Replay's body, in order, so the variables they
+// declare are Go variables later steps see. Their imports (explicit, or
+// implied by a package name, as the interpreter allows) move into the file's
+// import block; their func and type declarations move to file level. A
+// top-level := or var whose names all exist already becomes an assignment,
+// as the runtime treats a re-declared variable. Actions called in snippets
+// resolve to the same functions, through local funcs named as the actions,
+// with the snippet's signature (no context). [GenerateSnippet] writes the
+// whole replay as one snippet instead, for package interp.
+//
+// # Secrets
+//
+// Secret variables are never written as literals: they stay parameters, a
+// generated main reads them from the environment (BYREF_<NAME>), and the
+// Variables struct does not encode them.
+//
+// # Child runs
+//
+// A call that started a child run (an agent used as an action) is replayed
+// from the child's recorded result, written as a Go literal of the action's
+// result type: replaying it must not run a model. The comment names the
+// child run, which can be replayed on its own.
+package codegen

@@ -1,0 +1,349 @@
+package codegen
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/runtime"
+)
+
+// steps writes every instruction into g.body.
+func (g *gen) steps() error {
+	for _, v := range g.rec.Variables {
+		if v.Start {
+			g.declared[v.Name] = true
+		}
+	}
+	g.errDeclared = len(g.lookups) > 0 && !g.snippet
+	for i := range g.rec.Steps {
+		in := &g.rec.Steps[i]
+		if err := g.instruction(i, in); err != nil {
+			return fmt.Errorf("step %d: %w", in.Step, err)
+		}
+	}
+	return nil
+}
+
+// comment writes text as comment lines.
+func (g *gen) comment(text string) {
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		line = strings.TrimRight(line, " \t\r")
+		if line == "" {
+			g.body.WriteString("//\n")
+			continue
+		}
+		g.body.WriteString("// " + line + "\n")
+	}
+}
+
+// stripCode removes fenced code blocks (inlined anyway) from the model's
+// text and trims it.
+func stripCode(text string) string {
+	var out []string
+	fence := ""
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if fence != "" {
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = t[:3]
+			continue
+		}
+		out = append(out, line)
+	}
+	s := strings.TrimSpace(strings.Join(out, "\n"))
+	for strings.Contains(s, "\n\n\n") {
+		s = strings.ReplaceAll(s, "\n\n\n", "\n\n")
+	}
+	return s
+}
+
+// header writes the comment that opens an instruction: the step's number
+// and, at its first instruction, the model's reason.
+func (g *gen) header(in *Instruction, what string) {
+	if g.body.Len() > 0 {
+		g.body.WriteString("\n")
+	}
+	text := fmt.Sprintf("Step %d: %s.", in.Step, what)
+	if in.Step != g.lastStep {
+		if r := stripCode(in.Reason); r != "" {
+			text += "\nThe model: " + r
+		}
+		g.lastStep = in.Step
+	}
+	for _, n := range in.Notes {
+		text += "\n" + n
+	}
+	g.comment(text)
+}
+
+func (g *gen) instruction(i int, in *Instruction) error {
+	switch {
+	case in.Denied != "":
+		g.header(in, "denied, so left out")
+		g.comment(fmt.Sprintf("The approver denied %s: %s", describeCall(in), in.Denied))
+		return nil
+	case !in.OK():
+		if in.Kind == runtime.KindSnippet {
+			g.header(in, "a snippet that failed, so left out")
+			g.comment("It failed with: " + in.Err)
+			g.comment(in.Code)
+			return nil
+		}
+		g.header(in, in.Action+" failed, so left out")
+		g.comment(fmt.Sprintf("%s failed with: %s", describeCall(in), in.Err))
+		return nil
+	case in.Kind == runtime.KindSnippet:
+		return g.snippetStep(i, in)
+	case in.Action == action.TerminateName:
+		g.header(in, "terminate")
+		what := "The run ended"
+		for _, a := range in.Args {
+			if a.Param == "success" && string(a.Raw) == "false" {
+				what = "The model reported that it could not do the task"
+			}
+		}
+		res := "no result"
+		for _, a := range in.Args {
+			if a.Param == "result" && a.Ref != "" {
+				res = "the result " + a.Ref
+			} else if a.Param == "result" && a.Raw != nil {
+				res = "the result " + oneLine(string(a.Raw))
+			}
+		}
+		g.comment(fmt.Sprintf("%s with %s; Replay returns it.", what, res))
+		return nil
+	case in.Child != nil && in.Child.Result != nil:
+		return g.childStep(in)
+	}
+	return g.callStep(in)
+}
+
+// describeCall writes a call as the model sent it.
+func describeCall(in *Instruction) string {
+	args := oneLine(in.Arguments)
+	if args == "" {
+		args = "{}"
+	}
+	if in.Kind == runtime.KindSnippet {
+		return "a snippet"
+	}
+	return in.Action + " " + args
+}
+
+// argExprs writes a call's arguments.
+func (g *gen) argExprs(a *action.Action, in *Instruction) ([]string, error) {
+	if len(in.Args) != a.NumParams() {
+		return nil, fmt.Errorf("the recorded call of %s has %d arguments, but the action takes %d parameters; pass the action set the run used", a.Name(), len(in.Args), a.NumParams())
+	}
+	var out []string
+	for i, arg := range in.Args {
+		switch {
+		case arg.Ref != "":
+			if !g.declared[arg.Ref] {
+				return nil, fmt.Errorf("argument %s refers to %s, which no earlier step or parameter declares", arg.Param, arg.Ref)
+			}
+			out = append(out, arg.Ref)
+		case arg.Default:
+			s, err := g.value(a.Default(i), true)
+			if err != nil {
+				return nil, fmt.Errorf("the default of %s: %w", arg.Param, err)
+			}
+			out = append(out, s)
+		default:
+			v, err := a.Decode(i, arg.Raw)
+			if err != nil {
+				return nil, fmt.Errorf("argument %s: %w", arg.Param, err)
+			}
+			s, err := g.value(v, true)
+			if err != nil {
+				return nil, fmt.Errorf("argument %s: %w", arg.Param, err)
+			}
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// onError writes the check after a call that returns an error.
+func (g *gen) onError(in *Instruction) error {
+	what := fmt.Sprintf("step %d: %s", in.Step, in.Action)
+	if g.snippet {
+		fmt.Fprintf(&g.body, "if %s != nil {\npanic(%q + %s.Error())\n}\n", g.err, what+": ", g.err)
+		return nil
+	}
+	zero, err := g.zero(g.resultType)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(&g.body, "if %s != nil {\nreturn %s, Variables{}, %s.Errorf(\"%s: %%w\", %s)\n}\n", g.err, zero, g.imp.use("fmt", "fmt"), what, g.err)
+	return nil
+}
+
+// assign returns the operator that assigns to name, declaring it when new.
+func (g *gen) assign(name string) string {
+	if g.declared[name] {
+		return "="
+	}
+	g.declared[name] = true
+	return ":="
+}
+
+// callStep writes a successful JSON call.
+func (g *gen) callStep(in *Instruction) error {
+	a, ok := g.rec.Actions.Get(in.Action)
+	if !ok {
+		return fmt.Errorf("%w: action %q is not in Recording.Actions", ErrGenerate, in.Action)
+	}
+	args, err := g.argExprs(a, in)
+	if err != nil {
+		return err
+	}
+	var callee string
+	switch {
+	case g.snippet:
+		callee = a.Name()
+	case g.lookupVar[a.Name()] != "":
+		callee = g.lookupVar[a.Name()]
+	default:
+		ref := g.funcs[a.Name()]
+		callee = g.imp.use(ref.Path, "") + "." + ref.Name
+	}
+	if a.TakesContext() && !g.snippet {
+		args = append([]string{g.ctx}, args...)
+	}
+	call := callee + "(" + strings.Join(args, ", ") + ")"
+	what := a.Name()
+	if in.Return != "" {
+		what += " into " + in.Return
+	}
+	g.header(in, what)
+
+	res, target := a.Result(), in.Return
+	if res == nil || target == "" {
+		switch {
+		case res == nil && a.ReturnsError():
+			fmt.Fprintf(&g.body, "if %s := %s; %s != nil {\n", g.err, call, g.err)
+			if g.snippet {
+				fmt.Fprintf(&g.body, "panic(%q + %s.Error())\n}\n", fmt.Sprintf("step %d: %s: ", in.Step, in.Action), g.err)
+				return nil
+			}
+			zero, err := g.zero(g.resultType)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&g.body, "return %s, Variables{}, %s.Errorf(\"step %d: %s: %%w\", %s)\n}\n", zero, g.imp.use("fmt", "fmt"), in.Step, in.Action, g.err)
+		case a.ReturnsError():
+			g.declareErr()
+			fmt.Fprintf(&g.body, "_, %s = %s\n", g.err, call)
+			return g.onError(in)
+		case res != nil:
+			fmt.Fprintf(&g.body, "_ = %s\n", call)
+		default:
+			g.body.WriteString(call + "\n")
+		}
+		return nil
+	}
+	// A result typed as an interface lands in a variable of its dynamic
+	// type: assert it.
+	lhs := target
+	if v := g.vars[target]; v != nil && v.Type != nil && res.Kind() == reflect.Interface && v.Type != res && v.Type.Kind() != reflect.Interface {
+		ts, err := g.typeExpr(v.Type)
+		if err != nil {
+			return err
+		}
+		tmp := g.names.fresh(camel(target, false) + "Result")
+		if a.ReturnsError() {
+			g.errDeclared = true
+			fmt.Fprintf(&g.body, "%s, %s := %s\n", tmp, g.err, call)
+			if err := g.onError(in); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintf(&g.body, "%s := %s\n", tmp, call)
+		}
+		fmt.Fprintf(&g.body, "%s %s %s.(%s)\n", target, g.assign(target), tmp, ts)
+		return nil
+	}
+	if !a.ReturnsError() {
+		fmt.Fprintf(&g.body, "%s %s %s\n", lhs, g.assign(lhs), call)
+		return nil
+	}
+	if g.declared[lhs] {
+		g.declareErr()
+		fmt.Fprintf(&g.body, "%s, %s = %s\n", lhs, g.err, call)
+	} else {
+		g.declared[lhs] = true
+		g.errDeclared = true
+		fmt.Fprintf(&g.body, "%s, %s := %s\n", lhs, g.err, call)
+	}
+	return g.onError(in)
+}
+
+// declareErr declares the error variable when no step has yet.
+func (g *gen) declareErr() {
+	if !g.errDeclared {
+		fmt.Fprintf(&g.body, "var %s error\n", g.err)
+		g.errDeclared = true
+	}
+}
+
+// childStep writes a call that started a child run: the child's recorded
+// result stands in for the call.
+func (g *gen) childStep(in *Instruction) error {
+	c := in.Child
+	name := ""
+	if c.Name != "" {
+		name = fmt.Sprintf(" (%s)", c.Name)
+	}
+	g.header(in, fmt.Sprintf("%s started child run %s%s, which ended %s", in.Action, c.ID, name, c.Status))
+	g.comment(fmt.Sprintf("The child's recorded result stands in for the call, so no model runs here;\nreplay the child itself with: byref replay %s", c.ID))
+	a, ok := g.rec.Actions.Get(in.Action)
+	if !ok || a.Result() == nil || in.Return == "" {
+		g.comment("The call has no result to keep.")
+		return nil
+	}
+	t := a.Result()
+	if v := g.vars[in.Return]; v != nil && v.Type != nil {
+		t = v.Type
+	}
+	ptr := reflect.New(t)
+	if err := json.Unmarshal(c.Result, ptr.Interface()); err != nil {
+		return fmt.Errorf("the result of child run %s does not decode into %s: %w", c.ID, t, err)
+	}
+	lit, err := g.value(ptr.Elem(), g.declared[in.Return])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(&g.body, "%s %s %s\n", in.Return, g.assign(in.Return), lit)
+	return nil
+}
+
+// snippetStep inlines a successful snippet.
+func (g *gen) snippetStep(i int, in *Instruction) error {
+	p := g.parsed[i]
+	what := "Go snippet"
+	if in.CallID != "" {
+		what += " (run_go)"
+	}
+	g.header(in, what)
+	for _, d := range p.decls {
+		g.decls = append(g.decls, strings.TrimSpace(d))
+	}
+	code := p.inline(func(name string) bool { return g.declared[name] })
+	g.body.WriteString(code + "\n")
+	for _, n := range p.defined {
+		g.declared[n] = true
+	}
+	for _, n := range in.Created {
+		g.declared[n] = true
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package codegen
+
+import (
+	"context"
+	"go/token"
+	"reflect"
+	goruntime "runtime"
+	"strings"
+)
+
+var contextType = reflect.TypeFor[context.Context]()
+
+// funcRef is where an action's function lives.
+type funcRef struct {
+	// Path and Name locate a package-level function callable by import
+	// path; both are "" otherwise.
+	Path, Name string
+	// Symbol is the function's symbol name as the Go runtime reports it.
+	Symbol string
+	// Why says why the function cannot be called by import path (a
+	// closure, a method, an unexported or unimportable function); "" when
+	// it can.
+	Why string
+}
+
+// locate finds fn's package-level name with runtime.FuncForPC.
+//
+// Symbol names have the shape "path/to/pkg.Func", with a dot in the last
+// path element escaped as %2e. A closure is "pkg.Outer.func1" (or
+// "pkg.glob..func1" for a package-level func literal), a method value
+// "pkg.T.M-fm" or "pkg.(*T).M-fm", a generic instance "pkg.F[...]".
+func locate(fn any) funcRef {
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return funcRef{Why: "it is not a function"}
+	}
+	f := goruntime.FuncForPC(v.Pointer())
+	if f == nil {
+		return funcRef{Why: "the Go runtime does not know its name"}
+	}
+	sym := f.Name()
+	ref := funcRef{Symbol: sym}
+	slash := strings.LastIndexByte(sym, '/')
+	dot := strings.IndexByte(sym[slash+1:], '.')
+	if dot < 0 {
+		ref.Why = "its symbol " + sym + " has no package"
+		return ref
+	}
+	path := strings.ReplaceAll(sym[:slash+1+dot], "%2e", ".")
+	rest := sym[slash+1+dot+1:]
+	switch {
+	case strings.HasSuffix(rest, "-fm") || strings.HasPrefix(rest, "("):
+		ref.Why = "it is a method value (" + shortSym(sym) + ")"
+	case strings.Contains(rest, "["):
+		ref.Why = "it is an instance of a generic function (" + shortSym(sym) + ")"
+	case strings.Contains(rest, ".func") || strings.Contains(rest, "glob."):
+		ref.Why = "it is a closure (" + shortSym(sym) + ")"
+	case strings.Contains(rest, "."):
+		ref.Why = "it is a method (" + shortSym(sym) + ")"
+	case !token.IsExported(rest):
+		ref.Why = "it is not exported (" + shortSym(sym) + ")"
+	default:
+		if why := unimportable(path); why != "" {
+			ref.Why = why + " (" + shortSym(sym) + ")"
+			return ref
+		}
+		ref.Path, ref.Name = path, rest
+	}
+	return ref
+}
+
+// shortSym drops the import path's directories from a symbol.
+func shortSym(sym string) string { return sym[strings.LastIndexByte(sym, '/')+1:] }

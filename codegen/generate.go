@@ -1,0 +1,529 @@
+package codegen
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/format"
+	"reflect"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/runtime"
+)
+
+// Import paths generated code uses.
+const (
+	replayPath = "github.com/byref/byref/codegen/replay"
+	actionPath = "github.com/byref/byref/action"
+)
+
+// Options configures Generate. The zero value generates package main with
+// no main function.
+type Options struct {
+	// Package is the generated file's package name. Empty means "main".
+	Package string
+	// Main adds a main function that calls ReplayVariables with the
+	// starting values written as literals (secrets are read from the
+	// environment variable BYREF_<NAME>, upper-cased) and prints
+	// {"result": …, "variables": …} as one line of JSON.
+	Main bool
+	// ActionSet is the package-level function main calls to get the action
+	// set for the actions looked up by name (closures and methods), e.g.
+	// myapp.Actions. Nil leaves main with a nil set, which the replay
+	// refuses with an error naming the fix, when any action is looked up.
+	ActionSet func() *action.Set
+}
+
+// ErrGenerate is the condition of a recording Generate cannot turn into Go:
+// an action missing from the set, a type replay code cannot name, a snippet
+// that does not parse. Errors of Generate wrap it.
+var ErrGenerate = errors.New("codegen: cannot generate replay code")
+
+// Generate turns a recorded run into a Go source file, formatted with
+// go/format. The file declares
+//
+//	type Variables struct{ … }  // every variable the replay leaves, by name
+//	func Replay(ctx context.Context, [actions *action.Set,] <starting variables>) (R, error)
+//	func ReplayVariables(…same…) (R, Variables, error)
+//
+// where R is the type of the variable the run returned as its result, or
+// json.RawMessage for a raw result (nil when the run recorded none). The
+// actions parameter is there only when some action is a closure or a
+// method, which cannot be called through an import path; see the package
+// documentation.
+func Generate(rec *Recording, opts Options) ([]byte, error) {
+	g, err := newGen(rec, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	src, err := g.file()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrGenerate, err)
+	}
+	out, err := format.Source(src)
+	if err != nil {
+		return src, fmt.Errorf("%w: the generated source does not parse (a bug in codegen, or a snippet Go cannot compile): %w", ErrGenerate, err)
+	}
+	return out, nil
+}
+
+// GenerateSnippet turns a recorded run into one Go snippet for package
+// interp: imports first, then every step as statements, with actions
+// called by their names (pass them as interp.Input.Funcs, as the runtime
+// does) and the starting variables expected as interp.Input.Vars. A failed
+// action panics with the step's number. It suits runs whose values are of
+// standard types; host types need their packages in interp.Options.Symbols.
+func GenerateSnippet(rec *Recording) (string, error) {
+	g, err := newGen(rec, Options{}, true)
+	if err != nil {
+		return "", err
+	}
+	if err := g.steps(); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrGenerate, err)
+	}
+	var b strings.Builder
+	paths := make([]string, 0, len(g.imp.byPath))
+	for path := range g.imp.byPath {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		if name := g.imp.byPath[path]; name == defaultName(path) {
+			fmt.Fprintf(&b, "import %q\n", path)
+		} else {
+			fmt.Fprintf(&b, "import %s %q\n", name, path)
+		}
+	}
+	for _, d := range g.decls {
+		b.WriteString(d + "\n")
+	}
+	b.WriteString(g.body.String())
+	return b.String(), nil
+}
+
+// gen holds the state of one generation.
+type gen struct {
+	rec     *Recording
+	opts    Options
+	snippet bool // GenerateSnippet's form
+
+	names *namer
+	imp   *imports
+	body  strings.Builder
+	decls []string
+
+	vars     map[string]*Variable
+	declared map[string]bool
+	parsed   map[int]*parsedSnippet // by index in rec.Steps
+
+	ctx, err, actions string
+	errDeclared       bool
+	funcs             map[string]funcRef // by action name
+	lookups           []string           // action names looked up, in order
+	lookupVar         map[string]string  // action name -> local
+	snippetActions    []string           // actions snippets call by name
+
+	resultType reflect.Type
+	resultExpr string
+	lastStep   int
+}
+
+func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
+	if rec == nil {
+		return nil, fmt.Errorf("%w: the recording is nil", ErrGenerate)
+	}
+	if rec.Actions == nil {
+		rec.Actions = &action.Set{}
+	}
+	g := &gen{rec: rec, opts: opts, snippet: snippet, names: newNamer(), vars: map[string]*Variable{},
+		declared: map[string]bool{}, parsed: map[int]*parsedSnippet{}, funcs: map[string]funcRef{}, lookupVar: map[string]string{}}
+	g.imp = &imports{byPath: map[string]string{}, names: g.names, pkgNames: map[string]string{}}
+	g.names.reserve("Replay", "ReplayVariables", "Variables", "main", "init", "_")
+	for i := range rec.Variables {
+		v := &rec.Variables[i]
+		g.vars[v.Name] = v
+		g.names.reserve(v.Name)
+	}
+	g.names.reserve(rec.Actions.Names()...)
+	g.names.reserve(action.TerminateName, runtime.RunGoName)
+
+	// Snippets first: their identifiers and import names are fixed.
+	types := map[string]reflect.Type{}
+	for _, v := range rec.Variables {
+		if v.Type != nil {
+			types[v.Name] = v.Type
+		}
+	}
+	snippetNames := map[string]string{} // import name -> path
+	used := map[string]bool{}
+	for i, in := range rec.Steps {
+		if in.Kind != runtime.KindSnippet || !in.OK() || in.Denied != "" {
+			continue
+		}
+		p, err := parseSnippet(in.Code, types)
+		if err != nil {
+			return nil, fmt.Errorf("%w: step %d: %w", ErrGenerate, in.Step, err)
+		}
+		g.parsed[i] = p
+		for id := range p.idents {
+			g.names.reserve(id)
+		}
+		for _, im := range p.imports {
+			if old, ok := snippetNames[im.Name]; ok && old != im.Path {
+				return nil, fmt.Errorf("%w: step %d imports %s as %s, but an earlier snippet imports %s under that name; rename one import", ErrGenerate, in.Step, im.Path, im.Name, old)
+			}
+			snippetNames[im.Name] = im.Path
+		}
+		for _, a := range rec.Actions.Names() {
+			if p.idents[a] && !used[a] {
+				used[a] = true
+				g.snippetActions = append(g.snippetActions, a)
+			}
+		}
+	}
+	for name, path := range snippetNames {
+		if name != "_" {
+			g.imp.fixed(path, name)
+		}
+	}
+	g.ctx, g.err, g.actions = g.names.fresh("ctx"), g.names.fresh("err"), g.names.fresh("actions")
+
+	// Where each action called lives.
+	need := func(name string) error {
+		if _, ok := g.funcs[name]; ok {
+			return nil
+		}
+		a, ok := rec.Actions.Get(name)
+		if !ok {
+			return fmt.Errorf("%w: the run calls action %q, which is not in Recording.Actions; pass the actions the run used", ErrGenerate, name)
+		}
+		ref := locate(a.Func())
+		g.funcs[name] = ref
+		if ref.Why != "" && !snippet {
+			g.lookups = append(g.lookups, name)
+			g.lookupVar[name] = g.names.fresh(camel(name, false) + "Func")
+		}
+		return nil
+	}
+	for _, in := range rec.Steps {
+		if in.Kind == runtime.KindCall && in.OK() && in.Denied == "" && in.Action != action.TerminateName && (in.Child == nil || in.Child.Result == nil) {
+			if err := need(in.Action); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, name := range g.snippetActions {
+		if err := need(name); err != nil {
+			return nil, err
+		}
+	}
+	if err := g.result(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrGenerate, err)
+	}
+	return g, nil
+}
+
+// result works out the type and expression of the run's result, from its
+// last successful terminate call.
+func (g *gen) result() error {
+	g.resultType = reflect.TypeFor[json.RawMessage]()
+	raw := g.rec.Result
+	for _, in := range g.rec.Steps {
+		if in.Kind != runtime.KindCall || in.Action != action.TerminateName || !in.OK() {
+			continue
+		}
+		g.resultExpr = ""
+		for _, a := range in.Args {
+			if a.Param == "result" && a.Ref != "" {
+				if v := g.vars[a.Ref]; v != nil && v.Type != nil {
+					g.resultType, g.resultExpr = v.Type, a.Ref
+				}
+			}
+			if a.Param == "result" && a.Raw != nil && raw == nil {
+				raw = a.Raw
+			}
+		}
+	}
+	if g.resultExpr == "" {
+		g.resultType = reflect.TypeFor[json.RawMessage]()
+		g.resultExpr = "nil"
+		if raw != nil {
+			g.resultExpr = g.imp.use("encoding/json", "json") + ".RawMessage(" + quote(string(raw)) + ")"
+		}
+	}
+	return nil
+}
+
+// file writes the whole source file.
+func (g *gen) file() ([]byte, error) {
+	if err := g.steps(); err != nil {
+		return nil, err
+	}
+	pkg := g.opts.Package
+	if pkg == "" {
+		pkg = "main"
+	}
+	ctxPkg := g.imp.use("context", "context")
+	rt, err := g.typeExpr(g.resultType)
+	if err != nil {
+		return nil, fmt.Errorf("the result: %w", err)
+	}
+	// Parameters.
+	var params, args []string
+	params = append(params, g.ctx+" "+ctxPkg+".Context")
+	args = append(args, g.ctx)
+	if len(g.lookups) > 0 {
+		params = append(params, g.actions+" *"+g.imp.use(actionPath, "action")+".Set")
+		args = append(args, g.actions)
+	}
+	var starts []*Variable
+	for i := range g.rec.Variables {
+		v := &g.rec.Variables[i]
+		if !v.Start {
+			continue
+		}
+		ts, err := g.typeExpr(v.Type)
+		if err != nil {
+			return nil, fmt.Errorf("starting variable %s: %w", v.Name, err)
+		}
+		if v.Type == nil {
+			return nil, fmt.Errorf("starting variable %s: its type %s could not be resolved; give Recording.Variables a Type", v.Name, v.TypeName)
+		}
+		starts = append(starts, v)
+		params = append(params, v.Name+" "+ts)
+		args = append(args, v.Name)
+	}
+	// The Variables struct.
+	var fields, inits, left []string
+	fieldNames := newNamer()
+	for _, v := range g.rec.Variables {
+		if !g.declared[v.Name] {
+			left = append(left, v.Name)
+			continue
+		}
+		ts, err := g.typeExpr(v.Type)
+		if err != nil || v.Type == nil {
+			ts = "any"
+		}
+		f := fieldNames.fresh(camel(v.Name, true))
+		tag := v.Name
+		comment := ""
+		switch {
+		case v.Secret:
+			tag, comment = "-", " // secret: never encoded"
+		case v.Type != nil && valueJSON(reflect.Zero(v.Type).Interface(), v.Type) == nil && v.Type.Kind() != reflect.Interface:
+			tag, comment = "-", " // not JSON-representable"
+		}
+		fields = append(fields, fmt.Sprintf("%s %s `json:%q`%s", f, ts, tag, comment))
+		inits = append(inits, f+": "+v.Name)
+	}
+
+	var b strings.Builder
+	run := " recorded"
+	if g.rec.RunID != "" {
+		run = " " + string(g.rec.RunID)
+	}
+	fmt.Fprintf(&b, "// Replay code generated by byref from the run%s.\n// Review it, edit it, run it: no model is involved.\n\n", run)
+	fmt.Fprintf(&b, "package %s\n\n", pkg)
+	imports := &b
+	var rest strings.Builder
+	w := &rest
+	fmt.Fprintf(w, "// Variables holds the run's variables as the replay leaves them.\n")
+	if len(left) > 0 {
+		fmt.Fprintf(w, "// Not replayed (set by the runtime, not by a step): %s.\n", strings.Join(left, ", "))
+	}
+	fmt.Fprintf(w, "type Variables struct {\n%s\n}\n\n", strings.Join(fields, "\n"))
+	fmt.Fprintf(w, "// Replay performs the run%s again, step by step, and returns its result.\n", run)
+	if len(g.lookups) > 0 {
+		fmt.Fprintf(w, "// %s must hold the actions %s, which are looked up by name\n// because they cannot be called through an import path.\n", g.actions, strings.Join(g.lookups, ", "))
+	}
+	fmt.Fprintf(w, "func Replay(%s) (%s, error) {\n", strings.Join(params, ", "), rt)
+	fmt.Fprintf(w, "result, _, err := ReplayVariables(%s)\nreturn result, err\n}\n\n", strings.Join(args, ", "))
+	fmt.Fprintf(w, "// ReplayVariables is Replay that also returns the variables.\n")
+	fmt.Fprintf(w, "func ReplayVariables(%s) (%s, Variables, error) {\n", strings.Join(params, ", "), rt)
+	zero, err := g.zero(g.resultType)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(what string) {
+		fmt.Fprintf(w, "if %s != nil {\nreturn %s, Variables{}, %s.Errorf(\"%s: %%w\", %s)\n}\n", g.err, zero, g.imp.use("fmt", "fmt"), what, g.err)
+	}
+	for _, name := range g.lookups {
+		ft, err := g.typeExpr(reflect.TypeOf(mustAction(g.rec.Actions, name).Func()))
+		if err != nil {
+			return nil, fmt.Errorf("action %s: %w", name, err)
+		}
+		fmt.Fprintf(w, "// %s is looked up by name: %s.\n", name, g.funcs[name].Why)
+		fmt.Fprintf(w, "%s, %s := %s.Func[%s](%s, %q)\n", g.lookupVar[name], g.err, g.imp.use(replayPath, "replay"), ft, g.actions, name)
+		fail("action " + name)
+	}
+	if err := g.snippetFuncs(w); err != nil {
+		return nil, err
+	}
+	w.WriteString(g.body.String())
+	fmt.Fprintf(w, "return %s, Variables{%s}, nil\n}\n", g.resultExpr, strings.Join(inits, ", "))
+	for _, d := range g.decls {
+		w.WriteString("\n" + d + "\n")
+	}
+	if g.opts.Main {
+		if err := g.mainFunc(w, starts, rt); err != nil {
+			return nil, err
+		}
+	}
+	// The import block is known only now.
+	imports.WriteString(g.imp.spec() + "\n")
+	b.WriteString(rest.String())
+	return []byte(b.String()), nil
+}
+
+func mustAction(set *action.Set, name string) *action.Action {
+	a, _ := set.Get(name)
+	return a
+}
+
+// snippetFuncs declares the actions snippets call by name, with the
+// signatures snippets see (no context).
+func (g *gen) snippetFuncs(w *strings.Builder) error {
+	for _, name := range g.snippetActions {
+		a := mustAction(g.rec.Actions, name)
+		ft := reflect.TypeOf(a.Func())
+		ref := g.funcs[name]
+		callee := g.lookupVar[name]
+		if callee == "" {
+			callee = g.imp.use(ref.Path, "") + "." + ref.Name
+		}
+		fmt.Fprintf(w, "// Snippets call %s by name.\n", name)
+		if !a.TakesContext() {
+			fmt.Fprintf(w, "%s := %s\n", name, callee)
+			continue
+		}
+		sig, err := g.funcType(ft, true)
+		if err != nil {
+			return fmt.Errorf("action %s: %w", name, err)
+		}
+		// Parameter names: the action's, kept clear of the file's names.
+		local := newNamer()
+		for n := range g.names.taken {
+			local.reserve(n)
+		}
+		var ps, as []string
+		for i := 0; i < a.NumParams(); i++ {
+			n := local.fresh(a.Param(i).Name + "_")
+			t, _ := g.typeExpr(ft.In(i + 1))
+			ps = append(ps, n+" "+t)
+			as = append(as, n)
+		}
+		ret := "return "
+		if ft.NumOut() == 0 {
+			ret = ""
+		}
+		res := strings.TrimPrefix(sig, "func("+strings.Join(typesOf(g, ft, true), ", ")+")")
+		fmt.Fprintf(w, "%s := func(%s)%s {\n%s%s(%s)\n}\n", name, strings.Join(ps, ", "), res, ret, callee, strings.Join(append([]string{g.ctx}, as...), ", "))
+	}
+	return nil
+}
+
+func typesOf(g *gen, ft reflect.Type, dropCtx bool) []string {
+	var out []string
+	for i := range ft.NumIn() {
+		if i == 0 && dropCtx && ft.In(0) == contextType {
+			continue
+		}
+		s, _ := g.typeExpr(ft.In(i))
+		out = append(out, s)
+	}
+	return out
+}
+
+// mainFunc writes main.
+func (g *gen) mainFunc(w *strings.Builder, starts []*Variable, rt string) error {
+	fmtPkg, osPkg := g.imp.use("fmt", "fmt"), g.imp.use("os", "os")
+	res, vars, out := g.names.fresh("result"), g.names.fresh("vars"), g.names.fresh("out")
+	fmt.Fprintf(w, "\nfunc main() {\n%s := %s.Background()\n", g.ctx, g.imp.use("context", "context"))
+	args := []string{g.ctx}
+	exit := func() {
+		fmt.Fprintf(w, "if %s != nil {\n%s.Fprintln(%s.Stderr, %s)\n%s.Exit(1)\n}\n", g.err, fmtPkg, osPkg, g.err, osPkg)
+	}
+	if len(g.lookups) > 0 {
+		args = append(args, g.actions)
+		if g.opts.ActionSet != nil {
+			ref := locate(g.opts.ActionSet)
+			if ref.Why != "" {
+				return fmt.Errorf("Options.ActionSet: main must call it by import path, but %s", ref.Why)
+			}
+			fmt.Fprintf(w, "%s := %s.%s()\n", g.actions, g.imp.use(ref.Path, ""), ref.Name)
+		} else {
+			fmt.Fprintf(w, "// Set %s to the action set the run used: %s are looked up in it.\nvar %s *%s.Set\n", g.actions, strings.Join(g.lookups, ", "), g.actions, g.imp.use(actionPath, "action"))
+		}
+	}
+	for _, v := range starts {
+		args = append(args, v.Name)
+		ts, _ := g.typeExpr(v.Type)
+		switch {
+		case v.Secret:
+			fmt.Fprintf(w, "// %s is secret: its value is read from the environment, never written here.\n", v.Name)
+			fmt.Fprintf(w, "%s, %s := %s.Env[%s](%q)\n", v.Name, g.err, g.imp.use(replayPath, "replay"), ts, envName(v.Name))
+			exit()
+		case v.Value != nil:
+			ptr := reflect.New(v.Type)
+			if err := json.Unmarshal(v.Value, ptr.Interface()); err != nil {
+				return fmt.Errorf("starting variable %s: its recorded value does not decode: %w", v.Name, err)
+			}
+			lit, err := g.value(ptr.Elem(), false)
+			if err != nil {
+				return fmt.Errorf("starting variable %s: %w", v.Name, err)
+			}
+			fmt.Fprintf(w, "%s := %s\n", v.Name, lit)
+		default:
+			fmt.Fprintf(w, "// TODO: the run's starting value of %s was not recorded (%s); set it here.\nvar %s %s\n", v.Name, whyNoValue(v), v.Name, ts)
+		}
+	}
+	fmt.Fprintf(w, "%s, %s, %s := ReplayVariables(%s)\n", res, vars, g.err, strings.Join(args, ", "))
+	exit()
+	fmt.Fprintf(w, "%s, %s := %s.Marshal(struct {\nResult %s `json:\"result\"`\nVariables Variables `json:\"variables\"`\n}{%s, %s})\n", out, g.err, g.imp.use("encoding/json", "json"), rt, res, vars)
+	exit()
+	fmt.Fprintf(w, "%s.Println(string(%s))\n}\n", fmtPkg, out)
+	return nil
+}
+
+func whyNoValue(v *Variable) string {
+	if v.Type != nil && valueJSON(reflect.Zero(v.Type).Interface(), v.Type) == nil {
+		return "it is not JSON-representable"
+	}
+	return "the run changed it, and the recording holds only its final value"
+}
+
+// envName is the environment variable a main reads a secret from.
+func envName(name string) string { return "BYREF_" + strings.ToUpper(name) }
+
+// camel turns a variable or action name into a Go-style identifier:
+// api_key → apiKey (exported: APIKey is not attempted; ApiKey).
+func camel(name string, exported bool) string {
+	var b strings.Builder
+	up := exported
+	for _, r := range name {
+		if r == '_' {
+			up = b.Len() > 0 || exported
+			continue
+		}
+		if up {
+			b.WriteRune(unicode.ToUpper(r))
+			up = false
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	s := b.String()
+	if s == "" {
+		s = "V"
+	}
+	if !exported {
+		rs := []rune(s)
+		rs[0] = unicode.ToLower(rs[0])
+		s = string(rs)
+	}
+	return s
+}

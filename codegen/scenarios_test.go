@@ -1,0 +1,287 @@
+package codegen_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/byref/byref/codegen"
+	"github.com/byref/byref/codegen/codegentest"
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/variable"
+)
+
+// scenario is one recorded run: how to record it, and what its replay must
+// reproduce.
+type scenario struct {
+	name string
+	// record runs it for real (or builds its log) and returns the
+	// recording with the final variables and result the replay must give.
+	record func(t *testing.T) (rec *codegen.Recording, vars map[string]json.RawMessage, result json.RawMessage)
+	env    map[string]string
+	// secrets must not appear in the generated source.
+	secrets []string
+}
+
+func scenarios() []scenario {
+	return []scenario{
+		{name: "json_calls", record: recordJSONCalls},
+		{name: "snippets_only", record: recordSnippetsOnly},
+		{name: "mixed", record: recordMixed},
+		{name: "return_existing", record: recordReturnExisting},
+		{name: "failed_call", record: recordFailedCall},
+		{name: "secret", record: recordSecret, env: map[string]string{"BYREF_API_KEY": "sk-test-123"}, secrets: []string{"sk-test-123"}},
+		{name: "structured_result", record: recordStructured},
+		{name: "child_run", record: recordChildRun},
+	}
+}
+
+func newRuntime(t *testing.T, model llm.Model, vars ...variable.Spec) *runtime.Runtime {
+	t.Helper()
+	rt, err := runtime.New(runtime.Options{Actions: codegentest.Actions(), Variables: vars, Model: model, CallTimeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}
+
+// finalVars is what the replay's Variables must encode to: every variable
+// that is neither secret nor not JSON-representable.
+func finalVars(t *testing.T, rt *runtime.Runtime) map[string]json.RawMessage {
+	t.Helper()
+	out := map[string]json.RawMessage{}
+	for _, v := range rt.Variables() {
+		if v.Secret {
+			continue
+		}
+		b, err := json.Marshal(v.Value)
+		if err != nil {
+			continue
+		}
+		out[v.Name] = b
+	}
+	return out
+}
+
+// runScripted runs a scripted model over a fresh runtime and returns the
+// runtime, the outcome and the run's event log.
+func runScripted(t *testing.T, opts runtime.RunOptions, vars []variable.Spec, responses ...llm.Response) (*runtime.Runtime, runtime.Outcome, []run.Event) {
+	t.Helper()
+	rt := newRuntime(t, llm.NewScripted(responses...), vars...)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	opts.ID = run.ID("run_" + t.Name()[strings.LastIndex(t.Name(), "/")+1:])
+	if opts.Task == "" {
+		opts.Task = "test"
+	}
+	h, err := rt.Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != run.StatusCompleted {
+		t.Fatalf("run ended %s: %s", out.Status, out.Reason)
+	}
+	var events []run.Event
+	for e, err := range h.Events(ctx, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, e)
+	}
+	return rt, out, events
+}
+
+func execute(t *testing.T, rt *runtime.Runtime, step runtime.Step) {
+	t.Helper()
+	res := rt.Execute(context.Background(), step)
+	_ = res
+}
+
+func call(id, name, args string) runtime.ToolCall {
+	return runtime.ToolCall{ID: id, Name: name, Arguments: args}
+}
+
+func tool(id, name, args string) llm.ToolCall {
+	return llm.ToolCall{ID: id, Name: name, Arguments: args}
+}
+
+// JSON calls only, driven by a scripted model and generated from the
+// stored log: package functions, a closure (greet), a method (count), a
+// typed result.
+func recordJSONCalls(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
+	rt, out, events := runScripted(t, runtime.RunOptions{}, []variable.Spec{{Name: "city", Value: "Paris"}},
+		llm.Response{Text: "First the weather in the city.", ToolCalls: []llm.ToolCall{tool("c1", "get_weather", `{"location":"<<var:city>>","unit":"c","return":null}`)}},
+		llm.Response{Text: "Describe it, and greet.", ToolCalls: []llm.ToolCall{
+			tool("c2", "describe", `{"w":"<<var:weather>>"}`),
+			tool("c3", "greet", `{"name":"Ada"}`),
+			tool("c4", "count", `{"n":3}`),
+			tool("c5", "count", `{"n":4}`),
+		}},
+		llm.Response{ToolCalls: []llm.ToolCall{tool("c6", "list_items", `{}`)}},
+		llm.Response{Text: "Done: the weather is the result.", ToolCalls: []llm.ToolCall{tool("c7", "terminate", `{"success":true,"result":"<<var:weather>>"}`)}},
+	)
+	rec, err := codegen.FromEvents(events, codegentest.Actions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, finalVars(t, rt), out.Result
+}
+
+// Snippets only, with Execute and FromRuntime: an import, a package used
+// without an import, a func declaration, an assignment to a starting
+// variable, a re-declaration.
+func recordSnippetsOnly(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
+	rt := newRuntime(t, nil, variable.Spec{Name: "numbers", Value: []int{3, 1, 2}}, variable.Spec{Name: "title", Value: "scores"})
+	execute(t, rt, runtime.Step{Reason: "Sort a copy of the numbers.", Snippets: []string{
+		"import \"sort\"\n\nsorted := append([]int(nil), numbers...)\nsort.Ints(sorted)",
+	}})
+	execute(t, rt, runtime.Step{Reason: "Sum them and draw a bar.", Snippets: []string{
+		"sum := 0\nfor _, n := range sorted {\n\tsum += n\n}\nbar := strings.Repeat(\"*\", sum)",
+		"func double(x int) int { return x * 2 }\n\ndoubled := double(sum)\nnumbers = append(numbers, doubled)",
+	}})
+	execute(t, rt, runtime.Step{Snippets: []string{
+		"sum, extra := len(sorted)*10, len(bar) // sum exists: Go reuses it\ntitle = strings.ToUpper(title) + \": \" + fmt.Sprint(sum, extra)",
+	}})
+	rec := codegen.FromRuntime(rt, nil)
+	// The run changed both starting variables; a live runtime keeps only
+	// their final values.
+	must(t, rec.SetStart("numbers", []int{3, 1, 2}))
+	must(t, rec.SetStart("title", "scores"))
+	return rec, finalVars(t, rt), nil
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Snippets and calls mixed, from a scripted run: a snippet calls actions
+// by name (a package function, the closure, the method), then JSON calls
+// use the snippet's variables.
+func recordMixed(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
+	rt, out, events := runScripted(t, runtime.RunOptions{}, []variable.Spec{{Name: "city", Value: "Oslo"}},
+		llm.Response{Text: "Let me look in Go.\n```go\nw, err := get_weather(city, \"f\")\nif err != nil {\n\tpanic(err)\n}\nhello := greet(w.City)\nn := count(2) + count(5)\n```"},
+		llm.Response{Text: "Describe w.", ToolCalls: []llm.ToolCall{
+			tool("c1", "describe", `{"w":"<<var:w>>"}`),
+			tool("c2", "run_go", `{"code":"import \"strings\"\nshout := strings.ToUpper(hello) + strings.Repeat(\"!\", n)"}`),
+		}},
+		llm.Response{ToolCalls: []llm.ToolCall{tool("c3", "terminate", `{"success":true,"result":{"city":"Oslo","ok":true}}`)}},
+	)
+	_ = out
+	rec, err := codegen.FromEvents(events, codegentest.Actions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, finalVars(t, rt), out.Result
+}
+
+// Results assigned to existing variables: "return" names one, and a
+// snippet re-declares one.
+func recordReturnExisting(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
+	rt := newRuntime(t, nil, variable.Spec{Name: "report", Value: codegentest.Weather{City: "nowhere"}})
+	execute(t, rt, runtime.Step{Reason: "Weather in Paris into report.", Calls: []runtime.ToolCall{
+		call("c1", "get_weather", `{"location":"Paris","return":"report"}`),
+		call("c2", "count", `{"n":1}`),
+	}})
+	execute(t, rt, runtime.Step{Calls: []runtime.ToolCall{
+		call("c3", "get_weather", `{"location":"Lyon","unit":"f"}`),
+		call("c4", "count", `{"n":10,"return":"count_result"}`),
+		call("c5", "get_weather", `{"location":"Recife","return":"<<var:weather>>"}`),
+	}})
+	execute(t, rt, runtime.Step{Snippets: []string{"report = weather\ncount_result = count_result * 2"}})
+	rec := codegen.FromRuntime(rt, nil)
+	rec.RunID = "run_return_existing"
+	return rec, finalVars(t, rt), nil
+}
+
+// A failed call and a failed snippet in the middle are left out.
+func recordFailedCall(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
+	rt := newRuntime(t, nil, variable.Spec{Name: "city", Value: "Atlantis"})
+	execute(t, rt, runtime.Step{Reason: "Try the city.", Calls: []runtime.ToolCall{call("c1", "get_weather", `{"location":"<<var:city>>"}`)}})
+	execute(t, rt, runtime.Step{Reason: "Try a bad snippet, a bad reference, then Paris.", Snippets: []string{"x := undefined_thing + 1"}, Calls: []runtime.ToolCall{
+		call("c2", "describe", `{"w":"<<var:nothing>>"}`),
+		call("c3", "get_weather", `{"location":"Paris"}`),
+	}})
+	execute(t, rt, runtime.Step{Calls: []runtime.ToolCall{call("c4", "describe", `{"w":"<<var:weather>>"}`)}})
+	return codegen.FromRuntime(rt, nil), finalVars(t, rt), nil
+}
+
+// A secret starting variable passed by reference: never a literal.
+func recordSecret(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
+	rt, out, events := runScripted(t, runtime.RunOptions{}, []variable.Spec{
+		{Name: "api_key", Value: "sk-test-123", Secret: true},
+		{Name: "user", Value: "ada"},
+	},
+		llm.Response{Text: "Open a session.", ToolCalls: []llm.ToolCall{tool("c1", "authorize", `{"token":"<<var:api_key>>","user":"<<var:user>>"}`)}},
+		llm.Response{Text: "```go\nscopes := len(authorize_result.Scope)\n```"},
+		llm.Response{ToolCalls: []llm.ToolCall{tool("c2", "terminate", `{"success":true,"result":"<<var:authorize_result>>"}`)}},
+	)
+	rec, err := codegen.FromEvents(events, codegentest.Actions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, finalVars(t, rt), out.Result
+}
+
+// A run with a result schema and a structured raw result.
+func recordStructured(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
+	rt, out, events := runScripted(t, runtime.RunOptions{ResultSchema: runtime.ResultSchemaFor[codegentest.Summary]()}, nil,
+		llm.Response{ToolCalls: []llm.ToolCall{tool("c1", "list_items", `{}`)}},
+		llm.Response{ToolCalls: []llm.ToolCall{tool("c2", "total", `{"items":"<<var:list_items_result>>"}`)}},
+		llm.Response{ToolCalls: []llm.ToolCall{tool("c3", "terminate", `{"success":true,"result":{"city":"Paris","total":26.5,"items":["apples","bread","tea"],"warning":null}}`)}},
+	)
+	rec, err := codegen.FromEvents(events, codegentest.Actions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, finalVars(t, rt), out.Result
+}
+
+// A child run, from a hand-written log: the runtime does not start child
+// runs yet. The child's recorded result stands in for the call; the call
+// was approved, and a second call was denied.
+func recordChildRun(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
+	call1 := run.ToolCall{ID: "c1", Action: "research", Arguments: `{"topic":"<<var:topic>>"}`,
+		References: map[string]run.VariableRef{"topic": {Variable: "topic", Type: "string", Preview: `"generics"`}}}
+	call2 := run.ToolCall{ID: "c2", Action: "get_weather", Arguments: `{"location":"Paris"}`}
+	events := []run.Event{
+		{RunID: "run_parent", Seq: 1, Data: run.RunCreated{Name: "parent"}},
+		{Seq: 2, Data: run.VariableCreated{Variable: run.VariableInfo{Name: "topic", Type: "string"}, Value: json.RawMessage(`"generics"`)}},
+		{Seq: 3, Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
+		{Seq: 4, Data: run.AssistantMessage{Step: 1, Text: "Ask the research agent."}},
+		{Seq: 5, Data: run.ToolCallScheduled{Step: 1, Call: call1}},
+		{Seq: 6, Data: run.AwaitRequested{ID: "aw1", Await: run.AwaitApproval, Call: &call1}},
+		{Seq: 7, Data: run.AwaitResolved{ID: "aw1", Answer: run.Answer{Decision: run.Approved}}},
+		{Seq: 8, Data: run.ChildRunStarted{Child: "run_child", CallID: "c1", Name: "researcher"}},
+		{Seq: 9, Data: run.ChildRunFinished{Child: "run_child", CallID: "c1", Status: run.StatusCompleted, Result: json.RawMessage(`"Go generics arrived in 1.18."`)}},
+		{Seq: 10, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Created: []run.VariableInfo{{Name: "research_result", Type: "string"}}}},
+		{Seq: 11, Data: run.VariableCreated{Step: 1, Variable: run.VariableInfo{Name: "research_result", Type: "string"}, Value: json.RawMessage(`"Go generics arrived in 1.18."`)}},
+		{Seq: 12, Data: run.AssistantMessage{Step: 2, Text: "Check the weather too."}},
+		{Seq: 13, Data: run.ToolCallScheduled{Step: 2, Call: call2}},
+		{Seq: 14, Data: run.AwaitRequested{ID: "aw2", Await: run.AwaitApproval, Call: &call2}},
+		{Seq: 15, Data: run.AwaitResolved{ID: "aw2", Answer: run.Answer{Decision: run.Denied, Reason: "no network calls today"}}},
+		{Seq: 16, Data: run.ToolCallCompleted{CallID: "c2", Success: false, Error: "denied by the approver: no network calls today"}},
+		{Seq: 17, Data: run.SnippetExecuted{Step: 3, Snippet: run.Snippet{Code: "words := len(strings.Fields(research_result))"}, Success: true,
+			Created: []run.VariableInfo{{Name: "words", Type: "int"}}}},
+		{Seq: 18, Data: run.VariableCreated{Step: 3, Variable: run.VariableInfo{Name: "words", Type: "int"}, Value: json.RawMessage(`5`)}},
+		{Seq: 19, Data: run.ToolCallScheduled{Step: 4, Call: run.ToolCall{ID: "c3", Action: "terminate", Arguments: `{"success":true,"result":"<<var:research_result>>"}`}}},
+		{Seq: 20, Data: run.ToolCallCompleted{CallID: "c3", Success: true}},
+		{Seq: 21, Data: run.Result{Value: json.RawMessage(`"Go generics arrived in 1.18."`)}},
+	}
+	rec, err := codegen.FromEvents(events, codegentest.Actions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]json.RawMessage{"topic": json.RawMessage(`"generics"`), "research_result": json.RawMessage(`"Go generics arrived in 1.18."`), "words": json.RawMessage(`5`)}
+	return rec, vars, json.RawMessage(`"Go generics arrived in 1.18."`)
+}

@@ -1,0 +1,108 @@
+package runtime_test
+
+import (
+	"context"
+	"fmt"
+	goruntime "runtime"
+	"strconv"
+	"testing"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/variable"
+)
+
+var noop = action.MustNew(action.Spec{Name: "noop", Func: func(x int) int { return x }, Params: []action.Param{{Name: "x"}}})
+
+// stepModel calls noop steps times, then terminates, deciding from the
+// conversation so that it keeps no state and records nothing.
+type stepModel struct{ steps int }
+
+var (
+	noopCall      = llm.CallTool("noop", `{"x":"<<var:n>>","return":"n"}`)
+	terminateCall = llm.CallTool("terminate", `{"success":true,"result":null}`)
+)
+
+func (m stepModel) Generate(_ context.Context, req llm.Request) (llm.Response, error) {
+	if (len(req.Messages)-2)/2 >= m.steps {
+		return terminateCall, nil
+	}
+	r := noopCall
+	r.ToolCalls = []llm.ToolCall{{ID: "c" + strconv.Itoa(len(req.Messages)), Name: "noop", Arguments: noopCall.ToolCalls[0].Arguments}}
+	return r, nil
+}
+
+// BenchmarkLoopStep: the loop's overhead per step (a model call, a tool
+// call, its events in the memory store), with a model and an action that
+// do nothing. Each iteration is a run of 10 steps and a terminate; ns/step
+// is the figure to read.
+func BenchmarkLoopStep(b *testing.B) {
+	const steps = 10
+	actions := action.MustSet(noop)
+	store := run.NewMemoryStore()
+	b.ReportAllocs()
+	for b.Loop() {
+		rt, err := runtime.New(runtime.Options{Actions: actions, Model: stepModel{steps}, Store: store, DisableSnippets: true,
+			Variables: []variable.Spec{{Name: "n", Value: 1}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "loop"})
+		if err != nil || o.Status != run.StatusCompleted || o.Steps != steps+1 {
+			b.Fatalf("%+v %v", o, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(steps+1)), "ns/step")
+}
+
+// blockingModel waits until released: a run waiting on its model.
+type blockingModel struct{ release chan struct{} }
+
+func (m blockingModel) Generate(ctx context.Context, _ llm.Request) (llm.Response, error) {
+	select {
+	case <-m.release:
+		return llm.CallTool("terminate", `{"success":true,"result":null}`), nil
+	case <-ctx.Done():
+		return llm.Response{}, ctx.Err()
+	}
+}
+
+// BenchmarkWaitingRunMemory reports the memory held by each of 10,000
+// concurrent runs while they wait on their model: heap and goroutine stacks,
+// after a GC, divided by the number of runs.
+func BenchmarkWaitingRunMemory(b *testing.B) {
+	const runs = 10_000
+	for b.Loop() {
+		b.StopTimer()
+		model := blockingModel{release: make(chan struct{})}
+		store := run.NewMemoryStore()
+		actions := action.MustSet(weatherAction)
+		var before, after goruntime.MemStats
+		goruntime.GC()
+		goruntime.ReadMemStats(&before)
+		handles := make([]*runtime.Handle, 0, runs)
+		for i := 0; i < runs; i++ {
+			rt, err := runtime.New(runtime.Options{Actions: actions, Model: model, Store: store,
+				Variables: []variable.Spec{{Name: "city", Value: fmt.Sprintf("city%d", i)}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "what is the weather in the city?"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			handles = append(handles, h)
+		}
+		goruntime.GC()
+		goruntime.ReadMemStats(&after)
+		perRun := float64((after.HeapInuse+after.StackInuse)-(before.HeapInuse+before.StackInuse)) / runs
+		b.ReportMetric(perRun, "bytes/run")
+		close(model.release)
+		for _, h := range handles {
+			h.Wait(context.Background())
+		}
+		b.StartTimer()
+	}
+}

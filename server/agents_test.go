@@ -1,0 +1,156 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/server"
+)
+
+// The test agents of the conformance suite, all on scripted models: the
+// byref counterparts of the ACP reference server's fixtures.
+
+// lastUser returns the index and text of the last user message: the task.
+func lastUser(req llm.Request) (int, string) {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == llm.RoleUser {
+			return i, req.Messages[i].Text
+		}
+	}
+	return -1, ""
+}
+
+// afterTask returns the messages the run has added since its task.
+func afterTask(req llm.Request) []llm.Message {
+	i, _ := lastUser(req)
+	return req.Messages[i+1:]
+}
+
+// echoModel answers with the task.
+var echoModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+	_, task := lastUser(req)
+	return llm.Text(task), nil
+})
+
+// slowModel waits a second (or until cancelled), then echoes.
+type slowModel struct{ delay time.Duration }
+
+func (m slowModel) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	t := time.NewTimer(m.delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return llm.Response{}, ctx.Err()
+	}
+	_, task := lastUser(req)
+	return llm.Text(task), nil
+}
+
+// awaiterModel asks the user a question, then says what it was told.
+var awaiterModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+	for _, m := range afterTask(req) {
+		if m.Role == llm.RoleTool {
+			return llm.Text("You said: " + m.Text), nil
+		}
+	}
+	return llm.CallTool(action.AskUserName, `{"question":"What should I say?"}`), nil
+})
+
+// approverModel calls shout (which needs approval), then terminates with
+// its result.
+var approverModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+	for _, m := range afterTask(req) {
+		if m.Role == llm.RoleTool {
+			return llm.Text("shout said: " + m.Text), nil
+		}
+	}
+	_, task := lastUser(req)
+	return llm.CallTool("shout", `{"text":"`+strings.ReplaceAll(task, `"`, ``)+`","return":null}`), nil
+})
+
+// failerModel fails every call.
+var failerModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+	return llm.Response{}, errors.New("Wrong question buddy!")
+})
+
+// historyEchoModel says every message of the session's history, one step
+// each (with a call of note in between), then the task.
+var historyEchoModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+	i, task := lastUser(req)
+	var hist []llm.Message
+	for _, m := range req.Messages[1:i] {
+		if m.Role == llm.RoleUser || m.Role == llm.RoleAssistant {
+			hist = append(hist, m)
+		}
+	}
+	said := 0
+	for _, m := range req.Messages[i+1:] {
+		if m.Role == llm.RoleAssistant {
+			said++
+		}
+	}
+	if said < len(hist) {
+		r := llm.CallTool("note", `{"return":null}`)
+		r.Text = hist[said].Text
+		return r, nil
+	}
+	return llm.Text(task), nil
+})
+
+var testActions = action.MustSet(
+	action.MustNew(action.Spec{
+		Name: "shout", Description: "Shout the text.", NeedsApproval: true,
+		Func:   func(text string) string { return strings.ToUpper(text) + "!" },
+		Params: []action.Param{{Name: "text"}},
+	}),
+	action.MustNew(action.Spec{Name: "note", Description: "Do nothing.", Func: func() {}}),
+)
+
+func scriptedAgent(name string, m llm.Model, tmpl runtime.RunOptions) server.Agent {
+	return server.Agent{
+		Name: name, Description: "test agent " + name, Run: tmpl,
+		New: func(store run.Store) (*runtime.Runtime, error) {
+			return runtime.New(runtime.Options{Model: m, Store: store, Actions: testActions, DisableSnippets: true})
+		},
+	}
+}
+
+// testAgents are echo, slow_echo, awaiter, approver, failer and
+// history_echo.
+func testAgents() []server.Agent {
+	return []server.Agent{
+		scriptedAgent("echo", echoModel, runtime.RunOptions{}),
+		scriptedAgent("slow_echo", slowModel{time.Second}, runtime.RunOptions{}),
+		scriptedAgent("awaiter", awaiterModel, runtime.RunOptions{}),
+		scriptedAgent("approver", approverModel, runtime.RunOptions{}),
+		scriptedAgent("failer", failerModel, runtime.RunOptions{Limits: runtime.Limits{Retry: llm.RetryPolicy{Attempts: 1}}}),
+		scriptedAgent("history_echo", historyEchoModel, runtime.RunOptions{}),
+	}
+}
+
+// startServer serves the test agents on 127.0.0.1.
+func startServer(t testing.TB, opts server.Options) (*server.Server, *httptest.Server) {
+	t.Helper()
+	if opts.Agents == nil {
+		opts.Agents = testAgents()
+	}
+	s, err := server.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() {
+		ts.Close()
+		s.Close()
+	})
+	return s, ts
+}

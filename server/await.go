@@ -1,0 +1,234 @@
+package server
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/byref/byref/run"
+)
+
+// NoAnswer is the text a question is answered with when the resume message
+// has no text (the TypeScript client's examples resume with parts: []).
+const NoAnswer = "(the user gave no answer)"
+
+// awaitParts describes an await as the parts of an ACP await request: a
+// text/plain part saying what is asked and how to answer, then an
+// application/json part named "await.json" holding the byref await itself.
+func awaitParts(d run.AwaitRequested) []part {
+	raw, _ := marshal(d)
+	return []part{
+		textPart(awaitText(d)),
+		{Name: ptr("await.json"), ContentType: ptr("application/json"), Content: ptr(string(raw)), ContentEncoding: ptr("plain")},
+	}
+}
+
+const replyApproval = `Reply "approve", or "deny: <reason>"`
+
+// awaitText says what an await asks, with the call's references resolved.
+func awaitText(d run.AwaitRequested) string {
+	var b strings.Builder
+	switch d.Await {
+	case run.AwaitApproval:
+		switch {
+		case d.Call != nil:
+			fmt.Fprintf(&b, "Approve the call %s(%s)?\n", d.Call.Action, d.Call.Arguments)
+			writeRefs(&b, d.Call)
+			b.WriteString(replyApproval + `, or the edited arguments as a JSON object.`)
+		case d.Snippet != nil:
+			fmt.Fprintf(&b, "Approve running this Go code?\n\n%s\n\n", strings.TrimSpace(d.Snippet.Code))
+			if len(d.Snippet.Reads) > 0 {
+				fmt.Fprintf(&b, "It reads %s.\n", strings.Join(d.Snippet.Reads, ", "))
+			}
+			if len(d.Snippet.Writes) > 0 {
+				fmt.Fprintf(&b, "It writes %s.\n", strings.Join(d.Snippet.Writes, ", "))
+			}
+			b.WriteString(replyApproval + ".")
+		default:
+			msg := d.Message
+			if msg == "" {
+				msg = "Approve?"
+			}
+			b.WriteString(msg + "\n" + replyApproval + ".")
+		}
+	case run.AwaitQuestion:
+		b.WriteString(d.Message)
+	case run.AwaitAuthorization:
+		msg := d.Message
+		if msg == "" && d.Call != nil {
+			msg = "The call of " + d.Call.Action + " needs your authorization."
+		}
+		b.WriteString(msg + "\n")
+		if d.Link != "" {
+			fmt.Fprintf(&b, "Authorize at: %s\n", d.Link)
+		}
+		b.WriteString(`Reply "done" once you have authorized, or "deny: <reason>".`)
+	case run.AwaitInput:
+		b.WriteString(d.Message + "\nReply with the input as JSON (an application/json part, or JSON text).")
+	default:
+		b.WriteString(d.Message)
+	}
+	return b.String()
+}
+
+func writeRefs(b *strings.Builder, c *run.ToolCall) {
+	params := make([]string, 0, len(c.References))
+	for p := range c.References {
+		params = append(params, p)
+	}
+	sort.Strings(params)
+	for _, p := range params {
+		r := c.References[p]
+		fmt.Fprintf(b, "  %s = <<var:%s>> (%s)", p, r.Variable, r.Type)
+		if r.Preview != "" {
+			fmt.Fprintf(b, ": %s", r.Preview)
+		}
+		b.WriteString("\n")
+	}
+}
+
+// answerFor maps the message of an ACP await resume onto the answer of the
+// pending await (see the package documentation for the mapping).
+func answerFor(d run.AwaitRequested, m *message) (run.Answer, error) {
+	text, jsonText, err := resumeContent(m)
+	if err != nil {
+		return run.Answer{}, err
+	}
+	t := strings.TrimSpace(text)
+	switch d.Await {
+	case run.AwaitQuestion:
+		if t == "" {
+			return run.Answer{Text: NoAnswer}, nil
+		}
+		return run.Answer{Text: t}, nil
+	case run.AwaitInput:
+		switch {
+		case jsonText != "":
+			return run.Answer{Input: json.RawMessage(jsonText)}, nil
+		case json.Valid([]byte(t)) && t != "":
+			return run.Answer{Input: json.RawMessage(t)}, nil
+		}
+		b, _ := json.Marshal(t)
+		return run.Answer{Input: b}, nil
+	case run.AwaitApproval, run.AwaitAuthorization:
+		args := jsonText
+		if args == "" && strings.HasPrefix(t, "{") {
+			args = t
+		}
+		if args != "" {
+			if d.Call == nil || d.Await != run.AwaitApproval {
+				return run.Answer{}, fmt.Errorf("only the approval of a tool call takes edited arguments; %s", replyApproval)
+			}
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(args), &obj); err != nil {
+				return run.Answer{}, fmt.Errorf("edited arguments must be a JSON object: %v", err)
+			}
+			return run.Answer{Decision: run.Approved, Arguments: args}, nil
+		}
+		word, rest := t, ""
+		if i := strings.IndexAny(t, ": \n"); i >= 0 {
+			word, rest = t[:i], strings.TrimLeft(t[i:], ": \n\t")
+		}
+		switch strings.ToLower(strings.TrimRight(word, ".!")) {
+		case "approve", "approved", "yes", "y", "ok", "allow", "done", "authorized":
+			return run.Answer{Decision: run.Approved}, nil
+		case "deny", "denied", "no", "n", "reject", "rejected":
+			return run.Answer{Decision: run.Denied, Reason: rest}, nil
+		}
+		if t == "" {
+			return run.Answer{}, fmt.Errorf("the resume message is empty, and an %s needs a decision; %s", d.Await, replyApproval)
+		}
+		return run.Answer{}, fmt.Errorf("%q is not a decision; %s", t, replyApproval)
+	}
+	return run.Answer{}, fmt.Errorf("the run awaits %q, which this server cannot answer", d.Await)
+}
+
+// resumeContent returns the text of a message's text parts (joined by
+// newlines) and the content of its first application/json part.
+func resumeContent(m *message) (text, jsonText string, err error) {
+	if m == nil {
+		return "", "", nil
+	}
+	var texts []string
+	for _, p := range m.Parts {
+		s, ct, err := partText(p)
+		if err != nil {
+			return "", "", err
+		}
+		if ct == "application/json" && jsonText == "" {
+			jsonText = s
+			continue
+		}
+		texts = append(texts, s)
+	}
+	return strings.Join(texts, "\n"), jsonText, nil
+}
+
+// partText returns a part's content as text, and its media type.
+func partText(p part) (string, string, error) {
+	ct := "text/plain"
+	if p.ContentType != nil && *p.ContentType != "" {
+		ct = strings.ToLower(strings.TrimSpace(strings.SplitN(*p.ContentType, ";", 2)[0]))
+	}
+	if p.ContentURL != nil && *p.ContentURL != "" {
+		return "", ct, fmt.Errorf("a part with content_url (%s) is not supported; send the content inline", *p.ContentURL)
+	}
+	if !strings.HasPrefix(ct, "text/") && ct != "application/json" {
+		return "", ct, fmt.Errorf("a part of type %s is not supported; send text/* or application/json", ct)
+	}
+	s := ""
+	if p.Content != nil {
+		s = *p.Content
+	}
+	if p.ContentEncoding != nil && *p.ContentEncoding == "base64" {
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return "", ct, fmt.Errorf("a base64 part does not decode: %v", err)
+		}
+		s = string(b)
+	}
+	if ct == "application/json" && !json.Valid([]byte(s)) {
+		return "", ct, fmt.Errorf("an application/json part holds invalid JSON")
+	}
+	return s, ct, nil
+}
+
+// inputText is the task of a run: the text of every input message, the
+// parts of a message joined by newlines and the messages by blank lines.
+func inputText(msgs []message) (string, error) {
+	var out []string
+	for i, m := range msgs {
+		var parts []string
+		for j, p := range m.Parts {
+			s, _, err := partText(p)
+			if err != nil {
+				return "", fmt.Errorf("input[%d].parts[%d]: %w", i, j, err)
+			}
+			parts = append(parts, s)
+		}
+		if s := strings.Join(parts, "\n"); strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return "", fmt.Errorf("input has no text; send at least one message with a text part")
+	}
+	return strings.Join(out, "\n\n"), nil
+}
+
+// DescribeAwait says what an await asks and how to answer it: the text of
+// the await request's text/plain part.
+func DescribeAwait(a run.AwaitRequested) string { return awaitText(a) }
+
+// ParseAnswer maps the text of a reply onto the answer to a, as a resume
+// message holding that text is mapped (see the package documentation). The
+// error says which replies are accepted.
+func ParseAnswer(a run.AwaitRequested, text string) (run.Answer, error) {
+	m := &message{Parts: []part{}}
+	if text != "" {
+		m.Parts = append(m.Parts, textPart(text))
+	}
+	return answerFor(a, m)
+}

@@ -1,0 +1,109 @@
+// Package server serves byref agents over HTTP with the Agent Communication
+// Protocol (ACP), so that services not written in Go can start, watch,
+// answer and stop runs. It works with the official ACP clients (acp-sdk
+// 1.0.3 for TypeScript, and the Python SDK); a conformance test runs the
+// TypeScript client against it.
+//
+// An Agent is a configured runtime: Agent.New builds a fresh
+// *runtime.Runtime for each run, recording to the server's store, and
+// Agent.Run is the template of the run's options. New returns a Server,
+// an http.Handler; ListenAndServe serves it on 127.0.0.1 by default.
+//
+// # Endpoints
+//
+//	GET  /ping                 {}
+//	GET  /agents               {"agents":[manifest…]}
+//	GET  /agents/{name}        manifest
+//	POST /runs                 start a run: mode sync (200 once completed,
+//	                           failed, cancelled or awaiting), async (202,
+//	                           the run as created) or stream (server-sent events)
+//	GET  /runs/{id}            the run
+//	GET  /runs/{id}/events     {"events":[…]}: every event so far, equal to
+//	                           what a stream showed
+//	POST /runs/{id}            resume an awaiting run, in any of the three modes
+//	POST /runs/{id}/cancel     202, the run as cancelling
+//	GET  /sessions/{id}        {"id","history":[url…],"state":null}
+//	GET  /resources/{id}       one message of a session's history
+//
+// Run IDs are UUIDs, and the run's byref ID is the same string: the run
+// can be read with run.LoadSnapshot, listed with the byref command, and
+// turned into replay code. Errors are ACP Error objects with the codes
+// not_found (404), invalid_input (400, 413 or 422) and server_error (401,
+// 403, 405, 409, 500, 503).
+//
+// # Statuses and events
+//
+// byref statuses map onto ACP's: created → created, running → in-progress,
+// awaiting → awaiting, cancelling → cancelling, canceled → cancelled,
+// completed → completed, failed → failed (the reason becomes the run's
+// error, code server_error).
+//
+// ACP events are a pure function of the byref event log, which is why the
+// event list equals the stream: run_created gives run.created; a status
+// change gives run.in-progress, run.awaiting, run.completed, run.failed or
+// run.cancelled; every assistant message with text gives an output message
+// (message.created, message.part, message.completed); a result that is not
+// null and not the text of the last message gives one more, a text part
+// for a string and otherwise an application/json part named result.json.
+// Tool calls, snippets, errors, child runs and the move to cancelling are
+// forwarded as generic events whose object is the byref event's JSON.
+// Other byref events (phases, usage, variables) have no ACP event.
+//
+// Streams read the store, never the run: a slow client delays only its
+// own stream (each write has Options.WriteTimeout), and a client that goes
+// away does not cancel the run. A stream ends after run.awaiting or a
+// terminal event; a resume stream starts with the events after the resume,
+// the first of which is run.in-progress.
+//
+// # Awaits
+//
+// When a run awaits, its await_request is {"type":"message","message":…}
+// with two parts: a text/plain part that says what is asked and how to
+// answer, and an application/json part named await.json holding the byref
+// run.AwaitRequested (id, kind, call with its resolved references, snippet,
+// link, deadline). The text is
+//
+//	approval of a call     Approve the call NAME(ARGS)? then one line per
+//	                       reference, "param = <<var:name>> (type): preview"
+//	approval of a snippet  Approve running this Go code? and the code
+//	approval of a plan     the plan
+//	question               the question itself
+//	authorization          the message and "Authorize at: LINK"
+//	input                  the message, and that JSON is expected
+//
+// The resume message (await_resume.message) maps onto a run.Answer:
+//
+//	approval, authorization  "approve" (or approved, yes, y, ok, allow, done,
+//	                         authorized) → Approved; "deny: REASON" (or
+//	                         denied, no, n, reject) → Denied with the reason;
+//	                         a JSON object (text, or an application/json part)
+//	                         → Approved with those edited arguments (approval
+//	                         of a call only); anything else → 422
+//	question                 the text parts, joined by newlines; an empty
+//	                         message answers NoAnswer
+//	input                    the application/json part, else the text if it is
+//	                         JSON, else the text as a JSON string
+//
+// Resuming a run that awaits nothing gives 403 (as the Python reference
+// server does).
+//
+// # Sessions
+//
+// Every run has a session: the one the request names (session_id, or a
+// forwarded session descriptor), else a new one. A session's history is
+// the messages of its completed runs, oldest first: each run's input (its
+// text, as one user message) and its output. A new run in the session gets
+// that history as runtime.RunOptions.History. When a client forwards a
+// descriptor, its history URLs are the history: this server's resources
+// are read from the store, others are fetched with Options.HistoryClient
+// (refused when it is nil). GET /sessions/{id} lists this server's history
+// of the session only.
+//
+// # Security
+//
+// ListenAndServe binds 127.0.0.1 by default and refuses any other address
+// unless Options.Token is set; with a token, every request but GET /ping
+// must carry Authorization: Bearer TOKEN. Bodies are limited to
+// Options.MaxBody. Input must be text (text/* or application/json parts,
+// plain or base64); content_url parts are refused.
+package server

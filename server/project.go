@@ -1,0 +1,182 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/byref/byref/run"
+)
+
+// TagAgent is the run tag under which the server records the name of the
+// agent a run belongs to.
+const TagAgent = "acp.agent"
+
+// acpStatus maps a byref status onto ACP's name for it.
+func acpStatus(s run.Status) string {
+	switch s {
+	case run.StatusRunning:
+		return StatusInProgress
+	case run.StatusCanceled:
+		return StatusCancelled
+	case "":
+		return StatusCreated
+	}
+	return string(s) // created, awaiting, cancelling, completed, failed
+}
+
+// projector folds a byref run's events into its ACP Run and the ACP events
+// a stream shows. It is a pure function of the log: the same events give the
+// same JSON, which is why GET /runs/{id}/events equals what was streamed.
+type projector struct {
+	run      acpRun
+	lastText string // text of the latest assistant message
+	user     []message
+}
+
+// apply folds one event and returns the ACP events it produces, encoded.
+func (p *projector) apply(e run.Event) []json.RawMessage {
+	var out []json.RawMessage
+	emitRun := func(typ string) {
+		r := p.run.clone()
+		out = append(out, encode(acpEvent{Type: typ, Run: &r}))
+	}
+	t := acpTime(e.Time)
+	switch d := e.Data.(type) {
+	case run.RunCreated:
+		p.run = acpRun{
+			RunID: string(e.RunID), AgentName: d.Tags[TagAgent], Status: StatusCreated,
+			Output: []message{}, CreatedAt: t,
+		}
+		if d.Session != "" {
+			p.run.SessionID = ptr(string(d.Session))
+		}
+		emitRun("run.created")
+	case run.UserMessage:
+		p.user = append(p.user, message{Role: "user", Parts: []part{textPart(d.Text)}, CreatedAt: &t, CompletedAt: &t})
+	case run.StatusChanged:
+		p.run.Status = acpStatus(d.To)
+		switch d.To {
+		case run.StatusRunning:
+			p.run.FinishedAt = nil
+			emitRun("run.in-progress")
+		case run.StatusAwaiting:
+			emitRun("run.awaiting")
+		case run.StatusCompleted:
+			p.run.FinishedAt = &t
+			p.run.AwaitRequest = nil
+			emitRun("run.completed")
+		case run.StatusFailed:
+			p.run.FinishedAt = &t
+			p.run.AwaitRequest = nil
+			reason := d.Reason
+			if reason == "" {
+				reason = "the run failed"
+			}
+			p.run.Error = &acpError{Code: CodeServerError, Message: reason}
+			emitRun("run.failed")
+		case run.StatusCanceled:
+			p.run.FinishedAt = &t
+			p.run.AwaitRequest = nil
+			emitRun("run.cancelled")
+		case run.StatusCancelling:
+			out = append(out, generic(e))
+		}
+	case run.AssistantMessage:
+		if d.Text == "" {
+			break
+		}
+		p.lastText = d.Text
+		out = append(out, p.addMessage(t, textPart(d.Text))...)
+	case run.Result:
+		pt, ok := p.resultPart(d.Value)
+		if ok {
+			out = append(out, p.addMessage(t, pt)...)
+		}
+	case run.AwaitRequested:
+		p.run.AwaitRequest = &awaitRequest{Type: "message", Message: &message{
+			Role: p.role(), Parts: awaitParts(d), CreatedAt: &t, CompletedAt: &t,
+		}}
+	case run.AwaitResolved:
+		p.run.AwaitRequest = nil
+	case run.ToolCallScheduled, run.ToolCallCompleted, run.SnippetExecuted, run.Error, run.ChildRunStarted, run.ChildRunFinished:
+		out = append(out, generic(e))
+	}
+	return out
+}
+
+func (p *projector) role() string { return "agent/" + p.run.AgentName }
+
+// addMessage appends a one-part agent message to the output and returns
+// message.created, message.part and message.completed.
+func (p *projector) addMessage(t acpTime, pt part) []json.RawMessage {
+	opened := message{Role: p.role(), Parts: []part{}, CreatedAt: &t}
+	done := message{Role: p.role(), Parts: []part{pt}, CreatedAt: &t, CompletedAt: &t}
+	p.run.Output = append(p.run.Output, done)
+	return []json.RawMessage{
+		encode(acpEvent{Type: "message.created", Message: &opened}),
+		encode(acpEvent{Type: "message.part", Part: &pt}),
+		encode(acpEvent{Type: "message.completed", Message: &done}),
+	}
+}
+
+// resultPart returns the part that shows a run's result, unless the result
+// is null or repeats the latest assistant text (a plain answer is both).
+func (p *projector) resultPart(value json.RawMessage) (part, bool) {
+	v := strings.TrimSpace(string(value))
+	if v == "" || v == "null" {
+		return part{}, false
+	}
+	var s string
+	if json.Unmarshal(value, &s) == nil {
+		if s == p.lastText {
+			return part{}, false
+		}
+		return textPart(s), true
+	}
+	return part{Name: ptr("result.json"), ContentType: ptr("application/json"), Content: ptr(v), ContentEncoding: ptr("plain")}, true
+}
+
+// conversation returns the run's messages for session history: the user's
+// messages, then the agent's output.
+func (p *projector) conversation() []message {
+	return append(append([]message{}, p.user...), p.run.Output...)
+}
+
+// generic wraps a byref event that has no ACP counterpart.
+func generic(e run.Event) json.RawMessage {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return encode(acpEvent{Type: "generic", Generic: json.RawMessage(`{}`)})
+	}
+	return encode(acpEvent{Type: "generic", Generic: b})
+}
+
+func encode(v any) json.RawMessage {
+	b, err := marshal(v)
+	if err != nil {
+		// Every value encoded here is built by this package from JSON-safe
+		// types; a failure is a bug.
+		panic("server: encoding " + err.Error())
+	}
+	return b
+}
+
+// stops reports whether an event ends a stream and a sync wait: a move to
+// awaiting or to a terminal status.
+func stops(e run.Event) bool {
+	sc, ok := e.Data.(run.StatusChanged)
+	return ok && (sc.To == run.StatusAwaiting || sc.To.Terminal())
+}
+
+// marshal is json.Marshal without HTML escaping, so that <<var:name>> reads
+// as written.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

@@ -1,0 +1,417 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
+)
+
+// The ACP run modes.
+const (
+	ModeSync   = "sync"
+	ModeAsync  = "async"
+	ModeStream = "stream"
+)
+
+func parseMode(m *string) (string, error) {
+	if m == nil || *m == "" {
+		return ModeSync, nil
+	}
+	switch *m {
+	case ModeSync, ModeAsync, ModeStream:
+		return *m, nil
+	}
+	return "", fmt.Errorf("mode %q is not one of sync, async, stream", *m)
+}
+
+func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
+	var req createRequest
+	if !s.decodeBody(w, r, &req) {
+		return
+	}
+	if req.AgentName == nil || *req.AgentName == "" {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, "agent_name is required")
+		return
+	}
+	agent, ok := s.agents[*req.AgentName]
+	if !ok {
+		writeError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("Agent %s not found", *req.AgentName))
+		return
+	}
+	mode, err := parseMode(req.Mode)
+	if err != nil {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
+		return
+	}
+	if req.Input == nil {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, "input is required: a list of messages")
+		return
+	}
+	task, err := inputText(req.Input)
+	if err != nil {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
+		return
+	}
+	session := ""
+	switch {
+	case req.Session != nil && req.SessionID != nil && *req.SessionID != req.Session.ID:
+		writeError(w, http.StatusBadRequest, CodeInvalidInput, fmt.Sprintf("session_id %s differs from session.id %s; send one of them, or the same ID", *req.SessionID, req.Session.ID))
+		return
+	case req.Session != nil:
+		session = req.Session.ID
+	case req.SessionID != nil:
+		session = *req.SessionID
+	default:
+		session = newUUID()
+	}
+	if !uuidRE.MatchString(session) {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, fmt.Sprintf("session id %q is not a UUID", session))
+		return
+	}
+	history, err := s.history(r.Context(), run.SessionID(session), req.Session)
+	if err != nil {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
+		return
+	}
+
+	id := run.ID(newUUID())
+	opts := agent.Run
+	opts.ID, opts.Session, opts.Task = id, run.SessionID(session), task
+	opts.History = append(slices.Clone(agent.Run.History), history...)
+	opts.Tags = maps.Clone(agent.Run.Tags)
+	if opts.Tags == nil {
+		opts.Tags = map[string]string{}
+	}
+	opts.Tags[TagAgent] = agent.Name
+	if opts.Name == "" {
+		opts.Name = agent.Name
+	}
+	if err := s.start(r.Context(), agent, opts); err != nil {
+		status, code := http.StatusInternalServerError, CodeServerError
+		switch {
+		case errors.Is(err, runtime.ErrInvalidInput):
+			status, code = http.StatusUnprocessableEntity, CodeInvalidInput
+		case errors.Is(err, errClosed):
+			status = http.StatusServiceUnavailable
+		}
+		s.log.Error("server: starting a run", "agent", agent.Name, "run", id, "err", err)
+		writeError(w, status, code, err.Error())
+		return
+	}
+	w.Header().Set("Run-ID", string(id))
+	s.respond(w, r, id, mode, 1, true)
+}
+
+var errClosed = errors.New("server: the server is closing; it starts no more runs")
+
+// start builds the agent's runtime and starts the run on the server's
+// context, so that the run outlives the request.
+func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOptions) error {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return errClosed
+	}
+	rt, err := agent.New(s.store)
+	if err != nil {
+		return fmt.Errorf("server: building agent %s: %w", agent.Name, err)
+	}
+	h, err := rt.Start(s.ctx, opts)
+	if err != nil {
+		return err
+	}
+	if _, err := s.store.Get(ctx, opts.ID); err != nil {
+		_ = h.Cancel(context.Background())
+		if errors.Is(err, run.ErrRunNotFound) {
+			return fmt.Errorf("server: agent %s records its runs in another store; in Agent.New, build the runtime with runtime.Options{Store: store}", agent.Name)
+		}
+		return err
+	}
+	s.mu.Lock()
+	s.live[opts.ID] = h
+	s.wg.Add(1)
+	s.mu.Unlock()
+	s.log.Info("run started", "agent", agent.Name, "run", opts.ID, "session", opts.Session)
+	go func() {
+		defer s.wg.Done()
+		o, _ := h.Wait(context.Background())
+		s.mu.Lock()
+		delete(s.live, opts.ID)
+		s.mu.Unlock()
+		s.log.Info("run ended", "agent", agent.Name, "run", opts.ID, "status", o.Status, "reason", o.Reason)
+	}()
+	return nil
+}
+
+// respond answers a create (created) or a resume in the request's mode,
+// from the event with sequence number from on.
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, id run.ID, mode string, from int64, created bool) {
+	switch mode {
+	case ModeStream:
+		s.stream(w, r, id, from)
+	case ModeAsync:
+		// A created run is shown as created; a resumed one once it has left
+		// awaiting.
+		until := func(e run.Event) bool { return e.Seq >= 1 }
+		if !created {
+			until = func(e run.Event) bool {
+				sc, ok := e.Data.(run.StatusChanged)
+				return ok && sc.From == run.StatusAwaiting
+			}
+		}
+		p, err := s.follow(r.Context(), id, from, until, nil)
+		if err != nil {
+			s.fail(w, r, id, err)
+			return
+		}
+		writeJSON(w, http.StatusAccepted, p.run)
+	default:
+		p, err := s.follow(r.Context(), id, from, stops, nil)
+		if err != nil {
+			s.fail(w, r, id, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, p.run)
+	}
+}
+
+// follow folds the run's log from its start, passing the ACP events of the
+// events from sequence number from on to emit, until an event from then on
+// satisfies until or the run ends.
+func (s *Server) follow(ctx context.Context, id run.ID, from int64, until func(run.Event) bool, emit func([]json.RawMessage) error) (*projector, error) {
+	p := &projector{}
+	for e, err := range s.store.Events(ctx, id, 1) {
+		if err != nil {
+			return p, err
+		}
+		evs := p.apply(e)
+		if e.Seq < from {
+			continue
+		}
+		if emit != nil && len(evs) > 0 {
+			if err := emit(evs); err != nil {
+				return p, err
+			}
+		}
+		if until(e) {
+			return p, nil
+		}
+	}
+	return p, ctx.Err()
+}
+
+// stream writes the run's ACP events from sequence number from as
+// server-sent events, and returns after the first that ends a stream. The
+// stream reads the store, never the run: a slow client delays only itself,
+// and a client that goes away leaves the run going.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, id run.ID, from int64) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	h.Set("Run-ID", string(id))
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	emit := func(evs []json.RawMessage) error {
+		_ = rc.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
+		for _, ev := range evs {
+			if _, err := fmt.Fprintf(w, "data: %s\n\n", ev); err != nil {
+				return err
+			}
+		}
+		return rc.Flush()
+	}
+	_, err := s.follow(r.Context(), id, from, stops, emit)
+	if err != nil && r.Context().Err() == nil {
+		s.log.Warn("server: stream ended early", "run", id, "err", err)
+		_ = emit([]json.RawMessage{encode(acpEvent{Type: "error", Error: &acpError{Code: CodeServerError, Message: err.Error()}})})
+	}
+}
+
+// fail answers a request whose run could not be read.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, id run.ID, err error) {
+	if r.Context().Err() != nil {
+		return // the client has gone
+	}
+	if errors.Is(err, run.ErrRunNotFound) {
+		writeError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("Run %s not found", id))
+		return
+	}
+	s.log.Error("server: reading a run", "run", id, "err", err)
+	writeError(w, http.StatusInternalServerError, CodeServerError, err.Error())
+}
+
+// lookup validates the {id} path value and returns the run's summary, or
+// writes the error.
+func (s *Server) lookup(w http.ResponseWriter, r *http.Request) (run.Summary, bool) {
+	id := r.PathValue("id")
+	if !uuidRE.MatchString(id) {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, fmt.Sprintf("run id %q is not a UUID", id))
+		return run.Summary{}, false
+	}
+	sum, err := s.store.Get(r.Context(), run.ID(id))
+	if err != nil {
+		s.fail(w, r, run.ID(id), err)
+		return run.Summary{}, false
+	}
+	return sum, true
+}
+
+// fold reads the run's whole log, stopping after the first event that
+// satisfies until (nil for none).
+func (s *Server) fold(ctx context.Context, id run.ID, until func(run.Event) bool) (*projector, []json.RawMessage, error) {
+	events, err := s.store.Read(ctx, id, 1, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := &projector{}
+	out := []json.RawMessage{}
+	for _, e := range events {
+		out = append(out, p.apply(e)...)
+		if until != nil && until(e) {
+			break
+		}
+	}
+	return p, out, nil
+}
+
+func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
+	sum, ok := s.lookup(w, r)
+	if !ok {
+		return
+	}
+	p, _, err := s.fold(r.Context(), sum.ID, nil)
+	if err != nil {
+		s.fail(w, r, sum.ID, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, p.run)
+}
+
+func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
+	sum, ok := s.lookup(w, r)
+	if !ok {
+		return
+	}
+	_, events, err := s.fold(r.Context(), sum.ID, nil)
+	if err != nil {
+		s.fail(w, r, sum.ID, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Events []json.RawMessage `json:"events"`
+	}{events})
+}
+
+func (s *Server) handle(id run.ID) *runtime.Handle {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.live[id]
+}
+
+func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
+	sum, ok := s.lookup(w, r)
+	if !ok {
+		return
+	}
+	if sum.Status.Final() || sum.Status == run.StatusCompleted {
+		writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("Run %s in terminal status %s can't be cancelled", sum.ID, acpStatus(sum.Status)))
+		return
+	}
+	if sum.Status != run.StatusCancelling {
+		h := s.handle(sum.ID)
+		if h == nil {
+			writeError(w, http.StatusConflict, CodeServerError, fmt.Sprintf("Run %s is %s but not running in this server process (it was started before a restart); it cannot be cancelled", sum.ID, acpStatus(sum.Status)))
+			return
+		}
+		if err := h.Cancel(r.Context()); err != nil {
+			if errors.Is(err, runtime.ErrTerminal) {
+				writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("Run %s in terminal status can't be cancelled: %v", sum.ID, err))
+				return
+			}
+			s.fail(w, r, sum.ID, err)
+			return
+		}
+	}
+	// The run as of the cancel request: cancelling, even if it has already
+	// gone on to cancelled.
+	p, _, err := s.fold(r.Context(), sum.ID, func(e run.Event) bool {
+		sc, ok := e.Data.(run.StatusChanged)
+		return ok && sc.To == run.StatusCancelling
+	})
+	if err != nil {
+		s.fail(w, r, sum.ID, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, p.run)
+}
+
+func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) {
+	sum, ok := s.lookup(w, r)
+	if !ok {
+		return
+	}
+	var req resumeRequest
+	if !s.decodeBody(w, r, &req) {
+		return
+	}
+	mode, err := parseMode(req.Mode)
+	if err != nil {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
+		return
+	}
+	if req.AwaitResume == nil {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, `await_resume is required: {"type":"message","message":{...}}`)
+		return
+	}
+	if req.AwaitResume.Type != "" && req.AwaitResume.Type != "message" {
+		writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("await_resume of type %q does not match the await request, of type message", req.AwaitResume.Type))
+		return
+	}
+	h := s.handle(sum.ID)
+	if h == nil {
+		if sum.Status == run.StatusAwaiting {
+			writeError(w, http.StatusConflict, CodeServerError, fmt.Sprintf("Run %s awaits, but not in this server process (it was started before a restart); it cannot be resumed", sum.ID))
+			return
+		}
+		writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("Run %s has no await request (it is %s)", sum.ID, acpStatus(sum.Status)))
+		return
+	}
+	pending, ok := h.Pending()
+	if !ok {
+		writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("Run %s has no await request (it is %s)", sum.ID, acpStatus(h.Status())))
+		return
+	}
+	answer, err := answerFor(pending, req.AwaitResume.Message)
+	if err != nil {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
+		return
+	}
+	now, err := s.store.Get(r.Context(), sum.ID)
+	if err != nil {
+		s.fail(w, r, sum.ID, err)
+		return
+	}
+	if err := h.Resume(r.Context(), pending.ID, answer); err != nil {
+		switch {
+		case errors.Is(err, runtime.ErrNoAwait):
+			writeError(w, http.StatusForbidden, CodeServerError, err.Error())
+		case errors.Is(err, runtime.ErrAwaitMismatch):
+			writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
+		default:
+			s.fail(w, r, sum.ID, err)
+		}
+		return
+	}
+	s.respond(w, r, sum.ID, mode, now.LastSeq+1, false)
+}

@@ -1,0 +1,352 @@
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
+)
+
+// Defaults of Options.
+const (
+	DefaultAddr         = "127.0.0.1:8000"
+	DefaultMaxBody      = 1 << 20
+	DefaultWriteTimeout = 30 * time.Second
+)
+
+// ErrNeedsToken is returned by ListenAndServe and Serve for an address that
+// is not loopback when Options.Token is empty.
+var ErrNeedsToken = errors.New("server: refusing to serve on a non-loopback address without a bearer token; set Options.Token (byref serve --token) or bind 127.0.0.1")
+
+// Agent is an agent the server offers: a configured runtime.
+type Agent struct {
+	// Name is the agent's ACP name: letters, digits, '_' and '-' (ACP
+	// writes it into message roles, "agent/<name>").
+	Name string
+	// Description says what the agent does, for GET /agents.
+	Description string
+	// New returns a fresh Runtime for one run, with the agent's actions,
+	// variables and model, recording to store (set runtime.Options.Store
+	// to it: the server reads runs back from it). It is called once per
+	// run, concurrently for concurrent runs.
+	New func(store run.Store) (*runtime.Runtime, error)
+	// Run is the template of every run's options: instructions, approval
+	// strategy, await timeout, limits, tags. The server sets ID, Session
+	// and Task (the input's text), appends the session's earlier messages
+	// to History, and adds the tag TagAgent.
+	Run runtime.RunOptions
+}
+
+// Options configures a Server. Only Agents is required.
+type Options struct {
+	// Agents are the agents offered; names must be unique.
+	Agents []Agent
+	// Store keeps the runs. Nil means a new run.NewMemoryStore; use
+	// run/sqlite for runs that outlive the process.
+	Store run.Store
+	// Token, when set, is the bearer token every request but GET /ping
+	// must send (Authorization: Bearer <token>). It is required to serve
+	// on an address that is not loopback.
+	Token string
+	// MaxBody bounds request bodies, in bytes. Zero means DefaultMaxBody.
+	MaxBody int64
+	// WriteTimeout bounds each write of a server-sent event stream, so
+	// that a client that stopped reading is dropped. Zero means
+	// DefaultWriteTimeout.
+	WriteTimeout time.Duration
+	// BaseURL is the server's public URL (e.g. "https://agents.example"),
+	// used in session history URLs. Empty means the request's host over
+	// http.
+	BaseURL string
+	// HistoryClient fetches session history URLs that are not this
+	// server's resources (a session descriptor forwarded from another
+	// server). Nil refuses such descriptors with an error.
+	HistoryClient *http.Client
+	// Logger logs run starts and ends and request failures. Nil means no
+	// logging.
+	Logger *slog.Logger
+}
+
+// Server is an http.Handler serving Options.Agents over ACP. Create one
+// with New; it is safe for concurrent use.
+type Server struct {
+	opts   Options
+	store  run.Store
+	agents map[string]*Agent
+	order  []string
+	log    *slog.Logger
+	mux    *http.ServeMux
+
+	ctx    context.Context // the runs' context; cancelled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu     sync.Mutex
+	live   map[run.ID]*runtime.Handle
+	closed bool
+}
+
+// New returns a Server for the agents, or an error naming the first bad
+// agent.
+func New(opts Options) (*Server, error) {
+	if len(opts.Agents) == 0 {
+		return nil, errors.New("server: no agents; set Options.Agents")
+	}
+	s := &Server{opts: opts, store: opts.Store, agents: map[string]*Agent{}, log: opts.Logger, live: map[run.ID]*runtime.Handle{}}
+	if s.store == nil {
+		s.store = run.NewMemoryStore()
+	}
+	if s.opts.MaxBody <= 0 {
+		s.opts.MaxBody = DefaultMaxBody
+	}
+	if s.opts.WriteTimeout <= 0 {
+		s.opts.WriteTimeout = DefaultWriteTimeout
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	for i := range opts.Agents {
+		a := opts.Agents[i]
+		if !agentNameRE.MatchString(a.Name) {
+			return nil, fmt.Errorf("server: agent %d: name %q must be 1 to 64 letters, digits, '_' or '-'", i, a.Name)
+		}
+		if _, dup := s.agents[a.Name]; dup {
+			return nil, fmt.Errorf("server: two agents are named %q; rename one", a.Name)
+		}
+		if a.New == nil {
+			return nil, fmt.Errorf("server: agent %q has no New function; set Agent.New to build its runtime", a.Name)
+		}
+		s.agents[a.Name] = &a
+		s.order = append(s.order, a.Name)
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.routes()
+	return s, nil
+}
+
+// Store returns the store the server's runs are recorded in.
+func (s *Server) Store() run.Store { return s.store }
+
+// Close cancels the runs in progress and waits for them to end. The
+// Server refuses new runs afterwards; reading stored runs still works.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
+	s.wg.Wait()
+	return nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Token != "" && r.URL.Path != "/ping" {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.opts.Token)) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="byref"`)
+			writeError(w, http.StatusUnauthorized, CodeServerError, "missing or wrong bearer token; send the header Authorization: Bearer <token>")
+			return
+		}
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("server: panic", "method", r.Method, "path", r.URL.Path, "panic", v)
+			writeError(w, http.StatusInternalServerError, CodeServerError, "An unexpected error occurred")
+		}
+	}()
+	s.mux.ServeHTTP(w, r)
+}
+
+// routes registers every endpoint. Patterns carry no method so that a wrong
+// method gets an ACP error (405) rather than the mux's plain text.
+func (s *Server) routes() {
+	s.mux = http.NewServeMux()
+	handle := func(pattern string, methods map[string]http.HandlerFunc) {
+		s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			h, ok := methods[r.Method]
+			if !ok && r.Method == http.MethodHead {
+				h, ok = methods[http.MethodGet]
+			}
+			if !ok {
+				allow := make([]string, 0, len(methods))
+				for m := range methods {
+					allow = append(allow, m)
+				}
+				w.Header().Set("Allow", strings.Join(allow, ", "))
+				writeError(w, http.StatusMethodNotAllowed, CodeServerError, "Method Not Allowed")
+				return
+			}
+			h(w, r)
+		})
+	}
+	handle("/ping", map[string]http.HandlerFunc{"GET": s.ping})
+	handle("/agents", map[string]http.HandlerFunc{"GET": s.listAgents})
+	handle("/agents/{name}", map[string]http.HandlerFunc{"GET": s.getAgent})
+	handle("/runs", map[string]http.HandlerFunc{"POST": s.createRun})
+	handle("/runs/{id}", map[string]http.HandlerFunc{"GET": s.getRun, "POST": s.resumeRun})
+	handle("/runs/{id}/events", map[string]http.HandlerFunc{"GET": s.runEvents})
+	handle("/runs/{id}/cancel", map[string]http.HandlerFunc{"POST": s.cancelRun})
+	handle("/sessions/{id}", map[string]http.HandlerFunc{"GET": s.getSession})
+	handle("/session/{id}", map[string]http.HandlerFunc{"GET": s.getSession})
+	handle("/resources/{id}", map[string]http.HandlerFunc{"GET": s.getResource})
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, CodeNotFound, "Not Found")
+	})
+}
+
+// ListenAndServe serves on addr (DefaultAddr when empty) until ctx is done,
+// then shuts the listener down, giving requests in flight 5 seconds. It
+// refuses an address that is not loopback unless Options.Token is set. It
+// does not end the runs: call Close for that.
+func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
+	if addr == "" {
+		addr = DefaultAddr
+	}
+	if err := s.checkAddr(addr); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve is ListenAndServe on a listener.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if err := s.checkAddr(ln.Addr().String()); err != nil {
+		ln.Close()
+		return err
+	}
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(shut)
+		<-errc
+		return nil
+	}
+}
+
+// checkAddr refuses a non-loopback address without a token.
+func (s *Server) checkAddr(addr string) error {
+	if s.opts.Token != "" {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("server: address %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%w (address %s)", ErrNeedsToken, addr)
+}
+
+// writeJSON writes v with the status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := marshal(v)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, CodeServerError, "encoding the response: "+err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// writeError writes an ACP Error object.
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	b, _ := json.Marshal(acpError{Code: code, Message: msg})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// decodeBody decodes a JSON request body whatever its Content-Type,
+// bounded by MaxBody. It writes the error response and returns false on
+// failure.
+func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, CodeInvalidInput, fmt.Sprintf("the request body is larger than %d bytes", tooBig.Limit))
+			return false
+		}
+		writeError(w, http.StatusBadRequest, CodeInvalidInput, "reading the request body: "+err.Error())
+		return false
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, "the request body is empty; send a JSON object")
+		return false
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, "the request body is not valid JSON for this endpoint: "+err.Error())
+		return false
+	}
+	return true
+}
+
+func (s *Server) ping(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, struct{}{})
+}
+
+func (s *Server) manifest(a *Agent) manifest {
+	m := manifest{
+		Name:               a.Name,
+		InputContentTypes:  []string{"text/plain", "application/json"},
+		OutputContentTypes: []string{"text/plain", "application/json"},
+		Metadata:           map[string]any{"framework": "byref", "programming_language": "Go"},
+	}
+	if a.Description != "" {
+		m.Description = ptr(a.Description)
+	}
+	return m
+}
+
+func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) {
+	out := struct {
+		Agents []manifest `json:"agents"`
+	}{Agents: []manifest{}}
+	for _, name := range s.order {
+		out.Agents = append(out.Agents, s.manifest(s.agents[name]))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) getAgent(w http.ResponseWriter, r *http.Request) {
+	a, ok := s.agents[r.PathValue("name")]
+	if !ok {
+		writeError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("Agent %s not found", r.PathValue("name")))
+		return
+	}
+	writeJSON(w, http.StatusOK, s.manifest(a))
+}
