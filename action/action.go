@@ -60,6 +60,11 @@ type Param struct {
 	RefOnly bool
 	// RawOnly makes the parameter accept raw values only, never a reference.
 	RawOnly bool
+	// Schema, when set, is the JSON Schema of raw values instead of the one
+	// reflected from the parameter's type: for actions whose schema comes
+	// from elsewhere (an MCP tool's input schema). The type must be able to
+	// hold any value the schema allows: json.RawMessage or any.
+	Schema json.RawMessage
 }
 
 // Parameter is a declared parameter with what New worked out about it.
@@ -199,6 +204,16 @@ func buildParam(p Param, t reflect.Type) (Parameter, reflect.Value, error) {
 		return out, reflect.Value{}, errors.New("an enum parameter takes raw values, so it cannot be RefOnly")
 	}
 	raw, err := schema.For(t)
+	if p.Schema != nil {
+		if err != nil {
+			return out, reflect.Value{}, fmt.Errorf("type %s cannot hold JSON values (%v), so it cannot take Param.Schema; use json.RawMessage", t, err)
+		}
+		var obj map[string]any
+		if json.Unmarshal(p.Schema, &obj) != nil {
+			return out, reflect.Value{}, errors.New("Param.Schema is not a JSON object")
+		}
+		raw = p.Schema
+	}
 	switch {
 	case p.RefOnly:
 		out.Why = "declared by reference only"

@@ -469,3 +469,29 @@ func BenchmarkCall3Params(b *testing.B) {
 		}
 	}
 }
+
+func TestParamSchemaOverride(t *testing.T) {
+	a, err := action.New(action.Spec{Name: "ext", Func: func(q json.RawMessage) string { return string(q) },
+		Params: []action.Param{{Name: "q", Schema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := a.Param(0); !strings.Contains(string(p.Raw), `"n"`) {
+		t.Fatalf("raw = %s", p.Raw)
+	}
+	if _, err := a.Decode(0, json.RawMessage(`{"n":"x"}`)); err == nil {
+		t.Fatal("the override schema was not used for validation")
+	}
+	v, err := a.Decode(0, json.RawMessage(`{"n":2}`))
+	if err != nil || string(v.Interface().(json.RawMessage)) != `{"n":2}` {
+		t.Fatalf("decode = %v, %v", v, err)
+	}
+	for _, bad := range []action.Spec{
+		{Name: "x", Func: func(c chan int) {}, Params: []action.Param{{Name: "c", Schema: json.RawMessage(`{"type":"string"}`)}}},
+		{Name: "y", Func: func(q json.RawMessage) {}, Params: []action.Param{{Name: "q", Schema: json.RawMessage(`[1]`)}}},
+	} {
+		if _, err := action.New(bad); err == nil {
+			t.Errorf("%s: accepted", bad.Name)
+		}
+	}
+}

@@ -514,11 +514,28 @@ func (h *Handle) launchWith(ctx context.Context, body func(context.Context) Outc
 	if len(h.opts.Values) > 0 {
 		loopCtx = context.WithValue(loopCtx, valuesKey{}, h.opts.Values)
 	}
+	loopCtx = context.WithValue(loopCtx, runInfoKey{}, &runInfo{id: h.id, tags: h.opts.Tags})
+	loopCtx, endSpan := h.rt.startSpan(loopCtx, Span{Kind: SpanRun, Name: h.opts.Name, RunID: h.id, Tags: h.opts.Tags})
+	log := h.rt.log().With("run", string(h.id))
+	log.Info("run started", "name", h.opts.Name)
 	go func() {
 		defer stop()
 		defer cancel(nil)
-		h.end(body(loopCtx))
+		o := body(loopCtx)
+		var err error
+		if o.Status != run.StatusCompleted {
+			err = errors.New(string(o.Status) + ": " + o.Reason)
+		}
+		endSpan(SpanEnd{Err: err, Status: o.Status})
+		log.Info("run ended", "status", string(o.Status), "reason", o.Reason, "steps", h.stepCount())
+		h.end(o)
 	}()
+}
+
+func (h *Handle) stepCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.steps
 }
 
 // finished reports whether the current turn has ended.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/byref/byref/action"
@@ -125,9 +126,18 @@ func (rt *Runtime) execute(ctx context.Context, step Step, g gate) StepResult {
 	n := rt.step
 	rt.mu.Unlock()
 
+	ctx, endStep := rt.startSpan(ctx, Span{Kind: SpanStep, Name: "step", Step: n})
+	defer endStep(SpanEnd{})
 	res := StepResult{Step: n, Responses: make([]ToolResponse, 0, len(step.Calls))}
 	for _, code := range step.Snippets {
-		res.Snippets = append(res.Snippets, rt.snippet(ctx, g, n, step.Reason, "", code))
+		sctx, endSnippet := rt.startSpan(ctx, Span{Kind: SpanSnippet, Name: "snippet", Step: n})
+		s := rt.snippet(sctx, g, n, step.Reason, "", code)
+		var err error
+		if !s.Success {
+			err = errors.New(s.Error)
+		}
+		endSnippet(SpanEnd{Err: err})
+		res.Snippets = append(res.Snippets, s)
 	}
 	for _, c := range step.Calls {
 		if g != nil && c.Name != action.TerminateName && c.Name != action.AskUserName && c.Name != RunGoName {
@@ -136,7 +146,7 @@ func (rt *Runtime) execute(ctx context.Context, step Step, g gate) StepResult {
 				continue
 			}
 		}
-		callCtx := ctx
+		callCtx, endCall := rt.startSpan(ctx, Span{Kind: SpanTool, Name: c.Name, Step: n, CallID: c.ID})
 		var resp ToolResponse
 		var term *action.Termination
 		for attempt := 0; ; attempt++ {
@@ -152,6 +162,12 @@ func (rt *Runtime) execute(ctx context.Context, step Step, g gate) StepResult {
 			}
 			callCtx = retry
 		}
+		var callErr error
+		if !resp.Success {
+			callErr = errors.New(resp.Error)
+			rt.log().Debug("call failed", "action", c.Name, "call", c.ID, "step", n, "err", resp.Error)
+		}
+		endCall(SpanEnd{Err: callErr})
 		res.Responses = append(res.Responses, resp)
 		if term != nil && res.Termination == nil {
 			res.Termination = term

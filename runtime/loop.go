@@ -34,8 +34,11 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 			return h.storeFault(ctx, err)
 		}
 		req := h.request(lim)
-		resp, err := h.model.Generate(ctx, req)
+		modelCtx, endModel := h.rt.startSpan(ctx, Span{Kind: SpanModel, Name: h.opts.ModelName, Step: h.rt.Steps() + 1})
+		resp, err := h.model.Generate(modelCtx, req)
+		endModel(SpanEnd{Err: err, Usage: resp.Usage})
 		if err != nil {
+			h.rt.log().Warn("model call failed", "run", string(h.id), "err", err)
 			if o, stop := h.stopped(ctx); stop {
 				return o
 			}

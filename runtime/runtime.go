@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"slices"
 	"sync"
@@ -61,6 +62,14 @@ type Options struct {
 	// Store records runs. Nil means an in-memory store of the runtime's
 	// own; use run/sqlite for runs that survive the process.
 	Store run.Store
+
+	// Logger receives the runtime's logs: runs starting and ending at
+	// Info, model and store faults at Warn, steps and failed calls at
+	// Debug. Nil means no logs.
+	Logger *slog.Logger
+	// Tracer observes runs, model calls, steps, tool calls and snippets
+	// (package otel adapts OpenTelemetry). Nil means none.
+	Tracer Tracer
 }
 
 // ErrUnknownVariable is returned for a name that is not a variable.
