@@ -17,7 +17,7 @@ const DefaultPreviewLimit = 300
 
 // maxPreviewDepth bounds how deep a preview descends into nested values; it
 // also stops cycles.
-const maxPreviewDepth = 4
+const maxPreviewDepth = 6
 
 // Previewer is implemented by types that describe themselves to the model,
 // e.g. a browser ("Browser at https://example.com, 2 tabs") or a screenshot

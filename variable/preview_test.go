@@ -120,8 +120,8 @@ func TestPreview(t *testing.T) {
 		{"chan", make(chan int), "chan int"},
 		{"nil chan", (chan int)(nil), "nil"},
 		{"func", func(int) error { return nil }, "func(int) error"},
-		{"nested depth bound", [][][][][]int{{{{{1}}}}}, "[[[[…] (1 items)] (1 items)] (1 items)] (1 items)"},
-		{"cycle", cyclic, "&node{Val: 1, Next: &node{Val: …, Next: …}}"},
+		{"nested depth bound", [][][][][][][]int{{{{{{{1}}}}}}}, "[[[[[[…] (1 items)] (1 items)] (1 items)] (1 items)] (1 items)] (1 items)"},
+		{"cycle", cyclic, "&node{Val: 1, Next: &node{Val: 1, Next: &node{Val: …, Next: …}}}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

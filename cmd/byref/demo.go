@@ -4,90 +4,136 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
+	"os"
+	"path/filepath"
 
-	"github.com/byref/byref/action"
+	"github.com/byref/byref/cmd/byref/demotable"
+	"github.com/byref/byref/codegen"
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
-// Table is the demo's host object: a live value the model never copies.
-type Table struct {
-	Columns []string
-	Rows    [][]string
-}
-
-// demoActions are the demo's actions over *Table values.
-func demoActions() *action.Set {
-	return action.MustSet(
-		action.MustNew(action.Spec{
-			Name:        "filter_rows",
-			Description: "Keep the rows whose column equals value.",
-			Func: func(t *Table, column, value string) (*Table, error) {
-				col := -1
-				for i, c := range t.Columns {
-					if c == column {
-						col = i
-					}
-				}
-				if col < 0 {
-					return nil, fmt.Errorf("no column %q; columns are %s", column, strings.Join(t.Columns, ", "))
-				}
-				out := &Table{Columns: t.Columns}
-				for _, r := range t.Rows {
-					if r[col] == value {
-						out.Rows = append(out.Rows, r)
-					}
-				}
-				return out, nil
-			},
-			Params: []action.Param{{Name: "table"}, {Name: "column"}, {Name: "value"}},
-			Result: "the filtered table",
-		}),
-		action.MustNew(action.Spec{
-			Name:        "count_rows",
-			Description: "Count the rows of a table.",
-			Func:        func(t *Table) int { return len(t.Rows) },
-			Params:      []action.Param{{Name: "table"}},
-		}),
-	)
-}
-
-// demoCalls is the scripted sequence: what a model would send.
-var demoCalls = []runtime.ToolCall{
-	{ID: "call_1", Name: "filter_rows", Arguments: `{"table":"<<var:orders>>","column":"status","value":"late","return":null}`},
-	{ID: "call_2", Name: "count_rows", Arguments: `{"table":"<<var:late_orders>>","return":null}`},
-	{ID: "call_3", Name: "count_rows", Arguments: `{"table":"<<var:filter_rows_result>>","return":null}`},
-	{ID: "call_4", Name: "terminate", Arguments: `{"success":true,"result":"<<var:count_rows_result>>"}`},
-}
-
-func demo(ctx context.Context, w io.Writer) error {
-	orders := &Table{Columns: []string{"id", "status"}}
-	for i := 1; i <= 1000; i++ {
-		status := "on time"
-		if i%7 == 0 {
-			status = "late"
-		}
-		orders.Rows = append(orders.Rows, []string{fmt.Sprint(i), status})
+// demoModel is the scripted model of the demo: what a model would send,
+// step by step, including a mistaken reference and a Go snippet.
+func demoModel() llm.Model {
+	steps := []llm.Response{
+		{Text: "I'll keep the late orders first.", ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "filter_rows",
+			Arguments: `{"table":"<<var:orders>>","column":"status","value":"late","return":null}`}}},
+		{ToolCalls: []llm.ToolCall{{ID: "call_2", Name: "count_rows", Arguments: `{"table":"<<var:late_orders>>","return":null}`}}},
+		{Text: "That variable does not exist; the error lists the right one.", ToolCalls: []llm.ToolCall{{ID: "call_3", Name: "count_rows",
+			Arguments: `{"table":"<<var:filter_rows_result>>","return":null}`}}},
+		{Text: "Now the share of late orders, in Go:\n```go\nshare := float64(count_rows_result) / float64(len(orders.Rows)) * 100\nfmt.Printf(\"%.1f%% of orders are late\\n\", share)\n```"},
+		{ToolCalls: []llm.ToolCall{{ID: "call_4", Name: "terminate", Arguments: `{"success":true,"result":"<<var:share>>"}`}}},
 	}
+	return llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+		n := 0
+		for _, m := range req.Messages {
+			if m.Role == llm.RoleAssistant {
+				n++
+			}
+		}
+		if n >= len(steps) {
+			return llm.Response{}, fmt.Errorf("the demo script has %d steps", len(steps))
+		}
+		return steps[n], nil
+	})
+}
+
+// demo runs an agent over a table held by reference: on a real model when
+// --model is given (or a provider's key is set), else on the scripted model;
+// then shows the stored run and the Go code that replays it.
+func demo(ctx context.Context, args []string, w io.Writer) error {
+	fs := newFlags("demo")
+	modelSpec := fs.String("model", "", "")
+	db := fs.String("db", "", "")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	spec := *modelSpec
+	if spec == "" {
+		switch {
+		case os.Getenv("OPENAI_API_KEY") != "":
+			spec = "openai:gpt-4o-mini"
+		case os.Getenv("ANTHROPIC_API_KEY") != "":
+			spec = "anthropic:claude-3-5-haiku-latest"
+		}
+	}
+	var model llm.Model
+	if spec == "" {
+		model = demoModel()
+		fmt.Fprintln(w, "byref demo on the built-in scripted model (no API key, no network): it plays what a model would send.")
+		fmt.Fprintln(w, "Pass --model provider:name, or set OPENAI_API_KEY or ANTHROPIC_API_KEY, to run it on a real model.")
+	} else {
+		m, err := openModel(spec)
+		if err != nil {
+			return err
+		}
+		model = m
+		fmt.Fprintf(w, "byref demo on %s.\n", spec)
+	}
+	if *db == "" {
+		dir, err := os.MkdirTemp("", "byref-demo-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		*db = filepath.Join(dir, "runs.db")
+	}
+	store, err := openStore(*db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	actions := demotable.Actions()
 	rt, err := runtime.New(runtime.Options{
-		Actions:   demoActions(),
-		Variables: []variable.Spec{{Name: "orders", Value: orders, Description: "this month's orders"}},
+		Actions: actions, Model: model, Store: store,
+		Variables: []variable.Spec{{Name: "orders", Value: demotable.Orders(1000), Description: "this month's 1,000 orders"}},
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "byref demo: a scripted sequence of tool calls, no model and no API key.")
 	fmt.Fprintln(w, "The model refers to a 1,000-row table as <<var:orders>> and never sees its rows.")
 	fmt.Fprintln(w)
-	for _, c := range demoCalls {
-		fmt.Fprintf(w, "→ %s %s\n", c.Name, c.Arguments)
-		res := rt.Execute(ctx, runtime.Step{Calls: []runtime.ToolCall{c}})
-		resp := res.Responses[0]
-		fmt.Fprintf(w, "← %s\n\n", resp.Content())
-		if res.Termination != nil {
-			fmt.Fprintf(w, "terminated: success=%v result=%v\n", res.Termination.Success, res.Termination.Result)
+	h, err := rt.Start(ctx, runtime.RunOptions{Task: "What share of this month's orders are late?", Name: "demo", ModelName: spec})
+	if err != nil {
+		return err
+	}
+	for e, err := range h.Events(ctx, 1) {
+		if err != nil {
+			return err
+		}
+		if line := describe(e); line != "" {
+			fmt.Fprintln(w, line)
 		}
 	}
-	return nil
+	o, err := h.Wait(ctx)
+	if err != nil {
+		return err
+	}
+	if o.Status != run.StatusCompleted {
+		return fmt.Errorf("the demo run %s: %s", o.Status, o.Reason)
+	}
+
+	events, err := store.Read(ctx, h.ID(), 1, 0)
+	if err != nil {
+		return err
+	}
+	snap := run.Fold(events)
+	fmt.Fprintf(w, "\nThe stored run: %s in %s, %d events, %d tool calls, %d snippets, %d variables, result %s.\n",
+		h.ID(), *db, len(events), len(snap.ToolCalls), len(snap.Snippets), len(snap.Variables), snap.Result)
+	rec, err := codegen.FromEvents(events, actions)
+	if err != nil {
+		return err
+	}
+	src, err := codegen.Generate(rec, codegen.Options{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nGo code that replays it with no model (codegen; `byref replay RUN_ID` prints it for stored runs):")
+	fmt.Fprintln(w)
+	_, err = w.Write(src)
+	return err
 }

@@ -35,7 +35,10 @@ func main() {
 const usage = `byref runs LLM agents whose tools are Go functions and whose state is Go values.
 
 Usage:
-  byref demo                       run the built-in demo on the scripted model (no API key needed)
+  byref demo [--model provider:name] [--db file]
+                                   an agent over a table held by reference, its stored run and
+                                   its replay code; on the built-in scripted model (no API key
+                                   needed) unless --model is given or a provider's key is set
   byref run "task" [flags]         run a task, with live progress; approvals and questions
                                    are answered at the prompt
       --model provider:name        the model (default $BYREF_MODEL), e.g. openai:gpt-4o-mini
@@ -61,7 +64,7 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var err error
 	switch args[0] {
 	case "demo":
-		err = demo(ctx, stdout)
+		err = demo(ctx, args[1:], stdout)
 	case "run":
 		err = runCmd(ctx, args[1:], stdin, stdout)
 	case "serve":

@@ -49,8 +49,24 @@ func byref(t *testing.T, stdin string, args ...string) (string, int) {
 
 func TestDemo(t *testing.T) {
 	out, code := byref(t, "", "demo")
-	if code != 0 || !strings.Contains(out, "<<var:orders>>") || !strings.Contains(out, "terminated: success=true") {
+	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{
+		"scripted model (no API key",
+		"→ filter_rows",
+		"<<var:late_orders>> is not a variable; compatible variables for \"table\" are: <<var:orders>>, <<var:filter_rows_result>>",
+		"filter_rows_result = &Table{",
+		"count_rows_result = 142",
+		"14.2% of orders are late",
+		"result: 14.2",
+		"· completed",
+		"The stored run: ",
+		"func Replay(",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the demo does not say %q:\n%s", want, out)
+		}
 	}
 }
 
