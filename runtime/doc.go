@@ -3,27 +3,73 @@
 // A [Runtime] holds a run's variables and actions, keeps the compatibility
 // matrix between them (which variables can be passed by reference to which
 // parameter), knows which actions are available, writes the schemas the
-// model sees and executes the model's instructions one step at a time,
-// recording each in a history from which replay code can be generated.
+// model sees, executes the model's instructions one step at a time and
+// records each in a history from which replay code can be generated. It
+// also drives a model over all of that: the agent loop.
 //
 // # Executing a step
 //
-// [Runtime.Execute] takes a [Step]: tool calls exactly as a model sends them
-// (a name, a JSON argument string and a call ID). Each call is validated,
-// its <<var:name>> references resolved (they must exist and be compatible),
-// its raw values decoded into the parameters' Go types, and the function
-// called with the step's context and a deadline. Panics are recovered. The
-// result is assigned to the variable the model named in "return", or to a
-// new variable with a readable name (get_weather → weather). A failing call
-// never fails the step: the model gets a [ToolResponse] whose error says how
-// to fix the call, and no variable changes. Variables passed by reference
-// that the call changed in place (through a pointer, a slice or a map) are
-// reported as modified.
+// [Runtime.Execute] takes a [Step]: Go snippets and tool calls exactly as a
+// model sends them (a name, a JSON argument string and a call ID). Snippets
+// run first, in the interp sandbox, over the same variables: a snippet's
+// new top-level variables can be referenced by the step's calls. Each call
+// is validated, its <<var:name>> references resolved (they must exist and
+// be compatible), its raw values decoded into the parameters' Go types, and
+// the function called with the step's context and a deadline. Panics are
+// recovered. The result is assigned to the variable the model named in
+// "return", or to a new variable with a readable name (get_weather →
+// weather). A failing call never fails the step: the model gets a
+// [ToolResponse] whose error says how to fix the call, and no variable
+// changes. Variables that a call or a snippet changed in place (through a
+// pointer, a slice or a map) are reported as modified.
+//
+// The built-in actions are terminate (end the run with a result),
+// run_go (a snippet sent as a tool call; see Options.DisableSnippets) and,
+// in interactive runs, ask_user.
+//
+// # Runs
+//
+// [Runtime.Run] and [Runtime.Start] drive the model over the runtime until
+// it calls terminate, answers in plain text, or a limit ([Limits]) is
+// reached. Every change is an event in the run's log, in Options.Store
+// (an in-memory store unless set; package run/sqlite is the durable one);
+// the run's state is a fold of its events (run.Snapshot). A run that could
+// not do its task completes with a null result; only faults of the runtime,
+// of the model provider after retries, or of the store fail it.
+//
+// A [Handle] follows a started run: Wait, Events (stored, then live),
+// Snapshot, Cancel (two-step: cancelling, then canceled once running
+// actions have returned), FollowUp (a completed run goes on with its
+// variables and history), and Pending and Resume for what the run awaits.
+//
+// # Awaits
+//
+// A run waits for a human when its approval strategy says so
+// ([ApproveOnStart]: the plan; [ApproveOnToolCall]: every call and
+// snippet, shown with its references resolved), when an action declared
+// NeedsApproval is called, when the model calls ask_user, and when an
+// action returns action.AuthorizationRequired or action.InputRequired (the
+// call is made again after the answer). [Handle.Resume] answers; an answer
+// that does not fit what is pending is refused with [ErrAwaitMismatch].
+// RunOptions.AwaitTimeout fails a run whose await is not answered in time.
+//
+// # Child runs, relevance, restarts, observation
+//
+// [AgentAction] turns an agent into an action of another runtime: each call
+// is a child run linked to its parent run and tool call. With more actions
+// than RunOptions.ToolLimit, each step offers the most relevant ones (BM25
+// over names and descriptions) plus those whose references are in play.
+// After a restart, [Recover] marks orphaned runs interrupted and [Restore]
+// brings awaiting runs back from the log when their variables are JSON
+// values. Options.Logger receives logs and Options.Tracer sees every run,
+// model call, step, tool call and snippet (package otel adapts
+// OpenTelemetry).
 //
 // # Concurrency
 //
 // A Runtime is safe for concurrent use. Steps execute one at a time:
 // concurrent Execute calls are serialised. Variables may be read and set
 // while a step runs; a call's result is committed after the call returns.
-// Many runtimes may share one action.Set.
+// A Runtime runs one run at a time; many runtimes may share one action.Set
+// and one store.
 package runtime
