@@ -211,4 +211,3 @@ func (h *Handle) finished() bool {
 		return false
 	}
 }
-
