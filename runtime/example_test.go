@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
@@ -70,4 +72,85 @@ func ExampleRuntime_Execute() {
 	// Output:
 	// {"success":true,"variables":[{"name":"weather","type":"string","preview":"\"sunny, 21°C in Paris\"","change":"created"}]}
 	// sunny, 21°C in Paris
+}
+
+// A step with a Go snippet: variables are Go identifiers of their real
+// types, and new top-level variables become run variables.
+func ExampleRuntime_Execute_snippet() {
+	rt, _ := runtime.New(runtime.Options{
+		Variables: []variable.Spec{{Name: "prices", Value: []float64{12.5, 7.25, 30}}},
+	})
+	res := rt.Execute(context.Background(), runtime.Step{Snippets: []string{`
+total := 0.0
+for _, p := range prices {
+	total += p
+}
+fmt.Printf("%.2f\n", total)`}})
+	s := res.Snippets[0]
+	fmt.Print(s.Stdout)
+	fmt.Println(s.Variables[0].Name, s.Variables[0].Type, s.Variables[0].Change)
+	// Output:
+	// 49.75
+	// total float64 created
+}
+
+// Actions are callable from a snippet as Go functions with their own
+// signature, so code and JSON calls compose; a tool call of the same step
+// can then pass what the snippet made by reference.
+func ExampleRuntime_Execute_actionFromCode() {
+	rt, _ := runtime.New(runtime.Options{
+		Actions:   action.MustSet(weatherAction),
+		Variables: []variable.Spec{{Name: "cities", Value: []string{"Paris", "Oslo"}}},
+	})
+	res := rt.Execute(context.Background(), runtime.Step{
+		Snippets: []string{`
+report := ""
+for _, c := range cities {
+	report += get_weather(c, "c") + "; "
+}`},
+		Calls: []runtime.ToolCall{{ID: "call_1", Name: "terminate", Arguments: `{"success":true,"result":"<<var:report>>"}`}},
+	})
+	fmt.Println(res.Termination.Result)
+	// Output:
+	// sunny, 21°C in Paris; sunny, 21°C in Oslo;
+}
+
+// Run an agent: the scripted model plays what a model would send.
+func ExampleRuntime_Run() {
+	model := llm.NewScripted(
+		llm.CallTool("get_weather", `{"location":"<<var:city>>","unit":"c","return":null}`),
+		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
+	)
+	rt, _ := runtime.New(runtime.Options{
+		Actions:   action.MustSet(weatherAction),
+		Variables: []variable.Spec{{Name: "city", Value: "Paris"}},
+		Model:     model,
+	})
+	out, _ := rt.Run(context.Background(), runtime.RunOptions{Task: "What is the weather in the city?"})
+	fmt.Println(out.Status, string(out.Result), out.Steps)
+	// Output:
+	// completed "sunny, 21°C in Paris" 2
+}
+
+// A run that asks its user a question waits until Resume answers it.
+func ExampleHandle_Resume() {
+	model := llm.NewScripted(
+		llm.CallTool("ask_user", `{"question":"Which city?","return":null}`),
+		llm.CallTool("get_weather", `{"location":"<<var:ask_user_result>>","unit":"c","return":null}`),
+		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
+	)
+	rt, _ := runtime.New(runtime.Options{Actions: action.MustSet(weatherAction), Model: model})
+	ctx := context.Background()
+	h, _ := rt.Start(ctx, runtime.RunOptions{Task: "What is the weather?"})
+	for e := range h.Events(ctx, 1) {
+		if req, ok := e.Data.(run.AwaitRequested); ok {
+			fmt.Println(req.Await, req.Message)
+			h.Resume(ctx, req.ID, run.Answer{Text: "Oslo"})
+		}
+	}
+	out, _ := h.Wait(ctx)
+	fmt.Println(out.Status, string(out.Result))
+	// Output:
+	// question Which city?
+	// completed "sunny, 21°C in Oslo"
 }
