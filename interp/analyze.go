@@ -221,7 +221,71 @@ func (a *walker) segment(seg segment) error {
 	}
 	a.track(body.List)
 	a.renameLocals(body)
+	a.wrapMultiDefines(body.List)
 	return a.walk(f)
+}
+
+// wrapMultiDefines runs a top-level statement in a function literal,
+// `func(){stmt}()`, when a block inside it declares several variables from
+// one multi-value expression (a, err := f(); v, ok := m[k]; var a, b = f()).
+// yaegi v0.16.1 compiles such a declaration only in global scope (the
+// statement itself at top level) or in a function body; in a block of
+// top-level code it drops the variables ("undefined: a"). The statement
+// declares only block-local names, so running it in a closure changes
+// nothing else; a return or goto in it would change meaning, so such
+// statements are left alone, as is a labeled statement when top-level code
+// has a goto (its label may be the target).
+func (a *walker) wrapMultiDefines(list []ast.Stmt) {
+	facts := make([]stmtFacts, len(list))
+	hasGoto := false
+	for i, st := range list {
+		facts[i] = factsOf(st)
+		hasGoto = hasGoto || facts[i].gotos
+	}
+	for i, st := range list {
+		switch st.(type) {
+		case *ast.AssignStmt, *ast.DeclStmt:
+			continue // at top level yaegi declares globals itself
+		}
+		if f := facts[i]; !f.multiDefine || f.returns || f.gotos {
+			continue
+		}
+		if _, labeled := st.(*ast.LabeledStmt); labeled && hasGoto {
+			continue
+		}
+		a.p.edits.add(a.off(st.Pos()), "func(){")
+		a.p.edits.add(a.off(st.End()), "}()")
+	}
+}
+
+// stmtFacts is what wrapMultiDefines needs to know of a statement, outside
+// function literals.
+type stmtFacts struct{ multiDefine, returns, gotos bool }
+
+func factsOf(st ast.Stmt) stmtFacts {
+	var f stmtFacts
+	ast.Inspect(st, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE && len(n.Lhs) > 1 && len(n.Rhs) == 1 {
+				f.multiDefine = true
+			}
+		case *ast.ValueSpec:
+			if len(n.Names) > 1 && len(n.Values) == 1 {
+				f.multiDefine = true
+			}
+		case *ast.ReturnStmt:
+			f.returns = true
+		case *ast.BranchStmt:
+			if n.Tok == token.GOTO {
+				f.gotos = true
+			}
+		}
+		return true
+	})
+	return f
 }
 
 // localSuffix is appended to every local variable of top-level code.
@@ -264,17 +328,25 @@ func (a *walker) trackInner(st ast.Stmt) {
 	case *ast.RangeStmt:
 		a.track(st.Body.List)
 	case *ast.SwitchStmt:
-		a.trackInner(st.Body)
+		a.trackClauses(st.Body)
 	case *ast.TypeSwitchStmt:
-		a.trackInner(st.Body)
+		a.trackClauses(st.Body)
 	case *ast.SelectStmt:
-		a.trackInner(st.Body)
+		a.trackClauses(st.Body)
 	case *ast.CaseClause:
 		a.track(st.Body)
 	case *ast.CommClause:
 		a.track(st.Body)
 	case *ast.LabeledStmt:
 		a.trackInner(st.Stmt)
+	}
+}
+
+// trackClauses tracks the bodies of a switch or select; the clauses
+// themselves are not statements and take no marker.
+func (a *walker) trackClauses(body *ast.BlockStmt) {
+	for _, c := range body.List {
+		a.trackInner(c)
 	}
 }
 

@@ -719,12 +719,15 @@ func trackedLine(yi *yaegi.Interpreter) (line int) {
 
 var posRE = regexp.MustCompile(`(?s)^(?:[^:\n]*:)?(\d+):(\d+): (.*)$`)
 
+// localRE matches the suffix of renamed locals (not the _byrefLine marker).
+var localRE = regexp.MustCompile(localSuffix + `\b`)
+
 // compileError maps a yaegi line:column (line 1 is the sandbox's setup line)
 // to the snippet.
 func (p *program) compileError(line, col int, msg string) error {
 	line--
 	if line < 1 || line > len(p.src.lines) {
-		return &CompileError{Msg: strings.ReplaceAll(msg, localSuffix, "")}
+		return &CompileError{Msg: localRE.ReplaceAllString(msg, "")}
 	}
 	offs := lineOffsets(p.src.body)
 	end := len(p.src.body)
@@ -732,5 +735,5 @@ func (p *program) compileError(line, col int, msg string) error {
 		end = offs[line+1] - 1
 	}
 	col = p.edits.column(offs[line], end, col)
-	return &CompileError{Line: line, Column: col, Source: p.src.lines[line-1], Msg: strings.ReplaceAll(msg, localSuffix, "")}
+	return &CompileError{Line: line, Column: col, Source: p.src.lines[line-1], Msg: localRE.ReplaceAllString(msg, "")}
 }
