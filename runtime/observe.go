@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"io"
 	"log/slog"
 
 	"github.com/byref/byref/llm"
@@ -74,12 +73,6 @@ func (rt *Runtime) startSpan(ctx context.Context, s Span) (context.Context, func
 	return rt.opts.Tracer.Start(ctx, s)
 }
 
-var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
-
-// log returns the runtime's logger.
-func (rt *Runtime) log() *slog.Logger {
-	if rt.opts.Logger == nil {
-		return discard
-	}
-	return rt.opts.Logger
-}
+// log returns the runtime's logger (New replaces a nil one with one that
+// discards).
+func (rt *Runtime) log() *slog.Logger { return rt.opts.Logger }

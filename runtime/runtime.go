@@ -119,6 +119,9 @@ func New(opts Options) (*Runtime, error) {
 	if opts.CallTimeout == 0 {
 		opts.CallTimeout = DefaultCallTimeout
 	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
 	if opts.CancelGrace == 0 {
 		opts.CancelGrace = DefaultCancelGrace
 	}

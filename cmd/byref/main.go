@@ -73,6 +73,8 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		err = runsCmd(ctx, args[1:], stdout)
 	case "replay":
 		err = replayCmd(ctx, args[1:], stdout)
+	case "mcp":
+		err = mcpCmd(ctx, args[1:], stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,0 +1,40 @@
+// Package mcp connects byref to the Model Context Protocol, through the
+// official Go SDK (github.com/modelcontextprotocol/go-sdk/mcp, imported
+// here as sdk).
+//
+// # Tools in
+//
+// [Import] (or [Tools]) turns the tools of an MCP server into byref actions.
+// Connect to the server with [Connect] over any SDK transport — a command
+// over stdio (sdk.CommandTransport) or streamable HTTP
+// (sdk.StreamableClientTransport) — and give the session to Import:
+//
+//	session, err := mcp.Connect(ctx, &sdk.CommandTransport{Command: exec.Command("my-mcp-server")})
+//	…
+//	defer session.Close()
+//	tools, err := mcp.Import(ctx, session, mcp.ImportOptions{Prefix: "gh_", NeedsApproval: mcp.UnlessReadOnly})
+//
+// Each top-level property of a tool's input schema becomes a parameter of
+// type json.RawMessage whose schema is the property's own, so the model sees
+// the tool's arguments as the server describes them (and can pass a
+// json.RawMessage variable by reference). A tool with an output schema
+// returns its structured content as json.RawMessage; other tools return
+// their text as a string. Results are stored as variables like any action's;
+// a result with isError set is a *ToolError the model sees as the call's
+// error. Imported actions are ordinary actions: approvals
+// (ImportOptions.NeedsApproval, the run's approval strategy), relevance
+// selection (RunOptions.ToolLimit) and tracing apply to them.
+//
+// # Tools out
+//
+// [NewServer] serves byref actions and agents to MCP clients. An action's
+// tool has the action's plain-mode input schema (raw values only; actions
+// with a parameter that takes references only are left out); each call runs
+// on a fresh runtime, which validates and decodes the arguments as it does
+// for a model. An agent (runtime.AgentSpec) is a tool that takes a task and
+// returns the result of a whole, non-interactive run. Serve one session over
+// stdio with [Server.Run], or many over streamable HTTP with
+// [Server.Handler]. The command "byref mcp" serves the CLI's agent.
+//
+// Nothing else in byref imports this package or the SDK.
+package mcp

@@ -1,0 +1,467 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/token"
+	"go/types"
+	"log/slog"
+	"reflect"
+	"slices"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/byref/byref/action"
+)
+
+// ErrToolFailed is what a *ToolError wraps: the MCP server ran the tool and
+// it reported an error (a result with isError set).
+var ErrToolFailed = errors.New("mcp: the tool reported an error")
+
+// ToolError is a tool call whose result had isError set. The model sees
+// its message like any failed action's.
+type ToolError struct {
+	// Tool is the MCP tool's name.
+	Tool string
+	// Message is the text content of the result.
+	Message string
+}
+
+func (e *ToolError) Error() string {
+	if e.Message == "" {
+		return "the MCP tool " + e.Tool + " failed without saying why"
+	}
+	return e.Message
+}
+
+// Unwrap returns ErrToolFailed.
+func (e *ToolError) Unwrap() error { return ErrToolFailed }
+
+// ImportOptions configures Import and Tools. The zero value imports every
+// tool under its own name (made a Go identifier), with no approvals.
+type ImportOptions struct {
+	// Prefix is put in front of every action's name, e.g. "github_", to
+	// keep the tools of several servers apart.
+	Prefix string
+	// Filter keeps the tools it returns true for. Nil keeps all.
+	Filter func(*sdk.Tool) bool
+	// NeedsApproval reports whether every call of the tool waits for a
+	// human's approval (action.Spec.NeedsApproval). Nil means none does;
+	// UnlessReadOnly asks for every tool not annotated read-only.
+	NeedsApproval func(*sdk.Tool) bool
+	// Logger receives a Debug record for every call and its outcome. Nil
+	// means no logs.
+	Logger *slog.Logger
+}
+
+// UnlessReadOnly is an ImportOptions.NeedsApproval that asks for approval
+// of every tool whose annotations do not say it is read-only.
+func UnlessReadOnly(t *sdk.Tool) bool {
+	return t.Annotations == nil || !t.Annotations.ReadOnlyHint
+}
+
+// Connect starts an MCP client session over t, as the client "byref":
+// &sdk.CommandTransport{Command: exec.Command(...)} for a server run as a
+// command over stdio, &sdk.StreamableClientTransport{Endpoint: url} for
+// streamable HTTP. Close the session when its actions are no longer used.
+func Connect(ctx context.Context, t sdk.Transport) (*sdk.ClientSession, error) {
+	c := sdk.NewClient(&sdk.Implementation{Name: "byref", Version: Version}, nil)
+	s, err := c.Connect(ctx, t, nil)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: connecting: %w", err)
+	}
+	return s, nil
+}
+
+// Import returns the tools of the session's server as a set of actions; see
+// Tools.
+func Import(ctx context.Context, session *sdk.ClientSession, opts ImportOptions) (*action.Set, error) {
+	acts, err := Tools(ctx, session, opts)
+	if err != nil {
+		return nil, err
+	}
+	return action.NewSet(acts...)
+}
+
+// Tools lists the tools of the session's server and returns one action per
+// tool, in the server's order. Each call of an action is a tools/call
+// request on the session, under the call's context; the session must stay
+// open while the actions are used.
+//
+// Parameters: when the tool's input schema is an object whose property
+// names are all Go identifiers (and none is "return"), each property
+// becomes a parameter of type json.RawMessage whose schema is the
+// property's own (local $refs inlined), optional when the property is not
+// required, so the model sees the tool's arguments object as the server
+// wrote it. Otherwise the action takes one parameter, "arguments", holding
+// the whole object under the tool's input schema.
+//
+// Results: a tool with an output schema returns its structured content as
+// json.RawMessage; any other tool returns its text content as a string
+// (non-text content is described in brackets). Either is stored as a
+// variable like any action's result. A result with isError set is returned
+// as a *ToolError, which the model sees as the call's error.
+func Tools(ctx context.Context, session *sdk.ClientSession, opts ImportOptions) ([]*action.Action, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var out []*action.Action
+	for tool, err := range session.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("mcp: listing tools: %w", err)
+		}
+		if opts.Filter != nil && !opts.Filter(tool) {
+			continue
+		}
+		a, err := toolAction(session, tool, opts, log)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: tool %q: %w", tool.Name, err)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+var (
+	ctxType    = reflect.TypeFor[context.Context]()
+	rawType    = reflect.TypeFor[json.RawMessage]()
+	stringType = reflect.TypeFor[string]()
+	errType    = reflect.TypeFor[error]()
+)
+
+// argsParam is the single parameter of a tool whose properties cannot each
+// be a parameter.
+const argsParam = "arguments"
+
+func toolAction(session *sdk.ClientSession, tool *sdk.Tool, opts ImportOptions, log *slog.Logger) (*action.Action, error) {
+	name, err := actionName(opts.Prefix + tool.Name)
+	if err != nil {
+		return nil, err
+	}
+	input, err := toJSONObject(tool.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	params, required, perProperty := splitProperties(input)
+	if !perProperty {
+		whole, _ := json.Marshal(input)
+		params = []action.Param{{Name: argsParam, Description: "The arguments object of the tool.", Schema: whole}}
+	}
+	structured := tool.OutputSchema != nil
+	resultType := stringType
+	if structured {
+		resultType = rawType
+	}
+	in := []reflect.Type{ctxType}
+	for range params {
+		in = append(in, rawType)
+	}
+	ft := reflect.FuncOf(in, []reflect.Type{resultType, errType}, false)
+	mcpName := tool.Name
+	fn := reflect.MakeFunc(ft, func(args []reflect.Value) []reflect.Value {
+		ctx := args[0].Interface().(context.Context)
+		arguments := map[string]json.RawMessage{}
+		for i, p := range params {
+			raw := args[i+1].Interface().(json.RawMessage)
+			if len(raw) == 0 || string(raw) == "null" {
+				if required[p.Name] {
+					arguments[p.Name] = json.RawMessage("null") // required, but nullable
+				}
+				continue
+			}
+			arguments[p.Name] = raw
+		}
+		var callArgs any = arguments
+		if !perProperty {
+			callArgs = map[string]any{}
+			if raw, ok := arguments[argsParam]; ok {
+				callArgs = raw
+			}
+		}
+		result, err := call(ctx, session, mcpName, callArgs, structured)
+		log.Debug("mcp tool called", "tool", mcpName, "err", err)
+		var rv reflect.Value
+		if structured {
+			rv = reflect.ValueOf(json.RawMessage(result))
+		} else {
+			rv = reflect.ValueOf(string(result))
+		}
+		ev := reflect.Zero(errType)
+		if err != nil {
+			ev = reflect.ValueOf(&err).Elem()
+		}
+		return []reflect.Value{rv, ev}
+	})
+	desc := tool.Description
+	if desc == "" {
+		desc = tool.Title
+	}
+	result := "the tool's text output"
+	if structured {
+		result = "the tool's structured output, as JSON"
+	}
+	return action.New(action.Spec{
+		Name:          name,
+		Description:   desc,
+		Func:          fn.Interface(),
+		Params:        params,
+		Result:        result,
+		NeedsApproval: opts.NeedsApproval != nil && opts.NeedsApproval(tool),
+	})
+}
+
+// call calls the tool and returns its structured content (as JSON) or its
+// text.
+func call(ctx context.Context, session *sdk.ClientSession, name string, args any, structured bool) ([]byte, error) {
+	res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return nil, fmt.Errorf("mcp: calling %s: %w", name, err)
+	}
+	text := contentText(res.Content)
+	if res.IsError {
+		return nil, &ToolError{Tool: name, Message: text}
+	}
+	if structured {
+		if res.StructuredContent == nil {
+			return nil, fmt.Errorf("mcp: %s declares an output schema but returned no structured content (text: %q)", name, text)
+		}
+		b, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: %s: structured content: %w", name, err)
+		}
+		return b, nil
+	}
+	if text == "" && res.StructuredContent != nil {
+		return json.Marshal(res.StructuredContent)
+	}
+	return []byte(text), nil
+}
+
+// contentText joins the text of a result's content, describing what is not
+// text.
+func contentText(content []sdk.Content) string {
+	var parts []string
+	for _, c := range content {
+		switch c := c.(type) {
+		case *sdk.TextContent:
+			parts = append(parts, c.Text)
+		case *sdk.ImageContent:
+			parts = append(parts, fmt.Sprintf("[image %s, %d bytes]", c.MIMEType, len(c.Data)))
+		case *sdk.AudioContent:
+			parts = append(parts, fmt.Sprintf("[audio %s, %d bytes]", c.MIMEType, len(c.Data)))
+		case *sdk.ResourceLink:
+			parts = append(parts, fmt.Sprintf("[resource %s]", c.URI))
+		case *sdk.EmbeddedResource:
+			if c.Resource != nil && c.Resource.Text != "" {
+				parts = append(parts, c.Resource.Text)
+			} else if c.Resource != nil {
+				parts = append(parts, fmt.Sprintf("[resource %s, %d bytes]", c.Resource.URI, len(c.Resource.Blob)))
+			}
+		default:
+			parts = append(parts, fmt.Sprintf("[%T content]", c))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// splitProperties returns one parameter per property of an object schema
+// and the required properties, or false when the schema's properties cannot
+// be parameters. A parameter is optional when its property is not required
+// or its schema admits null.
+func splitProperties(s map[string]any) ([]action.Param, map[string]bool, bool) {
+	if t, ok := s["type"]; ok && t != "object" {
+		return nil, nil, false
+	}
+	for _, k := range []string{"oneOf", "anyOf", "allOf", "not", "if", "patternProperties"} {
+		if _, ok := s[k]; ok {
+			return nil, nil, false
+		}
+	}
+	props, _ := s["properties"].(map[string]any)
+	required := map[string]bool{}
+	if req, ok := s["required"].([]any); ok {
+		for _, r := range req {
+			if r, ok := r.(string); ok {
+				required[r] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(props))
+	for n := range props {
+		if !token.IsIdentifier(n) || n == "return" {
+			return nil, nil, false
+		}
+		names = append(names, n)
+	}
+	for r := range required {
+		if _, ok := props[r]; !ok {
+			return nil, nil, false // required but not described
+		}
+	}
+	// Required first, each group in name order: a stable signature.
+	slices.SortFunc(names, func(a, b string) int {
+		if required[a] != required[b] {
+			if required[a] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	defs := map[string]any{}
+	for _, k := range []string{"$defs", "definitions"} {
+		if d, ok := s[k].(map[string]any); ok {
+			for n, v := range d {
+				defs["#/"+k+"/"+n] = v
+			}
+		}
+	}
+	params := make([]action.Param, 0, len(names))
+	for _, n := range names {
+		ps, ok := inline(props[n], defs, 0)
+		if !ok {
+			return nil, nil, false
+		}
+		obj, isObj := ps.(map[string]any)
+		if !isObj {
+			obj = map[string]any{} // true: any value
+			if b, ok := ps.(bool); ok && !b {
+				return nil, nil, false
+			}
+		}
+		desc, _ := obj["description"].(string)
+		raw, err := json.Marshal(obj)
+		if err != nil {
+			return nil, nil, false
+		}
+		params = append(params, action.Param{Name: n, Description: desc, Optional: !required[n] || nullable(obj), Schema: raw})
+	}
+	return params, required, true
+}
+
+// nullable reports whether a schema plainly admits null: type "null" (or a
+// list holding it), or an anyOf/oneOf branch that does.
+func nullable(s map[string]any) bool {
+	switch t := s["type"].(type) {
+	case string:
+		return t == "null"
+	case []any:
+		return slices.Contains(t, any("null"))
+	}
+	if _, typed := s["type"]; !typed && len(s) == 0 {
+		return true // any value
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		if alts, ok := s[k].([]any); ok {
+			for _, a := range alts {
+				if m, ok := a.(map[string]any); ok && nullable(m) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// maxInline bounds the inlining of $refs (a recursive schema is cut there).
+const maxInline = 8
+
+// inline returns s with local $refs (#/$defs/X, #/definitions/X) replaced
+// by their definitions; false when a $ref is not local.
+func inline(s any, defs map[string]any, depth int) (any, bool) {
+	switch v := s.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		if ref, ok := v["$ref"].(string); ok {
+			def, found := defs[ref]
+			if !found {
+				return nil, false
+			}
+			if depth >= maxInline {
+				return map[string]any{}, true // deeper levels of a recursive schema: any value
+			}
+			d, ok := inline(def, defs, depth+1)
+			if !ok {
+				return nil, false
+			}
+			if dm, isMap := d.(map[string]any); isMap {
+				for k, x := range dm {
+					out[k] = x
+				}
+			}
+		}
+		for k, x := range v {
+			if k == "$ref" {
+				continue
+			}
+			y, ok := inline(x, defs, depth)
+			if !ok {
+				return nil, false
+			}
+			out[k] = y
+		}
+		return out, true
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			y, ok := inline(x, defs, depth)
+			if !ok {
+				return nil, false
+			}
+			out[i] = y
+		}
+		return out, true
+	}
+	return s, true
+}
+
+// toJSONObject turns a schema as the SDK gives it (a map, or anything that
+// marshals to a JSON object) into a map.
+func toJSONObject(v any) (map[string]any, error) {
+	if v == nil {
+		return map[string]any{"type": "object"}, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, errors.New("the schema is not a JSON object")
+	}
+	return m, nil
+}
+
+// actionName turns an MCP tool name into an action name: a Go identifier
+// of at most 64 characters, neither a keyword nor predeclared.
+func actionName(s string) (string, error) {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+			b.WriteRune(r)
+		case r >= '0' && r <= '9':
+			if i == 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	n := b.String()
+	if n == "" {
+		return "", errors.New("the tool has no name")
+	}
+	if token.IsKeyword(n) || types.Universe.Lookup(n) != nil {
+		n += "_"
+	}
+	if len(n) > 64 {
+		return "", fmt.Errorf("the name %q is longer than 64 characters once a Go identifier; set ImportOptions.Filter to leave it out", n)
+	}
+	return n, nil
+}

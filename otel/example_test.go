@@ -1,0 +1,35 @@
+package otel_test
+
+import (
+	"context"
+	"fmt"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/runtime"
+
+	byrefotel "github.com/byref/byref/otel"
+)
+
+// A run traced into an in-memory exporter; a real program gives
+// NewTracer the provider of its OTLP exporter.
+func ExampleNewTracer() {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	defer tp.Shutdown(context.Background())
+
+	rt, _ := runtime.New(runtime.Options{
+		Model:  llm.NewScripted(llm.Response{Text: "Hi!", Usage: llm.Usage{InputTokens: 12, OutputTokens: 3}}),
+		Tracer: byrefotel.NewTracer(byrefotel.Options{TracerProvider: tp}),
+	})
+	rt.Run(context.Background(), runtime.RunOptions{Task: "say hi", Name: "greeter", ModelName: "openai:gpt-4o-mini"})
+
+	for _, s := range exp.GetSpans() {
+		fmt.Println(s.Name)
+	}
+	// Output:
+	// chat gpt-4o-mini
+	// invoke_agent greeter
+}
