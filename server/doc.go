@@ -99,6 +99,35 @@
 // (refused when it is nil). GET /sessions/{id} lists this server's history
 // of the session only.
 //
+// # Run inspector
+//
+// GET /ui is a web page (HTML, CSS and JavaScript embedded in the binary)
+// to watch, answer and replay the runs of the server's store: a list with
+// status and tag filters, and for one run its events as they happen, its
+// variables with their history, a form for what it awaits, cancel,
+// follow-up and its replay code. The page calls these endpoints, which
+// take the token like every other:
+//
+//	GET  /ui/api/runs                   {"runs":[run.Summary…],"next":cursor};
+//	                                    ?status=a,b &tag=k=v &session= &limit= &cursor=
+//	GET  /ui/api/runs/{id}              {"snapshot":run.Snapshot,"can":{resume,
+//	                                    cancel,follow_up,why}} (no variable values)
+//	GET  /ui/api/runs/{id}/events       server-sent events: "id: SEQ", "data:
+//	                                    run.Event JSON", from ?from= or
+//	                                    Last-Event-ID; "event: end" when terminal
+//	POST /ui/api/runs/{id}/resume       {"await_id","answer":run.Answer}
+//	POST /ui/api/runs/{id}/cancel       {}
+//	POST /ui/api/runs/{id}/follow-up    {"text"}: a completed run, among the
+//	                                    latest MaxFollowable of this process
+//	GET  /ui/api/runs/{id}/replay       the Go replay program (byref replay);
+//	                                    ?download=1 as an attachment
+//
+// The page's own files hold no data and are served without the token; the
+// page asks for the token once and keeps it in the tab's sessionStorage.
+// POSTs must be application/json, requests a browser marks cross-site are
+// refused, and without a token the Host must be loopback (or that of
+// Options.BaseURL), against DNS rebinding.
+//
 // # Security
 //
 // ListenAndServe binds 127.0.0.1 by default and refuses any other address

@@ -141,15 +141,23 @@ func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOption
 	s.wg.Add(1)
 	s.mu.Unlock()
 	s.log.Info("run started", "agent", agent.Name, "run", opts.ID, "session", opts.Session)
-	go func() {
-		defer s.wg.Done()
-		o, _ := h.Wait(context.Background())
-		s.mu.Lock()
-		delete(s.live, opts.ID)
-		s.mu.Unlock()
-		s.log.Info("run ended", "agent", agent.Name, "run", opts.ID, "status", o.Status, "reason", o.Reason)
-	}()
+	go s.watch(agent.Name, opts.ID, h)
 	return nil
+}
+
+// watch waits for the end of the run's current turn and drops it from the
+// live runs, keeping a completed run's handle for a follow-up. It calls
+// s.wg.Done.
+func (s *Server) watch(agent string, id run.ID, h *runtime.Handle) {
+	defer s.wg.Done()
+	o, _ := h.Wait(context.Background())
+	s.mu.Lock()
+	delete(s.live, id)
+	if o.Status == run.StatusCompleted {
+		s.followable.add(id, h)
+	}
+	s.mu.Unlock()
+	s.log.Info("run ended", "agent", agent, "run", id, "status", o.Status, "reason", o.Reason)
 }
 
 // respond answers a create (created) or a resume in the request's mode,

@@ -92,9 +92,10 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu     sync.Mutex
-	live   map[run.ID]*runtime.Handle
-	closed bool
+	mu         sync.Mutex
+	live       map[run.ID]*runtime.Handle
+	followable followable // completed runs that can take a follow-up (ui.go)
+	closed     bool
 }
 
 // New returns a Server for the agents, or an error naming the first bad
@@ -151,7 +152,7 @@ func (s *Server) Close() error {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Token != "" && r.URL.Path != "/ping" {
+	if s.opts.Token != "" && r.URL.Path != "/ping" && !uiAsset(r.URL.Path) {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.opts.Token)) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="byref"`)
@@ -203,6 +204,7 @@ func (s *Server) routes() {
 	handle("/sessions/{id}", map[string]http.HandlerFunc{"GET": s.getSession})
 	handle("/session/{id}", map[string]http.HandlerFunc{"GET": s.getSession})
 	handle("/resources/{id}", map[string]http.HandlerFunc{"GET": s.getResource})
+	s.uiRoutes(handle)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, CodeNotFound, "Not Found")
 	})
