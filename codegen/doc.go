@@ -46,7 +46,11 @@
 // implied by a package name, as the interpreter allows) move into the file's
 // import block; their func and type declarations move to file level. A
 // top-level := or var whose names all exist already becomes an assignment,
-// as the runtime treats a re-declared variable. Actions called in snippets
+// as the runtime treats a re-declared variable. A top-level return, which
+// ends a snippet in the interpreter, becomes a break out of a labeled
+// switch holding the rest of that snippet; a snippet that declares new
+// variables after such a return is refused (they would be local to the
+// switch). Actions called in snippets
 // resolve to the same functions, through local funcs named as the actions,
 // with the snippet's signature (no context). [GenerateSnippet] writes the
 // whole replay as one snippet instead, for package interp.

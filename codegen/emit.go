@@ -337,7 +337,11 @@ func (g *gen) snippetStep(i int, in *Instruction) error {
 	for _, d := range p.decls {
 		g.decls = append(g.decls, strings.TrimSpace(d))
 	}
-	code := p.inline(func(name string) bool { return g.declared[name] })
+	code, err := p.inline(func(name string) bool { return g.declared[name] },
+		func() string { return g.names.fresh(fmt.Sprintf("step%dSnippet", in.Step)) })
+	if err != nil {
+		return err
+	}
 	g.body.WriteString(code + "\n")
 	for _, n := range p.defined {
 		g.declared[n] = true

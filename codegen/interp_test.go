@@ -45,3 +45,32 @@ func TestSnippetRunsInInterp(t *testing.T) {
 		}
 	}
 }
+
+// Snippets ending early with a top-level return replay in the interpreter
+// too: the rest of each sits in a switch that the return breaks out of.
+func TestEarlyReturnRunsInInterp(t *testing.T) {
+	rec, want, _ := recordEarlyReturn(t)
+	code, err := codegen.GenerateSnippet(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := interp.New(interp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := in.Eval(context.Background(), interp.Input{Code: code, Vars: []interp.Var{
+		{Name: "text", Value: reflect.ValueOf("12x")},
+	}})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, code)
+	}
+	for name, w := range want {
+		got, err := json.Marshal(res.Values[name].Interface())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameJSON(t, got, w) {
+			t.Errorf("%s = %s, want %s", name, got, w)
+		}
+	}
+}

@@ -37,6 +37,7 @@ func scenarios() []scenario {
 		{name: "secret", record: recordSecret, env: map[string]string{"BYREF_API_KEY": "sk-test-123"}, secrets: []string{"sk-test-123"}},
 		{name: "structured_result", record: recordStructured},
 		{name: "child_run", record: recordChildRun},
+		{name: "early_return", record: recordEarlyReturn},
 	}
 }
 
@@ -284,4 +285,22 @@ func recordChildRun(t *testing.T) (*codegen.Recording, map[string]json.RawMessag
 	}
 	vars := map[string]json.RawMessage{"topic": json.RawMessage(`"generics"`), "research_result": json.RawMessage(`"Go generics arrived in 1.18."`), "words": json.RawMessage(`5`)}
 	return rec, vars, json.RawMessage(`"Go generics arrived in 1.18."`)
+}
+
+// Snippets that stop early with a top-level return: the replay jumps past
+// the rest of the snippet and goes on with the next one.
+func recordEarlyReturn(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
+	rt := newRuntime(t, nil, variable.Spec{Name: "text", Value: "12x"})
+	execute(t, rt, runtime.Step{Reason: "Parse the text.", Snippets: []string{
+		"n, err := strconv.Atoi(text)\nif err != nil {\n\tfmt.Println(\"not a number:\", err)\n\treturn\n}\nn *= 2",
+		"acc := 0\nfor _, w := range []string{\"1\", \"2\", \"x\", \"4\"} {\n\tv, err := strconv.Atoi(w)\n\tif err != nil {\n\t\treturn\n\t}\n\tacc += v\n}\nacc = -1",
+	}})
+	execute(t, rt, runtime.Step{Snippets: []string{"summary := fmt.Sprint(n, \" \", acc, \" \", err != nil)"}})
+	rec := codegen.FromRuntime(rt, nil)
+	rec.RunID = "run_early_return"
+	vars := finalVars(t, rt)
+	if string(vars["acc"]) != "3" || string(vars["summary"]) != `"0 3 true"` {
+		t.Fatalf("the run itself: %s", vars)
+	}
+	return rec, vars, nil
 }

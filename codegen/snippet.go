@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"go/ast"
 	"go/parser"
-	"go/scanner"
 	"go/token"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/byref/byref/interp"
@@ -40,178 +38,25 @@ type parsedSnippet struct {
 
 const stmtPrefix = "package p\n\nfunc _() {\n"
 
-type tok struct {
-	off int
-	t   token.Token
-	lit string
-}
-
-func (k tok) end() int {
-	if k.lit != "" {
-		return k.off + len(k.lit)
-	}
-	return k.off + len(k.t.String())
-}
-
 // parseSnippet splits and parses a snippet's code; vars are the variables'
 // types at the point it ran, for finding packages it uses without importing.
+// The split is the interpreter's own ([interp.Split]).
 func parseSnippet(code string, vars map[string]reflect.Type) (*parsedSnippet, error) {
-	src := []byte(code)
-	fset := token.NewFileSet()
-	file := fset.AddFile("", -1, len(src))
-	var errs scanner.ErrorList
-	var s scanner.Scanner
-	s.Init(file, src, func(pos token.Position, msg string) { errs.Add(pos, msg) }, 0)
-	var toks []tok
-	for {
-		pos, t, lit := s.Scan()
-		if t == token.EOF {
-			break
-		}
-		toks = append(toks, tok{file.Offset(pos), t, lit})
-	}
-	if errs.Len() > 0 {
-		return nil, errs.Err()
-	}
+	parts := interp.Split(code)
 	p := &parsedSnippet{idents: map[string]bool{}}
-	cut := make([]bool, len(src))
-	cutRange := func(from, to int) {
-		for i := from; i < to && i < len(src); i++ {
-			cut[i] = true
-		}
+	for _, im := range parts.Imports {
+		p.imports = append(p.imports, snippetImport{Name: im.Name, Path: im.Path})
 	}
-	i := 0
-	at := func(j int) token.Token {
-		if j < len(toks) {
-			return toks[j].t
-		}
-		return token.EOF
-	}
-	if at(0) == token.PACKAGE {
-		for i < len(toks) && toks[i].t != token.SEMICOLON {
-			i++
-		}
-		cutRange(0, toks[min(i, len(toks)-1)].end())
-		i++
-	}
-	spec := func() {
-		name := ""
-		if at(i) == token.IDENT || at(i) == token.PERIOD {
-			name = toks[i].lit
-			if at(i) == token.PERIOD {
-				name = "."
-			}
-			i++
-		}
-		if at(i) == token.STRING {
-			path, _ := strconv.Unquote(toks[i].lit)
-			p.imports = append(p.imports, snippetImport{Name: name, Path: path})
-			i++
-		}
-	}
-	for at(i) == token.IMPORT {
-		start := toks[i].off
-		i++
-		if at(i) == token.LPAREN {
-			i++
-			for at(i) != token.RPAREN && at(i) != token.EOF {
-				if at(i) == token.SEMICOLON {
-					i++
-					continue
-				}
-				spec()
-			}
-		} else {
-			spec()
-		}
-		end := toks[min(i, len(toks)-1)].end()
-		cutRange(start, end)
-		i++ // the ) or ;
-		if at(i) == token.SEMICOLON {
-			i++
-		}
-	}
-	matching := func(j int) int {
-		depth := 0
-		for ; j < len(toks); j++ {
-			switch toks[j].t {
-			case token.LPAREN, token.LBRACK, token.LBRACE:
-				depth++
-			case token.RPAREN, token.RBRACK, token.RBRACE:
-				depth--
-				if depth == 0 {
-					return j
-				}
+	stmts := []byte(parts.Body)
+	for _, d := range parts.Decls {
+		p.decls = append(p.decls, parts.Body[d.Start:d.End])
+		for i := d.Start; i < d.End; i++ {
+			if stmts[i] != '\n' {
+				stmts[i] = ' '
 			}
 		}
-		return len(toks) - 1
 	}
-	stmtStart := true
-	for i < len(toks) {
-		k := toks[i]
-		if stmtStart && k.t == token.FUNC && (at(i+1) == token.IDENT || (at(i+1) == token.LPAREN && at(matching(i+1)+1) == token.IDENT)) {
-			j := i + 1
-			if at(j) == token.LPAREN {
-				j = matching(j) + 1
-			}
-			j++ // the name
-			for j < len(toks) {
-				switch toks[j].t {
-				case token.LPAREN, token.LBRACK:
-					j = matching(j) + 1
-					continue
-				case token.STRUCT, token.INTERFACE:
-					j = matching(j+1) + 1
-					continue
-				}
-				if toks[j].t == token.LBRACE {
-					j = matching(j)
-					break
-				}
-				j++
-			}
-			end := toks[min(j, len(toks)-1)].end()
-			p.decls = append(p.decls, code[k.off:end])
-			cutRange(k.off, end)
-			i = j + 1
-			continue
-		}
-		if stmtStart && k.t == token.TYPE {
-			j := i + 1
-			for j < len(toks) && toks[j].t != token.SEMICOLON {
-				switch toks[j].t {
-				case token.LPAREN, token.LBRACK, token.LBRACE:
-					j = matching(j)
-				}
-				j++
-			}
-			end := toks[min(j, len(toks)-1)].end()
-			if j >= len(toks) {
-				end = len(code)
-			}
-			p.decls = append(p.decls, strings.TrimRight(code[k.off:end], ";\n"))
-			cutRange(k.off, end)
-			i = j + 1
-			continue
-		}
-		switch k.t {
-		case token.LPAREN, token.LBRACK, token.LBRACE:
-			i = matching(i)
-			stmtStart = false
-		default:
-			stmtStart = k.t == token.SEMICOLON
-		}
-		i++
-	}
-	var b strings.Builder
-	for j, c := range src {
-		if cut[j] && c != '\n' {
-			b.WriteByte(' ')
-		} else {
-			b.WriteByte(c)
-		}
-	}
-	p.stmts = b.String()
+	p.stmts = string(stmts)
 
 	p.fset = token.NewFileSet()
 	f, err := parser.ParseFile(p.fset, "", stmtPrefix+p.stmts+"\n}\n", parser.ParseComments)
@@ -309,10 +154,32 @@ func topLevelNames(st ast.Stmt) []string {
 	return out
 }
 
+// topReturns are the returns of a snippet's top-level code (not of its
+// function literals): in the interpreter they end the snippet.
+func topReturns(st ast.Stmt) []*ast.ReturnStmt {
+	var out []*ast.ReturnStmt
+	ast.Inspect(st, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			out = append(out, n)
+		}
+		return true
+	})
+	return out
+}
+
 // inline returns the statements ready to paste into Replay: a top-level
 // := or var of names all already declared becomes an assignment, as the
-// runtime treats a re-declared variable.
-func (p *parsedSnippet) inline(declared func(string) bool) string {
+// runtime treats a re-declared variable. A top-level return ends the
+// snippet: the statements from the first one holding such a return on go
+// into `L: switch { default: ... }` (L named by label, called only then),
+// and each top-level return becomes `break L`. This works in a Go file and
+// in the interpreter (GenerateSnippet) alike. A snippet that declares
+// variables in that part cannot be inlined (they would be local to the
+// switch).
+func (p *parsedSnippet) inline(declared func(string) bool, label func() string) (string, error) {
 	type edit struct {
 		from, to int
 		text     string
@@ -327,7 +194,23 @@ func (p *parsedSnippet) inline(declared func(string) bool) string {
 		}
 		return true
 	}
+	end := ""
 	for _, st := range p.body.List {
+		if end != "" {
+			for _, n := range topLevelNames(st) {
+				if !declared(n) {
+					return "", fmt.Errorf("the snippet declares %s after a top-level return, which cannot be inlined; declare it before the return", n)
+				}
+			}
+		}
+		for _, r := range topReturns(st) {
+			if end == "" {
+				end = label()
+				at := off(st.Pos())
+				edits = append(edits, edit{at, at, end + ":\nswitch {\ndefault:\n"})
+			}
+			edits = append(edits, edit{off(r.Pos()), off(r.Pos()) + len("return"), "break " + end})
+		}
 		switch st := st.(type) {
 		case *ast.AssignStmt:
 			if st.Tok != token.DEFINE {
@@ -360,10 +243,20 @@ func (p *parsedSnippet) inline(declared func(string) bool) string {
 			}
 		}
 	}
-	sort.Slice(edits, func(i, j int) bool { return edits[i].from > edits[j].from })
+	// From the end; at one offset, a replacement before an insertion.
+	sort.Slice(edits, func(i, j int) bool {
+		if edits[i].from != edits[j].from {
+			return edits[i].from > edits[j].from
+		}
+		return edits[i].to > edits[j].to
+	})
 	out := p.stmts
 	for _, e := range edits {
 		out = out[:e.from] + e.text + out[e.to:]
 	}
-	return strings.TrimSpace(out)
+	out = strings.TrimSpace(out)
+	if end != "" {
+		out += "\n}"
+	}
+	return out, nil
 }

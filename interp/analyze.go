@@ -217,6 +217,9 @@ func (a *walker) segment(seg segment) error {
 	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
 	for _, st := range body.List {
+		if err := a.topReturns(st, len(a.p.access.Creates)); err != nil {
+			return err
+		}
 		a.topLevel(st)
 	}
 	a.track(body.List)
@@ -225,6 +228,39 @@ func (a *walker) segment(seg segment) error {
 	return a.walk(f)
 }
 
+// topReturns rewrites the top-level returns in st (outside function
+// literals) into `_byref.Return(n)`, which ends the snippet successfully
+// (see [guard.ret]); n is how many variables the snippet created before st,
+// so the ones declared after the return are not read back. The keyword is
+// blanked in the body, keeping the layout. A top-level return with values is
+// a compile error.
+func (a *walker) topReturns(st ast.Stmt, created int) error {
+	var err error
+	ast.Inspect(st, func(n ast.Node) bool {
+		if err != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			if len(n.Results) > 0 {
+				line, col := a.pos(n.Pos())
+				err = &CompileError{Line: line, Column: col, Source: a.p.src.lines[line-1], Msg: returnValuesMsg}
+				return false
+			}
+			off := a.off(n.Pos())
+			a.p.src.body = a.p.src.body[:off] + "      " + a.p.src.body[off+len("return"):]
+			// after the blank, so a line marker inserted before the statement comes first
+			a.p.edits.add(off+len("return"), "_byref.Return("+strconv.Itoa(created)+")")
+		}
+		return true
+	})
+	return err
+}
+
+const returnValuesMsg = "a snippet's top-level return takes no values; assign what you want to keep to variables and write a bare return to stop the snippet there"
+
 // wrapMultiDefines runs a top-level statement in a function literal,
 // `func(){stmt}()`, when a block inside it declares several variables from
 // one multi-value expression (a, err := f(); v, ok := m[k]; var a, b = f()).
@@ -232,9 +268,10 @@ func (a *walker) segment(seg segment) error {
 // statement itself at top level) or in a function body; in a block of
 // top-level code it drops the variables ("undefined: a"). The statement
 // declares only block-local names, so running it in a closure changes
-// nothing else; a return or goto in it would change meaning, so such
-// statements are left alone, as is a labeled statement when top-level code
-// has a goto (its label may be the target).
+// nothing else. A top-level return in it has already become a call that
+// ends the whole snippet (topReturns), so it keeps its meaning; a goto would
+// not, so such statements are left alone, as is a labeled statement when
+// top-level code has a goto (its label may be the target).
 func (a *walker) wrapMultiDefines(list []ast.Stmt) {
 	facts := make([]stmtFacts, len(list))
 	hasGoto := false
@@ -247,7 +284,7 @@ func (a *walker) wrapMultiDefines(list []ast.Stmt) {
 		case *ast.AssignStmt, *ast.DeclStmt:
 			continue // at top level yaegi declares globals itself
 		}
-		if f := facts[i]; !f.multiDefine || f.returns || f.gotos {
+		if f := facts[i]; !f.multiDefine || f.gotos {
 			continue
 		}
 		if _, labeled := st.(*ast.LabeledStmt); labeled && hasGoto {
@@ -260,7 +297,7 @@ func (a *walker) wrapMultiDefines(list []ast.Stmt) {
 
 // stmtFacts is what wrapMultiDefines needs to know of a statement, outside
 // function literals.
-type stmtFacts struct{ multiDefine, returns, gotos bool }
+type stmtFacts struct{ multiDefine, gotos bool }
 
 func factsOf(st ast.Stmt) stmtFacts {
 	var f stmtFacts
@@ -276,8 +313,6 @@ func factsOf(st ast.Stmt) stmtFacts {
 			if len(n.Names) > 1 && len(n.Values) == 1 {
 				f.multiDefine = true
 			}
-		case *ast.ReturnStmt:
-			f.returns = true
 		case *ast.BranchStmt:
 			if n.Tok == token.GOTO {
 				f.gotos = true

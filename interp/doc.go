@@ -21,7 +21,12 @@
 // Packages on the allow-list may be used without importing them; imports and
 // declarations persist for later snippets on the same Interpreter (they are
 // replayed after a rebuild). Variables declared at top level (x := ..., var x
-// = ...) are created; variables declared in blocks are not. [ExtractCode]
+// = ...) are created; variables declared in blocks are not. A return in
+// top-level code (at top level or in its if, for, switch... blocks, not in a
+// function) ends the snippet there, successfully, like returning from main:
+// what ran before it is kept and read back as on any success, variables
+// declared after it are not created, and declarations after it are not made;
+// a top-level return with values is a compile error. [ExtractCode]
 // and [NormalizeCode] are the one parser for code in a model's text and in
 // run_go's argument. Errors carry snippet positions: [CompileError] has
 // line:column and the offending line, [PanicError] the line that panicked.

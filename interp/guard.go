@@ -19,6 +19,9 @@ type guard struct {
 	maxDepth int
 	tripped  bool // the depth limit was hit; deferred handlers get headroom
 	maxAlloc int64
+	// quiet silences the instance's stderr while a top-level return unwinds
+	// (yaegi writes a trace line per frame a panic leaves).
+	quiet func()
 }
 
 // depthPanic is the panic value raised when the call depth limit is hit.
@@ -43,6 +46,22 @@ func (a allocPanic) Error() string {
 type stoppedPanic struct{}
 
 func (stoppedPanic) Error() string { return "snippet stopped" }
+
+// returnPanic is raised by a snippet's top-level return (rewritten to
+// `_byref.Return(n)`); Eval recovers it and ends the snippet successfully.
+// created is how many of the snippet's new variables were declared before
+// the statement that returned.
+type returnPanic struct{ created int }
+
+func (returnPanic) Error() string { return "snippet returned" }
+
+// ret ends the snippet: see returnPanic.
+func (g *guard) ret(created int) {
+	if g.quiet != nil {
+		g.quiet()
+	}
+	panic(returnPanic{created})
+}
 
 // enter is called (as `defer _byref.Enter()()`) at the start of every function
 // body of a snippet. It bounds the interpreted call depth, which yaegi maps to
@@ -138,8 +157,9 @@ func (g *guard) sleep(d time.Duration) {
 // exports is the _byref package the instrumented code calls.
 func (g *guard) exports() map[string]reflect.Value {
 	return map[string]reflect.Value{
-		"Enter": reflect.ValueOf(g.enter),
-		"Size":  reflect.ValueOf(g.size),
+		"Enter":  reflect.ValueOf(g.enter),
+		"Size":   reflect.ValueOf(g.size),
+		"Return": reflect.ValueOf(g.ret),
 	}
 }
 

@@ -214,6 +214,7 @@ func (in *Interpreter) rebuild() error {
 		last:     map[string]reflect.Value{},
 		replay:   len(in.decls) > 0,
 	}
+	g.quiet = func() { inst.err.set(nil) }
 	inst.yi = yaegi.New(yaegi.Options{
 		GoPath:               "/nonexistent",
 		SourcecodeFilesystem: emptyFS{},
@@ -499,6 +500,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	}
 	body := prog.src.body
 	var declSrcs []string
+	creates := prog.access.Creates
 	for _, seg := range segs {
 		text := prog.edits.apply(only(body, seg.start, seg.end), seg.start, seg.end)
 		var src string
@@ -510,6 +512,12 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 			setup = ""
 		}
 		if err := eval(src); err != nil {
+			if n, ok := returned(err); ok && ctx.Err() == nil {
+				// A top-level return: the snippet ends here, successfully;
+				// variables it would have declared later are not read back.
+				creates = creates[:min(n, len(creates))]
+				break
+			}
 			return fail(err)
 		}
 	}
@@ -517,7 +525,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 		return fail(ctx.Err())
 	}
 	// Success: read back, then remember declarations.
-	values, created, err := readBack(inst.yi, input.Vars, prog.access.Creates)
+	values, created, err := readBack(inst.yi, input.Vars, creates)
 	if err != nil {
 		inst.broken = true
 		return res(), err
@@ -538,6 +546,18 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	r := res()
 	r.Values, r.Created, r.Assigned = values, created, assigned
 	return r, nil
+}
+
+// returned reports whether err is the end of a snippet by a top-level return,
+// and how many created variables were declared before it.
+func returned(err error) (int, bool) {
+	var p yaegi.Panic
+	if errors.As(err, &p) {
+		if r, ok := p.Value.(returnPanic); ok {
+			return r.created, true
+		}
+	}
+	return 0, false
 }
 
 // setup registers one cell per variable and function in the _byref package,

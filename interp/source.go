@@ -135,9 +135,63 @@ type segment struct {
 	decl       bool
 }
 
+// Import is one import of a snippet, as written.
+type Import struct {
+	Name string // the name the import gives ("_", "." or an alias); "" when not renamed
+	Path string
+}
+
+// Span is the byte range [Start, End) of a part of a snippet.
+type Span struct{ Start, End int }
+
+// Parts is a snippet cut up as Eval cuts it; see [Split].
+type Parts struct {
+	Imports []Import
+	// Body is the code with its package clause and imports blanked: every
+	// byte of them but newlines is a space. Body has the code's length and
+	// line/column layout, so offsets and positions in it are the code's.
+	Body string
+	// Decls are the top-level func, method and type declarations, in order,
+	// as spans of Body (and of the code), each from its func or type keyword
+	// to its last token, without the semicolon or newline that ends it.
+	// Everything else in Body is statements (and comments).
+	Decls []Span
+}
+
+// Split separates a snippet's package clause and leading imports from the
+// rest and finds its top-level declarations, as Eval does (Eval applies
+// [NormalizeCode] first; Split does not). It does not parse the statements
+// or declarations: code whose import section does not parse comes back
+// whole in Body, with no Imports, for a full parse to report the error.
+func Split(code string) Parts {
+	s := splitImports(code)
+	p := Parts{Body: s.body}
+	for _, im := range s.imports {
+		name := ""
+		if im.Named {
+			name = im.Alias
+		}
+		p.Imports = append(p.Imports, Import{Name: name, Path: im.Path})
+	}
+	for _, sg := range cutSegments(s.body) {
+		if sg.decl {
+			p.Decls = append(p.Decls, Span{sg.start, sg.end})
+		}
+	}
+	return p
+}
+
 // splitSource separates the package clause and leading imports from the
 // statements and declarations that follow, and cuts the rest into segments.
 func splitSource(code string) (*source, error) {
+	s := splitImports(code)
+	s.segs = mergeDecls(cutSegments(s.body))
+	return s, nil
+}
+
+// splitImports finds the imports and blanks them and the package clause
+// in body.
+func splitImports(code string) *source {
 	s := &source{code: code, lines: strings.Split(code, "\n")}
 	body := []byte(code)
 	prefix := ""
@@ -149,8 +203,7 @@ func splitSource(code string) (*source, error) {
 	if err != nil {
 		// No usable import section: let the full parse report the error.
 		s.body = code
-		s.segs = segments(code)
-		return s, nil
+		return s
 	}
 	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
 	blank := func(from, to int) {
@@ -188,8 +241,7 @@ func splitSource(code string) (*source, error) {
 		blank(off(gd.Pos()), end)
 	}
 	s.body = string(body)
-	s.segs = segments(s.body)
-	return s, nil
+	return s
 }
 
 func startsWithPackage(code string) bool {
@@ -201,24 +253,29 @@ func startsWithPackage(code string) bool {
 }
 
 type tok struct {
-	off int
-	tok token.Token
+	off, end int
+	tok      token.Token
 }
 
-// segments cuts body into statement runs and top-level func/method/type
-// declarations, by scanning tokens at bracket depth 0.
-func segments(body string) []segment {
+// cutSegments cuts body into statement runs and top-level func, method and
+// type declarations (one segment each), by scanning tokens at bracket depth 0.
+func cutSegments(body string) []segment {
 	var sc scanner.Scanner
 	fset := token.NewFileSet()
 	file := fset.AddFile("", -1, len(body))
 	sc.Init(file, []byte(body), func(token.Position, string) {}, 0)
 	var toks []tok
 	for {
-		pos, t, _ := sc.Scan()
+		pos, t, lit := sc.Scan()
 		if t == token.EOF {
 			break
 		}
-		toks = append(toks, tok{file.Offset(pos), t})
+		off := file.Offset(pos)
+		end := off + len(lit)
+		if lit == "" {
+			end = off + len(t.String())
+		}
+		toks = append(toks, tok{off, min(end, len(body)), t})
 	}
 	var segs []segment
 	stmtStart := -1
@@ -231,11 +288,13 @@ func segments(body string) []segment {
 	depth := 0
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
-		if depth == 0 && (t.tok == token.TYPE || (t.tok == token.FUNC && isFuncDecl(toks, i))) {
+		// A declaration starts a top-level statement.
+		if depth == 0 && (i == 0 || toks[i-1].tok == token.SEMICOLON) &&
+			(t.tok == token.TYPE || (t.tok == token.FUNC && isFuncDecl(toks, i))) {
 			end := declEnd(toks, i)
 			endOff := len(body)
 			if end < len(toks) {
-				endOff = toks[end].off + 1
+				endOff = toks[end].end
 			}
 			closeStmt(t.off)
 			segs = append(segs, segment{start: t.off, end: endOff, decl: true})
@@ -253,8 +312,12 @@ func segments(body string) []segment {
 		}
 	}
 	closeStmt(len(body))
-	// Adjacent declarations form one segment, so they may refer to each
-	// other (mutual recursion, a method declared before its type).
+	return segs
+}
+
+// mergeDecls joins adjacent declaration segments, so they may refer to each
+// other (mutual recursion, a method declared before its type).
+func mergeDecls(segs []segment) []segment {
 	merged := segs[:0]
 	for _, sg := range segs {
 		if n := len(merged); n > 0 && sg.decl && merged[n-1].decl {

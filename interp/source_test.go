@@ -1,7 +1,9 @@
 package interp
 
 import (
+	"context"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -70,5 +72,41 @@ func TestEditsColumn(t *testing.T) {
 		if got := e.column(0, 13, c.newCol); got != c.want {
 			t.Errorf("column(%d) = %d, want %d", c.newCol, got, c.want)
 		}
+	}
+}
+
+func TestSplit(t *testing.T) {
+	code := "package main\nimport (\n\t\"fmt\"\n\ts \"strings\"\n\t_ \"sort\"\n)\nx := 1\ntype A int\ntype T struct{ A int }\nfunc (t T) M() int { return t.A }; y := T{x}.M()\nf := func(a int) int { return a }\nfunc g[E any](e E) E { return e }\nfmt.Println(s.ToUpper(\"a\"), f(y), g(2))"
+	p := Split(code)
+	if len(p.Body) != len(code) || strings.Count(p.Body, "\n") != strings.Count(code, "\n") {
+		t.Fatal("body changed layout")
+	}
+	want := []Import{{"", "fmt"}, {"s", "strings"}, {"_", "sort"}}
+	if !slices.Equal(p.Imports, want) {
+		t.Errorf("imports %v", p.Imports)
+	}
+	var decls []string
+	for _, d := range p.Decls {
+		decls = append(decls, code[d.Start:d.End])
+	}
+	wantDecls := []string{"type A int", "type T struct{ A int }", "func (t T) M() int { return t.A }", "func g[E any](e E) E { return e }"}
+	if !slices.Equal(decls, wantDecls) {
+		t.Errorf("decls %q", decls)
+	}
+	if strings.Contains(p.Body[:strings.Index(code, "x :=")], "import") {
+		t.Error("imports not blanked")
+	}
+}
+
+// TestTypeDeclLastToken: a type declaration ending in a name (type A int)
+// is kept whole.
+func TestTypeDeclLastToken(t *testing.T) {
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := in.Eval(context.Background(), Input{Code: "type Celsius float64\ntype Names []string\nvar c Celsius = 21.5\nfmt.Println(c, Names{\"a\"})"})
+	if err != nil || res.Stdout != "21.5 [a]\n" {
+		t.Fatalf("%q, %v", res.Stdout, err)
 	}
 }

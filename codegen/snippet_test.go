@@ -1,0 +1,40 @@
+package codegen
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestInlineTopLevelReturn: a top-level return becomes a break out of a
+// switch holding the rest of the snippet; one in a function literal stays;
+// declarations after it cannot be inlined.
+func TestInlineTopLevelReturn(t *testing.T) {
+	declared := func(name string) bool { return name == "old" }
+	label := func() string { return "end" }
+	p, err := parseSnippet("x := 1\nf := func() int { return 2 }\nif x > 0 {\n\treturn\n}\nold := f()\nx++", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.inline(declared, label)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "x := 1\nf := func() int { return 2 }\nend:\nswitch {\ndefault:\nif x > 0 {\n\tbreak end\n}\nold = f()\nx++\n}"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	p, err = parseSnippet("return\nx++", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := p.inline(declared, label); err != nil || got != "end:\nswitch {\ndefault:\nbreak end\nx++\n}" {
+		t.Errorf("bare return: %q, %v", got, err)
+	}
+	p, err = parseSnippet("if true {\n\treturn\n}\ny := 2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.inline(declared, label); err == nil || !strings.Contains(err.Error(), "declares y after a top-level return") {
+		t.Errorf("err = %v", err)
+	}
+}
