@@ -112,8 +112,9 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 
 var errClosed = errors.New("server: the server is closing; it starts no more runs")
 
-// start builds the agent's runtime and starts the run on the server's
-// context, so that the run outlives the request.
+// start builds the agent's runtime and starts the run with the server's
+// cancellation, so that the run outlives the request, but the request's
+// values, so that the run joins the request's trace.
 func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOptions) error {
 	s.mu.Lock()
 	closed := s.closed
@@ -125,7 +126,7 @@ func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOption
 	if err != nil {
 		return fmt.Errorf("server: building agent %s: %w", agent.Name, err)
 	}
-	h, err := rt.Start(s.ctx, opts)
+	h, err := rt.Start(valuesOf{Context: s.ctx, values: ctx}, opts)
 	if err != nil {
 		return err
 	}
@@ -423,3 +424,13 @@ func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) {
 	}
 	s.respond(w, r, sum.ID, mode, now.LastSeq+1, false)
 }
+
+// valuesOf is a context with the deadline and cancellation of its Context
+// and the values of another (a request's: its trace, its logger fields).
+type valuesOf struct {
+	context.Context
+	values context.Context
+}
+
+// Value returns the request context's value for key.
+func (c valuesOf) Value(key any) any { return c.values.Value(key) }

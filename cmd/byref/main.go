@@ -7,6 +7,7 @@
 //	byref serve [flags]                 serve an agent over ACP (HTTP)
 //	byref runs ls|show [flags]          list stored runs, or show one
 //	byref replay RUN_ID [flags]         print Go code that replays a run
+//	byref mcp [flags]                   serve the agent over MCP (stdio or HTTP)
 //	byref help                          show this help
 //
 // Runs are recorded in a SQLite file: --db, else $BYREF_DB, else
@@ -52,6 +53,8 @@ Usage:
   byref runs ls [--db file] [--limit n]   list recorded runs, newest first
   byref runs show RUN_ID [--db file]      show a run: its state and events
   byref replay RUN_ID [--db file]  print a Go program that replays a recorded run
+  byref mcp [--model] [--db] [--http 127.0.0.1:PORT]
+                                   serve the agent as an MCP tool, over stdio or streamable HTTP
   byref help                       show this help
 `
 
