@@ -511,3 +511,19 @@ func TestAgentFollowUpGetsItsOwnLimitsAndKeepsItsMessage(t *testing.T) {
 		}
 	}
 }
+
+// Tools whose raw schemas break OpenAI's strict rules (a map parameter)
+// are sent without strict; the others with it.
+func TestAgentStrictFlagFollowsTheSchema(t *testing.T) {
+	tally := action.MustNew(action.Spec{Name: "tally", Func: func(m map[string]int) int { return len(m) }, Params: []action.Param{{Name: "counts"}}})
+	model := llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":null}`))
+	rt := newAgent(t, model, runtime.Options{Actions: action.MustSet(weatherAction, tally)})
+	rt.Run(context.Background(), runtime.RunOptions{Task: "t"})
+	strict := map[string]bool{}
+	for _, tool := range model.Requests()[0].Tools {
+		strict[tool.Name] = tool.Strict
+	}
+	if !strict["get_weather"] || strict["tally"] || !strict["terminate"] {
+		t.Fatalf("strict = %v", strict)
+	}
+}

@@ -220,7 +220,7 @@ func abandoned(name string, step, call context.Context) string {
 // change describes a variable as the model sees it after a change; callers
 // hold mu.
 func (rt *Runtime) change(name string, kind variable.ChangeKind) VariableChange {
-	v, _ := rt.vars.Get(name)
+	v, _ := rt.vars.Head(name)
 	last := v.History.Last() // the preview was made when the change was recorded
 	preview := last.Preview
 	if len(rt.secrets) > 0 {

@@ -30,7 +30,7 @@ func (rt *Runtime) references(c ToolCall) map[string]run.VariableRef {
 		if !ok {
 			continue
 		}
-		v, exists := rt.vars.Get(name)
+		v, exists := rt.vars.Head(name)
 		if !exists {
 			continue
 		}
@@ -47,7 +47,7 @@ func (rt *Runtime) references(c ToolCall) map[string]run.VariableRef {
 func (rt *Runtime) variableEvents(names []string, created bool) []run.Payload {
 	out := make([]run.Payload, 0, len(names))
 	for _, n := range names {
-		v, ok := rt.vars.Get(n)
+		v, ok := rt.vars.Head(n)
 		if !ok {
 			continue
 		}
@@ -67,7 +67,7 @@ func (rt *Runtime) variableEvents(names []string, created bool) []run.Payload {
 func (rt *Runtime) variableChangeEvents(step int, changes []VariableChange) []run.Payload {
 	out := make([]run.Payload, 0, len(changes))
 	for _, c := range changes {
-		v, ok := rt.vars.Get(c.Name)
+		v, ok := rt.vars.Head(c.Name)
 		if !ok {
 			continue
 		}

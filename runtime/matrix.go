@@ -27,6 +27,9 @@ type row struct {
 	result  *group   // nil when the action returns nothing
 	tool    toolCache
 	builtin bool
+	// strictRaw caches whether the action's raw schemas pass OpenAI's
+	// strict rules (strictKnown says it was computed).
+	strictRaw, strictKnown bool
 }
 
 type typePair struct{ from, to reflect.Type }

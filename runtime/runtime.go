@@ -327,7 +327,7 @@ func (rt *Runtime) attach(names []string, resultSchema []byte, askable bool) {
 	}
 	rt.resultSchema = resultSchema
 	if r, ok := rt.m.byName[action.TerminateName]; ok {
-		r.tool.built = false
+		r.tool.built, r.strictKnown = false, false
 	}
 }
 

@@ -48,6 +48,39 @@ func (rt *Runtime) Tools() []schema.Tool {
 	return tools
 }
 
+// maxStrictEnumValues is OpenAI's limit of enum values in a strict schema.
+const maxStrictEnumValues = 1000
+
+// rawStrict reports whether the parts of r's schema that do not change with
+// the variables (the raw schemas of its parameters) pass OpenAI's strict
+// rules; the reference parts always do. It is checked once per action, not
+// on every rebuild; callers hold mu.
+func (rt *Runtime) rawStrict(r *row, spec schema.ToolSpec) bool {
+	if !r.strictKnown {
+		plain := spec
+		plain.Params = make([]schema.Param, len(spec.Params))
+		for i, p := range spec.Params {
+			p.Refs = nil
+			plain.Params[i] = p
+		}
+		r.strictRaw = schema.CheckOpenAIStrict(schema.BuildPlainTool(plain)) == nil
+		r.strictKnown = true
+	}
+	return r.strictRaw
+}
+
+// enumValues counts the enum values a reference-mode schema holds.
+func enumValues(spec schema.ToolSpec) int {
+	n := 0
+	for _, p := range spec.Params {
+		n += len(p.Refs)
+	}
+	if spec.Return != nil {
+		n += len(spec.Return.Targets)
+	}
+	return n
+}
+
 // strictTools reports, for each name of tools, whether its schema passes
 // OpenAI's strict rules (computed when the schema was built).
 func (rt *Runtime) strictTools() map[string]bool {
@@ -133,7 +166,7 @@ func (rt *Runtime) tool(r *row) schema.Tool {
 		c.tool = schema.BuildTool(spec)
 	}
 	c.built, c.plain = true, plain
-	c.strict = schema.CheckOpenAIStrict(c.tool) == nil
+	c.strict = rt.rawStrict(r, spec) && enumValues(spec) <= maxStrictEnumValues
 	rt.schemaBuilds++
 	return c.tool
 }

@@ -42,6 +42,20 @@ func (s *Set) Get(name string) (Variable, bool) {
 	return c, true
 }
 
+// Head returns the named variable with only its latest change in History,
+// without copying the rest: the cheap read for code that runs on every
+// call. The History it returns shares the set's storage: do not modify it.
+func (s *Set) Head(name string) (Variable, bool) {
+	v, ok := s.vars[name]
+	if !ok {
+		return Variable{}, false
+	}
+	c := *v
+	n := len(v.History)
+	c.History = v.History[max(n-1, 0):n:n]
+	return c, true
+}
+
 // Value returns the named variable's value and static type without copying
 // its history.
 func (s *Set) Value(name string) (any, reflect.Type, bool) {

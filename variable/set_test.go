@@ -304,3 +304,21 @@ func TestSetSecretHistory(t *testing.T) {
 		t.Errorf("PreviewLimit ignored: %q", v.History.Last().Preview)
 	}
 }
+
+func TestSetHeadHasOnlyTheLatestChange(t *testing.T) {
+	var s variable.Set
+	s.Define(variable.Spec{Name: "n", Value: 1}, 0, "host")
+	s.Assign("n", 2, 1, "double")
+	s.Assign("n", 4, 2, "double")
+	v, ok := s.Head("n")
+	if !ok || v.Value != 4 || len(v.History) != 1 || v.History[0].Step != 2 {
+		t.Fatalf("Head = %+v, %v", v, ok)
+	}
+	v.History = append(v.History, variable.Change{Step: 99})
+	if full, _ := s.Get("n"); len(full.History) != 3 {
+		t.Fatalf("appending to Head's history changed the set: %+v", full.History)
+	}
+	if _, ok := s.Head("missing"); ok {
+		t.Fatal("Head of a missing variable")
+	}
+}
