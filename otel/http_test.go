@@ -104,9 +104,8 @@ func TestACPRunJoinsTheRequestsTrace(t *testing.T) {
 	}
 	runSpan := find(t, spans, "invoke_agent echo")
 	if runSpan.SpanContext.TraceID().String() != traceID {
-		t.Skipf("SERVER CHANGE NEEDED: the ACP server starts runs on its own context (server.start calls rt.Start(s.ctx, opts)), "+
-			"so the run's span is the root of trace %s instead of a child of the request's span %s; start runs with a context that "+
-			"carries the request's values and the server's cancellation", runSpan.SpanContext.TraceID(), post.SpanContext.SpanID())
+		t.Fatalf("the run's span is the root of trace %s instead of a child of the request's span %s: the server must start runs "+
+			"with a context that carries the request's values", runSpan.SpanContext.TraceID(), post.SpanContext.SpanID())
 	}
 	if !runSpan.Parent.Equal(post.SpanContext) {
 		t.Errorf("the run's span has parent %s, want the request's span %s", runSpan.Parent.SpanID(), post.SpanContext.SpanID())

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"regexp"
 	"slices"
 	"time"
 
@@ -260,12 +261,17 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, id run.ID, err err
 	writeError(w, http.StatusInternalServerError, CodeServerError, err.Error())
 }
 
-// lookup validates the {id} path value and returns the run's summary, or
-// writes the error.
+// lookup validates the {id} path value (ACP run IDs are UUIDs) and returns
+// the run's summary, or writes the error.
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request) (run.Summary, bool) {
+	return s.lookupAs(w, r, uuidRE, "a UUID")
+}
+
+// lookupAs is lookup for IDs that match valid, described as what.
+func (s *Server) lookupAs(w http.ResponseWriter, r *http.Request, valid *regexp.Regexp, what string) (run.Summary, bool) {
 	id := r.PathValue("id")
-	if !uuidRE.MatchString(id) {
-		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, fmt.Sprintf("run id %q is not a UUID", id))
+	if !valid.MatchString(id) {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, fmt.Sprintf("run id %q is not %s", id, what))
 		return run.Summary{}, false
 	}
 	sum, err := s.store.Get(r.Context(), run.ID(id))

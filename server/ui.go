@@ -180,20 +180,10 @@ func (s *Server) localHost(hostport string) bool {
 // UUIDs, run.NewID's "run_…" and client-chosen ones.
 var uiRunIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$`)
 
-// uiLookup validates the {id} path value and returns the run's summary, or
-// writes the error.
+// uiLookup is lookup for the inspector, which accepts any run ID a store
+// may hold.
 func (s *Server) uiLookup(w http.ResponseWriter, r *http.Request) (run.Summary, bool) {
-	id := r.PathValue("id")
-	if !uiRunIDRE.MatchString(id) {
-		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, fmt.Sprintf("%q is not a run ID", id))
-		return run.Summary{}, false
-	}
-	sum, err := s.store.Get(r.Context(), run.ID(id))
-	if err != nil {
-		s.fail(w, r, run.ID(id), err)
-		return run.Summary{}, false
-	}
-	return sum, true
+	return s.lookupAs(w, r, uiRunIDRE, "a run ID")
 }
 
 // uiRunList is the answer of GET /ui/api/runs.
