@@ -78,24 +78,49 @@ var builtinTypes = []reflect.Type{
 // Restore rebuilds the awaiting run id from its log in store, on a new
 // Runtime made from opts (its actions and model; the store is set to
 // store), and returns it with a Handle whose Pending await can be Resumed
-// as if the process had never stopped. Variables come back from the JSON
-// values in the log, typed through ro.Types, or from ro.Variables. When one
-// cannot be rebuilt, the run is marked failed with the reason
-// "interrupted: …" naming the lost variables, and Restore returns an error
-// wrapping ErrInterrupted.
+// as if the process had never stopped. It is New then
+// Runtime.Restore; see there.
+func Restore(ctx context.Context, store run.Store, id run.ID, opts Options, ropts RunOptions, ro RestoreOptions) (*Runtime, *Handle, error) {
+	opts.Store, opts.Variables = store, nil
+	rt, err := New(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := rt.Restore(ctx, id, ropts, ro)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rt, h, nil
+}
+
+// Restore rebuilds the awaiting run id from the log in the runtime's store
+// (Options.Store) and continues it on this runtime, which must have no run
+// and no variables of its own: its actions and model serve the run. The
+// returned Handle's Pending await can be Resumed as if the process had
+// never stopped. Variables come back from the JSON values in the log,
+// typed through ro.Types, or from ro.Variables. When one cannot be rebuilt,
+// the run is marked failed with the reason "interrupted: …" naming the
+// lost variables, and Restore returns an error wrapping ErrInterrupted.
 //
 // Not restored: session History (pass it again in ropts), variables the
 // host set or deleted outside steps, and the exact text of earlier tool
 // results (they are rebuilt from the log, equivalent but not
 // byte-identical).
-func Restore(ctx context.Context, store run.Store, id run.ID, opts Options, ropts RunOptions, ro RestoreOptions) (*Runtime, *Handle, error) {
+func (rt *Runtime) Restore(ctx context.Context, id run.ID, ropts RunOptions, ro RestoreOptions) (*Handle, error) {
+	if rt.opts.Store == nil {
+		return nil, errors.New("runtime: Restore needs the store the run was recorded in, in Options.Store")
+	}
+	store := rt.opts.Store
 	events, err := store.Read(ctx, id, 1, 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	snap := run.Fold(events)
 	if snap.Status != run.StatusAwaiting || snap.Await == nil {
-		return nil, nil, fmt.Errorf("runtime: run %s is %s; only an awaiting run can be restored", id, snap.Status)
+		return nil, fmt.Errorf("runtime: run %s is %s; only an awaiting run can be restored", id, snap.Status)
+	}
+	if n := len(rt.Variables()); n > 0 {
+		return nil, fmt.Errorf("runtime: Restore needs a runtime without variables (this one has %d): they come from the run's log", n)
 	}
 	types := map[string]reflect.Type{}
 	for _, t := range append(builtinTypes, ro.Types...) {
@@ -126,27 +151,21 @@ func Restore(ctx context.Context, store run.Store, id run.ID, opts Options, ropt
 	}
 	sum, err := store.Get(ctx, id)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(lost) > 0 {
 		reason := "interrupted: these variables cannot be restored from the log: " + strings.Join(lost, ", ")
 		if err := markInterrupted(ctx, store, sum, reason); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		return nil, nil, fmt.Errorf("%w: run %s: %s", ErrInterrupted, id, reason)
-	}
-
-	opts.Variables, opts.Store = specs, store
-	rt, err := New(opts)
-	if err != nil {
-		return nil, nil, err
+		return nil, fmt.Errorf("%w: run %s: %s", ErrInterrupted, id, reason)
 	}
 	model := ropts.Model
 	if model == nil {
 		model = rt.opts.Model
 	}
 	if model == nil {
-		return nil, nil, ErrNoModel
+		return nil, ErrNoModel
 	}
 	ropts.ID, ropts.Name, ropts.Session, ropts.Turn, ropts.Tags = id, snap.Name, snap.Session, snap.Turn, snap.Tags
 	if ropts.Approval == "" {
@@ -162,7 +181,7 @@ func Restore(ctx context.Context, store run.Store, id run.ID, opts Options, ropt
 	}
 	if len(ropts.ResultSchema) > 0 {
 		if h.result, err = schema.Compile(ropts.ResultSchema); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	msgs, work := replayLog(events)
@@ -172,19 +191,34 @@ func Restore(ctx context.Context, store run.Store, id run.ID, opts Options, ropt
 	h.steps = work.modelSteps
 	h.awaits = work.awaits
 	h.planOK = work.planApproved || ropts.Approval != ApproveOnStart
+
+	rt.runMu.Lock()
+	if rt.active != nil && !rt.active.finished() {
+		rt.runMu.Unlock()
+		return nil, ErrBusy
+	}
 	rt.mu.Lock()
+	for _, s := range specs {
+		if err := rt.define(s, snap.Step, "restore"); err != nil {
+			rt.mu.Unlock()
+			rt.runMu.Unlock()
+			return nil, fmt.Errorf("runtime: restoring variable %s: %w", s.Name, err)
+		}
+	}
 	rt.step = snap.Step
 	rt.attach(ropts.Actions, ropts.ResultSchema, !ropts.NonInteractive)
 	rt.mu.Unlock()
-	rt.runMu.Lock()
-	rt.runs = map[run.ID]*Handle{id: h}
+	if rt.runs == nil {
+		rt.runs = map[run.ID]*Handle{}
+	}
+	rt.runs[id] = h
 	rt.active = h
 	rt.runMu.Unlock()
 
 	p := &pendingAwait{req: *snap.Await, answer: make(chan run.Answer, 1)}
 	h.pending = p
 	h.launchWith(ctx, func(ctx context.Context) Outcome { return h.continueRestored(ctx, p, work) })
-	return rt, h, nil
+	return h, nil
 }
 
 // unfinished is the work of the step that was awaiting when the log ended.

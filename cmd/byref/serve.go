@@ -51,6 +51,13 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer s.Close()
+	restored, interrupted, err := s.Recover(ctx)
+	if err != nil {
+		return err
+	}
+	if len(restored)+len(interrupted) > 0 {
+		fmt.Fprintf(stdout, "byref: %d runs awaiting before the restart go on; %d interrupted runs are marked failed\n", len(restored), len(interrupted))
+	}
 	fmt.Fprintf(stdout, "byref: serving the agent \"byref\" over ACP at http://%s (runs in %s); Ctrl-C stops\n", *addr, *db)
 	return s.ListenAndServe(ctx, *addr)
 }
