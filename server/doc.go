@@ -99,6 +99,15 @@
 // (refused when it is nil). GET /sessions/{id} lists this server's history
 // of the session only.
 //
+// # Restarts
+//
+// On a durable store (run/sqlite), call Server.Recover once after New and
+// before serving: runs a previous process left running are marked failed
+// as interrupted, and runs it left awaiting are restored on a fresh
+// runtime of their agent, so they can be resumed and cancelled as before
+// (when their variables are JSON values; otherwise they too are marked
+// interrupted). byref serve does this at start.
+//
 // # Run inspector
 //
 // GET /ui is a web page (HTML, CSS and JavaScript embedded in the binary)
