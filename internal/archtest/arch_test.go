@@ -1,0 +1,39 @@
+package archtest
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// heavy are module path prefixes the core must not pull into a user's build.
+var heavy = []string{
+	"github.com/chromedp/",
+	"github.com/traefik/yaegi",
+	"github.com/tmc/langchaingo",
+	"modernc.org/",
+	"go.opentelemetry.io/",
+	"github.com/modelcontextprotocol/",
+}
+
+// TestCoreStaysLight lists every dependency of the core packages with go
+// list and fails on any of the heavy ones, naming the chain to cut.
+func TestCoreStaysLight(t *testing.T) {
+	for _, pkg := range []string{"variable", "action", "schema", "run"} {
+		out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/"+pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			for _, h := range heavy {
+				if strings.HasPrefix(dep, h) {
+					t.Errorf("%s depends on %s; the core may import only the standard library and the JSON Schema libraries", pkg, dep)
+				}
+			}
+			if strings.HasPrefix(dep, "github.com/byref/byref/") && !strings.HasPrefix(dep, "github.com/byref/byref/schema") &&
+				!strings.HasPrefix(dep, "github.com/byref/byref/"+pkg) && !(pkg == "action" && dep == "github.com/byref/byref/schema") {
+				t.Errorf("%s depends on %s; core packages depend only on schema", pkg, dep)
+			}
+		}
+	}
+}

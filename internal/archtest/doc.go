@@ -1,0 +1,5 @@
+// Package archtest holds the test that keeps byref's core light: the
+// packages variable, action, schema and run must not depend on chromedp,
+// yaegi, langchaingo, SQLite, OpenTelemetry or MCP. It has no code of its
+// own.
+package archtest
