@@ -143,7 +143,9 @@ type RunOptions struct {
 	// parent links a child run to the call that started it.
 	parent *parentLink
 	// OnStatus is called after every status change is recorded, on the
-	// goroutine that made it. It must not block.
+	// goroutine that made it (the run's, or Cancel's or Resume's caller),
+	// with no lock held: it may call back into the run. It should not
+	// block: the run waits for it.
 	OnStatus func(run.StatusChanged)
 }
 

@@ -37,10 +37,28 @@ var (
 	ErrAwaitMismatch = errors.New("runtime: the answer does not match what the run awaits")
 )
 
-// pendingAwait is the await a run's loop is blocked on.
+// pendingAwait is the await a run's loop is blocked on. ready is closed
+// once the move to awaiting is recorded (or failed): Resume waits for it,
+// so an answer that comes at once is never refused by the lifecycle.
 type pendingAwait struct {
 	req    run.AwaitRequested
-	answer chan run.Answer
+	answer chan resumed
+	ready  chan struct{}
+}
+
+// resumed is what Resume hands the waiting loop: the answer, or why it
+// could not be recorded (the loop then stops waiting rather than hang).
+type resumed struct {
+	answer run.Answer
+	err    error
+}
+
+func newPendingAwait(req run.AwaitRequested, ready bool) *pendingAwait {
+	p := &pendingAwait{req: req, answer: make(chan resumed, 1), ready: make(chan struct{})}
+	if ready {
+		close(p.ready)
+	}
+	return p
 }
 
 // gate is how execute asks a human, when the loop drives it: it is nil for
@@ -89,17 +107,14 @@ func (h *Handle) Resume(ctx context.Context, awaitID string, answer run.Answer) 
 		h.mu.Unlock()
 		return fmt.Errorf("%w: run %s awaits %s %s: %v", ErrAwaitMismatch, h.id, p.req.Await, p.req.ID, err)
 	}
-	h.pending = nil
+	h.pending = nil // claimed: the loop now waits for this Resume's word
 	h.mu.Unlock()
+	<-p.ready // closed right after the store answers, whatever it says
 	if err := h.rec.transition(ctx, run.StatusRunning, "", run.AwaitResolved{ID: p.req.ID, Answer: answer}); err != nil {
-		h.mu.Lock()
-		if h.pending == nil {
-			h.pending = p
-		}
-		h.mu.Unlock()
-		return err
+		p.answer <- resumed{err: err}
+		return fmt.Errorf("runtime: the answer to %s could not be recorded: %w", p.req.ID, err)
 	}
-	p.answer <- answer
+	p.answer <- resumed{answer: answer}
 	return nil
 }
 
@@ -141,11 +156,13 @@ func (h *Handle) awaitAnswer(ctx context.Context, req run.AwaitRequested) (run.A
 	if h.opts.AwaitTimeout > 0 {
 		req.Deadline = time.Now().Add(h.opts.AwaitTimeout).UTC()
 	}
-	p := &pendingAwait{req: req, answer: make(chan run.Answer, 1)}
+	p := newPendingAwait(req, false)
 	h.mu.Lock()
 	h.pending = p
 	h.mu.Unlock()
-	if err := h.rec.transition(ctx, run.StatusAwaiting, "", req); err != nil {
+	err := h.rec.transition(ctx, run.StatusAwaiting, "", req)
+	close(p.ready)
+	if err != nil {
 		h.clearPending(p)
 		return run.Answer{}, err
 	}
@@ -163,11 +180,12 @@ func (h *Handle) waitAnswer(ctx context.Context, p *pendingAwait) (run.Answer, e
 		timeout = t.C
 	}
 	select {
-	case a := <-p.answer:
-		return a, nil
+	case r := <-p.answer:
+		return r.answer, r.err
 	case <-timeout:
 		if !h.clearPending(p) {
-			return <-p.answer, nil // Resume won the race
+			r := <-p.answer // Resume won the race
+			return r.answer, r.err
 		}
 		reason := fmt.Sprintf("the %s %s was not answered by %s", req.Await, req.ID, req.Deadline.Format(time.RFC3339))
 		if h.opts.AwaitTimeout > 0 {
@@ -178,7 +196,8 @@ func (h *Handle) waitAnswer(ctx context.Context, p *pendingAwait) (run.Answer, e
 		return run.Answer{}, errors.New(reason)
 	case <-ctx.Done():
 		if !h.clearPending(p) {
-			return <-p.answer, nil
+			r := <-p.answer
+			return r.answer, r.err
 		}
 		return run.Answer{}, context.Cause(ctx)
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -355,4 +357,78 @@ func TestCancelFromEveryNonTerminalStatus(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+}
+
+// failingStore fails every append after the first n.
+type failingStore struct {
+	run.Store
+	mu   sync.Mutex
+	left int
+}
+
+func (s *failingStore) Append(ctx context.Context, id run.ID, last int64, events ...run.Event) (int64, error) {
+	s.mu.Lock()
+	s.left--
+	fail := s.left < 0
+	s.mu.Unlock()
+	if fail {
+		return 0, errors.New("disk full")
+	}
+	return s.Store.Append(ctx, id, last, events...)
+}
+
+// A Resume whose answer cannot be recorded returns the error and the run
+// does not hang: it ends (failed, as the store is broken).
+func TestResumeThatCannotBeRecordedDoesNotHang(t *testing.T) {
+	store := &failingStore{Store: run.NewMemoryStore(), left: 1 << 30}
+	model := llm.NewScripted(llm.CallTool("ask_user", `{"question":"?","return":null}`), llm.CallTool("terminate", `{"success":true,"result":null}`))
+	rt := newAgent(t, model, runtime.Options{Store: store})
+	h, _ := rt.Start(context.Background(), runtime.RunOptions{Task: "t"})
+	req := waitFor(t, h, 1)
+	store.mu.Lock()
+	store.left = 0
+	store.mu.Unlock()
+	if err := h.Resume(context.Background(), req.ID, run.Answer{Text: "x"}); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("Resume = %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := h.Wait(ctx); err != nil {
+		t.Fatalf("the run hangs after a failed resume: %v", err)
+	}
+}
+
+// The status hook runs with no lock held: it may call back into the run.
+func TestStatusHookMayCallBackIntoTheRun(t *testing.T) {
+	model := llm.NewScripted(llm.CallTool("ask_user", `{"question":"?","return":null}`))
+	rt := newAgent(t, model, runtime.Options{})
+	var h *runtime.Handle
+	var mu sync.Mutex
+	var seen []string
+	started, _ := rt.Start(context.Background(), runtime.RunOptions{Task: "t", OnStatus: func(c run.StatusChanged) {
+		mu.Lock()
+		hh := h
+		mu.Unlock()
+		if hh == nil {
+			return
+		}
+		_, pending := hh.Pending()
+		st := hh.Status()
+		mu.Lock()
+		seen = append(seen, fmt.Sprintf("%s/%v", st, pending))
+		mu.Unlock()
+		if c.To == run.StatusAwaiting {
+			hh.Cancel(context.Background()) // a hook may even change the status
+		}
+	}})
+	mu.Lock()
+	h = started
+	mu.Unlock()
+	mu.Lock()
+	hh := h
+	mu.Unlock()
+	o := wait(t, hh)
+	if o.Status != run.StatusCanceled {
+		t.Fatalf("outcome = %+v", o)
+	}
 }

@@ -136,7 +136,7 @@ func (h *Handle) FollowUp(ctx context.Context, text string) error {
 		h.end(Outcome{Status: h.rec.current(), Reason: err.Error()})
 		return err
 	}
-	if err := h.rec.append(ctx, run.PhaseChanged{From: h.rec.phase, To: run.PhasePrompted}, run.UserMessage{Text: text}); err != nil {
+	if err := h.rec.append(ctx, run.PhaseChanged{From: h.rec.currentPhase(), To: run.PhasePrompted}, run.UserMessage{Text: text}); err != nil {
 		h.fail(ctx, "store: "+err.Error())
 		return err
 	}

@@ -299,7 +299,7 @@ func (h *Handle) complete(ctx context.Context, result json.RawMessage, reason st
 		result = json.RawMessage("null")
 	}
 	err := h.rec.transition(ctx, run.StatusCompleted, reason,
-		run.PhaseChanged{From: h.rec.phase, To: run.PhaseSynthesizing}, run.Result{Value: result})
+		run.PhaseChanged{From: h.rec.currentPhase(), To: run.PhaseSynthesizing}, run.Result{Value: result})
 	if err != nil {
 		if isIllegal(err) { // cancelled meanwhile
 			if o, stop := h.stopped(ctx); stop {
@@ -363,7 +363,8 @@ func (r *recorder) appendPhased(ctx context.Context, payloads ...run.Payload) er
 		}
 		kept = append(kept, p)
 	}
-	return r.appendLocked(ctx, kept...)
+	_, err := r.appendLocked(ctx, kept...)
+	return err
 }
 
 func (h *Handle) planApproved() bool {

@@ -10,7 +10,9 @@ import (
 
 // recorder appends a run's events to its store. It is the run's only
 // writer: it keeps the last sequence number, the status and the phase, and
-// serialises appends from the loop and from Cancel.
+// serialises appends from the loop and from Cancel and Resume. The status
+// hook is called after the lock is released, so a hook may call back into
+// the run.
 type recorder struct {
 	mu     sync.Mutex
 	store  run.Store
@@ -25,13 +27,16 @@ type recorder struct {
 // cancellation of ctx: a cancelled run must still record that it stopped.
 func (r *recorder) append(ctx context.Context, payloads ...run.Payload) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.appendLocked(ctx, payloads...)
+	changes, err := r.appendLocked(ctx, payloads...)
+	r.unlockAndNotify(changes)
+	return err
 }
 
-func (r *recorder) appendLocked(ctx context.Context, payloads ...run.Payload) error {
+// appendLocked appends and returns the status changes it recorded, for
+// the hook; callers hold mu.
+func (r *recorder) appendLocked(ctx context.Context, payloads ...run.Payload) ([]run.StatusChanged, error) {
 	if len(payloads) == 0 {
-		return nil
+		return nil, nil
 	}
 	events := make([]run.Event, len(payloads))
 	for i, p := range payloads {
@@ -39,33 +44,46 @@ func (r *recorder) appendLocked(ctx context.Context, payloads ...run.Payload) er
 	}
 	last, err := r.store.Append(context.WithoutCancel(ctx), r.id, r.last, events...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r.last = last
+	var changes []run.StatusChanged
 	for _, p := range payloads {
 		switch p := p.(type) {
 		case run.StatusChanged:
 			r.status = p.To
-			if r.hook != nil {
-				r.hook(p)
-			}
+			changes = append(changes, p)
 		case run.PhaseChanged:
 			r.phase = p.To
 		}
 	}
-	return nil
+	return changes, nil
+}
+
+// unlockAndNotify releases mu, then tells the hook of the changes, so that
+// a hook may call back into the run (even change its status).
+func (r *recorder) unlockAndNotify(changes []run.StatusChanged) {
+	r.mu.Unlock()
+	if r.hook == nil {
+		return
+	}
+	for _, c := range changes {
+		r.hook(c)
+	}
 }
 
 // transition moves the run to status to, with payloads appended in the same
-// batch before the status change. It refuses an illegal move with the
-// store's *run.TransitionError, appending nothing.
+// batch before the status change. It refuses an illegal move with a
+// *run.TransitionError, appending nothing.
 func (r *recorder) transition(ctx context.Context, to run.Status, reason string, before ...run.Payload) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if err := run.Transition(r.status, to); err != nil {
+		r.mu.Unlock()
 		return err
 	}
-	return r.appendLocked(ctx, append(before, run.StatusChanged{From: r.status, To: to, Reason: reason})...)
+	changes, err := r.appendLocked(ctx, append(before, run.StatusChanged{From: r.status, To: to, Reason: reason})...)
+	r.unlockAndNotify(changes)
+	return err
 }
 
 // setPhase records a phase change, if it is one.
@@ -75,7 +93,8 @@ func (r *recorder) setPhase(ctx context.Context, p run.Phase) error {
 	if r.phase == p || r.status != run.StatusRunning {
 		return nil
 	}
-	return r.appendLocked(ctx, run.PhaseChanged{From: r.phase, To: p})
+	_, err := r.appendLocked(ctx, run.PhaseChanged{From: r.phase, To: p})
+	return err
 }
 
 // current returns the run's status.
@@ -83,6 +102,13 @@ func (r *recorder) current() run.Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.status
+}
+
+// currentPhase returns the run's phase.
+func (r *recorder) currentPhase() run.Phase {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.phase
 }
 
 var errIllegal = run.ErrIllegalTransition

@@ -215,7 +215,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ropts RunOptions, ro 
 	rt.active = h
 	rt.runMu.Unlock()
 
-	p := &pendingAwait{req: *snap.Await, answer: make(chan run.Answer, 1)}
+	p := newPendingAwait(*snap.Await, true)
 	h.pending = p
 	h.launchWith(ctx, func(ctx context.Context) Outcome { return h.continueRestored(ctx, p, work) })
 	return h, nil
