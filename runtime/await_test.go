@@ -405,7 +405,7 @@ func TestStatusHookMayCallBackIntoTheRun(t *testing.T) {
 	var h *runtime.Handle
 	var mu sync.Mutex
 	var seen []string
-	started, _ := rt.Start(context.Background(), runtime.RunOptions{Task: "t", OnStatus: func(c run.StatusChanged) {
+	created, _ := rt.Create(context.Background(), runtime.RunOptions{Task: "t", OnStatus: func(c run.StatusChanged) {
 		mu.Lock()
 		hh := h
 		mu.Unlock()
@@ -422,8 +422,11 @@ func TestStatusHookMayCallBackIntoTheRun(t *testing.T) {
 		}
 	}})
 	mu.Lock()
-	h = started
+	h = created
 	mu.Unlock()
+	if err := created.Begin(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	mu.Lock()
 	hh := h
 	mu.Unlock()
