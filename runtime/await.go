@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/byref/byref/action"
@@ -67,8 +68,10 @@ type gate interface {
 	// approveCall may edit c's arguments; it returns why the call must not
 	// run, or "".
 	approveCall(ctx context.Context, c *ToolCall, needsApproval bool) (deny string)
-	// approveSnippet returns why the snippet must not run, or "".
-	approveSnippet(ctx context.Context, code string, access interp.Access) (deny string)
+	// approveSnippet returns why the snippet must not run, or "". guarded
+	// names the actions declared NeedsApproval that the snippet calls: it
+	// then needs approval whatever the strategy.
+	approveSnippet(ctx context.Context, code string, access interp.Access, guarded []string) (deny string)
 	// human waits for the authorization or input an action asked for and
 	// returns the context to retry the call with, or why not to.
 	human(ctx context.Context, c ToolCall, need error) (retry context.Context, deny string)
@@ -259,13 +262,17 @@ func denied(reason string) string {
 }
 
 // approveSnippet implements gate.
-func (h *Handle) approveSnippet(ctx context.Context, code string, access interp.Access) string {
-	if h.opts.Approval != ApproveOnToolCall {
+func (h *Handle) approveSnippet(ctx context.Context, code string, access interp.Access, guarded []string) string {
+	if h.opts.Approval != ApproveOnToolCall && len(guarded) == 0 {
 		return ""
+	}
+	msg := "Approve running this Go snippet?"
+	if len(guarded) > 0 {
+		msg = "Approve running this Go snippet? It calls " + strings.Join(guarded, ", ") + ", which needs approval."
 	}
 	a, err := h.awaitAnswer(ctx, run.AwaitRequested{
 		Await:   run.AwaitApproval,
-		Message: "Approve running this Go snippet?",
+		Message: msg,
 		Snippet: &run.Snippet{Code: code, Reads: access.Reads, Writes: access.Writes},
 	})
 	if err != nil {

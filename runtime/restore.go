@@ -412,7 +412,7 @@ func (g *answered) approveCall(ctx context.Context, c *ToolCall, needsApproval b
 	return g.Handle.approveCall(ctx, c, needsApproval)
 }
 
-func (g *answered) approveSnippet(ctx context.Context, code string, access interp.Access) string {
+func (g *answered) approveSnippet(ctx context.Context, code string, access interp.Access, guarded []string) string {
 	if g.req.Snippet != nil {
 		if a, ok := g.take(run.AwaitApproval); ok {
 			if a.Decision == run.Denied {
@@ -421,7 +421,7 @@ func (g *answered) approveSnippet(ctx context.Context, code string, access inter
 			return ""
 		}
 	}
-	return g.Handle.approveSnippet(ctx, code, access)
+	return g.Handle.approveSnippet(ctx, code, access, guarded)
 }
 
 func (g *answered) human(ctx context.Context, c ToolCall, need error) (context.Context, string) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/scanner"
+	"go/token"
 	"reflect"
 	"slices"
 	"strings"
@@ -115,16 +117,18 @@ func (rt *Runtime) snippet(ctx context.Context, g gate, n int, reason, callID, c
 			before[name] = variable.Fingerprint(value)
 		}
 	}
-	funcs := rt.snippetFuncs(ctx)
+	guarded := rt.guardedActions(code)
 	rt.mu.Unlock()
 
 	access, _ := interp.Analyze(code, types)
 	in.Reads, in.Writes = access.Reads, access.Writes
 	resp.Reads, resp.Writes = access.Reads, access.Writes
 	if g != nil {
-		if deny := g.approveSnippet(ctx, code, access); deny != "" {
+		if deny := g.approveSnippet(ctx, code, access, guarded); deny != "" {
 			return fail(deny)
 		}
+	} else if len(guarded) > 0 {
+		return fail("the snippet calls " + strings.Join(guarded, ", ") + ", which needs a person's approval, and nobody can approve here; call it as a tool call in a run")
 	}
 
 	evalCtx, cancel := ctx, context.CancelFunc(func() {})
@@ -132,39 +136,37 @@ func (rt *Runtime) snippet(ctx context.Context, g gate, n int, reason, callID, c
 		evalCtx, cancel = context.WithTimeout(ctx, rt.opts.CallTimeout)
 	}
 	defer cancel()
+	// Actions called from the snippet run under its deadline, write into
+	// its output and know their call, like tool calls.
+	actionOut := &boundedBuffer{limit: rt.opts.MaxOutput}
+	actionCtx := action.WithOutput(evalCtx, actionOut, actionOut)
+	actionCtx = context.WithValue(actionCtx, callKey{}, &callInfo{rt: rt, callID: callID})
+	rt.mu.Lock()
+	funcs := rt.snippetFuncs(actionCtx)
+	rt.mu.Unlock()
 	if _, taken := types[snippetContext]; !taken {
 		// Methods of host values (a *browser.Browser) take a context:
 		// snippets get the step's as ctx.
 		vars = append(vars, interp.Var{Name: snippetContext, Value: reflect.ValueOf(&evalCtx).Elem()})
 	}
 	res, err := ip.Eval(evalCtx, interp.Input{Code: code, Vars: vars, Funcs: funcs})
-	resp.Stdout, resp.Stderr = res.Stdout, res.Stderr
+	resp.Stdout, resp.Stderr = res.Stdout+actionOut.String(), res.Stderr
 	if err != nil {
 		return fail(err.Error())
 	}
 
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	// New variables first, so that they are checked before anything changes.
+	// Check every change before making any: a snippet's changes are kept
+	// all together or not at all.
+	var assigns []string
 	for _, name := range res.Created {
 		if err := variable.ValidName(name); err != nil {
-			rt.history = append(rt.history, in)
 			return rt.failSnippetLocked(in, resp, fmt.Sprintf("the snippet declared %s, which cannot be a variable: %v; rename it", name, err))
 		}
 		if _, isAction := rt.m.byName[name]; isAction {
 			return rt.failSnippetLocked(in, resp, fmt.Sprintf("the snippet declared %s, which is the name of an action; rename it", name))
 		}
-	}
-	for _, name := range res.Created {
-		v := res.Values[name]
-		if _, _, exists := rt.vars.Value(name); exists {
-			continue // re-declared: handled as an assignment below
-		}
-		if err := rt.define(variable.Spec{Name: name, Value: v.Interface(), Type: v.Type()}, n, "snippet"); err != nil {
-			return rt.failSnippetLocked(in, resp, err.Error())
-		}
-		in.Created = append(in.Created, name)
-		resp.Variables = append(resp.Variables, rt.change(name, variable.Created))
 	}
 	for _, name := range names {
 		v, ok := res.Values[name]
@@ -172,23 +174,37 @@ func (rt *Runtime) snippet(ctx context.Context, g gate, n int, reason, callID, c
 			continue
 		}
 		old, t, exists := rt.vars.Value(name)
-		if !exists {
-			continue // deleted by the host meanwhile
+		if !exists || !(slices.Contains(res.Assigned, name) || slices.Contains(res.Created, name)) || sameValue(old, v) {
+			continue
 		}
-		assigned := slices.Contains(res.Assigned, name) || slices.Contains(res.Created, name)
-		switch {
-		case assigned && !sameValue(old, v):
-			if err := rt.vars.Assign(name, valueOf(v), n, "snippet"); err != nil {
-				continue
-			}
+		if v.IsValid() && !v.Type().AssignableTo(t) {
+			return rt.failSnippetLocked(in, resp, fmt.Sprintf("the snippet gave %s a %s, but it is a %s", name, v.Type(), variable.TypeName(t)))
+		}
+		assigns = append(assigns, name)
+	}
+	for _, name := range res.Created {
+		if _, _, exists := rt.vars.Value(name); exists {
+			continue // re-declared: an assignment
+		}
+		v := res.Values[name]
+		if err := rt.define(variable.Spec{Name: name, Value: v.Interface(), Type: v.Type()}, n, "snippet"); err != nil {
+			return rt.failSnippetLocked(in, resp, err.Error()) // checked above; cannot happen
+		}
+		in.Created = append(in.Created, name)
+		resp.Variables = append(resp.Variables, rt.change(name, variable.Created))
+	}
+	for _, name := range names {
+		if slices.Contains(assigns, name) {
+			_ = rt.vars.Assign(name, valueOf(res.Values[name]), n, "snippet") // checked above
 			in.Modified = append(in.Modified, name)
 			resp.Variables = append(resp.Variables, rt.change(name, variable.Assigned))
-		case variable.NeedsFingerprint(t):
-			if fp, had := before[name]; had && variable.Fingerprint(old) != fp {
-				_ = rt.vars.Touch(name, n, "snippet")
-				in.Modified = append(in.Modified, name)
-				resp.Variables = append(resp.Variables, rt.change(name, variable.Modified))
-			}
+			continue
+		}
+		old, t, exists := rt.vars.Value(name)
+		if fp, had := before[name]; exists && had && variable.NeedsFingerprint(t) && variable.Fingerprint(old) != fp {
+			_ = rt.vars.Touch(name, n, "snippet")
+			in.Modified = append(in.Modified, name)
+			resp.Variables = append(resp.Variables, rt.change(name, variable.Modified))
 		}
 	}
 	resp.Success = true
@@ -223,17 +239,36 @@ func valueOf(v reflect.Value) any {
 	return v.Interface()
 }
 
-// sameValue reports whether a snippet left a variable's value as it was:
-// identical for comparable values, the same fingerprint otherwise.
+// sameValue reports whether a snippet left a variable's value as it was,
+// by fingerprint (== could panic: a comparable struct may hold a slice in
+// an interface field).
 func sameValue(old any, v reflect.Value) bool {
 	nv := valueOf(v)
 	if old == nil || nv == nil {
 		return old == nil && nv == nil
 	}
-	if reflect.TypeOf(old) == reflect.TypeOf(nv) && reflect.TypeOf(old).Comparable() {
-		return old == nv
+	return reflect.TypeOf(old) == reflect.TypeOf(nv) && variable.Fingerprint(old) == variable.Fingerprint(nv)
+}
+
+// guardedActions names the actions declared NeedsApproval that code calls
+// (a scan of its identifiers); callers hold mu.
+func (rt *Runtime) guardedActions(code string) []string {
+	var guarded []string
+	var s scanner.Scanner
+	fset := token.NewFileSet()
+	s.Init(fset.AddFile("", fset.Base(), len(code)), []byte(code), nil, 0)
+	for {
+		_, tok, lit := s.Scan()
+		if tok == token.EOF {
+			return guarded
+		}
+		if tok != token.IDENT || slices.Contains(guarded, lit) {
+			continue
+		}
+		if r, ok := rt.m.byName[lit]; ok && r.act.NeedsApproval() && rt.isAttached(lit) {
+			guarded = append(guarded, lit)
+		}
 	}
-	return variable.Fingerprint(old) == variable.Fingerprint(nv)
 }
 
 // snippetFuncs makes every available action callable from a snippet as a Go
@@ -259,8 +294,7 @@ func (rt *Runtime) snippetFuncs(ctx context.Context) map[string]reflect.Value {
 			out[i] = ft.Out(i)
 		}
 		funcs[a.Name()] = reflect.MakeFunc(reflect.FuncOf(in, out, false), func(args []reflect.Value) []reflect.Value {
-			callCtx := action.WithOutput(ctx, nil, nil)
-			res, err := a.Call(callCtx, args)
+			res, err := a.Call(ctx, args)
 			if pe := (*action.PanicError)(nil); errors.As(err, &pe) {
 				panic(fmt.Sprintf("%s panicked: %v", a.Name(), pe.Value))
 			}
@@ -285,17 +319,22 @@ func (rt *Runtime) snippetFuncs(ctx context.Context) map[string]reflect.Value {
 }
 
 // redact hides the values of secret string variables in text the model
-// will read; callers hold mu.
+// will read, longest secret first (so a secret containing another is
+// hidden whole); callers hold mu. It is a safety net, not a guarantee: a
+// transformed secret (upper-cased, split) gets through.
 func (rt *Runtime) redact(text string) string {
-	if text == "" {
+	if text == "" || len(rt.secrets) == 0 {
 		return text
 	}
-	for _, v := range rt.vars.All() {
-		if !v.Secret {
+	type secret struct{ value, mask string }
+	var secrets []secret
+	for name := range rt.secrets {
+		value, t, ok := rt.vars.Value(name)
+		if !ok {
 			continue
 		}
 		var s string
-		switch x := v.Value.(type) {
+		switch x := value.(type) {
 		case string:
 			s = x
 		case []byte:
@@ -304,8 +343,12 @@ func (rt *Runtime) redact(text string) string {
 			continue
 		}
 		if len(s) >= 4 {
-			text = strings.ReplaceAll(text, s, variable.Redacted(v.Type))
+			secrets = append(secrets, secret{s, variable.Redacted(t)})
 		}
+	}
+	slices.SortFunc(secrets, func(a, b secret) int { return len(b.value) - len(a.value) })
+	for _, s := range secrets {
+		text = strings.ReplaceAll(text, s.value, s.mask)
 	}
 	return text
 }

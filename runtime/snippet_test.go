@@ -2,11 +2,14 @@ package runtime_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
@@ -146,5 +149,73 @@ func TestSnippetsDisabled(t *testing.T) {
 		if tool.Name == "run_go" {
 			t.Fatal("run_go offered with snippets disabled")
 		}
+	}
+}
+
+// A comparable struct holding a slice in an interface field must not crash
+// the comparison of old and new values.
+func TestSnippetUncomparableValue(t *testing.T) {
+	type holder struct{ X any }
+	rt, _ := runtime.New(runtime.Options{Variables: []variable.Spec{{Name: "s", Value: holder{X: []int{1}}}}})
+	if s := snippet(rt, "s = s"); !s.Success {
+		t.Fatalf("s = s failed: %s", s.Error)
+	}
+}
+
+// A snippet's changes are kept all together or not at all.
+func TestSnippetCommitIsAtomic(t *testing.T) {
+	rt := snippetRuntime(t)
+	s := snippet(rt, "fresh := 1\nlen := 3\n_ = len")
+	if s.Success {
+		t.Fatal("a snippet declaring len succeeded")
+	}
+	if _, ok := rt.Variable("fresh"); ok {
+		t.Fatal("a failed snippet created a variable")
+	}
+	h := rt.History()
+	if len(h) != 1 || h[0].OK() {
+		t.Fatalf("history = %+v; want one failed instruction", h)
+	}
+}
+
+// Actions called from a snippet get the snippet's deadline and write into
+// its output.
+func TestSnippetActionsGetTheDeadlineAndOutput(t *testing.T) {
+	slow := action.MustNew(action.Spec{Name: "slow", Func: func(ctx context.Context) error {
+		fmt.Fprint(action.Stdout(ctx), "working")
+		<-ctx.Done()
+		return ctx.Err()
+	}})
+	say := action.MustNew(action.Spec{Name: "say", Func: func(ctx context.Context, s string) { fmt.Fprint(action.Stdout(ctx), s) }, Params: []action.Param{{Name: "s"}}})
+	rt, _ := runtime.New(runtime.Options{Actions: action.MustSet(slow, say), CallTimeout: 200 * time.Millisecond})
+	s := snippet(rt, `say("hello from an action")`)
+	if !s.Success || !strings.Contains(s.Stdout, "hello from an action") {
+		t.Fatalf("snippet = %+v", s)
+	}
+	s = snippet(rt, "err := slow()\nfmt.Println(err)")
+	if s.Success && !strings.Contains(s.Stdout, "deadline exceeded") {
+		t.Fatalf("the action did not see the snippet's deadline: %+v", s)
+	}
+}
+
+// A snippet cannot call an action that needs approval where nobody can
+// approve, and needs approval in a run whatever the strategy.
+func TestSnippetCannotBypassNeedsApproval(t *testing.T) {
+	paid := 0
+	pay := action.MustNew(action.Spec{Name: "pay", Func: func(n int) int { paid += n; return paid }, Params: []action.Param{{Name: "n"}}, NeedsApproval: true})
+	rt, _ := runtime.New(runtime.Options{Actions: action.MustSet(pay)})
+	if s := snippet(rt, "pay(100)"); s.Success || !strings.Contains(s.Error, "needs a person's approval") || paid != 0 {
+		t.Fatalf("snippet = %+v, paid %d", s, paid)
+	}
+	model := llm.NewScripted(llm.Text("```go\nx := pay(5)\n```"), llm.CallTool("terminate", `{"success":true,"result":"<<var:x>>"}`))
+	rt2, _ := runtime.New(runtime.Options{Actions: action.MustSet(pay), Model: model})
+	h, _ := rt2.Start(context.Background(), runtime.RunOptions{Task: "t"})
+	req := waitFor(t, h, 1)
+	if req.Snippet == nil || !strings.Contains(req.Message, "pay") || paid != 0 {
+		t.Fatalf("await = %+v, paid %d", req, paid)
+	}
+	resume(t, h, req.ID, run.Answer{Decision: run.Approved})
+	if o := wait(t, h); string(o.Result) != "5" || paid != 5 {
+		t.Fatalf("outcome = %+v, paid %d", o, paid)
 	}
 }
