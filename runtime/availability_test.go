@@ -1,12 +1,15 @@
 package runtime_test
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/llm"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
@@ -180,5 +183,42 @@ func TestSecretPreviewsAreRedacted(t *testing.T) {
 	resp = call(f.rt, "get_weather", `{"location":"<<var:api_key>>","unit":"c","return":null}`)
 	if w, _ := runtime.Value[string](f.rt, "weather"); !resp.Success || w != "sunny, 21°C in sk-secret" {
 		t.Fatalf("the action did not get the secret's value: %+v %q", resp, w)
+	}
+}
+
+// A secret's value never reaches the model, the event log or the result,
+// even through a variable computed from it.
+func TestSecretsDoNotLeakThroughDerivedValues(t *testing.T) {
+	echo := action.MustNew(action.Spec{Name: "echo", Func: func(s string) string { return "got " + s }, Params: []action.Param{{Name: "s"}}})
+	model := llm.NewScripted(
+		llm.CallTool("echo", `{"s":"<<var:api_key>>","return":null}`),
+		llm.CallTool("terminate", `{"success":true,"result":"<<var:echo_result>>"}`),
+		llm.CallTool("terminate", `{"success":true,"result":"<<var:api_key>>"}`),
+		llm.CallTool("terminate", `{"success":false,"result":"<<var:echo_result>>"}`),
+	)
+	rt, err := runtime.New(runtime.Options{Actions: action.MustSet(echo), Model: model,
+		Variables: []variable.Spec{{Name: "api_key", Value: "sk-TOPSECRET", Secret: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := rt.Start(context.Background(), runtime.RunOptions{Task: "t", Limits: runtime.Limits{ResultRetries: 5}})
+	o, _ := h.Wait(context.Background())
+	if strings.Contains(string(o.Result), "TOPSECRET") || strings.Contains(o.Reason, "TOPSECRET") {
+		t.Fatalf("outcome = %+v", o)
+	}
+	for _, req := range model.Requests() {
+		b, _ := json.Marshal(req)
+		if strings.Contains(string(b), "TOPSECRET") {
+			t.Fatalf("the model saw the secret: %s", b)
+		}
+	}
+	for e, err := range h.Events(context.Background(), 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(e)
+		if strings.Contains(string(b), "TOPSECRET") {
+			t.Fatalf("the log holds the secret: %s", b)
+		}
 	}
 }

@@ -37,7 +37,7 @@ func (rt *Runtime) references(c ToolCall) map[string]run.VariableRef {
 		if refs == nil {
 			refs = map[string]run.VariableRef{}
 		}
-		refs[string(f.key)] = run.VariableRef{Variable: name, Type: v.TypeName(), Preview: v.Preview(rt.opts.PreviewLimit)}
+		refs[string(f.key)] = run.VariableRef{Variable: name, Type: v.TypeName(), Preview: rt.redact(v.Preview(rt.opts.PreviewLimit))}
 	}
 	return refs
 }
@@ -51,12 +51,12 @@ func (rt *Runtime) variableEvents(names []string, created bool) []run.Payload {
 		if !ok {
 			continue
 		}
-		info := run.VariableInfo{Name: n, Type: v.TypeName(), Preview: v.Preview(rt.opts.PreviewLimit)}
+		info := run.VariableInfo{Name: n, Type: v.TypeName(), Preview: rt.redact(v.Preview(rt.opts.PreviewLimit))}
 		step := v.History.Last().Step
 		if created {
-			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Value: valueJSON(v)})
+			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Value: rt.valueJSON(v)})
 		} else {
-			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Value: valueJSON(v)})
+			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Value: rt.valueJSON(v)})
 		}
 	}
 	return out
@@ -73,23 +73,30 @@ func (rt *Runtime) variableChangeEvents(step int, changes []VariableChange) []ru
 		}
 		info := run.VariableInfo{Name: c.Name, Type: c.Type, Preview: c.Preview}
 		if c.Change == string(variable.Created) {
-			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Value: valueJSON(v)})
+			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Value: rt.valueJSON(v)})
 		} else {
-			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Value: valueJSON(v)})
+			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Value: rt.valueJSON(v)})
 		}
 	}
 	return out
 }
 
-// valueJSON is a variable's value as JSON when it can be restored from it:
-// not secret, JSON-representable and not too large.
-func valueJSON(v variable.Variable) []byte {
+// valueJSON is a variable's value as JSON when it can be restored from it
+// and may be logged: not secret, not holding a secret's value,
+// JSON-representable and not too large; callers hold mu.
+func (rt *Runtime) valueJSON(v variable.Variable) []byte {
 	if v.Secret || schema.Representable(v.Type) != nil {
 		return nil
 	}
 	b, err := marshal(v.Value)
-	if err != nil || len(b) > maxValueJSON {
+	if err != nil || len(b) > maxValueJSON || rt.holdsSecret(string(b)) {
 		return nil
 	}
 	return b
+}
+
+// holdsSecret reports whether text contains the value of a secret
+// variable; callers hold mu.
+func (rt *Runtime) holdsSecret(text string) bool {
+	return len(rt.secrets) > 0 && rt.redact(text) != text
 }

@@ -233,7 +233,9 @@ func (h *Handle) terminate(ctx context.Context, res StepResult, retries *int, li
 	if !t.Success {
 		reason := "the model reported that it could not do the task"
 		if t.Result != nil {
-			reason += ": " + fmt.Sprint(t.Result)
+			h.rt.mu.Lock()
+			reason += ": " + h.rt.redact(fmt.Sprint(t.Result))
+			h.rt.mu.Unlock()
 		}
 		return h.complete(ctx, nil, reason), true
 	}
@@ -276,6 +278,12 @@ func (h *Handle) resultJSON(v any) (json.RawMessage, error) {
 	b, err := marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("the result cannot be written as JSON (%v); return a JSON value or a JSON-representable variable", err)
+	}
+	h.rt.mu.Lock()
+	secret := h.rt.holdsSecret(string(b))
+	h.rt.mu.Unlock()
+	if secret {
+		return nil, errors.New("the result holds the value of a secret variable, and results are recorded; return something that does not contain it")
 	}
 	if h.result == nil {
 		return b, nil

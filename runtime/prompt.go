@@ -28,23 +28,24 @@ func (rt *Runtime) systemPrompt(opts RunOptions) string {
 	}
 	b.WriteString(promptEnd)
 	rt.mu.Lock()
-	vars := rt.vars.All()
-	rt.mu.Unlock()
-	if len(vars) > 0 {
+	names := rt.vars.Names()
+	if len(names) > 0 {
 		b.WriteString("\n\nVariables:")
-		for _, v := range vars {
+		for _, name := range names {
+			v, _ := rt.vars.Head(name)
 			b.WriteString("\n- ")
 			b.WriteString(v.Name)
 			b.WriteString(" (")
 			b.WriteString(variable.TypeName(v.Type))
 			b.WriteString("): ")
-			b.WriteString(v.Preview(rt.opts.PreviewLimit))
+			b.WriteString(rt.redact(v.Preview(rt.opts.PreviewLimit)))
 			if v.Description != "" {
 				b.WriteString(" — ")
 				b.WriteString(v.Description)
 			}
 		}
 	}
+	rt.mu.Unlock()
 	if opts.Approval == ApproveOnStart {
 		b.WriteString("\n\nBefore anything runs, a person approves your plan: first state your plan in a few lines, with the first step you want to run.")
 	}
