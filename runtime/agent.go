@@ -235,7 +235,9 @@ func (h *Handle) Begin(ctx context.Context) error {
 	h.begun = true
 	h.mu.Unlock()
 	if err := h.rec.transition(ctx, run.StatusRunning, ""); err != nil {
-		return fmt.Errorf("runtime: run %s cannot begin: %w", h.id, err)
+		err = fmt.Errorf("runtime: run %s cannot begin: %w", h.id, err)
+		h.end(Outcome{Status: h.rec.current(), Reason: err.Error()})
+		return err
 	}
 	if err := h.rec.append(ctx, run.PhaseChanged{To: run.PhasePrompted}, run.UserMessage{Text: taskText(h.opts), Turn: h.opts.Turn}); err != nil {
 		h.end(h.storeFault(ctx, err))
@@ -318,17 +320,15 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 		rec:  &recorder{store: store, id: id, last: sum.LastSeq, status: run.StatusCreated, hook: opts.OnStatus},
 		done: make(chan struct{}),
 	}
-	if rt.runs == nil {
-		rt.runs = map[run.ID]*Handle{}
-	}
-	rt.runs[id] = h
-	rt.active = h
-
 	rt.mu.Lock()
 	rt.attach(opts.Actions, opts.ResultSchema, !opts.NonInteractive)
 	if input != nil {
-		if _, _, taken := rt.vars.Value("input"); !taken {
-			_ = rt.define(variable.Spec{Name: "input", Value: input, Description: "the run's structured input"}, rt.step, "host")
+		// The variable input is the run's: a later run's input replaces
+		// an earlier run's, never a variable of the host's.
+		if _, _, taken := rt.vars.Value(inputVariable); !taken || rt.inputOwned {
+			if err := rt.define(variable.Spec{Name: inputVariable, Value: input, Description: "the run's structured input"}, rt.step, "host"); err == nil {
+				rt.inputOwned = true
+			}
 		}
 	}
 	startVars := rt.variableEvents(rt.vars.Names(), true)
@@ -337,10 +337,22 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 	h.messages = append([]llm.Message{llm.SystemMessage("")}, opts.History...)
 	h.messages = append(h.messages, llm.UserMessage(taskText(opts)))
 	if err := h.rec.append(ctx, startVars...); err != nil {
+		_ = h.rec.transition(ctx, run.StatusFailed, "store: "+err.Error())
 		return nil, fmt.Errorf("runtime: recording run %s: %w", id, err)
 	}
+	// Registered only once recorded: a failed Create leaves the runtime
+	// free for another run.
+	if rt.runs == nil {
+		rt.runs = map[run.ID]*Handle{}
+	}
+	rt.runs[id] = h
+	rt.active = h
 	return h, nil
 }
+
+// inputVariable is the name of the variable holding a run's structured
+// input.
+const inputVariable = "input"
 
 // Run starts a run and waits for it to end.
 func (rt *Runtime) Run(ctx context.Context, opts RunOptions) (Outcome, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -323,7 +324,11 @@ func TestAgentLargeResultBecomesVariable(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":null}`),
 	)
 	rt := newAgent(t, model, runtime.Options{Actions: action.MustSet(dump)})
-	rt.Run(context.Background(), runtime.RunOptions{Task: "dump", Limits: runtime.Limits{LargeResult: 1000}})
+	h, _ := rt.Start(context.Background(), runtime.RunOptions{Task: "dump", Limits: runtime.Limits{LargeResult: 1000}})
+	h.Wait(context.Background())
+	if snap, _ := h.Snapshot(context.Background()); !slices.ContainsFunc(snap.Variables, func(v run.VariableState) bool { return v.Name == "dump_output" }) {
+		t.Fatalf("the log does not record dump_output: %+v", snap.Variables)
+	}
 	tool := model.Requests()[1].Messages[3]
 	if len(tool.Text) > 1000 || !strings.Contains(tool.Text, "<<var:dump_output>>") {
 		t.Fatalf("tool message = %q", tool.Text)
@@ -332,6 +337,11 @@ func TestAgentLargeResultBecomesVariable(t *testing.T) {
 	if s, _ := v.Value.(string); !ok || !strings.Contains(s, strings.Repeat("x", 5000)) {
 		t.Fatalf("the whole result must be kept in the variable")
 	}
+	// It is recorded like any variable a call made.
+	if h := rt.History(); !slices.Contains(h[0].Created, "dump_output") {
+		t.Fatalf("history = %+v", h[0])
+	}
+
 }
 
 func TestAgentIdempotentCreate(t *testing.T) {
@@ -525,5 +535,46 @@ func TestAgentStrictFlagFollowsTheSchema(t *testing.T) {
 	}
 	if !strict["get_weather"] || strict["tally"] || !strict["terminate"] {
 		t.Fatalf("strict = %v", strict)
+	}
+}
+
+func TestNamesOfVariablesAndActionsDoNotCollide(t *testing.T) {
+	if _, err := runtime.New(runtime.Options{Actions: action.MustSet(weatherAction), Variables: []variable.Spec{{Name: "get_weather", Value: 1}}}); err == nil {
+		t.Error("a variable named like an action was accepted")
+	}
+	rt, _ := runtime.New(runtime.Options{Variables: []variable.Spec{{Name: "get_weather", Value: 1}}})
+	if err := rt.AddActions(weatherAction); err == nil {
+		t.Error("an action named like a variable was accepted")
+	}
+	fake := action.MustNew(action.Spec{Name: "run_go", Func: func() {}})
+	if err := rt.AddActions(fake); err == nil {
+		t.Error("an action named like a built-in was accepted")
+	}
+}
+
+func TestAgentInputIsTheLatestRuns(t *testing.T) {
+	model := llm.NewScriptedFunc(func(llm.Request) (llm.Response, error) {
+		return llm.CallTool("terminate", `{"success":true,"result":"<<var:input>>"}`), nil
+	})
+	rt := newAgent(t, model, runtime.Options{})
+	for _, in := range []string{`{"n":1}`, `{"n":2}`} {
+		o, err := rt.Run(context.Background(), runtime.RunOptions{Input: json.RawMessage(in)})
+		if err != nil || string(o.Result) != in {
+			t.Fatalf("input %s: result %s, %v", in, o.Result, err)
+		}
+	}
+}
+
+func TestAFailedCreateLeavesTheRuntimeFree(t *testing.T) {
+	store := &failingStore{Store: run.NewMemoryStore(), left: 0}
+	rt := newAgent(t, llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":"ok"}`)), runtime.Options{Store: store})
+	if _, err := rt.Start(context.Background(), runtime.RunOptions{Task: "t"}); err == nil {
+		t.Fatal("Start succeeded on a failing store")
+	}
+	store.mu.Lock()
+	store.left = 1 << 30
+	store.mu.Unlock()
+	if o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "t"}); err != nil || !o.OK() {
+		t.Fatalf("the runtime stayed busy after a failed Create: %+v, %v", o, err)
 	}
 }

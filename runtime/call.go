@@ -302,8 +302,9 @@ func (rt *Runtime) fail(in Instruction, resp ToolResponse, msg string) ToolRespo
 }
 
 func (rt *Runtime) failLocked(in Instruction, resp ToolResponse, msg string) ToolResponse {
-	if len(rt.secrets) > 0 { // an action's error may quote a secret argument
+	if len(rt.secrets) > 0 { // an action's error or output may quote a secret argument
 		msg = rt.redact(msg)
+		resp.Stdout, resp.Stderr = rt.redact(resp.Stdout), rt.redact(resp.Stderr)
 	}
 	in.Err = msg
 	in.Duration = time.Since(in.Start)
@@ -404,7 +405,8 @@ func (rt *Runtime) resolve(p *prepared, i int, raw json.RawMessage, plain bool) 
 		p.record[i].Default = true
 		return nil
 	}
-	if !plain && raw[0] == '"' && bytes.Contains(raw, []byte("<<var:")) {
+	if !plain && raw[0] == '"' && bytes.Contains(raw, []byte("<<var:")) && !(param.RawOnly && param.Type.Kind() == reflect.String) {
+		// A raw-only text parameter (run_go's code) may mention the syntax.
 		return rt.resolveRef(p, i, raw)
 	}
 	if param.Raw == nil {

@@ -179,7 +179,9 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 			Created: infos(s.Variables, "created"), Modified: infos(s.Variables, "assigned", "modified"),
 		})
 		events = append(events, h.rt.variableChangeEvents(res.Step, s.Variables)...)
-		snippetParts = append(snippetParts, h.rt.bound(res.Step, "snippet", s.Content(), lim))
+		content, kept := h.rt.bound(res.Step, "snippet", s.CallID, s.Content(), lim)
+		events = append(events, kept...)
+		snippetParts = append(snippetParts, content)
 	}
 	for _, r := range res.Responses {
 		events = append(events, run.ToolCallCompleted{
@@ -187,7 +189,9 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 			Created: infos(r.Variables, "created"), Modified: infos(r.Variables, "assigned", "modified"),
 		})
 		events = append(events, h.rt.variableChangeEvents(res.Step, r.Variables)...)
-		toolMsgs = append(toolMsgs, llm.ToolResultMessage(llm.ToolCall{ID: r.CallID, Name: r.Name}, h.rt.bound(res.Step, r.Name, r.Content(), lim)))
+		content, kept := h.rt.bound(res.Step, r.Name, r.CallID, r.Content(), lim)
+		events = append(events, kept...)
+		toolMsgs = append(toolMsgs, llm.ToolResultMessage(llm.ToolCall{ID: r.CallID, Name: r.Name}, content))
 	}
 	if len(snippetParts) > 0 {
 		snippetMsg = "Results of your Go code:\n" + strings.Join(snippetParts, "\n")
@@ -197,14 +201,23 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 
 // bound keeps a tool result of more than lim.LargeResult characters as a
 // variable and returns what the model gets instead; callers hold rt.mu.
-func (rt *Runtime) bound(step int, source, content string, lim Limits) string {
+func (rt *Runtime) bound(step int, source, callID, content string, lim Limits) (string, []run.Payload) {
 	if len(content) <= lim.LargeResult {
-		return content
+		return content, nil
 	}
 	name := rt.freeName(source + "_output")
 	if err := rt.define(variable.Spec{Name: name, Value: content, Description: "a tool result too large for the conversation"}, step, source); err != nil {
-		return content[:lim.LargeResult] + "…"
+		return content[:lim.LargeResult] + "…", nil
 	}
+	// The variable is the instruction's, in the history and the log, like
+	// any the call made.
+	for i := len(rt.history) - 1; i >= 0 && rt.history[i].Step == step; i-- {
+		if rt.history[i].CallID == callID {
+			rt.history[i].Created = append(rt.history[i].Created, name)
+			break
+		}
+	}
+	kept := rt.variableChangeEvents(step, []VariableChange{rt.change(name, variable.Created)})
 	head := []rune(content)
 	if len(head) > rt.opts.PreviewLimit {
 		head = append(head[:rt.opts.PreviewLimit], '…')
@@ -215,7 +228,7 @@ func (rt *Runtime) bound(step int, source, content string, lim Limits) string {
 		Reference: "<<var:" + name + ">>",
 		Start:     string(head),
 	})
-	return string(b)
+	return string(b), kept
 }
 
 // largeResult is what the model gets instead of a result too large for the

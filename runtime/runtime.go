@@ -96,6 +96,9 @@ type Runtime struct {
 	resultSchema []byte
 	// askable reports that the current run can ask its user (ask_user).
 	askable bool
+	// inputOwned reports that the variable input holds a run's input
+	// (not a variable of the host's).
+	inputOwned bool
 
 	// index scores actions for relevance selection; indexOf is the action
 	// set it was built from.
@@ -134,11 +137,6 @@ func New(opts Options) (*Runtime, error) {
 	}
 	rt := &Runtime{opts: opts, m: newMatrix()}
 	rt.vars.PreviewLimit = opts.PreviewLimit
-	for _, spec := range opts.Variables {
-		if err := rt.define(spec, variable.HostStep, "host"); err != nil {
-			return nil, err
-		}
-	}
 	if _, ok := actions.Get(action.TerminateName); ok {
 		return nil, &action.SpecError{Action: action.TerminateName, Err: errors.New("the name is taken by the built-in terminate action; rename the action")}
 	}
@@ -158,6 +156,13 @@ func New(opts Options) (*Runtime, error) {
 	rt.actions = actions
 	for _, a := range actions.All() {
 		rt.m.addAction(a, false, rt.vars.Names(), rt.typeOf)
+	}
+	// Variables come after the actions, so that a variable cannot take an
+	// action's name (snippets see both as Go identifiers).
+	for _, spec := range opts.Variables {
+		if err := rt.define(spec, variable.HostStep, "host"); err != nil {
+			return nil, err
+		}
 	}
 	return rt, nil
 }
@@ -261,8 +266,14 @@ func (rt *Runtime) AddActions(actions ...*action.Action) error {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	for _, a := range actions {
-		if a != nil && a.Name() == action.TerminateName {
-			return &action.SpecError{Action: a.Name(), Err: errors.New("the name is taken by the built-in terminate action")}
+		if a == nil {
+			continue
+		}
+		if r, ok := rt.m.byName[a.Name()]; ok && r.builtin {
+			return &action.SpecError{Action: a.Name(), Err: errors.New("the name is taken by a built-in action; rename the action")}
+		}
+		if _, _, isVar := rt.vars.Value(a.Name()); isVar {
+			return &action.SpecError{Action: a.Name(), Err: fmt.Errorf("%q is the name of a variable, and snippets see both as Go identifiers; rename the action or the variable", a.Name())}
 		}
 	}
 	set, err := rt.actions.With(actions...)
