@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"strings"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -94,6 +95,7 @@ type Action struct {
 	params                    []Parameter
 	defaults                  []reflect.Value
 	enums                     [][]reflect.Value // enum values converted to each parameter's type
+	fast                      []bool            // parameters decoded by the scalar fast path
 	validators                []lazyValidator
 	hasCtx, hasErr            bool
 	resultType                reflect.Type
@@ -190,6 +192,7 @@ func build(spec Spec) (*Action, error) {
 		a.params = append(a.params, param)
 		a.defaults = append(a.defaults, def)
 		a.enums = append(a.enums, enumValues(p.Enum, param.Type))
+		a.fast = append(a.fast, fastPath(p, param.Type))
 	}
 	a.validators = make([]lazyValidator, len(a.params))
 	return a, nil
@@ -225,8 +228,20 @@ func buildParam(p Param, t reflect.Type) (Parameter, reflect.Value, error) {
 	default:
 		out.Raw = raw
 	}
+	if out.Raw != nil {
+		// A schema's own description joins the parameter's, so that the
+		// tool schema carries one.
+		if rest, desc := splitDescription(out.Raw); desc != "" {
+			out.Raw = rest
+			if out.Description == "" {
+				out.Description = desc
+			} else if !strings.Contains(out.Description, desc) {
+				out.Description += " (" + desc + ")"
+			}
+		}
+	}
 	if len(p.Enum) > 0 {
-		withEnum, err := addEnum(raw, p.Enum, t)
+		withEnum, err := addEnum(out.Raw, p.Enum, t)
 		if err != nil {
 			return out, reflect.Value{}, err
 		}
@@ -281,6 +296,30 @@ func numberText(v reflect.Value) (string, bool) {
 		return strconv.FormatFloat(v.Float(), 'f', -1, v.Type().Bits()), true
 	}
 	return "", false
+}
+
+// splitDescription returns the object schema raw without its top-level
+// description, and that description ("" and raw unchanged when it has
+// none).
+func splitDescription(raw json.RawMessage) (json.RawMessage, string) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return raw, ""
+	}
+	d, ok := obj["description"]
+	if !ok {
+		return raw, ""
+	}
+	var desc string
+	if json.Unmarshal(d, &desc) != nil {
+		return raw, ""
+	}
+	delete(obj, "description")
+	rest, err := json.Marshal(obj)
+	if err != nil {
+		return raw, ""
+	}
+	return rest, desc
 }
 
 // addEnum returns raw with an enum of values checked against t.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/schema"
+	"github.com/invopop/jsonschema"
 )
 
 type Mode string
@@ -493,5 +494,25 @@ func TestParamSchemaOverride(t *testing.T) {
 		if _, err := action.New(bad); err == nil {
 			t.Errorf("%s: accepted", bad.Name)
 		}
+	}
+}
+
+// color describes itself, with a description of its own.
+type color string
+
+func (color) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Description: "a CSS color", Pattern: "^#[0-9a-f]{6}$"}
+}
+
+// The tool schema carries one description: the parameter's, with the
+// type's joined to it.
+func TestTypeDescriptionJoinsTheParameters(t *testing.T) {
+	a := action.MustNew(action.Spec{Name: "paint", Func: func(c color) {}, Params: []action.Param{{Name: "c", Description: "The color to paint with."}}})
+	p := a.Param(0)
+	if strings.Contains(string(p.Raw), "description") || p.Description != "The color to paint with. (a CSS color)" {
+		t.Fatalf("raw = %s, description = %q", p.Raw, p.Description)
+	}
+	if _, err := a.Decode(0, json.RawMessage(`"red"`)); err == nil {
+		t.Fatal("the type's own pattern was not checked")
 	}
 }

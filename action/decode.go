@@ -23,6 +23,9 @@ func (a *Action) Decode(i int, raw json.RawMessage) (reflect.Value, error) {
 	if p.Raw == nil {
 		return reflect.Value{}, fmt.Errorf("%w: %s takes a reference only", schema.ErrInvalid, p.Name)
 	}
+	if !a.fast[i] {
+		return a.decodeChecked(i, raw)
+	}
 	if v, ok, err := decodeScalar(p.Type, raw); ok {
 		if err != nil {
 			return reflect.Value{}, err
@@ -32,6 +35,13 @@ func (a *Action) Decode(i int, raw json.RawMessage) (reflect.Value, error) {
 		}
 		return v, nil
 	}
+	return a.decodeChecked(i, raw)
+}
+
+// decodeChecked validates raw against parameter i's compiled schema, then
+// decodes it with encoding/json (and so the type's own UnmarshalJSON).
+func (a *Action) decodeChecked(i int, raw json.RawMessage) (reflect.Value, error) {
+	p := &a.params[i]
 	if err := a.ValidateRaw(i, raw); err != nil {
 		return reflect.Value{}, err
 	}
@@ -60,6 +70,35 @@ func jsonKind(raw []byte) string {
 		return "null"
 	}
 	return "a number"
+}
+
+var (
+	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[interface{ UnmarshalText([]byte) error }]()
+)
+
+// fastPath reports whether values of parameter p can skip the general
+// validator: a plain scalar kind whose schema is the one reflected from
+// its kind (no Param.Schema, no JSONSchema hook) and that decodes itself
+// no differently from encoding/json's default.
+func fastPath(p Param, t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.String, reflect.Bool,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+	default:
+		return false
+	}
+	if p.Schema != nil {
+		return false
+	}
+	for _, u := range []reflect.Type{t, reflect.PointerTo(t)} {
+		if u.Implements(jsonUnmarshalerType) || u.Implements(textUnmarshalerType) || schema.DescribesItself(u) {
+			return false
+		}
+	}
+	return true
 }
 
 // decodeScalar decodes raw into a scalar type t; ok is false when t is not

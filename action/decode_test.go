@@ -118,3 +118,36 @@ func BenchmarkDecodeScalar(b *testing.B) {
 		a.Decode(1, n)
 	}
 }
+
+// email validates itself when decoded.
+type email string
+
+func (e *email) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	if !strings.Contains(s, "@") {
+		return errors.New("not an email address")
+	}
+	*e = email(s)
+	return nil
+}
+
+// Types that decode themselves, and parameters with their own schema, skip
+// the scalar fast path: their checks run.
+func TestDecodeHonoursTheTypesOwnChecks(t *testing.T) {
+	a := action.MustNew(action.Spec{Name: "send", Func: func(to email, code string) {}, Params: []action.Param{
+		{Name: "to"},
+		{Name: "code", Schema: json.RawMessage(`{"type":"string","pattern":"^[A-Z]{3}$"}`)},
+	}})
+	if _, err := a.Decode(0, json.RawMessage(`"NOT-AN-EMAIL"`)); err == nil || !strings.Contains(err.Error(), "not an email") {
+		t.Errorf("UnmarshalJSON was skipped: %v", err)
+	}
+	if _, err := a.Decode(1, json.RawMessage(`"abcd"`)); err == nil {
+		t.Error("Param.Schema's pattern was skipped")
+	}
+	if v, err := a.Decode(1, json.RawMessage(`"ABC"`)); err != nil || v.String() != "ABC" {
+		t.Errorf("decode = %v, %v", v, err)
+	}
+}

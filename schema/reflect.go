@@ -25,6 +25,10 @@ var (
 	schemaHookType    = reflect.TypeFor[interface{ JSONSchema() *jsonschema.Schema }]()
 )
 
+// DescribesItself reports whether t describes its own JSON Schema, with a
+// JSONSchema method (invopop/jsonschema's hook).
+func DescribesItself(t reflect.Type) bool { return t.Implements(schemaHookType) }
+
 var representable sync.Map // reflect.Type -> error (nil when representable)
 
 // Representable reports whether values of type t can be described by a JSON
