@@ -8,9 +8,9 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
-	"strings"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/byref/byref/schema"

@@ -23,7 +23,12 @@
 // reference), or json.RawMessage for a raw or absent result. Each step is
 // preceded by a comment with its number and the model's stated reason (its
 // text without code blocks); approvals and answers become comments; failed
-// and denied instructions are left out as comments that say why.
+// and denied instructions are left out as comments that say why. A question
+// the run asked its user (the built-in ask_user) is not asked again: the
+// recorded answer is assigned to the call's result, under a comment that
+// says what was asked. Text from the run (the model's, the user's, the run
+// ID) is written into comments one rune at a time: line breaks cannot end a
+// comment early, and control and invisible runes become escapes.
 //
 // # How actions are called
 //
@@ -50,7 +55,10 @@
 // ends a snippet in the interpreter, becomes a break out of a labeled
 // switch holding the rest of that snippet; a snippet that declares new
 // variables after such a return is refused (they would be local to the
-// switch). Actions called in snippets
+// switch). A snippet is inlined as written only once its parse shows the
+// text is exactly statements (and func and type declarations, none of them
+// init or main): a stray closing brace, which would end Replay's body and
+// put the rest at file level, fails Generate. Actions called in snippets
 // resolve to the same functions, through local funcs named as the actions,
 // with the snippet's signature (no context). [GenerateSnippet] writes the
 // whole replay as one snippet instead, for package interp.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/runtime"
@@ -27,16 +29,46 @@ func (g *gen) steps() error {
 	return nil
 }
 
-// comment writes text as comment lines.
+// comment writes text as comment lines. Text comes from the run (the
+// model, the user, the log), so it is made safe for a // comment first
+// (see commentLine).
 func (g *gen) comment(text string) {
+	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
 	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
-		line = strings.TrimRight(line, " \t\r")
+		line = strings.TrimRight(commentLine(line), " \t")
 		if line == "" {
 			g.body.WriteString("//\n")
 			continue
 		}
 		g.body.WriteString("// " + line + "\n")
 	}
+}
+
+// commentLine makes text safe inside one // comment line: line breaks
+// become spaces, so the comment cannot end early, and runes that Go refuses
+// in source or that do not show (invalid UTF-8, NUL and other control
+// characters, a byte order mark, bidirectional and other format
+// characters: all but tabs and unicode.IsGraphic runes) are written as
+// escapes.
+func commentLine(text string) string {
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, text[i])
+		case r == '\n' || r == '\r':
+			b.WriteByte(' ')
+		case r == '\t' || unicode.IsGraphic(r):
+			b.WriteRune(r)
+		case r <= 0xFFFF:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08X`, r)
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // stripCode removes fenced code blocks (inlined anyway) from the model's
@@ -120,10 +152,51 @@ func (g *gen) instruction(i int, in *Instruction) error {
 		}
 		g.comment(fmt.Sprintf("%s with %s; Replay returns it.", what, res))
 		return nil
+	case in.Action == action.AskUserName:
+		return g.askStep(in)
 	case in.Child != nil && in.Child.Result != nil:
 		return g.childStep(in)
 	}
 	return g.callStep(in)
+}
+
+// askStep writes a call of the built-in ask_user: the user's recorded
+// answer stands in for the call, so the replay asks no one.
+func (g *gen) askStep(in *Instruction) error {
+	what := action.AskUserName
+	if in.Return != "" {
+		what += " into " + in.Return
+	}
+	g.header(in, what)
+	question := ""
+	for _, a := range in.Args {
+		if a.Param == "question" && a.Raw != nil {
+			if json.Unmarshal(a.Raw, &question) != nil {
+				question = string(a.Raw)
+			}
+		}
+	}
+	if in.Answer == nil {
+		return fmt.Errorf("the user's answer to ask_user (call %s) is not in the recording; set the step's Answer (FromEvents reads it from the run's log)", in.CallID)
+	}
+	g.comment("The run asked the user: " + question)
+	if in.Return == "" {
+		g.comment("The user answered " + quote(*in.Answer) + "; the run kept no result.")
+		return nil
+	}
+	g.comment("The user's recorded answer stands in for the question, so no one is asked here.")
+	lit := quote(*in.Answer)
+	if v := g.vars[in.Return]; v != nil && v.Type != nil && v.Type.Kind() != reflect.String && v.Type.Kind() != reflect.Interface {
+		return fmt.Errorf("ask_user returns into %s, a %s, not a string", in.Return, v.Type)
+	} else if v != nil && v.Type != nil && v.Type.Kind() == reflect.Interface && !g.declared[in.Return] {
+		ts, err := g.typeExpr(v.Type)
+		if err != nil {
+			return err
+		}
+		lit = ts + "(" + lit + ")"
+	}
+	fmt.Fprintf(&g.body, "%s %s %s\n", in.Return, g.assign(in.Return), lit)
+	return nil
 }
 
 // describeCall writes a call as the model sent it.
@@ -198,7 +271,7 @@ func (g *gen) assign(name string) string {
 
 // callStep writes a successful JSON call.
 func (g *gen) callStep(in *Instruction) error {
-	a, ok := g.rec.Actions.Get(in.Action)
+	a, ok := g.set.Get(in.Action)
 	if !ok {
 		return fmt.Errorf("%w: action %q is not in Recording.Actions", ErrGenerate, in.Action)
 	}
@@ -305,7 +378,7 @@ func (g *gen) childStep(in *Instruction) error {
 	}
 	g.header(in, fmt.Sprintf("%s started child run %s%s, which ended %s", in.Action, c.ID, name, c.Status))
 	g.comment(fmt.Sprintf("The child's recorded result stands in for the call, so no model runs here;\nreplay the child itself with: byref replay %s", c.ID))
-	a, ok := g.rec.Actions.Get(in.Action)
+	a, ok := g.set.Get(in.Action)
 	if !ok || a.Result() == nil || in.Return == "" {
 		g.comment("The call has no result to keep.")
 		return nil

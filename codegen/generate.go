@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"go/format"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/variable"
 )
 
 // Import paths generated code uses.
@@ -107,6 +109,7 @@ func GenerateSnippet(rec *Recording) (string, error) {
 // gen holds the state of one generation.
 type gen struct {
 	rec     *Recording
+	set     *action.Set // rec.Actions, or an empty set
 	opts    Options
 	snippet bool // GenerateSnippet's form
 
@@ -135,10 +138,14 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 	if rec == nil {
 		return nil, fmt.Errorf("%w: the recording is nil", ErrGenerate)
 	}
-	if rec.Actions == nil {
-		rec.Actions = &action.Set{}
+	if err := checkRecording(rec); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrGenerate, err)
 	}
-	g := &gen{rec: rec, opts: opts, snippet: snippet, names: newNamer(), vars: map[string]*Variable{},
+	set := rec.Actions // the caller's recording is left as it is
+	if set == nil {
+		set = &action.Set{}
+	}
+	g := &gen{rec: rec, set: set, opts: opts, snippet: snippet, names: newNamer(), vars: map[string]*Variable{},
 		declared: map[string]bool{}, parsed: map[int]*parsedSnippet{}, funcs: map[string]funcRef{}, lookupVar: map[string]string{}}
 	g.imp = &imports{byPath: map[string]string{}, names: g.names, pkgNames: map[string]string{}}
 	g.names.reserve("Replay", "ReplayVariables", "Variables", "main", "init", "_")
@@ -147,8 +154,8 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 		g.vars[v.Name] = v
 		g.names.reserve(v.Name)
 	}
-	g.names.reserve(rec.Actions.Names()...)
-	g.names.reserve(action.TerminateName, runtime.RunGoName)
+	g.names.reserve(set.Names()...)
+	g.names.reserve(action.TerminateName, action.AskUserName, runtime.RunGoName)
 
 	// Snippets first: their identifiers and import names are fixed.
 	types := map[string]reflect.Type{}
@@ -177,7 +184,7 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 			}
 			snippetNames[im.Name] = im.Path
 		}
-		for _, a := range rec.Actions.Names() {
+		for _, a := range set.Names() {
 			if p.idents[a] && !used[a] {
 				used[a] = true
 				g.snippetActions = append(g.snippetActions, a)
@@ -196,7 +203,7 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 		if _, ok := g.funcs[name]; ok {
 			return nil
 		}
-		a, ok := rec.Actions.Get(name)
+		a, ok := set.Get(name)
 		if !ok {
 			return fmt.Errorf("%w: the run calls action %q, which is not in Recording.Actions; pass the actions the run used", ErrGenerate, name)
 		}
@@ -209,7 +216,7 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 		return nil
 	}
 	for _, in := range rec.Steps {
-		if in.Kind == runtime.KindCall && in.OK() && in.Denied == "" && in.Action != action.TerminateName && (in.Child == nil || in.Child.Result == nil) {
+		if in.Kind == runtime.KindCall && in.OK() && in.Denied == "" && in.Action != action.TerminateName && in.Action != action.AskUserName && (in.Child == nil || in.Child.Result == nil) {
 			if err := need(in.Action); err != nil {
 				return nil, err
 			}
@@ -224,6 +231,41 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 		return nil, fmt.Errorf("%w: %w", ErrGenerate, err)
 	}
 	return g, nil
+}
+
+// checkRecording checks the names a recording would write into code: its
+// variables, the variables calls return into and the references they pass
+// must be valid variable names (failed and denied steps are only comments).
+// A recording can be built by hand, or from a log out of any store.
+func checkRecording(rec *Recording) error {
+	for _, v := range rec.Variables {
+		if err := variable.ValidName(v.Name); err != nil {
+			return fmt.Errorf("variable %q: %w", v.Name, err)
+		}
+	}
+	for _, in := range rec.Steps {
+		if !in.OK() || in.Denied != "" {
+			continue // left out, as a comment
+		}
+		if in.Return != "" {
+			if err := variable.ValidName(in.Return); err != nil {
+				return fmt.Errorf("step %d returns into %q: %w", in.Step, in.Return, err)
+			}
+		}
+		for _, a := range in.Args {
+			if a.Ref != "" {
+				if err := variable.ValidName(a.Ref); err != nil {
+					return fmt.Errorf("step %d passes %q as %s: %w", in.Step, a.Ref, a.Param, err)
+				}
+			}
+		}
+		for _, n := range append(slices.Clone(in.Created), in.Modified...) {
+			if err := variable.ValidName(n); err != nil {
+				return fmt.Errorf("step %d changes variable %q: %w", in.Step, n, err)
+			}
+		}
+	}
+	return nil
 }
 
 // result works out the type and expression of the run's result, from its
@@ -317,14 +359,18 @@ func (g *gen) file() ([]byte, error) {
 		case v.Type != nil && valueJSON(reflect.Zero(v.Type).Interface(), v.Type) == nil && v.Type.Kind() != reflect.Interface:
 			tag, comment = "-", " // not JSON-representable"
 		}
-		fields = append(fields, fmt.Sprintf("%s %s `json:%q`%s", f, ts, tag, comment))
+		tagText := fmt.Sprintf("json:%q", tag)
+		if strings.Contains(tagText, "`") {
+			return nil, fmt.Errorf("variable %q cannot be a struct tag in backquotes", v.Name)
+		}
+		fields = append(fields, fmt.Sprintf("%s %s `%s`%s", f, ts, tagText, comment))
 		inits = append(inits, f+": "+v.Name)
 	}
 
 	var b strings.Builder
 	run := " recorded"
 	if g.rec.RunID != "" {
-		run = " " + string(g.rec.RunID)
+		run = " " + commentLine(string(g.rec.RunID))
 	}
 	fmt.Fprintf(&b, "// Replay code generated by byref from the run%s.\n// Review it, edit it, run it: no model is involved.\n\n", run)
 	fmt.Fprintf(&b, "package %s\n\n", pkg)
@@ -352,7 +398,7 @@ func (g *gen) file() ([]byte, error) {
 		fmt.Fprintf(w, "if %s != nil {\nreturn %s, Variables{}, %s.Errorf(\"%s: %%w\", %s)\n}\n", g.err, zero, g.imp.use("fmt", "fmt"), what, g.err)
 	}
 	for _, name := range g.lookups {
-		ft, err := g.typeExpr(reflect.TypeOf(mustAction(g.rec.Actions, name).Func()))
+		ft, err := g.typeExpr(reflect.TypeOf(mustAction(g.set, name).Func()))
 		if err != nil {
 			return nil, fmt.Errorf("action %s: %w", name, err)
 		}
@@ -388,7 +434,7 @@ func mustAction(set *action.Set, name string) *action.Action {
 // signatures snippets see (no context).
 func (g *gen) snippetFuncs(w *strings.Builder) error {
 	for _, name := range g.snippetActions {
-		a := mustAction(g.rec.Actions, name)
+		a := mustAction(g.set, name)
 		ft := reflect.TypeOf(a.Func())
 		ref := g.funcs[name]
 		callee := g.lookupVar[name]

@@ -43,9 +43,12 @@ func (g *gen) decodeExpr(t reflect.Type, text []byte) (string, error) {
 	return g.imp.use(replayPath, "replay") + ".JSON[" + ts + "](" + quote(string(text)) + ")", nil
 }
 
-// quote writes s as a raw string literal when it reads better that way.
+// quote writes s as a raw string literal when it reads better that way
+// (it has quotes or backslashes) and a raw literal can hold it exactly
+// (strconv.CanBackquote: no backquote, control character but tab, byte
+// order mark or invalid UTF-8; a carriage return would be dropped).
 func quote(s string) string {
-	if strings.ContainsAny(s, "\"\\") && !strings.ContainsAny(s, "`\r") && strings.ToValidUTF8(s, "") == s {
+	if strings.ContainsAny(s, "\"\\") && strconv.CanBackquote(s) {
 		return "`" + s + "`"
 	}
 	return strconv.Quote(s)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/byref/byref/action"
@@ -71,6 +72,11 @@ type Instruction struct {
 	// Child is the child run the call started, for an agent used as an
 	// action; nil for an ordinary call.
 	Child *ChildRun
+	// Answer is the user's answer to a call of the built-in ask_user, which
+	// the replay assigns to the call's result instead of asking again; nil
+	// when the recording does not hold it (Generate then fails, naming
+	// the call).
+	Answer *string
 }
 
 // ChildRun is a run started by a tool call of the recorded run.
@@ -107,10 +113,33 @@ func FromRuntime(rt *runtime.Runtime, result json.RawMessage) *Recording {
 		}
 		rec.Variables = append(rec.Variables, cv)
 	}
-	for _, in := range rt.History() {
-		rec.Steps = append(rec.Steps, Instruction{Instruction: in})
+	hist := rt.History()
+	for i, in := range hist {
+		ci := Instruction{Instruction: in}
+		if in.Kind == runtime.KindCall && in.Action == action.AskUserName && in.OK() && in.Return != "" {
+			ci.Answer = answerKept(rt, hist[i+1:], in.Return)
+		}
+		rec.Steps = append(rec.Steps, ci)
 	}
 	return rec
+}
+
+// answerKept is the answer ask_user assigned to the variable name, when no
+// later instruction changed it: a live runtime keeps current values only.
+func answerKept(rt *runtime.Runtime, later []runtime.Instruction, name string) *string {
+	for _, in := range later {
+		if in.Return == name || slices.Contains(in.Created, name) || slices.Contains(in.Modified, name) || slices.Contains(in.Writes, name) {
+			return nil
+		}
+	}
+	for _, v := range rt.Variables() {
+		if v.Name == name && !v.Secret {
+			if s, ok := v.Value.(string); ok {
+				return &s
+			}
+		}
+	}
+	return nil
 }
 
 // valueJSON is a value's JSON when its type is JSON-representable.
@@ -135,7 +164,13 @@ var ErrEvents = errors.New("codegen: unusable event log")
 //
 // Child runs (ChildRunStarted/Finished) attach to the call that started
 // them; approvals and questions (AwaitRequested/Resolved) become notes, and
-// a denied call is marked Denied.
+// a denied call is marked Denied. The user's answer to a call of the
+// built-in ask_user becomes its Answer. Built-in actions (terminate,
+// ask_user, run_go) need not be in actions.
+//
+// The log is not trusted: every variable name, return target and reference
+// it holds must be a valid variable name ([variable.ValidName]), or
+// FromEvents fails with ErrEvents.
 func FromEvents(events []run.Event, actions *action.Set) (*Recording, error) {
 	if actions == nil {
 		actions = &action.Set{}
@@ -152,8 +187,11 @@ func FromEvents(events []run.Event, actions *action.Set) (*Recording, error) {
 	denied := map[string]string{}
 	children := map[string]*ChildRun{}
 	awaits := map[string]run.AwaitRequested{}
-	index := map[string]int{} // call ID -> index in rec.Steps
-	vars := map[string]int{}  // name -> index in rec.Variables
+	asking := []string{}              // ask_user calls scheduled, not completed, in order
+	questionOf := map[string]string{} // await ID -> the ask_user call it asks for
+	answers := map[string]string{}    // ask_user call ID -> the user's answer
+	index := map[string]int{}         // call ID -> index in rec.Steps
+	vars := map[string]int{}          // name -> index in rec.Variables
 	started := false
 	take := func(id string) []string {
 		n := notes[id]
@@ -182,6 +220,9 @@ func FromEvents(events []run.Event, actions *action.Set) (*Recording, error) {
 		if rec.RunID == "" {
 			rec.RunID = e.RunID
 		}
+		if err := checkNames(e.Data); err != nil {
+			return nil, fmt.Errorf("%w: event %d (%s): %w", ErrEvents, e.Seq, e.Type(), err)
+		}
 		switch p := e.Data.(type) {
 		case run.AssistantMessage:
 			reasons[p.Step] = p.Text
@@ -189,8 +230,17 @@ func FromEvents(events []run.Event, actions *action.Set) (*Recording, error) {
 			started = true
 			c := p.Call
 			calls[c.ID] = &pending{step: p.Step, call: c}
+			if c.Action == action.AskUserName {
+				asking = append(asking, c.ID)
+			}
 		case run.AwaitRequested:
 			awaits[p.ID] = p
+			// A question with no call is ask_user's: calls run one at a
+			// time, so it is the first ask_user call not yet completed.
+			if p.Await == run.AwaitQuestion && p.Call == nil && len(asking) > 0 {
+				questionOf[p.ID] = asking[0]
+				break
+			}
 			if p.Await != run.AwaitApproval && p.Await != run.AwaitAuthorization {
 				notes[""] = append(notes[""], fmt.Sprintf("The run asked (%s): %s", p.Await, oneLine(p.Message)))
 			}
@@ -201,6 +251,8 @@ func FromEvents(events []run.Event, actions *action.Set) (*Recording, error) {
 				id = req.Call.ID
 			}
 			switch {
+			case questionOf[p.ID] != "":
+				answers[questionOf[p.ID]] = p.Answer.Text
 			case req.Await == run.AwaitQuestion || req.Await == run.AwaitInput:
 				ans := p.Answer.Text
 				if ans == "" && len(p.Answer.Input) > 0 {
@@ -259,12 +311,15 @@ func FromEvents(events []run.Event, actions *action.Set) (*Recording, error) {
 				return nil, fmt.Errorf("%w: tool_call_completed event %d names call %q, which was never scheduled", ErrEvents, e.Seq, p.CallID)
 			}
 			delete(calls, p.CallID)
+			if i := slices.Index(asking, p.CallID); i >= 0 {
+				asking = slices.Delete(asking, i, i+1)
+			}
 			in, err := callInstruction(actions, pc.step, reasons[pc.step], pc.call, p)
 			if err != nil {
 				return nil, fmt.Errorf("%w: event %d: %w", ErrEvents, e.Seq, err)
 			}
 			if in.Kind == runtime.KindCall && in.OK() && in.Return != "" {
-				if a, ok := actions.Get(in.Action); ok && in.ReturnCreated {
+				if a, ok := lookupAction(actions, in.Action); ok && in.ReturnCreated {
 					for _, c := range p.Created {
 						if c.Name == in.Return && a.Result().Kind() != reflect.Interface {
 							addVar(pc.step, c, false, nil, a.Result())
@@ -273,6 +328,9 @@ func FromEvents(events []run.Event, actions *action.Set) (*Recording, error) {
 				}
 			}
 			ci := Instruction{Instruction: in, Notes: take(p.CallID), Denied: denied[p.CallID], Child: children[p.CallID]}
+			if ans, ok := answers[p.CallID]; ok && in.Action == action.AskUserName {
+				ci.Answer = &ans
+			}
 			delete(denied, p.CallID)
 			index[p.CallID] = len(rec.Steps)
 			rec.Steps = append(rec.Steps, ci)
@@ -321,17 +379,12 @@ func callInstruction(actions *action.Set, step int, reason string, c run.ToolCal
 		in.Kind, in.Code, in.Action = runtime.KindSnippet, interp.NormalizeCode(code), ""
 		return in, nil
 	}
-	var a *action.Action
-	if c.Action == action.TerminateName {
-		a = action.Terminate()
-	} else {
-		var ok bool
-		if a, ok = actions.Get(c.Action); !ok {
-			if in.Err != "" {
-				return in, nil
-			}
-			return in, fmt.Errorf("call %s succeeded but the action set has no action %q; pass the actions the run used", c.ID, c.Action)
+	a, ok := lookupAction(actions, c.Action)
+	if !ok {
+		if in.Err != "" {
+			return in, nil
 		}
+		return in, fmt.Errorf("call %s succeeded but the action set has no action %q; pass the actions the run used", c.ID, c.Action)
 	}
 	if in.Err != "" {
 		return in, nil
@@ -361,12 +414,56 @@ func callInstruction(actions *action.Set, step int, reason string, c run.ToolCal
 			if name, ok := parseRef(target); ok {
 				target = name
 			}
+			if err := variable.ValidName(target); err != nil {
+				return in, fmt.Errorf("call %s returns into %q: %w", c.ID, target, err)
+			}
 			in.Return = target
 		} else if len(done.Created) > 0 {
 			in.Return, in.ReturnCreated = done.Created[0].Name, true
 		}
 	}
 	return in, nil
+}
+
+// lookupAction finds an action the run called: a built-in (terminate,
+// ask_user), which every runtime has whatever its set, or one of actions.
+// The runtime refuses actions named as built-ins.
+func lookupAction(actions *action.Set, name string) (*action.Action, bool) {
+	switch name {
+	case action.TerminateName:
+		return action.Terminate(), true
+	case action.AskUserName:
+		return action.AskUser(), true
+	}
+	if actions == nil {
+		return nil, false
+	}
+	return actions.Get(name)
+}
+
+// checkNames checks the variable names an event holds: they end up in Go
+// code, and a log can come from any store.
+func checkNames(data run.Payload) error {
+	var infos []run.VariableInfo
+	switch p := data.(type) {
+	case run.VariableCreated:
+		infos = append(infos, p.Variable)
+	case run.VariableModified:
+		infos = append(infos, p.Variable)
+	case run.SnippetExecuted:
+		infos = append(append(infos, p.Created...), p.Modified...)
+		for _, n := range append(slices.Clone(p.Snippet.Reads), p.Snippet.Writes...) {
+			infos = append(infos, run.VariableInfo{Name: n})
+		}
+	case run.ToolCallCompleted:
+		infos = append(append(infos, p.Created...), p.Modified...)
+	}
+	for _, v := range infos {
+		if err := variable.ValidName(v.Name); err != nil {
+			return fmt.Errorf("variable %q: %w", v.Name, err)
+		}
+	}
+	return nil
 }
 
 // parseRef returns NAME from exactly "<<var:NAME>>".

@@ -38,6 +38,7 @@ func scenarios() []scenario {
 		{name: "structured_result", record: recordStructured},
 		{name: "child_run", record: recordChildRun},
 		{name: "early_return", record: recordEarlyReturn},
+		{name: "ask_user", record: recordAskUser},
 	}
 }
 
@@ -303,4 +304,58 @@ func recordEarlyReturn(t *testing.T) (*codegen.Recording, map[string]json.RawMes
 		t.Fatalf("the run itself: %s", vars)
 	}
 	return rec, vars, nil
+}
+
+// A run that asks its user (the built-in ask_user) and uses the answer:
+// the replay assigns the recorded answer instead of asking, with no
+// ask_user in the caller's action set.
+func recordAskUser(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
+	rt := newRuntime(t, llm.NewScripted(
+		llm.Response{Text: "I need to know the city.", ToolCalls: []llm.ToolCall{tool("c1", "ask_user", `{"question":"Which city?\nOne of Paris, Oslo.","return":"city"}`)}},
+		llm.Response{Text: "And a name to greet.", ToolCalls: []llm.ToolCall{tool("c2", "ask_user", `{"question":"Your name, \"as you like\"?","return":null}`)}},
+		llm.Response{Text: "Greet, and the weather.", ToolCalls: []llm.ToolCall{
+			tool("c3", "greet", `{"name":"<<var:ask_user_result>>"}`),
+			tool("c4", "get_weather", `{"location":"<<var:city>>"}`),
+		}},
+		llm.Response{ToolCalls: []llm.ToolCall{tool("c5", "terminate", `{"success":true,"result":"<<var:weather>>"}`)}},
+	), variable.Spec{Name: "city", Value: "Paris"})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	h, err := rt.Start(ctx, runtime.RunOptions{ID: "run_ask_user", Task: "the weather where I am"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers := []string{"Oslo", `Ada "the Countess" \ Lovelace`}
+	for e, err := range h.Events(ctx, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req, ok := e.Data.(run.AwaitRequested); ok {
+			if err := h.Resume(ctx, req.ID, run.Answer{Text: answers[0]}); err != nil {
+				t.Fatal(err)
+			}
+			if answers = answers[1:]; len(answers) == 0 {
+				break
+			}
+		}
+	}
+	out, err := h.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != run.StatusCompleted {
+		t.Fatalf("run ended %s: %s", out.Status, out.Reason)
+	}
+	var events []run.Event
+	for e, err := range h.Events(ctx, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, e)
+	}
+	rec, err := codegen.FromEvents(events, codegentest.Actions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, finalVars(t, rt), out.Result
 }

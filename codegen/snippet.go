@@ -63,7 +63,16 @@ func parseSnippet(code string, vars map[string]reflect.Type) (*parsedSnippet, er
 	if err != nil {
 		return nil, fmt.Errorf("the snippet does not parse as Go statements: %w", err)
 	}
+	// The statements are pasted into Replay as text: they must be exactly
+	// the wrapper's body. A stray closing brace would end the wrapper early
+	// and make what follows file-level code (an init, say).
+	if len(f.Decls) != 1 {
+		return nil, fmt.Errorf("the snippet does not parse as Go statements: a closing brace at its top level matches no opening brace")
+	}
 	p.body = f.Decls[0].(*ast.FuncDecl).Body
+	if want := len(stmtPrefix) + len(p.stmts) + 1; p.fset.Position(p.body.Rbrace).Offset != want {
+		return nil, fmt.Errorf("the snippet does not parse as Go statements: a closing brace at its top level matches no opening brace")
+	}
 	ast.Inspect(p.body, func(n ast.Node) bool {
 		if id, ok := n.(*ast.Ident); ok {
 			p.idents[id.Name] = true
@@ -73,10 +82,16 @@ func parseSnippet(code string, vars map[string]reflect.Type) (*parsedSnippet, er
 	for _, st := range p.body.List {
 		p.defined = append(p.defined, topLevelNames(st)...)
 	}
-	if len(p.decls) > 0 {
-		df, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+strings.Join(p.decls, "\n"), 0)
+	// Each declaration is pasted at file level as text: it must parse on
+	// its own as exactly one func or type declaration, and not be an init
+	// or main, which the interpreter refuses too.
+	for _, decl := range p.decls {
+		df, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+decl, 0)
 		if err != nil {
 			return nil, fmt.Errorf("the snippet's declarations do not parse: %w", err)
+		}
+		if len(df.Decls) != 1 {
+			return nil, fmt.Errorf("the snippet's declaration %q is not one func or type declaration", firstLine(decl))
 		}
 		ast.Inspect(df, func(n ast.Node) bool {
 			if id, ok := n.(*ast.Ident); ok {
@@ -87,6 +102,9 @@ func parseSnippet(code string, vars map[string]reflect.Type) (*parsedSnippet, er
 		for _, d := range df.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
+				if d.Recv == nil && (d.Name.Name == "init" || d.Name.Name == "main") {
+					return nil, fmt.Errorf("the snippet declares func %s, which a snippet may not (the interpreter refuses it)", d.Name.Name)
+				}
 				if d.Recv == nil {
 					p.declNames = append(p.declNames, d.Name.Name)
 				}
@@ -124,6 +142,12 @@ func parseSnippet(code string, vars map[string]reflect.Type) (*parsedSnippet, er
 	}
 	p.imports = kept
 	return p, nil
+}
+
+// firstLine is the first line of s, for a message.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
 }
 
 // topLevelNames are the names a top-level statement declares.

@@ -216,6 +216,16 @@ func (a *walker) segment(seg segment) error {
 		return a.walk(f)
 	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
+	// The statements must be exactly the wrapper's body: a stray closing
+	// brace would end the wrapper early and turn what follows into
+	// file-level declarations (an init, say) that this pass never sees.
+	if len(f.Decls) != 1 || a.fset.Position(body.Rbrace).Offset != len(text)-1 {
+		line, col := a.pos(body.Rbrace)
+		if line < 1 || line > len(a.p.src.lines) {
+			line, col = 1, 1
+		}
+		return &CompileError{Line: line, Column: col, Source: a.p.src.lines[line-1], Msg: strayBraceMsg}
+	}
 	for _, st := range body.List {
 		if err := a.topReturns(st, len(a.p.access.Creates)); err != nil {
 			return err
@@ -258,6 +268,8 @@ func (a *walker) topReturns(st ast.Stmt, created int) error {
 	})
 	return err
 }
+
+const strayBraceMsg = "unexpected }: this closing brace matches no opening brace, so the code after it is not part of the snippet's statements; remove it or balance the braces"
 
 const returnValuesMsg = "a snippet's top-level return takes no values; assign what you want to keep to variables and write a bare return to stop the snippet there"
 

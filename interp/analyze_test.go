@@ -1,9 +1,11 @@
 package interp
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +66,40 @@ func TestAnalyzeRefusals(t *testing.T) {
 	}
 	if _, err := Analyze("x := (", nil); !errors.Is(err, ErrCompile) {
 		t.Errorf("syntax error not reported")
+	}
+}
+
+// TestStrayClosingBrace: a closing brace that matches nothing at top level
+// would end the statements early and turn the rest into file-level
+// declarations (an init that runs in replay code). Eval and Analyze refuse
+// it as a compile error instead of running part of it.
+func TestStrayClosingBrace(t *testing.T) {
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		code string
+		line int
+	}{
+		{"defer func() { recover() }()\npanic(\"done\")\n}\nfunc init() { println(\"PWNED\") }\nfunc _() (json.RawMessage, Variables, error) {", 3},
+		{"x := 1\n}\nfunc init() { println(x) }\nfunc _() {", 2},
+		{"func f() {}\n}\nfunc init() {}\nfunc _() {\nf()", 2},
+		{"x := 1 }; var y = 2; func _() {", 1},
+	}
+	for _, tc := range cases {
+		_, err := in.Eval(context.Background(), Input{Code: tc.code})
+		var ce *CompileError
+		if !errors.As(err, &ce) || !strings.Contains(ce.Msg, "closing brace") || ce.Line != tc.line {
+			t.Errorf("Eval(%q): err = %v, want a CompileError about a stray closing brace on line %d", tc.code, err, tc.line)
+		}
+		if _, err := Analyze(tc.code, nil); !errors.Is(err, ErrCompile) {
+			t.Errorf("Analyze(%q): err = %v, want ErrCompile", tc.code, err)
+		}
+	}
+	// Balanced braces, nested blocks and a literal "}" in a string still run.
+	res, err := in.Eval(context.Background(), Input{Code: "s := \"}\"\nif len(s) == 1 {\n\tfor i := 0; i < 1; i++ { s += \"{\" }\n}\nfmt.Println(s)"})
+	if err != nil || res.Stdout != "}{\n" {
+		t.Errorf("balanced snippet: %q %v", res.Stdout, err)
 	}
 }
