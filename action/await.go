@@ -23,6 +23,7 @@ type AuthorizationRequired struct {
 	Message string
 }
 
+// Error says what is to be authorized, and where.
 func (e *AuthorizationRequired) Error() string {
 	return fmt.Sprintf("authorization required: %s (%s)", e.Message, e.Link)
 }
@@ -39,6 +40,7 @@ type InputRequired struct {
 	Message string
 }
 
+// Error says what input is needed.
 func (e *InputRequired) Error() string { return "input required: " + e.Message }
 
 // Unwrap returns ErrNeedsHuman.

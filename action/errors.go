@@ -19,6 +19,7 @@ type SpecError struct {
 	Err error
 }
 
+// Error says which action is wrong, and how.
 func (e *SpecError) Error() string {
 	return fmt.Sprintf("action %q: %v", e.Action, e.Err)
 }
@@ -36,6 +37,7 @@ type PanicError struct {
 	Stack string
 }
 
+// Error names the action and what it panicked with.
 func (e *PanicError) Error() string {
 	return fmt.Sprintf("action %s panicked: %v", e.Action, e.Value)
 }

@@ -181,3 +181,19 @@ func TestSetConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestNilSetIsEmpty(t *testing.T) {
+	var s *action.Set
+	if s.Len() != 0 || s.All() != nil || s.Names() != nil {
+		t.Fatal("a nil set is not empty")
+	}
+	if _, ok := s.Get("x"); ok {
+		t.Fatal("a nil set has an action")
+	}
+	if n, err := s.With(action.Terminate()); err != nil || n.Len() != 1 {
+		t.Fatalf("With on a nil set = %v, %v", n, err)
+	}
+	if s.Without("x").Len() != 0 {
+		t.Fatal("Without on a nil set")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/byref/byref/llm"
@@ -57,7 +58,8 @@ type Limits struct {
 	ContextWindow int
 	// ContextShare is the share of the window the conversation may fill
 	// before the oldest turns are dropped (the system prompt and the task
-	// are kept). Zero means DefaultContextShare.
+	// are kept), between 0 and 1. Zero, or a value outside that range,
+	// means DefaultContextShare.
 	ContextShare float64
 	// LargeResult is the size, in characters, above which a tool result is
 	// kept as a variable and the model gets its preview and reference.
@@ -187,7 +189,7 @@ func ResultAs[T any](o Outcome) (T, error) {
 // (pair it with ResultAs). It panics if T cannot be JSON, a programmer's
 // error.
 func ResultSchemaFor[T any]() json.RawMessage {
-	s, err := schema.For(reflectType[T]())
+	s, err := schema.For(reflect.TypeFor[T]())
 	if err != nil {
 		panic(fmt.Sprintf("runtime.ResultSchemaFor: %v", err))
 	}
@@ -224,8 +226,10 @@ func (rt *Runtime) Start(ctx context.Context, opts RunOptions) (*Handle, error) 
 
 var errBegun = errors.New("runtime: the run has already begun")
 
-// Begin starts the loop of a run made by Create. It returns an error when
-// the run is not in the created status (it has begun, or was cancelled).
+// Begin starts the loop of a run made by Create. Cancelling ctx cancels the
+// run (use a context that lives as long as the run should, not a
+// request's). It returns an error when the run is not in the created
+// status (it has begun, or was cancelled).
 func (h *Handle) Begin(ctx context.Context) error {
 	h.mu.Lock()
 	if h.begun {

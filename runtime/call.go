@@ -38,7 +38,6 @@ type callResult struct {
 	err   error
 }
 
-// call executes one tool call and records it in the history.
 // needsApproval reports whether the named action always needs approval.
 func (rt *Runtime) needsApproval(name string) bool {
 	rt.mu.Lock()

@@ -71,6 +71,9 @@ func runChild(ctx context.Context, spec AgentSpec, task string) (json.RawMessage
 		info.rt.runMu.Lock()
 		parent = info.rt.active
 		info.rt.runMu.Unlock()
+		if parent != nil && parent.finished() {
+			parent = nil // a bare Execute after the run ended: no parent run
+		}
 		if parent != nil {
 			opts.parent = &parentLink{run: parent.id, callID: info.callID}
 			if child.opts.Store == nil {

@@ -36,8 +36,11 @@ type ToolCall struct {
 // VariableChange is a variable a call created or changed, as the model sees
 // it.
 type VariableChange struct {
-	Name    string `json:"name"`
-	Type    string `json:"type"`
+	// Name is the variable's name.
+	Name string `json:"name"`
+	// Type is its Go type.
+	Type string `json:"type"`
+	// Preview is its bounded, redacted preview after the change.
 	Preview string `json:"preview"`
 	// Change is "created", "assigned" or "modified".
 	Change string `json:"change"`
@@ -140,7 +143,7 @@ func (rt *Runtime) execute(ctx context.Context, step Step, g gate) StepResult {
 		res.Snippets = append(res.Snippets, s)
 	}
 	for _, c := range step.Calls {
-		if g != nil && c.Name != action.TerminateName && c.Name != action.AskUserName && c.Name != RunGoName {
+		if g != nil && c.Name != action.TerminateName && c.Name != action.AskUserName && c.Name != RunGoName && rt.valid(c) {
 			if deny := g.approveCall(ctx, &c, rt.needsApproval(c.Name)); deny != "" {
 				res.Responses = append(res.Responses, rt.fail(Instruction{Step: n, Kind: KindCall, Reason: step.Reason, CallID: c.ID, Action: c.Name, Arguments: c.Arguments, Start: time.Now()}, ToolResponse{CallID: c.ID, Name: c.Name}, deny))
 				continue
@@ -174,4 +177,13 @@ func (rt *Runtime) execute(ctx context.Context, step Step, g gate) StepResult {
 		}
 	}
 	return res
+}
+
+// valid reports whether a call's arguments resolve, so that nobody is asked
+// to approve a call that would fail anyway.
+func (rt *Runtime) valid(c ToolCall) bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	_, err := rt.prepare(c)
+	return err == nil
 }

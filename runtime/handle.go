@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"sync"
 
 	"github.com/byref/byref/llm"
@@ -63,7 +64,7 @@ func (h *Handle) Wait(ctx context.Context) (Outcome, error) {
 // Events yields the run's events from sequence number from (1 for all):
 // those stored, then live ones, until the run ends or ctx is done. See
 // run.Store.Events for when the subscription starts.
-func (h *Handle) Events(ctx context.Context, from int64) func(yield func(run.Event, error) bool) {
+func (h *Handle) Events(ctx context.Context, from int64) iter.Seq2[run.Event, error] {
 	return h.rec.store.Events(ctx, h.id, from)
 }
 
@@ -112,6 +113,7 @@ var errCanceled = errors.New("run canceled")
 
 // FollowUp sends a message to a completed, interactive run: it moves back to
 // running with its variables and history, and Wait returns the new outcome.
+// Cancelling ctx cancels the new turn.
 func (h *Handle) FollowUp(ctx context.Context, text string) error {
 	if h.opts.NonInteractive {
 		return fmt.Errorf("%w: run %s is non-interactive", ErrNotFollowable, h.id)

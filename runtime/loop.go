@@ -73,9 +73,7 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 			continue
 		}
 
-		if len(calls) > 0 || len(snippets) > 0 {
-			before = append(before, run.PhaseChanged{From: run.PhasePlanning, To: run.PhaseExecuting})
-		}
+		before = append(before, run.PhaseChanged{From: run.PhasePlanning, To: run.PhaseExecuting})
 		h.rt.mu.Lock()
 		for _, c := range calls {
 			before = append(before, run.ToolCallScheduled{Step: step, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, References: h.rt.references(c)}})

@@ -365,5 +365,3 @@ func (rt *Runtime) attachedNames() []string {
 	}
 	return slices.Clip(names)
 }
-
-func reflectType[T any]() reflect.Type { return reflect.TypeFor[T]() }

@@ -9,9 +9,12 @@ import (
 // Tool is what a model provider needs to offer one action: its name, its
 // description and the JSON Schema of its arguments object.
 type Tool struct {
-	Name        string
+	// Name is the action's name, what the model calls.
+	Name string
+	// Description says what the action does.
 	Description string
-	Parameters  json.RawMessage
+	// Parameters is the JSON Schema of the arguments object.
+	Parameters json.RawMessage
 }
 
 // Param describes one parameter to BuildTool.
@@ -47,9 +50,11 @@ type Return struct {
 
 // ToolSpec is the input of BuildTool and BuildPlainTool.
 type ToolSpec struct {
+	// Name and Description are the action's.
 	Name        string
 	Description string
-	Params      []Param
+	// Params are the action's parameters, in order.
+	Params []Param
 	// Return is nil for an action that returns nothing but an error.
 	Return *Return
 }

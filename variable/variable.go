@@ -25,12 +25,20 @@ type Spec struct {
 // that set it. Variables returned by a Set or a Runtime are copies: changing
 // one changes nothing in the run.
 type Variable struct {
-	Name        string
-	Value       any
-	Type        reflect.Type
+	// Name is the variable's Go identifier.
+	Name string
+	// Value is the variable's value.
+	Value any
+	// Type is the variable's static type (Value's dynamic type, unless the
+	// variable was declared with an interface type).
+	Type reflect.Type
+	// Description tells the model what the variable holds.
 	Description string
-	Secret      bool
-	History     History
+	// Secret variables are usable by reference; their previews are
+	// redacted.
+	Secret bool
+	// History lists the changes of the variable, oldest first.
+	History History
 }
 
 // anyType is the type of a variable whose value is nil and whose type was
