@@ -7,7 +7,7 @@ import (
 
 // Set is an immutable collection of actions with unique names. It is safe
 // for concurrent use and meant to be shared: build it once, give it to every
-// runtime. The zero Set is empty.
+// runtime. The zero Set, and a nil *Set, are empty.
 type Set struct {
 	list   []*Action
 	byName map[string]*Action
@@ -31,6 +31,9 @@ func MustSet(actions ...*Action) *Set {
 // With returns a new set holding s's actions followed by the given ones; s
 // is unchanged.
 func (s *Set) With(actions ...*Action) (*Set, error) {
+	if s == nil {
+		s = &Set{}
+	}
 	n := &Set{list: slices.Clip(s.list), byName: make(map[string]*Action, len(s.list)+len(actions))}
 	for _, a := range s.list {
 		n.byName[a.name] = a
@@ -50,6 +53,9 @@ func (s *Set) With(actions ...*Action) (*Set, error) {
 
 // Without returns a new set without the named actions; s is unchanged.
 func (s *Set) Without(names ...string) *Set {
+	if s == nil {
+		return &Set{}
+	}
 	n := &Set{byName: make(map[string]*Action, len(s.list))}
 	for _, a := range s.list {
 		if !slices.Contains(names, a.name) {
@@ -62,18 +68,34 @@ func (s *Set) Without(names ...string) *Set {
 
 // Get returns the named action.
 func (s *Set) Get(name string) (*Action, bool) {
+	if s == nil {
+		return nil, false
+	}
 	a, ok := s.byName[name]
 	return a, ok
 }
 
 // Len returns the number of actions.
-func (s *Set) Len() int { return len(s.list) }
+func (s *Set) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.list)
+}
 
 // All returns the actions in the order they were added.
-func (s *Set) All() []*Action { return slices.Clone(s.list) }
+func (s *Set) All() []*Action {
+	if s == nil {
+		return nil
+	}
+	return slices.Clone(s.list)
+}
 
 // Names returns the actions' names in the order they were added.
 func (s *Set) Names() []string {
+	if s == nil {
+		return nil
+	}
 	names := make([]string, len(s.list))
 	for i, a := range s.list {
 		names[i] = a.name
