@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -40,7 +41,7 @@ func (m *MemoryStore) Create(ctx context.Context, e Event) (Summary, bool, error
 	}
 	m.mu.Lock()
 	if r, ok := m.runs[e.RunID]; ok {
-		sum := r.sum
+		sum := r.sum.clone()
 		m.mu.Unlock()
 		return sum, false, nil
 	}
@@ -54,7 +55,7 @@ func (m *MemoryStore) Create(ctx context.Context, e Event) (Summary, bool, error
 	m.order = append(m.order, r)
 	m.mu.Unlock()
 	m.notify.Notify(e.RunID)
-	return sum, true, nil
+	return sum.clone(), true, nil
 }
 
 // Append implements [Store.Append].
@@ -112,7 +113,7 @@ func (m *MemoryStore) Get(ctx context.Context, id ID) (Summary, error) {
 	if !ok {
 		return Summary{}, NotFound(id)
 	}
-	return r.sum, nil
+	return r.sum.clone(), nil
 }
 
 // List implements [Store.List]. It scans every run: it is meant for
@@ -142,9 +143,16 @@ func (m *MemoryStore) List(ctx context.Context, q Query) ([]Summary, string, err
 		if len(runs) == limit {
 			return runs, strconv.Itoa(r.index + 1), nil
 		}
-		runs = append(runs, r.sum)
+		runs = append(runs, r.sum.clone())
 	}
 	return runs, "", nil
+}
+
+// clone returns the summary with its own copy of the tags, so that the
+// caller may change them without changing the store's.
+func (s Summary) clone() Summary {
+	s.Tags = maps.Clone(s.Tags)
+	return s
 }
 
 // Events implements [Store.Events] with [Follow].

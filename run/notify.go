@@ -9,38 +9,91 @@ import (
 // Notifier wakes the followers of runs when events are appended. Stores use
 // it with [Follow] to implement [Store.Events] within one process. The zero
 // Notifier is ready to use; it must not be copied after first use.
+//
+// It holds an entry only for a run that has a waiter: the entry goes when
+// the run is notified or its last waiter releases its wait.
 type Notifier struct {
-	mu    sync.Mutex
-	waits map[ID]chan struct{}
+	mu     sync.Mutex
+	waits  map[ID]*waiters
+	closed bool
 }
 
-// Wait returns a channel that is closed by the next Notify of the run.
-func (n *Notifier) Wait(id ID) <-chan struct{} {
+// waiters are the waiters of one run's next Notify.
+type waiters struct {
+	ch chan struct{}
+	n  int // waits not yet released
+}
+
+// closedCh is what Wait returns after Close.
+var closedCh = func() chan struct{} { ch := make(chan struct{}); close(ch); return ch }()
+
+// Wait returns a channel that is closed by the next Notify of the run (or
+// by Close), and release, which the waiter must call once it no longer
+// waits on the channel (calling it more than once is harmless). A run's
+// entry is removed when it is notified or when its last waiter releases,
+// so that followers that stop waiting leave nothing behind.
+func (n *Notifier) Wait(id ID) (wake <-chan struct{}, release func()) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	ch, ok := n.waits[id]
+	if n.closed {
+		return closedCh, func() {}
+	}
+	w, ok := n.waits[id]
 	if !ok {
 		if n.waits == nil {
-			n.waits = make(map[ID]chan struct{})
+			n.waits = make(map[ID]*waiters)
 		}
-		ch = make(chan struct{})
-		n.waits[id] = ch
+		w = &waiters{ch: make(chan struct{})}
+		n.waits[id] = w
 	}
-	return ch
+	w.n++
+	var once sync.Once
+	return w.ch, func() {
+		once.Do(func() {
+			n.mu.Lock()
+			defer n.mu.Unlock()
+			if n.waits[id] != w {
+				return // notified (or closed) meanwhile: the entry is gone
+			}
+			if w.n--; w.n == 0 {
+				delete(n.waits, id)
+			}
+		})
+	}
 }
 
 // Notify wakes every waiter of the run. Stores call it after an append has
 // become visible to Read.
 func (n *Notifier) Notify(id ID) {
 	n.mu.Lock()
-	ch, ok := n.waits[id]
+	w, ok := n.waits[id]
 	if ok {
 		delete(n.waits, id)
 	}
 	n.mu.Unlock()
 	if ok {
-		close(ch)
+		close(w.ch)
 	}
+}
+
+// Close wakes every waiter of every run, and makes every later Wait return
+// a closed channel: a store calls it when it closes, so that its followers
+// wake, fail to read and end.
+func (n *Notifier) Close() {
+	n.mu.Lock()
+	waits := n.waits
+	n.waits, n.closed = nil, true
+	n.mu.Unlock()
+	for _, w := range waits {
+		close(w.ch)
+	}
+}
+
+// waiting returns how many runs have waiters (for tests).
+func (n *Notifier) waiting() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.waits)
 }
 
 // followBatch is how many events Follow reads at a time.
@@ -50,11 +103,17 @@ const followBatch = 256
 // Notifier the store notifies after each append. Before each Read it takes
 // the notifier's channel, so an append that Read missed wakes it: no event
 // is missed, and reading by sequence number means none is yielded twice.
+// It releases the channel before taking the next and when it returns, so
+// a follower leaves no entry in the notifier, however it ends.
 func Follow(ctx context.Context, s Store, n *Notifier, id ID, from int64) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		from := max(from, 1)
+		release := func() {}
+		defer func() { release() }()
 		for {
-			wake := n.Wait(id)
+			release()
+			var wake <-chan struct{}
+			wake, release = n.Wait(id)
 			events, err := s.Read(ctx, id, from, followBatch)
 			if err != nil {
 				if ctx.Err() == nil {

@@ -1,10 +1,17 @@
 package run
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
 
 func TestNotifier(t *testing.T) {
 	var n Notifier
-	a1, a2, b := n.Wait("a"), n.Wait("a"), n.Wait("b")
+	a1, r1 := n.Wait("a")
+	a2, r2 := n.Wait("a")
+	b, rb := n.Wait("b")
 	if a1 != a2 {
 		t.Fatal("two waiters of one run got different channels")
 	}
@@ -20,9 +27,129 @@ func TestNotifier(t *testing.T) {
 		t.Fatal("Notify woke another run's waiter")
 	default:
 	}
+	a3, r3 := n.Wait("a")
 	select {
-	case <-n.Wait("a"):
+	case <-a3:
 		t.Fatal("a new Wait after Notify is already closed")
 	default:
+	}
+	// Releasing the notified waits leaves the new one; releasing every
+	// wait leaves no entry.
+	r1()
+	r2()
+	if got := n.waiting(); got != 2 {
+		t.Fatalf("%d runs have waiters, want 2 (a and b)", got)
+	}
+	r3()
+	r3() // twice is harmless
+	rb()
+	if got := n.waiting(); got != 0 {
+		t.Fatalf("%d runs have waiters after every wait was released", got)
+	}
+	n.Close()
+	if c, _ := n.Wait("c"); c == nil {
+		t.Fatal("Wait after Close returned nil")
+	} else {
+		select {
+		case <-c:
+		default:
+			t.Fatal("Wait after Close returned an open channel")
+		}
+	}
+}
+
+func TestNotifierCloseWakesWaiters(t *testing.T) {
+	var n Notifier
+	w, release := n.Wait("a")
+	defer release()
+	n.Close()
+	select {
+	case <-w:
+	default:
+		t.Fatal("Close did not wake a waiter")
+	}
+}
+
+// Followers of finished runs, of missing runs, and followers that stop
+// early or are cancelled while waiting leave no entry in the notifier.
+func TestFollowLeavesNoWaiters(t *testing.T) {
+	ctx := context.Background()
+	m := NewMemoryStore()
+	for _, id := range []ID{"done", "live"} {
+		if _, _, err := m.Create(ctx, Event{RunID: id, Data: RunCreated{}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := m.Append(ctx, "done", 1,
+		Event{Data: StatusChanged{From: StatusCreated, To: StatusRunning}},
+		Event{Data: StatusChanged{From: StatusRunning, To: StatusFailed, Reason: "test"}}); err != nil {
+		t.Fatal(err)
+	}
+	// A finished run, followed to its end, several times.
+	for range 3 {
+		n := 0
+		for _, err := range m.Events(ctx, "done", 1) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		if n != 3 {
+			t.Fatalf("%d events, want 3", n)
+		}
+	}
+	// A run that does not exist.
+	for _, err := range m.Events(ctx, "missing", 1) {
+		if !errors.Is(err, ErrRunNotFound) {
+			t.Fatalf("following a missing run: %v", err)
+		}
+	}
+	// A follower that breaks after the first event.
+	for range m.Events(ctx, "live", 1) {
+		break
+	}
+	// A follower cancelled while it waits for the next event.
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range m.Events(cctx, "live", 1) {
+		}
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for m.notify.waiting() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	<-done
+	if got := m.notify.waiting(); got != 0 {
+		t.Fatalf("the notifier holds waiters of %d runs after every follower returned", got)
+	}
+}
+
+// Get and List return summaries whose tags the caller may change.
+func TestMemoryStoreSummariesAreCopies(t *testing.T) {
+	ctx := context.Background()
+	m := NewMemoryStore()
+	sum, _, err := m.Create(ctx, Event{RunID: "r", Data: RunCreated{Tags: map[string]string{"k": "v"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum.Tags["k"] = "changed by Create's caller"
+	got, err := m.Get(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Tags["k"] = "changed by Get's caller"
+	list, _, err := m.List(ctx, Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list[0].Tags["k"] = "changed by List's caller"
+	if again, _ := m.Get(ctx, "r"); again.Tags["k"] != "v" {
+		t.Fatalf("the store's tags were changed through a summary: %v", again.Tags)
+	}
+	if list, _, _ := m.List(ctx, Query{Tags: map[string]string{"k": "v"}}); len(list) != 1 {
+		t.Fatalf("listing by the tag finds %d runs, want 1", len(list))
 	}
 }

@@ -103,7 +103,9 @@ type Summary struct {
 type Query struct {
 	// Statuses keeps runs in any of these statuses; empty for all.
 	Statuses []Status
-	// Tags keeps runs that have every one of these tags with these values.
+	// Tags keeps runs that have every one of these tags with these values:
+	// at most MaxQueryTags of them (run/sqlite refuses more, since each is
+	// a join).
 	Tags map[string]string
 	// Session keeps the runs of one session; "" for all.
 	Session SessionID
@@ -125,6 +127,9 @@ const (
 	DefaultListLimit = 50
 	MaxListLimit     = 1000
 )
+
+// MaxQueryTags is the most tag filters a [Query] may hold.
+const MaxQueryTags = 16
 
 // PageSize returns the effective page size of q.
 func (q Query) PageSize() int {

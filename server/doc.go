@@ -28,8 +28,10 @@
 // Run IDs are UUIDs, and the run's byref ID is the same string: the run
 // can be read with run.LoadSnapshot, listed with the byref command, and
 // turned into replay code. Errors are ACP Error objects with the codes
-// not_found (404), invalid_input (400, 413 or 422) and server_error (401,
-// 403, 405, 409, 500, 503).
+// not_found (404), invalid_input (400, 413, 415 or 422) and server_error
+// (401, 403, 405, 409, 500, 503). A 500 says only that an unexpected
+// error occurred: what failed (a store error may name files or hold SQL)
+// goes to Options.Logger.
 //
 // # Statuses and events
 //
@@ -85,18 +87,25 @@
 //	                         JSON, else the text as a JSON string
 //
 // Resuming a run that awaits nothing gives 403 (as the Python reference
-// server does).
+// server does). A resume that loses a race with the run's status (the run
+// was cancelled, or failed to move to awaiting, as the answer was being
+// recorded) gives 409. The inspector's resume (below) answers 409 in both
+// cases: it follows no reference server, and both mean the run has moved
+// on.
 //
 // # Sessions
 //
 // Every run has a session: the one the request names (session_id, or a
 // forwarded session descriptor), else a new one. A session's history is
-// the messages of its completed runs, oldest first: each run's input (its
-// text, as one user message) and its output. A new run in the session gets
-// that history as runtime.RunOptions.History. When a client forwards a
-// descriptor, its history URLs are the history: this server's resources
-// are read from the store, others are fetched with Options.HistoryClient
-// (refused when it is nil). GET /sessions/{id} lists this server's history
+// the messages of its latest MaxHistoryRuns (50) completed runs, oldest
+// first, and at most the latest MaxHistoryURLs (500) messages: each run's
+// input (its text, as one user message) and its output. A new run in the
+// session gets that history as runtime.RunOptions.History. When a client
+// forwards a descriptor, its history URLs (at most MaxHistoryURLs; more is
+// refused) are the history: this server's resources are read from the
+// store, others are fetched with Options.HistoryClient (refused when it is
+// nil), each response at most MaxHistoryResponse (1 MiB; a larger one is
+// refused, not truncated). GET /sessions/{id} lists this server's history
 // of the session only.
 //
 // # Restarts
@@ -118,12 +127,14 @@
 // take the token like every other:
 //
 //	GET  /ui/api/runs                   {"runs":[run.Summary…],"next":cursor};
-//	                                    ?status=a,b &tag=k=v &session= &limit= &cursor=
+//	                                    ?status=a,b &tag=k=v (at most
+//	                                    run.MaxQueryTags) &session= &limit= &cursor=
 //	GET  /ui/api/runs/{id}              {"snapshot":run.Snapshot,"can":{resume,
 //	                                    cancel,follow_up,why}} (no variable values)
 //	GET  /ui/api/runs/{id}/events       server-sent events: "id: SEQ", "data:
-//	                                    run.Event JSON", from ?from= or
-//	                                    Last-Event-ID; "event: end" when terminal
+//	                                    run.Event JSON" (no variable values), from
+//	                                    ?from= or Last-Event-ID; "event: end" when
+//	                                    terminal
 //	POST /ui/api/runs/{id}/resume       {"await_id","answer":run.Answer}
 //	POST /ui/api/runs/{id}/cancel       {}
 //	POST /ui/api/runs/{id}/follow-up    {"text"}: a completed run, among the
@@ -133,9 +144,8 @@
 //
 // The page's own files hold no data and are served without the token; the
 // page asks for the token once and keeps it in the tab's sessionStorage.
-// POSTs must be application/json, requests a browser marks cross-site are
-// refused, and without a token the Host must be loopback (or that of
-// Options.BaseURL), against DNS rebinding.
+// Its API passes the same guards as the ACP endpoints (# Security), and
+// every POST to it must be application/json, even without a body.
 //
 // # Security
 //
@@ -144,4 +154,18 @@
 // must carry Authorization: Bearer TOKEN. Bodies are limited to
 // Options.MaxBody. Input must be text (text/* or application/json parts,
 // plain or base64); content_url parts are refused.
+//
+// A web page the user visits can send requests to a server on loopback, so
+// every endpoint but GET /ping and the inspector's page files refuses
+// (Server.guard): a request a browser marks as sent by another site
+// (Sec-Fetch-Site: cross-site or same-site; 403); a request body, or a
+// Content-Type, other than application/json (415), since a page can send
+// text/plain or a form anywhere without a CORS preflight but not JSON (a
+// POST with neither, an ACP client's cancel, is accepted); and, without a
+// token, a Host other than localhost, 127.0.0.1, ::1 or that of
+// Options.BaseURL (403), against DNS rebinding. The server grants no CORS.
+//
+// Runs outlive the request that started them: they keep its values (its
+// trace, its logger fields) but not its cancellation, and Close cancels
+// them.
 package server

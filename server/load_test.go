@@ -38,6 +38,7 @@ func TestLoad(t *testing.T) {
 			defer wg.Done()
 			t0 := time.Now()
 			req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/runs", strings.NewReader(create("echo", "Hello!", "stream")))
+			req.Header.Set("Content-Type", "application/json")
 			resp, err := hc.Do(req)
 			if err != nil {
 				errs[i] = err.Error()

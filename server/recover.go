@@ -49,19 +49,29 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 			run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: reason}})
 		return errors.Join(errors.New(reason), err)
 	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return errClosed
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
 	rt, err := agent.New(s.store)
 	if err != nil {
+		s.wg.Done()
 		return fmt.Errorf("server: building agent %s: %w", agent.Name, err)
 	}
 	opts := agent.Run
-	h, err := rt.Restore(valuesOf{Context: s.ctx, values: ctx}, id, opts, runtime.RestoreOptions{})
+	rctx, rc := s.runContext(ctx)
+	h, err := rt.Restore(rctx, id, opts, runtime.RestoreOptions{})
 	if err != nil {
+		rc.release()
+		s.wg.Done()
 		return err
 	}
 	s.mu.Lock()
 	s.live[id] = h
-	s.wg.Add(1)
 	s.mu.Unlock()
-	go s.watch(agent.Name, id, h)
+	go s.watch(agent.Name, id, h, rc)
 	return nil
 }

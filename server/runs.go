@@ -79,7 +79,14 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	}
 	history, err := s.history(r.Context(), run.SessionID(session), req.Session)
 	if err != nil {
-		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
+		var bad badInput
+		if errors.As(err, &bad) {
+			writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
+			return
+		}
+		if r.Context().Err() == nil {
+			s.internal(w, "reading a session's history", err, "session", session)
+		}
 		return
 	}
 
@@ -96,15 +103,16 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 		opts.Name = agent.Name
 	}
 	if err := s.start(r.Context(), agent, opts); err != nil {
-		status, code := http.StatusInternalServerError, CodeServerError
 		switch {
 		case errors.Is(err, runtime.ErrInvalidInput):
-			status, code = http.StatusUnprocessableEntity, CodeInvalidInput
-		case errors.Is(err, errClosed):
-			status = http.StatusServiceUnavailable
+			s.log.Warn("server: starting a run", "agent", agent.Name, "run", id, "err", err)
+			writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
+		case errors.Is(err, errClosed) || s.ctx.Err() != nil:
+			s.log.Warn("server: starting a run", "agent", agent.Name, "run", id, "err", err)
+			writeError(w, http.StatusServiceUnavailable, CodeServerError, errClosed.Error())
+		default:
+			s.internal(w, "starting a run", err, "agent", agent.Name, "run", id)
 		}
-		s.log.Error("server: starting a run", "agent", agent.Name, "run", id, "err", err)
-		writeError(w, status, code, err.Error())
 		return
 	}
 	w.Header().Set("Run-ID", string(id))
@@ -113,26 +121,38 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 
 var errClosed = errors.New("server: the server is closing; it starts no more runs")
 
-// start builds the agent's runtime and starts the run with the server's
-// cancellation, so that the run outlives the request, but the request's
-// values, so that the run joins the request's trace.
+// start builds the agent's runtime and starts the run with the context
+// runContext returns, so that the run outlives the request but joins its
+// trace, and Close cancels it. The closed check and s.wg.Add are one
+// critical section, so that Close, once it has refused new runs, waits for
+// every start in progress and the run it starts.
 func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOptions) error {
 	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
+	if s.closed {
+		s.mu.Unlock()
 		return errClosed
 	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	watched := false
+	defer func() {
+		if !watched {
+			s.wg.Done()
+		}
+	}()
 	rt, err := agent.New(s.store)
 	if err != nil {
 		return fmt.Errorf("server: building agent %s: %w", agent.Name, err)
 	}
-	h, err := rt.Start(valuesOf{Context: s.ctx, values: ctx}, opts)
+	rctx, rc := s.runContext(ctx)
+	h, err := rt.Start(rctx, opts)
 	if err != nil {
+		rc.release()
 		return err
 	}
 	if _, err := s.store.Get(ctx, opts.ID); err != nil {
 		_ = h.Cancel(context.Background())
+		rc.release()
 		if errors.Is(err, run.ErrRunNotFound) {
 			return fmt.Errorf("server: agent %s records its runs in another store; in Agent.New, build the runtime with runtime.Options{Store: store}", agent.Name)
 		}
@@ -140,23 +160,59 @@ func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOption
 	}
 	s.mu.Lock()
 	s.live[opts.ID] = h
-	s.wg.Add(1)
 	s.mu.Unlock()
 	s.log.Info("run started", "agent", agent.Name, "run", opts.ID, "session", opts.Session)
-	go s.watch(agent.Name, opts.ID, h)
+	watched = true
+	go s.watch(agent.Name, opts.ID, h, rc)
 	return nil
 }
 
+// runCtx lets go of the context a run's first turn started with.
+type runCtx struct {
+	stop   func() bool        // unties it from Close; nil for none
+	cancel context.CancelFunc // nil for none
+}
+
+// release stops and cancels the context.
+func (rc runCtx) release() {
+	if rc.stop != nil {
+		rc.stop()
+	}
+	if rc.cancel != nil {
+		rc.cancel()
+	}
+}
+
+// runContext returns the context a run starts with: the values of ctx (a
+// request's: its trace, its logger fields) without its cancellation, so
+// that the run outlives the request, and cancelled by Close (through
+// context.AfterFunc on the server's context). watch lets go of it when the
+// run's turn ends; see there.
+func (s *Server) runContext(ctx context.Context) (context.Context, runCtx) {
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(s.ctx, cancel)
+	return rctx, runCtx{stop: stop, cancel: cancel}
+}
+
 // watch waits for the end of the run's current turn and drops it from the
-// live runs, keeping a completed run's handle for a follow-up. It calls
-// s.wg.Done.
-func (s *Server) watch(agent string, id run.ID, h *runtime.Handle) {
+// live runs, keeping a completed run's handle for a follow-up. It unties
+// the run's start context from Close, so that nothing is left on the
+// server's context per run, and cancels it, except for a completed run:
+// the runtime may still be letting go of that context, and cancelling it
+// could cancel a follow-up that starts meanwhile; it is cancelled when the
+// run leaves the followable runs (or at Close). It calls s.wg.Done.
+func (s *Server) watch(agent string, id run.ID, h *runtime.Handle, rc runCtx) {
 	defer s.wg.Done()
 	o, _ := h.Wait(context.Background())
+	if rc.stop != nil {
+		rc.stop()
+	}
 	s.mu.Lock()
 	delete(s.live, id)
 	if o.Status == run.StatusCompleted {
-		s.followable.add(id, h)
+		s.followable.add(id, h, rc.cancel)
+	} else if rc.cancel != nil {
+		rc.cancel()
 	}
 	s.mu.Unlock()
 	s.log.Info("run ended", "agent", agent, "run", id, "status", o.Status, "reason", o.Reason)
@@ -243,8 +299,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id run.ID, from 
 	}
 	_, err := s.follow(r.Context(), id, from, stops, emit)
 	if err != nil && r.Context().Err() == nil {
-		s.log.Warn("server: stream ended early", "run", id, "err", err)
-		_ = emit([]json.RawMessage{encode(acpEvent{Type: "error", Error: &acpError{Code: CodeServerError, Message: err.Error()}})})
+		s.log.Error("server: stream ended early", "run", id, "err", err)
+		_ = emit([]json.RawMessage{encode(acpEvent{Type: "error", Error: &acpError{Code: CodeServerError, Message: internalError}})})
 	}
 }
 
@@ -257,8 +313,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, id run.ID, err err
 		writeError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("Run %s not found", id))
 		return
 	}
-	s.log.Error("server: reading a run", "run", id, "err", err)
-	writeError(w, http.StatusInternalServerError, CodeServerError, err.Error())
+	s.internal(w, "reading a run", err, "run", id)
 }
 
 // lookup validates the {id} path value (ACP run IDs are UUIDs) and returns
@@ -420,7 +475,13 @@ func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) {
 	if err := h.Resume(r.Context(), pending.ID, answer); err != nil {
 		switch {
 		case errors.Is(err, runtime.ErrNoAwait):
+			// As for a run that awaits nothing, above (the ACP reference
+			// server's answer).
 			writeError(w, http.StatusForbidden, CodeServerError, err.Error())
+		case errors.Is(err, run.ErrIllegalTransition):
+			// The run moved on as it was answered: it was cancelled, or
+			// failed to move to awaiting.
+			writeError(w, http.StatusConflict, CodeServerError, err.Error())
 		case errors.Is(err, runtime.ErrAwaitMismatch):
 			writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
 		default:
@@ -430,13 +491,3 @@ func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) {
 	}
 	s.respond(w, r, sum.ID, mode, now.LastSeq+1, false)
 }
-
-// valuesOf is a context with the deadline and cancellation of its Context
-// and the values of another (a request's: its trace, its logger fields).
-type valuesOf struct {
-	context.Context
-	values context.Context
-}
-
-// Value returns the request context's value for key.
-func (c valuesOf) Value(key any) any { return c.values.Value(key) }

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -147,6 +149,9 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	s.cancel()
 	s.wg.Wait()
+	s.mu.Lock()
+	s.followable.release()
+	s.mu.Unlock()
 	return nil
 }
 
@@ -160,13 +165,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if r.URL.Path != "/ping" && !uiAsset(r.URL.Path) && !s.guard(w, r) {
+		return
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
 			s.log.Error("server: panic", "method", r.Method, "path", r.URL.Path, "panic", v)
-			writeError(w, http.StatusInternalServerError, CodeServerError, "An unexpected error occurred")
+			writeError(w, http.StatusInternalServerError, CodeServerError, internalError)
 		}
 	}()
 	s.mux.ServeHTTP(w, r)
@@ -292,9 +300,87 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 	_, _ = w.Write(b)
 }
 
-// decodeBody decodes a JSON request body whatever its Content-Type,
-// bounded by MaxBody. It writes the error response and returns false on
-// failure.
+// guard refuses what another web site could make a browser send, for
+// every endpoint but GET /ping and the inspector's static files (which
+// hold no data):
+//
+//   - a request the browser marks as coming from another site
+//     (Sec-Fetch-Site: cross-site or same-site; another port of localhost
+//     is the same site): this server's only browser client is its own
+//     page, which is same-origin;
+//   - a request body that is not application/json (and, under /ui/api/,
+//     any POST that is not): a web page can send text/plain or a form to
+//     any address without a CORS preflight, but JSON needs one, which this
+//     server never grants. A POST without a body or a Content-Type (an ACP
+//     client's cancel) is accepted;
+//   - without a token, a Host other than this machine's (localhost,
+//     127.0.0.1, ::1) or that of Options.BaseURL: a page that rebinds its
+//     own DNS name to 127.0.0.1 sends its name as the Host.
+//
+// It writes the error response and returns false to refuse.
+func (s *Server) guard(w http.ResponseWriter, r *http.Request) bool {
+	switch site := r.Header.Get("Sec-Fetch-Site"); site {
+	case "cross-site", "same-site":
+		writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("this server refuses requests a browser sends from other web sites (Sec-Fetch-Site: %s); call it from a program, or use the inspector page it serves at /ui", site))
+		return false
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		ct := r.Header.Get("Content-Type")
+		hasBody := r.ContentLength != 0 // -1: chunked, of unknown length
+		if ct != "" || hasBody || strings.HasPrefix(r.URL.Path, "/ui/api/") {
+			if mt, _, _ := mime.ParseMediaType(ct); mt != "application/json" {
+				writeError(w, http.StatusUnsupportedMediaType, CodeInvalidInput, fmt.Sprintf("send the request body as Content-Type: application/json (not %q)", ct))
+				return false
+			}
+		}
+	}
+	if s.opts.Token == "" && !s.localHost(r.Host) {
+		writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("without a token, this server answers only requests for localhost, 127.0.0.1 or ::1 (against DNS rebinding), not for %q; set Options.Token (byref serve --token), or Options.BaseURL to this host", r.Host))
+		return false
+	}
+	return true
+}
+
+// localHost reports whether a request's Host names this machine, or the
+// host of Options.BaseURL. An empty Host (HTTP/1.0) is accepted: browsers
+// always send one.
+func (s *Server) localHost(hostport string) bool {
+	if hostport == "" {
+		return true
+	}
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return true
+	}
+	if s.opts.BaseURL != "" {
+		if u, err := url.Parse(s.opts.BaseURL); err == nil && strings.EqualFold(u.Hostname(), host) {
+			return true
+		}
+	}
+	return false
+}
+
+// internalError is the message of every 500 response: the error itself,
+// which may name files or hold SQL, goes to the log only.
+const internalError = "An unexpected error occurred; the server's log has the details"
+
+// internal logs err with what failed and the attributes, and answers 500
+// with internalError.
+func (s *Server) internal(w http.ResponseWriter, what string, err error, attrs ...any) {
+	s.log.Error("server: "+what, append(attrs, "err", err)...)
+	writeError(w, http.StatusInternalServerError, CodeServerError, internalError)
+}
+
+// decodeBody decodes a JSON request body, bounded by MaxBody. (guard has
+// refused a body that is not application/json.) It writes the error
+// response and returns false on failure.
 func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
 	if err != nil {

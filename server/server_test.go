@@ -72,6 +72,9 @@ func (c client) do(method, path, body string) (int, []byte) {
 	if err != nil {
 		c.t.Fatal(err)
 	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
@@ -120,6 +123,7 @@ func resume(text, mode string) string {
 func (c client) sse(method, path, body string) []json.RawMessage {
 	c.t.Helper()
 	req, _ := http.NewRequest(method, c.base+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
@@ -330,7 +334,7 @@ func TestSlowAndVanishedClients(t *testing.T) {
 		}
 		defer conn.Close()
 		body := create("slow_echo", "Hello!", "stream")
-		_, _ = io.WriteString(conn, "POST /runs HTTP/1.1\r\nHost: x\r\nContent-Length: "+itoa(len(body))+"\r\n\r\n"+body)
+		_, _ = io.WriteString(conn, "POST /runs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "+itoa(len(body))+"\r\n\r\n"+body)
 		// Read the headers only, for the run's ID.
 		br := bufio.NewReader(conn)
 		resp, err := http.ReadResponse(br, nil)

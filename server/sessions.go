@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,20 +17,47 @@ import (
 )
 
 // A session's history is derived from the store: the messages (input, then
-// output) of the session's completed runs, oldest first. Message n of run R
-// is the resource "R.n", served at /resources/R.n.
+// output) of the session's latest MaxHistoryRuns completed runs, oldest
+// first, at most MaxHistoryURLs of them (the latest). Message n of run R is
+// the resource "R.n", served at /resources/R.n.
+
+// Limits of session history.
+const (
+	// MaxHistoryRuns is how many of a session's completed runs its history
+	// holds: the latest ones. A new run of the session gets their messages
+	// as its history, and GET /sessions/{id} lists them.
+	MaxHistoryRuns = 50
+	// MaxHistoryURLs is how many history URLs a forwarded session
+	// descriptor may list (more is refused, 422), and the most messages a
+	// session's history holds (the latest ones).
+	MaxHistoryURLs = 500
+	// MaxHistoryResponse bounds each history message fetched from another
+	// server, in bytes; a larger response is refused (422), not truncated.
+	MaxHistoryResponse = 1 << 20
+)
+
+// badInput is an error the client's request caused (422), as opposed to a
+// failure of the store (500).
+type badInput struct{ error }
+
+func (e badInput) Unwrap() error { return e.error }
 
 // sessionMessages returns the resource IDs and messages of a session's
 // history, and whether the session has any run at all.
 func (s *Server) sessionMessages(ctx context.Context, session run.SessionID) (ids []string, msgs []message, exists bool, err error) {
-	var runs []run.Summary
+	var runs []run.Summary // completed, newest first
 	q := run.Query{Session: session, Limit: run.MaxListLimit}
-	for {
+	for len(runs) < MaxHistoryRuns {
 		page, next, err := s.store.List(ctx, q)
 		if err != nil {
 			return nil, nil, false, err
 		}
-		runs = append(runs, page...)
+		exists = exists || len(page) > 0
+		for _, sum := range page {
+			if sum.Status == run.StatusCompleted && len(runs) < MaxHistoryRuns {
+				runs = append(runs, sum)
+			}
+		}
 		if next == "" {
 			break
 		}
@@ -37,9 +65,6 @@ func (s *Server) sessionMessages(ctx context.Context, session run.SessionID) (id
 	}
 	slices.Reverse(runs) // oldest first
 	for _, sum := range runs {
-		if sum.Status != run.StatusCompleted {
-			continue
-		}
 		p, _, err := s.fold(ctx, sum.ID, nil)
 		if err != nil {
 			return nil, nil, false, err
@@ -49,7 +74,10 @@ func (s *Server) sessionMessages(ctx context.Context, session run.SessionID) (id
 			msgs = append(msgs, m)
 		}
 	}
-	return ids, msgs, len(runs) > 0, nil
+	if n := len(ids) - MaxHistoryURLs; n > 0 {
+		ids, msgs = ids[n:], msgs[n:]
+	}
+	return ids, msgs, exists, nil
 }
 
 // history returns the conversation a new run of the session continues:
@@ -58,10 +86,17 @@ func (s *Server) sessionMessages(ctx context.Context, session run.SessionID) (id
 func (s *Server) history(ctx context.Context, session run.SessionID, desc *sessionDescriptor) ([]llm.Message, error) {
 	var msgs []message
 	if desc != nil {
+		if len(desc.History) > MaxHistoryURLs {
+			return nil, badInput{fmt.Errorf("the session descriptor lists %d history URLs; at most %d are accepted", len(desc.History), MaxHistoryURLs)}
+		}
 		for _, u := range desc.History {
 			m, err := s.resolve(ctx, u)
 			if err != nil {
-				return nil, fmt.Errorf("session history %s: %w", u, err)
+				var bad badInput
+				if errors.As(err, &bad) {
+					return nil, badInput{fmt.Errorf("session history %s: %w", u, err)}
+				}
+				return nil, err
 			}
 			msgs = append(msgs, m)
 		}
@@ -75,7 +110,7 @@ func (s *Server) history(ctx context.Context, session run.SessionID, desc *sessi
 	for _, m := range msgs {
 		text, jsonText, err := resumeContent(&m)
 		if err != nil {
-			return nil, err
+			return nil, badInput{err}
 		}
 		if jsonText != "" {
 			text = strings.TrimSpace(text + "\n" + jsonText)
@@ -91,11 +126,12 @@ func (s *Server) history(ctx context.Context, session run.SessionID, desc *sessi
 
 // resolve returns the message a history URL names: from this server's
 // store when it is one of its resources, else fetched with
-// Options.HistoryClient.
+// Options.HistoryClient. Errors the URL or its server caused are
+// badInput; others are the store's.
 func (s *Server) resolve(ctx context.Context, raw string) (message, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return message{}, err
+		return message{}, badInput{err}
 	}
 	if rid, ok := strings.CutPrefix(u.Path, "/resources/"); ok {
 		if m, ok, err := s.resource(ctx, rid); err != nil || ok {
@@ -103,30 +139,33 @@ func (s *Server) resolve(ctx context.Context, raw string) (message, error) {
 		}
 	}
 	if s.opts.HistoryClient == nil {
-		return message{}, fmt.Errorf("not a resource of this server, and fetching remote history is off; set server.Options.HistoryClient to allow it")
+		return message{}, badInput{errors.New("not a resource of this server, and fetching remote history is off; set server.Options.HistoryClient to allow it")}
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return message{}, badInput{errors.New("only http and https history URLs can be fetched")}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
 	if err != nil {
-		return message{}, err
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return message{}, fmt.Errorf("only http and https history URLs can be fetched")
+		return message{}, badInput{err}
 	}
 	resp, err := s.opts.HistoryClient.Do(req)
 	if err != nil {
-		return message{}, err
+		return message{}, badInput{err}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return message{}, fmt.Errorf("fetching it returned %s", resp.Status)
+		return message{}, badInput{fmt.Errorf("fetching it returned %s", resp.Status)}
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, s.opts.MaxBody))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxHistoryResponse+1))
 	if err != nil {
-		return message{}, err
+		return message{}, badInput{err}
+	}
+	if len(body) > MaxHistoryResponse {
+		return message{}, badInput{fmt.Errorf("the response is larger than %d bytes (server.MaxHistoryResponse)", MaxHistoryResponse)}
 	}
 	var m message
 	if err := json.Unmarshal(body, &m); err != nil {
-		return message{}, fmt.Errorf("not a message: %v", err)
+		return message{}, badInput{fmt.Errorf("not a message: %v", err)}
 	}
 	return m, nil
 }
@@ -169,8 +208,9 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	ids, _, exists, err := s.sessionMessages(r.Context(), run.SessionID(id))
 	if err != nil {
-		s.log.Error("server: reading a session", "session", id, "err", err)
-		writeError(w, http.StatusInternalServerError, CodeServerError, err.Error())
+		if r.Context().Err() == nil {
+			s.internal(w, "reading a session", err, "session", id)
+		}
 		return
 	}
 	if !exists {
@@ -189,8 +229,9 @@ func (s *Server) getResource(w http.ResponseWriter, r *http.Request) {
 	rid := r.PathValue("id")
 	m, ok, err := s.resource(r.Context(), rid)
 	if err != nil {
-		s.log.Error("server: reading a resource", "resource", rid, "err", err)
-		writeError(w, http.StatusInternalServerError, CodeServerError, err.Error())
+		if r.Context().Err() == nil {
+			s.internal(w, "reading a resource", err, "resource", rid)
+		}
 		return
 	}
 	if !ok {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -23,7 +22,8 @@ import (
 // The run inspector: a page at /ui (HTML, CSS and JavaScript embedded
 // below, no build step) and the JSON endpoints under /ui/api it calls. The
 // page itself holds no data and is served without a token; every
-// /ui/api endpoint needs the token like the ACP endpoints. See the package
+// /ui/api endpoint needs the token, and passes Server.guard, like the ACP
+// endpoints. See the package
 // documentation (# Run inspector) and
 // docs/decisions/2026-11-21-inspector-ui.md.
 
@@ -58,22 +58,37 @@ const uiCSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-
 const MaxFollowable = 64
 
 // followable holds the handles of the latest completed runs, oldest
-// first. It is guarded by Server.mu.
+// first, each with the cancel function of the context its first turn
+// started with (see Server.runContext), called when the run leaves for
+// good. It is guarded by Server.mu.
 type followable struct {
-	byID  map[run.ID]*runtime.Handle
+	byID  map[run.ID]heldRun
 	order []run.ID
 }
 
-func (f *followable) add(id run.ID, h *runtime.Handle) {
+// heldRun is a completed run's handle and the cancel function of its
+// start context (nil for none).
+type heldRun struct {
+	h      *runtime.Handle
+	cancel context.CancelFunc
+}
+
+func (f *followable) add(id run.ID, h *runtime.Handle, cancel context.CancelFunc) {
 	if f.byID == nil {
-		f.byID = map[run.ID]*runtime.Handle{}
+		f.byID = map[run.ID]heldRun{}
 	}
-	if _, ok := f.byID[id]; ok {
+	if old, ok := f.byID[id]; ok {
 		f.order = slices.DeleteFunc(f.order, func(x run.ID) bool { return x == id })
+		if old.cancel != nil && cancel == nil {
+			cancel = old.cancel
+		}
 	}
-	f.byID[id] = h
+	f.byID[id] = heldRun{h, cancel}
 	f.order = append(f.order, id)
 	for len(f.order) > MaxFollowable {
+		if c := f.byID[f.order[0]].cancel; c != nil {
+			c()
+		}
 		delete(f.byID, f.order[0])
 		f.order = slices.Delete(f.order, 0, 1)
 	}
@@ -84,15 +99,25 @@ func (f *followable) has(id run.ID) bool {
 	return ok
 }
 
-// take removes and returns the run's handle; nil if it is not held.
-func (f *followable) take(id run.ID) *runtime.Handle {
-	h, ok := f.byID[id]
+// take removes and returns the run's handle and cancel function; a nil
+// handle if it is not held.
+func (f *followable) take(id run.ID) (*runtime.Handle, context.CancelFunc) {
+	held, ok := f.byID[id]
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	delete(f.byID, id)
 	f.order = slices.DeleteFunc(f.order, func(x run.ID) bool { return x == id })
-	return h
+	return held.h, held.cancel
+}
+
+// release calls the cancel function of every held run (Close).
+func (f *followable) release() {
+	for _, held := range f.byID {
+		if held.cancel != nil {
+			held.cancel()
+		}
+	}
 }
 
 // uiRoutes registers the page and its API with the routes' handle
@@ -103,13 +128,13 @@ func (s *Server) uiRoutes(handle func(string, map[string]http.HandlerFunc)) {
 	handle("/ui/{$}", page)
 	handle("/ui/app.js", page)
 	handle("/ui/app.css", page)
-	handle("/ui/api/runs", map[string]http.HandlerFunc{"GET": s.uiAPI(s.uiListRuns)})
-	handle("/ui/api/runs/{id}", map[string]http.HandlerFunc{"GET": s.uiAPI(s.uiGetRun)})
-	handle("/ui/api/runs/{id}/events", map[string]http.HandlerFunc{"GET": s.uiAPI(s.uiEvents)})
-	handle("/ui/api/runs/{id}/replay", map[string]http.HandlerFunc{"GET": s.uiAPI(s.uiReplay)})
-	handle("/ui/api/runs/{id}/resume", map[string]http.HandlerFunc{"POST": s.uiAPI(s.uiResume)})
-	handle("/ui/api/runs/{id}/cancel", map[string]http.HandlerFunc{"POST": s.uiAPI(s.uiCancel)})
-	handle("/ui/api/runs/{id}/follow-up", map[string]http.HandlerFunc{"POST": s.uiAPI(s.uiFollowUp)})
+	handle("/ui/api/runs", map[string]http.HandlerFunc{"GET": s.uiListRuns})
+	handle("/ui/api/runs/{id}", map[string]http.HandlerFunc{"GET": s.uiGetRun})
+	handle("/ui/api/runs/{id}/events", map[string]http.HandlerFunc{"GET": s.uiEvents})
+	handle("/ui/api/runs/{id}/replay", map[string]http.HandlerFunc{"GET": s.uiReplay})
+	handle("/ui/api/runs/{id}/resume", map[string]http.HandlerFunc{"POST": s.uiResume})
+	handle("/ui/api/runs/{id}/cancel", map[string]http.HandlerFunc{"POST": s.uiCancel})
+	handle("/ui/api/runs/{id}/follow-up", map[string]http.HandlerFunc{"POST": s.uiFollowUp})
 }
 
 func (s *Server) uiPage(w http.ResponseWriter, r *http.Request) {
@@ -127,53 +152,6 @@ func (s *Server) uiPage(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-cache")
 	_, _ = w.Write(b)
-}
-
-// uiAPI guards an inspector endpoint against other web sites: a POST must
-// be JSON (so that a cross-site form or fetch needs a CORS preflight, which
-// this server never grants), a request the browser marks cross-site is
-// refused, and without a token the Host must be this machine (against DNS
-// rebinding) or the host of Options.BaseURL.
-func (s *Server) uiAPI(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
-			writeError(w, http.StatusForbidden, CodeServerError, "the inspector API refuses requests from other web sites; open the page this server serves at /ui")
-			return
-		}
-		if r.Method == http.MethodPost {
-			if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-				writeError(w, http.StatusUnsupportedMediaType, CodeInvalidInput, "send the request body as Content-Type: application/json")
-				return
-			}
-		}
-		if s.opts.Token == "" && !s.localHost(r.Host) {
-			writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("the inspector API without a token answers only requests for localhost, 127.0.0.1 or ::1, not %q; set Options.Token (byref serve --token), or Options.BaseURL to this host", r.Host))
-			return
-		}
-		h(w, r)
-	}
-}
-
-// localHost reports whether a request's Host names this machine, or the
-// host of Options.BaseURL.
-func (s *Server) localHost(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.Trim(host, "[]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return true
-	}
-	if s.opts.BaseURL != "" {
-		if u, err := url.Parse(s.opts.BaseURL); err == nil && strings.EqualFold(u.Hostname(), host) {
-			return true
-		}
-	}
-	return false
 }
 
 // uiRunIDRE accepts the IDs of the runs a store may hold: the server's
@@ -210,6 +188,9 @@ func uiQuery(v url.Values) (run.Query, error) {
 			q.Statuses = append(q.Statuses, run.Status(st))
 		}
 	}
+	if n := len(v["tag"]); n > run.MaxQueryTags {
+		return q, fmt.Errorf("%d tag filters; at most %d are allowed", n, run.MaxQueryTags)
+	}
 	for _, t := range v["tag"] {
 		k, val, ok := strings.Cut(t, "=")
 		k, val = strings.TrimSpace(k), strings.TrimSpace(val)
@@ -245,8 +226,7 @@ func (s *Server) uiListRuns(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error()+"; start again without a cursor")
 			return
 		}
-		s.log.Error("server: listing runs", "err", err)
-		writeError(w, http.StatusInternalServerError, CodeServerError, err.Error())
+		s.internal(w, "listing runs", err)
 		return
 	}
 	if runs == nil {
@@ -328,7 +308,8 @@ func (s *Server) uiRespond(w http.ResponseWriter, r *http.Request, id run.ID, st
 // Last-Event-ID a reconnecting EventSource sends. It ends when the run's
 // status is terminal with "event: end", or, after a failure to read the
 // store, with "event: error" and {"message":…}. A follow-up reopens a
-// completed run: read it with a new stream.
+// completed run: read it with a new stream. Variable values are left out,
+// as in the snapshot (see withoutValue).
 func (s *Server) uiEvents(w http.ResponseWriter, r *http.Request) {
 	sum, ok := s.uiLookup(w, r)
 	if !ok {
@@ -364,15 +345,15 @@ func (s *Server) uiEvents(w http.ResponseWriter, r *http.Request) {
 	for e, err := range s.store.Events(r.Context(), sum.ID, from) {
 		if err != nil {
 			if r.Context().Err() == nil {
-				s.log.Warn("server: inspector stream ended early", "run", sum.ID, "err", err)
+				s.log.Error("server: inspector stream ended early", "run", sum.ID, "err", err)
 				msg, _ := marshal(struct {
 					Message string `json:"message"`
-				}{err.Error()})
+				}{internalError})
 				write("event: error\ndata: %s\n\n", msg)
 			}
 			return
 		}
-		b, err := marshal(e)
+		b, err := marshal(withoutValue(e))
 		if err != nil {
 			s.log.Error("server: encoding an event", "run", sum.ID, "seq", e.Seq, "err", err)
 			continue
@@ -384,6 +365,22 @@ func (s *Server) uiEvents(w http.ResponseWriter, r *http.Request) {
 	if r.Context().Err() == nil {
 		write("event: end\ndata: {}\n\n")
 	}
+}
+
+// withoutValue returns the event without a variable's value: the
+// inspector shows previews (which are redacted for secrets) and never
+// values, in the stream as in the snapshot. The stored event, shared with
+// the store, is left as it is.
+func withoutValue(e run.Event) run.Event {
+	switch d := e.Data.(type) {
+	case run.VariableCreated:
+		d.Value = nil
+		e.Data = d
+	case run.VariableModified:
+		d.Value = nil
+		e.Data = d
+	}
+	return e
 }
 
 // uiResumeRequest is the body of POST /ui/api/runs/{id}/resume.
@@ -410,7 +407,9 @@ func (s *Server) uiResume(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := h.Resume(r.Context(), req.AwaitID, req.Answer); err != nil {
 		switch {
-		case errors.Is(err, runtime.ErrNoAwait):
+		case errors.Is(err, runtime.ErrNoAwait), errors.Is(err, run.ErrIllegalTransition):
+			// Nothing awaits, or no more: the run moved on (it was
+			// cancelled, or failed to move to awaiting) as it was answered.
 			writeError(w, http.StatusConflict, CodeServerError, err.Error())
 		case errors.Is(err, runtime.ErrAwaitMismatch):
 			writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
@@ -474,7 +473,7 @@ func (s *Server) uiFollowUp(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, CodeServerError, errClosed.Error())
 		return
 	}
-	h := s.followable.take(sum.ID)
+	h, cancel := s.followable.take(sum.ID)
 	if h == nil {
 		s.mu.Unlock()
 		msg := fmt.Sprintf("Run %s is %s; only a completed run takes a follow-up", sum.ID, sum.Status)
@@ -492,7 +491,7 @@ func (s *Server) uiFollowUp(w http.ResponseWriter, r *http.Request) {
 	// turn's end (or the old one, when it refused) is waited for, which
 	// puts a run that is still completed back among the followable ones.
 	err := h.FollowUp(s.ctx, req.Text)
-	go s.watch(sum.Tags[TagAgent], sum.ID, h)
+	go s.watch(sum.Tags[TagAgent], sum.ID, h, runCtx{cancel: cancel})
 	if err != nil {
 		if errors.Is(err, runtime.ErrNotFollowable) {
 			writeError(w, http.StatusConflict, CodeServerError, err.Error())

@@ -24,10 +24,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM too (what service managers and kill send), so that commands
+	// end as on Ctrl-C: byref serve closes its server and its store.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := realMain(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -48,7 +51,8 @@ Usage:
                                    all without asking, or deny all
   byref serve [flags]              serve an agent named "byref" over ACP (HTTP + SSE)
       --addr host:port             default 127.0.0.1:8000; other hosts need --token
-      --token secret               bearer token clients must send (default $BYREF_TOKEN)
+      --token secret               bearer token clients must send; prefer setting $BYREF_TOKEN
+                                   (the default), since other users can see a flag in ps
       --model, --db                as for run
   byref runs ls [--db file] [--limit n]   list recorded runs, newest first
   byref runs show RUN_ID [--db file]      show a run: its state and events

@@ -62,7 +62,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 			return err
 		}
 		if line := describe(e); line != "" {
-			fmt.Fprintln(stdout, line)
+			fmt.Fprintln(stdout, term(line))
 		}
 		// Answer once the run is awaiting: the AwaitRequested event comes
 		// just before the move to awaiting.
@@ -111,7 +111,7 @@ func answer(ctx context.Context, h *runtime.Handle, a run.AwaitRequested, approv
 		}
 		return h.Resume(ctx, a.ID, ans)
 	}
-	fmt.Fprintln(out, indent(server.DescribeAwait(a), "? "))
+	fmt.Fprintln(out, indent(term(server.DescribeAwait(a)), "? "))
 	for {
 		fmt.Fprint(out, "> ")
 		line, err := in.ReadString('\n')
@@ -126,7 +126,7 @@ func answer(ctx context.Context, h *runtime.Handle, a run.AwaitRequested, approv
 		}
 		ans, perr := server.ParseAnswer(a, text)
 		if perr != nil {
-			fmt.Fprintln(out, "  "+perr.Error())
+			fmt.Fprintln(out, "  "+term(perr.Error()))
 			if err != nil {
 				return perr
 			}
@@ -136,7 +136,8 @@ func answer(ctx context.Context, h *runtime.Handle, a run.AwaitRequested, approv
 	}
 }
 
-// describe is the progress line of an event; "" for events not shown.
+// describe is the progress line of an event; "" for events not shown. It
+// holds text from the run as it is: print it through term.
 func describe(e run.Event) string {
 	switch d := e.Data.(type) {
 	case run.RunCreated:

@@ -41,7 +41,7 @@ func runsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tSTATUS\tCREATED\tNAME\tREASON")
 		for _, s := range runs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.Status, s.CreatedAt.Local().Format(time.DateTime), s.Name, clip(s.Reason, 60))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", term(string(s.ID)), s.Status, s.CreatedAt.Local().Format(time.DateTime), term(s.Name), term(clip(s.Reason, 60)))
 		}
 		return tw.Flush()
 	case "show":
@@ -54,29 +54,31 @@ func runsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			return fmt.Errorf("%w (byref runs ls lists the runs in %s)", err, *db)
 		}
 		snap := run.Fold(events)
-		fmt.Fprintf(stdout, "run      %s\nname     %s\nstatus   %s\n", snap.RunID, snap.Name, snap.Status)
+		// Everything from the run goes through term: a run's text may hold
+		// escape sequences.
+		fmt.Fprintf(stdout, "run      %s\nname     %s\nstatus   %s\n", term(string(snap.RunID)), term(snap.Name), snap.Status)
 		if snap.Options.Model != "" {
-			fmt.Fprintf(stdout, "model    %s\n", snap.Options.Model)
+			fmt.Fprintf(stdout, "model    %s\n", term(snap.Options.Model))
 		}
 		if snap.Session != "" {
-			fmt.Fprintf(stdout, "session  %s\n", snap.Session)
+			fmt.Fprintf(stdout, "session  %s\n", term(string(snap.Session)))
 		}
 		fmt.Fprintf(stdout, "created  %s\nupdated  %s\n", snap.CreatedAt.Local().Format(time.DateTime), snap.UpdatedAt.Local().Format(time.DateTime))
 		if snap.FailureReason != "" {
-			fmt.Fprintf(stdout, "failure  %s\n", snap.FailureReason)
+			fmt.Fprintf(stdout, "failure  %s\n", term(snap.FailureReason))
 		}
 		if snap.Result != nil {
-			fmt.Fprintf(stdout, "result   %s\n", snap.Result)
+			fmt.Fprintf(stdout, "result   %s\n", term(string(snap.Result)))
 		}
 		fmt.Fprintf(stdout, "steps    %d, tool calls %d, snippets %d, tokens %d in / %d out\n",
 			snap.Step, len(snap.ToolCalls), len(snap.Snippets), snap.Usage.InputTokens, snap.Usage.OutputTokens)
 		for _, v := range snap.Variables {
-			fmt.Fprintf(stdout, "var      %s %s = %s\n", v.Name, v.Type, clip(v.Preview, 80))
+			fmt.Fprintf(stdout, "var      %s %s = %s\n", term(v.Name), term(v.Type), term(clip(v.Preview, 80)))
 		}
 		fmt.Fprintln(stdout, "\nevents")
 		for _, e := range events {
 			if line := describe(e); line != "" {
-				fmt.Fprintf(stdout, "%4d %s %s\n", e.Seq, e.Time.Local().Format("15:04:05.000"), strings.ReplaceAll(line, "\n", "\n                  "))
+				fmt.Fprintf(stdout, "%4d %s %s\n", e.Seq, e.Time.Local().Format("15:04:05.000"), strings.ReplaceAll(term(line), "\n", "\n                  "))
 			}
 		}
 		return nil

@@ -29,6 +29,15 @@ var scripts = map[string]func(llm.Request) (llm.Response, error){
 		}
 		return llm.CallTool(action.TerminateName, `{"success":true,"result":"<<var:answer>>"}`), nil
 	},
+	// escapes writes terminal escape sequences, a carriage return and a
+	// bidirectional override into the code it asks to run and into its
+	// answer, as a hostile model could.
+	"escapes": func(req llm.Request) (llm.Response, error) {
+		if lastTool(req) == nil {
+			return llm.CallTool(runtime.RunGoName, `{"code":"answer := 6 * 7 // \u001b[2K\u001b[1A\r\u202eevil"}`), nil
+		}
+		return llm.Text("done\u001b[2J\u001b[H\u009b31m"), nil
+	},
 	// question asks the user's name, then greets them.
 	"question": func(req llm.Request) (llm.Response, error) {
 		if tool := lastTool(req); tool != nil {

@@ -60,8 +60,12 @@ func (s *Store) Get(ctx context.Context, id run.ID) (run.Summary, error) {
 
 // List implements [run.Store.List]. Each tag filter is a join on an index
 // of (key, value, run); its cursor is the position of the last run of the
-// page in creation order.
+// page in creation order. It refuses a query with more than
+// [run.MaxQueryTags] tag filters.
 func (s *Store) List(ctx context.Context, q run.Query) ([]run.Summary, string, error) {
+	if len(q.Tags) > run.MaxQueryTags {
+		return nil, "", fmt.Errorf("sqlite: listing runs: the query has %d tag filters, and at most %d are allowed (each is a join); filter by fewer tags", len(q.Tags), run.MaxQueryTags)
+	}
 	var sb strings.Builder
 	var args []any
 	sb.WriteString("SELECT " + prefixed("r.", runColumns) + " FROM runs r")

@@ -83,9 +83,11 @@ func Open(path string, opts Options) (*Store, error) {
 	return &Store{w: w, r: r, now: time.Now}, nil
 }
 
-// Close closes the database. Subscriptions end with an error at their
-// next read; calls after Close fail.
+// Close closes the database. Subscriptions ([Store.Events]) wake, even
+// those waiting for the next append, and end with an error at their next
+// read; calls after Close fail.
 func (s *Store) Close() error {
+	s.notify.Close()
 	return errors.Join(s.r.Close(), s.w.Close())
 }
 

@@ -3,8 +3,11 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/storetest"
@@ -146,5 +149,60 @@ func TestOpenBadPath(t *testing.T) {
 			s.Close()
 			t.Errorf("Open(%q) succeeded", p)
 		}
+	}
+}
+
+// A follower waiting for the next append of a live run ends, with an
+// error, when the store closes.
+func TestCloseWakesFollowers(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), "runs.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Create(ctx, run.Event{RunID: "run_live", Data: run.RunCreated{}}); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	seen := make(chan struct{})
+	go func() {
+		var last error
+		for _, err := range s.Events(ctx, "run_live", 1) {
+			if err != nil {
+				last = err
+				continue
+			}
+			close(seen)
+		}
+		got <- last
+	}()
+	<-seen
+	time.Sleep(20 * time.Millisecond) // the follower now waits for an append
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-got:
+		if err == nil {
+			t.Fatal("the follower ended without an error")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a follower still waits 5s after Close")
+	}
+}
+
+func TestListRefusesTooManyTags(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "runs.db"))
+	tags := map[string]string{}
+	for i := range run.MaxQueryTags {
+		tags[fmt.Sprint("k", i)] = "v"
+	}
+	if _, _, err := s.List(context.Background(), run.Query{Tags: tags}); err != nil {
+		t.Fatalf("%d tags: %v", len(tags), err)
+	}
+	tags["one_more"] = "v"
+	_, _, err := s.List(context.Background(), run.Query{Tags: tags})
+	if err == nil || !strings.Contains(err.Error(), "at most 16") {
+		t.Fatalf("%d tags: %v, want an error saying at most %d", len(tags), err, run.MaxQueryTags)
 	}
 }
