@@ -435,3 +435,24 @@ func TestStatusHookMayCallBackIntoTheRun(t *testing.T) {
 		t.Fatalf("outcome = %+v", o)
 	}
 }
+
+// A Resume that loses to a Cancel is refused, and the run ends canceled,
+// not stuck in cancelling.
+func TestResumeAfterCancelEndsCanceled(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		model := llm.NewScriptedFunc(func(llm.Request) (llm.Response, error) {
+			return llm.CallTool("ask_user", `{"question":"?","return":null}`), nil
+		})
+		rt := newAgent(t, model, runtime.Options{})
+		h, _ := rt.Start(context.Background(), runtime.RunOptions{Task: "t"})
+		req := waitFor(t, h, 1)
+		done := make(chan error, 1)
+		go func() { done <- h.Resume(context.Background(), req.ID, run.Answer{Text: "x"}) }()
+		h.Cancel(context.Background())
+		<-done
+		o := wait(t, h)
+		if o.Status != run.StatusCanceled || h.Status() != run.StatusCanceled {
+			t.Fatalf("try %d: outcome %+v, status %s", i, o, h.Status())
+		}
+	}
+}

@@ -134,7 +134,7 @@ func (h *Handle) FollowUp(ctx context.Context, text string) error {
 	h.pinned = len(h.messages) - 1
 	h.turnSteps, h.turnTokens = h.steps, h.usage.Total()
 	h.mu.Unlock()
-	if err := h.rec.transition(ctx, run.StatusRunning, "follow-up"); err != nil {
+	if err := h.rec.transitionFrom(ctx, run.StatusCompleted, run.StatusRunning, "follow-up"); err != nil {
 		h.end(Outcome{Status: h.rec.current(), Reason: err.Error()})
 		return err
 	}

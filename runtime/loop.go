@@ -127,7 +127,9 @@ func (h *Handle) afterStep(ctx context.Context, res StepResult, retries *int, li
 
 // stopped reports whether the run was cancelled, and records canceled.
 func (h *Handle) stopped(ctx context.Context) (Outcome, bool) {
-	if ctx.Err() == nil {
+	// A run is stopped once cancelled, even if the loop runs ahead of the
+	// cancellation of its context.
+	if ctx.Err() == nil && h.rec.current() != run.StatusCancelling {
 		return Outcome{}, false
 	}
 	reason := "canceled"
@@ -343,10 +345,8 @@ func (h *Handle) fail(ctx context.Context, reason string) Outcome {
 // storeFault ends the run on a store error: failed if the store still takes
 // the status change.
 func (h *Handle) storeFault(ctx context.Context, err error) Outcome {
-	if ctx.Err() != nil {
-		if o, stop := h.stopped(ctx); stop {
-			return o
-		}
+	if o, stop := h.stopped(ctx); stop {
+		return o
 	}
 	reason := "store: " + err.Error()
 	_ = h.rec.transition(ctx, run.StatusFailed, reason)

@@ -86,6 +86,25 @@ func (r *recorder) transition(ctx context.Context, to run.Status, reason string,
 	return err
 }
 
+// transitionFrom is transition that also requires the run to be in status
+// from: a move decided on an older view of the run (a Resume, a follow-up)
+// must not apply to a run that has moved on.
+func (r *recorder) transitionFrom(ctx context.Context, from, to run.Status, reason string, before ...run.Payload) error {
+	r.mu.Lock()
+	if r.status != from {
+		status := r.status
+		r.mu.Unlock()
+		return &run.TransitionError{From: status, To: to}
+	}
+	if err := run.Transition(r.status, to); err != nil {
+		r.mu.Unlock()
+		return err
+	}
+	changes, err := r.appendLocked(ctx, append(before, run.StatusChanged{From: r.status, To: to, Reason: reason})...)
+	r.unlockAndNotify(changes)
+	return err
+}
+
 // setPhase records a phase change, if it is one.
 func (r *recorder) setPhase(ctx context.Context, p run.Phase) error {
 	r.mu.Lock()
