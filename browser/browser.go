@@ -56,6 +56,11 @@ type Options struct {
 	// TempDir is where the fresh profile directory of each browser is made
 	// (and removed on Close). Empty means os.TempDir().
 	TempDir string
+	// AllowLocalURLs lets Goto and NewTab open file:, chrome:, devtools:
+	// and view-source: URLs, which reach this machine's files or the
+	// browser's internals. Off by default: a model must not read the
+	// host's files through the browser.
+	AllowLocalURLs bool
 }
 
 func (o Options) withDefaults() Options {
@@ -99,6 +104,7 @@ type Error struct {
 	Err      error
 }
 
+// Error names the operation, the selector if any, and what went wrong.
 func (e *Error) Error() string {
 	if e.Selector != "" {
 		return fmt.Sprintf("%s %q: %v", e.Op, e.Selector, e.Err)
@@ -106,6 +112,7 @@ func (e *Error) Error() string {
 	return e.Op + ": " + e.Err.Error()
 }
 
+// Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
 // timeoutError is the cause of an action that ran out of time.

@@ -23,12 +23,34 @@ func normalizeURL(url string) string {
 	return "https://" + url
 }
 
+// localSchemes reach the host's files or the browser's internals; a model
+// must not open them.
+var localSchemes = []string{"file:", "chrome:", "chrome-extension:", "devtools:", "view-source:", "filesystem:"}
+
+// checkURL refuses a URL with a local scheme, unless the browser's options
+// allow it.
+func (b *Browser) checkURL(op, url string) error {
+	if b.proc.opts.AllowLocalURLs {
+		return nil
+	}
+	lower := strings.ToLower(url)
+	for _, s := range localSchemes {
+		if strings.HasPrefix(lower, s) {
+			return &Error{Op: op, Err: fmt.Errorf("%q: %s URLs reach this machine's files or the browser's internals and are refused (Options.AllowLocalURLs allows them)", url, strings.TrimSuffix(s, ":"))}
+		}
+	}
+	return nil
+}
+
 // Goto loads url in the tab and waits for its load event. An address without
 // a scheme gets https://.
 func (b *Browser) Goto(ctx context.Context, url string) error {
 	url = normalizeURL(url)
 	if url == "" {
 		return &Error{Op: "goto", Err: fmt.Errorf("the URL is empty")}
+	}
+	if err := b.checkURL("goto", url); err != nil {
+		return err
 	}
 	defer b.version.Add(1)
 	_, err := run(ctx, b, "goto", url, "the page did not load", chromedp.Navigate(url))

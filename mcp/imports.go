@@ -30,6 +30,7 @@ type ToolError struct {
 	Message string
 }
 
+// Error names the tool and what it reported.
 func (e *ToolError) Error() string {
 	if e.Message == "" {
 		return "the MCP tool " + e.Tool + " failed without saying why"

@@ -133,6 +133,16 @@ func (s *Server) Handler(opts *sdk.StreamableHTTPOptions) http.Handler {
 // plainTool is an action's plain-mode schema, or why it has none.
 func plainTool(a *action.Action) (schema.Tool, string) {
 	spec := schema.ToolSpec{Name: a.Name(), Description: a.Description()}
+	if a.NeedsApproval() {
+		return schema.Tool{}, fmt.Sprintf("%s: every call needs a person's approval, and an MCP call has nobody to approve it", a.Name())
+	}
+	if t := a.Result(); t != nil {
+		if err := schema.Representable(t); err != nil {
+			// A live result (a *browser.Browser) would be lost with the
+			// call's runtime, and its resources with it.
+			return schema.Tool{}, fmt.Sprintf("%s: its result (%s) cannot be sent as JSON, and would be lost with the call", a.Name(), variable.TypeName(t))
+		}
+	}
 	for _, p := range a.Params() {
 		if p.Raw == nil {
 			return schema.Tool{}, fmt.Sprintf("%s: parameter %s (%s) can only be passed by reference, and an MCP client has no variables", a.Name(), p.Name, variable.TypeName(p.Type))

@@ -244,3 +244,24 @@ func TestNewServerErrors(t *testing.T) {
 		t.Errorf("duplicate names: %v", err)
 	}
 }
+
+// Actions that need approval, and actions whose result is a live value,
+// are not served: nobody can approve an MCP call, and the value would be
+// lost (with its resources) when the call's runtime goes.
+func TestServeLeavesOutWhatMCPCannotHandle(t *testing.T) {
+	type handle struct{ open bool }
+	pay := action.MustNew(action.Spec{Name: "pay", Func: func(n int) int { return n }, Params: []action.Param{{Name: "n"}}, NeedsApproval: true})
+	open := action.MustNew(action.Spec{Name: "open_handle", Func: func() *handle { return &handle{open: true} }})
+	ok := action.MustNew(action.Spec{Name: "double", Func: func(n int) int { return 2 * n }, Params: []action.Param{{Name: "n"}}})
+	s, err := mcp.NewServer(mcp.ServerOptions{Name: "t", Actions: action.MustSet(pay, open, ok)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped := map[string]string{}
+	for _, u := range s.Skipped() {
+		skipped[u.Action] = u.Reason
+	}
+	if !strings.Contains(skipped["pay"], "approval") || !strings.Contains(skipped["open_handle"], "cannot be sent as JSON") {
+		t.Fatalf("skipped = %v", skipped)
+	}
+}

@@ -2,6 +2,7 @@ package otel
 
 import (
 	"net/http"
+	"strings"
 
 	otelapi "go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -42,15 +43,21 @@ func Handler(h http.Handler, opts HandlerOptions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := prop.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
 		name := r.Method
-		if mux, ok := h.(*http.ServeMux); ok {
-			if _, pattern := mux.Handler(r); pattern != "" && pattern != "/" {
-				name += " " + pattern
-			}
-		}
-		ctx, span := tr.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(
+		attrs := []attribute.KeyValue{
 			attribute.String("http.request.method", r.Method),
 			attribute.String("url.path", r.URL.Path),
-		))
+		}
+		if mux, ok := h.(*http.ServeMux); ok {
+			if _, pattern := mux.Handler(r); pattern != "" && pattern != "/" {
+				// A pattern may start with its method ("GET /runs/{id}").
+				if _, route, ok := strings.Cut(pattern, " "); ok {
+					pattern = route
+				}
+				name += " " + pattern
+				attrs = append(attrs, attribute.String("http.route", pattern))
+			}
+		}
+		ctx, span := tr.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
 		defer span.End()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		h.ServeHTTP(sw, r.WithContext(ctx))

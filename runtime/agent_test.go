@@ -578,3 +578,14 @@ func TestAFailedCreateLeavesTheRuntimeFree(t *testing.T) {
 		t.Fatalf("the runtime stayed busy after a failed Create: %+v, %v", o, err)
 	}
 }
+
+// An action that needs approval never runs where nobody can approve it.
+func TestNeedsApprovalRefusedWithoutARun(t *testing.T) {
+	paid := false
+	pay := action.MustNew(action.Spec{Name: "pay", Func: func() { paid = true }, NeedsApproval: true})
+	rt, _ := runtime.New(runtime.Options{Actions: action.MustSet(pay)})
+	resp := call(rt, "pay", `{}`)
+	if resp.Success || paid || !strings.Contains(resp.Error, "needs a person's approval") {
+		t.Fatalf("resp = %+v, paid %v", resp, paid)
+	}
+}

@@ -143,9 +143,18 @@ func (rt *Runtime) execute(ctx context.Context, step Step, g gate) StepResult {
 		res.Snippets = append(res.Snippets, s)
 	}
 	for _, c := range step.Calls {
+		refuse := func(why string) {
+			res.Responses = append(res.Responses, rt.fail(Instruction{Step: n, Kind: KindCall, Reason: step.Reason, CallID: c.ID, Action: c.Name, Arguments: c.Arguments, Start: time.Now()}, ToolResponse{CallID: c.ID, Name: c.Name}, why))
+		}
+		if g == nil && rt.needsApproval(c.Name) {
+			// An action that needs approval never runs where nobody can
+			// give it (a bare Execute, an MCP call).
+			refuse(c.Name + " needs a person's approval, and nobody can approve here; call it in a run")
+			continue
+		}
 		if g != nil && c.Name != action.TerminateName && c.Name != action.AskUserName && c.Name != RunGoName && rt.valid(c) {
 			if deny := g.approveCall(ctx, &c, rt.needsApproval(c.Name)); deny != "" {
-				res.Responses = append(res.Responses, rt.fail(Instruction{Step: n, Kind: KindCall, Reason: step.Reason, CallID: c.ID, Action: c.Name, Arguments: c.Arguments, Start: time.Now()}, ToolResponse{CallID: c.ID, Name: c.Name}, deny))
+				refuse(deny)
 				continue
 			}
 		}
