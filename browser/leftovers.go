@@ -30,14 +30,15 @@ func killLeftovers(dir string) {
 }
 
 // processesUsing returns the processes other than this one whose command
-// line has an argument starting with prefix.
+// line has the argument prefix, or an argument prefix+"/…" (a path below
+// it); never one that merely starts with it (…-123 is not …-1234).
 func processesUsing(prefix string) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
 	self := os.Getpid()
-	want := []byte(prefix)
+	want, below := []byte(prefix), []byte(prefix+"/")
 	var pids []int
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
@@ -49,7 +50,7 @@ func processesUsing(prefix string) []int {
 			continue
 		}
 		for arg := range bytes.SplitSeq(cmdline, []byte{0}) {
-			if bytes.HasPrefix(arg, want) {
+			if bytes.Equal(arg, want) || bytes.HasPrefix(arg, below) {
 				pids = append(pids, pid)
 				break
 			}
