@@ -8,6 +8,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -82,7 +83,7 @@ func analyze(code string, vars map[string]bool, isKnown known, hostNames map[str
 		return nil, err
 	}
 	p := &program{src: src}
-	a := &walker{p: p, vars: vars, known: isKnown, hostNames: hostNames, types: types, seen: map[string]map[string]bool{}, topObj: map[*object]bool{}}
+	a := &walker{p: p, vars: vars, known: isKnown, hostNames: hostNames, types: types, seen: map[string]map[string]bool{}, topObj: map[*object]bool{}, consts: map[string]constant.Value{}, constPrev: map[*ast.ValueSpec][]ast.Expr{}, typeDecls: map[string]ast.Expr{}}
 	explicit := map[string]bool{}
 	for _, im := range src.imports {
 		if err := a.checkImport(im); err != nil {
@@ -114,6 +115,9 @@ type walker struct {
 	hostNames map[string]string
 	seen      map[string]map[string]bool
 	topObj    map[*object]bool
+	consts    map[string]constant.Value     // top-level constants of earlier parts
+	constPrev map[*ast.ValueSpec][]ast.Expr // implicit values of const specs
+	typeDecls map[string]ast.Expr           // top-level types of earlier parts
 	fset      *token.FileSet
 	prefix    int
 }
@@ -190,6 +194,7 @@ func (a *walker) segment(seg segment) error {
 	if err != nil {
 		return a.parseError(err)
 	}
+	a.collectConsts(f, seg)
 	if seg.decl {
 		var names []string
 		for _, d := range f.Decls {
@@ -556,12 +561,10 @@ func (a *walker) walk(f *ast.File) error {
 				a.track(n.Body.List)
 			}
 		case *ast.ArrayType:
-			if n.Len != nil {
-				if _, ok := n.Len.(*ast.Ellipsis); !ok {
-					if v, ok := a.constInt(n.Len); ok && v > maxArrayLen {
-						refuse(n, fmt.Sprintf("an array of %d elements", v), fmt.Sprintf("arrays are limited to %d elements; use a slice built with make", maxArrayLen))
-					}
-				}
+			a.checkArray(n, refuse)
+		case *ast.CompositeLit:
+			if n.Type != nil {
+				a.checkLit(n, n.Type, refuse, 0)
 			}
 		case *ast.CallExpr:
 			a.call(n, writeRoot, refuse)
@@ -572,6 +575,12 @@ func (a *walker) walk(f *ast.File) error {
 						refuse(n, p+"."+n.Sel.Name, why)
 					}
 				}
+			}
+			switch n.Sel.Name {
+			case "Grow":
+				refuse(n, "Grow", "it allocates a size given at once, beyond the sandbox's allocation check (method values and method expressions too); let append and Write grow the value")
+			case "Perm":
+				refuse(n, "Perm", "its argument is an unbounded allocation; build the slice and use Shuffle")
 			}
 			if x, ok := n.X.(*ast.Ident); ok && x.Obj == nil && !a.vars[x.Name] && !a.known(x.Name) && !a.imported[x.Name] {
 				p, ok := a.hostNames[x.Name]
@@ -676,10 +685,6 @@ func (a *walker) call(n *ast.CallExpr, writeRoot func(ast.Expr, bool), refuse fu
 			}
 		}
 	case *ast.SelectorExpr:
-		if fn.Sel.Name == "Grow" {
-			refuse(n, "calling Grow", "it allocates a size given at once, beyond the sandbox's allocation check; let append and Write grow the value")
-			return
-		}
 		if id, ok := fn.X.(*ast.Ident); ok && a.vars[id.Name] && a.global(id) {
 			if t := a.types[id.Name]; t != nil && pointerMethod(t, fn.Sel.Name) {
 				writeRoot(id, false)
@@ -705,21 +710,379 @@ func pointerMethod(t reflect.Type, name string) bool {
 // maxArrayLen bounds array types with constant lengths.
 const maxArrayLen = 1 << 24
 
-// constInt evaluates a constant integer expression made of literals.
+// constInt evaluates a constant integer expression of the snippet (see
+// constVal); big values saturate at the largest int64.
 func (a *walker) constInt(e ast.Expr) (int64, bool) {
-	expr := a.p.src.body[a.off(e.Pos()):a.off(e.End())]
-	tv, err := types.Eval(token.NewFileSet(), nil, token.NoPos, expr)
-	if err != nil || tv.Value == nil {
+	v, ok := a.constVal(e, -1, 0)
+	if !ok {
 		return 0, false
 	}
-	v := constant.ToInt(tv.Value)
+	v = constant.ToInt(v)
 	if v.Kind() != constant.Int {
 		return 0, false
 	}
 	if i, exact := constant.Int64Val(v); exact {
 		return i, true
 	}
+	if constant.Sign(v) < 0 {
+		return -1 << 63, true
+	}
 	return 1<<63 - 1, true
+}
+
+const (
+	maxConstDepth = 64  // nesting of constant references and expressions
+	maxConstBits  = 600 // larger integer constants are not evaluated
+	maxConstStr   = 1 << 16
+)
+
+// notConstMsg is the refusal of an array length or literal index the
+// sandbox cannot evaluate.
+const notConstMsg = "the sandbox bounds array sizes and literal indexes and cannot evaluate this constant; write an integer literal or a constant declared in the snippet, or build a slice with make()"
+
+// constVal folds a constant expression with go/constant: literals, the
+// snippet's own constants (resolved through the parser's scopes, or by name
+// for top-level constants of earlier parts of the snippet), constants of
+// allowed packages (math.MaxInt32), iota, operators, conversions to basic
+// types and len of a constant string. iota is the value of iota in the spec
+// being evaluated, -1 outside one. Values too large to be useful are not
+// evaluated, so a chain of constants cannot make the analysis allocate.
+func (a *walker) constVal(e ast.Expr, iota int, depth int) (v constant.Value, ok bool) {
+	if depth > maxConstDepth {
+		return nil, false
+	}
+	defer func() {
+		if recover() != nil { // go/constant panics on misuse; treat as unknown
+			v, ok = nil, false
+		}
+		if ok && !constSmall(v) {
+			v, ok = nil, false
+		}
+	}()
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		v := constant.MakeFromLiteral(e.Value, e.Kind, 0)
+		return v, v.Kind() != constant.Unknown
+	case *ast.ParenExpr:
+		return a.constVal(e.X, iota, depth+1)
+	case *ast.Ident:
+		return a.constIdent(e, iota, depth)
+	case *ast.SelectorExpr:
+		x, ok := e.X.(*ast.Ident)
+		if !ok || x.Obj != nil || a.vars[x.Name] {
+			return nil, false
+		}
+		p, ok := stdByNameLookup(x.Name)
+		if !ok {
+			return nil, false
+		}
+		name := defaultName(p)
+		if sv, ok := stdTable[p+"/"+name][e.Sel.Name]; ok && sv.IsValid() && sv.CanInterface() {
+			if c, ok := sv.Interface().(constant.Value); ok {
+				return c, true
+			}
+		}
+		return nil, false
+	case *ast.UnaryExpr:
+		x, ok := a.constVal(e.X, iota, depth+1)
+		if !ok {
+			return nil, false
+		}
+		switch e.Op {
+		case token.ADD, token.SUB, token.XOR, token.NOT:
+			return constant.UnaryOp(e.Op, x, 0), true
+		}
+		return nil, false
+	case *ast.BinaryExpr:
+		x, ok := a.constVal(e.X, iota, depth+1)
+		if !ok {
+			return nil, false
+		}
+		y, ok := a.constVal(e.Y, iota, depth+1)
+		if !ok {
+			return nil, false
+		}
+		switch e.Op {
+		case token.SHL, token.SHR:
+			s, exact := constant.Uint64Val(constant.ToInt(y))
+			if !exact || s > maxConstBits {
+				return nil, false
+			}
+			x = constant.ToInt(x)
+			if x.Kind() != constant.Int {
+				return nil, false
+			}
+			return constant.Shift(x, e.Op, uint(s)), true
+		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+			return constant.MakeBool(constant.Compare(x, e.Op, y)), true
+		case token.QUO, token.REM:
+			if y.Kind() != constant.Int && y.Kind() != constant.Float || constant.Sign(y) == 0 {
+				return nil, false
+			}
+			if e.Op == token.QUO && x.Kind() == constant.Int && y.Kind() == constant.Int {
+				return constant.BinaryOp(x, token.QUO_ASSIGN, y), true
+			}
+		}
+		return constant.BinaryOp(x, e.Op, y), true
+	case *ast.CallExpr:
+		fn, ok := e.Fun.(*ast.Ident)
+		if !ok || fn.Obj != nil || len(e.Args) != 1 || e.Ellipsis.IsValid() {
+			return nil, false
+		}
+		x, ok := a.constVal(e.Args[0], iota, depth+1)
+		if !ok {
+			return nil, false
+		}
+		if fn.Name == "len" {
+			if x.Kind() != constant.String {
+				return nil, false
+			}
+			return constant.MakeInt64(int64(len(constant.StringVal(x)))), true
+		}
+		if b, ok := types.Universe.Lookup(fn.Name).(*types.TypeName); ok {
+			if bt, ok := b.Type().(*types.Basic); ok {
+				switch info := bt.Info(); {
+				case info&types.IsInteger != 0:
+					x = constant.ToInt(x)
+					return x, x.Kind() == constant.Int
+				case info&types.IsNumeric != 0:
+					return x, true
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+// constSmall reports whether a folded value is small enough to keep
+// folding: bounded integers, finite floats, short strings.
+func constSmall(v constant.Value) bool {
+	switch v.Kind() {
+	case constant.Int:
+		return constant.BitLen(v) <= maxConstBits
+	case constant.Float:
+		f, _ := constant.Float64Val(v)
+		return !math.IsInf(f, 0) && !math.IsNaN(f)
+	case constant.String:
+		return len(constant.StringVal(v)) <= maxConstStr
+	case constant.Bool:
+		return true
+	}
+	return false
+}
+
+// constIdent evaluates a constant named by id.
+func (a *walker) constIdent(id *ast.Ident, iota int, depth int) (constant.Value, bool) {
+	if id.Obj == nil {
+		switch id.Name {
+		case "iota":
+			if iota >= 0 {
+				return constant.MakeInt64(int64(iota)), true
+			}
+			return nil, false
+		case "true", "false":
+			return constant.MakeBool(id.Name == "true"), true
+		}
+		v, ok := a.consts[id.Name]
+		return v, ok
+	}
+	if id.Obj.Kind != ast.Con {
+		return nil, false
+	}
+	spec, ok := id.Obj.Decl.(*ast.ValueSpec)
+	if !ok {
+		return nil, false
+	}
+	specIota, _ := id.Obj.Data.(int)
+	values := spec.Values
+	if len(values) == 0 {
+		values = a.constPrev[spec]
+	}
+	for i, n := range spec.Names {
+		if n.Name == id.Name && i < len(values) {
+			return a.constVal(values[i], specIota, depth+1)
+		}
+	}
+	return nil, false
+}
+
+// collectConsts records, for a parsed part of the snippet, the implicit
+// values of const specs without any (const ( a = iota; b; c )) and the values
+// of its top-level constants, for later parts that name them.
+func (a *walker) collectConsts(f *ast.File, seg segment) {
+	var top []*ast.GenDecl
+	ast.Inspect(f, func(n ast.Node) bool {
+		gd, ok := n.(*ast.GenDecl)
+		if !ok || gd.Tok != token.CONST {
+			return true
+		}
+		var prev []ast.Expr
+		for _, sp := range gd.Specs {
+			vs := sp.(*ast.ValueSpec)
+			if len(vs.Values) > 0 {
+				prev = vs.Values
+			} else {
+				a.constPrev[vs] = prev
+			}
+		}
+		return true
+	})
+	if seg.decl {
+		for _, d := range f.Decls {
+			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.CONST {
+				top = append(top, gd)
+			}
+			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+				for _, sp := range gd.Specs {
+					if ts := sp.(*ast.TypeSpec); ts.TypeParams == nil {
+						a.typeDecls[ts.Name.Name] = ts.Type
+					}
+				}
+			}
+		}
+	} else if len(f.Decls) == 1 {
+		fd, _ := f.Decls[0].(*ast.FuncDecl)
+		if fd == nil || fd.Body == nil {
+			return
+		}
+		for _, st := range fd.Body.List {
+			if ds, ok := st.(*ast.DeclStmt); ok {
+				if gd, ok := ds.Decl.(*ast.GenDecl); ok && gd.Tok == token.CONST {
+					top = append(top, gd)
+				}
+			}
+		}
+	}
+	for _, gd := range top {
+		for _, sp := range gd.Specs {
+			for _, n := range sp.(*ast.ValueSpec).Names {
+				if v, ok := a.constIdent(n, -1, 0); ok {
+					a.consts[n.Name] = v
+				} else {
+					delete(a.consts, n.Name)
+				}
+			}
+		}
+	}
+}
+
+// checkArray refuses an array type whose length, or the product of the
+// lengths of directly nested arrays ([n][m]T), is over maxArrayLen, or
+// whose length cannot be evaluated.
+func (a *walker) checkArray(n *ast.ArrayType, refuse func(ast.Node, string, string)) {
+	total := int64(1)
+	for t := n; t != nil && t.Len != nil; {
+		if _, ok := t.Len.(*ast.Ellipsis); ok {
+			break
+		}
+		v, ok := a.constInt(t.Len)
+		if !ok {
+			refuse(t, "an array length that is not a constant the sandbox can evaluate", notConstMsg)
+			return
+		}
+		if v > 0 {
+			if total > (1<<63-1)/v {
+				total = 1<<63 - 1
+			} else {
+				total *= v
+			}
+		}
+		next, _ := t.Elt.(*ast.ArrayType)
+		t = next
+	}
+	if total > maxArrayLen {
+		refuse(n, fmt.Sprintf("an array of %d elements", total), fmt.Sprintf("arrays are limited to %d elements; use a slice built with make", maxArrayLen))
+	}
+}
+
+// checkLit refuses keyed elements of array and slice literals whose index
+// is over maxArrayLen ([]byte{1 << 40: 1} allocates the whole slice) or
+// cannot be evaluated, in lit and in its nested literals with elided types.
+func (a *walker) checkLit(lit *ast.CompositeLit, typ ast.Expr, refuse func(ast.Node, string, string), depth int) {
+	if depth > maxConstDepth {
+		return
+	}
+	t := typ
+	for i := 0; i < maxConstDepth; i++ {
+		switch x := t.(type) {
+		case *ast.ParenExpr:
+			t = x.X
+			continue
+		case *ast.Ident:
+			if x.Obj != nil && x.Obj.Kind == ast.Typ {
+				if ts, ok := x.Obj.Decl.(*ast.TypeSpec); ok {
+					t = ts.Type
+					continue
+				}
+			}
+			if x.Obj == nil {
+				if tt, ok := a.typeDecls[x.Name]; ok {
+					t = tt
+					continue
+				}
+			}
+		}
+		break
+	}
+	var keyType, elemType ast.Expr
+	indexed := false
+	switch t := t.(type) {
+	case *ast.ArrayType:
+		elemType = t.Elt
+		indexed = true
+	case *ast.MapType:
+		keyType, elemType = t.Key, t.Value
+	case *ast.SelectorExpr:
+		// a type of an allowed package, such as sort.IntSlice
+		if x, ok := t.X.(*ast.Ident); ok && x.Obj == nil && !a.vars[x.Name] {
+			if p, ok := stdByNameLookup(x.Name); ok {
+				if v, ok := stdTable[p+"/"+defaultName(p)][t.Sel.Name]; ok && v.IsValid() && v.Kind() == reflect.Pointer && v.IsNil() {
+					k := v.Type().Elem().Kind()
+					indexed = k == reflect.Slice || k == reflect.Array
+				}
+			}
+		}
+		if !indexed {
+			return
+		}
+	default:
+		return
+	}
+	if indexed {
+		for _, el := range lit.Elts {
+			kv, ok := el.(*ast.KeyValueExpr)
+			if !ok {
+				continue
+			}
+			v, ok := a.constInt(kv.Key)
+			if !ok {
+				refuse(kv, "a literal index that is not a constant the sandbox can evaluate", notConstMsg)
+				return
+			}
+			if v > maxArrayLen {
+				refuse(kv, fmt.Sprintf("a literal index of %d", v), fmt.Sprintf("array and slice literals are limited to %d elements; use a map, or a slice built with make", maxArrayLen))
+				return
+			}
+		}
+	}
+	nested := func(e, typ ast.Expr) {
+		if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			if st, ok := typ.(*ast.StarExpr); ok {
+				e, typ = u.X, st.X
+			}
+		}
+		if cl, ok := e.(*ast.CompositeLit); ok && cl.Type == nil && typ != nil {
+			a.checkLit(cl, typ, refuse, depth+1)
+		}
+	}
+	for _, el := range lit.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			nested(kv.Key, keyType)
+			nested(kv.Value, elemType)
+		} else {
+			nested(el, elemType)
+		}
+	}
 }
 
 func stdByNameLookup(name string) (string, bool) {

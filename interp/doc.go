@@ -47,9 +47,16 @@
 // Removed from allowed packages: time.AfterFunc (runs code on another
 // goroutine), bufio.NewReaderSize and NewWriterSize and rand.Perm (unbounded
 // allocation from one argument). Replaced: time.Sleep returns when the
-// snippet's context ends; strings.Repeat and bytes.Repeat check the
-// allocation limit; fmt.Print* and println write to the Eval's bounded
-// buffers; fmt.Scan* read an empty stdin. time.LoadLocation reads only the
+// snippet's context ends; strings.Repeat, Join, Replace and ReplaceAll and
+// their bytes equivalents check the size of their result against the
+// allocation limit before building it; strconv.FormatFloat and AppendFloat
+// refuse a precision above 1,000,000 (as fmt caps it);
+// text/tabwriter.NewWriter and Writer.Init refuse a minwidth, tabwidth or
+// padding above 65,536 (tabwriter.Writer is a sandbox type with the same
+// methods); bufio.Scanner.Buffer refuses a max above [Options.MaxAlloc]
+// (bufio.Scanner is a sandbox type with the same methods); fmt.Print* and
+// println write to the Eval's bounded buffers; fmt.Scan* read an empty
+// stdin. time.LoadLocation reads only the
 // system time-zone database (names with ".." are rejected by Go).
 //
 // Refused, with a [RefusedError] naming what to do instead: os, os/exec,
@@ -57,8 +64,15 @@
 // runtime/..., io, io/ioutil, io/fs, path/filepath, log, sync, context,
 // math/big, text/template and html/template, and every other package not
 // listed; dot imports; go statements (a panic on a snippet's goroutine would
-// kill the process); func main and func init; calls of any method named Grow;
-// array types longer than 2^24 elements; identifiers starting with _byref.
+// kill the process); func main and func init; any selector named Grow or
+// Perm (calls, method values and method expressions: Builder.Grow,
+// slices.Grow, Rand.Perm); array types longer than 2^24 elements (nested
+// arrays count their product) and keyed array or slice literals with an
+// index above 2^24 ([]byte{1 << 40: 1}); an array length or literal index
+// that is a constant the sandbox cannot fold (it folds literals, the
+// snippet's own constants, constants of allowed packages, iota, operators,
+// basic conversions and len of a constant string; write a literal or use
+// make() otherwise); identifiers starting with _byref.
 // The source filesystem is empty, so nothing is ever imported from disk.
 //
 // # Limits: what is bounded and what is not
@@ -89,6 +103,30 @@
 // than the ones listed (for example json.Unmarshal of a huge input, or
 // appending a string to itself) are bounded only by the heap watch; values
 // built by a snippet and returned as variables are the caller's to bound.
+//
+// Not bounded at all, and fatal to the process: deep or cyclic values
+// printed by fmt or marshalled by encoding/json (or xml) recurse in host
+// code, outside the call-depth counter, and can overflow the Go stack.
+//
+// Outliving the Eval: when an Eval is stopped, the host call the snippet is
+// in (a standard function or a host function from Funcs) keeps running on
+// yaegi's goroutine until it returns; one that ignores its deadline keeps
+// running after Eval has returned, still allocating, and the maps, slices
+// and pointers passed in as variables stay shared with it. The wrappers
+// above refuse the arguments known to make a standard call run or grow
+// without end; host functions must honour their context.
+//
+// Not a security boundary: the sandbox bounds what it can see (imports,
+// constant sizes, the listed calls, time, output and heap growth), but a
+// hostile snippet can still find a host call that allocates or recurses
+// without bound and kill the process. Run untrusted code in a separate
+// process with OS-level memory and CPU limits.
+//
+// Created variables whose type contains a func or a chan anywhere (a struct
+// field, a slice, map or array element, a pointer) are left out of
+// [Result.Values] and [Result.Created], like top-level funcs and chans: they
+// hold interpreted code or channels that only work inside the interpreter.
+// Values inside interfaces are not inspected.
 //
 // Output: [Options.MaxOutput] (64 KiB) of stdout and of stderr are kept,
 // the rest is dropped with a marker; a snippet writing more than 16 times

@@ -49,6 +49,8 @@ type CompileError struct {
 	Msg          string // the compiler's message
 }
 
+// Error returns the message with the snippet line and column and the
+// offending line, when known, and a hint for common mistakes.
 func (e *CompileError) Error() string {
 	var b strings.Builder
 	if e.Line > 0 {
@@ -91,6 +93,8 @@ type PanicError struct {
 	Err   error  // ErrCallDepth or ErrAllocLimit when a sandbox limit caused the panic, else nil
 }
 
+// Error returns the panic value, with the snippet line that panicked when
+// known.
 func (e *PanicError) Error() string {
 	where := "snippet"
 	if e.Line > 0 {
@@ -115,6 +119,8 @@ type RefusedError struct {
 	Line int // snippet line, 0 if not tied to one
 }
 
+// Error says what is not allowed, on which snippet line, why, and what to
+// do instead.
 func (e *RefusedError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("snippet:%d: %s is not allowed in snippets: %s", e.Line, e.What, e.Why)
@@ -136,6 +142,8 @@ type StopError struct {
 	Ctx    error         // context.DeadlineExceeded or context.Canceled, if any
 }
 
+// Error says why the snippet was stopped and which limit it hit, with a
+// hint on how to stay within it.
 func (e *StopError) Error() string {
 	switch e.Reason {
 	case ErrTimeout:

@@ -140,6 +140,58 @@ func (g *guard) checkBytes(unit, count int64, what string) {
 	}
 }
 
+// addBytes returns total+n, panicking once the sum exceeds the
+// per-allocation limit (so it cannot overflow).
+func (g *guard) addBytes(total, n int64, what string) int64 {
+	if n > g.maxAlloc-total {
+		panic(allocPanic{what: what, bytes: satAdd(total, n), max: g.maxAlloc})
+	}
+	return total + n
+}
+
+// checkSum panics when base+unit*count exceeds the per-allocation limit.
+func (g *guard) checkSum(base, unit, count int64, what string) {
+	if unit <= 0 || count <= 0 {
+		if base > g.maxAlloc {
+			panic(allocPanic{what: what, bytes: base, max: g.maxAlloc})
+		}
+		return
+	}
+	if base > g.maxAlloc || count > (g.maxAlloc-base)/unit {
+		total := int64(1<<63 - 1)
+		if count <= (total-base)/unit {
+			total = base + unit*count
+		}
+		panic(allocPanic{what: what, bytes: total, max: g.maxAlloc})
+	}
+}
+
+func satAdd(a, b int64) int64 {
+	if b > 1<<63-1-a {
+		return 1<<63 - 1
+	}
+	return a + b
+}
+
+// checkReplace bounds the result of strings/bytes.Replace(s, old, new, n)
+// before it is built: len(s) + m*(len(new)-len(old)), m being the number of
+// replacements (count(), or runes()+1 for an empty old, capped by n).
+func (g *guard) checkReplace(ls, lold, lnew, n int, count, runes func() int, what string) {
+	if lnew <= lold || n == 0 {
+		return
+	}
+	var m int
+	if lold == 0 {
+		m = runes() + 1
+	} else {
+		m = count()
+	}
+	if n >= 0 && n < m {
+		m = n
+	}
+	g.checkSum(int64(ls), int64(lnew-lold), int64(m), what)
+}
+
 // sleep replaces time.Sleep: it returns as soon as the Eval's context ends, so
 // a sleeping snippet never outlives its deadline.
 func (g *guard) sleep(d time.Duration) {

@@ -109,8 +109,9 @@ type Result struct {
 	// top-level variable, each with its variable's type.
 	Values map[string]reflect.Value
 	// Created names the new top-level variables, in declaration order.
-	// Variables of func or chan type are left out (they would only work
-	// inside this interpreter); declare helpers with func declarations.
+	// Variables whose type is or contains a func or chan (struct fields,
+	// elements, pointers) are left out (they would only work inside this
+	// interpreter); declare helpers with func declarations.
 	Created []string
 	// Assigned names input variables the snippet writes, as [Analyze]
 	// defines it.
@@ -676,13 +677,52 @@ func readBack(yi *yaegi.Interpreter, inputs []Var, creates []string) (values map
 		if !ok || !gv.IsValid() {
 			continue
 		}
-		if k := gv.Kind(); k == reflect.Func || k == reflect.Chan {
+		if hasFuncOrChan(gv.Type()) {
 			continue
 		}
 		values[name] = detach(gv)
 		created = append(created, name)
 	}
 	return values, created, nil
+}
+
+// funcChanTypes caches hasFuncOrChan per type.
+var funcChanTypes sync.Map // reflect.Type -> bool
+
+// hasFuncOrChan reports whether t is, or contains anywhere (struct fields,
+// array, slice, map and pointer elements, map keys), a func or chan type. A
+// created variable of such a type holds interpreted funcs or channels that
+// only work inside the interpreter, so it is not read back. Interface values
+// are not looked into.
+func hasFuncOrChan(t reflect.Type) bool {
+	if v, ok := funcChanTypes.Load(t); ok {
+		return v.(bool)
+	}
+	r := funcOrChan(t, map[reflect.Type]bool{})
+	funcChanTypes.Store(t, r)
+	return r
+}
+
+func funcOrChan(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Func, reflect.Chan:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return funcOrChan(t.Elem(), seen)
+	case reflect.Map:
+		return funcOrChan(t.Key(), seen) || funcOrChan(t.Elem(), seen)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if funcOrChan(t.Field(i).Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // detach copies a value out of the interpreter's storage, so a later snippet
@@ -701,7 +741,7 @@ func (in *Interpreter) yaegiError(err error, prog *program, panics *panicLines) 
 		switch v := p.Value.(type) {
 		case depthPanic:
 			pe.Err = ErrCallDepth
-		case allocPanic:
+		case allocPanic, argPanic:
 			pe.Err = ErrAllocLimit
 		case stoppedPanic:
 			_ = v
