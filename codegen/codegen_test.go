@@ -3,7 +3,6 @@ package codegen_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,28 +12,11 @@ import (
 
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/codegen/codegentest"
+	goldenfile "github.com/byref/byref/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
 // golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run go test -update if the change is intended)\ngot:\n%s", name, got)
-	}
-}
+func golden(t *testing.T, name string, got []byte) { t.Helper(); goldenfile.Check(t, name, got) }
 
 type generated struct {
 	scenario

@@ -3,32 +3,13 @@ package runtime_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
+
+	goldenfile "github.com/byref/byref/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 // golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run go test -update if the change is intended)\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
-}
+func golden(t *testing.T, name string, got []byte) { t.Helper(); goldenfile.Check(t, name, got) }
 
 func indent(t *testing.T, raw []byte) []byte {
 	t.Helper()
