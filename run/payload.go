@@ -2,6 +2,8 @@ package run
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 )
 
@@ -221,6 +223,37 @@ type AwaitRequested struct {
 	Link string `json:"link,omitempty"`
 	// Deadline is when the await times out and the run fails; zero for never.
 	Deadline time.Time `json:"deadline,omitzero"`
+}
+
+// Check says what is wrong with answer as the answer to r, or returns nil:
+// an approval or an authorization needs a Decision (and only the approval
+// of a tool call takes edited Arguments, a JSON object), a question needs
+// Text, input needs JSON.
+func (r AwaitRequested) Check(answer Answer) error {
+	switch r.Await {
+	case AwaitApproval, AwaitAuthorization:
+		if answer.Decision != Approved && answer.Decision != Denied {
+			return fmt.Errorf("an %s needs a decision, %q or %q", r.Await, Approved, Denied)
+		}
+		if answer.Arguments != "" {
+			if r.Call == nil {
+				return errors.New("only the approval of a tool call takes edited arguments")
+			}
+			var obj map[string]json.RawMessage
+			if json.Unmarshal([]byte(answer.Arguments), &obj) != nil {
+				return errors.New("edited arguments must be a JSON object")
+			}
+		}
+	case AwaitQuestion:
+		if answer.Text == "" {
+			return errors.New("a question needs the answer's text")
+		}
+	case AwaitInput:
+		if !json.Valid(answer.Input) {
+			return errors.New("input must be JSON")
+		}
+	}
+	return nil
 }
 
 // Decision is an approver's answer.

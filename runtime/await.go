@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -106,7 +105,7 @@ func (h *Handle) Resume(ctx context.Context, awaitID string, answer run.Answer) 
 		h.mu.Unlock()
 		return fmt.Errorf("%w: run %s awaits %s %s (%s), not %s", ErrAwaitMismatch, h.id, p.req.Await, p.req.ID, p.req.Message, awaitID)
 	}
-	if err := checkAnswer(p.req, answer); err != nil {
+	if err := p.req.Check(answer); err != nil {
 		h.mu.Unlock()
 		return fmt.Errorf("%w: run %s awaits %s %s: %v", ErrAwaitMismatch, h.id, p.req.Await, p.req.ID, err)
 	}
@@ -118,34 +117,6 @@ func (h *Handle) Resume(ctx context.Context, awaitID string, answer run.Answer) 
 		return fmt.Errorf("runtime: the answer to %s could not be recorded: %w", p.req.ID, err)
 	}
 	p.answer <- resumed{answer: answer}
-	return nil
-}
-
-// checkAnswer says what is wrong with an answer for req.
-func checkAnswer(req run.AwaitRequested, a run.Answer) error {
-	switch req.Await {
-	case run.AwaitApproval, run.AwaitAuthorization:
-		if a.Decision != run.Approved && a.Decision != run.Denied {
-			return fmt.Errorf("an %s needs a decision, %q or %q", req.Await, run.Approved, run.Denied)
-		}
-		if a.Arguments != "" {
-			if req.Call == nil {
-				return errors.New("only the approval of a tool call takes edited arguments")
-			}
-			var obj map[string]json.RawMessage
-			if json.Unmarshal([]byte(a.Arguments), &obj) != nil {
-				return errors.New("edited arguments must be a JSON object")
-			}
-		}
-	case run.AwaitQuestion:
-		if a.Text == "" {
-			return errors.New("a question needs the answer's text")
-		}
-	case run.AwaitInput:
-		if !json.Valid(a.Input) {
-			return errors.New("input must be JSON")
-		}
-	}
 	return nil
 }
 
