@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"sync"
+	"time"
 )
 
 // Notifier wakes the followers of runs when events are appended. Stores use
@@ -106,10 +107,25 @@ const followBatch = 256
 // It releases the channel before taking the next and when it returns, so
 // a follower leaves no entry in the notifier, however it ends.
 func Follow(ctx context.Context, s Store, n *Notifier, id ID, from int64) iter.Seq2[Event, error] {
+	return FollowPoll(ctx, s, n, id, from, 0)
+}
+
+// FollowPoll is [Follow] for a store that others append to without
+// notifying n, such as other processes sharing its file: while it waits,
+// it also wakes every poll to read again. A poll of zero or less is Follow:
+// only n wakes it. It waits on one timer, reset for each wait and stopped
+// when it returns.
+func FollowPoll(ctx context.Context, s Store, n *Notifier, id ID, from int64, poll time.Duration) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		from := max(from, 1)
 		release := func() {}
 		defer func() { release() }()
+		var timer *time.Timer // made by the first wait that polls
+		defer func() {
+			if timer != nil {
+				timer.Stop()
+			}
+		}()
 		for {
 			release()
 			var wake <-chan struct{}
@@ -143,8 +159,18 @@ func Follow(ctx context.Context, s Store, n *Notifier, id ID, from int64) iter.S
 			if sum.Status.Terminal() {
 				return
 			}
+			var tick <-chan time.Time // nil, so never ready, unless polling
+			if poll > 0 {
+				if timer == nil {
+					timer = time.NewTimer(poll)
+				} else {
+					timer.Reset(poll) // drops a tick of an earlier wait
+				}
+				tick = timer.C
+			}
 			select {
 			case <-wake:
+			case <-tick:
 			case <-ctx.Done():
 				return
 			}

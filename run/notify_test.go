@@ -153,3 +153,76 @@ func TestMemoryStoreSummariesAreCopies(t *testing.T) {
 		t.Fatalf("listing by the tag finds %d runs, want 1", len(list))
 	}
 }
+
+// FollowPoll sees appends that nobody notifies it of, and ends when the
+// run does; followers that stop leave no entry in the notifier.
+func TestFollowPoll(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	m := NewMemoryStore()
+	if _, _, err := m.Create(ctx, Event{RunID: "r", Data: RunCreated{}}); err != nil {
+		t.Fatal(err)
+	}
+	var quiet Notifier // m never notifies it: only the timer wakes followers
+	seen := make(chan int64)
+	done := make(chan error, 1)
+	go func() {
+		defer close(seen)
+		for e, err := range FollowPoll(ctx, m, &quiet, "r", 1, time.Millisecond) {
+			if err != nil {
+				done <- err
+				return
+			}
+			select {
+			case seen <- e.Seq:
+			case <-ctx.Done(): // the test failed or hung
+				return
+			}
+		}
+		done <- ctx.Err()
+	}()
+	next := func(want int64) {
+		t.Helper()
+		if got, ok := <-seen; !ok || got != want {
+			t.Fatalf("followed event %d (open %t), want %d", got, ok, want)
+		}
+	}
+	next(1)
+	if _, err := m.Append(ctx, "r", 1, Event{Data: StatusChanged{From: StatusCreated, To: StatusRunning}}); err != nil {
+		t.Fatal(err)
+	}
+	next(2)
+	if _, err := m.Append(ctx, "r", 2, Event{Data: StatusChanged{From: StatusRunning, To: StatusFailed, Reason: "test"}}); err != nil {
+		t.Fatal(err)
+	}
+	next(3)
+	if _, ok := <-seen; ok {
+		t.Fatal("the follower yielded an event after the run's end")
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the follower did not end with the run: %v", err)
+	}
+
+	// Followers that break, or are cancelled while they wait.
+	if _, _, err := m.Create(ctx, Event{RunID: "live", Data: RunCreated{}}); err != nil {
+		t.Fatal(err)
+	}
+	for range FollowPoll(ctx, m, &quiet, "live", 1, time.Millisecond) {
+		break
+	}
+	cctx, cancelFollower := context.WithCancel(ctx)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for range FollowPoll(cctx, m, &quiet, "live", 1, time.Millisecond) {
+		}
+	}()
+	for quiet.waiting() == 0 && ctx.Err() == nil {
+		time.Sleep(time.Millisecond)
+	}
+	cancelFollower()
+	<-stopped
+	if got := quiet.waiting(); got != 0 {
+		t.Fatalf("the notifier holds waiters of %d runs after every follower returned", got)
+	}
+}

@@ -13,9 +13,13 @@
 // several processes may share a file, each waiting up to
 // [Options.BusyTimeout] for the write lock.
 //
-// Subscriptions ([Store.Events]) are live within one process: an append by
-// another process is seen by a subscriber only when a later append in its
-// own process wakes it, or when it starts.
+// Subscriptions ([Store.Events]) are woken at once by appends through the
+// same Store. Appends by another process sharing the file wake nobody: by
+// default a subscriber sees them only when a later append in its own
+// process wakes it, or when it starts. When other processes append (say,
+// the workers of a distributed engine, with a server streaming events),
+// set [Options.Poll]: a waiting subscriber then also re-reads every Poll,
+// and so sees their appends, and their run's end, within about Poll.
 //
 // The schema is versioned with PRAGMA user_version and migrated by Open.
 package sqlite

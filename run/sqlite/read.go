@@ -148,10 +148,11 @@ func prefixed(prefix, columns string) string {
 	return strings.Join(cols, ", ")
 }
 
-// Events implements [run.Store.Events] with [run.Follow]: it is live for
-// appends made through this Store.
+// Events implements [run.Store.Events] with [run.FollowPoll]: it is live
+// for appends made through this Store and, with [Options.Poll], for those
+// of other processes sharing the file.
 func (s *Store) Events(ctx context.Context, id run.ID, from int64) iter.Seq2[run.Event, error] {
-	return run.Follow(ctx, s, &s.notify, id, from)
+	return run.FollowPoll(ctx, s, &s.notify, id, from, s.poll)
 }
 
 func jsonMarshal(v any) (string, error) {

@@ -25,6 +25,11 @@ type Options struct {
 	FullSync bool
 	// ReadConns bounds the connections used for reads. Default 4.
 	ReadConns int
+	// Poll, when other processes append to the same file, makes a
+	// subscriber ([Store.Events]) waiting for the next event also re-read
+	// every Poll, so that it sees their appends within about Poll. Zero
+	// means only appends through this Store wake subscribers.
+	Poll time.Duration
 }
 
 // Store is a [run.Store] in a SQLite file. Create one with [Open] and
@@ -32,6 +37,7 @@ type Options struct {
 type Store struct {
 	w, r   *sql.DB // one writer connection; a pool of readers
 	notify run.Notifier
+	poll   time.Duration // Options.Poll
 	now    func() time.Time
 	// failAfterInsert, when set by a test, is called after each event is
 	// inserted; an error aborts the append's transaction.
@@ -80,7 +86,7 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	r.SetMaxOpenConns(opts.ReadConns)
 	r.SetMaxIdleConns(opts.ReadConns)
-	return &Store{w: w, r: r, now: time.Now}, nil
+	return &Store{w: w, r: r, poll: max(opts.Poll, 0), now: time.Now}, nil
 }
 
 // Close closes the database. Subscriptions ([Store.Events]) wake, even
