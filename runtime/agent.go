@@ -144,6 +144,13 @@ type RunOptions struct {
 
 	// parent links a child run to the call that started it.
 	parent *parentLink
+	// Driven runs stop before every model call and every step, at every
+	// await and at the end of every turn, and go on only when Advance is
+	// called; awaits then keep no timer (Expire ends them). An engine that
+	// runs the loop across processes uses it (package temporal); programs
+	// that run in one process leave it false.
+	Driven bool
+
 	// OnStatus is called after every status change is recorded, on the
 	// goroutine that made it (the run's, or Cancel's or Resume's caller),
 	// with no lock held: it may call back into the run. It should not
@@ -324,6 +331,7 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 		rec:  &recorder{store: store, id: id, last: sum.LastSeq, status: run.StatusCreated, hook: opts.OnStatus},
 		done: make(chan struct{}),
 	}
+	h.drivenBy(opts.Driven)
 	rt.mu.Lock()
 	rt.attach(opts.Actions, opts.ResultSchema, !opts.NonInteractive)
 	if input != nil {

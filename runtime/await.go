@@ -140,6 +140,9 @@ func (h *Handle) awaitAnswer(ctx context.Context, req run.AwaitRequested) (run.A
 		h.clearPending(p)
 		return run.Answer{}, err
 	}
+	if h.drive != nil {
+		h.drive.post(Pause{Kind: PauseAwait, Await: &req})
+	}
 	return h.waitAnswer(ctx, p)
 }
 
@@ -148,7 +151,7 @@ func (h *Handle) awaitAnswer(ctx context.Context, req run.AwaitRequested) (run.A
 func (h *Handle) waitAnswer(ctx context.Context, p *pendingAwait) (run.Answer, error) {
 	req := p.req
 	var timeout <-chan time.Time
-	if !req.Deadline.IsZero() {
+	if !req.Deadline.IsZero() && h.drive == nil { // a driven run's engine keeps time
 		t := time.NewTimer(time.Until(req.Deadline))
 		defer t.Stop()
 		timeout = t.C

@@ -41,6 +41,18 @@ type Handle struct {
 	pinned int
 	fatal  string // set when an await timed out and the run failed
 	planOK bool   // the plan was approved (ApproveOnStart)
+	// drive is the rendezvous with Advance of a driven run; nil otherwise.
+	drive *driver
+}
+
+// drivenBy makes the run driven when driven is set: it stops at every
+// pause until Advance.
+func (h *Handle) drivenBy(driven bool) {
+	if !driven {
+		return
+	}
+	h.drive = newDriver()
+	h.rec.tap = h.drive.record
 }
 
 // ID returns the run's ID.
@@ -134,6 +146,9 @@ func (h *Handle) FollowUp(ctx context.Context, text string) error {
 	h.pinned = len(h.messages) - 1
 	h.turnSteps, h.turnTokens = h.steps, h.usage.Total()
 	h.mu.Unlock()
+	if h.drive != nil {
+		h.drive.reset()
+	}
 	if err := h.rec.transitionFrom(ctx, run.StatusCompleted, run.StatusRunning, "follow-up"); err != nil {
 		h.end(Outcome{Status: h.rec.current(), Reason: err.Error()})
 		return err
@@ -156,6 +171,9 @@ func (h *Handle) end(o Outcome) {
 	}
 	h.outcome = o
 	close(h.done)
+	if h.drive != nil {
+		h.drive.post(Pause{Kind: PauseEnded, Outcome: &o})
+	}
 }
 
 // launch runs the loop of the current turn in its own goroutine.

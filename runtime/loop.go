@@ -30,6 +30,12 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 		if lim.MaxTokens > 0 && int64(usage) >= lim.MaxTokens {
 			return h.complete(ctx, nil, fmt.Sprintf("the token budget (%d) was spent before the task was done", lim.MaxTokens))
 		}
+		if err := h.checkpoint(ctx, PauseModel); err != nil {
+			if o, stop := h.stopped(ctx); stop {
+				return o
+			}
+			return h.fail(ctx, err.Error())
+		}
 		if err := h.rec.setPhase(ctx, run.PhasePlanning); err != nil {
 			return h.storeFault(ctx, err)
 		}
@@ -83,6 +89,12 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 			return h.storeFault(ctx, err)
 		}
 
+		if err := h.checkpoint(ctx, PauseStep); err != nil {
+			if o, stop := h.stopped(ctx); stop {
+				return o
+			}
+			return h.fail(ctx, err.Error())
+		}
 		if h.opts.Approval == ApproveOnStart && !h.planApproved() {
 			deny := h.approvePlan(ctx, resp.Text, snippets, calls)
 			if f := h.fatalReason(); f != "" {

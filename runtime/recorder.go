@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/byref/byref/run"
 )
@@ -21,6 +22,8 @@ type recorder struct {
 	status run.Status
 	phase  run.Phase
 	hook   func(run.StatusChanged)
+	// tap, when set, gets every batch appended, as stored.
+	tap func([]run.Event)
 }
 
 // append writes payloads as one atomic batch. Appends survive the
@@ -39,14 +42,21 @@ func (r *recorder) appendLocked(ctx context.Context, payloads ...run.Payload) ([
 		return nil, nil
 	}
 	events := make([]run.Event, len(payloads))
+	now := time.Now().UTC().Round(0)
 	for i, p := range payloads {
-		events[i] = run.Event{Data: p}
+		events[i] = run.Event{RunID: r.id, Time: now, Data: p}
 	}
 	last, err := r.store.Append(context.WithoutCancel(ctx), r.id, r.last, events...)
 	if err != nil {
 		return nil, err
 	}
 	r.last = last
+	if r.tap != nil {
+		for i := range events {
+			events[i].Seq = last - int64(len(events)-1-i)
+		}
+		r.tap(events)
+	}
 	var changes []run.StatusChanged
 	for _, p := range payloads {
 		switch p := p.(type) {

@@ -93,14 +93,31 @@ func Restore(ctx context.Context, store run.Store, id run.ID, opts Options, ropt
 	return rt, h, nil
 }
 
-// Restore rebuilds the awaiting run id from the log in the runtime's store
+// Restore rebuilds the run id from the log in the runtime's store
 // (Options.Store) and continues it on this runtime, which must have no run
-// and no variables of its own: its actions and model serve the run. The
-// returned Handle's Pending await can be Resumed as if the process had
-// never stopped. Variables come back from the JSON values in the log,
-// typed through ro.Types, or from ro.Variables. When one cannot be rebuilt,
-// the run is marked failed with the reason "interrupted: …" naming the
-// lost variables, and Restore returns an error wrapping ErrInterrupted.
+// and no variables of its own: its actions and model serve the run.
+// Variables come back from the JSON values in the log, typed through
+// ro.Types, or from ro.Variables. When one cannot be rebuilt, the run is
+// marked failed with the reason "interrupted: …" naming the lost
+// variables, and Restore returns an error wrapping ErrInterrupted.
+//
+// What happens next depends on the run's status in the log:
+//   - awaiting: the returned Handle's Pending await can be Resumed as if
+//     the process had never stopped.
+//   - running: the run goes on from its last recorded step. A step whose
+//     calls were scheduled but whose results were not recorded runs again
+//     (its actions run at least once, so they should be idempotent);
+//     otherwise the model is called again.
+//   - completed: the Handle ends its turn at once with the recorded
+//     result, ready for a FollowUp.
+//   - cancelling: the run moves to canceled.
+//   - created: the Handle has not begun; call Begin (ropts.Task must be
+//     the run's task, which the log does not hold before it begins).
+//
+// Runs that ended (failed, canceled) cannot be restored. Recover marks runs
+// left running as interrupted instead of restoring them: restoring a
+// running run is for an engine that knows its process is gone and that the
+// run's actions may run again (package temporal).
 //
 // Not restored: session History (pass it again in ropts), variables the
 // host set or deleted outside steps, and the exact text of earlier tool
@@ -116,8 +133,8 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ropts RunOptions, ro 
 		return nil, err
 	}
 	snap := run.Fold(events)
-	if snap.Status != run.StatusAwaiting || snap.Await == nil {
-		return nil, fmt.Errorf("runtime: run %s is %s; only an awaiting run can be restored", id, snap.Status)
+	if snap.Status.Final() || snap.Status == "" || (snap.Status == run.StatusAwaiting && snap.Await == nil) {
+		return nil, fmt.Errorf("runtime: run %s is %s; only a run that has not ended can be restored", id, snap.Status)
 	}
 	if n := len(rt.Variables()); n > 0 {
 		return nil, fmt.Errorf("runtime: Restore needs a runtime without variables (this one has %d): they come from the run's log", n)
@@ -175,10 +192,11 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ropts RunOptions, ro 
 		ropts.ResultSchema = snap.Options.ResultSchema
 	}
 	h := &Handle{
-		rt: rt, id: id, model: llm.WithRetry(model, ropts.Limits.Retry), opts: ropts, begun: true,
+		rt: rt, id: id, model: llm.WithRetry(model, ropts.Limits.Retry), opts: ropts, begun: snap.Status != run.StatusCreated,
 		rec:  &recorder{store: store, id: id, last: sum.LastSeq, status: snap.Status, phase: snap.Phase, hook: ropts.OnStatus},
 		done: make(chan struct{}),
 	}
+	h.drivenBy(ropts.Driven)
 	if len(ropts.ResultSchema) > 0 {
 		if h.result, err = schema.Compile(ropts.ResultSchema); err != nil {
 			return nil, err
@@ -186,9 +204,16 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ropts RunOptions, ro 
 	}
 	msgs, work := replayLog(events)
 	h.messages = append([]llm.Message{llm.SystemMessage("")}, ropts.History...)
+	if work.pinned > 0 {
+		h.pinned = work.pinned + len(ropts.History)
+	}
 	h.messages = append(h.messages, msgs[1:]...)
+	if snap.Status == run.StatusCreated {
+		h.messages = append(h.messages, llm.UserMessage(taskText(ropts)))
+	}
 	h.usage = llm.Usage{InputTokens: int(snap.Usage.InputTokens), OutputTokens: int(snap.Usage.OutputTokens)}
 	h.steps = work.modelSteps
+	h.turnSteps, h.turnTokens = work.turnSteps, int(work.turnTokens)
 	h.awaits = work.awaits
 	h.planOK = work.planApproved || ropts.Approval != ApproveOnStart
 
@@ -215,15 +240,73 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ropts RunOptions, ro 
 	rt.active = h
 	rt.runMu.Unlock()
 
-	p := newPendingAwait(*snap.Await, true)
-	h.pending = p
-	h.launchWith(ctx, func(ctx context.Context) Outcome { return h.continueRestored(ctx, p, work) })
+	switch snap.Status {
+	case run.StatusAwaiting:
+		p := newPendingAwait(*snap.Await, true)
+		h.pending = p
+		if h.drive != nil {
+			h.drive.post(Pause{Kind: PauseAwait, Await: snap.Await})
+		}
+		h.launchWith(ctx, func(ctx context.Context) Outcome { return h.continueRestored(ctx, p, work) })
+	case run.StatusRunning:
+		h.launchWith(ctx, func(ctx context.Context) Outcome { return h.continueRunning(ctx, work) })
+	case run.StatusCompleted:
+		h.end(Outcome{Status: run.StatusCompleted, Result: snap.Result})
+	case run.StatusCancelling:
+		reason := "canceled while its process was gone"
+		err := h.rec.transition(ctx, run.StatusCanceled, reason)
+		h.end(Outcome{Status: run.StatusCanceled, Reason: reason})
+		if err != nil {
+			return nil, err
+		}
+	}
 	return h, nil
+}
+
+// continueRunning goes on with a run that was running when its process
+// stopped: it runs the step whose results were not recorded, if any, then
+// the loop.
+func (h *Handle) continueRunning(ctx context.Context, w unfinished) Outcome {
+	if len(w.calls) == 0 && len(w.snippets) == 0 {
+		return h.loop(ctx)
+	}
+	lim := h.opts.Limits.withDefaults()
+	retries := 0
+	if err := h.checkpoint(ctx, PauseStep); err != nil {
+		if o, stop := h.stopped(ctx); stop {
+			return o
+		}
+		return h.fail(ctx, err.Error())
+	}
+	if h.opts.Approval == ApproveOnStart && !h.planApproved() {
+		deny := h.approvePlan(ctx, w.reason, w.snippets, w.calls)
+		if f := h.fatalReason(); f != "" {
+			return Outcome{Status: run.StatusFailed, Reason: f}
+		}
+		if o, stop := h.stopped(ctx); stop {
+			return o
+		}
+		if deny != "" {
+			h.refuseStep(w.calls, w.snippets, deny)
+			return h.loop(ctx)
+		}
+	}
+	res := h.rt.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
+	if o, done := h.afterStep(ctx, res, &retries, lim); done {
+		return o
+	}
+	return h.loop(ctx)
 }
 
 // unfinished is the work of the step that was awaiting when the log ended.
 type unfinished struct {
-	modelSteps   int
+	modelSteps int
+	// turnSteps and turnTokens are the model steps and tokens before the
+	// latest turn; pinned is the index of the follow-up that opened it in
+	// the rebuilt conversation (0 for the first turn).
+	turnSteps    int
+	turnTokens   int64
+	pinned       int
 	awaits       int
 	planApproved bool
 	reason       string
@@ -254,16 +337,21 @@ func replayLog(events []run.Event) ([]llm.Message, unfinished) {
 		}
 	}
 	var lastPlanAwait string
+	users, tokens := 0, int64(0)
 	for _, e := range events {
 		switch p := e.Data.(type) {
 		case run.UserMessage:
 			flush()
 			flushSnippets()
+			if users++; users > 1 {
+				w.turnSteps, w.turnTokens, w.pinned = w.modelSteps, tokens, len(msgs)
+			}
 			msgs = append(msgs, llm.UserMessage(p.Text))
 		case run.Usage:
 			flush()
 			flushSnippets()
 			w.modelSteps++
+			tokens += p.InputTokens + p.OutputTokens
 			cur = &llm.Message{Role: llm.RoleAssistant}
 			scheduled, done, executedSnippets, lastText = nil, map[string]bool{}, 0, ""
 		case run.AssistantMessage:
