@@ -117,6 +117,19 @@
 // (when their variables are JSON values; otherwise they too are marked
 // interrupted). byref serve does this at start.
 //
+// # Engines
+//
+// By default every run executes in the server's process. Options.Engine
+// runs them elsewhere instead (e.g. as durable workflows on worker
+// processes), behind the same endpoints: the server starts a run with
+// Engine.Start and controls it (resume, cancel, follow-up) through the
+// runtime.Controller it returns, and reads its events from the store it
+// shares with the engine. A run the server does not hold (another server
+// process sharing the store and the engine started it, or this one before
+// a restart) is controlled through Engine.Control. With an engine,
+// Agent.New may be nil, Close leaves the runs going, and Recover refuses:
+// the engine recovers its own runs.
+//
 // # Run inspector
 //
 // GET /ui is a web page (HTML, CSS and JavaScript embedded in the binary)
@@ -139,6 +152,7 @@
 //	POST /ui/api/runs/{id}/cancel       {}
 //	POST /ui/api/runs/{id}/follow-up    {"text"}: a completed run, among the
 //	                                    latest MaxFollowable of this process
+//	                                    (with an engine, any the engine holds)
 //	GET  /ui/api/runs/{id}/replay       the Go replay program (byref replay);
 //	                                    ?download=1 as an attachment
 //
@@ -167,5 +181,5 @@
 //
 // Runs outlive the request that started them: they keep its values (its
 // trace, its logger fields) but not its cancellation, and Close cancels
-// them.
+// them (an engine's runs go on after Close).
 package server

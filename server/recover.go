@@ -17,7 +17,14 @@ import (
 // Runtime.Restore), so they can be resumed and cancelled as if the server
 // had never stopped; a run whose variables cannot be rebuilt from the log,
 // or whose agent is gone, is marked failed as interrupted instead.
+//
+// With Options.Engine set, Recover changes nothing and returns an error:
+// the engine recovers its own runs, and the server controls them through
+// Engine.Control.
 func (s *Server) Recover(ctx context.Context) (restored, interrupted []run.ID, err error) {
+	if s.opts.Engine != nil {
+		return nil, nil, errEngineRecovers
+	}
 	awaiting, gone, err := runtime.Recover(ctx, s.store)
 	if err != nil {
 		return nil, gone, err

@@ -121,11 +121,11 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 
 var errClosed = errors.New("server: the server is closing; it starts no more runs")
 
-// start builds the agent's runtime and starts the run with the context
-// runContext returns, so that the run outlives the request but joins its
-// trace, and Close cancels it. The closed check and s.wg.Add are one
-// critical section, so that Close, once it has refused new runs, waits for
-// every start in progress and the run it starts.
+// start starts the run, on Options.Engine when it is set (startOnEngine),
+// else in this process (startLocal), and watches it. The closed check and
+// s.wg.Add are one critical section, so that Close, once it has refused
+// new runs, waits for every start in progress and the watcher of the run
+// it starts.
 func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOptions) error {
 	s.mu.Lock()
 	if s.closed {
@@ -140,31 +140,51 @@ func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOption
 			s.wg.Done()
 		}
 	}()
+	var (
+		c   runtime.Controller
+		rc  runCtx
+		err error
+	)
+	if s.opts.Engine != nil {
+		c, err = s.startOnEngine(ctx, agent, opts)
+	} else {
+		c, rc, err = s.startLocal(ctx, agent, opts)
+	}
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.live[opts.ID] = c
+	s.mu.Unlock()
+	s.log.Info("run started", "agent", agent.Name, "run", opts.ID, "session", opts.Session)
+	watched = true
+	go s.watch(agent.Name, opts.ID, c, rc)
+	return nil
+}
+
+// startLocal builds the agent's runtime and starts the run with the
+// context runContext returns, so that the run outlives the request but
+// joins its trace, and Close cancels it.
+func (s *Server) startLocal(ctx context.Context, agent *Agent, opts runtime.RunOptions) (*runtime.Handle, runCtx, error) {
 	rt, err := agent.New(s.store)
 	if err != nil {
-		return fmt.Errorf("server: building agent %s: %w", agent.Name, err)
+		return nil, runCtx{}, fmt.Errorf("server: building agent %s: %w", agent.Name, err)
 	}
 	rctx, rc := s.runContext(ctx)
 	h, err := rt.Start(rctx, opts)
 	if err != nil {
 		rc.release()
-		return err
+		return nil, runCtx{}, err
 	}
 	if _, err := s.store.Get(ctx, opts.ID); err != nil {
 		_ = h.Cancel(context.Background())
 		rc.release()
 		if errors.Is(err, run.ErrRunNotFound) {
-			return fmt.Errorf("server: agent %s records its runs in another store; in Agent.New, build the runtime with runtime.Options{Store: store}", agent.Name)
+			return nil, runCtx{}, fmt.Errorf("server: agent %s records its runs in another store; in Agent.New, build the runtime with runtime.Options{Store: store}", agent.Name)
 		}
-		return err
+		return nil, runCtx{}, err
 	}
-	s.mu.Lock()
-	s.live[opts.ID] = h
-	s.mu.Unlock()
-	s.log.Info("run started", "agent", agent.Name, "run", opts.ID, "session", opts.Session)
-	watched = true
-	go s.watch(agent.Name, opts.ID, h, rc)
-	return nil
+	return h, rc, nil
 }
 
 // runCtx lets go of the context a run's first turn started with.
@@ -195,26 +215,36 @@ func (s *Server) runContext(ctx context.Context) (context.Context, runCtx) {
 }
 
 // watch waits for the end of the run's current turn and drops it from the
-// live runs, keeping a completed run's handle for a follow-up. It unties
-// the run's start context from Close, so that nothing is left on the
-// server's context per run, and cancels it, except for a completed run:
-// the runtime may still be letting go of that context, and cancelling it
-// could cancel a follow-up that starts meanwhile; it is cancelled when the
-// run leaves the followable runs (or at Close). It calls s.wg.Done.
-func (s *Server) watch(agent string, id run.ID, h *runtime.Handle, rc runCtx) {
+// live runs, keeping a completed run's controller for a follow-up. It
+// unties the run's start context from Close, so that nothing is left on
+// the server's context per run, and cancels it, except for a completed
+// run: the runtime may still be letting go of that context, and
+// cancelling it could cancel a follow-up that starts meanwhile; it is
+// cancelled when the run leaves the followable runs (or at Close). An
+// engine's run has no start context here, and its watcher stops waiting
+// at Close (see waitContext), leaving the run to the engine; for such a
+// run, live and followable are caches of controllers the engine keeps (a
+// miss asks it: see controller). It calls s.wg.Done.
+func (s *Server) watch(agent string, id run.ID, c runtime.Controller, rc runCtx) {
 	defer s.wg.Done()
-	o, _ := h.Wait(context.Background())
+	o, err := c.Wait(s.waitContext())
 	if rc.stop != nil {
 		rc.stop()
 	}
 	s.mu.Lock()
 	delete(s.live, id)
-	if o.Status == run.StatusCompleted {
-		s.followable.add(id, h, rc.cancel)
+	if err == nil && o.Status == run.StatusCompleted {
+		s.followable.add(id, c, rc.cancel)
 	} else if rc.cancel != nil {
 		rc.cancel()
 	}
 	s.mu.Unlock()
+	if err != nil {
+		if s.ctx.Err() == nil {
+			s.log.Warn("server: waiting for a run's turn to end failed; the engine still has the run", "agent", agent, "run", id, "err", err)
+		}
+		return
+	}
 	s.log.Info("run ended", "agent", agent, "run", id, "status", o.Status, "reason", o.Reason)
 }
 
@@ -383,12 +413,6 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 	}{events})
 }
 
-func (s *Server) handle(id run.ID) *runtime.Handle {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.live[id]
-}
-
 func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 	sum, ok := s.lookup(w, r)
 	if !ok {
@@ -399,9 +423,17 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sum.Status != run.StatusCancelling {
-		h := s.handle(sum.ID)
+		h, err := s.controller(r.Context(), sum.ID)
+		if err != nil {
+			s.fail(w, r, sum.ID, err)
+			return
+		}
 		if h == nil {
-			writeError(w, http.StatusConflict, CodeServerError, fmt.Sprintf("Run %s is %s but not running in this server process (it was started before a restart); it cannot be cancelled", sum.ID, acpStatus(sum.Status)))
+			msg := fmt.Sprintf("Run %s is %s but not running in this server process (it was started before a restart); it cannot be cancelled", sum.ID, acpStatus(sum.Status))
+			if s.opts.Engine != nil {
+				msg = fmt.Sprintf("Run %s is %s but neither this server process nor its engine runs it; it cannot be cancelled", sum.ID, acpStatus(sum.Status))
+			}
+			writeError(w, http.StatusConflict, CodeServerError, msg)
 			return
 		}
 		if err := h.Cancel(r.Context()); err != nil {
@@ -448,10 +480,18 @@ func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("await_resume of type %q does not match the await request, of type message", req.AwaitResume.Type))
 		return
 	}
-	h := s.handle(sum.ID)
+	h, err := s.controller(r.Context(), sum.ID)
+	if err != nil {
+		s.fail(w, r, sum.ID, err)
+		return
+	}
 	if h == nil {
 		if sum.Status == run.StatusAwaiting {
-			writeError(w, http.StatusConflict, CodeServerError, fmt.Sprintf("Run %s awaits, but not in this server process (it was started before a restart); it cannot be resumed", sum.ID))
+			msg := fmt.Sprintf("Run %s awaits, but not in this server process (it was started before a restart); it cannot be resumed", sum.ID)
+			if s.opts.Engine != nil {
+				msg = fmt.Sprintf("Run %s awaits, but neither this server process nor its engine runs it; it cannot be resumed", sum.ID)
+			}
+			writeError(w, http.StatusConflict, CodeServerError, msg)
 			return
 		}
 		writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("Run %s has no await request (it is %s)", sum.ID, acpStatus(sum.Status)))

@@ -41,7 +41,8 @@ type Agent struct {
 	// New returns a fresh Runtime for one run, with the agent's actions,
 	// variables and model, recording to store (set runtime.Options.Store
 	// to it: the server reads runs back from it). It is called once per
-	// run, concurrently for concurrent runs.
+	// run, concurrently for concurrent runs. It may be nil when
+	// Options.Engine is set: the engine builds the agent's runtime.
 	New func(store run.Store) (*runtime.Runtime, error)
 	// Run is the template of every run's options: instructions, approval
 	// strategy, await timeout, limits, tags. The server sets ID, Session
@@ -78,6 +79,10 @@ type Options struct {
 	// Logger logs run starts and ends and request failures. Nil means no
 	// logging.
 	Logger *slog.Logger
+	// Engine runs the runs. Nil means in-process: every run on a fresh
+	// Runtime from Agent.New, as by default. With an engine, Store must be
+	// the store the engine's runs record into (see Engine).
+	Engine Engine
 }
 
 // Server is an http.Handler serving Options.Agents over ACP. Create one
@@ -95,8 +100,8 @@ type Server struct {
 	wg     sync.WaitGroup
 
 	mu         sync.Mutex
-	live       map[run.ID]*runtime.Handle
-	followable followable // completed runs that can take a follow-up (ui.go)
+	live       map[run.ID]runtime.Controller // runs whose turn is going on
+	followable followable                    // completed runs that can take a follow-up (ui.go)
 	closed     bool
 }
 
@@ -106,7 +111,7 @@ func New(opts Options) (*Server, error) {
 	if len(opts.Agents) == 0 {
 		return nil, errors.New("server: no agents; set Options.Agents")
 	}
-	s := &Server{opts: opts, store: opts.Store, agents: map[string]*Agent{}, log: opts.Logger, live: map[run.ID]*runtime.Handle{}}
+	s := &Server{opts: opts, store: opts.Store, agents: map[string]*Agent{}, log: opts.Logger, live: map[run.ID]runtime.Controller{}}
 	if s.store == nil {
 		s.store = run.NewMemoryStore()
 	}
@@ -127,8 +132,8 @@ func New(opts Options) (*Server, error) {
 		if _, dup := s.agents[a.Name]; dup {
 			return nil, fmt.Errorf("server: two agents are named %q; rename one", a.Name)
 		}
-		if a.New == nil {
-			return nil, fmt.Errorf("server: agent %q has no New function; set Agent.New to build its runtime", a.Name)
+		if a.New == nil && opts.Engine == nil {
+			return nil, fmt.Errorf("server: agent %q has no New function; set Agent.New to build its runtime (or Options.Engine to run the agent elsewhere)", a.Name)
 		}
 		s.agents[a.Name] = &a
 		s.order = append(s.order, a.Name)
@@ -143,6 +148,10 @@ func (s *Server) Store() run.Store { return s.store }
 
 // Close cancels the runs in progress and waits for them to end. The
 // Server refuses new runs afterwards; reading stored runs still works.
+//
+// With Options.Engine, Close cancels no run: the engine's runs live
+// elsewhere and go on. It stops the server's own work (a run starting,
+// the goroutines that wait for the end of runs' turns) and waits for it.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.closed = true

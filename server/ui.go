@@ -55,9 +55,11 @@ const uiCSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-
 // follow-up from the inspector: the latest ones to complete in this
 // process. An older completed run, or one completed before a restart,
 // cannot be followed up (its variables live in the process that ran it).
+// With Options.Engine, it is how many controllers of completed runs the
+// server keeps at hand; it asks the engine for the others.
 const MaxFollowable = 64
 
-// followable holds the handles of the latest completed runs, oldest
+// followable holds the controllers of the latest completed runs, oldest
 // first, each with the cancel function of the context its first turn
 // started with (see Server.runContext), called when the run leaves for
 // good. It is guarded by Server.mu.
@@ -66,14 +68,14 @@ type followable struct {
 	order []run.ID
 }
 
-// heldRun is a completed run's handle and the cancel function of its
+// heldRun is a completed run's controller and the cancel function of its
 // start context (nil for none).
 type heldRun struct {
-	h      *runtime.Handle
+	h      runtime.Controller
 	cancel context.CancelFunc
 }
 
-func (f *followable) add(id run.ID, h *runtime.Handle, cancel context.CancelFunc) {
+func (f *followable) add(id run.ID, h runtime.Controller, cancel context.CancelFunc) {
 	if f.byID == nil {
 		f.byID = map[run.ID]heldRun{}
 	}
@@ -99,9 +101,15 @@ func (f *followable) has(id run.ID) bool {
 	return ok
 }
 
-// take removes and returns the run's handle and cancel function; a nil
-// handle if it is not held.
-func (f *followable) take(id run.ID) (*runtime.Handle, context.CancelFunc) {
+// get returns the run's controller, leaving it held; nil if it is not
+// held.
+func (f *followable) get(id run.ID) runtime.Controller {
+	return f.byID[id].h
+}
+
+// take removes and returns the run's controller and cancel function; a
+// nil controller if it is not held.
+func (f *followable) take(id run.ID) (runtime.Controller, context.CancelFunc) {
 	held, ok := f.byID[id]
 	if !ok {
 		return nil, nil
@@ -265,6 +273,19 @@ func (s *Server) uiView(ctx context.Context, id run.ID) (uiRun, error) {
 	h := s.live[id]
 	held := s.followable.has(id)
 	s.mu.Unlock()
+	engine, asked := s.opts.Engine != nil, true
+	if engine && !snap.Status.Final() && snap.Status != run.StatusCancelling {
+		// The server's controller of the run, held or live (a completed
+		// run's turn may have ended before its watcher was told), else the
+		// engine's: another server started the run, or this one before a
+		// restart.
+		c, err := s.controller(ctx, id)
+		if err != nil {
+			s.log.Warn("server: asking the engine what a run can do", "run", id, "err", err)
+		}
+		asked = err == nil
+		h, held = c, c != nil && snap.Status == run.StatusCompleted
+	}
 	var can uiCan
 	if h != nil {
 		_, can.Resume = h.Pending()
@@ -274,10 +295,18 @@ func (s *Server) uiView(ctx context.Context, id run.ID) (uiRun, error) {
 	switch {
 	case h == nil && !snap.Status.Terminal() && snap.Status != run.StatusCancelling && snap.ParentRun != "":
 		can.Why = "This is a child run: answer or cancel it through its parent run."
+	case h == nil && !snap.Status.Terminal() && snap.Status != run.StatusCancelling && engine && !asked:
+		can.Why = fmt.Sprintf("This run is %s, but this server could not ask its engine about it; try again.", snap.Status)
+	case h == nil && !snap.Status.Terminal() && snap.Status != run.StatusCancelling && engine:
+		can.Why = fmt.Sprintf("This run is %s but neither this server process nor its engine runs it, so it cannot be answered or cancelled here.", snap.Status)
 	case h == nil && !snap.Status.Terminal() && snap.Status != run.StatusCancelling:
 		can.Why = fmt.Sprintf("This run is %s but not running in this server process (it was started before a restart, or by another program), so it cannot be answered or cancelled here.", snap.Status)
 	case snap.Status == run.StatusCompleted && !snap.Options.Interactive:
 		can.Why = "This run is non-interactive: it takes no follow-up."
+	case snap.Status == run.StatusCompleted && !held && engine && !asked:
+		can.Why = "This run cannot take a follow-up here: this server could not ask its engine about it; try again."
+	case snap.Status == run.StatusCompleted && !held && engine:
+		can.Why = "This run cannot take a follow-up here: neither this server process nor its engine holds it."
 	case snap.Status == run.StatusCompleted && !held:
 		can.Why = fmt.Sprintf("This run cannot take a follow-up here: this server keeps the latest %d runs completed in this process able to, and this is not one of them.", MaxFollowable)
 	}
@@ -400,9 +429,17 @@ func (s *Server) uiResume(w http.ResponseWriter, r *http.Request) {
 	if !s.decodeBody(w, r, &req) {
 		return
 	}
-	h := s.handle(sum.ID)
+	h, err := s.controller(r.Context(), sum.ID)
+	if err != nil {
+		s.fail(w, r, sum.ID, err)
+		return
+	}
 	if h == nil {
-		writeError(w, http.StatusConflict, CodeServerError, fmt.Sprintf("Run %s is %s and awaits nothing this server process can answer", sum.ID, sum.Status))
+		msg := fmt.Sprintf("Run %s is %s and awaits nothing this server process can answer", sum.ID, sum.Status)
+		if s.opts.Engine != nil {
+			msg = fmt.Sprintf("Run %s is %s and awaits nothing this server process or its engine can answer", sum.ID, sum.Status)
+		}
+		writeError(w, http.StatusConflict, CodeServerError, msg)
 		return
 	}
 	if err := h.Resume(r.Context(), req.AwaitID, req.Answer); err != nil {
@@ -426,17 +463,26 @@ func (s *Server) uiCancel(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	h := s.handle(sum.ID)
 	switch {
 	case sum.Status == run.StatusCancelling || sum.Status == run.StatusCanceled:
 		// Already on its way, or there.
 	case sum.Status.Terminal():
 		writeError(w, http.StatusConflict, CodeServerError, fmt.Sprintf("Run %s has ended (%s); there is nothing to cancel", sum.ID, sum.Status))
 		return
-	case h == nil:
-		writeError(w, http.StatusConflict, CodeServerError, fmt.Sprintf("Run %s is %s but not running in this server process; it cannot be cancelled here", sum.ID, sum.Status))
-		return
 	default:
+		h, err := s.controller(r.Context(), sum.ID)
+		if err != nil {
+			s.fail(w, r, sum.ID, err)
+			return
+		}
+		if h == nil {
+			msg := fmt.Sprintf("Run %s is %s but not running in this server process; it cannot be cancelled here", sum.ID, sum.Status)
+			if s.opts.Engine != nil {
+				msg = fmt.Sprintf("Run %s is %s but neither this server process nor its engine runs it; it cannot be cancelled here", sum.ID, sum.Status)
+			}
+			writeError(w, http.StatusConflict, CodeServerError, msg)
+			return
+		}
 		if err := h.Cancel(r.Context()); err != nil {
 			if errors.Is(err, runtime.ErrTerminal) {
 				writeError(w, http.StatusConflict, CodeServerError, err.Error())
@@ -474,10 +520,39 @@ func (s *Server) uiFollowUp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h, cancel := s.followable.take(sum.ID)
+	if h == nil && s.opts.Engine != nil && sum.Status == run.StatusCompleted {
+		// A completed run of the engine that is not among the followable
+		// ones: its turn has ended but its watcher has not been told yet,
+		// or the server does not hold it (another server started it, or
+		// this one before a restart). Its controller, which the engine
+		// keeps, says whether it takes the follow-up (ErrNotFollowable).
+		h = s.live[sum.ID]
+		if h == nil {
+			s.mu.Unlock()
+			c, err := s.engineControl(r.Context(), sum.ID)
+			if err != nil {
+				s.fail(w, r, sum.ID, err)
+				return
+			}
+			s.mu.Lock()
+			if s.closed {
+				s.mu.Unlock()
+				writeError(w, http.StatusServiceUnavailable, CodeServerError, errClosed.Error())
+				return
+			}
+			h = c
+			if held, heldCancel := s.followable.take(sum.ID); held != nil {
+				h, cancel = held, heldCancel // its turn ended here meanwhile
+			}
+		}
+	}
 	if h == nil {
 		s.mu.Unlock()
 		msg := fmt.Sprintf("Run %s is %s; only a completed run takes a follow-up", sum.ID, sum.Status)
-		if sum.Status == run.StatusCompleted {
+		switch {
+		case sum.Status == run.StatusCompleted && s.opts.Engine != nil:
+			msg = fmt.Sprintf("Run %s completed, but neither this server process nor its engine holds it; it cannot take a follow-up here", sum.ID)
+		case sum.Status == run.StatusCompleted:
 			msg = fmt.Sprintf("Run %s completed, but not among the latest %d runs completed in this server process; it cannot take a follow-up here", sum.ID, MaxFollowable)
 		}
 		writeError(w, http.StatusConflict, CodeServerError, msg)
@@ -487,10 +562,16 @@ func (s *Server) uiFollowUp(w http.ResponseWriter, r *http.Request) {
 	s.wg.Add(1)
 	s.mu.Unlock()
 	// The turn runs on the server's context, as runs do: it outlives the
-	// request, and Close cancels it. Whether FollowUp succeeds or not, the
-	// turn's end (or the old one, when it refused) is waited for, which
-	// puts a run that is still completed back among the followable ones.
-	err := h.FollowUp(s.ctx, req.Text)
+	// request, and Close cancels it. An engine's turn runs on a context
+	// nothing cancels: it outlives the request and the server (see
+	// Engine). Whether FollowUp succeeds or not, the turn's end (or the
+	// old one, when it refused) is waited for, which puts a run that is
+	// still completed back among the followable ones.
+	fctx := s.ctx
+	if s.opts.Engine != nil {
+		fctx = context.WithoutCancel(r.Context())
+	}
+	err := h.FollowUp(fctx, req.Text)
 	go s.watch(sum.Tags[TagAgent], sum.ID, h, runCtx{cancel: cancel})
 	if err != nil {
 		if errors.Is(err, runtime.ErrNotFollowable) {
