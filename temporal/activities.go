@@ -1,0 +1,226 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
+)
+
+// host is the activity byref.Host: it takes the run onto this worker,
+// creating it or restoring it from its log, and returns the worker's own
+// task queue and the run's first pause with the whole log.
+func (w *Worker) host(ctx context.Context, in Input) (hostResult, error) {
+	id := run.ID(in.Run.ID)
+	agent, ok := w.agents[in.Agent]
+	if !ok {
+		return hostResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("temporal: this worker has no agent %q", in.Agent), errUnknownAgent, nil)
+	}
+	if hr := w.hosted(id); hr != nil {
+		// Hosted already (the workflow asks again after losing an
+		// answer): go on from where the run stands.
+		return w.hostResult(ctx, hr.h)
+	}
+	rt, err := agent.New(w.opts.Store)
+	if err != nil {
+		return hostResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("temporal: building agent %s: %v", in.Agent, err), errStart, err)
+	}
+	opts := in.Run.options(agent.Run)
+	h, err := w.start(ctx, rt, id, opts, agent)
+	if err != nil {
+		return hostResult{}, err
+	}
+	w.mu.Lock()
+	w.runs[id] = &hosted{rt: rt, h: h}
+	w.mu.Unlock()
+	return w.hostResult(ctx, h)
+}
+
+// start creates the run on rt, or restores it from its log when the store
+// has it, and begins it if it has not begun.
+func (w *Worker) start(ctx context.Context, rt *runtime.Runtime, id run.ID, opts runtime.RunOptions, agent *Agent) (*runtime.Handle, error) {
+	_, err := w.opts.Store.Get(ctx, id)
+	switch {
+	case err == nil:
+		for _, v := range rt.Variables() {
+			rt.Delete(v.Name) // they come from the log
+		}
+		h, err := rt.Restore(w.ctx, id, opts, agent.Restore)
+		if errors.Is(err, runtime.ErrInterrupted) {
+			return nil, temporal.NewNonRetryableApplicationError(interruptedReason(ctx, w.opts.Store, id, err), errInterrupted, err)
+		}
+		if err == nil && h.Status() == run.StatusCreated {
+			err = h.Begin(w.ctx)
+		}
+		if err != nil {
+			return nil, temporal.NewNonRetryableApplicationError(err.Error(), errStart, err)
+		}
+		return h, nil
+	case errors.Is(err, run.ErrRunNotFound):
+		h, err := rt.Create(ctx, opts)
+		if err == nil {
+			err = h.Begin(w.ctx)
+		}
+		if err != nil {
+			typ := errStart
+			if errors.Is(err, runtime.ErrInvalidInput) {
+				typ = errInvalidInput
+			}
+			return nil, temporal.NewNonRetryableApplicationError(err.Error(), typ, err)
+		}
+		return h, nil
+	default:
+		return nil, err
+	}
+}
+
+// interruptedReason is the reason the run's log gives for its failure.
+func interruptedReason(ctx context.Context, store run.Store, id run.ID, err error) string {
+	if snap, serr := run.LoadSnapshot(ctx, store, id); serr == nil && snap.FailureReason != "" {
+		return snap.FailureReason
+	}
+	return err.Error()
+}
+
+// hostResult advances a freshly hosted run to its first pause and puts the
+// whole log in it.
+func (w *Worker) hostResult(ctx context.Context, h *runtime.Handle) (hostResult, error) {
+	p, err := advance(ctx, h)
+	if err != nil {
+		return hostResult{}, err
+	}
+	events, err := w.opts.Store.Read(ctx, h.ID(), 1, 0)
+	if err != nil {
+		return hostResult{}, err
+	}
+	p.Events = events
+	return hostResult{Queue: w.queue, Pause: p}, nil
+}
+
+// hosted returns the run if this worker hosts it.
+func (w *Worker) hosted(id run.ID) *hosted {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.runs[id]
+}
+
+// handle returns the run's handle, or the error that makes the workflow
+// host it again.
+func (w *Worker) handle(id run.ID) (*runtime.Handle, error) {
+	hr := w.hosted(id)
+	if hr == nil {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("temporal: worker %s does not host run %s", w.queue, id), errNotHosted, nil)
+	}
+	return hr.h, nil
+}
+
+// advanceActivity is the activity byref.Model and byref.Step: it lets the
+// run make its model call, or run its step, up to the next pause.
+func (w *Worker) advanceActivity(ctx context.Context, id run.ID) (runtime.Pause, error) {
+	h, err := w.handle(id)
+	if err != nil {
+		return runtime.Pause{}, err
+	}
+	return advance(ctx, h)
+}
+
+// resume is the activity byref.Resume: it answers the pending await and
+// advances to the next pause.
+func (w *Worker) resume(ctx context.Context, id run.ID, awaitID string, answer run.Answer) (runtime.Pause, error) {
+	h, err := w.handle(id)
+	if err != nil {
+		return runtime.Pause{}, err
+	}
+	if err := h.Resume(ctx, awaitID, answer); err != nil {
+		return runtime.Pause{}, temporal.NewNonRetryableApplicationError(err.Error(), errMismatch, err)
+	}
+	return advance(ctx, h)
+}
+
+// expire is the activity byref.Expire: the await timed out.
+func (w *Worker) expire(ctx context.Context, id run.ID, awaitID string) (runtime.Pause, error) {
+	h, err := w.handle(id)
+	if err != nil {
+		return runtime.Pause{}, err
+	}
+	if err := h.Expire(ctx, awaitID); err != nil && !errors.Is(err, runtime.ErrNoAwait) {
+		return runtime.Pause{}, err
+	}
+	return advance(ctx, h)
+}
+
+// cancel is the activity byref.Cancel: it cancels the run, waits for its
+// end and returns it with the whole log (a step that was cut short
+// reported nothing).
+func (w *Worker) cancel(ctx context.Context, id run.ID) (runtime.Pause, error) {
+	h, err := w.handle(id)
+	if err != nil {
+		return runtime.Pause{}, err
+	}
+	if err := h.Cancel(ctx); err != nil && !errors.Is(err, runtime.ErrTerminal) {
+		return runtime.Pause{}, err
+	}
+	p, err := advance(ctx, h)
+	if err != nil {
+		return runtime.Pause{}, err
+	}
+	if p.Events, err = w.opts.Store.Read(ctx, id, 1, 0); err != nil {
+		return runtime.Pause{}, err
+	}
+	return p, nil
+}
+
+// followUp is the activity byref.FollowUp.
+func (w *Worker) followUp(ctx context.Context, id run.ID, text string) (runtime.Pause, error) {
+	h, err := w.handle(id)
+	if err != nil {
+		return runtime.Pause{}, err
+	}
+	if err := h.FollowUp(w.ctx, text); err != nil {
+		return runtime.Pause{}, temporal.NewNonRetryableApplicationError(err.Error(), errNotFollowable, err)
+	}
+	return advance(ctx, h)
+}
+
+// release is the activity byref.Release: the workflow ended, so the worker
+// drops the run.
+func (w *Worker) release(_ context.Context, id run.ID) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.runs, id)
+	return nil
+}
+
+// advance advances h, heartbeating while it waits when the activity has a
+// heartbeat timeout.
+func advance(ctx context.Context, h *runtime.Handle) (runtime.Pause, error) {
+	every := activity.GetInfo(ctx).HeartbeatTimeout / 3
+	if every <= 0 {
+		return h.Advance(ctx)
+	}
+	type result struct {
+		p   runtime.Pause
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		p, err := h.Advance(ctx)
+		done <- result{p, err}
+	}()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case r := <-done:
+			return r.p, r.err
+		case <-t.C:
+			activity.RecordHeartbeat(ctx)
+		}
+	}
+}
