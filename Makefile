@@ -3,7 +3,7 @@ GO ?= go
 STATICCHECK_VERSION ?= v0.8.2
 GOBIN ?= $(shell $(GO) env GOPATH)/bin
 
-.PHONY: test vet staticcheck unit bench demo fmt chromium
+.PHONY: test vet staticcheck unit bench demo fmt chromium temporal
 
 ## test: vet, staticcheck and the race-enabled test suite (what CI runs)
 test: fmt vet staticcheck unit
@@ -23,6 +23,10 @@ staticcheck:
 ## chromium: Debian's chromium for the browser tests (they skip without it outside CI)
 chromium:
 	-./scripts/install-chromium.sh
+
+## temporal: the Temporal CLI for the Temporal integration test (it skips without it outside CI; a cold build takes minutes)
+temporal:
+	./scripts/install-temporal.sh
 
 unit: chromium
 	$(GO) test -race -count=1 ./...

@@ -106,3 +106,38 @@ func BenchmarkWaitingRunMemory(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkDrivenLoopStep: BenchmarkLoopStep with the run driven, as an
+// engine drives it (package temporal): every model call and step waits for
+// Advance, and the pauses carry the events. The difference between the
+// two ns/step is the cost of the rendezvous.
+func BenchmarkDrivenLoopStep(b *testing.B) {
+	const steps = 10
+	actions := action.MustSet(noop)
+	store := run.NewMemoryStore()
+	b.ReportAllocs()
+	for b.Loop() {
+		rt, err := runtime.New(runtime.Options{Actions: actions, Model: stepModel{steps}, Store: store, DisableSnippets: true,
+			Variables: []variable.Spec{{Name: "n", Value: 1}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "loop", Driven: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			p, err := h.Advance(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if p.Kind == runtime.PauseEnded {
+				if p.Outcome.Status != run.StatusCompleted || p.Outcome.Steps != steps+1 {
+					b.Fatalf("%+v", p.Outcome)
+				}
+				break
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(steps+1)), "ns/step")
+}

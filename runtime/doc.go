@@ -61,7 +61,12 @@
 // over names and descriptions) plus those whose references are in play.
 // After a restart, [Recover] marks orphaned runs interrupted and [Restore]
 // brings awaiting runs back from the log when their variables are JSON
-// values. Options.Logger receives logs and Options.Tracer sees every run,
+// values (an engine that knows a run's process is gone restores running and
+// completed runs too). A run started with RunOptions.Driven stops before
+// every model call and step, at every await and at the end of every turn
+// until Handle.Advance lets it go on: package temporal drives runs this way,
+// one activity per model call and per step, and every engine's runs are
+// controlled through the Controller interface. Options.Logger receives logs and Options.Tracer sees every run,
 // model call, step, tool call and snippet (package otel adapts
 // OpenTelemetry).
 //

@@ -86,7 +86,7 @@ type env struct {
 	store  run.Store
 }
 
-func newEnv(t *testing.T, agents ...byreftemporal.Agent) *env {
+func newEnv(t testing.TB, agents ...byreftemporal.Agent) *env {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))

@@ -14,6 +14,7 @@ var heavy = []string{
 	"modernc.org/",
 	"go.opentelemetry.io/",
 	"github.com/modelcontextprotocol/",
+	"go.temporal.io/",
 }
 
 // TestCoreStaysLight lists every dependency of the core packages with go
@@ -33,6 +34,23 @@ func TestCoreStaysLight(t *testing.T) {
 			if strings.HasPrefix(dep, "github.com/byref/byref/") && !strings.HasPrefix(dep, "github.com/byref/byref/schema") &&
 				!strings.HasPrefix(dep, "github.com/byref/byref/"+pkg) && !(pkg == "action" && dep == "github.com/byref/byref/schema") {
 				t.Errorf("%s depends on %s; core packages depend only on schema", pkg, dep)
+			}
+		}
+	}
+}
+
+// TestTemporalIsOptIn: the Temporal SDK is built only by programs that
+// import package temporal; the runtime, the server and the CLI do not pull
+// it in.
+func TestTemporalIsOptIn(t *testing.T) {
+	for _, pkg := range []string{"runtime", "server", "cmd/byref"} {
+		out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/"+pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if strings.HasPrefix(dep, "go.temporal.io/") || dep == "github.com/byref/byref/temporal" {
+				t.Errorf("%s depends on %s; only package temporal may", pkg, dep)
 			}
 		}
 	}

@@ -1,0 +1,63 @@
+package temporal_test
+
+import (
+	"context"
+	"fmt"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/run/sqlite"
+	"github.com/byref/byref/runtime"
+	byreftemporal "github.com/byref/byref/temporal"
+)
+
+// A worker process hosts runs of its agents; any process with an Engine
+// starts and controls them. Both share the store. (Not run: it needs a
+// Temporal server, e.g. temporal server start-dev.)
+func Example() {
+	ctx := context.Background()
+	c, err := client.Dial(client.Options{HostPort: "127.0.0.1:7233"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	store, err := sqlite.Open("runs.db", sqlite.Options{Poll: 100e6})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer store.Close()
+
+	// In each worker process:
+	w, err := byreftemporal.NewWorker(c, byreftemporal.WorkerOptions{Store: store, Agents: []byreftemporal.Agent{{
+		Name: "weather",
+		New: func(store run.Store) (*runtime.Runtime, error) {
+			return runtime.New(runtime.Options{Store: store /* Model, Actions, Variables */})
+		},
+	}}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := w.Start(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer w.Stop()
+
+	// Wherever runs are started (or as server.Options.Engine):
+	e, err := byreftemporal.NewEngine(c, byreftemporal.EngineOptions{Store: store})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := e.Start(ctx, "weather", runtime.RunOptions{Task: "What is the weather in Paris?"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	o, err := r.Wait(ctx)
+	fmt.Println(o.Status, string(o.Result), err)
+}
