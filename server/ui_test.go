@@ -154,7 +154,10 @@ func TestUIAPIRunEventsAndReplay(t *testing.T) {
 	c := client{t: t, base: ts.URL}
 	id := c.run("POST", "/runs", create("echo", "Hello!", "sync"), 200).RunID
 
-	status, b := c.do("GET", "/ui/api/runs/"+id, "")
+	// The sync response can come before the server's watcher has seen the
+	// turn end and made the run followable: wait for it.
+	var status int
+	var b []byte
 	var v struct {
 		Snapshot run.Snapshot
 		Can      struct {
@@ -162,8 +165,15 @@ func TestUIAPIRunEventsAndReplay(t *testing.T) {
 			FollowUp       bool `json:"follow_up"`
 		}
 	}
-	if status != 200 || json.Unmarshal(b, &v) != nil {
-		t.Fatalf("GET run: %d %s", status, b)
+	for range 500 { // a hang guard: the watcher takes microseconds
+		status, b = c.do("GET", "/ui/api/runs/"+id, "")
+		if status != 200 || json.Unmarshal(b, &v) != nil {
+			t.Fatalf("GET run: %d %s", status, b)
+		}
+		if v.Can.FollowUp {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	if v.Snapshot.Status != run.StatusCompleted || v.Snapshot.LastAssistantMessage != "Hello!" || v.Can.Resume || v.Can.Cancel || !v.Can.FollowUp {
 		t.Fatalf("view: %s", b)
