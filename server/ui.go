@@ -429,17 +429,10 @@ func (s *Server) uiResume(w http.ResponseWriter, r *http.Request) {
 	if !s.decodeBody(w, r, &req) {
 		return
 	}
-	h, err := s.controller(r.Context(), sum.ID)
-	if err != nil {
-		s.fail(w, r, sum.ID, err)
-		return
-	}
-	if h == nil {
-		msg := fmt.Sprintf("Run %s is %s and awaits nothing this server process can answer", sum.ID, sum.Status)
-		if s.opts.Engine != nil {
-			msg = fmt.Sprintf("Run %s is %s and awaits nothing this server process or its engine can answer", sum.ID, sum.Status)
-		}
-		writeError(w, http.StatusConflict, CodeServerError, msg)
+	h, ok := s.uiController(w, r, sum,
+		"Run %s is %s and awaits nothing this server process can answer",
+		"Run %s is %s and awaits nothing this server process or its engine can answer")
+	if !ok {
 		return
 	}
 	if err := h.Resume(r.Context(), req.AwaitID, req.Answer); err != nil {
@@ -458,6 +451,26 @@ func (s *Server) uiResume(w http.ResponseWriter, r *http.Request) {
 	s.uiRespond(w, r, sum.ID, http.StatusAccepted)
 }
 
+// uiController returns the controller of the run, or answers 409 with
+// local (or, with an engine, viaEngine), formatted with the run's ID and
+// status, when none holds it.
+func (s *Server) uiController(w http.ResponseWriter, r *http.Request, sum run.Summary, local, viaEngine string) (runtime.Controller, bool) {
+	h, err := s.controller(r.Context(), sum.ID)
+	if err != nil {
+		s.fail(w, r, sum.ID, err)
+		return nil, false
+	}
+	if h == nil {
+		msg := local
+		if s.opts.Engine != nil {
+			msg = viaEngine
+		}
+		writeError(w, http.StatusConflict, CodeServerError, fmt.Sprintf(msg, sum.ID, sum.Status))
+		return nil, false
+	}
+	return h, true
+}
+
 func (s *Server) uiCancel(w http.ResponseWriter, r *http.Request) {
 	sum, ok := s.uiLookup(w, r)
 	if !ok {
@@ -470,17 +483,10 @@ func (s *Server) uiCancel(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, CodeServerError, fmt.Sprintf("Run %s has ended (%s); there is nothing to cancel", sum.ID, sum.Status))
 		return
 	default:
-		h, err := s.controller(r.Context(), sum.ID)
-		if err != nil {
-			s.fail(w, r, sum.ID, err)
-			return
-		}
-		if h == nil {
-			msg := fmt.Sprintf("Run %s is %s but not running in this server process; it cannot be cancelled here", sum.ID, sum.Status)
-			if s.opts.Engine != nil {
-				msg = fmt.Sprintf("Run %s is %s but neither this server process nor its engine runs it; it cannot be cancelled here", sum.ID, sum.Status)
-			}
-			writeError(w, http.StatusConflict, CodeServerError, msg)
+		h, ok := s.uiController(w, r, sum,
+			"Run %s is %s but not running in this server process; it cannot be cancelled here",
+			"Run %s is %s but neither this server process nor its engine runs it; it cannot be cancelled here")
+		if !ok {
 			return
 		}
 		if err := h.Cancel(r.Context()); err != nil {
