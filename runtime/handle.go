@@ -231,3 +231,6 @@ func (h *Handle) finished() bool {
 		return false
 	}
 }
+
+// Options returns the options the run was started (or restored) with.
+func (h *Handle) Options() RunOptions { return h.opts }

@@ -193,7 +193,9 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ropts RunOptions, ro 
 	}
 	h := &Handle{
 		rt: rt, id: id, model: llm.WithRetry(model, ropts.Limits.Retry), opts: ropts, begun: snap.Status != run.StatusCreated,
-		rec:  &recorder{store: store, id: id, last: sum.LastSeq, status: snap.Status, phase: snap.Phase, hook: ropts.OnStatus},
+		// The last event read, not the summary: an append by another
+		// writer since the Read makes this run's first append conflict.
+		rec:  &recorder{store: store, id: id, last: snap.LastSeq, status: snap.Status, phase: snap.Phase, hook: ropts.OnStatus},
 		done: make(chan struct{}),
 	}
 	h.drivenBy(ropts.Driven)

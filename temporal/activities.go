@@ -23,9 +23,10 @@ func (w *Worker) host(ctx context.Context, in Input) (hostResult, error) {
 		return hostResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("temporal: this worker has no agent %q", in.Agent), errUnknownAgent, nil)
 	}
 	if hr := w.hosted(id); hr != nil {
-		// Hosted already (the workflow asks again after losing an
-		// answer): go on from where the run stands.
-		return w.hostResult(ctx, hr.h)
+		// Hosted already (the workflow counted this worker as lost, or
+		// lost Host's answer): hand back where the run stands, without
+		// letting it go on.
+		return w.result(ctx, hr, hr.pause())
 	}
 	rt, err := agent.New(w.opts.Store)
 	if err != nil {
@@ -36,10 +37,15 @@ func (w *Worker) host(ctx context.Context, in Input) (hostResult, error) {
 	if err != nil {
 		return hostResult{}, err
 	}
+	hr := &hosted{rt: rt, h: h}
+	p, err := advance(ctx, hr)
+	if err != nil {
+		return hostResult{}, err
+	}
 	w.mu.Lock()
-	w.runs[id] = &hosted{rt: rt, h: h}
+	w.runs[id] = hr
 	w.mu.Unlock()
-	return w.hostResult(ctx, h)
+	return w.result(ctx, hr, p)
 }
 
 // start creates the run on rt, or restores it from its log when the store
@@ -88,19 +94,16 @@ func interruptedReason(ctx context.Context, store run.Store, id run.ID, err erro
 	return err.Error()
 }
 
-// hostResult advances a freshly hosted run to its first pause and puts the
-// whole log in it.
-func (w *Worker) hostResult(ctx context.Context, h *runtime.Handle) (hostResult, error) {
-	p, err := advance(ctx, h)
-	if err != nil {
-		return hostResult{}, err
-	}
-	events, err := w.opts.Store.Read(ctx, h.ID(), 1, 0)
+// result is Host's answer: the worker's queue, the pause with the whole
+// log, and the options the workflow times the run by, as merged here.
+func (w *Worker) result(ctx context.Context, hr *hosted, p runtime.Pause) (hostResult, error) {
+	events, err := w.opts.Store.Read(ctx, hr.h.ID(), 1, 0)
 	if err != nil {
 		return hostResult{}, err
 	}
 	p.Events = events
-	return hostResult{Queue: w.queue, Pause: p}, nil
+	opts := hr.h.Options()
+	return hostResult{Queue: w.queue, Pause: p, AwaitTimeout: opts.AwaitTimeout, Interactive: !opts.NonInteractive}, nil
 }
 
 // hosted returns the run if this worker hosts it.
@@ -112,61 +115,72 @@ func (w *Worker) hosted(id run.ID) *hosted {
 
 // handle returns the run's handle, or the error that makes the workflow
 // host it again.
-func (w *Worker) handle(id run.ID) (*runtime.Handle, error) {
+func (w *Worker) handle(id run.ID) (*hosted, error) {
 	hr := w.hosted(id)
 	if hr == nil {
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("temporal: worker %s does not host run %s", w.queue, id), errNotHosted, nil)
+		return nil, notHosted(w.queue, id)
 	}
-	return hr.h, nil
+	return hr, nil
+}
+
+func notHosted(queue string, id run.ID) error {
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("temporal: worker %s does not host run %s", queue, id), errNotHosted, nil)
 }
 
 // advanceActivity is the activity byref.Model and byref.Step: it lets the
 // run make its model call, or run its step, up to the next pause.
 func (w *Worker) advanceActivity(ctx context.Context, id run.ID) (runtime.Pause, error) {
-	h, err := w.handle(id)
+	hr, err := w.handle(id)
 	if err != nil {
 		return runtime.Pause{}, err
 	}
-	return advance(ctx, h)
+	return advance(ctx, hr)
 }
 
 // resume is the activity byref.Resume: it answers the pending await and
 // advances to the next pause.
 func (w *Worker) resume(ctx context.Context, id run.ID, awaitID string, answer run.Answer) (runtime.Pause, error) {
-	h, err := w.handle(id)
+	hr, err := w.handle(id)
 	if err != nil {
 		return runtime.Pause{}, err
 	}
+	h := hr.h
 	if err := h.Resume(ctx, awaitID, answer); err != nil {
-		return runtime.Pause{}, temporal.NewNonRetryableApplicationError(err.Error(), errMismatch, err)
+		if errors.Is(err, runtime.ErrAwaitMismatch) || errors.Is(err, runtime.ErrNoAwait) {
+			return runtime.Pause{}, temporal.NewNonRetryableApplicationError(err.Error(), errMismatch, err)
+		}
+		// The answer could not be recorded: the run has been told and
+		// ends; advance to that end.
 	}
-	return advance(ctx, h)
+	return advance(ctx, hr)
 }
 
 // expire is the activity byref.Expire: the await timed out.
 func (w *Worker) expire(ctx context.Context, id run.ID, awaitID string) (runtime.Pause, error) {
-	h, err := w.handle(id)
+	hr, err := w.handle(id)
 	if err != nil {
 		return runtime.Pause{}, err
 	}
+	h := hr.h
 	if err := h.Expire(ctx, awaitID); err != nil && !errors.Is(err, runtime.ErrNoAwait) {
 		return runtime.Pause{}, err
 	}
-	return advance(ctx, h)
+	return advance(ctx, hr)
 }
 
 // cancel is the activity byref.Cancel: it cancels the run, waits for its
 // end and returns it with the whole log (a step that was cut short
 // reported nothing).
 func (w *Worker) cancel(ctx context.Context, id run.ID) (runtime.Pause, error) {
-	h, err := w.handle(id)
+	hr, err := w.handle(id)
 	if err != nil {
 		return runtime.Pause{}, err
 	}
+	h := hr.h
 	if err := h.Cancel(ctx); err != nil && !errors.Is(err, runtime.ErrTerminal) {
 		return runtime.Pause{}, err
 	}
-	p, err := advance(ctx, h)
+	p, err := advance(ctx, hr)
 	if err != nil {
 		return runtime.Pause{}, err
 	}
@@ -178,14 +192,48 @@ func (w *Worker) cancel(ctx context.Context, id run.ID) (runtime.Pause, error) {
 
 // followUp is the activity byref.FollowUp.
 func (w *Worker) followUp(ctx context.Context, id run.ID, text string) (runtime.Pause, error) {
-	h, err := w.handle(id)
+	hr, err := w.handle(id)
 	if err != nil {
 		return runtime.Pause{}, err
 	}
+	h := hr.h
 	if err := h.FollowUp(w.ctx, text); err != nil {
-		return runtime.Pause{}, temporal.NewNonRetryableApplicationError(err.Error(), errNotFollowable, err)
+		if errors.Is(err, runtime.ErrNotFollowable) {
+			return runtime.Pause{}, temporal.NewNonRetryableApplicationError(err.Error(), errNotFollowable, err)
+		}
+		return runtime.Pause{}, err
 	}
-	return advance(ctx, h)
+	return advance(ctx, hr)
+}
+
+// abandon is the activity byref.Abandon, on the shared task queue: the
+// workflow ends without a worker that could end the run (its workers were
+// lost, or it was cancelled before one took it), so the run's log is ended
+// here: canceled, or failed with reason. A run that has ended, or completed,
+// is left as it is.
+func (w *Worker) abandon(ctx context.Context, id run.ID, canceled bool, reason string) error {
+	sum, err := w.opts.Store.Get(ctx, id)
+	if errors.Is(err, run.ErrRunNotFound) {
+		return nil // never recorded: nothing to end
+	}
+	if err != nil {
+		return err
+	}
+	if sum.Status.Terminal() {
+		return nil
+	}
+	var events []run.Event
+	switch {
+	case canceled && sum.Status != run.StatusCancelling:
+		events = append(events, run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusCancelling, Reason: reason}},
+			run.Event{Data: run.StatusChanged{From: run.StatusCancelling, To: run.StatusCanceled, Reason: reason}})
+	case canceled || sum.Status == run.StatusCancelling:
+		events = append(events, run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusCanceled, Reason: reason}})
+	default:
+		events = append(events, run.Event{Data: run.Error{Message: reason}}, run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: reason}})
+	}
+	_, err = w.opts.Store.Append(ctx, id, sum.LastSeq, events...)
+	return err
 }
 
 // release is the activity byref.Release: the workflow ended, so the worker
@@ -197,9 +245,29 @@ func (w *Worker) release(_ context.Context, id run.ID) error {
 	return nil
 }
 
-// advance advances h, heartbeating while it waits when the activity has a
-// heartbeat timeout.
-func advance(ctx context.Context, h *runtime.Handle) (runtime.Pause, error) {
+// advance advances the run, heartbeating while it waits when the activity
+// has a heartbeat timeout, and keeps the pause it reaches. A worker that
+// stops while the run advances answers that it no longer hosts it, so that
+// the workflow hosts the run elsewhere.
+func advance(ctx context.Context, hr *hosted) (runtime.Pause, error) {
+	p, err := heartbeating(ctx, hr.h)
+	if err != nil {
+		select {
+		case <-activity.GetWorkerStopChannel(ctx):
+			return runtime.Pause{}, notHosted(activity.GetInfo(ctx).TaskQueue, hr.h.ID())
+		default:
+		}
+		return runtime.Pause{}, err
+	}
+	hr.mu.Lock()
+	hr.last = p
+	hr.last.Events = nil
+	hr.mu.Unlock()
+	return p, nil
+}
+
+// heartbeating is h.Advance, heartbeating while it waits.
+func heartbeating(ctx context.Context, h *runtime.Handle) (runtime.Pause, error) {
 	every := activity.GetInfo(ctx).HeartbeatTimeout / 3
 	if every <= 0 {
 		return h.Advance(ctx)

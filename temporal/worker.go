@@ -75,6 +75,16 @@ type Worker struct {
 type hosted struct {
 	rt *runtime.Runtime
 	h  *runtime.Handle
+
+	mu   sync.Mutex
+	last runtime.Pause // the latest pause an activity returned
+}
+
+// pause returns the latest pause an activity returned.
+func (hr *hosted) pause() runtime.Pause {
+	hr.mu.Lock()
+	defer hr.mu.Unlock()
+	return hr.last
 }
 
 // NewWorker returns a worker of the agents. c is the Temporal client; it
@@ -127,7 +137,7 @@ func (w *Worker) Register(r Registry) {
 	for name, fn := range map[string]any{
 		activityHost: w.host, activityModel: w.advanceActivity, activityStep: w.advanceActivity,
 		activityResume: w.resume, activityExpire: w.expire, activityCancel: w.cancel,
-		activityFollowUp: w.followUp, activityRelease: w.release,
+		activityFollowUp: w.followUp, activityRelease: w.release, activityAbandon: w.abandon,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}
@@ -142,6 +152,7 @@ func (w *Worker) Start() error {
 	shared := worker.New(w.client, w.opts.TaskQueue, w.opts.Worker)
 	shared.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: WorkflowName})
 	shared.RegisterActivityWithOptions(w.host, activity.RegisterOptions{Name: activityHost})
+	shared.RegisterActivityWithOptions(w.abandon, activity.RegisterOptions{Name: activityAbandon})
 	own := worker.New(w.client, w.queue, w.opts.Worker)
 	w.Register(own)
 	for _, x := range []worker.Worker{own, shared} {

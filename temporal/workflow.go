@@ -34,6 +34,7 @@ const (
 	activityCancel   = "byref.Cancel"
 	activityFollowUp = "byref.FollowUp"
 	activityRelease  = "byref.Release"
+	activityAbandon  = "byref.Abandon"
 )
 
 // Error types of the activities' application errors.
@@ -114,6 +115,10 @@ type Answer struct {
 type hostResult struct {
 	Queue string        `json:"queue"`
 	Pause runtime.Pause `json:"pause"`
+	// AwaitTimeout and Interactive are the run's, merged on the worker
+	// from the input and the agent's template.
+	AwaitTimeout time.Duration `json:"await_timeout,omitempty"`
+	Interactive  bool          `json:"interactive,omitempty"`
 }
 
 // flow is the state of one run's workflow. Everything in it comes from the
@@ -125,8 +130,12 @@ type flow struct {
 	id     run.ID
 	queue  string // the task queue of the worker hosting the run
 	hosts  int
-	snap   run.Snapshot
-	log    log.Logger
+	// awaitTimeout and interactive are the run's, as its worker merged
+	// them.
+	awaitTimeout time.Duration
+	interactive  bool
+	snap         run.Snapshot
+	log          log.Logger
 }
 
 // RunWorkflow is the workflow of one run: it hosts the run on a worker,
@@ -166,7 +175,7 @@ func RunWorkflow(ctx workflow.Context, in Input) (runtime.Outcome, error) {
 			p, err = wf.await(ctx, answers, *p.Await)
 		case runtime.PauseEnded:
 			o := *p.Outcome
-			if o.Status != run.StatusCompleted || in.Run.NonInteractive {
+			if o.Status != run.StatusCompleted || !wf.interactive {
 				wf.release(ctx)
 				return o, nil
 			}
@@ -216,7 +225,7 @@ func (wf *flow) host(ctx workflow.Context) (runtime.Pause, error) {
 			}
 			return runtime.Pause{}, err
 		}
-		wf.queue = r.Queue
+		wf.queue, wf.awaitTimeout, wf.interactive = r.Queue, r.AwaitTimeout, r.Interactive
 		wf.snap = run.Fold(r.Pause.Events)
 		r.Pause.Events = nil
 		wf.log.Info("run hosted", "run", wf.id, "queue", wf.queue, "hosts", wf.hosts)
@@ -250,7 +259,7 @@ func (wf *flow) await(ctx workflow.Context, answers workflow.ReceiveChannel, req
 	tctx, stopTimer := workflow.WithCancel(ctx)
 	defer stopTimer()
 	var timer workflow.Future
-	if d := wf.in.Run.AwaitTimeout; d > 0 {
+	if d := wf.awaitTimeout; d > 0 {
 		timer = workflow.NewTimer(tctx, d)
 	}
 	for {
@@ -318,7 +327,10 @@ func (wf *flow) idle(ctx workflow.Context, followUps workflow.ReceiveChannel) (p
 // and ends the workflow canceled.
 func (wf *flow) cancel(ctx workflow.Context) (runtime.Outcome, error) {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	if wf.queue != "" {
+	if wf.queue == "" {
+		// Cancelled before a worker took the run: end its log here.
+		wf.abandon(dctx, true, "canceled before a worker took it")
+	} else {
 		var p runtime.Pause
 		err := workflow.ExecuteActivity(wf.options(dctx), activityCancel, wf.id).Get(dctx, &p)
 		if err != nil && lost(err) {
@@ -347,7 +359,25 @@ func (wf *flow) failed(ctx workflow.Context, err error) (runtime.Outcome, error)
 	if errors.As(err, &app) && app.Type() == errInterrupted {
 		return runtime.Outcome{RunID: wf.id, Status: run.StatusFailed, Reason: app.Message()}, nil
 	}
-	return runtime.Outcome{}, err
+	// No worker ended the run: end its log, so that nobody waits for it.
+	reason := "the run's workflow failed: " + err.Error()
+	if errors.As(err, &app) {
+		reason = "the run's workflow failed: " + app.Message()
+	}
+	wf.abandon(ctx, false, reason)
+	return runtime.Outcome{RunID: wf.id, Status: run.StatusFailed, Reason: reason}, err
+}
+
+// abandon ends the run's log from the shared task queue (activity
+// byref.Abandon), when no worker that holds it can.
+func (wf *flow) abandon(ctx workflow.Context, canceled bool, reason string) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: wf.timing.ScheduleToStart,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+	})
+	if err := workflow.ExecuteActivity(actx, activityAbandon, wf.id, canceled, reason).Get(ctx, nil); err != nil {
+		wf.log.Warn("ending the run's log failed", "run", wf.id, "err", err)
+	}
 }
 
 // release lets the worker drop the run's Runtime; a lost worker has

@@ -385,3 +385,25 @@ func TestWorkflowUnknownAgent(t *testing.T) {
 		t.Fatalf("workflow error = %v", err)
 	}
 }
+
+// TestWorkflowGivingUpEndsTheLog: a run lost more often than Timing.MaxHosts
+// allows fails, and its log says so, so that nobody waits for it.
+func TestWorkflowGivingUpEndsTheLog(t *testing.T) {
+	var w *byreftemporal.Worker
+	forgetful := func() llm.Model {
+		inner := weatherModel()
+		return llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+			w.Forget("run-g") // at every model call: its worker is always lost
+			return inner.Generate(context.Background(), req)
+		})
+	}
+	e := newEnv(t, agent("weather", forgetful, city))
+	w = e.worker
+	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "weather", Run: byreftemporal.RunSpec{ID: "run-g", Task: "weather?", NonInteractive: true}, Timing: byreftemporal.Timing{MaxHosts: 2}})
+	if err := e.GetWorkflowError(); err == nil || !strings.Contains(err.Error(), "hosted 2 times") {
+		t.Fatalf("workflow error = %v", err)
+	}
+	if s := e.snapshot(t, "run-g"); s.Status != run.StatusFailed || !strings.Contains(s.FailureReason, "hosted 2 times") {
+		t.Fatalf("the log says %s: %s", s.Status, s.FailureReason)
+	}
+}
