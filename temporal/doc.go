@@ -38,7 +38,14 @@
 // type the worker does not know) fail with a reason that starts with
 // "interrupted" and names them. This is the same contract as the SQLite
 // store's after a crash. A step whose results were not recorded when its
-// worker died runs again: actions run at least once.
+// worker died runs again: actions run at least once. A run lost more often
+// than Timing.MaxHosts allows fails, and a run cancelled before any worker
+// took it is canceled: the activity byref.Abandon, on the shared queue,
+// ends its log, so that nobody waits for it.
+//
+// A completed, interactive run's workflow waits Timing.FollowUpWindow for
+// a follow-up, then ends; a later FollowUp is refused with
+// runtime.ErrNotFollowable.
 //
 // Child runs started by runtime.AgentAction run inside their parent's step
 // activity, on the same worker, recorded in the same store.
