@@ -34,21 +34,31 @@ func (m stepModel) Generate(_ context.Context, req llm.Request) (llm.Response, e
 	return r, nil
 }
 
+// stepRuntimes returns a maker of runtimes whose model calls noop steps
+// times, then terminates, all recording into one memory store.
+func stepRuntimes(b *testing.B, steps int) func() *runtime.Runtime {
+	actions := action.MustSet(noop)
+	store := run.NewMemoryStore()
+	return func() *runtime.Runtime {
+		rt, err := runtime.New(runtime.Options{Actions: actions, Model: stepModel{steps}, Store: store, DisableSnippets: true,
+			Variables: []variable.Spec{{Name: "n", Value: 1}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return rt
+	}
+}
+
 // BenchmarkLoopStep: the loop's overhead per step (a model call, a tool
 // call, its events in the memory store), with a model and an action that
 // do nothing. Each iteration is a run of 10 steps and a terminate; ns/step
 // is the figure to read.
 func BenchmarkLoopStep(b *testing.B) {
 	const steps = 10
-	actions := action.MustSet(noop)
-	store := run.NewMemoryStore()
+	newRuntime := stepRuntimes(b, steps)
 	b.ReportAllocs()
 	for b.Loop() {
-		rt, err := runtime.New(runtime.Options{Actions: actions, Model: stepModel{steps}, Store: store, DisableSnippets: true,
-			Variables: []variable.Spec{{Name: "n", Value: 1}}})
-		if err != nil {
-			b.Fatal(err)
-		}
+		rt := newRuntime()
 		o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "loop"})
 		if err != nil || o.Status != run.StatusCompleted || o.Steps != steps+1 {
 			b.Fatalf("%+v %v", o, err)
@@ -113,16 +123,10 @@ func BenchmarkWaitingRunMemory(b *testing.B) {
 // two ns/step is the cost of the rendezvous.
 func BenchmarkDrivenLoopStep(b *testing.B) {
 	const steps = 10
-	actions := action.MustSet(noop)
-	store := run.NewMemoryStore()
+	newRuntime := stepRuntimes(b, steps)
 	b.ReportAllocs()
 	for b.Loop() {
-		rt, err := runtime.New(runtime.Options{Actions: actions, Model: stepModel{steps}, Store: store, DisableSnippets: true,
-			Variables: []variable.Spec{{Name: "n", Value: 1}}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "loop", Driven: true})
+		h, err := newRuntime().Start(context.Background(), runtime.RunOptions{Task: "loop", Driven: true})
 		if err != nil {
 			b.Fatal(err)
 		}
