@@ -506,6 +506,18 @@ type uiFollowUpRequest struct {
 	Text string `json:"text"`
 }
 
+// lockOpen locks s.mu and reports true while the server is open; when it
+// is closing, it unlocks, answers 503 and reports false.
+func (s *Server) lockOpen(w http.ResponseWriter) bool {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		writeError(w, http.StatusServiceUnavailable, CodeServerError, errClosed.Error())
+		return false
+	}
+	return true
+}
+
 func (s *Server) uiFollowUp(w http.ResponseWriter, r *http.Request) {
 	sum, ok := s.uiLookup(w, r)
 	if !ok {
@@ -519,10 +531,7 @@ func (s *Server) uiFollowUp(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, `text is required: {"text":"your message"}`)
 		return
 	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		writeError(w, http.StatusServiceUnavailable, CodeServerError, errClosed.Error())
+	if !s.lockOpen(w) {
 		return
 	}
 	h, cancel := s.followable.take(sum.ID)
@@ -540,10 +549,7 @@ func (s *Server) uiFollowUp(w http.ResponseWriter, r *http.Request) {
 				s.fail(w, r, sum.ID, err)
 				return
 			}
-			s.mu.Lock()
-			if s.closed {
-				s.mu.Unlock()
-				writeError(w, http.StatusServiceUnavailable, CodeServerError, errClosed.Error())
+			if !s.lockOpen(w) {
 				return
 			}
 			h = c
