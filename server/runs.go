@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 )
@@ -91,17 +92,7 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	}
 
 	id := run.ID(newUUID())
-	opts := agent.Run
-	opts.ID, opts.Session, opts.Task = id, run.SessionID(session), task
-	opts.History = append(slices.Clone(agent.Run.History), history...)
-	opts.Tags = maps.Clone(agent.Run.Tags)
-	if opts.Tags == nil {
-		opts.Tags = map[string]string{}
-	}
-	opts.Tags[TagAgent] = agent.Name
-	if opts.Name == "" {
-		opts.Name = agent.Name
-	}
+	opts := runOptions(agent, id, run.SessionID(session), task, history)
 	if err := s.start(r.Context(), agent, opts); err != nil {
 		switch {
 		case errors.Is(err, runtime.ErrInvalidInput):
@@ -120,6 +111,23 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 }
 
 var errClosed = errors.New("server: the server is closing; it starts no more runs")
+
+// runOptions is the agent's template of a run's options with the run's ID,
+// session, task and the session's history set, and the tag TagAgent added.
+func runOptions(agent *Agent, id run.ID, session run.SessionID, task string, history []llm.Message) runtime.RunOptions {
+	opts := agent.Run
+	opts.ID, opts.Session, opts.Task = id, session, task
+	opts.History = append(slices.Clone(agent.Run.History), history...)
+	opts.Tags = maps.Clone(agent.Run.Tags)
+	if opts.Tags == nil {
+		opts.Tags = map[string]string{}
+	}
+	opts.Tags[TagAgent] = agent.Name
+	if opts.Name == "" {
+		opts.Name = agent.Name
+	}
+	return opts
+}
 
 // start starts the run, on Options.Engine when it is set (startOnEngine),
 // else in this process (startLocal), and watches it. The closed check and

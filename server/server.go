@@ -94,6 +94,7 @@ type Server struct {
 	order  []string
 	log    *slog.Logger
 	mux    *http.ServeMux
+	public *http.ServeMux // HandlePublic's patterns (mount.go)
 
 	ctx    context.Context // the runs' context; cancelled by Close
 	cancel context.CancelFunc
@@ -166,6 +167,9 @@ func (s *Server) Close() error {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.servePublic(w, r) {
+		return
+	}
 	if s.opts.Token != "" && r.URL.Path != "/ping" && !uiAsset(r.URL.Path) {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.opts.Token)) != 1 {
@@ -193,6 +197,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // method gets an ACP error (405) rather than the mux's plain text.
 func (s *Server) routes() {
 	s.mux = http.NewServeMux()
+	s.public = http.NewServeMux()
 	handle := func(pattern string, methods map[string]http.HandlerFunc) {
 		s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			h, ok := methods[r.Method]

@@ -1,0 +1,373 @@
+package a2a
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"strings"
+
+	sdk "github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/server"
+)
+
+// TagProtocol is the run tag that marks runs started over A2A, with the
+// value "a2a".
+const TagProtocol = "protocol"
+
+// handler serves one agent's tasks: an a2asrv.RequestHandler over the
+// byref store, so that tasks are runs (durable, shared with ACP and the
+// inspector, on any engine) and no state is kept here.
+type handler struct {
+	agent string
+	runs  runs
+	log   *slog.Logger
+}
+
+var _ a2asrv.RequestHandler = (*handler)(nil)
+
+// task reads the run with the task's ID, refusing runs of other agents,
+// and folds its log up to the first event satisfying until (nil: all).
+func (h *handler) task(ctx context.Context, id sdk.TaskID, until func(run.Event) bool) (*projector, int64, error) {
+	if id == "" {
+		return nil, 0, fmt.Errorf("%w: the task id is missing", sdk.ErrInvalidParams)
+	}
+	sum, err := h.runs.Store().Get(ctx, run.ID(id))
+	if errors.Is(err, run.ErrRunNotFound) || err == nil && sum.Tags[server.TagAgent] != h.agent {
+		return nil, 0, fmt.Errorf("%w: no task %q for agent %s", sdk.ErrTaskNotFound, id, h.agent)
+	}
+	if err != nil {
+		return nil, 0, h.internal("reading a task", err)
+	}
+	events, err := h.runs.Store().Read(ctx, run.ID(id), 1, 0)
+	if err != nil {
+		return nil, 0, h.internal("reading a task", err)
+	}
+	p := &projector{}
+	last := int64(0)
+	for _, e := range events {
+		p.apply(e)
+		last = e.Seq
+		if until != nil && until(e) {
+			break
+		}
+	}
+	return p, last, nil
+}
+
+// internal logs err and returns the A2A internal error, which names
+// nothing of it (a store error may name files or hold SQL).
+func (h *handler) internal(what string, err error) error {
+	h.log.Error("a2a: "+what, "agent", h.agent, "err", err)
+	return fmt.Errorf("%w: %s failed; the server's log has the details", sdk.ErrInternalError, what)
+}
+
+// GetTask implements a2asrv.RequestHandler.
+func (h *handler) GetTask(ctx context.Context, req *sdk.GetTaskRequest) (*sdk.Task, error) {
+	p, _, err := h.task(ctx, req.ID, nil)
+	if err != nil {
+		return nil, err
+	}
+	return p.snapshot(req.HistoryLength), nil
+}
+
+// ListTasks implements a2asrv.RequestHandler: not offered.
+func (h *handler) ListTasks(ctx context.Context, req *sdk.ListTasksRequest) (*sdk.ListTasksResponse, error) {
+	return nil, fmt.Errorf("%w: ListTasks is not offered; keep the IDs of the tasks you start, or list runs with the byref inspector (/ui)", sdk.ErrUnsupportedOperation)
+}
+
+// CancelTask implements a2asrv.RequestHandler: it cancels the run and
+// answers once it is canceled (or ctx is done).
+func (h *handler) CancelTask(ctx context.Context, req *sdk.CancelTaskRequest) (*sdk.Task, error) {
+	p, last, err := h.task(ctx, req.ID, nil)
+	if err != nil {
+		return nil, err
+	}
+	switch p.status {
+	case run.StatusCompleted, run.StatusFailed, run.StatusCanceled:
+		return nil, fmt.Errorf("%w: task %s is %s", sdk.ErrTaskNotCancelable, req.ID, strings.ToLower(strings.TrimPrefix(string(p.task.Status.State), "TASK_STATE_")))
+	}
+	if p.status != run.StatusCancelling {
+		c, err := h.runs.Control(ctx, run.ID(req.ID))
+		if err != nil {
+			return nil, h.internal("finding a task's run", err)
+		}
+		if c == nil {
+			return nil, fmt.Errorf("%w: task %s is not running in this server process or its engine (it started before a restart)", sdk.ErrTaskNotCancelable, req.ID)
+		}
+		if err := c.Cancel(ctx); err != nil {
+			if errors.Is(err, runtime.ErrTerminal) {
+				return nil, fmt.Errorf("%w: %v", sdk.ErrTaskNotCancelable, err)
+			}
+			return nil, h.internal("cancelling a task", err)
+		}
+	}
+	for e, err := range h.runs.Store().Events(ctx, run.ID(req.ID), last+1) {
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			return nil, h.internal("reading a task", err)
+		}
+		p.apply(e)
+		if sc, ok := e.Data.(run.StatusChanged); ok && sc.To.Terminal() {
+			break
+		}
+	}
+	return p.snapshot(nil), nil
+}
+
+// SendMessage implements a2asrv.RequestHandler: it starts a task, or
+// resumes one, and answers when the run awaits or ends (at once with
+// configuration.returnImmediately).
+func (h *handler) SendMessage(ctx context.Context, req *sdk.SendMessageRequest) (sdk.SendMessageResult, error) {
+	id, from, err := h.send(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if req.Config != nil && req.Config.ReturnImmediately {
+		p, _, err := h.task(ctx, id, func(e run.Event) bool { return e.Seq >= from-1 })
+		if err != nil {
+			return nil, err
+		}
+		return p.snapshot(historyLength(req)), nil
+	}
+	p := &projector{}
+	for e, err := range h.runs.Store().Events(ctx, run.ID(id), 1) {
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, h.internal("reading a task", err)
+		}
+		p.apply(e)
+		if e.Seq >= from && stops(e) {
+			break
+		}
+	}
+	return p.snapshot(historyLength(req)), nil
+}
+
+func historyLength(req *sdk.SendMessageRequest) *int {
+	if req.Config == nil {
+		return nil
+	}
+	return req.Config.HistoryLength
+}
+
+// SendStreamingMessage implements a2asrv.RequestHandler: the task first
+// (for a new task), then its status and artifact updates as the run's
+// events are recorded, until it awaits or ends. The stream reads the
+// store: a client that goes away leaves the run going.
+func (h *handler) SendStreamingMessage(ctx context.Context, req *sdk.SendMessageRequest) iter.Seq2[sdk.Event, error] {
+	return func(yield func(sdk.Event, error) bool) {
+		id, from, err := h.send(ctx, req)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		h.stream(ctx, id, from, from == 1, yield)
+	}
+}
+
+// SubscribeToTask implements a2asrv.RequestHandler: the task as it is,
+// then its updates, until it awaits or ends. A task that has ended
+// answers UnsupportedOperation (-32004), as the specification says.
+func (h *handler) SubscribeToTask(ctx context.Context, req *sdk.SubscribeToTaskRequest) iter.Seq2[sdk.Event, error] {
+	return func(yield func(sdk.Event, error) bool) {
+		p, last, err := h.task(ctx, req.ID, nil)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if p.task.Status.State.Terminal() {
+			yield(nil, fmt.Errorf("%w: task %s has ended (%s); read it with GetTask", sdk.ErrUnsupportedOperation, req.ID, p.task.Status.State))
+			return
+		}
+		if !yield(p.snapshot(nil), nil) || p.status == run.StatusAwaiting {
+			return
+		}
+		h.stream(ctx, req.ID, last+1, false, yield)
+	}
+}
+
+// stream yields the task's events from sequence number from until one
+// stops it; with withTask, the task as folded up to from first.
+func (h *handler) stream(ctx context.Context, id sdk.TaskID, from int64, withTask bool, yield func(sdk.Event, error) bool) {
+	p := &projector{}
+	for e, err := range h.runs.Store().Events(ctx, run.ID(id), 1) {
+		if err != nil {
+			if ctx.Err() == nil {
+				yield(nil, h.internal("reading a task", err))
+			}
+			return
+		}
+		evs := p.apply(e)
+		if e.Seq < from {
+			continue
+		}
+		if withTask {
+			withTask = false
+			if !yield(p.snapshot(nil), nil) {
+				return
+			}
+			if stops(e) {
+				return
+			}
+			continue
+		}
+		for _, ev := range evs {
+			if !yield(ev, nil) {
+				return
+			}
+		}
+		if stops(e) {
+			return
+		}
+	}
+}
+
+// send starts or resumes the task the message is for, and returns its ID
+// and the sequence number of the first event of this turn.
+func (h *handler) send(ctx context.Context, req *sdk.SendMessageRequest) (sdk.TaskID, int64, error) {
+	m := req.Message
+	if m == nil {
+		return "", 0, fmt.Errorf("%w: message is required", sdk.ErrInvalidParams)
+	}
+	if req.Config != nil && req.Config.PushConfig != nil {
+		return "", 0, fmt.Errorf("%w: this server sends no push notifications; stream the task (SendStreamingMessage) or subscribe to it", sdk.ErrPushNotificationNotSupported)
+	}
+	if m.Role != sdk.MessageRoleUser {
+		return "", 0, fmt.Errorf("%w: the message's role is %s; send it as %s", sdk.ErrInvalidParams, m.Role, sdk.MessageRoleUser)
+	}
+	text, data, err := content(m)
+	if err != nil {
+		return "", 0, err
+	}
+	if m.TaskID != "" {
+		return h.resume(ctx, m, text, data)
+	}
+	if text == "" && data != "" {
+		text = data
+	}
+	if strings.TrimSpace(text) == "" {
+		return "", 0, fmt.Errorf("%w: the message has no text; send at least one text or data part", sdk.ErrInvalidParams)
+	}
+	session := run.SessionID(m.ContextID)
+	if session != "" && !contextRE.MatchString(m.ContextID) {
+		return "", 0, fmt.Errorf("%w: contextId %q must be 1 to 128 letters, digits, '-', '_', '.' or ':'", sdk.ErrInvalidParams, m.ContextID)
+	}
+	id, err := h.runs.StartRun(ctx, h.agent, server.StartRequest{Session: session, Task: text, Tags: map[string]string{TagProtocol: "a2a"}})
+	if err != nil {
+		if errors.Is(err, runtime.ErrInvalidInput) {
+			return "", 0, fmt.Errorf("%w: %v", sdk.ErrInvalidParams, err)
+		}
+		return "", 0, h.internal("starting a task", err)
+	}
+	return sdk.TaskID(id), 1, nil
+}
+
+// resume answers what the task's run awaits with the message.
+func (h *handler) resume(ctx context.Context, m *sdk.Message, text, data string) (sdk.TaskID, int64, error) {
+	p, last, err := h.task(ctx, m.TaskID, nil)
+	if err != nil {
+		return "", 0, err
+	}
+	if m.ContextID != "" && m.ContextID != p.task.ContextID {
+		return "", 0, fmt.Errorf("%w: task %s is in context %s, not %s", sdk.ErrInvalidParams, m.TaskID, p.task.ContextID, m.ContextID)
+	}
+	if p.status != run.StatusAwaiting {
+		if p.task.Status.State.Terminal() {
+			return "", 0, fmt.Errorf("%w: task %s has ended (%s); to go on, send a new message without taskId in its context (contextId %s)", sdk.ErrUnsupportedOperation, m.TaskID, p.task.Status.State, p.task.ContextID)
+		}
+		return "", 0, fmt.Errorf("%w: task %s is %s and awaits no input; send a message on it when it is input-required or auth-required", sdk.ErrUnsupportedOperation, m.TaskID, p.task.Status.State)
+	}
+	c, err := h.runs.Control(ctx, run.ID(m.TaskID))
+	if err != nil {
+		return "", 0, h.internal("finding a task's run", err)
+	}
+	if c == nil {
+		return "", 0, fmt.Errorf("%w: task %s awaits, but neither this server process nor its engine runs it (it started before a restart)", sdk.ErrUnsupportedOperation, m.TaskID)
+	}
+	pending, ok := c.Pending()
+	if !ok {
+		return "", 0, fmt.Errorf("%w: task %s awaits no input any more", sdk.ErrUnsupportedOperation, m.TaskID)
+	}
+	reply := text
+	if data != "" && (pending.Await == run.AwaitInput || reply == "") {
+		reply = data
+	}
+	answer, err := server.ParseAnswer(pending, reply)
+	if err != nil {
+		return "", 0, fmt.Errorf("%w: %v", sdk.ErrInvalidParams, err)
+	}
+	if err := c.Resume(ctx, pending.ID, answer); err != nil {
+		switch {
+		case errors.Is(err, runtime.ErrNoAwait), errors.Is(err, run.ErrIllegalTransition), errors.Is(err, run.ErrFinished):
+			return "", 0, fmt.Errorf("%w: task %s moved on as it was answered: %v", sdk.ErrUnsupportedOperation, m.TaskID, err)
+		case errors.Is(err, runtime.ErrAwaitMismatch):
+			return "", 0, fmt.Errorf("%w: %v", sdk.ErrInvalidParams, err)
+		}
+		return "", 0, h.internal("resuming a task", err)
+	}
+	return m.TaskID, last + 1, nil
+}
+
+// content returns the text of a message's text parts, joined by newlines,
+// and its first data part as JSON. Files and raw bytes are refused.
+func content(m *sdk.Message) (text, data string, err error) {
+	var texts []string
+	for i, p := range m.Parts {
+		if p == nil {
+			return "", "", fmt.Errorf("%w: part %d is null", sdk.ErrInvalidParams, i)
+		}
+		switch c := p.Content.(type) {
+		case sdk.Text:
+			texts = append(texts, string(c))
+		case sdk.Data:
+			if data == "" {
+				b, err := json.Marshal(c.Value)
+				if err != nil {
+					return "", "", fmt.Errorf("%w: part %d: %v", sdk.ErrInvalidParams, i, err)
+				}
+				data = string(b)
+			}
+		default:
+			return "", "", fmt.Errorf("%w: part %d is a file or raw bytes; this agent takes text and data parts", sdk.ErrUnsupportedContentType, i)
+		}
+	}
+	return strings.Join(texts, "\n"), data, nil
+}
+
+// GetTaskPushConfig implements a2asrv.RequestHandler: not offered.
+func (h *handler) GetTaskPushConfig(ctx context.Context, req *sdk.GetTaskPushConfigRequest) (*sdk.PushConfig, error) {
+	return nil, errNoPush
+}
+
+// ListTaskPushConfigs implements a2asrv.RequestHandler: not offered.
+func (h *handler) ListTaskPushConfigs(ctx context.Context, req *sdk.ListTaskPushConfigRequest) (*sdk.ListTaskPushConfigResponse, error) {
+	return nil, errNoPush
+}
+
+// CreateTaskPushConfig implements a2asrv.RequestHandler: not offered.
+func (h *handler) CreateTaskPushConfig(ctx context.Context, req *sdk.PushConfig) (*sdk.PushConfig, error) {
+	return nil, errNoPush
+}
+
+// DeleteTaskPushConfig implements a2asrv.RequestHandler: not offered.
+func (h *handler) DeleteTaskPushConfig(ctx context.Context, req *sdk.DeleteTaskPushConfigRequest) error {
+	return errNoPush
+}
+
+var errNoPush = fmt.Errorf("%w: this server sends no push notifications; stream the task (SendStreamingMessage) or subscribe to it (SubscribeToTask)", sdk.ErrPushNotificationNotSupported)
+
+// GetExtendedAgentCard implements a2asrv.RequestHandler: there is none.
+func (h *handler) GetExtendedAgentCard(ctx context.Context, req *sdk.GetExtendedAgentCardRequest) (*sdk.AgentCard, error) {
+	return nil, fmt.Errorf("%w: the public card is the whole card", sdk.ErrExtendedCardNotConfigured)
+}

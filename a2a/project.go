@@ -1,0 +1,176 @@
+package a2a
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	sdk "github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/server"
+)
+
+// ResultArtifact is the name of the artifact that holds a run's result.
+const ResultArtifact = "result"
+
+// State maps a byref status onto the A2A task state (see the package
+// documentation): await is what an awaiting run awaits.
+func State(s run.Status, await run.AwaitKind) sdk.TaskState {
+	switch s {
+	case run.StatusCreated:
+		return sdk.TaskStateSubmitted
+	case run.StatusRunning, run.StatusCancelling:
+		return sdk.TaskStateWorking
+	case run.StatusAwaiting:
+		if await == run.AwaitAuthorization {
+			return sdk.TaskStateAuthRequired
+		}
+		return sdk.TaskStateInputRequired
+	case run.StatusCompleted:
+		return sdk.TaskStateCompleted
+	case run.StatusFailed:
+		return sdk.TaskStateFailed
+	case run.StatusCanceled:
+		return sdk.TaskStateCanceled
+	}
+	return sdk.TaskStateUnspecified
+}
+
+// projector folds a run's events into its A2A task, and turns each event
+// into the A2A stream events it gives. It is a pure function of the log,
+// so that a stream, a re-subscription and GetTask agree.
+type projector struct {
+	task     sdk.Task
+	status   run.Status
+	await    run.AwaitRequested
+	schema   json.RawMessage
+	lastText string // the latest assistant text of the current turn
+	results  int
+}
+
+// apply folds e into the task and returns the stream events it gives.
+func (p *projector) apply(e run.Event) []sdk.Event {
+	info := sdk.TaskInfo{TaskID: sdk.TaskID(e.RunID), ContextID: p.task.ContextID}
+	switch d := e.Data.(type) {
+	case run.RunCreated:
+		p.task = sdk.Task{
+			ID:        sdk.TaskID(e.RunID),
+			ContextID: string(d.Session),
+			Status:    sdk.TaskStatus{State: sdk.TaskStateSubmitted, Timestamp: stamp(e.Time)},
+			Metadata:  map[string]any{"byref.run": string(e.RunID), "byref.agent": d.Tags[server.TagAgent]},
+		}
+		p.status = run.StatusCreated
+		p.schema = d.Options.ResultSchema
+		return nil
+	case run.UserMessage:
+		p.lastText = ""
+		m := sdk.NewMessageForTask(sdk.MessageRoleUser, info, sdk.NewTextPart(d.Text))
+		m.ID = fmt.Sprintf("%s-%d", e.RunID, e.Seq)
+		p.task.History = append(p.task.History, m)
+		return nil
+	case run.AssistantMessage:
+		if d.Text == "" {
+			return nil
+		}
+		p.lastText = d.Text
+		m := p.agentMessage(e, sdk.NewTextPart(d.Text))
+		p.task.History = append(p.task.History, m)
+		return []sdk.Event{&sdk.TaskStatusUpdateEvent{TaskID: info.TaskID, ContextID: info.ContextID,
+			Status: sdk.TaskStatus{State: State(p.status, p.await.Await), Message: m, Timestamp: stamp(e.Time)}}}
+	case run.AwaitRequested:
+		p.await = d
+		return nil
+	case run.Result:
+		if len(d.Value) == 0 || string(d.Value) == "null" {
+			return nil
+		}
+		p.results++
+		a := p.artifact(d.Value)
+		p.task.Artifacts = append(p.task.Artifacts[:0:0], a) // the latest result wins
+		return []sdk.Event{&sdk.TaskArtifactUpdateEvent{TaskID: info.TaskID, ContextID: info.ContextID, Artifact: a, LastChunk: true}}
+	case run.StatusChanged:
+		before := State(p.status, p.await.Await)
+		p.status = d.To
+		st := sdk.TaskStatus{State: State(d.To, p.await.Await), Timestamp: stamp(e.Time)}
+		switch d.To {
+		case run.StatusAwaiting:
+			raw, _ := json.Marshal(p.await)
+			data := sdk.NewDataPart(json.RawMessage(raw))
+			data.MediaType, data.Filename = "application/json", "await.json"
+			st.Message = p.agentMessage(e, sdk.NewTextPart(server.DescribeAwait(p.await)), data)
+		case run.StatusCompleted:
+			if p.lastText != "" {
+				st.Message = p.agentMessage(e, sdk.NewTextPart(p.lastText))
+			}
+		case run.StatusFailed, run.StatusCanceled:
+			if d.Reason != "" {
+				st.Message = p.agentMessage(e, sdk.NewTextPart(d.Reason))
+			}
+		case run.StatusRunning:
+			p.await = run.AwaitRequested{}
+		}
+		p.task.Status = st
+		if st.State == before && st.Message == nil {
+			return nil // cancelling is still working
+		}
+		return []sdk.Event{&sdk.TaskStatusUpdateEvent{TaskID: info.TaskID, ContextID: info.ContextID, Status: st}}
+	}
+	return nil
+}
+
+// agentMessage is a message of the agent, with an ID stable across
+// projections of the same event.
+func (p *projector) agentMessage(e run.Event, parts ...*sdk.Part) *sdk.Message {
+	m := sdk.NewMessageForTask(sdk.MessageRoleAgent, sdk.TaskInfo{TaskID: sdk.TaskID(e.RunID), ContextID: p.task.ContextID}, parts...)
+	m.ID = fmt.Sprintf("%s-%d", e.RunID, e.Seq)
+	return m
+}
+
+// artifact is the result artifact: a text part for a string, else a data
+// part, with the run's result schema in the artifact's metadata when it
+// has one.
+func (p *projector) artifact(value json.RawMessage) *sdk.Artifact {
+	a := &sdk.Artifact{ID: sdk.ArtifactID(fmt.Sprintf("%s-%d", ResultArtifact, p.results)), Name: ResultArtifact, Description: "The run's result"}
+	var s string
+	if json.Unmarshal(value, &s) == nil {
+		a.Parts = sdk.ContentParts{sdk.NewTextPart(s)}
+	} else {
+		part := sdk.NewDataPart(json.RawMessage(value))
+		part.MediaType = "application/json"
+		a.Parts = sdk.ContentParts{part}
+	}
+	if len(p.schema) > 0 {
+		a.Metadata = map[string]any{"schema": json.RawMessage(p.schema)}
+	}
+	return a
+}
+
+// stops reports whether a stream or a blocking send ends after e: a move
+// to awaiting or to a terminal status.
+func stops(e run.Event) bool {
+	sc, ok := e.Data.(run.StatusChanged)
+	return ok && (sc.To == run.StatusAwaiting || sc.To.Terminal())
+}
+
+// snapshot returns a copy of the task as folded so far, with at most
+// historyLength messages of history (nil for all).
+func (p *projector) snapshot(historyLength *int) *sdk.Task {
+	t := p.task
+	t.History = append([]*sdk.Message(nil), p.task.History...)
+	t.Artifacts = append([]*sdk.Artifact(nil), p.task.Artifacts...)
+	if historyLength != nil {
+		n := max(*historyLength, 0)
+		if len(t.History) > n {
+			t.History = t.History[len(t.History)-n:]
+		}
+	}
+	return &t
+}
+
+func stamp(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}

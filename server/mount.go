@@ -1,0 +1,123 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
+)
+
+// This file is the seam through which other protocols are served beside
+// ACP on the same server (package a2a): they start and control runs as the
+// ACP endpoints do, on the same store and engine, behind the same guards.
+
+// ErrUnknownAgent is returned by StartRun for an agent the server does not
+// offer.
+var ErrUnknownAgent = errors.New("server: unknown agent")
+
+// StartRequest is a run to start with StartRun.
+type StartRequest struct {
+	// ID is the run's ID; empty means a new UUID.
+	ID run.ID
+	// Session is the conversation the run continues: the run gets the
+	// session's earlier messages as history, as an ACP run does. Empty
+	// means a new session, whose ID is the run's.
+	Session run.SessionID
+	// Task is the input's text.
+	Task string
+	// Tags are added to the agent's template tags (TagAgent is set too).
+	Tags map[string]string
+}
+
+// StartRun starts a run of the named agent as POST /runs does (in this
+// process, or on Options.Engine), and returns its ID once the store holds
+// it. The run outlives ctx; Close cancels it. Errors wrap ErrUnknownAgent,
+// runtime.ErrInvalidInput (the agent refused the input), or are the
+// server's (it is closing, the store failed).
+func (s *Server) StartRun(ctx context.Context, agent string, req StartRequest) (run.ID, error) {
+	a, ok := s.agents[agent]
+	if !ok {
+		return "", fmt.Errorf("%w %q; the server offers %v", ErrUnknownAgent, agent, s.order)
+	}
+	id := req.ID
+	if id == "" {
+		id = run.ID(newUUID())
+	}
+	session := req.Session
+	if session == "" {
+		session = run.SessionID(id)
+	}
+	history, err := s.history(ctx, session, nil)
+	if err != nil {
+		return "", err
+	}
+	opts := runOptions(a, id, session, req.Task, history)
+	maps.Copy(opts.Tags, req.Tags)
+	opts.Tags[TagAgent] = a.Name
+	if err := s.start(ctx, a, opts); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// Control returns the controller of a run to resume or cancel: the
+// server's own, else its engine's. It returns nil and no error when
+// neither this process nor the engine runs it (a run started before a
+// restart, or one that has ended and can take no follow-up).
+func (s *Server) Control(ctx context.Context, id run.ID) (runtime.Controller, error) {
+	return s.controller(ctx, id)
+}
+
+// Agents returns the agents the server offers, in the order of
+// Options.Agents.
+func (s *Server) Agents() []Agent {
+	out := make([]Agent, 0, len(s.order))
+	for _, name := range s.order {
+		out = append(out, *s.agents[name])
+	}
+	return out
+}
+
+// Handle serves h at pattern (an http.ServeMux pattern) behind the
+// server's guards, as every ACP endpoint: the bearer token, the refusal of
+// cross-site requests, of bodies that are not JSON and of foreign hosts
+// (see the package documentation), and request bodies limited to
+// Options.MaxBody (reading past it fails with an *http.MaxBytesError).
+// Register before serving.
+func (s *Server) Handle(pattern string, h http.Handler) {
+	limit := s.opts.MaxBody
+	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		h.ServeHTTP(w, r)
+	}))
+}
+
+// HandlePublic serves h at pattern to GET and HEAD requests without the
+// token or the guards, as GET /ping: for documents meant to be public,
+// such as A2A agent cards, which clients read before they authenticate.
+// Other methods are answered 405. Register before serving.
+func (s *Server) HandlePublic(pattern string, h http.Handler) {
+	s.public.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeError(w, http.StatusMethodNotAllowed, CodeServerError, "Method Not Allowed")
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+}
+
+// servePublic serves a request for a HandlePublic pattern and reports
+// whether it did.
+func (s *Server) servePublic(w http.ResponseWriter, r *http.Request) bool {
+	h, pattern := s.public.Handler(r)
+	if pattern == "" {
+		return false
+	}
+	h.ServeHTTP(w, r)
+	return true
+}
