@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 
 	"github.com/byref/byref/a2a"
 	"github.com/byref/byref/action"
@@ -183,4 +184,17 @@ func clientFor(t testing.TB, base, agent string) *a2aclient.Client {
 
 func userMessage(text string) *sdk.SendMessageRequest {
 	return &sdk.SendMessageRequest{Message: sdk.NewMessage(sdk.MessageRoleUser, sdk.NewTextPart(text))}
+}
+
+// legacyClient returns an SDK client speaking v0.3 to the endpoint.
+func legacyClient(t testing.TB, url string) *a2aclient.Client {
+	t.Helper()
+	c, err := a2aclient.NewFromEndpoints(context.Background(),
+		[]*sdk.AgentInterface{{URL: url, ProtocolBinding: sdk.TransportProtocolJSONRPC, ProtocolVersion: a2av0.Version}},
+		a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Destroy() })
+	return c
 }

@@ -187,7 +187,7 @@ func (h *handler) SubscribeToTask(ctx context.Context, req *sdk.SubscribeToTaskR
 			return
 		}
 		if p.task.Status.State.Terminal() {
-			yield(nil, fmt.Errorf("%w: task %s has ended (%s); read it with GetTask", sdk.ErrUnsupportedOperation, req.ID, p.task.Status.State))
+			yield(nil, ended(req.ID, p.task.Status.State))
 			return
 		}
 		if !yield(p.snapshot(nil), nil) || p.status == run.StatusAwaiting {
@@ -195,6 +195,40 @@ func (h *handler) SubscribeToTask(ctx context.Context, req *sdk.SubscribeToTaskR
 		}
 		h.stream(ctx, req.ID, last+1, false, yield)
 	}
+}
+
+// precheck answers a v1.0 subscription to an unknown or ended task before
+// the stream starts, as a plain JSON-RPC error rather than an error event
+// on a stream, as the JavaScript SDK's server does (its client reads it as
+// the method's error; v0.3 answers on the stream, as there). It returns
+// nil for every other request, and for bodies the SDK's handler refuses
+// itself.
+func (h *handler) precheck(ctx context.Context, body []byte) error {
+	var req struct {
+		Method string `json:"method"`
+		Params struct {
+			ID sdk.TaskID `json:"id"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &req) != nil || req.Method != "SubscribeToTask" || req.Params.ID == "" {
+		return nil
+	}
+	p, _, err := h.task(ctx, req.Params.ID, nil)
+	if err != nil {
+		if errors.Is(err, sdk.ErrTaskNotFound) {
+			return err
+		}
+		return nil // the stream reports it
+	}
+	if p.task.Status.State.Terminal() {
+		return ended(req.Params.ID, p.task.Status.State)
+	}
+	return nil
+}
+
+// ended is the error of a subscription to a task that has ended.
+func ended(id sdk.TaskID, state sdk.TaskState) error {
+	return fmt.Errorf("%w: task %s has ended (%s); read it with GetTask", sdk.ErrUnsupportedOperation, id, state)
 }
 
 // stream yields the task's events from sequence number from until one

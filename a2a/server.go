@@ -122,6 +122,10 @@ func (s *Server) endpoint(agent string) http.Handler {
 		if version == "" {
 			version = r.URL.Query().Get(sdk.SvcParamVersion)
 		}
+		if err := h.precheck(r.Context(), body); err != nil {
+			writeRPCError(w, http.StatusOK, requestID(body), err, err.Error())
+			return
+		}
 		w = &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: s.opts.WriteTimeout}
 		switch majorMinor(version) {
 		case Version:
@@ -167,9 +171,11 @@ func requestID(body []byte) any {
 
 // codes are the JSON-RPC error codes of the errors this file writes itself.
 var codes = map[error]int{
-	sdk.ErrParseError:          -32700,
-	sdk.ErrInvalidRequest:      -32600,
-	sdk.ErrVersionNotSupported: -32009,
+	sdk.ErrParseError:           -32700,
+	sdk.ErrInvalidRequest:       -32600,
+	sdk.ErrTaskNotFound:         -32001,
+	sdk.ErrUnsupportedOperation: -32004,
+	sdk.ErrVersionNotSupported:  -32009,
 }
 
 // writeRPCError writes a JSON-RPC error response.
@@ -182,10 +188,21 @@ func writeRPCError(w http.ResponseWriter, status int, id any, kind error, msg st
 		JSONRPC string   `json:"jsonrpc"`
 		ID      any      `json:"id"`
 		Error   rpcError `json:"error"`
-	}{"2.0", id, rpcError{codes[kind], msg}})
+	}{"2.0", id, rpcError{code(kind), msg}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+}
+
+// code returns the JSON-RPC code of err: that of the first of codes it
+// wraps, else the internal error's.
+func code(err error) int {
+	for kind, c := range codes {
+		if errors.Is(err, kind) {
+			return c
+		}
+	}
+	return -32603
 }
 
 // deadlineWriter sets a write deadline before each write, so that a stream

@@ -364,13 +364,22 @@ func TestSubscribeToACompletedTaskIsUnsupported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, err := range c.SubscribeToTask(context.Background(), &sdk.SubscribeToTaskRequest{ID: res.(*sdk.Task).ID}) {
+	id := res.(*sdk.Task).ID
+	// v1.0: a JSON-RPC error before any stream, -32004 where the Go SDK's
+	// own handler answers -32001.
+	status, code, msg := rpc(t, ts.URL+"/a2a/echo", "1.0", `{"jsonrpc":"2.0","id":1,"method":"SubscribeToTask","params":{"id":"`+string(id)+`"}}`)
+	if status != 200 || code != -32004 {
+		t.Fatalf("v1.0: status %d, code %d (%s), want -32004", status, code, msg)
+	}
+	// v0.3: the error on the stream, which the SDK's client reads.
+	legacy := legacyClient(t, ts.URL+"/a2a/echo")
+	for _, err := range legacy.SubscribeToTask(context.Background(), &sdk.SubscribeToTaskRequest{ID: id}) {
 		if !errors.Is(err, sdk.ErrUnsupportedOperation) {
-			t.Fatalf("subscribing to a completed task: %v, want UnsupportedOperation (-32004)", err)
+			t.Fatalf("v0.3: %v, want UnsupportedOperation (-32004)", err)
 		}
 		return
 	}
-	t.Fatal("no answer")
+	t.Fatal("v0.3: no answer")
 }
 
 func TestUnknownTask(t *testing.T) {
@@ -389,5 +398,25 @@ func TestUnknownTask(t *testing.T) {
 	}
 	if _, err := c.GetTask(context.Background(), &sdk.GetTaskRequest{ID: res.(*sdk.Task).ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
 		t.Fatalf("GetTask of another agent's task: %v", err)
+	}
+}
+
+func TestLegacyV03Exchange(t *testing.T) {
+	_, ts := startA2A(t, server.Options{}, a2a.Options{})
+	c := legacyClient(t, ts.URL+"/a2a/awaiter")
+	res, err := c.SendMessage(context.Background(), userMessage("old"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := res.(*sdk.Task)
+	if task.Status.State != sdk.TaskStateInputRequired {
+		t.Fatalf("state %s", task.Status.State)
+	}
+	res, err = c.SendMessage(context.Background(), &sdk.SendMessageRequest{Message: sdk.NewMessageForTask(sdk.MessageRoleUser, task, sdk.NewTextPart("hi"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.(*sdk.Task); got.ID != task.ID || got.Status.State != sdk.TaskStateCompleted {
+		t.Fatalf("after the resume over v0.3: %s %s", got.ID, got.Status.State)
 	}
 }

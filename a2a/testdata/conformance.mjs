@@ -1,0 +1,175 @@
+// The A2A conformance test: the official JavaScript SDK (@a2a-js/sdk 1.3.0)
+// drives byref's A2A server. A2A_PREFIX is the npm prefix the SDK is
+// installed under, A2A_URL the server. Every case prints "ok NAME" or
+// "FAIL NAME: why"; the Go test (TestA2AConformance) counts them.
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+
+const root = path.join(process.env.A2A_PREFIX, 'node_modules', '@a2a-js', 'sdk');
+const client = await import(path.join(root, 'dist', 'client', 'index.js'));
+const compat = await import(path.join(root, 'dist', 'compat', 'v0_3', 'client', 'index.js'));
+const base = process.env.A2A_URL;
+
+const ROLE_USER = 1;
+const STATE = { SUBMITTED: 1, WORKING: 2, COMPLETED: 3, FAILED: 4, CANCELED: 5, INPUT_REQUIRED: 6 };
+
+function message(text, extra = {}) {
+  return {
+    messageId: randomUUID(), contextId: '', taskId: '', role: ROLE_USER,
+    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
+    metadata: undefined, extensions: [], referenceTaskIds: [], ...extra,
+  };
+}
+const send = (m) => ({ tenant: '', message: m, configuration: undefined, metadata: undefined });
+const text = (m) => (m?.parts ?? []).map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+const isTask = (r) => r && typeof r === 'object' && 'status' in r && 'id' in r;
+
+function check(cond, why) {
+  if (!cond) throw new Error(why);
+}
+
+// code returns the JSON-RPC code of an error the client threw.
+function code(err) {
+  return err?.envelopeCode ?? err?.code;
+}
+
+let failed = 0;
+async function run(name, fn) {
+  try {
+    await fn();
+    console.log('ok ' + name);
+  } catch (err) {
+    failed++;
+    console.log('FAIL ' + name + ': ' + (err?.stack ?? err));
+  }
+}
+
+async function expectError(p, want) {
+  try {
+    await p;
+  } catch (err) {
+    check(code(err) === want, `error ${err?.constructor?.name} code ${code(err)} (${err?.message}), want ${want}`);
+    return;
+  }
+  throw new Error(`no error, want ${want}`);
+}
+
+const factory = new client.ClientFactory();
+const echo = await factory.createFromUrl(base + '/a2a/echo/');
+const awaiter = await factory.createFromUrl(base + '/a2a/awaiter/');
+const hang = await factory.createFromUrl(base + '/a2a/hang/');
+
+await run('card', async () => {
+  const card = await echo.getAgentCard();
+  check(card.name === 'echo', 'name ' + card.name);
+  check(card.capabilities?.streaming === true, 'streaming');
+  check(card.skills.length > 0, 'skills');
+  check(card.supportedInterfaces.some((i) => i.protocolVersion === '1.0'), 'a v1.0 interface');
+  const rootResp = await fetch(base + '/.well-known/agent-card.json');
+  const rootCard = await rootResp.json();
+  check(rootCard.skills.some((s) => s.id === 'awaiter'), 'the root card lists the agents');
+});
+
+await run('send', async () => {
+  const r = await echo.sendMessage(send(message('hello from node')));
+  check(isTask(r), 'a task');
+  check(r.status.state === STATE.COMPLETED, 'state ' + r.status.state);
+  check(text(r.status.message) === 'hello from node', 'status message ' + text(r.status.message));
+  check(r.artifacts.length === 1 && r.artifacts[0].name === 'result', 'the result artifact');
+});
+
+await run('stream', async () => {
+  const seen = [];
+  for await (const ev of echo.sendMessageStream(send(message('streamed')))) {
+    seen.push(ev.payload?.$case + (ev.payload?.$case === 'statusUpdate' ? ':' + ev.payload.value.status.state : ''));
+  }
+  check(seen[0] === 'task', 'first ' + seen[0]);
+  check(seen.includes('artifactUpdate'), 'an artifact update: ' + seen);
+  check(seen[seen.length - 1] === 'statusUpdate:' + STATE.COMPLETED, 'last ' + seen[seen.length - 1]);
+});
+
+let awaiting;
+await run('input-required and the resume', async () => {
+  const r = await awaiter.sendMessage(send(message('ask me')));
+  check(r.status.state === STATE.INPUT_REQUIRED, 'state ' + r.status.state);
+  check(text(r.status.message).includes('What should I say?'), 'the question');
+  awaiting = r;
+  const done = await awaiter.sendMessage(send(message('hi', { taskId: r.id, contextId: r.contextId })));
+  check(done.id === r.id, 'the same task');
+  check(done.status.state === STATE.COMPLETED, 'state after the resume ' + done.status.state);
+  check(text(done.status.message).includes('hi'), 'the answer passed: ' + text(done.status.message));
+});
+
+await run('get', async () => {
+  const t = await awaiter.getTask({ tenant: '', id: awaiting.id });
+  check(t.id === awaiting.id && t.status.state === STATE.COMPLETED, 'state ' + t.status?.state);
+  check(t.history.length >= 2, 'history');
+});
+
+await run('cancel', async () => {
+  const r = await hang.sendMessage({ ...send(message('wait')), configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true } });
+  check(!([STATE.COMPLETED, STATE.FAILED, STATE.CANCELED].includes(r.status.state)), 'state ' + r.status.state);
+  const t = await hang.cancelTask({ tenant: '', id: r.id, metadata: undefined });
+  check(t.status.state === STATE.CANCELED, 'state after cancel ' + t.status.state);
+});
+
+await run('subscribe again after a disconnect', async () => {
+  const ac = new AbortController();
+  let id;
+  try {
+    for await (const ev of awaiter.sendMessageStream(send(message('again')), { signal: ac.signal })) {
+      if (ev.payload?.$case === 'task') {
+        id = ev.payload.value.id;
+        ac.abort();
+        break;
+      }
+    }
+  } catch (err) {
+    if (!ac.signal.aborted) throw err;
+  }
+  check(id, 'a task id');
+  const states = [];
+  for await (const ev of awaiter.resubscribeTask({ tenant: '', id })) {
+    if (ev.payload?.$case === 'task') states.push(ev.payload.value.status.state);
+    if (ev.payload?.$case === 'statusUpdate') states.push(ev.payload.value.status.state);
+  }
+  check(states[states.length - 1] === STATE.INPUT_REQUIRED, 'states ' + states);
+});
+
+await run('v0.3 compatibility layer', async () => {
+  const card = await echo.getAgentCard();
+  const legacy = new client.Client(new compat.LegacyJsonRpcTransport({ endpoint: base + '/a2a/echo' }), card);
+  const r = await legacy.sendMessage(send(message('old times')));
+  check(isTask(r) && r.status.state === STATE.COMPLETED, 'state ' + r?.status?.state);
+  check(text(r.status.message) === 'old times', 'text ' + text(r.status.message));
+  const t = await legacy.getTask({ tenant: '', id: r.id });
+  check(t.id === r.id, 'get over v0.3');
+});
+
+await run('error: unknown task', async () => {
+  await expectError(echo.getTask({ tenant: '', id: 'no-such-task' }), -32001);
+});
+
+await run('error: bad request', async () => {
+  const resp = await fetch(base + '/a2a/echo', {
+    method: 'POST', headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+    body: '{"jsonrpc":"2.0","id":1,"method":',
+  });
+  const body = await resp.json();
+  check(body.error?.code === -32700, 'code ' + body.error?.code);
+  await expectError(echo.sendMessage(send({ ...message(''), parts: [] })), -32602);
+});
+
+await run('error: terminal task', async () => {
+  await expectError(awaiter.cancelTask({ tenant: '', id: awaiting.id, metadata: undefined }), -32002);
+  let err;
+  try {
+    for await (const ev of awaiter.resubscribeTask({ tenant: '', id: awaiting.id })) void ev;
+  } catch (e) {
+    err = e;
+  }
+  check(code(err) === -32004, 'subscribing to a completed task: ' + code(err) + ' ' + err?.message);
+  await expectError(awaiter.sendMessage(send(message('more', { taskId: awaiting.id }))), -32004);
+});
+
+process.exit(failed ? 1 : 0);
