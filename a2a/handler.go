@@ -162,7 +162,7 @@ func historyLength(req *sdk.SendMessageRequest) *int {
 }
 
 // SendStreamingMessage implements a2asrv.RequestHandler: the task first
-// (for a new task), then its status and artifact updates as the run's
+// (as the JavaScript SDK's client and server expect, a resume too), then its status and artifact updates as the run's
 // events are recorded, until it awaits or ends. The stream reads the
 // store: a client that goes away leaves the run going.
 func (h *handler) SendStreamingMessage(ctx context.Context, req *sdk.SendMessageRequest) iter.Seq2[sdk.Event, error] {
@@ -172,7 +172,7 @@ func (h *handler) SendStreamingMessage(ctx context.Context, req *sdk.SendMessage
 			yield(nil, err)
 			return
 		}
-		h.stream(ctx, id, from, from == 1, yield)
+		h.stream(ctx, id, from, true, yield)
 	}
 }
 
