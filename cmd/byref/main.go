@@ -8,6 +8,7 @@
 //	byref runs ls|show [flags]          list stored runs, or show one
 //	byref replay RUN_ID [flags]         print Go code that replays a run
 //	byref mcp [flags]                   serve the agent over MCP (stdio or HTTP)
+//	byref a2a call URL "task"           send a task to an A2A agent, showing its progress
 //	byref help                          show this help
 //
 // Runs are recorded in a SQLite file: --db, else $BYREF_DB, else
@@ -49,7 +50,8 @@ Usage:
       --db file                    the SQLite file runs are recorded in
       --approve ask|all|none       ask before every tool call and snippet (default), approve
                                    all without asking, or deny all
-  byref serve [flags]              serve an agent named "byref" over ACP (HTTP + SSE)
+  byref serve [flags]              serve an agent named "byref" over ACP (HTTP + SSE), and
+                                   over A2A beside it (card: /.well-known/agent-card.json)
       --addr host:port             default 127.0.0.1:8000; other hosts need --token
       --token secret               bearer token clients must send; prefer setting $BYREF_TOKEN
                                    (the default), since other users can see a flag in ps
@@ -59,6 +61,8 @@ Usage:
   byref replay RUN_ID [--db file]  print a Go program that replays a recorded run
   byref mcp [--model] [--db] [--http 127.0.0.1:PORT]
                                    serve the agent as an MCP tool, over stdio or streamable HTTP
+  byref a2a call URL "task" [--token] [--task ID] [--context ID]
+                                   send a task to any A2A agent and show its progress
   byref help                       show this help
 `
 
@@ -82,6 +86,8 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		err = replayCmd(ctx, args[1:], stdout)
 	case "mcp":
 		err = mcpCmd(ctx, args[1:], stdin, stdout, stderr)
+	case "a2a":
+		err = a2aCmd(ctx, args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

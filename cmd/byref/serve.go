@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/byref/byref/a2a"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
@@ -51,6 +52,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer s.Close()
+	if _, err := a2a.Mount(s, a2a.Options{Token: *token != ""}); err != nil {
+		return err
+	}
 	restored, interrupted, err := s.Recover(ctx)
 	if err != nil {
 		return err
@@ -59,5 +63,6 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "byref: %d runs awaiting before the restart go on; %d interrupted runs are marked failed\n", len(restored), len(interrupted))
 	}
 	fmt.Fprintf(stdout, "byref: serving the agent \"byref\" over ACP at http://%s (runs in %s); Ctrl-C stops\n", *addr, *db)
+	fmt.Fprintf(stdout, "byref: and over A2A: card at http://%s/.well-known/agent-card.json, endpoint http://%s/a2a/byref\n", *addr, *addr)
 	return s.ListenAndServe(ctx, *addr)
 }
