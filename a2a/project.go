@@ -3,6 +3,7 @@ package a2a
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	sdk "github.com/a2aproject/a2a-go/v2/a2a"
@@ -65,8 +66,7 @@ func (p *projector) apply(e run.Event) []sdk.Event {
 		return nil
 	case run.UserMessage:
 		p.lastText = ""
-		m := sdk.NewMessageForTask(sdk.MessageRoleUser, info, sdk.NewTextPart(d.Text))
-		m.ID = fmt.Sprintf("%s-%d", e.RunID, e.Seq)
+		m := p.message(e, sdk.MessageRoleUser, sdk.NewTextPart(d.Text))
 		p.task.History = append(p.task.History, m)
 		return nil
 	case run.AssistantMessage:
@@ -122,9 +122,14 @@ func (p *projector) apply(e run.Event) []sdk.Event {
 // agentMessage is a message of the agent, with an ID stable across
 // projections of the same event.
 func (p *projector) agentMessage(e run.Event, parts ...*sdk.Part) *sdk.Message {
-	m := sdk.NewMessageForTask(sdk.MessageRoleAgent, sdk.TaskInfo{TaskID: sdk.TaskID(e.RunID), ContextID: p.task.ContextID}, parts...)
-	m.ID = fmt.Sprintf("%s-%d", e.RunID, e.Seq)
-	return m
+	return p.message(e, sdk.MessageRoleAgent, parts...)
+}
+
+// message is a message of the task whose ID is the event's: stable across
+// projections, and made without the SDK's random IDs.
+func (p *projector) message(e run.Event, role sdk.MessageRole, parts ...*sdk.Part) *sdk.Message {
+	return &sdk.Message{ID: string(e.RunID) + "-" + strconv.FormatInt(e.Seq, 10), Role: role,
+		TaskID: sdk.TaskID(e.RunID), ContextID: p.task.ContextID, Parts: parts}
 }
 
 // artifact is the result artifact: a text part for a string, else a data

@@ -1,0 +1,108 @@
+package a2a
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	sdk "github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/byref/byref/run"
+)
+
+// runLog is a small run's log: created, running, its task, a question and
+// its answer, an assistant message, a result, completed.
+func runLog() []run.Event {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	payloads := []run.Payload{
+		run.RunCreated{Session: "ctx-1", Tags: map[string]string{"acp.agent": "echo"}, Options: run.RunOptions{ResultSchema: json.RawMessage(`{"type":"object"}`)}},
+		run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning},
+		run.UserMessage{Text: "What is the weather?"},
+		run.AwaitRequested{ID: "a1", Await: run.AwaitQuestion, Message: "Which city?"},
+		run.StatusChanged{From: run.StatusRunning, To: run.StatusAwaiting},
+		run.AwaitResolved{ID: "a1", Answer: run.Answer{Text: "Paris"}},
+		run.StatusChanged{From: run.StatusAwaiting, To: run.StatusRunning},
+		run.AssistantMessage{Step: 2, Text: "Sunny in Paris."},
+		run.Result{Value: json.RawMessage(`{"city":"Paris","celsius":21}`)},
+		run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted},
+	}
+	events := make([]run.Event, len(payloads))
+	for i, p := range payloads {
+		events[i] = run.Event{RunID: "run-1", Seq: int64(i + 1), Time: now, Data: p}
+	}
+	return events
+}
+
+func TestProjection(t *testing.T) {
+	p := &projector{}
+	var kinds []string
+	for _, e := range runLog() {
+		for _, ev := range p.apply(e) {
+			switch ev := ev.(type) {
+			case *sdk.TaskStatusUpdateEvent:
+				kinds = append(kinds, stateName(ev.Status.State))
+			case *sdk.TaskArtifactUpdateEvent:
+				kinds = append(kinds, "artifact")
+			}
+		}
+	}
+	want := "working input-required working working artifact completed"
+	if got := join(kinds); got != want {
+		t.Fatalf("events %q, want %q", got, want)
+	}
+	task := p.snapshot(nil)
+	if task.Status.State != sdk.TaskStateCompleted || task.ContextID != "ctx-1" || len(task.History) != 2 || len(task.Artifacts) != 1 {
+		t.Fatalf("task %+v", task)
+	}
+	if task.Artifacts[0].Metadata["schema"] == nil {
+		t.Fatal("the typed result's artifact lacks its schema")
+	}
+}
+
+func TestStateMapping(t *testing.T) {
+	for _, c := range []struct {
+		status run.Status
+		await  run.AwaitKind
+		want   sdk.TaskState
+	}{
+		{run.StatusCreated, "", sdk.TaskStateSubmitted},
+		{run.StatusRunning, "", sdk.TaskStateWorking},
+		{run.StatusAwaiting, run.AwaitQuestion, sdk.TaskStateInputRequired},
+		{run.StatusAwaiting, run.AwaitApproval, sdk.TaskStateInputRequired},
+		{run.StatusAwaiting, run.AwaitInput, sdk.TaskStateInputRequired},
+		{run.StatusAwaiting, run.AwaitAuthorization, sdk.TaskStateAuthRequired},
+		{run.StatusCompleted, "", sdk.TaskStateCompleted},
+		{run.StatusFailed, "", sdk.TaskStateFailed},
+		{run.StatusCancelling, "", sdk.TaskStateWorking},
+		{run.StatusCanceled, "", sdk.TaskStateCanceled},
+	} {
+		if got := State(c.status, c.await); got != c.want {
+			t.Errorf("State(%s, %s) = %s, want %s", c.status, c.await, got, c.want)
+		}
+	}
+}
+
+func join(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += " "
+		}
+		out += x
+	}
+	return out
+}
+
+// BenchmarkProject folds a run's log into its task and stream events: the
+// work of every GetTask, stream and subscription, per event.
+func BenchmarkProject(b *testing.B) {
+	events := runLog()
+	b.ReportAllocs()
+	for b.Loop() {
+		p := &projector{}
+		for _, e := range events {
+			p.apply(e)
+		}
+		_ = p.snapshot(nil)
+	}
+}
