@@ -420,3 +420,25 @@ func TestLegacyV03Exchange(t *testing.T) {
 		t.Fatalf("after the resume over v0.3: %s %s", got.ID, got.Status.State)
 	}
 }
+
+func TestInspectorShowsA2ARuns(t *testing.T) {
+	_, ts := startA2A(t, server.Options{}, a2a.Options{})
+	res, err := clientFor(t, ts.URL, "echo").SendMessage(context.Background(), userMessage("inspect me"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(ts.URL + "/ui/api/runs?tag=" + a2a.TagProtocol + "=a2a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Runs []run.Summary `json:"runs"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Runs) != 1 || string(list.Runs[0].ID) != string(res.(*sdk.Task).ID) {
+		t.Fatalf("the inspector lists %+v", list.Runs)
+	}
+}
