@@ -55,3 +55,20 @@ func TestTemporalIsOptIn(t *testing.T) {
 		}
 	}
 }
+
+// TestA2AIsOptIn: the A2A SDK (and the gRPC its v0.3 layer brings) is
+// built only by programs that import package a2a; the runtime and the
+// server do not pull it in.
+func TestA2AIsOptIn(t *testing.T) {
+	for _, pkg := range []string{"runtime", "server"} {
+		out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/"+pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if strings.HasPrefix(dep, "github.com/a2aproject/") || strings.HasPrefix(dep, "google.golang.org/grpc") || dep == "github.com/byref/byref/a2a" {
+				t.Errorf("%s depends on %s; only package a2a may", pkg, dep)
+			}
+		}
+	}
+}
