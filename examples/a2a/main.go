@@ -5,12 +5,13 @@
 //     It asks which city (the task goes input-required), and its typed
 //     result comes back as an artifact with its JSON Schema. An A2A
 //     client (the official Go SDK's) streams the task and answers.
+//
 //  2. calling: a byref run imports that agent as an action
 //     (a2a.Import). The remote question becomes the run's own await; the
 //     answer is passed through; the remote artifact becomes a variable,
 //     which a local action then takes by reference.
 //
-//	go run ./examples/a2a
+//     go run ./examples/a2a
 //
 // The agent stays up with -serve, for other clients (byref a2a call
 // http://127.0.0.1:8321 "weather please", or the JavaScript SDK):
