@@ -131,12 +131,14 @@ func (h *handler) SendMessage(ctx context.Context, req *sdk.SendMessageRequest) 
 	if err != nil {
 		return nil, err
 	}
+	// The task as created, or once a resumed run has left awaiting, with
+	// configuration.returnImmediately; else once it awaits again or ends.
+	until := stops
 	if req.Config != nil && req.Config.ReturnImmediately {
-		p, _, err := h.task(ctx, id, func(e run.Event) bool { return e.Seq >= from-1 })
-		if err != nil {
-			return nil, err
+		until = func(e run.Event) bool {
+			sc, ok := e.Data.(run.StatusChanged)
+			return from == 1 || ok && sc.From == run.StatusAwaiting
 		}
-		return p.snapshot(historyLength(req)), nil
 	}
 	p := &projector{}
 	for e, err := range h.runs.Store().Events(ctx, run.ID(id), 1) {
@@ -147,7 +149,7 @@ func (h *handler) SendMessage(ctx context.Context, req *sdk.SendMessageRequest) 
 			return nil, h.internal("reading a task", err)
 		}
 		p.apply(e)
-		if e.Seq >= from && stops(e) {
+		if e.Seq >= from && until(e) {
 			break
 		}
 	}

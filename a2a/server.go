@@ -37,8 +37,8 @@ type Options struct {
 	// runs on an engine), one skill for the agent itself.
 	Skills map[string][]sdk.AgentSkill
 	// BaseURL is the public URL cards give for the endpoints (e.g.
-	// "https://agents.example"). Empty means the server's BaseURL
-	// argument, else the request's host over http.
+	// "https://agents.example"). Empty means the card request's host, over
+	// http (https when the request came over TLS).
 	BaseURL string
 	// Version is the agents' version in their cards; empty means "1.0.0".
 	Version string
