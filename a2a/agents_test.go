@@ -124,25 +124,29 @@ var testActions = action.MustSet(
 	action.MustNew(action.Spec{Name: "forecast", Description: "The forecast for a city.", Func: func(city string) string { return "sunny in " + city }, Params: []action.Param{{Name: "city"}}}),
 )
 
-func agent(name string, m llm.Model, tmpl runtime.RunOptions) server.Agent {
-	return server.Agent{
-		Name: name, Description: "test agent " + name, Run: tmpl,
-		New: func(store run.Store) (*runtime.Runtime, error) {
-			return runtime.New(runtime.Options{Model: m, Store: store, Actions: testActions, DisableSnippets: true})
-		},
+// agent is an agent on m recording into store.
+func agent(store run.Store, name string, m llm.Model, tmpl runtime.RunOptions) server.Agent {
+	rt, err := runtime.New(runtime.Options{Model: m, Store: store, Actions: testActions, DisableSnippets: true})
+	if err != nil {
+		panic(err)
 	}
+	return server.Agent{Name: name, Description: "test agent " + name, Run: tmpl, Runtime: rt}
 }
 
-// testAgents are echo, history, hang, awaiter, auth, typed and big.
-func testAgents() []server.Agent {
+// testAgents are echo, history, hang, awaiter, auth, typed and big,
+// recording into store (a new memory store when nil).
+func testAgents(store run.Store) []server.Agent {
+	if store == nil {
+		store = run.NewMemoryStore()
+	}
 	return []server.Agent{
-		agent("echo", echoModel, runtime.RunOptions{}),
-		agent("history", historyModel, runtime.RunOptions{}),
-		agent("hang", hangModel{}, runtime.RunOptions{}),
-		agent("awaiter", awaiterModel, runtime.RunOptions{}),
-		agent("auth", authModel, runtime.RunOptions{}),
-		agent("typed", typedModel, runtime.RunOptions{ResultSchema: runtime.ResultSchemaFor[Weather]()}),
-		agent("big", bigModel, runtime.RunOptions{}),
+		agent(store, "echo", echoModel, runtime.RunOptions{}),
+		agent(store, "history", historyModel, runtime.RunOptions{}),
+		agent(store, "hang", hangModel{}, runtime.RunOptions{}),
+		agent(store, "awaiter", awaiterModel, runtime.RunOptions{}),
+		agent(store, "auth", authModel, runtime.RunOptions{}),
+		agent(store, "typed", typedModel, runtime.RunOptions{ResultSchema: runtime.ResultSchemaFor[Weather]()}),
+		agent(store, "big", bigModel, runtime.RunOptions{}),
 	}
 }
 
@@ -150,7 +154,7 @@ func testAgents() []server.Agent {
 func startA2A(t testing.TB, opts server.Options, aopts a2a.Options) (*server.Server, *httptest.Server) {
 	t.Helper()
 	if opts.Agents == nil {
-		opts.Agents = testAgents()
+		opts.Agents = testAgents(opts.Store)
 	}
 	s, err := server.New(opts)
 	if err != nil {

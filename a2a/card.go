@@ -11,7 +11,6 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/byref/byref/action"
-	"github.com/byref/byref/run"
 	"github.com/byref/byref/server"
 )
 
@@ -24,27 +23,23 @@ var modes = []string{"text/plain", "application/json"}
 
 // agentSkills returns the declared skills of an agent, else one per action
 // of its runtime, else one for the agent.
-func (s *Server) agentSkills(a server.Agent) ([]sdk.AgentSkill, error) {
+func (s *Server) agentSkills(a server.Agent) []sdk.AgentSkill {
 	if skills, ok := s.opts.Skills[a.Name]; ok {
-		return skills, nil
+		return skills
 	}
-	if a.New != nil {
-		rt, err := a.New(run.NewMemoryStore())
-		if err != nil {
-			return nil, fmt.Errorf("a2a: building agent %s to read its actions for its card: %w (or declare its skills in Options.Skills)", a.Name, err)
-		}
+	if a.Runtime != nil {
 		var skills []sdk.AgentSkill
-		for _, act := range rt.Actions().All() {
+		for _, act := range a.Runtime.Actions().All() {
 			if act == action.Terminate() || act == action.AskUser() {
 				continue
 			}
 			skills = append(skills, sdk.AgentSkill{ID: act.Name(), Name: act.Name(), Description: act.Description(), Tags: []string{"action"}})
 		}
 		if len(skills) > 0 {
-			return skills, nil
+			return skills
 		}
 	}
-	return []sdk.AgentSkill{agentSkill(a)}, nil
+	return []sdk.AgentSkill{agentSkill(a)}
 }
 
 // agentSkill is the skill an agent is on the root card.

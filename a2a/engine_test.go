@@ -21,19 +21,14 @@ import (
 // the servers only through the seam (their agents have no New function),
 // as temporal.Engine is.
 type engine struct {
-	store  run.Store
-	agents map[string]func(run.Store) (*runtime.Runtime, error)
+	agents map[string]*runtime.Runtime
 
 	mu   sync.Mutex
 	runs map[run.ID]*runtime.Handle
 }
 
 func (e *engine) Start(ctx context.Context, agent string, opts runtime.RunOptions) (runtime.Controller, error) {
-	rt, err := e.agents[agent](e.store)
-	if err != nil {
-		return nil, err
-	}
-	h, err := rt.Start(context.WithoutCancel(ctx), opts)
+	h, err := e.agents[agent].Start(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -61,11 +56,11 @@ func TestOnAnEngineAndADurableStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	e := &engine{store: store, agents: map[string]func(run.Store) (*runtime.Runtime, error){}, runs: map[run.ID]*runtime.Handle{}}
+	e := &engine{agents: map[string]*runtime.Runtime{}, runs: map[run.ID]*runtime.Handle{}}
 	var served []server.Agent
-	for _, a := range testAgents() {
-		e.agents[a.Name] = a.New
-		a.New = nil
+	for _, a := range testAgents(store) {
+		e.agents[a.Name] = a.Runtime
+		a.Runtime = nil
 		served = append(served, a)
 	}
 	skills := a2a.Options{}

@@ -10,7 +10,6 @@ import (
 	"github.com/byref/byref/a2a"
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
@@ -18,12 +17,9 @@ import (
 // Serve a byref agent over A2A beside ACP, and send it a task with the Go
 // SDK's client.
 func ExampleMount() {
+	agent, _ := runtime.New(runtime.Options{Model: llm.NewScripted(llm.Text("Hello, A2A!"))})
 	srv, _ := server.New(server.Options{Agents: []server.Agent{{
-		Name: "echo", Description: "Says what it is told.",
-		New: func(store run.Store) (*runtime.Runtime, error) {
-			model := llm.NewScripted(llm.Text("Hello, A2A!"))
-			return runtime.New(runtime.Options{Model: model, Store: store})
-		},
+		Name: "echo", Description: "Says what it is told.", Runtime: agent,
 	}}})
 	defer srv.Close()
 	if _, err := a2a.Mount(srv, a2a.Options{}); err != nil {
@@ -54,12 +50,9 @@ func ExampleMount() {
 
 // Call a remote A2A agent as an action: its artifacts become a variable.
 func ExampleImport() {
+	remote, _ := runtime.New(runtime.Options{Model: llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":{"city":"Paris","celsius":21}}`))})
 	srv, _ := server.New(server.Options{Agents: []server.Agent{{
-		Name: "weather", Description: "Says the weather.",
-		New: func(store run.Store) (*runtime.Runtime, error) {
-			model := llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":{"city":"Paris","celsius":21}}`))
-			return runtime.New(runtime.Options{Model: model, Store: store})
-		},
+		Name: "weather", Description: "Says the weather.", Runtime: remote,
 	}}})
 	defer srv.Close()
 	_, _ = a2a.Mount(srv, a2a.Options{})

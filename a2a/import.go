@@ -15,6 +15,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/runtime"
 )
 
 // ImportOptions configures Import. The zero value works.
@@ -46,9 +47,9 @@ type ImportOptions struct {
 // rejected or canceled is the call's error. Cancelling the call (its
 // run is cancelled) cancels the remote task.
 //
-// A call waiting for its retry is remembered by its task text; two calls
-// with the same text waiting at once share the remote task. The client
-// (its HTTP connections) lives as long as the action.
+// A call waiting for its retry is remembered by its run and tool call
+// (runtime.ParentOf). The client (its HTTP connections) lives as long as
+// the action.
 func Import(ctx context.Context, url string, opts ImportOptions) (*action.Action, error) {
 	c, card, err := NewClient(ctx, url, opts.ClientOptions)
 	if err != nil {
@@ -107,7 +108,7 @@ type remote struct {
 	cancelTimeout time.Duration
 
 	mu      sync.Mutex
-	pending map[string]pendingTask // by task text: remote tasks awaiting this run's answer
+	pending map[string]pendingTask // by run and call: remote tasks awaiting an answer
 }
 
 // pendingTask is a remote task that asked for input or authorization.
@@ -117,9 +118,15 @@ type pendingTask struct {
 }
 
 func (r *remote) call(ctx context.Context, task string) (json.RawMessage, error) {
+	// The retry of a call that awaited is the same tool call of the same
+	// run; outside a run, the task's text tells it.
+	key := task
+	if p, ok := runtime.ParentOf(ctx); ok {
+		key = string(p.RunID) + "/" + p.CallID
+	}
 	r.mu.Lock()
-	p, resuming := r.pending[task]
-	delete(r.pending, task)
+	p, resuming := r.pending[key]
+	delete(r.pending, key)
 	r.mu.Unlock()
 	var msg *sdk.Message
 	if resuming {
@@ -189,7 +196,7 @@ func (r *remote) call(ctx context.Context, task string) (json.RawMessage, error)
 		return finalResult(artifacts, status.Message), nil
 	case sdk.TaskStateInputRequired, sdk.TaskStateAuthRequired:
 		r.mu.Lock()
-		r.pending[task] = pendingTask{info: info, state: status.State}
+		r.pending[key] = pendingTask{info: info, state: status.State}
 		r.mu.Unlock()
 		if question == "" {
 			question = "The remote agent " + r.card.Name + " needs input"

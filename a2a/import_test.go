@@ -150,7 +150,7 @@ func (m startedModel) Generate(ctx context.Context, req llm.Request) (llm.Respon
 
 func TestImportCancelPropagates(t *testing.T) {
 	started := make(chan struct{}, 1)
-	s, ts := startA2A(t, server.Options{Agents: []server.Agent{agent("blocker", startedModel{started}, runtime.RunOptions{})}}, a2a.Options{})
+	s, ts := startA2A(t, server.Options{Agents: []server.Agent{agent(run.NewMemoryStore(), "blocker", startedModel{started}, runtime.RunOptions{})}}, a2a.Options{})
 	ctx := context.Background()
 	remote, err := a2a.Import(ctx, ts.URL+"/a2a/blocker", a2a.ImportOptions{Name: "helper"})
 	if err != nil {

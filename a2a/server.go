@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,9 +33,8 @@ const DefaultWriteTimeout = 30 * time.Second
 // Options configures Mount. The zero value works.
 type Options struct {
 	// Skills declares the skills of agents by name, for their cards. An
-	// agent not listed gets one skill per action of its runtime (built once
-	// with Agent.New to read them), or, when it has no New function (it
-	// runs on an engine), one skill for the agent itself.
+	// agent not listed gets one skill per action of its runtime, or, when
+	// it has none (it runs on an engine), one skill for the agent itself.
 	Skills map[string][]sdk.AgentSkill
 	// BaseURL is the public URL cards give for the endpoints (e.g.
 	// "https://agents.example"). Empty means the card request's host, over
@@ -80,12 +80,13 @@ func Mount(srv *server.Server, opts Options) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	for _, a := range s.agents {
-		skills, err := s.agentSkills(a)
-		if err != nil {
-			return nil, err
+	for name := range opts.Skills {
+		if !slices.ContainsFunc(s.agents, func(a server.Agent) bool { return a.Name == name }) {
+			return nil, fmt.Errorf("a2a: Options.Skills names the agent %q, which the server does not offer; name one of its Options.Agents", name)
 		}
-		s.skills[a.Name] = skills
+	}
+	for _, a := range s.agents {
+		s.skills[a.Name] = s.agentSkills(a)
 	}
 	srv.HandlePublic("/.well-known/agent-card.json", s.cardHandler(""))
 	for _, a := range s.agents {

@@ -23,7 +23,7 @@ func TestCards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(root.Skills) != len(testAgents()) || root.Skills[0].ID != "echo" {
+	if len(root.Skills) != len(testAgents(nil)) || root.Skills[0].ID != "echo" {
 		t.Fatalf("root card skills = %+v, want one per agent", root.Skills)
 	}
 	if root.SupportedInterfaces[0].URL != ts.URL+"/a2a/echo" {

@@ -15,7 +15,6 @@ import (
 	"github.com/byref/byref/a2a"
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
@@ -31,12 +30,11 @@ var askModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
 })
 
 func TestA2ACall(t *testing.T) {
-	s, err := server.New(server.Options{Agents: []server.Agent{{
-		Name: "asker",
-		New: func(store run.Store) (*runtime.Runtime, error) {
-			return runtime.New(runtime.Options{Model: askModel, Store: store, DisableSnippets: true})
-		},
-	}}})
+	asker, err := runtime.New(runtime.Options{Model: askModel, DisableSnippets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := server.New(server.Options{Agents: []server.Agent{{Name: "asker", Runtime: asker}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,11 +113,12 @@ func main() {
 // walk serves the weather agent, walks through both directions, and, with
 // addr set, serves until ctx is done.
 func walk(ctx context.Context, out io.Writer, addr string) error {
+	remote, err := runtime.New(runtime.Options{Model: weatherModel, DisableSnippets: true})
+	if err != nil {
+		return err
+	}
 	srv, err := server.New(server.Options{Agents: []server.Agent{{
-		Name: "weather", Description: "Says the weather in a city; asks which city.",
-		New: func(store run.Store) (*runtime.Runtime, error) {
-			return runtime.New(runtime.Options{Model: weatherModel, Store: store, DisableSnippets: true})
-		},
+		Name: "weather", Description: "Says the weather in a city; asks which city.", Runtime: remote,
 		Run: runtime.RunOptions{ResultSchema: runtime.ResultSchemaFor[Weather]()},
 	}}})
 	if err != nil {
@@ -233,7 +234,7 @@ func callDirection(ctx context.Context, out io.Writer, url string) error {
 	if err != nil {
 		return err
 	}
-	v, _ := rt.Variable("report_result")
+	v, _ := h.State().Variable("report_result")
 	fmt.Fprintf(out, "run %s: %v\n", o.Status, v.Value)
 	return nil
 }
