@@ -131,6 +131,14 @@
 // Agent.Runtime may be nil, Close leaves the runs going, and Recover refuses:
 // the engine recovers its own runs.
 //
+// # Other protocols
+//
+// Other protocols are served beside ACP on the same server through
+// StartRun and Control (runs started and controlled as POST /runs does,
+// on the same store and engine), Handle (an endpoint behind the same
+// guards and body limit) and HandlePublic (a public document, such as an
+// agent card). Package a2a serves Agent2Agent this way.
+//
 // # Run inspector
 //
 // GET /ui is a web page (HTML, CSS and JavaScript embedded in the binary)
