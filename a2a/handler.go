@@ -164,9 +164,10 @@ func historyLength(req *sdk.SendMessageRequest) *int {
 }
 
 // SendStreamingMessage implements a2asrv.RequestHandler: the task first
-// (as the JavaScript SDK's client and server expect, a resume too), then its status and artifact updates as the run's
-// events are recorded, until it awaits or ends. The stream reads the
-// store: a client that goes away leaves the run going.
+// (a resume's too, as the JavaScript SDK's client and server expect),
+// then its status and artifact updates as the run's events are recorded,
+// until it awaits or ends. The stream reads the store: a client that goes
+// away leaves the run going.
 func (h *handler) SendStreamingMessage(ctx context.Context, req *sdk.SendMessageRequest) iter.Seq2[sdk.Event, error] {
 	return func(yield func(sdk.Event, error) bool) {
 		id, from, err := h.send(ctx, req)
