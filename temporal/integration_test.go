@@ -285,6 +285,9 @@ func TestIntegration(t *testing.T) {
 	t.Run("the ACP server serves runs on Temporal", func(t *testing.T) {
 		cl.acp(t)
 	})
+	t.Run("A2A serves runs on Temporal", func(t *testing.T) {
+		cl.a2aOnTemporal(t)
+	})
 	t.Run("time per step", func(t *testing.T) {
 		cl.timePerStep(t)
 	})
