@@ -55,14 +55,12 @@ const RunGoName = "run_go"
 // runGo is the built-in run_go action. The runtime intercepts its calls and
 // runs the code as a snippet; its function only reports misuse.
 var runGo = action.MustNew(action.Spec{
-	Name: RunGoName,
-	Description: "Run a short Go snippet over the variables. Variables are Go identifiers of their real types; " +
-		"actions are Go functions with their own signatures (w, err := get_weather(city, \"c\")); new top-level " +
-		"variables (x := ...) are kept. Import allowed standard packages first (import \"strings\"). Print with fmt.",
+	Name:        RunGoName,
+	Description: "Run Go code over the variables (see the system prompt).",
 	Func: func(code string) error {
 		return errors.New("run_go is executed by byref's runtime, not called directly")
 	},
-	Params: []action.Param{{Name: "code", Description: "Go statements, optionally preceded by imports.", RawOnly: true}},
+	Params: []action.Param{{Name: "code", Description: "Go statements; imports first.", RawOnly: true}},
 })
 
 // snippetContext is the name under which snippets see the step's context.
