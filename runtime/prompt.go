@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/byref/byref/variable"
@@ -19,13 +20,16 @@ Tool results are kept as variables; you see each one's name, Go type and a previ
 Go code (run_go, or a go code block) sees variables as Go identifiers of their types and actions as Go functions; new top-level variables are kept. Import allowed packages first; print with fmt.`
 )
 
-// maxListed is how many variables the system prompt shows with a preview,
-// the latest ones; the others are listed by name and type only, so that
-// the prompt grows slowly with the variables.
-const maxListed = 12
-
-// listPreview bounds the preview of a variable in the system prompt.
-const listPreview = 120
+// The system prompt's list of variables is bounded, so that the prompt
+// stops growing with them: the latest maxListed variables with a preview
+// of at most listPreview characters, the maxNamed before them by name and
+// type, and a count of the rest (which Go code can still use, and the
+// model learned of when they were made).
+const (
+	maxListed   = 8
+	listPreview = 100
+	maxNamed    = 64
+)
 
 // systemPrompt explains references and snippets and lists the variables
 // with their types and previews (secrets redacted).
@@ -42,13 +46,18 @@ func (st *State) systemPrompt(opts RunOptions) string {
 	}
 	if len(names) > 0 {
 		b.WriteString("\n\nVariables:")
-		older := names[:max(len(names)-maxListed, 0)]
+		latest := max(len(names)-maxListed, 0)
+		older := names[:latest]
+		if hidden := len(older) - maxNamed; hidden > 0 {
+			b.WriteString("\n- " + strconv.Itoa(hidden) + " older variables, not listed")
+			older = older[hidden:]
+		}
 		if len(older) > 0 {
 			// Named once, grouped by type, without previews.
 			b.WriteString("\n- ")
 			writeByType(&b, &st.vars, older)
 		}
-		for _, name := range names[len(older):] {
+		for _, name := range names[latest:] {
 			v, _ := st.vars.Head(name)
 			b.WriteString("\n- ")
 			b.WriteString(v.Name)
