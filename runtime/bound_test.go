@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -242,7 +243,7 @@ func TestSystemPromptGrowsSlowly(t *testing.T) {
 	size := func(n int) int {
 		vars := make([]variable.Spec, n)
 		for i := range vars {
-			vars[i] = variable.Spec{Name: "v" + strings.Repeat("x", i%7) + "_" + string(rune('a'+i%26)) + strings.Repeat("z", i/26), Value: strings.Repeat("long value ", 40)}
+			vars[i] = variable.Spec{Name: fmt.Sprintf("v%04d", i), Value: strings.Repeat("long value ", 40)}
 		}
 		model := llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":null}`))
 		rt, err := runtime.New(runtime.Options{Model: model, Variables: vars, DisableSnippets: true})
