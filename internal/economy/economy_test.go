@@ -215,6 +215,14 @@ func TestModelEconomy(t *testing.T) {
 	fmt.Fprintf(&doc, "| page | byref reads | plain reads | reads saved | byref writes | plain writes |\n|---|---|---|---|---|---|\n")
 	for _, size := range []int{2 << 10, 20 << 10, 200 << 10, 2 << 20} {
 		b, p := byrefRun(t, c, size), plainRun(c, size)
+		if size == 20<<10 {
+			if r := float64(p.readBytes) / float64(b.readBytes); r < 10 {
+				t.Errorf("at 20 KB byref reads %.1f× less than the plain loop; the goal is 10×", r)
+			}
+			if r := float64(p.readTokens) / float64(b.readTokens); r < 10 {
+				t.Errorf("at 20 KB byref reads %.1f× fewer tokens than the plain loop; the goal is 10×", r)
+			}
+		}
 		fmt.Fprintf(&doc, "| %s | %s B / %s tok | %s B / %s tok | %.1f× | %d B / %d tok | %s B / %s tok |\n",
 			human(size), human(b.readBytes), human(b.readTokens), human(p.readBytes), human(p.readTokens),
 			float64(p.readBytes)/float64(b.readBytes), b.writeBytes, b.writeTokens, human(p.writeBytes), human(p.writeTokens))
@@ -229,6 +237,9 @@ func TestModelEconomy(t *testing.T) {
 			break
 		}
 	}
+	if breakEven == 0 || breakEven > 1<<10 {
+		t.Errorf("break-even at %d bytes; the goal is 1 KB or less", breakEven)
+	}
 	fmt.Fprintf(&doc, "\nBreak-even: byref reads less than the plain loop from a page of %s on (sizes tried: powers of two from 128 B).\n", human(breakEven))
 
 	// Fixed overhead: the first request, snippets and questions off.
@@ -236,12 +247,18 @@ func TestModelEconomy(t *testing.T) {
 	plain := firstRequest(llm.Request{Messages: []llm.Message{llm.SystemMessage(systemPlain)}, Tools: plainTools()})
 	snippets := firstOf(t, runtime.Options{Actions: actions(1)}, runtime.RunOptions{Task: task, NonInteractive: true})
 	questions := firstOf(t, runtime.Options{Actions: actions(1), DisableSnippets: true}, runtime.RunOptions{Task: task})
+	if r := float64(lean) / float64(plain); r > 1.5 {
+		t.Errorf("the first request is %.2f× the plain tool list; the goal is 1.5×", r)
+	}
 	fmt.Fprintf(&doc, "\nFirst request, system prompt and tool schemas: byref %d B, the plain tool list %d B (%.2f×). run_go adds %d B, ask_user %d B.\n",
 		lean, plain, float64(lean)/float64(plain), snippets-lean, questions-lean)
 
 	// Growth with compatible variables.
 	one := firstOf(t, runtime.Options{Actions: actions(1), DisableSnippets: true, Variables: stringVars(1)}, runtime.RunOptions{Task: task, NonInteractive: true})
 	fifty := firstOf(t, runtime.Options{Actions: actions(1), DisableSnippets: true, Variables: stringVars(50)}, runtime.RunOptions{Task: task, NonInteractive: true})
+	if r := float64(fifty) / float64(one); r > 2 {
+		t.Errorf("with 50 variables the first request is %.2f× the one with 1; the goal is 2×", r)
+	}
 	fmt.Fprintf(&doc, "With 1 string variable the first request is %d B; with 50, %d B (%.2f×).\n", one, fifty, float64(fifty)/float64(one))
 
 	t.Log("\n" + doc.String())
@@ -286,4 +303,63 @@ func human(n int) string {
 		return fmt.Sprintf("%.1f K", float64(n)/(1<<10))
 	}
 	return fmt.Sprint(n)
+}
+
+// TestPlainMode runs the scenario in plain mode (HideFromAI): the model
+// copies values, nothing offers or mentions a reference, and a result too
+// large for the conversation is cut with a note, never diverted to a
+// variable the model could not use. The answer is checked.
+func TestPlainMode(t *testing.T) {
+	for _, size := range []int{2 << 10, 20 << 10} {
+		page := article(size)
+		var got string // what the model saw of the page
+		model := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+			last := req.Messages[len(req.Messages)-1]
+			var content struct {
+				Result json.RawMessage `json:"result"`
+			}
+			_ = json.Unmarshal([]byte(last.Text), &content)
+			switch n := len(req.Messages); {
+			case n == 2:
+				return llm.CallTool("fetch_page", `{"url":"`+pageURL+`"}`), nil
+			case n == 4:
+				if json.Unmarshal(content.Result, &got) != nil {
+					got = last.Text // cut: the start of the result, and a note
+				}
+				b, _ := json.Marshal(map[string]string{"text": got})
+				return llm.CallTool("count_words", string(b)), nil
+			default:
+				return llm.CallTool("terminate", `{"success":true,"result":`+string(content.Result)+`}`), nil
+			}
+		})
+		rt, err := runtime.New(runtime.Options{Model: model, Actions: actions(size), HideFromAI: true, DisableSnippets: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := rt.Run(context.Background(), runtime.RunOptions{Task: task, NonInteractive: true})
+		if err != nil || !o.OK() {
+			t.Fatalf("%d: %+v %v", size, o, err)
+		}
+		for i, req := range model.Requests() {
+			for _, m := range req.Messages {
+				if strings.Contains(m.Text, "<<var:") || strings.Contains(m.Text, `"return"`) {
+					t.Errorf("%d: request %d mentions references: %.300s", size, i+1, m.Text)
+				}
+			}
+			for _, tool := range req.Tools {
+				if strings.Contains(string(tool.Parameters), "var:") || strings.Contains(string(tool.Parameters), `"return"`) {
+					t.Errorf("%d: %s offers references: %s", size, tool.Name, tool.Parameters)
+				}
+			}
+		}
+		if size <= runtime.DefaultLargeResult {
+			if want := fmt.Sprint(countWords(page)); string(o.Result) != want {
+				t.Errorf("%d: result %s, want %s words", size, o.Result, want)
+			}
+			continue
+		}
+		if !strings.Contains(got, "bytes cut") || len(got) > runtime.DefaultLargeResult {
+			t.Errorf("%d: the model got %d bytes without a note that the result was cut: %.200s", size, len(got), got)
+		}
+	}
 }
