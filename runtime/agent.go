@@ -409,7 +409,6 @@ func OptionsOf(id run.ID, c run.RunCreated) RunOptions {
 	return opts
 }
 
-//
 // Structured input is the variable input: the task names it with its
 // preview, never pastes it whole (in plain mode, where the model cannot use
 // a variable, it gets the JSON, cut to limit bytes).
