@@ -78,8 +78,6 @@ func compileHint(msg string) string {
 	case strings.Contains(msg, "undefined selector") && strings.Contains(msg, "slices."),
 		strings.Contains(msg, "undefined selector") && strings.Contains(msg, "maps."):
 		return "hint: the interpreter's slices and maps packages follow Go 1.21; write a loop instead"
-	case strings.Contains(msg, "constant definition loop"):
-		return "hint: the right-hand side names something undefined; check the spelling of variables and functions"
 	}
 	return ""
 }

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	yaegi "github.com/traefik/yaegi/interp"
+	yaegi "github.com/byref/byref/internal/yaegi/interp"
 )
 
 // Exports is a table of host symbols in yaegi's form: import path plus "/"
