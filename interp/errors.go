@@ -73,11 +73,9 @@ func (e *CompileError) Unwrap() error { return ErrCompile }
 // compileHint suggests a fix for messages yaegi words obscurely.
 func compileHint(msg string) string {
 	switch {
-	case strings.Contains(msg, "slices.Sort"):
-		return "hint: the interpreter's slices package lacks the sort functions; use sort.Slice, sort.Ints or sort.Strings"
 	case strings.Contains(msg, "undefined selector") && strings.Contains(msg, "slices."),
 		strings.Contains(msg, "undefined selector") && strings.Contains(msg, "maps."):
-		return "hint: the interpreter's slices and maps packages follow Go 1.21; write a loop instead"
+		return "hint: the interpreter's slices and maps packages have the Go 1.21 functions plus Sort, SortFunc, Min, Max, BinarySearch, All, Values, Collect, Sorted and maps.Keys, Values, All, Collect; write a loop otherwise"
 	}
 	return ""
 }

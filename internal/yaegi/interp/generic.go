@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"reflect"
 	"strings"
 	"sync/atomic"
 )
@@ -224,9 +225,59 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
 
 	var inferTypes func(*itype, *itype) ([]*itype, error)
 	inferTypes = func(param, input *itype) ([]*itype, error) {
+		if input == nil {
+			return nil, nil
+		}
+		if input.cat == valueT && input.rtype != nil {
+			// byref: infer through host (binary) composite values too, so
+			// slices.Sort(hostSlice) and maps.Keys(hostMap) instantiate.
+			rt := input.rtype
+			switch k := rt.Kind(); {
+			case (param.cat == sliceT || param.cat == ptrT || param.cat == chanT) &&
+				(k == reflect.Slice || k == reflect.Pointer || k == reflect.Chan || k == reflect.Array):
+				return inferTypes(param.val, binItype(sc, rt.Elem()))
+			case param.cat == mapT && k == reflect.Map:
+				kt, err := inferTypes(param.key, binItype(sc, rt.Key()))
+				if err != nil {
+					return nil, err
+				}
+				vt, err := inferTypes(param.val, binItype(sc, rt.Elem()))
+				if err != nil {
+					return nil, err
+				}
+				return append(kt, vt...), nil
+			case param.cat == funcT && k == reflect.Func:
+				lt := []*itype{}
+				for i, t := range param.arg {
+					if i >= rt.NumIn() {
+						break
+					}
+					nl, err := inferTypes(t, binItype(sc, rt.In(i)))
+					if err != nil {
+						return nil, err
+					}
+					lt = append(lt, nl...)
+				}
+				for i, t := range param.ret {
+					if i >= rt.NumOut() {
+						break
+					}
+					nl, err := inferTypes(t, binItype(sc, rt.Out(i)))
+					if err != nil {
+						return nil, err
+					}
+					lt = append(lt, nl...)
+				}
+				return lt, nil
+			}
+		}
 		switch param.cat {
 		case chanT, ptrT, sliceT:
 			return inferTypes(param.val, input.val)
+
+		case variadicT:
+			// byref: one variadic argument of type []E.
+			return inferTypes(param.val, input)
 
 		case mapT:
 			k, err := inferTypes(param.key, input.key)
@@ -299,6 +350,18 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
 	}
 
 	return types, nil
+}
+
+// binItype is the interpreter type for a host type: a predeclared type
+// as the interpreter's own (so constraints such as cmp.Ordered match),
+// anything else as a binary type.
+func binItype(sc *scope, rt reflect.Type) *itype {
+	if rt.PkgPath() == "" && rt.Name() != "" {
+		if t := sc.getType(rt.Name()); t != nil {
+			return t
+		}
+	}
+	return valueTOf(rt)
 }
 
 func checkConstraint(it, ct *itype) error {

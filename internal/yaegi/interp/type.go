@@ -688,6 +688,14 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 					t = valueTOf(rt.Out(0), withScope(sc))
 				}
 			default:
+				if isGeneric(t) && t.node.anc != nil {
+					// byref: the result type of a generic call, so that a
+					// global x := slices.Collect(seq) gets a type.
+					if rt := genericResultType(interp, sc, n, t); rt != nil {
+						t = rt
+						break
+					}
+				}
 				if len(t.ret) == 1 {
 					t = t.ret[0]
 				}
@@ -2556,3 +2564,56 @@ func isNumber(t reflect.Type) bool {
 func isBoolean(t reflect.Type) bool       { return t != nil && t.Kind() == reflect.Bool }
 func isString(t reflect.Type) bool        { return t != nil && t.Kind() == reflect.String }
 func isConstantValue(t reflect.Type) bool { return t != nil && t.Implements(constVal) }
+
+// genericResultType is the single result type of the call n of the generic
+// function of type ft, its type parameters inferred from the arguments as
+// genAST does, without instantiating the function (cfg does that later);
+// nil when it cannot tell (byref).
+func genericResultType(interp *Interpreter, sc *scope, n *node, ft *itype) *itype {
+	ftn := ft.node
+	if len(ftn.child) < 3 || len(ftn.child[2].child) != 1 {
+		return nil
+	}
+	args := make([]*node, 0, len(n.child)-1)
+	for _, a := range n.child[1:] {
+		at := a.typ
+		if at == nil {
+			var err error
+			if at, err = nodeType(interp, sc, a); err != nil || at == nil || at.incomplete {
+				return nil
+			}
+		}
+		args = append(args, &node{typ: at})
+	}
+	fun := ftn.anc
+	if np := len(ftn.child[1].child); len(args) > np && np > 0 {
+		args = args[:np] // variadic: the first variadic argument stands for the rest
+	} else if len(args) != np {
+		return nil
+	}
+	types, err := inferTypesFromCall(sc, fun, args)
+	if err != nil {
+		return nil
+	}
+	base := ftn.scope
+	if base == nil {
+		base = sc
+	}
+	psc := &scope{anc: base, level: base.level, sym: map[string]*symbol{}, pkgID: base.pkgID, global: base.global}
+	i := 0
+	for _, c := range ftn.child[0].child {
+		for _, cc := range c.child[:len(c.child)-1] {
+			if i >= len(types) || types[i] == nil {
+				return nil
+			}
+			psc.sym[cc.ident] = &symbol{kind: typeSym, typ: types[i]}
+			i++
+		}
+	}
+	res := ftn.child[2].child[0]
+	rt, err := nodeType(interp, psc, res.lastChild())
+	if err != nil || rt == nil || rt.incomplete {
+		return nil
+	}
+	return rt
+}
