@@ -100,3 +100,19 @@ func TestHostIndexingErrors(t *testing.T) {
 		t.Errorf("rows[5]: %v, want a panic on line 1 naming the range", err)
 	}
 }
+
+// TestVariableHidesPackage: a variable named like an allowed or host
+// package is refused before the snippet runs (it would hide the package:
+// "undefined method: Println").
+func TestVariableHidesPackage(t *testing.T) {
+	in, err := New(Options{Symbols: []Exports{appSymbols}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"fmt", "strings", "app"} {
+		_, err := in.Eval(context.Background(), Input{Code: "x := 1\n_ = x", Vars: []Var{{name, reflect.ValueOf(1)}}})
+		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "hide the package") {
+			t.Errorf("variable %s: %v, want ErrInput naming the package", name, err)
+		}
+	}
+}

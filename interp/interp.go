@@ -290,6 +290,9 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 		if err := checkName(v.Name, vars, input.Funcs); err != nil {
 			return Result{}, err
 		}
+		if p, ok := in.packageNamed(v.Name); ok {
+			return Result{}, fmt.Errorf("%w: variable %s would hide the package %s from the snippet; rename the variable", ErrInput, v.Name, p)
+		}
 		if !v.Value.IsValid() {
 			return Result{}, fmt.Errorf("%w: variable %s has no value (an invalid reflect.Value); pass reflect.ValueOf(x)", ErrInput, v.Name)
 		}
@@ -367,6 +370,15 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 		return Result{}, err
 	}
 	return in.run(ctx, in.inst, prog, input, vars)
+}
+
+// packageNamed returns the allowed or host package that an unrenamed
+// import binds to name.
+func (in *Interpreter) packageNamed(name string) (string, bool) {
+	if p, ok := in.hostNames[name]; ok {
+		return p, true
+	}
+	return stdByNameLookup(name)
 }
 
 // packageName is the name an unrenamed import of path binds.

@@ -159,6 +159,9 @@ func New(opts Options) (*Runtime, error) {
 	}
 	// Variables come after the actions, so that a variable cannot take an
 	// action's name (snippets see both as Go identifiers).
+	if err := checkVariableNames(opts.Variables); err != nil {
+		return nil, err
+	}
 	for _, spec := range opts.Variables {
 		if err := rt.define(spec, variable.HostStep, "host"); err != nil {
 			return nil, err
@@ -193,6 +196,9 @@ func (rt *Runtime) SetVar(spec variable.Spec) error {
 func (rt *Runtime) define(spec variable.Spec, step int, by string) error {
 	if _, isAction := rt.m.byName[spec.Name]; isAction {
 		return fmt.Errorf("%w: %q is the name of an action, and snippets see both as Go identifiers; choose another name", variable.ErrInvalidName, spec.Name)
+	}
+	if p, ok := rt.hostPackage(spec.Name); ok {
+		return fmt.Errorf("%w: %q is the name of the package %s that snippets import, which a variable would hide; choose another name", variable.ErrInvalidName, spec.Name, p)
 	}
 	_, oldType, existed := rt.vars.Value(spec.Name)
 	if _, err := rt.vars.Define(spec, step, by); err != nil {
