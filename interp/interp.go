@@ -116,6 +116,12 @@ type Result struct {
 	// Assigned names input variables the snippet writes, as [Analyze]
 	// defines it.
 	Assigned []string
+	// Unrestored is set on failure only: the variables the snippet writes
+	// (as [Analyze] defines it) whose shared storage could not all be saved
+	// before it ran (a channel, a func, storage behind unexported fields,
+	// more than a million elements), so a change it made there may remain.
+	// Every other written variable is back as it was.
+	Unrestored []string
 }
 
 // Interpreter runs snippets in a yaegi interpreter restricted to an
@@ -279,7 +285,9 @@ func (inst *instance) importAll(aliases []string, paths map[string]string) error
 // its output and the final values of its variables. Errors are a
 // [*CompileError], [*PanicError], [*RefusedError] or [*StopError]; each
 // unwraps to a sentinel of this package. A snippet that fails changes nothing
-// the caller can see: Values are returned only on success.
+// the caller can see: Values are returned only on success, and the slice
+// elements, map entries and pointees reachable from the variables it writes
+// are put back as they were (except those listed in [Result.Unrestored]).
 func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -369,7 +377,15 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 	} else if err := in.inst.importAll(newImports, in.imports); err != nil {
 		return Result{}, err
 	}
-	return in.run(ctx, in.inst, prog, input, vars)
+	snaps, unsaved := snapshots(input.Vars, prog.access.Writes)
+	res, err := in.run(ctx, in.inst, prog, input, vars)
+	if err != nil {
+		for _, s := range snaps {
+			s.restore()
+		}
+		res.Unrestored = unsaved
+	}
+	return res, err
 }
 
 // packageNamed returns the allowed or host package that an unrenamed

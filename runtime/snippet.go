@@ -152,7 +152,17 @@ func (rt *Runtime) snippet(ctx context.Context, g gate, n int, reason, callID, c
 	res, err := ip.Eval(evalCtx, interp.Input{Code: code, Vars: vars, Funcs: funcs})
 	resp.Stdout, resp.Stderr = res.Stdout+actionOut.String(), res.Stderr
 	if err != nil {
-		return fail(err.Error())
+		// The interpreter put back what it saved; whatever still differs,
+		// or could not be saved, is told to the model and recorded.
+		rt.mu.Lock()
+		changed := rt.leftChangedLocked(before, res.Unrestored, n)
+		rt.mu.Unlock()
+		in.Modified = changed
+		msg := err.Error()
+		if len(changed) > 0 {
+			msg += fmt.Sprintf("\nThe snippet failed, but it may have changed %s in place before failing (a change that could not be undone); check before relying on it.", strings.Join(changed, ", "))
+		}
+		return fail(msg)
 	}
 
 	rt.mu.Lock()
@@ -213,6 +223,23 @@ func (rt *Runtime) snippet(ctx context.Context, g gate, n int, reason, callID, c
 	resp.Duration = in.Duration
 	rt.history = append(rt.history, in)
 	return resp
+}
+
+// leftChangedLocked names the variables a failed snippet may have left
+// changed: those whose fingerprint differs from before it ran, and those
+// whose storage the interpreter could not save. Each gets a Modified entry
+// in its history at step n; callers hold mu.
+func (rt *Runtime) leftChangedLocked(before map[string]uint64, unrestored []string, n int) []string {
+	var changed []string
+	for _, name := range rt.vars.Names() {
+		old, _, _ := rt.vars.Value(name)
+		fp, had := before[name]
+		if (had && variable.Fingerprint(old) != fp) || slices.Contains(unrestored, name) {
+			_ = rt.vars.Touch(name, n, "snippet")
+			changed = append(changed, name)
+		}
+	}
+	return changed
 }
 
 func (rt *Runtime) failSnippetLocked(in Instruction, resp SnippetResponse, msg string) SnippetResponse {
