@@ -113,9 +113,12 @@ func loadStd() {
 		}
 		// MapTypes lets yaegi pass interpreted values implementing fmt.Stringer and
 		// error to fmt functions; it only adds type information, no symbols.
-		if mt, ok := stdsym.Symbols["."]; ok {
-			stdTable["."] = mt
+		mapTypes := make(map[reflect.Value][]reflect.Type, len(stdsym.MapTypes)+16)
+		for k, v := range stdsym.MapTypes {
+			mapTypes[k] = v
 		}
+		boundPrinting(stdTable, mapTypes)
+		stdTable["."] = map[string]reflect.Value{"MapTypes": reflect.ValueOf(mapTypes)}
 		staticOverrides()
 	})
 }

@@ -39,6 +39,10 @@ var (
 	// ErrInput: the Input itself is invalid (a variable name that is not a Go
 	// identifier, a missing value); a programming error of the caller.
 	ErrInput = errors.New("interp: invalid input")
+	// ErrPrintLimit: a value given to fmt, encoding/json or encoding/xml is
+	// cyclic, nested too deep or too large to print. A [PanicError] caused by
+	// the limit also matches this sentinel.
+	ErrPrintLimit = errors.New("interp: value too deep, cyclic or large to print")
 )
 
 // CompileError reports a snippet that does not parse or compile. Line and

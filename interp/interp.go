@@ -774,6 +774,8 @@ func (in *Interpreter) yaegiError(err error, prog *program, panics *panicLines) 
 			pe.Err = ErrCallDepth
 		case allocPanic, argPanic:
 			pe.Err = ErrAllocLimit
+		case printPanic:
+			pe.Err = ErrPrintLimit
 		case stoppedPanic:
 			_ = v
 		}

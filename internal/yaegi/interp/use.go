@@ -3,6 +3,7 @@ package interp
 import (
 	"flag"
 	"fmt"
+	"io"
 	"go/constant"
 	"log"
 	"math/bits"
@@ -165,9 +166,23 @@ func fixStdlib(interp *Interpreter) {
 
 	stdin, stdout, stderr := interp.stdin, interp.stdout, interp.stderr
 
-	p["Print"] = reflect.ValueOf(func(a ...interface{}) (n int, err error) { return fmt.Fprint(stdout, a...) })
-	p["Printf"] = reflect.ValueOf(func(f string, a ...interface{}) (n int, err error) { return fmt.Fprintf(stdout, f, a...) })
-	p["Println"] = reflect.ValueOf(func(a ...interface{}) (n int, err error) { return fmt.Fprintln(stdout, a...) })
+	// byref: print through the table's Fprint, Fprintf and Fprintln, which
+	// a host may have replaced (byref bounds what they print).
+	fprint, ok := p["Fprint"].Interface().(func(io.Writer, ...interface{}) (int, error))
+	if !ok {
+		fprint = fmt.Fprint
+	}
+	fprintf, ok := p["Fprintf"].Interface().(func(io.Writer, string, ...interface{}) (int, error))
+	if !ok {
+		fprintf = fmt.Fprintf
+	}
+	fprintln, ok := p["Fprintln"].Interface().(func(io.Writer, ...interface{}) (int, error))
+	if !ok {
+		fprintln = fmt.Fprintln
+	}
+	p["Print"] = reflect.ValueOf(func(a ...interface{}) (n int, err error) { return fprint(stdout, a...) })
+	p["Printf"] = reflect.ValueOf(func(f string, a ...interface{}) (n int, err error) { return fprintf(stdout, f, a...) })
+	p["Println"] = reflect.ValueOf(func(a ...interface{}) (n int, err error) { return fprintln(stdout, a...) })
 
 	p["Scan"] = reflect.ValueOf(func(a ...interface{}) (n int, err error) { return fmt.Fscan(stdin, a...) })
 	p["Scanf"] = reflect.ValueOf(func(f string, a ...interface{}) (n int, err error) { return fmt.Fscanf(stdin, f, a...) })
