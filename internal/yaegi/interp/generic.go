@@ -223,6 +223,7 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
 		}
 	}
 
+	var inferred []string // the type parameter each inferred type is for
 	var inferTypes func(*itype, *itype) ([]*itype, error)
 	inferTypes = func(param, input *itype) ([]*itype, error) {
 		if input == nil {
@@ -327,10 +328,12 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
 
 		case nilT:
 			if paramTypes[param.name] != nil {
+				inferred = append(inferred, param.name)
 				return []*itype{input}, nil
 			}
 
 		case genericT:
+			inferred = append(inferred, param.name)
 			return []*itype{input}, nil
 		}
 		return nil, nil
@@ -349,7 +352,27 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
 		types = append(types, lt...)
 	}
 
-	return types, nil
+	// byref: genAST takes one type per type parameter, in declaration
+	// order; inference yields one per occurrence, in argument order (for
+	// Map[T, U any](xs []T, f func(T) U), T, T, U). Keep the first type
+	// inferred for each parameter, in declaration order.
+	byName := map[string]*itype{}
+	for i, name := range inferred {
+		if i < len(types) && byName[name] == nil {
+			byName[name] = types[i]
+		}
+	}
+	ordered := []*itype{}
+	for _, c := range ftn.child[0].child {
+		for _, cc := range c.child[:len(c.child)-1] {
+			t := byName[cc.ident]
+			if t == nil {
+				return ordered, nil
+			}
+			ordered = append(ordered, t)
+		}
+	}
+	return ordered, nil
 }
 
 // binItype is the interpreter type for a host type: a predeclared type
