@@ -3,8 +3,8 @@ package interp
 import (
 	"flag"
 	"fmt"
-	"io"
 	"go/constant"
+	"io"
 	"log"
 	"math/bits"
 	"os"

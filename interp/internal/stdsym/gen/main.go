@@ -13,8 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/byref/byref/interp/internal/stdsym"
 	"github.com/byref/byref/internal/yaegi/extract"
+	"github.com/byref/byref/interp/internal/stdsym"
 )
 
 func main() {
