@@ -163,7 +163,8 @@ type instance struct {
 	declared map[string]reflect.Type
 	last     map[string]reflect.Value // values read back after the last Eval
 	broken   bool
-	replay   bool // persisted decls still to be replayed (after variables are set)
+	replay   bool            // persisted decls still to be replayed (after variables are set)
+	generics map[string]bool // generic standard packages compiled
 }
 
 const sandboxKey = "byref.local/sandbox/_byref"
@@ -230,6 +231,7 @@ func (in *Interpreter) rebuild() error {
 		Stderr:               inst.err,
 		Args:                 []string{"snippet"},
 		Env:                  []string{},
+		LazyGenerics:         true,
 	})
 	if err := inst.yi.Use(symbolsFor(g)); err != nil {
 		return fmt.Errorf("interp: loading the standard library: %w", err)
@@ -259,12 +261,17 @@ func (in *Interpreter) rebuild() error {
 	return nil
 }
 
-// importAll imports the given aliases in one Eval.
+// importAll imports the given aliases in one Eval, compiling the generic
+// standard packages among them first.
 func (inst *instance) importAll(aliases []string, paths map[string]string) error {
 	var b strings.Builder
 	for _, a := range aliases {
 		if _, ok := inst.imported[a]; ok {
 			continue
+		}
+		if err := inst.compileGeneric(paths[a]); err != nil {
+			inst.broken = true
+			return fmt.Errorf("interp: internal: compiling %s: %w", paths[a], err)
 		}
 		fmt.Fprintf(&b, "%s %q;", a, paths[a])
 	}
@@ -277,6 +284,28 @@ func (inst *instance) importAll(aliases []string, paths map[string]string) error
 	}
 	for _, a := range aliases {
 		inst.imported[a] = paths[a]
+	}
+	return nil
+}
+
+// compileGeneric compiles the interpreted source of a generic standard
+// package (cmp, maps, slices; see internal/yaegi) once per instance, after
+// the ones it imports.
+func (inst *instance) compileGeneric(path string) error {
+	if path != "cmp" && path != "maps" && path != "slices" {
+		return nil
+	}
+	for _, p := range []string{"cmp", path} {
+		if inst.generics[p] {
+			continue
+		}
+		if _, err := inst.yi.CompileGeneric(p); err != nil {
+			return err
+		}
+		if inst.generics == nil {
+			inst.generics = map[string]bool{}
+		}
+		inst.generics[p] = true
 	}
 	return nil
 }

@@ -28,6 +28,10 @@ var syncSource string
 var syncAtomicSource string
 */
 
+// ByName holds the generic packages' sources by package name (byref:
+// interpreters compile them on first import).
+var ByName = map[string]string{"cmp": cmpSource, "maps": mapsSource, "slices": slicesSource}
+
 // Sources contains the list of generic packages source strings.
 var Sources = [...]string{
 	cmpSource,

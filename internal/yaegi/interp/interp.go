@@ -180,6 +180,7 @@ type opt struct {
 	fastChan     bool              // disable cancellable chan operations
 	specialStdio bool              // allows os.Stdin, os.Stdout, os.Stderr to not be file descriptors
 	unrestricted bool              // allow use of non-sandboxed symbols
+	lazyGenerics bool              // byref: compile generic std sources on first import
 }
 
 // Interpreter contains global resources and state.
@@ -317,6 +318,11 @@ type Options struct {
 
 	// Unrestricted allows to run non sandboxed stdlib symbols such as os/exec and environment
 	Unrestricted bool
+
+	// LazyGenerics (byref) leaves the generic standard packages (cmp, maps,
+	// slices) uncompiled until CompileGeneric is called for them: compiling
+	// them is most of the cost of a new interpreter.
+	LazyGenerics bool
 }
 
 // New returns a new interpreter.
@@ -353,6 +359,7 @@ func New(options Options) *Interpreter {
 	}
 
 	// unrestricted allows to use non sandboxed stdlib symbols and env.
+	i.opt.lazyGenerics = options.LazyGenerics
 	if options.Unrestricted {
 		i.opt.unrestricted = true
 	} else {

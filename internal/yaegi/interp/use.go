@@ -144,9 +144,11 @@ func (interp *Interpreter) Use(values Exports) error {
 		fixStdlib(interp)
 
 		// Load stdlib generic source.
-		for _, s := range gen.Sources {
-			if _, err := interp.Compile(s); err != nil {
-				return err
+		if !interp.opt.lazyGenerics {
+			for _, s := range gen.Sources {
+				if _, err := interp.Compile(s); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -273,4 +275,18 @@ func fixStdlib(interp *Interpreter) {
 		// Do not trust extracted value maybe from another arch.
 		p["UintSize"] = reflect.ValueOf(constant.MakeInt64(bits.UintSize))
 	}
+}
+
+// CompileGeneric compiles the source of the generic standard package name
+// (cmp, maps or slices) for an interpreter made with LazyGenerics, before a
+// program imports it; a package it imports must be compiled first (cmp
+// before maps and slices). It reports whether name is such a package
+// (byref).
+func (interp *Interpreter) CompileGeneric(name string) (bool, error) {
+	src, ok := gen.ByName[name]
+	if !ok {
+		return false, nil
+	}
+	_, err := interp.Compile(src)
+	return true, err
 }
