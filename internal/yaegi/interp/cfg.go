@@ -198,6 +198,16 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						ktyp = sc.getType("int")
 						vtyp = o.typ.val
 					}
+					if ktyp == nil {
+						// byref: v0.16.1 cannot range over functions and
+						// integers; say so instead of panicking on a nil type.
+						if isFunc(o.typ) || o.typ.cat == valueT && o.typ.rtype.Kind() == reflect.Func {
+							err = o.cfgErrorf("cannot range over a function in this interpreter: call it with a yield function, f(func(v T) bool { ...; return true }), or collect it with slices.Collect")
+						} else {
+							err = o.cfgErrorf("cannot range over %s in this interpreter: range over a slice, map, string or channel, or write for i := 0; i < n; i++", o.typ.id())
+						}
+						return false
+					}
 
 					kindex := sc.add(ktyp)
 					sc.sym[k.ident] = &symbol{index: kindex, kind: varSym, typ: ktyp}
