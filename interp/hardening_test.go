@@ -51,14 +51,14 @@ var hardeningCases = []struct {
 	{"tabwriter.Writer.Init padding", "var buf strings.Builder\nvar w tabwriter.Writer\nw.Init(&buf, 0, 8, 1<<40, ' ', 0)\nfmt.Fprintln(&w, \"a\\tb\")\nw.Flush()", ErrAllocLimit, "tabwriter"},
 	{"fmt.Println cyclic slice", "c := []any{nil}\nc[0] = c\nfmt.Println(c)", ErrPrintLimit, "cycle"},
 	{"fmt.Sprint cyclic map", "m := map[string]any{}\nm[\"m\"] = m\n_ = fmt.Sprint(m)", ErrPrintLimit, "cycle"},
-	{"fmt.Printf deep", "var x any = 0\nfor i := 0; i < 200000; i++ { x = []any{x} }\nfmt.Printf(\"%v\\n\", x)", ErrPrintLimit, "levels deep"},
+	{"fmt.Printf deep", "var x any = 0\nfor i := 0; i < 3000; i++ { x = []any{x} }\nfmt.Printf(\"%v\\n\", x)", ErrPrintLimit, "levels deep"},
 	{"fmt.Errorf cyclic", "c := []any{nil}\nc[0] = c\n_ = fmt.Errorf(\"%v\", c)", ErrPrintLimit, "cycle"},
 	{"fmt.Fprint cyclic", "var sb strings.Builder\nc := []any{nil}\nc[0] = c\nfmt.Fprint(&sb, c)", ErrPrintLimit, "cycle"},
 	{"json.Marshal cyclic map", "m := map[string]any{}\nm[\"m\"] = m\n_, _ = json.Marshal(m)", ErrPrintLimit, "cycle"},
 	{"json.Marshal cyclic pointer", "type N struct{ Next *N }\nn := &N{}\nn.Next = n\n_, _ = json.Marshal(n)", ErrPrintLimit, "cycle"},
-	{"json.MarshalIndent deep", "var x any = 0\nfor i := 0; i < 200000; i++ { x = map[string]any{\"x\": x} }\n_, _ = json.MarshalIndent(x, \"\", \" \")", ErrPrintLimit, "levels deep"},
+	{"json.MarshalIndent deep", "var x any = 0\nfor i := 0; i < 3000; i++ { x = map[string]any{\"x\": x} }\n_, _ = json.MarshalIndent(x, \"\", \" \")", ErrPrintLimit, "levels deep"},
 	{"json.Encoder cyclic", "c := []any{nil}\nc[0] = c\nvar sb strings.Builder\n_ = json.NewEncoder(&sb).Encode(c)", ErrPrintLimit, "cycle"},
-	{"xml.Marshal deep", "type X struct{ In *X }\nx := &X{}\nfor i := 0; i < 200000; i++ { x = &X{In: x} }\n_, _ = xml.Marshal(x)", ErrPrintLimit, "levels deep"},
+	{"xml.Marshal deep", "type X struct{ In *X }\nx := &X{}\nfor i := 0; i < 3000; i++ { x = &X{In: x} }\n_, _ = xml.Marshal(x)", ErrPrintLimit, "levels deep"},
 	{"Scanner.Buffer", "sc := bufio.NewScanner(strings.NewReader(\"a\"))\nsc.Buffer(nil, 1<<40)\nfor sc.Scan() {}", ErrAllocLimit, "bufio.Scanner.Buffer"},
 }
 
