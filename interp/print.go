@@ -47,8 +47,16 @@ type printCheck struct {
 }
 
 func checkPrint(what string, deref bool, stopAt []reflect.Type, args ...any) {
-	c := &printCheck{what: what, deref: deref, stopAt: stopAt, maxDepth: maxPrintDepth}
+	var c *printCheck
 	for _, a := range args {
+		switch a.(type) {
+		case nil, string, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64,
+			float32, float64, complex64, complex128:
+			continue // the common case: nothing to walk
+		}
+		if c == nil {
+			c = &printCheck{what: what, deref: deref, stopAt: stopAt, maxDepth: maxPrintDepth}
+		}
 		c.walk(reflect.ValueOf(a), 0)
 	}
 }
