@@ -19,10 +19,14 @@ type Conn struct {
 // TestSnippetAllOrNothing: a failing snippet leaves every variable as it
 // was; what cannot be put back is told to the model and recorded.
 func TestSnippetAllOrNothing(t *testing.T) {
-	rt, err := runtime.New(runtime.Options{Variables: []variable.Spec{
+	agent, err := runtime.New(runtime.Options{Variables: []variable.Spec{
 		{Name: "nums", Value: []int{3, 1, 2}},
 		{Name: "conn", Value: &Conn{Ch: make(chan int, 1)}},
 	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := agent.NewState()
 	if err != nil {
 		t.Fatal(err)
 	}

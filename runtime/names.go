@@ -30,8 +30,8 @@ func describeSpec(s variable.Spec) string {
 
 // hostPackage reports whether name is the package name of a host package
 // registered for snippets (Options.Snippets.Symbols), and its path.
-func (rt *Runtime) hostPackage(name string) (string, bool) {
-	for _, ex := range rt.opts.Snippets.Symbols {
+func hostPackage(opts *Options, name string) (string, bool) {
+	for _, ex := range opts.Snippets.Symbols {
 		for k := range ex {
 			if i := strings.LastIndex(k, "/"); i > 0 && k[i+1:] == name {
 				return k[:i], true
