@@ -489,8 +489,15 @@ func (interp *Interpreter) resizeFrame() {
 	if l-b <= 0 {
 		return
 	}
-	data := make([]reflect.Value, l)
-	copy(data, interp.frame.data)
+	// byref: grow in place when there is room (amortized doubling), instead
+	// of copying every global on every Eval.
+	data := interp.frame.data
+	if cap(data) >= l {
+		data = data[:l]
+	} else {
+		data = make([]reflect.Value, l, 2*l)
+		copy(data, interp.frame.data)
+	}
 	for j, t := range interp.universe.types[b:] {
 		data[b+j] = reflect.New(t).Elem()
 	}

@@ -2091,6 +2091,10 @@ func (t *itype) fixDummy(typ reflect.Type) reflect.Type {
 // pointer using unsafe. We thus obtain a usable recursive type definition, except
 // for string representation, as created reflect types are still unnamed.
 func (t *itype) refType(ctx *refTypeContext) reflect.Type {
+	if ctx == nil && t.rtype != nil && !t.incomplete && t.cat != nilT {
+		// byref: the common case, without allocating a context.
+		return t.rtype
+	}
 	if ctx == nil {
 		ctx = &refTypeContext{
 			defined: map[string]*itype{},
