@@ -585,6 +585,13 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	if ctx.Err() != nil { // a stop that raced with the end of the last segment
 		return fail(ctx.Err())
 	}
+	// A top-level min or max variable replaced the built-ins the sandbox
+	// declares (minMax); the next snippet gets a fresh instance.
+	for _, c := range prog.access.Creates {
+		if c == "min" || c == "max" {
+			inst.broken = true
+		}
+	}
 	// Success: read back, then remember declarations.
 	values, created, err := readBack(inst.yi, input.Vars, creates)
 	if err != nil {

@@ -66,3 +66,23 @@ func TestModernStd(t *testing.T) {
 		}
 	}
 }
+
+// TestMinMaxShadowed: a snippet's own max function, or a top-level variable
+// named min, does not break min and max for later snippets.
+func TestMinMaxShadowed(t *testing.T) {
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ code, out string }{
+		{"func max(a, b int) int { if a > b { return a }; return b }\nfmt.Println(max(1, 2))", "2\n"},
+		{"fmt.Println(max(3, 4))", "4\n"},
+		{"min := 5\nfmt.Println(min)", "5\n"},
+		{"fmt.Println(min(3, 4))", "3\n"},
+	} {
+		res, err := in.Eval(context.Background(), Input{Code: tc.code})
+		if err != nil || res.Stdout != tc.out {
+			t.Errorf("%q: %q, %v; want %q", tc.code, res.Stdout, err, tc.out)
+		}
+	}
+}
