@@ -157,6 +157,9 @@ func New(opts Options) (*Runtime, error) {
 	}
 	// Variables come after the actions, so that a variable cannot take an
 	// action's name (snippets see both as Go identifiers).
+	if err := checkVariableNames(opts.Variables); err != nil {
+		return nil, err
+	}
 	for _, spec := range opts.Variables {
 		if err := st.define(spec, variable.HostStep, "host"); err != nil {
 			return nil, err

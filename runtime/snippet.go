@@ -169,10 +169,20 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 		resp.Stdout, resp.Stderr = hideOutput(resp.Stdout), hideOutput(resp.Stderr)
 	}
 	if err != nil {
+		// The interpreter put back what it saved; whatever still differs,
+		// or could not be saved, is told to the model and recorded.
+		st.mu.Lock()
+		changed := st.leftChangedLocked(before, res.Unrestored, n, tainted)
+		st.mu.Unlock()
+		in.Modified = changed
+		msg := err.Error()
 		if tainted {
-			return fail(hideError("the snippet", err))
+			msg = hideError("the snippet", err)
 		}
-		return fail(err.Error())
+		if len(changed) > 0 {
+			msg += fmt.Sprintf("\nThe snippet failed, but it may have changed %s in place before failing (a change that could not be undone); check before relying on it.", strings.Join(changed, ", "))
+		}
+		return fail(msg)
 	}
 
 	st.mu.Lock()
@@ -239,6 +249,27 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 	resp.Duration = in.Duration
 	st.history = append(st.history, in)
 	return resp
+}
+
+// leftChangedLocked names the variables a failed snippet may have left
+// changed: those whose fingerprint differs from before it ran, and those
+// whose storage the interpreter could not save. Each gets a Modified entry
+// in its history at step n, and is tainted when the snippet was; callers
+// hold mu.
+func (st *State) leftChangedLocked(before map[string]uint64, unrestored []string, n int, tainted bool) []string {
+	var changed []string
+	for _, name := range st.vars.Names() {
+		old, _, _ := st.vars.Value(name)
+		fp, had := before[name]
+		if (had && variable.Fingerprint(old) != fp) || slices.Contains(unrestored, name) {
+			_ = st.vars.Touch(name, n, "snippet")
+			if tainted {
+				st.taint(name)
+			}
+			changed = append(changed, name)
+		}
+	}
+	return changed
 }
 
 func (st *State) failSnippetLocked(in Instruction, resp SnippetResponse, msg string) SnippetResponse {
