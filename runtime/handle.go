@@ -105,6 +105,14 @@ func (h *Handle) Cancel(ctx context.Context) error {
 		if isIllegal(err) {
 			return fmt.Errorf("%w: run %s is %s", ErrTerminal, h.id, h.rec.current())
 		}
+		// The store refused the record (a server that stops seals its
+		// store this way): the run stops all the same, its log as it was.
+		h.mu.Lock()
+		cancel := h.cancel
+		h.mu.Unlock()
+		if cancel != nil && !notBegun {
+			cancel(errCanceled)
+		}
 		return err
 	}
 	if notBegun {

@@ -63,7 +63,7 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 	}
 	s.wg.Add(1)
 	s.mu.Unlock()
-	rt, err := agent.New(s.store)
+	rt, err := agent.New(s.gate)
 	if err != nil {
 		s.wg.Done()
 		return fmt.Errorf("server: building agent %s: %w", agent.Name, err)

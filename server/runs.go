@@ -56,7 +56,7 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, "input is required: a list of messages")
 		return
 	}
-	task, err := inputText(req.Input)
+	task, earlier, err := inputText(req.Input)
 	if err != nil {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
 		return
@@ -93,7 +93,7 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	id := run.ID(newUUID())
 	opts := agent.Run
 	opts.ID, opts.Session, opts.Task = id, run.SessionID(session), task
-	opts.History = append(slices.Clone(agent.Run.History), history...)
+	opts.History = append(append(slices.Clone(agent.Run.History), history...), earlier...)
 	opts.Tags = maps.Clone(agent.Run.Tags)
 	if opts.Tags == nil {
 		opts.Tags = map[string]string{}
@@ -166,7 +166,7 @@ func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOption
 // context runContext returns, so that the run outlives the request but
 // joins its trace, and Close cancels it.
 func (s *Server) startLocal(ctx context.Context, agent *Agent, opts runtime.RunOptions) (*runtime.Handle, runCtx, error) {
-	rt, err := agent.New(s.store)
+	rt, err := agent.New(s.gate)
 	if err != nil {
 		return nil, runCtx{}, fmt.Errorf("server: building agent %s: %w", agent.Name, err)
 	}
@@ -478,6 +478,12 @@ func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.AwaitResume.Type != "" && req.AwaitResume.Type != "message" {
 		writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("await_resume of type %q does not match the await request, of type message", req.AwaitResume.Type))
+		return
+	}
+	if s.opts.Engine == nil && s.isClosed() {
+		// A resumed step would be cut short; the run stays awaiting for
+		// the next process.
+		writeError(w, http.StatusServiceUnavailable, CodeServerError, errClosed.Error()+"; the run stays awaiting: resume it once the server is back")
 		return
 	}
 	h, err := s.controller(r.Context(), sum.ID)

@@ -12,6 +12,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +28,8 @@ const (
 	DefaultAddr         = "127.0.0.1:8000"
 	DefaultMaxBody      = 1 << 20
 	DefaultWriteTimeout = 30 * time.Second
+	DefaultReadTimeout  = 30 * time.Second
+	DefaultIdleTimeout  = 2 * time.Minute
 )
 
 // ErrNeedsToken is returned by ListenAndServe and Serve for an address that
@@ -64,10 +69,19 @@ type Options struct {
 	Token string
 	// MaxBody bounds request bodies, in bytes. Zero means DefaultMaxBody.
 	MaxBody int64
-	// WriteTimeout bounds each write of a server-sent event stream, so
-	// that a client that stopped reading is dropped. Zero means
-	// DefaultWriteTimeout.
+	// WriteTimeout bounds each write of a response, and of every event of a
+	// server-sent event stream, so that a client that stopped reading is
+	// dropped. A sync run or a stream can last longer: the bound is per
+	// write. Zero means DefaultWriteTimeout.
 	WriteTimeout time.Duration
+	// ReadTimeout bounds reading a request, headers and body, in Serve and
+	// ListenAndServe: a client that sends slowly or stops sending is
+	// dropped after it, with or without a token. Zero means
+	// DefaultReadTimeout.
+	ReadTimeout time.Duration
+	// IdleTimeout bounds how long Serve keeps an idle keep-alive
+	// connection. Zero means DefaultIdleTimeout.
+	IdleTimeout time.Duration
 	// BaseURL is the server's public URL (e.g. "https://agents.example"),
 	// used in session history URLs. Empty means the request's host over
 	// http.
@@ -79,6 +93,11 @@ type Options struct {
 	// Logger logs run starts and ends and request failures. Nil means no
 	// logging.
 	Logger *slog.Logger
+	// ShutdownGrace is how long Close lets the steps of runs in this
+	// process go on to their next pause or end; a run still in a step then
+	// is marked failed with InterruptedReason. Zero means
+	// DefaultShutdownGrace.
+	ShutdownGrace time.Duration
 	// Engine runs the runs. Nil means in-process: every run on a fresh
 	// Runtime from Agent.New, as by default. With an engine, Store must be
 	// the store the engine's runs record into (see Engine).
@@ -90,6 +109,7 @@ type Options struct {
 type Server struct {
 	opts   Options
 	store  run.Store
+	gate   *gate // the view of store the runs of this process record into
 	agents map[string]*Agent
 	order  []string
 	log    *slog.Logger
@@ -102,6 +122,7 @@ type Server struct {
 	mu         sync.Mutex
 	live       map[run.ID]runtime.Controller // runs whose turn is going on
 	followable followable                    // completed runs that can take a follow-up (ui.go)
+	convs      convCache                     // runs' conversations for session history (sessions.go)
 	closed     bool
 }
 
@@ -115,11 +136,21 @@ func New(opts Options) (*Server, error) {
 	if s.store == nil {
 		s.store = run.NewMemoryStore()
 	}
+	s.gate = &gate{Store: s.store}
+	if s.opts.ShutdownGrace <= 0 {
+		s.opts.ShutdownGrace = DefaultShutdownGrace
+	}
 	if s.opts.MaxBody <= 0 {
 		s.opts.MaxBody = DefaultMaxBody
 	}
 	if s.opts.WriteTimeout <= 0 {
 		s.opts.WriteTimeout = DefaultWriteTimeout
+	}
+	if s.opts.ReadTimeout <= 0 {
+		s.opts.ReadTimeout = DefaultReadTimeout
+	}
+	if s.opts.IdleTimeout <= 0 {
+		s.opts.IdleTimeout = DefaultIdleTimeout
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -146,33 +177,49 @@ func New(opts Options) (*Server, error) {
 // Store returns the store the server's runs are recorded in.
 func (s *Server) Store() run.Store { return s.store }
 
-// Close cancels the runs in progress and waits for them to end. The
-// Server refuses new runs afterwards; reading stored runs still works.
+// Close stops the server without losing a run: it refuses new runs,
+// resumes and follow-ups (503), lets the steps of runs in this process go
+// on to their next pause or end for up to Options.ShutdownGrace, then
+// stops them without recording it: a run that awaits stays awaiting in the
+// store, and Recover, in the next process on the same store, restores it
+// so that it can be resumed. A run whose step was still going is marked
+// failed with InterruptedReason. Close returns once the runs' goroutines
+// have ended and nothing more will be written to the store: close the
+// store after it. Reading stored runs still works. Close is idempotent.
 //
 // With Options.Engine, Close cancels no run: the engine's runs live
 // elsewhere and go on. It stops the server's own work (a run starting,
 // the goroutines that wait for the end of runs' turns) and waits for it.
 func (s *Server) Close() error {
 	s.mu.Lock()
+	already := s.closed
 	s.closed = true
 	s.mu.Unlock()
-	s.cancel()
-	s.wg.Wait()
+	if already {
+		s.wg.Wait()
+		return nil
+	}
+	s.stopRuns()
 	s.mu.Lock()
 	s.followable.release()
 	s.mu.Unlock()
 	return nil
 }
 
+// isClosed reports whether Close has been called.
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Token != "" && r.URL.Path != "/ping" && !uiAsset(r.URL.Path) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.opts.Token)) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="byref"`)
-			writeError(w, http.StatusUnauthorized, CodeServerError, "missing or wrong bearer token; send the header Authorization: Bearer <token>")
-			return
-		}
+	w = &deadlineWriter{ResponseWriter: w, timeout: s.opts.WriteTimeout}
+	if s.opts.Token != "" && r.URL.Path != "/ping" && !uiAsset(r.URL.Path) && !s.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="byref"`)
+		refuse(w, http.StatusUnauthorized, CodeServerError, "missing or wrong bearer token; send the header Authorization: Bearer <token>")
+		return
 	}
 	if r.URL.Path != "/ping" && !uiAsset(r.URL.Path) && !s.guard(w, r) {
 		return
@@ -186,8 +233,79 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusInternalServerError, CodeServerError, internalError)
 		}
 	}()
+	if p := cleanPath(r.URL.Path); p != r.URL.Path {
+		// The mux would redirect (307, text/html) to the cleaned path.
+		writeError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("Not Found: %q is not a clean path; request %q", r.URL.Path, p))
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
+
+// authorized reports whether r carries the bearer token. The scheme is
+// case-insensitive (RFC 9110, section 11.1).
+func (s *Server) authorized(r *http.Request) bool {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.opts.Token)) == 1
+}
+
+// refuse writes an error for a request whose body is not read, and closes
+// the connection after it: net/http would otherwise wait for the body
+// before sending the response, holding a connection for a client that
+// never sends it.
+func refuse(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Connection", "close")
+	writeError(w, status, code, msg)
+}
+
+// cleanPath is path.Clean as http.ServeMux applies it: the path the mux
+// would redirect to.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
+}
+
+// deadlineWriter sets the connection's write deadline to timeout from the
+// start of a response, so that every response is bounded; a stream moves
+// the deadline before each event.
+type deadlineWriter struct {
+	http.ResponseWriter
+	timeout time.Duration
+	started bool
+}
+
+func (d *deadlineWriter) start() {
+	if !d.started {
+		d.started = true
+		_ = http.NewResponseController(d.ResponseWriter).SetWriteDeadline(time.Now().Add(d.timeout))
+	}
+}
+
+// WriteHeader implements http.ResponseWriter.
+func (d *deadlineWriter) WriteHeader(code int) {
+	d.start()
+	d.ResponseWriter.WriteHeader(code)
+}
+
+// Write implements http.ResponseWriter.
+func (d *deadlineWriter) Write(b []byte) (int, error) {
+	d.start()
+	return d.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
 
 // routes registers every endpoint. Patterns carry no method so that a wrong
 // method gets an ACP error (405) rather than the mux's plain text.
@@ -204,8 +322,9 @@ func (s *Server) routes() {
 				for m := range methods {
 					allow = append(allow, m)
 				}
+				slices.Sort(allow)
 				w.Header().Set("Allow", strings.Join(allow, ", "))
-				writeError(w, http.StatusMethodNotAllowed, CodeServerError, "Method Not Allowed")
+				writeError(w, http.StatusMethodNotAllowed, CodeInvalidInput, fmt.Sprintf("Method Not Allowed: %s %s; this path takes %s", r.Method, r.URL.Path, strings.Join(allow, ", ")))
 				return
 			}
 			h(w, r)
@@ -227,10 +346,9 @@ func (s *Server) routes() {
 	})
 }
 
-// ListenAndServe serves on addr (DefaultAddr when empty) until ctx is done,
-// then shuts the listener down, giving requests in flight 5 seconds. It
-// refuses an address that is not loopback unless Options.Token is set. It
-// does not end the runs: call Close for that.
+// ListenAndServe serves on addr (DefaultAddr when empty) until ctx is
+// done, then stops as Serve does. It refuses an address that is not
+// loopback unless Options.Token is set.
 func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	if addr == "" {
 		addr = DefaultAddr
@@ -245,29 +363,56 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	return s.Serve(ctx, ln)
 }
 
-// Serve is ListenAndServe on a listener.
+// Serve is ListenAndServe on a listener, which it closes. The connections
+// have the timeouts of Options (ReadTimeout for a request's headers and
+// body, WriteTimeout for each response write, IdleTimeout between
+// requests), so that a client that sends slowly, or not at all, holds a
+// goroutine no longer than that.
+//
+// When ctx is done, Serve stops accepting connections, closes the server
+// (Close: runs in a step finish it or are marked interrupted, awaiting runs
+// stay awaiting), lets the requests in flight end (a stream ends as its run
+// pauses or ends) for up to Options.ShutdownGrace more, and returns nil.
+// Requests in flight are not cancelled by ctx.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := s.checkAddr(ln.Addr().String()); err != nil {
 		ln.Close()
 		return err
 	}
-	hs := &http.Server{
-		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
+	hs := s.httpServer(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(shut)
-		<-errc
-		return nil
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 2*s.opts.ShutdownGrace)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		_ = hs.Shutdown(shut) // stops accepting at once, then waits for requests in flight
+		close(done)
+	}()
+	_ = s.Close()
+	<-done
+	<-errc
+	return nil
+}
+
+// httpServer returns the http.Server Serve runs: the handler s, with the
+// timeouts of Options, and request contexts that carry ctx's values but
+// not its cancellation (a stopping server lets requests in flight end).
+func (s *Server) httpServer(ctx context.Context) *http.Server {
+	base := context.WithoutCancel(ctx)
+	return &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: s.opts.ReadTimeout,
+		ReadTimeout:       s.opts.ReadTimeout,
+		IdleTimeout:       s.opts.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 }
 
@@ -330,7 +475,7 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 func (s *Server) guard(w http.ResponseWriter, r *http.Request) bool {
 	switch site := r.Header.Get("Sec-Fetch-Site"); site {
 	case "cross-site", "same-site":
-		writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("this server refuses requests a browser sends from other web sites (Sec-Fetch-Site: %s); call it from a program, or use the inspector page it serves at /ui", site))
+		refuse(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("this server refuses requests a browser sends from other web sites (Sec-Fetch-Site: %s); call it from a program, or use the inspector page it serves at /ui", site))
 		return false
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -338,13 +483,13 @@ func (s *Server) guard(w http.ResponseWriter, r *http.Request) bool {
 		hasBody := r.ContentLength != 0 // -1: chunked, of unknown length
 		if ct != "" || hasBody || strings.HasPrefix(r.URL.Path, "/ui/api/") {
 			if mt, _, _ := mime.ParseMediaType(ct); mt != "application/json" {
-				writeError(w, http.StatusUnsupportedMediaType, CodeInvalidInput, fmt.Sprintf("send the request body as Content-Type: application/json (not %q)", ct))
+				refuse(w, http.StatusUnsupportedMediaType, CodeInvalidInput, fmt.Sprintf("send the request body as Content-Type: application/json (not %q)", ct))
 				return false
 			}
 		}
 	}
 	if s.opts.Token == "" && !s.localHost(r.Host) {
-		writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("without a token, this server answers only requests for localhost, 127.0.0.1 or ::1 (against DNS rebinding), not for %q; set Options.Token (byref serve --token), or Options.BaseURL to this host", r.Host))
+		refuse(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("without a token, this server answers only requests for localhost, 127.0.0.1 or ::1 (against DNS rebinding), not for %q; set Options.Token (byref serve --token), or Options.BaseURL to this host", r.Host))
 		return false
 	}
 	return true
@@ -406,10 +551,49 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) bool 
 		return false
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, "the request body is not valid JSON for this endpoint: "+err.Error())
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, "the request body is not valid JSON for this endpoint: "+jsonProblem(err))
 		return false
 	}
 	return true
+}
+
+// jsonProblem describes a JSON decoding error in the terms of the JSON the
+// client sent: encoding/json's own messages name Go types and fields.
+func jsonProblem(err error) string {
+	var typ *json.UnmarshalTypeError
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return fmt.Sprintf("expected %s, got %s", jsonKind(typ.Type), typ.Value)
+		}
+		return fmt.Sprintf("field %q must be %s, not %s", typ.Field, jsonKind(typ.Type), typ.Value)
+	case errors.As(err, &syn):
+		return fmt.Sprintf("syntax error at byte %d", syn.Offset)
+	}
+	return "it does not decode"
+}
+
+// jsonKind names the JSON a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "another JSON value"
 }
 
 func (s *Server) ping(w http.ResponseWriter, r *http.Request) {

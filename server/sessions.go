@@ -1,6 +1,7 @@
 package server
 
 import (
+	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
@@ -35,6 +37,87 @@ const (
 	// server, in bytes; a larger response is refused (422), not truncated.
 	MaxHistoryResponse = 1 << 20
 )
+
+// HistoryCacheRuns is how many runs' conversations the server keeps in
+// memory for session history and resources, the most recently used ones.
+// A cached conversation is used as long as its run's log has not grown.
+const HistoryCacheRuns = 256
+
+// localRuns counts the distinct runs whose resources the history URLs
+// name.
+func localRuns(history []string) int {
+	seen := map[string]bool{}
+	for _, raw := range history {
+		u, err := url.Parse(raw)
+		if err != nil {
+			continue
+		}
+		if rid, ok := strings.CutPrefix(u.Path, "/resources/"); ok {
+			runID, _, _ := strings.Cut(rid, ".")
+			seen[runID] = true
+		}
+	}
+	return len(seen)
+}
+
+// conversation returns a completed run's messages for session history (the
+// user's, then the agent's output), from the cache when its log has not
+// grown since it was folded.
+func (s *Server) conversation(ctx context.Context, sum run.Summary) ([]message, error) {
+	if conv, ok := s.convs.get(sum.ID, sum.LastSeq); ok {
+		return conv, nil
+	}
+	p, _, err := s.fold(ctx, sum.ID, nil)
+	if err != nil {
+		return nil, err
+	}
+	conv := p.conversation()
+	s.convs.put(sum.ID, sum.LastSeq, conv)
+	return conv, nil
+}
+
+// convCache is a bounded cache of runs' conversations, least recently used
+// out first. It is safe for concurrent use.
+type convCache struct {
+	mu    sync.Mutex
+	m     map[run.ID]*list.Element
+	order list.List // of *convEntry, most recently used first
+}
+
+type convEntry struct {
+	id   run.ID
+	last int64
+	conv []message
+}
+
+func (c *convCache) get(id run.ID, last int64) ([]message, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.m[id]
+	if !ok || el.Value.(*convEntry).last != last {
+		return nil, false
+	}
+	c.order.MoveToFront(el)
+	return el.Value.(*convEntry).conv, true
+}
+
+func (c *convCache) put(id run.ID, last int64, conv []message) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[run.ID]*list.Element{}
+	}
+	if el, ok := c.m[id]; ok {
+		el.Value = &convEntry{id, last, conv}
+		c.order.MoveToFront(el)
+		return
+	}
+	c.m[id] = c.order.PushFront(&convEntry{id, last, conv})
+	if c.order.Len() > HistoryCacheRuns {
+		old := c.order.Remove(c.order.Back()).(*convEntry)
+		delete(c.m, old.id)
+	}
+}
 
 // badInput is an error the client's request caused (422), as opposed to a
 // failure of the store (500).
@@ -65,11 +148,11 @@ func (s *Server) sessionMessages(ctx context.Context, session run.SessionID) (id
 	}
 	slices.Reverse(runs) // oldest first
 	for _, sum := range runs {
-		p, _, err := s.fold(ctx, sum.ID, nil)
+		conv, err := s.conversation(ctx, sum)
 		if err != nil {
 			return nil, nil, false, err
 		}
-		for i, m := range p.conversation() {
+		for i, m := range conv {
 			ids = append(ids, string(sum.ID)+"."+strconv.Itoa(i))
 			msgs = append(msgs, m)
 		}
@@ -88,6 +171,9 @@ func (s *Server) history(ctx context.Context, session run.SessionID, desc *sessi
 	if desc != nil {
 		if len(desc.History) > MaxHistoryURLs {
 			return nil, badInput{fmt.Errorf("the session descriptor lists %d history URLs; at most %d are accepted", len(desc.History), MaxHistoryURLs)}
+		}
+		if n := localRuns(desc.History); n > MaxHistoryRuns {
+			return nil, badInput{fmt.Errorf("the session descriptor's history names messages of %d runs; at most %d (server.MaxHistoryRuns) are accepted", n, MaxHistoryRuns)}
 		}
 		for _, u := range desc.History {
 			m, err := s.resolve(ctx, u)
@@ -182,11 +268,10 @@ func (s *Server) resource(ctx context.Context, rid string) (message, bool, error
 	if err != nil || sum.Status != run.StatusCompleted {
 		return message{}, false, nil
 	}
-	p, _, err := s.fold(ctx, sum.ID, nil)
+	conv, err := s.conversation(ctx, sum)
 	if err != nil {
 		return message{}, false, err
 	}
-	conv := p.conversation()
 	if i >= len(conv) {
 		return message{}, false, nil
 	}

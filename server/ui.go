@@ -429,6 +429,10 @@ func (s *Server) uiResume(w http.ResponseWriter, r *http.Request) {
 	if !s.decodeBody(w, r, &req) {
 		return
 	}
+	if s.opts.Engine == nil && s.isClosed() {
+		writeError(w, http.StatusServiceUnavailable, CodeServerError, errClosed.Error()+"; the run stays awaiting: resume it once the server is back")
+		return
+	}
 	h, ok := s.uiController(w, r, sum,
 		"Run %s is %s and awaits nothing this server process can answer",
 		"Run %s is %s and awaits nothing this server process or its engine can answer")
