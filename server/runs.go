@@ -90,7 +90,7 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	id := run.ID(newUUID())
+	id := run.NewID()
 	opts := agent.Run
 	opts.ID, opts.Session, opts.Task = id, run.SessionID(session), task
 	opts.History = append(append(slices.Clone(agent.Run.History), history...), earlier...)

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/byref/byref/codegen"
-	"github.com/byref/byref/run"
 )
 
 // replayCmd is byref replay: the Go program that replays a recorded run.
@@ -25,7 +24,11 @@ func replayCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer store.Close()
-	events, err := store.Read(ctx, run.ID(pos[0]), 1, 0)
+	id, err := resolveID(ctx, store, pos[0], *db)
+	if err != nil {
+		return err
+	}
+	events, err := store.Read(ctx, id, 1, 0)
 	if err != nil {
 		return fmt.Errorf("%w (byref runs ls lists the runs in %s)", err, *db)
 	}
