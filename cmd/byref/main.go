@@ -57,6 +57,8 @@ Usage:
       --addr host:port             default 127.0.0.1:8000; other hosts need --token
       --token secret               bearer token clients must send; prefer setting $BYREF_TOKEN
                                    (the default), since other users can see a flag in ps
+      --grace 10s                  on Ctrl-C or SIGTERM, how long running steps may go on; a
+                                   step still going then is marked interrupted
       --model, --db, --approve     as for run
   byref runs ls [--db file] [--limit n]   list recorded runs, newest first, with their tasks
   byref runs show RUN_ID [--db file]      show a run: its state and events

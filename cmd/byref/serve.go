@@ -21,6 +21,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	token := fs.String("token", os.Getenv("BYREF_TOKEN"), "")
 	modelSpec := fs.String("model", "", "")
 	approve := fs.String("approve", string(runtime.ApproveOnToolCall), "")
+	grace := fs.Duration("grace", server.DefaultShutdownGrace, "")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -51,7 +52,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer store.Close()
 	s, err := server.New(server.Options{
-		Store: store, Token: *token,
+		Store: store, Token: *token, ShutdownGrace: *grace,
 		Logger: slog.New(slog.NewTextHandler(stderr, nil)),
 		Agents: []server.Agent{{
 			Name:        "byref",
