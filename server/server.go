@@ -543,7 +543,8 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) bool 
 			writeError(w, http.StatusRequestEntityTooLarge, CodeInvalidInput, fmt.Sprintf("the request body is larger than %d bytes", tooBig.Limit))
 			return false
 		}
-		writeError(w, http.StatusBadRequest, CodeInvalidInput, "reading the request body: "+err.Error())
+		// The error names addresses; the client knows what it sent.
+		refuse(w, http.StatusBadRequest, CodeInvalidInput, fmt.Sprintf("the request body was cut short, or did not arrive within %v (server.Options.ReadTimeout)", s.opts.ReadTimeout))
 		return false
 	}
 	if len(strings.TrimSpace(string(body))) == 0 {

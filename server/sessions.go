@@ -36,6 +36,9 @@ const (
 	// MaxHistoryResponse bounds each history message fetched from another
 	// server, in bytes; a larger response is refused (422), not truncated.
 	MaxHistoryResponse = 1 << 20
+	// MaxHistoryFetched bounds the bytes of all the history messages one
+	// request has fetched from other servers; more is refused (422).
+	MaxHistoryFetched = 4 << 20
 )
 
 // HistoryCacheRuns is how many runs' conversations the server keeps in
@@ -175,8 +178,9 @@ func (s *Server) history(ctx context.Context, session run.SessionID, desc *sessi
 		if n := localRuns(desc.History); n > MaxHistoryRuns {
 			return nil, badInput{fmt.Errorf("the session descriptor's history names messages of %d runs; at most %d (server.MaxHistoryRuns) are accepted", n, MaxHistoryRuns)}
 		}
+		fetched := 0
 		for _, u := range desc.History {
-			m, err := s.resolve(ctx, u)
+			m, err := s.resolve(ctx, u, &fetched)
 			if err != nil {
 				var bad badInput
 				if errors.As(err, &bad) {
@@ -214,7 +218,9 @@ func (s *Server) history(ctx context.Context, session run.SessionID, desc *sessi
 // store when it is one of its resources, else fetched with
 // Options.HistoryClient. Errors the URL or its server caused are
 // badInput; others are the store's.
-func (s *Server) resolve(ctx context.Context, raw string) (message, error) {
+// fetched counts the bytes fetched so far by the request, bounded by
+// MaxHistoryFetched.
+func (s *Server) resolve(ctx context.Context, raw string, fetched *int) (message, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return message{}, badInput{err}
@@ -248,6 +254,9 @@ func (s *Server) resolve(ctx context.Context, raw string) (message, error) {
 	}
 	if len(body) > MaxHistoryResponse {
 		return message{}, badInput{fmt.Errorf("the response is larger than %d bytes (server.MaxHistoryResponse)", MaxHistoryResponse)}
+	}
+	if *fetched += len(body); *fetched > MaxHistoryFetched {
+		return message{}, badInput{fmt.Errorf("the history fetched from other servers is larger than %d bytes in all (server.MaxHistoryFetched)", MaxHistoryFetched)}
 	}
 	var m message
 	if err := json.Unmarshal(body, &m); err != nil {
