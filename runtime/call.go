@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/run"
 	"github.com/byref/byref/schema"
 	"github.com/byref/byref/variable"
 )
@@ -149,6 +150,9 @@ func (rt *Runtime) call(ctx context.Context, g gate, step int, reason string, c 
 		}
 		if errors.Is(res.err, action.ErrNeedsHuman) {
 			need = res.err
+		}
+		if f := (*run.FailureError)(nil); errors.As(res.err, &f) {
+			resp.Failure = f
 		}
 		return rt.fail(in, resp, a.Name()+" failed: "+res.err.Error()), nil, need
 	}

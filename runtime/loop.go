@@ -48,7 +48,7 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 			if o, stop := h.stopped(ctx); stop {
 				return o
 			}
-			return h.fail(ctx, "model: "+err.Error())
+			return h.failAs(ctx, run.FailureModel, "model: "+err.Error())
 		}
 		h.mu.Lock()
 		h.steps++
@@ -124,6 +124,12 @@ func (h *Handle) afterStep(ctx context.Context, res StepResult, retries *int, li
 	after, toolMsgs, snippetMsg := h.stepEvents(res, lim)
 	if err := h.rec.append(ctx, after...); err != nil {
 		return h.storeFault(ctx, err), true
+	}
+	for _, r := range res.Responses {
+		if f := r.Failure; f != nil {
+			reason := r.Name + ": " + f.Message
+			return h.failAs(ctx, f.Kind, reason), true
+		}
 	}
 	h.mu.Lock()
 	h.messages = append(h.messages, toolMsgs...)
@@ -347,6 +353,16 @@ func (h *Handle) complete(ctx context.Context, result json.RawMessage, reason st
 // fail ends the run as failed.
 func (h *Handle) fail(ctx context.Context, reason string) Outcome {
 	if err := h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason}); err != nil && isIllegal(err) {
+		if o, stop := h.stopped(ctx); stop {
+			return o
+		}
+	}
+	return Outcome{Status: run.StatusFailed, Reason: reason}
+}
+
+// failAs ends the run as failed, with the kind of failure.
+func (h *Handle) failAs(ctx context.Context, kind run.FailureKind, reason string) Outcome {
+	if err := h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason, Failure: kind}); err != nil && isIllegal(err) {
 		if o, stop := h.stopped(ctx); stop {
 			return o
 		}

@@ -46,8 +46,13 @@
 //
 // byref statuses map onto ACP's: created → created, running → in-progress,
 // awaiting → awaiting, cancelling → cancelling, canceled → cancelled,
-// completed → completed, failed → failed (the reason becomes the run's
-// error, code server_error).
+// completed → completed, failed → failed. A failed run's error holds the
+// reason as its message and, when the log says why (run.Error.Failure:
+// run.FailureKind), the kind as data {"kind": …}; the kind gives the code:
+// invalid_input for run.FailureInvalidInput (an action returned
+// run.Fail(run.FailureInvalidInput, …)), server_error for the others
+// (model_error, timeout, action_error, interrupted, refusal…) and for a
+// failure of no kind.
 //
 // ACP events are a pure function of the byref event log, which is why the
 // event list equals the stream: run_created gives run.created; a status
@@ -56,6 +61,17 @@
 // (message.created, message.part, message.completed); a result that is not
 // null and not the text of the last message gives one more, a text part
 // for a string and otherwise an application/json part named result.json.
+// Output of other content types comes from variables a step creates or
+// changes: a run.Artifact (or *run.Artifact) is a message of one named
+// part, a []run.Artifact one message of several parts (a part without a
+// name is a plain part), each with its own content type; and a variable of
+// one of Agent.Outputs' Go types (a browser.Screenshot as image/png, a CSV
+// type as text/csv) is a message of one part named after the variable.
+// Text types are sent plain, others base64.
+//
+// An agent's manifest lists Agent.InputContentTypes (input parts of other
+// types are refused, 422), Agent.OutputContentTypes and Agent.Metadata.
+//
 // Tool calls, snippets, errors, child runs and the move to cancelling are
 // forwarded as generic events whose object is the byref event's JSON.
 // Other byref events (phases, usage, variables) have no ACP event.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/byref/byref/run"
@@ -54,6 +55,10 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Input == nil {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, "input is required: a list of messages")
+		return
+	}
+	if err := checkInputTypes(agent, req.Input); err != nil {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
 		return
 	}
 	task, earlier, err := inputText(req.Input)
@@ -117,6 +122,24 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Run-ID", string(id))
 	s.respond(w, r, id, mode, 1, true)
+}
+
+// checkInputTypes refuses an input part of a type the agent does not
+// accept.
+func checkInputTypes(agent *Agent, msgs []message) error {
+	accepted := inputTypes(agent)
+	for i, m := range msgs {
+		for j, p := range m.Parts {
+			ct := "text/plain"
+			if p.ContentType != nil && *p.ContentType != "" {
+				ct = strings.TrimSpace(strings.SplitN(*p.ContentType, ";", 2)[0])
+			}
+			if !acceptsType(accepted, ct) {
+				return fmt.Errorf("input[%d].parts[%d] is %s; agent %s accepts %s", i, j, ct, agent.Name, strings.Join(accepted, ", "))
+			}
+		}
+	}
+	return nil
 }
 
 var errClosed = errors.New("server: the server is closing; it starts no more runs")
@@ -284,7 +307,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, id run.ID, mode
 // events from sequence number from on to emit, until an event from then on
 // satisfies until or the run ends.
 func (s *Server) follow(ctx context.Context, id run.ID, from int64, until func(run.Event) bool, emit func([]json.RawMessage) error) (*projector, error) {
-	p := &projector{}
+	p := s.newProjector()
 	for e, err := range s.store.Events(ctx, id, 1) {
 		if err != nil {
 			return p, err
@@ -374,7 +397,7 @@ func (s *Server) fold(ctx context.Context, id run.ID, until func(run.Event) bool
 	if err != nil {
 		return nil, nil, err
 	}
-	p := &projector{}
+	p := s.newProjector()
 	out := []json.RawMessage{}
 	for _, e := range events {
 		out = append(out, p.apply(e)...)

@@ -49,6 +49,22 @@ type Agent struct {
 	// run, concurrently for concurrent runs. It may be nil when
 	// Options.Engine is set: the engine builds the agent's runtime.
 	New func(store run.Store) (*runtime.Runtime, error)
+	// InputContentTypes are the media types of input parts the agent
+	// accepts, as patterns (type/subtype, type/* or */*); a part of
+	// another type is refused (422). Empty means text/plain and
+	// application/json. Text parts (text/*, application/json) make the
+	// task; byref runs take no other input, so list only those.
+	InputContentTypes []string
+	// OutputContentTypes are the media types the agent's output may have,
+	// for its manifest. Empty means text/plain and application/json, and
+	// the types of Outputs.
+	OutputContentTypes []string
+	// Metadata is the agent's manifest metadata. Framework and
+	// ProgrammingLanguage default to byref and Go.
+	Metadata AgentMetadata
+	// Outputs are the Go types whose values, created or changed by a
+	// step, are output (see OutputType); run.Artifact values always are.
+	Outputs []OutputType
 	// Run is the template of every run's options: instructions, approval
 	// strategy, await timeout, limits, tags. The server sets ID, Session
 	// and Task (the input's text), appends the session's earlier messages
@@ -604,14 +620,30 @@ func (s *Server) ping(w http.ResponseWriter, r *http.Request) {
 func (s *Server) manifest(a *Agent) manifest {
 	m := manifest{
 		Name:               a.Name,
-		InputContentTypes:  []string{"text/plain", "application/json"},
-		OutputContentTypes: []string{"text/plain", "application/json"},
-		Metadata:           map[string]any{"framework": "byref", "programming_language": "Go"},
+		InputContentTypes:  inputTypes(a),
+		OutputContentTypes: a.OutputContentTypes,
+		Metadata:           manifestMetadata(a.Metadata),
+	}
+	if len(m.OutputContentTypes) == 0 {
+		m.OutputContentTypes = []string{"text/plain", "application/json"}
+		for _, o := range a.Outputs {
+			if !slices.Contains(m.OutputContentTypes, o.ContentType) {
+				m.OutputContentTypes = append(m.OutputContentTypes, o.ContentType)
+			}
+		}
 	}
 	if a.Description != "" {
 		m.Description = ptr(a.Description)
 	}
 	return m
+}
+
+// inputTypes are the media types of input the agent accepts.
+func inputTypes(a *Agent) []string {
+	if len(a.InputContentTypes) == 0 {
+		return []string{"text/plain", "application/json"}
+	}
+	return a.InputContentTypes
 }
 
 func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) {

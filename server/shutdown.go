@@ -96,7 +96,7 @@ func (s *Server) interrupt(ctx context.Context, id run.ID) error {
 	}
 	s.log.Warn("server: a run's step was still going at shutdown; marked interrupted", "run", id)
 	_, err = s.store.Append(ctx, id, sum.LastSeq,
-		run.Event{Data: run.Error{Message: InterruptedReason}},
+		run.Event{Data: run.Error{Message: InterruptedReason, Failure: run.FailureInterrupted}},
 		run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: InterruptedReason}})
 	var conflict *run.ConflictError
 	if errors.As(err, &conflict) {
