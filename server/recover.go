@@ -63,14 +63,22 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 	}
 	s.wg.Add(1)
 	s.mu.Unlock()
-	rt, err := agent.New(s.gate)
+	var (
+		rt *runtime.Runtime
+		ro runtime.RestoreOptions
+	)
+	if agent.Restore != nil {
+		rt, ro, err = agent.Restore(s.gate)
+	} else {
+		rt, err = agent.New(s.gate)
+	}
 	if err != nil {
 		s.wg.Done()
 		return fmt.Errorf("server: building agent %s: %w", agent.Name, err)
 	}
 	opts := agent.Run
 	rctx, rc := s.runContext(ctx)
-	h, err := rt.Restore(rctx, id, opts, runtime.RestoreOptions{})
+	h, err := rt.Restore(rctx, id, opts, ro)
 	if err != nil {
 		rc.release()
 		s.wg.Done()

@@ -268,6 +268,10 @@ func (s *Server) watch(agent string, id run.ID, c runtime.Controller, rc runCtx)
 		}
 		return
 	}
+	if s.gate.sealed.Load() && !o.Status.Terminal() {
+		s.log.Info("run left as it is in the store by the stopping server", "agent", agent, "run", id, "status", o.Status)
+		return
+	}
 	s.log.Info("run ended", "agent", agent, "run", id, "status", o.Status, "reason", o.Reason)
 }
 

@@ -65,6 +65,13 @@ type Agent struct {
 	// Outputs are the Go types whose values, created or changed by a
 	// step, are output (see OutputType); run.Artifact values always are.
 	Outputs []OutputType
+	// Restore, when set, builds the runtime Recover restores an awaiting
+	// run of the agent on after a restart, and says how to rebuild its
+	// variables: a runtime without variables (runtime.Runtime.Restore
+	// takes them from the run's log) and, in RestoreOptions.Variables, the
+	// live values the log cannot hold (a *Notes, a database handle). Nil
+	// means New, which then must add no variables.
+	Restore func(store run.Store) (*runtime.Runtime, runtime.RestoreOptions, error)
 	// Run is the template of every run's options: instructions, approval
 	// strategy, await timeout, limits, tags. The server sets ID, Session
 	// and Task (the input's text), appends the session's earlier messages
