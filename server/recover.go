@@ -33,6 +33,9 @@ func (s *Server) Recover(ctx context.Context) (restored, interrupted []run.ID, e
 	for _, id := range awaiting {
 		if err := s.restore(ctx, id); err != nil {
 			s.log.Warn("server: a run awaiting before the restart cannot go on", "run", id, "err", err)
+			if err := s.markFailed(ctx, id, "interrupted: it cannot be restored after the restart: "+err.Error()); err != nil {
+				return restored, interrupted, err
+			}
 			interrupted = append(interrupted, id)
 			continue
 		}
@@ -89,4 +92,17 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 	s.mu.Unlock()
 	go s.watch(agent.Name, id, h, rc)
 	return nil
+}
+
+// markFailed marks a run that has not ended failed as interrupted, with
+// the reason.
+func (s *Server) markFailed(ctx context.Context, id run.ID, reason string) error {
+	sum, err := s.store.Get(ctx, id)
+	if err != nil || sum.Status.Terminal() {
+		return err
+	}
+	_, err = s.store.Append(ctx, id, sum.LastSeq,
+		run.Event{Data: run.Error{Message: reason, Failure: run.FailureInterrupted}},
+		run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: reason}})
+	return err
 }

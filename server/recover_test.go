@@ -14,6 +14,7 @@ import (
 	"github.com/byref/byref/run/sqlite"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
+	"github.com/byref/byref/variable"
 )
 
 // askThenAnswer asks a question, then returns the answer as its result.
@@ -107,5 +108,78 @@ func TestRecoverAfterRestart(t *testing.T) {
 	}
 	if s, _ := store2.Get(ctx, orphan); s.Status != run.StatusFailed || !strings.HasPrefix(s.Reason, "interrupted") {
 		t.Fatalf("the orphan is %s (%s)", s.Status, s.Reason)
+	}
+}
+
+// liveThing is a host value a run's log cannot hold.
+type liveThing struct{ conn chan int }
+
+// Close leaves an awaiting run awaiting in the store, and a server started
+// next on it restores the run, with the live values Agent.Restore gives.
+func TestCloseThenRestoreWithLiveValues(t *testing.T) {
+	ctx := context.Background()
+	store := run.NewMemoryStore()
+	live := &liveThing{conn: make(chan int)}
+	agent := func(withRestore bool) server.Agent {
+		a := asker()
+		a.New = func(store run.Store) (*runtime.Runtime, error) {
+			return runtime.New(runtime.Options{Model: askThenAnswer(), Store: store,
+				Variables: []variable.Spec{{Name: "thing", Value: live}}})
+		}
+		if withRestore {
+			a.Restore = func(store run.Store) (*runtime.Runtime, runtime.RestoreOptions, error) {
+				rt, err := runtime.New(runtime.Options{Model: askThenAnswer(), Store: store})
+				return rt, runtime.RestoreOptions{Variables: []variable.Spec{{Name: "thing", Value: live}}}, err
+			}
+		}
+		return a
+	}
+	start := func() string {
+		s, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent(true)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := client{t: t, base: httptest.NewServer(s).URL}
+		r := c.run("POST", "/runs", `{"agent_name":"asker","input":[{"parts":[{"content":"weather"}]}]}`, 200)
+		if r.Status != "awaiting" {
+			t.Fatalf("the run is %s, want awaiting", r.Status)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if sum, _ := store.Get(ctx, run.ID(r.RunID)); sum.Status != run.StatusAwaiting {
+			t.Fatalf("after Close the run is %s (%s), want awaiting", sum.Status, sum.Reason)
+		}
+		return r.RunID
+	}
+	id := start()
+	second, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent(true)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if restored, interrupted, err := second.Recover(ctx); err != nil || len(restored) != 1 || len(interrupted) != 0 {
+		t.Fatalf("Recover = %v, %v, %v", restored, interrupted, err)
+	}
+	ts := httptest.NewServer(second)
+	defer ts.Close()
+	c := client{t: t, base: ts.URL}
+	if r := c.run("POST", "/runs/"+id, resume("Oslo", "sync"), 200); r.Status != "completed" || !strings.Contains(r.text(), "Oslo") {
+		t.Fatalf("resumed after the restart: %+v", r)
+	}
+
+	// Without Restore, New's variables stand in the way: the run is marked
+	// interrupted, and the log says why.
+	id = start()
+	third, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent(false)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer third.Close()
+	if restored, interrupted, err := third.Recover(ctx); err != nil || len(restored) != 0 || len(interrupted) != 1 || string(interrupted[0]) != id {
+		t.Fatalf("Recover without Agent.Restore = %v, %v, %v", restored, interrupted, err)
+	}
+	if sum, _ := store.Get(ctx, run.ID(id)); sum.Status != run.StatusFailed || !strings.HasPrefix(sum.Reason, "interrupted") {
+		t.Fatalf("the run Recover could not restore is %s (%s), want failed as interrupted", sum.Status, sum.Reason)
 	}
 }
