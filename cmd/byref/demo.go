@@ -89,7 +89,7 @@ func demo(ctx context.Context, args []string, w io.Writer) error {
 	}
 	fmt.Fprintln(w, "The model refers to a 1,000-row table as <<var:orders>> and never sees its rows.")
 	fmt.Fprintln(w)
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "What share of this month's orders are late?", Name: "demo", ModelName: spec})
+	h, err := rt.Start(ctx, runtime.RunOptions{Task: "What share of this month's orders are late?", Name: demoName, ModelName: spec})
 	if err != nil {
 		return err
 	}

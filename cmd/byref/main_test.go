@@ -32,9 +32,15 @@ func TestMain(m *testing.M) {
 // code.
 func byref(t *testing.T, stdin string, args ...string) (string, int) {
 	t.Helper()
+	return byrefEnv(t, nil, stdin, args...)
+}
+
+// byrefEnv is byref with more environment variables.
+func byrefEnv(t *testing.T, env []string, stdin string, args ...string) (string, int) {
+	t.Helper()
 	cmd := exec.Command(byrefBin, args...)
 	cmd.Stdin = strings.NewReader(stdin)
-	cmd.Env = append(os.Environ(), "BYREF_DB=", "BYREF_MODEL=", "OPENAI_API_KEY=")
+	cmd.Env = append(append(os.Environ(), "BYREF_DB=", "BYREF_MODEL=", "OPENAI_API_KEY="), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

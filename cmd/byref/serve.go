@@ -52,7 +52,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer store.Close()
 	s, err := server.New(server.Options{
-		Store: store, Token: *token, ShutdownGrace: *grace,
+		Store: store, Token: *token, ShutdownGrace: *grace, ReplayActions: replayActions,
 		Logger: slog.New(slog.NewTextHandler(stderr, nil)),
 		Agents: []server.Agent{{
 			Name:        "byref",
