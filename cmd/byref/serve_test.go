@@ -75,7 +75,7 @@ func serve(t *testing.T, args ...string) *served {
 		once := sync.Once{}
 		for sc.Scan() {
 			fmt.Fprintln(s.out, sc.Text())
-			if strings.Contains(sc.Text(), "/ui/") {
+			if strings.Contains(sc.Text(), "Ctrl-C stops") { // the banner's last line
 				once.Do(func() { close(bound) })
 			}
 		}
