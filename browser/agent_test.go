@@ -5,6 +5,7 @@ package browser_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -114,25 +115,29 @@ func agent(t testing.TB, model llm.Model, vars ...variable.Spec) *runtime.Runtim
 	return rt
 }
 
-// closeStarted closes the browser a run started under the variable name.
-func closeStarted(t testing.TB, rt *runtime.Runtime, name string) {
-	t.Helper()
-	t.Cleanup(func() {
-		if b, err := runtime.Value[*browser.Browser](rt, name); err == nil && b != nil {
-			b.Close()
-		}
-	})
-}
-
-func runTask(t testing.TB, rt *runtime.Runtime, task string) runtime.Outcome {
+// runTask runs task on rt and returns its outcome and its state; the
+// browsers the run started are closed when the test ends.
+func runTask(t testing.TB, rt *runtime.Runtime, task string) (runtime.Outcome, *runtime.State) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	o, err := rt.Run(ctx, runtime.RunOptions{Task: task})
+	h, err := rt.Start(ctx, runtime.RunOptions{Task: task})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return o
+	st := h.State()
+	t.Cleanup(func() {
+		for _, v := range st.Variables() {
+			if b, ok := v.Value.(*browser.Browser); ok && b != nil {
+				b.Close()
+			}
+		}
+	})
+	o, err := h.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, st
 }
 
 // toolResults returns the tool results and snippet results the model was
@@ -177,17 +182,21 @@ func TestAgentLoginWithSecret(t *testing.T) {
 		llm.CallTool("terminate", `{"success": true, "result": "<<var:browser_text_result>>"}`),
 	)
 	rt := agent(t, model, variable.Spec{Name: "password", Value: shopPassword, Secret: true, Description: "The shop password of ann."})
-	closeStarted(t, rt, "browser_start_result")
-	o := runTask(t, rt, "Log in to the shop as ann and tell me the greeting.")
-	if o.Status != run.StatusCompleted || string(o.Result) != `"Welcome back, ann"` {
+	o, st := runTask(t, rt, "Log in to the shop as ann and tell me the greeting.")
+	// The browser was given the secret, so what it reads afterwards is
+	// tainted: the result stays with the host, which reads it in Go.
+	if o.Status != run.StatusCompleted || !o.Redacted || o.ResultVariable != "browser_text_result" {
 		t.Fatalf("outcome = %+v (%s)\nresults: %s", o, o.Result, strings.Join(toolResults(model), "\n"))
+	}
+	if greeting, err := runtime.Value[string](st, o.ResultVariable); err != nil || greeting != "Welcome back, ann" {
+		t.Fatalf("the host reads %q, %v", greeting, err)
 	}
 	if got := s.logins; !slices.Equal(got, []string{"ann:" + shopPassword}) {
 		t.Errorf("the server got logins %q", got)
 	}
 	results := toolResults(model)
-	if !strings.Contains(results[1], `textbox \"User\"`) || !strings.Contains(results[4], `textbox \"Password\" value=\"••••\"`) {
-		t.Errorf("the snapshots do not show the form: %s\n%s", results[1], results[4])
+	if !strings.Contains(results[1], `textbox \"User\"`) || !strings.Contains(results[4], `derived from a secret`) {
+		t.Errorf("the snapshots before and after typing the secret: %s\n%s", results[1], results[4])
 	}
 	for i, req := range model.Requests() {
 		raw, err := json.Marshal(req)
@@ -198,12 +207,56 @@ func TestAgentLoginWithSecret(t *testing.T) {
 			t.Errorf("request %d sent the secret to the model: %s", i, raw)
 		}
 	}
-	b, err := runtime.Value[*browser.Browser](rt, "browser_start_result")
+	b, err := runtime.Value[*browser.Browser](st, "browser_start_result")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasSuffix(b.URL(), "/account") || b.Title() != "Account" {
 		t.Errorf("the browser is at %s %q", b.URL(), b.Title())
+	}
+}
+
+// A page that reads back what was typed, transformed (a prompt injection
+// would ask for exactly this), shows the model nothing of the secret: the
+// browser is tainted once the secret is typed into it, and so is all it
+// reads.
+func TestAgentSecretReadBack(t *testing.T) {
+	needChromiumT(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /echo", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>Echo</title><input id="f" oninput="document.getElementById('out').textContent = btoa(this.value.split('').reverse().join('')) + ' ' + this.value.toUpperCase()"><p id="out"></p>`)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	model := llm.NewScripted(
+		llm.CallTool("browser_goto", `{"browser": "<<var:web>>", "url": "`+srv.URL+`/echo", "return": null}`),
+		llm.CallTool("browser_type", `{"browser": "<<var:web>>", "selector": "#f", "text": "<<var:password>>", "return": null}`),
+		llm.CallTool("browser_text", `{"browser": "<<var:web>>", "selector": "#out", "return": null}`),
+		llm.CallTool("browser_eval", `{"browser": "<<var:web>>", "js": "document.getElementById('f').value.split('').reverse().join('')", "return": null}`),
+		llm.CallTool("browser_snapshot", `{"browser": "<<var:web>>", "return": null}`),
+		llm.Response{Text: "```go\nfmt.Println(browser_text_result)\n```"},
+		llm.CallTool("terminate", `{"success": true, "result": "<<var:browser_text_result>>"}`),
+	)
+	rt := agent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)},
+		variable.Spec{Name: "password", Value: shopPassword, Secret: true})
+	o, st := runTask(t, rt, "Type the password and read it back.")
+	if o.Status != run.StatusCompleted || !o.Redacted {
+		t.Fatalf("outcome = %+v\nresults: %s", o, strings.Join(toolResults(model), "\n"))
+	}
+	read, _ := runtime.Value[string](st, "browser_text_result")
+	if !strings.Contains(read, strings.ToUpper(shopPassword)) {
+		t.Fatalf("the page did not echo the secret (%q): the test proves nothing", read)
+	}
+	reversed := []rune(shopPassword)
+	slices.Reverse(reversed)
+	for i, req := range model.Requests() {
+		raw, _ := json.Marshal(req)
+		for _, form := range []string{shopPassword, strings.ToUpper(shopPassword), string(reversed), base64.StdEncoding.EncodeToString([]byte(string(reversed)))[:12]} {
+			if strings.Contains(string(raw), form) {
+				t.Errorf("request %d shows %q", i+1, form)
+			}
+		}
 	}
 }
 
@@ -223,7 +276,7 @@ func TestAgentNavigation(t *testing.T) {
 		llm.CallTool("terminate", `{"success": true, "result": "<<var:browser_text_result_2>>"}`),
 	)
 	rt := agent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)})
-	o := runTask(t, rt, "Walk to the last page, then go back one page.")
+	o, _ := runTask(t, rt, "Walk to the last page, then go back one page.")
 	results := toolResults(model)
 	if o.Status != run.StatusCompleted || string(o.Result) != `"Page 2"` {
 		t.Fatalf("outcome = %+v (%s)\nresults: %s", o, o.Result, strings.Join(results, "\n"))
@@ -291,13 +344,13 @@ fmt.Println(first, len(rows), rows[2].Item, snap.Title)
 		llm.CallTool("terminate", `{"success": true, "result": "<<var:rows>>"}`),
 	)
 	rt := agent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)})
-	o := runTask(t, rt, "Read the price table.")
+	o, st := runTask(t, rt, "Read the price table.")
 	results := toolResults(model)
 	if o.Status != run.StatusCompleted {
 		t.Fatalf("outcome = %+v\nresults: %s", o, strings.Join(results, "\n"))
 	}
 	want := []Row{{"Apple", 1.2, 14}, {"Pear", 0.8, 0}, {"Quince", 2.75, 3}}
-	rows, err := runtime.Value[[]Row](rt, "rows")
+	rows, err := runtime.Value[[]Row](st, "rows")
 	if err != nil || !slices.Equal(rows, want) {
 		t.Errorf("rows = %#v, %v", rows, err)
 	}
@@ -322,13 +375,13 @@ func TestAgentScreenshotVariable(t *testing.T) {
 		llm.CallTool("terminate", `{"success": true, "result": "done"}`),
 	)
 	rt := agent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)})
-	o := runTask(t, rt, "Take a screenshot of the prices.")
+	o, st := runTask(t, rt, "Take a screenshot of the prices.")
 	results := toolResults(model)
 	if !o.OK() {
 		t.Fatalf("outcome = %+v\nresults: %s", o, strings.Join(results, "\n"))
 	}
 	for i, name := range []string{"browser_screenshot_result", "computer_screenshot_result"} {
-		shot, err := runtime.Value[browser.Screenshot](rt, name)
+		shot, err := runtime.Value[browser.Screenshot](st, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -356,7 +409,7 @@ func TestAgentJavaScriptException(t *testing.T) {
 		llm.CallTool("terminate", `{"success": true, "result": "<<var:browser_eval_result>>"}`),
 	)
 	rt := agent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)})
-	o := runTask(t, rt, "Try some scripts.")
+	o, _ := runTask(t, rt, "Try some scripts.")
 	results := toolResults(model)
 	if o.Status != run.StatusCompleted || string(o.Result) != `"Errors"` {
 		t.Fatalf("outcome = %+v (%s)\nresults: %s", o, o.Result, strings.Join(results, "\n"))
@@ -391,7 +444,7 @@ func TestAgentSelectorNeverAppears(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	o := runTask(t, rt, "Wait for things that never come.")
+	o, _ := runTask(t, rt, "Wait for things that never come.")
 	results := toolResults(model)
 	if o.Status != run.StatusCompleted || string(o.Result) != `"Page 1"` {
 		t.Fatalf("outcome = %+v (%s)\nresults: %s", o, o.Result, strings.Join(results, "\n"))
@@ -421,8 +474,7 @@ func TestAgentAvailability(t *testing.T) {
 		llm.CallTool("terminate", `{"success": true, "result": "ok"}`),
 	)
 	rt := agent(t, model)
-	closeStarted(t, rt, "browser_start_result")
-	o := runTask(t, rt, "Open page 1.")
+	o, st := runTask(t, rt, "Open page 1.")
 	results := toolResults(model)
 	if !o.OK() {
 		t.Fatalf("outcome = %+v\nresults: %s", o, strings.Join(results, "\n"))
@@ -446,7 +498,7 @@ func TestAgentAvailability(t *testing.T) {
 			t.Errorf("%s is not offered once a browser exists: %v", a.Name(), after)
 		}
 	}
-	b, err := runtime.Value[*browser.Browser](rt, "browser_start_result")
+	b, err := runtime.Value[*browser.Browser](st, "browser_start_result")
 	if err != nil || !b.Closed() {
 		t.Errorf("the browser the run started: %v, %v", b, err)
 	}

@@ -116,13 +116,17 @@ var testActions = action.MustSet(
 	action.MustNew(action.Spec{Name: "note", Description: "Do nothing.", Func: func() {}}),
 )
 
-func scriptedAgent(name string, m llm.Model, tmpl runtime.RunOptions) server.Agent {
-	return server.Agent{
-		Name: name, Description: "test agent " + name, Run: tmpl,
-		New: func(store run.Store) (*runtime.Runtime, error) {
-			return runtime.New(runtime.Options{Model: m, Store: store, Actions: testActions, DisableSnippets: true})
-		},
+// scriptedAgent is an agent on m recording into store (a new memory store
+// when nil).
+func scriptedAgent(store run.Store, name string, m llm.Model, tmpl runtime.RunOptions) server.Agent {
+	if store == nil {
+		store = run.NewMemoryStore()
 	}
+	rt, err := runtime.New(runtime.Options{Model: m, Store: store, Actions: testActions, DisableSnippets: true})
+	if err != nil {
+		panic(err)
+	}
+	return server.Agent{Name: name, Description: "test agent " + name, Run: tmpl, Runtime: rt}
 }
 
 // pngImage and csvTable are a host's output types: PNG bytes and CSV
@@ -181,27 +185,38 @@ func callsThen(calls ...string) llm.Model {
 	})
 }
 
-// outputAgent is an agent on outputActions.
-func outputAgent(name string, m llm.Model, a server.Agent) server.Agent {
-	a.Name, a.Description = name, "test agent "+name
-	a.New = func(store run.Store) (*runtime.Runtime, error) {
-		return runtime.New(runtime.Options{Model: m, Store: store, Actions: outputActions, DisableSnippets: true})
+// outputAgent is an agent on outputActions recording into store.
+func outputAgent(store run.Store, name string, m llm.Model, a server.Agent) server.Agent {
+	rt, err := runtime.New(runtime.Options{Model: m, Store: store, Actions: outputActions, DisableSnippets: true})
+	if err != nil {
+		panic(err)
 	}
+	a.Name, a.Description, a.Runtime = name, "test agent "+name, rt
 	return a
 }
 
 // testAgents are echo, slow_echo, awaiter, approver, failer,
-// history_echo, and the agents of output and failure kinds: artifacts,
-// outputs, invalid and mime_types.
-func testAgents() []server.Agent {
+// history_echo, and the agents of output and failure kinds (impatient,
+// artifacts, outputs, invalid, mime_types), recording into store (a new
+// memory store when nil).
+func testAgents(store run.Store) []server.Agent {
+	if store == nil {
+		store = run.NewMemoryStore()
+	}
 	return []server.Agent{
-		outputAgent("artifacts", callsThen("make_artifacts"), server.Agent{}),
-		outputAgent("outputs", callsThen("screenshot", "export"), server.Agent{
+		scriptedAgent(store, "echo", echoModel, runtime.RunOptions{}),
+		scriptedAgent(store, "slow_echo", slowModel{time.Second}, runtime.RunOptions{}),
+		scriptedAgent(store, "awaiter", awaiterModel, runtime.RunOptions{}),
+		scriptedAgent(store, "approver", approverModel, runtime.RunOptions{}),
+		scriptedAgent(store, "failer", failerModel, runtime.RunOptions{Limits: runtime.Limits{Retry: llm.RetryPolicy{Attempts: 1}}}),
+		scriptedAgent(store, "history_echo", historyEchoModel, runtime.RunOptions{}),
+		scriptedAgent(store, "impatient", awaiterModel, runtime.RunOptions{AwaitTimeout: 300 * time.Millisecond}),
+		outputAgent(store, "artifacts", callsThen("make_artifacts"), server.Agent{}),
+		outputAgent(store, "outputs", callsThen("screenshot", "export"), server.Agent{
 			Outputs: []server.OutputType{{Type: reflect.TypeFor[pngImage](), ContentType: "image/png"}, {Type: reflect.TypeFor[csvTable](), ContentType: "text/csv"}},
 		}),
-		scriptedAgent("impatient", awaiterModel, runtime.RunOptions{AwaitTimeout: 300 * time.Millisecond}),
-		outputAgent("invalid", callsThen(`check_input {"question":"Hello buddy","return":null}`), server.Agent{}),
-		outputAgent("mime_types", callsThen(), server.Agent{
+		outputAgent(store, "invalid", callsThen(`check_input {"question":"Hello buddy","return":null}`), server.Agent{}),
+		outputAgent(store, "mime_types", callsThen(), server.Agent{
 			InputContentTypes:  []string{"text/plain", "application/json"},
 			OutputContentTypes: []string{"text/html", "application/json", "application/javascript", "text/css"},
 			Metadata: server.AgentMetadata{
@@ -212,12 +227,6 @@ func testAgents() []server.Agent {
 				CreatedAt:    time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC),
 			},
 		}),
-		scriptedAgent("echo", echoModel, runtime.RunOptions{}),
-		scriptedAgent("slow_echo", slowModel{time.Second}, runtime.RunOptions{}),
-		scriptedAgent("awaiter", awaiterModel, runtime.RunOptions{}),
-		scriptedAgent("approver", approverModel, runtime.RunOptions{}),
-		scriptedAgent("failer", failerModel, runtime.RunOptions{Limits: runtime.Limits{Retry: llm.RetryPolicy{Attempts: 1}}}),
-		scriptedAgent("history_echo", historyEchoModel, runtime.RunOptions{}),
 	}
 }
 
@@ -225,7 +234,7 @@ func testAgents() []server.Agent {
 func startServer(t testing.TB, opts server.Options) (*server.Server, *httptest.Server) {
 	t.Helper()
 	if opts.Agents == nil {
-		opts.Agents = testAgents()
+		opts.Agents = testAgents(opts.Store)
 	}
 	s, err := server.New(opts)
 	if err != nil {

@@ -4,9 +4,10 @@
 // 1.0.3 for TypeScript, and the Python SDK); a conformance test runs the
 // TypeScript client against it.
 //
-// An Agent is a configured runtime: Agent.New builds a fresh
-// *runtime.Runtime for each run, recording to the server's store, and
-// Agent.Run is the template of the run's options. New returns a Server,
+// An Agent is a named *runtime.Runtime (Agent.Runtime), shared by all of
+// its runs and recording into the server's store, and Agent.Run is the
+// template of the run's options. A run outlives the request that started
+// it; Close cancels the runs still going. New returns a Server,
 // an http.Handler; ListenAndServe serves it on 127.0.0.1 by default.
 //
 // # Endpoints
@@ -145,18 +146,22 @@
 // Server.Close (and Serve, when its context is done: on SIGTERM or Ctrl-C
 // in byref serve) stops without losing a run. It refuses new runs,
 // resumes and follow-ups (503), lets the steps of running runs go on to
-// their next pause or end for up to Options.ShutdownGrace, and then stops
-// the runs without recording it: an awaiting run stays awaiting in the
-// store, and a run still in a step is marked failed with InterruptedReason.
+// their next pause or end for up to Options.ShutdownGrace, and then
+// closes the agents' runtimes (runtime.Runtime.Close), which stops the
+// runs without cancelling them: an awaiting run stays awaiting in the
+// store, and a run still in a step is marked failed as interrupted.
 // Serve stops accepting connections at once and lets requests in flight
 // end; a stream ends as its run pauses or ends.
 //
 // On a durable store (run/sqlite), call Server.Recover once after New and
 // before serving: runs a previous process left running (it crashed) are
 // marked failed as interrupted, and runs it left awaiting are restored on
-// a fresh runtime of their agent, so they can be resumed and cancelled as
-// before (when their variables are JSON values; otherwise they too are
-// marked interrupted). byref serve does this at start.
+// their agent's runtime, so they can be resumed and cancelled as before:
+// variables come back from the JSON values in the log, and those the log
+// holds no value of (a live *Notes, a database handle) are the agent's
+// starting variables of the same name; a run that still lacks one, or
+// whose agent is gone, is marked failed as interrupted. byref serve does
+// this at start.
 //
 // # Engines
 //
@@ -168,7 +173,7 @@
 // shares with the engine. A run the server does not hold (another server
 // process sharing the store and the engine started it, or this one before
 // a restart) is controlled through Engine.Control. With an engine,
-// Agent.New may be nil, Close leaves the runs going, and Recover refuses:
+// Agent.Runtime may be nil, Close leaves the runs going, and Recover refuses:
 // the engine recovers its own runs.
 //
 // # Run inspector

@@ -57,7 +57,7 @@ func TestSlowClientsAreDropped(t *testing.T) {
 	for _, token := range []string{"", "s3cret"} {
 		t.Run(fmt.Sprintf("token=%q", token), func(t *testing.T) {
 			const readTimeout = 500 * time.Millisecond
-			s, err := server.New(server.Options{Agents: testAgents(), Token: token, ReadTimeout: readTimeout})
+			s, err := server.New(server.Options{Agents: testAgents(nil), Token: token, ReadTimeout: readTimeout})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +123,7 @@ func rawRequest(t *testing.T, addr, req string) (string, string, string) {
 }
 
 func TestHardenedErrors(t *testing.T) {
-	s, err := server.New(server.Options{Agents: testAgents(), Token: "s3cret"})
+	s, err := server.New(server.Options{Agents: testAgents(nil), Token: "s3cret"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,10 +28,8 @@ func askThenAnswer() llm.Model {
 	})
 }
 
-func asker() server.Agent {
-	return server.Agent{Name: "asker", New: func(store run.Store) (*runtime.Runtime, error) {
-		return runtime.New(runtime.Options{Model: askThenAnswer(), Store: store})
-	}}
+func asker(store run.Store) server.Agent {
+	return server.Agent{Name: "asker", Runtime: must(runtime.New(runtime.Options{Model: askThenAnswer(), Store: store}))}
 }
 
 // A server restarted on the same SQLite file resumes the runs that were
@@ -43,7 +41,7 @@ func TestRecoverAfterRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := server.New(server.Options{Store: store, Agents: []server.Agent{asker()}})
+	first, err := server.New(server.Options{Store: store, Agents: []server.Agent{asker(store)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +76,7 @@ func TestRecoverAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store2.Close()
-	second, err := server.New(server.Options{Store: store2, Agents: []server.Agent{asker()}})
+	second, err := server.New(server.Options{Store: store2, Agents: []server.Agent{asker(store2)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,45 +113,35 @@ func TestRecoverAfterRestart(t *testing.T) {
 type liveThing struct{ conn chan int }
 
 // Close leaves an awaiting run awaiting in the store, and a server started
-// next on it restores the run, with the live values Agent.Restore gives.
+// next on it restores the run, with the live values of the agent's
+// runtime.
 func TestCloseThenRestoreWithLiveValues(t *testing.T) {
 	ctx := context.Background()
 	store := run.NewMemoryStore()
 	live := &liveThing{conn: make(chan int)}
-	agent := func(withRestore bool) server.Agent {
-		a := asker()
-		a.New = func(store run.Store) (*runtime.Runtime, error) {
-			return runtime.New(runtime.Options{Model: askThenAnswer(), Store: store,
-				Variables: []variable.Spec{{Name: "thing", Value: live}}})
-		}
-		if withRestore {
-			a.Restore = func(store run.Store) (*runtime.Runtime, runtime.RestoreOptions, error) {
-				rt, err := runtime.New(runtime.Options{Model: askThenAnswer(), Store: store})
-				return rt, runtime.RestoreOptions{Variables: []variable.Spec{{Name: "thing", Value: live}}}, err
-			}
-		}
-		return a
+	agent := func() server.Agent {
+		return server.Agent{Name: "asker", Runtime: must(runtime.New(runtime.Options{Model: askThenAnswer(), Store: store,
+			Variables: []variable.Spec{{Name: "thing", Value: live}}}))}
 	}
-	start := func() string {
-		s, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent(true)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := client{t: t, base: httptest.NewServer(s).URL}
-		r := c.run("POST", "/runs", `{"agent_name":"asker","input":[{"parts":[{"content":"weather"}]}]}`, 200)
-		if r.Status != "awaiting" {
-			t.Fatalf("the run is %s, want awaiting", r.Status)
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if sum, _ := store.Get(ctx, run.ID(r.RunID)); sum.Status != run.StatusAwaiting {
-			t.Fatalf("after Close the run is %s (%s), want awaiting", sum.Status, sum.Reason)
-		}
-		return r.RunID
+	s, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent()}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	id := start()
-	second, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent(true)}})
+	ts := httptest.NewServer(s)
+	c := client{t: t, base: ts.URL}
+	r := c.run("POST", "/runs", `{"agent_name":"asker","input":[{"parts":[{"content":"weather"}]}]}`, 200)
+	if r.Status != "awaiting" {
+		t.Fatalf("the run is %s, want awaiting", r.Status)
+	}
+	ts.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if sum, _ := store.Get(ctx, run.ID(r.RunID)); sum.Status != run.StatusAwaiting {
+		t.Fatalf("after Close the run is %s (%s), want awaiting", sum.Status, sum.Reason)
+	}
+
+	second, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,25 +149,34 @@ func TestCloseThenRestoreWithLiveValues(t *testing.T) {
 	if restored, interrupted, err := second.Recover(ctx); err != nil || len(restored) != 1 || len(interrupted) != 0 {
 		t.Fatalf("Recover = %v, %v, %v", restored, interrupted, err)
 	}
-	ts := httptest.NewServer(second)
-	defer ts.Close()
-	c := client{t: t, base: ts.URL}
-	if r := c.run("POST", "/runs/"+id, resume("Oslo", "sync"), 200); r.Status != "completed" || !strings.Contains(r.text(), "Oslo") {
+	ts2 := httptest.NewServer(second)
+	defer ts2.Close()
+	c = client{t: t, base: ts2.URL}
+	if r := c.run("POST", "/runs/"+r.RunID, resume("Oslo", "sync"), 200); r.Status != "completed" || !strings.Contains(r.text(), "Oslo") {
 		t.Fatalf("resumed after the restart: %+v", r)
 	}
 
-	// Without Restore, New's variables stand in the way: the run is marked
-	// interrupted, and the log says why.
-	id = start()
-	third, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent(false)}})
+	// A run whose agent is gone cannot be restored: Recover marks it
+	// failed as interrupted, in the store.
+	s3, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer third.Close()
-	if restored, interrupted, err := third.Recover(ctx); err != nil || len(restored) != 0 || len(interrupted) != 1 || string(interrupted[0]) != id {
-		t.Fatalf("Recover without Agent.Restore = %v, %v, %v", restored, interrupted, err)
+	ts3 := httptest.NewServer(s3)
+	r = client{t: t, base: ts3.URL}.run("POST", "/runs", `{"agent_name":"asker","input":[{"parts":[{"content":"weather"}]}]}`, 200)
+	ts3.Close()
+	s3.Close()
+	other := agent()
+	other.Name = "other"
+	fourth, err := server.New(server.Options{Store: store, Agents: []server.Agent{other}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if sum, _ := store.Get(ctx, run.ID(id)); sum.Status != run.StatusFailed || !strings.HasPrefix(sum.Reason, "interrupted") {
+	defer fourth.Close()
+	if _, interrupted, err := fourth.Recover(ctx); err != nil || len(interrupted) != 1 || string(interrupted[0]) != r.RunID {
+		t.Fatalf("Recover without the agent = %v, %v", interrupted, err)
+	}
+	if sum, _ := store.Get(ctx, run.ID(r.RunID)); sum.Status != run.StatusFailed || !strings.HasPrefix(sum.Reason, "interrupted") {
 		t.Fatalf("the run Recover could not restore is %s (%s), want failed as interrupted", sum.Status, sum.Reason)
 	}
 }

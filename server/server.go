@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/byref/byref/action"
@@ -44,12 +45,12 @@ type Agent struct {
 	Name string
 	// Description says what the agent does, for GET /agents.
 	Description string
-	// New returns a fresh Runtime for one run, with the agent's actions,
-	// variables and model, recording to store (set runtime.Options.Store
-	// to it: the server reads runs back from it). It is called once per
-	// run, concurrently for concurrent runs. It may be nil when
-	// Options.Engine is set: the engine builds the agent's runtime.
-	New func(store run.Store) (*runtime.Runtime, error)
+	// Runtime runs the agent's runs: its actions, starting variables and
+	// model. It is shared by all of them (each run has its own state), and
+	// must record into the server's store (runtime.Options.Store; see
+	// Options.Store). It may be nil when Options.Engine is set: the engine
+	// runs the agent. Close closes it (runtime.Runtime.Close).
+	Runtime *runtime.Runtime
 	// InputContentTypes are the media types of input parts the agent
 	// accepts, as patterns (type/subtype, type/* or */*); a part of
 	// another type is refused (422). Empty means text/plain and
@@ -66,13 +67,6 @@ type Agent struct {
 	// Outputs are the Go types whose values, created or changed by a
 	// step, are output (see OutputType); run.Artifact values always are.
 	Outputs []OutputType
-	// Restore, when set, builds the runtime Recover restores an awaiting
-	// run of the agent on after a restart, and says how to rebuild its
-	// variables: a runtime without variables (runtime.Runtime.Restore
-	// takes them from the run's log) and, in RestoreOptions.Variables, the
-	// live values the log cannot hold (a *Notes, a database handle). Nil
-	// means New, which then must add no variables.
-	Restore func(store run.Store) (*runtime.Runtime, runtime.RestoreOptions, error)
 	// Run is the template of every run's options: instructions, approval
 	// strategy, await timeout, limits, tags. The server sets ID, Session
 	// and Task (the input's text), appends the session's earlier messages
@@ -84,8 +78,10 @@ type Agent struct {
 type Options struct {
 	// Agents are the agents offered; names must be unique.
 	Agents []Agent
-	// Store keeps the runs. Nil means a new run.NewMemoryStore; use
-	// run/sqlite for runs that outlive the process.
+	// Store keeps the runs. Every agent's Runtime must record into it. Nil
+	// means the store of the agents' runtimes (runtime.Runtime.Store), or
+	// a new run.NewMemoryStore with Options.Engine; use run/sqlite for
+	// runs that outlive the process.
 	Store run.Store
 	// Token, when set, is the bearer token every request but GET /ping
 	// must send (Authorization: Bearer <token>). It is required to serve
@@ -128,8 +124,8 @@ type Options struct {
 	// means none: replay code is then available only for runs that called
 	// no action of their own (snippets and built-ins only).
 	ReplayActions func(run.Summary) *action.Set
-	// Engine runs the runs. Nil means in-process: every run on a fresh
-	// Runtime from Agent.New, as by default. With an engine, Store must be
+	// Engine runs the runs. Nil means in-process: every run on its
+	// Agent.Runtime, as by default. With an engine, Store must be
 	// the store the engine's runs record into (see Engine).
 	Engine Engine
 }
@@ -137,13 +133,15 @@ type Options struct {
 // Server is an http.Handler serving Options.Agents over ACP. Create one
 // with New; it is safe for concurrent use.
 type Server struct {
-	opts   Options
-	store  run.Store
-	gate   *gate // the view of store the runs of this process record into
-	agents map[string]*Agent
-	order  []string
-	log    *slog.Logger
-	mux    *http.ServeMux
+	opts  Options
+	store run.Store
+	// stopping is set once Close has let the steps go on and stops the
+	// runs (shutdown.go).
+	stopping atomic.Bool
+	agents   map[string]*Agent
+	order    []string
+	log      *slog.Logger
+	mux      *http.ServeMux
 
 	ctx    context.Context // the runs' context; cancelled by Close
 	cancel context.CancelFunc
@@ -163,10 +161,14 @@ func New(opts Options) (*Server, error) {
 		return nil, errors.New("server: no agents; set Options.Agents")
 	}
 	s := &Server{opts: opts, store: opts.Store, agents: map[string]*Agent{}, log: opts.Logger, live: map[run.ID]runtime.Controller{}}
+	for _, a := range opts.Agents {
+		if s.store == nil && a.Runtime != nil {
+			s.store = a.Runtime.Store()
+		}
+	}
 	if s.store == nil {
 		s.store = run.NewMemoryStore()
 	}
-	s.gate = &gate{Store: s.store}
 	if s.opts.ShutdownGrace <= 0 {
 		s.opts.ShutdownGrace = DefaultShutdownGrace
 	}
@@ -193,8 +195,11 @@ func New(opts Options) (*Server, error) {
 		if _, dup := s.agents[a.Name]; dup {
 			return nil, fmt.Errorf("server: two agents are named %q; rename one", a.Name)
 		}
-		if a.New == nil && opts.Engine == nil {
-			return nil, fmt.Errorf("server: agent %q has no New function; set Agent.New to build its runtime (or Options.Engine to run the agent elsewhere)", a.Name)
+		if a.Runtime == nil && opts.Engine == nil {
+			return nil, fmt.Errorf("server: agent %q has no Runtime; set Agent.Runtime (or Options.Engine to run the agent elsewhere)", a.Name)
+		}
+		if a.Runtime != nil && a.Runtime.Store() != s.store {
+			return nil, fmt.Errorf("server: agent %q records its runs in another store than the server's; build its runtime with runtime.Options{Store: store} and give the server the same store (Options.Store)", a.Name)
 		}
 		s.agents[a.Name] = &a
 		s.order = append(s.order, a.Name)
@@ -210,10 +215,11 @@ func (s *Server) Store() run.Store { return s.store }
 // Close stops the server without losing a run: it refuses new runs,
 // resumes and follow-ups (503), lets the steps of runs in this process go
 // on to their next pause or end for up to Options.ShutdownGrace, then
-// stops them without recording it: a run that awaits stays awaiting in the
+// closes the agents' runtimes (runtime.Runtime.Close), which stops the
+// runs without cancelling them: a run that awaits stays awaiting in the
 // store, and Recover, in the next process on the same store, restores it
 // so that it can be resumed. A run whose step was still going is marked
-// failed with InterruptedReason. Close returns once the runs' goroutines
+// failed as interrupted (kind run.FailureInterrupted). Close returns once the runs' goroutines
 // have ended and nothing more will be written to the store: close the
 // store after it. Reading stored runs still works. Close is idempotent.
 //

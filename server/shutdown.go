@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 	"time"
 
 	"github.com/byref/byref/run"
@@ -12,42 +11,12 @@ import (
 // DefaultShutdownGrace is Options.ShutdownGrace's default.
 const DefaultShutdownGrace = 10 * time.Second
 
-// InterruptedReason is the failure reason Close records for a run whose
-// step was still going when Options.ShutdownGrace ran out. runtime.Recover
-// gives a run a crashed process left running a reason with the same
-// prefix, "interrupted".
+// InterruptedReason is the failure reason Close records for a run that its
+// agent's runtime left unfinished in the log once Options.ShutdownGrace ran
+// out (runtime.Runtime.Close marks the runs it stops in a step itself).
+// Every such reason, and runtime.Recover's for a run a crashed process
+// left running, starts with "interrupted".
 const InterruptedReason = "interrupted: the server stopped before the run's step finished"
-
-// errStopped is what the runs' view of the store answers once Close has
-// sealed it.
-var errStopped = errors.New("server: the server has stopped; the run's log keeps its last state")
-
-// gate is the view of the store the server's own runtimes record into.
-// Close seals it before it cancels the runs' contexts, so that a
-// cancellation that only stops the process never reaches the log: an
-// awaiting run stays awaiting, to be restored by the next process
-// (Recover), and a run cut short in a step is marked interrupted by Close
-// itself.
-type gate struct {
-	run.Store
-	sealed atomic.Bool
-}
-
-// Create implements run.Store.
-func (g *gate) Create(ctx context.Context, e run.Event) (run.Summary, bool, error) {
-	if g.sealed.Load() {
-		return run.Summary{}, false, errStopped
-	}
-	return g.Store.Create(ctx, e)
-}
-
-// Append implements run.Store.
-func (g *gate) Append(ctx context.Context, id run.ID, last int64, events ...run.Event) (int64, error) {
-	if g.sealed.Load() {
-		return 0, errStopped
-	}
-	return g.Store.Append(ctx, id, last, events...)
-}
 
 // liveIDs returns the IDs of the runs whose turn goes on in this process.
 func (s *Server) liveIDs() []run.ID {
@@ -100,13 +69,17 @@ func (s *Server) interrupt(ctx context.Context, id run.ID) error {
 		run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: InterruptedReason}})
 	var conflict *run.ConflictError
 	if errors.As(err, &conflict) {
-		return s.interrupt(ctx, id) // a last event landed before the seal
+		return s.interrupt(ctx, id) // a last event landed meanwhile
 	}
 	return err
 }
 
-// stopRuns is the part of Close that ends the runs of this process: see
-// Close.
+// stopRuns is the part of Close that ends the runs of this process: it
+// lets running steps go on to a pause or an end for up to ShutdownGrace,
+// then closes the agents' runtimes (runtime.Runtime.Close), which stops
+// their runs without recording a cancellation: an awaiting run stays
+// awaiting, a running one is marked failed as interrupted. A run that the
+// runtime left unfinished in the log is marked interrupted here.
 func (s *Server) stopRuns() {
 	if s.opts.Engine != nil {
 		s.cancel()
@@ -120,10 +93,17 @@ func (s *Server) stopRuns() {
 		}
 	}
 	cancel()
-	// Every run whose turn goes on once the seal is set is either settled
-	// in the log or cut short in a step.
-	s.gate.sealed.Store(true)
+	s.stopping.Store(true)
 	ids := s.liveIDs()
+	closing, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownGrace)
+	defer cancel()
+	for _, name := range s.order {
+		if rt := s.agents[name].Runtime; rt != nil {
+			if err := rt.Close(closing); err != nil {
+				s.log.Error("server: closing an agent", "agent", name, "err", err)
+			}
+		}
+	}
 	s.cancel()
 	s.wg.Wait()
 	for _, id := range ids {

@@ -98,7 +98,7 @@ func (s *Set) Define(spec Spec, step int, by string) (created bool, err error) {
 		s.order = append(s.order, spec.Name)
 		kind = Created
 	}
-	v.Value, v.Type, v.Description, v.Secret = spec.Value, t, spec.Description, spec.Secret
+	v.Value, v.Type, v.Description, v.Secret, v.Tainted = spec.Value, t, spec.Description, spec.Secret, spec.Tainted
 	s.record(v, step, kind, by)
 	return !exists, nil
 }
@@ -129,6 +129,24 @@ func (s *Set) Touch(name string, step int, by string) error {
 		return fmt.Errorf("%w: %q", ErrNotFound, name)
 	}
 	s.record(v, step, Modified, by)
+	return nil
+}
+
+// Taint marks the named variable as derived from a secret (see
+// Variable.Tainted). A secret stays secret. Its latest history entry's
+// preview is redacted too.
+func (s *Set) Taint(name string) error {
+	v, ok := s.vars[name]
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrNotFound, name)
+	}
+	if v.Secret || v.Tainted {
+		return nil
+	}
+	v.Tainted = true
+	if n := len(v.History); n > 0 {
+		v.History[n-1].Preview = v.Preview(s.PreviewLimit)
+	}
 	return nil
 }
 
@@ -173,4 +191,19 @@ func nilable(t reflect.Type) bool {
 		return true
 	}
 	return false
+}
+
+// Clone returns a copy of the set: its own variables and histories, with
+// the same values (a pointer value is shared by both sets).
+func (s *Set) Clone() Set {
+	c := Set{PreviewLimit: s.PreviewLimit, order: slices.Clone(s.order)}
+	if s.vars != nil {
+		c.vars = make(map[string]*Variable, len(s.vars))
+		for n, v := range s.vars {
+			cv := *v
+			cv.History = slices.Clone(v.History)
+			c.vars[n] = &cv
+		}
+	}
+	return c
 }

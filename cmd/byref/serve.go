@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 
-	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
@@ -51,16 +50,18 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer store.Close()
+	agent, err := runtime.New(runtime.Options{Model: model, Store: store})
+	if err != nil {
+		return err
+	}
 	s, err := server.New(server.Options{
 		Store: store, Token: *token, ShutdownGrace: *grace, ReplayActions: replayActions,
 		Logger: slog.New(slog.NewTextHandler(stderr, nil)),
 		Agents: []server.Agent{{
 			Name:        "byref",
 			Description: agentDescription(spec),
-			New: func(store run.Store) (*runtime.Runtime, error) {
-				return runtime.New(runtime.Options{Model: model, Store: store})
-			},
-			Run: runtime.RunOptions{ModelName: spec, Approval: approval},
+			Runtime:     agent,
+			Run:         runtime.RunOptions{ModelName: spec, Approval: approval},
 		}},
 	})
 	if err != nil {

@@ -141,25 +141,21 @@ func main() {
 	defer store.Close() // after the server: Close flushes the log
 	notes := &Notes{}   // shared by every run: the live value runs refer to
 
+	agent, err := runtime.New(runtime.Options{
+		Model: model, Actions: actions, Store: store,
+		Variables: []variable.Spec{{Name: "notes", Value: notes, Description: "the user's notes"}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
 	s, err := server.New(server.Options{
 		Token:  *token,
 		Store:  store,
 		Logger: slog.Default(),
 		Agents: []server.Agent{{
-			Name:        "notes",
-			Description: "Keeps notes. Adding one needs your approval.",
-			New: func(store run.Store) (*runtime.Runtime, error) {
-				return runtime.New(runtime.Options{
-					Model: model, Store: store, Actions: actions,
-					Variables: []variable.Spec{{Name: "notes", Value: notes, Description: "the user's notes"}},
-				})
-			},
-			// After a restart, an awaiting run is restored on a runtime
-			// without variables, given the live notes by name.
-			Restore: func(store run.Store) (*runtime.Runtime, runtime.RestoreOptions, error) {
-				rt, err := runtime.New(runtime.Options{Model: model, Store: store, Actions: actions})
-				return rt, runtime.RestoreOptions{Variables: []variable.Spec{{Name: "notes", Value: notes}}}, err
-			},
+			Name:               "notes",
+			Description:        "Keeps notes. Adding one needs your approval.",
+			Runtime:            agent,
 			Run:                runtime.RunOptions{Instructions: "Add what the user says as a note with add_note, then export the notes."},
 			OutputContentTypes: []string{"text/plain", "application/json", "text/csv"},
 		}},
