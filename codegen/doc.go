@@ -44,6 +44,16 @@
 // missing action or a changed signature fails the replay before any action
 // runs.
 //
+// # Package main
+//
+// A run whose actions or variables use types or functions of package main
+// replays as a file of package main (the default Options.Package) meant to
+// sit next to the user's main.go: it names main's types and calls main's
+// functions by their bare names, unexported ones included, and Options.Main
+// then writes ReplayMain, for the user's main to call, instead of a second
+// main. Generated into another package, such a run is refused with an
+// error that says so.
+//
 // # Snippets
 //
 // Snippets are inlined in Replay's body, in order, so the variables they

@@ -287,7 +287,7 @@ func (g *gen) callStep(in *Instruction) error {
 		callee = g.lookupVar[a.Name()]
 	default:
 		ref := g.funcs[a.Name()]
-		callee = g.imp.use(ref.Path, "") + "." + ref.Name
+		callee = g.callee(ref)
 	}
 	if a.TakesContext() && !g.snippet {
 		args = append([]string{g.ctx}, args...)

@@ -30,7 +30,10 @@ type Options struct {
 	// Main adds a main function that calls ReplayVariables with the
 	// starting values written as literals (secrets are read from the
 	// environment variable BYREF_<NAME>, upper-cased) and prints
-	// {"result": …, "variables": …} as one line of JSON.
+	// {"result": …, "variables": …} as one line of JSON. When the run used
+	// types declared in package main (and Package is main), the file goes
+	// next to the user's main package, which has its own main: the function
+	// is then ReplayMain, for that main to call.
 	Main bool
 	// ActionSet is the package-level function main calls to get the action
 	// set for the actions looked up by name (closures and methods), e.g.
@@ -132,7 +135,11 @@ type gen struct {
 	resultType reflect.Type
 	resultExpr string
 	lastStep   int
+	usesMain   bool // types of package main are named: the file goes next to it
 }
+
+// inMain reports whether the generated file is in package main.
+func (g *gen) inMain() bool { return g.opts.Package == "" || g.opts.Package == "main" }
 
 func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 	if rec == nil {
@@ -207,7 +214,8 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 		if !ok {
 			return fmt.Errorf("%w: the run calls action %q, which is not in Recording.Actions; pass the actions the run used", ErrGenerate, name)
 		}
-		ref := locate(a.Func())
+		ref, local := locate(a.Func()).inPackage(g.inMain() && !snippet)
+		g.usesMain = g.usesMain || local
 		g.funcs[name] = ref
 		if ref.Why != "" && !snippet {
 			g.lookups = append(g.lookups, name)
@@ -439,7 +447,7 @@ func (g *gen) snippetFuncs(w *strings.Builder) error {
 		ref := g.funcs[name]
 		callee := g.lookupVar[name]
 		if callee == "" {
-			callee = g.imp.use(ref.Path, "") + "." + ref.Name
+			callee = g.callee(ref)
 		}
 		fmt.Fprintf(w, "// Snippets call %s by name.\n", name)
 		if !a.TakesContext() {
@@ -488,7 +496,21 @@ func typesOf(g *gen, ft reflect.Type, dropCtx bool) []string {
 func (g *gen) mainFunc(w *strings.Builder, starts []*Variable, rt string) error {
 	fmtPkg, osPkg := g.imp.use("fmt", "fmt"), g.imp.use("os", "os")
 	res, vars, out := g.names.fresh("result"), g.names.fresh("vars"), g.names.fresh("out")
-	fmt.Fprintf(w, "\nfunc main() {\n%s := %s.Background()\n", g.ctx, g.imp.use("context", "context"))
+	var setRef funcRef
+	if len(g.lookups) > 0 && g.opts.ActionSet != nil {
+		var local bool
+		setRef, local = locate(g.opts.ActionSet).inPackage(g.inMain())
+		g.usesMain = g.usesMain || local
+		if setRef.Why != "" {
+			return fmt.Errorf("Options.ActionSet: main must call it by import path, but %s", setRef.Why)
+		}
+	}
+	if g.usesMain {
+		// The user's package main has its own main.
+		fmt.Fprintf(w, "\n// ReplayMain is this replay's main: the run used types of your package\n// main, so this file goes next to your main.go; call ReplayMain from your\n// main function.\nfunc ReplayMain() {\n%s := %s.Background()\n", g.ctx, g.imp.use("context", "context"))
+	} else {
+		fmt.Fprintf(w, "\nfunc main() {\n%s := %s.Background()\n", g.ctx, g.imp.use("context", "context"))
+	}
 	args := []string{g.ctx}
 	exit := func() {
 		fmt.Fprintf(w, "if %s != nil {\n%s.Fprintln(%s.Stderr, %s)\n%s.Exit(1)\n}\n", g.err, fmtPkg, osPkg, g.err, osPkg)
@@ -496,11 +518,7 @@ func (g *gen) mainFunc(w *strings.Builder, starts []*Variable, rt string) error 
 	if len(g.lookups) > 0 {
 		args = append(args, g.actions)
 		if g.opts.ActionSet != nil {
-			ref := locate(g.opts.ActionSet)
-			if ref.Why != "" {
-				return fmt.Errorf("Options.ActionSet: main must call it by import path, but %s", ref.Why)
-			}
-			fmt.Fprintf(w, "%s := %s.%s()\n", g.actions, g.imp.use(ref.Path, ""), ref.Name)
+			fmt.Fprintf(w, "%s := %s()\n", g.actions, g.callee(setRef))
 		} else {
 			fmt.Fprintf(w, "// Set %s to the action set the run used: %s are looked up in it.\nvar %s *%s.Set\n", g.actions, strings.Join(g.lookups, ", "), g.actions, g.imp.use(actionPath, "action"))
 		}
