@@ -119,6 +119,9 @@ type acpRun struct {
 	Error  *struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
+		Data    struct {
+			Kind string `json:"kind"`
+		} `json:"data"`
 	} `json:"error"`
 	Output []struct {
 		Parts []struct {
@@ -278,7 +281,7 @@ func TestServeStopsWithoutLosingRuns(t *testing.T) {
 	}
 	for _, id := range slow {
 		r := s.get("/runs/" + id)
-		if r.Status != "failed" || r.Error == nil || !strings.HasPrefix(r.Error.Message, "interrupted") {
+		if r.Status != "failed" || r.Error == nil || !strings.HasPrefix(r.Error.Message, "interrupted") || r.Error.Data.Kind != "interrupted" {
 			t.Errorf("run %s, whose step outlasts the grace, is %+v, want failed as interrupted", id, r)
 		}
 	}
