@@ -14,7 +14,7 @@
 // [Generate] writes one gofmt-clean file:
 //
 //	type Variables struct{ … }  // every variable the replay leaves, tagged with its name
-//	func Replay(ctx context.Context, [actions *action.Set,] <starting variables>) (R, error)
+//	func Replay(ctx context.Context, [actions Actions,] <starting variables>) (R, error)
 //	func ReplayVariables(…same…) (R, Variables, error)
 //	func main()                  // with Options.Main
 //
@@ -37,12 +37,13 @@
 // arguments written as Go: references become the variables' names, raw JSON
 // becomes Go literals of the parameters' types, omitted parameters their
 // defaults. A closure ("pkg.F.func1"), a method value ("pkg.(*T).M-fm"), an
-// unexported function or one in package main, a test or an internal package
-// cannot be named from another package: Replay then takes an
-// actions *action.Set and looks each such action up once, before the first
-// step, with [replay.Func], typed with the function's exact signature. A
-// missing action or a changed signature fails the replay before any action
-// runs.
+// unexported function, or one in a test or an internal package cannot be
+// named from another package: Replay then takes an actions parameter of
+// the generated type Actions, a struct with one field per such action,
+// named after it and typed with the function's exact signature, and calls
+// the field; a nil field fails the replay before any action runs. The
+// generated main fills it from Options.ActionSet (replay.Func, which also
+// checks the signature), or says which fields to fill.
 //
 // # Package main
 //

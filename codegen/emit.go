@@ -19,7 +19,7 @@ func (g *gen) steps() error {
 			g.declared[v.Name] = true
 		}
 	}
-	g.errDeclared = len(g.lookups) > 0 && !g.snippet
+	g.errDeclared = false
 	for i := range g.rec.Steps {
 		in := &g.rec.Steps[i]
 		if err := g.instruction(i, in); err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/byref/byref/codegen"
 )
 
 // recorder is a program of package main whose action and variable use
@@ -149,4 +151,33 @@ func TestReplayOfPackageMainTypes(t *testing.T) {
 	if !strings.Contains(out, `"result":[{"ID":2,"Late":true},{"ID":3,"Late":true}]`) {
 		t.Fatalf("the replay printed %s\n%s", out, src)
 	}
+}
+
+// Closures become fields of Actions, named after the actions; without
+// Options.ActionSet, main says which to fill, and the replay refuses a nil
+// one by name.
+func TestClosuresBecomeActionsFields(t *testing.T) {
+	for _, sc := range scenarios() {
+		if sc.name != "ask_user" {
+			continue
+		}
+		rec, _, _ := sc.record(t)
+		src, err := codegen.Generate(rec, codegen.Options{Main: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{
+			"type Actions struct {", "Greet func(string) string",
+			"func Replay(ctx context.Context, actions Actions,",
+			"Greet: the action greet (it is a closure", "var actions Actions",
+			`fmt.Errorf("actions.Greet is nil; set it to the function of the action greet")`,
+			"actions.Greet(ask_user_result)",
+		} {
+			if !strings.Contains(string(src), want) {
+				t.Errorf("no %q in:\n%s", want, src)
+			}
+		}
+		return
+	}
+	t.Fatal("no ask_user scenario")
 }
