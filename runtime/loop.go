@@ -49,7 +49,7 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 			if o, stop := h.stopped(ctx); stop {
 				return o
 			}
-			return h.fail(ctx, "model: "+err.Error())
+			return h.failAs(ctx, run.FailureModel, "model: "+err.Error())
 		}
 		h.mu.Lock()
 		h.steps++
@@ -122,9 +122,21 @@ func (h *Handle) afterStep(ctx context.Context, res StepResult, retries *int, li
 	if f := h.fatalReason(); f != "" {
 		return Outcome{Status: run.StatusFailed, Reason: f}, true
 	}
+	if errors.Is(context.Cause(ctx), ErrClosed) {
+		// The agent was closed during the step: what the step's calls say
+		// now (an await given up) is not what they did, and must not reach
+		// the log, or a restored run would find its awaited call failed.
+		return h.closed(ctx), true
+	}
 	after, toolMsgs, snippetMsg := h.stepEvents(res, lim)
 	if err := h.rec.append(ctx, after...); err != nil {
 		return h.storeFault(ctx, err), true
+	}
+	for _, r := range res.Responses {
+		if f := r.Failure; f != nil {
+			reason := r.Name + ": " + f.Message
+			return h.failAs(ctx, f.Kind, reason), true
+		}
 	}
 	h.mu.Lock()
 	h.messages = append(h.messages, toolMsgs...)
@@ -169,7 +181,7 @@ func (h *Handle) closed(ctx context.Context) Outcome {
 		return Outcome{Status: s, Reason: ErrClosed.Error()}
 	}
 	reason := "interrupted: the agent was closed"
-	_ = h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason})
+	_ = h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason, Failure: run.FailureInterrupted})
 	return Outcome{Status: run.StatusFailed, Reason: reason}
 }
 
@@ -398,6 +410,16 @@ func (h *Handle) complete(ctx context.Context, result json.RawMessage, reason st
 // fail ends the run as failed.
 func (h *Handle) fail(ctx context.Context, reason string) Outcome {
 	if err := h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason}); err != nil && isIllegal(err) {
+		if o, stop := h.stopped(ctx); stop {
+			return o
+		}
+	}
+	return Outcome{Status: run.StatusFailed, Reason: reason}
+}
+
+// failAs ends the run as failed, with the kind of failure.
+func (h *Handle) failAs(ctx context.Context, kind run.FailureKind, reason string) Outcome {
+	if err := h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason, Failure: kind}); err != nil && isIllegal(err) {
 		if o, stop := h.stopped(ctx); stop {
 			return o
 		}

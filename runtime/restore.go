@@ -52,7 +52,7 @@ func Recover(ctx context.Context, store run.Store) (awaiting, interrupted []run.
 }
 
 func markInterrupted(ctx context.Context, store run.Store, s run.Summary, reason string) error {
-	_, err := store.Append(ctx, s.ID, s.LastSeq, run.Event{Data: run.Error{Message: reason}}, run.Event{Data: run.StatusChanged{From: s.Status, To: run.StatusFailed, Reason: reason}})
+	_, err := store.Append(ctx, s.ID, s.LastSeq, run.Event{Data: run.Error{Message: reason, Failure: run.FailureInterrupted}}, run.Event{Data: run.StatusChanged{From: s.Status, To: run.StatusFailed, Reason: reason}})
 	return err
 }
 
