@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/run"
 	"github.com/byref/byref/schema"
 	"github.com/byref/byref/variable"
 )
@@ -174,6 +175,9 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 		}
 		if errors.Is(res.err, action.ErrNeedsHuman) {
 			need = res.err
+		}
+		if f := (*run.FailureError)(nil); errors.As(res.err, &f) {
+			resp.Failure = f
 		}
 		return st.fail(in, resp, a.Name()+" failed: "+res.err.Error()), nil, need
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/run"
 )
 
 // Step is one turn of the model's instructions.
@@ -62,6 +63,9 @@ type ToolResponse struct {
 	Result json.RawMessage
 	// Duration is how long the call ran.
 	Duration time.Duration
+	// Failure is set when the action returned a *run.FailureError: the run
+	// fails with it instead of going on.
+	Failure *run.FailureError `json:"-"`
 }
 
 // toolContent is the JSON shape of a ToolResponse for the model.

@@ -21,7 +21,7 @@ var ErrUnknownAgent = errors.New("server: unknown agent")
 
 // StartRequest is a run to start with StartRun.
 type StartRequest struct {
-	// ID is the run's ID; empty means a new UUID.
+	// ID is the run's ID; empty means a new run.NewID.
 	ID run.ID
 	// Session is the conversation the run continues: the run gets the
 	// session's earlier messages as history, as an ACP run does. Empty
@@ -45,7 +45,7 @@ func (s *Server) StartRun(ctx context.Context, agent string, req StartRequest) (
 	}
 	id := req.ID
 	if id == "" {
-		id = run.ID(newUUID())
+		id = run.NewID()
 	}
 	session := req.Session
 	if session == "" {
