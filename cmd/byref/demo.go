@@ -116,8 +116,9 @@ func demo(ctx context.Context, args []string, w io.Writer) error {
 		return err
 	}
 	snap := run.Fold(events)
-	fmt.Fprintf(w, "\nThe stored run: %s in %s, %d events, %d tool calls, %d snippets, %d variables, result %s.\n",
-		h.ID(), *db, len(events), len(snap.ToolCalls), len(snap.Snippets), len(snap.Variables), snap.Result)
+	fmt.Fprintf(w, "\nThe stored run: %s in %s, %s, %s, %s, %s, result %s.\n",
+		h.ID(), *db, count(len(events), "event"), count(len(snap.ToolCalls), "tool call"), count(len(snap.Snippets), "snippet"),
+		count(len(snap.Variables), "variable"), snap.Result)
 	rec, err := codegen.FromEvents(events, actions)
 	if err != nil {
 		return err
@@ -129,4 +130,13 @@ func demo(ctx context.Context, args []string, w io.Writer) error {
 	fmt.Fprintf(w, "\nA Go program that replays it with no model (save it as main.go in a module that requires github.com/byref/byref, then go run .; byref replay %s --db %s prints it again):\n\n", h.ID(), *db)
 	_, err = w.Write(src)
 	return err
+}
+
+// count writes n and a noun, plural unless n is 1: "1 snippet", "4 tool
+// calls".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
