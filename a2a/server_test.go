@@ -242,7 +242,7 @@ func TestInputRequiredAndResume(t *testing.T) {
 			last = e
 		}
 	}
-	if last == nil || last.Status.State != sdk.TaskStateCompleted || last.TaskID != task.ID || !strings.Contains(last.Status.Message.Parts[0].Text(), `\"hi\"`) {
+	if last == nil || last.Status.State != sdk.TaskStateCompleted || last.TaskID != task.ID || !strings.Contains(last.Status.Message.Parts[0].Text(), `"preview":"hi"`) {
 		t.Fatalf("last = %+v %q", last, last.Status.Message.Parts[0].Text())
 	}
 }

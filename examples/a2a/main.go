@@ -55,13 +55,14 @@ var weatherModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, erro
 			continue
 		}
 		// The tool response names the variable holding the answer, with a
-		// preview: the city, as a JSON string.
+		// preview: the city.
 		var resp struct {
 			Variables []struct{ Preview string } `json:"variables"`
 		}
 		city := "Paris"
 		if json.Unmarshal([]byte(m.Text), &resp) == nil && len(resp.Variables) > 0 {
-			_ = json.Unmarshal([]byte(resp.Variables[0].Preview), &city)
+			city = resp.Variables[0].Preview
+			_ = json.Unmarshal([]byte(city), &city) // a quoted preview
 		}
 		b, _ := json.Marshal(Weather{City: city, Celsius: 21})
 		return llm.CallTool(action.TerminateName, `{"success":true,"result":`+string(b)+`}`), nil
