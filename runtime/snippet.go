@@ -36,6 +36,10 @@ type SnippetResponse struct {
 	Variables []VariableChange
 	// Duration is how long it ran.
 	Duration time.Duration
+	// Err is the typed failure behind Error, for the host (for example an
+	// *interp.CompileError, or an error wrapping context.DeadlineExceeded);
+	// it is not sent to the model.
+	Err error
 }
 
 // Content returns the response as JSON text for the model.
@@ -152,6 +156,7 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 	res, err := ip.Eval(evalCtx, interp.Input{Code: code, Vars: vars, Funcs: funcs})
 	resp.Stdout, resp.Stderr = res.Stdout+actionOut.String(), res.Stderr
 	if err != nil {
+		resp.Err = err
 		return fail(err.Error())
 	}
 

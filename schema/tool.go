@@ -242,9 +242,11 @@ func appendDefs(b []byte, spec ToolSpec) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, `"<<var:`...)
+			b = append(b, '"')
+			b = append(b, RefPrefix...)
 			b = append(b, r...)
-			b = append(b, `>>"`...)
+			b = append(b, RefSuffix...)
+			b = append(b, '"')
 		}
 		b = append(b, `],"description":`...)
 		b = appendString(b, "A reference <<var:NAME>> to a variable compatible with '"+p.Name+"' (type "+p.TypeName+").")
