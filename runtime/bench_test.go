@@ -131,3 +131,47 @@ func BenchmarkToolsWarm(b *testing.B) {
 		st.Tools()
 	}
 }
+
+// BenchmarkDispatch is one validated tool call through the public API, as
+// a host dispatches a model's call: JSON arguments in, the tool message's
+// text out, the result stored as a new variable. A fresh State (a new run)
+// every DefaultMaxSteps calls, not timed.
+func BenchmarkDispatch(b *testing.B) {
+	type args struct {
+		Location, Unit string
+		Days           int
+	}
+	forecast := action.MustNew(action.Spec{
+		Name: "get_weather", Description: "Get the weather forecast.",
+		Func: func(location, unit string, days int) []float64 {
+			out := make([]float64, days)
+			for i := range out {
+				out[i] = 21 + float64(i)
+			}
+			return out
+		},
+		Params: []action.Param{{Name: "location"}, {Name: "unit", Enum: []any{"c", "f"}}, {Name: "days", Enum: []any{1, 2, 3, 4, 5, 6, 7}}},
+	})
+	rt, err := runtime.New(runtime.Options{Actions: action.MustSet(forecast)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, _ := rt.NewState()
+	step := runtime.Step{Calls: []runtime.ToolCall{{ID: "call-1", Name: "get_weather", Arguments: `{"location":"Paris","unit":"c","days":3}`}}}
+	ctx := context.Background()
+	n := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		r := st.Execute(ctx, step)
+		if !r.Responses[0].Success {
+			b.Fatal(r.Responses[0].Error)
+		}
+		_ = r.Responses[0].Content()
+		if n++; n == runtime.DefaultMaxSteps {
+			b.StopTimer()
+			st, _ = rt.NewState()
+			n = 0
+			b.StartTimer()
+		}
+	}
+}

@@ -29,6 +29,9 @@ type prepared struct {
 	tracked []trackedRef
 	// target is the existing variable named in "return", or "".
 	target string
+	// argsBuf holds args for actions of few parameters: one allocation for
+	// the whole resolution.
+	argsBuf [4]reflect.Value
 }
 
 type trackedRef struct {
@@ -109,24 +112,45 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 		return st.fail(in, resp, "the step was cancelled before "+a.Name()+" ran ("+err.Error()+")"), nil, nil
 	}
 
-	callCtx, cancel := ctx, context.CancelFunc(func() {})
-	if st.opts.CallTimeout > 0 {
-		callCtx, cancel = context.WithTimeout(ctx, st.opts.CallTimeout)
+	// An action that takes a context gets one with the call's deadline,
+	// its own output writers and its call; one that takes none cannot see
+	// them, and a timer alone bounds it.
+	callCtx := ctx
+	var deadline <-chan time.Time
+	var stdout, stderr *boundedBuffer
+	if a.TakesContext() {
+		if st.opts.CallTimeout > 0 {
+			var cancel context.CancelFunc
+			callCtx, cancel = context.WithTimeout(ctx, st.opts.CallTimeout)
+			defer cancel()
+		}
+		out := &callOutput{stdout: boundedBuffer{limit: st.opts.MaxOutput}, stderr: boundedBuffer{limit: st.opts.MaxOutput}}
+		stdout, stderr = &out.stdout, &out.stderr
+		callCtx = action.WithOutput(callCtx, stdout, stderr)
+		callCtx = context.WithValue(callCtx, callKey{}, &callInfo{run: st.run, callID: c.ID})
+	} else if st.opts.CallTimeout > 0 {
+		t := time.NewTimer(st.opts.CallTimeout)
+		defer t.Stop()
+		deadline = t.C
 	}
-	defer cancel()
-	out := &callOutput{stdout: boundedBuffer{limit: st.opts.MaxOutput}, stderr: boundedBuffer{limit: st.opts.MaxOutput}}
-	stdout, stderr := &out.stdout, &out.stderr
-	callCtx = action.WithOutput(callCtx, stdout, stderr)
-	callCtx = context.WithValue(callCtx, callKey{}, &callInfo{run: st.run, callID: c.ID})
 
-	done := make(chan callResult, 1)
+	done := st.doneChan()
 	go func() {
 		v, err := a.Call(callCtx, p.args)
 		done <- callResult{v, err}
 	}()
 	var res callResult
+	abandon := false
 	select {
 	case res = <-done:
+		st.putDone(done)
+	case <-deadline:
+		select {
+		case res = <-done: // it returned just in time
+			st.putDone(done)
+		default:
+			abandon = true
+		}
 	case <-callCtx.Done():
 		// A cancelled step waits a while for the action to return (the
 		// run is cancelling, and moves to canceled once it has); a call
@@ -151,14 +175,15 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 			default:
 			}
 		}
-		if !returned {
-			resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
-			cause := ErrCallTimeout
-			if ctx.Err() != nil {
-				cause = context.Cause(ctx)
-			}
-			return st.failErr(in, resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: abandoned(a.Name(), ctx, callCtx), Err: cause}), nil, nil
+		abandon = !returned
+	}
+	if abandon {
+		resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
+		cause := ErrCallTimeout
+		if ctx.Err() != nil {
+			cause = context.Cause(ctx)
 		}
+		return st.failErr(in, resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: abandoned(a.Name(), ctx, callCtx, st.opts.CallTimeout), Err: cause}), nil, nil
 	}
 	resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
 	if st.hasSecrets() {
@@ -235,11 +260,15 @@ func (st *State) peek(name string) (any, reflect.Type, bool) {
 	return st.vars.Value(name)
 }
 
-func abandoned(name string, step, call context.Context) string {
+func abandoned(name string, step, call context.Context, timeout time.Duration) string {
 	if step.Err() != nil {
 		return fmt.Sprintf("the step was cancelled while %s ran (%v); its result, if any, is ignored", name, step.Err())
 	}
-	return fmt.Sprintf("%s did not return before its deadline (%v); it was abandoned and its result, if any, is ignored. Try smaller inputs, or another action", name, call.Err())
+	why := call.Err()
+	if why == nil { // bounded by a timer: the action takes no context
+		why = context.DeadlineExceeded
+	}
+	return fmt.Sprintf("%s did not return before its deadline (%v, after %v); it was abandoned and its result, if any, is ignored. Try smaller inputs, or another action", name, why, timeout)
 }
 
 // change describes a variable as the model sees it after a change; callers
@@ -389,7 +418,12 @@ func (st *State) prepare(c ToolCall) (*prepared, error) {
 	if err := checkNames(r, fs, plain); err != nil {
 		return nil, err
 	}
-	p := &prepared{row: r, args: make([]reflect.Value, a.NumParams()), record: make([]run.Argument, a.NumParams())}
+	p := &prepared{row: r}
+	if n := a.NumParams(); n <= len(p.argsBuf) {
+		p.args, p.record = p.argsBuf[:n:n], make([]run.Argument, n)
+	} else {
+		p.args, p.record = make([]reflect.Value, n), make([]run.Argument, n)
+	}
 	for i := range p.args {
 		raw, _ := fs.get(a.Param(i).Name)
 		if err := st.resolveArg(p, i, raw, plain); err != nil {

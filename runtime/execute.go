@@ -87,6 +87,11 @@ type toolContent struct {
 // Content returns the response as the JSON text sent to the model as the
 // tool result.
 func (r ToolResponse) Content() string {
+	if r.Result == nil {
+		// The common case, written directly: the same text as
+		// encoding/json's without HTML escaping, in one allocation.
+		return string(appendContent(make([]byte, 0, 64+len(r.Error)+len(r.Stdout)+len(r.Stderr)+96*len(r.Variables)), r.Success, r.Error, r.Stdout, r.Stderr, r.Variables))
+	}
 	b, err := marshal(toolContent{r.Success, r.Error, r.Stdout, r.Stderr, r.Variables, r.Result})
 	if err != nil { // only a Result that is not JSON could cause this
 		b, _ = marshal(toolContent{Success: false, Error: "the result could not be written as JSON: " + err.Error()})
@@ -166,7 +171,10 @@ func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 		// approver edited are resolved again. A call that does not resolve
 		// fails without asking anybody.
 		p, perr := st.resolve(c)
-		refs := func() map[string]run.VariableRef { return st.refsOf(p) }
+		var refs func() map[string]run.VariableRef
+		if g != nil {
+			refs = func() map[string]run.VariableRef { return st.refsOf(p) }
+		}
 		if perr == nil && g != nil && !p.row.builtin {
 			sent := c.Arguments
 			if deny := g.approveCall(ctx, &c, refs, p.row.act.NeedsApproval()); deny != "" {
