@@ -137,10 +137,6 @@ func BenchmarkToolsWarm(b *testing.B) {
 // text out, the result stored as a new variable. A fresh State (a new run)
 // every DefaultMaxSteps calls, not timed.
 func BenchmarkDispatch(b *testing.B) {
-	type args struct {
-		Location, Unit string
-		Days           int
-	}
 	forecast := action.MustNew(action.Spec{
 		Name: "get_weather", Description: "Get the weather forecast.",
 		Func: func(location, unit string, days int) []float64 {
