@@ -171,3 +171,38 @@ func BenchmarkDispatch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDispatchFlat measures that a call's cost does not grow with
+// what its State holds: 10, 1,000 and 10,000 variables (and as many
+// results of the same action before the timed calls), one call per op.
+func BenchmarkDispatchFlat(b *testing.B) {
+	weather := action.MustNew(action.Spec{
+		Name: "get_weather", Func: func(location, unit string) string { return unit + " in " + location },
+		Params: []action.Param{{Name: "location"}, {Name: "unit", Enum: []any{"c", "f"}}},
+	})
+	rt, err := runtime.New(runtime.Options{Actions: action.MustSet(weather)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	step := runtime.Step{Calls: []runtime.ToolCall{{ID: "c", Name: "get_weather", Arguments: `{"location":"<<var:v0>>","unit":"c"}`}}}
+	for _, n := range []int{10, 1_000, 10_000} {
+		b.Run(fmt.Sprintf("vars=%d", n), func(b *testing.B) {
+			st, _ := rt.NewState()
+			for i := range n {
+				if err := st.Set(fmt.Sprintf("v%d", i), "Paris"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for range n { // as many earlier results: weather … weather_n
+				st.Execute(ctx, step)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if r := st.Execute(ctx, step); !r.Responses[0].Success {
+					b.Fatal(r.Responses[0].Error)
+				}
+			}
+		})
+	}
+}
