@@ -40,9 +40,9 @@ import (
 // flat {"location","unit","days"} object needs GetWeather wrapped in a
 // function of three parameters that builds the Args and calls it.
 //
-// action.Param has Enum but no minimum/maximum: days in 1..7 is written as
-// the enum [1..7] (checked on byref's scalar fast path; the schema the model
-// sees is {"enum":[1,...,7],"type":"integer"}). byrefWeatherRangeType is the
+// days in 1..7 is action.Param's Min and Max (checked on byref's scalar
+// fast path, compiled when the action is built; the schema the model sees is
+// {"maximum":7,"minimum":1,"type":"integer"}). byrefWeatherRangeType is the
 // other way byref can say it: a named type with a JSONSchema method.
 func byrefWeather() *action.Action {
 	return action.MustNew(action.Spec{
@@ -54,7 +54,7 @@ func byrefWeather() *action.Action {
 		Params: []action.Param{
 			{Name: "location", Description: "City name"},
 			{Name: "unit", Enum: []any{"c", "f"}},
-			{Name: "days", Enum: []any{1, 2, 3, 4, 5, 6, 7}},
+			{Name: "days", Min: 1, Max: 7},
 		},
 	})
 }
