@@ -46,7 +46,7 @@ func buildBounds(p Param, t reflect.Type) (bounds, error) {
 	}
 	if p.Min != nil || p.Max != nil {
 		if !isNumber(t.Kind()) {
-			return b, fmt.Errorf("Min and Max bound numbers, and %s is not one; use MinLength, MaxLength or Pattern for strings", t)
+			return b, fmt.Errorf("the bounds Min and Max are for numbers, and %s is not one; use MinLength, MaxLength or Pattern for strings", t)
 		}
 		var err error
 		if p.Min != nil {
@@ -67,10 +67,10 @@ func buildBounds(p Param, t reflect.Type) (bounds, error) {
 	}
 	if p.MinLength > 0 || p.MaxLength > 0 || p.Pattern != "" {
 		if t.Kind() != reflect.String {
-			return b, fmt.Errorf("MinLength, MaxLength and Pattern bound strings, and %s is not one; use Min and Max for numbers", t)
+			return b, fmt.Errorf("the bounds MinLength, MaxLength and Pattern are for strings, and %s is not one; use Min and Max for numbers", t)
 		}
 		if p.MinLength < 0 || p.MaxLength < 0 || p.MaxLength > 0 && p.MinLength > p.MaxLength {
-			return b, errors.New("MinLength and MaxLength must be positive, with MinLength at most MaxLength")
+			return b, errors.New("the lengths must be positive, with MinLength at most MaxLength")
 		}
 		b.minLength, b.maxLength = p.MinLength, p.MaxLength
 		if p.Pattern != "" {
