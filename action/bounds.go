@@ -62,7 +62,7 @@ func buildBounds(p Param, t reflect.Type) (bounds, error) {
 			b.hasMax = true
 		}
 		if b.hasMin && b.hasMax && b.min > b.max {
-			return b, fmt.Errorf("Min %v is more than Max %v", p.Min, p.Max)
+			return b, fmt.Errorf("the bound Min %v is more than Max %v", p.Min, p.Max)
 		}
 	}
 	if p.MinLength > 0 || p.MaxLength > 0 || p.Pattern != "" {
@@ -76,7 +76,7 @@ func buildBounds(p Param, t reflect.Type) (bounds, error) {
 		if p.Pattern != "" {
 			re, err := regexp.Compile(p.Pattern)
 			if err != nil {
-				return b, fmt.Errorf("Pattern: %w", err)
+				return b, fmt.Errorf("the Pattern is not a Go regular expression: %w", err)
 			}
 			b.pattern = re
 		}
