@@ -148,54 +148,21 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 		stdout, stderr = &out.stdout, &out.stderr
 		callCtx = action.WithOutput(callCtx, stdout, stderr)
 		callCtx = context.WithValue(callCtx, callKey{}, &callInfo{run: st.run, callID: c.ID, sensitive: secretIn})
-	} else if st.opts.CallTimeout > 0 {
+	} else if st.opts.CallTimeout > 0 && st.opts.Isolate {
 		t := time.NewTimer(st.opts.CallTimeout)
 		defer t.Stop()
 		deadline = t.C
 	}
 
-	done := st.doneChan()
-	go func() {
-		v, err := a.Call(callCtx, p.args)
-		done <- callResult{v, err}
-	}()
 	var res callResult
 	abandon := false
-	select {
-	case res = <-done:
-		st.putDone(done)
-	case <-deadline:
-		select {
-		case res = <-done: // it returned just in time
-			st.putDone(done)
-		default:
-			abandon = true
-		}
-	case <-callCtx.Done():
-		// A cancelled step waits a while for the action to return (the
-		// run is cancelling, and moves to canceled once it has); a call
-		// past its own deadline is abandoned at once.
-		var grace <-chan time.Time
-		if ctx.Err() != nil && st.opts.CancelGrace > 0 {
-			t := time.NewTimer(st.opts.CancelGrace)
-			defer t.Stop()
-			grace = t.C
-		}
-		returned := false
-		if grace != nil {
-			select {
-			case res = <-done:
-				returned = true
-			case <-grace:
-			}
-		} else {
-			select {
-			case res = <-done: // it returned just in time
-				returned = true
-			default:
-			}
-		}
-		abandon = !returned
+	if st.opts.Isolate {
+		res, abandon = st.isolated(ctx, callCtx, a, p.args, deadline)
+	} else {
+		// On the step's goroutine: stopped through its context only, as
+		// Go functions are. No handoff to another goroutine, which costs
+		// more than the rest of the call on a busy machine.
+		res.value, res.err = a.Call(callCtx, p.args)
 	}
 	if abandon {
 		resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
@@ -288,6 +255,55 @@ func (st *State) commit(in Instruction, resp ToolResponse, step int, a *action.A
 	resp.Duration = in.Duration
 	st.history = append(st.history, in)
 	return resp
+}
+
+// isolated runs a call on a goroutine of its own (Options.Isolate) and
+// waits for it, its deadline (deadline, or callCtx's) or the cancellation
+// of its step (ctx, then CancelGrace); abandon reports that it did not
+// return in time.
+func (st *State) isolated(ctx, callCtx context.Context, a *action.Action, args []reflect.Value, deadline <-chan time.Time) (res callResult, abandon bool) {
+	done := st.doneChan()
+	go func() {
+		v, err := a.Call(callCtx, args)
+		done <- callResult{v, err}
+	}()
+	select {
+	case res = <-done:
+		st.putDone(done)
+	case <-deadline:
+		select {
+		case res = <-done: // it returned just in time
+			st.putDone(done)
+		default:
+			abandon = true
+		}
+	case <-callCtx.Done():
+		// A cancelled step waits a while for the action to return (the
+		// run is cancelling, and moves to canceled once it has); a call
+		// past its own deadline is abandoned at once.
+		var grace <-chan time.Time
+		if ctx.Err() != nil && st.opts.CancelGrace > 0 {
+			t := time.NewTimer(st.opts.CancelGrace)
+			defer t.Stop()
+			grace = t.C
+		}
+		returned := false
+		if grace != nil {
+			select {
+			case res = <-done:
+				returned = true
+			case <-grace:
+			}
+		} else {
+			select {
+			case res = <-done: // it returned just in time
+				returned = true
+			default:
+			}
+		}
+		abandon = !returned
+	}
+	return res, abandon
 }
 
 // peek reads a variable's value under the lock.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/interp"
@@ -176,5 +177,24 @@ func TestResolutionIsRecorded(t *testing.T) {
 	snap, _ := h.Snapshot(context.Background())
 	if snap.ToolCalls[0].Resolution == nil || snap.ToolCalls[0].Resolution.Args[0].Ref != "city" {
 		t.Errorf("the snapshot lacks the resolution: %+v", snap.ToolCalls[0])
+	}
+}
+
+// Without Options.Isolate a call runs on its step's goroutine and is
+// stopped through its context: an action that honours it fails with its
+// deadline.
+func TestCallsStopThroughTheirContext(t *testing.T) {
+	wait := action.MustNew(action.Spec{Name: "wait", Func: func(ctx context.Context) error {
+		<-ctx.Done()
+		return ctx.Err()
+	}})
+	st, err := newState(runtime.Options{Actions: action.MustSet(wait), CallTimeout: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := call(st, "wait", `{}`)
+	var ae *runtime.ActionError
+	if r.Success || !errors.As(r.Err, &ae) || !errors.Is(r.Err, context.DeadlineExceeded) {
+		t.Fatalf("resp = %+v", r)
 	}
 }
