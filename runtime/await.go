@@ -170,7 +170,7 @@ func (h *Handle) waitAnswer(ctx context.Context, p *pendingAwait) (run.Answer, e
 			reason = fmt.Sprintf("the %s %s was not answered within %v", req.Await, req.ID, h.opts.AwaitTimeout)
 		}
 		h.setFatal(reason)
-		_ = h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason})
+		_ = h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason, Failure: run.FailureTimeout})
 		return run.Answer{}, errors.New(reason)
 	case <-ctx.Done():
 		if !h.clearPending(p) {

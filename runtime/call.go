@@ -196,6 +196,9 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 		if errors.Is(res.err, action.ErrNeedsHuman) {
 			need = res.err
 		}
+		if f := (*run.FailureError)(nil); errors.As(res.err, &f) {
+			resp.Failure = f
+		}
 		return st.failErr(in, resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: a.Name() + " failed: " + res.err.Error(), Err: res.err}), nil, need
 	}
 

@@ -72,6 +72,9 @@ type ToolResponse struct {
 	Err error
 
 	resultVar string // the variable the result went to, for the log
+	// Failure is set when the action returned a *run.FailureError: the run
+	// fails with it instead of going on.
+	Failure *run.FailureError `json:"-"`
 }
 
 // toolContent is the JSON shape of a ToolResponse for the model.

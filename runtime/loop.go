@@ -50,7 +50,7 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 			if o, stop := h.stopped(ctx); stop {
 				return o
 			}
-			return h.fail(ctx, "model: "+err.Error())
+			return h.failAs(ctx, run.FailureModel, "model: "+err.Error())
 		}
 		h.mu.Lock()
 		h.steps++
@@ -124,9 +124,21 @@ func (h *Handle) afterStep(ctx context.Context, res StepResult, retries *int, li
 	if f := h.fatalReason(); f != "" {
 		return Outcome{Status: run.StatusFailed, Reason: f}, true
 	}
+	if errors.Is(context.Cause(ctx), ErrClosed) {
+		// The agent was closed during the step: what the step's calls say
+		// now (an await given up) is not what they did, and must not reach
+		// the log, or a restored run would find its awaited call failed.
+		return h.closed(ctx), true
+	}
 	after, toolMsgs, snippetMsg := h.stepEvents(res, lim)
 	if err := h.rec.append(ctx, after...); err != nil {
 		return h.storeFault(ctx, err), true
+	}
+	for _, r := range res.Responses {
+		if f := r.Failure; f != nil {
+			reason := r.Name + ": " + f.Message
+			return h.failAs(ctx, f.Kind, reason), true
+		}
 	}
 	h.mu.Lock()
 	h.messages = append(h.messages, toolMsgs...)
@@ -171,7 +183,7 @@ func (h *Handle) closed(ctx context.Context) Outcome {
 		return Outcome{Status: s, Reason: ErrClosed.Error()}
 	}
 	reason := "interrupted: the agent was closed"
-	_ = h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason})
+	_ = h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason, Failure: run.FailureInterrupted})
 	return Outcome{Status: run.StatusFailed, Reason: reason}
 }
 
@@ -193,7 +205,7 @@ func (h *Handle) request(lim Limits) llm.Request {
 	h.messages[0] = llm.SystemMessage(h.st.systemPrompt(h.opts))
 	budget := int(float64(lim.ContextWindow)*lim.ContextShare) - toolTokens
 	h.messages, h.pinned = fitWindow(h.messages, budget, h.pinned)
-	req.Messages = append([]llm.Message(nil), h.messages...)
+	req.Messages = clipMessages(append([]llm.Message(nil), h.messages...), h.st.opts.MaxMessage)
 	return req
 }
 
@@ -230,15 +242,20 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 	return events, toolMsgs, snippetMsg
 }
 
-// bound keeps a tool result of more than lim.LargeResult characters as a
+// bound keeps a tool result of more than lim.LargeResult bytes as a
 // variable and returns what the model gets instead; callers hold rt.mu.
 func (st *State) bound(step int, source, callID, content string, lim Limits) (string, []run.Payload) {
 	if len(content) <= lim.LargeResult {
 		return content, nil
 	}
+	if st.opts.HideFromAI {
+		// Plain mode has no references: the model gets the start of the
+		// result and is told it was cut, never a name it cannot use.
+		return clip(content, lim.LargeResult), nil
+	}
 	name := st.freeName(source + "_output")
 	if err := st.define(variable.Spec{Name: name, Value: content, Description: "a tool result too large for the conversation"}, step, source); err != nil {
-		return content[:lim.LargeResult] + "…", nil
+		return clip(content, lim.LargeResult), nil
 	}
 	// The variable is the instruction's, in the history and the log, like
 	// any the call made.
@@ -329,15 +346,19 @@ func (h *Handle) textResult(ctx context.Context, text string, retries *int, lim 
 	return h.retryResult(ctx, err, retries, lim)
 }
 
+// maxErrorQuote bounds the text of an error quoted back to the model, which
+// may quote the value it refused.
+const maxErrorQuote = 1 << 10
+
 // retryResult tells the model its result was invalid, or gives up.
 func (h *Handle) retryResult(ctx context.Context, err error, retries *int, lim Limits) (Outcome, bool) {
 	*retries++
-	_ = h.rec.append(ctx, run.Error{Message: "invalid result: " + err.Error()})
+	_ = h.rec.append(ctx, run.Error{Message: "invalid result: " + clip(err.Error(), maxErrorQuote)})
 	if lim.ResultRetries < 0 || *retries > lim.ResultRetries {
-		return h.complete(ctx, nil, "no valid result after "+fmt.Sprint(*retries)+" attempts: "+err.Error()), true
+		return h.complete(ctx, nil, "no valid result after "+fmt.Sprint(*retries)+" attempts: "+clip(err.Error(), maxErrorQuote)), true
 	}
 	h.mu.Lock()
-	h.messages = append(h.messages, llm.UserMessage("Your result is not valid: "+err.Error()+". Call terminate again with a result that matches the result schema."))
+	h.messages = append(h.messages, llm.UserMessage("Your result is not valid: "+clip(err.Error(), maxErrorQuote)+". Call terminate again with a result that matches the result schema."))
 	h.mu.Unlock()
 	return Outcome{}, false
 }
@@ -392,6 +413,16 @@ func (h *Handle) complete(ctx context.Context, result json.RawMessage, reason st
 // fail ends the run as failed.
 func (h *Handle) fail(ctx context.Context, reason string) Outcome {
 	if err := h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason}); err != nil && isIllegal(err) {
+		if o, stop := h.stopped(ctx); stop {
+			return o
+		}
+	}
+	return Outcome{Status: run.StatusFailed, Reason: reason}
+}
+
+// failAs ends the run as failed, with the kind of failure.
+func (h *Handle) failAs(ctx context.Context, kind run.FailureKind, reason string) Outcome {
+	if err := h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason, Failure: kind}); err != nil && isIllegal(err) {
 		if o, stop := h.stopped(ctx); stop {
 			return o
 		}

@@ -54,6 +54,9 @@ func (t *acpTime) UnmarshalJSON(b []byte) error {
 type acpError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Data holds {"kind": run.FailureKind} for a failed run whose log
+	// says why.
+	Data json.RawMessage `json:"data,omitempty"`
 }
 
 // part is ACP's MessagePart.

@@ -32,7 +32,14 @@ type projector struct {
 	run      acpRun
 	lastText string // text of the latest assistant message
 	user     []message
+	// agents gives the output types of the run's agent (nil for none).
+	agents  map[string]*Agent
+	outputs map[string]string // Go type name → content type
+	failure run.FailureKind   // of the latest run.Error with one
 }
+
+// newProjector returns a projector for the server's runs.
+func (s *Server) newProjector() *projector { return &projector{agents: s.agents} }
 
 // apply folds one event and returns the ACP events it produces, encoded.
 func (p *projector) apply(e run.Event) []json.RawMessage {
@@ -50,6 +57,14 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 		}
 		if d.Session != "" {
 			p.run.SessionID = ptr(string(d.Session))
+		}
+		if a := p.agents[d.Tags[TagAgent]]; a != nil && len(a.Outputs) > 0 {
+			p.outputs = map[string]string{}
+			for _, o := range a.Outputs {
+				if o.Type != nil {
+					p.outputs[o.Type.String()] = o.ContentType
+				}
+			}
 		}
 		emitRun("run.created")
 	case run.UserMessage:
@@ -73,7 +88,10 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 			if reason == "" {
 				reason = "the run failed"
 			}
-			p.run.Error = &acpError{Code: CodeServerError, Message: reason}
+			p.run.Error = &acpError{Code: failureCode(p.failure), Message: reason}
+			if p.failure != "" {
+				p.run.Error.Data, _ = json.Marshal(map[string]run.FailureKind{"kind": p.failure})
+			}
 			emitRun("run.failed")
 		case run.StatusCanceled:
 			p.run.FinishedAt = &t
@@ -99,7 +117,20 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 		}}
 	case run.AwaitResolved:
 		p.run.AwaitRequest = nil
-	case run.ToolCallScheduled, run.ToolCallCompleted, run.SnippetExecuted, run.Error, run.ChildRunStarted, run.ChildRunFinished:
+	case run.VariableCreated:
+		if parts, ok := p.outputParts(d.Variable, d.Value); ok && d.Step > 0 && !d.Secret {
+			out = append(out, p.addMessage(t, parts...)...)
+		}
+	case run.VariableModified:
+		if parts, ok := p.outputParts(d.Variable, d.Value); ok && !d.Secret {
+			out = append(out, p.addMessage(t, parts...)...)
+		}
+	case run.Error:
+		if d.Failure != "" {
+			p.failure = d.Failure
+		}
+		out = append(out, generic(e))
+	case run.ToolCallScheduled, run.ToolCallCompleted, run.SnippetExecuted, run.ChildRunStarted, run.ChildRunFinished:
 		out = append(out, generic(e))
 	}
 	return out
@@ -107,17 +138,17 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 
 func (p *projector) role() string { return "agent/" + p.run.AgentName }
 
-// addMessage appends a one-part agent message to the output and returns
-// message.created, message.part and message.completed.
-func (p *projector) addMessage(t acpTime, pt part) []json.RawMessage {
+// addMessage appends an agent message of the parts to the output and
+// returns message.created, a message.part per part and message.completed.
+func (p *projector) addMessage(t acpTime, parts ...part) []json.RawMessage {
 	opened := message{Role: p.role(), Parts: []part{}, CreatedAt: &t}
-	done := message{Role: p.role(), Parts: []part{pt}, CreatedAt: &t, CompletedAt: &t}
+	done := message{Role: p.role(), Parts: parts, CreatedAt: &t, CompletedAt: &t}
 	p.run.Output = append(p.run.Output, done)
-	return []json.RawMessage{
-		encode(acpEvent{Type: "message.created", Message: &opened}),
-		encode(acpEvent{Type: "message.part", Part: &pt}),
-		encode(acpEvent{Type: "message.completed", Message: &done}),
+	out := []json.RawMessage{encode(acpEvent{Type: "message.created", Message: &opened})}
+	for i := range parts {
+		out = append(out, encode(acpEvent{Type: "message.part", Part: &parts[i]}))
 	}
+	return append(out, encode(acpEvent{Type: "message.completed", Message: &done}))
 }
 
 // resultPart returns the part that shows a run's result, unless the result

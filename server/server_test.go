@@ -270,7 +270,7 @@ func TestErrors(t *testing.T) {
 		{"GET", "/sessions/7d0a1c1e-8c53-4bd6-a2f5-3c2b7a1e0b11", "", 404, "not_found"},
 		{"GET", "/resources/nothing", "", 404, "not_found"},
 		{"GET", "/nowhere", "", 404, "not_found"},
-		{"DELETE", "/runs", "", 405, "server_error"},
+		{"DELETE", "/runs", "", 405, "invalid_input"},
 	} {
 		status, b := c.do(tc.method, tc.path, tc.body)
 		var e struct{ Code, Message string }
