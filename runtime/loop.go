@@ -10,6 +10,7 @@ import (
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
+	"github.com/byref/byref/schema"
 	"github.com/byref/byref/variable"
 )
 
@@ -81,11 +82,12 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 		}
 
 		before = append(before, run.PhaseChanged{From: run.PhasePlanning, To: run.PhaseExecuting})
-		h.st.mu.Lock()
 		for _, c := range calls {
-			before = append(before, run.ToolCallScheduled{Step: step, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, References: h.st.references(c)}})
+			// Resolved when it runs (after the step's snippets and earlier
+			// calls, which may make the variables it refers to); the
+			// resolution is recorded with its completion.
+			before = append(before, run.ToolCallScheduled{Step: step, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments}})
 		}
-		h.st.mu.Unlock()
 		if err := h.rec.appendPhased(ctx, before...); err != nil {
 			return h.storeFault(ctx, err)
 		}
@@ -227,6 +229,7 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 		events = append(events, run.ToolCallCompleted{
 			CallID: r.CallID, Success: r.Success, Error: r.Error, Duration: r.Duration, Stdout: r.Stdout, Stderr: r.Stderr,
 			Created: infos(r.Variables, "created"), Modified: infos(r.Variables, "assigned", "modified"),
+			Resolution: r.Resolution, Result: r.resultVar,
 		})
 		events = append(events, h.st.variableChangeEvents(res.Step, r.Variables)...)
 		content, kept := h.st.bound(res.Step, r.Name, r.CallID, r.Content(), lim)
@@ -270,7 +273,7 @@ func (st *State) bound(step int, source, callID, content string, lim Limits) (st
 	b, _ := marshal(largeResult{
 		Note:      fmt.Sprintf("the result was %d characters, so it was stored in the string variable %s; pass <<var:%s>> to actions or read it in Go code", len(content), name, name),
 		Variable:  name,
-		Reference: "<<var:" + name + ">>",
+		Reference: schema.Ref(name),
 		Start:     string(head),
 	})
 	return string(b), kept

@@ -471,7 +471,7 @@ func (g *answered) take(kind run.AwaitKind) (run.Answer, bool) {
 	return g.answer, true
 }
 
-func (g *answered) approveCall(ctx context.Context, c *ToolCall, needsApproval bool) string {
+func (g *answered) approveCall(ctx context.Context, c *ToolCall, refs func() map[string]run.VariableRef, needsApproval bool) string {
 	if g.req.Call != nil && g.req.Call.ID == c.ID {
 		if a, ok := g.take(run.AwaitApproval); ok {
 			if a.Decision == run.Denied {
@@ -483,7 +483,7 @@ func (g *answered) approveCall(ctx context.Context, c *ToolCall, needsApproval b
 			return ""
 		}
 	}
-	return g.Handle.approveCall(ctx, c, needsApproval)
+	return g.Handle.approveCall(ctx, c, refs, needsApproval)
 }
 
 func (g *answered) approveSnippet(ctx context.Context, code string, access interp.Access, guarded []string) string {
@@ -498,7 +498,7 @@ func (g *answered) approveSnippet(ctx context.Context, code string, access inter
 	return g.Handle.approveSnippet(ctx, code, access, guarded)
 }
 
-func (g *answered) human(ctx context.Context, c ToolCall, need error) (context.Context, string) {
+func (g *answered) human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (context.Context, string) {
 	if g.req.Call != nil && g.req.Call.ID == c.ID {
 		if a, ok := g.take(g.req.Await); ok {
 			switch g.req.Await {
@@ -512,7 +512,7 @@ func (g *answered) human(ctx context.Context, c ToolCall, need error) (context.C
 			}
 		}
 	}
-	return g.Handle.human(ctx, c, need)
+	return g.Handle.human(ctx, c, refs, need)
 }
 
 func (g *answered) ask(ctx context.Context, c ToolCall, question string) (string, string) {
