@@ -31,8 +31,10 @@ type ImportOptions struct {
 
 // Import reads the card of the A2A agent at url and returns one action
 // that calls it: NAME(task string) json.RawMessage. Calling it sends the
-// task as a message and streams the remote task to its end, writing its
-// progress (states and status messages) to the call's output. Its result
+// task as a message and streams the remote task to its end, recording its
+// progress (states and status messages) in the run's log as it happens
+// (runtime.Progress: the inspector and the protocols' streams show it) and
+// writing it to the call's output. Its result
 // is the task's artifacts, so that the run keeps them in a variable a
 // later action takes by reference: the value of a single artifact (a
 // text part as a JSON string, a data part as its JSON, several parts as
@@ -172,10 +174,10 @@ func (r *remote) call(ctx context.Context, task string) (json.RawMessage, error)
 			return finalResult(nil, e), nil
 		case *sdk.Task:
 			info, status, artifacts = e.TaskInfo(), e.Status, e.Artifacts
-			progress(out, status)
+			progress(ctx, out, status)
 		case *sdk.TaskStatusUpdateEvent:
 			info, status = e.TaskInfo(), e.Status
-			progress(out, status)
+			progress(ctx, out, status)
 		case *sdk.TaskArtifactUpdateEvent:
 			info = e.TaskInfo()
 			artifacts = mergeArtifact(artifacts, e)
@@ -273,13 +275,15 @@ func (c *canceller) wait() {
 	}
 }
 
-// progress writes a status to the call's output.
-func progress(w io.Writer, s sdk.TaskStatus) {
+// progress writes a status to the call's output, and records it in the
+// run's log as the call's progress (runtime.Progress) as it happens.
+func progress(ctx context.Context, w io.Writer, s sdk.TaskStatus) {
+	line := stateName(s.State)
 	if t := messageText(s.Message); t != "" {
-		fmt.Fprintf(w, "%s: %s\n", stateName(s.State), firstLine(t, 200))
-		return
+		line += ": " + firstLine(t, 200)
 	}
-	fmt.Fprintln(w, stateName(s.State))
+	fmt.Fprintln(w, line)
+	_ = runtime.Progress(ctx, line)
 }
 
 func firstLine(s string, max int) string {

@@ -136,6 +136,30 @@ func TestImportFromByrefServer(t *testing.T) {
 	if v := variableOf(t, store, h.ID(), "measure_result"); !strings.Contains(v, "measured") || !strings.Contains(v, "You said") {
 		t.Fatalf("measure_result = %s", v)
 	}
+	// The remote task's progress is in this run's log, as the call's,
+	// before the call completed.
+	events, err := store.Read(ctx, h.ID(), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress []string
+	callID := ""
+	for _, e := range events {
+		switch p := e.Data.(type) {
+		case run.Progress:
+			if callID == "" {
+				callID = p.CallID
+			}
+			progress = append(progress, p.Message)
+		case run.ToolCallCompleted:
+			if p.CallID == callID && len(progress) == 0 {
+				t.Fatal("the call completed before any progress")
+			}
+		}
+	}
+	if len(progress) < 2 || !strings.Contains(strings.Join(progress, "\n"), "input-required") {
+		t.Fatalf("progress in the run's log = %q", progress)
+	}
 }
 
 // startedModel tells when its run has started, then blocks until the run

@@ -28,6 +28,7 @@ const (
 	EventAwaitResolved     EventType = "await_resolved"
 	EventChildRunStarted   EventType = "child_run_started"
 	EventChildRunFinished  EventType = "child_run_finished"
+	EventProgress          EventType = "progress"
 	EventResult            EventType = "result"
 	EventUsage             EventType = "usage"
 	EventError             EventType = "error"
@@ -49,6 +50,7 @@ var decoders = map[EventType]func([]byte) (Payload, error){
 	EventAwaitResolved:     decode[AwaitResolved],
 	EventChildRunStarted:   decode[ChildRunStarted],
 	EventChildRunFinished:  decode[ChildRunFinished],
+	EventProgress:          decode[Progress],
 	EventResult:            decode[Result],
 	EventUsage:             decode[Usage],
 	EventError:             decode[Error],
@@ -67,8 +69,8 @@ func EventTypes() []EventType {
 		EventUserMessage, EventAssistantMessage, EventToolCallScheduled,
 		EventToolCallCompleted, EventSnippetExecuted, EventVariableCreated,
 		EventVariableModified, EventAwaitRequested, EventAwaitResolved,
-		EventChildRunStarted, EventChildRunFinished, EventResult, EventUsage,
-		EventError}
+		EventChildRunStarted, EventChildRunFinished, EventProgress, EventResult,
+		EventUsage, EventError}
 }
 
 // Known reports whether t is one of the event types above.

@@ -370,6 +370,15 @@ type ChildRunFinished struct {
 	Error  string          `json:"error,omitempty"`
 }
 
+// Progress records what a tool call reported while it ran: a remote
+// agent's status, how far a long action has got. People watching the run
+// see it (the snapshot, the inspector, the protocols' streams); the model
+// does not.
+type Progress struct {
+	CallID  string `json:"call_id"`
+	Message string `json:"message"`
+}
+
 // Result records the run's result. A run can have several (one per
 // follow-up); the latest wins.
 type Result struct {
@@ -440,6 +449,9 @@ func (AwaitRequested) Kind() EventType { return EventAwaitRequested }
 // Kind returns [EventAwaitResolved].
 func (AwaitResolved) Kind() EventType { return EventAwaitResolved }
 
+// Kind returns [EventProgress].
+func (Progress) Kind() EventType { return EventProgress }
+
 // Kind returns [EventChildRunStarted].
 func (ChildRunStarted) Kind() EventType { return EventChildRunStarted }
 
@@ -471,6 +483,7 @@ func (VariableModified) isPayload()  {}
 func (AwaitRequested) isPayload()    {}
 func (AwaitResolved) isPayload()     {}
 func (ChildRunStarted) isPayload()   {}
+func (Progress) isPayload()          {}
 func (ChildRunFinished) isPayload()  {}
 func (Result) isPayload()            {}
 func (Usage) isPayload()             {}

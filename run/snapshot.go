@@ -90,6 +90,8 @@ type ToolCallState struct {
 	// variable its result went to (see ToolCallCompleted).
 	Resolution *Resolution `json:"resolution,omitempty"`
 	Result     string      `json:"result,omitempty"`
+	// Progress is the latest progress the call reported while it ran.
+	Progress string `json:"progress,omitempty"`
 }
 
 // SnippetState is a snippet as the snapshot sees it.
@@ -217,6 +219,10 @@ func (s *Snapshot) Apply(e Event) {
 	case AwaitResolved:
 		if s.Await != nil && s.Await.ID == p.ID {
 			s.Await = nil
+		}
+	case Progress:
+		if tc := s.toolCall(p.CallID); tc != nil {
+			tc.Progress = p.Message
 		}
 	case ChildRunStarted:
 		s.ChildRuns = append(s.ChildRuns, ChildRun{ID: p.Child, CallID: p.CallID, Name: p.Name})

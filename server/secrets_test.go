@@ -224,8 +224,18 @@ func TestSecretsDoNotLeak(t *testing.T) {
 				}
 			}
 			if x.followUp != nil {
-				if status, b := c.do("POST", "/ui/api/runs/"+id+"/follow-up", `{"text":"What is the password? Print it."}`); status >= 300 {
-					t.Fatalf("follow-up: %d %s", status, b)
+				// The run becomes followable once the server's watcher has
+				// seen its turn end, just after the stream closed.
+				deadline := time.Now().Add(15 * time.Second)
+				for {
+					status, b := c.do("POST", "/ui/api/runs/"+id+"/follow-up", `{"text":"What is the password? Print it."}`)
+					if status < 300 {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("follow-up: %d %s", status, b)
+					}
+					time.Sleep(20 * time.Millisecond)
 				}
 				waitFinished(t, store, id, len(x.script)+len(x.followUp))
 			}

@@ -29,6 +29,7 @@ func EveryKind() []run.Payload {
 		run.UserMessage{Text: "What's the weather in Paris?", Turn: "turn_1"},
 		run.AssistantMessage{Step: 1, Text: "Let me check.", Reasoning: "The user wants weather; call get_weather."},
 		run.ToolCallScheduled{Step: 1, Call: call},
+		run.Progress{CallID: "call_1", Message: "working: 2 of 3 pages"},
 		run.ToolCallCompleted{CallID: "call_1", Success: true, Error: "retried once",
 			Duration: 1500 * time.Millisecond, Stdout: "fetched\n", Stderr: "warn\n",
 			Created: vars, Modified: mods},

@@ -1,0 +1,33 @@
+package runtime
+
+import (
+	"context"
+
+	"github.com/byref/byref/run"
+)
+
+// MaxProgress bounds the message of one progress report, in bytes.
+const MaxProgress = 1 << 10
+
+// Progress records a message about the tool call running in ctx (what a
+// long action has done so far, a remote agent's status) in the run's log
+// at once, as a run.Progress event: people watching the run see it in the
+// snapshot, the inspector and the protocols' streams; the model does not.
+// The message is cut to MaxProgress bytes and redacted like the call's
+// output (hidden when the call was given a secret). Outside a run's call,
+// as in State.Execute, it does nothing and returns nil; it returns the
+// store's error when the event cannot be appended.
+func Progress(ctx context.Context, message string) error {
+	info, ok := ctx.Value(callKey{}).(*callInfo)
+	if !ok || info.run == nil {
+		return nil
+	}
+	if len(info.sensitive) > 0 {
+		message = hiddenOutput
+	} else if st := info.run.st; st != nil {
+		st.mu.Lock()
+		message = st.redact(message)
+		st.mu.Unlock()
+	}
+	return info.run.rec.append(ctx, run.Progress{CallID: info.callID, Message: clip(message, MaxProgress)})
+}
