@@ -6,6 +6,7 @@ import (
 
 	"github.com/byref/byref/internal/openaitest"
 	"github.com/byref/byref/llm"
+	_ "github.com/byref/byref/llm/providers"
 )
 
 // A handler sees the request as typed values and answers with typed values;

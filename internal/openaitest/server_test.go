@@ -13,6 +13,7 @@ import (
 
 	"github.com/byref/byref/internal/openaitest"
 	"github.com/byref/byref/llm"
+	_ "github.com/byref/byref/llm/providers"
 )
 
 func open(t *testing.T, srv *openaitest.Server) llm.Model {
