@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/internal/wire"
@@ -53,6 +55,7 @@ type Model struct {
 	header   http.Header
 	client   *http.Client
 	provider string
+	ids      atomic.Uint64
 }
 
 // New returns a Model for opts. It does no network I/O.
@@ -106,7 +109,7 @@ func (m *Model) Generate(ctx context.Context, req llm.Request) (llm.Response, er
 	for _, bl := range r.Content {
 		addBlock(&out, bl)
 	}
-	finish(&out, r.StopReason)
+	m.finish(&out, r.StopReason)
 	return out, nil
 }
 
@@ -129,9 +132,15 @@ func addBlock(out *llm.Response, bl block) {
 	}
 }
 
-// finish maps the stop reason. A refusal keeps whatever text came with it as
-// the Refusal; an empty refusal (no content blocks) is still a refusal.
-func finish(out *llm.Response, reason string) {
+// finish gives calls without an ID a unique one and maps the stop reason. A
+// refusal keeps whatever text came with it as the Refusal; an empty refusal
+// (no content blocks) is still a refusal.
+func (m *Model) finish(out *llm.Response, reason string) {
+	for i := range out.ToolCalls {
+		if out.ToolCalls[i].ID == "" {
+			out.ToolCalls[i].ID = "toolu_byref_" + strconv.FormatUint(m.ids.Add(1), 10)
+		}
+	}
 	switch reason {
 	case "end_turn", "stop_sequence":
 		out.StopReason = llm.StopEnd

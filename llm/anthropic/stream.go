@@ -115,6 +115,6 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) 
 	for _, i := range order {
 		addBlock(&out, *blocks[i])
 	}
-	finish(&out, stop)
+	m.finish(&out, stop)
 	return out, nil
 }
