@@ -318,11 +318,16 @@ type Usage struct {
 	OutputTokens int64 `json:"output_tokens"`
 }
 
-// Error records a fault worth keeping that does not by itself change the
-// status: a model call retried, a result that failed validation.
+// Error records a fault worth keeping: a model call retried, a result that
+// failed validation, or, with Failure set, why the run is about to fail.
 type Error struct {
 	Step    int    `json:"step,omitempty"`
 	Message string `json:"message"`
+	// Failure, when set, is the typed reason of the failure that follows.
+	Failure FailureKind `json:"failure,omitempty"`
+	// Refusal is what the model said when it declined (Failure
+	// [FailureRefusal] or [FailureContentFilter]).
+	Refusal string `json:"refusal,omitempty"`
 }
 
 // Unknown is an event of a type this version of the package does not know,

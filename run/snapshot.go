@@ -30,6 +30,11 @@ type Snapshot struct {
 	Phase Phase `json:"phase,omitempty"`
 	// FailureReason is the reason of the move to failed.
 	FailureReason string `json:"failure_reason,omitempty"`
+	// FailureKind is the typed reason of a failure caused by the model's
+	// answer (a refusal, a content filter, a cut answer); empty otherwise.
+	FailureKind FailureKind `json:"failure_kind,omitempty"`
+	// Refusal is what the model said when it declined to answer.
+	Refusal string `json:"refusal,omitempty"`
 	// Await is the pending await; nil when there is none. An await ends when
 	// it is resolved or the run fails, is cancelled or completes.
 	Await *AwaitRequested `json:"await,omitempty"`
@@ -214,6 +219,9 @@ func (s *Snapshot) Apply(e Event) {
 	case Error:
 		s.step(p.Step)
 		s.LastError = p.Message
+		if p.Failure != "" {
+			s.FailureKind, s.Refusal = p.Failure, p.Refusal
+		}
 	}
 }
 

@@ -66,6 +66,14 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 		if resp.Text != "" || resp.Reasoning != "" {
 			before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning})
 		}
+		if kind, reason := stopFailure(resp); kind != "" {
+			// A refused or cut answer is not a result, and its calls are
+			// not run: fail with the typed reason, keeping what was said.
+			if err := h.rec.append(ctx, before...); err != nil {
+				return h.storeFault(ctx, err)
+			}
+			return h.failWith(ctx, run.Error{Step: step, Message: reason, Failure: kind, Refusal: resp.Refusal}, reason)
+		}
 
 		if len(calls) == 0 && len(snippets) == 0 {
 			// A plain answer: it is the result.
@@ -344,9 +352,44 @@ func (h *Handle) complete(ctx context.Context, result json.RawMessage, reason st
 	return Outcome{Status: run.StatusCompleted, Result: result, Reason: reason}
 }
 
+// stopFailure says whether the model's stop reason fails the run, and why:
+// a refusal or a content filter (the answer is not the task done), or the
+// output token limit (the text or the last call's arguments are cut, and
+// chat APIs cannot resume a cut tool call, so the run fails rather than
+// asking the model to go on).
+func stopFailure(resp llm.Response) (run.FailureKind, string) {
+	switch {
+	case resp.StopReason == llm.StopRefusal:
+		what := resp.Refusal
+		if what == "" {
+			what = resp.Text
+		}
+		return run.FailureRefusal, "the model refused the task: " + preview(what)
+	case resp.StopReason == llm.StopContentFilter:
+		return run.FailureContentFilter, "the provider's content filter stopped the model's answer"
+	case resp.StopReason.Truncated():
+		return run.FailureMaxTokens, "the model's answer was cut off by its output token limit; raise the model's max tokens (llm.Options.MaxTokens)"
+	}
+	return "", ""
+}
+
+// preview bounds a model's text quoted in a failure reason.
+func preview(s string) string {
+	const limit = 500
+	if r := []rune(s); len(r) > limit {
+		return string(r[:limit]) + "…"
+	}
+	return s
+}
+
 // fail ends the run as failed.
 func (h *Handle) fail(ctx context.Context, reason string) Outcome {
-	if err := h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason}); err != nil && isIllegal(err) {
+	return h.failWith(ctx, run.Error{Message: reason}, reason)
+}
+
+// failWith ends the run as failed, recording e before the status change.
+func (h *Handle) failWith(ctx context.Context, e run.Error, reason string) Outcome {
+	if err := h.rec.transition(ctx, run.StatusFailed, reason, e); err != nil && isIllegal(err) {
 		if o, stop := h.stopped(ctx); stop {
 			return o
 		}

@@ -1,6 +1,6 @@
 package runtime_test
 
-// The agent's acceptance scenarios again, through langchaingo's real OpenAI
+// The agent's acceptance scenarios again, through byref's real OpenAI
 // client (llm.OpenWith) against openaitest's wire-format server on
 // 127.0.0.1. Besides each run's outcome, the tests check what the server
 // received: tools, tool results, truncated conversations.
@@ -26,7 +26,7 @@ import (
 	"github.com/byref/byref/schema"
 )
 
-// openaiAgent returns a runtime whose model is langchaingo's OpenAI client
+// openaiAgent returns a runtime whose model is byref's OpenAI client
 // talking to a wire-format server answering with h.
 func openaiAgent(t *testing.T, h openaitest.Handler, opts runtime.Options) (*runtime.Runtime, *openaitest.Server) {
 	t.Helper()
@@ -184,7 +184,7 @@ func TestOpenAIWeatherTask(t *testing.T) {
 	if !slices.Contains(enums, "<<var:city>>") {
 		t.Errorf("get_weather's enums %q lack <<var:city>>", enums)
 	}
-	// On the wire langchaingo's json.Marshal writes < and > as the JSON
+	// On the wire the client's json.Marshal writes < and > as the JSON
 	// escapes \u003c and \u003e (the same JSON value, see Request.Body);
 	// what the API decodes is the reference itself, never &lt; or a
 	// double-escaped \u003c.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"time"
+
+	"github.com/byref/byref/run"
 )
 
 // The wire types of the Agent Communication Protocol, as the acp-sdk 1.0.3
@@ -54,6 +56,17 @@ func (t *acpTime) UnmarshalJSON(b []byte) error {
 type acpError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Data is ACP's optional error data; a run that failed because of the
+	// model's answer carries its typed reason there.
+	Data *failureData `json:"data,omitempty"`
+}
+
+// failureData is the Error data of a run failed by the model's answer: the
+// code stays server_error (ACP clients accept only its three codes), and the
+// kind says which failure it was.
+type failureData struct {
+	FailureKind run.FailureKind `json:"failure_kind"`
+	Refusal     string          `json:"refusal,omitempty"`
 }
 
 // part is ACP's MessagePart.

@@ -82,6 +82,11 @@ var failerModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error
 	return llm.Response{}, errors.New("Wrong question buddy!")
 })
 
+// refuserModel declines every task, as OpenAI's refusal field does.
+var refuserModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+	return llm.Response{StopReason: llm.StopRefusal, Refusal: "I won't do that."}, nil
+})
+
 // historyEchoModel says every message of the session's history, one step
 // each (with a call of note in between), then the task.
 var historyEchoModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
@@ -134,6 +139,7 @@ func testAgents() []server.Agent {
 		scriptedAgent("approver", approverModel, runtime.RunOptions{}),
 		scriptedAgent("failer", failerModel, runtime.RunOptions{Limits: runtime.Limits{Retry: llm.RetryPolicy{Attempts: 1}}}),
 		scriptedAgent("history_echo", historyEchoModel, runtime.RunOptions{}),
+		scriptedAgent("refuser", refuserModel, runtime.RunOptions{}),
 	}
 }
 

@@ -32,6 +32,7 @@ type projector struct {
 	run      acpRun
 	lastText string // text of the latest assistant message
 	user     []message
+	failure  *failureData // the typed reason of the failure to come
 }
 
 // apply folds one event and returns the ACP events it produces, encoded.
@@ -73,7 +74,7 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 			if reason == "" {
 				reason = "the run failed"
 			}
-			p.run.Error = &acpError{Code: CodeServerError, Message: reason}
+			p.run.Error = &acpError{Code: CodeServerError, Message: reason, Data: p.failure}
 			emitRun("run.failed")
 		case run.StatusCanceled:
 			p.run.FinishedAt = &t
@@ -99,7 +100,12 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 		}}
 	case run.AwaitResolved:
 		p.run.AwaitRequest = nil
-	case run.ToolCallScheduled, run.ToolCallCompleted, run.SnippetExecuted, run.Error, run.ChildRunStarted, run.ChildRunFinished:
+	case run.Error:
+		if d.Failure != "" {
+			p.failure = &failureData{FailureKind: d.Failure, Refusal: d.Refusal}
+		}
+		out = append(out, generic(e))
+	case run.ToolCallScheduled, run.ToolCallCompleted, run.SnippetExecuted, run.ChildRunStarted, run.ChildRunFinished:
 		out = append(out, generic(e))
 	}
 	return out

@@ -10,7 +10,7 @@ import (
 )
 
 // A handler sees the request as typed values and answers with typed values;
-// langchaingo's OpenAI client, built by llm.OpenWith, talks to it over HTTP.
+// byref's OpenAI client, built by llm.OpenWith, talks to it over HTTP.
 func Example() {
 	srv := openaitest.Start(func(_ context.Context, req openaitest.Request) (openaitest.Response, error) {
 		last := req.Messages[len(req.Messages)-1]

@@ -35,7 +35,7 @@ var cityTool = llm.Tool{
 	Strict:      true,
 }
 
-// A whole exchange through langchaingo's OpenAI client: the request decoded
+// A whole exchange through byref's OpenAI client: the request decoded
 // into typed values, parallel tool calls and usage in the response.
 func TestGenerateThroughLangchain(t *testing.T) {
 	srv := openaitest.New(t, openaitest.Script(openaitest.Response{
@@ -108,7 +108,7 @@ func TestGenerateThroughLangchain(t *testing.T) {
 	if err := json.Unmarshal(tool.Parameters, &params); err != nil || params.Properties.City.AnyOf[1].Enum[0] != "<<var:home>>" {
 		t.Errorf("parameters = %s (%v)", tool.Parameters, err)
 	}
-	// langchaingo's json.Marshal escapes < and > on the wire; Parameters
+	// json.Marshal escapes < and > on the wire; Parameters
 	// reads as written.
 	if !strings.Contains(string(req.Body), `\u003c\u003cvar:home\u003e\u003e`) || !strings.Contains(string(tool.Parameters), `"<<var:home>>"`) {
 		t.Errorf("body %s\nparameters %s", req.Body, tool.Parameters)
@@ -244,7 +244,7 @@ func TestStreamWireFormat(t *testing.T) {
 	}
 }
 
-// Handler errors reach langchaingo's client as HTTP errors, which llm
+// Handler errors reach the client as HTTP errors, which llm
 // classifies.
 func TestHTTPErrors(t *testing.T) {
 	for _, tc := range []struct {

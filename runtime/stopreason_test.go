@@ -1,0 +1,110 @@
+package runtime_test
+
+// A model's stop reason decides what its answer is worth: a refusal, a
+// content-filter stop or an answer cut by the token limit fails the run with
+// a typed reason, through the real provider adapters against wire-format
+// servers.
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/llm/llmtest"
+	_ "github.com/byref/byref/llm/providers"
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
+)
+
+// modelOver opens provider's adapter against a server answering with body.
+func modelOver(t *testing.T, provider string, body string) llm.Model {
+	t.Helper()
+	suffix, base := "/chat/completions", "/v1"
+	if provider == "anthropic" {
+		suffix, base = "/v1/messages", ""
+	}
+	srv := llmtest.NewServer(t, suffix, llmtest.Reply{Body: body})
+	m, err := llm.OpenWith(provider+":test-model", llm.Options{APIKey: "k", BaseURL: srv.URL() + base, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// failedRun runs a task on model and returns the outcome and snapshot.
+func failedRun(t *testing.T, model llm.Model, opts runtime.Options) (runtime.Outcome, run.Snapshot) {
+	t.Helper()
+	rt := newAgent(t, model, opts)
+	h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "What is the weather in Paris?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := h.Wait(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := h.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != run.StatusFailed || snap.Status != run.StatusFailed {
+		t.Fatalf("outcome %+v, snapshot status %s; want failed", o, snap.Status)
+	}
+	if snap.Result != nil {
+		t.Errorf("a failed answer became the result %s", snap.Result)
+	}
+	return o, snap
+}
+
+func TestRefusalFailsTheRunAndKeepsItsText(t *testing.T) {
+	body := `{"id":"c1","object":"chat.completion","model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":6}}`
+	o, snap := failedRun(t, modelOver(t, "openai", body), runtime.Options{})
+	if snap.FailureKind != run.FailureRefusal || snap.Refusal != "I can't help with that." {
+		t.Errorf("snapshot failure %q, refusal %q", snap.FailureKind, snap.Refusal)
+	}
+	if !strings.Contains(o.Reason, "I can't help with that.") || !strings.Contains(snap.FailureReason, "refused") {
+		t.Errorf("reason %q / %q does not say the model refused and what it said", o.Reason, snap.FailureReason)
+	}
+}
+
+func TestEmptyAnthropicRefusalFailsTheRun(t *testing.T) {
+	body := `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":"refusal","stop_sequence":null,"usage":{"input_tokens":30,"output_tokens":0}}`
+	_, snap := failedRun(t, modelOver(t, "anthropic", body), runtime.Options{})
+	if snap.FailureKind != run.FailureRefusal || snap.Refusal == "" {
+		t.Errorf("snapshot failure %q, refusal %q", snap.FailureKind, snap.Refusal)
+	}
+}
+
+func TestContentFilterFailsTheRun(t *testing.T) {
+	body := `{"id":"c1","object":"chat.completion","model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":"Here is how to"},"finish_reason":"content_filter"}],"usage":{"prompt_tokens":5,"completion_tokens":4}}`
+	_, snap := failedRun(t, modelOver(t, "openai", body), runtime.Options{})
+	if snap.FailureKind != run.FailureContentFilter {
+		t.Errorf("snapshot failure %q", snap.FailureKind)
+	}
+}
+
+// A text answer cut mid-sentence by max_tokens is not the run's result.
+func TestTruncatedAnswerFailsTheRun(t *testing.T) {
+	body := `{"id":"c1","object":"chat.completion","model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":"The weather in Paris is"},"finish_reason":"length"}],"usage":{"prompt_tokens":5,"completion_tokens":16}}`
+	o, snap := failedRun(t, modelOver(t, "openai", body), runtime.Options{})
+	if snap.FailureKind != run.FailureMaxTokens || !strings.Contains(o.Reason, "MaxTokens") {
+		t.Errorf("snapshot failure %q, reason %q", snap.FailureKind, o.Reason)
+	}
+	if snap.LastAssistantMessage != "The weather in Paris is" {
+		t.Errorf("the cut text was not kept: %q", snap.LastAssistantMessage)
+	}
+}
+
+// A tool call whose arguments were cut by max_tokens is not run.
+func TestTruncatedToolCallIsNotRun(t *testing.T) {
+	var ran atomic.Int32
+	probe := action.MustNew(action.Spec{Name: "get_weather", Func: func(city string) string { ran.Add(1); return "sunny" }, Params: []action.Param{{Name: "city"}}})
+	body := `{"id":"c1","object":"chat.completion","model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Par"}}]},"finish_reason":"length"}],"usage":{"prompt_tokens":5,"completion_tokens":16}}`
+	_, snap := failedRun(t, modelOver(t, "openai", body), runtime.Options{Actions: action.MustSet(probe)})
+	if snap.FailureKind != run.FailureMaxTokens || ran.Load() != 0 || len(snap.ToolCalls) != 0 {
+		t.Errorf("failure %q, action ran %d times, %d calls scheduled", snap.FailureKind, ran.Load(), len(snap.ToolCalls))
+	}
+}
