@@ -108,3 +108,51 @@ func TestTruncatedToolCallIsNotRun(t *testing.T) {
 		t.Errorf("failure %q, action ran %d times, %d calls scheduled", snap.FailureKind, ran.Load(), len(snap.ToolCalls))
 	}
 }
+
+// Gemini 3's thought signature and Anthropic's thinking blocks go back to
+// the provider with the turn that carried them, through the agent loop.
+func TestThoughtSignaturesGoBackThroughTheLoop(t *testing.T) {
+	for _, tc := range []struct {
+		provider, suffix, base string
+		first, second          string
+		check                  func(t *testing.T, body map[string]any)
+	}{
+		{
+			"gemini", "/chat/completions", "/v1beta/openai",
+			`{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","tool_calls":[{"extra_content":{"google":{"thought_signature":"Sig_A=="}},"function":{"arguments":"{\"location\":\"<<var:city>>\",\"unit\":\"c\",\"return\":null}","name":"get_weather"},"id":"function-call-1","type":"function"}]},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":6}}`,
+			`{"id":"c2","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Sunny."},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":6}}`,
+			func(t *testing.T, body map[string]any) {
+				msgs := body["messages"].([]any)
+				call := llmtest.Path(t, msgs[len(msgs)-2], "tool_calls", 0)
+				if llmtest.Path(t, call, "extra_content", "google", "thought_signature") != "Sig_A==" {
+					t.Errorf("the call went back as %v", call)
+				}
+			},
+		},
+		{
+			"anthropic", "/v1/messages", "",
+			`{"id":"m1","type":"message","role":"assistant","content":[{"type":"thinking","thinking":"Look it up.","signature":"SigT"},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"location":"<<var:city>>","unit":"c","return":null}}],"stop_reason":"tool_use","usage":{"input_tokens":5,"output_tokens":6}}`,
+			`{"id":"m2","type":"message","role":"assistant","content":[{"type":"text","text":"Sunny."}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":6}}`,
+			func(t *testing.T, body map[string]any) {
+				msgs := body["messages"].([]any)
+				turn := msgs[len(msgs)-2]
+				if llmtest.Path(t, turn, "content", 0, "type") != "thinking" || llmtest.Path(t, turn, "content", 0, "signature") != "SigT" {
+					t.Errorf("the turn went back as %v", turn)
+				}
+			},
+		},
+	} {
+		t.Run(tc.provider, func(t *testing.T) {
+			srv := llmtest.NewServer(t, tc.suffix, llmtest.Reply{Body: tc.first}, llmtest.Reply{Body: tc.second})
+			m, err := llm.OpenWith(tc.provider+":test-model", llm.Options{APIKey: "k", BaseURL: srv.URL() + tc.base, Getenv: func(string) string { return "" }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := newAgent(t, m, runtime.Options{}).Run(context.Background(), runtime.RunOptions{Task: "Weather?"})
+			if err != nil || o.Status != run.StatusCompleted || srv.Requests() != 2 {
+				t.Fatalf("outcome %+v, %v, %d requests", o, err, srv.Requests())
+			}
+			tc.check(t, srv.Body(1))
+		})
+	}
+}
