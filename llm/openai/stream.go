@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/internal/wire"
@@ -53,7 +54,9 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) 
 		return llm.Response{}, wire.ReadError(ctx, m.provider, err)
 	case a.finish == "" && !done:
 		return llm.Response{}, wire.BadResponse(m.provider, errors.New("the stream ended before a finish reason or [DONE]; it was cut off"))
-	case a.finish == "" && a.out.Text == "" && a.out.Refusal == "" && len(a.out.ToolCalls) == 0:
+	}
+	a.out.Text, a.out.Reasoning, a.out.Refusal = a.text.String(), a.reasoning.String(), a.refusal.String()
+	if a.finish == "" && a.out.Text == "" && a.out.Refusal == "" && len(a.out.ToolCalls) == 0 {
 		return llm.Response{}, wire.BadResponse(m.provider, errors.New("the stream ended without content or a finish reason"))
 	}
 	m.finish(&a.out, a.finish)
@@ -62,8 +65,9 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) 
 
 // assembler builds a Response from stream chunks.
 type assembler struct {
-	out    llm.Response
-	finish string
+	out                      llm.Response
+	text, reasoning, refusal strings.Builder
+	finish                   string
 	// index is the stream index of each call of out.ToolCalls, -1 if none.
 	index []int
 }
@@ -82,18 +86,18 @@ func (a *assembler) add(c completion, fn func(llm.Chunk) error) error {
 	}
 	d := ch.Delta
 	if r := d.Content.reasoning + d.reasoning(); r != "" {
-		a.out.Reasoning += r
+		a.reasoning.WriteString(r)
 		if err := fn(llm.Chunk{Reasoning: r}); err != nil {
 			return err
 		}
 	}
 	if d.Content.text != "" {
-		a.out.Text += d.Content.text
+		a.text.WriteString(d.Content.text)
 		if err := fn(llm.Chunk{Text: d.Content.text}); err != nil {
 			return err
 		}
 	}
-	a.out.Refusal += d.Refusal
+	a.refusal.WriteString(d.Refusal)
 	for _, tc := range d.ToolCalls {
 		if err := a.call(tc, fn); err != nil {
 			return err

@@ -13,7 +13,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/byref/byref/llm"
@@ -146,8 +145,8 @@ func Events(r io.Reader, fn func(Event) error) error {
 		return err
 	}
 	for sc.Scan() {
-		line := sc.Text()
-		if line == "" {
+		line := sc.Bytes()
+		if len(line) == 0 {
 			if err := flush(); err != nil {
 				if err == io.EOF {
 					return nil
@@ -156,19 +155,19 @@ func Events(r io.Reader, fn func(Event) error) error {
 			}
 			continue
 		}
-		if strings.HasPrefix(line, ":") {
+		if line[0] == ':' {
 			continue // a comment, e.g. a keep-alive
 		}
-		field, value, _ := strings.Cut(line, ":")
-		value = strings.TrimPrefix(value, " ")
-		switch field {
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(field) {
 		case "event":
-			ev.Name = value
+			ev.Name = string(value)
 		case "data":
 			if hasData {
 				data.WriteByte('\n')
 			}
-			data.WriteString(value)
+			data.Write(value)
 			hasData = true
 		}
 	}
