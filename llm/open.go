@@ -70,11 +70,14 @@ type Config struct {
 	BaseURL string
 	// HTTPClient sends requests; never nil.
 	HTTPClient *http.Client
-	// MaxTokens, Temperature and TopP are the defaults of requests that
-	// leave theirs unset; zero and nil send nothing.
-	MaxTokens   int
+	// MaxTokens is the output cap of requests that leave theirs at 0; 0
+	// sends none where the API allows.
+	MaxTokens int
+	// Temperature is the temperature of requests that leave theirs nil;
+	// nil sends none.
 	Temperature *float64
-	TopP        *float64
+	// TopP is the top_p of requests that leave theirs nil; nil sends none.
+	TopP *float64
 	// Getenv looks up other environment variables the provider reads.
 	Getenv func(string) string
 }

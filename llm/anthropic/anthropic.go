@@ -41,10 +41,11 @@ type Options struct {
 	// MaxTokens is max_tokens for requests that leave MaxTokens at 0; 0
 	// means [DefaultMaxTokens].
 	MaxTokens int
-	// Temperature and TopP are used by requests that leave theirs nil; nil
-	// sends none (newer Claude models refuse both together).
+	// Temperature is used by requests that leave Temperature nil; nil
+	// sends none (newer Claude models refuse it together with top_p).
 	Temperature *float64
-	TopP        *float64
+	// TopP is used by requests that leave TopP nil; nil sends none.
+	TopP *float64
 }
 
 // Model is a [llm.Model] and [llm.Streamer] over Anthropic's Messages API.

@@ -36,10 +36,11 @@ type Options struct {
 	// MaxTokens caps the output tokens of requests that leave MaxTokens at
 	// 0; 0 sends no cap.
 	MaxTokens int
-	// Temperature and TopP are used by requests that leave theirs nil; nil
+	// Temperature is used by requests that leave Temperature nil; nil
 	// sends none.
 	Temperature *float64
-	TopP        *float64
+	// TopP is used by requests that leave TopP nil; nil sends none.
+	TopP *float64
 	// Dialect adapts the request to an OpenAI-compatible endpoint; the zero
 	// value is OpenAI's own API.
 	Dialect Dialect
