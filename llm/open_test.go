@@ -1,0 +1,73 @@
+package llm
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func noEnv(string) string { return "" }
+
+// keyed is a provider that needs a key, registered once for these tests.
+var keyed = func() string {
+	Register(Provider{
+		Name: "test-keyed", KeyEnv: []string{"TEST_KEYED_KEY", "TEST_KEYED_OTHER"}, BaseURLEnv: "TEST_KEYED_BASE",
+		Open: func(c Config) (Model, error) {
+			return NewScriptedFunc(func(Request) (Response, error) {
+				return Text(c.Model + " " + c.APIKey + " " + c.BaseURL), nil
+			}), nil
+		},
+	})
+	return "test-keyed"
+}()
+
+func TestOpenResolvesKeyAndBaseURL(t *testing.T) {
+	env := map[string]string{"TEST_KEYED_OTHER": "k2", "TEST_KEYED_BASE": "http://127.0.0.1:1"}
+	m, err := OpenWith(" Test-Keyed : m1 ", Options{Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, _ := m.Generate(t.Context(), Request{})
+	if resp.Text != "m1 k2 http://127.0.0.1:1" {
+		t.Errorf("the provider got %q", resp.Text)
+	}
+}
+
+func TestOpenMissingKeyNamesTheVariables(t *testing.T) {
+	_, err := OpenWith(keyed+":m", Options{Getenv: noEnv})
+	if !errors.Is(err, ErrMissingKey) || !strings.Contains(err.Error(), "TEST_KEYED_KEY or TEST_KEYED_OTHER") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := OpenWith(keyed+":m", Options{APIKey: "k", Getenv: noEnv}); err != nil {
+		t.Errorf("Options.APIKey: %v", err)
+	}
+}
+
+func TestOpenBadSpecs(t *testing.T) {
+	_, err := OpenWith("cohere:command", Options{Getenv: noEnv})
+	if !errors.Is(err, ErrUnknownProvider) || !strings.Contains(err.Error(), keyed) {
+		t.Errorf("unknown provider: err = %v, want ErrUnknownProvider listing the registered ones", err)
+	}
+	for _, spec := range []string{keyed, keyed + ":", "gpt-4o"} {
+		if _, err := OpenWith(spec, Options{APIKey: "k", Getenv: noEnv}); err == nil {
+			t.Errorf("%q: no error", spec)
+		}
+	}
+}
+
+func TestRegisterRefusesDuplicatesAndBlanks(t *testing.T) {
+	for name, p := range map[string]Provider{
+		"duplicate": {Name: keyed, Open: func(Config) (Model, error) { return nil, nil }},
+		"no name":   {Open: func(Config) (Model, error) { return nil, nil }},
+		"no open":   {Name: "test-no-open"},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: Register did not panic", name)
+				}
+			}()
+			Register(p)
+		}()
+	}
+}
