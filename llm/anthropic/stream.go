@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/internal/wire"
@@ -24,7 +25,7 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) 
 		return llm.Response{}, err
 	}
 	defer resp.Body.Close()
-	blocks := map[int]*block{}
+	blocks := map[int]*streamBlock{}
 	var u usage
 	stop := ""
 	started, stopped := false, false
@@ -49,12 +50,15 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) 
 			if e.ContentBlock == nil {
 				return wire.BadResponse(m.provider, errors.New("content_block_start without a content_block"))
 			}
-			b := *e.ContentBlock
-			if b.Type == "tool_use" {
-				b.Input = nil // the input arrives as input_json_delta pieces
-				cbErr = fn(llm.Chunk{ToolCall: &llm.ToolCall{ID: b.ID, Name: b.Name}})
+			b := &streamBlock{block: *e.ContentBlock}
+			b.text.WriteString(b.block.Text)
+			b.thinking.WriteString(b.block.Thinking)
+			b.signature.WriteString(b.block.Signature)
+			if b.block.Type == "tool_use" {
+				// The input arrives as input_json_delta pieces.
+				cbErr = fn(llm.Chunk{ToolCall: &llm.ToolCall{ID: b.block.ID, Name: b.block.Name}})
 			}
-			blocks[e.Index] = &b
+			blocks[e.Index] = b
 		case "content_block_delta":
 			b, ok := blocks[e.Index]
 			if !ok || e.Delta == nil {
@@ -62,19 +66,19 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) 
 			}
 			switch e.Delta.Type {
 			case "text_delta":
-				b.Text += e.Delta.Text
+				b.text.WriteString(e.Delta.Text)
 				if e.Delta.Text != "" {
 					cbErr = fn(llm.Chunk{Text: e.Delta.Text})
 				}
 			case "thinking_delta":
-				b.Thinking += e.Delta.Thinking
+				b.thinking.WriteString(e.Delta.Thinking)
 				if e.Delta.Thinking != "" {
 					cbErr = fn(llm.Chunk{Reasoning: e.Delta.Thinking})
 				}
 			case "signature_delta":
-				b.Signature += e.Delta.Signature
+				b.signature.WriteString(e.Delta.Signature)
 			case "input_json_delta":
-				b.Input = append(b.Input, e.Delta.PartialJSON...)
+				b.input.WriteString(e.Delta.PartialJSON)
 				if e.Delta.PartialJSON != "" {
 					cbErr = fn(llm.Chunk{ToolCall: &llm.ToolCall{Arguments: e.Delta.PartialJSON}})
 				}
@@ -113,8 +117,25 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) 
 	}
 	sort.Ints(order)
 	for _, i := range order {
-		addBlock(&out, *blocks[i])
+		addBlock(&out, blocks[i].done())
 	}
 	m.finish(&out, stop)
 	return out, nil
+}
+
+// streamBlock is a content block being streamed: its start, and the pieces
+// of its text, thinking, signature and input gathered so far.
+type streamBlock struct {
+	block
+	text, thinking, signature, input strings.Builder
+}
+
+// done returns the block with its pieces joined.
+func (b *streamBlock) done() block {
+	out := b.block
+	out.Text, out.Thinking, out.Signature = b.text.String(), b.thinking.String(), b.signature.String()
+	if out.Type == "tool_use" {
+		out.Input = json.RawMessage(b.input.String())
+	}
+	return out
 }
