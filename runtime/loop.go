@@ -63,8 +63,8 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 		}
 		snippets := extractCode(resp.Text)
 		before := []run.Payload{run.Usage{InputTokens: int64(resp.Usage.InputTokens), OutputTokens: int64(resp.Usage.OutputTokens)}}
-		if resp.Text != "" || resp.Reasoning != "" {
-			before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning})
+		if resp.Text != "" || resp.Reasoning != "" || len(resp.Thinking) > 0 {
+			before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning, Thinking: thinkingOf(resp.Thinking)})
 		}
 		if kind, reason := stopFailure(resp); kind != "" {
 			// A refused or cut answer is not a result, and its calls are
@@ -89,8 +89,8 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 
 		before = append(before, run.PhaseChanged{From: run.PhasePlanning, To: run.PhaseExecuting})
 		h.rt.mu.Lock()
-		for _, c := range calls {
-			before = append(before, run.ToolCallScheduled{Step: step, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, References: h.rt.references(c)}})
+		for i, c := range calls {
+			before = append(before, run.ToolCallScheduled{Step: step, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, References: h.rt.references(c), Signature: resp.ToolCalls[i].Signature}})
 		}
 		h.rt.mu.Unlock()
 		if err := h.rec.appendPhased(ctx, before...); err != nil {
@@ -350,6 +350,18 @@ func (h *Handle) complete(ctx context.Context, result json.RawMessage, reason st
 		return h.storeFault(ctx, err)
 	}
 	return Outcome{Status: run.StatusCompleted, Result: result, Reason: reason}
+}
+
+// thinkingOf converts a response's thinking blocks for the log.
+func thinkingOf(ts []llm.Thinking) []run.Thinking {
+	if len(ts) == 0 {
+		return nil
+	}
+	out := make([]run.Thinking, len(ts))
+	for i, t := range ts {
+		out[i] = run.Thinking{Text: t.Text, Signature: t.Signature, Redacted: t.Redacted}
+	}
+	return out
 }
 
 // stopFailure says whether the model's stop reason fails the run, and why:

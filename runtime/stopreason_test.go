@@ -156,3 +156,49 @@ func TestThoughtSignaturesGoBackThroughTheLoop(t *testing.T) {
 		})
 	}
 }
+
+// A run restored from its log sends the thought signatures and thinking
+// blocks back as the live run would: the log keeps them.
+func TestRestoredRunSendsSignaturesBack(t *testing.T) {
+	ctx := context.Background()
+	store := run.NewMemoryStore()
+	open := func(srv *llmtest.Server) llm.Model {
+		m, err := llm.OpenWith("gemini:test-model", llm.Options{APIKey: "k", BaseURL: srv.URL() + "/v1beta/openai", Getenv: func(string) string { return "" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	first := llmtest.NewServer(t, "/chat/completions", llmtest.Reply{Body: `{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","tool_calls":[{"extra_content":{"google":{"thought_signature":"Sig_Q=="}},"function":{"arguments":"{\"question\":\"Which city?\",\"return\":null}","name":"ask_user"},"id":"function-call-1","type":"function"}]},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":6}}`})
+	rt, err := runtime.New(runtime.Options{Model: open(first), Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := rt.Start(ctx, runtime.RunOptions{Task: "Ask me a city."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, h, 1)
+	defer h.Cancel(ctx) // the first process's loop, still waiting
+
+	second := llmtest.NewServer(t, "/chat/completions", llmtest.Reply{Body: `{"id":"c2","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Rome it is."},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":6}}`})
+	_, restored, err := runtime.Restore(ctx, store, h.ID(), runtime.Options{Model: open(second)}, runtime.RunOptions{}, runtime.RestoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, ok := restored.Pending()
+	if !ok {
+		t.Fatal("the restored run awaits nothing")
+	}
+	if err := restored.Resume(ctx, req.ID, run.Answer{Text: "Rome"}); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := restored.Wait(ctx); err != nil || o.Status != run.StatusCompleted {
+		t.Fatalf("outcome %+v, %v", o, err)
+	}
+	msgs := second.Body(0)["messages"].([]any)
+	call := llmtest.Path(t, msgs[len(msgs)-2], "tool_calls", 0)
+	if llmtest.Path(t, call, "extra_content", "google", "thought_signature") != "Sig_Q==" {
+		t.Errorf("the restored run sent the call back as %v", call)
+	}
+}
