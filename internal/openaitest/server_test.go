@@ -37,7 +37,7 @@ var cityTool = llm.Tool{
 
 // A whole exchange through byref's OpenAI client: the request decoded
 // into typed values, parallel tool calls and usage in the response.
-func TestGenerateThroughLangchain(t *testing.T) {
+func TestGenerateThroughTheClient(t *testing.T) {
 	srv := openaitest.New(t, openaitest.Script(openaitest.Response{
 		Text: "Checking both.",
 		ToolCalls: []openaitest.ToolCall{
@@ -133,7 +133,7 @@ func TestToolParametersUnescaped(t *testing.T) {
 
 // Streaming: text and tool-call deltas reach the callback, and the client
 // assembles the same response as without streaming.
-func TestStreamThroughLangchain(t *testing.T) {
+func TestStreamThroughTheClient(t *testing.T) {
 	srv := openaitest.New(t, openaitest.Script(openaitest.Response{
 		Text:      "Let me look that up.",
 		ToolCalls: []openaitest.ToolCall{{ID: "call_a", Name: "get_weather", Arguments: `{"city":"Zürich, <<var:home>>"}`}},
