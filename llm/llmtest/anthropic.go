@@ -379,6 +379,14 @@ func anthropicCases() []Case {
 				t.Errorf("err = %v; want RetryAfter 7s", err)
 			}
 		}},
+		Case{"concurrent_use", func(t *testing.T, open Open) {
+			replies := make([]Reply, 16)
+			for i := range replies {
+				replies[i] = Reply{Body: message(`{"type":"text","text":"ok"}`, `"end_turn"`, 1, 1)}
+			}
+			_, m := msgs(t, open, replies...)
+			concurrentUse(t, m, len(replies))
+		}},
 		Case{"canceled", func(t *testing.T, open Open) {
 			s, m := msgs(t, open, Reply{Hang: true})
 			ctx, cancel := context.WithCancel(context.Background())

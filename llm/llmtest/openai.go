@@ -422,6 +422,14 @@ func openAICases(f Flavor) []Case {
 				t.Errorf("err = %v; want RetryAfter 7s", err)
 			}
 		}},
+		Case{"concurrent_use", func(t *testing.T, open Open) {
+			replies := make([]Reply, 16)
+			for i := range replies {
+				replies[i] = Reply{Body: completion(`{"role":"assistant","content":"ok"}`, `"stop"`, usage19x10)}
+			}
+			_, m := chat(t, open, replies...)
+			concurrentUse(t, m, len(replies))
+		}},
 		Case{"canceled", func(t *testing.T, open Open) {
 			s, m := chat(t, open, Reply{Hang: true})
 			ctx, cancel := context.WithCancel(context.Background())

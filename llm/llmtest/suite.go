@@ -223,3 +223,21 @@ func absent(t *testing.T, body map[string]any, keys ...string) {
 
 // runtimeGosched yields while a case waits for its server to see a request.
 func runtimeGosched() { goruntime.Gosched() }
+
+// concurrentUse calls m from n goroutines at once; with -race it shows the
+// adapter is safe for concurrent use, as llm.Model requires.
+func concurrentUse(t *testing.T, m llm.Model, n int) {
+	t.Helper()
+	errc := make(chan error, n)
+	for range n {
+		go func() {
+			_, err := m.Generate(context.Background(), ask("Hi"))
+			errc <- err
+		}()
+	}
+	for range n {
+		if err := <-errc; err != nil {
+			t.Error(err)
+		}
+	}
+}
