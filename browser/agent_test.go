@@ -114,25 +114,29 @@ func agent(t testing.TB, model llm.Model, vars ...variable.Spec) *runtime.Runtim
 	return rt
 }
 
-// closeStarted closes the browser a run started under the variable name.
-func closeStarted(t testing.TB, rt *runtime.Runtime, name string) {
-	t.Helper()
-	t.Cleanup(func() {
-		if b, err := runtime.Value[*browser.Browser](rt, name); err == nil && b != nil {
-			b.Close()
-		}
-	})
-}
-
-func runTask(t testing.TB, rt *runtime.Runtime, task string) runtime.Outcome {
+// runTask runs task on rt and returns its outcome and its state; the
+// browsers the run started are closed when the test ends.
+func runTask(t testing.TB, rt *runtime.Runtime, task string) (runtime.Outcome, *runtime.State) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	o, err := rt.Run(ctx, runtime.RunOptions{Task: task})
+	h, err := rt.Start(ctx, runtime.RunOptions{Task: task})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return o
+	st := h.State()
+	t.Cleanup(func() {
+		for _, v := range st.Variables() {
+			if b, ok := v.Value.(*browser.Browser); ok && b != nil {
+				b.Close()
+			}
+		}
+	})
+	o, err := h.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, st
 }
 
 // toolResults returns the tool results and snippet results the model was
@@ -177,8 +181,7 @@ func TestAgentLoginWithSecret(t *testing.T) {
 		llm.CallTool("terminate", `{"success": true, "result": "<<var:browser_text_result>>"}`),
 	)
 	rt := agent(t, model, variable.Spec{Name: "password", Value: shopPassword, Secret: true, Description: "The shop password of ann."})
-	closeStarted(t, rt, "browser_start_result")
-	o := runTask(t, rt, "Log in to the shop as ann and tell me the greeting.")
+	o, st := runTask(t, rt, "Log in to the shop as ann and tell me the greeting.")
 	if o.Status != run.StatusCompleted || string(o.Result) != `"Welcome back, ann"` {
 		t.Fatalf("outcome = %+v (%s)\nresults: %s", o, o.Result, strings.Join(toolResults(model), "\n"))
 	}
@@ -198,7 +201,7 @@ func TestAgentLoginWithSecret(t *testing.T) {
 			t.Errorf("request %d sent the secret to the model: %s", i, raw)
 		}
 	}
-	b, err := runtime.Value[*browser.Browser](rt, "browser_start_result")
+	b, err := runtime.Value[*browser.Browser](st, "browser_start_result")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +226,7 @@ func TestAgentNavigation(t *testing.T) {
 		llm.CallTool("terminate", `{"success": true, "result": "<<var:browser_text_result_2>>"}`),
 	)
 	rt := agent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)})
-	o := runTask(t, rt, "Walk to the last page, then go back one page.")
+	o, _ := runTask(t, rt, "Walk to the last page, then go back one page.")
 	results := toolResults(model)
 	if o.Status != run.StatusCompleted || string(o.Result) != `"Page 2"` {
 		t.Fatalf("outcome = %+v (%s)\nresults: %s", o, o.Result, strings.Join(results, "\n"))
@@ -291,13 +294,13 @@ fmt.Println(first, len(rows), rows[2].Item, snap.Title)
 		llm.CallTool("terminate", `{"success": true, "result": "<<var:rows>>"}`),
 	)
 	rt := agent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)})
-	o := runTask(t, rt, "Read the price table.")
+	o, st := runTask(t, rt, "Read the price table.")
 	results := toolResults(model)
 	if o.Status != run.StatusCompleted {
 		t.Fatalf("outcome = %+v\nresults: %s", o, strings.Join(results, "\n"))
 	}
 	want := []Row{{"Apple", 1.2, 14}, {"Pear", 0.8, 0}, {"Quince", 2.75, 3}}
-	rows, err := runtime.Value[[]Row](rt, "rows")
+	rows, err := runtime.Value[[]Row](st, "rows")
 	if err != nil || !slices.Equal(rows, want) {
 		t.Errorf("rows = %#v, %v", rows, err)
 	}
@@ -322,13 +325,13 @@ func TestAgentScreenshotVariable(t *testing.T) {
 		llm.CallTool("terminate", `{"success": true, "result": "done"}`),
 	)
 	rt := agent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)})
-	o := runTask(t, rt, "Take a screenshot of the prices.")
+	o, st := runTask(t, rt, "Take a screenshot of the prices.")
 	results := toolResults(model)
 	if !o.OK() {
 		t.Fatalf("outcome = %+v\nresults: %s", o, strings.Join(results, "\n"))
 	}
 	for i, name := range []string{"browser_screenshot_result", "computer_screenshot_result"} {
-		shot, err := runtime.Value[browser.Screenshot](rt, name)
+		shot, err := runtime.Value[browser.Screenshot](st, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -356,7 +359,7 @@ func TestAgentJavaScriptException(t *testing.T) {
 		llm.CallTool("terminate", `{"success": true, "result": "<<var:browser_eval_result>>"}`),
 	)
 	rt := agent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)})
-	o := runTask(t, rt, "Try some scripts.")
+	o, _ := runTask(t, rt, "Try some scripts.")
 	results := toolResults(model)
 	if o.Status != run.StatusCompleted || string(o.Result) != `"Errors"` {
 		t.Fatalf("outcome = %+v (%s)\nresults: %s", o, o.Result, strings.Join(results, "\n"))
@@ -391,7 +394,7 @@ func TestAgentSelectorNeverAppears(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	o := runTask(t, rt, "Wait for things that never come.")
+	o, _ := runTask(t, rt, "Wait for things that never come.")
 	results := toolResults(model)
 	if o.Status != run.StatusCompleted || string(o.Result) != `"Page 1"` {
 		t.Fatalf("outcome = %+v (%s)\nresults: %s", o, o.Result, strings.Join(results, "\n"))
@@ -421,8 +424,7 @@ func TestAgentAvailability(t *testing.T) {
 		llm.CallTool("terminate", `{"success": true, "result": "ok"}`),
 	)
 	rt := agent(t, model)
-	closeStarted(t, rt, "browser_start_result")
-	o := runTask(t, rt, "Open page 1.")
+	o, st := runTask(t, rt, "Open page 1.")
 	results := toolResults(model)
 	if !o.OK() {
 		t.Fatalf("outcome = %+v\nresults: %s", o, strings.Join(results, "\n"))
@@ -446,7 +448,7 @@ func TestAgentAvailability(t *testing.T) {
 			t.Errorf("%s is not offered once a browser exists: %v", a.Name(), after)
 		}
 	}
-	b, err := runtime.Value[*browser.Browser](rt, "browser_start_result")
+	b, err := runtime.Value[*browser.Browser](st, "browser_start_result")
 	if err != nil || !b.Closed() {
 		t.Errorf("the browser the run started: %v, %v", b, err)
 	}

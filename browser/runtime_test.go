@@ -13,7 +13,7 @@ import (
 	"github.com/byref/byref/variable"
 )
 
-func toolNames(rt *runtime.Runtime) []string {
+func toolNames(rt *runtime.State) []string {
 	var names []string
 	for _, t := range rt.Tools() {
 		names = append(names, t.Name)
@@ -24,7 +24,7 @@ func toolNames(rt *runtime.Runtime) []string {
 // With the browser actions registered and no browser variable, the model is
 // offered only browser_start; every other action says it needs a browser.
 func TestAvailability(t *testing.T) {
-	rt, err := runtime.New(runtime.Options{Actions: browser.Actions()})
+	rt, err := newState(runtime.Options{Actions: browser.Actions()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,13 +78,13 @@ func TestAvailability(t *testing.T) {
 }
 
 // step runs one call and returns its response.
-func step(t *testing.T, rt *runtime.Runtime, ctx context.Context, name, args string) runtime.ToolResponse {
+func step(t *testing.T, rt *runtime.State, ctx context.Context, name, args string) runtime.ToolResponse {
 	t.Helper()
 	res := rt.Execute(ctx, runtime.Step{Calls: []runtime.ToolCall{{ID: name, Name: name, Arguments: args}}})
 	return res.Responses[0]
 }
 
-func mustStep(t *testing.T, rt *runtime.Runtime, ctx context.Context, name, args string) runtime.ToolResponse {
+func mustStep(t *testing.T, rt *runtime.State, ctx context.Context, name, args string) runtime.ToolResponse {
 	t.Helper()
 	r := step(t, rt, ctx, name, args)
 	if !r.Success {
@@ -98,7 +98,7 @@ func mustStep(t *testing.T, rt *runtime.Runtime, ctx context.Context, name, args
 func TestRuntimeScriptedSequence(t *testing.T) {
 	needChromiumT(t)
 	ctx := context.Background()
-	rt, err := runtime.New(runtime.Options{Actions: browser.NewActions(testOptions()), CallTimeout: 20 * time.Second})
+	rt, err := newState(runtime.Options{Actions: browser.NewActions(testOptions()), CallTimeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestRuntimeScriptedSequence(t *testing.T) {
 }
 
 // created runs a call that creates a variable and returns its name.
-func created(t *testing.T, rt *runtime.Runtime, ctx context.Context, name, args string) (string, runtime.ToolResponse) {
+func created(t *testing.T, rt *runtime.State, ctx context.Context, name, args string) (string, runtime.ToolResponse) {
 	t.Helper()
 	r := mustStep(t, rt, ctx, name, args)
 	if len(r.Variables) == 0 || r.Variables[0].Change != string(variable.Created) {
@@ -206,7 +206,7 @@ func idOf(t *testing.T, s *browser.Snapshot, name string) string {
 func TestRuntimeWaitTimeout(t *testing.T) {
 	needChromiumT(t)
 	b := sharedTab(t)
-	rt, err := runtime.New(runtime.Options{
+	rt, err := newState(runtime.Options{
 		Actions:     browser.NewActions(testOptions()),
 		Variables:   []variable.Spec{{Name: "web", Value: b}},
 		CallTimeout: 2 * time.Second,
@@ -240,7 +240,7 @@ func TestRuntimeWaitTimeout(t *testing.T) {
 func TestRuntimeSeveralBrowsers(t *testing.T) {
 	needChromiumT(t)
 	ctx := context.Background()
-	rt, err := runtime.New(runtime.Options{Actions: browser.NewActions(testOptions()), CallTimeout: 20 * time.Second})
+	rt, err := newState(runtime.Options{Actions: browser.NewActions(testOptions()), CallTimeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,4 +269,13 @@ func TestRuntimeSeveralBrowsers(t *testing.T) {
 	}
 	mustStep(t, rt, ctx, "browser_close", `{"browser": "<<var:`+a2+`>>", "return": null}`)
 	mustStep(t, rt, ctx, "browser_text", `{"browser": "<<var:`+a+`>>", "selector": "h1", "return": null}`)
+}
+
+// newState returns a fresh State of a new runtime made from opts.
+func newState(opts runtime.Options) (*runtime.State, error) {
+	rt, err := runtime.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	return rt.NewState()
 }

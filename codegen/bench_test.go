@@ -14,10 +14,11 @@ import (
 // BenchmarkGenerate50 generates the replay of a 50-step run: calls by
 // import path, looked-up closures and methods, and snippets.
 func BenchmarkGenerate50(b *testing.B) {
-	rt, err := runtime.New(runtime.Options{Actions: codegentest.Actions(), Variables: []variable.Spec{{Name: "city", Value: "Paris"}}})
+	agent, err := runtime.New(runtime.Options{Actions: codegentest.Actions(), Variables: []variable.Spec{{Name: "city", Value: "Paris"}}})
 	if err != nil {
 		b.Fatal(err)
 	}
+	rt, _ := agent.NewState()
 	ctx := context.Background()
 	for i := range 50 {
 		var step runtime.Step
@@ -36,7 +37,7 @@ func BenchmarkGenerate50(b *testing.B) {
 		step.Reason = fmt.Sprintf("Step %d of the benchmark.", i+1)
 		rt.Execute(ctx, step)
 	}
-	rec := codegen.FromRuntime(rt, nil)
+	rec := codegen.FromState(rt, nil)
 	if len(rec.Steps) != 50 {
 		b.Fatalf("%d steps", len(rec.Steps))
 	}

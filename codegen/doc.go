@@ -3,7 +3,7 @@
 //
 // # Recordings
 //
-// A [Recording] is built from a live runtime with [FromRuntime], or from a
+// A [Recording] is built from a live runtime with [FromState], or from a
 // run's stored event log with [FromEvents] (plus the actions the run could
 // call, whose parameters and results the log does not hold). It is plain
 // data: callers may adjust it, e.g. [Recording.SetStart] for a starting

@@ -15,14 +15,15 @@ func ExampleGenerate() {
 		Actions:   codegentest.Actions(),
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}},
 	})
-	rt.Execute(context.Background(), runtime.Step{
+	st, _ := rt.NewState()
+	st.Execute(context.Background(), runtime.Step{
 		Reason: "Look up the weather, then put it in words.",
 		Calls: []runtime.ToolCall{
 			{ID: "c1", Name: "get_weather", Arguments: `{"location":"<<var:city>>"}`},
 			{ID: "c2", Name: "describe", Arguments: `{"w":"<<var:weather>>"}`},
 		},
 	})
-	src, err := codegen.Generate(codegen.FromRuntime(rt, nil), codegen.Options{})
+	src, err := codegen.Generate(codegen.FromState(st, nil), codegen.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -19,7 +19,7 @@ import (
 
 // Recording is a run as Generate needs it: its variables, the instructions
 // it executed in order, its result, and the actions it called. Build one
-// with FromRuntime or FromEvents; its fields are plain data, so a caller can
+// with FromState or FromEvents; its fields are plain data, so a caller can
 // adjust it (give a starting value, drop a step) before generating.
 type Recording struct {
 	// RunID names the run in the generated comments; optional.
@@ -89,14 +89,14 @@ type ChildRun struct {
 	Error  string
 }
 
-// FromRuntime builds a recording from a live runtime: its history, its
+// FromState builds a recording from a run's live State: its history, its
 // variables and its actions. result is the run's result (Outcome.Result), or
-// nil for a runtime driven by Execute with no run.
+// nil for a State driven by Execute with no run.
 //
-// A runtime keeps current values only, so a starting variable that the run
+// A State keeps current values only, so a starting variable that the run
 // assigned or changed has no known starting value (Value is nil); set it in
 // the recording, or use FromEvents on the run's log, which has it.
-func FromRuntime(rt *runtime.Runtime, result json.RawMessage) *Recording {
+func FromState(rt *runtime.State, result json.RawMessage) *Recording {
 	rec := &Recording{Actions: rt.Actions(), Result: result}
 	for _, v := range rt.Variables() {
 		cv := Variable{Name: v.Name, Type: v.Type, TypeName: v.TypeName(), Secret: v.Secret}
@@ -126,7 +126,7 @@ func FromRuntime(rt *runtime.Runtime, result json.RawMessage) *Recording {
 
 // answerKept is the answer ask_user assigned to the variable name, when no
 // later instruction changed it: a live runtime keeps current values only.
-func answerKept(rt *runtime.Runtime, later []runtime.Instruction, name string) *string {
+func answerKept(rt *runtime.State, later []runtime.Instruction, name string) *string {
 	for _, in := range later {
 		if in.Return == name || slices.Contains(in.Created, name) || slices.Contains(in.Modified, name) || slices.Contains(in.Writes, name) {
 			return nil
@@ -480,7 +480,7 @@ func parseRef(s string) (string, bool) {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // SetStart records the starting value of the starting variable name, for a
-// generated main: FromRuntime cannot know the starting value of a variable
+// generated main: FromState cannot know the starting value of a variable
 // the run changed. It refuses a secret (secrets are never written into
 // replay code), an unknown or non-starting variable, and a value that is not
 // JSON or not assignable to the variable's type.

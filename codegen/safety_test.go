@@ -56,7 +56,7 @@ func TestSnippetCannotLeaveReplay(t *testing.T) {
 
 // TestAskUserFromLog: a run that asked its user replays from a log with no
 // ask_user in the action set (none at all here), the answer standing in for
-// the question; an answer FromRuntime cannot know makes Generate fail
+// the question; an answer FromState cannot know makes Generate fail
 // naming the call instead of asking at replay time.
 func TestAskUserFromLog(t *testing.T) {
 	ask := run.ToolCall{ID: "c1", Action: "ask_user", Arguments: `{"question":"Your name?","return":null}`}
@@ -91,9 +91,9 @@ func TestAskUserFromLog(t *testing.T) {
 	}
 }
 
-// TestAskUserFromRuntime: FromRuntime takes the answer from the variable
+// TestAskUserFromState: FromState takes the answer from the variable
 // ask_user created, when no later step changed it.
-func TestAskUserFromRuntime(t *testing.T) {
+func TestAskUserFromState(t *testing.T) {
 	rt, err := runtime.New(runtime.Options{Actions: codegentest.Actions(), CallTimeout: -1, Model: llm.NewScripted(
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c1", "ask_user", `{"question":"Which city?","return":null}`)}},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c2", "get_weather", `{"location":"<<var:ask_user_result>>"}`)}},
@@ -120,7 +120,7 @@ func TestAskUserFromRuntime(t *testing.T) {
 	if err != nil || !out.OK() {
 		t.Fatalf("%+v %v", out, err)
 	}
-	src, err := codegen.Generate(codegen.FromRuntime(rt, out.Result), codegen.Options{})
+	src, err := codegen.Generate(codegen.FromState(h.State(), out.Result), codegen.Options{})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, src)
 	}
@@ -254,12 +254,13 @@ func TestLogNamesValidated(t *testing.T) {
 // TestGenerateLeavesRecording: Generate does not change the caller's
 // recording (it used to set a nil Actions to an empty set).
 func TestGenerateLeavesRecording(t *testing.T) {
-	rt, err := runtime.New(runtime.Options{Variables: []variable.Spec{{Name: "n", Value: 2}}})
+	agent, err := runtime.New(runtime.Options{Variables: []variable.Spec{{Name: "n", Value: 2}}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	rt, _ := agent.NewState()
 	rt.Execute(context.Background(), runtime.Step{Snippets: []string{"m := n * 2"}})
-	rec := codegen.FromRuntime(rt, nil)
+	rec := codegen.FromState(rt, nil)
 	rec.Actions = nil
 	if _, err := codegen.Generate(rec, codegen.Options{}); err != nil {
 		t.Fatal(err)

@@ -51,9 +51,19 @@ func newRuntime(t *testing.T, model llm.Model, vars ...variable.Spec) *runtime.R
 	return rt
 }
 
+// newState returns a fresh State of a new runtime (newRuntime).
+func newState(t *testing.T, model llm.Model, vars ...variable.Spec) *runtime.State {
+	t.Helper()
+	st, err := newRuntime(t, model, vars...).NewState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 // finalVars is what the replay's Variables must encode to: every variable
 // that is neither secret nor not JSON-representable.
-func finalVars(t *testing.T, rt *runtime.Runtime) map[string]json.RawMessage {
+func finalVars(t *testing.T, rt *runtime.State) map[string]json.RawMessage {
 	t.Helper()
 	out := map[string]json.RawMessage{}
 	for _, v := range rt.Variables() {
@@ -71,7 +81,7 @@ func finalVars(t *testing.T, rt *runtime.Runtime) map[string]json.RawMessage {
 
 // runScripted runs a scripted model over a fresh runtime and returns the
 // runtime, the outcome and the run's event log.
-func runScripted(t *testing.T, opts runtime.RunOptions, vars []variable.Spec, responses ...llm.Response) (*runtime.Runtime, runtime.Outcome, []run.Event) {
+func runScripted(t *testing.T, opts runtime.RunOptions, vars []variable.Spec, responses ...llm.Response) (*runtime.State, runtime.Outcome, []run.Event) {
 	t.Helper()
 	rt := newRuntime(t, llm.NewScripted(responses...), vars...)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -98,10 +108,10 @@ func runScripted(t *testing.T, opts runtime.RunOptions, vars []variable.Spec, re
 		}
 		events = append(events, e)
 	}
-	return rt, out, events
+	return h.State(), out, events
 }
 
-func execute(t *testing.T, rt *runtime.Runtime, step runtime.Step) {
+func execute(t *testing.T, rt *runtime.State, step runtime.Step) {
 	t.Helper()
 	res := rt.Execute(context.Background(), step)
 	_ = res
@@ -137,11 +147,11 @@ func recordJSONCalls(t *testing.T) (*codegen.Recording, map[string]json.RawMessa
 	return rec, finalVars(t, rt), out.Result
 }
 
-// Snippets only, with Execute and FromRuntime: an import, a package used
+// Snippets only, with Execute and FromState: an import, a package used
 // without an import, a func declaration, an assignment to a starting
 // variable, a re-declaration.
 func recordSnippetsOnly(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
-	rt := newRuntime(t, nil, variable.Spec{Name: "numbers", Value: []int{3, 1, 2}}, variable.Spec{Name: "title", Value: "scores"})
+	rt := newState(t, nil, variable.Spec{Name: "numbers", Value: []int{3, 1, 2}}, variable.Spec{Name: "title", Value: "scores"})
 	execute(t, rt, runtime.Step{Reason: "Sort a copy of the numbers.", Snippets: []string{
 		"import \"sort\"\n\nsorted := append([]int(nil), numbers...)\nsort.Ints(sorted)",
 	}})
@@ -152,7 +162,7 @@ func recordSnippetsOnly(t *testing.T) (*codegen.Recording, map[string]json.RawMe
 	execute(t, rt, runtime.Step{Snippets: []string{
 		"sum, extra := len(sorted)*10, len(bar) // sum exists: Go reuses it\ntitle = strings.ToUpper(title) + \": \" + fmt.Sprint(sum, extra)",
 	}})
-	rec := codegen.FromRuntime(rt, nil)
+	rec := codegen.FromState(rt, nil)
 	// The run changed both starting variables; a live runtime keeps only
 	// their final values.
 	must(t, rec.SetStart("numbers", []int{3, 1, 2}))
@@ -190,7 +200,7 @@ func recordMixed(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, 
 // Results assigned to existing variables: "return" names one, and a
 // snippet re-declares one.
 func recordReturnExisting(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
-	rt := newRuntime(t, nil, variable.Spec{Name: "report", Value: codegentest.Weather{City: "nowhere"}})
+	rt := newState(t, nil, variable.Spec{Name: "report", Value: codegentest.Weather{City: "nowhere"}})
 	execute(t, rt, runtime.Step{Reason: "Weather in Paris into report.", Calls: []runtime.ToolCall{
 		call("c1", "get_weather", `{"location":"Paris","return":"report"}`),
 		call("c2", "count", `{"n":1}`),
@@ -201,21 +211,21 @@ func recordReturnExisting(t *testing.T) (*codegen.Recording, map[string]json.Raw
 		call("c5", "get_weather", `{"location":"Recife","return":"<<var:weather>>"}`),
 	}})
 	execute(t, rt, runtime.Step{Snippets: []string{"report = weather\ncount_result = count_result * 2"}})
-	rec := codegen.FromRuntime(rt, nil)
+	rec := codegen.FromState(rt, nil)
 	rec.RunID = "run_return_existing"
 	return rec, finalVars(t, rt), nil
 }
 
 // A failed call and a failed snippet in the middle are left out.
 func recordFailedCall(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
-	rt := newRuntime(t, nil, variable.Spec{Name: "city", Value: "Atlantis"})
+	rt := newState(t, nil, variable.Spec{Name: "city", Value: "Atlantis"})
 	execute(t, rt, runtime.Step{Reason: "Try the city.", Calls: []runtime.ToolCall{call("c1", "get_weather", `{"location":"<<var:city>>"}`)}})
 	execute(t, rt, runtime.Step{Reason: "Try a bad snippet, a bad reference, then Paris.", Snippets: []string{"x := undefined_thing + 1"}, Calls: []runtime.ToolCall{
 		call("c2", "describe", `{"w":"<<var:nothing>>"}`),
 		call("c3", "get_weather", `{"location":"Paris"}`),
 	}})
 	execute(t, rt, runtime.Step{Calls: []runtime.ToolCall{call("c4", "describe", `{"w":"<<var:weather>>"}`)}})
-	return codegen.FromRuntime(rt, nil), finalVars(t, rt), nil
+	return codegen.FromState(rt, nil), finalVars(t, rt), nil
 }
 
 // A secret starting variable passed by reference: never a literal.
@@ -291,13 +301,13 @@ func recordChildRun(t *testing.T) (*codegen.Recording, map[string]json.RawMessag
 // Snippets that stop early with a top-level return: the replay jumps past
 // the rest of the snippet and goes on with the next one.
 func recordEarlyReturn(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
-	rt := newRuntime(t, nil, variable.Spec{Name: "text", Value: "12x"})
+	rt := newState(t, nil, variable.Spec{Name: "text", Value: "12x"})
 	execute(t, rt, runtime.Step{Reason: "Parse the text.", Snippets: []string{
 		"n, err := strconv.Atoi(text)\nif err != nil {\n\tfmt.Println(\"not a number:\", err)\n\treturn\n}\nn *= 2",
 		"acc := 0\nfor _, w := range []string{\"1\", \"2\", \"x\", \"4\"} {\n\tv, err := strconv.Atoi(w)\n\tif err != nil {\n\t\treturn\n\t}\n\tacc += v\n}\nacc = -1",
 	}})
 	execute(t, rt, runtime.Step{Snippets: []string{"summary := fmt.Sprint(n, \" \", acc, \" \", err != nil)"}})
-	rec := codegen.FromRuntime(rt, nil)
+	rec := codegen.FromState(rt, nil)
 	rec.RunID = "run_early_return"
 	vars := finalVars(t, rt)
 	if string(vars["acc"]) != "3" || string(vars["summary"]) != `"0 3 true"` {
@@ -357,5 +367,5 @@ func recordAskUser(t *testing.T) (*codegen.Recording, map[string]json.RawMessage
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rec, finalVars(t, rt), out.Result
+	return rec, finalVars(t, h.State()), out.Result
 }

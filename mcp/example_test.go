@@ -43,7 +43,8 @@ func ExampleImport() {
 		return
 	}
 	rt, _ := runtime.New(runtime.Options{Actions: tools})
-	res := rt.Execute(ctx, runtime.Step{Calls: []runtime.ToolCall{
+	state, _ := rt.NewState()
+	res := state.Execute(ctx, runtime.Step{Calls: []runtime.ToolCall{
 		{ID: "1", Name: "get_forecast", Arguments: `{"city":"Lyon","return":null}`},
 	}})
 	v := res.Responses[0].Variables[0]

@@ -20,6 +20,7 @@ import (
 	"github.com/byref/byref/mcp"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/variable"
 )
 
 func importTools(t *testing.T, cs *sdk.ClientSession, opts mcp.ImportOptions) *action.Set {
@@ -66,7 +67,8 @@ func TestImportKeepsSchemas(t *testing.T) {
 
 	// What the model sees in plain mode is the tool's own shape.
 	rt, _ := runtime.New(runtime.Options{Actions: set, HideFromAI: true})
-	for _, tool := range rt.Tools() {
+	st, _ := rt.NewState()
+	for _, tool := range st.Tools() {
 		if tool.Name != "greet" {
 			continue
 		}
@@ -87,10 +89,11 @@ var reflectRaw = action.MustNew(action.Spec{Name: "x", Func: func(json.RawMessag
 // results became variables.
 func exercise(t *testing.T, set *action.Set) {
 	t.Helper()
-	rt, err := runtime.New(runtime.Options{Actions: set})
+	agent, err := runtime.New(runtime.Options{Actions: set})
 	if err != nil {
 		t.Fatal(err)
 	}
+	rt, _ := agent.NewState()
 	res := rt.Execute(context.Background(), runtime.Step{Calls: []runtime.ToolCall{
 		{ID: "1", Name: "greet", Arguments: `{"name":"Ada","style":"loud","return":null}`},
 		{ID: "2", Name: "add", Arguments: `{"a":2,"b":3,"return":null}`},
@@ -179,7 +182,8 @@ func TestImportOptions(t *testing.T) {
 		}
 	}
 	// The prefixed action still calls the server's tool by its own name.
-	rt, _ := runtime.New(runtime.Options{Actions: set})
+	agent, _ := runtime.New(runtime.Options{Actions: set})
+	rt, _ := agent.NewState()
 	r := rt.Execute(context.Background(), runtime.Step{Calls: []runtime.ToolCall{{ID: "1", Name: "fx_greet", Arguments: `{"name":"Ada","style":null,"return":null}`}}})
 	if !r.Responses[0].Success {
 		t.Fatal(r.Responses[0].Error)
@@ -211,12 +215,9 @@ func TestAgentRunUsesImportedTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rt.Set("who", json.RawMessage(who)); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "greet who, then add 40 and 2"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Task: "greet who, then add 40 and 2", Variables: []variable.Spec{{Name: "who", Value: json.RawMessage(who)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,9 +246,9 @@ func TestAgentRunUsesImportedTools(t *testing.T) {
 	if !o.OK() || string(o.Result) != `{"sum":42}` {
 		t.Fatalf("outcome %+v, result %s", o, o.Result)
 	}
-	v, ok := rt.Variable("greet_result")
+	v, ok := h.State().Variable("greet_result")
 	if !ok || v.Value != "Hello, Ada" {
-		t.Errorf("greet_result: %+v (variables: %v)", v, rt.Variables())
+		t.Errorf("greet_result: %+v (variables: %v)", v, h.State().Variables())
 	}
 }
 

@@ -33,14 +33,15 @@ type ServerOptions struct {
 	// only. Actions with a parameter that takes references only cannot be
 	// called without variables, so they are left out (Skipped lists them).
 	Actions *action.Set
-	// Runtime is the template of the runtime each action call runs on: a
-	// fresh runtime.Runtime per call, so calls are independent and may run
-	// concurrently. Its Variables, CallTimeout, MaxOutput, Logger and
-	// Tracer apply; the server sets Actions and HideFromAI.
+	// Runtime configures the agent the server's tools run on (one, shared);
+	// each call executes on a fresh runtime.State of it, so calls are
+	// independent and may run concurrently. Its Variables, CallTimeout,
+	// MaxOutput, Logger and Tracer apply; the server sets Actions and
+	// HideFromAI.
 	Runtime runtime.Options
 	// Agents are served as tools that take a task and return the result of
 	// a whole run (see runtime.AgentAction). Each call runs a
-	// non-interactive run on a fresh runtime from AgentSpec.New; an agent
+	// non-interactive run on AgentSpec.Agent; an agent
 	// whose runs await approvals needs RunOptions.AwaitTimeout, since an
 	// MCP client cannot answer them.
 	Agents []runtime.AgentSpec
@@ -90,13 +91,17 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	}
 	rtOpts := opts.Runtime
 	rtOpts.Actions, rtOpts.HideFromAI = set, true
+	rt, err := runtime.New(rtOpts)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: building the runtime: %w", err)
+	}
 	for _, a := range set.All() {
 		tool, why := plainTool(a)
 		if why != "" {
 			s.skipped = append(s.skipped, runtime.Unavailable{Action: a.Name(), Reason: why})
 			continue
 		}
-		s.srv.AddTool(&sdk.Tool{Name: tool.Name, Description: tool.Description, InputSchema: tool.Parameters}, s.handler(a.Name(), rtOpts))
+		s.srv.AddTool(&sdk.Tool{Name: tool.Name, Description: tool.Description, InputSchema: tool.Parameters}, s.handler(a.Name(), rt))
 		s.tools = append(s.tools, a.Name())
 	}
 	if len(s.tools) == 0 {
@@ -160,21 +165,21 @@ func plainTool(a *action.Action) (schema.Tool, string) {
 
 var callSeq atomic.Uint64
 
-// handler calls the action on a fresh runtime, so that the runtime does
-// what it does for a model's call: validation against the schema,
+// handler calls the action on a fresh State of rt, so that the runtime
+// does what it does for a model's call: validation against the schema,
 // decoding, defaults, timeouts, captured output, recovered panics, tracing.
-func (s *Server) handler(name string, rtOpts runtime.Options) sdk.ToolHandler {
+func (s *Server) handler(name string, rt *runtime.Runtime) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		args := string(req.Params.Arguments)
 		if args == "" || args == "null" {
 			args = "{}"
 		}
-		rt, err := runtime.New(rtOpts)
+		st, err := rt.NewState()
 		if err != nil {
-			return nil, fmt.Errorf("mcp: building the runtime for %s: %w", name, err)
+			return nil, fmt.Errorf("mcp: starting the call of %s: %w", name, err)
 		}
 		id := "mcp_" + strconv.FormatUint(callSeq.Add(1), 10)
-		step := rt.Execute(ctx, runtime.Step{Calls: []runtime.ToolCall{{ID: id, Name: name, Arguments: args}}})
+		step := st.Execute(ctx, runtime.Step{Calls: []runtime.ToolCall{{ID: id, Name: name, Arguments: args}}})
 		resp := step.Responses[0]
 		if !resp.Success {
 			s.log.Info("mcp tool call failed", "tool", name, "err", resp.Error)

@@ -64,18 +64,24 @@ func (e errorString) Error() string { return string(e) }
 func exportAgent() runtime.AgentSpec {
 	return runtime.AgentSpec{
 		Name: "shouter", Description: "Shouts the task.",
-		New: func() (*runtime.Runtime, error) {
-			model := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
-				last := req.Messages[len(req.Messages)-1]
-				if last.Role == llm.RoleTool {
-					return llm.CallTool(action.TerminateName, `{"success":true,"result":"<<var:shout_result>>"}`), nil
-				}
-				arg, _ := json.Marshal(last.Text)
-				return llm.CallTool("shout", `{"text":`+string(arg)+`,"return":null}`), nil
-			})
-			return runtime.New(runtime.Options{Model: model, Actions: exportActions()})
-		},
+		Agent: shouter(),
 	}
+}
+
+func shouter() *runtime.Runtime {
+	model := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+		last := req.Messages[len(req.Messages)-1]
+		if last.Role == llm.RoleTool {
+			return llm.CallTool(action.TerminateName, `{"success":true,"result":"<<var:shout_result>>"}`), nil
+		}
+		arg, _ := json.Marshal(last.Text)
+		return llm.CallTool("shout", `{"text":`+string(arg)+`,"return":null}`), nil
+	})
+	rt, err := runtime.New(runtime.Options{Model: model, Actions: exportActions()})
+	if err != nil {
+		panic(err)
+	}
+	return rt
 }
 
 func exportServer() (*mcp.Server, error) {
@@ -211,7 +217,8 @@ func TestRoundTrip(t *testing.T) {
 	if !ok || fc.NumParams() != 2 || fc.Param(0).Name != "city" || fc.Param(1).Name != "days" || !strings.Contains(string(fc.Param(1).Raw), `{"type":"null"}`) {
 		t.Fatalf("remote_forecast: %v", fc.Params())
 	}
-	rt, _ := runtime.New(runtime.Options{Actions: set})
+	agent, _ := runtime.New(runtime.Options{Actions: set})
+	rt, _ := agent.NewState()
 	r := rt.Execute(context.Background(), runtime.Step{Calls: []runtime.ToolCall{
 		{ID: "1", Name: "remote_shouter", Arguments: `{"task":"round trip","return":null}`},
 		{ID: "2", Name: "remote_forecast", Arguments: `{"city":"Oslo","days":null,"return":null}`},
@@ -235,8 +242,8 @@ func TestNewServerErrors(t *testing.T) {
 	if _, err := mcp.NewServer(mcp.ServerOptions{}); err == nil || !strings.Contains(err.Error(), "no tools") {
 		t.Errorf("no tools: %v", err)
 	}
-	if _, err := mcp.NewServer(mcp.ServerOptions{Agents: []runtime.AgentSpec{{Name: "a"}}}); err == nil || !strings.Contains(err.Error(), "New") {
-		t.Errorf("agent without New: %v", err)
+	if _, err := mcp.NewServer(mcp.ServerOptions{Agents: []runtime.AgentSpec{{Name: "a"}}}); err == nil || !strings.Contains(err.Error(), "Agent is nil") {
+		t.Errorf("agent without Agent: %v", err)
 	}
 	spec := exportAgent()
 	spec.Name = "shout"

@@ -12,7 +12,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 
@@ -70,12 +69,11 @@ func TestHandlerServerErrorStatus(t *testing.T) {
 func TestACPRunJoinsTheRequestsTrace(t *testing.T) {
 	tp, exp := newProvider(t)
 	tracer := byrefotel.NewTracer(byrefotel.Options{TracerProvider: tp})
-	s, err := server.New(server.Options{Agents: []server.Agent{{
-		Name: "echo",
-		New: func(store run.Store) (*runtime.Runtime, error) {
-			return runtime.New(runtime.Options{Store: store, Tracer: tracer, Model: llm.NewScripted(llm.Text("hello"))})
-		},
-	}}})
+	rt, err := runtime.New(runtime.Options{Tracer: tracer, Model: llm.NewScripted(llm.Text("hello"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := server.New(server.Options{Agents: []server.Agent{{Name: "echo", Runtime: rt}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,9 +24,16 @@ type Payload interface {
 	isPayload()
 }
 
-// RunOptions summarises the options a run was started with, for the
-// record and for display. It is not the runtime's configuration.
+// RunOptions is the serializable part of a run's spec: together with the
+// other fields of [RunCreated] (name, session, turn, parent, tags, input)
+// it is everything a run was started with but the process-local hooks (the
+// model, callbacks, live variables). Restore, the server and workflow
+// engines read it from the log instead of being handed the options again.
 type RunOptions struct {
+	// Task is the initial prompt: what the model was asked to do.
+	Task string `json:"task,omitempty"`
+	// Instructions are added to the system prompt.
+	Instructions string `json:"instructions,omitempty"`
 	// Model names the model, as "provider:model".
 	Model string `json:"model,omitempty"`
 	// Approval is the approval strategy: none, on_start or on_tool_call.
@@ -37,6 +44,27 @@ type RunOptions struct {
 	MaxSteps int `json:"max_steps,omitempty"`
 	// MaxTokens is the token budget; 0 for none.
 	MaxTokens int64 `json:"max_tokens,omitempty"`
+	// ResultRetries is how many invalid results go back to the model.
+	ResultRetries int `json:"result_retries,omitempty"`
+	// ContextWindow is the model's context window, in tokens, and
+	// ContextShare the share of it the conversation may fill.
+	ContextWindow int     `json:"context_window,omitempty"`
+	ContextShare  float64 `json:"context_share,omitempty"`
+	// LargeResult is the size above which a tool result is kept as a
+	// variable.
+	LargeResult int `json:"large_result,omitempty"`
+	// RetryAttempts, RetryBackoff and RetryMaxBackoff are how model calls
+	// are retried.
+	RetryAttempts   int           `json:"retry_attempts,omitempty"`
+	RetryBackoff    time.Duration `json:"retry_backoff,omitempty"`
+	RetryMaxBackoff time.Duration `json:"retry_max_backoff,omitempty"`
+	// AwaitTimeout fails the run when an await is not answered in time.
+	AwaitTimeout time.Duration `json:"await_timeout,omitempty"`
+	// ToolLimit is how many actions the model is offered at each step; 0
+	// for all.
+	ToolLimit int `json:"tool_limit,omitempty"`
+	// Driven reports a run stepped by an engine.
+	Driven bool `json:"driven,omitempty"`
 	// Actions is the allow-list of attached actions; empty for all.
 	Actions []string `json:"actions,omitempty"`
 	// InputSchema is the JSON Schema the input was validated against.
@@ -63,7 +91,7 @@ type RunCreated struct {
 	Tags map[string]string `json:"tags,omitempty"`
 	// Input is the structured input, as JSON; nil for none.
 	Input json.RawMessage `json:"input,omitempty"`
-	// Options summarises the run's options.
+	// Options is the rest of the run's spec.
 	Options RunOptions `json:"options,omitzero"`
 }
 

@@ -18,8 +18,9 @@ import (
 var (
 	// ErrNoModel: neither Options.Model nor RunOptions.Model is set.
 	ErrNoModel = errors.New("runtime: no model; set Options.Model or RunOptions.Model (llm.NewScripted for tests)")
-	// ErrBusy: the runtime already has a run in progress.
-	ErrBusy = errors.New("runtime: a run is already in progress on this runtime; wait for it or use another Runtime")
+	// ErrRunExists: RunOptions.ID names a run the store already holds and
+	// that is not going on in this agent; Restore it instead.
+	ErrRunExists = errors.New("runtime: the run already exists")
 	// ErrInvalidInput: the input does not match RunOptions.InputSchema.
 	ErrInvalidInput = errors.New("runtime: invalid input")
 	// ErrNotFollowable: a follow-up was sent to a run that is not completed,
@@ -111,9 +112,10 @@ type RunOptions struct {
 	// ResultSchema is the JSON Schema the result must match (see
 	// ResultSchemaFor). The terminate action's result follows it.
 	ResultSchema json.RawMessage
-	// Values are visible to actions through ContextValue but never to the
-	// model: a user ID, a tenant, credentials.
-	Values map[string]any
+	// Variables are this run's starting variables, after the agent's
+	// (Options.Variables). To start a run from another run's variables,
+	// pass that run's State().Specs().
+	Variables []variable.Spec
 	// Actions is the allow-list of actions attached to the run; empty
 	// means all of the runtime's actions. terminate is always attached.
 	Actions []string
@@ -142,8 +144,9 @@ type RunOptions struct {
 	// the model between the system prompt and the task.
 	History []llm.Message
 
-	// parent links a child run to the call that started it.
-	parent *parentLink
+	// Parent links a child run to the tool call of its parent run that
+	// started it (AgentAction sets it); nil for a top-level run.
+	Parent *Parent
 	// Driven runs stop before every model call and every step, at every
 	// await and at the end of every turn, and go on only when Advance is
 	// called; awaits then keep no timer (Expire ends them). An engine that
@@ -203,23 +206,11 @@ func ResultSchemaFor[T any]() json.RawMessage {
 	return s
 }
 
-type valuesKey struct{}
-
-// ContextValue returns the value RunOptions.Values holds for key, as seen by
-// an action running in that run.
-func ContextValue[T any](ctx context.Context, key string) (T, bool) {
-	var zero T
-	values, _ := ctx.Value(valuesKey{}).(map[string]any)
-	v, ok := values[key].(T)
-	if !ok {
-		return zero, false
-	}
-	return v, true
-}
-
-// Start begins a run on the runtime's model and store and returns at once;
-// the run goes on in its own goroutine until it ends or ctx is cancelled.
-// A runtime runs one run at a time (follow-ups continue it).
+// Start begins a run on the agent's model and store and returns at once.
+// The run goes on in its own goroutine until it ends, is cancelled
+// (Handle.Cancel) or the agent is closed: ctx bounds the start only, and
+// its values are kept (actions see them through their context). Many runs
+// may go on at once; each has its own State.
 func (rt *Runtime) Start(ctx context.Context, opts RunOptions) (*Handle, error) {
 	h, err := rt.Create(ctx, opts)
 	if err != nil {
@@ -233,10 +224,9 @@ func (rt *Runtime) Start(ctx context.Context, opts RunOptions) (*Handle, error) 
 
 var errBegun = errors.New("runtime: the run has already begun")
 
-// Begin starts the loop of a run made by Create. Cancelling ctx cancels the
-// run (use a context that lives as long as the run should, not a
-// request's). It returns an error when the run is not in the created
-// status (it has begun, or was cancelled).
+// Begin starts the loop of a run made by Create. As with Start, ctx bounds
+// the start only and its values are kept. It returns an error when the run
+// is not in the created status (it has begun, or was cancelled).
 func (h *Handle) Begin(ctx context.Context) error {
 	h.mu.Lock()
 	if h.begun {
@@ -260,7 +250,8 @@ func (h *Handle) Begin(ctx context.Context) error {
 
 // Create records a new run in the created status without starting it;
 // Begin starts it. Start is Create then Begin. A run in the created status
-// can be cancelled.
+// can be cancelled. The run's spec is recorded whole in its first event
+// (run.RunCreated; see SpecOf).
 func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error) {
 	model := opts.Model
 	if model == nil {
@@ -295,56 +286,51 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 			}
 		}
 	}
-
-	rt.runMu.Lock()
-	defer rt.runMu.Unlock()
+	st, err := rt.NewState(opts.Variables...)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: RunOptions.Variables: %w", err)
+	}
 	if opts.ID != "" {
-		if h, ok := rt.runs[opts.ID]; ok {
+		if h, ok := rt.live(opts.ID); ok {
 			return h, nil
 		}
-	}
-	if rt.active != nil && !rt.active.finished() {
-		return nil, ErrBusy
 	}
 	id := opts.ID
 	if id == "" {
 		id = run.NewID()
 	}
-	store := rt.store()
-	created := run.RunCreated{
-		Name: opts.Name, Session: opts.Session, Turn: opts.Turn, Tags: opts.Tags, Input: opts.Input,
-		ParentRun: parentRun(opts), ParentToolCall: parentCall(opts),
-		Options: run.RunOptions{
-			Model: opts.ModelName, Interactive: !opts.NonInteractive, Approval: string(opts.Approval), MaxSteps: opts.Limits.withDefaults().MaxSteps,
-			MaxTokens: opts.Limits.MaxTokens, Actions: opts.Actions, InputSchema: opts.InputSchema, ResultSchema: opts.ResultSchema,
-		},
+	store := rt.store
+	if opts.Parent != nil && opts.Parent.Run != nil && rt.opts.Store == nil {
+		// An agent with no store of its own records its child runs
+		// beside their parent.
+		store = opts.Parent.Run.rec.store
 	}
-	sum, isNew, err := store.Create(ctx, run.Event{RunID: id, Data: created})
+	sum, isNew, err := store.Create(ctx, run.Event{RunID: id, Data: SpecOf(opts)})
 	if err != nil {
 		return nil, fmt.Errorf("runtime: creating run %s: %w", id, err)
 	}
 	if !isNew {
-		return nil, fmt.Errorf("runtime: run %s already exists in the store (status %s) but was not started by this runtime", id, sum.Status)
+		if h, ok := rt.live(id); ok { // created meanwhile by this agent
+			return h, nil
+		}
+		return nil, fmt.Errorf("%w: run %s is in the store (status %s) but is not going on in this agent; Restore it to continue it", ErrRunExists, id, sum.Status)
 	}
 	h := &Handle{
-		rt: rt, id: id, model: llm.WithRetry(model, opts.Limits.Retry), opts: opts, result: resultValidator,
+		rt: rt, st: st, id: id, model: llm.WithRetry(model, opts.Limits.Retry), opts: opts, result: resultValidator,
 		rec:  &recorder{store: store, id: id, last: sum.LastSeq, status: run.StatusCreated, hook: opts.OnStatus},
 		done: make(chan struct{}),
 	}
 	h.drivenBy(opts.Driven)
-	rt.mu.Lock()
-	rt.attach(opts.Actions, opts.ResultSchema, !opts.NonInteractive)
+	st.mu.Lock()
+	st.run = h
+	st.attach(opts.Actions, opts.ResultSchema, !opts.NonInteractive)
 	if input != nil {
-		// The variable input is the run's: a later run's input replaces
-		// an earlier run's, never a variable of the host's.
-		if _, _, taken := rt.vars.Value(inputVariable); !taken || rt.inputOwned {
-			if err := rt.define(variable.Spec{Name: inputVariable, Value: input, Description: "the run's structured input"}, rt.step, "host"); err == nil {
-				rt.inputOwned = true
-			}
+		if _, _, taken := st.vars.Value(inputVariable); !taken {
+			_ = st.define(variable.Spec{Name: inputVariable, Value: input, Description: "the run's structured input"}, st.step, "host")
 		}
 	}
-	startVars := rt.variableEvents(rt.vars.Names(), true)
-	rt.mu.Unlock()
+	startVars := st.variableEvents(st.vars.Names(), true)
+	st.mu.Unlock()
 
 	h.messages = append([]llm.Message{llm.SystemMessage("")}, opts.History...)
 	h.messages = append(h.messages, llm.UserMessage(taskText(opts)))
@@ -352,13 +338,10 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 		_ = h.rec.transition(ctx, run.StatusFailed, "store: "+err.Error())
 		return nil, fmt.Errorf("runtime: recording run %s: %w", id, err)
 	}
-	// Registered only once recorded: a failed Create leaves the runtime
-	// free for another run.
-	if rt.runs == nil {
-		rt.runs = map[run.ID]*Handle{}
+	if err := rt.track(h); err != nil {
+		_ = h.rec.transition(ctx, run.StatusFailed, "the agent was closed before the run began")
+		return nil, err
 	}
-	rt.runs[id] = h
-	rt.active = h
 	return h, nil
 }
 
@@ -375,18 +358,48 @@ func (rt *Runtime) Run(ctx context.Context, opts RunOptions) (Outcome, error) {
 	return h.Wait(ctx)
 }
 
-func parentRun(opts RunOptions) run.ID {
-	if opts.parent == nil {
-		return ""
+// SpecOf returns the serializable spec of a run started with opts: the
+// first event of its log. Restore reads it back (OptionsOf); the model,
+// the status hook, the starting variables' values and the session history
+// are process-local and not in it.
+func SpecOf(opts RunOptions) run.RunCreated {
+	c := run.RunCreated{
+		Name: opts.Name, Session: opts.Session, Turn: opts.Turn, Tags: opts.Tags, Input: opts.Input,
+		Options: run.RunOptions{
+			Task: opts.Task, Instructions: opts.Instructions, Model: opts.ModelName, Interactive: !opts.NonInteractive,
+			Approval: string(opts.Approval), MaxSteps: opts.Limits.withDefaults().MaxSteps, MaxTokens: opts.Limits.MaxTokens,
+			ResultRetries: opts.Limits.ResultRetries, ContextWindow: opts.Limits.ContextWindow, ContextShare: opts.Limits.ContextShare,
+			LargeResult: opts.Limits.LargeResult, RetryAttempts: opts.Limits.Retry.Attempts, RetryBackoff: opts.Limits.Retry.Backoff,
+			RetryMaxBackoff: opts.Limits.Retry.MaxBackoff, AwaitTimeout: opts.AwaitTimeout, ToolLimit: opts.ToolLimit,
+			Driven: opts.Driven, Actions: opts.Actions, InputSchema: opts.InputSchema, ResultSchema: opts.ResultSchema,
+		},
 	}
-	return opts.parent.run
+	if opts.Parent != nil {
+		c.ParentRun, c.ParentToolCall = opts.Parent.RunID, opts.Parent.CallID
+	}
+	return c
 }
 
-func parentCall(opts RunOptions) string {
-	if opts.parent == nil {
-		return ""
+// OptionsOf returns the run options recorded in a run's first event, the
+// inverse of SpecOf: set the process-local fields (Model, OnStatus,
+// History) on the result.
+func OptionsOf(id run.ID, c run.RunCreated) RunOptions {
+	o := c.Options
+	opts := RunOptions{
+		ID: id, Session: c.Session, Turn: c.Turn, Name: c.Name, Tags: c.Tags, Task: o.Task, Input: c.Input,
+		InputSchema: o.InputSchema, ResultSchema: o.ResultSchema, Actions: o.Actions, NonInteractive: !o.Interactive,
+		Instructions: o.Instructions, ModelName: o.Model, Approval: Approval(o.Approval), AwaitTimeout: o.AwaitTimeout,
+		ToolLimit: o.ToolLimit, Driven: o.Driven,
+		Limits: Limits{
+			MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens, ResultRetries: o.ResultRetries, ContextWindow: o.ContextWindow,
+			ContextShare: o.ContextShare, LargeResult: o.LargeResult,
+			Retry: llm.RetryPolicy{Attempts: o.RetryAttempts, Backoff: o.RetryBackoff, MaxBackoff: o.RetryMaxBackoff},
+		},
 	}
-	return opts.parent.callID
+	if c.ParentRun != "" {
+		opts.Parent = &Parent{RunID: c.ParentRun, CallID: c.ParentToolCall}
+	}
+	return opts
 }
 
 func taskText(opts RunOptions) string {

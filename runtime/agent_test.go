@@ -115,14 +115,11 @@ func TestAgentMixedStep(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
 	)
 	rt := newAgent(t, model, runtime.Options{})
-	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "weather"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, st := runState(t, rt, runtime.RunOptions{Task: "weather"})
 	if string(o.Result) != `"sunny, 21°C in PARIS, France"` {
 		t.Fatalf("outcome = %+v", o)
 	}
-	h := rt.History()
+	h := st.History()
 	if len(h) != 3 || h[0].Kind != runtime.KindSnippet || h[0].Created[0] != "full" || h[1].Args[0].Ref != "full" {
 		t.Fatalf("history = %+v", h)
 	}
@@ -262,7 +259,7 @@ func TestAgentFollowUp(t *testing.T) {
 		t.Fatalf("results %s then %s", first.Result, second.Result)
 	}
 	// Variables and history were kept: weather was assigned, not recreated.
-	if v, _ := rt.Variable("weather"); len(v.History) != 2 {
+	if v, _ := h.State().Variable("weather"); len(v.History) != 2 {
 		t.Fatalf("weather's history = %+v", v.History)
 	}
 	evs := events(t, h)
@@ -333,12 +330,12 @@ func TestAgentLargeResultBecomesVariable(t *testing.T) {
 	if len(tool.Text) > 1000 || !strings.Contains(tool.Text, "<<var:dump_output>>") {
 		t.Fatalf("tool message = %q", tool.Text)
 	}
-	v, ok := rt.Variable("dump_output")
+	v, ok := h.State().Variable("dump_output")
 	if s, _ := v.Value.(string); !ok || !strings.Contains(s, strings.Repeat("x", 5000)) {
 		t.Fatalf("the whole result must be kept in the variable")
 	}
 	// It is recorded like any variable a call made.
-	if h := rt.History(); !slices.Contains(h[0].Created, "dump_output") {
+	if h := h.State().History(); !slices.Contains(h[0].Created, "dump_output") {
 		t.Fatalf("history = %+v", h[0])
 	}
 
@@ -361,10 +358,14 @@ func TestAgentIdempotentCreate(t *testing.T) {
 	}
 }
 
-func TestAgentValuesAndAllowList(t *testing.T) {
+type userKey struct{}
+
+// Values of the context given to Start reach the run's actions (and never
+// the model); the allow-list leaves other actions out.
+func TestAgentContextValuesAndAllowList(t *testing.T) {
 	whoami := action.MustNew(action.Spec{
 		Name: "whoami", Func: func(ctx context.Context) string {
-			u, _ := runtime.ContextValue[string](ctx, "user")
+			u, _ := ctx.Value(userKey{}).(string)
 			return u
 		},
 	})
@@ -374,7 +375,13 @@ func TestAgentValuesAndAllowList(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:whoami_result>>"}`),
 	)
 	rt := newAgent(t, model, runtime.Options{Actions: action.MustSet(weatherAction, whoami)})
-	o, _ := rt.Run(context.Background(), runtime.RunOptions{Task: "t", Actions: []string{"whoami"}, Values: map[string]any{"user": "ada"}})
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), userKey{}, "ada"))
+	h, err := rt.Start(ctx, runtime.RunOptions{Task: "t", Actions: []string{"whoami"}})
+	cancel() // the context bounds the start only
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, _ := h.Wait(context.Background())
 	if string(o.Result) != `"ada"` {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -450,42 +457,6 @@ func TestAgentInputValidated(t *testing.T) {
 	}
 }
 
-// 1,000 concurrent runs on the scripted model, each on its own runtime over
-// one shared action set, under -race.
-func TestAgentManyConcurrentRuns(t *testing.T) {
-	n := 1000
-	if testing.Short() {
-		n = 100
-	}
-	store := run.NewMemoryStore()
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			model := llm.NewScripted(
-				llm.CallTool("get_weather", `{"location":"<<var:city>>","unit":"c","return":null}`),
-				llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
-			)
-			rt, err := runtime.New(runtime.Options{Actions: sharedActions, Model: model, Store: store, DisableSnippets: true,
-				Variables: []variable.Spec{{Name: "city", Value: fmt.Sprintf("c%d", i)}}})
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "t"})
-			if err != nil || o.Status != run.StatusCompleted || string(o.Result) != fmt.Sprintf(`"sunny, 21°C in c%d"`, i) {
-				t.Errorf("run %d: %+v, %v", i, o, err)
-			}
-		}()
-	}
-	wg.Wait()
-	done, _, err := store.List(context.Background(), run.Query{Statuses: []run.Status{run.StatusCompleted}, Limit: run.MaxListLimit})
-	if err != nil || len(done) != n {
-		t.Fatalf("%d completed runs in the store, %v", len(done), err)
-	}
-}
-
 // Limits apply per turn, and the follow-up that opened a turn survives
 // truncation.
 func TestAgentFollowUpGetsItsOwnLimitsAndKeepsItsMessage(t *testing.T) {
@@ -542,12 +513,12 @@ func TestNamesOfVariablesAndActionsDoNotCollide(t *testing.T) {
 	if _, err := runtime.New(runtime.Options{Actions: action.MustSet(weatherAction), Variables: []variable.Spec{{Name: "get_weather", Value: 1}}}); err == nil {
 		t.Error("a variable named like an action was accepted")
 	}
-	rt, _ := runtime.New(runtime.Options{Variables: []variable.Spec{{Name: "get_weather", Value: 1}}})
-	if err := rt.AddActions(weatherAction); err == nil {
+	st, _ := newState(runtime.Options{Variables: []variable.Spec{{Name: "get_weather", Value: 1}}})
+	if err := st.AddActions(weatherAction); err == nil {
 		t.Error("an action named like a variable was accepted")
 	}
 	fake := action.MustNew(action.Spec{Name: "run_go", Func: func() {}})
-	if err := rt.AddActions(fake); err == nil {
+	if err := st.AddActions(fake); err == nil {
 		t.Error("an action named like a built-in was accepted")
 	}
 }
@@ -565,7 +536,7 @@ func TestAgentInputIsTheLatestRuns(t *testing.T) {
 	}
 }
 
-func TestAFailedCreateLeavesTheRuntimeFree(t *testing.T) {
+func TestAFailedCreateLeavesTheAgentUsable(t *testing.T) {
 	store := &failingStore{Store: run.NewMemoryStore(), left: 0}
 	rt := newAgent(t, llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":"ok"}`)), runtime.Options{Store: store})
 	if _, err := rt.Start(context.Background(), runtime.RunOptions{Task: "t"}); err == nil {
@@ -583,8 +554,8 @@ func TestAFailedCreateLeavesTheRuntimeFree(t *testing.T) {
 func TestNeedsApprovalRefusedWithoutARun(t *testing.T) {
 	paid := false
 	pay := action.MustNew(action.Spec{Name: "pay", Func: func() { paid = true }, NeedsApproval: true})
-	rt, _ := runtime.New(runtime.Options{Actions: action.MustSet(pay)})
-	resp := call(rt, "pay", `{}`)
+	st, _ := newState(runtime.Options{Actions: action.MustSet(pay)})
+	resp := call(st, "pay", `{}`)
 	if resp.Success || paid || !strings.Contains(resp.Error, "needs a person's approval") {
 		t.Fatalf("resp = %+v, paid %v", resp, paid)
 	}

@@ -16,33 +16,33 @@ import (
 
 func TestRefOnlyActionHiddenUntilVariableExists(t *testing.T) {
 	f := newFixture(t, runtime.Options{Variables: []variable.Spec{{Name: "n", Value: 1}}})
-	rt := f.rt
-	offered := func() []string { return names(rt.Tools()) }
+	st := f.st
+	offered := func() []string { return names(st.Tools()) }
 	for _, hidden := range []string{"move", "describe", "switch_on"} {
 		if slices.Contains(offered(), hidden) {
 			t.Fatalf("%s offered with no *Thing or *Gadget variable", hidden)
 		}
 	}
 	reasons := map[string]string{}
-	for _, u := range rt.Unavailable() {
+	for _, u := range st.Unavailable() {
 		reasons[u.Action] = u.Reason
 	}
 	if r := reasons["describe"]; r != "describe: needs a *runtime_test.Thing variable for parameter thing" {
 		t.Fatalf("reason = %q", r)
 	}
-	resp := call(rt, "describe", `{"thing":"<<var:thing>>"}`)
+	resp := call(st, "describe", `{"thing":"<<var:thing>>"}`)
 	if resp.Success || !strings.Contains(resp.Error, "first create one with new_thing") {
 		t.Fatalf("error %q should name the action that creates a *Thing", resp.Error)
 	}
 
 	// The model creates one; the actions appear.
-	if r := call(rt, "new_thing", `{"name":"crate","return":null}`); !r.Success {
+	if r := call(st, "new_thing", `{"name":"crate","return":null}`); !r.Success {
 		t.Fatal(r.Error)
 	}
 	if !slices.Contains(offered(), "describe") || !slices.Contains(offered(), "move") {
 		t.Fatalf("describe and move should be offered once a *Thing exists: %v", offered())
 	}
-	if got := rt.Compatible("describe", "thing"); !slices.Equal(got, []string{"thing"}) {
+	if got := st.Compatible("describe", "thing"); !slices.Equal(got, []string{"thing"}) {
 		t.Fatalf("compatible = %v", got)
 	}
 	if slices.Contains(offered(), "switch_on") {
@@ -50,7 +50,7 @@ func TestRefOnlyActionHiddenUntilVariableExists(t *testing.T) {
 	}
 
 	// Deleting the variable hides them again.
-	rt.Delete("thing")
+	st.Delete("thing")
 	if slices.Contains(offered(), "describe") {
 		t.Fatal("describe offered after its only variable was deleted")
 	}
@@ -58,8 +58,8 @@ func TestRefOnlyActionHiddenUntilVariableExists(t *testing.T) {
 
 func TestPlainModeHidesReferences(t *testing.T) {
 	f := newFixture(t, runtime.Options{HideFromAI: true})
-	rt := f.rt
-	for _, tool := range rt.Tools() {
+	st := f.st
+	for _, tool := range st.Tools() {
 		s := string(tool.Parameters)
 		if strings.Contains(s, "<<var:") || strings.Contains(s, "$defs") || strings.Contains(s, `"return"`) {
 			t.Errorf("%s: plain schema mentions references: %s", tool.Name, s)
@@ -69,7 +69,7 @@ func TestPlainModeHidesReferences(t *testing.T) {
 		}
 	}
 	var why string
-	for _, u := range rt.Unavailable() {
+	for _, u := range st.Unavailable() {
 		if u.Action == "move" {
 			why = u.Reason
 		}
@@ -77,7 +77,7 @@ func TestPlainModeHidesReferences(t *testing.T) {
 	if !strings.Contains(why, "can only be passed by reference") {
 		t.Fatalf("reason = %q", why)
 	}
-	resp := call(rt, "get_weather", `{"location":"Paris","unit":"c"}`)
+	resp := call(st, "get_weather", `{"location":"Paris","unit":"c"}`)
 	if !resp.Success || string(resp.Result) != `"sunny, 21°C in Paris"` {
 		t.Fatalf("plain response = %+v", resp)
 	}
@@ -85,39 +85,39 @@ func TestPlainModeHidesReferences(t *testing.T) {
 		t.Fatalf("content = %s", resp.Content())
 	}
 	// A reference is just text in plain mode.
-	resp = call(rt, "get_weather", `{"location":"<<var:location>>","unit":"c"}`)
+	resp = call(st, "get_weather", `{"location":"<<var:location>>","unit":"c"}`)
 	if !resp.Success || !strings.Contains(string(resp.Result), "in <<var:location>>") {
 		t.Fatalf("plain mode resolved a reference: %+v", resp)
 	}
-	if r := call(rt, "get_weather", `{"location":"Paris","unit":"c","return":null}`); r.Success {
+	if r := call(st, "get_weather", `{"location":"Paris","unit":"c","return":null}`); r.Success {
 		t.Fatal("plain mode has no return property")
 	}
 }
 
 func TestSchemaCacheRebuildsOnlyWhatChanged(t *testing.T) {
 	f := newFixture(t, runtime.Options{})
-	rt := f.rt
-	rt.Tools()
-	before := runtime.SchemaBuilds(rt)
-	rt.Tools()
-	if got := runtime.SchemaBuilds(rt); got != before {
+	st := f.st
+	st.Tools()
+	before := runtime.SchemaBuilds(st)
+	st.Tools()
+	if got := runtime.SchemaBuilds(st); got != before {
 		t.Fatalf("a second Tools call rebuilt %d schemas", got-before)
 	}
 	// A new int variable changes double's n and every int-returning
 	// action's return targets, and terminate's result; not get_weather.
-	if err := rt.Set("m", 7); err != nil {
+	if err := st.Set("m", 7); err != nil {
 		t.Fatal(err)
 	}
-	rt.Tools()
-	rebuilt := runtime.SchemaBuilds(rt) - before
-	if rebuilt == 0 || rebuilt >= len(rt.Tools()) {
-		t.Fatalf("rebuilt %d of %d schemas after one int variable", rebuilt, len(rt.Tools()))
+	st.Tools()
+	rebuilt := runtime.SchemaBuilds(st) - before
+	if rebuilt == 0 || rebuilt >= len(st.Tools()) {
+		t.Fatalf("rebuilt %d of %d schemas after one int variable", rebuilt, len(st.Tools()))
 	}
 	// Replacing a value without changing its type rebuilds nothing.
-	before = runtime.SchemaBuilds(rt)
-	rt.Set("m", 8)
-	rt.Tools()
-	if got := runtime.SchemaBuilds(rt); got != before {
+	before = runtime.SchemaBuilds(st)
+	st.Set("m", 8)
+	st.Tools()
+	if got := runtime.SchemaBuilds(st); got != before {
 		t.Fatalf("same-type assignment rebuilt %d schemas", got-before)
 	}
 }
@@ -125,7 +125,7 @@ func TestSchemaCacheRebuildsOnlyWhatChanged(t *testing.T) {
 func TestVariableNamesAreChecked(t *testing.T) {
 	f := newFixture(t, runtime.Options{})
 	for _, bad := range []string{"", "1x", "func", "len", "get_weather", "a b"} {
-		if err := f.rt.Set(bad, 1); err == nil {
+		if err := f.st.Set(bad, 1); err == nil {
 			t.Errorf("Set(%q) succeeded", bad)
 		}
 	}
@@ -133,15 +133,15 @@ func TestVariableNamesAreChecked(t *testing.T) {
 
 func TestOutputIsCapturedPerCall(t *testing.T) {
 	f := newFixture(t, runtime.Options{MaxOutput: 10})
-	resp := call(f.rt, "shout", `{"text":"hello"}`)
+	resp := call(f.st, "shout", `{"text":"hello"}`)
 	if !resp.Success || resp.Stdout != "hello" {
 		t.Fatalf("stdout = %q", resp.Stdout)
 	}
-	resp = call(f.rt, "shout", `{"text":"hello, world, this is long"}`)
+	resp = call(f.st, "shout", `{"text":"hello, world, this is long"}`)
 	if !strings.HasPrefix(resp.Stdout, "hello, wor") || !strings.Contains(resp.Stdout, "16 more bytes dropped") {
 		t.Fatalf("bounded stdout = %q", resp.Stdout)
 	}
-	resp = call(f.rt, "fails", `{}`)
+	resp = call(f.st, "fails", `{}`)
 	if resp.Stderr != "about to f\n[… 4 more bytes dropped]" {
 		t.Fatalf("stderr of a failed call = %q", resp.Stderr)
 	}
@@ -149,7 +149,7 @@ func TestOutputIsCapturedPerCall(t *testing.T) {
 
 func TestSecretPreviewsAreRedacted(t *testing.T) {
 	f := newFixture(t, runtime.Options{})
-	v, _ := f.rt.Variable("api_key")
+	v, _ := f.st.Variable("api_key")
 	if p := v.Preview(0); strings.Contains(p, "sk-secret") || p != "<secret string>" {
 		t.Fatalf("preview = %q", p)
 	}
@@ -160,28 +160,28 @@ func TestSecretPreviewsAreRedacted(t *testing.T) {
 	}
 	// Usable by reference all the same; what the action prints of it is
 	// redacted before the model sees it.
-	resp := call(f.rt, "shout", `{"text":"<<var:api_key>>"}`)
+	resp := call(f.st, "shout", `{"text":"<<var:api_key>>"}`)
 	if !resp.Success || resp.Stdout != "<secret string>" {
 		t.Fatalf("resp = %+v", resp)
 	}
 	// An action's error that quotes the secret is redacted too.
-	resp = call(f.rt, "double", `{"n":"<<var:api_key>>"}`)
+	resp = call(f.st, "double", `{"n":"<<var:api_key>>"}`)
 	if resp.Success || strings.Contains(resp.Error, "sk-secret") {
 		t.Fatalf("resp = %+v", resp)
 	}
 	leak := action.MustNew(action.Spec{Name: "leak", Func: func(s string) error { return errors.New("bad key " + s) }, Params: []action.Param{{Name: "s"}}})
-	if err := f.rt.AddActions(leak); err != nil {
+	if err := f.st.AddActions(leak); err != nil {
 		t.Fatal(err)
 	}
-	resp = call(f.rt, "leak", `{"s":"<<var:api_key>>"}`)
+	resp = call(f.st, "leak", `{"s":"<<var:api_key>>"}`)
 	if resp.Success || strings.Contains(resp.Error, "sk-secret") || !strings.Contains(resp.Error, "bad key <secret string>") {
 		t.Fatalf("resp = %+v", resp)
 	}
-	if h := f.rt.History(); strings.Contains(h[len(h)-1].Err, "sk-secret") {
+	if h := f.st.History(); strings.Contains(h[len(h)-1].Err, "sk-secret") {
 		t.Fatal("the history keeps the secret")
 	}
-	resp = call(f.rt, "get_weather", `{"location":"<<var:api_key>>","unit":"c","return":null}`)
-	if w, _ := runtime.Value[string](f.rt, "weather"); !resp.Success || w != "sunny, 21°C in sk-secret" {
+	resp = call(f.st, "get_weather", `{"location":"<<var:api_key>>","unit":"c","return":null}`)
+	if w, _ := runtime.Value[string](f.st, "weather"); !resp.Success || w != "sunny, 21°C in sk-secret" {
 		t.Fatalf("the action did not get the secret's value: %+v %q", resp, w)
 	}
 }

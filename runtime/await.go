@@ -208,9 +208,9 @@ func (h *Handle) approveCall(ctx context.Context, c *ToolCall, needsApproval boo
 	if h.opts.Approval != ApproveOnToolCall && !needsApproval {
 		return ""
 	}
-	h.rt.mu.Lock()
-	refs := h.rt.references(*c)
-	h.rt.mu.Unlock()
+	h.st.mu.Lock()
+	refs := h.st.references(*c)
+	h.st.mu.Unlock()
 	a, err := h.awaitAnswer(ctx, run.AwaitRequested{
 		Await:   run.AwaitApproval,
 		Message: fmt.Sprintf("Approve the call of %s with %s?", c.Name, c.Arguments),
@@ -260,9 +260,9 @@ func (h *Handle) approveSnippet(ctx context.Context, code string, access interp.
 
 // human implements gate.
 func (h *Handle) human(ctx context.Context, c ToolCall, need error) (context.Context, string) {
-	h.rt.mu.Lock()
-	refs := h.rt.references(c)
-	h.rt.mu.Unlock()
+	h.st.mu.Lock()
+	refs := h.st.references(c)
+	h.st.mu.Unlock()
 	call := &run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, References: refs}
 	var auth *action.AuthorizationRequired
 	if errors.As(need, &auth) {

@@ -96,14 +96,14 @@ func TestApprovalOnToolCall(t *testing.T) {
 	if string(o.Result) != `"sunny, 21°C in Paris"` {
 		t.Fatalf("outcome = %+v", o)
 	}
-	if w, _ := runtime.Value[string](rt, "weather_2"); w != "sunny, 21°C in Milan" {
+	if w, _ := runtime.Value[string](h.State(), "weather_2"); w != "sunny, 21°C in Milan" {
 		t.Fatalf("the edited call ran with %q", w)
 	}
 	denied := model.Requests()[2].Messages
 	if m := denied[len(denied)-1]; !strings.Contains(m.Text, "the user denied this call: we use Celsius") {
 		t.Fatalf("the model was not told of the denial: %q", m.Text)
 	}
-	h2 := rt.History()
+	h2 := h.State().History()
 	if h2[1].OK() || !strings.Contains(h2[1].Err, "denied") {
 		t.Fatalf("the denied call must be recorded as failed: %+v", h2[1])
 	}
@@ -135,7 +135,7 @@ func TestApprovalOnStart(t *testing.T) {
 	if !strings.Contains(req.Message, "look up the weather") || !strings.Contains(req.Message, "get_weather") {
 		t.Fatalf("plan await = %+v", req)
 	}
-	if len(rt.History()) != 0 {
+	if len(h.State().History()) != 0 {
 		t.Fatal("something ran before the plan was approved")
 	}
 	resume(t, h, req.ID, run.Answer{Decision: run.Denied, Reason: "say it in Fahrenheit"})

@@ -15,7 +15,7 @@ type state struct {
 }
 
 func capture(f *fixture) state {
-	s := state{vars: f.rt.Variables(), fps: map[string]uint64{}}
+	s := state{vars: f.st.Variables(), fps: map[string]uint64{}}
 	for _, v := range s.vars {
 		s.fps[v.Name] = variable.Fingerprint(v.Value)
 	}
@@ -89,8 +89,8 @@ func TestBadCalls(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			before := capture(f)
-			histBefore := len(f.rt.History())
-			resp := call(f.rt, c.action, c.args)
+			histBefore := len(f.st.History())
+			resp := call(f.st, c.action, c.args)
 			if resp.Success {
 				t.Fatalf("call succeeded; want an error containing %q", c.want)
 			}
@@ -103,18 +103,18 @@ func TestBadCalls(t *testing.T) {
 				t.Errorf("content %s does not say success false", resp.Content())
 			}
 			capture(f).equal(t, before)
-			h := f.rt.History()
+			h := f.st.History()
 			if len(h) != histBefore+1 || h[len(h)-1].OK() || h[len(h)-1].Err != resp.Error {
 				t.Errorf("the failure should be recorded once in the step history with its message")
 			}
 			// The runtime keeps working.
-			if ok := call(f.rt, "double", `{"n":"<<var:n>>","return":"n"}`); !ok.Success {
+			if ok := call(f.st, "double", `{"n":"<<var:n>>","return":"n"}`); !ok.Success {
 				t.Fatalf("a good call failed afterwards: %s", ok.Error)
 			}
-			if ok := call(f.rt, "double", `{"n":1,"return":null}`); !ok.Success {
+			if ok := call(f.st, "double", `{"n":1,"return":null}`); !ok.Success {
 				t.Fatalf("a good call failed afterwards: %s", ok.Error)
 			}
-			f.rt.Delete("double_result")
+			f.st.Delete("double_result")
 		})
 	}
 }

@@ -21,7 +21,7 @@ func BenchmarkExecuteCall(b *testing.B) {
 			{Name: "location"}, {Name: "days"}, {Name: "unit", Enum: []any{"c", "f"}},
 		},
 	})
-	rt, err := runtime.New(runtime.Options{
+	st, err := newState(runtime.Options{
 		Actions:   action.MustSet(a),
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}, {Name: "days", Value: 3}},
 	})
@@ -32,7 +32,7 @@ func BenchmarkExecuteCall(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if r := rt.Execute(ctx, step); !r.Responses[0].Success {
+		if r := st.Execute(ctx, step); !r.Responses[0].Success {
 			b.Fatal(r.Responses[0].Error)
 		}
 	}
@@ -40,7 +40,7 @@ func BenchmarkExecuteCall(b *testing.B) {
 
 // bigRuntime has 200 actions of 4 parameters over 10 types and nvars
 // variables of those types.
-func bigRuntime(b *testing.B, nvars int) *runtime.Runtime {
+func bigRuntime(b *testing.B, nvars int) *runtime.State {
 	b.Helper()
 	types := []reflect.Type{
 		reflect.TypeFor[string](), reflect.TypeFor[int](), reflect.TypeFor[float64](), reflect.TypeFor[bool](),
@@ -66,23 +66,23 @@ func bigRuntime(b *testing.B, nvars int) *runtime.Runtime {
 	for i := 0; i < nvars; i++ {
 		specs = append(specs, variable.Spec{Name: fmt.Sprintf("v%d", i), Value: values[i%len(values)]})
 	}
-	rt, err := runtime.New(runtime.Options{Actions: action.MustSet(actions...), Variables: specs})
+	st, err := newState(runtime.Options{Actions: action.MustSet(actions...), Variables: specs})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return rt
+	return st
 }
 
 // BenchmarkMatrixUpdate: one variable changes type (one column) with 200
 // actions × 4 parameters and 200 variables.
 func BenchmarkMatrixUpdate(b *testing.B) {
-	rt := bigRuntime(b, 200)
+	st := bigRuntime(b, 200)
 	vals := []any{"s", 1}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
 		i++
-		if err := rt.Set("v0", vals[i%2]); err != nil {
+		if err := st.Set("v0", vals[i%2]); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -91,15 +91,15 @@ func BenchmarkMatrixUpdate(b *testing.B) {
 // BenchmarkMatrixFullBuild: a Runtime with 200 actions × 4 parameters and
 // 200 variables, from nothing.
 func BenchmarkMatrixFullBuild(b *testing.B) {
-	rt := bigRuntime(b, 200)
-	actions := rt.Actions()
+	st := bigRuntime(b, 200)
+	actions := st.Actions()
 	var specs []variable.Spec
-	for _, v := range rt.Variables() {
+	for _, v := range st.Variables() {
 		specs = append(specs, variable.Spec{Name: v.Name, Value: v.Value})
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := runtime.New(runtime.Options{Actions: actions, Variables: specs}); err != nil {
+		if _, err := newState(runtime.Options{Actions: actions, Variables: specs}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -108,26 +108,26 @@ func BenchmarkMatrixFullBuild(b *testing.B) {
 // BenchmarkToolsCold: every schema for 200 actions and 200 variables, after
 // a change that touches every action.
 func BenchmarkToolsCold(b *testing.B) {
-	rt := bigRuntime(b, 200)
+	st := bigRuntime(b, 200)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
 		b.StopTimer()
 		// A new variable of type any-compatible types touches every group.
 		i++
-		rt.Set(fmt.Sprintf("extra%d", i%2), named("x"))
-		rt.Delete(fmt.Sprintf("extra%d", (i+1)%2))
+		st.Set(fmt.Sprintf("extra%d", i%2), named("x"))
+		st.Delete(fmt.Sprintf("extra%d", (i+1)%2))
 		b.StartTimer()
-		rt.Tools()
+		st.Tools()
 	}
 }
 
 // BenchmarkToolsWarm: the same with nothing changed: no schema is rebuilt.
 func BenchmarkToolsWarm(b *testing.B) {
-	rt := bigRuntime(b, 200)
-	rt.Tools()
+	st := bigRuntime(b, 200)
+	st.Tools()
 	b.ReportAllocs()
 	for b.Loop() {
-		rt.Tools()
+		st.Tools()
 	}
 }

@@ -39,65 +39,65 @@ type callResult struct {
 }
 
 // needsApproval reports whether the named action always needs approval.
-func (rt *Runtime) needsApproval(name string) bool {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	r, ok := rt.m.byName[name]
+func (st *State) needsApproval(name string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	r, ok := st.m.byName[name]
 	return ok && r.act.NeedsApproval()
 }
 
 // call executes one tool call and records it in the history. need is set
 // when the action asked for authorization or input (the response is then
 // failed, and the call may be retried after the run's user answered).
-func (rt *Runtime) call(ctx context.Context, g gate, step int, reason string, c ToolCall) (_ ToolResponse, _ *action.Termination, need error) {
+func (st *State) call(ctx context.Context, g gate, step int, reason string, c ToolCall) (_ ToolResponse, _ *action.Termination, need error) {
 	in := Instruction{Step: step, Kind: KindCall, Reason: reason, CallID: c.ID, Action: c.Name, Arguments: c.Arguments, Start: time.Now()}
 	resp := ToolResponse{CallID: c.ID, Name: c.Name}
 
-	rt.mu.Lock()
-	p, err := rt.prepare(c)
-	rt.mu.Unlock()
+	st.mu.Lock()
+	p, err := st.prepare(c)
+	st.mu.Unlock()
 	if err != nil {
-		return rt.fail(in, resp, err.Error()), nil, nil
+		return st.fail(in, resp, err.Error()), nil, nil
 	}
 	in.Args = p.record
 	a := p.row.act
 
 	if p.row.builtin && a.Name() == RunGoName {
-		s := rt.snippet(ctx, g, step, reason, c.ID, p.args[0].String())
+		s := st.snippet(ctx, g, step, reason, c.ID, p.args[0].String())
 		resp.Success, resp.Error, resp.Stdout, resp.Stderr, resp.Variables, resp.Duration = s.Success, s.Error, s.Stdout, s.Stderr, s.Variables, s.Duration
 		return resp, nil, nil
 	}
 	if p.row.builtin && a.Name() == action.AskUserName {
 		if g == nil {
-			return rt.fail(in, resp, "ask_user needs a run whose user can answer; there is none"), nil, nil
+			return st.fail(in, resp, "ask_user needs a run whose user can answer; there is none"), nil, nil
 		}
 		answer, deny := g.ask(ctx, c, p.args[0].String())
 		if deny != "" {
-			return rt.fail(in, resp, deny), nil, nil
+			return st.fail(in, resp, deny), nil, nil
 		}
-		rt.mu.Lock()
-		defer rt.mu.Unlock()
-		return rt.commit(in, resp, step, a, p, reflect.ValueOf(answer), nil), nil, nil
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		return st.commit(in, resp, step, a, p, reflect.ValueOf(answer), nil), nil, nil
 	}
 	if p.row.builtin && a.Name() == action.TerminateName {
 		term := &action.Termination{Success: p.args[0].Bool(), Result: p.args[1].Interface()}
 		resp.Success = true
-		rt.finish(in)
+		st.finish(in)
 		return resp, term, nil
 	}
 	if err := ctx.Err(); err != nil {
-		return rt.fail(in, resp, "the step was cancelled before "+a.Name()+" ran ("+err.Error()+")"), nil, nil
+		return st.fail(in, resp, "the step was cancelled before "+a.Name()+" ran ("+err.Error()+")"), nil, nil
 	}
 
 	callCtx, cancel := ctx, context.CancelFunc(func() {})
-	if rt.opts.CallTimeout > 0 {
-		callCtx, cancel = context.WithTimeout(ctx, rt.opts.CallTimeout)
+	if st.opts.CallTimeout > 0 {
+		callCtx, cancel = context.WithTimeout(ctx, st.opts.CallTimeout)
 	}
 	defer cancel()
-	out := &callOutput{stdout: boundedBuffer{limit: rt.opts.MaxOutput}, stderr: boundedBuffer{limit: rt.opts.MaxOutput}}
+	out := &callOutput{stdout: boundedBuffer{limit: st.opts.MaxOutput}, stderr: boundedBuffer{limit: st.opts.MaxOutput}}
 	stdout, stderr := &out.stdout, &out.stderr
 	callCtx = action.WithOutput(callCtx, stdout, stderr)
-	callCtx = context.WithValue(callCtx, callKey{}, &callInfo{rt: rt, callID: c.ID})
+	callCtx = context.WithValue(callCtx, callKey{}, &callInfo{run: st.run, callID: c.ID})
 
 	done := make(chan callResult, 1)
 	go func() {
@@ -112,8 +112,8 @@ func (rt *Runtime) call(ctx context.Context, g gate, step int, reason string, c 
 		// run is cancelling, and moves to canceled once it has); a call
 		// past its own deadline is abandoned at once.
 		var grace <-chan time.Time
-		if ctx.Err() != nil && rt.opts.CancelGrace > 0 {
-			t := time.NewTimer(rt.opts.CancelGrace)
+		if ctx.Err() != nil && st.opts.CancelGrace > 0 {
+			t := time.NewTimer(st.opts.CancelGrace)
 			defer t.Stop()
 			grace = t.C
 		}
@@ -133,45 +133,45 @@ func (rt *Runtime) call(ctx context.Context, g gate, step int, reason string, c 
 		}
 		if !returned {
 			resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
-			return rt.fail(in, resp, abandoned(a.Name(), ctx, callCtx)), nil, nil
+			return st.fail(in, resp, abandoned(a.Name(), ctx, callCtx)), nil, nil
 		}
 	}
 	resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
-	if rt.hasSecrets() {
-		rt.mu.Lock()
-		resp.Stdout, resp.Stderr = rt.redact(resp.Stdout), rt.redact(resp.Stderr)
-		rt.mu.Unlock()
+	if st.hasSecrets() {
+		st.mu.Lock()
+		resp.Stdout, resp.Stderr = st.redact(resp.Stdout), st.redact(resp.Stderr)
+		st.mu.Unlock()
 	}
 	if res.err != nil {
 		var pe *action.PanicError
 		if errors.As(res.err, &pe) {
-			return rt.fail(in, resp, fmt.Sprintf("%s panicked: %v. The action has a bug or was given a value it cannot handle; try other arguments or another action.", a.Name(), pe.Value)), nil, nil
+			return st.fail(in, resp, fmt.Sprintf("%s panicked: %v. The action has a bug or was given a value it cannot handle; try other arguments or another action.", a.Name(), pe.Value)), nil, nil
 		}
 		if errors.Is(res.err, action.ErrNeedsHuman) {
 			need = res.err
 		}
-		return rt.fail(in, resp, a.Name()+" failed: "+res.err.Error()), nil, need
+		return st.fail(in, resp, a.Name()+" failed: "+res.err.Error()), nil, need
 	}
 
 	// Fingerprints are taken before locking: the value may be large.
 	changed := make([]bool, len(p.tracked))
 	for i, t := range p.tracked {
-		v, _, _ := rt.peek(t.name)
+		v, _, _ := st.peek(t.name)
 		changed[i] = variable.Fingerprint(v) != t.before
 	}
 
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return rt.commit(in, resp, step, a, p, res.value, changed), nil, nil
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.commit(in, resp, step, a, p, res.value, changed), nil, nil
 }
 
 // commit stores a successful call's result and the changes it made, records
 // the instruction and completes the response; callers hold mu.
-func (rt *Runtime) commit(in Instruction, resp ToolResponse, step int, a *action.Action, p *prepared, value reflect.Value, changed []bool) ToolResponse {
+func (st *State) commit(in Instruction, resp ToolResponse, step int, a *action.Action, p *prepared, value reflect.Value, changed []bool) ToolResponse {
 	if a.Result() != nil {
-		name, created, err := rt.assignResult(step, a, p.target, value)
+		name, created, err := st.assignResult(step, a, p.target, value)
 		if err != nil {
-			return rt.failLocked(in, resp, err.Error())
+			return st.failLocked(in, resp, err.Error())
 		}
 		in.Return, in.ReturnCreated = name, created
 		kind := variable.Assigned
@@ -181,8 +181,8 @@ func (rt *Runtime) commit(in Instruction, resp ToolResponse, step int, a *action
 		} else {
 			in.Modified = append(in.Modified, name)
 		}
-		resp.Variables = append(resp.Variables, rt.change(name, kind))
-		if rt.opts.HideFromAI {
+		resp.Variables = append(resp.Variables, st.change(name, kind))
+		if st.opts.HideFromAI {
 			resp.Result = resultJSON(value)
 		}
 	}
@@ -190,23 +190,23 @@ func (rt *Runtime) commit(in Instruction, resp ToolResponse, step int, a *action
 		if i >= len(changed) || !changed[i] || t.name == in.Return || slices.Contains(in.Modified, t.name) {
 			continue
 		}
-		if rt.vars.Touch(t.name, step, a.Name()) == nil {
+		if st.vars.Touch(t.name, step, a.Name()) == nil {
 			in.Modified = append(in.Modified, t.name)
-			resp.Variables = append(resp.Variables, rt.change(t.name, variable.Modified))
+			resp.Variables = append(resp.Variables, st.change(t.name, variable.Modified))
 		}
 	}
 	resp.Success = true
 	in.Duration = time.Since(in.Start)
 	resp.Duration = in.Duration
-	rt.history = append(rt.history, in)
+	st.history = append(st.history, in)
 	return resp
 }
 
 // peek reads a variable's value under the lock.
-func (rt *Runtime) peek(name string) (any, reflect.Type, bool) {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return rt.vars.Value(name)
+func (st *State) peek(name string) (any, reflect.Type, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.vars.Value(name)
 }
 
 func abandoned(name string, step, call context.Context) string {
@@ -218,12 +218,12 @@ func abandoned(name string, step, call context.Context) string {
 
 // change describes a variable as the model sees it after a change; callers
 // hold mu.
-func (rt *Runtime) change(name string, kind variable.ChangeKind) VariableChange {
-	v, _ := rt.vars.Head(name)
+func (st *State) change(name string, kind variable.ChangeKind) VariableChange {
+	v, _ := st.vars.Head(name)
 	last := v.History.Last() // the preview was made when the change was recorded
 	preview := last.Preview
-	if len(rt.secrets) > 0 {
-		preview = rt.redact(preview)
+	if len(st.secrets) > 0 {
+		preview = st.redact(preview)
 	}
 	return VariableChange{Name: name, Type: last.Type, Preview: preview, Change: string(kind)}
 }
@@ -241,14 +241,14 @@ func resultJSON(v reflect.Value) json.RawMessage {
 
 // assignResult stores a call's result in target, or in a new variable;
 // callers hold mu.
-func (rt *Runtime) assignResult(step int, a *action.Action, target string, value reflect.Value) (name string, created bool, err error) {
+func (st *State) assignResult(step int, a *action.Action, target string, value reflect.Value) (name string, created bool, err error) {
 	var v any
 	if value.IsValid() {
 		v = value.Interface()
 	}
 	if target != "" {
-		if _, _, ok := rt.vars.Value(target); ok {
-			if err := rt.vars.Assign(target, v, step, a.Name()); err != nil {
+		if _, _, ok := st.vars.Value(target); ok {
+			if err := st.vars.Assign(target, v, step, a.Name()); err != nil {
 				return "", false, fmt.Errorf("the result could not be assigned to %s: %w; pass null as return to create a new variable", target, err)
 			}
 			return target, false, nil
@@ -259,8 +259,8 @@ func (rt *Runtime) assignResult(step int, a *action.Action, target string, value
 	if v != nil && t.Kind() == reflect.Interface {
 		t = reflect.TypeOf(v)
 	}
-	name = rt.freeName(resultName(a.Name()))
-	if err := rt.define(variable.Spec{Name: name, Value: v, Type: t}, step, a.Name()); err != nil {
+	name = st.freeName(resultName(a.Name()))
+	if err := st.define(variable.Spec{Name: name, Value: v, Type: t}, step, a.Name()); err != nil {
 		return "", false, err
 	}
 	return name, true, nil
@@ -283,10 +283,10 @@ func resultName(actionName string) string {
 
 // freeName returns base, or base_2, base_3…, whichever names neither a
 // variable nor an action; callers hold mu.
-func (rt *Runtime) freeName(base string) string {
+func (st *State) freeName(base string) string {
 	for {
-		n := rt.vars.FreeName(base)
-		if _, isAction := rt.m.byName[n]; !isAction {
+		n := st.vars.FreeName(base)
+		if _, isAction := st.m.byName[n]; !isAction {
 			return n
 		}
 		base = n + "_result"
@@ -294,49 +294,49 @@ func (rt *Runtime) freeName(base string) string {
 }
 
 // fail records a failed instruction and returns the failed response.
-func (rt *Runtime) fail(in Instruction, resp ToolResponse, msg string) ToolResponse {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return rt.failLocked(in, resp, msg)
+func (st *State) fail(in Instruction, resp ToolResponse, msg string) ToolResponse {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.failLocked(in, resp, msg)
 }
 
-func (rt *Runtime) failLocked(in Instruction, resp ToolResponse, msg string) ToolResponse {
-	if len(rt.secrets) > 0 { // an action's error or output may quote a secret argument
-		msg = rt.redact(msg)
-		resp.Stdout, resp.Stderr = rt.redact(resp.Stdout), rt.redact(resp.Stderr)
+func (st *State) failLocked(in Instruction, resp ToolResponse, msg string) ToolResponse {
+	if len(st.secrets) > 0 { // an action's error or output may quote a secret argument
+		msg = st.redact(msg)
+		resp.Stdout, resp.Stderr = st.redact(resp.Stdout), st.redact(resp.Stderr)
 	}
 	in.Err = msg
 	in.Duration = time.Since(in.Start)
 	resp.Duration = in.Duration
-	rt.history = append(rt.history, in)
+	st.history = append(st.history, in)
 	resp.Success = false
 	resp.Error = msg
 	return resp
 }
 
 // finish records a successful instruction that changed no variable.
-func (rt *Runtime) finish(in Instruction) {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
+func (st *State) finish(in Instruction) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	in.Duration = time.Since(in.Start)
-	rt.history = append(rt.history, in)
+	st.history = append(st.history, in)
 }
 
 var nullJSON = []byte("null")
 
 // prepare finds the action, checks the arguments and resolves them; callers
 // hold mu. Its errors are the messages the model gets.
-func (rt *Runtime) prepare(c ToolCall) (*prepared, error) {
-	r, ok := rt.m.byName[c.Name]
+func (st *State) prepare(c ToolCall) (*prepared, error) {
+	r, ok := st.m.byName[c.Name]
 	if !ok {
-		return nil, rt.unknownAction(c.Name)
+		return nil, st.unknownAction(c.Name)
 	}
-	if !rt.isAttached(c.Name) {
-		return nil, fmt.Errorf("action %s is not attached to this run; attached actions: %s", c.Name, strings.Join(rt.attachedNames(), ", "))
+	if !st.isAttached(c.Name) {
+		return nil, fmt.Errorf("action %s is not attached to this run; attached actions: %s", c.Name, strings.Join(st.attachedNames(), ", "))
 	}
-	plain := rt.opts.HideFromAI
+	plain := st.opts.HideFromAI
 	if why := r.unavailable(plain); why != "" {
-		return nil, fmt.Errorf("action %s is not available now: %s%s", c.Name, strings.TrimPrefix(why, c.Name+": "), rt.creators(r))
+		return nil, fmt.Errorf("action %s is not available now: %s%s", c.Name, strings.TrimPrefix(why, c.Name+": "), st.creators(r))
 	}
 	a := r.act
 	text := []byte(c.Arguments)
@@ -353,13 +353,13 @@ func (rt *Runtime) prepare(c ToolCall) (*prepared, error) {
 	p := &prepared{row: r, args: make([]reflect.Value, a.NumParams()), record: make([]Argument, a.NumParams())}
 	for i := range p.args {
 		raw, _ := fs.get(a.Param(i).Name)
-		if err := rt.resolve(p, i, raw, plain); err != nil {
+		if err := st.resolve(p, i, raw, plain); err != nil {
 			return nil, err
 		}
 	}
 	if !plain {
 		if raw, ok := fs.get(schema.ReturnProperty); ok && !bytes.Equal(raw, nullJSON) {
-			target, err := rt.returnTarget(r, raw)
+			target, err := st.returnTarget(r, raw)
 			if err != nil {
 				return nil, err
 			}
@@ -392,7 +392,7 @@ func checkNames(r *row, fs fields, plain bool) error {
 }
 
 // resolve decodes argument i of a call; callers hold mu.
-func (rt *Runtime) resolve(p *prepared, i int, raw json.RawMessage, plain bool) error {
+func (st *State) resolve(p *prepared, i int, raw json.RawMessage, plain bool) error {
 	a := p.row.act
 	param := a.Param(i)
 	p.record[i].Param = param.Name
@@ -406,7 +406,7 @@ func (rt *Runtime) resolve(p *prepared, i int, raw json.RawMessage, plain bool) 
 	}
 	if !plain && raw[0] == '"' && bytes.Contains(raw, []byte("<<var:")) && !(param.RawOnly && param.Type.Kind() == reflect.String) {
 		// A raw-only text parameter (run_go's code) may mention the syntax.
-		return rt.resolveRef(p, i, raw)
+		return st.resolveRef(p, i, raw)
 	}
 	if param.Raw == nil {
 		return fmt.Errorf("parameter %q of %s takes a reference only (%s); send one of: %s", param.Name, a.Name(), param.Why, refList(p.row.params[i]))
@@ -421,7 +421,7 @@ func (rt *Runtime) resolve(p *prepared, i int, raw json.RawMessage, plain bool) 
 }
 
 // resolveRef resolves a <<var:name>> argument; callers hold mu.
-func (rt *Runtime) resolveRef(p *prepared, i int, raw json.RawMessage) error {
+func (st *State) resolveRef(p *prepared, i int, raw json.RawMessage) error {
 	a := p.row.act
 	param := a.Param(i)
 	g := p.row.params[i]
@@ -439,7 +439,7 @@ func (rt *Runtime) resolveRef(p *prepared, i int, raw json.RawMessage) error {
 		}
 		return fmt.Errorf("parameter %q of %s takes one of %s, not a reference", param.Name, a.Name(), enumList(param.Enum))
 	}
-	v, t, exists := rt.vars.Value(name)
+	v, t, exists := st.vars.Value(name)
 	if !exists {
 		return fmt.Errorf("<<var:%s>> is not a variable; compatible variables for %q are: %s", name, param.Name, refList(g))
 	}
@@ -472,7 +472,7 @@ func parseRef(s string) (string, bool) {
 }
 
 // returnTarget checks the variable named in "return"; callers hold mu.
-func (rt *Runtime) returnTarget(r *row, raw json.RawMessage) (string, error) {
+func (st *State) returnTarget(r *row, raw json.RawMessage) (string, error) {
 	a := r.act
 	if r.result == nil {
 		return "", fmt.Errorf("%s returns no value, so \"return\" must be null or left out", a.Name())
@@ -487,7 +487,7 @@ func (rt *Runtime) returnTarget(r *row, raw json.RawMessage) (string, error) {
 	if err := variable.ValidName(name); err != nil {
 		return "", fmt.Errorf("\"return\": %q is not a variable name; pass null to create a new variable, or one of: %s", name, nameList(r.result.vars))
 	}
-	_, t, exists := rt.vars.Value(name)
+	_, t, exists := st.vars.Value(name)
 	if !exists {
 		return "", fmt.Errorf("\"return\": there is no variable %s; pass null to create a new variable, or one of: %s", name, nameList(r.result.vars))
 	}

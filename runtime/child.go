@@ -10,33 +10,50 @@ import (
 	"github.com/byref/byref/run"
 )
 
-// parentLink ties a child run to the tool call of its parent that started
-// it.
-type parentLink struct {
-	run    run.ID
-	callID string
+// Parent links a child run to the tool call of its parent run that
+// started it. The IDs are recorded in the child's first event.
+type Parent struct {
+	// RunID is the parent run's ID; CallID is the ID of its tool call.
+	RunID  run.ID
+	CallID string
+	// Run is the parent run when it goes on in this process: the child's
+	// start and end are recorded in its log, and a child of an agent with
+	// no store of its own records beside it. Nil when only the IDs are
+	// known.
+	Run *Handle
 }
 
-// callInfo is what a running call knows of where it runs; actions that
-// start child runs read it from their context.
+// callInfo is what a running call knows of where it runs.
 type callInfo struct {
-	rt     *Runtime
+	run    *Handle // nil for a bare State.Execute
 	callID string
 }
 
 type callKey struct{}
 
-// AgentSpec describes an agent that other runtimes can call as an action:
-// each call starts a child run on a fresh Runtime, linked to the caller's
-// run and tool call.
+// ParentOf returns the link to the run and tool call executing, for an
+// action that starts a child run (as AgentAction does): set it as the
+// child's RunOptions.Parent. It reports false outside a run's tool call.
+func ParentOf(ctx context.Context) (*Parent, bool) {
+	info, ok := ctx.Value(callKey{}).(*callInfo)
+	if !ok || info.run == nil {
+		return nil, false
+	}
+	return &Parent{RunID: info.run.id, CallID: info.callID, Run: info.run}, true
+}
+
+// AgentSpec describes an agent that other agents can call as an action:
+// each call starts a child run on Agent, linked to the caller's run and
+// tool call.
 type AgentSpec struct {
 	// Name and Description are the action's.
 	Name, Description string
-	// New returns a fresh Runtime (its actions, variables and model) for
-	// one call. A runtime with no Store records into the parent's store.
-	New func() (*Runtime, error)
+	// Agent runs the child runs; it is shared by all of them. An agent
+	// with no Options.Store records its child runs into the parent's
+	// store.
+	Agent *Runtime
 	// Run is the template of the child run's options; Task is set from the
-	// call.
+	// call, and Parent from the calling run.
 	Run RunOptions
 }
 
@@ -45,8 +62,8 @@ type AgentSpec struct {
 // its parent run and tool call, the parent's log records ChildRunStarted and
 // ChildRunFinished, and cancelling the parent cancels the child.
 func AgentAction(spec AgentSpec) (*action.Action, error) {
-	if spec.New == nil {
-		return nil, &action.SpecError{Action: spec.Name, Err: errors.New("AgentSpec.New is nil; give a function that builds the agent's Runtime")}
+	if spec.Agent == nil {
+		return nil, &action.SpecError{Action: spec.Name, Err: errors.New("AgentSpec.Agent is nil; give the agent (runtime.New) that runs the child runs")}
 	}
 	return action.New(action.Spec{
 		Name:        spec.Name,
@@ -60,42 +77,27 @@ func AgentAction(spec AgentSpec) (*action.Action, error) {
 }
 
 func runChild(ctx context.Context, spec AgentSpec, task string) (json.RawMessage, error) {
-	child, err := spec.New()
-	if err != nil {
-		return nil, fmt.Errorf("starting agent %s: %w", spec.Name, err)
-	}
 	opts := spec.Run
 	opts.Task = task
-	var parent *Handle
-	if info, ok := ctx.Value(callKey{}).(*callInfo); ok {
-		info.rt.runMu.Lock()
-		parent = info.rt.active
-		info.rt.runMu.Unlock()
-		if parent != nil && parent.finished() {
-			parent = nil // a bare Execute after the run ended: no parent run
-		}
-		if parent != nil {
-			opts.parent = &parentLink{run: parent.id, callID: info.callID}
-			if child.opts.Store == nil {
-				child.opts.Store = parent.rec.store
-			}
-			if opts.Name == "" {
-				opts.Name = spec.Name
-			}
+	parent, hasParent := ParentOf(ctx)
+	if hasParent {
+		opts.Parent = parent
+		if opts.Name == "" {
+			opts.Name = spec.Name
 		}
 	}
-	h, err := child.Start(context.WithoutCancel(ctx), opts)
+	h, err := spec.Agent.Start(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("starting agent %s: %w", spec.Name, err)
 	}
-	if parent != nil {
-		_ = parent.rec.append(ctx, run.ChildRunStarted{Child: h.id, CallID: opts.parent.callID, Name: opts.Name})
+	if hasParent {
+		_ = parent.Run.rec.append(ctx, run.ChildRunStarted{Child: h.id, CallID: parent.CallID, Name: opts.Name})
 	}
 	stop := context.AfterFunc(ctx, func() { _ = h.Cancel(context.Background()) })
 	o, _ := h.Wait(context.Background())
 	stop()
-	if parent != nil {
-		_ = parent.rec.append(ctx, run.ChildRunFinished{Child: h.id, CallID: opts.parent.callID, Status: o.Status, Result: o.Result, Error: o.Reason})
+	if hasParent {
+		_ = parent.Run.rec.append(ctx, run.ChildRunFinished{Child: h.id, CallID: parent.CallID, Status: o.Status, Result: o.Result, Error: o.Reason})
 	}
 	switch {
 	case o.Status == run.StatusCompleted && o.OK():

@@ -18,9 +18,7 @@ func researcher(t *testing.T, model func() llm.Model, actions *action.Set) *acti
 	a, err := runtime.AgentAction(runtime.AgentSpec{
 		Name:        "researcher",
 		Description: "Finds out the weather of a city.",
-		New: func() (*runtime.Runtime, error) {
-			return runtime.New(runtime.Options{Actions: actions, Model: model()})
-		},
+		Agent:       newAgent(t, model(), runtime.Options{Actions: actions}),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +48,7 @@ func TestChildRun(t *testing.T) {
 		t.Fatalf("outcome = %+v", o)
 	}
 	// The child's result came back as a variable.
-	v, _ := rt.Variable("researcher_result")
+	v, _ := h.State().Variable("researcher_result")
 	if raw, ok := v.Value.(json.RawMessage); !ok || string(raw) != `"sunny, 21°C in Lima"` {
 		t.Fatalf("researcher_result = %#v", v.Value)
 	}
@@ -90,8 +88,8 @@ func TestCancellingTheParentCancelsTheChild(t *testing.T) {
 	}
 }
 
-func TestAgentActionNeedsNew(t *testing.T) {
-	if _, err := runtime.AgentAction(runtime.AgentSpec{Name: "x"}); err == nil || !strings.Contains(err.Error(), "AgentSpec.New is nil") {
+func TestAgentActionNeedsAnAgent(t *testing.T) {
+	if _, err := runtime.AgentAction(runtime.AgentSpec{Name: "x"}); err == nil || !strings.Contains(err.Error(), "AgentSpec.Agent is nil") {
 		t.Fatalf("err = %v", err)
 	}
 	_ = variable.Spec{}

@@ -26,7 +26,7 @@ func TestManyRuntimesShareOneActionSet(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rt, err := runtime.New(runtime.Options{Actions: sharedActions, Variables: []variable.Spec{
+			st, err := newState(runtime.Options{Actions: sharedActions, Variables: []variable.Spec{
 				{Name: "location", Value: fmt.Sprintf("city%d", g)},
 				{Name: "thing", Value: &Thing{}},
 			}})
@@ -35,8 +35,8 @@ func TestManyRuntimesShareOneActionSet(t *testing.T) {
 				return
 			}
 			for i := 0; i < 50; i++ {
-				rt.Tools()
-				r := rt.Execute(context.Background(), runtime.Step{Calls: []runtime.ToolCall{
+				st.Tools()
+				r := st.Execute(context.Background(), runtime.Step{Calls: []runtime.ToolCall{
 					{ID: "1", Name: "get_weather", Arguments: `{"location":"<<var:location>>","unit":"c","return":null}`},
 					{ID: "2", Name: "move", Arguments: `{"thing":"<<var:thing>>","dx":1}`},
 				}})
@@ -47,9 +47,9 @@ func TestManyRuntimesShareOneActionSet(t *testing.T) {
 					}
 				}
 			}
-			th, _ := runtime.Value[*Thing](rt, "thing")
-			if th.X != 50 || len(rt.Variables()) != 52 {
-				t.Errorf("runtime %d: X = %d, %d variables", g, th.X, len(rt.Variables()))
+			th, _ := runtime.Value[*Thing](st, "thing")
+			if th.X != 50 || len(st.Variables()) != 52 {
+				t.Errorf("runtime %d: X = %d, %d variables", g, th.X, len(st.Variables()))
 			}
 		}()
 	}
@@ -59,7 +59,7 @@ func TestManyRuntimesShareOneActionSet(t *testing.T) {
 // One Runtime is safe for concurrent use: steps are serialised, and
 // variables can be read and set while steps run.
 func TestOneRuntimeIsSafeForConcurrentUse(t *testing.T) {
-	rt, err := runtime.New(runtime.Options{Actions: sharedActions, Variables: []variable.Spec{
+	st, err := newState(runtime.Options{Actions: sharedActions, Variables: []variable.Spec{
 		{Name: "location", Value: "Paris"},
 		{Name: "thing", Value: &Thing{}},
 	}})
@@ -73,7 +73,7 @@ func TestOneRuntimeIsSafeForConcurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < steps; i++ {
-				rt.Execute(context.Background(), runtime.Step{Calls: []runtime.ToolCall{
+				st.Execute(context.Background(), runtime.Step{Calls: []runtime.ToolCall{
 					{ID: "m", Name: "move", Arguments: `{"thing":"<<var:thing>>","dx":1}`},
 				}})
 			}
@@ -81,19 +81,19 @@ func TestOneRuntimeIsSafeForConcurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < steps; i++ {
-				rt.Set(fmt.Sprintf("w%d", w), i)
-				rt.Tools()
-				rt.Variables()
-				rt.History()
+				st.Set(fmt.Sprintf("w%d", w), i)
+				st.Tools()
+				st.Variables()
+				st.History()
 			}
 		}()
 	}
 	wg.Wait()
-	th, _ := runtime.Value[*Thing](rt, "thing")
-	if th.X != workers*steps || rt.Steps() != workers*steps || len(rt.History()) != workers*steps {
-		t.Fatalf("X = %d, steps = %d, history = %d; want %d each", th.X, rt.Steps(), len(rt.History()), workers*steps)
+	th, _ := runtime.Value[*Thing](st, "thing")
+	if th.X != workers*steps || st.Steps() != workers*steps || len(st.History()) != workers*steps {
+		t.Fatalf("X = %d, steps = %d, history = %d; want %d each", th.X, st.Steps(), len(st.History()), workers*steps)
 	}
-	v, _ := rt.Variable("thing")
+	v, _ := st.Variable("thing")
 	if len(v.History) != 1+workers*steps {
 		t.Fatalf("thing's history has %d entries, want %d", len(v.History), 1+workers*steps)
 	}

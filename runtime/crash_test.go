@@ -179,7 +179,11 @@ func TestCrashRecovery(t *testing.T) {
 			}
 		}
 		for _, id := range awaiting {
-			_, h, err := runtime.Restore(ctx, store, id, runtime.Options{Actions: action.MustSet(weatherAction), Model: crashModel()}, runtime.RunOptions{}, runtime.RestoreOptions{})
+			rt, err := runtime.New(runtime.Options{Store: store, Actions: action.MustSet(weatherAction), Model: crashModel()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := rt.Restore(ctx, id, runtime.RestoreOptions{})
 			if err != nil {
 				t.Fatalf("restoring %s: %v", id, err)
 			}
@@ -219,7 +223,8 @@ func TestRestoreRefusesRunsWithLiveVariables(t *testing.T) {
 	}})
 	h, _ := rt.Start(ctx, runtime.RunOptions{Task: "t"})
 	waitFor(t, h, 1)
-	_, _, err = runtime.Restore(ctx, store, h.ID(), runtime.Options{Model: model}, runtime.RunOptions{}, runtime.RestoreOptions{})
+	rt2, _ := runtime.New(runtime.Options{Model: model, Store: store})
+	_, err = rt2.Restore(ctx, h.ID(), runtime.RestoreOptions{})
 	if err == nil || !strings.Contains(err.Error(), "thing (*runtime_test.Thing), ch (chan int)") {
 		t.Fatalf("err = %v", err)
 	}

@@ -1,15 +1,24 @@
 // Package runtime is where variables, actions and the model meet.
 //
-// A [Runtime] holds a run's variables and actions, keeps the compatibility
-// matrix between them (which variables can be passed by reference to which
-// parameter), knows which actions are available, writes the schemas the
-// model sees, executes the model's instructions one step at a time and
-// records each in a history from which replay code can be generated. It
-// also drives a model over all of that: the agent loop.
+// A [Runtime] is an agent: its actions, model, store, logger, tracer and
+// options, built once by [New] and safe for concurrent use, like *sql.DB.
+// It runs any number of runs at once ([Runtime.Start], [Runtime.Run]); each
+// run has its own [State]: its variables, the compatibility matrix between
+// them and the actions (which variables can be passed by reference to which
+// parameter), its Go interpreter and its step history. A State knows which
+// actions are available, writes the schemas the model sees, executes the
+// model's instructions one step at a time and records each in the history.
+//
+//	rt, _ := runtime.New(runtime.Options{Actions: set, Model: model})
+//	out, _ := rt.Run(ctx, runtime.RunOptions{Task: "...", Variables: vars})
+//
+// Sharing between runs is explicit: Options.Variables start every run,
+// RunOptions.Variables start one, and [State.Specs] starts a run from
+// another run's variables (values are not copied).
 //
 // # Executing a step
 //
-// [Runtime.Execute] takes a [Step]: Go snippets and tool calls exactly as a
+// [State.Execute] takes a [Step]: Go snippets and tool calls exactly as a
 // model sends them (a name, a JSON argument string and a call ID). Snippets
 // run first, in the interp sandbox, over the same variables: a snippet's
 // new top-level variables can be referenced by the step's calls. Each call
@@ -29,10 +38,16 @@
 //
 // # Runs
 //
-// [Runtime.Run] and [Runtime.Start] drive the model over the runtime until
+// [Runtime.Run] and [Runtime.Start] drive the model over a new State until
 // it calls terminate, answers in plain text, or a limit ([Limits]) is
-// reached. Every change is an event in the run's log, in Options.Store
-// (an in-memory store unless set; package run/sqlite is the durable one);
+// reached. A run's life is its own: the context given to Start bounds the
+// start (its values reach the run's actions, its cancellation does not);
+// the run ends when it finishes, when it is cancelled, or when the agent
+// is closed ([Runtime.Close]). Its spec (task, input, schemas, tags,
+// limits, approval strategy, model name: [SpecOf]) is recorded whole in its
+// first event, and every change after it is an event in the run's log, in
+// Options.Store (an in-memory store unless set; package run/sqlite is the
+// durable one);
 // the run's state is a fold of its events (run.Snapshot). A run that could
 // not do its task completes with a null result; only faults of the runtime,
 // of the model provider after retries, or of the store fail it, and answers
@@ -60,13 +75,14 @@
 //
 // # Child runs, relevance, restarts, observation
 //
-// [AgentAction] turns an agent into an action of another runtime: each call
-// is a child run linked to its parent run and tool call. With more actions
+// [AgentAction] turns an agent into an action of another agent: each call
+// is a child run linked explicitly to its parent run and tool call
+// (RunOptions.Parent, [ParentOf]). With more actions
 // than RunOptions.ToolLimit, each step offers the most relevant ones (BM25
 // over names and descriptions) plus those whose references are in play.
 // After a restart, [Recover] marks orphaned runs interrupted and [Restore]
-// brings awaiting runs back from the log when their variables are JSON
-// values (an engine that knows a run's process is gone restores running and
+// brings awaiting runs back from the log (their options too) when their
+// variables are JSON values (an engine that knows a run's process is gone restores running and
 // completed runs too). A run started with RunOptions.Driven stops before
 // every model call and step, at every await and at the end of every turn
 // until Handle.Advance lets it go on: package temporal drives runs this way,
@@ -77,9 +93,9 @@
 //
 // # Concurrency
 //
-// A Runtime is safe for concurrent use. Steps execute one at a time:
-// concurrent Execute calls are serialised. Variables may be read and set
-// while a step runs; a call's result is committed after the call returns.
-// A Runtime runs one run at a time; many runtimes may share one action.Set
-// and one store.
+// A Runtime is immutable and safe for concurrent use; runs on it never
+// share state. A State is safe for concurrent use: steps execute one at a
+// time (concurrent Execute calls are serialised), variables may be read and
+// set while a step runs, and a call's result is committed after the call
+// returns.
 package runtime

@@ -176,7 +176,7 @@ func TestRestoreRunningRunRerunsItsUnfinishedStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h2, err := rt2.Restore(context.Background(), h.ID(), runtime.RunOptions{}, runtime.RestoreOptions{})
+	h2, err := rt2.Restore(context.Background(), h.ID(), runtime.RestoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestRestoreRunningRunRerunsItsUnfinishedStep(t *testing.T) {
 	if n := len(second.Requests()); n != 1 {
 		t.Fatalf("the restored run asked the model %d times, want 1 (the scheduled step runs without asking again)", n)
 	}
-	if _, ok := rt2.Variable("weather"); !ok {
+	if _, ok := h2.State().Variable("weather"); !ok {
 		t.Fatal("the step rerun on restore did not create weather")
 	}
 }
@@ -203,7 +203,7 @@ func TestRestoreCompletedRunTakesAFollowUp(t *testing.T) {
 
 	model := llm.NewScripted(llm.Text("more"))
 	rt2, _ := runtime.New(runtime.Options{Store: store, Model: model, Actions: rt.Actions()})
-	h2, err := rt2.Restore(context.Background(), h.ID(), runtime.RunOptions{}, runtime.RestoreOptions{})
+	h2, err := rt2.Restore(context.Background(), h.ID(), runtime.RestoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestRestoreRefusesAnEndedRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt2, _ := runtime.New(runtime.Options{Store: store, Model: llm.NewScripted(), Actions: rt.Actions()})
-	if _, err := rt2.Restore(context.Background(), h.ID(), runtime.RunOptions{}, runtime.RestoreOptions{}); err == nil || !strings.Contains(err.Error(), "only a run that has not ended") {
+	if _, err := rt2.Restore(context.Background(), h.ID(), runtime.RestoreOptions{}); err == nil || !strings.Contains(err.Error(), "only a run that has not ended") {
 		t.Fatalf("Restore of a canceled run = %v", err)
 	}
 }

@@ -12,7 +12,7 @@ const maxValueJSON = 64 << 10
 
 // references resolves the <<var:name>> arguments of a call for display, to
 // approvers and in the event log; callers hold mu.
-func (rt *Runtime) references(c ToolCall) map[string]run.VariableRef {
+func (st *State) references(c ToolCall) map[string]run.VariableRef {
 	fs, err := splitObject([]byte(c.Arguments))
 	if err != nil {
 		return nil
@@ -30,33 +30,33 @@ func (rt *Runtime) references(c ToolCall) map[string]run.VariableRef {
 		if !ok {
 			continue
 		}
-		v, exists := rt.vars.Head(name)
+		v, exists := st.vars.Head(name)
 		if !exists {
 			continue
 		}
 		if refs == nil {
 			refs = map[string]run.VariableRef{}
 		}
-		refs[string(f.key)] = run.VariableRef{Variable: name, Type: v.TypeName(), Preview: rt.redact(v.Preview(rt.opts.PreviewLimit))}
+		refs[string(f.key)] = run.VariableRef{Variable: name, Type: v.TypeName(), Preview: st.redact(v.Preview(st.opts.PreviewLimit))}
 	}
 	return refs
 }
 
 // variableEvents records the named variables as created (the starting
 // variables of a run); callers hold mu.
-func (rt *Runtime) variableEvents(names []string, created bool) []run.Payload {
+func (st *State) variableEvents(names []string, created bool) []run.Payload {
 	out := make([]run.Payload, 0, len(names))
 	for _, n := range names {
-		v, ok := rt.vars.Head(n)
+		v, ok := st.vars.Head(n)
 		if !ok {
 			continue
 		}
-		info := run.VariableInfo{Name: n, Type: v.TypeName(), Preview: rt.redact(v.Preview(rt.opts.PreviewLimit))}
+		info := run.VariableInfo{Name: n, Type: v.TypeName(), Preview: st.redact(v.Preview(st.opts.PreviewLimit))}
 		step := v.History.Last().Step
 		if created {
-			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Value: rt.valueJSON(v)})
+			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Value: st.valueJSON(v)})
 		} else {
-			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Value: rt.valueJSON(v)})
+			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Value: st.valueJSON(v)})
 		}
 	}
 	return out
@@ -64,18 +64,18 @@ func (rt *Runtime) variableEvents(names []string, created bool) []run.Payload {
 
 // variableChangeEvents records the variables a call or snippet changed;
 // callers hold mu.
-func (rt *Runtime) variableChangeEvents(step int, changes []VariableChange) []run.Payload {
+func (st *State) variableChangeEvents(step int, changes []VariableChange) []run.Payload {
 	out := make([]run.Payload, 0, len(changes))
 	for _, c := range changes {
-		v, ok := rt.vars.Head(c.Name)
+		v, ok := st.vars.Head(c.Name)
 		if !ok {
 			continue
 		}
 		info := run.VariableInfo{Name: c.Name, Type: c.Type, Preview: c.Preview}
 		if c.Change == string(variable.Created) {
-			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Value: rt.valueJSON(v)})
+			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Value: st.valueJSON(v)})
 		} else {
-			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Value: rt.valueJSON(v)})
+			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Value: st.valueJSON(v)})
 		}
 	}
 	return out
@@ -84,12 +84,12 @@ func (rt *Runtime) variableChangeEvents(step int, changes []VariableChange) []ru
 // valueJSON is a variable's value as JSON when it can be restored from it
 // and may be logged: not secret, not holding a secret's value,
 // JSON-representable and not too large; callers hold mu.
-func (rt *Runtime) valueJSON(v variable.Variable) []byte {
+func (st *State) valueJSON(v variable.Variable) []byte {
 	if v.Secret || schema.Representable(v.Type) != nil {
 		return nil
 	}
 	b, err := marshal(v.Value)
-	if err != nil || len(b) > maxValueJSON || rt.holdsSecret(string(b)) {
+	if err != nil || len(b) > maxValueJSON || st.holdsSecret(string(b)) {
 		return nil
 	}
 	return b
@@ -97,6 +97,6 @@ func (rt *Runtime) valueJSON(v variable.Variable) []byte {
 
 // holdsSecret reports whether text contains the value of a secret
 // variable; callers hold mu.
-func (rt *Runtime) holdsSecret(text string) bool {
-	return len(rt.secrets) > 0 && rt.redact(text) != text
+func (st *State) holdsSecret(text string) bool {
+	return len(st.secrets) > 0 && st.redact(text) != text
 }

@@ -36,16 +36,17 @@ func Example_registerAction() {
 
 // Read the schemas the model sees: the location parameter takes a raw
 // string or a reference to one of the string variables.
-func ExampleRuntime_Tools() {
+func ExampleState_Tools() {
 	rt, _ := runtime.New(runtime.Options{
 		Actions:   action.MustSet(weatherAction),
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}},
 	})
-	for _, t := range rt.Tools() {
+	st, _ := rt.NewState()
+	for _, t := range st.Tools() {
 		fmt.Println(t.Name)
 	}
-	fmt.Println(rt.Compatible("get_weather", "location"))
-	fmt.Println(string(rt.Tools()[0].Parameters)[:60] + "…")
+	fmt.Println(st.Compatible("get_weather", "location"))
+	fmt.Println(string(st.Tools()[0].Parameters)[:60] + "…")
 	// Output:
 	// get_weather
 	// terminate
@@ -56,18 +57,19 @@ func ExampleRuntime_Tools() {
 
 // Execute a call exactly as a model sends it, with a reference to a
 // variable; the result lands in a new variable.
-func ExampleRuntime_Execute() {
+func ExampleState_Execute() {
 	rt, _ := runtime.New(runtime.Options{
 		Actions:   action.MustSet(weatherAction),
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}},
 	})
-	res := rt.Execute(context.Background(), runtime.Step{Calls: []runtime.ToolCall{{
+	st, _ := rt.NewState()
+	res := st.Execute(context.Background(), runtime.Step{Calls: []runtime.ToolCall{{
 		ID:        "call_1",
 		Name:      "get_weather",
 		Arguments: `{"location": "<<var:city>>", "unit": "c", "return": null}`,
 	}}})
 	fmt.Println(res.Responses[0].Content())
-	w, _ := runtime.Value[string](rt, "weather")
+	w, _ := runtime.Value[string](st, "weather")
 	fmt.Println(w)
 	// Output:
 	// {"success":true,"variables":[{"name":"weather","type":"string","preview":"\"sunny, 21°C in Paris\"","change":"created"}]}
@@ -76,11 +78,12 @@ func ExampleRuntime_Execute() {
 
 // A step with a Go snippet: variables are Go identifiers of their real
 // types, and new top-level variables become run variables.
-func ExampleRuntime_Execute_snippet() {
+func ExampleState_Execute_snippet() {
 	rt, _ := runtime.New(runtime.Options{
 		Variables: []variable.Spec{{Name: "prices", Value: []float64{12.5, 7.25, 30}}},
 	})
-	res := rt.Execute(context.Background(), runtime.Step{Snippets: []string{`
+	st, _ := rt.NewState()
+	res := st.Execute(context.Background(), runtime.Step{Snippets: []string{`
 total := 0.0
 for _, p := range prices {
 	total += p
@@ -97,12 +100,13 @@ fmt.Printf("%.2f\n", total)`}})
 // Actions are callable from a snippet as Go functions with their own
 // signature, so code and JSON calls compose; a tool call of the same step
 // can then pass what the snippet made by reference.
-func ExampleRuntime_Execute_actionFromCode() {
+func ExampleState_Execute_actionFromCode() {
 	rt, _ := runtime.New(runtime.Options{
 		Actions:   action.MustSet(weatherAction),
 		Variables: []variable.Spec{{Name: "cities", Value: []string{"Paris", "Oslo"}}},
 	})
-	res := rt.Execute(context.Background(), runtime.Step{
+	st, _ := rt.NewState()
+	res := st.Execute(context.Background(), runtime.Step{
 		Snippets: []string{`
 report := ""
 for _, c := range cities {

@@ -112,8 +112,8 @@ type StepResult struct {
 // others' failures. It never returns an error: a bad call gets a failed
 // ToolResponse and changes nothing. A cancelled ctx fails the calls that had
 // not finished. Steps are serialised: a concurrent Execute waits.
-func (rt *Runtime) Execute(ctx context.Context, step Step) StepResult {
-	return rt.execute(ctx, step, nil)
+func (st *State) Execute(ctx context.Context, step Step) StepResult {
+	return st.execute(ctx, step, nil)
 }
 
 // maxHumanRetries bounds how often one call may ask for authorization or
@@ -121,20 +121,20 @@ func (rt *Runtime) Execute(ctx context.Context, step Step) StepResult {
 const maxHumanRetries = 3
 
 // execute runs a step, asking g (when not nil) for approvals and answers.
-func (rt *Runtime) execute(ctx context.Context, step Step, g gate) StepResult {
-	rt.execMu.Lock()
-	defer rt.execMu.Unlock()
-	rt.mu.Lock()
-	rt.step++
-	n := rt.step
-	rt.mu.Unlock()
+func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
+	st.execMu.Lock()
+	defer st.execMu.Unlock()
+	st.mu.Lock()
+	st.step++
+	n := st.step
+	st.mu.Unlock()
 
-	ctx, endStep := rt.startSpan(ctx, Span{Kind: SpanStep, Name: "step", Step: n})
+	ctx, endStep := st.startSpan(ctx, Span{Kind: SpanStep, Name: "step", Step: n})
 	defer endStep(SpanEnd{})
 	res := StepResult{Step: n, Responses: make([]ToolResponse, 0, len(step.Calls))}
 	for _, code := range step.Snippets {
-		sctx, endSnippet := rt.startSpan(ctx, Span{Kind: SpanSnippet, Name: "snippet", Step: n})
-		s := rt.snippet(sctx, g, n, step.Reason, "", code)
+		sctx, endSnippet := st.startSpan(ctx, Span{Kind: SpanSnippet, Name: "snippet", Step: n})
+		s := st.snippet(sctx, g, n, step.Reason, "", code)
 		var err error
 		if !s.Success {
 			err = errors.New(s.Error)
@@ -144,26 +144,26 @@ func (rt *Runtime) execute(ctx context.Context, step Step, g gate) StepResult {
 	}
 	for _, c := range step.Calls {
 		refuse := func(why string) {
-			res.Responses = append(res.Responses, rt.fail(Instruction{Step: n, Kind: KindCall, Reason: step.Reason, CallID: c.ID, Action: c.Name, Arguments: c.Arguments, Start: time.Now()}, ToolResponse{CallID: c.ID, Name: c.Name}, why))
+			res.Responses = append(res.Responses, st.fail(Instruction{Step: n, Kind: KindCall, Reason: step.Reason, CallID: c.ID, Action: c.Name, Arguments: c.Arguments, Start: time.Now()}, ToolResponse{CallID: c.ID, Name: c.Name}, why))
 		}
-		if g == nil && rt.needsApproval(c.Name) {
+		if g == nil && st.needsApproval(c.Name) {
 			// An action that needs approval never runs where nobody can
 			// give it (a bare Execute, an MCP call).
 			refuse(c.Name + " needs a person's approval, and nobody can approve here; call it in a run")
 			continue
 		}
-		if g != nil && c.Name != action.TerminateName && c.Name != action.AskUserName && c.Name != RunGoName && rt.valid(c) {
-			if deny := g.approveCall(ctx, &c, rt.needsApproval(c.Name)); deny != "" {
+		if g != nil && c.Name != action.TerminateName && c.Name != action.AskUserName && c.Name != RunGoName && st.valid(c) {
+			if deny := g.approveCall(ctx, &c, st.needsApproval(c.Name)); deny != "" {
 				refuse(deny)
 				continue
 			}
 		}
-		callCtx, endCall := rt.startSpan(ctx, Span{Kind: SpanTool, Name: c.Name, Step: n, CallID: c.ID})
+		callCtx, endCall := st.startSpan(ctx, Span{Kind: SpanTool, Name: c.Name, Step: n, CallID: c.ID})
 		var resp ToolResponse
 		var term *action.Termination
 		for attempt := 0; ; attempt++ {
 			var need error
-			resp, term, need = rt.call(callCtx, g, n, step.Reason, c)
+			resp, term, need = st.call(callCtx, g, n, step.Reason, c)
 			if need == nil || g == nil || attempt == maxHumanRetries {
 				break
 			}
@@ -177,7 +177,7 @@ func (rt *Runtime) execute(ctx context.Context, step Step, g gate) StepResult {
 		var callErr error
 		if !resp.Success {
 			callErr = errors.New(resp.Error)
-			rt.log().Debug("call failed", "action", c.Name, "call", c.ID, "step", n, "err", resp.Error)
+			st.log().Debug("call failed", "action", c.Name, "call", c.ID, "step", n, "err", resp.Error)
 		}
 		endCall(SpanEnd{Err: callErr})
 		res.Responses = append(res.Responses, resp)
@@ -190,9 +190,9 @@ func (rt *Runtime) execute(ctx context.Context, step Step, g gate) StepResult {
 
 // valid reports whether a call's arguments resolve, so that nobody is asked
 // to approve a call that would fail anyway.
-func (rt *Runtime) valid(c ToolCall) bool {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	_, err := rt.prepare(c)
+func (st *State) valid(c ToolCall) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	_, err := st.prepare(c)
 	return err == nil
 }

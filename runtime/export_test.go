@@ -1,12 +1,12 @@
 package runtime
 
-// SchemaBuilds returns how many tool schemas rt has built, for tests of the
+// SchemaBuilds returns how many tool schemas st has built, for tests of the
 // schema cache.
-func SchemaBuilds(rt *Runtime) int {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return rt.schemaBuilds
+func SchemaBuilds(st *State) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.schemaBuilds
 }
 
 // SelectTools exposes relevance selection to benchmarks.
-var SelectTools = (*Runtime).selectTools
+var SelectTools = (*State).selectTools

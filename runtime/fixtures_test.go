@@ -26,7 +26,7 @@ var weatherAction = action.MustNew(action.Spec{
 	},
 })
 
-func weatherRuntime(t testing.TB) *runtime.Runtime {
+func weatherState(t testing.TB) *runtime.State {
 	t.Helper()
 	rt, err := runtime.New(runtime.Options{
 		Actions: action.MustSet(weatherAction),
@@ -39,7 +39,17 @@ func weatherRuntime(t testing.TB) *runtime.Runtime {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rt
+	return mustState(t, rt)
+}
+
+// mustState returns a fresh State of the agent rt.
+func mustState(t testing.TB, rt *runtime.Runtime) *runtime.State {
+	t.Helper()
+	st, err := rt.NewState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 // Thing is a host object the model cannot serialise: it has unexported
@@ -56,6 +66,7 @@ type Gadget struct{ on bool }
 // fixture is a runtime with actions that succeed, fail, panic and hang.
 type fixture struct {
 	rt      *runtime.Runtime
+	st      *runtime.State
 	release chan struct{}
 }
 
@@ -141,13 +152,36 @@ func newFixture(t testing.TB, opts runtime.Options) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.rt = rt
+	f.rt, f.st = rt, mustState(t, rt)
 	return f
 }
 
 // call executes one call in its own step.
-func call(rt *runtime.Runtime, name, args string) runtime.ToolResponse {
-	return rt.Execute(context.Background(), runtime.Step{Calls: []runtime.ToolCall{{ID: "call_1", Name: name, Arguments: args}}}).Responses[0]
+func call(st *runtime.State, name, args string) runtime.ToolResponse {
+	return st.Execute(context.Background(), runtime.Step{Calls: []runtime.ToolCall{{ID: "call_1", Name: name, Arguments: args}}}).Responses[0]
 }
 
 func optsDefault() runtime.Options { return runtime.Options{} }
+
+// newState returns a fresh State of a new agent made from opts.
+func newState(opts runtime.Options) (*runtime.State, error) {
+	rt, err := runtime.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	return rt.NewState()
+}
+
+// runState runs opts on rt and returns the outcome and the run's State.
+func runState(t testing.TB, rt *runtime.Runtime, opts runtime.RunOptions) (runtime.Outcome, *runtime.State) {
+	t.Helper()
+	h, err := rt.Start(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := h.Wait(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, h.State()
+}

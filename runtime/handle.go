@@ -17,6 +17,7 @@ import (
 // the ways to cancel it or follow it up. It is safe for concurrent use.
 type Handle struct {
 	rt    *Runtime
+	st    *State
 	id    run.ID
 	rec   *recorder
 	model llm.Model
@@ -57,6 +58,10 @@ func (h *Handle) drivenBy(driven bool) {
 
 // ID returns the run's ID.
 func (h *Handle) ID() run.ID { return h.id }
+
+// State returns the run's own state: its variables, matrix, interpreter
+// and history.
+func (h *Handle) State() *State { return h.st }
 
 // Wait blocks until the run's current turn ends or ctx is done.
 func (h *Handle) Wait(ctx context.Context) (Outcome, error) {
@@ -124,8 +129,8 @@ func (h *Handle) Cancel(ctx context.Context) error {
 var errCanceled = errors.New("run canceled")
 
 // FollowUp sends a message to a completed, interactive run: it moves back to
-// running with its variables and history, and Wait returns the new outcome.
-// Cancelling ctx cancels the new turn.
+// running with its own variables and history, and Wait returns the new
+// outcome. ctx bounds the call only, as with Start.
 func (h *Handle) FollowUp(ctx context.Context, text string) error {
 	if h.opts.NonInteractive {
 		return fmt.Errorf("%w: run %s is non-interactive", ErrNotFollowable, h.id)
@@ -182,26 +187,26 @@ func (h *Handle) launch(ctx context.Context) {
 }
 
 // launchWith runs body as the current turn in its own goroutine, with a
-// context that Cancel (and the caller's cancellation) cancels.
+// context of its own: ctx's values are kept, its cancellation is not (a
+// run's life is its own). Cancel and Close cancel it.
 func (h *Handle) launchWith(ctx context.Context, body func(context.Context) Outcome) {
 	loopCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	// The caller's cancellation cancels the run too.
-	stop := context.AfterFunc(ctx, func() { _ = h.Cancel(context.Background()) })
 	h.mu.Lock()
 	h.cancel = cancel
 	h.mu.Unlock()
+	if err := h.rt.track(h); err != nil {
+		cancel(err)
+	}
 	if h.rec.current() == run.StatusCancelling { // Cancel came before the loop could be told
 		cancel(errCanceled)
-	}
-	if len(h.opts.Values) > 0 {
-		loopCtx = context.WithValue(loopCtx, valuesKey{}, h.opts.Values)
 	}
 	loopCtx = context.WithValue(loopCtx, runInfoKey{}, &runInfo{id: h.id, tags: h.opts.Tags})
 	loopCtx, endSpan := h.rt.startSpan(loopCtx, Span{Kind: SpanRun, Name: h.opts.Name, RunID: h.id, Tags: h.opts.Tags})
 	log := h.rt.log().With("run", string(h.id))
 	log.Info("run started", "name", h.opts.Name)
+	h.rt.wg.Add(1)
 	go func() {
-		defer stop()
+		defer h.rt.wg.Done()
 		defer cancel(nil)
 		o := body(loopCtx)
 		var err error
@@ -211,25 +216,24 @@ func (h *Handle) launchWith(ctx context.Context, body func(context.Context) Outc
 		endSpan(SpanEnd{Err: err, Status: o.Status})
 		log.Info("run ended", "status", string(o.Status), "reason", o.Reason, "steps", h.stepCount())
 		h.end(o)
+		h.rt.untrack(h)
 	}()
+}
+
+// stop cancels the run's current turn with cause, as Close does.
+func (h *Handle) stop(cause error) {
+	h.mu.Lock()
+	cancel := h.cancel
+	h.mu.Unlock()
+	if cancel != nil {
+		cancel(cause)
+	}
 }
 
 func (h *Handle) stepCount() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.steps
-}
-
-// finished reports whether the current turn has ended.
-func (h *Handle) finished() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	select {
-	case <-h.done:
-		return true
-	default:
-		return false
-	}
 }
 
 // Options returns the options the run was started (or restored) with.

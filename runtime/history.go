@@ -76,8 +76,8 @@ func (in Instruction) OK() bool { return in.Err == "" }
 
 // History returns every executed instruction, failed ones included (with
 // Err set), in execution order.
-func (rt *Runtime) History() []Instruction {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return slices.Clone(rt.history)
+func (st *State) History() []Instruction {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return slices.Clone(st.history)
 }

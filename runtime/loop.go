@@ -40,11 +40,11 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 			return h.storeFault(ctx, err)
 		}
 		req := h.request(lim)
-		modelCtx, endModel := h.rt.startSpan(ctx, Span{Kind: SpanModel, Name: h.opts.ModelName, Step: h.rt.Steps() + 1})
+		modelCtx, endModel := h.st.startSpan(ctx, Span{Kind: SpanModel, Name: h.opts.ModelName, Step: h.st.Steps() + 1})
 		resp, err := h.model.Generate(modelCtx, req)
 		endModel(SpanEnd{Err: err, Usage: resp.Usage})
 		if err != nil {
-			h.rt.log().Warn("model call failed", "run", string(h.id), "err", err)
+			h.st.log().Warn("model call failed", "run", string(h.id), "err", err)
 			if o, stop := h.stopped(ctx); stop {
 				return o
 			}
@@ -52,7 +52,7 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 		}
 		h.mu.Lock()
 		h.steps++
-		step := h.rt.Steps() + 1 // the loop is the only executor of its runtime's steps
+		step := h.st.Steps() + 1 // the loop is the only executor of its runtime's steps
 		h.usage = h.usage.Add(resp.Usage)
 		h.messages = append(h.messages, resp.Message())
 		h.mu.Unlock()
@@ -88,11 +88,11 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 		}
 
 		before = append(before, run.PhaseChanged{From: run.PhasePlanning, To: run.PhaseExecuting})
-		h.rt.mu.Lock()
+		h.st.mu.Lock()
 		for i, c := range calls {
-			before = append(before, run.ToolCallScheduled{Step: step, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, References: h.rt.references(c), Signature: resp.ToolCalls[i].Signature}})
+			before = append(before, run.ToolCallScheduled{Step: step, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, References: h.st.references(c), Signature: resp.ToolCalls[i].Signature}})
 		}
-		h.rt.mu.Unlock()
+		h.st.mu.Unlock()
 		if err := h.rec.appendPhased(ctx, before...); err != nil {
 			return h.storeFault(ctx, err)
 		}
@@ -116,7 +116,7 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 				continue
 			}
 		}
-		res := h.rt.execute(ctx, Step{Snippets: snippets, Calls: calls, Reason: resp.Text}, h)
+		res := h.st.execute(ctx, Step{Snippets: snippets, Calls: calls, Reason: resp.Text}, h)
 		if o, done := h.afterStep(ctx, res, &retries, lim); done {
 			return o
 		}
@@ -152,6 +152,9 @@ func (h *Handle) stopped(ctx context.Context) (Outcome, bool) {
 	if ctx.Err() == nil && h.rec.current() != run.StatusCancelling {
 		return Outcome{}, false
 	}
+	if errors.Is(context.Cause(ctx), ErrClosed) && h.rec.current() != run.StatusCancelling {
+		return h.closed(ctx), true
+	}
 	reason := "canceled"
 	if c := context.Cause(ctx); c != nil && !errors.Is(c, errCanceled) {
 		reason = c.Error()
@@ -165,14 +168,26 @@ func (h *Handle) stopped(ctx context.Context) (Outcome, bool) {
 	return Outcome{Status: run.StatusCanceled, Reason: reason}, true
 }
 
+// closed ends the turn of a run whose agent was closed: an awaiting run
+// stays awaiting in its log (Restore brings it back after a restart); any
+// other is marked failed as interrupted.
+func (h *Handle) closed(ctx context.Context) Outcome {
+	if s := h.rec.current(); s == run.StatusAwaiting {
+		return Outcome{Status: s, Reason: ErrClosed.Error()}
+	}
+	reason := "interrupted: the agent was closed"
+	_ = h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason})
+	return Outcome{Status: run.StatusFailed, Reason: reason}
+}
+
 // request builds the model request of the next step.
 func (h *Handle) request(lim Limits) llm.Request {
-	tools := h.rt.Tools()
+	tools := h.st.Tools()
 	if h.opts.ToolLimit > 0 {
-		tools = h.rt.selectTools(tools, h.opts.ToolLimit, h.query())
+		tools = h.st.selectTools(tools, h.opts.ToolLimit, h.query())
 	}
 	req := llm.Request{Tools: make([]llm.Tool, len(tools))}
-	strict := h.rt.strictTools()
+	strict := h.st.strictTools()
 	toolTokens := 0
 	for i, t := range tools {
 		req.Tools[i] = llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Strict: strict[t.Name]}
@@ -180,7 +195,7 @@ func (h *Handle) request(lim Limits) llm.Request {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.messages[0] = llm.SystemMessage(h.rt.systemPrompt(h.opts))
+	h.messages[0] = llm.SystemMessage(h.st.systemPrompt(h.opts))
 	budget := int(float64(lim.ContextWindow)*lim.ContextShare) - toolTokens
 	h.messages, h.pinned = fitWindow(h.messages, budget, h.pinned)
 	req.Messages = append([]llm.Message(nil), h.messages...)
@@ -189,8 +204,8 @@ func (h *Handle) request(lim Limits) llm.Request {
 
 // stepEvents turns a step's outcome into events and messages for the model.
 func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, toolMsgs []llm.Message, snippetMsg string) {
-	h.rt.mu.Lock()
-	defer h.rt.mu.Unlock()
+	h.st.mu.Lock()
+	defer h.st.mu.Unlock()
 	var snippetParts []string
 	for _, s := range res.Snippets {
 		events = append(events, run.SnippetExecuted{
@@ -198,8 +213,8 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 			Success: s.Success, Error: s.Error, Duration: s.Duration, Stdout: s.Stdout, Stderr: s.Stderr,
 			Created: infos(s.Variables, "created"), Modified: infos(s.Variables, "assigned", "modified"),
 		})
-		events = append(events, h.rt.variableChangeEvents(res.Step, s.Variables)...)
-		content, kept := h.rt.bound(res.Step, "snippet", s.CallID, s.Content(), lim)
+		events = append(events, h.st.variableChangeEvents(res.Step, s.Variables)...)
+		content, kept := h.st.bound(res.Step, "snippet", s.CallID, s.Content(), lim)
 		events = append(events, kept...)
 		snippetParts = append(snippetParts, content)
 	}
@@ -208,8 +223,8 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 			CallID: r.CallID, Success: r.Success, Error: r.Error, Duration: r.Duration, Stdout: r.Stdout, Stderr: r.Stderr,
 			Created: infos(r.Variables, "created"), Modified: infos(r.Variables, "assigned", "modified"),
 		})
-		events = append(events, h.rt.variableChangeEvents(res.Step, r.Variables)...)
-		content, kept := h.rt.bound(res.Step, r.Name, r.CallID, r.Content(), lim)
+		events = append(events, h.st.variableChangeEvents(res.Step, r.Variables)...)
+		content, kept := h.st.bound(res.Step, r.Name, r.CallID, r.Content(), lim)
 		events = append(events, kept...)
 		toolMsgs = append(toolMsgs, llm.ToolResultMessage(llm.ToolCall{ID: r.CallID, Name: r.Name}, content))
 	}
@@ -221,26 +236,26 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 
 // bound keeps a tool result of more than lim.LargeResult characters as a
 // variable and returns what the model gets instead; callers hold rt.mu.
-func (rt *Runtime) bound(step int, source, callID, content string, lim Limits) (string, []run.Payload) {
+func (st *State) bound(step int, source, callID, content string, lim Limits) (string, []run.Payload) {
 	if len(content) <= lim.LargeResult {
 		return content, nil
 	}
-	name := rt.freeName(source + "_output")
-	if err := rt.define(variable.Spec{Name: name, Value: content, Description: "a tool result too large for the conversation"}, step, source); err != nil {
+	name := st.freeName(source + "_output")
+	if err := st.define(variable.Spec{Name: name, Value: content, Description: "a tool result too large for the conversation"}, step, source); err != nil {
 		return content[:lim.LargeResult] + "…", nil
 	}
 	// The variable is the instruction's, in the history and the log, like
 	// any the call made.
-	for i := len(rt.history) - 1; i >= 0 && rt.history[i].Step == step; i-- {
-		if rt.history[i].CallID == callID {
-			rt.history[i].Created = append(rt.history[i].Created, name)
+	for i := len(st.history) - 1; i >= 0 && st.history[i].Step == step; i-- {
+		if st.history[i].CallID == callID {
+			st.history[i].Created = append(st.history[i].Created, name)
 			break
 		}
 	}
-	kept := rt.variableChangeEvents(step, []VariableChange{rt.change(name, variable.Created)})
+	kept := st.variableChangeEvents(step, []VariableChange{st.change(name, variable.Created)})
 	head := []rune(content)
-	if len(head) > rt.opts.PreviewLimit {
-		head = append(head[:rt.opts.PreviewLimit], '…')
+	if len(head) > st.opts.PreviewLimit {
+		head = append(head[:st.opts.PreviewLimit], '…')
 	}
 	b, _ := marshal(largeResult{
 		Note:      fmt.Sprintf("the result was %d characters, so it was stored in the string variable %s; pass <<var:%s>> to actions or read it in Go code", len(content), name, name),
@@ -266,9 +281,9 @@ func (h *Handle) terminate(ctx context.Context, res StepResult, retries *int, li
 	if !t.Success {
 		reason := "the model reported that it could not do the task"
 		if t.Result != nil {
-			h.rt.mu.Lock()
-			reason += ": " + h.rt.redact(fmt.Sprint(t.Result))
-			h.rt.mu.Unlock()
+			h.st.mu.Lock()
+			reason += ": " + h.st.redact(fmt.Sprint(t.Result))
+			h.st.mu.Unlock()
 		}
 		return h.complete(ctx, nil, reason), true
 	}
@@ -312,9 +327,9 @@ func (h *Handle) resultJSON(v any) (json.RawMessage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the result cannot be written as JSON (%v); return a JSON value or a JSON-representable variable", err)
 	}
-	h.rt.mu.Lock()
-	secret := h.rt.holdsSecret(string(b))
-	h.rt.mu.Unlock()
+	h.st.mu.Lock()
+	secret := h.st.holdsSecret(string(b))
+	h.st.mu.Unlock()
 	if secret {
 		return nil, errors.New("the result holds the value of a secret variable, and results are recorded; return something that does not contain it")
 	}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -28,10 +29,9 @@ type row struct {
 	tool    toolCache
 	builtin bool
 	// strictRaw caches why the action's raw schemas break OpenAI's strict
-	// rules, nil when they pass (strictKnown says it was computed);
-	// strictWarned says the action's going out non-strict was logged.
-	strictRaw                 error
-	strictKnown, strictWarned bool
+	// rules, nil when they pass (strictKnown says it was computed).
+	strictRaw   error
+	strictKnown bool
 }
 
 type typePair struct{ from, to reflect.Type }
@@ -181,4 +181,56 @@ func (r *row) unavailable(plain bool) string {
 		return ""
 	}
 	return a.Name() + ": " + strings.Join(missing, "; ")
+}
+
+// clone returns a deep copy of the matrix: its own groups and rows (with
+// their schema caches), sharing the actions and the type-pair answers'
+// values.
+func (m *matrix) clone() *matrix {
+	c := &matrix{
+		params:  make(map[reflect.Type]*group, len(m.params)),
+		results: make(map[reflect.Type]*group, len(m.results)),
+		member:  make(map[string][]*group, len(m.member)),
+		rows:    make([]*row, len(m.rows)),
+		byName:  make(map[string]*row, len(m.byName)),
+		pairs:   maps.Clone(m.pairs),
+		clock:   m.clock,
+	}
+	groups := make(map[*group]*group, len(m.params)+len(m.results))
+	copyGroup := func(g *group) *group {
+		if g == nil {
+			return nil
+		}
+		if n, ok := groups[g]; ok {
+			return n
+		}
+		n := &group{typ: g.typ, result: g.result, vars: slices.Clone(g.vars), version: g.version}
+		groups[g] = n
+		return n
+	}
+	for t, g := range m.params {
+		c.params[t] = copyGroup(g)
+	}
+	for t, g := range m.results {
+		c.results[t] = copyGroup(g)
+	}
+	for n, gs := range m.member {
+		ns := make([]*group, len(gs))
+		for i, g := range gs {
+			ns[i] = copyGroup(g)
+		}
+		c.member[n] = ns
+	}
+	for i, r := range m.rows {
+		nr := *r
+		nr.params = make([]*group, len(r.params))
+		for j, g := range r.params {
+			nr.params[j] = copyGroup(g)
+		}
+		nr.result = copyGroup(r.result)
+		nr.tool.versions = slices.Clone(r.tool.versions)
+		c.rows[i] = &nr
+		c.byName[r.act.Name()] = &nr
+	}
+	return c
 }

@@ -47,7 +47,7 @@ func TestIncrementalMatrixEqualsRecomputation(t *testing.T) {
 	pool := matrixActions()
 	for seed := uint64(1); seed <= 30; seed++ {
 		rng := rand.New(rand.NewPCG(seed, seed))
-		rt, err := runtime.New(runtime.Options{Actions: action.MustSet(pool[:3]...)})
+		st, err := newState(runtime.Options{Actions: action.MustSet(pool[:3]...)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,40 +55,40 @@ func TestIncrementalMatrixEqualsRecomputation(t *testing.T) {
 			switch k := rng.IntN(10); {
 			case k < 5: // create or retype a variable
 				name := fmt.Sprintf("v%d", rng.IntN(8))
-				if err := rt.Set(name, matrixValues[rng.IntN(len(matrixValues))]); err != nil {
+				if err := st.Set(name, matrixValues[rng.IntN(len(matrixValues))]); err != nil {
 					t.Fatal(err)
 				}
 			case k < 7:
-				rt.Delete(fmt.Sprintf("v%d", rng.IntN(8)))
+				st.Delete(fmt.Sprintf("v%d", rng.IntN(8)))
 			case k < 9:
 				a := pool[rng.IntN(len(pool))]
-				if _, ok := rt.Actions().Get(a.Name()); !ok {
-					if err := rt.AddActions(a); err != nil {
+				if _, ok := st.Actions().Get(a.Name()); !ok {
+					if err := st.AddActions(a); err != nil {
 						t.Fatal(err)
 					}
 				}
 			default:
-				rt.RemoveActions(pool[rng.IntN(len(pool))].Name())
+				st.RemoveActions(pool[rng.IntN(len(pool))].Name())
 			}
-			fresh := rebuild(t, rt)
-			if got, want := sorted(rt.Matrix()), sorted(fresh.Matrix()); !equalMatrix(got, want) {
+			fresh := rebuild(t, st)
+			if got, want := sorted(st.Matrix()), sorted(fresh.Matrix()); !equalMatrix(got, want) {
 				t.Fatalf("seed %d op %d: incremental matrix\n%v\n!= recomputed\n%v", seed, op, got, want)
 			}
-			if got, want := names(rt.Tools()), names(fresh.Tools()); !slices.Equal(got, want) {
+			if got, want := names(st.Tools()), names(fresh.Tools()); !slices.Equal(got, want) {
 				t.Fatalf("seed %d op %d: available %v, recomputed %v", seed, op, got, want)
 			}
 		}
 	}
 }
 
-// rebuild makes a new runtime with rt's variables and actions.
-func rebuild(t *testing.T, rt *runtime.Runtime) *runtime.Runtime {
+// rebuild makes a new runtime with st's variables and actions.
+func rebuild(t *testing.T, st *runtime.State) *runtime.State {
 	t.Helper()
 	var specs []variable.Spec
-	for _, v := range rt.Variables() {
+	for _, v := range st.Variables() {
 		specs = append(specs, variable.Spec{Name: v.Name, Value: v.Value, Type: v.Type})
 	}
-	fresh, err := runtime.New(runtime.Options{Actions: rt.Actions(), Variables: specs})
+	fresh, err := newState(runtime.Options{Actions: st.Actions(), Variables: specs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func equalMatrix(a, b map[string][]string) bool {
 }
 
 func TestMatrixFollowsGoAssignability(t *testing.T) {
-	rt, err := runtime.New(runtime.Options{
+	st, err := newState(runtime.Options{
 		Actions: action.MustSet(matrixActions()...),
 		Variables: []variable.Spec{
 			{Name: "s", Value: "x"},
@@ -131,7 +131,7 @@ func TestMatrixFollowsGoAssignability(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := rt.Matrix()
+	m := st.Matrix()
 	for key, want := range map[string][]string{
 		"a_str$s":      {"s"},  // a named string type is not a string
 		"a_int$n":      {"i"},  // an int is not a float64

@@ -15,10 +15,10 @@ import (
 var ErrUnknownAction = errors.New("runtime: unknown action")
 
 // unknownAction names the available actions, closest first; callers hold mu.
-func (rt *Runtime) unknownAction(name string) error {
+func (st *State) unknownAction(name string) error {
 	var names []string
-	for _, r := range rt.m.rows {
-		if r.unavailable(rt.opts.HideFromAI) == "" && rt.isAttached(r.act.Name()) {
+	for _, r := range st.m.rows {
+		if r.unavailable(st.opts.HideFromAI) == "" && st.isAttached(r.act.Name()) {
 			names = append(names, r.act.Name())
 		}
 	}
@@ -31,15 +31,15 @@ func (rt *Runtime) unknownAction(name string) error {
 
 // creators names the actions whose result could satisfy r's missing
 // reference parameters; callers hold mu.
-func (rt *Runtime) creators(r *row) string {
+func (st *State) creators(r *row) string {
 	var makers []string
 	for i, g := range r.params {
 		p := r.act.Param(i)
 		if p.Raw != nil || (g != nil && len(g.vars) > 0) {
 			continue
 		}
-		for _, other := range rt.m.rows {
-			if t := other.act.Result(); t != nil && rt.m.assignable(t, p.Type) && other.unavailable(rt.opts.HideFromAI) == "" {
+		for _, other := range st.m.rows {
+			if t := other.act.Result(); t != nil && st.m.assignable(t, p.Type) && other.unavailable(st.opts.HideFromAI) == "" {
 				makers = append(makers, other.act.Name())
 			}
 		}

@@ -8,25 +8,25 @@ import (
 
 func TestMutationThroughPointerIsReported(t *testing.T) {
 	f := newFixture(t, runtime.Options{})
-	resp := call(f.rt, "move", `{"thing":"<<var:thing>>","dx":2}`)
+	resp := call(f.st, "move", `{"thing":"<<var:thing>>","dx":2}`)
 	if !resp.Success {
 		t.Fatal(resp.Error)
 	}
 	if len(resp.Variables) != 1 || resp.Variables[0].Name != "thing" || resp.Variables[0].Change != "modified" {
 		t.Fatalf("variables = %+v, want thing modified", resp.Variables)
 	}
-	v, _ := f.rt.Variable("thing")
+	v, _ := f.st.Variable("thing")
 	if last := v.History.Last(); last.Kind != "modified" || last.By != "move" || last.Step != 1 {
 		t.Fatalf("history = %+v", v.History)
 	}
-	if h := f.rt.History(); h[0].Modified[0] != "thing" {
+	if h := f.st.History(); h[0].Modified[0] != "thing" {
 		t.Fatalf("instruction = %+v", h[0])
 	}
 }
 
 func TestReadOnlyCallReportsNothing(t *testing.T) {
 	f := newFixture(t, runtime.Options{})
-	resp := call(f.rt, "describe", `{"thing":"<<var:thing>>"}`)
+	resp := call(f.st, "describe", `{"thing":"<<var:thing>>"}`)
 	if !resp.Success {
 		t.Fatal(resp.Error)
 	}
@@ -35,7 +35,7 @@ func TestReadOnlyCallReportsNothing(t *testing.T) {
 			t.Fatalf("a read-only call reported thing as %s", v.Change)
 		}
 	}
-	v, _ := f.rt.Variable("thing")
+	v, _ := f.st.Variable("thing")
 	if len(v.History) != 1 {
 		t.Fatalf("thing's history grew: %+v", v.History)
 	}

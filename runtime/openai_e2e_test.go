@@ -158,7 +158,7 @@ func TestOpenAIWeatherTask(t *testing.T) {
 	// The same schemas as a fresh runtime's, which has made no call yet
 	// (the built-ins a run adds, such as ask_user, are not compared).
 	fresh := map[string]schema.Tool{}
-	for _, tool := range newAgent(t, llm.NewScripted(), runtime.Options{}).Tools() {
+	for _, tool := range mustState(t, newAgent(t, llm.NewScripted(), runtime.Options{})).Tools() {
 		fresh[tool.Name] = tool
 	}
 	for _, tool := range first.Tools {
@@ -237,14 +237,11 @@ func TestOpenAIParallelToolCalls(t *testing.T) {
 		},
 		openaitest.Call("terminate", `{"success":true,"result":"<<var:weather_2>>"}`),
 	), runtime.Options{})
-	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "weather twice"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, st := runState(t, rt, runtime.RunOptions{Task: "weather twice"})
 	if string(o.Result) != `"sunny, 21°F in Lyon"` || o.Steps != 2 {
 		t.Fatalf("outcome = %+v", o)
 	}
-	if h := rt.History(); len(h) != 3 || h[0].Step != h[1].Step {
+	if h := st.History(); len(h) != 3 || h[0].Step != h[1].Step {
 		t.Fatalf("history = %+v; both calls belong to one step", h)
 	}
 	second := srv.Requests()[1]
@@ -276,14 +273,11 @@ func TestOpenAISnippetStep(t *testing.T) {
 		openaitest.Text("I will count the letters in Go.\n```go\nn := len(city) * 10\nfmt.Println(\"letters x 10 =\", n)\n```"),
 		openaitest.Call("terminate", `{"success":true,"result":"<<var:n>>"}`),
 	), runtime.Options{})
-	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "count"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, st := runState(t, rt, runtime.RunOptions{Task: "count"})
 	if o.Status != run.StatusCompleted || string(o.Result) != "50" {
 		t.Fatalf("outcome = %+v", o)
 	}
-	if h := rt.History(); len(h) != 2 || h[0].Kind != runtime.KindSnippet || h[0].Created[0] != "n" {
+	if h := st.History(); len(h) != 2 || h[0].Kind != runtime.KindSnippet || h[0].Created[0] != "n" {
 		t.Fatalf("history = %+v", h)
 	}
 	second := srv.Requests()[1]
@@ -311,14 +305,11 @@ func TestOpenAIMixedStep(t *testing.T) {
 		},
 		openaitest.Call("terminate", `{"success":true,"result":"<<var:weather>>"}`),
 	), runtime.Options{})
-	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "weather"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, st := runState(t, rt, runtime.RunOptions{Task: "weather"})
 	if string(o.Result) != `"sunny, 21°C in PARIS, France"` {
 		t.Fatalf("outcome = %+v", o)
 	}
-	h := rt.History()
+	h := st.History()
 	if len(h) != 3 || h[0].Kind != runtime.KindSnippet || h[1].Args[0].Ref != "full" {
 		t.Fatalf("history = %+v", h)
 	}
@@ -339,10 +330,7 @@ func TestOpenAIResultSchemaWithOneInvalidAttempt(t *testing.T) {
 		openaitest.Call("terminate", `{"success":true,"result":{"city":"Paris"}}`),
 		openaitest.Call("terminate", `{"success":true,"result":{"city":"Paris","temp_c":21}}`),
 	), runtime.Options{})
-	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "forecast", ResultSchema: runtime.ResultSchemaFor[Forecast]()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, _ := runState(t, rt, runtime.RunOptions{Task: "forecast", ResultSchema: runtime.ResultSchemaFor[Forecast]()})
 	f, err := runtime.ResultAs[Forecast](o)
 	if err != nil || f != (Forecast{"Paris", 21}) || o.Steps != 2 {
 		t.Fatalf("result = %+v, %v (outcome %+v)", f, err, o)
@@ -374,10 +362,7 @@ func TestOpenAIRecoversFromFailingAction(t *testing.T) {
 		openaitest.Call("lookup", `{"city":"<<var:city>>","return":null}`),
 		openaitest.Call("terminate", `{"success":true,"result":"<<var:lookup_result>>"}`),
 	), runtime.Options{Actions: action.MustSet(flaky)})
-	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "population"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, _ := runState(t, rt, runtime.RunOptions{Task: "population"})
 	if o.Status != run.StatusCompleted || string(o.Result) != "2100000" {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -391,10 +376,7 @@ func TestOpenAIStepLimit(t *testing.T) {
 	rt, srv := openaiAgent(t, func(context.Context, openaitest.Request) (openaitest.Response, error) {
 		return openaitest.Call("get_weather", `{"location":"Paris","unit":"c","return":null}`), nil
 	}, runtime.Options{})
-	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "loop", Limits: runtime.Limits{MaxSteps: 3}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, _ := runState(t, rt, runtime.RunOptions{Task: "loop", Limits: runtime.Limits{MaxSteps: 3}})
 	if o.Status != run.StatusCompleted || string(o.Result) != "null" || o.Steps != 3 || !strings.Contains(o.Reason, "step limit (3)") {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -423,7 +405,7 @@ func TestOpenAIFollowUp(t *testing.T) {
 	if string(first.Result) != `"sunny, 21°C in Paris"` || string(second.Result) != `"sunny, 21°F in Paris"` || second.Status != run.StatusCompleted {
 		t.Fatalf("results %s then %+v", first.Result, second)
 	}
-	if v, _ := rt.Variable("weather"); len(v.History) != 2 {
+	if v, _ := h.State().Variable("weather"); len(v.History) != 2 {
 		t.Fatalf("weather's history = %+v", v.History)
 	}
 	// The follow-up's first request carries the whole first turn, then the
@@ -453,10 +435,7 @@ func TestOpenAIContextTruncation(t *testing.T) {
 		r.Text = big
 		return r, nil
 	}, runtime.Options{})
-	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "the task", Limits: runtime.Limits{MaxSteps: 12, ContextWindow: 4000, ContextShare: 0.75}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, _ := runState(t, rt, runtime.RunOptions{Task: "the task", Limits: runtime.Limits{MaxSteps: 12, ContextWindow: 4000, ContextShare: 0.75}})
 	if o.Status != run.StatusCompleted || o.Steps != 12 {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -511,15 +490,15 @@ func TestOpenAILargeResultBecomesVariable(t *testing.T) {
 		openaitest.Call("dump", `{}`),
 		openaitest.Call("terminate", `{"success":true,"result":null}`),
 	), runtime.Options{Actions: action.MustSet(dump)})
-	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "dump", Limits: runtime.Limits{LargeResult: 1000}})
-	if err != nil || o.Status != run.StatusCompleted {
-		t.Fatalf("outcome = %+v, %v", o, err)
+	o, st := runState(t, rt, runtime.RunOptions{Task: "dump", Limits: runtime.Limits{LargeResult: 1000}})
+	if o.Status != run.StatusCompleted {
+		t.Fatalf("outcome = %+v", o)
 	}
 	m := srv.Requests()[1].Messages[3]
 	if m.Role != "tool" || len(m.Content) > 1000 || !strings.Contains(m.Content, "<<var:dump_output>>") {
 		t.Fatalf("tool message = %+v", m)
 	}
-	v, ok := rt.Variable("dump_output")
+	v, ok := st.Variable("dump_output")
 	if s, _ := v.Value.(string); !ok || !strings.Contains(s, strings.Repeat("x", 5000)) {
 		t.Fatal("the whole result must be kept in the variable")
 	}
@@ -534,10 +513,7 @@ func TestOpenAITokenBudget(t *testing.T) {
 	rt, srv := openaiAgent(t, func(context.Context, openaitest.Request) (openaitest.Response, error) {
 		return withUsage(openaitest.Call("get_weather", `{"location":"Paris","unit":"c","return":null}`), 600, 10), nil
 	}, runtime.Options{})
-	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "loop", Limits: runtime.Limits{MaxTokens: 1000}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, _ := runState(t, rt, runtime.RunOptions{Task: "loop", Limits: runtime.Limits{MaxTokens: 1000}})
 	if o.Status != run.StatusCompleted || o.Steps != 2 || srv.Len() != 2 || !strings.Contains(o.Reason, "token budget") || o.Usage.Total() != 1220 {
 		t.Fatalf("outcome = %+v after %d requests", o, srv.Len())
 	}

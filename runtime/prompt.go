@@ -20,32 +20,32 @@ When the task is done, call terminate with success true and the result (a value,
 
 // systemPrompt explains references and snippets and lists the variables
 // with their types and previews (secrets redacted).
-func (rt *Runtime) systemPrompt(opts RunOptions) string {
+func (st *State) systemPrompt(opts RunOptions) string {
 	var b strings.Builder
 	b.WriteString(promptIntro)
-	if !rt.opts.DisableSnippets {
+	if !st.opts.DisableSnippets {
 		b.WriteString(promptSnippets)
 	}
 	b.WriteString(promptEnd)
-	rt.mu.Lock()
-	names := rt.vars.Names()
+	st.mu.Lock()
+	names := st.vars.Names()
 	if len(names) > 0 {
 		b.WriteString("\n\nVariables:")
 		for _, name := range names {
-			v, _ := rt.vars.Head(name)
+			v, _ := st.vars.Head(name)
 			b.WriteString("\n- ")
 			b.WriteString(v.Name)
 			b.WriteString(" (")
 			b.WriteString(variable.TypeName(v.Type))
 			b.WriteString("): ")
-			b.WriteString(rt.redact(v.Preview(rt.opts.PreviewLimit)))
+			b.WriteString(st.redact(v.Preview(st.opts.PreviewLimit)))
 			if v.Description != "" {
 				b.WriteString(" — ")
 				b.WriteString(v.Description)
 			}
 		}
 	}
-	rt.mu.Unlock()
+	st.mu.Unlock()
 	if opts.Approval == ApproveOnStart {
 		b.WriteString("\n\nBefore anything runs, a person approves your plan: first state your plan in a few lines, with the first step you want to run.")
 	}

@@ -126,22 +126,22 @@ func tokenize(text string) []string {
 // whose references are in play (a parameter that only a variable the run
 // made can fill, or that such a variable fits), then the best scored for
 // the query. Built-ins are always kept. Order follows tools.
-func (rt *Runtime) selectTools(tools []schema.Tool, k int, query string) []schema.Tool {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
+func (st *State) selectTools(tools []schema.Tool, k int, query string) []schema.Tool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	var candidates []string
 	for _, t := range tools {
-		if r := rt.m.byName[t.Name]; r != nil && !r.builtin {
+		if r := st.m.byName[t.Name]; r != nil && !r.builtin {
 			candidates = append(candidates, t.Name)
 		}
 	}
 	if len(candidates) <= k {
 		return tools
 	}
-	if rt.index == nil || rt.indexOf != rt.actions {
-		rt.index, rt.indexOf = newLexicalIndex(rt.actions.All()), rt.actions
+	if st.index == nil || st.indexOf != st.actions {
+		st.index, st.indexOf = newLexicalIndex(st.actions.All()), st.actions
 	}
-	inPlay := rt.inPlay()
+	inPlay := st.inPlay()
 	words := tokenize(query)
 	type scored struct {
 		name  string
@@ -150,7 +150,7 @@ func (rt *Runtime) selectTools(tools []schema.Tool, k int, query string) []schem
 	}
 	ranked := make([]scored, 0, len(candidates))
 	for _, n := range candidates {
-		ranked = append(ranked, scored{n, rt.refsInPlay(rt.m.byName[n], inPlay), rt.index.score(n, words)})
+		ranked = append(ranked, scored{n, st.refsInPlay(st.m.byName[n], inPlay), st.index.score(n, words)})
 	}
 	slices.SortStableFunc(ranked, func(a, b scored) int {
 		if a.play != b.play {
@@ -176,7 +176,7 @@ func (rt *Runtime) selectTools(tools []schema.Tool, k int, query string) []schem
 	}
 	out := tools[:0:0]
 	for _, t := range tools {
-		if r := rt.m.byName[t.Name]; r == nil || r.builtin || keep[t.Name] {
+		if r := st.m.byName[t.Name]; r == nil || r.builtin || keep[t.Name] {
 			out = append(out, t)
 		}
 	}
@@ -184,9 +184,9 @@ func (rt *Runtime) selectTools(tools []schema.Tool, k int, query string) []schem
 }
 
 // inPlay returns the variables the run has made or changed; callers hold mu.
-func (rt *Runtime) inPlay() map[string]bool {
+func (st *State) inPlay() map[string]bool {
 	play := map[string]bool{}
-	for _, in := range rt.history {
+	for _, in := range st.history {
 		for _, n := range in.Created {
 			play[n] = true
 		}
@@ -199,7 +199,7 @@ func (rt *Runtime) inPlay() map[string]bool {
 
 // refsInPlay reports whether a reference-only parameter of r is fitted by a
 // variable in play; callers hold mu.
-func (rt *Runtime) refsInPlay(r *row, play map[string]bool) bool {
+func (st *State) refsInPlay(r *row, play map[string]bool) bool {
 	for i, g := range r.params {
 		if g == nil || r.act.Param(i).Raw != nil {
 			continue

@@ -42,8 +42,8 @@ func TestRelevanceSelectionWith200Actions(t *testing.T) {
 		llm.CallTool("new_thing", `{"name":"crate","return":null}`),
 		llm.CallTool("terminate", `{"success":true,"result":null}`),
 	)
-	rt := newAgent(t, model, runtime.Options{Actions: manyActions()})
-	if _, err := rt.Run(context.Background(), runtime.RunOptions{Task: "What is the weather forecast in Paris? Convert 10 euros to dollars.", ToolLimit: 5}); err != nil {
+	st := newAgent(t, model, runtime.Options{Actions: manyActions()})
+	if _, err := st.Run(context.Background(), runtime.RunOptions{Task: "What is the weather forecast in Paris? Convert 10 euros to dollars.", ToolLimit: 5}); err != nil {
 		t.Fatal(err)
 	}
 	offered := func(i int) []string {
@@ -70,13 +70,13 @@ func TestRelevanceSelectionWith200Actions(t *testing.T) {
 }
 
 func BenchmarkRelevanceSelection(b *testing.B) {
-	rt, err := runtime.New(runtime.Options{Actions: manyActions()})
+	st, err := newState(runtime.Options{Actions: manyActions()})
 	if err != nil {
 		b.Fatal(err)
 	}
-	tools := rt.Tools()
+	tools := st.Tools()
 	b.ReportAllocs()
 	for b.Loop() {
-		runtime.SelectTools(rt, tools, 10, "What is the weather forecast in Paris? Convert 10 euros to dollars.")
+		runtime.SelectTools(st, tools, 10, "What is the weather forecast in Paris? Convert 10 euros to dollars.")
 	}
 }

@@ -66,6 +66,17 @@ type RestoreOptions struct {
 	// Variables supply values the log does not hold, by name: secrets,
 	// and live objects the host can rebuild (a database handle).
 	Variables []variable.Spec
+
+	// The process-local parts of the run's options, which its log does not
+	// hold (the rest of its spec comes from its first event): Model
+	// overrides Options.Model, OnStatus is RunOptions.OnStatus, and
+	// History is the session's earlier conversation.
+	Model    llm.Model
+	OnStatus func(run.StatusChanged)
+	History  []llm.Message
+	// Driven makes the restored run driven (RunOptions.Driven), whatever
+	// it was: how a run is stepped is the restoring process's choice.
+	Driven bool
 }
 
 var builtinTypes = []reflect.Type{
@@ -75,27 +86,10 @@ var builtinTypes = []reflect.Type{
 	reflect.TypeFor[any](), reflect.TypeFor[json.RawMessage](),
 }
 
-// Restore rebuilds the awaiting run id from its log in store, on a new
-// Runtime made from opts (its actions and model; the store is set to
-// store), and returns it with a Handle whose Pending await can be Resumed
-// as if the process had never stopped. It is New then
-// Runtime.Restore; see there.
-func Restore(ctx context.Context, store run.Store, id run.ID, opts Options, ropts RunOptions, ro RestoreOptions) (*Runtime, *Handle, error) {
-	opts.Store, opts.Variables = store, nil
-	rt, err := New(opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	h, err := rt.Restore(ctx, id, ropts, ro)
-	if err != nil {
-		return nil, nil, err
-	}
-	return rt, h, nil
-}
-
-// Restore rebuilds the run id from the log in the runtime's store
-// (Options.Store) and continues it on this runtime, which must have no run
-// and no variables of its own: its actions and model serve the run.
+// Restore rebuilds the run id from the log in the agent's store and
+// continues it on this agent: its actions and model serve the run, and its
+// options are read from the run's first event (OptionsOf), with the
+// process-local parts from ro.
 // Variables come back from the JSON values in the log, typed through
 // ro.Types, or from ro.Variables. When one cannot be rebuilt, the run is
 // marked failed with the reason "interrupted: …" naming the lost
@@ -119,15 +113,12 @@ func Restore(ctx context.Context, store run.Store, id run.ID, opts Options, ropt
 // running run is for an engine that knows its process is gone and that the
 // run's actions may run again (package temporal).
 //
-// Not restored: session History (pass it again in ropts), variables the
+// Not restored: session History (pass it again in ro), variables the
 // host set or deleted outside steps, and the exact text of earlier tool
 // results (they are rebuilt from the log, equivalent but not
 // byte-identical).
-func (rt *Runtime) Restore(ctx context.Context, id run.ID, ropts RunOptions, ro RestoreOptions) (*Handle, error) {
-	if rt.opts.Store == nil {
-		return nil, errors.New("runtime: Restore needs the store the run was recorded in, in Options.Store")
-	}
-	store := rt.opts.Store
+func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*Handle, error) {
+	store := rt.store
 	events, err := store.Read(ctx, id, 1, 0)
 	if err != nil {
 		return nil, err
@@ -136,8 +127,15 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ropts RunOptions, ro 
 	if snap.Status.Final() || snap.Status == "" || (snap.Status == run.StatusAwaiting && snap.Await == nil) {
 		return nil, fmt.Errorf("runtime: run %s is %s; only a run that has not ended can be restored", id, snap.Status)
 	}
-	if n := len(rt.Variables()); n > 0 {
-		return nil, fmt.Errorf("runtime: Restore needs a runtime without variables (this one has %d): they come from the run's log", n)
+	created, _ := events[0].Data.(run.RunCreated)
+	ropts := OptionsOf(id, created)
+	ropts.Model, ropts.OnStatus, ropts.History, ropts.Driven = ro.Model, ro.OnStatus, ro.History, ro.Driven
+	st, err := rt.NewState()
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range st.Variables() { // they come from the log
+		st.Delete(v.Name)
 	}
 	types := map[string]reflect.Type{}
 	for _, t := range append(builtinTypes, ro.Types...) {
@@ -184,15 +182,8 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ropts RunOptions, ro 
 	if model == nil {
 		return nil, ErrNoModel
 	}
-	ropts.ID, ropts.Name, ropts.Session, ropts.Turn, ropts.Tags = id, snap.Name, snap.Session, snap.Turn, snap.Tags
-	if ropts.Approval == "" {
-		ropts.Approval = Approval(snap.Options.Approval)
-	}
-	if len(ropts.ResultSchema) == 0 {
-		ropts.ResultSchema = snap.Options.ResultSchema
-	}
 	h := &Handle{
-		rt: rt, id: id, model: llm.WithRetry(model, ropts.Limits.Retry), opts: ropts, begun: snap.Status != run.StatusCreated,
+		rt: rt, st: st, id: id, model: llm.WithRetry(model, ropts.Limits.Retry), opts: ropts, begun: snap.Status != run.StatusCreated,
 		// The last event read, not the summary: an append by another
 		// writer since the Read makes this run's first append conflict.
 		rec:  &recorder{store: store, id: id, last: snap.LastSeq, status: snap.Status, phase: snap.Phase, hook: ropts.OnStatus},
@@ -219,28 +210,17 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ropts RunOptions, ro 
 	h.awaits = work.awaits
 	h.planOK = work.planApproved || ropts.Approval != ApproveOnStart
 
-	rt.runMu.Lock()
-	if rt.active != nil && !rt.active.finished() {
-		rt.runMu.Unlock()
-		return nil, ErrBusy
-	}
-	rt.mu.Lock()
+	st.mu.Lock()
 	for _, s := range specs {
-		if err := rt.define(s, snap.Step, "restore"); err != nil {
-			rt.mu.Unlock()
-			rt.runMu.Unlock()
+		if err := st.define(s, snap.Step, "restore"); err != nil {
+			st.mu.Unlock()
 			return nil, fmt.Errorf("runtime: restoring variable %s: %w", s.Name, err)
 		}
 	}
-	rt.step = snap.Step
-	rt.attach(ropts.Actions, ropts.ResultSchema, !ropts.NonInteractive)
-	rt.mu.Unlock()
-	if rt.runs == nil {
-		rt.runs = map[run.ID]*Handle{}
-	}
-	rt.runs[id] = h
-	rt.active = h
-	rt.runMu.Unlock()
+	st.step = snap.Step
+	st.run = h
+	st.attach(ropts.Actions, ropts.ResultSchema, !ropts.NonInteractive)
+	st.mu.Unlock()
 
 	switch snap.Status {
 	case run.StatusAwaiting:
@@ -293,7 +273,7 @@ func (h *Handle) continueRunning(ctx context.Context, w unfinished) Outcome {
 			return h.loop(ctx)
 		}
 	}
-	res := h.rt.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
+	res := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
 	if o, done := h.afterStep(ctx, res, &retries, lim); done {
 		return o
 	}
@@ -458,14 +438,14 @@ func (h *Handle) continueRestored(ctx context.Context, p *pendingAwait, w unfini
 		h.mu.Lock()
 		h.planOK = true
 		h.mu.Unlock()
-		res := h.rt.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
+		res := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
 		if o, done := h.afterStep(ctx, res, &retries, lim); done {
 			return o
 		}
 		return h.loop(ctx)
 	}
 	g := &answered{Handle: h, req: p.req, answer: answer}
-	res := h.rt.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, g)
+	res := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, g)
 	if o, done := h.afterStep(ctx, res, &retries, lim); done {
 		return o
 	}

@@ -1,11 +1,10 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"reflect"
-	"slices"
 	"sync"
 	"time"
 
@@ -75,46 +74,42 @@ type Options struct {
 // ErrUnknownVariable is returned for a name that is not a variable.
 var ErrUnknownVariable = errors.New("runtime: unknown variable")
 
-// Runtime holds one run's variables and actions; see the package
-// documentation.
+// ErrClosed is returned by Start, Create and Restore on an agent that was
+// closed, and is the cause of the cancellation its runs see.
+var ErrClosed = errors.New("runtime: the agent is closed")
+
+// Runtime is an agent: its actions, model, store, logger, tracer and
+// options. It is built once by New, never changes afterwards, and is safe
+// for concurrent use, like *sql.DB: many runs go on at once, each with its
+// own State (variables, compatibility matrix, interpreter, history).
 type Runtime struct {
-	opts Options
-
-	execMu sync.Mutex // serialises steps
-
-	mu      sync.Mutex // guards everything below
-	vars    variable.Set
+	opts    Options
 	actions *action.Set
-	m       *matrix
-	step    int
-	history []Instruction
-	in      *interp.Interpreter
-	secrets map[string]bool
-	// attached is the allow-list of the current run; nil means all.
-	attached map[string]bool
-	// resultSchema is the current run's result schema, for terminate.
-	resultSchema []byte
-	// askable reports that the current run can ask its user (ask_user).
-	askable bool
-	// inputOwned reports that the variable input holds a run's input
-	// (not a variable of the host's).
-	inputOwned bool
+	// proto is a State with the built-in and the agent's actions and the
+	// starting variables, checked once; every State is a copy of it.
+	proto *State
+	store run.Store
 
-	// index scores actions for relevance selection; indexOf is the action
-	// set it was built from.
-	index   *lexicalIndex
-	indexOf *action.Set
+	mu     sync.Mutex // guards runs and closed
+	runs   map[run.ID]*Handle
+	closed bool
+	wg     sync.WaitGroup // the goroutines of the runs' turns
 
-	runMu    sync.Mutex // guards runs, active and memStore
-	runs     map[run.ID]*Handle
-	active   *Handle
-	memStore run.Store
-
-	schemaBuilds int // counts tool schema builds, for tests
+	// nonStrict holds the names of the actions whose going out without
+	// strict mode was logged.
+	nonStrict sync.Map
 }
 
-// New returns a Runtime with the given actions and starting variables, or
-// an error naming the first bad variable.
+// warnNonStrict reports whether the action's going out non-strict is news
+// to the log: true the first time for each action of the agent.
+func (rt *Runtime) warnNonStrict(name string) bool {
+	_, seen := rt.nonStrict.LoadOrStore(name, true)
+	return !seen
+}
+
+// New returns an agent with the given actions, model and store, or an error
+// naming the first bad action or starting variable. Options.Variables are
+// checked here; every run starts with them.
 func New(opts Options) (*Runtime, error) {
 	if opts.PreviewLimit <= 0 {
 		opts.PreviewLimit = variable.DefaultPreviewLimit
@@ -135,8 +130,6 @@ func New(opts Options) (*Runtime, error) {
 	if actions == nil {
 		actions = &action.Set{}
 	}
-	rt := &Runtime{opts: opts, m: newMatrix()}
-	rt.vars.PreviewLimit = opts.PreviewLimit
 	if _, ok := actions.Get(action.TerminateName); ok {
 		return nil, &action.SpecError{Action: action.TerminateName, Err: errors.New("the name is taken by the built-in terminate action; rename the action")}
 	}
@@ -148,220 +141,109 @@ func New(opts Options) (*Runtime, error) {
 			return nil, &action.SpecError{Action: name, Err: errors.New("the name is taken by a built-in action; rename the action")}
 		}
 	}
-	rt.m.addAction(action.Terminate(), true, rt.vars.Names(), rt.typeOf)
-	rt.m.addAction(action.AskUser(), true, rt.vars.Names(), rt.typeOf)
-	if !opts.DisableSnippets {
-		rt.m.addAction(runGo, true, rt.vars.Names(), rt.typeOf)
+	rt := &Runtime{opts: opts, actions: actions, store: opts.Store}
+	if rt.store == nil {
+		rt.store = run.NewMemoryStore()
 	}
-	rt.actions = actions
+	st := &State{rt: rt, opts: &rt.opts, m: newMatrix(), actions: actions}
+	st.vars.PreviewLimit = opts.PreviewLimit
+	st.m.addAction(action.Terminate(), true, nil, st.typeOf)
+	st.m.addAction(action.AskUser(), true, nil, st.typeOf)
+	if !opts.DisableSnippets {
+		st.m.addAction(runGo, true, nil, st.typeOf)
+	}
 	for _, a := range actions.All() {
-		rt.m.addAction(a, false, rt.vars.Names(), rt.typeOf)
+		st.m.addAction(a, false, nil, st.typeOf)
 	}
 	// Variables come after the actions, so that a variable cannot take an
 	// action's name (snippets see both as Go identifiers).
 	for _, spec := range opts.Variables {
-		if err := rt.define(spec, variable.HostStep, "host"); err != nil {
+		if err := st.define(spec, variable.HostStep, "host"); err != nil {
 			return nil, err
 		}
 	}
+	rt.proto = st
 	return rt, nil
 }
 
-// typeOf returns a variable's type; callers hold mu.
-func (rt *Runtime) typeOf(name string) reflect.Type {
-	_, t, _ := rt.vars.Value(name)
-	return t
+// NewState returns a fresh State on the agent's actions, with the agent's
+// starting variables (Options.Variables) and then vars, for executing steps
+// without a model ([State.Execute]): tests, tools served over MCP, replays.
+// Runs make their own.
+func (rt *Runtime) NewState(vars ...variable.Spec) (*State, error) {
+	st := rt.proto.clone()
+	for _, spec := range vars {
+		if err := st.define(spec, variable.HostStep, "host"); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
 }
 
-// Set creates or replaces the variable name with value, typed as the
-// value's dynamic type (use SetVar for an interface type, a description or
-// a secret).
-func (rt *Runtime) Set(name string, value any) error {
-	return rt.SetVar(variable.Spec{Name: name, Value: value})
+// Actions returns the agent's actions (without the built-ins).
+func (rt *Runtime) Actions() *action.Set { return rt.actions }
+
+// Store returns the store the agent's runs are recorded in: Options.Store,
+// or the agent's own in-memory store.
+func (rt *Runtime) Store() run.Store { return rt.store }
+
+// Close ends the agent: it starts no more runs, and every run that has not
+// ended stops (its context is cancelled with the cause ErrClosed). A run
+// that was awaiting stays awaiting in its log, to be restored after a
+// restart ([Recover], [Runtime.Restore]); a run that was running is marked
+// failed with a reason that starts with "interrupted". Close waits for the
+// runs' goroutines until ctx is done. Closing twice is harmless.
+func (rt *Runtime) Close(ctx context.Context) error {
+	rt.mu.Lock()
+	rt.closed = true
+	live := make([]*Handle, 0, len(rt.runs))
+	for _, h := range rt.runs {
+		live = append(live, h)
+	}
+	rt.mu.Unlock()
+	for _, h := range live {
+		h.stop(ErrClosed)
+	}
+	done := make(chan struct{})
+	go func() {
+		rt.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("runtime: closing: runs still going: %w", context.Cause(ctx))
+	}
 }
 
-// SetVar creates or replaces a variable. Replacing one with a value of
-// another type updates the compatibility matrix.
-func (rt *Runtime) SetVar(spec variable.Spec) error {
+// track registers a run whose turn is going on; it fails on a closed agent.
+func (rt *Runtime) track(h *Handle) error {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	return rt.define(spec, rt.step, "host")
-}
-
-// define creates or replaces a variable and keeps the matrix up to date;
-// callers hold mu.
-func (rt *Runtime) define(spec variable.Spec, step int, by string) error {
-	if _, isAction := rt.m.byName[spec.Name]; isAction {
-		return fmt.Errorf("%w: %q is the name of an action, and snippets see both as Go identifiers; choose another name", variable.ErrInvalidName, spec.Name)
+	if rt.closed {
+		return ErrClosed
 	}
-	_, oldType, existed := rt.vars.Value(spec.Name)
-	if _, err := rt.vars.Define(spec, step, by); err != nil {
-		return err
+	if rt.runs == nil {
+		rt.runs = map[run.ID]*Handle{}
 	}
-	_, t, _ := rt.vars.Value(spec.Name)
-	if spec.Secret {
-		if rt.secrets == nil {
-			rt.secrets = map[string]bool{}
-		}
-		rt.secrets[spec.Name] = true
-	} else {
-		delete(rt.secrets, spec.Name)
-	}
-	if !existed || oldType != t {
-		if existed {
-			rt.m.removeVar(spec.Name)
-		}
-		rt.m.addVar(spec.Name, t)
-	}
+	rt.runs[h.id] = h
 	return nil
 }
 
-// Delete removes a variable and reports whether it existed.
-func (rt *Runtime) Delete(name string) bool {
+// untrack forgets a run whose turn ended.
+func (rt *Runtime) untrack(h *Handle) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	if !rt.vars.Delete(name) {
-		return false
+	if rt.runs[h.id] == h {
+		delete(rt.runs, h.id)
 	}
-	delete(rt.secrets, name)
-	rt.m.removeVar(name)
-	return true
 }
 
-// Variable returns a copy of the named variable, history included.
-func (rt *Runtime) Variable(name string) (variable.Variable, bool) {
+// live returns the run id if its turn is going on in this agent.
+func (rt *Runtime) live(id run.ID) (*Handle, bool) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	return rt.vars.Get(name)
-}
-
-// Variables returns copies of all variables in creation order.
-func (rt *Runtime) Variables() []variable.Variable {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return rt.vars.All()
-}
-
-// Value returns the value of the named variable as a T, or an error naming
-// the variable's actual type.
-func Value[T any](rt *Runtime, name string) (T, error) {
-	v, ok := rt.Variable(name)
-	if !ok {
-		var zero T
-		return zero, fmt.Errorf("%w: %q", ErrUnknownVariable, name)
-	}
-	return variable.As[T](v)
-}
-
-// Actions returns the runtime's current action set (without the built-ins).
-func (rt *Runtime) Actions() *action.Set {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return rt.actions
-}
-
-// AddActions adds actions to the runtime; it fails, changing nothing, when a
-// name is taken.
-func (rt *Runtime) AddActions(actions ...*action.Action) error {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	for _, a := range actions {
-		if a == nil {
-			continue
-		}
-		if r, ok := rt.m.byName[a.Name()]; ok && r.builtin {
-			return &action.SpecError{Action: a.Name(), Err: errors.New("the name is taken by a built-in action; rename the action")}
-		}
-		if _, _, isVar := rt.vars.Value(a.Name()); isVar {
-			return &action.SpecError{Action: a.Name(), Err: fmt.Errorf("%q is the name of a variable, and snippets see both as Go identifiers; rename the action or the variable", a.Name())}
-		}
-	}
-	set, err := rt.actions.With(actions...)
-	if err != nil {
-		return err
-	}
-	rt.actions = set
-	names := rt.vars.Names()
-	for _, a := range actions {
-		rt.m.addAction(a, false, names, rt.typeOf)
-	}
-	return nil
-}
-
-// RemoveActions removes the named actions; built-ins cannot be removed.
-func (rt *Runtime) RemoveActions(names ...string) {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	rt.actions = rt.actions.Without(names...)
-	for _, n := range names {
-		if r, ok := rt.m.byName[n]; ok && !r.builtin {
-			rt.m.removeAction(n)
-		}
-	}
-}
-
-// Steps returns the number of steps executed so far.
-func (rt *Runtime) Steps() int {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return rt.step
-}
-
-// hasSecrets reports whether any variable is secret.
-func (rt *Runtime) hasSecrets() bool {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return len(rt.secrets) > 0
-}
-
-// store returns the store runs are recorded in.
-func (rt *Runtime) store() run.Store {
-	if rt.opts.Store != nil {
-		return rt.opts.Store
-	}
-	if rt.memStore == nil {
-		rt.memStore = run.NewMemoryStore()
-	}
-	return rt.memStore
-}
-
-// attach sets the current run's allow-list and result schema; callers hold
-// mu.
-func (rt *Runtime) attach(names []string, resultSchema []byte, askable bool) {
-	rt.askable = askable
-	rt.attached = nil
-	if len(names) > 0 {
-		rt.attached = make(map[string]bool, len(names))
-		for _, n := range names {
-			rt.attached[n] = true
-		}
-	}
-	rt.resultSchema = resultSchema
-	if r, ok := rt.m.byName[action.TerminateName]; ok {
-		r.tool.built, r.strictKnown = false, false
-	}
-}
-
-// isAttached reports whether the named action may be called in the current
-// run; callers hold mu. Built-ins are always attached.
-func (rt *Runtime) isAttached(name string) bool {
-	if name == action.AskUserName {
-		return rt.askable
-	}
-	if rt.attached == nil || rt.attached[name] {
-		return true
-	}
-	r, ok := rt.m.byName[name]
-	return ok && r.builtin
-}
-
-// attachedNames lists the actions the current run may call; callers hold mu.
-func (rt *Runtime) attachedNames() []string {
-	var names []string
-	for _, r := range rt.m.rows {
-		if rt.isAttached(r.act.Name()) {
-			names = append(names, r.act.Name())
-		}
-	}
-	return slices.Clip(names)
+	h, ok := rt.runs[id]
+	return h, ok
 }

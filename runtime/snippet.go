@@ -72,53 +72,53 @@ func extractCode(text string) []string { return interp.ExtractCode(text) }
 
 // interpreter returns the runtime's interpreter, creating it on first use;
 // callers hold mu.
-func (rt *Runtime) interpreter() (*interp.Interpreter, error) {
-	if rt.in == nil {
-		in, err := interp.New(rt.opts.Snippets)
+func (st *State) interpreter() (*interp.Interpreter, error) {
+	if st.in == nil {
+		in, err := interp.New(st.opts.Snippets)
 		if err != nil {
 			return nil, err
 		}
-		rt.in = in
+		st.in = in
 	}
-	return rt.in, nil
+	return st.in, nil
 }
 
 // snippet runs one Go snippet as instruction of step n and records it.
-func (rt *Runtime) snippet(ctx context.Context, g gate, n int, reason, callID, code string) SnippetResponse {
+func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, code string) SnippetResponse {
 	code = interp.NormalizeCode(code)
 	in := Instruction{Step: n, Kind: KindSnippet, Reason: reason, CallID: callID, Code: code, Start: time.Now()}
 	resp := SnippetResponse{CallID: callID, Code: code}
 	fail := func(msg string) SnippetResponse {
-		rt.mu.Lock()
-		defer rt.mu.Unlock()
-		msg = rt.redact(msg)
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		msg = st.redact(msg)
 		in.Err, in.Duration = msg, time.Since(in.Start)
-		rt.history = append(rt.history, in)
+		st.history = append(st.history, in)
 		resp.Success, resp.Error, resp.Duration = false, msg, in.Duration
-		resp.Stdout, resp.Stderr = rt.redact(resp.Stdout), rt.redact(resp.Stderr)
+		resp.Stdout, resp.Stderr = st.redact(resp.Stdout), st.redact(resp.Stderr)
 		return resp
 	}
 
-	rt.mu.Lock()
-	ip, err := rt.interpreter()
+	st.mu.Lock()
+	ip, err := st.interpreter()
 	if err != nil {
-		rt.mu.Unlock()
+		st.mu.Unlock()
 		return fail("the Go interpreter could not start: " + err.Error())
 	}
-	names := rt.vars.Names()
+	names := st.vars.Names()
 	types := make(map[string]reflect.Type, len(names))
 	vars := make([]interp.Var, 0, len(names))
 	before := make(map[string]uint64)
 	for _, name := range names {
-		value, t, _ := rt.vars.Value(name)
+		value, t, _ := st.vars.Value(name)
 		types[name] = t
 		vars = append(vars, interp.Var{Name: name, Value: typedValue(value, t)})
 		if variable.NeedsFingerprint(t) {
 			before[name] = variable.Fingerprint(value)
 		}
 	}
-	guarded := rt.guardedActions(code)
-	rt.mu.Unlock()
+	guarded := st.guardedActions(code)
+	st.mu.Unlock()
 
 	access, _ := interp.Analyze(code, types)
 	in.Reads, in.Writes = access.Reads, access.Writes
@@ -132,18 +132,18 @@ func (rt *Runtime) snippet(ctx context.Context, g gate, n int, reason, callID, c
 	}
 
 	evalCtx, cancel := ctx, context.CancelFunc(func() {})
-	if rt.opts.CallTimeout > 0 {
-		evalCtx, cancel = context.WithTimeout(ctx, rt.opts.CallTimeout)
+	if st.opts.CallTimeout > 0 {
+		evalCtx, cancel = context.WithTimeout(ctx, st.opts.CallTimeout)
 	}
 	defer cancel()
 	// Actions called from the snippet run under its deadline, write into
 	// its output and know their call, like tool calls.
-	actionOut := &boundedBuffer{limit: rt.opts.MaxOutput}
+	actionOut := &boundedBuffer{limit: st.opts.MaxOutput}
 	actionCtx := action.WithOutput(evalCtx, actionOut, actionOut)
-	actionCtx = context.WithValue(actionCtx, callKey{}, &callInfo{rt: rt, callID: callID})
-	rt.mu.Lock()
-	funcs := rt.snippetFuncs(actionCtx)
-	rt.mu.Unlock()
+	actionCtx = context.WithValue(actionCtx, callKey{}, &callInfo{run: st.run, callID: callID})
+	st.mu.Lock()
+	funcs := st.snippetFuncs(actionCtx)
+	st.mu.Unlock()
 	if _, taken := types[snippetContext]; !taken {
 		// Methods of host values (a *browser.Browser) take a context:
 		// snippets get the step's as ctx.
@@ -155,17 +155,17 @@ func (rt *Runtime) snippet(ctx context.Context, g gate, n int, reason, callID, c
 		return fail(err.Error())
 	}
 
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	// Check every change before making any: a snippet's changes are kept
 	// all together or not at all.
 	var assigns []string
 	for _, name := range res.Created {
 		if err := variable.ValidName(name); err != nil {
-			return rt.failSnippetLocked(in, resp, fmt.Sprintf("the snippet declared %s, which cannot be a variable: %v; rename it", name, err))
+			return st.failSnippetLocked(in, resp, fmt.Sprintf("the snippet declared %s, which cannot be a variable: %v; rename it", name, err))
 		}
-		if _, isAction := rt.m.byName[name]; isAction {
-			return rt.failSnippetLocked(in, resp, fmt.Sprintf("the snippet declared %s, which is the name of an action; rename it", name))
+		if _, isAction := st.m.byName[name]; isAction {
+			return st.failSnippetLocked(in, resp, fmt.Sprintf("the snippet declared %s, which is the name of an action; rename it", name))
 		}
 	}
 	for _, name := range names {
@@ -173,52 +173,52 @@ func (rt *Runtime) snippet(ctx context.Context, g gate, n int, reason, callID, c
 		if !ok {
 			continue
 		}
-		old, t, exists := rt.vars.Value(name)
+		old, t, exists := st.vars.Value(name)
 		if !exists || !(slices.Contains(res.Assigned, name) || slices.Contains(res.Created, name)) || sameValue(old, v) {
 			continue
 		}
 		if v.IsValid() && !v.Type().AssignableTo(t) {
-			return rt.failSnippetLocked(in, resp, fmt.Sprintf("the snippet gave %s a %s, but it is a %s", name, v.Type(), variable.TypeName(t)))
+			return st.failSnippetLocked(in, resp, fmt.Sprintf("the snippet gave %s a %s, but it is a %s", name, v.Type(), variable.TypeName(t)))
 		}
 		assigns = append(assigns, name)
 	}
 	for _, name := range res.Created {
-		if _, _, exists := rt.vars.Value(name); exists {
+		if _, _, exists := st.vars.Value(name); exists {
 			continue // re-declared: an assignment
 		}
 		v := res.Values[name]
-		if err := rt.define(variable.Spec{Name: name, Value: v.Interface(), Type: v.Type()}, n, "snippet"); err != nil {
-			return rt.failSnippetLocked(in, resp, err.Error()) // checked above; cannot happen
+		if err := st.define(variable.Spec{Name: name, Value: v.Interface(), Type: v.Type()}, n, "snippet"); err != nil {
+			return st.failSnippetLocked(in, resp, err.Error()) // checked above; cannot happen
 		}
 		in.Created = append(in.Created, name)
-		resp.Variables = append(resp.Variables, rt.change(name, variable.Created))
+		resp.Variables = append(resp.Variables, st.change(name, variable.Created))
 	}
 	for _, name := range names {
 		if slices.Contains(assigns, name) {
-			_ = rt.vars.Assign(name, valueOf(res.Values[name]), n, "snippet") // checked above
+			_ = st.vars.Assign(name, valueOf(res.Values[name]), n, "snippet") // checked above
 			in.Modified = append(in.Modified, name)
-			resp.Variables = append(resp.Variables, rt.change(name, variable.Assigned))
+			resp.Variables = append(resp.Variables, st.change(name, variable.Assigned))
 			continue
 		}
-		old, t, exists := rt.vars.Value(name)
+		old, t, exists := st.vars.Value(name)
 		if fp, had := before[name]; exists && had && variable.NeedsFingerprint(t) && variable.Fingerprint(old) != fp {
-			_ = rt.vars.Touch(name, n, "snippet")
+			_ = st.vars.Touch(name, n, "snippet")
 			in.Modified = append(in.Modified, name)
-			resp.Variables = append(resp.Variables, rt.change(name, variable.Modified))
+			resp.Variables = append(resp.Variables, st.change(name, variable.Modified))
 		}
 	}
 	resp.Success = true
-	resp.Stdout, resp.Stderr = rt.redact(resp.Stdout), rt.redact(resp.Stderr)
+	resp.Stdout, resp.Stderr = st.redact(resp.Stdout), st.redact(resp.Stderr)
 	in.Duration = time.Since(in.Start)
 	resp.Duration = in.Duration
-	rt.history = append(rt.history, in)
+	st.history = append(st.history, in)
 	return resp
 }
 
-func (rt *Runtime) failSnippetLocked(in Instruction, resp SnippetResponse, msg string) SnippetResponse {
-	msg = rt.redact(msg)
+func (st *State) failSnippetLocked(in Instruction, resp SnippetResponse, msg string) SnippetResponse {
+	msg = st.redact(msg)
 	in.Err, in.Duration = msg, time.Since(in.Start)
-	rt.history = append(rt.history, in)
+	st.history = append(st.history, in)
 	resp.Success, resp.Error, resp.Duration = false, msg, in.Duration
 	return resp
 }
@@ -252,7 +252,7 @@ func sameValue(old any, v reflect.Value) bool {
 
 // guardedActions names the actions declared NeedsApproval that code calls
 // (a scan of its identifiers); callers hold mu.
-func (rt *Runtime) guardedActions(code string) []string {
+func (st *State) guardedActions(code string) []string {
 	var guarded []string
 	var s scanner.Scanner
 	fset := token.NewFileSet()
@@ -265,7 +265,7 @@ func (rt *Runtime) guardedActions(code string) []string {
 		if tok != token.IDENT || slices.Contains(guarded, lit) {
 			continue
 		}
-		if r, ok := rt.m.byName[lit]; ok && r.act.NeedsApproval() && rt.isAttached(lit) {
+		if r, ok := st.m.byName[lit]; ok && r.act.NeedsApproval() && st.isAttached(lit) {
 			guarded = append(guarded, lit)
 		}
 	}
@@ -274,11 +274,11 @@ func (rt *Runtime) guardedActions(code string) []string {
 // snippetFuncs makes every available action callable from a snippet as a Go
 // function with the action's own signature (without the context, which is
 // the step's); callers hold mu.
-func (rt *Runtime) snippetFuncs(ctx context.Context) map[string]reflect.Value {
-	funcs := make(map[string]reflect.Value, len(rt.m.rows))
-	for _, r := range rt.m.rows {
+func (st *State) snippetFuncs(ctx context.Context) map[string]reflect.Value {
+	funcs := make(map[string]reflect.Value, len(st.m.rows))
+	for _, r := range st.m.rows {
 		a := r.act
-		if r.builtin || !rt.isAttached(a.Name()) {
+		if r.builtin || !st.isAttached(a.Name()) {
 			continue
 		}
 		ft := reflect.TypeOf(a.Func())
@@ -322,14 +322,14 @@ func (rt *Runtime) snippetFuncs(ctx context.Context) map[string]reflect.Value {
 // will read, longest secret first (so a secret containing another is
 // hidden whole); callers hold mu. It is a safety net, not a guarantee: a
 // transformed secret (upper-cased, split) gets through.
-func (rt *Runtime) redact(text string) string {
-	if text == "" || len(rt.secrets) == 0 {
+func (st *State) redact(text string) string {
+	if text == "" || len(st.secrets) == 0 {
 		return text
 	}
 	type secret struct{ value, mask string }
 	var secrets []secret
-	for name := range rt.secrets {
-		value, t, ok := rt.vars.Value(name)
+	for name := range st.secrets {
+		value, t, ok := st.vars.Value(name)
 		if !ok {
 			continue
 		}

@@ -14,9 +14,9 @@ import (
 	"github.com/byref/byref/variable"
 )
 
-func snippetRuntime(t *testing.T) *runtime.Runtime {
+func snippetRuntime(t *testing.T) *runtime.State {
 	t.Helper()
-	rt, err := runtime.New(runtime.Options{
+	st, err := newState(runtime.Options{
 		Actions:     action.MustSet(weatherAction),
 		CallTimeout: 300 * time.Millisecond,
 		Variables: []variable.Spec{
@@ -31,11 +31,11 @@ func snippetRuntime(t *testing.T) *runtime.Runtime {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rt
+	return st
 }
 
-func snippet(rt *runtime.Runtime, code string) runtime.SnippetResponse {
-	return rt.Execute(context.Background(), runtime.Step{Snippets: []string{code}}).Snippets[0]
+func snippet(st *runtime.State, code string) runtime.SnippetResponse {
+	return st.Execute(context.Background(), runtime.Step{Snippets: []string{code}}).Snippets[0]
 }
 
 func changed(s runtime.SnippetResponse) string {
@@ -60,8 +60,8 @@ func TestSnippetStateFlows(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rt := snippetRuntime(t)
-			s := snippet(rt, c.code)
+			st := snippetRuntime(t)
+			s := snippet(st, c.code)
 			if !s.Success {
 				t.Fatalf("failed: %s", s.Error)
 			}
@@ -73,79 +73,79 @@ func TestSnippetStateFlows(t *testing.T) {
 }
 
 func TestSnippetFailureChangesNothing(t *testing.T) {
-	rt := snippetRuntime(t)
-	before := len(rt.Variables())
+	st := snippetRuntime(t)
+	before := len(st.Variables())
 	for _, code := range []string{
 		"n = 99\nthing.X = 7\npanic(\"stop\")",
 		"n = \"not an int\"",
 		"import \"os\"\nos.Exit(1)",
 		"n = 5\nfor {}",
 	} {
-		s := snippet(rt, code)
+		s := snippet(st, code)
 		if s.Success || s.Error == "" {
 			t.Fatalf("%q succeeded", code)
 		}
-		if v, _ := runtime.Value[int](rt, "n"); v != 1 {
+		if v, _ := runtime.Value[int](st, "n"); v != 1 {
 			t.Fatalf("%q changed n to %d", code, v)
 		}
-		if len(rt.Variables()) != before {
+		if len(st.Variables()) != before {
 			t.Fatalf("%q created variables", code)
 		}
 	}
-	if s := snippet(rt, "n++"); !s.Success {
+	if s := snippet(st, "n++"); !s.Success {
 		t.Fatalf("the runtime is unusable after failures: %s", s.Error)
 	}
 }
 
 func TestSnippetCompileErrorNamesTheLine(t *testing.T) {
-	rt := snippetRuntime(t)
-	s := snippet(rt, "x := 1\ny := undefinedThing + x")
+	st := snippetRuntime(t)
+	s := snippet(st, "x := 1\ny := undefinedThing + x")
 	if s.Success || !strings.Contains(s.Error, "2:") || !strings.Contains(s.Error, "undefinedThing") {
 		t.Fatalf("error = %q", s.Error)
 	}
 }
 
 func TestRunGoAction(t *testing.T) {
-	rt := snippetRuntime(t)
-	resp := call(rt, "run_go", `{"code":"big := strings.ToUpper(city)\nfmt.Println(big)"}`)
+	st := snippetRuntime(t)
+	resp := call(st, "run_go", `{"code":"big := strings.ToUpper(city)\nfmt.Println(big)"}`)
 	if !resp.Success || resp.Stdout != "PARIS\n" || changed(runtime.SnippetResponse{Variables: resp.Variables}) != "big:created" {
 		t.Fatalf("resp = %+v", resp)
 	}
 	// A code fence inside the argument is tolerated.
-	resp = call(rt, "run_go", "{\"code\":\"```go\\nn = 2\\n```\"}")
+	resp = call(st, "run_go", "{\"code\":\"```go\\nn = 2\\n```\"}")
 	if !resp.Success {
 		t.Fatalf("resp = %+v", resp)
 	}
-	if h := rt.History(); h[len(h)-1].Kind != runtime.KindSnippet || h[len(h)-1].CallID != "call_1" {
+	if h := st.History(); h[len(h)-1].Kind != runtime.KindSnippet || h[len(h)-1].CallID != "call_1" {
 		t.Fatalf("history = %+v", h[len(h)-1])
 	}
 }
 
 func TestSnippetOutputRedactsSecrets(t *testing.T) {
-	rt := snippetRuntime(t)
-	s := snippet(rt, "fmt.Println(token)")
+	st := snippetRuntime(t)
+	s := snippet(st, "fmt.Println(token)")
 	if !s.Success || strings.Contains(s.Stdout, "tok-12345") || !strings.Contains(s.Stdout, "<secret string>") {
 		t.Fatalf("stdout = %q", s.Stdout)
 	}
 }
 
 func TestSnippetSeesContext(t *testing.T) {
-	rt := snippetRuntime(t)
-	s := snippet(rt, "alive := ctx.Err() == nil")
+	st := snippetRuntime(t)
+	s := snippet(st, "alive := ctx.Err() == nil")
 	if !s.Success {
 		t.Fatal(s.Error)
 	}
-	if v, _ := runtime.Value[bool](rt, "alive"); !v {
+	if v, _ := runtime.Value[bool](st, "alive"); !v {
 		t.Fatal("ctx not usable")
 	}
-	if _, ok := rt.Variable("ctx"); ok {
+	if _, ok := st.Variable("ctx"); ok {
 		t.Fatal("ctx leaked into the variables")
 	}
 }
 
 func TestSnippetsDisabled(t *testing.T) {
-	rt, _ := runtime.New(runtime.Options{DisableSnippets: true})
-	for _, tool := range rt.Tools() {
+	st, _ := newState(runtime.Options{DisableSnippets: true})
+	for _, tool := range st.Tools() {
 		if tool.Name == "run_go" {
 			t.Fatal("run_go offered with snippets disabled")
 		}
@@ -156,23 +156,23 @@ func TestSnippetsDisabled(t *testing.T) {
 // the comparison of old and new values.
 func TestSnippetUncomparableValue(t *testing.T) {
 	type holder struct{ X any }
-	rt, _ := runtime.New(runtime.Options{Variables: []variable.Spec{{Name: "s", Value: holder{X: []int{1}}}}})
-	if s := snippet(rt, "s = s"); !s.Success {
+	st, _ := newState(runtime.Options{Variables: []variable.Spec{{Name: "s", Value: holder{X: []int{1}}}}})
+	if s := snippet(st, "s = s"); !s.Success {
 		t.Fatalf("s = s failed: %s", s.Error)
 	}
 }
 
 // A snippet's changes are kept all together or not at all.
 func TestSnippetCommitIsAtomic(t *testing.T) {
-	rt := snippetRuntime(t)
-	s := snippet(rt, "fresh := 1\nlen := 3\n_ = len")
+	st := snippetRuntime(t)
+	s := snippet(st, "fresh := 1\nlen := 3\n_ = len")
 	if s.Success {
 		t.Fatal("a snippet declaring len succeeded")
 	}
-	if _, ok := rt.Variable("fresh"); ok {
+	if _, ok := st.Variable("fresh"); ok {
 		t.Fatal("a failed snippet created a variable")
 	}
-	h := rt.History()
+	h := st.History()
 	if len(h) != 1 || h[0].OK() {
 		t.Fatalf("history = %+v; want one failed instruction", h)
 	}
@@ -187,12 +187,12 @@ func TestSnippetActionsGetTheDeadlineAndOutput(t *testing.T) {
 		return ctx.Err()
 	}})
 	say := action.MustNew(action.Spec{Name: "say", Func: func(ctx context.Context, s string) { fmt.Fprint(action.Stdout(ctx), s) }, Params: []action.Param{{Name: "s"}}})
-	rt, _ := runtime.New(runtime.Options{Actions: action.MustSet(slow, say), CallTimeout: 200 * time.Millisecond})
-	s := snippet(rt, `say("hello from an action")`)
+	st, _ := newState(runtime.Options{Actions: action.MustSet(slow, say), CallTimeout: 200 * time.Millisecond})
+	s := snippet(st, `say("hello from an action")`)
 	if !s.Success || !strings.Contains(s.Stdout, "hello from an action") {
 		t.Fatalf("snippet = %+v", s)
 	}
-	s = snippet(rt, "err := slow()\nfmt.Println(err)")
+	s = snippet(st, "err := slow()\nfmt.Println(err)")
 	if s.Success && !strings.Contains(s.Stdout, "deadline exceeded") {
 		t.Fatalf("the action did not see the snippet's deadline: %+v", s)
 	}
@@ -203,8 +203,8 @@ func TestSnippetActionsGetTheDeadlineAndOutput(t *testing.T) {
 func TestSnippetCannotBypassNeedsApproval(t *testing.T) {
 	paid := 0
 	pay := action.MustNew(action.Spec{Name: "pay", Func: func(n int) int { paid += n; return paid }, Params: []action.Param{{Name: "n"}}, NeedsApproval: true})
-	rt, _ := runtime.New(runtime.Options{Actions: action.MustSet(pay)})
-	if s := snippet(rt, "pay(100)"); s.Success || !strings.Contains(s.Error, "needs a person's approval") || paid != 0 {
+	st, _ := newState(runtime.Options{Actions: action.MustSet(pay)})
+	if s := snippet(st, "pay(100)"); s.Success || !strings.Contains(s.Error, "needs a person's approval") || paid != 0 {
 		t.Fatalf("snippet = %+v, paid %d", s, paid)
 	}
 	model := llm.NewScripted(llm.Text("```go\nx := pay(5)\n```"), llm.CallTool("terminate", `{"success":true,"result":"<<var:x>>"}`))

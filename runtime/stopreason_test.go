@@ -182,7 +182,11 @@ func TestRestoredRunSendsSignaturesBack(t *testing.T) {
 	defer h.Cancel(ctx) // the first process's loop, still waiting
 
 	second := llmtest.NewServer(t, "/chat/completions", llmtest.Reply{Body: `{"id":"c2","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Rome it is."},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":6}}`})
-	_, restored, err := runtime.Restore(ctx, store, h.ID(), runtime.Options{Model: open(second)}, runtime.RunOptions{}, runtime.RestoreOptions{})
+	rt2, err := runtime.New(runtime.Options{Model: open(second), Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored, err := rt2.Restore(ctx, h.ID(), runtime.RestoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,26 +20,28 @@ import (
 	"github.com/byref/byref/variable"
 )
 
-// strictOnWire runs two steps (a call of note, then terminate) over the wire
-// and returns each tool's strict flag as the server saw it in the first
-// request, and the log.
+// strictOnWire runs two runs of one agent over the wire and returns each
+// tool's strict flag as the server saw it in the first request, and the log.
 func strictOnWire(t *testing.T, actions *action.Set, vars []variable.Spec) (map[string]bool, string) {
 	t.Helper()
 	var buf bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := openaitest.New(t, openaitest.Script(
-		openaitest.Text("thinking"),
+		openaitest.Text("one"),
+		openaitest.Text("two"),
 	))
 	m, err := llm.OpenWith("openai:gpt-4o-mini", llm.Options{BaseURL: srv.BaseURL(), APIKey: "k", HTTPClient: srv.Client(), Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rt := newAgent(t, m, runtime.Options{Actions: actions, Variables: vars, Logger: log})
-	if o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "t"}); err != nil || !o.OK() {
-		t.Fatalf("outcome %+v, %v", o, err)
+	// Two runs of one agent: each builds its own schemas, and the agent
+	// warns once per action.
+	for range 2 {
+		if o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "t"}); err != nil || !o.OK() {
+			t.Fatalf("outcome %+v, %v", o, err)
+		}
 	}
-	// A second look at the tools rebuilds nothing and logs nothing more.
-	rt.Tools()
 	reqs := srv.Requests()
 	if len(reqs) == 0 {
 		t.Fatal("no request")

@@ -33,16 +33,16 @@ type Unavailable struct {
 // cached per action and rebuilt only when the variables compatible with one
 // of its parameters (or its result) change. The returned slice is new; the
 // schemas' bytes are shared and must not be modified.
-func (rt *Runtime) Tools() []schema.Tool {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	tools := make([]schema.Tool, 0, len(rt.m.rows))
+func (st *State) Tools() []schema.Tool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	tools := make([]schema.Tool, 0, len(st.m.rows))
 	for _, builtins := range []bool{false, true} {
-		for _, r := range rt.m.rows {
-			if r.builtin != builtins || !rt.isAttached(r.act.Name()) || r.unavailable(rt.opts.HideFromAI) != "" {
+		for _, r := range st.m.rows {
+			if r.builtin != builtins || !st.isAttached(r.act.Name()) || r.unavailable(st.opts.HideFromAI) != "" {
 				continue
 			}
-			tools = append(tools, rt.tool(r))
+			tools = append(tools, st.tool(r))
 		}
 	}
 	return tools
@@ -52,7 +52,7 @@ func (rt *Runtime) Tools() []schema.Tool {
 // variables (the raw schemas of its parameters) break OpenAI's strict rules,
 // or nil. It is checked once per action, not on every rebuild; callers hold
 // mu.
-func (rt *Runtime) rawStrict(r *row, spec schema.ToolSpec) error {
+func (st *State) rawStrict(r *row, spec schema.ToolSpec) error {
 	if !r.strictKnown {
 		plain := spec
 		plain.Params = make([]schema.Param, len(spec.Params))
@@ -71,26 +71,26 @@ func (rt *Runtime) rawStrict(r *row, spec schema.ToolSpec) error {
 // schema, whose enum counts and sizes grow with the variables it offers
 // (checked on every rebuild, as every limit counts the references and the
 // tool's own values together). The first time an action goes out
-// non-strict, the reason is logged at Warn; callers hold mu.
-func (rt *Runtime) strict(r *row, spec schema.ToolSpec, tool schema.Tool) bool {
-	err := rt.rawStrict(r, spec)
+// non-strict in an agent's runs, the reason is logged at Warn; callers hold
+// mu.
+func (st *State) strict(r *row, spec schema.ToolSpec, tool schema.Tool) bool {
+	err := st.rawStrict(r, spec)
 	if err == nil {
 		err = schema.CheckOpenAIStrict(tool)
 	}
-	if err != nil && !r.strictWarned {
-		r.strictWarned = true
-		rt.log().Warn("runtime: tool sent without strict mode; its schema breaks a limit of OpenAI's strict mode", "action", r.act.Name(), "reason", err)
+	if err != nil && st.rt != nil && st.rt.warnNonStrict(r.act.Name()) {
+		st.opts.Logger.Warn("runtime: tool sent without strict mode; its schema breaks a limit of OpenAI's strict mode", "action", r.act.Name(), "reason", err)
 	}
 	return err == nil
 }
 
 // strictTools reports, for each name of tools, whether its schema passes
 // OpenAI's strict rules (computed when the schema was built).
-func (rt *Runtime) strictTools() map[string]bool {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	out := make(map[string]bool, len(rt.m.rows))
-	for _, r := range rt.m.rows {
+func (st *State) strictTools() map[string]bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := make(map[string]bool, len(st.m.rows))
+	for _, r := range st.m.rows {
 		if r.tool.built {
 			out[r.act.Name()] = r.tool.strict
 		}
@@ -99,12 +99,12 @@ func (rt *Runtime) strictTools() map[string]bool {
 }
 
 // Unavailable lists the actions left out of the schemas and why.
-func (rt *Runtime) Unavailable() []Unavailable {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
+func (st *State) Unavailable() []Unavailable {
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	var out []Unavailable
-	for _, r := range rt.m.rows {
-		if why := r.unavailable(rt.opts.HideFromAI); why != "" {
+	for _, r := range st.m.rows {
+		if why := r.unavailable(st.opts.HideFromAI); why != "" {
 			out = append(out, Unavailable{Action: r.act.Name(), Reason: why})
 		}
 	}
@@ -114,10 +114,10 @@ func (rt *Runtime) Unavailable() []Unavailable {
 // Compatible returns the variables that can be passed by reference to the
 // named parameter of the named action, in creation order; nil when there are
 // none or the parameter takes no references.
-func (rt *Runtime) Compatible(actionName, param string) []string {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	r, ok := rt.m.byName[actionName]
+func (st *State) Compatible(actionName, param string) []string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	r, ok := st.m.byName[actionName]
 	if !ok {
 		return nil
 	}
@@ -131,11 +131,11 @@ func (rt *Runtime) Compatible(actionName, param string) []string {
 // Matrix returns the whole compatibility matrix: for every parameter that
 // takes references, keyed "action$param", the compatible variables in
 // creation order.
-func (rt *Runtime) Matrix() map[string][]string {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
+func (st *State) Matrix() map[string][]string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	out := make(map[string][]string)
-	for _, r := range rt.m.rows {
+	for _, r := range st.m.rows {
 		for i, g := range r.params {
 			if g != nil {
 				out[r.act.Name()+"$"+r.act.Param(i).Name] = slices.Clone(g.vars)
@@ -147,10 +147,10 @@ func (rt *Runtime) Matrix() map[string][]string {
 
 // tool returns the schema of row r, rebuilding it only when a group it
 // depends on changed; callers hold mu.
-func (rt *Runtime) tool(r *row) schema.Tool {
+func (st *State) tool(r *row) schema.Tool {
 	c := &r.tool
-	plain := rt.opts.HideFromAI
-	if c.built && c.plain == plain && rt.fresh(r) {
+	plain := st.opts.HideFromAI
+	if c.built && c.plain == plain && st.fresh(r) {
 		return c.tool
 	}
 	c.versions = c.versions[:0]
@@ -162,21 +162,21 @@ func (rt *Runtime) tool(r *row) schema.Tool {
 	if r.result != nil {
 		c.versions = append(c.versions, r.result.version)
 	}
-	spec := rt.toolSpec(r)
+	spec := st.toolSpec(r)
 	if plain {
 		c.tool = schema.BuildPlainTool(spec)
 	} else {
 		c.tool = schema.BuildTool(spec)
 	}
 	c.built, c.plain = true, plain
-	c.strict = rt.strict(r, spec, c.tool)
-	rt.schemaBuilds++
+	c.strict = st.strict(r, spec, c.tool)
+	st.schemaBuilds++
 	return c.tool
 }
 
 // fresh reports whether r's cached schema was built from the groups' current
 // versions.
-func (rt *Runtime) fresh(r *row) bool {
+func (st *State) fresh(r *row) bool {
 	i := 0
 	for _, g := range r.params {
 		if g != nil {
@@ -196,7 +196,7 @@ func (rt *Runtime) fresh(r *row) bool {
 
 var terminateResultSchema = json.RawMessage(`{"type":"string"}`)
 
-func (rt *Runtime) toolSpec(r *row) schema.ToolSpec {
+func (st *State) toolSpec(r *row) schema.ToolSpec {
 	a := r.act
 	spec := schema.ToolSpec{Name: a.Name(), Description: a.Description(), Params: make([]schema.Param, a.NumParams())}
 	for i := range spec.Params {
@@ -216,8 +216,8 @@ func (rt *Runtime) toolSpec(r *row) schema.ToolSpec {
 			// Any JSON value cannot be written in OpenAI's strict mode: the
 			// model answers in text, or by reference to a variable.
 			sp.Raw = terminateResultSchema
-			if len(rt.resultSchema) > 0 {
-				sp.Raw, sp.TypeName = rt.resultSchema, "the run's result schema"
+			if len(st.resultSchema) > 0 {
+				sp.Raw, sp.TypeName = st.resultSchema, "the run's result schema"
 			}
 		}
 		spec.Params[i] = sp

@@ -120,26 +120,33 @@ var testActions = action.MustSet(
 	action.MustNew(action.Spec{Name: "note", Description: "Do nothing.", Func: func() {}}),
 )
 
-func scriptedAgent(name string, m llm.Model, tmpl runtime.RunOptions) server.Agent {
-	return server.Agent{
-		Name: name, Description: "test agent " + name, Run: tmpl,
-		New: func(store run.Store) (*runtime.Runtime, error) {
-			return runtime.New(runtime.Options{Model: m, Store: store, Actions: testActions, DisableSnippets: true})
-		},
+// scriptedAgent is an agent on m recording into store (a new memory store
+// when nil).
+func scriptedAgent(store run.Store, name string, m llm.Model, tmpl runtime.RunOptions) server.Agent {
+	if store == nil {
+		store = run.NewMemoryStore()
 	}
+	rt, err := runtime.New(runtime.Options{Model: m, Store: store, Actions: testActions, DisableSnippets: true})
+	if err != nil {
+		panic(err)
+	}
+	return server.Agent{Name: name, Description: "test agent " + name, Run: tmpl, Runtime: rt}
 }
 
-// testAgents are echo, slow_echo, awaiter, approver, failer and
-// history_echo.
-func testAgents() []server.Agent {
+// testAgents are echo, slow_echo, awaiter, approver, failer, history_echo
+// and refuser, recording into store (a new memory store when nil).
+func testAgents(store run.Store) []server.Agent {
+	if store == nil {
+		store = run.NewMemoryStore()
+	}
 	return []server.Agent{
-		scriptedAgent("echo", echoModel, runtime.RunOptions{}),
-		scriptedAgent("slow_echo", slowModel{time.Second}, runtime.RunOptions{}),
-		scriptedAgent("awaiter", awaiterModel, runtime.RunOptions{}),
-		scriptedAgent("approver", approverModel, runtime.RunOptions{}),
-		scriptedAgent("failer", failerModel, runtime.RunOptions{Limits: runtime.Limits{Retry: llm.RetryPolicy{Attempts: 1}}}),
-		scriptedAgent("history_echo", historyEchoModel, runtime.RunOptions{}),
-		scriptedAgent("refuser", refuserModel, runtime.RunOptions{}),
+		scriptedAgent(store, "echo", echoModel, runtime.RunOptions{}),
+		scriptedAgent(store, "slow_echo", slowModel{time.Second}, runtime.RunOptions{}),
+		scriptedAgent(store, "awaiter", awaiterModel, runtime.RunOptions{}),
+		scriptedAgent(store, "approver", approverModel, runtime.RunOptions{}),
+		scriptedAgent(store, "failer", failerModel, runtime.RunOptions{Limits: runtime.Limits{Retry: llm.RetryPolicy{Attempts: 1}}}),
+		scriptedAgent(store, "history_echo", historyEchoModel, runtime.RunOptions{}),
+		scriptedAgent(store, "refuser", refuserModel, runtime.RunOptions{}),
 	}
 }
 
@@ -147,7 +154,7 @@ func testAgents() []server.Agent {
 func startServer(t testing.TB, opts server.Options) (*server.Server, *httptest.Server) {
 	t.Helper()
 	if opts.Agents == nil {
-		opts.Agents = testAgents()
+		opts.Agents = testAgents(opts.Store)
 	}
 	s, err := server.New(opts)
 	if err != nil {

@@ -4,9 +4,10 @@
 // 1.0.3 for TypeScript, and the Python SDK); a conformance test runs the
 // TypeScript client against it.
 //
-// An Agent is a configured runtime: Agent.New builds a fresh
-// *runtime.Runtime for each run, recording to the server's store, and
-// Agent.Run is the template of the run's options. New returns a Server,
+// An Agent is a named *runtime.Runtime (Agent.Runtime), shared by all of
+// its runs and recording into the server's store, and Agent.Run is the
+// template of the run's options. A run outlives the request that started
+// it; Close cancels the runs still going. New returns a Server,
 // an http.Handler; ListenAndServe serves it on 127.0.0.1 by default.
 //
 // # Endpoints
@@ -127,7 +128,7 @@
 // shares with the engine. A run the server does not hold (another server
 // process sharing the store and the engine started it, or this one before
 // a restart) is controlled through Engine.Control. With an engine,
-// Agent.New may be nil, Close leaves the runs going, and Recover refuses:
+// Agent.Runtime may be nil, Close leaves the runs going, and Recover refuses:
 // the engine recovers its own runs.
 //
 // # Run inspector

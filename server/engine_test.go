@@ -20,7 +20,7 @@ import (
 // the runs the first started but what Control returns.
 type localEngine struct {
 	store  run.Store
-	agents map[string]func(run.Store) (*runtime.Runtime, error)
+	agents map[string]*runtime.Runtime
 
 	mu       sync.Mutex
 	runs     map[run.ID]*runtime.Handle
@@ -31,11 +31,12 @@ type localEngine struct {
 // the agents as a server with the engine offers them: without New. The
 // engine's runs outlive the servers; the test's cleanup cancels them.
 func newLocalEngine(t testing.TB, store run.Store, agents []server.Agent) (*localEngine, []server.Agent) {
-	e := &localEngine{store: store, agents: map[string]func(run.Store) (*runtime.Runtime, error){}, runs: map[run.ID]*runtime.Handle{}}
+	e := &localEngine{store: store, agents: map[string]*runtime.Runtime{}, runs: map[run.ID]*runtime.Handle{}}
 	var served []server.Agent
 	for _, a := range agents {
-		e.agents[a.Name] = a.New
-		a.New = nil
+		e.agents[a.Name] = a.Runtime
+		e.store = a.Runtime.Store() // the agents record into one store
+		a.Runtime = nil
 		served = append(served, a)
 	}
 	t.Cleanup(func() {
@@ -50,16 +51,12 @@ func newLocalEngine(t testing.TB, store run.Store, agents []server.Agent) (*loca
 }
 
 func (e *localEngine) Start(ctx context.Context, agent string, opts runtime.RunOptions) (runtime.Controller, error) {
-	newRuntime, ok := e.agents[agent]
+	rt, ok := e.agents[agent]
 	if !ok {
 		return nil, fmt.Errorf("local engine: no agent %q", agent)
 	}
-	rt, err := newRuntime(e.store)
-	if err != nil {
-		return nil, err
-	}
 	// ctx bounds the start only: the run outlives it.
-	h, err := rt.Start(context.WithoutCancel(ctx), opts)
+	h, err := rt.Start(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +273,7 @@ func TestEngineRunsAcrossServers(t *testing.T) {
 // Close leaves the engine's runs going, and returns though a watched run
 // awaits; another server then answers the run.
 func TestEngineCloseLeavesRuns(t *testing.T) {
-	e, agents := newLocalEngine(t, run.NewMemoryStore(), testAgents())
+	e, agents := newLocalEngine(t, run.NewMemoryStore(), testAgents(nil))
 	s, a := engineServer(t, e, agents)
 	_, b := engineServer(t, e, agents)
 	ask := a.run("POST", "/runs", create("awaiter", "Hi", "sync"), 200).RunID
@@ -305,7 +302,7 @@ func TestEngineAgentsNeedNoNew(t *testing.T) {
 		t.Fatalf("an agent without New, with an engine: %v", err)
 	}
 	s.Close()
-	if _, err := server.New(server.Options{Agents: noNew}); err == nil || !strings.Contains(err.Error(), "New") {
+	if _, err := server.New(server.Options{Agents: noNew}); err == nil || !strings.Contains(err.Error(), "Runtime") {
 		t.Fatalf("an agent without New, without an engine: %v", err)
 	}
 	if _, err := server.New(server.Options{Agents: []server.Agent{{Name: "bad name"}}, Engine: e}); err == nil {
@@ -318,7 +315,7 @@ func TestEngineAgentsNeedNoNew(t *testing.T) {
 
 // Recover refuses to run with an engine, and changes nothing.
 func TestEngineRecoverRefuses(t *testing.T) {
-	e, agents := newLocalEngine(t, run.NewMemoryStore(), testAgents())
+	e, agents := newLocalEngine(t, run.NewMemoryStore(), testAgents(nil))
 	s, c := engineServer(t, e, agents)
 	ask := c.run("POST", "/runs", create("awaiter", "Hi", "sync"), 200).RunID
 	restored, interrupted, err := s.Recover(context.Background())

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
@@ -19,9 +18,7 @@ func Example() {
 	s, err := server.New(server.Options{Agents: []server.Agent{{
 		Name:        "greeter",
 		Description: "Says hello.",
-		New: func(store run.Store) (*runtime.Runtime, error) {
-			return runtime.New(runtime.Options{Model: model, Store: store})
-		},
+		Runtime:     must(runtime.New(runtime.Options{Model: model})),
 	}}})
 	if err != nil {
 		panic(err)
@@ -42,4 +39,11 @@ func Example() {
 	// Output:
 	// 200 true
 	// true
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

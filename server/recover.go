@@ -63,22 +63,14 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 	}
 	s.wg.Add(1)
 	s.mu.Unlock()
-	rt, err := agent.New(s.store)
+	h, err := agent.Runtime.Restore(ctx, id, runtime.RestoreOptions{OnStatus: agent.Run.OnStatus, Model: agent.Run.Model})
 	if err != nil {
-		s.wg.Done()
-		return fmt.Errorf("server: building agent %s: %w", agent.Name, err)
-	}
-	opts := agent.Run
-	rctx, rc := s.runContext(ctx)
-	h, err := rt.Restore(rctx, id, opts, runtime.RestoreOptions{})
-	if err != nil {
-		rc.release()
 		s.wg.Done()
 		return err
 	}
 	s.mu.Lock()
 	s.live[id] = h
 	s.mu.Unlock()
-	go s.watch(agent.Name, id, h, rc)
+	go s.watch(agent.Name, id, h, runCtx{})
 	return nil
 }

@@ -27,10 +27,8 @@ func askThenAnswer() llm.Model {
 	})
 }
 
-func asker() server.Agent {
-	return server.Agent{Name: "asker", New: func(store run.Store) (*runtime.Runtime, error) {
-		return runtime.New(runtime.Options{Model: askThenAnswer(), Store: store})
-	}}
+func asker(store run.Store) server.Agent {
+	return server.Agent{Name: "asker", Runtime: must(runtime.New(runtime.Options{Model: askThenAnswer(), Store: store}))}
 }
 
 // A server restarted on the same SQLite file resumes the runs that were
@@ -42,7 +40,7 @@ func TestRecoverAfterRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := server.New(server.Options{Store: store, Agents: []server.Agent{asker()}})
+	first, err := server.New(server.Options{Store: store, Agents: []server.Agent{asker(store)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +75,7 @@ func TestRecoverAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store2.Close()
-	second, err := server.New(server.Options{Store: store2, Agents: []server.Agent{asker()}})
+	second, err := server.New(server.Options{Store: store2, Agents: []server.Agent{asker(store2)}})
 	if err != nil {
 		t.Fatal(err)
 	}

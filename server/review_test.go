@@ -180,12 +180,12 @@ func TestWebPagesCannotDriveTheServer(t *testing.T) {
 func TestCloseWaitsForStartingRuns(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	agent := server.Agent{Name: "blocker", New: func(store run.Store) (*runtime.Runtime, error) {
+	store := &blockingStore{Store: run.NewMemoryStore(), block: func() {
 		once.Do(func() { close(entered) })
 		<-release
-		return runtime.New(runtime.Options{Model: slowModel{time.Minute}, Store: store, DisableSnippets: true})
 	}}
-	s, ts := startServer(t, server.Options{Agents: []server.Agent{agent}})
+	agent := server.Agent{Name: "blocker", Runtime: must(runtime.New(runtime.Options{Model: slowModel{time.Minute}, Store: store, DisableSnippets: true}))}
+	s, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{agent}})
 	c := client{t: t, base: ts.URL}
 	posted := make(chan int, 1)
 	go func() {
@@ -227,10 +227,8 @@ func TestCloseWaitsForStartingRuns(t *testing.T) {
 // M6: the inspector's event stream leaves variable values out, as its
 // snapshot does.
 func TestInspectorStreamHasNoValues(t *testing.T) {
-	agent := server.Agent{Name: "keeper", New: func(store run.Store) (*runtime.Runtime, error) {
-		return runtime.New(runtime.Options{Model: echoModel, Store: store, DisableSnippets: true,
-			Variables: []variable.Spec{{Name: "city", Value: "Paris"}}})
-	}}
+	agent := server.Agent{Name: "keeper", Runtime: must(runtime.New(runtime.Options{Model: echoModel, DisableSnippets: true,
+		Variables: []variable.Spec{{Name: "city", Value: "Paris"}}}))}
 	s, ts := startServer(t, server.Options{Agents: []server.Agent{agent}})
 	c := client{t: t, base: ts.URL}
 	id := c.run("POST", "/runs", create("keeper", "Hello!", "sync"), 200).RunID
@@ -369,7 +367,7 @@ func TestSessionHistoryIsBounded(t *testing.T) {
 		}
 	}
 	// counter says how many history messages it got, and the first.
-	counter := scriptedAgent("counter", llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+	counter := scriptedAgent(store, "counter", llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
 		i, _ := lastUser(req)
 		var hist []string
 		for _, m := range req.Messages[1:i] {
@@ -391,7 +389,7 @@ func TestSessionHistoryIsBounded(t *testing.T) {
 	}))
 	defer remote.Close()
 	_, ts := startServer(t, server.Options{Store: store, MaxBody: 32 << 10, HistoryClient: remote.Client(),
-		Agents: append(testAgents(), counter)})
+		Agents: append(testAgents(store), counter)})
 	c := client{t: t, base: ts.URL}
 
 	body := func(desc any) string {
@@ -493,41 +491,31 @@ func TestUIAPITooManyTags(t *testing.T) {
 	}
 }
 
-// L6: a run starts with the request's values but none of its
-// cancellation (not even its cause, which the context package finds by a
-// value lookup), and Close, or the end of a run that will have no other
-// turn, cancels it.
-func TestRunContext(t *testing.T) {
-	var mu sync.Mutex
-	ctxs := map[string]context.Context{}
-	hs := &hookStore{Store: run.NewMemoryStore()}
-	hs.create = func(ctx context.Context, e run.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		ctxs[e.Data.(run.RunCreated).Tags[server.TagAgent]] = ctx
-	}
-	s, ts := startServer(t, server.Options{Store: hs})
+// L6: a run's life is its own: the request that started it ends, and the
+// run goes on to its end; Close cancels a run still going.
+func TestRunOutlivesItsRequest(t *testing.T) {
+	s, ts := startServer(t, server.Options{})
 	c := client{t: t, base: ts.URL}
-	c.run("POST", "/runs", create("echo", "x", "sync"), 200)
-	c.run("POST", "/runs", create("failer", "x", "sync"), 200)
-	mu.Lock()
-	echo, failer := ctxs["echo"], ctxs["failer"]
-	mu.Unlock()
-	// The request has ended, and its context with it.
-	time.Sleep(50 * time.Millisecond)
-	if echo.Err() != nil || context.Cause(echo) != nil {
-		t.Fatalf("the completed run's context: Err %v, Cause %v; want neither (a follow-up may come)", echo.Err(), context.Cause(echo))
-	}
-	// The failed run has no other turn: its context is let go.
-	deadline := time.Now().Add(5 * time.Second)
-	for failer.Err() == nil && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if failer.Err() == nil {
-		t.Fatal("the failed run's context is not cancelled")
-	}
+	id := c.run("POST", "/runs", create("slow_echo", "x", "async"), 202).RunID
+	awaitStatus(t, s.Store(), id, run.StatusCompleted)
+	hanging := c.run("POST", "/runs", create("awaiter", "x", "async"), 202).RunID
+	awaitStatus(t, s.Store(), hanging, run.StatusAwaiting)
 	s.Close()
-	if echo.Err() == nil {
-		t.Fatal("Close did not cancel the completed run's context")
+	id = hanging
+	sum, err := s.Store().Get(context.Background(), run.ID(id))
+	if err != nil || !sum.Status.Terminal() {
+		t.Fatalf("after Close the run is %s (%v)", sum.Status, err)
 	}
+}
+
+// blockingStore calls block before creating a run: a start that takes its
+// time.
+type blockingStore struct {
+	run.Store
+	block func()
+}
+
+func (b *blockingStore) Create(ctx context.Context, e run.Event) (run.Summary, bool, error) {
+	b.block()
+	return b.Store.Create(ctx, e)
 }

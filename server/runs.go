@@ -155,36 +155,26 @@ func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOption
 	}
 	s.mu.Lock()
 	s.live[opts.ID] = c
+	closing := s.closed && s.opts.Engine == nil // Close began while it started
 	s.mu.Unlock()
+	if closing {
+		_ = c.Cancel(context.Background())
+	}
 	s.log.Info("run started", "agent", agent.Name, "run", opts.ID, "session", opts.Session)
 	watched = true
 	go s.watch(agent.Name, opts.ID, c, rc)
 	return nil
 }
 
-// startLocal builds the agent's runtime and starts the run with the
-// context runContext returns, so that the run outlives the request but
-// joins its trace, and Close cancels it.
+// startLocal starts the run on the agent's runtime. The run outlives the
+// request (a run's life is its own) and keeps its context's values (its
+// trace); Close cancels it.
 func (s *Server) startLocal(ctx context.Context, agent *Agent, opts runtime.RunOptions) (*runtime.Handle, runCtx, error) {
-	rt, err := agent.New(s.store)
+	h, err := agent.Runtime.Start(ctx, opts)
 	if err != nil {
-		return nil, runCtx{}, fmt.Errorf("server: building agent %s: %w", agent.Name, err)
-	}
-	rctx, rc := s.runContext(ctx)
-	h, err := rt.Start(rctx, opts)
-	if err != nil {
-		rc.release()
 		return nil, runCtx{}, err
 	}
-	if _, err := s.store.Get(ctx, opts.ID); err != nil {
-		_ = h.Cancel(context.Background())
-		rc.release()
-		if errors.Is(err, run.ErrRunNotFound) {
-			return nil, runCtx{}, fmt.Errorf("server: agent %s records its runs in another store; in Agent.New, build the runtime with runtime.Options{Store: store}", agent.Name)
-		}
-		return nil, runCtx{}, err
-	}
-	return h, rc, nil
+	return h, runCtx{}, nil
 }
 
 // runCtx lets go of the context a run's first turn started with.

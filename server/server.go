@@ -38,12 +38,12 @@ type Agent struct {
 	Name string
 	// Description says what the agent does, for GET /agents.
 	Description string
-	// New returns a fresh Runtime for one run, with the agent's actions,
-	// variables and model, recording to store (set runtime.Options.Store
-	// to it: the server reads runs back from it). It is called once per
-	// run, concurrently for concurrent runs. It may be nil when
-	// Options.Engine is set: the engine builds the agent's runtime.
-	New func(store run.Store) (*runtime.Runtime, error)
+	// Runtime runs the agent's runs: its actions, starting variables and
+	// model. It is shared by all of them (each run has its own state), and
+	// must record into the server's store (runtime.Options.Store; see
+	// Options.Store). It may be nil when Options.Engine is set: the engine
+	// runs the agent.
+	Runtime *runtime.Runtime
 	// Run is the template of every run's options: instructions, approval
 	// strategy, await timeout, limits, tags. The server sets ID, Session
 	// and Task (the input's text), appends the session's earlier messages
@@ -55,8 +55,10 @@ type Agent struct {
 type Options struct {
 	// Agents are the agents offered; names must be unique.
 	Agents []Agent
-	// Store keeps the runs. Nil means a new run.NewMemoryStore; use
-	// run/sqlite for runs that outlive the process.
+	// Store keeps the runs. Every agent's Runtime must record into it. Nil
+	// means the store of the agents' runtimes (runtime.Runtime.Store), or
+	// a new run.NewMemoryStore with Options.Engine; use run/sqlite for
+	// runs that outlive the process.
 	Store run.Store
 	// Token, when set, is the bearer token every request but GET /ping
 	// must send (Authorization: Bearer <token>). It is required to serve
@@ -79,8 +81,8 @@ type Options struct {
 	// Logger logs run starts and ends and request failures. Nil means no
 	// logging.
 	Logger *slog.Logger
-	// Engine runs the runs. Nil means in-process: every run on a fresh
-	// Runtime from Agent.New, as by default. With an engine, Store must be
+	// Engine runs the runs. Nil means in-process: every run on its
+	// Agent.Runtime, as by default. With an engine, Store must be
 	// the store the engine's runs record into (see Engine).
 	Engine Engine
 }
@@ -112,6 +114,11 @@ func New(opts Options) (*Server, error) {
 		return nil, errors.New("server: no agents; set Options.Agents")
 	}
 	s := &Server{opts: opts, store: opts.Store, agents: map[string]*Agent{}, log: opts.Logger, live: map[run.ID]runtime.Controller{}}
+	for _, a := range opts.Agents {
+		if s.store == nil && a.Runtime != nil {
+			s.store = a.Runtime.Store()
+		}
+	}
 	if s.store == nil {
 		s.store = run.NewMemoryStore()
 	}
@@ -132,8 +139,11 @@ func New(opts Options) (*Server, error) {
 		if _, dup := s.agents[a.Name]; dup {
 			return nil, fmt.Errorf("server: two agents are named %q; rename one", a.Name)
 		}
-		if a.New == nil && opts.Engine == nil {
-			return nil, fmt.Errorf("server: agent %q has no New function; set Agent.New to build its runtime (or Options.Engine to run the agent elsewhere)", a.Name)
+		if a.Runtime == nil && opts.Engine == nil {
+			return nil, fmt.Errorf("server: agent %q has no Runtime; set Agent.Runtime (or Options.Engine to run the agent elsewhere)", a.Name)
+		}
+		if a.Runtime != nil && a.Runtime.Store() != s.store {
+			return nil, fmt.Errorf("server: agent %q records its runs in another store than the server's; build its runtime with runtime.Options{Store: store} and give the server the same store (Options.Store)", a.Name)
 		}
 		s.agents[a.Name] = &a
 		s.order = append(s.order, a.Name)
@@ -155,8 +165,17 @@ func (s *Server) Store() run.Store { return s.store }
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.closed = true
+	var local []runtime.Controller
+	if s.opts.Engine == nil {
+		for _, c := range s.live {
+			local = append(local, c)
+		}
+	}
 	s.mu.Unlock()
 	s.cancel()
+	for _, c := range local {
+		_ = c.Cancel(context.Background())
+	}
 	s.wg.Wait()
 	s.mu.Lock()
 	s.followable.release()

@@ -323,7 +323,7 @@ func TestToken(t *testing.T) {
 }
 
 func TestListenRefusesOpenAddressWithoutToken(t *testing.T) {
-	s, err := server.New(server.Options{Agents: testAgents()})
+	s, err := server.New(server.Options{Agents: testAgents(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,9 +72,11 @@ func (m gatedModel) Generate(ctx context.Context, req llm.Request) (llm.Response
 // uiAgents are the test agents, with gated (which waits for gate) and
 // hanger (whose model answers after a minute, or when cancelled).
 func uiAgents(gate chan struct{}) []server.Agent {
-	return append(testAgents(),
-		scriptedAgent("gated", gatedModel{gate}, runtime.RunOptions{}),
-		scriptedAgent("hanger", slowModel{time.Minute}, runtime.RunOptions{}),
+	agents := testAgents(nil)
+	store := agents[0].Runtime.Store()
+	return append(agents,
+		scriptedAgent(store, "gated", gatedModel{gate}, runtime.RunOptions{}),
+		scriptedAgent(store, "hanger", slowModel{time.Minute}, runtime.RunOptions{}),
 	)
 }
 
@@ -734,10 +736,8 @@ func TestUINarrow(t *testing.T) {
 
 func TestUISecretRedacted(t *testing.T) {
 	const secret = "sk-very-secret-value"
-	agent := server.Agent{Name: "keeper", New: func(store run.Store) (*runtime.Runtime, error) {
-		return runtime.New(runtime.Options{Model: echoModel, Store: store, DisableSnippets: true,
-			Variables: []variable.Spec{{Name: "api_key", Value: secret, Secret: true}, {Name: "city", Value: "Paris"}}})
-	}}
+	agent := server.Agent{Name: "keeper", Runtime: must(runtime.New(runtime.Options{Model: echoModel, DisableSnippets: true,
+		Variables: []variable.Spec{{Name: "api_key", Value: secret, Secret: true}, {Name: "city", Value: "Paris"}}}))}
 	_, ts := startServer(t, server.Options{Agents: []server.Agent{agent}})
 	c := client{t: t, base: ts.URL}
 	id := c.run("POST", "/runs", create("keeper", "Hello!", "sync"), 200).RunID

@@ -28,10 +28,7 @@ func (w *Worker) host(ctx context.Context, in Input) (hostResult, error) {
 		// letting it go on.
 		return w.result(ctx, hr, hr.pause())
 	}
-	rt, err := agent.New(w.opts.Store)
-	if err != nil {
-		return hostResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("temporal: building agent %s: %v", in.Agent, err), errStart, err)
-	}
+	rt := w.rts[in.Agent]
 	opts := in.Run.options(agent.Run)
 	h, err := w.start(ctx, rt, id, opts, agent)
 	if err != nil {
@@ -54,10 +51,9 @@ func (w *Worker) start(ctx context.Context, rt *runtime.Runtime, id run.ID, opts
 	_, err := w.opts.Store.Get(ctx, id)
 	switch {
 	case err == nil:
-		for _, v := range rt.Variables() {
-			rt.Delete(v.Name) // they come from the log
-		}
-		h, err := rt.Restore(w.ctx, id, opts, agent.Restore)
+		ro := agent.Restore
+		ro.Model, ro.OnStatus, ro.History, ro.Driven = opts.Model, opts.OnStatus, opts.History, true
+		h, err := rt.Restore(w.ctx, id, ro)
 		if errors.Is(err, runtime.ErrInterrupted) {
 			return nil, temporal.NewNonRetryableApplicationError(interruptedReason(ctx, w.opts.Store, id, err), errInterrupted, err)
 		}

@@ -25,14 +25,16 @@
 //
 // # Where variables live
 //
-// Live variables cannot travel through Temporal: a run's Runtime, with its
+// Live variables cannot travel through Temporal: a run's State, with its
 // Go values, lives in one worker process. The first activity of a run
 // (byref.Host) runs on the shared task queue, and whichever worker takes
-// it builds the run's Runtime from its Agent and keeps it; every later
+// it starts the run on its Agent's runtime (built once, by NewWorker) and
+// keeps it; every later
 // activity of the run goes to that worker's own task queue. If that worker
 // dies or stops, the activity times out (heartbeat or schedule-to-start)
 // and the workflow hosts the run again on another worker, which rebuilds
-// it from the recorded log with runtime's Runtime.Restore: variables whose
+// it from the recorded log (its options too) with runtime's
+// Runtime.Restore: variables whose
 // values are JSON in the log come back (typed through Agent.Restore);
 // runs that held other variables (a database handle, a browser page, a
 // type the worker does not know) fail with a reason that starts with

@@ -33,7 +33,7 @@ func Example() {
 	// In each worker process:
 	w, err := byreftemporal.NewWorker(c, byreftemporal.WorkerOptions{Store: store, Agents: []byreftemporal.Agent{{
 		Name: "weather",
-		New: func(store run.Store) (*runtime.Runtime, error) {
+		New: func(store run.Store) (*runtime.Runtime, error) { // called once, by NewWorker
 			return runtime.New(runtime.Options{Store: store /* Model, Actions, Variables */})
 		},
 	}}})

@@ -36,12 +36,12 @@ type RunSpec struct {
 
 // errLocal is returned by SpecOf for options that cannot leave the
 // process.
-var errLocal = errors.New("temporal: RunOptions.Model, Values and OnStatus cannot travel to a worker; set them in the worker's Agent.Run")
+var errLocal = errors.New("temporal: RunOptions.Model, Variables, Parent and OnStatus cannot travel to a worker; set them in the worker's Agent.Run")
 
 // SpecOf returns the part of opts that travels to a worker, or an error
-// when opts sets what cannot travel (Model, Values, OnStatus).
+// when opts sets what cannot travel (Model, Variables, Parent, OnStatus).
 func SpecOf(opts runtime.RunOptions) (RunSpec, error) {
-	if opts.Model != nil || len(opts.Values) > 0 || opts.OnStatus != nil {
+	if opts.Model != nil || len(opts.Variables) > 0 || opts.Parent != nil || opts.OnStatus != nil {
 		return RunSpec{}, errLocal
 	}
 	return RunSpec{

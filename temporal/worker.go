@@ -24,14 +24,15 @@ const DefaultTaskQueue = "byref"
 type Agent struct {
 	// Name is how Engine.Start names the agent.
 	Name string
-	// New returns a fresh Runtime for one run: the agent's actions, model
-	// and variables, recording to store (set runtime.Options.Store to it).
-	// When a run is restored on this worker, the variables New made are
-	// dropped: they come from the run's log.
+	// New builds the agent's runtime: its actions, model and starting
+	// variables, recording to store (set runtime.Options.Store to it).
+	// NewWorker calls it once; the runtime is shared by every run the
+	// worker hosts, each with its own state. A run restored on this worker
+	// gets its variables from its log, not the starting ones.
 	New func(store run.Store) (*runtime.Runtime, error)
 	// Run is the template of every run's options: what cannot travel
-	// through Temporal (Model, Values, OnStatus) and defaults for what the
-	// starter leaves unset.
+	// through Temporal (Model, OnStatus) and defaults for what the starter
+	// leaves unset.
 	Run runtime.RunOptions
 	// Restore says how to rebuild a run's variables from its log when the
 	// run moves to this worker: the Go types of its variables, and the
@@ -63,7 +64,8 @@ type Worker struct {
 	client client.Client
 	queue  string
 	agents map[string]*Agent
-	ctx    context.Context // the hosted runs' context
+	rts    map[string]*runtime.Runtime // the agents' runtimes, by name
+	ctx    context.Context             // the context hosted runs start with
 	stop   context.CancelFunc
 
 	mu      sync.Mutex
@@ -100,7 +102,7 @@ func NewWorker(c client.Client, opts WorkerOptions) (*Worker, error) {
 	if opts.TaskQueue == "" {
 		opts.TaskQueue = DefaultTaskQueue
 	}
-	w := &Worker{opts: opts, client: c, agents: map[string]*Agent{}, runs: map[run.ID]*hosted{}}
+	w := &Worker{opts: opts, client: c, agents: map[string]*Agent{}, rts: map[string]*runtime.Runtime{}, runs: map[run.ID]*hosted{}}
 	for i := range opts.Agents {
 		a := &opts.Agents[i]
 		if a.Name == "" || a.New == nil {
@@ -109,7 +111,11 @@ func NewWorker(c client.Client, opts WorkerOptions) (*Worker, error) {
 		if _, dup := w.agents[a.Name]; dup {
 			return nil, fmt.Errorf("temporal: two agents are named %q", a.Name)
 		}
-		w.agents[a.Name] = a
+		rt, err := a.New(opts.Store)
+		if err != nil {
+			return nil, fmt.Errorf("temporal: building agent %s: %w", a.Name, err)
+		}
+		w.agents[a.Name], w.rts[a.Name] = a, rt
 	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])

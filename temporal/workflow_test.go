@@ -248,12 +248,14 @@ func TestWorkflowCancelWhileAStepRuns(t *testing.T) {
 }
 
 func TestWorkflowChildRun(t *testing.T) {
-	var store run.Store
+	// The researcher has no store of its own: its runs are recorded beside
+	// their parent's.
+	researcher, err := runtime.New(runtime.Options{Model: llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":"42"}`))})
+	if err != nil {
+		t.Fatal(err)
+	}
 	child, err := runtime.AgentAction(runtime.AgentSpec{
-		Name: "researcher", Description: "Finds things out.",
-		New: func() (*runtime.Runtime, error) {
-			return runtime.New(runtime.Options{Store: store, Model: llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":"42"}`))})
-		},
+		Name: "researcher", Description: "Finds things out.", Agent: researcher,
 		Run: runtime.RunOptions{NonInteractive: true},
 	})
 	if err != nil {
@@ -269,7 +271,6 @@ func TestWorkflowChildRun(t *testing.T) {
 		})
 	}
 	e := newEnv(t, agent("lead", model, nil, child))
-	store = e.store
 	o := e.execute(t, "lead", byreftemporal.RunSpec{ID: "run-p", Task: "delegate", NonInteractive: true})
 	if !o.OK() {
 		t.Fatalf("outcome = %+v", o)

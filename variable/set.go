@@ -174,3 +174,18 @@ func nilable(t reflect.Type) bool {
 	}
 	return false
 }
+
+// Clone returns a copy of the set: its own variables and histories, with
+// the same values (a pointer value is shared by both sets).
+func (s *Set) Clone() Set {
+	c := Set{PreviewLimit: s.PreviewLimit, order: slices.Clone(s.order)}
+	if s.vars != nil {
+		c.vars = make(map[string]*Variable, len(s.vars))
+		for n, v := range s.vars {
+			cv := *v
+			cv.History = slices.Clone(v.History)
+			c.vars[n] = &cv
+		}
+	}
+	return c
+}

@@ -101,6 +101,8 @@ func demo(ctx context.Context, args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	stop := context.AfterFunc(ctx, func() { _ = h.Cancel(context.Background()) })
+	defer stop()
 	for e, err := range h.Events(ctx, 1) {
 		if err != nil {
 			return err

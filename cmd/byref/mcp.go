@@ -58,15 +58,18 @@ func mcpCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	defer store.Close()
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	agent, err := runtime.New(runtime.Options{Model: model, Store: store, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer agent.Close(context.Background())
 	s, err := mcp.NewServer(mcp.ServerOptions{
 		Logger: log,
 		Agents: []runtime.AgentSpec{{
 			Name:        "byref",
 			Description: "A byref agent that can run Go snippets. Give it a task, in full; it returns the run's result.",
-			New: func() (*runtime.Runtime, error) {
-				return runtime.New(runtime.Options{Model: model, Store: store, Logger: log})
-			},
-			Run: runtime.RunOptions{ModelName: *modelSpec, Name: "byref mcp"},
+			Agent:       agent,
+			Run:         runtime.RunOptions{ModelName: *modelSpec, Name: "byref mcp"},
 		}},
 	})
 	if err != nil {

@@ -52,6 +52,9 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	if err != nil {
 		return err
 	}
+	// A run's life is its own: Ctrl-C (ctx) cancels it explicitly.
+	stop := context.AfterFunc(ctx, func() { _ = h.Cancel(context.Background()) })
+	defer stop()
 	fmt.Fprintf(stdout, "run %s (recorded in %s)\n", h.ID(), *db)
 	in := bufio.NewReader(stdin)
 	var pending *run.AwaitRequested

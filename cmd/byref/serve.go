@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
@@ -35,16 +34,18 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer store.Close()
+	agent, err := runtime.New(runtime.Options{Model: model, Store: store})
+	if err != nil {
+		return err
+	}
 	s, err := server.New(server.Options{
 		Store: store, Token: *token,
 		Logger: slog.New(slog.NewTextHandler(stderr, nil)),
 		Agents: []server.Agent{{
 			Name:        "byref",
 			Description: "A byref agent that can run Go snippets and ask questions.",
-			New: func(store run.Store) (*runtime.Runtime, error) {
-				return runtime.New(runtime.Options{Model: model, Store: store})
-			},
-			Run: runtime.RunOptions{ModelName: *modelSpec},
+			Runtime:     agent,
+			Run:         runtime.RunOptions{ModelName: *modelSpec},
 		}},
 	})
 	if err != nil {

@@ -90,18 +90,13 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// The host owns what the run started: close any browser left open.
-	defer func() {
-		for _, v := range rt.Variables() {
-			if b, ok := v.Value.(*browser.Browser); ok {
-				b.Close()
-			}
-		}
-	}()
-
 	// Before any browser exists, the model is offered browser_start only.
+	fresh, err := rt.NewState()
+	if err != nil {
+		return err
+	}
 	var offered []string
-	for _, t := range rt.Tools() {
+	for _, t := range fresh.Tools() {
 		if strings.HasPrefix(t.Name, "browser_") || strings.HasPrefix(t.Name, "computer_") {
 			offered = append(offered, t.Name)
 		}
@@ -112,6 +107,14 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The host owns what the run started: close any browser left open.
+	defer func() {
+		for _, v := range h.State().Variables() {
+			if b, ok := v.Value.(*browser.Browser); ok {
+				b.Close()
+			}
+		}
+	}()
 	for e, err := range h.Events(ctx, 1) {
 		if err != nil {
 			return err

@@ -53,14 +53,19 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o, err := rt.Run(ctx, runtime.RunOptions{Task: "What is the weather in the city?"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Task: "What is the weather in the city?"})
 	if err != nil {
 		return err
 	}
-	for _, in := range rt.History() {
+	o, err := h.Wait(ctx)
+	if err != nil {
+		return err
+	}
+	// The run's own state: its history and variables.
+	for _, in := range h.State().History() {
 		fmt.Fprintf(w, "step %d: %s %s\n", in.Step, in.Action, in.Arguments)
 	}
-	weatherVar, _ := rt.Variable("weather")
+	weatherVar, _ := h.State().Variable("weather")
 	fmt.Fprintf(w, "variable weather = %s\n", weatherVar.Preview(80))
 	fmt.Fprintf(w, "%s after %d steps: %s\n", o.Status, o.Steps, o.Result)
 	return nil

@@ -21,7 +21,6 @@ import (
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/llm"
 	_ "github.com/byref/byref/llm/providers"
-	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 	"github.com/byref/byref/variable"
@@ -104,19 +103,21 @@ func main() {
 	}
 	notes := &Notes{} // shared by every run: the live value runs refer to
 
+	agent, err := runtime.New(runtime.Options{
+		Model: model, Actions: actions,
+		Variables: []variable.Spec{{Name: "notes", Value: notes, Description: "the user's notes"}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
 	s, err := server.New(server.Options{
 		Token:  *token,
 		Logger: slog.Default(),
 		Agents: []server.Agent{{
 			Name:        "notes",
 			Description: "Keeps notes. Adding one needs your approval.",
-			New: func(store run.Store) (*runtime.Runtime, error) {
-				return runtime.New(runtime.Options{
-					Model: model, Store: store, Actions: actions,
-					Variables: []variable.Spec{{Name: "notes", Value: notes, Description: "the user's notes"}},
-				})
-			},
-			Run: runtime.RunOptions{Instructions: "Add what the user says as a note with add_note."},
+			Runtime:     agent,
+			Run:         runtime.RunOptions{Instructions: "Add what the user says as a note with add_note."},
 		}},
 	})
 	if err != nil {

@@ -77,11 +77,15 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o, err := rt.Run(ctx, runtime.RunOptions{Task: "Which region sold the most this week? Tell the sales team."})
+	h, err := rt.Start(ctx, runtime.RunOptions{Task: "Which region sold the most this week? Tell the sales team."})
 	if err != nil {
 		return err
 	}
-	for _, in := range rt.History() {
+	o, err := h.Wait(ctx)
+	if err != nil {
+		return err
+	}
+	for _, in := range h.State().History() {
 		if in.Kind == runtime.KindSnippet {
 			fmt.Fprintf(w, "step %d: a snippet of %d lines read %s and created %s\n",
 				in.Step, strings.Count(in.Code, "\n")+1, strings.Join(in.Reads, ", "), strings.Join(in.Created, ", "))
@@ -90,7 +94,7 @@ func run(ctx context.Context, w io.Writer) error {
 	for _, s := range sent {
 		fmt.Fprintln(w, "notify:", s)
 	}
-	totals, err := runtime.Value[map[string]float64](rt, "totals")
+	totals, err := runtime.Value[map[string]float64](h.State(), "totals")
 	if err != nil {
 		return err
 	}

@@ -119,17 +119,21 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o, err := rt.Run(ctx, runtime.RunOptions{Task: "How many orders come from the EU? Keep them sorted by amount."})
+	h, err := rt.Start(ctx, runtime.RunOptions{Task: "How many orders come from the EU? Keep them sorted by amount."})
+	if err != nil {
+		return err
+	}
+	o, err := h.Wait(ctx)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "%s after %d steps: %s EU orders\n", o.Status, o.Steps, o.Result)
-	for _, v := range rt.Variables() {
+	for _, v := range h.State().Variables() {
 		fmt.Fprintf(w, "variable %s (%s): %s\n", v.Name, variable.TypeName(v.Type), v.Preview(100))
 	}
 
 	// The host reads the model's results back as real Go values.
-	sorted, err := runtime.Value[*Table](rt, "sort_result")
+	sorted, err := runtime.Value[*Table](h.State(), "sort_result")
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,280 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"reflect"
+	"slices"
+	"sync"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/interp"
+	"github.com/byref/byref/variable"
+)
+
+// State is the state of one run: its variables, the compatibility matrix
+// between them and the actions, its Go interpreter and its step history. A
+// run owns its State ([Handle.State]); [Runtime.NewState] makes one for
+// executing steps without a model. Nothing in a State is shared with
+// another run, except the values of variables given to both (a pointer
+// given as a starting variable to two runs is the same pointer).
+//
+// A State is safe for concurrent use. Steps execute one at a time:
+// concurrent Execute calls are serialised. Variables may be read and set
+// while a step runs; a call's result is committed after the call returns.
+type State struct {
+	rt   *Runtime
+	opts *Options // the agent's, never modified
+	run  *Handle  // the run that owns the State; nil for NewState's
+
+	execMu sync.Mutex // serialises steps
+
+	mu      sync.Mutex // guards everything below
+	vars    variable.Set
+	actions *action.Set
+	m       *matrix
+	step    int
+	history []Instruction
+	in      *interp.Interpreter
+	secrets map[string]bool
+	// attached is the allow-list of the run; nil means all.
+	attached map[string]bool
+	// resultSchema is the run's result schema, for terminate.
+	resultSchema []byte
+	// askable reports that the run can ask its user (ask_user).
+	askable bool
+
+	// index scores actions for relevance selection; indexOf is the action
+	// set it was built from.
+	index   *lexicalIndex
+	indexOf *action.Set
+
+	schemaBuilds int // counts tool schema builds, for tests
+}
+
+// clone returns a copy of a State that has executed nothing: the same
+// actions and variables, its own matrix and history.
+func (st *State) clone() *State {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	c := &State{rt: st.rt, opts: st.opts, actions: st.actions, m: st.m.clone(), vars: st.vars.Clone(), step: st.step}
+	if st.secrets != nil {
+		c.secrets = maps.Clone(st.secrets)
+	}
+	return c
+}
+
+// typeOf returns a variable's type; callers hold mu.
+func (st *State) typeOf(name string) reflect.Type {
+	_, t, _ := st.vars.Value(name)
+	return t
+}
+
+// Set creates or replaces the variable name with value, typed as the
+// value's dynamic type (use SetVar for an interface type, a description or
+// a secret).
+func (st *State) Set(name string, value any) error {
+	return st.SetVar(variable.Spec{Name: name, Value: value})
+}
+
+// SetVar creates or replaces a variable. Replacing one with a value of
+// another type updates the compatibility matrix.
+func (st *State) SetVar(spec variable.Spec) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.define(spec, st.step, "host")
+}
+
+// define creates or replaces a variable and keeps the matrix up to date;
+// callers hold mu.
+func (st *State) define(spec variable.Spec, step int, by string) error {
+	if _, isAction := st.m.byName[spec.Name]; isAction {
+		return fmt.Errorf("%w: %q is the name of an action, and snippets see both as Go identifiers; choose another name", variable.ErrInvalidName, spec.Name)
+	}
+	_, oldType, existed := st.vars.Value(spec.Name)
+	if _, err := st.vars.Define(spec, step, by); err != nil {
+		return err
+	}
+	_, t, _ := st.vars.Value(spec.Name)
+	if spec.Secret {
+		if st.secrets == nil {
+			st.secrets = map[string]bool{}
+		}
+		st.secrets[spec.Name] = true
+	} else {
+		delete(st.secrets, spec.Name)
+	}
+	if !existed || oldType != t {
+		if existed {
+			st.m.removeVar(spec.Name)
+		}
+		st.m.addVar(spec.Name, t)
+	}
+	return nil
+}
+
+// Delete removes a variable and reports whether it existed.
+func (st *State) Delete(name string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.vars.Delete(name) {
+		return false
+	}
+	delete(st.secrets, name)
+	st.m.removeVar(name)
+	return true
+}
+
+// Variable returns a copy of the named variable, history included.
+func (st *State) Variable(name string) (variable.Variable, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.vars.Get(name)
+}
+
+// Variables returns copies of all variables in creation order.
+func (st *State) Variables() []variable.Variable {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.vars.All()
+}
+
+// Specs returns the current variables as specs (name, value, type,
+// description, secret flag): give them to RunOptions.Variables to start a
+// run from this run's variables. Values are not copied: a pointer is
+// shared by both runs.
+func (st *State) Specs() []variable.Spec {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	names := st.vars.Names()
+	out := make([]variable.Spec, 0, len(names))
+	for _, n := range names {
+		v, _ := st.vars.Head(n)
+		out = append(out, variable.Spec{Name: n, Value: v.Value, Type: v.Type, Description: v.Description, Secret: v.Secret})
+	}
+	return out
+}
+
+// Value returns the value of the named variable as a T, or an error naming
+// the variable's actual type.
+func Value[T any](st *State, name string) (T, error) {
+	v, ok := st.Variable(name)
+	if !ok {
+		var zero T
+		return zero, fmt.Errorf("%w: %q", ErrUnknownVariable, name)
+	}
+	return variable.As[T](v)
+}
+
+// Actions returns the State's current action set (without the built-ins).
+func (st *State) Actions() *action.Set {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.actions
+}
+
+// AddActions adds actions to this State only (not to the agent, nor to its
+// other runs); it fails, changing nothing, when a name is taken.
+func (st *State) AddActions(actions ...*action.Action) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, a := range actions {
+		if a == nil {
+			continue
+		}
+		if r, ok := st.m.byName[a.Name()]; ok && r.builtin {
+			return &action.SpecError{Action: a.Name(), Err: errors.New("the name is taken by a built-in action; rename the action")}
+		}
+		if _, _, isVar := st.vars.Value(a.Name()); isVar {
+			return &action.SpecError{Action: a.Name(), Err: fmt.Errorf("%q is the name of a variable, and snippets see both as Go identifiers; rename the action or the variable", a.Name())}
+		}
+	}
+	set, err := st.actions.With(actions...)
+	if err != nil {
+		return err
+	}
+	st.actions = set
+	names := st.vars.Names()
+	for _, a := range actions {
+		st.m.addAction(a, false, names, st.typeOf)
+	}
+	return nil
+}
+
+// RemoveActions removes the named actions from this State; built-ins
+// cannot be removed.
+func (st *State) RemoveActions(names ...string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.actions = st.actions.Without(names...)
+	for _, n := range names {
+		if r, ok := st.m.byName[n]; ok && !r.builtin {
+			st.m.removeAction(n)
+		}
+	}
+}
+
+// Steps returns the number of steps executed so far.
+func (st *State) Steps() int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.step
+}
+
+// hasSecrets reports whether any variable is secret.
+func (st *State) hasSecrets() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return len(st.secrets) > 0
+}
+
+// attach sets the run's allow-list and result schema; callers hold mu.
+func (st *State) attach(names []string, resultSchema []byte, askable bool) {
+	st.askable = askable
+	st.attached = nil
+	if len(names) > 0 {
+		st.attached = make(map[string]bool, len(names))
+		for _, n := range names {
+			st.attached[n] = true
+		}
+	}
+	st.resultSchema = resultSchema
+	if r, ok := st.m.byName[action.TerminateName]; ok {
+		r.tool.built, r.strictKnown = false, false
+	}
+}
+
+// isAttached reports whether the named action may be called in the run;
+// callers hold mu. Built-ins are always attached.
+func (st *State) isAttached(name string) bool {
+	if name == action.AskUserName {
+		return st.askable
+	}
+	if st.attached == nil || st.attached[name] {
+		return true
+	}
+	r, ok := st.m.byName[name]
+	return ok && r.builtin
+}
+
+// attachedNames lists the actions the run may call; callers hold mu.
+func (st *State) attachedNames() []string {
+	var names []string
+	for _, r := range st.m.rows {
+		if st.isAttached(r.act.Name()) {
+			names = append(names, r.act.Name())
+		}
+	}
+	return slices.Clip(names)
+}
+
+// startSpan starts a span on the agent's tracer.
+func (st *State) startSpan(ctx context.Context, s Span) (context.Context, func(SpanEnd)) {
+	return st.rt.startSpan(ctx, s)
+}
+
+// log returns the agent's logger.
+func (st *State) log() *slog.Logger { return st.opts.Logger }
