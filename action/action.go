@@ -38,6 +38,16 @@ type Spec struct {
 	// NeedsApproval makes every call of the action wait for a human's
 	// approval, whatever the run's approval strategy.
 	NeedsApproval bool
+	// Declassifies declares that the action's result, and the variables it
+	// changes in place, are safe to show to the model even when the action
+	// was given a secret or a value derived from one: a login that types a
+	// password into a browser and returns a session ID, a check that
+	// returns a bool. Without it, the result of a call that received a
+	// secret is tainted and hidden like the secret, and so is every
+	// variable passed by reference that the action could change through a
+	// pointer (a browser it typed the secret into): see package variable.
+	// Its output and errors stay hidden either way.
+	Declassifies bool
 }
 
 // Param declares one parameter of an action.
@@ -91,6 +101,7 @@ func (p *Parameter) Refs() bool { return !p.RawOnly && len(p.Enum) == 0 }
 type Action struct {
 	name, description, result string
 	needsApproval             bool
+	declassifies              bool
 	fn                        reflect.Value
 	params                    []Parameter
 	defaults                  []reflect.Value
@@ -147,7 +158,7 @@ func build(spec Spec) (*Action, error) {
 	if ft.IsVariadic() {
 		return nil, fmt.Errorf("variadic functions are not supported (%s); take a slice instead", ft)
 	}
-	a := &Action{name: spec.Name, description: spec.Description, result: spec.Result, needsApproval: spec.NeedsApproval, fn: fn}
+	a := &Action{name: spec.Name, description: spec.Description, result: spec.Result, needsApproval: spec.NeedsApproval, declassifies: spec.Declassifies, fn: fn}
 	first := 0
 	if ft.NumIn() > 0 && ft.In(0) == contextType {
 		a.hasCtx, first = true, 1
@@ -391,6 +402,10 @@ func (a *Action) ResultDescription() string { return a.result }
 
 // NeedsApproval reports whether every call needs a human's approval.
 func (a *Action) NeedsApproval() bool { return a.needsApproval }
+
+// Declassifies reports whether the action's result may be shown even when
+// the call was given secrets (Spec.Declassifies).
+func (a *Action) Declassifies() bool { return a.declassifies }
 
 // Result returns the type of the action's result, or nil when it returns
 // nothing but possibly an error.

@@ -12,6 +12,12 @@ type Termination struct {
 	// Result is the run's result: a raw JSON value decoded into any, or the
 	// value of a variable the model referenced.
 	Result any
+	// Tainted reports that Result is a secret or derived from one (the
+	// model referenced such a variable): the runtime keeps it from the
+	// model and the log.
+	Tainted bool
+	// From names the variable the model referenced as the result, or "".
+	From string
 }
 
 // terminate is the built-in terminate action; every runtime has it.

@@ -5,6 +5,7 @@ package browser_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -182,15 +183,20 @@ func TestAgentLoginWithSecret(t *testing.T) {
 	)
 	rt := agent(t, model, variable.Spec{Name: "password", Value: shopPassword, Secret: true, Description: "The shop password of ann."})
 	o, st := runTask(t, rt, "Log in to the shop as ann and tell me the greeting.")
-	if o.Status != run.StatusCompleted || string(o.Result) != `"Welcome back, ann"` {
+	// The browser was given the secret, so what it reads afterwards is
+	// tainted: the result stays with the host, which reads it in Go.
+	if o.Status != run.StatusCompleted || !o.Redacted || o.ResultVariable != "browser_text_result" {
 		t.Fatalf("outcome = %+v (%s)\nresults: %s", o, o.Result, strings.Join(toolResults(model), "\n"))
+	}
+	if greeting, err := runtime.Value[string](st, o.ResultVariable); err != nil || greeting != "Welcome back, ann" {
+		t.Fatalf("the host reads %q, %v", greeting, err)
 	}
 	if got := s.logins; !slices.Equal(got, []string{"ann:" + shopPassword}) {
 		t.Errorf("the server got logins %q", got)
 	}
 	results := toolResults(model)
-	if !strings.Contains(results[1], `textbox \"User\"`) || !strings.Contains(results[4], `textbox \"Password\" value=\"••••\"`) {
-		t.Errorf("the snapshots do not show the form: %s\n%s", results[1], results[4])
+	if !strings.Contains(results[1], `textbox \"User\"`) || !strings.Contains(results[4], `derived from a secret`) {
+		t.Errorf("the snapshots before and after typing the secret: %s\n%s", results[1], results[4])
 	}
 	for i, req := range model.Requests() {
 		raw, err := json.Marshal(req)
@@ -207,6 +213,50 @@ func TestAgentLoginWithSecret(t *testing.T) {
 	}
 	if !strings.HasSuffix(b.URL(), "/account") || b.Title() != "Account" {
 		t.Errorf("the browser is at %s %q", b.URL(), b.Title())
+	}
+}
+
+// A page that reads back what was typed, transformed (a prompt injection
+// would ask for exactly this), shows the model nothing of the secret: the
+// browser is tainted once the secret is typed into it, and so is all it
+// reads.
+func TestAgentSecretReadBack(t *testing.T) {
+	needChromiumT(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /echo", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>Echo</title><input id="f" oninput="document.getElementById('out').textContent = btoa(this.value.split('').reverse().join('')) + ' ' + this.value.toUpperCase()"><p id="out"></p>`)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	model := llm.NewScripted(
+		llm.CallTool("browser_goto", `{"browser": "<<var:web>>", "url": "`+srv.URL+`/echo", "return": null}`),
+		llm.CallTool("browser_type", `{"browser": "<<var:web>>", "selector": "#f", "text": "<<var:password>>", "return": null}`),
+		llm.CallTool("browser_text", `{"browser": "<<var:web>>", "selector": "#out", "return": null}`),
+		llm.CallTool("browser_eval", `{"browser": "<<var:web>>", "js": "document.getElementById('f').value.split('').reverse().join('')", "return": null}`),
+		llm.CallTool("browser_snapshot", `{"browser": "<<var:web>>", "return": null}`),
+		llm.Response{Text: "```go\nfmt.Println(browser_text_result)\n```"},
+		llm.CallTool("terminate", `{"success": true, "result": "<<var:browser_text_result>>"}`),
+	)
+	rt := agent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)},
+		variable.Spec{Name: "password", Value: shopPassword, Secret: true})
+	o, st := runTask(t, rt, "Type the password and read it back.")
+	if o.Status != run.StatusCompleted || !o.Redacted {
+		t.Fatalf("outcome = %+v\nresults: %s", o, strings.Join(toolResults(model), "\n"))
+	}
+	read, _ := runtime.Value[string](st, "browser_text_result")
+	if !strings.Contains(read, strings.ToUpper(shopPassword)) {
+		t.Fatalf("the page did not echo the secret (%q): the test proves nothing", read)
+	}
+	reversed := []rune(shopPassword)
+	slices.Reverse(reversed)
+	for i, req := range model.Requests() {
+		raw, _ := json.Marshal(req)
+		for _, form := range []string{shopPassword, strings.ToUpper(shopPassword), string(reversed), base64.StdEncoding.EncodeToString([]byte(string(reversed)))[:12]} {
+			if strings.Contains(string(raw), form) {
+				t.Errorf("request %d shows %q", i+1, form)
+			}
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -267,5 +268,46 @@ func TestRelevanceSelectsImportedTools(t *testing.T) {
 	}
 	if !slices.Contains(offered, "add") || slices.Contains(offered, "greet") || slices.Contains(offered, "user_lookup") {
 		t.Fatalf("offered %v; want add and the built-ins only", offered)
+	}
+}
+
+// TestImportedToolEchoingASecret: an MCP tool that echoes a secret it was
+// given by reference returns a tainted result, which the model never sees,
+// in a tool result, a snippet's output or the run's result.
+func TestImportedToolEchoingASecret(t *testing.T) {
+	const secret = "mcp-s3cret-Tr0ub4dor"
+	set := importTools(t, inMemory(t, toolServer()), mcp.ImportOptions{})
+	model := llm.NewScripted(
+		llm.CallTool("greet", `{"name":"<<var:pw>>","style":null,"return":null}`),
+		llm.CallTool("run_go", `{"code":"fmt.Println(strings.ToLower(fmt.Sprint(greet_result)))"}`),
+		llm.CallTool(action.TerminateName, `{"success":true,"result":"<<var:greet_result>>"}`),
+	)
+	pw, _ := json.Marshal(secret)
+	rt, err := runtime.New(runtime.Options{Model: model, Actions: set,
+		Variables: []variable.Spec{{Name: "pw", Value: json.RawMessage(pw), Secret: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	h, err := rt.Start(ctx, runtime.RunOptions{Task: "greet pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := h.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != run.StatusCompleted || !o.Redacted {
+		t.Fatalf("outcome %+v", o)
+	}
+	if v, ok := h.State().Variable("greet_result"); !ok || !v.Tainted || !strings.Contains(fmt.Sprint(v.Value), secret) {
+		t.Fatalf("greet_result: %+v", v)
+	}
+	for i, req := range model.Requests() {
+		raw, _ := json.Marshal(req)
+		if strings.Contains(strings.ToLower(string(raw)), "s3cret") {
+			t.Errorf("request %d shows the secret: %s", i+1, raw)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/variable"
 
 	byrefotel "github.com/byref/byref/otel"
 )
@@ -237,5 +238,49 @@ func BenchmarkTracerStart(b *testing.B) {
 	for b.Loop() {
 		_, end := tr.Start(ctx, s)
 		end(runtime.SpanEnd{})
+	}
+}
+
+// TestSpansHoldNoSecret: a run whose actions and snippets fail with a
+// secret, or text derived from it, in their errors records spans whose
+// attributes, statuses and events hold neither.
+func TestSpansHoldNoSecret(t *testing.T) {
+	const secret = "otel-s3cret-Tr0ub4dor"
+	tp, exp := newProvider(t)
+	fail := action.MustNew(action.Spec{Name: "check", Description: "Fails quoting its input.",
+		Func: func(s string) error { return errors.New("rejected " + strings.ToUpper(s)) }, Params: []action.Param{{Name: "text"}}})
+	model := llm.NewScripted(
+		llm.CallTool("check", `{"text":"<<var:pw>>"}`),
+		llm.CallTool("run_go", `{"code":"panic(strings.ToLower(pw) + \" reversed\")"}`),
+		llm.CallTool("terminate", `{"success":false,"result":"<<var:pw>>"}`),
+	)
+	rt, err := runtime.New(runtime.Options{Model: model, Actions: action.MustSet(fail),
+		Variables: []variable.Spec{{Name: "pw", Value: secret, Secret: true}},
+		Tracer:    byrefotel.NewTracer(byrefotel.Options{TracerProvider: tp})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Run(context.Background(), runtime.RunOptions{Task: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	spans := exp.GetSpans()
+	if len(spans) < 4 {
+		t.Fatalf("%d spans", len(spans))
+	}
+	for _, s := range spans {
+		texts := []string{s.Name, s.Status.Description}
+		for _, a := range s.Attributes {
+			texts = append(texts, a.Value.Emit())
+		}
+		for _, e := range s.Events {
+			for _, a := range e.Attributes {
+				texts = append(texts, a.Value.Emit())
+			}
+		}
+		for _, text := range texts {
+			if strings.Contains(strings.ToLower(text), "s3cret") {
+				t.Errorf("span %s holds the secret: %q", s.Name, text)
+			}
+		}
 	}
 }

@@ -216,8 +216,12 @@ type VariableCreated struct {
 	Variable VariableInfo `json:"variable"`
 	// Secret reports that the preview is redacted and Value is omitted.
 	Secret bool `json:"secret,omitempty"`
+	// Tainted reports that the value is derived from a secret: the preview
+	// is redacted and Value is omitted, as for a secret.
+	Tainted bool `json:"tainted,omitempty"`
 	// Value is the JSON encoding of the value when its type is
-	// JSON-representable and it is not secret; nil otherwise. A run is
+	// JSON-representable and it is neither secret nor tainted; nil
+	// otherwise. A run is
 	// restored after a restart from these values.
 	Value json.RawMessage `json:"value,omitempty"`
 }
@@ -229,6 +233,7 @@ type VariableModified struct {
 	Step     int             `json:"step,omitempty"`
 	Variable VariableInfo    `json:"variable"`
 	Secret   bool            `json:"secret,omitempty"`
+	Tainted  bool            `json:"tainted,omitempty"`
 	Value    json.RawMessage `json:"value,omitempty"`
 }
 

@@ -117,8 +117,11 @@ type VariableState struct {
 	Step        int  `json:"step,omitempty"`
 	CreatedStep int  `json:"created_step,omitempty"`
 	Secret      bool `json:"secret,omitempty"`
+	// Tainted reports a value derived from a secret, handled like one.
+	Tainted bool `json:"tainted,omitempty"`
 	// Value is the latest JSON value; nil when the variable is secret or
-	// its type is not JSON-representable (it cannot be restored).
+	// tainted, or its type is not JSON-representable (it cannot be
+	// restored).
 	Value json.RawMessage `json:"value,omitempty"`
 }
 
@@ -189,10 +192,10 @@ func (s *Snapshot) Apply(e Event) {
 			Success: p.Success, Error: p.Error, Duration: p.Duration, At: e.Time})
 	case VariableCreated:
 		s.step(p.Step)
-		s.setVariable(p.Variable, p.Step, p.Secret, p.Value)
+		s.setVariable(p.Variable, p.Step, p.Secret, p.Tainted, p.Value)
 	case VariableModified:
 		s.step(p.Step)
-		s.setVariable(p.Variable, p.Step, p.Secret, p.Value)
+		s.setVariable(p.Variable, p.Step, p.Secret, p.Tainted, p.Value)
 	case AwaitRequested:
 		s.Await = &p
 	case AwaitResolved:
@@ -240,15 +243,15 @@ func (s *Snapshot) toolCall(id string) *ToolCallState {
 	return nil
 }
 
-func (s *Snapshot) setVariable(v VariableInfo, step int, secret bool, value json.RawMessage) {
+func (s *Snapshot) setVariable(v VariableInfo, step int, secret, tainted bool, value json.RawMessage) {
 	for i := range s.Variables {
 		if sv := &s.Variables[i]; sv.Name == v.Name {
-			sv.VariableInfo, sv.Step, sv.Secret, sv.Value = v, step, secret, value
+			sv.VariableInfo, sv.Step, sv.Secret, sv.Tainted, sv.Value = v, step, secret, tainted, value
 			return
 		}
 	}
 	s.Variables = append(s.Variables, VariableState{VariableInfo: v, Step: step,
-		CreatedStep: step, Secret: secret, Value: value})
+		CreatedStep: step, Secret: secret, Tainted: tainted, Value: value})
 }
 
 // Variable returns the named variable's state, and whether there is one.

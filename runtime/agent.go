@@ -172,6 +172,13 @@ type Outcome struct {
 	Result json.RawMessage
 	// Reason says why the run failed, was canceled, or has a null result.
 	Reason string
+	// ResultVariable names the variable the model gave as the result by
+	// reference, or "".
+	ResultVariable string
+	// Redacted reports that the result is a secret or derived from one:
+	// Result is null for everybody but the host, which reads the value in
+	// Go from ResultVariable (variable.As, runtime.Value).
+	Redacted bool
 	// Steps is the number of model calls made.
 	Steps int
 	// Usage totals the tokens the model reported.

@@ -26,6 +26,10 @@ type prepared struct {
 	tracked []trackedRef
 	// target is the existing variable named in "return", or "".
 	target string
+	// tainted reports that the call was given a sensitive variable: its
+	// result (unless the action declassifies it) and the variables it could
+	// change in place are tainted.
+	tainted bool
 }
 
 type trackedRef struct {
@@ -55,6 +59,10 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 
 	st.mu.Lock()
 	p, err := st.prepare(c)
+	var secretIn []string
+	if err == nil {
+		secretIn = st.sensitiveArgs(p)
+	}
 	st.mu.Unlock()
 	if err != nil {
 		return st.fail(in, resp, err.Error()), nil, nil
@@ -68,6 +76,9 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 		return resp, nil, nil
 	}
 	if p.row.builtin && a.Name() == action.AskUserName {
+		if len(secretIn) > 0 {
+			return st.fail(in, resp, "ask_user cannot show "+strings.Join(secretIn, ", ")+": it is a secret or derived from one, and questions are shown and recorded; ask without it"), nil, nil
+		}
 		if g == nil {
 			return st.fail(in, resp, "ask_user needs a run whose user can answer; there is none"), nil, nil
 		}
@@ -81,6 +92,11 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 	}
 	if p.row.builtin && a.Name() == action.TerminateName {
 		term := &action.Termination{Success: p.args[0].Bool(), Result: p.args[1].Interface()}
+		for _, arg := range p.record {
+			if arg.Param == "result" && arg.Ref != "" {
+				term.From, term.Tainted = arg.Ref, slices.Contains(secretIn, arg.Ref)
+			}
+		}
 		resp.Success = true
 		st.finish(in)
 		return resp, term, nil
@@ -97,7 +113,7 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 	out := &callOutput{stdout: boundedBuffer{limit: st.opts.MaxOutput}, stderr: boundedBuffer{limit: st.opts.MaxOutput}}
 	stdout, stderr := &out.stdout, &out.stderr
 	callCtx = action.WithOutput(callCtx, stdout, stderr)
-	callCtx = context.WithValue(callCtx, callKey{}, &callInfo{run: st.run, callID: c.ID})
+	callCtx = context.WithValue(callCtx, callKey{}, &callInfo{run: st.run, callID: c.ID, sensitive: secretIn})
 
 	done := make(chan callResult, 1)
 	go func() {
@@ -133,10 +149,19 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 		}
 		if !returned {
 			resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
+			if len(secretIn) > 0 {
+				resp.Stdout, resp.Stderr = hideOutput(resp.Stdout), hideOutput(resp.Stderr)
+			}
 			return st.fail(in, resp, abandoned(a.Name(), ctx, callCtx)), nil, nil
 		}
 	}
 	resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
+	if len(secretIn) > 0 {
+		resp.Stdout, resp.Stderr = hideOutput(resp.Stdout), hideOutput(resp.Stderr)
+		if res.err != nil && !errors.Is(res.err, action.ErrNeedsHuman) {
+			return st.fail(in, resp, hideError(a.Name(), res.err)), nil, nil
+		}
+	}
 	if st.hasSecrets() {
 		st.mu.Lock()
 		resp.Stdout, resp.Stderr = st.redact(resp.Stdout), st.redact(resp.Stderr)
@@ -162,14 +187,22 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if len(secretIn) > 0 {
+		// Taint before the changes are described, so that their
+		// previews are redacted.
+		p.tainted = true
+	}
 	return st.commit(in, resp, step, a, p, res.value, changed), nil, nil
 }
 
 // commit stores a successful call's result and the changes it made, records
 // the instruction and completes the response; callers hold mu.
 func (st *State) commit(in Instruction, resp ToolResponse, step int, a *action.Action, p *prepared, value reflect.Value, changed []bool) ToolResponse {
+	if p.tainted && !a.Declassifies() {
+		st.taint(st.carriers(p)...)
+	}
 	if a.Result() != nil {
-		name, created, err := st.assignResult(step, a, p.target, value)
+		name, created, err := st.assignResult(step, a, p.target, value, p.tainted && !a.Declassifies())
 		if err != nil {
 			return st.failLocked(in, resp, err.Error())
 		}
@@ -241,13 +274,17 @@ func resultJSON(v reflect.Value) json.RawMessage {
 
 // assignResult stores a call's result in target, or in a new variable;
 // callers hold mu.
-func (st *State) assignResult(step int, a *action.Action, target string, value reflect.Value) (name string, created bool, err error) {
+func (st *State) assignResult(step int, a *action.Action, target string, value reflect.Value, tainted bool) (name string, created bool, err error) {
 	var v any
 	if value.IsValid() {
 		v = value.Interface()
 	}
 	if target != "" {
-		if _, _, ok := st.vars.Value(target); ok {
+		if old, ok := st.vars.Head(target); ok {
+			if tainted && !old.Sensitive() {
+				// Mark it before the assignment records its preview.
+				st.taint(target)
+			}
 			if err := st.vars.Assign(target, v, step, a.Name()); err != nil {
 				return "", false, fmt.Errorf("the result could not be assigned to %s: %w; pass null as return to create a new variable", target, err)
 			}
@@ -260,7 +297,7 @@ func (st *State) assignResult(step int, a *action.Action, target string, value r
 		t = reflect.TypeOf(v)
 	}
 	name = st.freeName(resultName(a.Name()))
-	if err := st.define(variable.Spec{Name: name, Value: v, Type: t}, step, a.Name()); err != nil {
+	if err := st.define(variable.Spec{Name: name, Value: v, Type: t, Tainted: tainted}, step, a.Name()); err != nil {
 		return "", false, err
 	}
 	return name, true, nil

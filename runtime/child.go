@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/run"
@@ -27,6 +28,9 @@ type Parent struct {
 type callInfo struct {
 	run    *Handle // nil for a bare State.Execute
 	callID string
+	// sensitive names the secret or tainted variables the call was given
+	// (for a snippet: that it read).
+	sensitive []string
 }
 
 type callKey struct{}
@@ -77,6 +81,11 @@ func AgentAction(spec AgentSpec) (*action.Action, error) {
 }
 
 func runChild(ctx context.Context, spec AgentSpec, task string) (json.RawMessage, error) {
+	if info, ok := ctx.Value(callKey{}).(*callInfo); ok && len(info.sensitive) > 0 {
+		// The task is text for the child's model: a secret in it would
+		// reach a model.
+		return nil, fmt.Errorf("agent %s cannot be given %s: it is a secret or derived from one, and the task is read by the agent's model; give the agent a task without it", spec.Name, strings.Join(info.sensitive, ", "))
+	}
 	opts := spec.Run
 	opts.Task = task
 	parent, hasParent := ParentOf(ctx)

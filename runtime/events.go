@@ -54,9 +54,9 @@ func (st *State) variableEvents(names []string, created bool) []run.Payload {
 		info := run.VariableInfo{Name: n, Type: v.TypeName(), Preview: st.redact(v.Preview(st.opts.PreviewLimit))}
 		step := v.History.Last().Step
 		if created {
-			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Value: st.valueJSON(v)})
+			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v)})
 		} else {
-			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Value: st.valueJSON(v)})
+			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v)})
 		}
 	}
 	return out
@@ -73,9 +73,9 @@ func (st *State) variableChangeEvents(step int, changes []VariableChange) []run.
 		}
 		info := run.VariableInfo{Name: c.Name, Type: c.Type, Preview: c.Preview}
 		if c.Change == string(variable.Created) {
-			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Value: st.valueJSON(v)})
+			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v)})
 		} else {
-			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Value: st.valueJSON(v)})
+			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v)})
 		}
 	}
 	return out
@@ -85,7 +85,7 @@ func (st *State) variableChangeEvents(step int, changes []VariableChange) []run.
 // and may be logged: not secret, not holding a secret's value,
 // JSON-representable and not too large; callers hold mu.
 func (st *State) valueJSON(v variable.Variable) []byte {
-	if v.Secret || schema.Representable(v.Type) != nil {
+	if v.Sensitive() || schema.Representable(v.Type) != nil {
 		return nil
 	}
 	b, err := marshal(v.Value)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/byref/byref/action"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/variable"
@@ -278,9 +279,12 @@ type largeResult struct {
 // terminate handles a step that called terminate.
 func (h *Handle) terminate(ctx context.Context, res StepResult, retries *int, lim Limits) (Outcome, bool) {
 	t := res.Termination
+	if t.Success && t.Tainted {
+		return h.taintedResult(ctx, t, retries, lim)
+	}
 	if !t.Success {
 		reason := "the model reported that it could not do the task"
-		if t.Result != nil {
+		if t.Result != nil && !t.Tainted {
 			h.st.mu.Lock()
 			reason += ": " + h.st.redact(fmt.Sprint(t.Result))
 			h.st.mu.Unlock()
@@ -289,9 +293,32 @@ func (h *Handle) terminate(ctx context.Context, res StepResult, retries *int, li
 	}
 	value, err := h.resultJSON(t.Result)
 	if err == nil {
-		return h.complete(ctx, value, ""), true
+		o := h.complete(ctx, value, "")
+		o.ResultVariable = t.From
+		return o, true
 	}
 	return h.retryResult(ctx, err, retries, lim)
+}
+
+// taintedResult completes a run whose result is a secret or derived from
+// one. The result is checked against the result schema, but neither the
+// model nor the log sees it: the recorded result is null and the reason
+// names the variable, which the host reads in Go (Outcome.ResultVariable).
+// A result that everybody may see must come from an action that
+// declassifies it.
+func (h *Handle) taintedResult(ctx context.Context, t *action.Termination, retries *int, lim Limits) (Outcome, bool) {
+	if h.result != nil {
+		b, err := marshal(t.Result)
+		if err == nil {
+			err = h.result.Validate(b)
+		}
+		if err != nil {
+			return h.retryResult(ctx, errors.New("the variable "+t.From+" does not match the result schema (its value is hidden: it is derived from a secret)"), retries, lim)
+		}
+	}
+	o := h.complete(ctx, nil, "the result is the variable "+t.From+", which is a secret or derived from one: it is kept from the model and the log, and the host reads it in Go")
+	o.ResultVariable, o.Redacted = t.From, true
+	return o, true
 }
 
 // textResult handles an answer given as text, with no call and no code.

@@ -162,7 +162,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 			lost = append(lost, v.Name+" ("+v.Type+")")
 			continue
 		}
-		specs = append(specs, variable.Spec{Name: v.Name, Value: ptr.Elem().Interface(), Type: t, Secret: v.Secret})
+		specs = append(specs, variable.Spec{Name: v.Name, Value: ptr.Elem().Interface(), Type: t, Secret: v.Secret, Tainted: v.Tainted})
 	}
 	sum, err := store.Get(ctx, id)
 	if err != nil {

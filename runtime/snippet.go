@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/scanner"
 	"go/token"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -120,9 +121,20 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 	guarded := st.guardedActions(code)
 	st.mu.Unlock()
 
-	access, _ := interp.Analyze(code, types)
+	access, aerr := interp.Analyze(code, types)
 	in.Reads, in.Writes = access.Reads, access.Writes
 	resp.Reads, resp.Writes = access.Reads, access.Writes
+	// A snippet that reads a sensitive variable (or that the analysis
+	// cannot follow, while there are any) taints what it creates and
+	// changes, and its output and errors are hidden.
+	st.mu.Lock()
+	read := st.anySensitive(slices.Concat(access.Reads, access.Writes))
+	if aerr != nil && len(st.secrets) > 0 {
+		read = slices.Sorted(maps.Keys(st.secrets))
+	}
+	tainted := len(read) > 0
+	st.mu.Unlock()
+
 	if g != nil {
 		if deny := g.approveSnippet(ctx, code, access, guarded); deny != "" {
 			return fail(deny)
@@ -140,7 +152,11 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 	// its output and know their call, like tool calls.
 	actionOut := &boundedBuffer{limit: st.opts.MaxOutput}
 	actionCtx := action.WithOutput(evalCtx, actionOut, actionOut)
-	actionCtx = context.WithValue(actionCtx, callKey{}, &callInfo{run: st.run, callID: callID})
+	info := &callInfo{run: st.run, callID: callID}
+	if tainted {
+		info.sensitive = read
+	}
+	actionCtx = context.WithValue(actionCtx, callKey{}, info)
 	st.mu.Lock()
 	funcs := st.snippetFuncs(actionCtx)
 	st.mu.Unlock()
@@ -151,7 +167,13 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 	}
 	res, err := ip.Eval(evalCtx, interp.Input{Code: code, Vars: vars, Funcs: funcs})
 	resp.Stdout, resp.Stderr = res.Stdout+actionOut.String(), res.Stderr
+	if tainted {
+		resp.Stdout, resp.Stderr = hideOutput(resp.Stdout), hideOutput(resp.Stderr)
+	}
 	if err != nil {
+		if tainted {
+			return fail(hideError("the snippet", err))
+		}
 		return fail(err.Error())
 	}
 
@@ -187,7 +209,7 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 			continue // re-declared: an assignment
 		}
 		v := res.Values[name]
-		if err := st.define(variable.Spec{Name: name, Value: v.Interface(), Type: v.Type()}, n, "snippet"); err != nil {
+		if err := st.define(variable.Spec{Name: name, Value: v.Interface(), Type: v.Type(), Tainted: tainted}, n, "snippet"); err != nil {
 			return st.failSnippetLocked(in, resp, err.Error()) // checked above; cannot happen
 		}
 		in.Created = append(in.Created, name)
@@ -195,6 +217,9 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 	}
 	for _, name := range names {
 		if slices.Contains(assigns, name) {
+			if tainted {
+				st.taint(name)
+			}
 			_ = st.vars.Assign(name, valueOf(res.Values[name]), n, "snippet") // checked above
 			in.Modified = append(in.Modified, name)
 			resp.Variables = append(resp.Variables, st.change(name, variable.Assigned))
@@ -202,6 +227,9 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 		}
 		old, t, exists := st.vars.Value(name)
 		if fp, had := before[name]; exists && had && variable.NeedsFingerprint(t) && variable.Fingerprint(old) != fp {
+			if tainted {
+				st.taint(name)
+			}
 			_ = st.vars.Touch(name, n, "snippet")
 			in.Modified = append(in.Modified, name)
 			resp.Variables = append(resp.Variables, st.change(name, variable.Modified))
@@ -316,39 +344,4 @@ func (st *State) snippetFuncs(ctx context.Context) map[string]reflect.Value {
 		})
 	}
 	return funcs
-}
-
-// redact hides the values of secret string variables in text the model
-// will read, longest secret first (so a secret containing another is
-// hidden whole); callers hold mu. It is a safety net, not a guarantee: a
-// transformed secret (upper-cased, split) gets through.
-func (st *State) redact(text string) string {
-	if text == "" || len(st.secrets) == 0 {
-		return text
-	}
-	type secret struct{ value, mask string }
-	var secrets []secret
-	for name := range st.secrets {
-		value, t, ok := st.vars.Value(name)
-		if !ok {
-			continue
-		}
-		var s string
-		switch x := value.(type) {
-		case string:
-			s = x
-		case []byte:
-			s = string(x)
-		default:
-			continue
-		}
-		if len(s) >= 4 {
-			secrets = append(secrets, secret{s, variable.Redacted(t)})
-		}
-	}
-	slices.SortFunc(secrets, func(a, b secret) int { return len(b.value) - len(a.value) })
-	for _, s := range secrets {
-		text = strings.ReplaceAll(text, s.value, s.mask)
-	}
-	return text
 }

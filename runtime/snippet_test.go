@@ -124,7 +124,7 @@ func TestRunGoAction(t *testing.T) {
 func TestSnippetOutputRedactsSecrets(t *testing.T) {
 	st := snippetRuntime(t)
 	s := snippet(st, "fmt.Println(token)")
-	if !s.Success || strings.Contains(s.Stdout, "tok-12345") || !strings.Contains(s.Stdout, "<secret string>") {
+	if !s.Success || strings.Contains(s.Stdout, "tok-12345") || !strings.Contains(s.Stdout, "output hidden") {
 		t.Fatalf("stdout = %q", s.Stdout)
 	}
 }

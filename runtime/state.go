@@ -39,7 +39,10 @@ type State struct {
 	step    int
 	history []Instruction
 	in      *interp.Interpreter
-	secrets map[string]bool
+	// secrets holds the names of the sensitive variables: secret or
+	// tainted (see taint.go).
+	secrets   map[string]bool
+	redaction *redaction
 	// attached is the allow-list of the run; nil means all.
 	attached map[string]bool
 	// resultSchema is the run's result schema, for terminate.
@@ -99,7 +102,7 @@ func (st *State) define(spec variable.Spec, step int, by string) error {
 		return err
 	}
 	_, t, _ := st.vars.Value(spec.Name)
-	if spec.Secret {
+	if spec.Secret || spec.Tainted {
 		if st.secrets == nil {
 			st.secrets = map[string]bool{}
 		}

@@ -7,8 +7,49 @@
 // is the per-run collection; the runtime owns one and guards it.
 //
 // The model never sees a value, only a [Preview]: its type and a bounded
-// representation. Secret variables are usable by reference but their previews
-// are redacted everywhere.
+// representation.
+//
+// # Secrets
+//
+// A secret variable ([Spec].Secret) is usable by reference, but neither the
+// model nor the run's log sees its value. What a secret guarantees, in a
+// run of package runtime:
+//
+//   - Its preview is "<secret T>" everywhere: the system prompt, tool
+//     results, approvals, the event log, the inspector, ACP and A2A
+//     responses, MCP results and OpenTelemetry attributes. Its value is
+//     never recorded, so a run holding one is restored only when the host
+//     hands the secret in again.
+//   - Taint follows the data. A value derived from a secret is tainted
+//     ([Variable].Tainted) and handled like a secret: the result of an
+//     action that was given a secret or tainted variable; every variable
+//     passed by reference to such a call that the action could change
+//     through a pointer (a browser the secret was typed into, and all it
+//     reads afterwards); every variable a snippet created or changed after
+//     it read one. The output and errors of such calls and snippets are
+//     hidden from the model ("<output hidden: …>"). A snippet's compile
+//     errors are kept: they are about the code.
+//   - A tainted value is still usable by reference, and the host reads
+//     every value in Go.
+//   - Declassification is explicit: an action declares that its result
+//     (and what it changes) is safe to show with action.Spec.Declassifies,
+//     e.g. a login that returns a session ID. Nothing else declassifies.
+//   - A run whose result is tainted completes with a null result for the
+//     model, the log and the protocols; the host reads the value from the
+//     variable named by runtime.Outcome.ResultVariable (Outcome.Redacted is
+//     set). A child run cannot be given a secret as its task, and ask_user
+//     cannot show one.
+//   - As a second line, every text bound for the model or the log goes
+//     through a [Redactor] of the sensitive values, which hides them also
+//     in other letter case, base64, hex and URL encoding.
+//
+// What a secret does not guarantee: a host action that sends the secret
+// somewhere (over the network, to a file, to another model) does what the
+// host wrote; a transformation the runtime does not see (an action that
+// stores the secret in a package variable and returns it from a later call
+// given nothing secret) escapes taint; and a value shorter than
+// [MinRedactable] bytes is not matched by the redactor (its taint still
+// holds).
 //
 // The package imports only the standard library.
 package variable

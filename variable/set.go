@@ -98,7 +98,7 @@ func (s *Set) Define(spec Spec, step int, by string) (created bool, err error) {
 		s.order = append(s.order, spec.Name)
 		kind = Created
 	}
-	v.Value, v.Type, v.Description, v.Secret = spec.Value, t, spec.Description, spec.Secret
+	v.Value, v.Type, v.Description, v.Secret, v.Tainted = spec.Value, t, spec.Description, spec.Secret, spec.Tainted
 	s.record(v, step, kind, by)
 	return !exists, nil
 }
@@ -129,6 +129,24 @@ func (s *Set) Touch(name string, step int, by string) error {
 		return fmt.Errorf("%w: %q", ErrNotFound, name)
 	}
 	s.record(v, step, Modified, by)
+	return nil
+}
+
+// Taint marks the named variable as derived from a secret (see
+// Variable.Tainted). A secret stays secret. Its latest history entry's
+// preview is redacted too.
+func (s *Set) Taint(name string) error {
+	v, ok := s.vars[name]
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrNotFound, name)
+	}
+	if v.Secret || v.Tainted {
+		return nil
+	}
+	v.Tainted = true
+	if n := len(v.History); n > 0 {
+		v.History[n-1].Preview = v.Preview(s.PreviewLimit)
+	}
 	return nil
 }
 

@@ -19,6 +19,10 @@ type Spec struct {
 	// Secret variables can be passed by reference but their previews are
 	// redacted wherever the model or a log could see them.
 	Secret bool
+	// Tainted marks a value derived from a secret (see the package
+	// documentation). The runtime sets it; a host hands in secrets with
+	// Secret.
+	Tainted bool
 }
 
 // Variable is one named, typed value of a run, with the history of the steps
@@ -37,6 +41,10 @@ type Variable struct {
 	// Secret variables are usable by reference; their previews are
 	// redacted.
 	Secret bool
+	// Tainted variables hold values derived from a secret: the result of
+	// an action that was given a secret or tainted value, or a variable a
+	// snippet set after reading one. They are handled like secrets.
+	Tainted bool
 	// History lists the changes of the variable, oldest first.
 	History History
 }
@@ -69,8 +77,15 @@ func (v Variable) Preview(limit int) string {
 	if v.Secret {
 		return Redacted(v.Type)
 	}
+	if v.Tainted {
+		return RedactedDerived(v.Type)
+	}
 	return Preview(v.Value, limit)
 }
+
+// Sensitive reports whether the variable is secret or tainted: whether its
+// value must be kept from the model and the log.
+func (v Variable) Sensitive() bool { return v.Secret || v.Tainted }
 
 // TypeName is the Go type of the variable as the model and generated code
 // see it, e.g. "*browser.Browser" or "[]main.Row".
@@ -93,6 +108,12 @@ func TypeName(t reflect.Type) string {
 // Redacted is the preview of a secret variable of type t.
 func Redacted(t reflect.Type) string {
 	return "<secret " + TypeName(t) + ">"
+}
+
+// RedactedDerived is the preview of a tainted variable of type t: a value
+// derived from a secret.
+func RedactedDerived(t reflect.Type) string {
+	return "<" + TypeName(t) + " derived from a secret>"
 }
 
 // As returns the variable's value as a T, or an error naming both types.

@@ -1,0 +1,210 @@
+package runtime
+
+import (
+	"errors"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/byref/byref/interp"
+	"github.com/byref/byref/variable"
+)
+
+// Taint: what is derived from a secret is handled like the secret.
+//
+// The runtime keeps, per run, the names of its sensitive variables: the
+// secrets the host handed in and the variables tainted since. A value is
+// tainted when it is the result of an action that was given a sensitive
+// variable (unless the action declassifies its result), when it is a
+// variable passed by reference to such a call that could have been changed
+// through it, or when a snippet that read a sensitive variable created or
+// changed it. The output and errors of such calls and snippets are hidden
+// from the model. Every text bound for the model or the log also goes
+// through a variable.Redactor of the sensitive values, as a second line.
+
+// Texts shown instead of what a call or snippet that received a secret
+// printed or returned as an error.
+const (
+	hiddenOutput = "<output hidden: the call was given a secret or a value derived from one>"
+	hiddenError  = "failed; its error is hidden because the call was given a secret or a value derived from one"
+)
+
+// minTaintedText is the shortest text of a tainted value that the redactor
+// hides: shorter derived texts ("true", "done") would hide ordinary words.
+const minTaintedText = 8
+
+// sensitive reports whether the named variable is secret or tainted;
+// callers hold mu.
+func (st *State) sensitive(name string) bool { return st.secrets[name] }
+
+// anySensitive reports whether any of the named variables is sensitive;
+// callers hold mu.
+func (st *State) anySensitive(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if st.secrets[n] && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// taint marks the named variables as derived from a secret; callers hold
+// mu.
+func (st *State) taint(names ...string) {
+	for _, n := range names {
+		if st.vars.Taint(n) != nil {
+			continue
+		}
+		if st.secrets == nil {
+			st.secrets = map[string]bool{}
+		}
+		st.secrets[n] = true
+	}
+}
+
+// sensitiveArgs returns the variables passed by reference to a prepared
+// call that are sensitive; callers hold mu.
+func (st *State) sensitiveArgs(p *prepared) []string {
+	var out []string
+	for _, a := range p.record {
+		if a.Ref != "" && st.secrets[a.Ref] && !slices.Contains(out, a.Ref) {
+			out = append(out, a.Ref)
+		}
+	}
+	return out
+}
+
+// carriers returns the variables passed by reference to a prepared call
+// whose values the action could change in place (pointers, maps, slices,
+// interfaces, channels): after a call that was given a secret, they may
+// hold it. Callers hold mu.
+func (st *State) carriers(p *prepared) []string {
+	var out []string
+	for _, a := range p.record {
+		if a.Ref == "" || st.secrets[a.Ref] {
+			continue
+		}
+		if _, t, ok := st.vars.Value(a.Ref); ok && mutable(t) {
+			out = append(out, a.Ref)
+		}
+	}
+	return out
+}
+
+func mutable(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return true
+	}
+	return false
+}
+
+// hideError is the message the model gets for a failed call that was given
+// a secret: the action's name, never its error's text. Compile errors of
+// snippets are kept: they are about the code, not the values.
+func hideError(name string, err error) string {
+	var ce *interp.CompileError
+	if err != nil && errors.As(err, &ce) {
+		return err.Error()
+	}
+	return name + " " + hiddenError
+}
+
+// redact hides the texts of sensitive variables, and their common
+// encodings, in text the model or the log will read; callers hold mu.
+func (st *State) redact(text string) string {
+	if text == "" || len(st.secrets) == 0 {
+		return text
+	}
+	return st.redactor().Redact(text)
+}
+
+// redactor returns the Redactor of the run's sensitive values, rebuilt when
+// they changed; callers hold mu.
+func (st *State) redactor() *variable.Redactor {
+	texts := map[string]string{}
+	for name := range st.secrets {
+		v, ok := st.vars.Head(name)
+		if !ok {
+			continue
+		}
+		min := variable.MinRedactable
+		if !v.Secret {
+			min = minTaintedText
+		}
+		mask := v.Preview(0)
+		collectTexts(reflect.ValueOf(v.Value), 0, func(s string) {
+			if len(s) >= min {
+				texts[s] = mask
+			}
+		})
+	}
+	if st.redaction == nil || !maps.Equal(st.redaction.texts, texts) {
+		st.redaction = &redaction{texts: texts, r: variable.NewRedactor(texts)}
+	}
+	return st.redaction.r
+}
+
+// redaction caches the Redactor of a run's sensitive texts.
+type redaction struct {
+	texts map[string]string
+	r     *variable.Redactor
+}
+
+// Bounds of the walk that collects the texts inside a sensitive value.
+const (
+	maxTextDepth = 4
+	maxTexts     = 64
+)
+
+// collectTexts calls fn with the strings held in v (a string, []byte, or
+// the strings inside structs, slices, maps and pointers), bounded in depth
+// and count.
+func collectTexts(v reflect.Value, depth int, fn func(string)) int {
+	if !v.IsValid() || depth > maxTextDepth {
+		return 0
+	}
+	n := 0
+	switch v.Kind() {
+	case reflect.String:
+		fn(v.String())
+		return 1
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			if v.Kind() == reflect.Slice {
+				fn(string(v.Bytes()))
+			}
+			return 1
+		}
+		for i := 0; i < v.Len() && n < maxTexts; i++ {
+			n += collectTexts(v.Index(i), depth+1, fn)
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			n += collectTexts(v.Elem(), depth+1, fn)
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField() && n < maxTexts; i++ {
+			if v.Type().Field(i).IsExported() {
+				n += collectTexts(v.Field(i), depth+1, fn)
+			}
+		}
+	case reflect.Map:
+		it := v.MapRange()
+		for it.Next() && n < maxTexts {
+			n += collectTexts(it.Key(), depth+1, fn)
+			n += collectTexts(it.Value(), depth+1, fn)
+		}
+	}
+	return n
+}
+
+// hideOutput replaces non-empty output with a note.
+func hideOutput(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return s
+	}
+	return hiddenOutput
+}
