@@ -23,11 +23,11 @@ type Termination struct {
 // terminate is the built-in terminate action; every runtime has it.
 var terminate = MustNew(Spec{
 	Name:        TerminateName,
-	Description: "End the task. Call it once you have done what was asked, or once you are sure it cannot be done.",
+	Description: "Finish.",
 	Func:        func(success bool, result any) Termination { return Termination{Success: success, Result: result} },
 	Params: []Param{
-		{Name: "success", Description: "true if the task was done, false if it could not be.", RawOnly: true},
-		{Name: "result", Description: "The result of the task, or null when there is none. You may pass a variable by reference.", Optional: true},
+		{Name: "success", RawOnly: true},
+		{Name: "result", Optional: true},
 	},
 })
 
@@ -43,12 +43,11 @@ const AskUserName = "ask_user"
 // the run awaits the user's answer, which becomes the call's result.
 var askUser = MustNew(Spec{
 	Name:        AskUserName,
-	Description: "Ask the user a clarifying question and wait for the answer. Use it only when you cannot go on without the answer.",
+	Description: "Ask the user a question you cannot go on without, and wait for the answer.",
 	Func: func(question string) (string, error) {
 		return "", errors.New("ask_user needs a run that can wait for its user; there is none here")
 	},
-	Params: []Param{{Name: "question", Description: "The question, short and specific.", RawOnly: true}},
-	Result: "the user's answer",
+	Params: []Param{{Name: "question", RawOnly: true}},
 })
 
 // AskUser returns the built-in ask_user action.

@@ -71,7 +71,7 @@ func TestAvailability(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := string(s.Properties["browser"])
-		if strings.Contains(p, `"type"`) || !strings.Contains(p, "browser_possible_variables") {
+		if !strings.Contains(p, `"enum":["<<var:`) || strings.Contains(p, "anyOf") {
 			t.Errorf("browser parameter schema = %s", p)
 		}
 	}

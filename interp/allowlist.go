@@ -7,6 +7,7 @@ import (
 	"io"
 	"path"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,24 +15,14 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
-	"github.com/traefik/yaegi/stdlib"
+	"github.com/byref/byref/interp/internal/stdsym"
 )
 
 // AllowedPackages lists the standard packages a snippet may import, by import
 // path, in the order doc.go documents them. Everything else in the standard
 // library is refused with a [RefusedError]. Host packages registered through
 // [Options.Symbols] are importable in addition.
-var AllowedPackages = []string{
-	"fmt", "errors", "strings", "strconv", "bytes", "bufio",
-	"unicode", "unicode/utf8", "unicode/utf16",
-	"math", "math/bits", "math/cmplx", "math/rand", "math/rand/v2",
-	"sort", "slices", "maps", "cmp",
-	"time", "regexp",
-	"encoding/json", "encoding/base64", "encoding/hex", "encoding/csv", "encoding/xml",
-	"html", "path", "text/tabwriter",
-	"container/list", "container/heap", "container/ring",
-	"hash/crc32", "hash/fnv", "crypto/md5", "crypto/sha1", "crypto/sha256", "crypto/sha512",
-}
+var AllowedPackages = slices.Clone(stdsym.Packages)
 
 // removedSymbols are symbols of allowed packages that are dropped from the
 // table, with the reason a refusal names.
@@ -86,14 +77,15 @@ var (
 	stdPaths  map[string]bool
 )
 
-// loadStd filters yaegi's stdlib.Symbols down to the allow-list once per process.
+// loadStd loads the generated table of the allowed packages once per process,
+// without the removed symbols.
 func loadStd() {
 	stdOnce.Do(func() {
 		stdTable = map[string]map[string]reflect.Value{}
 		stdByName = map[string]string{}
 		stdPaths = map[string]bool{}
-		keys := make([]string, 0, len(stdlib.Symbols))
-		for k := range stdlib.Symbols {
+		keys := make([]string, 0, len(stdsym.Symbols))
+		for k := range stdsym.Symbols {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
@@ -102,7 +94,7 @@ func loadStd() {
 			if p == "math/rand/v2" {
 				name = "rand"
 			}
-			syms, ok := stdlib.Symbols[p+"/"+name]
+			syms, ok := stdsym.Symbols[p+"/"+name]
 			if !ok {
 				continue
 			}
@@ -121,9 +113,12 @@ func loadStd() {
 		}
 		// MapTypes lets yaegi pass interpreted values implementing fmt.Stringer and
 		// error to fmt functions; it only adds type information, no symbols.
-		if mt, ok := stdlib.Symbols["."]; ok {
-			stdTable["."] = mt
+		mapTypes := make(map[reflect.Value][]reflect.Type, len(stdsym.MapTypes)+16)
+		for k, v := range stdsym.MapTypes {
+			mapTypes[k] = v
 		}
+		boundPrinting(stdTable, mapTypes)
+		stdTable["."] = map[string]reflect.Value{"MapTypes": reflect.ValueOf(mapTypes)}
 		staticOverrides()
 	})
 }

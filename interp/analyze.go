@@ -504,6 +504,7 @@ func root(e ast.Expr) (*ast.Ident, bool) {
 
 func (a *walker) walk(f *ast.File) error {
 	var err error
+	ints := a.intNames(f)
 	pureWrite := map[*ast.Ident]bool{}
 	refuse := func(n ast.Node, what, why string) {
 		if err == nil {
@@ -540,6 +541,7 @@ func (a *walker) walk(f *ast.File) error {
 		case *ast.IncDecStmt:
 			writeRoot(n.X, false)
 		case *ast.RangeStmt:
+			a.rewriteRange(n, ints)
 			if n.Tok == token.ASSIGN {
 				if n.Key != nil {
 					writeRoot(n.Key, true)

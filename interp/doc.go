@@ -1,6 +1,10 @@
-// Package interp runs Go snippets written by a model in a yaegi
-// (github.com/traefik/yaegi v0.16.1) interpreter restricted to an
-// allow-list, over the run's variables.
+// Package interp runs Go snippets written by a model in a yaegi interpreter
+// restricted to an allow-list, over the run's variables. The interpreter is
+// a patched copy of github.com/traefik/yaegi v0.16.1 in internal/yaegi
+// (its README lists the patches); the symbol table of the allowed standard
+// packages is generated from the Go toolchain byref is built with
+// (internal/stdsym), and nothing registers handlers on the host's
+// http.DefaultServeMux.
 //
 // A snippet sees every run variable as a plain identifier of its real Go
 // type and every host function (an action) by name. After a successful Eval
@@ -8,11 +12,61 @@
 // comes back in [Result.Values], typed with the variable's type (a host
 // []Row stays a []Row). Variables live in the caller, not in the
 // interpreter: they are copied in before each snippet and read back after it,
-// so they survive the interpreter being rebuilt. A snippet that fails, panics
-// or is stopped returns no values, so the caller changes nothing; mutation
-// through a pointer the snippet was given is the exception, as it is in Go.
-// [Analyze] reports statically which variables a snippet reads, writes and
-// creates, for approvers.
+// so they survive the interpreter being rebuilt. [Analyze] reports
+// statically which variables a snippet reads, writes and creates, for
+// approvers.
+//
+// # What a snippet can do, in a model's terms
+//
+//   - Use the variables as ordinary Go variables anywhere: top := customers[0],
+//     v, ok := prices["BK-1"], customers[0].Name, nums[len(nums)-1], orders[1:],
+//     len(xs), range, composite literals, method calls (report.Add("x")).
+//   - Change them: assign (count++, nums = append(nums, 4)), or change them in
+//     place (customers[1].Email = "x", delete(inventory, "k"), sort.Ints(nums)).
+//     New top-level variables (x := ..., var x T = ...) are kept for later steps.
+//   - Call actions as Go functions with their own signatures:
+//     w, err := get_weather("Paris").
+//   - Declare funcs (generic ones too), types with methods, closures; return at
+//     top level to stop early (what ran before is kept).
+//   - Use the allowed standard packages without importing them, as they are in
+//     the Go that byref is built with (strings.Lines, strings.CutPrefix,
+//     time.DateOnly...), plus min and max, range over an integer
+//     (for i := range 10) and range over the standard iterators
+//     (for line := range strings.Lines(s), for k := range maps.Keys(m),
+//     slices.Sorted(maps.Keys(m)), slices.Collect(...)).
+//
+// All or nothing: a snippet that fails, panics or is stopped changes no
+// variable. Values are read back only on success, and the slice elements,
+// map entries and pointees reachable from the variables the static pass says
+// it writes are saved before it runs and put back on failure. What cannot be
+// saved (a channel, a func, storage behind unexported fields, more than a
+// million elements) is named in [Result.Unrestored], so the caller can tell
+// the model.
+//
+// # What a snippet cannot do
+//
+//   - Reach outside the process: no files, network, processes, environment,
+//     reflection or unsafe; no go statements (see Allow-list).
+//   - Range over a function value other than the standard iterators above, or
+//     over an integer the sandbox cannot see is one (an integer variable of
+//     the snippet declared from a call, say): both are compile errors saying
+//     what to write instead (call the function with a yield function; write
+//     for i := 0; i < n; i++).
+//   - Use yaegi v0.16.1's gaps: the clear built-in, errors.As with a target
+//     of a snippet-declared type (use a type assertion), anonymous struct
+//     types in top-level var declarations (declare a named type), printing a
+//     slice of a snippet-declared Stringer type (print the elements), and
+//     generic functions whose type parameters are only reachable through a
+//     constraint such as S ~[]E (the sandbox's slices and maps take []E and
+//     map[K]V instead; a named slice type passed in comes back as []E). min
+//     and max take the type of their first argument (max(0, x) with a float64
+//     x fails; write max(x, 0)).
+//   - Print or encode a cyclic value, one nested more than 1,000 levels deep,
+//     or one of more than 4M elements with fmt, encoding/json or
+//     encoding/xml: that panics with [ErrPrintLimit] instead of overflowing
+//     the host's stack.
+//   - Name a variable like an allowed or host package (fmt, strings, shop):
+//     the Input is refused with [ErrInput].
 //
 // # What a snippet looks like
 //
@@ -41,8 +95,9 @@
 // container/ring, hash/crc32, hash/fnv, crypto/md5, crypto/sha1,
 // crypto/sha256, crypto/sha512; plus the host packages registered through
 // [Options.Symbols]. They compute on in-memory data and reach nothing outside
-// the process. yaegi's tables stop at Go 1.22: slices and maps lack the
-// iterator functions and the slices sort functions (use package sort).
+// the process. slices, maps and cmp are interpreted from source (Go 1.22's
+// with the additions and changes internal/yaegi/README.md lists, compiled on
+// first import); every other package is the host's own code.
 //
 // Removed from allowed packages: time.AfterFunc (runs code on another
 // goroutine), bufio.NewReaderSize and NewWriterSize and rand.Perm (unbounded
@@ -104,9 +159,13 @@
 // appending a string to itself) are bounded only by the heap watch; values
 // built by a snippet and returned as variables are the caller's to bound.
 //
-// Not bounded at all, and fatal to the process: deep or cyclic values
-// printed by fmt or marshalled by encoding/json (or xml) recurse in host
-// code, outside the call-depth counter, and can overflow the Go stack.
+// Printing: fmt's Print, Sprint, Fprint and Append families and Errorf,
+// json.Marshal, MarshalIndent and Encoder.Encode, and xml.Marshal and
+// MarshalIndent walk their arguments first (as the real function would,
+// stopping at values that format or marshal themselves) and panic with
+// [ErrPrintLimit] on a cycle, nesting deeper than 1,000 or more than 4M
+// elements. Other host functions that recurse over a value (a host
+// package's own) are not bounded and can still overflow the Go stack.
 //
 // Outliving the Eval: when an Eval is stopped, the host call the snippet is
 // in (a standard function or a host function from Funcs) keeps running on

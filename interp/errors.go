@@ -39,6 +39,10 @@ var (
 	// ErrInput: the Input itself is invalid (a variable name that is not a Go
 	// identifier, a missing value); a programming error of the caller.
 	ErrInput = errors.New("interp: invalid input")
+	// ErrPrintLimit: a value given to fmt, encoding/json or encoding/xml is
+	// cyclic, nested too deep or too large to print. A [PanicError] caused by
+	// the limit also matches this sentinel.
+	ErrPrintLimit = errors.New("interp: value too deep, cyclic or large to print")
 )
 
 // CompileError reports a snippet that does not parse or compile. Line and
@@ -73,13 +77,9 @@ func (e *CompileError) Unwrap() error { return ErrCompile }
 // compileHint suggests a fix for messages yaegi words obscurely.
 func compileHint(msg string) string {
 	switch {
-	case strings.Contains(msg, "slices.Sort"):
-		return "hint: the interpreter's slices package lacks the sort functions; use sort.Slice, sort.Ints or sort.Strings"
 	case strings.Contains(msg, "undefined selector") && strings.Contains(msg, "slices."),
 		strings.Contains(msg, "undefined selector") && strings.Contains(msg, "maps."):
-		return "hint: the interpreter's slices and maps packages follow Go 1.21; write a loop instead"
-	case strings.Contains(msg, "constant definition loop"):
-		return "hint: the right-hand side names something undefined; check the spelling of variables and functions"
+		return "hint: the interpreter's slices and maps packages have the Go 1.21 functions plus Sort, SortFunc, Min, Max, BinarySearch, All, Values, Collect, Sorted and maps.Keys, Values, All, Collect; write a loop otherwise"
 	}
 	return ""
 }

@@ -6,7 +6,7 @@ import "testing"
 
 // TestGrowth runs 10,000 snippets on one Interpreter and logs the mean time
 // of the first and the last 100, with the default rebuild policy and with
-// rebuilds disabled (target: last within 2× of first). It asserts no times.
+// rebuilds disabled (target: last within 1.5× of first). It asserts no times.
 // Run with: go test -run TestGrowth -v ./interp/
 func TestGrowth(t *testing.T) {
 	if testing.Short() {

@@ -212,6 +212,7 @@ func (g *guard) exports() map[string]reflect.Value {
 		"Enter":  reflect.ValueOf(g.enter),
 		"Size":   reflect.ValueOf(g.size),
 		"Return": reflect.ValueOf(g.ret),
+		"Ints":   reflect.ValueOf(ints),
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	yaegi "github.com/traefik/yaegi/interp"
+	yaegi "github.com/byref/byref/internal/yaegi/interp"
 )
 
 // TestRawRecursionIsFatal documents why the call-depth guard exists: in a

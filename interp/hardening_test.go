@@ -49,6 +49,16 @@ var hardeningCases = []struct {
 	{"std type literal index", "x := sort.IntSlice{1 << 40: 1}\n_ = x", ErrRefused, "literal index"},
 	{"tabwriter.NewWriter minwidth", "var buf strings.Builder\nw := tabwriter.NewWriter(&buf, 1<<40, 8, 1, ' ', 0)\nfmt.Fprintln(w, \"a\\tb\")\nw.Flush()", ErrAllocLimit, "tabwriter"},
 	{"tabwriter.Writer.Init padding", "var buf strings.Builder\nvar w tabwriter.Writer\nw.Init(&buf, 0, 8, 1<<40, ' ', 0)\nfmt.Fprintln(&w, \"a\\tb\")\nw.Flush()", ErrAllocLimit, "tabwriter"},
+	{"fmt.Println cyclic slice", "c := []any{nil}\nc[0] = c\nfmt.Println(c)", ErrPrintLimit, "cycle"},
+	{"fmt.Sprint cyclic map", "m := map[string]any{}\nm[\"m\"] = m\n_ = fmt.Sprint(m)", ErrPrintLimit, "cycle"},
+	{"fmt.Printf deep", "var x any = 0\nfor i := 0; i < 3000; i++ { x = []any{x} }\nfmt.Printf(\"%v\\n\", x)", ErrPrintLimit, "levels deep"},
+	{"fmt.Errorf cyclic", "c := []any{nil}\nc[0] = c\n_ = fmt.Errorf(\"%v\", c)", ErrPrintLimit, "cycle"},
+	{"fmt.Fprint cyclic", "var sb strings.Builder\nc := []any{nil}\nc[0] = c\nfmt.Fprint(&sb, c)", ErrPrintLimit, "cycle"},
+	{"json.Marshal cyclic map", "m := map[string]any{}\nm[\"m\"] = m\n_, _ = json.Marshal(m)", ErrPrintLimit, "cycle"},
+	{"json.Marshal cyclic pointer", "type N struct{ Next *N }\nn := &N{}\nn.Next = n\n_, _ = json.Marshal(n)", ErrPrintLimit, "cycle"},
+	{"json.MarshalIndent deep", "var x any = 0\nfor i := 0; i < 3000; i++ { x = map[string]any{\"x\": x} }\n_, _ = json.MarshalIndent(x, \"\", \" \")", ErrPrintLimit, "levels deep"},
+	{"json.Encoder cyclic", "c := []any{nil}\nc[0] = c\nvar sb strings.Builder\n_ = json.NewEncoder(&sb).Encode(c)", ErrPrintLimit, "cycle"},
+	{"xml.Marshal deep", "type X struct{ In *X }\nx := &X{}\nfor i := 0; i < 3000; i++ { x = &X{In: x} }\n_, _ = xml.Marshal(x)", ErrPrintLimit, "levels deep"},
 	{"Scanner.Buffer", "sc := bufio.NewScanner(strings.NewReader(\"a\"))\nsc.Buffer(nil, 1<<40)\nfor sc.Scan() {}", ErrAllocLimit, "bufio.Scanner.Buffer"},
 }
 
@@ -133,6 +143,12 @@ rnd := rand.New(rand.NewSource(1))
 xs := []int{1, 2, 3}
 rnd.Shuffle(len(xs), func(i, j int) { xs[i], xs[j] = xs[j], xs[i] })
 tab := buf.String()
+type B struct{ V any }
+self := &B{}
+self.V = self
+_ = fmt.Sprint(self) // a pointer below the top is printed as an address: no cycle
+big := make([]int, 100000)
+_ = fmt.Sprint(big)
 fmt.Println(len(arr), arr[5], b, m[1<<40], len(p), f, j, r, bj, br, lines, len(xs), tab)`
 	res, err := in.Eval(context.Background(), Input{Code: code})
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	yaegi "github.com/traefik/yaegi/interp"
+	yaegi "github.com/byref/byref/internal/yaegi/interp"
 )
 
 // Exports is a table of host symbols in yaegi's form: import path plus "/"
@@ -116,6 +116,12 @@ type Result struct {
 	// Assigned names input variables the snippet writes, as [Analyze]
 	// defines it.
 	Assigned []string
+	// Unrestored is set on failure only: the variables the snippet writes
+	// (as [Analyze] defines it) whose shared storage could not all be saved
+	// before it ran (a channel, a func, storage behind unexported fields,
+	// more than a million elements), so a change it made there may remain.
+	// Every other written variable is back as it was.
+	Unrestored []string
 }
 
 // Interpreter runs snippets in a yaegi interpreter restricted to an
@@ -157,7 +163,8 @@ type instance struct {
 	declared map[string]reflect.Type
 	last     map[string]reflect.Value // values read back after the last Eval
 	broken   bool
-	replay   bool // persisted decls still to be replayed (after variables are set)
+	replay   bool            // persisted decls still to be replayed (after variables are set)
+	generics map[string]bool // generic standard packages compiled
 }
 
 const sandboxKey = "byref.local/sandbox/_byref"
@@ -224,6 +231,7 @@ func (in *Interpreter) rebuild() error {
 		Stderr:               inst.err,
 		Args:                 []string{"snippet"},
 		Env:                  []string{},
+		LazyGenerics:         true,
 	})
 	if err := inst.yi.Use(symbolsFor(g)); err != nil {
 		return fmt.Errorf("interp: loading the standard library: %w", err)
@@ -242,6 +250,9 @@ func (in *Interpreter) rebuild() error {
 	if _, err := inst.yi.Eval(`var _byrefLine int`); err != nil {
 		return fmt.Errorf("interp: internal: %w", err)
 	}
+	if _, err := inst.yi.Eval(minMax); err != nil {
+		return fmt.Errorf("interp: internal: %w", err)
+	}
 	if err := inst.importAll(in.importOrder, in.imports); err != nil {
 		return err
 	}
@@ -250,12 +261,17 @@ func (in *Interpreter) rebuild() error {
 	return nil
 }
 
-// importAll imports the given aliases in one Eval.
+// importAll imports the given aliases in one Eval, compiling the generic
+// standard packages among them first.
 func (inst *instance) importAll(aliases []string, paths map[string]string) error {
 	var b strings.Builder
 	for _, a := range aliases {
 		if _, ok := inst.imported[a]; ok {
 			continue
+		}
+		if err := inst.compileGeneric(paths[a]); err != nil {
+			inst.broken = true
+			return fmt.Errorf("interp: internal: compiling %s: %w", paths[a], err)
 		}
 		fmt.Fprintf(&b, "%s %q;", a, paths[a])
 	}
@@ -272,11 +288,35 @@ func (inst *instance) importAll(aliases []string, paths map[string]string) error
 	return nil
 }
 
+// compileGeneric compiles the interpreted source of a generic standard
+// package (cmp, maps, slices; see internal/yaegi) once per instance, after
+// the ones it imports.
+func (inst *instance) compileGeneric(path string) error {
+	if path != "cmp" && path != "maps" && path != "slices" {
+		return nil
+	}
+	for _, p := range []string{"cmp", path} {
+		if inst.generics[p] {
+			continue
+		}
+		if _, err := inst.yi.CompileGeneric(p); err != nil {
+			return err
+		}
+		if inst.generics == nil {
+			inst.generics = map[string]bool{}
+		}
+		inst.generics[p] = true
+	}
+	return nil
+}
+
 // Eval runs one snippet under ctx (bounded by Options.Timeout) and returns
 // its output and the final values of its variables. Errors are a
 // [*CompileError], [*PanicError], [*RefusedError] or [*StopError]; each
 // unwraps to a sentinel of this package. A snippet that fails changes nothing
-// the caller can see: Values are returned only on success.
+// the caller can see: Values are returned only on success, and the slice
+// elements, map entries and pointees reachable from the variables it writes
+// are put back as they were (except those listed in [Result.Unrestored]).
 func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -286,6 +326,9 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 	for _, v := range input.Vars {
 		if err := checkName(v.Name, vars, input.Funcs); err != nil {
 			return Result{}, err
+		}
+		if p, ok := in.packageNamed(v.Name); ok {
+			return Result{}, fmt.Errorf("%w: variable %s would hide the package %s from the snippet; rename the variable", ErrInput, v.Name, p)
 		}
 		if !v.Value.IsValid() {
 			return Result{}, fmt.Errorf("%w: variable %s has no value (an invalid reflect.Value); pass reflect.ValueOf(x)", ErrInput, v.Name)
@@ -363,7 +406,24 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 	} else if err := in.inst.importAll(newImports, in.imports); err != nil {
 		return Result{}, err
 	}
-	return in.run(ctx, in.inst, prog, input, vars)
+	snaps, unsaved := snapshots(input.Vars, prog.access.Writes)
+	res, err := in.run(ctx, in.inst, prog, input, vars)
+	if err != nil {
+		for _, s := range snaps {
+			s.restore()
+		}
+		res.Unrestored = unsaved
+	}
+	return res, err
+}
+
+// packageNamed returns the allowed or host package that an unrenamed
+// import binds to name.
+func (in *Interpreter) packageNamed(name string) (string, bool) {
+	if p, ok := in.hostNames[name]; ok {
+		return p, true
+	}
+	return stdByNameLookup(name)
 }
 
 // packageName is the name an unrenamed import of path binds.
@@ -524,6 +584,13 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	}
 	if ctx.Err() != nil { // a stop that raced with the end of the last segment
 		return fail(ctx.Err())
+	}
+	// A top-level min or max variable replaced the built-ins the sandbox
+	// declares (minMax); the next snippet gets a fresh instance.
+	for _, c := range prog.access.Creates {
+		if c == "min" || c == "max" {
+			inst.broken = true
+		}
 	}
 	// Success: read back, then remember declarations.
 	values, created, err := readBack(inst.yi, input.Vars, creates)
@@ -743,6 +810,8 @@ func (in *Interpreter) yaegiError(err error, prog *program, panics *panicLines) 
 			pe.Err = ErrCallDepth
 		case allocPanic, argPanic:
 			pe.Err = ErrAllocLimit
+		case printPanic:
+			pe.Err = ErrPrintLimit
 		case stoppedPanic:
 			_ = v
 		}
@@ -797,3 +866,26 @@ func (p *program) compileError(line, col int, msg string) error {
 	col = p.edits.column(offs[line], end, col)
 	return &CompileError{Line: line, Column: col, Source: p.src.lines[line-1], Msg: localRE.ReplaceAllString(msg, "")}
 }
+
+// minMax declares the min and max built-ins of Go 1.21, which yaegi
+// v0.16.1 lacks, as generic functions (the first argument decides the
+// type: max(0, x) with a float64 x fails; write max(x, 0)).
+const minMax = `type _byrefOrdered interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string
+}
+func min[T _byrefOrdered](x T, y ...T) T {
+	for _, v := range y {
+		if v < x {
+			x = v
+		}
+	}
+	return x
+}
+func max[T _byrefOrdered](x T, y ...T) T {
+	for _, v := range y {
+		if v > x {
+			x = v
+		}
+	}
+	return x
+}`

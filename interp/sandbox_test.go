@@ -73,14 +73,34 @@ func TestEscapes(t *testing.T) {
 		{"nil map write", "var m map[string]int\nm[\"a\"] = 1", ErrPanic, "nil map"},
 		{"assign then fail", "a = 999\ns[0] = 999\npanic(\"after writes\")", ErrPanic, "after writes"},
 		{"assign then time out", "a = 999\nfor {}", ErrTimeout, "time limit"},
+		{"import sync", `import "sync"` + "\nvar mu sync.Mutex\nmu.Lock()", ErrRefused, "one goroutine"},
+		{"import expvar", `import "expvar"` + "\nexpvar.NewInt(\"x\")", ErrRefused, "allow-list"},
+		{"import net/http/pprof", `import "net/http/pprof"` + "\n_ = pprof.Index", ErrRefused, "allow-list"},
+		{"import yaegi's stdlib", `import "github.com/traefik/yaegi/stdlib"` + "\n_ = stdlib.Symbols", ErrRefused, "allow-list"},
+		{"import the sandbox package", `import sb "byref.local/sandbox"` + "\nsb.Return(0)", ErrRefused, "allow-list"},
+		{"import crypto/rand", `import "crypto/rand"` + "\nrand.Read(make([]byte, 8))", ErrRefused, "allow-list"},
+		{"import log/slog", `import "log/slog"` + "\nslog.Info(\"x\")", ErrRefused, "allow-list"},
+		{"import os/signal", `import "os/signal"` + "\nsignal.Ignore()", ErrRefused, "signals"},
+		{"import runtime/pprof", `import "runtime/pprof"` + "\n_ = pprof.Profiles()", ErrRefused, "allow-list"},
+		{"import iter", `import "iter"` + "\nvar f iter.Seq[int]\n_ = f", ErrRefused, "allow-list"},
+		{"sort then panic", "sort.Ints(s)\ns[0] = 9\npanic(\"after sorting\")", ErrPanic, "after sorting"},
+		{"slices.Sort then time out", "slices.Reverse(s)\ns[1] = 0\nfor {}", ErrTimeout, "time limit"},
+		{"print a cycle", "c := []any{nil}\nc[0] = c\nfmt.Println(c)", ErrPrintLimit, "cycle"},
+		{"marshal a cycle", "type N struct{ Next *N }\nn := &N{}\nn.Next = n\n_, _ = json.Marshal(n)", ErrPrintLimit, "cycle"},
+		{"range over a func value", "f := func(yield func(int) bool) { yield(1) }\nfor x := range f { s[0] = x }", ErrCompile, "yield"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			host := []int{1, 2, 3}
+			given := slices.Clone(host)
 			res, err := in.Eval(context.Background(), Input{Code: tc.code, Vars: []Var{
 				{Name: "a", Value: reflect.ValueOf(1)},
-				{Name: "s", Value: reflect.ValueOf(slices.Clone(host))},
+				{Name: "s", Value: reflect.ValueOf(given)},
 			}})
+			if tc.want != ErrTimeout && !slices.Equal(given, host) {
+				// (a stopped snippet's goroutine may still be running)
+				t.Errorf("s = %v after the failed snippet, want %v", given, host)
+			}
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v (%T), want %v", err, err, tc.want)
 			}

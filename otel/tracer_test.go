@@ -270,11 +270,11 @@ func TestSpansHoldNoSecret(t *testing.T) {
 	for _, s := range spans {
 		texts := []string{s.Name, s.Status.Description}
 		for _, a := range s.Attributes {
-			texts = append(texts, a.Value.Emit())
+			texts = append(texts, a.Value.String())
 		}
 		for _, e := range s.Events {
 			for _, a := range e.Attributes {
-				texts = append(texts, a.Value.Emit())
+				texts = append(texts, a.Value.String())
 			}
 		}
 		for _, text := range texts {

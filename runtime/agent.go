@@ -62,7 +62,7 @@ type Limits struct {
 	// are kept), between 0 and 1. Zero, or a value outside that range,
 	// means DefaultContextShare.
 	ContextShare float64
-	// LargeResult is the size, in characters, above which a tool result is
+	// LargeResult is the size, in bytes, above which a tool result is
 	// kept as a variable and the model gets its preview and reference.
 	// Zero means DefaultLargeResult.
 	LargeResult int
@@ -247,7 +247,7 @@ func (h *Handle) Begin(ctx context.Context) error {
 		h.end(Outcome{Status: h.rec.current(), Reason: err.Error()})
 		return err
 	}
-	if err := h.rec.append(ctx, run.PhaseChanged{To: run.PhasePrompted}, run.UserMessage{Text: taskText(h.opts), Turn: h.opts.Turn}); err != nil {
+	if err := h.rec.append(ctx, run.PhaseChanged{To: run.PhasePrompted}, run.UserMessage{Text: taskText(h.opts, h.st.opts.HideFromAI, h.st.opts.MaxMessage), Turn: h.opts.Turn}); err != nil {
 		h.end(h.storeFault(ctx, err))
 		return err
 	}
@@ -340,7 +340,7 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 	st.mu.Unlock()
 
 	h.messages = append([]llm.Message{llm.SystemMessage("")}, opts.History...)
-	h.messages = append(h.messages, llm.UserMessage(taskText(opts)))
+	h.messages = append(h.messages, llm.UserMessage(taskText(opts, rt.opts.HideFromAI, rt.opts.MaxMessage)))
 	if err := h.rec.append(ctx, startVars...); err != nil {
 		_ = h.rec.transition(ctx, run.StatusFailed, "store: "+err.Error())
 		return nil, fmt.Errorf("runtime: recording run %s: %w", id, err)
@@ -409,13 +409,21 @@ func OptionsOf(id run.ID, c run.RunCreated) RunOptions {
 	return opts
 }
 
-func taskText(opts RunOptions) string {
+// Structured input is the variable input: the task names it with its
+// preview, never pastes it whole (in plain mode, where the model cannot use
+// a variable, it gets the JSON, cut to limit bytes).
+func taskText(opts RunOptions, plain bool, limit int) string {
 	text := opts.Task
 	if len(opts.Input) > 0 {
 		if text != "" {
 			text += "\n\n"
 		}
-		text += "Input (also the variable input):\n" + string(opts.Input)
+		if plain {
+			return text + "Input:\n" + clip(string(opts.Input), limit)
+		}
+		var v any
+		_ = json.Unmarshal(opts.Input, &v)
+		text += "Input: the variable input, " + variable.Preview(v, variable.DefaultPreviewLimit)
 	}
 	return text
 }

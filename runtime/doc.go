@@ -25,9 +25,9 @@
 // is validated, its <<var:name>> references resolved (they must exist and
 // be compatible), its raw values decoded into the parameters' Go types, and
 // the function called with the step's context and a deadline. Panics are
-// recovered. The result is assigned to the variable the model named in
-// "return", or to a new variable with a readable name (get_weather →
-// weather). A failing call never fails the step: the model gets a
+// recovered. The result goes to a new variable with a readable name
+// (get_weather → weather), or to an existing compatible variable the model
+// named in "return" (the schemas do not offer it; the runtime accepts it). A failing call never fails the step: the model gets a
 // [ToolResponse] whose error says how to fix the call, and no variable
 // changes. Variables that a call or a snippet changed in place (through a
 // pointer, a slice or a map) are reported as modified.

@@ -52,7 +52,7 @@ func ExampleState_Tools() {
 	// terminate
 	// run_go
 	// [city]
-	// {"type":"object","description":"Get the weather for a given …
+	// {"type":"object","properties":{"location":{"description":"Th…
 }
 
 // Execute a call exactly as a model sends it, with a reference to a

@@ -147,7 +147,7 @@ func (h *Handle) FollowUp(ctx context.Context, text string) error {
 		return fmt.Errorf("%w: run %s is %s, and only a completed run can be followed up", ErrNotFollowable, h.id, s)
 	}
 	h.done = make(chan struct{})
-	h.messages = append(h.messages, llm.UserMessage(text))
+	h.messages = append(h.messages, llm.UserMessage(clip(text, h.st.opts.MaxMessage)))
 	h.pinned = len(h.messages) - 1
 	h.turnSteps, h.turnTokens = h.steps, h.usage.Total()
 	h.mu.Unlock()

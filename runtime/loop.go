@@ -199,7 +199,7 @@ func (h *Handle) request(lim Limits) llm.Request {
 	h.messages[0] = llm.SystemMessage(h.st.systemPrompt(h.opts))
 	budget := int(float64(lim.ContextWindow)*lim.ContextShare) - toolTokens
 	h.messages, h.pinned = fitWindow(h.messages, budget, h.pinned)
-	req.Messages = append([]llm.Message(nil), h.messages...)
+	req.Messages = clipMessages(append([]llm.Message(nil), h.messages...), h.st.opts.MaxMessage)
 	return req
 }
 
@@ -235,15 +235,20 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 	return events, toolMsgs, snippetMsg
 }
 
-// bound keeps a tool result of more than lim.LargeResult characters as a
+// bound keeps a tool result of more than lim.LargeResult bytes as a
 // variable and returns what the model gets instead; callers hold rt.mu.
 func (st *State) bound(step int, source, callID, content string, lim Limits) (string, []run.Payload) {
 	if len(content) <= lim.LargeResult {
 		return content, nil
 	}
+	if st.opts.HideFromAI {
+		// Plain mode has no references: the model gets the start of the
+		// result and is told it was cut, never a name it cannot use.
+		return clip(content, lim.LargeResult), nil
+	}
 	name := st.freeName(source + "_output")
 	if err := st.define(variable.Spec{Name: name, Value: content, Description: "a tool result too large for the conversation"}, step, source); err != nil {
-		return content[:lim.LargeResult] + "…", nil
+		return clip(content, lim.LargeResult), nil
 	}
 	// The variable is the instruction's, in the history and the log, like
 	// any the call made.
@@ -334,15 +339,19 @@ func (h *Handle) textResult(ctx context.Context, text string, retries *int, lim 
 	return h.retryResult(ctx, err, retries, lim)
 }
 
+// maxErrorQuote bounds the text of an error quoted back to the model, which
+// may quote the value it refused.
+const maxErrorQuote = 1 << 10
+
 // retryResult tells the model its result was invalid, or gives up.
 func (h *Handle) retryResult(ctx context.Context, err error, retries *int, lim Limits) (Outcome, bool) {
 	*retries++
-	_ = h.rec.append(ctx, run.Error{Message: "invalid result: " + err.Error()})
+	_ = h.rec.append(ctx, run.Error{Message: "invalid result: " + clip(err.Error(), maxErrorQuote)})
 	if lim.ResultRetries < 0 || *retries > lim.ResultRetries {
-		return h.complete(ctx, nil, "no valid result after "+fmt.Sprint(*retries)+" attempts: "+err.Error()), true
+		return h.complete(ctx, nil, "no valid result after "+fmt.Sprint(*retries)+" attempts: "+clip(err.Error(), maxErrorQuote)), true
 	}
 	h.mu.Lock()
-	h.messages = append(h.messages, llm.UserMessage("Your result is not valid: "+err.Error()+". Call terminate again with a result that matches the result schema."))
+	h.messages = append(h.messages, llm.UserMessage("Your result is not valid: "+clip(err.Error(), maxErrorQuote)+". Call terminate again with a result that matches the result schema."))
 	h.mu.Unlock()
 	return Outcome{}, false
 }

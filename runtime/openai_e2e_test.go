@@ -82,38 +82,6 @@ func checkToolMessages(t *testing.T, req openaitest.Request) {
 	}
 }
 
-// enumStrings returns every string of every "enum" in a JSON Schema.
-func enumStrings(t *testing.T, schemaJSON json.RawMessage) []string {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(schemaJSON, &v); err != nil {
-		t.Fatalf("parameters are not JSON: %v\n%s", err, schemaJSON)
-	}
-	var out []string
-	var walk func(any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			if enum, ok := x["enum"].([]any); ok {
-				for _, e := range enum {
-					if s, ok := e.(string); ok {
-						out = append(out, s)
-					}
-				}
-			}
-			for _, child := range x {
-				walk(child)
-			}
-		case []any:
-			for _, child := range x {
-				walk(child)
-			}
-		}
-	}
-	walk(v)
-	return out
-}
-
 func TestOpenAIWeatherTask(t *testing.T) {
 	rt, srv := openaiAgent(t, openaitest.Script(
 		withUsage(openaitest.Call("get_weather", `{"location":"<<var:city>>","unit":"c","return":null}`), 300, 20),
@@ -179,25 +147,22 @@ func TestOpenAIWeatherTask(t *testing.T) {
 			t.Errorf("tool %s: the server got parameters\n%s\nwant\n%s", tool.Name, tool.Parameters, want.Parameters)
 		}
 	}
+	// References are explained once, in the system prompt, and each
+	// variable is named there once with its type; a string parameter
+	// takes "<<var:city>>" as the string it is. On the wire json.Marshal
+	// may write < and > as \u003c and \u003e (the same JSON value, see
+	// Request.Body); what the API decodes is the reference form itself,
+	// never &lt; or a double-escaped \u003c.
+	system := first.Messages[0].Content
+	if !strings.Contains(system, `"<<var:NAME>>"`) {
+		t.Errorf("the system prompt does not show the reference form: %s", system)
+	}
+	if strings.Contains(system, `\u003c`) || strings.Contains(system, "&lt;") {
+		t.Errorf("the system prompt is HTML-escaped: %s", system)
+	}
 	weather, _ := first.Tool("get_weather")
-	enums := enumStrings(t, weather.Parameters)
-	if !slices.Contains(enums, "<<var:city>>") {
-		t.Errorf("get_weather's enums %q lack <<var:city>>", enums)
-	}
-	// On the wire the client's json.Marshal writes < and > as the JSON
-	// escapes \u003c and \u003e (the same JSON value, see Request.Body);
-	// what the API decodes is the reference itself, never &lt; or a
-	// double-escaped \u003c.
-	if !strings.Contains(string(weather.Parameters), `"<<var:city>>"`) {
-		t.Errorf("get_weather's parameters lack \"<<var:city>>\": %s", weather.Parameters)
-	}
-	for _, e := range enums {
-		if strings.Contains(e, `\u003c`) || strings.Contains(e, "&lt;") || strings.Contains(e, "&gt;") {
-			t.Errorf("enum value %q is HTML-escaped", e)
-		}
-	}
-	if terminate, _ := first.Tool("terminate"); !slices.Contains(enumStrings(t, terminate.Parameters), "<<var:city>>") {
-		t.Errorf("terminate's result does not offer <<var:city>>: %s", terminate.Parameters)
+	if strings.Contains(string(weather.Parameters), "city") {
+		t.Errorf("get_weather's parameters list the variables: %s", weather.Parameters)
 	}
 
 	// The call went back as the model sent it, and its result as a tool
@@ -417,9 +382,9 @@ func TestOpenAIFollowUp(t *testing.T) {
 	if req.Messages[1].Content != "weather in C" || req.Messages[6].Content != "now in F" {
 		t.Fatalf("messages = %+v", req.Messages)
 	}
-	// The assign-to-existing form: weather is offered as a return target.
-	if tool, _ := req.Tool("get_weather"); !slices.Contains(enumStrings(t, tool.Parameters), "weather") {
-		t.Errorf("get_weather does not offer weather as a return target: %s", tool.Parameters)
+	// The variables are named once, in the system prompt.
+	if !strings.Contains(req.Messages[0].Content, "- weather (string): ") {
+		t.Errorf("the system prompt does not name weather: %s", req.Messages[0].Content)
 	}
 	for _, r := range srv.Requests() {
 		checkToolMessages(t, r)
@@ -445,7 +410,7 @@ func TestOpenAIContextTruncation(t *testing.T) {
 	}
 	dropped := false
 	for i, req := range reqs {
-		if req.Messages[0].Role != "system" || !strings.HasPrefix(req.Messages[0].Content, "You are an agent") {
+		if req.Messages[0].Role != "system" || !strings.HasPrefix(req.Messages[0].Content, "Use the tools") {
 			t.Fatalf("request %d: the system prompt was not kept: %+v", i, req.Messages[0])
 		}
 		if req.Messages[1].Role != "user" || req.Messages[1].Content != "the task" {
@@ -502,9 +467,9 @@ func TestOpenAILargeResultBecomesVariable(t *testing.T) {
 	if s, _ := v.Value.(string); !ok || !strings.Contains(s, strings.Repeat("x", 5000)) {
 		t.Fatal("the whole result must be kept in the variable")
 	}
-	// The model can pass the new variable on: terminate offers it.
-	if terminate, _ := srv.Requests()[1].Tool("terminate"); !slices.Contains(enumStrings(t, terminate.Parameters), "<<var:dump_output>>") {
-		t.Errorf("terminate does not offer <<var:dump_output>>: %s", terminate.Parameters)
+	// The model can pass the new variable on: the system prompt names it.
+	if !strings.Contains(srv.Requests()[1].Messages[0].Content, "- dump_output (string): ") {
+		t.Errorf("the system prompt does not name dump_output: %s", srv.Requests()[1].Messages[0].Content)
 	}
 }
 

@@ -1,44 +1,70 @@
 package runtime
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/byref/byref/variable"
 )
 
-const promptIntro = `You are an agent working inside a Go program. You act by calling tools.
+// The system prompt, in parts: what the model reads on every call, so each
+// sentence pays its way.
+const (
+	promptIntro = `Use the tools, then terminate (success false if the task cannot be done).`
+	// promptRefs is added once the run has variables.
+	promptRefs = `
 
-Variables. The program holds live Go values as named variables. You see each one as its name, Go type and a short preview, never the whole value. Wherever a tool parameter accepts it, pass a variable by reference as the exact string "<<var:NAME>>" instead of copying its value: the schemas list the compatible variables. Every tool result is stored in a variable and the response names it, with a preview. Set "return" to the name of an existing variable to assign the result to it, or to null for a new variable.`
+Tool results are kept as variables; you see each one's name, Go type and a preview, not its value. To give a variable to a tool, pass the string "<<var:NAME>>" instead of copying its value.`
+	promptSnippets = `
 
-const promptSnippets = `
+Go code (run_go, or a go code block) sees variables as Go identifiers of their types and actions as Go functions; new top-level variables are kept. Import allowed packages first; print with fmt.`
+)
 
-Go code. You may also write short Go snippets, in a fenced code block marked go or through the run_go tool. Variables are plain Go identifiers of their real types; actions are Go functions with their own signatures (for example w, err := get_weather(city, "c")). New top-level variables (x := ...) are kept as variables; changes to existing ones are kept too. Import what you need first (import "strings"); only a safe set of standard packages is allowed, with no files, network or goroutines. Print with fmt to see values.`
-
-const promptEnd = `
-
-When the task is done, call terminate with success true and the result (a value, or a reference to the variable that holds it). If it cannot be done, call terminate with success false and say why.`
+// The system prompt's list of variables is bounded, so that the prompt
+// stops growing with them: the latest maxListed variables with a preview
+// of at most listPreview characters, the maxNamed before them by name and
+// type, and a count of the rest (which Go code can still use, and the
+// model learned of when they were made).
+const (
+	maxListed   = 8
+	listPreview = 100
+	maxNamed    = 64
+)
 
 // systemPrompt explains references and snippets and lists the variables
 // with their types and previews (secrets redacted).
 func (st *State) systemPrompt(opts RunOptions) string {
 	var b strings.Builder
 	b.WriteString(promptIntro)
+	st.mu.Lock()
+	names := st.vars.Names()
+	if len(names) > 0 && !st.opts.HideFromAI {
+		b.WriteString(promptRefs)
+	}
 	if !st.opts.DisableSnippets {
 		b.WriteString(promptSnippets)
 	}
-	b.WriteString(promptEnd)
-	st.mu.Lock()
-	names := st.vars.Names()
 	if len(names) > 0 {
 		b.WriteString("\n\nVariables:")
-		for _, name := range names {
+		latest := max(len(names)-maxListed, 0)
+		older := names[:latest]
+		if hidden := len(older) - maxNamed; hidden > 0 {
+			b.WriteString("\n- " + strconv.Itoa(hidden) + " older variables, not listed")
+			older = older[hidden:]
+		}
+		if len(older) > 0 {
+			// Named once, grouped by type, without previews.
+			b.WriteString("\n- ")
+			writeByType(&b, &st.vars, older)
+		}
+		for _, name := range names[latest:] {
 			v, _ := st.vars.Head(name)
 			b.WriteString("\n- ")
 			b.WriteString(v.Name)
 			b.WriteString(" (")
 			b.WriteString(variable.TypeName(v.Type))
 			b.WriteString("): ")
-			b.WriteString(st.redact(v.Preview(st.opts.PreviewLimit)))
+			b.WriteString(st.redact(v.Preview(min(st.opts.PreviewLimit, listPreview))))
 			if v.Description != "" {
 				b.WriteString(" — ")
 				b.WriteString(v.Description)
@@ -54,4 +80,27 @@ func (st *State) systemPrompt(opts RunOptions) string {
 		b.WriteString(opts.Instructions)
 	}
 	return b.String()
+}
+
+// writeByType writes names grouped by type: "a, b (string); n (int)".
+func writeByType(b *strings.Builder, vars *variable.Set, names []string) {
+	var types []string
+	byType := map[string][]string{}
+	for _, n := range names {
+		_, t, _ := vars.Value(n)
+		tn := variable.TypeName(t)
+		if _, ok := byType[tn]; !ok {
+			types = append(types, tn)
+		}
+		byType[tn] = append(byType[tn], n)
+	}
+	for i, tn := range types {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(strings.Join(byType[tn], ", "))
+		b.WriteString(" (")
+		b.WriteString(tn)
+		b.WriteString(")")
+	}
 }

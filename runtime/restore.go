@@ -195,14 +195,14 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 			return nil, err
 		}
 	}
-	msgs, work := replayLog(events)
+	msgs, work := replayLog(events, ropts.Limits.withDefaults().LargeResult)
 	h.messages = append([]llm.Message{llm.SystemMessage("")}, ropts.History...)
 	if work.pinned > 0 {
 		h.pinned = work.pinned + len(ropts.History)
 	}
 	h.messages = append(h.messages, msgs[1:]...)
 	if snap.Status == run.StatusCreated {
-		h.messages = append(h.messages, llm.UserMessage(taskText(ropts)))
+		h.messages = append(h.messages, llm.UserMessage(taskText(ropts, rt.opts.HideFromAI, rt.opts.MaxMessage)))
 	}
 	h.usage = llm.Usage{InputTokens: int(snap.Usage.InputTokens), OutputTokens: int(snap.Usage.OutputTokens)}
 	h.steps = work.modelSteps
@@ -298,7 +298,11 @@ type unfinished struct {
 
 // replayLog rebuilds the conversation from a run's events and finds the
 // unfinished work of its last step.
-func replayLog(events []run.Event) ([]llm.Message, unfinished) {
+//
+// A tool result longer than large was kept as a variable when the run got
+// it: it comes back cut to that size, as the model first saw it, never
+// whole.
+func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 	msgs := []llm.Message{llm.SystemMessage("")}
 	var w unfinished
 	var cur *llm.Message
@@ -360,11 +364,11 @@ func replayLog(events []run.Event) ([]llm.Message, unfinished) {
 					name = c.Name
 				}
 			}
-			msgs = append(msgs, llm.ToolResultMessage(llm.ToolCall{ID: p.CallID, Name: name}, completedContent(p)))
+			msgs = append(msgs, llm.ToolResultMessage(llm.ToolCall{ID: p.CallID, Name: name}, restoredContent(completedContent(p), large)))
 		case run.SnippetExecuted:
 			executedSnippets++
 			b, _ := marshal(toolContent{Success: p.Success, Error: p.Error, Stdout: p.Stdout, Stderr: p.Stderr, Variables: changes(p.Created, p.Modified)})
-			snippetOut = append(snippetOut, string(b))
+			snippetOut = append(snippetOut, restoredContent(string(b), large))
 		case run.AwaitRequested:
 			w.awaits++
 			if p.Await == run.AwaitApproval && p.Call == nil && p.Snippet == nil {
@@ -519,4 +523,21 @@ func (g *answered) ask(ctx context.Context, c ToolCall, question string) (string
 		return a.Text, ""
 	}
 	return g.Handle.ask(ctx, c, question)
+}
+
+// restoredContent is a tool or snippet result as the model first saw it:
+// one longer than large was kept in a variable (which the system prompt
+// names), so it comes back cut, with a note.
+func restoredContent(content string, large int) string {
+	if len(content) <= large {
+		return content
+	}
+	b, _ := marshal(struct {
+		Note  string `json:"note"`
+		Start string `json:"start"`
+	}{
+		Note:  fmt.Sprintf("the result was %d bytes, so it was kept as a variable (see the variables)", len(content)),
+		Start: clip(content, min(large, variable.DefaultPreviewLimit)),
+	})
+	return string(b)
 }

@@ -19,6 +19,7 @@ import (
 const (
 	DefaultCallTimeout = time.Minute
 	DefaultMaxOutput   = 16 << 10
+	DefaultMaxMessage  = 16 << 10
 	DefaultCancelGrace = 10 * time.Second
 )
 
@@ -48,6 +49,13 @@ type Options struct {
 	// stderr, in bytes; the rest is dropped with a note. Zero means
 	// DefaultMaxOutput.
 	MaxOutput int
+	// MaxMessage bounds every message the model is sent, in bytes: the
+	// system prompt, the task and its input, tool results, errors,
+	// answers, approvals' reasons and follow-ups. A longer text is cut,
+	// with a note saying how much was cut. Zero means DefaultMaxMessage.
+	// Tool results above Limits.LargeResult are kept as variables before
+	// this bound applies; it is the last guard.
+	MaxMessage int
 	// Snippets configures the Go interpreter that runs the model's code
 	// (its limits and the host packages snippets may import). The
 	// interpreter is created on the first snippet.
@@ -123,6 +131,9 @@ func New(opts Options) (*Runtime, error) {
 	if opts.CancelGrace == 0 {
 		opts.CancelGrace = DefaultCancelGrace
 	}
+	if opts.MaxMessage <= 0 {
+		opts.MaxMessage = DefaultMaxMessage
+	}
 	if opts.MaxOutput <= 0 {
 		opts.MaxOutput = DefaultMaxOutput
 	}
@@ -157,6 +168,9 @@ func New(opts Options) (*Runtime, error) {
 	}
 	// Variables come after the actions, so that a variable cannot take an
 	// action's name (snippets see both as Go identifiers).
+	if err := checkVariableNames(opts.Variables); err != nil {
+		return nil, err
+	}
 	for _, spec := range opts.Variables {
 		if err := st.define(spec, variable.HostStep, "host"); err != nil {
 			return nil, err

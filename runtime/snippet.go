@@ -55,14 +55,12 @@ const RunGoName = "run_go"
 // runGo is the built-in run_go action. The runtime intercepts its calls and
 // runs the code as a snippet; its function only reports misuse.
 var runGo = action.MustNew(action.Spec{
-	Name: RunGoName,
-	Description: "Run a short Go snippet over the variables. Variables are Go identifiers of their real types; " +
-		"actions are Go functions with their own signatures (w, err := get_weather(city, \"c\")); new top-level " +
-		"variables (x := ...) are kept. Import allowed standard packages first (import \"strings\"). Print with fmt.",
+	Name:        RunGoName,
+	Description: "Run Go code over the variables (see the system prompt).",
 	Func: func(code string) error {
 		return errors.New("run_go is executed by byref's runtime, not called directly")
 	},
-	Params: []action.Param{{Name: "code", Description: "Go statements, optionally preceded by imports.", RawOnly: true}},
+	Params: []action.Param{{Name: "code", Description: "Go statements; imports first.", RawOnly: true}},
 })
 
 // snippetContext is the name under which snippets see the step's context.
@@ -171,10 +169,20 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 		resp.Stdout, resp.Stderr = hideOutput(resp.Stdout), hideOutput(resp.Stderr)
 	}
 	if err != nil {
+		// The interpreter put back what it saved; whatever still differs,
+		// or could not be saved, is told to the model and recorded.
+		st.mu.Lock()
+		changed := st.leftChangedLocked(before, res.Unrestored, n, tainted)
+		st.mu.Unlock()
+		in.Modified = changed
+		msg := err.Error()
 		if tainted {
-			return fail(hideError("the snippet", err))
+			msg = hideError("the snippet", err)
 		}
-		return fail(err.Error())
+		if len(changed) > 0 {
+			msg += fmt.Sprintf("\nThe snippet failed, but it may have changed %s in place before failing (a change that could not be undone); check before relying on it.", strings.Join(changed, ", "))
+		}
+		return fail(msg)
 	}
 
 	st.mu.Lock()
@@ -241,6 +249,27 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 	resp.Duration = in.Duration
 	st.history = append(st.history, in)
 	return resp
+}
+
+// leftChangedLocked names the variables a failed snippet may have left
+// changed: those whose fingerprint differs from before it ran, and those
+// whose storage the interpreter could not save. Each gets a Modified entry
+// in its history at step n, and is tainted when the snippet was; callers
+// hold mu.
+func (st *State) leftChangedLocked(before map[string]uint64, unrestored []string, n int, tainted bool) []string {
+	var changed []string
+	for _, name := range st.vars.Names() {
+		old, _, _ := st.vars.Value(name)
+		fp, had := before[name]
+		if (had && variable.Fingerprint(old) != fp) || slices.Contains(unrestored, name) {
+			_ = st.vars.Touch(name, n, "snippet")
+			if tainted {
+				st.taint(name)
+			}
+			changed = append(changed, name)
+		}
+	}
+	return changed
 }
 
 func (st *State) failSnippetLocked(in Instruction, resp SnippetResponse, msg string) SnippetResponse {

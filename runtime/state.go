@@ -97,6 +97,9 @@ func (st *State) define(spec variable.Spec, step int, by string) error {
 	if _, isAction := st.m.byName[spec.Name]; isAction {
 		return fmt.Errorf("%w: %q is the name of an action, and snippets see both as Go identifiers; choose another name", variable.ErrInvalidName, spec.Name)
 	}
+	if p, ok := hostPackage(st.opts, spec.Name); ok {
+		return fmt.Errorf("%w: %q is the name of the package %s that snippets import, which a variable would hide; choose another name", variable.ErrInvalidName, spec.Name, p)
+	}
 	_, oldType, existed := st.vars.Value(spec.Name)
 	if _, err := st.vars.Define(spec, step, by); err != nil {
 		return err

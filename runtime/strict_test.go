@@ -53,14 +53,35 @@ func strictOnWire(t *testing.T, actions *action.Set, vars []variable.Spec) (map[
 	return strict, buf.String()
 }
 
-func stringVars(n, nameLen int) []variable.Spec {
-	vars := make([]variable.Spec, n)
-	for i := range vars {
-		name := fmt.Sprintf("v%0*d", max(nameLen-1, 4), i)
-		vars[i] = variable.Spec{Name: name, Value: "x"}
+// Socket is a value that cannot be JSON (an unexported field), so parameters
+// of its type take references only: their schemas list the compatible
+// variables as an enum, which is what OpenAI's enum limits count.
+type Socket struct{ fd int }
+
+// vars returns n variables of value v's type, named with nameLen characters.
+func vars(n, nameLen int, v func(i int) any) []variable.Spec {
+	out := make([]variable.Spec, n)
+	for i := range out {
+		out[i] = variable.Spec{Name: fmt.Sprintf("v%0*d", max(nameLen-1, 4), i), Value: v(i)}
 	}
-	return vars
+	return out
 }
+
+func sockets(i int) any { return Socket{fd: i} }
+func texts(i int) any   { return fmt.Sprint("s", i) }
+
+// link has two reference-only parameters and an enum of its own: with n
+// Socket variables its schema holds 2n+2 enum values (1,002 at 500).
+var link = action.MustNew(action.Spec{
+	Name: "link", Description: "Link two connections.", Func: func(a, b Socket, mode string) string { return mode },
+	Params: []action.Param{{Name: "a"}, {Name: "b"}, {Name: "mode", Enum: []any{"copy", "move"}}},
+})
+
+// probe has one reference-only parameter: n enum values.
+var probe = action.MustNew(action.Spec{
+	Name: "probe", Description: "Probe a connection.", Func: func(c Socket) int { return c.fd },
+	Params: []action.Param{{Name: "c"}},
+})
 
 var noteAction = action.MustNew(action.Spec{
 	Name: "note", Description: "Keep a note.", Func: func(text string) string { return text },
@@ -70,46 +91,37 @@ var noteAction = action.MustNew(action.Spec{
 func TestStrictWithManyVariables(t *testing.T) {
 	for _, n := range []int{500, 1000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			// get_weather's unit has two enum values of its own; with n
-			// string variables its location and unit offer n references
-			// each.
-			strict, log := strictOnWire(t, action.MustSet(weatherAction, noteAction), stringVars(n, 5))
-			if strict["get_weather"] {
-				t.Error("get_weather went out strict with more than 1,000 enum values")
+			strict, log := strictOnWire(t, action.MustSet(link, probe, noteAction), vars(n, 5, sockets))
+			if strict["link"] {
+				t.Errorf("link went out strict with %d enum values", 2*n+2)
 			}
-			if !strict["terminate"] {
-				t.Error("terminate lost strict mode: one breaking tool must not take the others with it")
+			// probe's n values are within the limit of 1,000.
+			if !strict["probe"] || !strict["note"] || !strict["terminate"] {
+				t.Errorf("strict %v: one breaking tool must not take the others with it", strict)
 			}
-			// note offers n references for its text and n for its
-			// result: strict at 500 (1,000 values), not at 1,000.
-			breaking := 1
-			if n == 1000 {
-				breaking = 2
-			}
-			if strict["note"] != (n == 500) {
-				t.Errorf("note strict = %v with %d variables", strict["note"], n)
-			}
-			if got := strings.Count(log, "level=WARN"); got != breaking || !strings.Contains(log, "action=get_weather") || !strings.Contains(log, "enum values in all") {
-				t.Errorf("%d warnings, want %d, each naming its action and the limit:\n%s", got, breaking, log)
+			if got := strings.Count(log, "level=WARN"); got != 1 || !strings.Contains(log, "action=link") || !strings.Contains(log, fmt.Sprintf("%d enum values in all", 2*n+2)) {
+				t.Errorf("%d warnings, want 1 naming link and the limit:\n%s", got, log)
 			}
 		})
 	}
 }
 
-func TestStrictWithFewVariablesStaysStrict(t *testing.T) {
-	strict, log := strictOnWire(t, action.MustSet(weatherAction), stringVars(10, 5))
-	if !strict["get_weather"] || !strict["terminate"] || log != "" {
+// String variables are offered through one reference pattern, not an
+// enum: 1,000 of them break no limit.
+func TestStrictWithManyStringVariables(t *testing.T) {
+	strict, log := strictOnWire(t, action.MustSet(weatherAction, noteAction), vars(1000, 5, texts))
+	if !strict["get_weather"] || !strict["note"] || !strict["terminate"] || log != "" {
 		t.Errorf("strict %v, log %q", strict, log)
 	}
 }
 
-// 300 variables of 60-character names: 300 references of 68 characters,
-// 20,400 characters in one enum, above the 15,000 allowed past 250 values.
+// 300 Socket variables with 60-character names: 300 references of 68
+// characters, 20,400 characters in one enum, above the 15,000 allowed past
+// 250 values.
 func TestStrictWithLongNames(t *testing.T) {
-	strict, log := strictOnWire(t, action.MustSet(noteAction), stringVars(300, 60))
-	// terminate and ask_user offer the same references; run_go none.
-	if strict["note"] || strict["terminate"] || !strict["run_go"] {
-		t.Errorf("strict %v; want note and terminate non-strict, run_go strict", strict)
+	strict, log := strictOnWire(t, action.MustSet(probe, noteAction), vars(300, 60, sockets))
+	if strict["probe"] || !strict["note"] || !strict["terminate"] {
+		t.Errorf("strict %v; want probe non-strict, the rest strict", strict)
 	}
 	if !strings.Contains(log, "characters; above 250 values the limit is 15000") {
 		t.Errorf("log %q does not give the reason", log)

@@ -34,10 +34,6 @@ const (
 // hides: shorter derived texts ("true", "done") would hide ordinary words.
 const minTaintedText = 8
 
-// sensitive reports whether the named variable is secret or tainted;
-// callers hold mu.
-func (st *State) sensitive(name string) bool { return st.secrets[name] }
-
 // anySensitive reports whether any of the named variables is sensitive;
 // callers hold mu.
 func (st *State) anySensitive(names []string) []string {

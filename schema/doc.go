@@ -14,15 +14,19 @@
 //
 // # Tool schemas
 //
-// [BuildTool] writes one object schema per action in reference mode: a
-// parameter with compatible variables takes
+// [BuildTool] writes one lean object schema per action in reference mode,
+// since the model reads it on every call. A string parameter with
+// compatible variables is its raw schema (a reference is a string); any
+// other takes
 //
-//	{"anyOf": [<raw schema>, {"$ref": "#/$defs/<param>_possible_variables"}]}
+//	{"anyOf": [<raw schema>, {"$ref": "#/$defs/ref"}]}
 //
-// where the $defs entry is a string enum of "<<var:name>>" values; a ref-only
-// parameter offers only the enum; a required, nullable "return" property
-// names an existing variable to assign the result to. [BuildPlainTool] writes
-// ordinary schemas with no references.
+// where $defs.ref is the one reference pattern, [RefPattern]. The
+// compatible variables are not listed per parameter: the runtime's system
+// prompt names each variable once, with its type. A ref-only parameter lists
+// its compatible variables as an enum of "<<var:name>>" values. There is no
+// "return" property: results go to new variables ([ReturnProperty] is still
+// accepted). [BuildPlainTool] writes ordinary schemas with no references.
 //
 // # Provider rules
 //

@@ -11,12 +11,15 @@ import (
 
 func ExampleBuildTool() {
 	str, _ := schema.For(reflect.TypeFor[string]())
+	num, _ := schema.For(reflect.TypeFor[int]())
 	tool := schema.BuildTool(schema.ToolSpec{
 		Name:        "summarize",
 		Description: "Summarize a page.",
 		Params: []schema.Param{
-			// The model may write a string or name a compatible variable.
+			// A string: the model writes one, or "<<var:page>>".
 			{Name: "text", TypeName: "string", Raw: str, Refs: []string{"page", "notes"}},
+			// Not a string: a number, or a reference by the one pattern.
+			{Name: "words", TypeName: "int", Raw: num, Refs: []string{"limit"}, Description: "How many words at most."},
 		},
 		Return: &schema.Return{TypeName: "string"},
 	})
@@ -26,37 +29,31 @@ func ExampleBuildTool() {
 	// Output:
 	// {
 	//   "type": "object",
-	//   "description": "Summarize a page.",
 	//   "properties": {
 	//     "text": {
+	//       "type": "string"
+	//     },
+	//     "words": {
 	//       "anyOf": [
 	//         {
-	//           "type": "string"
+	//           "type": "integer"
 	//         },
 	//         {
-	//           "$ref": "#/$defs/text_possible_variables"
+	//           "$ref": "#/$defs/ref"
 	//         }
 	//       ],
-	//       "description": "(type: string)"
-	//     },
-	//     "return": {
-	//       "type": "null",
-	//       "description": "The variable to assign the result to: the name of a compatible existing variable, or null to create a new variable. (type: string)"
+	//       "description": "How many words at most."
 	//     }
 	//   },
 	//   "required": [
 	//     "text",
-	//     "return"
+	//     "words"
 	//   ],
 	//   "additionalProperties": false,
 	//   "$defs": {
-	//     "text_possible_variables": {
+	//     "ref": {
 	//       "type": "string",
-	//       "enum": [
-	//         "<<var:page>>",
-	//         "<<var:notes>>"
-	//       ],
-	//       "description": "A reference <<var:NAME>> to a variable compatible with 'text' (type string)."
+	//       "pattern": "^<<var:[A-Za-z_][A-Za-z0-9_]*>>$"
 	//     }
 	//   }
 	// }

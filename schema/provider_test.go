@@ -113,7 +113,7 @@ func TestBuildToolValidatesArguments(t *testing.T) {
 		"order": {"id": 1, "items": [{"street": "s", "city": "c", "zip": 2}], "ship": null,
 			"placed": "2024-01-01T00:00:00Z", "notes": null, "matrix": [[1]], "priority": [true, false]},
 		"when": "2024-01-01T00:00:00Z", "dur": 1000, "bytes": "aGk=",
-		"mode": "fast", "opt": null, "optaddr": null, "ref": "<<var:v1>>", "return": "n"
+		"mode": "fast", "opt": null, "optaddr": null, "ref": "<<var:v1>>"
 	}`), &args); err != nil {
 		t.Fatal(err)
 	}
@@ -128,11 +128,12 @@ func TestBuildToolValidatesArguments(t *testing.T) {
 		key string
 		val any
 	}{
-		{"ref", "<<var:nope>>"},
+		// "<<var:nope>>" has the shape of a reference: the schema takes it
+		// and the runtime refuses it, naming the compatible variables.
+		{"ref", "<<var:no pe>>"},
 		{"ref", map[string]any{}},
 		{"mode", "slow"},
 		{"i", 1.5},
-		{"return", "nope"},
 		{"s", nil},
 	}
 	for _, c := range bad {
@@ -340,17 +341,19 @@ func TestCheckAnthropic(t *testing.T) {
 }
 
 // BenchmarkCheckOpenAIStrict500Refs is the check the runtime makes on every
-// rebuild of a tool's schema, here one offering 500 variables twice.
+// rebuild of a tool's schema, here one offering 500 variables to each of two
+// reference-only parameters, beside an enum of its own.
 func BenchmarkCheckOpenAIStrict500Refs(b *testing.B) {
 	refs := make([]string, 500)
 	for i := range refs {
 		refs[i] = fmt.Sprintf("var_%d", i)
 	}
 	tool := schema.BuildTool(schema.ToolSpec{
-		Name: "get_weather",
+		Name: "link",
 		Params: []schema.Param{
-			{Name: "location", TypeName: "string", Raw: json.RawMessage(`{"type":"string"}`), Refs: refs},
-			{Name: "unit", TypeName: "string", Raw: json.RawMessage(`{"type":"string","enum":["c","f"]}`), Refs: refs},
+			{Name: "a", TypeName: "main.Socket", Refs: refs},
+			{Name: "b", TypeName: "main.Socket", Refs: refs},
+			{Name: "mode", TypeName: "string", Raw: json.RawMessage(`{"type":"string","enum":["copy","move"]}`)},
 		},
 	})
 	b.ReportAllocs()

@@ -59,52 +59,64 @@ type ToolSpec struct {
 	Return *Return
 }
 
-// ReturnProperty is the name of the property through which the model names
-// the variable that receives an action's result.
+// ReturnProperty is the name of the argument through which the model may
+// name an existing variable to receive an action's result. The schemas do
+// not offer it (results go to new variables, which the system prompt
+// says); the runtime still accepts it.
 const ReturnProperty = "return"
 
-// RefDefName is the name of the $defs entry listing the references a
-// parameter accepts.
-func RefDefName(param string) string { return param + "_possible_variables" }
+// RefDefName is the name of the $defs entry holding the reference pattern,
+// the one alternative a non-string parameter gets for references.
+const RefDefName = "ref"
 
-// ReturnDefName is the name of the $defs entry listing the variables a result
-// may be assigned to.
-const ReturnDefName = "possible_return_assignment"
+// RefPattern is the regular expression a reference matches: the exact
+// string <<var:NAME>>, NAME a Go identifier.
+const RefPattern = `^<<var:[A-Za-z_][A-Za-z0-9_]*>>$`
 
-const returnDescription = "The variable to assign the result to: the name of a compatible existing variable, or null to create a new variable."
-
-// BuildTool writes the reference-mode schema of an action as the package
-// documentation describes. It does no reflection and allocates little: it
-// is called for every available action whenever the variables change.
+// BuildTool writes the reference-mode schema of an action, lean: what the
+// model reads is paid for on every call.
+//
+//   - A parameter that takes references and has compatible variables
+//     accepts "<<var:NAME>>": a plain string parameter as it is (a
+//     reference is a string), any other as anyOf its raw schema and the
+//     reference pattern ($defs.ref, written once per tool). The compatible
+//     variables are not listed: the system prompt names each variable once,
+//     with its type, and a reference to an incompatible one is refused with
+//     the list.
+//   - A parameter that takes references only lists its compatible
+//     variables as an enum: few variables hold such values, and the model
+//     needs the names.
+//   - Descriptions are the parameters' own; the action's description is
+//     not repeated inside its parameters, and there is no return property
+//     (see ReturnProperty).
+//
+// It does no reflection and allocates little: it is called for every
+// available action whenever the variables change.
 func BuildTool(spec ToolSpec) Tool {
 	return Tool{Name: spec.Name, Description: spec.Description, Parameters: buildObject(spec, true)}
 }
 
 // BuildPlainTool writes an ordinary schema of an action: raw values only, no
-// references and no return property. Parameters with no raw schema are
-// skipped; callers leave such actions out in plain mode.
+// references. Parameters with no raw schema are skipped; callers leave such
+// actions out in plain mode.
 func BuildPlainTool(spec ToolSpec) Tool {
 	return Tool{Name: spec.Name, Description: spec.Description, Parameters: buildObject(spec, false)}
 }
 
 func buildObject(spec ToolSpec, refs bool) json.RawMessage {
-	size := 128 + len(spec.Description)
+	size := 96
 	for _, p := range spec.Params {
-		size += 96 + len(p.Description) + len(p.Raw) + len(p.TypeName)
-		if refs {
+		size += 48 + len(p.Description) + len(p.Raw)
+		if refs && p.Raw == nil {
 			size += len(p.Refs) * 16
 		}
 	}
 	b := make([]byte, 0, size)
-	b = append(b, `{"type":"object"`...)
-	if spec.Description != "" {
-		b = append(b, `,"description":`...)
-		b = appendString(b, spec.Description)
-	}
-	b = append(b, `,"properties":{`...)
+	b = append(b, `{"type":"object","properties":{`...)
 	n := 0
+	pattern := false
 	for _, p := range spec.Params {
-		if p.Raw == nil && (!refs || len(p.Refs) == 0) {
+		if !offered(p, refs) {
 			continue
 		}
 		if n > 0 {
@@ -113,27 +125,14 @@ func buildObject(spec ToolSpec, refs bool) json.RawMessage {
 		n++
 		b = appendString(b, p.Name)
 		b = append(b, ':')
-		b = appendParam(b, p, refs)
-	}
-	hasReturn := refs && spec.Return != nil
-	if hasReturn {
-		if n > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `"return":{`...)
-		if len(spec.Return.Targets) > 0 {
-			b = append(b, `"anyOf":[{"$ref":"#/$defs/`+ReturnDefName+`"},{"type":"null"}]`...)
-		} else {
-			b = append(b, `"type":"null"`...)
-		}
-		b = append(b, `,"description":`...)
-		b = appendString(b, returnDescription+" (type: "+spec.Return.TypeName+")")
-		b = append(b, '}')
+		var usesPattern bool
+		b, usesPattern = appendParam(b, p, refs)
+		pattern = pattern || usesPattern
 	}
 	b = append(b, `},"required":[`...)
 	n = 0
 	for _, p := range spec.Params {
-		if p.Raw == nil && (!refs || len(p.Refs) == 0) {
+		if !offered(p, refs) {
 			continue
 		}
 		if n > 0 {
@@ -142,66 +141,86 @@ func buildObject(spec ToolSpec, refs bool) json.RawMessage {
 		n++
 		b = appendString(b, p.Name)
 	}
-	if hasReturn {
-		if n > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `"return"`...)
-	}
 	b = append(b, `],"additionalProperties":false`...)
-	if refs {
-		b = appendDefs(b, spec)
+	if pattern {
+		b = append(b, `,"$defs":{"`+RefDefName+`":{"type":"string","pattern":`...)
+		b = appendString(b, RefPattern)
+		b = append(b, `}}`...)
 	}
 	return append(b, '}')
 }
 
-func appendParam(b []byte, p Param, refs bool) []byte {
-	withRefs := refs && len(p.Refs) > 0
-	desc := "(type: " + p.TypeName
-	if p.Raw == nil {
-		desc += ", by reference only"
-	}
-	desc += ")"
-	if p.Description != "" {
-		desc += " " + p.Description
-	}
-	if p.Optional {
-		if p.Default != "" {
-			desc += " Optional: null means the default, " + p.Default + "."
-		} else {
-			desc += " Optional: null means the zero value."
+// offered reports whether a parameter is in the schema: it has a raw
+// schema, or takes references and some variable fits it.
+func offered(p Param, refs bool) bool {
+	return p.Raw != nil || (refs && len(p.Refs) > 0)
+}
+
+// appendParam writes one parameter's schema and reports whether it uses
+// the reference pattern.
+func appendParam(b []byte, p Param, refs bool) ([]byte, bool) {
+	desc := p.Description
+	if p.Optional && p.Default != "" {
+		if desc != "" {
+			desc += " "
 		}
+		desc += "Optional (null: " + p.Default + ")."
 	}
+	if p.Raw == nil {
+		// References only: the compatible variables by name.
+		if desc != "" {
+			desc = " " + desc
+		}
+		b = append(b, `{"type":"string","enum":[`...)
+		for i, r := range p.Refs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `"<<var:`...)
+			b = append(b, r...)
+			b = append(b, `>>"`...)
+		}
+		b = append(b, `],"description":`...)
+		b = appendString(b, "A "+p.TypeName+" variable."+desc)
+		return append(b, '}'), false
+	}
+	withRefs := refs && len(p.Refs) > 0 && !plainString(p.Raw)
 	if !withRefs && !p.Optional {
-		// The raw schema itself, with the description added.
-		return appendWithDescription(b, p.Raw, desc)
+		return appendWithDescription(b, p.Raw, desc), false
+	}
+	if !withRefs && plainString(p.Raw) {
+		// An optional string: nullable, the shortest way.
+		return appendWithDescription(b, json.RawMessage(`{"type":["string","null"]}`), desc), false
 	}
 	b = append(b, `{"anyOf":[`...)
-	alt := 0
-	if p.Raw != nil {
-		b = append(b, p.Raw...)
-		alt++
-	}
+	b = append(b, p.Raw...)
 	if withRefs {
-		if alt > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"$ref":"#/$defs/`...)
-		b = append(b, RefDefName(p.Name)...)
-		b = append(b, `"}`...)
+		b = append(b, `,{"$ref":"#/$defs/`+RefDefName+`"}`...)
 	}
 	if p.Optional {
 		b = append(b, `,{"type":"null"}`...)
 	}
-	b = append(b, `],"description":`...)
-	b = appendString(b, desc)
-	return append(b, '}')
+	b = append(b, ']')
+	if desc != "" {
+		b = append(b, `,"description":`...)
+		b = appendString(b, desc)
+	}
+	return append(b, '}'), withRefs
+}
+
+// plainString reports whether raw is the schema of any string, which a
+// reference already satisfies.
+func plainString(raw json.RawMessage) bool {
+	return string(bytes.TrimSpace(raw)) == `{"type":"string"}`
 }
 
 // appendWithDescription writes the object schema raw with a description
-// property added in front.
+// property added in front (none when desc is empty).
 func appendWithDescription(b []byte, raw json.RawMessage, desc string) []byte {
 	raw = bytes.TrimSpace(raw)
+	if desc == "" {
+		return append(b, raw...)
+	}
 	if len(raw) > 0 && raw[0] != '{' {
 		// A boolean schema such as true: wrap it.
 		b = append(b, `{"anyOf":[`...)
@@ -219,52 +238,6 @@ func appendWithDescription(b []byte, raw json.RawMessage, desc string) []byte {
 		}
 	}
 	return append(b, '}')
-}
-
-func appendDefs(b []byte, spec ToolSpec) []byte {
-	first := true
-	open := func() {
-		if first {
-			b = append(b, `,"$defs":{`...)
-			first = false
-		} else {
-			b = append(b, ',')
-		}
-	}
-	for _, p := range spec.Params {
-		if len(p.Refs) == 0 {
-			continue
-		}
-		open()
-		b = appendString(b, RefDefName(p.Name))
-		b = append(b, `:{"type":"string","enum":[`...)
-		for i, r := range p.Refs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `"<<var:`...)
-			b = append(b, r...)
-			b = append(b, `>>"`...)
-		}
-		b = append(b, `],"description":`...)
-		b = appendString(b, "A reference <<var:NAME>> to a variable compatible with '"+p.Name+"' (type "+p.TypeName+").")
-		b = append(b, '}')
-	}
-	if spec.Return != nil && len(spec.Return.Targets) > 0 {
-		open()
-		b = append(b, `"`+ReturnDefName+`":{"type":"string","enum":[`...)
-		for i, r := range spec.Return.Targets {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, r)
-		}
-		b = append(b, `],"description":"An existing variable that can hold the result."}`...)
-	}
-	if !first {
-		b = append(b, '}')
-	}
-	return b
 }
 
 const hexDigits = "0123456789abcdef"

@@ -58,8 +58,9 @@ func TestBuildToolShapes(t *testing.T) {
 		Description: "Click an element.",
 		Params: []schema.Param{
 			{Name: "browser", TypeName: "*browser.Browser", Refs: []string{"b1", "b2"}}, // ref-only with refs
-			{Name: "selector", TypeName: "string", Raw: str, Refs: []string{"sel"}},     // raw + refs
+			{Name: "selector", TypeName: "string", Raw: str, Refs: []string{"sel"}},     // a string with refs
 			{Name: "label", TypeName: "string", Raw: str, Description: "What to say."},  // raw only
+			{Name: "count", TypeName: "int", Raw: rawFor(t, 0), Refs: []string{"n"}},    // not a string, with refs
 			{Name: "timeout", TypeName: "int", Raw: rawFor(t, 0), Optional: true, Default: "30"},
 			{Name: "note", TypeName: "string", Raw: str, Refs: []string{"n"}, Optional: true},
 			{Name: "window", TypeName: "*browser.Window"}, // ref-only, no refs: left out
@@ -71,73 +72,52 @@ func TestBuildToolShapes(t *testing.T) {
 		t.Errorf("tool = %q %q", tool.Name, tool.Description)
 	}
 	s := decode(t, tool)
-	if s["type"] != "object" || s["additionalProperties"] != false || s["description"] != "Click an element." {
-		t.Errorf("root = %v", s)
+	if s["type"] != "object" || s["additionalProperties"] != false || s["description"] != nil {
+		t.Errorf("root = %v (the description is the tool's, not repeated here)", s)
 	}
-	wantRequired := []any{"browser", "selector", "label", "timeout", "note", "return"}
+	wantRequired := []any{"browser", "selector", "label", "count", "timeout", "note"}
 	if !reflect.DeepEqual(s["required"], wantRequired) {
-		t.Errorf("required = %v, want %v", s["required"], wantRequired)
+		t.Errorf("required = %v, want %v (no return property)", s["required"], wantRequired)
 	}
 	if _, ok := s["properties"].(map[string]any)["window"]; ok {
 		t.Error("a ref-only parameter without compatible variables is offered")
 	}
 
 	browser := prop(t, s, "browser")
-	if jsonOf(browser["anyOf"]) != `[{"$ref":"#/$defs/browser_possible_variables"}]` {
-		t.Errorf("browser.anyOf = %s, want only the $ref", jsonOf(browser["anyOf"]))
+	if jsonOf(browser["enum"]) != `["<<var:b1>>","<<var:b2>>"]` || browser["type"] != "string" {
+		t.Errorf("browser = %s, want the compatible variables as an enum", jsonOf(browser))
 	}
-	if d := browser["description"].(string); !strings.Contains(d, "(type: *browser.Browser, by reference only)") {
+	if d := browser["description"].(string); d != "A *browser.Browser variable." {
 		t.Errorf("browser.description = %q", d)
 	}
 
-	selector := prop(t, s, "selector")
-	if jsonOf(selector["anyOf"]) != `[{"type":"string"},{"$ref":"#/$defs/selector_possible_variables"}]` {
-		t.Errorf("selector.anyOf = %s", jsonOf(selector["anyOf"]))
+	// A reference is a string: a string parameter needs no alternative.
+	if selector := prop(t, s, "selector"); jsonOf(selector) != `{"type":"string"}` {
+		t.Errorf("selector = %s", jsonOf(selector))
 	}
-
 	label := prop(t, s, "label")
-	if label["type"] != "string" || label["description"] != "(type: string) What to say." || label["anyOf"] != nil {
+	if label["type"] != "string" || label["description"] != "What to say." || label["anyOf"] != nil {
 		t.Errorf("label = %v", label)
+	}
+	count := prop(t, s, "count")
+	if jsonOf(count["anyOf"]) != `[{"type":"integer"},{"$ref":"#/$defs/ref"}]` {
+		t.Errorf("count.anyOf = %s", jsonOf(count["anyOf"]))
 	}
 
 	timeout := prop(t, s, "timeout")
 	if jsonOf(timeout["anyOf"]) != `[{"type":"integer"},{"type":"null"}]` {
 		t.Errorf("timeout.anyOf = %s", jsonOf(timeout["anyOf"]))
 	}
-	if d := timeout["description"].(string); !strings.Contains(d, "Optional: null means the default, 30.") {
+	if d := timeout["description"].(string); d != "Optional (null: 30)." {
 		t.Errorf("timeout.description = %q", d)
 	}
-
-	note := prop(t, s, "note")
-	if jsonOf(note["anyOf"]) != `[{"type":"string"},{"$ref":"#/$defs/note_possible_variables"},{"type":"null"}]` {
-		t.Errorf("note.anyOf = %s", jsonOf(note["anyOf"]))
-	}
-	if d := note["description"].(string); !strings.Contains(d, "Optional: null means the zero value.") {
-		t.Errorf("note.description = %q", d)
-	}
-
-	ret := prop(t, s, "return")
-	if jsonOf(ret["anyOf"]) != `[{"$ref":"#/$defs/possible_return_assignment"},{"type":"null"}]` {
-		t.Errorf("return.anyOf = %s", jsonOf(ret["anyOf"]))
-	}
-	if d := ret["description"].(string); !strings.Contains(d, "(type: bool)") {
-		t.Errorf("return.description = %q", d)
+	if note := prop(t, s, "note"); jsonOf(note) != `{"type":["string","null"]}` {
+		t.Errorf("note = %s", jsonOf(note))
 	}
 
 	defs := s["$defs"].(map[string]any)
-	if len(defs) != 4 {
-		t.Errorf("$defs has %d entries: %v", len(defs), defs)
-	}
-	b := defs[schema.RefDefName("browser")].(map[string]any)
-	if b["type"] != "string" || jsonOf(b["enum"]) != `["<<var:b1>>","<<var:b2>>"]` {
-		t.Errorf("browser defs = %v", b)
-	}
-	if d := b["description"].(string); !strings.Contains(d, "'browser'") || !strings.Contains(d, "*browser.Browser") {
-		t.Errorf("browser defs description = %q", d)
-	}
-	r := defs[schema.ReturnDefName].(map[string]any)
-	if jsonOf(r["enum"]) != `["ok","done"]` {
-		t.Errorf("return defs = %v", r)
+	if len(defs) != 1 || jsonOf(defs[schema.RefDefName]) != `{"pattern":"^<<var:[A-Za-z_][A-Za-z0-9_]*>>$","type":"string"}` {
+		t.Errorf("$defs = %s, want the one reference pattern", jsonOf(defs))
 	}
 	if err := schema.CheckOpenAIStrict(tool); err != nil {
 		t.Errorf("CheckOpenAIStrict: %v", err)
@@ -147,46 +127,29 @@ func TestBuildToolShapes(t *testing.T) {
 	}
 }
 
-func TestBuildToolReturn(t *testing.T) {
-	str := rawFor(t, "")
-	noTargets := decode(t, schema.BuildTool(schema.ToolSpec{
-		Name:   "f",
-		Params: []schema.Param{{Name: "s", TypeName: "string", Raw: str}},
-		Return: &schema.Return{TypeName: "[]string"},
-	}))
-	ret := prop(t, noTargets, "return")
-	if ret["type"] != "null" || ret["anyOf"] != nil {
-		t.Errorf("return without targets = %v, want type null", ret)
+// The schema does not grow with the variables a non-string parameter could
+// take: references are one pattern, named in the system prompt.
+func TestBuildToolSizeIsFlat(t *testing.T) {
+	many := make([]string, 500)
+	for i := range many {
+		many[i] = fmt.Sprintf("variable_%d", i)
 	}
-	if _, ok := noTargets["$defs"]; ok {
-		t.Errorf("$defs without any references: %v", noTargets["$defs"])
+	spec := func(refs []string) schema.ToolSpec {
+		return schema.ToolSpec{Name: "f", Params: []schema.Param{
+			{Name: "s", TypeName: "string", Raw: rawFor(t, ""), Refs: refs},
+			{Name: "n", TypeName: "int", Raw: rawFor(t, 0), Refs: refs},
+		}}
 	}
-	if !reflect.DeepEqual(noTargets["required"], []any{"s", "return"}) {
-		t.Errorf("required = %v", noTargets["required"])
+	one, fiveHundred := schema.BuildTool(spec(many[:1])), schema.BuildTool(spec(many))
+	if len(one.Parameters) != len(fiveHundred.Parameters) {
+		t.Fatalf("the schema grew from %d to %d bytes with the variables", len(one.Parameters), len(fiveHundred.Parameters))
 	}
+}
 
-	noResult := decode(t, schema.BuildTool(schema.ToolSpec{
-		Name:   "f",
-		Params: []schema.Param{{Name: "s", TypeName: "string", Raw: str}},
-	}))
-	if _, ok := noResult["properties"].(map[string]any)["return"]; ok {
-		t.Error("return property for an action without a result")
-	}
-	if !reflect.DeepEqual(noResult["required"], []any{"s"}) {
-		t.Errorf("required = %v", noResult["required"])
-	}
-
-	// No parameters at all.
-	empty := decode(t, schema.BuildTool(schema.ToolSpec{Name: "f"}))
-	if len(empty["properties"].(map[string]any)) != 0 || len(empty["required"].([]any)) != 0 || empty["description"] != nil {
+func TestBuildToolEmpty(t *testing.T) {
+	empty := decode(t, schema.BuildTool(schema.ToolSpec{Name: "f", Return: &schema.Return{TypeName: "int", Targets: []string{"n"}}}))
+	if len(empty["properties"].(map[string]any)) != 0 || len(empty["required"].([]any)) != 0 || empty["$defs"] != nil {
 		t.Errorf("empty tool = %v", empty)
-	}
-	onlyReturn := decode(t, schema.BuildTool(schema.ToolSpec{Name: "f", Return: &schema.Return{TypeName: "int", Targets: []string{"n"}}}))
-	if !reflect.DeepEqual(onlyReturn["required"], []any{"return"}) {
-		t.Errorf("required = %v", onlyReturn["required"])
-	}
-	if _, ok := onlyReturn["$defs"].(map[string]any)[schema.ReturnDefName]; !ok {
-		t.Errorf("$defs = %v", onlyReturn["$defs"])
 	}
 }
 
@@ -252,10 +215,10 @@ func TestBuildToolEscapesDescriptions(t *testing.T) {
 		var want string
 		b, _ := json.Marshal(d)
 		json.Unmarshal(b, &want)
-		if d != "" && s["description"] != want {
-			t.Errorf("description %q came back as %q", d, s["description"])
+		if tool.Description != d {
+			t.Errorf("description %q came back as %q", d, tool.Description)
 		}
-		if got := prop(t, s, "q")["description"].(string); !strings.HasSuffix(got, want) {
+		if got, _ := prop(t, s, "q")["description"].(string); !strings.HasSuffix(got, want) {
 			t.Errorf("param description %q came back as %q", d, got)
 		}
 		if !utf8.Valid(tool.Parameters) {
@@ -291,12 +254,6 @@ func FuzzBuildToolJSON(f *testing.F) {
 			t.Fatalf("invalid JSON: %q", tool.Parameters)
 		}
 	})
-}
-
-func TestRefDefName(t *testing.T) {
-	if got := schema.RefDefName("page"); got != "page_possible_variables" {
-		t.Errorf("RefDefName = %q", got)
-	}
 }
 
 func BenchmarkBuildTool200Refs(b *testing.B) {

@@ -22,7 +22,7 @@ func ExamplePreview() {
 	// Output:
 	// "hello"
 	// "abababababababa"… (100 chars)
-	// [Row{ID: 1, Name: "Ada"}, Row{ID: 2, Name: "Grace"}] (2 items)
+	// 2 rows × 2 columns (ID int, Name string); first rows: {1, "Ada"}, {2, "Grace"}
 	// {"a": 1, "b": 2} (2 entries)
 	// [0, 0, 0, 0, 0, 0, 0, 0…] (10000 items)
 	// error: no such page

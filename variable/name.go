@@ -23,9 +23,26 @@ var predeclared = map[string]bool{
 	"print": true, "println": true, "real": true, "recover": true,
 }
 
+// snippetPackages are the names of the standard packages Go snippets may
+// use (interp.AllowedPackages; runtime tests that the two agree). A
+// variable named like one would hide the package from every snippet.
+var snippetPackages = map[string]bool{
+	"fmt": true, "errors": true, "strings": true, "strconv": true, "bytes": true, "bufio": true,
+	"unicode": true, "utf8": true, "utf16": true, "math": true, "bits": true, "cmplx": true,
+	"rand": true, "sort": true, "slices": true, "maps": true, "cmp": true, "time": true,
+	"regexp": true, "json": true, "base64": true, "hex": true, "csv": true, "xml": true,
+	"html": true, "path": true, "tabwriter": true, "list": true, "heap": true, "ring": true,
+	"crc32": true, "fnv": true, "md5": true, "sha1": true, "sha256": true, "sha512": true,
+}
+
+// IsSnippetPackage reports whether name is the name of a standard package
+// that Go snippets may use, which no variable may take.
+func IsSnippetPackage(name string) bool { return snippetPackages[name] }
+
 // ValidName reports whether name can name a variable: a Go identifier that is
-// neither a keyword, a predeclared identifier nor the blank identifier. The
-// error, wrapping [ErrInvalidName], says why and how to fix it.
+// neither a keyword, a predeclared identifier, the name of a package
+// snippets use, nor the blank identifier. The error, wrapping
+// [ErrInvalidName], says why and how to fix it.
 func ValidName(name string) error {
 	switch {
 	case name == "":
@@ -38,6 +55,8 @@ func ValidName(name string) error {
 		return fmt.Errorf("%w: %q is not a Go identifier (letters, digits and _ only, not starting with a digit)", ErrInvalidName, name)
 	case predeclared[name]:
 		return fmt.Errorf("%w: %q is a predeclared Go identifier; use another name such as %s_", ErrInvalidName, name, name)
+	case snippetPackages[name]:
+		return fmt.Errorf("%w: %q is the name of a package Go snippets use, which a variable would hide; use another name such as %s_", ErrInvalidName, name, name)
 	}
 	return nil
 }

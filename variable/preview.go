@@ -291,30 +291,55 @@ func (p *previewer) bytes(v reflect.Value) {
 
 func (p *previewer) list(v reflect.Value, depth int) {
 	n := v.Len()
+	if depth == 0 && n > 0 && p.table(v) {
+		return
+	}
 	tail := "]"
-	if v.Kind() == reflect.Slice || n > 3 {
-		tail = "] (" + strconv.Itoa(n) + " items)"
+	// The count of the outer list; a nested list shows its own only when
+	// it is cut, so that rows do not repeat theirs.
+	if (depth == 0 && (v.Kind() == reflect.Slice || n > 3)) || (depth > 0 && !p.fits(v, depth)) {
+		tail = "] (" + plural(n, "item", "items") + ")"
 	}
 	p.str("[")
-	p.enclose(tail, func() bool {
-		for i := 0; i < n; i++ {
-			if p.full() {
-				return false
-			}
-			if i > 0 {
-				p.str(", ")
-			}
-			p.nested(v.Index(i), depth)
+	p.enclose(tail, func() bool { return p.items(v, depth) })
+}
+
+// items writes the elements of a list, and reports whether all fitted.
+func (p *previewer) items(v reflect.Value, depth int) bool {
+	for i := 0; i < v.Len(); i++ {
+		if p.full() {
+			return false
 		}
-		return true
-	})
+		if i > 0 {
+			p.str(", ")
+		}
+		p.nested(v.Index(i), depth)
+	}
+	return true
+}
+
+// fits reports whether the nested list v fits whole in the room left.
+func (p *previewer) fits(v reflect.Value, depth int) bool {
+	room := p.limit - utf8.RuneCountInString(p.b.String())
+	if room <= 2 {
+		return false
+	}
+	trial := previewer{limit: room}
+	trial.str("[")
+	trial.enclose("]", func() bool { return trial.items(v, depth) })
+	s := trial.b.String()
+	return !trial.cut && utf8.RuneCountInString(s) <= room && !strings.Contains(s, "…")
 }
 
 func (p *previewer) mapping(v reflect.Value, depth int) {
 	keys := v.MapKeys()
 	slices.SortFunc(keys, compareKeys)
 	p.str("{")
-	p.enclose("} ("+strconv.Itoa(len(keys))+" entries)", func() bool {
+	tail := "}"
+	if depth == 0 {
+		tail = "} (" + plural(len(keys), "entry", "entries") + ")"
+	}
+	p.enclose(tail, func() bool {
 		for i, k := range keys {
 			if p.full() {
 				return false
@@ -363,4 +388,93 @@ func compareKeys(a, b reflect.Value) int {
 		return cmp.Compare(a.Float(), b.Float())
 	}
 	return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
+}
+
+// plural returns "1 item" or "n items".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// table writes a list of structs as a table the way a person would
+// describe it: the row count, the columns with their types, then as many
+// whole rows as fit, one cell after another. It reports false, writing
+// nothing, when v's elements are not structs with exported fields.
+func (p *previewer) table(v reflect.Value) bool {
+	et := v.Type().Elem()
+	ptr := et.Kind() == reflect.Pointer
+	if ptr {
+		et = et.Elem()
+	}
+	if et.Kind() != reflect.Struct || implementsSelf(v.Type().Elem()) {
+		return false
+	}
+	var cols []int
+	var head strings.Builder
+	for i := range et.NumField() {
+		f := et.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		if len(cols) > 0 {
+			head.WriteString(", ")
+		}
+		cols = append(cols, i)
+		head.WriteString(f.Name + " " + TypeName(f.Type))
+	}
+	if len(cols) == 0 {
+		return false
+	}
+	n := v.Len()
+	p.str(plural(n, "row", "rows") + " × " + plural(len(cols), "column", "columns") + " (" + head.String() + ")")
+	sep := "; first rows: "
+	if n == 1 {
+		sep = "; the row: "
+	}
+	for r := 0; r < n; r++ {
+		row := v.Index(r)
+		if ptr {
+			if row.IsNil() {
+				continue
+			}
+			row = row.Elem()
+		}
+		cell := previewer{limit: p.limit}
+		cell.str("{")
+		for j, c := range cols {
+			if j > 0 {
+				cell.str(", ")
+			}
+			cell.nested(row.Field(c), 1)
+		}
+		cell.str("}")
+		text := cell.result()
+		more := ""
+		if r < n-1 {
+			more = ", …"
+		}
+		if utf8.RuneCountInString(p.b.String())+utf8.RuneCountInString(sep+text+more) > p.limit || cell.cut || strings.HasSuffix(text, "…") {
+			if r == 0 {
+				// Not even one row fits whole: columns and count only.
+				return true
+			}
+			p.b.WriteString(", …")
+			return true
+		}
+		p.b.WriteString(sep + text)
+		sep = ", "
+	}
+	return true
+}
+
+// implementsSelf reports whether values of t describe themselves.
+func implementsSelf(t reflect.Type) bool {
+	for _, i := range []reflect.Type{reflect.TypeFor[Previewer](), reflect.TypeFor[error](), reflect.TypeFor[fmt.Stringer]()} {
+		if t.Implements(i) {
+			return true
+		}
+	}
+	return false
 }

@@ -100,7 +100,7 @@ func TestPreview(t *testing.T) {
 		{"empty map", map[string]int{}, "{} (0 entries)"},
 		{"struct", point{1, 2}, "point{X: 1, Y: 2}"},
 		{"struct unexported", withHidden{Name: "n", secret: "s", count: 3, tags: []string{"a"}},
-			`withHidden{Name: "n", secret: "s", count: 3, tags: ["a"] (1 items)}`},
+			`withHidden{Name: "n", secret: "s", count: 3, tags: ["a"]}`},
 		{"anonymous struct", struct{ A string }{"x"}, `struct{A: "x"}`},
 		{"empty struct", struct{}{}, "struct{}"},
 		{"pointer", &point{1, 2}, "&point{X: 1, Y: 2}"},
@@ -120,7 +120,7 @@ func TestPreview(t *testing.T) {
 		{"chan", make(chan int), "chan int"},
 		{"nil chan", (chan int)(nil), "nil"},
 		{"func", func(int) error { return nil }, "func(int) error"},
-		{"nested depth bound", [][][][][][][]int{{{{{{{1}}}}}}}, "[[[[[[…] (1 items)] (1 items)] (1 items)] (1 items)] (1 items)] (1 items)"},
+		{"nested depth bound", [][][][][][][]int{{{{{{{1}}}}}}}, "[[[[[[…] (1 item)] (1 item)] (1 item)] (1 item)] (1 item)] (1 item)"},
 		{"cycle", cyclic, "&node{Val: 1, Next: &node{Val: 1, Next: &node{Val: …, Next: …}}}"},
 	}
 	for _, tt := range tests {
@@ -159,7 +159,7 @@ func TestPreviewLongString(t *testing.T) {
 	}
 	// Inside another value a string gets at most 60 characters.
 	got = variable.Preview([]string{strings.Repeat("b", 200)}, 0)
-	if n := strings.Count(got, "b"); n > 60 || !strings.Contains(got, "… (200 chars)") || !strings.HasSuffix(got, "] (1 items)") {
+	if n := strings.Count(got, "b"); n > 60 || !strings.Contains(got, "… (200 chars)") || !strings.HasSuffix(got, "] (1 item)") {
 		t.Errorf("nested long string: %q", got)
 	}
 }
@@ -238,10 +238,10 @@ func TestPreviewBytes(t *testing.T) {
 
 func TestPreviewPreviewerGetsRemainingLimit(t *testing.T) {
 	got := variable.Preview([]*browserish{{url: "u"}}, 100)
-	// "[" has been written and "] (1 items)" is kept: the previewer is
+	// "[" has been written and "] (1 item)" is kept: the previewer is
 	// offered what is left.
 	var limit int
-	if _, err := fmt.Sscanf(got, "[Browser at u (limit %d)] (1 items)", &limit); err != nil || limit <= 0 || limit > 99 {
+	if _, err := fmt.Sscanf(got, "[Browser at u (limit %d)] (1 item)", &limit); err != nil || limit <= 0 || limit > 99 {
 		t.Errorf("Preview = %q, want the previewer offered at most 99 characters", got)
 	}
 	long := &browserish{url: strings.Repeat("x", 500)}
@@ -377,5 +377,46 @@ func BenchmarkPreviewSlice10k(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		variable.Preview(v, 0)
+	}
+}
+
+type tableRow struct {
+	ID    int
+	Name  string
+	Price float64
+	note  string
+}
+
+// A slice of structs reads as a table: the row count, the columns with
+// their types, and whole rows only.
+func TestPreviewTable(t *testing.T) {
+	rows := make([]tableRow, 1000)
+	for i := range rows {
+		rows[i] = tableRow{ID: i + 1, Name: fmt.Sprint("Item ", i+1), Price: float64(i) / 4, note: "hidden"}
+	}
+	got := variable.Preview(rows, 0)
+	if !strings.HasPrefix(got, "1000 rows × 3 columns (ID int, Name string, Price float64); first rows: {1, \"Item 1\", 0}, ") {
+		t.Fatalf("Preview = %q", got)
+	}
+	if !strings.HasSuffix(got, "}, …") || utf8.RuneCountInString(got) > variable.DefaultPreviewLimit || strings.Contains(got, "hidden") {
+		t.Fatalf("rows are not cut cleanly: %q", got)
+	}
+	if strings.Count(got, "{") != strings.Count(got, "}") {
+		t.Fatalf("a row is cut in the middle: %q", got)
+	}
+	ptrs := []*tableRow{{ID: 7, Name: "Pear"}}
+	if got := variable.Preview(ptrs, 0); got != `1 row × 3 columns (ID int, Name string, Price float64); the row: {7, "Pear", 0}` {
+		t.Fatalf("Preview(pointers) = %q", got)
+	}
+	wide := []tableRow{{Name: strings.Repeat("w", 500)}}
+	if got := variable.Preview(wide, 80); strings.Contains(got, "www") || !strings.HasPrefix(got, "1 row × 3 columns") {
+		t.Fatalf("Preview(a row too wide) = %q", got)
+	}
+	cells := [][]string{{"a", "b"}, {"c", "d"}}
+	if got := variable.Preview(cells, 0); got != `[["a", "b"], ["c", "d"]] (2 items)` {
+		t.Fatalf("Preview(rows of cells) = %q", got)
+	}
+	if got := variable.Preview([]int{1}, 0); got != "[1] (1 item)" {
+		t.Fatalf("Preview([]int{1}) = %q", got)
 	}
 }

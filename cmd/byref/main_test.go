@@ -56,7 +56,7 @@ func TestDemo(t *testing.T) {
 		"scripted model (no API key",
 		"→ filter_rows",
 		"<<var:late_orders>> is not a variable; compatible variables for \"table\" are: <<var:orders>>, <<var:filter_rows_result>>",
-		"filter_rows_result = &Table{",
+		"filter_rows_result = Table of 142 rows × 2 columns (id, status)",
 		"count_rows_result = 142",
 		"14.2% of orders are late",
 		"result: 14.2",

@@ -10,6 +10,7 @@ import (
 var heavy = []string{
 	"github.com/chromedp/",
 	"github.com/traefik/yaegi",
+	"github.com/byref/byref/internal/yaegi",
 	"github.com/tmc/langchaingo",
 	"modernc.org/",
 	"go.opentelemetry.io/",

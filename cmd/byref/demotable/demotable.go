@@ -16,6 +16,20 @@ type Table struct {
 	Rows    [][]string
 }
 
+// Preview describes the table to the model by its shape, never its rows:
+// "Table of 142 rows × 2 columns (id, status)". It implements
+// variable.Previewer.
+func (t *Table) Preview(limit int) string {
+	if t == nil {
+		return "no table"
+	}
+	s := fmt.Sprintf("Table of %d rows × %d columns (%s)", len(t.Rows), len(t.Columns), strings.Join(t.Columns, ", "))
+	if len(s) > limit && limit > 1 {
+		s = s[:limit-1] + "…"
+	}
+	return s
+}
+
 // FilterRows keeps the rows whose column equals value.
 func FilterRows(t *Table, column, value string) (*Table, error) {
 	col := -1

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// TestUpToDate regenerates the symbol tables with the running toolchain and
+// fails when the committed ones differ (a new Go version, a changed
+// package list, a changed generator). Fix: go generate ./interp/internal/stdsym
+func TestUpToDate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("type-checks the allowed packages from source")
+	}
+	files, err := generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range files {
+		got, err := os.ReadFile(filepath.Join("..", name))
+		if err != nil {
+			t.Errorf("%s is missing; run go generate ./interp/internal/stdsym (%v)", name, err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is stale for %s; run go generate ./interp/internal/stdsym", name, runtime.Version())
+		}
+	}
+	committed, _ := filepath.Glob(filepath.Join("..", "zz_*.go"))
+	for _, f := range committed {
+		if _, ok := files[filepath.Base(f)]; !ok {
+			t.Errorf("%s is generated for no allowed package; run go generate ./interp/internal/stdsym", f)
+		}
+	}
+}

@@ -1,0 +1,267 @@
+package interp
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"reflect"
+)
+
+// fmt and encoding/json (and xml) recurse in host code over the values a
+// snippet gives them, outside the sandbox's call-depth counter: a cyclic
+// value (a := []any{nil}; a[0] = a) or a very deep one overflowed the Go
+// stack, which kills the process. The sandbox's versions of their printing
+// and marshalling functions first walk their arguments, as the real
+// function would, and panic with ErrPrintLimit on a cycle, on nesting
+// deeper than maxPrintDepth, or on more than maxPrintItems elements.
+
+const (
+	// maxPrintDepth bounds the nesting of a printed or marshalled value.
+	maxPrintDepth = 1000
+	// maxPrintItems bounds the elements, fields and entries visited.
+	maxPrintItems = 1 << 22
+)
+
+// printPanic is the panic value of a refused print or marshal.
+type printPanic struct{ msg string }
+
+func (p printPanic) Error() string { return p.msg }
+
+var (
+	stringerType  = reflect.TypeFor[fmt.Stringer]()
+	errorType     = reflect.TypeFor[error]()
+	formatterType = reflect.TypeFor[fmt.Formatter]()
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	xmlMarshaler  = reflect.TypeFor[xml.Marshaler]()
+)
+
+// printCheck walks the values a printing function is about to traverse.
+type printCheck struct {
+	what     string
+	deref    bool // follow pointers at any depth (json, xml); fmt only at the top
+	stopAt   []reflect.Type
+	items    int
+	onPath   map[visitKey]bool
+	maxDepth int
+}
+
+func checkPrint(what string, deref bool, stopAt []reflect.Type, args ...any) {
+	var c *printCheck
+	for _, a := range args {
+		switch a.(type) {
+		case nil, string, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64,
+			float32, float64, complex64, complex128:
+			continue // the common case: nothing to walk
+		}
+		if c == nil {
+			c = &printCheck{what: what, deref: deref, stopAt: stopAt, maxDepth: maxPrintDepth}
+		}
+		c.walk(reflect.ValueOf(a), 0)
+	}
+}
+
+func (c *printCheck) fail(why string) {
+	panic(printPanic{fmt.Sprintf("%s: the value %s; print or encode a part of it", c.what, why)})
+}
+
+func (c *printCheck) walk(v reflect.Value, depth int) {
+	if !v.IsValid() {
+		return
+	}
+	if depth > c.maxDepth {
+		c.fail(fmt.Sprintf("is nested more than %d levels deep", c.maxDepth))
+	}
+	c.items++
+	if c.items > maxPrintItems {
+		c.fail(fmt.Sprintf("has more than %d elements", maxPrintItems))
+	}
+	for _, t := range c.stopAt {
+		if v.Type().Implements(t) {
+			return // the value prints itself
+		}
+	}
+	switch v.Kind() {
+	case reflect.Interface:
+		if !v.IsNil() {
+			c.walk(v.Elem(), depth+1)
+		}
+	case reflect.Pointer:
+		if v.IsNil() || (!c.deref && depth > 0) {
+			return
+		}
+		c.enter(visitKey{v.Pointer(), v.Type(), 0}, func() { c.walk(v.Elem(), depth+1) })
+	case reflect.Slice:
+		if v.IsNil() {
+			return
+		}
+		if !needsWalk(v.Type().Elem()) {
+			c.items += v.Len()
+			if c.items > maxPrintItems {
+				c.fail(fmt.Sprintf("has more than %d elements", maxPrintItems))
+			}
+			return
+		}
+		c.enter(visitKey{v.Pointer(), v.Type(), v.Len()}, func() {
+			for i := range v.Len() {
+				c.walk(v.Index(i), depth+1)
+			}
+		})
+	case reflect.Array:
+		if !needsWalk(v.Type().Elem()) {
+			c.items += v.Len()
+			return
+		}
+		for i := range v.Len() {
+			c.walk(v.Index(i), depth+1)
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return
+		}
+		c.enter(visitKey{v.Pointer(), v.Type(), 0}, func() {
+			it := v.MapRange()
+			for it.Next() {
+				c.walk(it.Key(), depth+1)
+				c.walk(it.Value(), depth+1)
+			}
+		})
+	case reflect.Struct:
+		for i := range v.NumField() {
+			c.walk(v.Field(i), depth+1)
+		}
+	}
+}
+
+// enter walks into shared storage, refusing a cycle (storage already on
+// the path from the argument).
+func (c *printCheck) enter(k visitKey, walk func()) {
+	if c.onPath == nil {
+		c.onPath = map[visitKey]bool{}
+	}
+	if c.onPath[k] {
+		c.fail("contains itself (a cycle)")
+	}
+	c.onPath[k] = true
+	walk()
+	delete(c.onPath, k)
+}
+
+var fmtStops = []reflect.Type{stringerType, errorType, formatterType}
+var jsonStops = []reflect.Type{jsonMarshaler}
+var xmlStops = []reflect.Type{xmlMarshaler}
+
+func fmtArgs(what string, a []any) { checkPrint(what, false, fmtStops, a...) }
+
+// The bounded functions, by package and name. They are package-level
+// values so that yaegi's MapTypes (which lets interpreted Stringers reach
+// fmt) can key on them once per process.
+var boundedFmt = map[string]any{
+	"Sprint":   func(a ...any) string { fmtArgs("fmt.Sprint", a); return fmt.Sprint(a...) },
+	"Sprintln": func(a ...any) string { fmtArgs("fmt.Sprintln", a); return fmt.Sprintln(a...) },
+	"Sprintf": func(format string, a ...any) string {
+		fmtArgs("fmt.Sprintf", a)
+		return fmt.Sprintf(format, a...)
+	},
+	"Fprint": func(w io.Writer, a ...any) (int, error) { fmtArgs("fmt.Fprint", a); return fmt.Fprint(w, a...) },
+	"Fprintln": func(w io.Writer, a ...any) (int, error) {
+		fmtArgs("fmt.Fprintln", a)
+		return fmt.Fprintln(w, a...)
+	},
+	"Fprintf": func(w io.Writer, format string, a ...any) (int, error) {
+		fmtArgs("fmt.Fprintf", a)
+		return fmt.Fprintf(w, format, a...)
+	},
+	"Errorf": func(format string, a ...any) error { fmtArgs("fmt.Errorf", a); return fmt.Errorf(format, a...) },
+	"Append": func(b []byte, a ...any) []byte { fmtArgs("fmt.Append", a); return fmt.Append(b, a...) },
+	"Appendln": func(b []byte, a ...any) []byte {
+		fmtArgs("fmt.Appendln", a)
+		return fmt.Appendln(b, a...)
+	},
+	"Appendf": func(b []byte, format string, a ...any) []byte {
+		fmtArgs("fmt.Appendf", a)
+		return fmt.Appendf(b, format, a...)
+	},
+}
+
+// fmtOriginals are the real functions the bounded ones stand for, whose
+// MapTypes entries they take.
+var fmtOriginals = map[string]any{
+	"Sprint": fmt.Sprint, "Sprintln": fmt.Sprintln, "Sprintf": fmt.Sprintf,
+	"Fprint": fmt.Fprint, "Fprintln": fmt.Fprintln, "Fprintf": fmt.Fprintf,
+	"Errorf": fmt.Errorf, "Append": fmt.Append, "Appendln": fmt.Appendln, "Appendf": fmt.Appendf,
+}
+
+var boundedJSON = map[string]any{
+	"Marshal": func(v any) ([]byte, error) {
+		checkPrint("json.Marshal", true, jsonStops, v)
+		return json.Marshal(v)
+	},
+	"MarshalIndent": func(v any, prefix, indent string) ([]byte, error) {
+		checkPrint("json.MarshalIndent", true, jsonStops, v)
+		return json.MarshalIndent(v, prefix, indent)
+	},
+	"NewEncoder": func(w io.Writer) *safeEncoder { return &safeEncoder{json.NewEncoder(w)} },
+	"Encoder":    (*safeEncoder)(nil),
+}
+
+var jsonOriginals = map[string]any{"Marshal": json.Marshal, "MarshalIndent": json.MarshalIndent}
+
+var boundedXML = map[string]any{
+	"Marshal": func(v any) ([]byte, error) {
+		checkPrint("xml.Marshal", true, xmlStops, v)
+		return xml.Marshal(v)
+	},
+	"MarshalIndent": func(v any, prefix, indent string) ([]byte, error) {
+		checkPrint("xml.MarshalIndent", true, xmlStops, v)
+		return xml.MarshalIndent(v, prefix, indent)
+	},
+}
+
+var xmlOriginals = map[string]any{"Marshal": xml.Marshal, "MarshalIndent": xml.MarshalIndent}
+
+// safeEncoder stands for json.Encoder in snippets, so that Encode checks
+// its value first.
+type safeEncoder struct{ e *json.Encoder }
+
+// Encode checks v, then writes its JSON encoding (see json.Encoder.Encode).
+func (s *safeEncoder) Encode(v any) error {
+	checkPrint("json.Encoder.Encode", true, jsonStops, v)
+	return s.e.Encode(v)
+}
+
+// SetIndent sets the indentation (see json.Encoder.SetIndent).
+func (s *safeEncoder) SetIndent(prefix, indent string) { s.e.SetIndent(prefix, indent) }
+
+// SetEscapeHTML sets HTML escaping (see json.Encoder.SetEscapeHTML).
+func (s *safeEncoder) SetEscapeHTML(on bool) { s.e.SetEscapeHTML(on) }
+
+// boundPrinting replaces the printing functions in the process-wide table
+// and keys their MapTypes entries; called once from loadStd.
+func boundPrinting(table map[string]map[string]reflect.Value, mapTypes map[reflect.Value][]reflect.Type) {
+	for _, p := range []struct {
+		key       string
+		bounded   map[string]any
+		originals map[string]any
+	}{
+		{"fmt/fmt", boundedFmt, fmtOriginals},
+		{"encoding/json/json", boundedJSON, jsonOriginals},
+		{"encoding/xml/xml", boundedXML, xmlOriginals},
+	} {
+		syms, ok := table[p.key]
+		if !ok {
+			continue
+		}
+		syms = override(syms, nil)
+		for name, f := range p.bounded {
+			v := reflect.ValueOf(f)
+			syms[name] = v
+			if orig, ok := p.originals[name]; ok {
+				if mt, ok := mapTypes[reflect.ValueOf(orig)]; ok {
+					mapTypes[v] = mt
+				}
+			}
+		}
+		table[p.key] = syms
+	}
+}
