@@ -66,6 +66,17 @@ type Param struct {
 	// Enum restricts raw values to this list. Each must be convertible to
 	// the parameter's type. A parameter with an enum takes raw values only.
 	Enum []any
+	// Min and Max bound a number parameter's raw values, inclusive; nil
+	// means no bound. Each must be a Go number (1, 7, 0.5).
+	Min, Max any
+	// MinLength and MaxLength bound a string parameter's raw values, in
+	// characters (Unicode code points); zero means no bound. OpenAI's strict
+	// mode has no such keywords: a tool that uses them is sent non-strict.
+	MinLength, MaxLength int
+	// Pattern is a regular expression a string parameter's raw values must
+	// match somewhere (as JSON Schema's pattern; anchor it with ^…$ to
+	// match the whole). It must be valid in Go's regexp syntax.
+	Pattern string
 	// RefOnly makes the parameter accept variable references only, even if
 	// its type is JSON-representable.
 	RefOnly bool
@@ -106,6 +117,7 @@ type Action struct {
 	params                    []Parameter
 	defaults                  []reflect.Value
 	enums                     [][]reflect.Value // enum values converted to each parameter's type
+	bounds                    []bounds          // Min, Max, lengths and pattern, checked on the fast path
 	fast                      []bool            // parameters decoded by the scalar fast path
 	validators                []lazyValidator
 	hasCtx, hasErr            bool
@@ -203,6 +215,11 @@ func build(spec Spec) (*Action, error) {
 		a.params = append(a.params, param)
 		a.defaults = append(a.defaults, def)
 		a.enums = append(a.enums, enumValues(p.Enum, param.Type))
+		b, err := buildBounds(p, param.Type)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %q: %w", p.Name, err)
+		}
+		a.bounds = append(a.bounds, b)
 		a.fast = append(a.fast, fastPath(p, param.Type))
 	}
 	a.validators = make([]lazyValidator, len(a.params))
@@ -257,6 +274,13 @@ func buildParam(p Param, t reflect.Type) (Parameter, reflect.Value, error) {
 			return out, reflect.Value{}, err
 		}
 		out.Raw = withEnum
+	}
+	if out.Raw != nil && (p.Min != nil || p.Max != nil || p.MinLength > 0 || p.MaxLength > 0 || p.Pattern != "") {
+		withBounds, err := addBounds(out.Raw, p)
+		if err != nil {
+			return out, reflect.Value{}, err
+		}
+		out.Raw = withBounds
 	}
 	var def reflect.Value
 	if p.Default != nil {

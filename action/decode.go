@@ -33,6 +33,11 @@ func (a *Action) Decode(i int, raw json.RawMessage) (reflect.Value, error) {
 		if len(p.Enum) > 0 && !inEnum(v, a.enums[i]) {
 			return reflect.Value{}, fmt.Errorf("%w: %s is not one of %s", schema.ErrInvalid, raw, enumText(p.Enum))
 		}
+		if b := &a.bounds[i]; b.any {
+			if err := b.check(v); err != nil {
+				return reflect.Value{}, err
+			}
+		}
 		return v, nil
 	}
 	return a.decodeChecked(i, raw)

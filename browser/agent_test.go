@@ -286,9 +286,9 @@ func TestAgentNavigation(t *testing.T) {
 		`"preview":"Browser tab at ` + s.URL + `/p2 \"Page 2\""`,
 		`e1 link \"Go to page 3\"`,
 		`"preview":"Browser tab at ` + s.URL + `/p3 \"Page 3\""`,
-		`"name":"browser_text_result","type":"string","preview":"\"Page 3\""`,
+		`"name":"browser_text_result","type":"string","preview":"Page 3"`,
 		`"preview":"Browser tab at ` + s.URL + `/p2 \"Page 2\""`,
-		`"name":"browser_text_result_2","type":"string","preview":"\"Page 2\""`,
+		`"name":"browser_text_result_2","type":"string","preview":"Page 2"`,
 		s.URL + `/p2 Page 2 Page 3 Page 2`,
 	}
 	if len(results) != len(wants) {

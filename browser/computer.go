@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/byref/byref/schema"
 )
 
 // ErrUnsupportedAction means a provider's computer-use action has no
@@ -59,7 +61,7 @@ func call(name, browserVar string, args map[string]any) (Call, error) {
 	if args == nil {
 		args = map[string]any{}
 	}
-	args["browser"] = "<<var:" + browserVar + ">>"
+	args["browser"] = schema.Ref(browserVar)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // keep "<<var:…>>" readable

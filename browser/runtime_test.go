@@ -236,7 +236,7 @@ func TestRuntimeWaitTimeout(t *testing.T) {
 		}
 	}
 	_, r := created(t, rt, ctx, "browser_text", `{"browser": "<<var:web>>", "selector": "h1", "return": null}`)
-	if r.Variables[0].Preview != `"Welcome"` {
+	if r.Variables[0].Preview != `Welcome` {
 		t.Errorf("after the timeouts: %+v", r.Variables)
 	}
 }

@@ -2,8 +2,6 @@ package browser
 
 import (
 	"reflect"
-
-	"github.com/byref/byref/interp"
 )
 
 // SymbolsPath is the key of the package's table in Symbols: its import path,
@@ -20,7 +18,10 @@ const SymbolsPath = "github.com/byref/byref/browser/browser"
 // Start, Options and the action constructors are left out: a snippet
 // drives the browsers the run holds, it does not launch processes. Errors
 // are given as values, not variables, so a snippet cannot reassign them.
-var Symbols = interp.Exports{SymbolsPath: {
+//
+// Its type is interp.Exports spelled out (that type is an alias of this
+// map), so that package browser does not link the interpreter.
+var Symbols = map[string]map[string]reflect.Value{SymbolsPath: {
 	// Types.
 	"Browser":         reflect.ValueOf((*Browser)(nil)),
 	"Snapshot":        reflect.ValueOf((*Snapshot)(nil)),

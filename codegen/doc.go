@@ -14,7 +14,7 @@
 // [Generate] writes one gofmt-clean file:
 //
 //	type Variables struct{ … }  // every variable the replay leaves, tagged with its name
-//	func Replay(ctx context.Context, [actions *action.Set,] <starting variables>) (R, error)
+//	func Replay(ctx context.Context, [actions Actions,] <starting variables>) (R, error)
 //	func ReplayVariables(…same…) (R, Variables, error)
 //	func main()                  // with Options.Main
 //
@@ -37,12 +37,23 @@
 // arguments written as Go: references become the variables' names, raw JSON
 // becomes Go literals of the parameters' types, omitted parameters their
 // defaults. A closure ("pkg.F.func1"), a method value ("pkg.(*T).M-fm"), an
-// unexported function or one in package main, a test or an internal package
-// cannot be named from another package: Replay then takes an
-// actions *action.Set and looks each such action up once, before the first
-// step, with [replay.Func], typed with the function's exact signature. A
-// missing action or a changed signature fails the replay before any action
-// runs.
+// unexported function, or one in a test or an internal package cannot be
+// named from another package: Replay then takes an actions parameter of
+// the generated type Actions, a struct with one field per such action,
+// named after it and typed with the function's exact signature, and calls
+// the field; a nil field fails the replay before any action runs. The
+// generated main fills it from Options.ActionSet (replay.Func, which also
+// checks the signature), or says which fields to fill.
+//
+// # Package main
+//
+// A run whose actions or variables use types or functions of package main
+// replays as a file of package main (the default Options.Package) meant to
+// sit next to the user's main.go: it names main's types and calls main's
+// functions by their bare names, unexported ones included, and Options.Main
+// then writes ReplayMain, for the user's main to call, instead of a second
+// main. Generated into another package, such a run is refused with an
+// error that says so.
 //
 // # Snippets
 //

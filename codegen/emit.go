@@ -19,7 +19,7 @@ func (g *gen) steps() error {
 			g.declared[v.Name] = true
 		}
 	}
-	g.errDeclared = len(g.lookups) > 0 && !g.snippet
+	g.errDeclared = false
 	for i := range g.rec.Steps {
 		in := &g.rec.Steps[i]
 		if err := g.instruction(i, in); err != nil {
@@ -287,7 +287,7 @@ func (g *gen) callStep(in *Instruction) error {
 		callee = g.lookupVar[a.Name()]
 	default:
 		ref := g.funcs[a.Name()]
-		callee = g.imp.use(ref.Path, "") + "." + ref.Name
+		callee = g.callee(ref)
 	}
 	if a.TakesContext() && !g.snippet {
 		args = append([]string{g.ctx}, args...)

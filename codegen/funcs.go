@@ -21,6 +21,27 @@ type funcRef struct {
 	// closure, a method, an unexported or unimportable function); "" when
 	// it can.
 	Why string
+	// MainName is the name of a top-level function of package main, which
+	// a replay in package main calls by that name; "" otherwise.
+	MainName string
+}
+
+// inPackage returns ref as a replay in package main calls it: a function
+// of package main by its bare name (Path ""), reporting whether it did so.
+func (ref funcRef) inPackage(inMain bool) (funcRef, bool) {
+	if !inMain || ref.MainName == "" {
+		return ref, false
+	}
+	return funcRef{Name: ref.MainName, Symbol: ref.Symbol}, true
+}
+
+// callee is how generated code calls the function: pkg.Name, or Name for
+// one of package main.
+func (g *gen) callee(ref funcRef) string {
+	if ref.Path == "" {
+		return ref.Name
+	}
+	return g.imp.use(ref.Path, "") + "." + ref.Name
 }
 
 // locate finds fn's package-level name with runtime.FuncForPC.
@@ -57,6 +78,8 @@ func locate(fn any) funcRef {
 		ref.Why = "it is a closure (" + shortSym(sym) + ")"
 	case strings.Contains(rest, "."):
 		ref.Why = "it is a method (" + shortSym(sym) + ")"
+	case path == "main":
+		ref.Why, ref.MainName = "it is in package main ("+shortSym(sym)+")", rest
 	case !token.IsExported(rest):
 		ref.Why = "it is not exported (" + shortSym(sym) + ")"
 	default:

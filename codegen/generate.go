@@ -30,12 +30,16 @@ type Options struct {
 	// Main adds a main function that calls ReplayVariables with the
 	// starting values written as literals (secrets are read from the
 	// environment variable BYREF_<NAME>, upper-cased) and prints
-	// {"result": …, "variables": …} as one line of JSON.
+	// {"result": …, "variables": …} as one line of JSON. When the run used
+	// types declared in package main (and Package is main), the file goes
+	// next to the user's main package, which has its own main: the function
+	// is then ReplayMain, for that main to call.
 	Main bool
-	// ActionSet is the package-level function main calls to get the action
-	// set for the actions looked up by name (closures and methods), e.g.
-	// myapp.Actions. Nil leaves main with a nil set, which the replay
-	// refuses with an error naming the fix, when any action is looked up.
+	// ActionSet is the package-level function main calls to fill Actions,
+	// the functions of the actions replay code cannot call by import path
+	// (closures and methods), e.g. myapp.Actions. Nil leaves main with
+	// empty Actions and a comment naming the fields to fill; the replay
+	// refuses nil fields with an error naming the fix.
 	ActionSet func() *action.Set
 }
 
@@ -48,7 +52,7 @@ var ErrGenerate = errors.New("codegen: cannot generate replay code")
 // go/format. The file declares
 //
 //	type Variables struct{ … }  // every variable the replay leaves, by name
-//	func Replay(ctx context.Context, [actions *action.Set,] <starting variables>) (R, error)
+//	func Replay(ctx context.Context, [actions Actions,] <starting variables>) (R, error)
 //	func ReplayVariables(…same…) (R, Variables, error)
 //
 // where R is the type of the variable the run returned as its result, or
@@ -126,13 +130,18 @@ type gen struct {
 	errDeclared       bool
 	funcs             map[string]funcRef // by action name
 	lookups           []string           // action names looked up, in order
-	lookupVar         map[string]string  // action name -> local
+	lookupVar         map[string]string  // action name -> its field of actions
+	fields            map[string]string  // action name -> field of Actions
 	snippetActions    []string           // actions snippets call by name
 
 	resultType reflect.Type
 	resultExpr string
 	lastStep   int
+	usesMain   bool // types of package main are named: the file goes next to it
 }
+
+// inMain reports whether the generated file is in package main.
+func (g *gen) inMain() bool { return g.opts.Package == "" || g.opts.Package == "main" }
 
 func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 	if rec == nil {
@@ -146,7 +155,7 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 		set = &action.Set{}
 	}
 	g := &gen{rec: rec, set: set, opts: opts, snippet: snippet, names: newNamer(), vars: map[string]*Variable{},
-		declared: map[string]bool{}, parsed: map[int]*parsedSnippet{}, funcs: map[string]funcRef{}, lookupVar: map[string]string{}}
+		declared: map[string]bool{}, parsed: map[int]*parsedSnippet{}, funcs: map[string]funcRef{}, lookupVar: map[string]string{}, fields: map[string]string{}}
 	g.imp = &imports{byPath: map[string]string{}, names: g.names, pkgNames: map[string]string{}}
 	g.names.reserve("Replay", "ReplayVariables", "Variables", "main", "init", "_")
 	for i := range rec.Variables {
@@ -207,11 +216,22 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 		if !ok {
 			return fmt.Errorf("%w: the run calls action %q, which is not in Recording.Actions; pass the actions the run used", ErrGenerate, name)
 		}
-		ref := locate(a.Func())
+		ref, local := locate(a.Func()).inPackage(g.inMain() && !snippet)
+		g.usesMain = g.usesMain || local
 		g.funcs[name] = ref
 		if ref.Why != "" && !snippet {
 			g.lookups = append(g.lookups, name)
-			g.lookupVar[name] = g.names.fresh(camel(name, false) + "Func")
+			field := camel(name, true)
+			for taken := true; taken; {
+				taken = false
+				for _, f := range g.fields {
+					if f == field {
+						field, taken = field+"_", true
+					}
+				}
+			}
+			g.fields[name] = field
+			g.lookupVar[name] = g.actions + "." + field
 		}
 		return nil
 	}
@@ -318,7 +338,7 @@ func (g *gen) file() ([]byte, error) {
 	params = append(params, g.ctx+" "+ctxPkg+".Context")
 	args = append(args, g.ctx)
 	if len(g.lookups) > 0 {
-		params = append(params, g.actions+" *"+g.imp.use(actionPath, "action")+".Set")
+		params = append(params, g.actions+" Actions")
 		args = append(args, g.actions)
 	}
 	var starts []*Variable
@@ -382,9 +402,20 @@ func (g *gen) file() ([]byte, error) {
 		fmt.Fprintf(w, "// Not replayed (set by the runtime, not by a step): %s.\n", strings.Join(left, ", "))
 	}
 	fmt.Fprintf(w, "type Variables struct {\n%s\n}\n\n", strings.Join(fields, "\n"))
+	if len(g.lookups) > 0 {
+		fmt.Fprintf(w, "// Actions holds the functions of the run's actions that replay code\n// cannot call through an import path (closures, methods): a field per\n// action, with the function's exact signature.\ntype Actions struct {\n")
+		for _, name := range g.lookups {
+			ft, err := g.typeExpr(reflect.TypeOf(mustAction(g.set, name).Func()))
+			if err != nil {
+				return nil, fmt.Errorf("action %s: %w", name, err)
+			}
+			fmt.Fprintf(w, "// %s is the action %s: %s.\n%s %s\n", g.fields[name], name, g.funcs[name].Why, g.fields[name], ft)
+		}
+		w.WriteString("}\n\n")
+	}
 	fmt.Fprintf(w, "// Replay performs the run%s again, step by step, and returns its result.\n", run)
 	if len(g.lookups) > 0 {
-		fmt.Fprintf(w, "// %s must hold the actions %s, which are looked up by name\n// because they cannot be called through an import path.\n", g.actions, strings.Join(g.lookups, ", "))
+		fmt.Fprintf(w, "// %s holds the actions %s, which cannot be called through an\n// import path.\n", g.actions, strings.Join(g.lookups, ", "))
 	}
 	fmt.Fprintf(w, "func Replay(%s) (%s, error) {\n", strings.Join(params, ", "), rt)
 	fmt.Fprintf(w, "result, _, err := ReplayVariables(%s)\nreturn result, err\n}\n\n", strings.Join(args, ", "))
@@ -394,17 +425,9 @@ func (g *gen) file() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	fail := func(what string) {
-		fmt.Fprintf(w, "if %s != nil {\nreturn %s, Variables{}, %s.Errorf(\"%s: %%w\", %s)\n}\n", g.err, zero, g.imp.use("fmt", "fmt"), what, g.err)
-	}
 	for _, name := range g.lookups {
-		ft, err := g.typeExpr(reflect.TypeOf(mustAction(g.set, name).Func()))
-		if err != nil {
-			return nil, fmt.Errorf("action %s: %w", name, err)
-		}
-		fmt.Fprintf(w, "// %s is looked up by name: %s.\n", name, g.funcs[name].Why)
-		fmt.Fprintf(w, "%s, %s := %s.Func[%s](%s, %q)\n", g.lookupVar[name], g.err, g.imp.use(replayPath, "replay"), ft, g.actions, name)
-		fail("action " + name)
+		fmt.Fprintf(w, "if %s == nil {\nreturn %s, Variables{}, %s.Errorf(%q)\n}\n", g.lookupVar[name], zero, g.imp.use("fmt", "fmt"),
+			g.lookupVar[name]+" is nil; set it to the function of the action "+name)
 	}
 	if err := g.snippetFuncs(w); err != nil {
 		return nil, err
@@ -439,7 +462,7 @@ func (g *gen) snippetFuncs(w *strings.Builder) error {
 		ref := g.funcs[name]
 		callee := g.lookupVar[name]
 		if callee == "" {
-			callee = g.imp.use(ref.Path, "") + "." + ref.Name
+			callee = g.callee(ref)
 		}
 		fmt.Fprintf(w, "// Snippets call %s by name.\n", name)
 		if !a.TakesContext() {
@@ -488,7 +511,21 @@ func typesOf(g *gen, ft reflect.Type, dropCtx bool) []string {
 func (g *gen) mainFunc(w *strings.Builder, starts []*Variable, rt string) error {
 	fmtPkg, osPkg := g.imp.use("fmt", "fmt"), g.imp.use("os", "os")
 	res, vars, out := g.names.fresh("result"), g.names.fresh("vars"), g.names.fresh("out")
-	fmt.Fprintf(w, "\nfunc main() {\n%s := %s.Background()\n", g.ctx, g.imp.use("context", "context"))
+	var setRef funcRef
+	if len(g.lookups) > 0 && g.opts.ActionSet != nil {
+		var local bool
+		setRef, local = locate(g.opts.ActionSet).inPackage(g.inMain())
+		g.usesMain = g.usesMain || local
+		if setRef.Why != "" {
+			return fmt.Errorf("Options.ActionSet: main must call it by import path, but %s", setRef.Why)
+		}
+	}
+	if g.usesMain {
+		// The user's package main has its own main.
+		fmt.Fprintf(w, "\n// ReplayMain is this replay's main: the run used types of your package\n// main, so this file goes next to your main.go; call ReplayMain from your\n// main function.\nfunc ReplayMain() {\n%s := %s.Background()\n", g.ctx, g.imp.use("context", "context"))
+	} else {
+		fmt.Fprintf(w, "\nfunc main() {\n%s := %s.Background()\n", g.ctx, g.imp.use("context", "context"))
+	}
 	args := []string{g.ctx}
 	exit := func() {
 		fmt.Fprintf(w, "if %s != nil {\n%s.Fprintln(%s.Stderr, %s)\n%s.Exit(1)\n}\n", g.err, fmtPkg, osPkg, g.err, osPkg)
@@ -496,13 +533,24 @@ func (g *gen) mainFunc(w *strings.Builder, starts []*Variable, rt string) error 
 	if len(g.lookups) > 0 {
 		args = append(args, g.actions)
 		if g.opts.ActionSet != nil {
-			ref := locate(g.opts.ActionSet)
-			if ref.Why != "" {
-				return fmt.Errorf("Options.ActionSet: main must call it by import path, but %s", ref.Why)
+			set := g.names.fresh("set")
+			fmt.Fprintf(w, "%s := %s()\nvar %s Actions\n", set, g.callee(setRef), g.actions)
+			for _, name := range g.lookups {
+				ft, err := g.typeExpr(reflect.TypeOf(mustAction(g.set, name).Func()))
+				if err != nil {
+					return fmt.Errorf("action %s: %w", name, err)
+				}
+				f := g.names.fresh(camel(name, false) + "Func")
+				fmt.Fprintf(w, "%s, %s := %s.Func[%s](%s, %q)\n", f, g.err, g.imp.use(replayPath, "replay"), ft, set, name)
+				exit()
+				fmt.Fprintf(w, "%s.%s = %s\n", g.actions, g.fields[name], f)
 			}
-			fmt.Fprintf(w, "%s := %s.%s()\n", g.actions, g.imp.use(ref.Path, ""), ref.Name)
 		} else {
-			fmt.Fprintf(w, "// Set %s to the action set the run used: %s are looked up in it.\nvar %s *%s.Set\n", g.actions, strings.Join(g.lookups, ", "), g.actions, g.imp.use(actionPath, "action"))
+			fmt.Fprintf(w, "// Fill %s with the functions of the run's actions, which replay\n// code cannot call through an import path:\n", g.actions)
+			for _, name := range g.lookups {
+				fmt.Fprintf(w, "//   %s: the action %s (%s),\n", g.fields[name], name, g.funcs[name].Why)
+			}
+			fmt.Fprintf(w, "// for example from the action set: replay.Func[T](set, name).\nvar %s Actions\n", g.actions)
 		}
 	}
 	for _, v := range starts {

@@ -153,7 +153,9 @@ func (g *gen) literal(v reflect.Value, typed, elide bool) (string, error) {
 			if !f.IsExported() {
 				return "", fmt.Errorf("%w: %s has unexported fields", errNoLiteral, t)
 			}
-			s, err := g.element(fv)
+			// A field's value keeps its type: Go elides the types of
+			// elements, keys and values only.
+			s, err := g.literal(fv, true, false)
 			if err != nil {
 				return "", err
 			}

@@ -208,7 +208,7 @@ func recordReturnExisting(t *testing.T) (*codegen.Recording, map[string]json.Raw
 	execute(t, rt, runtime.Step{Calls: []runtime.ToolCall{
 		call("c3", "get_weather", `{"location":"Lyon","unit":"f"}`),
 		call("c4", "count", `{"n":10,"return":"count_result"}`),
-		call("c5", "get_weather", `{"location":"Recife","return":"<<var:weather>>"}`),
+		call("c5", "get_weather", `{"location":"Recife","return":"weather"}`),
 	}})
 	execute(t, rt, runtime.Step{Snippets: []string{"report = weather\ncount_result = count_result * 2"}})
 	rec := codegen.FromState(rt, nil)

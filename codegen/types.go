@@ -288,6 +288,12 @@ func (g *gen) typeExpr(t reflect.Type) (string, error) {
 		if strings.ContainsAny(t.Name(), "[") {
 			return "", fmt.Errorf("type %s is an instance of a generic type, which replay code cannot name yet", t)
 		}
+		if t.PkgPath() == "main" && g.inMain() {
+			// The replay is a file of the user's own package main: it
+			// names main's types as main does.
+			g.usesMain = true
+			return t.Name(), nil
+		}
 		if !token.IsExported(t.Name()) {
 			return "", fmt.Errorf("type %s is not exported from %s, so replay code cannot name it", t, t.PkgPath())
 		}
@@ -397,7 +403,7 @@ func (g *gen) funcType(t reflect.Type, dropCtx bool) (string, error) {
 func unimportable(path string) string {
 	switch {
 	case path == "main":
-		return "it is in package main"
+		return "it is in package main (generate the replay as package main, codegen.Options.Package, and put it next to your main package)"
 	case strings.HasSuffix(path, "_test") || strings.HasSuffix(path, ".test"):
 		return "it is in a test package"
 	case strings.Contains(path, "/internal/") || strings.HasSuffix(path, "/internal") || strings.HasPrefix(path, "internal/"):

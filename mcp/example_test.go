@@ -49,7 +49,7 @@ func ExampleImport() {
 	}})
 	v := res.Responses[0].Variables[0]
 	fmt.Println(tools.Names(), v.Name, v.Type, v.Preview)
-	// Output: [get_forecast] forecast string "sunny in Lyon"
+	// Output: [get_forecast] forecast string sunny in Lyon
 }
 
 // Byref actions served to an MCP client.

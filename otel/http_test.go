@@ -95,6 +95,9 @@ func TestACPRunJoinsTheRequestsTrace(t *testing.T) {
 		t.Fatalf("POST /runs: %d %s", resp.StatusCode, b)
 	}
 
+	// A sync response comes once the store has the run completed, which
+	// can be just before its turn (and its span) ends; Close waits for it.
+	s.Close()
 	spans := exp.GetSpans()
 	post := find(t, spans, "POST")
 	if post.SpanContext.TraceID().String() != traceID || post.Parent.SpanID().String() != parentSpan {

@@ -85,3 +85,31 @@ func ExampleNewID() {
 	// Output:
 	// 36 true
 }
+
+// An action fails its run on purpose with Fail; servers map the kind onto
+// their protocols (ACP: invalid_input).
+func ExampleFail() {
+	check := func(question string) (string, error) {
+		if question == "" {
+			return "", run.Fail(run.FailureInvalidInput, "the question is empty; ask something")
+		}
+		return "fine", nil
+	}
+	_, err := check("")
+	var f *run.FailureError
+	fmt.Println(errors.As(err, &f), f.Kind)
+	fmt.Println(err)
+	// Output:
+	// true invalid_input
+	// invalid_input: the question is empty; ask something
+}
+
+// An action that returns an Artifact adds a named file to the run's
+// output; its variable records it, content base64 in JSON.
+func ExampleArtifact() {
+	a := run.Artifact{Name: "orders.csv", ContentType: "text/csv", Content: []byte("id,status\n1,late\n")}
+	b, _ := json.Marshal(a)
+	fmt.Println(string(b))
+	// Output:
+	// {"name":"orders.csv","content_type":"text/csv","content":"aWQsc3RhdHVzCjEsbGF0ZQo="}
+}

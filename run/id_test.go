@@ -1,10 +1,12 @@
 package run
 
 import (
-	"strings"
+	"regexp"
 	"sync"
 	"testing"
 )
+
+var uuidV7 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
 func TestNewIDUniqueAndSorted(t *testing.T) {
 	const n = 10000
@@ -14,8 +16,8 @@ func TestNewIDUniqueAndSorted(t *testing.T) {
 		if id <= prev {
 			t.Fatalf("NewID() = %q, not after previous %q", id, prev)
 		}
-		if !strings.HasPrefix(string(id), "run_") || len(id) != 36 {
-			t.Fatalf("NewID() = %q, want run_ and 32 hex digits", id)
+		if !uuidV7.MatchString(string(id)) {
+			t.Fatalf("NewID() = %q, want a lowercase version 7 UUID", id)
 		}
 		prev = id
 	}

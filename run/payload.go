@@ -154,11 +154,39 @@ type ToolCall struct {
 	// references still in their <<var:name>> form.
 	Arguments string `json:"arguments,omitempty"`
 	// References maps each parameter given a reference to the variable it
-	// resolved to.
+	// resolved to (set where a person sees the call: an await).
 	References map[string]VariableRef `json:"references,omitempty"`
 	// Signature is the provider's thought signature for the call (Gemini
 	// 3), sent back with it on the next model call.
 	Signature string `json:"signature,omitempty"`
+}
+
+// Argument is how one argument of a tool call was resolved: by reference
+// to a variable (Ref, of Go type Type), as a raw JSON value (Raw), or as
+// the parameter's default (Default: the argument was left out or null).
+type Argument struct {
+	// Param is the parameter's name.
+	Param string `json:"param"`
+	// Ref is the variable passed by reference, or "".
+	Ref string `json:"ref,omitempty"`
+	// Type is the Go type of Ref's variable, as variable.TypeName writes it.
+	Type string `json:"type,omitempty"`
+	// Raw is the raw JSON value, when Ref is "" and Default is false.
+	Raw json.RawMessage `json:"raw,omitempty"`
+	// Default reports that the parameter took its default value.
+	Default bool `json:"default,omitempty"`
+}
+
+// Resolution is how a tool call was resolved, once, when it was scheduled
+// for execution: each argument in parameter order, and the return target.
+// Replay code and the inspector read it; nothing parses the arguments
+// again.
+type Resolution struct {
+	// Args are the arguments in parameter order.
+	Args []Argument `json:"args"`
+	// Target is the existing variable named in "return" to assign the
+	// result to; "" means a new variable (or no result).
+	Target string `json:"target,omitempty"`
 }
 
 // ToolCallScheduled records a tool call about to run (or to await approval).
@@ -186,6 +214,11 @@ type ToolCallCompleted struct {
 	// Created and Modified are the variables the call created or changed.
 	Created  []VariableInfo `json:"created,omitempty"`
 	Modified []VariableInfo `json:"modified,omitempty"`
+	// Resolution is how the call's arguments were resolved; nil when they
+	// could not be (the call failed before it ran).
+	Resolution *Resolution `json:"resolution,omitempty"`
+	// Result is the variable the call's result was stored in, or "".
+	Result string `json:"result,omitempty"`
 }
 
 // Snippet is Go code the model wrote, with the variables it reads and

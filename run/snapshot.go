@@ -86,6 +86,10 @@ type ToolCallState struct {
 	Error       string        `json:"error,omitempty"`
 	// Child is the child run the call started, if any.
 	Child ID `json:"child,omitempty"`
+	// Resolution is how the call's arguments were resolved, and Result the
+	// variable its result went to (see ToolCallCompleted).
+	Resolution *Resolution `json:"resolution,omitempty"`
+	Result     string      `json:"result,omitempty"`
 }
 
 // SnippetState is a snippet as the snapshot sees it.
@@ -185,6 +189,18 @@ func (s *Snapshot) Apply(e Event) {
 			tc.Duration = p.Duration
 			tc.Success = p.Success
 			tc.Error = p.Error
+			tc.Resolution, tc.Result = p.Resolution, p.Result
+			if p.Resolution != nil && tc.Call.References == nil {
+				for _, a := range p.Resolution.Args {
+					if a.Ref == "" {
+						continue
+					}
+					if tc.Call.References == nil {
+						tc.Call.References = map[string]VariableRef{}
+					}
+					tc.Call.References[a.Param] = VariableRef{Variable: a.Ref, Type: a.Type}
+				}
+			}
 		}
 	case SnippetExecuted:
 		s.step(p.Step)

@@ -84,12 +84,12 @@ func TestAgentWeatherTask(t *testing.T) {
 	if tc := snap.ToolCalls[0]; tc.Call.References["location"].Variable != "city" || !tc.Success {
 		t.Fatalf("tool call = %+v", tc)
 	}
-	if v, ok := snap.Variable("weather"); !ok || v.Preview != `"sunny, 21°C in Paris"` {
+	if v, ok := snap.Variable("weather"); !ok || v.Preview != `sunny, 21°C in Paris` {
 		t.Fatalf("weather in snapshot = %+v", v)
 	}
 	// The model saw the schemas and a system prompt listing the variable.
 	req := model.Requests()[0]
-	if !strings.Contains(req.Messages[0].Text, "- city (string): \"Paris\"") {
+	if !strings.Contains(req.Messages[0].Text, "- city (string): Paris") {
 		t.Fatalf("system prompt lacks the variable:\n%s", req.Messages[0].Text)
 	}
 	var offered []string

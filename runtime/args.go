@@ -17,12 +17,25 @@ type field struct {
 type fields []field
 
 func (fs fields) get(key string) (json.RawMessage, bool) {
-	for i := len(fs) - 1; i >= 0; i-- { // the last duplicate wins, as in encoding/json
+	for i := range fs {
 		if string(fs[i].key) == key {
 			return fs[i].raw, true
 		}
 	}
 	return nil, false
+}
+
+// duplicate returns a key that appears more than once: calls with one are
+// refused (encoding/json would let the last one win silently).
+func (fs fields) duplicate() (string, bool) {
+	for i := 1; i < len(fs); i++ {
+		for j := 0; j < i; j++ {
+			if bytes.Equal(fs[i].key, fs[j].key) {
+				return string(fs[i].key), true
+			}
+		}
+	}
+	return "", false
 }
 
 var errNotObject = errors.New("it is not an object")

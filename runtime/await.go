@@ -66,14 +66,15 @@ func newPendingAwait(req run.AwaitRequested, ready bool) *pendingAwait {
 type gate interface {
 	// approveCall may edit c's arguments; it returns why the call must not
 	// run, or "".
-	approveCall(ctx context.Context, c *ToolCall, needsApproval bool) (deny string)
+	// refs gives the call's references as resolved, for the approver.
+	approveCall(ctx context.Context, c *ToolCall, refs func() map[string]run.VariableRef, needsApproval bool) (deny string)
 	// approveSnippet returns why the snippet must not run, or "". guarded
 	// names the actions declared NeedsApproval that the snippet calls: it
 	// then needs approval whatever the strategy.
 	approveSnippet(ctx context.Context, code string, access interp.Access, guarded []string) (deny string)
 	// human waits for the authorization or input an action asked for and
 	// returns the context to retry the call with, or why not to.
-	human(ctx context.Context, c ToolCall, need error) (retry context.Context, deny string)
+	human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (retry context.Context, deny string)
 	// ask waits for the user's answer to a question.
 	ask(ctx context.Context, c ToolCall, question string) (answer string, deny string)
 }
@@ -169,7 +170,7 @@ func (h *Handle) waitAnswer(ctx context.Context, p *pendingAwait) (run.Answer, e
 			reason = fmt.Sprintf("the %s %s was not answered within %v", req.Await, req.ID, h.opts.AwaitTimeout)
 		}
 		h.setFatal(reason)
-		_ = h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason})
+		_ = h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason, Failure: run.FailureTimeout})
 		return run.Answer{}, errors.New(reason)
 	case <-ctx.Done():
 		if !h.clearPending(p) {
@@ -204,17 +205,14 @@ func (h *Handle) fatalReason() string {
 }
 
 // approveCall implements gate.
-func (h *Handle) approveCall(ctx context.Context, c *ToolCall, needsApproval bool) string {
+func (h *Handle) approveCall(ctx context.Context, c *ToolCall, refs func() map[string]run.VariableRef, needsApproval bool) string {
 	if h.opts.Approval != ApproveOnToolCall && !needsApproval {
 		return ""
 	}
-	h.st.mu.Lock()
-	refs := h.st.references(*c)
-	h.st.mu.Unlock()
 	a, err := h.awaitAnswer(ctx, run.AwaitRequested{
 		Await:   run.AwaitApproval,
 		Message: fmt.Sprintf("Approve the call of %s with %s?", c.Name, c.Arguments),
-		Call:    &run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, References: refs},
+		Call:    &run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, References: refs()},
 	})
 	if err != nil {
 		return "not run: " + err.Error()
@@ -259,11 +257,8 @@ func (h *Handle) approveSnippet(ctx context.Context, code string, access interp.
 }
 
 // human implements gate.
-func (h *Handle) human(ctx context.Context, c ToolCall, need error) (context.Context, string) {
-	h.st.mu.Lock()
-	refs := h.st.references(c)
-	h.st.mu.Unlock()
-	call := &run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, References: refs}
+func (h *Handle) human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (context.Context, string) {
+	call := &run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, References: refs()}
 	var auth *action.AuthorizationRequired
 	if errors.As(need, &auth) {
 		a, err := h.awaitAnswer(ctx, run.AwaitRequested{Await: run.AwaitAuthorization, Message: auth.Message, Link: auth.Link, Call: call})

@@ -82,7 +82,7 @@ func TestApprovalOnToolCall(t *testing.T) {
 
 	// 1: approve. The approver sees the call with its reference resolved.
 	req := waitFor(t, h, 1)
-	if req.Await != run.AwaitApproval || req.Call == nil || req.Call.References["location"].Variable != "city" || req.Call.References["location"].Preview != `"Paris"` {
+	if req.Await != run.AwaitApproval || req.Call == nil || req.Call.References["location"].Variable != "city" || req.Call.References["location"].Preview != `Paris` {
 		t.Fatalf("await = %+v", req)
 	}
 	resume(t, h, req.ID, run.Answer{Decision: run.Approved})

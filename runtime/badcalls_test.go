@@ -62,7 +62,7 @@ func TestBadCalls(t *testing.T) {
 		{"reference to unknown variable", "get_weather", `{"location":"<<var:locaton>>","unit":"c"}`, []string{"<<var:locaton>> is not a variable", "compatible variables for \"location\" are: <<var:language>>, <<var:location>>"}},
 		{"reference to incompatible variable", "get_weather", `{"location":"<<var:n>>","unit":"c"}`, []string{"variable n is a int", `cannot be passed as "location" (string)`, "<<var:location>>"}},
 		{"reference with spaces", "get_weather", `{"location":"<<var: location >>","unit":"c"}`, []string{"is not a reference", "exactly <<var:NAME>>"}},
-		{"reference with trailing text", "get_weather", `{"location":"<<var:location>> please","unit":"c"}`, []string{"is not a reference", "no spaces or other text"}},
+		{"reference with trailing text", "get_weather", `{"location":"<<var:location>> please","unit":"c"}`, []string{"is not a reference", "text around it"}},
 		{"reference with leading text", "get_weather", `{"location":"in <<var:location>>","unit":"c"}`, []string{"is not a reference"}},
 		{"reference in raw-only parameter", "terminate", `{"success":"<<var:flag>>","result":null}`, []string{`parameter "success"`, "takes a raw value, not a reference"}},
 		{"reference in enum parameter", "get_weather", `{"location":"Paris","unit":"<<var:language>>"}`, []string{`parameter "unit"`, `one of "c", "f", not a reference`}},

@@ -131,3 +131,78 @@ func BenchmarkToolsWarm(b *testing.B) {
 		st.Tools()
 	}
 }
+
+// BenchmarkDispatch is one validated tool call through the public API, as
+// a host dispatches a model's call: JSON arguments in, the tool message's
+// text out, the result stored as a new variable. A fresh State (a new run)
+// every DefaultMaxSteps calls, not timed.
+func BenchmarkDispatch(b *testing.B) {
+	forecast := action.MustNew(action.Spec{
+		Name: "get_weather", Description: "Get the weather forecast.",
+		Func: func(location, unit string, days int) []float64 {
+			out := make([]float64, days)
+			for i := range out {
+				out[i] = 21 + float64(i)
+			}
+			return out
+		},
+		Params: []action.Param{{Name: "location"}, {Name: "unit", Enum: []any{"c", "f"}}, {Name: "days", Enum: []any{1, 2, 3, 4, 5, 6, 7}}},
+	})
+	rt, err := runtime.New(runtime.Options{Actions: action.MustSet(forecast)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, _ := rt.NewState()
+	step := runtime.Step{Calls: []runtime.ToolCall{{ID: "call-1", Name: "get_weather", Arguments: `{"location":"Paris","unit":"c","days":3}`}}}
+	ctx := context.Background()
+	n := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		r := st.Execute(ctx, step)
+		if !r.Responses[0].Success {
+			b.Fatal(r.Responses[0].Error)
+		}
+		_ = r.Responses[0].Content()
+		if n++; n == runtime.DefaultMaxSteps {
+			b.StopTimer()
+			st, _ = rt.NewState()
+			n = 0
+			b.StartTimer()
+		}
+	}
+}
+
+// BenchmarkDispatchFlat measures that a call's cost does not grow with
+// what its State holds: 10, 1,000 and 10,000 variables (and as many
+// results of the same action before the timed calls), one call per op.
+func BenchmarkDispatchFlat(b *testing.B) {
+	weather := action.MustNew(action.Spec{
+		Name: "get_weather", Func: func(location, unit string) string { return unit + " in " + location },
+		Params: []action.Param{{Name: "location"}, {Name: "unit", Enum: []any{"c", "f"}}},
+	})
+	rt, err := runtime.New(runtime.Options{Actions: action.MustSet(weather)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	step := runtime.Step{Calls: []runtime.ToolCall{{ID: "c", Name: "get_weather", Arguments: `{"location":"<<var:v0>>","unit":"c"}`}}}
+	for _, n := range []int{10, 1_000, 10_000} {
+		b.Run(fmt.Sprintf("vars=%d", n), func(b *testing.B) {
+			st, _ := rt.NewState()
+			for i := range n {
+				if err := st.Set(fmt.Sprintf("v%d", i), "Paris"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for range n { // as many earlier results: weather … weather_n
+				st.Execute(ctx, step)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if r := st.Execute(ctx, step); !r.Responses[0].Success {
+					b.Fatal(r.Responses[0].Error)
+				}
+			}
+		})
+	}
+}

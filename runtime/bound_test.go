@@ -260,3 +260,27 @@ func TestSystemPromptGrowsSlowly(t *testing.T) {
 		t.Fatalf("the system prompt is %d bytes with 1 variable, %d with 100, %d with 1,000", one, hundred, thousand)
 	}
 }
+
+// A string preview is the text, escaped once by JSON, not a Go literal
+// escaped again: 300 characters with 20 quotes cost 322 bytes in a
+// tool message, not 364.
+func TestPreviewEscapedOnce(t *testing.T) {
+	text := strings.Repeat(`say "hi" `, 10) + strings.Repeat("x", 210)
+	st, err := newState(runtime.Options{Actions: action.MustSet(action.MustNew(action.Spec{Name: "quote", Description: "Quote.", Func: func() string { return text }}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := call(st, "quote", `{}`)
+	var content struct {
+		Variables []struct {
+			Preview string `json:"preview"`
+		} `json:"variables"`
+	}
+	if err := json.Unmarshal([]byte(resp.Content()), &content); err != nil || len(content.Variables) != 1 {
+		t.Fatalf("content %s: %v", resp.Content(), err)
+	}
+	encoded, _ := json.Marshal(content.Variables[0].Preview)
+	if content.Variables[0].Preview != text || len(encoded) > len(text)+strings.Count(text, `"`)+2 {
+		t.Fatalf("the preview of %d characters costs %d bytes: %s", len(text), len(encoded), encoded)
+	}
+}

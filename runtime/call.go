@@ -12,15 +12,18 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/run"
 	"github.com/byref/byref/schema"
 	"github.com/byref/byref/variable"
 )
 
-// prepared is a call whose arguments are resolved and decoded.
+// prepared is a call whose arguments are resolved and decoded: the one
+// resolution of a call, made when it is scheduled for execution and carried
+// through approval and execution.
 type prepared struct {
 	row    *row
 	args   []reflect.Value
-	record []Argument
+	record []run.Argument
 	// tracked are the variables passed by reference that the call could
 	// change in place, with their fingerprints before the call.
 	tracked []trackedRef
@@ -30,6 +33,11 @@ type prepared struct {
 	// result (unless the action declassifies it) and the variables it could
 	// change in place are tainted.
 	tainted bool
+	// secretIn names the sensitive variables the call was given.
+	secretIn []string
+	// argsBuf holds args for actions of few parameters: one allocation for
+	// the whole resolution.
+	argsBuf [4]reflect.Value
 }
 
 type trackedRef struct {
@@ -50,13 +58,10 @@ func (st *State) needsApproval(name string) bool {
 	return ok && r.act.NeedsApproval()
 }
 
-// call executes one tool call and records it in the history. need is set
-// when the action asked for authorization or input (the response is then
-// failed, and the call may be retried after the run's user answered).
-func (st *State) call(ctx context.Context, g gate, step int, reason string, c ToolCall) (_ ToolResponse, _ *action.Termination, need error) {
-	in := Instruction{Step: step, Kind: KindCall, Reason: reason, CallID: c.ID, Action: c.Name, Arguments: c.Arguments, Start: time.Now()}
-	resp := ToolResponse{CallID: c.ID, Name: c.Name}
-
+// resolve parses and resolves a call once: the action, its arguments (each
+// a reference, a raw value or a default) and its return target. Its error
+// is a *RefusedError whose text is what the model gets.
+func (st *State) resolve(c ToolCall) (*prepared, error) {
 	st.mu.Lock()
 	p, err := st.prepare(c)
 	var secretIn []string
@@ -65,14 +70,36 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 	}
 	st.mu.Unlock()
 	if err != nil {
-		return st.fail(in, resp, err.Error()), nil, nil
+		return nil, &RefusedError{Action: c.Name, CallID: c.ID, Msg: err.Error()}
+	}
+	p.secretIn = secretIn
+	return p, nil
+}
+
+// resolution is the record of p for the log.
+func (p *prepared) resolution() *run.Resolution {
+	return &run.Resolution{Args: p.record, Target: p.target}
+}
+
+// call executes one tool call, resolved as p (or refused with perr), and
+// records it in the history. need is set when the action asked for
+// authorization or input (the response is then failed, and the call may be
+// retried after the run's user answered).
+func (st *State) call(ctx context.Context, g gate, step int, reason string, c ToolCall, p *prepared, perr error) (_ ToolResponse, _ *action.Termination, need error) {
+	in := Instruction{Step: step, Kind: KindCall, Reason: reason, CallID: c.ID, Action: c.Name, Arguments: c.Arguments, Start: time.Now()}
+	resp := ToolResponse{CallID: c.ID, Name: c.Name}
+	if perr != nil {
+		return st.failErr(in, resp, perr), nil, nil
 	}
 	in.Args = p.record
+	resp.Resolution = p.resolution()
 	a := p.row.act
+	secretIn := p.secretIn
 
 	if p.row.builtin && a.Name() == RunGoName {
 		s := st.snippet(ctx, g, step, reason, c.ID, p.args[0].String())
 		resp.Success, resp.Error, resp.Stdout, resp.Stderr, resp.Variables, resp.Duration = s.Success, s.Error, s.Stdout, s.Stderr, s.Variables, s.Duration
+		resp.Err = s.Err
 		return resp, nil, nil
 	}
 	if p.row.builtin && a.Name() == action.AskUserName {
@@ -105,61 +132,54 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 		return st.fail(in, resp, "the step was cancelled before "+a.Name()+" ran ("+err.Error()+")"), nil, nil
 	}
 
-	callCtx, cancel := ctx, context.CancelFunc(func() {})
-	if st.opts.CallTimeout > 0 {
-		callCtx, cancel = context.WithTimeout(ctx, st.opts.CallTimeout)
+	// An action that takes a context gets one with the call's deadline,
+	// its own output writers and its call; one that takes none cannot see
+	// them, and a timer alone bounds it.
+	callCtx := ctx
+	var deadline <-chan time.Time
+	var stdout, stderr *boundedBuffer
+	if a.TakesContext() {
+		if st.opts.CallTimeout > 0 {
+			var cancel context.CancelFunc
+			callCtx, cancel = context.WithTimeout(ctx, st.opts.CallTimeout)
+			defer cancel()
+		}
+		out := &callOutput{stdout: boundedBuffer{limit: st.opts.MaxOutput}, stderr: boundedBuffer{limit: st.opts.MaxOutput}}
+		stdout, stderr = &out.stdout, &out.stderr
+		callCtx = action.WithOutput(callCtx, stdout, stderr)
+		callCtx = context.WithValue(callCtx, callKey{}, &callInfo{run: st.run, callID: c.ID, sensitive: secretIn})
+	} else if st.opts.CallTimeout > 0 && st.opts.Isolate {
+		t := time.NewTimer(st.opts.CallTimeout)
+		defer t.Stop()
+		deadline = t.C
 	}
-	defer cancel()
-	out := &callOutput{stdout: boundedBuffer{limit: st.opts.MaxOutput}, stderr: boundedBuffer{limit: st.opts.MaxOutput}}
-	stdout, stderr := &out.stdout, &out.stderr
-	callCtx = action.WithOutput(callCtx, stdout, stderr)
-	callCtx = context.WithValue(callCtx, callKey{}, &callInfo{run: st.run, callID: c.ID, sensitive: secretIn})
 
-	done := make(chan callResult, 1)
-	go func() {
-		v, err := a.Call(callCtx, p.args)
-		done <- callResult{v, err}
-	}()
 	var res callResult
-	select {
-	case res = <-done:
-	case <-callCtx.Done():
-		// A cancelled step waits a while for the action to return (the
-		// run is cancelling, and moves to canceled once it has); a call
-		// past its own deadline is abandoned at once.
-		var grace <-chan time.Time
-		if ctx.Err() != nil && st.opts.CancelGrace > 0 {
-			t := time.NewTimer(st.opts.CancelGrace)
-			defer t.Stop()
-			grace = t.C
+	abandon := false
+	if st.opts.Isolate {
+		res, abandon = st.isolated(ctx, callCtx, a, p.args, deadline)
+	} else {
+		// On the step's goroutine: stopped through its context only, as
+		// Go functions are. No handoff to another goroutine, which costs
+		// more than the rest of the call on a busy machine.
+		res.value, res.err = a.Call(callCtx, p.args)
+	}
+	if abandon {
+		resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
+		if len(secretIn) > 0 {
+			resp.Stdout, resp.Stderr = hideOutput(resp.Stdout), hideOutput(resp.Stderr)
 		}
-		returned := false
-		if grace != nil {
-			select {
-			case res = <-done:
-				returned = true
-			case <-grace:
-			}
-		} else {
-			select {
-			case res = <-done: // it returned just in time
-				returned = true
-			default:
-			}
+		cause := ErrCallTimeout
+		if ctx.Err() != nil {
+			cause = context.Cause(ctx)
 		}
-		if !returned {
-			resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
-			if len(secretIn) > 0 {
-				resp.Stdout, resp.Stderr = hideOutput(resp.Stdout), hideOutput(resp.Stderr)
-			}
-			return st.fail(in, resp, abandoned(a.Name(), ctx, callCtx)), nil, nil
-		}
+		return st.failErr(in, resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: abandoned(a.Name(), ctx, callCtx, st.opts.CallTimeout), Err: cause}), nil, nil
 	}
 	resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
 	if len(secretIn) > 0 {
 		resp.Stdout, resp.Stderr = hideOutput(resp.Stdout), hideOutput(resp.Stderr)
 		if res.err != nil && !errors.Is(res.err, action.ErrNeedsHuman) {
-			return st.fail(in, resp, hideError(a.Name(), res.err)), nil, nil
+			return st.failErr(in, resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: hideError(a.Name(), res.err), Err: res.err}), nil, nil
 		}
 	}
 	if st.hasSecrets() {
@@ -170,12 +190,16 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 	if res.err != nil {
 		var pe *action.PanicError
 		if errors.As(res.err, &pe) {
-			return st.fail(in, resp, fmt.Sprintf("%s panicked: %v. The action has a bug or was given a value it cannot handle; try other arguments or another action.", a.Name(), pe.Value)), nil, nil
+			msg := fmt.Sprintf("%s panicked: %v. The action has a bug or was given a value it cannot handle; try other arguments or another action.", a.Name(), pe.Value)
+			return st.failErr(in, resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: msg, Err: res.err}), nil, nil
 		}
 		if errors.Is(res.err, action.ErrNeedsHuman) {
 			need = res.err
 		}
-		return st.fail(in, resp, a.Name()+" failed: "+res.err.Error()), nil, need
+		if f := (*run.FailureError)(nil); errors.As(res.err, &f) {
+			resp.Failure = f
+		}
+		return st.failErr(in, resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: a.Name() + " failed: " + res.err.Error(), Err: res.err}), nil, need
 	}
 
 	// Fingerprints are taken before locking: the value may be large.
@@ -207,6 +231,7 @@ func (st *State) commit(in Instruction, resp ToolResponse, step int, a *action.A
 			return st.failLocked(in, resp, err.Error())
 		}
 		in.Return, in.ReturnCreated = name, created
+		resp.resultVar = name
 		kind := variable.Assigned
 		if created {
 			in.Created = append(in.Created, name)
@@ -235,6 +260,55 @@ func (st *State) commit(in Instruction, resp ToolResponse, step int, a *action.A
 	return resp
 }
 
+// isolated runs a call on a goroutine of its own (Options.Isolate) and
+// waits for it, its deadline (deadline, or callCtx's) or the cancellation
+// of its step (ctx, then CancelGrace); abandon reports that it did not
+// return in time.
+func (st *State) isolated(ctx, callCtx context.Context, a *action.Action, args []reflect.Value, deadline <-chan time.Time) (res callResult, abandon bool) {
+	done := st.doneChan()
+	go func() {
+		v, err := a.Call(callCtx, args)
+		done <- callResult{v, err}
+	}()
+	select {
+	case res = <-done:
+		st.putDone(done)
+	case <-deadline:
+		select {
+		case res = <-done: // it returned just in time
+			st.putDone(done)
+		default:
+			abandon = true
+		}
+	case <-callCtx.Done():
+		// A cancelled step waits a while for the action to return (the
+		// run is cancelling, and moves to canceled once it has); a call
+		// past its own deadline is abandoned at once.
+		var grace <-chan time.Time
+		if ctx.Err() != nil && st.opts.CancelGrace > 0 {
+			t := time.NewTimer(st.opts.CancelGrace)
+			defer t.Stop()
+			grace = t.C
+		}
+		returned := false
+		if grace != nil {
+			select {
+			case res = <-done:
+				returned = true
+			case <-grace:
+			}
+		} else {
+			select {
+			case res = <-done: // it returned just in time
+				returned = true
+			default:
+			}
+		}
+		abandon = !returned
+	}
+	return res, abandon
+}
+
 // peek reads a variable's value under the lock.
 func (st *State) peek(name string) (any, reflect.Type, bool) {
 	st.mu.Lock()
@@ -242,11 +316,15 @@ func (st *State) peek(name string) (any, reflect.Type, bool) {
 	return st.vars.Value(name)
 }
 
-func abandoned(name string, step, call context.Context) string {
+func abandoned(name string, step, call context.Context, timeout time.Duration) string {
 	if step.Err() != nil {
 		return fmt.Sprintf("the step was cancelled while %s ran (%v); its result, if any, is ignored", name, step.Err())
 	}
-	return fmt.Sprintf("%s did not return before its deadline (%v); it was abandoned and its result, if any, is ignored. Try smaller inputs, or another action", name, call.Err())
+	why := call.Err()
+	if why == nil { // bounded by a timer: the action takes no context
+		why = context.DeadlineExceeded
+	}
+	return fmt.Sprintf("%s did not return before its deadline (%v, after %v); it was abandoned and its result, if any, is ignored. Try smaller inputs, or another action", name, why, timeout)
 }
 
 // change describes a variable as the model sees it after a change; callers
@@ -337,6 +415,16 @@ func (st *State) fail(in Instruction, resp ToolResponse, msg string) ToolRespons
 	return st.failLocked(in, resp, msg)
 }
 
+// failErr is fail with a typed error, kept in the response (Err) for the
+// host; the model gets its text.
+func (st *State) failErr(in Instruction, resp ToolResponse, err error) ToolResponse {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	resp = st.failLocked(in, resp, err.Error())
+	resp.Err = err
+	return resp
+}
+
 func (st *State) failLocked(in Instruction, resp ToolResponse, msg string) ToolResponse {
 	if len(st.secrets) > 0 { // an action's error or output may quote a secret argument
 		msg = st.redact(msg)
@@ -384,13 +472,21 @@ func (st *State) prepare(c ToolCall) (*prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the arguments of %s are not a JSON object (%v); send one object such as %s", c.Name, err, example(r, plain))
 	}
+	if k, dup := fs.duplicate(); dup {
+		return nil, fmt.Errorf("the key %q appears more than once in the arguments of %s; send each parameter once", k, c.Name)
+	}
 	if err := checkNames(r, fs, plain); err != nil {
 		return nil, err
 	}
-	p := &prepared{row: r, args: make([]reflect.Value, a.NumParams()), record: make([]Argument, a.NumParams())}
+	p := &prepared{row: r}
+	if n := a.NumParams(); n <= len(p.argsBuf) {
+		p.args, p.record = p.argsBuf[:n:n], make([]run.Argument, n)
+	} else {
+		p.args, p.record = make([]reflect.Value, n), make([]run.Argument, n)
+	}
 	for i := range p.args {
 		raw, _ := fs.get(a.Param(i).Name)
-		if err := st.resolve(p, i, raw, plain); err != nil {
+		if err := st.resolveArg(p, i, raw, plain); err != nil {
 			return nil, err
 		}
 	}
@@ -428,8 +524,17 @@ func checkNames(r *row, fs fields, plain bool) error {
 	return fmt.Errorf("%s has no parameter %s; its parameters are: %s", r.act.Name(), quoteList(unknown), paramList(r, plain))
 }
 
-// resolve decodes argument i of a call; callers hold mu.
-func (st *State) resolve(p *prepared, i int, raw json.RawMessage, plain bool) error {
+// resolveArg decodes argument i of a call; callers hold mu.
+//
+// The reference rule: in reference mode, a string argument is a reference
+// if and only if it is exactly <<var:NAME>> (schema.ParseRef). For a
+// parameter that can take references, a string that resembles one without
+// being one (schema.ResemblesRef) is refused with the exact form and the
+// compatible variables, never passed on as text. A parameter that cannot
+// take references (raw-only, or an enum) refuses an exact reference, and
+// takes a string that merely resembles one as the text it is: run_go's
+// code may mention the syntax.
+func (st *State) resolveArg(p *prepared, i int, raw json.RawMessage, plain bool) error {
 	a := p.row.act
 	param := a.Param(i)
 	p.record[i].Param = param.Name
@@ -441,9 +546,23 @@ func (st *State) resolve(p *prepared, i int, raw json.RawMessage, plain bool) er
 		p.record[i].Default = true
 		return nil
 	}
-	if !plain && raw[0] == '"' && bytes.Contains(raw, []byte("<<var:")) && !(param.RawOnly && param.Type.Kind() == reflect.String) {
-		// A raw-only text parameter (run_go's code) may mention the syntax.
-		return st.resolveRef(p, i, raw)
+	// Every reference, and every string that resembles one, holds '<' or
+	// ':'; other strings go straight to decoding.
+	if !plain && raw[0] == '"' && bytes.ContainsAny(raw, "<:") {
+		s, err := unquote(raw)
+		if err != nil {
+			return fmt.Errorf("parameter %q of %s: %v", param.Name, a.Name(), err)
+		}
+		if name, ok := schema.ParseRef(s); ok {
+			if param.RawOnly && param.Type.Kind() == reflect.String {
+				// A raw-only text parameter (run_go's code) takes the
+				// text as it is.
+			} else {
+				return st.resolveRef(p, i, name)
+			}
+		} else if param.Refs() && schema.ResemblesRef(s) {
+			return fmt.Errorf("parameter %q of %s: %q is not a reference, and text that looks like one is refused: a reference is exactly %s, with no spaces, other case, brackets or text around it; compatible variables: %s", param.Name, a.Name(), s, schema.Ref("NAME"), refList(p.row.params[i]))
+		}
 	}
 	if param.Raw == nil {
 		return fmt.Errorf("parameter %q of %s takes a reference only (%s); send one of: %s", param.Name, a.Name(), param.Why, refList(p.row.params[i]))
@@ -457,19 +576,11 @@ func (st *State) resolve(p *prepared, i int, raw json.RawMessage, plain bool) er
 	return nil
 }
 
-// resolveRef resolves a <<var:name>> argument; callers hold mu.
-func (st *State) resolveRef(p *prepared, i int, raw json.RawMessage) error {
+// resolveRef resolves a reference to the variable name; callers hold mu.
+func (st *State) resolveRef(p *prepared, i int, name string) error {
 	a := p.row.act
 	param := a.Param(i)
 	g := p.row.params[i]
-	s, err := unquote(raw)
-	if err != nil {
-		return fmt.Errorf("parameter %q of %s: %v", param.Name, a.Name(), err)
-	}
-	name, ok := parseRef(s)
-	if !ok {
-		return fmt.Errorf("parameter %q of %s: %q is not a reference: a reference is exactly <<var:NAME>>, with no spaces or other text; compatible variables: %s", param.Name, a.Name(), s, refList(g))
-	}
 	if !param.Refs() {
 		if param.RawOnly {
 			return fmt.Errorf("parameter %q of %s takes a raw value, not a reference; send %s", param.Name, a.Name(), describeParam(p.row, i, false))
@@ -478,7 +589,7 @@ func (st *State) resolveRef(p *prepared, i int, raw json.RawMessage) error {
 	}
 	v, t, exists := st.vars.Value(name)
 	if !exists {
-		return fmt.Errorf("<<var:%s>> is not a variable; compatible variables for %q are: %s", name, param.Name, refList(g))
+		return fmt.Errorf("%s is not a variable; compatible variables for %q are: %s", schema.Ref(name), param.Name, refList(g))
 	}
 	if g == nil || !slices.Contains(g.vars, name) {
 		return fmt.Errorf("variable %s is a %s, which cannot be passed as %q (%s); compatible variables: %s", name, variable.TypeName(t), param.Name, variable.TypeName(param.Type), refList(g))
@@ -488,24 +599,11 @@ func (st *State) resolveRef(p *prepared, i int, raw json.RawMessage) error {
 	} else {
 		p.args[i] = reflect.ValueOf(v)
 	}
-	p.record[i].Ref = name
+	p.record[i].Ref, p.record[i].Type = name, variable.TypeName(t)
 	if variable.NeedsFingerprint(t) && !slices.ContainsFunc(p.tracked, func(x trackedRef) bool { return x.name == name }) {
 		p.tracked = append(p.tracked, trackedRef{name: name, before: variable.Fingerprint(v)})
 	}
 	return nil
-}
-
-// parseRef returns NAME from exactly "<<var:NAME>>".
-func parseRef(s string) (string, bool) {
-	name, ok := strings.CutPrefix(s, "<<var:")
-	if !ok {
-		return "", false
-	}
-	name, ok = strings.CutSuffix(name, ">>")
-	if !ok || variable.ValidName(name) != nil {
-		return "", false
-	}
-	return name, true
 }
 
 // returnTarget checks the variable named in "return"; callers hold mu.
@@ -518,8 +616,13 @@ func (st *State) returnTarget(r *row, raw json.RawMessage) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("\"return\" must be the name of a variable (a string) or null, not %s; existing variables that can hold the result: %s", raw, nameList(r.result.vars))
 	}
-	if ref, ok := parseRef(name); ok {
-		name = ref
+	if ref, ok := schema.ParseRef(name); ok || schema.ResemblesRef(name) {
+		if ok {
+			name = fmt.Sprintf("%q", ref)
+		} else {
+			name = "the bare name of one"
+		}
+		return "", fmt.Errorf("\"return\" takes a variable's bare name, not a reference: send %s, null to create a new variable, or one of: %s", name, nameList(r.result.vars))
 	}
 	if err := variable.ValidName(name); err != nil {
 		return "", fmt.Errorf("\"return\": %q is not a variable name; pass null to create a new variable, or one of: %s", name, nameList(r.result.vars))

@@ -32,6 +32,16 @@
 // changes. Variables that a call or a snippet changed in place (through a
 // pointer, a slice or a map) are reported as modified.
 //
+// Each call is parsed and resolved once, right before it runs; the
+// resolution (each argument a reference, a raw value or a default, and the
+// return target) goes through approval and execution and is recorded in
+// the log (run.Resolution in run.ToolCallCompleted). A string argument is a
+// reference if and only if it is exactly <<var:NAME>>; one that only
+// resembles a reference is refused where a reference could go, "return"
+// takes a bare name, and duplicate keys are refused. Failures reach the
+// host typed in ToolResponse.Err and SnippetResponse.Err ([RefusedError],
+// [ActionError], [ErrCallTimeout], the interpreter's errors).
+//
 // The built-in actions are terminate (end the run with a result),
 // run_go (a snippet sent as a tool call; see Options.DisableSnippets) and,
 // in interactive runs, ask_user.

@@ -10,34 +10,28 @@ import (
 // larger value is recorded by preview only.
 const maxValueJSON = 64 << 10
 
-// references resolves the <<var:name>> arguments of a call for display, to
-// approvers and in the event log; callers hold mu.
-func (st *State) references(c ToolCall) map[string]run.VariableRef {
-	fs, err := splitObject([]byte(c.Arguments))
-	if err != nil {
+// refsOf describes the references of a resolved call, for a person who
+// approves it: each parameter given a reference, with the variable's type
+// and redacted preview. Nil for a call that did not resolve.
+func (st *State) refsOf(p *prepared) map[string]run.VariableRef {
+	if p == nil {
 		return nil
 	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	var refs map[string]run.VariableRef
-	for _, f := range fs {
-		if len(f.raw) == 0 || f.raw[0] != '"' {
+	for _, a := range p.record {
+		if a.Ref == "" {
 			continue
 		}
-		s, err := unquote(f.raw)
-		if err != nil {
-			continue
-		}
-		name, ok := parseRef(s)
-		if !ok {
-			continue
-		}
-		v, exists := st.vars.Head(name)
+		v, exists := st.vars.Head(a.Ref)
 		if !exists {
 			continue
 		}
 		if refs == nil {
 			refs = map[string]run.VariableRef{}
 		}
-		refs[string(f.key)] = run.VariableRef{Variable: name, Type: v.TypeName(), Preview: st.redact(v.Preview(st.opts.PreviewLimit))}
+		refs[a.Param] = run.VariableRef{Variable: a.Ref, Type: v.TypeName(), Preview: st.redact(v.Preview(st.opts.PreviewLimit))}
 	}
 	return refs
 }

@@ -72,7 +72,7 @@ func ExampleState_Execute() {
 	w, _ := runtime.Value[string](st, "weather")
 	fmt.Println(w)
 	// Output:
-	// {"success":true,"variables":[{"name":"weather","type":"string","preview":"\"sunny, 21°C in Paris\"","change":"created"}]}
+	// {"success":true,"variables":[{"name":"weather","type":"string","preview":"sunny, 21°C in Paris","change":"created"}]}
 	// sunny, 21°C in Paris
 }
 

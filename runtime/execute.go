@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/run"
 )
 
 // Step is one turn of the model's instructions.
@@ -62,6 +63,18 @@ type ToolResponse struct {
 	Result json.RawMessage
 	// Duration is how long the call ran.
 	Duration time.Duration
+	// Resolution is how the call's arguments were resolved (nil when they
+	// could not be).
+	Resolution *run.Resolution
+	// Err is the typed failure behind Error, for the host: a
+	// *RefusedError, an *ActionError, or a snippet's error (run_go). It is
+	// not sent to the model.
+	Err error
+
+	resultVar string // the variable the result went to, for the log
+	// Failure is set when the action returned a *run.FailureError: the run
+	// fails with it instead of going on.
+	Failure *run.FailureError `json:"-"`
 }
 
 // toolContent is the JSON shape of a ToolResponse for the model.
@@ -77,6 +90,11 @@ type toolContent struct {
 // Content returns the response as the JSON text sent to the model as the
 // tool result.
 func (r ToolResponse) Content() string {
+	if r.Result == nil {
+		// The common case, written directly: the same text as
+		// encoding/json's without HTML escaping, in one allocation.
+		return string(appendContent(make([]byte, 0, 64+len(r.Error)+len(r.Stdout)+len(r.Stderr)+96*len(r.Variables)), r.Success, r.Error, r.Stdout, r.Stderr, r.Variables))
+	}
 	b, err := marshal(toolContent{r.Success, r.Error, r.Stdout, r.Stderr, r.Variables, r.Result})
 	if err != nil { // only a Result that is not JSON could cause this
 		b, _ = marshal(toolContent{Success: false, Error: "the result could not be written as JSON: " + err.Error()})
@@ -152,10 +170,22 @@ func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 			refuse(c.Name + " needs a person's approval, and nobody can approve here; call it in a run")
 			continue
 		}
-		if g != nil && c.Name != action.TerminateName && c.Name != action.AskUserName && c.Name != RunGoName && st.valid(c) {
-			if deny := g.approveCall(ctx, &c, st.needsApproval(c.Name)); deny != "" {
+		// The call is parsed and resolved once, here; only arguments an
+		// approver edited are resolved again. A call that does not resolve
+		// fails without asking anybody.
+		p, perr := st.resolve(c)
+		var refs func() map[string]run.VariableRef
+		if g != nil {
+			refs = func() map[string]run.VariableRef { return st.refsOf(p) }
+		}
+		if perr == nil && g != nil && !p.row.builtin {
+			sent := c.Arguments
+			if deny := g.approveCall(ctx, &c, refs, p.row.act.NeedsApproval()); deny != "" {
 				refuse(deny)
 				continue
+			}
+			if c.Arguments != sent {
+				p, perr = st.resolve(c)
 			}
 		}
 		callCtx, endCall := st.startSpan(ctx, Span{Kind: SpanTool, Name: c.Name, Step: n, CallID: c.ID})
@@ -163,11 +193,11 @@ func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 		var term *action.Termination
 		for attempt := 0; ; attempt++ {
 			var need error
-			resp, term, need = st.call(callCtx, g, n, step.Reason, c)
+			resp, term, need = st.call(callCtx, g, n, step.Reason, c, p, perr)
 			if need == nil || g == nil || attempt == maxHumanRetries {
 				break
 			}
-			retry, deny := g.human(ctx, c, need)
+			retry, deny := g.human(ctx, c, refs, need)
 			if deny != "" {
 				resp.Error = deny
 				break
@@ -186,13 +216,4 @@ func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 		}
 	}
 	return res
-}
-
-// valid reports whether a call's arguments resolve, so that nobody is asked
-// to approve a call that would fail anyway.
-func (st *State) valid(c ToolCall) bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	_, err := st.prepare(c)
-	return err == nil
 }

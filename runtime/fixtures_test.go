@@ -148,6 +148,7 @@ func newFixture(t testing.TB, opts runtime.Options) *fixture {
 	if opts.CallTimeout == 0 {
 		opts.CallTimeout = 100 * time.Millisecond
 	}
+	opts.Isolate = true // hang ignores its context: only isolation abandons it
 	rt, err := runtime.New(opts)
 	if err != nil {
 		t.Fatal(err)

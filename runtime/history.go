@@ -1,7 +1,7 @@
 package runtime
 
 import (
-	"encoding/json"
+	"github.com/byref/byref/run"
 	"slices"
 	"time"
 )
@@ -17,18 +17,9 @@ const (
 	KindSnippet InstructionKind = "snippet"
 )
 
-// Argument is one argument of a recorded call, as it was resolved.
-type Argument struct {
-	// Param is the parameter's name.
-	Param string
-	// Ref is the name of the variable passed by reference, or "".
-	Ref string
-	// Raw is the raw JSON value passed, when Ref is "" and Default is false.
-	Raw json.RawMessage
-	// Default reports that the parameter was omitted (or null) and took its
-	// default.
-	Default bool
-}
+// Argument is one argument of a recorded call, as it was resolved: the
+// log's record (run.Argument).
+type Argument = run.Argument
 
 // Instruction is one executed instruction of the step history: enough to
 // turn a run into Go code that replays it.

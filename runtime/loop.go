@@ -10,6 +10,7 @@ import (
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
+	"github.com/byref/byref/schema"
 	"github.com/byref/byref/variable"
 )
 
@@ -49,7 +50,7 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 			if o, stop := h.stopped(ctx); stop {
 				return o
 			}
-			return h.fail(ctx, "model: "+err.Error())
+			return h.failAs(ctx, run.FailureModel, "model: "+err.Error())
 		}
 		h.mu.Lock()
 		h.steps++
@@ -89,11 +90,12 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 		}
 
 		before = append(before, run.PhaseChanged{From: run.PhasePlanning, To: run.PhaseExecuting})
-		h.st.mu.Lock()
 		for i, c := range calls {
-			before = append(before, run.ToolCallScheduled{Step: step, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, References: h.st.references(c), Signature: resp.ToolCalls[i].Signature}})
+			// Resolved when it runs (after the step's snippets and earlier
+			// calls, which may make the variables it refers to); the
+			// resolution is recorded with its completion.
+			before = append(before, run.ToolCallScheduled{Step: step, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, Signature: resp.ToolCalls[i].Signature}})
 		}
-		h.st.mu.Unlock()
 		if err := h.rec.appendPhased(ctx, before...); err != nil {
 			return h.storeFault(ctx, err)
 		}
@@ -130,9 +132,21 @@ func (h *Handle) afterStep(ctx context.Context, res StepResult, retries *int, li
 	if f := h.fatalReason(); f != "" {
 		return Outcome{Status: run.StatusFailed, Reason: f}, true
 	}
+	if errors.Is(context.Cause(ctx), ErrClosed) {
+		// The agent was closed during the step: what the step's calls say
+		// now (an await given up) is not what they did, and must not reach
+		// the log, or a restored run would find its awaited call failed.
+		return h.closed(ctx), true
+	}
 	after, toolMsgs, snippetMsg := h.stepEvents(res, lim)
 	if err := h.rec.append(ctx, after...); err != nil {
 		return h.storeFault(ctx, err), true
+	}
+	for _, r := range res.Responses {
+		if f := r.Failure; f != nil {
+			reason := r.Name + ": " + f.Message
+			return h.failAs(ctx, f.Kind, reason), true
+		}
 	}
 	h.mu.Lock()
 	h.messages = append(h.messages, toolMsgs...)
@@ -177,7 +191,7 @@ func (h *Handle) closed(ctx context.Context) Outcome {
 		return Outcome{Status: s, Reason: ErrClosed.Error()}
 	}
 	reason := "interrupted: the agent was closed"
-	_ = h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason})
+	_ = h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason, Failure: run.FailureInterrupted})
 	return Outcome{Status: run.StatusFailed, Reason: reason}
 }
 
@@ -223,6 +237,7 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 		events = append(events, run.ToolCallCompleted{
 			CallID: r.CallID, Success: r.Success, Error: r.Error, Duration: r.Duration, Stdout: r.Stdout, Stderr: r.Stderr,
 			Created: infos(r.Variables, "created"), Modified: infos(r.Variables, "assigned", "modified"),
+			Resolution: r.Resolution, Result: r.resultVar,
 		})
 		events = append(events, h.st.variableChangeEvents(res.Step, r.Variables)...)
 		content, kept := h.st.bound(res.Step, r.Name, r.CallID, r.Content(), lim)
@@ -266,7 +281,7 @@ func (st *State) bound(step int, source, callID, content string, lim Limits) (st
 	b, _ := marshal(largeResult{
 		Note:      fmt.Sprintf("the result was %d characters, so it was stored in the string variable %s; pass <<var:%s>> to actions or read it in Go code", len(content), name, name),
 		Variable:  name,
-		Reference: "<<var:" + name + ">>",
+		Reference: schema.Ref(name),
 		Start:     string(head),
 	})
 	return string(b), kept
@@ -453,6 +468,16 @@ func (h *Handle) fail(ctx context.Context, reason string) Outcome {
 // failWith ends the run as failed, recording e before the status change.
 func (h *Handle) failWith(ctx context.Context, e run.Error, reason string) Outcome {
 	if err := h.rec.transition(ctx, run.StatusFailed, reason, e); err != nil && isIllegal(err) {
+		if o, stop := h.stopped(ctx); stop {
+			return o
+		}
+	}
+	return Outcome{Status: run.StatusFailed, Reason: reason}
+}
+
+// failAs ends the run as failed, with the kind of failure.
+func (h *Handle) failAs(ctx context.Context, kind run.FailureKind, reason string) Outcome {
+	if err := h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason, Failure: kind}); err != nil && isIllegal(err) {
 		if o, stop := h.stopped(ctx); stop {
 			return o
 		}

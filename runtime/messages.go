@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/byref/byref/schema"
 	"github.com/byref/byref/variable"
 )
 
@@ -100,7 +101,7 @@ func example(r *row, plain bool) string {
 			e, _ := json.Marshal(p.Enum[0])
 			b.Write(e)
 		case !plain && r.params[i] != nil && len(r.params[i].vars) > 0:
-			b.WriteString(strconv.Quote("<<var:" + r.params[i].vars[0] + ">>"))
+			b.WriteString(strconv.Quote(schema.Ref(r.params[i].vars[0])))
 		default:
 			b.WriteString("<" + variable.TypeName(p.Type) + ">")
 		}
@@ -162,7 +163,7 @@ func refList(g *group) string {
 	}
 	refs := make([]string, len(g.vars))
 	for i, v := range g.vars {
-		refs[i] = "<<var:" + v + ">>"
+		refs[i] = schema.Ref(v)
 	}
 	return strings.Join(refs, ", ")
 }

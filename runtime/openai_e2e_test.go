@@ -114,7 +114,7 @@ func TestOpenAIWeatherTask(t *testing.T) {
 	if first.Model != "gpt-4o-mini" || first.Header.Get("Authorization") != "Bearer test-key" {
 		t.Errorf("model %q, authorization %q", first.Model, first.Header.Get("Authorization"))
 	}
-	if roles(first) != "system user" || !strings.Contains(first.Messages[0].Content, `- city (string): "Paris"`) || first.Messages[1].Content != "What is the weather in the city?" {
+	if roles(first) != "system user" || !strings.Contains(first.Messages[0].Content, `- city (string): Paris`) || first.Messages[1].Content != "What is the weather in the city?" {
 		t.Fatalf("first request's messages = %+v", first.Messages)
 	}
 	// The tools: names, the strict flag, and the references offered as
@@ -176,12 +176,12 @@ func TestOpenAIWeatherTask(t *testing.T) {
 		t.Errorf("assistant message = %+v", asst)
 	}
 	tool := second.Messages[3]
-	wantContent := `{"success":true,"variables":[{"name":"weather","type":"string","preview":"\"sunny, 21°C in Paris\"","change":"created"}]}`
+	wantContent := `{"success":true,"variables":[{"name":"weather","type":"string","preview":"sunny, 21°C in Paris","change":"created"}]}`
 	if tool.ToolCallID != "call_1" || tool.Content != wantContent {
 		t.Errorf("tool message = %+v\nwant content %s", tool, wantContent)
 	}
 	// The system prompt of the second step lists the new variable.
-	if !strings.Contains(second.Messages[0].Content, `- weather (string): "sunny, 21°C in Paris"`) {
+	if !strings.Contains(second.Messages[0].Content, `- weather (string): sunny, 21°C in Paris`) {
 		t.Errorf("second system prompt lacks weather:\n%s", second.Messages[0].Content)
 	}
 	for _, req := range reqs {

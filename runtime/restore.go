@@ -52,7 +52,7 @@ func Recover(ctx context.Context, store run.Store) (awaiting, interrupted []run.
 }
 
 func markInterrupted(ctx context.Context, store run.Store, s run.Summary, reason string) error {
-	_, err := store.Append(ctx, s.ID, s.LastSeq, run.Event{Data: run.Error{Message: reason}}, run.Event{Data: run.StatusChanged{From: s.Status, To: run.StatusFailed, Reason: reason}})
+	_, err := store.Append(ctx, s.ID, s.LastSeq, run.Event{Data: run.Error{Message: reason, Failure: run.FailureInterrupted}}, run.Event{Data: run.StatusChanged{From: s.Status, To: run.StatusFailed, Reason: reason}})
 	return err
 }
 
@@ -474,7 +474,7 @@ func (g *answered) take(kind run.AwaitKind) (run.Answer, bool) {
 	return g.answer, true
 }
 
-func (g *answered) approveCall(ctx context.Context, c *ToolCall, needsApproval bool) string {
+func (g *answered) approveCall(ctx context.Context, c *ToolCall, refs func() map[string]run.VariableRef, needsApproval bool) string {
 	if g.req.Call != nil && g.req.Call.ID == c.ID {
 		if a, ok := g.take(run.AwaitApproval); ok {
 			if a.Decision == run.Denied {
@@ -486,7 +486,7 @@ func (g *answered) approveCall(ctx context.Context, c *ToolCall, needsApproval b
 			return ""
 		}
 	}
-	return g.Handle.approveCall(ctx, c, needsApproval)
+	return g.Handle.approveCall(ctx, c, refs, needsApproval)
 }
 
 func (g *answered) approveSnippet(ctx context.Context, code string, access interp.Access, guarded []string) string {
@@ -501,7 +501,7 @@ func (g *answered) approveSnippet(ctx context.Context, code string, access inter
 	return g.Handle.approveSnippet(ctx, code, access, guarded)
 }
 
-func (g *answered) human(ctx context.Context, c ToolCall, need error) (context.Context, string) {
+func (g *answered) human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (context.Context, string) {
 	if g.req.Call != nil && g.req.Call.ID == c.ID {
 		if a, ok := g.take(g.req.Await); ok {
 			switch g.req.Await {
@@ -515,7 +515,7 @@ func (g *answered) human(ctx context.Context, c ToolCall, need error) (context.C
 			}
 		}
 	}
-	return g.Handle.human(ctx, c, need)
+	return g.Handle.human(ctx, c, refs, need)
 }
 
 func (g *answered) ask(ctx context.Context, c ToolCall, question string) (string, string) {

@@ -42,9 +42,19 @@ type Options struct {
 	// deadline. Zero means DefaultCallTimeout; negative means no bound.
 	CallTimeout time.Duration
 	// CancelGrace is how long a cancelled step waits for a running action
-	// to return before abandoning it. Zero means DefaultCancelGrace;
-	// negative means not at all.
+	// to return before abandoning it, with Isolate. Zero means
+	// DefaultCancelGrace; negative means not at all.
 	CancelGrace time.Duration
+	// Isolate runs each call on a goroutine of its own, so that a call
+	// that ignores its context is abandoned at its deadline (CallTimeout),
+	// or CancelGrace after its step is cancelled, and its result ignored.
+	// Without it (the default) a call runs on its step's goroutine and is
+	// stopped through its context only, as Go functions are: an action that
+	// takes a context sees the deadline and the cancellation and must
+	// return; one that takes none runs to its end. Isolation costs a
+	// goroutine handoff per call, which on a busy machine is most of a
+	// call's cost.
+	Isolate bool
 	// MaxOutput bounds what one call may write to each of its stdout and
 	// stderr, in bytes; the rest is dropped with a note. Zero means
 	// DefaultMaxOutput.

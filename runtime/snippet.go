@@ -37,6 +37,10 @@ type SnippetResponse struct {
 	Variables []VariableChange
 	// Duration is how long it ran.
 	Duration time.Duration
+	// Err is the typed failure behind Error, for the host (for example an
+	// *interp.CompileError, or an error wrapping context.DeadlineExceeded);
+	// it is not sent to the model.
+	Err error
 }
 
 // Content returns the response as JSON text for the model.
@@ -169,6 +173,7 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 		resp.Stdout, resp.Stderr = hideOutput(resp.Stdout), hideOutput(resp.Stderr)
 	}
 	if err != nil {
+		resp.Err = err
 		// The interpreter put back what it saved; whatever still differs,
 		// or could not be saved, is told to the model and recorded.
 		st.mu.Lock()

@@ -31,6 +31,9 @@ type State struct {
 	run  *Handle  // the run that owns the State; nil for NewState's
 
 	execMu sync.Mutex // serialises steps
+	// done is a call's result channel, kept for the next call once the
+	// call returned (an abandoned call keeps its own); guarded by execMu.
+	done chan callResult
 
 	mu      sync.Mutex // guards everything below
 	vars    variable.Set
@@ -284,3 +287,16 @@ func (st *State) startSpan(ctx context.Context, s Span) (context.Context, func(S
 
 // log returns the agent's logger.
 func (st *State) log() *slog.Logger { return st.opts.Logger }
+
+// doneChan returns a channel for a call's result; callers hold execMu.
+func (st *State) doneChan() chan callResult {
+	if d := st.done; d != nil {
+		st.done = nil
+		return d
+	}
+	return make(chan callResult, 1)
+}
+
+// putDone keeps a drained result channel for the next call; callers hold
+// execMu.
+func (st *State) putDone(d chan callResult) { st.done = d }

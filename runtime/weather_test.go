@@ -44,7 +44,7 @@ func TestWeatherCallCreatesVariable(t *testing.T) {
 	if h := v.History; len(h) != 1 || h[0].Step != 1 || h[0].Kind != variable.Created || h[0].By != "get_weather" {
 		t.Fatalf("history = %+v", h)
 	}
-	want := `{"success":true,"variables":[{"name":"weather","type":"string","preview":"\"sunny, 21°C in Paris\"","change":"created"}]}`
+	want := `{"success":true,"variables":[{"name":"weather","type":"string","preview":"sunny, 21°C in Paris","change":"created"}]}`
 	if resp.Content() != want {
 		t.Fatalf("content = %s\nwant %s", resp.Content(), want)
 	}

@@ -176,9 +176,11 @@ func appendParam(b []byte, p Param, refs bool) ([]byte, bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, `"<<var:`...)
+			b = append(b, '"')
+			b = append(b, RefPrefix...)
 			b = append(b, r...)
-			b = append(b, `>>"`...)
+			b = append(b, RefSuffix...)
+			b = append(b, '"')
 		}
 		b = append(b, `],"description":`...)
 		b = appendString(b, "A "+p.TypeName+" variable."+desc)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"time"
-
-	"github.com/byref/byref/run"
 )
 
 // The wire types of the Agent Communication Protocol, as the acp-sdk 1.0.3
@@ -56,17 +54,9 @@ func (t *acpTime) UnmarshalJSON(b []byte) error {
 type acpError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
-	// Data is ACP's optional error data; a run that failed because of the
-	// model's answer carries its typed reason there.
-	Data *failureData `json:"data,omitempty"`
-}
-
-// failureData is the Error data of a run failed by the model's answer: the
-// code stays server_error (ACP clients accept only its three codes), and the
-// kind says which failure it was.
-type failureData struct {
-	FailureKind run.FailureKind `json:"failure_kind"`
-	Refusal     string          `json:"refusal,omitempty"`
+	// Data holds {"kind": run.FailureKind} for a failed run whose log
+	// says why, with "refusal", what the model said, when it refused.
+	Data json.RawMessage `json:"data,omitempty"`
 }
 
 // part is ACP's MessagePart.

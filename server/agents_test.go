@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -133,8 +134,76 @@ func scriptedAgent(store run.Store, name string, m llm.Model, tmpl runtime.RunOp
 	return server.Agent{Name: name, Description: "test agent " + name, Run: tmpl, Runtime: rt}
 }
 
-// testAgents are echo, slow_echo, awaiter, approver, failer, history_echo
-// and refuser, recording into store (a new memory store when nil).
+// pngImage and csvTable are a host's output types: PNG bytes and CSV
+// text.
+type (
+	pngImage []byte
+	csvTable string
+)
+
+// tinyPNG is a 1×1 PNG.
+var tinyPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
+
+var outputActions = action.MustSet(
+	action.MustNew(action.Spec{
+		Name: "make_artifacts", Description: "Produce the report.",
+		Func: func() []run.Artifact {
+			return []run.Artifact{
+				{ContentType: "text/plain", Content: []byte("Processing with artifacts")},
+				{Name: "text-result.txt", ContentType: "text/plain", Content: []byte("This is a text artifact result")},
+				{Name: "data.json", ContentType: "application/json", Content: []byte(`{"results":[1,2,3],"status":"complete"}`)},
+				{Name: "image.png", ContentType: "image/png", Content: tinyPNG},
+			}
+		},
+	}),
+	action.MustNew(action.Spec{Name: "screenshot", Description: "Take a screenshot.", Func: func() pngImage { return tinyPNG }}),
+	action.MustNew(action.Spec{Name: "export", Description: "Export the table.", Func: func() csvTable { return "id,status\n1,late\n" }}),
+	action.MustNew(action.Spec{
+		Name: "check_input", Description: "Check the question.", Params: []action.Param{{Name: "question"}},
+		Func: func(q string) (string, error) {
+			if strings.Contains(q, "buddy") {
+				return "", run.Fail(run.FailureInvalidInput, "Wrong question buddy!")
+			}
+			return "fine", nil
+		},
+	}),
+)
+
+// callsThen is a model that calls the actions, one per step, then
+// answers "done".
+func callsThen(calls ...string) llm.Model {
+	return llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+		n := 0
+		for _, m := range afterTask(req) {
+			if m.Role == llm.RoleAssistant {
+				n++
+			}
+		}
+		if n < len(calls) {
+			name, args, _ := strings.Cut(calls[n], " ")
+			if args == "" {
+				args = `{"return":null}`
+			}
+			return llm.CallTool(name, args), nil
+		}
+		return llm.Text("done"), nil
+	})
+}
+
+// outputAgent is an agent on outputActions recording into store.
+func outputAgent(store run.Store, name string, m llm.Model, a server.Agent) server.Agent {
+	rt, err := runtime.New(runtime.Options{Model: m, Store: store, Actions: outputActions, DisableSnippets: true})
+	if err != nil {
+		panic(err)
+	}
+	a.Name, a.Description, a.Runtime = name, "test agent "+name, rt
+	return a
+}
+
+// testAgents are echo, slow_echo, awaiter, approver, failer,
+// history_echo, refuser, and the agents of output and failure kinds
+// (impatient, artifacts, outputs, invalid, mime_types), recording into
+// store (a new memory store when nil).
 func testAgents(store run.Store) []server.Agent {
 	if store == nil {
 		store = run.NewMemoryStore()
@@ -147,6 +216,23 @@ func testAgents(store run.Store) []server.Agent {
 		scriptedAgent(store, "failer", failerModel, runtime.RunOptions{Limits: runtime.Limits{Retry: llm.RetryPolicy{Attempts: 1}}}),
 		scriptedAgent(store, "history_echo", historyEchoModel, runtime.RunOptions{}),
 		scriptedAgent(store, "refuser", refuserModel, runtime.RunOptions{}),
+		scriptedAgent(store, "impatient", awaiterModel, runtime.RunOptions{AwaitTimeout: 300 * time.Millisecond}),
+		outputAgent(store, "artifacts", callsThen("make_artifacts"), server.Agent{}),
+		outputAgent(store, "outputs", callsThen("screenshot", "export"), server.Agent{
+			Outputs: []server.OutputType{{Type: reflect.TypeFor[pngImage](), ContentType: "image/png"}, {Type: reflect.TypeFor[csvTable](), ContentType: "text/csv"}},
+		}),
+		outputAgent(store, "invalid", callsThen(`check_input {"question":"Hello buddy","return":null}`), server.Agent{}),
+		outputAgent(store, "mime_types", callsThen(), server.Agent{
+			InputContentTypes:  []string{"text/plain", "application/json"},
+			OutputContentTypes: []string{"text/html", "application/json", "application/javascript", "text/css"},
+			Metadata: server.AgentMetadata{
+				Documentation: "Answers in four types.", License: "Apache-2.0", NaturalLanguages: []string{"en"},
+				Capabilities: []server.Capability{{Name: "Types", Description: "Answers in several media types."}},
+				Author:       &server.Person{Name: "byref", URL: "https://example.com/byref"},
+				Links:        []server.Link{{Type: "source-code", URL: "https://example.com/byref.git"}},
+				CreatedAt:    time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC),
+			},
+		}),
 	}
 }
 

@@ -4,9 +4,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 )
 
@@ -195,27 +197,64 @@ func partText(p part) (string, string, error) {
 	return s, ct, nil
 }
 
-// inputText is the task of a run: the text of every input message, the
-// parts of a message joined by newlines and the messages by blank lines.
-func inputText(msgs []message) (string, error) {
-	var out []string
-	for i, m := range msgs {
+// roleRE is the pattern of ACP message roles: user, agent or
+// agent/<name>.
+var roleRE = regexp.MustCompile(`^(user|agent(/[a-zA-Z0-9_-]+)?)$`)
+
+// inputText splits a run's input into the task, the text of the user
+// messages after the last agent message (the parts of a message joined by
+// newlines, the messages by blank lines), and the history before them,
+// which continues the run's session history: user messages as the user's,
+// agent messages as the model's. An empty role is "user", ACP's default. A role that is not user, agent or
+// agent/<name>, or an input that does not end with a user message, is
+// refused.
+func inputText(msgs []message) (task string, history []llm.Message, err error) {
+	last := -1 // the last agent message
+	texts := make([]string, len(msgs))
+	for i := range msgs {
+		if msgs[i].Role == "" {
+			msgs[i].Role = "user" // ACP's default
+		}
+		m := msgs[i]
+		if !roleRE.MatchString(m.Role) {
+			return "", nil, fmt.Errorf("input[%d].role %q is not an ACP role; send \"user\" (or \"agent\", \"agent/NAME\" for earlier agent replies)", i, m.Role)
+		}
 		var parts []string
 		for j, p := range m.Parts {
 			s, _, err := partText(p)
 			if err != nil {
-				return "", fmt.Errorf("input[%d].parts[%d]: %w", i, j, err)
+				return "", nil, fmt.Errorf("input[%d].parts[%d]: %w", i, j, err)
 			}
 			parts = append(parts, s)
 		}
-		if s := strings.Join(parts, "\n"); strings.TrimSpace(s) != "" {
+		texts[i] = strings.Join(parts, "\n")
+		if m.Role != "user" {
+			last = i
+		}
+	}
+	var out []string
+	for _, s := range texts[last+1:] {
+		if strings.TrimSpace(s) != "" {
 			out = append(out, s)
 		}
 	}
 	if len(out) == 0 {
-		return "", fmt.Errorf("input has no text; send at least one message with a text part")
+		if last >= 0 {
+			return "", nil, fmt.Errorf("input ends with an agent message (input[%d]); end it with a user message with a text part", last)
+		}
+		return "", nil, fmt.Errorf("input has no text; send at least one message with a text part")
 	}
-	return strings.Join(out, "\n\n"), nil
+	for i, m := range msgs[:last+1] {
+		if strings.TrimSpace(texts[i]) == "" {
+			continue
+		}
+		if m.Role == "user" {
+			history = append(history, llm.UserMessage(texts[i]))
+		} else {
+			history = append(history, llm.Message{Role: llm.RoleAssistant, Text: texts[i]})
+		}
+	}
+	return strings.Join(out, "\n\n"), history, nil
 }
 
 // DescribeAwait says what an await asks and how to answer it: the text of

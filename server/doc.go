@@ -28,9 +28,18 @@
 //
 // Run IDs are UUIDs, and the run's byref ID is the same string: the run
 // can be read with run.LoadSnapshot, listed with the byref command, and
-// turned into replay code. Errors are ACP Error objects with the codes
-// not_found (404), invalid_input (400, 413, 415 or 422) and server_error
-// (401, 403, 405, 409, 500, 503). A 500 says only that an unexpected
+// turned into replay code. Errors are ACP Error objects, on every path
+// (one the mux would clean, such as /runs/../agents, is 404 rather than a
+// redirect), with the codes not_found (404), invalid_input (400, 405, 413,
+// 415 or 422) and server_error (401, 403, 409, 500, 503). Their messages
+// speak of the JSON the client sent, never of the Go types it decodes into.
+//
+// The input of a run is a list of messages whose roles are user, agent or
+// agent/NAME (a missing role is user; anything else, system included, is
+// 422). Its task is the text of the user messages after the last agent
+// message; the messages before are history, user messages as the user's
+// and agent messages as the model's, after the session's own history. An
+// input that ends with an agent message is refused. A 500 says only that an unexpected
 // error occurred: what failed (a store error may name files or hold SQL)
 // goes to Options.Logger.
 //
@@ -38,8 +47,13 @@
 //
 // byref statuses map onto ACP's: created → created, running → in-progress,
 // awaiting → awaiting, cancelling → cancelling, canceled → cancelled,
-// completed → completed, failed → failed (the reason becomes the run's
-// error, code server_error).
+// completed → completed, failed → failed. A failed run's error holds the
+// reason as its message and, when the log says why (run.Error.Failure:
+// run.FailureKind), the kind as data {"kind": …}; the kind gives the code:
+// invalid_input for run.FailureInvalidInput (an action returned
+// run.Fail(run.FailureInvalidInput, …)), server_error for the others
+// (model_error, timeout, action_error, interrupted, refusal…) and for a
+// failure of no kind.
 //
 // ACP events are a pure function of the byref event log, which is why the
 // event list equals the stream: run_created gives run.created; a status
@@ -48,6 +62,17 @@
 // (message.created, message.part, message.completed); a result that is not
 // null and not the text of the last message gives one more, a text part
 // for a string and otherwise an application/json part named result.json.
+// Output of other content types comes from variables a step creates or
+// changes: a run.Artifact (or *run.Artifact) is a message of one named
+// part, a []run.Artifact one message of several parts (a part without a
+// name is a plain part), each with its own content type; and a variable of
+// one of Agent.Outputs' Go types (a browser.Screenshot as image/png, a CSV
+// type as text/csv) is a message of one part named after the variable.
+// Text types are sent plain, others base64.
+//
+// An agent's manifest lists Agent.InputContentTypes (input parts of other
+// types are refused, 422), Agent.OutputContentTypes and Agent.Metadata.
+//
 // Tool calls, snippets, errors, child runs and the move to cancelling are
 // forwarded as generic events whose object is the byref event's JSON.
 // Other byref events (phases, usage, variables) have no ACP event.
@@ -106,17 +131,37 @@
 // refused) are the history: this server's resources are read from the
 // store, others are fetched with Options.HistoryClient (refused when it is
 // nil), each response at most MaxHistoryResponse (1 MiB; a larger one is
-// refused, not truncated). GET /sessions/{id} lists this server's history
-// of the session only.
+// refused, not truncated), and at most MaxHistoryFetched (4 MiB) in all.
+// GET /sessions/{id} lists this server's history of the session only.
 //
-// # Restarts
+// What a history lookup costs is bounded: a request reads the summary of
+// each run its history names (at most MaxHistoryURLs) and the log of each
+// distinct run at most once, of at most MaxHistoryRuns runs (a descriptor
+// naming more is refused). Folded conversations are cached, the latest
+// HistoryCacheRuns runs', and used as long as their run's log has not
+// grown: naming one large resource 500 times reads its log once.
+//
+// # Stopping and restarting
+//
+// Server.Close (and Serve, when its context is done: on SIGTERM or Ctrl-C
+// in byref serve) stops without losing a run. It refuses new runs,
+// resumes and follow-ups (503), lets the steps of running runs go on to
+// their next pause or end for up to Options.ShutdownGrace, and then
+// closes the agents' runtimes (runtime.Runtime.Close), which stops the
+// runs without cancelling them: an awaiting run stays awaiting in the
+// store, and a run still in a step is marked failed as interrupted.
+// Serve stops accepting connections at once and lets requests in flight
+// end; a stream ends as its run pauses or ends.
 //
 // On a durable store (run/sqlite), call Server.Recover once after New and
-// before serving: runs a previous process left running are marked failed
-// as interrupted, and runs it left awaiting are restored on a fresh
-// runtime of their agent, so they can be resumed and cancelled as before
-// (when their variables are JSON values; otherwise they too are marked
-// interrupted). byref serve does this at start.
+// before serving: runs a previous process left running (it crashed) are
+// marked failed as interrupted, and runs it left awaiting are restored on
+// their agent's runtime, so they can be resumed and cancelled as before:
+// variables come back from the JSON values in the log, and those the log
+// holds no value of (a live *Notes, a database handle) are the agent's
+// starting variables of the same name; a run that still lacks one, or
+// whose agent is gone, is marked failed as interrupted. byref serve does
+// this at start.
 //
 // # Engines
 //
@@ -166,8 +211,13 @@
 //
 // ListenAndServe binds 127.0.0.1 by default and refuses any other address
 // unless Options.Token is set; with a token, every request but GET /ping
-// must carry Authorization: Bearer TOKEN. Bodies are limited to
-// Options.MaxBody. Input must be text (text/* or application/json parts,
+// must carry Authorization: Bearer TOKEN (the scheme in any case). A
+// request refused before its body is read is answered at once and its
+// connection closed. Bodies are limited to Options.MaxBody, reading a
+// request to Options.ReadTimeout, each response write to
+// Options.WriteTimeout and idle connections to Options.IdleTimeout: a
+// client that sends slowly or not at all holds a goroutine no longer than
+// the read timeout. Input must be text (text/* or application/json parts,
 // plain or base64); content_url parts are refused.
 //
 // A web page the user visits can send requests to a server on loopback, so
@@ -181,6 +231,6 @@
 // Options.BaseURL (403), against DNS rebinding. The server grants no CORS.
 //
 // Runs outlive the request that started them: they keep its values (its
-// trace, its logger fields) but not its cancellation, and Close cancels
-// them (an engine's runs go on after Close).
+// trace, its logger fields) but not its cancellation, and Close stops
+// them as above (an engine's runs go on after Close).
 package server

@@ -32,8 +32,15 @@ type projector struct {
 	run      acpRun
 	lastText string // text of the latest assistant message
 	user     []message
-	failure  *failureData // the typed reason of the failure to come
+	// agents gives the output types of the run's agent (nil for none).
+	agents  map[string]*Agent
+	outputs map[string]string // Go type name → content type
+	failure run.FailureKind   // of the latest run.Error with one
+	refusal string            // what the model said, when it refused
 }
+
+// newProjector returns a projector for the server's runs.
+func (s *Server) newProjector() *projector { return &projector{agents: s.agents} }
 
 // apply folds one event and returns the ACP events it produces, encoded.
 func (p *projector) apply(e run.Event) []json.RawMessage {
@@ -51,6 +58,14 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 		}
 		if d.Session != "" {
 			p.run.SessionID = ptr(string(d.Session))
+		}
+		if a := p.agents[d.Tags[TagAgent]]; a != nil && len(a.Outputs) > 0 {
+			p.outputs = map[string]string{}
+			for _, o := range a.Outputs {
+				if o.Type != nil {
+					p.outputs[o.Type.String()] = o.ContentType
+				}
+			}
 		}
 		emitRun("run.created")
 	case run.UserMessage:
@@ -74,7 +89,10 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 			if reason == "" {
 				reason = "the run failed"
 			}
-			p.run.Error = &acpError{Code: CodeServerError, Message: reason, Data: p.failure}
+			p.run.Error = &acpError{Code: failureCode(p.failure), Message: reason}
+			if p.failure != "" {
+				p.run.Error.Data, _ = json.Marshal(failureData{Kind: p.failure, Refusal: p.refusal})
+			}
 			emitRun("run.failed")
 		case run.StatusCanceled:
 			p.run.FinishedAt = &t
@@ -100,9 +118,17 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 		}}
 	case run.AwaitResolved:
 		p.run.AwaitRequest = nil
+	case run.VariableCreated:
+		if parts, ok := p.outputParts(d.Variable, d.Value); ok && d.Step > 0 && !d.Secret {
+			out = append(out, p.addMessage(t, parts...)...)
+		}
+	case run.VariableModified:
+		if parts, ok := p.outputParts(d.Variable, d.Value); ok && !d.Secret {
+			out = append(out, p.addMessage(t, parts...)...)
+		}
 	case run.Error:
 		if d.Failure != "" {
-			p.failure = &failureData{FailureKind: d.Failure, Refusal: d.Refusal}
+			p.failure, p.refusal = d.Failure, d.Refusal
 		}
 		out = append(out, generic(e))
 	case run.ToolCallScheduled, run.ToolCallCompleted, run.SnippetExecuted, run.ChildRunStarted, run.ChildRunFinished:
@@ -113,17 +139,17 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 
 func (p *projector) role() string { return "agent/" + p.run.AgentName }
 
-// addMessage appends a one-part agent message to the output and returns
-// message.created, message.part and message.completed.
-func (p *projector) addMessage(t acpTime, pt part) []json.RawMessage {
+// addMessage appends an agent message of the parts to the output and
+// returns message.created, a message.part per part and message.completed.
+func (p *projector) addMessage(t acpTime, parts ...part) []json.RawMessage {
 	opened := message{Role: p.role(), Parts: []part{}, CreatedAt: &t}
-	done := message{Role: p.role(), Parts: []part{pt}, CreatedAt: &t, CompletedAt: &t}
+	done := message{Role: p.role(), Parts: parts, CreatedAt: &t, CompletedAt: &t}
 	p.run.Output = append(p.run.Output, done)
-	return []json.RawMessage{
-		encode(acpEvent{Type: "message.created", Message: &opened}),
-		encode(acpEvent{Type: "message.part", Part: &pt}),
-		encode(acpEvent{Type: "message.completed", Message: &done}),
+	out := []json.RawMessage{encode(acpEvent{Type: "message.created", Message: &opened})}
+	for i := range parts {
+		out = append(out, encode(acpEvent{Type: "message.part", Part: &parts[i]}))
 	}
+	return append(out, encode(acpEvent{Type: "message.completed", Message: &done}))
 }
 
 // resultPart returns the part that shows a run's result, unless the result
@@ -185,4 +211,11 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// failureData is the Error data of a failed run whose log says why: the
+// kind, and what the model said when it refused.
+type failureData struct {
+	Kind    run.FailureKind `json:"kind"`
+	Refusal string          `json:"refusal,omitempty"`
 }

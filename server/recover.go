@@ -7,16 +7,19 @@ import (
 
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/variable"
 )
 
 // Recover picks up the runs a previous process left in the store. Call it
 // once, after New and before serving, when the store is durable and no
 // other process uses it. Runs left created, running or cancelling are
 // marked failed with the reason "interrupted" (runtime.Recover). Awaiting
-// runs are restored on a fresh runtime of their agent (runtime's
-// Runtime.Restore), so they can be resumed and cancelled as if the server
-// had never stopped; a run whose variables cannot be rebuilt from the log,
-// or whose agent is gone, is marked failed as interrupted instead.
+// runs are restored on their agent's runtime (runtime.Runtime.Restore),
+// so they can be resumed and cancelled as if the server had never
+// stopped; a variable the log holds no value of gets the agent's starting
+// variable of that name (the same live object). A run whose variables
+// cannot be rebuilt, or whose agent is gone, is marked failed as
+// interrupted instead.
 //
 // With Options.Engine set, Recover changes nothing and returns an error:
 // the engine recovers its own runs, and the server controls them through
@@ -33,6 +36,9 @@ func (s *Server) Recover(ctx context.Context) (restored, interrupted []run.ID, e
 	for _, id := range awaiting {
 		if err := s.restore(ctx, id); err != nil {
 			s.log.Warn("server: a run awaiting before the restart cannot go on", "run", id, "err", err)
+			if err := s.markFailed(ctx, id, "interrupted: it cannot be restored after the restart: "+err.Error()); err != nil {
+				return restored, interrupted, err
+			}
 			interrupted = append(interrupted, id)
 			continue
 		}
@@ -52,7 +58,7 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 	if !ok {
 		reason := fmt.Sprintf("interrupted: the agent %q is not served any more", sum.Tags[TagAgent])
 		_, err := s.store.Append(ctx, id, sum.LastSeq,
-			run.Event{Data: run.Error{Message: reason}},
+			run.Event{Data: run.Error{Message: reason, Failure: run.FailureInterrupted}},
 			run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: reason}})
 		return errors.Join(errors.New(reason), err)
 	}
@@ -63,7 +69,12 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 	}
 	s.wg.Add(1)
 	s.mu.Unlock()
-	h, err := agent.Runtime.Restore(ctx, id, runtime.RestoreOptions{OnStatus: agent.Run.OnStatus, Model: agent.Run.Model})
+	live, err := s.liveValues(ctx, agent, id)
+	if err != nil {
+		s.wg.Done()
+		return err
+	}
+	h, err := agent.Runtime.Restore(ctx, id, runtime.RestoreOptions{OnStatus: agent.Run.OnStatus, Model: agent.Run.Model, Variables: live})
 	if err != nil {
 		s.wg.Done()
 		return err
@@ -73,4 +84,42 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 	s.mu.Unlock()
 	go s.watch(agent.Name, id, h, runCtx{})
 	return nil
+}
+
+// markFailed marks a run that has not ended failed as interrupted, with
+// the reason.
+func (s *Server) markFailed(ctx context.Context, id run.ID, reason string) error {
+	sum, err := s.store.Get(ctx, id)
+	if err != nil || sum.Status.Terminal() {
+		return err
+	}
+	_, err = s.store.Append(ctx, id, sum.LastSeq,
+		run.Event{Data: run.Error{Message: reason, Failure: run.FailureInterrupted}},
+		run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: reason}})
+	return err
+}
+
+// liveValues returns the agent's starting variables that the run's log
+// holds without a value (a *Notes, a database handle: values that are not
+// JSON): the restored run gets the same live objects back, by name.
+func (s *Server) liveValues(ctx context.Context, agent *Agent, id run.ID) ([]variable.Spec, error) {
+	snap, err := run.LoadSnapshot(ctx, s.store, id)
+	if err != nil {
+		return nil, err
+	}
+	st, err := agent.Runtime.NewState()
+	if err != nil {
+		return nil, err
+	}
+	starting := map[string]variable.Spec{}
+	for _, sp := range st.Specs() {
+		starting[sp.Name] = sp
+	}
+	var live []variable.Spec
+	for _, v := range snap.Variables {
+		if sp, ok := starting[v.Name]; ok && v.Value == nil {
+			live = append(live, sp)
+		}
+	}
+	return live, nil
 }

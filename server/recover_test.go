@@ -14,6 +14,7 @@ import (
 	"github.com/byref/byref/run/sqlite"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
+	"github.com/byref/byref/variable"
 )
 
 // askThenAnswer asks a question, then returns the answer as its result.
@@ -105,5 +106,77 @@ func TestRecoverAfterRestart(t *testing.T) {
 	}
 	if s, _ := store2.Get(ctx, orphan); s.Status != run.StatusFailed || !strings.HasPrefix(s.Reason, "interrupted") {
 		t.Fatalf("the orphan is %s (%s)", s.Status, s.Reason)
+	}
+}
+
+// liveThing is a host value a run's log cannot hold.
+type liveThing struct{ conn chan int }
+
+// Close leaves an awaiting run awaiting in the store, and a server started
+// next on it restores the run, with the live values of the agent's
+// runtime.
+func TestCloseThenRestoreWithLiveValues(t *testing.T) {
+	ctx := context.Background()
+	store := run.NewMemoryStore()
+	live := &liveThing{conn: make(chan int)}
+	agent := func() server.Agent {
+		return server.Agent{Name: "asker", Runtime: must(runtime.New(runtime.Options{Model: askThenAnswer(), Store: store,
+			Variables: []variable.Spec{{Name: "thing", Value: live}}}))}
+	}
+	s, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	c := client{t: t, base: ts.URL}
+	r := c.run("POST", "/runs", `{"agent_name":"asker","input":[{"parts":[{"content":"weather"}]}]}`, 200)
+	if r.Status != "awaiting" {
+		t.Fatalf("the run is %s, want awaiting", r.Status)
+	}
+	ts.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if sum, _ := store.Get(ctx, run.ID(r.RunID)); sum.Status != run.StatusAwaiting {
+		t.Fatalf("after Close the run is %s (%s), want awaiting", sum.Status, sum.Reason)
+	}
+
+	second, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if restored, interrupted, err := second.Recover(ctx); err != nil || len(restored) != 1 || len(interrupted) != 0 {
+		t.Fatalf("Recover = %v, %v, %v", restored, interrupted, err)
+	}
+	ts2 := httptest.NewServer(second)
+	defer ts2.Close()
+	c = client{t: t, base: ts2.URL}
+	if r := c.run("POST", "/runs/"+r.RunID, resume("Oslo", "sync"), 200); r.Status != "completed" || !strings.Contains(r.text(), "Oslo") {
+		t.Fatalf("resumed after the restart: %+v", r)
+	}
+
+	// A run whose agent is gone cannot be restored: Recover marks it
+	// failed as interrupted, in the store.
+	s3, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts3 := httptest.NewServer(s3)
+	r = client{t: t, base: ts3.URL}.run("POST", "/runs", `{"agent_name":"asker","input":[{"parts":[{"content":"weather"}]}]}`, 200)
+	ts3.Close()
+	s3.Close()
+	other := agent()
+	other.Name = "other"
+	fourth, err := server.New(server.Options{Store: store, Agents: []server.Agent{other}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fourth.Close()
+	if _, interrupted, err := fourth.Recover(ctx); err != nil || len(interrupted) != 1 || string(interrupted[0]) != r.RunID {
+		t.Fatalf("Recover without the agent = %v, %v", interrupted, err)
+	}
+	if sum, _ := store.Get(ctx, run.ID(r.RunID)); sum.Status != run.StatusFailed || !strings.HasPrefix(sum.Reason, "interrupted") {
+		t.Fatalf("the run Recover could not restore is %s (%s), want failed as interrupted", sum.Status, sum.Reason)
 	}
 }

@@ -492,7 +492,8 @@ func TestUIAPITooManyTags(t *testing.T) {
 }
 
 // L6: a run's life is its own: the request that started it ends, and the
-// run goes on to its end; Close cancels a run still going.
+// run goes on to its end; Close leaves a run that awaits awaiting, for the
+// next process to restore.
 func TestRunOutlivesItsRequest(t *testing.T) {
 	s, ts := startServer(t, server.Options{})
 	c := client{t: t, base: ts.URL}
@@ -503,8 +504,8 @@ func TestRunOutlivesItsRequest(t *testing.T) {
 	s.Close()
 	id = hanging
 	sum, err := s.Store().Get(context.Background(), run.ID(id))
-	if err != nil || !sum.Status.Terminal() {
-		t.Fatalf("after Close the run is %s (%v)", sum.Status, err)
+	if err != nil || sum.Status != run.StatusAwaiting {
+		t.Fatalf("after Close the run is %s (%v), want awaiting", sum.Status, err)
 	}
 }
 

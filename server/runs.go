@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/byref/byref/run"
@@ -56,7 +57,11 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, "input is required: a list of messages")
 		return
 	}
-	task, err := inputText(req.Input)
+	if err := checkInputTypes(agent, req.Input); err != nil {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
+		return
+	}
+	task, earlier, err := inputText(req.Input)
 	if err != nil {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
 		return
@@ -90,10 +95,10 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	id := run.ID(newUUID())
+	id := run.NewID()
 	opts := agent.Run
 	opts.ID, opts.Session, opts.Task = id, run.SessionID(session), task
-	opts.History = append(slices.Clone(agent.Run.History), history...)
+	opts.History = append(append(slices.Clone(agent.Run.History), history...), earlier...)
 	opts.Tags = maps.Clone(agent.Run.Tags)
 	if opts.Tags == nil {
 		opts.Tags = map[string]string{}
@@ -117,6 +122,24 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Run-ID", string(id))
 	s.respond(w, r, id, mode, 1, true)
+}
+
+// checkInputTypes refuses an input part of a type the agent does not
+// accept.
+func checkInputTypes(agent *Agent, msgs []message) error {
+	accepted := inputTypes(agent)
+	for i, m := range msgs {
+		for j, p := range m.Parts {
+			ct := "text/plain"
+			if p.ContentType != nil && *p.ContentType != "" {
+				ct = strings.TrimSpace(strings.SplitN(*p.ContentType, ";", 2)[0])
+			}
+			if !acceptsType(accepted, ct) {
+				return fmt.Errorf("input[%d].parts[%d] is %s; agent %s accepts %s", i, j, ct, agent.Name, strings.Join(accepted, ", "))
+			}
+		}
+	}
+	return nil
 }
 
 var errClosed = errors.New("server: the server is closing; it starts no more runs")
@@ -235,6 +258,10 @@ func (s *Server) watch(agent string, id run.ID, c runtime.Controller, rc runCtx)
 		}
 		return
 	}
+	if s.stopping.Load() && !o.Status.Terminal() {
+		s.log.Info("run left as it is in the store by the stopping server", "agent", agent, "run", id, "status", o.Status)
+		return
+	}
 	s.log.Info("run ended", "agent", agent, "run", id, "status", o.Status, "reason", o.Reason)
 }
 
@@ -274,7 +301,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, id run.ID, mode
 // events from sequence number from on to emit, until an event from then on
 // satisfies until or the run ends.
 func (s *Server) follow(ctx context.Context, id run.ID, from int64, until func(run.Event) bool, emit func([]json.RawMessage) error) (*projector, error) {
-	p := &projector{}
+	p := s.newProjector()
 	for e, err := range s.store.Events(ctx, id, 1) {
 		if err != nil {
 			return p, err
@@ -364,7 +391,7 @@ func (s *Server) fold(ctx context.Context, id run.ID, until func(run.Event) bool
 	if err != nil {
 		return nil, nil, err
 	}
-	p := &projector{}
+	p := s.newProjector()
 	out := []json.RawMessage{}
 	for _, e := range events {
 		out = append(out, p.apply(e)...)
@@ -468,6 +495,12 @@ func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.AwaitResume.Type != "" && req.AwaitResume.Type != "message" {
 		writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("await_resume of type %q does not match the await request, of type message", req.AwaitResume.Type))
+		return
+	}
+	if s.opts.Engine == nil && s.isClosed() {
+		// A resumed step would be cut short; the run stays awaiting for
+		// the next process.
+		writeError(w, http.StatusServiceUnavailable, CodeServerError, errClosed.Error()+"; the run stays awaiting: resume it once the server is back")
 		return
 	}
 	h, err := s.controller(r.Context(), sum.ID)

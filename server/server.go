@@ -12,10 +12,15 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/byref/byref/action"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 )
@@ -25,6 +30,8 @@ const (
 	DefaultAddr         = "127.0.0.1:8000"
 	DefaultMaxBody      = 1 << 20
 	DefaultWriteTimeout = 30 * time.Second
+	DefaultReadTimeout  = 30 * time.Second
+	DefaultIdleTimeout  = 2 * time.Minute
 )
 
 // ErrNeedsToken is returned by ListenAndServe and Serve for an address that
@@ -42,8 +49,24 @@ type Agent struct {
 	// model. It is shared by all of them (each run has its own state), and
 	// must record into the server's store (runtime.Options.Store; see
 	// Options.Store). It may be nil when Options.Engine is set: the engine
-	// runs the agent.
+	// runs the agent. Close closes it (runtime.Runtime.Close).
 	Runtime *runtime.Runtime
+	// InputContentTypes are the media types of input parts the agent
+	// accepts, as patterns (type/subtype, type/* or */*); a part of
+	// another type is refused (422). Empty means text/plain and
+	// application/json. Text parts (text/*, application/json) make the
+	// task; byref runs take no other input, so list only those.
+	InputContentTypes []string
+	// OutputContentTypes are the media types the agent's output may have,
+	// for its manifest. Empty means text/plain and application/json, and
+	// the types of Outputs.
+	OutputContentTypes []string
+	// Metadata is the agent's manifest metadata. Framework and
+	// ProgrammingLanguage default to byref and Go.
+	Metadata AgentMetadata
+	// Outputs are the Go types whose values, created or changed by a
+	// step, are output (see OutputType); run.Artifact values always are.
+	Outputs []OutputType
 	// Run is the template of every run's options: instructions, approval
 	// strategy, await timeout, limits, tags. The server sets ID, Session
 	// and Task (the input's text), appends the session's earlier messages
@@ -66,10 +89,19 @@ type Options struct {
 	Token string
 	// MaxBody bounds request bodies, in bytes. Zero means DefaultMaxBody.
 	MaxBody int64
-	// WriteTimeout bounds each write of a server-sent event stream, so
-	// that a client that stopped reading is dropped. Zero means
-	// DefaultWriteTimeout.
+	// WriteTimeout bounds each write of a response, and of every event of a
+	// server-sent event stream, so that a client that stopped reading is
+	// dropped. A sync run or a stream can last longer: the bound is per
+	// write. Zero means DefaultWriteTimeout.
 	WriteTimeout time.Duration
+	// ReadTimeout bounds reading a request, headers and body, in Serve and
+	// ListenAndServe: a client that sends slowly or stops sending is
+	// dropped after it, with or without a token. Zero means
+	// DefaultReadTimeout.
+	ReadTimeout time.Duration
+	// IdleTimeout bounds how long Serve keeps an idle keep-alive
+	// connection. Zero means DefaultIdleTimeout.
+	IdleTimeout time.Duration
 	// BaseURL is the server's public URL (e.g. "https://agents.example"),
 	// used in session history URLs. Empty means the request's host over
 	// http.
@@ -81,6 +113,17 @@ type Options struct {
 	// Logger logs run starts and ends and request failures. Nil means no
 	// logging.
 	Logger *slog.Logger
+	// ShutdownGrace is how long Close lets the steps of runs in this
+	// process go on to their next pause or end; a run still in a step then
+	// is marked failed with InterruptedReason. Zero means
+	// DefaultShutdownGrace.
+	ShutdownGrace time.Duration
+	// ReplayActions returns the actions a stored run could call, for the
+	// inspector's replay code (codegen.FromEvents): the log names the
+	// actions a run called, not their Go functions. Nil, or a nil set,
+	// means none: replay code is then available only for runs that called
+	// no action of their own (snippets and built-ins only).
+	ReplayActions func(run.Summary) *action.Set
 	// Engine runs the runs. Nil means in-process: every run on its
 	// Agent.Runtime, as by default. With an engine, Store must be
 	// the store the engine's runs record into (see Engine).
@@ -90,12 +133,15 @@ type Options struct {
 // Server is an http.Handler serving Options.Agents over ACP. Create one
 // with New; it is safe for concurrent use.
 type Server struct {
-	opts   Options
-	store  run.Store
-	agents map[string]*Agent
-	order  []string
-	log    *slog.Logger
-	mux    *http.ServeMux
+	opts  Options
+	store run.Store
+	// stopping is set once Close has let the steps go on and stops the
+	// runs (shutdown.go).
+	stopping atomic.Bool
+	agents   map[string]*Agent
+	order    []string
+	log      *slog.Logger
+	mux      *http.ServeMux
 
 	ctx    context.Context // the runs' context; cancelled by Close
 	cancel context.CancelFunc
@@ -104,6 +150,7 @@ type Server struct {
 	mu         sync.Mutex
 	live       map[run.ID]runtime.Controller // runs whose turn is going on
 	followable followable                    // completed runs that can take a follow-up (ui.go)
+	convs      convCache                     // runs' conversations for session history (sessions.go)
 	closed     bool
 }
 
@@ -122,11 +169,20 @@ func New(opts Options) (*Server, error) {
 	if s.store == nil {
 		s.store = run.NewMemoryStore()
 	}
+	if s.opts.ShutdownGrace <= 0 {
+		s.opts.ShutdownGrace = DefaultShutdownGrace
+	}
 	if s.opts.MaxBody <= 0 {
 		s.opts.MaxBody = DefaultMaxBody
 	}
 	if s.opts.WriteTimeout <= 0 {
 		s.opts.WriteTimeout = DefaultWriteTimeout
+	}
+	if s.opts.ReadTimeout <= 0 {
+		s.opts.ReadTimeout = DefaultReadTimeout
+	}
+	if s.opts.IdleTimeout <= 0 {
+		s.opts.IdleTimeout = DefaultIdleTimeout
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -156,42 +212,50 @@ func New(opts Options) (*Server, error) {
 // Store returns the store the server's runs are recorded in.
 func (s *Server) Store() run.Store { return s.store }
 
-// Close cancels the runs in progress and waits for them to end. The
-// Server refuses new runs afterwards; reading stored runs still works.
+// Close stops the server without losing a run: it refuses new runs,
+// resumes and follow-ups (503), lets the steps of runs in this process go
+// on to their next pause or end for up to Options.ShutdownGrace, then
+// closes the agents' runtimes (runtime.Runtime.Close), which stops the
+// runs without cancelling them: a run that awaits stays awaiting in the
+// store, and Recover, in the next process on the same store, restores it
+// so that it can be resumed. A run whose step was still going is marked
+// failed as interrupted (kind run.FailureInterrupted). Close returns once the runs' goroutines
+// have ended and nothing more will be written to the store: close the
+// store after it. Reading stored runs still works. Close is idempotent.
 //
 // With Options.Engine, Close cancels no run: the engine's runs live
 // elsewhere and go on. It stops the server's own work (a run starting,
 // the goroutines that wait for the end of runs' turns) and waits for it.
 func (s *Server) Close() error {
 	s.mu.Lock()
+	already := s.closed
 	s.closed = true
-	var local []runtime.Controller
-	if s.opts.Engine == nil {
-		for _, c := range s.live {
-			local = append(local, c)
-		}
-	}
 	s.mu.Unlock()
-	s.cancel()
-	for _, c := range local {
-		_ = c.Cancel(context.Background())
+	if already {
+		s.wg.Wait()
+		return nil
 	}
-	s.wg.Wait()
+	s.stopRuns()
 	s.mu.Lock()
 	s.followable.release()
 	s.mu.Unlock()
 	return nil
 }
 
+// isClosed reports whether Close has been called.
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Token != "" && r.URL.Path != "/ping" && !uiAsset(r.URL.Path) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.opts.Token)) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="byref"`)
-			writeError(w, http.StatusUnauthorized, CodeServerError, "missing or wrong bearer token; send the header Authorization: Bearer <token>")
-			return
-		}
+	w = &deadlineWriter{ResponseWriter: w, timeout: s.opts.WriteTimeout}
+	if s.opts.Token != "" && r.URL.Path != "/ping" && !uiAsset(r.URL.Path) && !s.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="byref"`)
+		refuse(w, http.StatusUnauthorized, CodeServerError, "missing or wrong bearer token; send the header Authorization: Bearer <token>")
+		return
 	}
 	if r.URL.Path != "/ping" && !uiAsset(r.URL.Path) && !s.guard(w, r) {
 		return
@@ -205,8 +269,79 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusInternalServerError, CodeServerError, internalError)
 		}
 	}()
+	if p := cleanPath(r.URL.Path); p != r.URL.Path {
+		// The mux would redirect (307, text/html) to the cleaned path.
+		writeError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("Not Found: %q is not a clean path; request %q", r.URL.Path, p))
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
+
+// authorized reports whether r carries the bearer token. The scheme is
+// case-insensitive (RFC 9110, section 11.1).
+func (s *Server) authorized(r *http.Request) bool {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.opts.Token)) == 1
+}
+
+// refuse writes an error for a request whose body is not read, and closes
+// the connection after it: net/http would otherwise wait for the body
+// before sending the response, holding a connection for a client that
+// never sends it.
+func refuse(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Connection", "close")
+	writeError(w, status, code, msg)
+}
+
+// cleanPath is path.Clean as http.ServeMux applies it: the path the mux
+// would redirect to.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
+}
+
+// deadlineWriter sets the connection's write deadline to timeout from the
+// start of a response, so that every response is bounded; a stream moves
+// the deadline before each event.
+type deadlineWriter struct {
+	http.ResponseWriter
+	timeout time.Duration
+	started bool
+}
+
+func (d *deadlineWriter) start() {
+	if !d.started {
+		d.started = true
+		_ = http.NewResponseController(d.ResponseWriter).SetWriteDeadline(time.Now().Add(d.timeout))
+	}
+}
+
+// WriteHeader implements http.ResponseWriter.
+func (d *deadlineWriter) WriteHeader(code int) {
+	d.start()
+	d.ResponseWriter.WriteHeader(code)
+}
+
+// Write implements http.ResponseWriter.
+func (d *deadlineWriter) Write(b []byte) (int, error) {
+	d.start()
+	return d.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
 
 // routes registers every endpoint. Patterns carry no method so that a wrong
 // method gets an ACP error (405) rather than the mux's plain text.
@@ -223,8 +358,9 @@ func (s *Server) routes() {
 				for m := range methods {
 					allow = append(allow, m)
 				}
+				slices.Sort(allow)
 				w.Header().Set("Allow", strings.Join(allow, ", "))
-				writeError(w, http.StatusMethodNotAllowed, CodeServerError, "Method Not Allowed")
+				writeError(w, http.StatusMethodNotAllowed, CodeInvalidInput, fmt.Sprintf("Method Not Allowed: %s %s; this path takes %s", r.Method, r.URL.Path, strings.Join(allow, ", ")))
 				return
 			}
 			h(w, r)
@@ -246,10 +382,9 @@ func (s *Server) routes() {
 	})
 }
 
-// ListenAndServe serves on addr (DefaultAddr when empty) until ctx is done,
-// then shuts the listener down, giving requests in flight 5 seconds. It
-// refuses an address that is not loopback unless Options.Token is set. It
-// does not end the runs: call Close for that.
+// ListenAndServe serves on addr (DefaultAddr when empty) until ctx is
+// done, then stops as Serve does. It refuses an address that is not
+// loopback unless Options.Token is set.
 func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	if addr == "" {
 		addr = DefaultAddr
@@ -264,29 +399,56 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	return s.Serve(ctx, ln)
 }
 
-// Serve is ListenAndServe on a listener.
+// Serve is ListenAndServe on a listener, which it closes. The connections
+// have the timeouts of Options (ReadTimeout for a request's headers and
+// body, WriteTimeout for each response write, IdleTimeout between
+// requests), so that a client that sends slowly, or not at all, holds a
+// goroutine no longer than that.
+//
+// When ctx is done, Serve stops accepting connections, closes the server
+// (Close: runs in a step finish it or are marked interrupted, awaiting runs
+// stay awaiting), lets the requests in flight end (a stream ends as its run
+// pauses or ends) for up to Options.ShutdownGrace more, and returns nil.
+// Requests in flight are not cancelled by ctx.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := s.checkAddr(ln.Addr().String()); err != nil {
 		ln.Close()
 		return err
 	}
-	hs := &http.Server{
-		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
+	hs := s.httpServer(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(shut)
-		<-errc
-		return nil
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 2*s.opts.ShutdownGrace)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		_ = hs.Shutdown(shut) // stops accepting at once, then waits for requests in flight
+		close(done)
+	}()
+	_ = s.Close()
+	<-done
+	<-errc
+	return nil
+}
+
+// httpServer returns the http.Server Serve runs: the handler s, with the
+// timeouts of Options, and request contexts that carry ctx's values but
+// not its cancellation (a stopping server lets requests in flight end).
+func (s *Server) httpServer(ctx context.Context) *http.Server {
+	base := context.WithoutCancel(ctx)
+	return &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: s.opts.ReadTimeout,
+		ReadTimeout:       s.opts.ReadTimeout,
+		IdleTimeout:       s.opts.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 }
 
@@ -349,7 +511,7 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 func (s *Server) guard(w http.ResponseWriter, r *http.Request) bool {
 	switch site := r.Header.Get("Sec-Fetch-Site"); site {
 	case "cross-site", "same-site":
-		writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("this server refuses requests a browser sends from other web sites (Sec-Fetch-Site: %s); call it from a program, or use the inspector page it serves at /ui", site))
+		refuse(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("this server refuses requests a browser sends from other web sites (Sec-Fetch-Site: %s); call it from a program, or use the inspector page it serves at /ui", site))
 		return false
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -357,13 +519,13 @@ func (s *Server) guard(w http.ResponseWriter, r *http.Request) bool {
 		hasBody := r.ContentLength != 0 // -1: chunked, of unknown length
 		if ct != "" || hasBody || strings.HasPrefix(r.URL.Path, "/ui/api/") {
 			if mt, _, _ := mime.ParseMediaType(ct); mt != "application/json" {
-				writeError(w, http.StatusUnsupportedMediaType, CodeInvalidInput, fmt.Sprintf("send the request body as Content-Type: application/json (not %q)", ct))
+				refuse(w, http.StatusUnsupportedMediaType, CodeInvalidInput, fmt.Sprintf("send the request body as Content-Type: application/json (not %q)", ct))
 				return false
 			}
 		}
 	}
 	if s.opts.Token == "" && !s.localHost(r.Host) {
-		writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("without a token, this server answers only requests for localhost, 127.0.0.1 or ::1 (against DNS rebinding), not for %q; set Options.Token (byref serve --token), or Options.BaseURL to this host", r.Host))
+		refuse(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("without a token, this server answers only requests for localhost, 127.0.0.1 or ::1 (against DNS rebinding), not for %q; set Options.Token (byref serve --token), or Options.BaseURL to this host", r.Host))
 		return false
 	}
 	return true
@@ -417,7 +579,8 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) bool 
 			writeError(w, http.StatusRequestEntityTooLarge, CodeInvalidInput, fmt.Sprintf("the request body is larger than %d bytes", tooBig.Limit))
 			return false
 		}
-		writeError(w, http.StatusBadRequest, CodeInvalidInput, "reading the request body: "+err.Error())
+		// The error names addresses; the client knows what it sent.
+		refuse(w, http.StatusBadRequest, CodeInvalidInput, fmt.Sprintf("the request body was cut short, or did not arrive within %v (server.Options.ReadTimeout)", s.opts.ReadTimeout))
 		return false
 	}
 	if len(strings.TrimSpace(string(body))) == 0 {
@@ -425,10 +588,49 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) bool 
 		return false
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, "the request body is not valid JSON for this endpoint: "+err.Error())
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, "the request body is not valid JSON for this endpoint: "+jsonProblem(err))
 		return false
 	}
 	return true
+}
+
+// jsonProblem describes a JSON decoding error in the terms of the JSON the
+// client sent: encoding/json's own messages name Go types and fields.
+func jsonProblem(err error) string {
+	var typ *json.UnmarshalTypeError
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return fmt.Sprintf("expected %s, got %s", jsonKind(typ.Type), typ.Value)
+		}
+		return fmt.Sprintf("field %q must be %s, not %s", typ.Field, jsonKind(typ.Type), typ.Value)
+	case errors.As(err, &syn):
+		return fmt.Sprintf("syntax error at byte %d", syn.Offset)
+	}
+	return "it does not decode"
+}
+
+// jsonKind names the JSON a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "another JSON value"
 }
 
 func (s *Server) ping(w http.ResponseWriter, r *http.Request) {
@@ -438,14 +640,30 @@ func (s *Server) ping(w http.ResponseWriter, r *http.Request) {
 func (s *Server) manifest(a *Agent) manifest {
 	m := manifest{
 		Name:               a.Name,
-		InputContentTypes:  []string{"text/plain", "application/json"},
-		OutputContentTypes: []string{"text/plain", "application/json"},
-		Metadata:           map[string]any{"framework": "byref", "programming_language": "Go"},
+		InputContentTypes:  inputTypes(a),
+		OutputContentTypes: a.OutputContentTypes,
+		Metadata:           manifestMetadata(a.Metadata),
+	}
+	if len(m.OutputContentTypes) == 0 {
+		m.OutputContentTypes = []string{"text/plain", "application/json"}
+		for _, o := range a.Outputs {
+			if !slices.Contains(m.OutputContentTypes, o.ContentType) {
+				m.OutputContentTypes = append(m.OutputContentTypes, o.ContentType)
+			}
+		}
 	}
 	if a.Description != "" {
 		m.Description = ptr(a.Description)
 	}
 	return m
+}
+
+// inputTypes are the media types of input the agent accepts.
+func inputTypes(a *Agent) []string {
+	if len(a.InputContentTypes) == 0 {
+		return []string{"text/plain", "application/json"}
+	}
+	return a.InputContentTypes
 }
 
 func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) {

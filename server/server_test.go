@@ -43,8 +43,8 @@ type acpRun struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 		Data    *struct {
-			FailureKind string `json:"failure_kind"`
-			Refusal     string `json:"refusal"`
+			Kind    string `json:"kind"`
+			Refusal string `json:"refusal"`
 		} `json:"data"`
 	} `json:"error"`
 	CreatedAt  string  `json:"created_at"`
@@ -256,7 +256,7 @@ func TestRefusal(t *testing.T) {
 	c := client{t: t, base: ts.URL}
 	r := c.run("POST", "/runs", create("refuser", "Hi", "sync"), 200)
 	if r.Status != "failed" || r.Error == nil || r.Error.Code != "server_error" || r.Error.Data == nil ||
-		r.Error.Data.FailureKind != "refusal" || r.Error.Data.Refusal != "I won't do that." || !strings.Contains(r.Error.Message, "refused") {
+		r.Error.Data.Kind != "refusal" || r.Error.Data.Refusal != "I won't do that." || !strings.Contains(r.Error.Message, "refused") {
 		t.Fatalf("run: %+v, error %+v", r, r.Error)
 	}
 	status, b := c.do("GET", "/ui/api/runs/"+r.RunID, "")
@@ -293,7 +293,7 @@ func TestErrors(t *testing.T) {
 		{"GET", "/sessions/7d0a1c1e-8c53-4bd6-a2f5-3c2b7a1e0b11", "", 404, "not_found"},
 		{"GET", "/resources/nothing", "", 404, "not_found"},
 		{"GET", "/nowhere", "", 404, "not_found"},
-		{"DELETE", "/runs", "", 405, "server_error"},
+		{"DELETE", "/runs", "", 405, "invalid_input"},
 	} {
 		status, b := c.do(tc.method, tc.path, tc.body)
 		var e struct{ Code, Message string }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
@@ -34,7 +36,91 @@ const (
 	// MaxHistoryResponse bounds each history message fetched from another
 	// server, in bytes; a larger response is refused (422), not truncated.
 	MaxHistoryResponse = 1 << 20
+	// MaxHistoryFetched bounds the bytes of all the history messages one
+	// request has fetched from other servers; more is refused (422).
+	MaxHistoryFetched = 4 << 20
 )
+
+// HistoryCacheRuns is how many runs' conversations the server keeps in
+// memory for session history and resources, the most recently used ones.
+// A cached conversation is used as long as its run's log has not grown.
+const HistoryCacheRuns = 256
+
+// localRuns counts the distinct runs whose resources the history URLs
+// name.
+func localRuns(history []string) int {
+	seen := map[string]bool{}
+	for _, raw := range history {
+		u, err := url.Parse(raw)
+		if err != nil {
+			continue
+		}
+		if rid, ok := strings.CutPrefix(u.Path, "/resources/"); ok {
+			runID, _, _ := strings.Cut(rid, ".")
+			seen[runID] = true
+		}
+	}
+	return len(seen)
+}
+
+// conversation returns a completed run's messages for session history (the
+// user's, then the agent's output), from the cache when its log has not
+// grown since it was folded.
+func (s *Server) conversation(ctx context.Context, sum run.Summary) ([]message, error) {
+	if conv, ok := s.convs.get(sum.ID, sum.LastSeq); ok {
+		return conv, nil
+	}
+	p, _, err := s.fold(ctx, sum.ID, nil)
+	if err != nil {
+		return nil, err
+	}
+	conv := p.conversation()
+	s.convs.put(sum.ID, sum.LastSeq, conv)
+	return conv, nil
+}
+
+// convCache is a bounded cache of runs' conversations, least recently used
+// out first. It is safe for concurrent use.
+type convCache struct {
+	mu    sync.Mutex
+	m     map[run.ID]*list.Element
+	order list.List // of *convEntry, most recently used first
+}
+
+type convEntry struct {
+	id   run.ID
+	last int64
+	conv []message
+}
+
+func (c *convCache) get(id run.ID, last int64) ([]message, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.m[id]
+	if !ok || el.Value.(*convEntry).last != last {
+		return nil, false
+	}
+	c.order.MoveToFront(el)
+	return el.Value.(*convEntry).conv, true
+}
+
+func (c *convCache) put(id run.ID, last int64, conv []message) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[run.ID]*list.Element{}
+	}
+	if el, ok := c.m[id]; ok {
+		el.Value = &convEntry{id, last, conv}
+		c.order.MoveToFront(el)
+		return
+	}
+	c.m[id] = c.order.PushFront(&convEntry{id, last, conv})
+	if c.order.Len() > HistoryCacheRuns {
+		old := c.order.Remove(c.order.Back()).(*convEntry)
+		delete(c.m, old.id)
+	}
+}
 
 // badInput is an error the client's request caused (422), as opposed to a
 // failure of the store (500).
@@ -65,11 +151,11 @@ func (s *Server) sessionMessages(ctx context.Context, session run.SessionID) (id
 	}
 	slices.Reverse(runs) // oldest first
 	for _, sum := range runs {
-		p, _, err := s.fold(ctx, sum.ID, nil)
+		conv, err := s.conversation(ctx, sum)
 		if err != nil {
 			return nil, nil, false, err
 		}
-		for i, m := range p.conversation() {
+		for i, m := range conv {
 			ids = append(ids, string(sum.ID)+"."+strconv.Itoa(i))
 			msgs = append(msgs, m)
 		}
@@ -89,8 +175,12 @@ func (s *Server) history(ctx context.Context, session run.SessionID, desc *sessi
 		if len(desc.History) > MaxHistoryURLs {
 			return nil, badInput{fmt.Errorf("the session descriptor lists %d history URLs; at most %d are accepted", len(desc.History), MaxHistoryURLs)}
 		}
+		if n := localRuns(desc.History); n > MaxHistoryRuns {
+			return nil, badInput{fmt.Errorf("the session descriptor's history names messages of %d runs; at most %d (server.MaxHistoryRuns) are accepted", n, MaxHistoryRuns)}
+		}
+		fetched := 0
 		for _, u := range desc.History {
-			m, err := s.resolve(ctx, u)
+			m, err := s.resolve(ctx, u, &fetched)
 			if err != nil {
 				var bad badInput
 				if errors.As(err, &bad) {
@@ -128,7 +218,9 @@ func (s *Server) history(ctx context.Context, session run.SessionID, desc *sessi
 // store when it is one of its resources, else fetched with
 // Options.HistoryClient. Errors the URL or its server caused are
 // badInput; others are the store's.
-func (s *Server) resolve(ctx context.Context, raw string) (message, error) {
+// fetched counts the bytes fetched so far by the request, bounded by
+// MaxHistoryFetched.
+func (s *Server) resolve(ctx context.Context, raw string, fetched *int) (message, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return message{}, badInput{err}
@@ -163,6 +255,9 @@ func (s *Server) resolve(ctx context.Context, raw string) (message, error) {
 	if len(body) > MaxHistoryResponse {
 		return message{}, badInput{fmt.Errorf("the response is larger than %d bytes (server.MaxHistoryResponse)", MaxHistoryResponse)}
 	}
+	if *fetched += len(body); *fetched > MaxHistoryFetched {
+		return message{}, badInput{fmt.Errorf("the history fetched from other servers is larger than %d bytes in all (server.MaxHistoryFetched)", MaxHistoryFetched)}
+	}
 	var m message
 	if err := json.Unmarshal(body, &m); err != nil {
 		return message{}, badInput{fmt.Errorf("not a message: %v", err)}
@@ -182,11 +277,10 @@ func (s *Server) resource(ctx context.Context, rid string) (message, bool, error
 	if err != nil || sum.Status != run.StatusCompleted {
 		return message{}, false, nil
 	}
-	p, _, err := s.fold(ctx, sum.ID, nil)
+	conv, err := s.conversation(ctx, sum)
 	if err != nil {
 		return message{}, false, err
 	}
-	conv := p.conversation()
 	if i >= len(conv) {
 		return message{}, false, nil
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/byref/byref/action"
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
@@ -429,6 +430,10 @@ func (s *Server) uiResume(w http.ResponseWriter, r *http.Request) {
 	if !s.decodeBody(w, r, &req) {
 		return
 	}
+	if s.opts.Engine == nil && s.isClosed() {
+		writeError(w, http.StatusServiceUnavailable, CodeServerError, errClosed.Error()+"; the run stays awaiting: resume it once the server is back")
+		return
+	}
 	h, ok := s.uiController(w, r, sum,
 		"Run %s is %s and awaits nothing this server process can answer",
 		"Run %s is %s and awaits nothing this server process or its engine can answer")
@@ -610,7 +615,11 @@ func (s *Server) uiReplay(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, sum.ID, err)
 		return
 	}
-	src, err := replaySource(events)
+	var actions *action.Set
+	if s.opts.ReplayActions != nil {
+		actions = s.opts.ReplayActions(sum)
+	}
+	src, err := replaySource(events, actions)
 	if err != nil {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
 		return
@@ -626,8 +635,8 @@ func (s *Server) uiReplay(w http.ResponseWriter, r *http.Request) {
 
 // replaySource is what byref replay prints for a run's events: the
 // program, with a main function, that replays it.
-func replaySource(events []run.Event) ([]byte, error) {
-	rec, err := codegen.FromEvents(events, nil)
+func replaySource(events []run.Event, actions *action.Set) ([]byte, error) {
+	rec, err := codegen.FromEvents(events, actions)
 	if err != nil {
 		return nil, err
 	}

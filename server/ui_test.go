@@ -753,7 +753,7 @@ func TestUISecretRedacted(t *testing.T) {
 		t.Fatal(err)
 	}
 	vars := text(t, b, "#vars")
-	if !strings.Contains(vars, "api_key string secret, redacted") || !strings.Contains(vars, `"Paris"`) || !strings.Contains(vars, "start: starting value — string: <secret string>") {
+	if !strings.Contains(vars, "api_key string secret, redacted") || !strings.Contains(vars, "Paris") || !strings.Contains(vars, "start: starting value — string: <secret string>") {
 		t.Fatalf("the variables:\n%s", vars)
 	}
 	if page := text(t, b, "body"); strings.Contains(page, secret) {

@@ -20,8 +20,8 @@ func ExamplePreview() {
 	fmt.Println(variable.Preview(make([]int, 10000), 40))
 	fmt.Println(variable.Preview(errors.New("no such page"), 0))
 	// Output:
-	// "hello"
-	// "abababababababa"… (100 chars)
+	// hello
+	// ababababababababa… (100 chars)
 	// 2 rows × 2 columns (ID int, Name string); first rows: {1, "Ada"}, {2, "Grace"}
 	// {"a": 1, "b": 2} (2 entries)
 	// [0, 0, 0, 0, 0, 0, 0, 0…] (10000 items)

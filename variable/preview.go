@@ -120,6 +120,10 @@ func (p *previewer) value(v reflect.Value, depth int) {
 	}
 	switch v.Kind() {
 	case reflect.String:
+		if depth == 0 && plainText(v.String()) {
+			p.text(v.String())
+			return
+		}
 		p.quoted(v.String(), depth, false)
 	case reflect.Bool:
 		p.str(strconv.FormatBool(v.Bool()))
@@ -477,4 +481,32 @@ func implementsSelf(t reflect.Type) bool {
 		}
 	}
 	return false
+}
+
+// text writes a string that is the whole value as it is, not quoted: the
+// model sees its type beside it, and a quoted preview would be escaped
+// twice once it is put in JSON. A cut text ends in "… (N chars)".
+func (p *previewer) text(s string) {
+	n := utf8.RuneCountInString(s)
+	if n <= p.limit {
+		p.str(s)
+		return
+	}
+	tail := "… (" + strconv.Itoa(n) + " chars)"
+	p.b.WriteString(firstRunes(s, max(p.limit-utf8.RuneCountInString(tail), 0)))
+	p.b.WriteString(tail)
+}
+
+// plainText reports whether s reads well unquoted: not empty, valid UTF-8,
+// and free of control characters other than newlines and tabs.
+func plainText(s string) bool {
+	if s == "" || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
+			return false
+		}
+	}
+	return true
 }

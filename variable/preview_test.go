@@ -73,9 +73,11 @@ func TestPreview(t *testing.T) {
 		want string
 	}{
 		{"nil", nil, "nil"},
-		{"string", "hello", `"hello"`},
+		{"string", "hello", "hello"},
 		{"empty string", "", `""`},
-		{"escaped string", "a\"b\nc", `"a\"b\nc"`},
+		{"text with quotes and a newline: as it is", "a\"b\nc", "a\"b\nc"},
+		{"control characters: quoted", "a\x01b", `"a\x01b"`},
+		{"empty string: quoted", "", `""`},
 		{"bool", true, "true"},
 		{"int", -42, "-42"},
 		{"uint8", uint8(200), "200"},
@@ -143,8 +145,8 @@ func TestPreviewLongString(t *testing.T) {
 		if n := utf8.RuneCountInString(got); n > want {
 			t.Errorf("limit %d: %d characters: %q", limit, n, got)
 		}
-		if !strings.HasPrefix(got, `"aaaa`) || !strings.HasSuffix(got, `"… (1000 chars)`) {
-			t.Errorf("limit %d: Preview = %q, want a quoted head and the length", limit, got)
+		if !strings.HasPrefix(got, `aaaa`) || !strings.HasSuffix(got, `a… (1000 chars)`) {
+			t.Errorf("limit %d: Preview = %q, want the head, unquoted, and the length", limit, got)
 		}
 	}
 	// Escapes make the literal longer than the text: it must still fit.

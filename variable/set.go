@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // ErrNotFound is returned for a name that is not a variable of the set.
@@ -23,6 +24,9 @@ type Set struct {
 
 	vars  map[string]*Variable
 	order []string
+	// next is, per base name, the suffix FreeName tries first: names are
+	// found in constant time however many results share a base.
+	next map[string]int
 }
 
 // Len returns the number of variables.
@@ -157,6 +161,12 @@ func (s *Set) Delete(name string) bool {
 	}
 	delete(s.vars, name)
 	s.order = slices.DeleteFunc(s.order, func(n string) bool { return n == name })
+	// A freed base_k is the first free name of its base again.
+	if i := strings.LastIndexByte(name, '_'); i > 0 {
+		if k, err := strconv.Atoi(name[i+1:]); err == nil && k >= 2 && s.next[name[:i]] > k {
+			s.next[name[:i]] = k
+		}
+	}
 	return true
 }
 
@@ -166,12 +176,19 @@ func (s *Set) FreeName(base string) string {
 	if _, taken := s.vars[base]; !taken {
 		return base
 	}
-	for i := 2; ; i++ {
-		n := base + "_" + strconv.Itoa(i)
-		if _, taken := s.vars[n]; !taken {
-			return n
+	i := max(s.next[base], 2)
+	buf := make([]byte, 0, len(base)+8)
+	for ; ; i++ {
+		buf = strconv.AppendInt(append(append(buf[:0], base...), '_'), int64(i), 10)
+		if _, taken := s.vars[string(buf)]; !taken { // no allocation for the lookup
+			break
 		}
 	}
+	if s.next == nil {
+		s.next = make(map[string]int)
+	}
+	s.next[base] = i + 1
+	return string(buf)
 }
 
 func (s *Set) record(v *Variable, step int, kind ChangeKind, by string) {
@@ -197,6 +214,12 @@ func nilable(t reflect.Type) bool {
 // the same values (a pointer value is shared by both sets).
 func (s *Set) Clone() Set {
 	c := Set{PreviewLimit: s.PreviewLimit, order: slices.Clone(s.order)}
+	if s.next != nil {
+		c.next = make(map[string]int, len(s.next))
+		for k, v := range s.next {
+			c.next[k] = v
+		}
+	}
 	if s.vars != nil {
 		c.vars = make(map[string]*Variable, len(s.vars))
 		for n, v := range s.vars {

@@ -56,7 +56,7 @@ func TestSetDefine(t *testing.T) {
 	if v.Name != "page" || v.Value != "<html>" || v.Type != reflect.TypeFor[string]() || v.Description != "the page" || v.Secret {
 		t.Errorf("Get(page) = %+v", v)
 	}
-	want := variable.History{{Step: 0, Kind: variable.Created, By: "host", Type: "string", Preview: `"<html>"`}}
+	want := variable.History{{Step: 0, Kind: variable.Created, By: "host", Type: "string", Preview: `<html>`}}
 	if !reflect.DeepEqual(v.History, want) {
 		t.Errorf("History = %+v, want %+v", v.History, want)
 	}

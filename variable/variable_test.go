@@ -17,7 +17,7 @@ func TestVariablePreviewRedactsSecrets(t *testing.T) {
 		t.Errorf("secret Preview = %q", got)
 	}
 	v.Secret = false
-	if got := v.Preview(0); got != `"sk-live-1234"` {
+	if got := v.Preview(0); got != `sk-live-1234` {
 		t.Errorf("Preview = %q", got)
 	}
 	if got := variable.Redacted(nil); got != "<secret any>" {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/byref/byref/cmd/byref/demotable"
 	"github.com/byref/byref/codegen"
@@ -47,7 +46,7 @@ func demoModel() llm.Model {
 func demo(ctx context.Context, args []string, w io.Writer) error {
 	fs := newFlags("demo")
 	modelSpec := fs.String("model", "", "")
-	db := fs.String("db", "", "")
+	db := fs.String("db", defaultDB(), "")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -61,10 +60,11 @@ func demo(ctx context.Context, args []string, w io.Writer) error {
 		}
 	}
 	var model llm.Model
-	if spec == "" {
+	if spec == "" || spec == "scripted" {
+		spec = ""
 		model = demoModel()
 		fmt.Fprintln(w, "byref demo on the built-in scripted model (no API key, no network): it plays what a model would send.")
-		fmt.Fprintln(w, "Pass --model provider:name, or set OPENAI_API_KEY or ANTHROPIC_API_KEY, to run it on a real model.")
+		fmt.Fprintln(w, "Pass --model provider:name, or set OPENAI_API_KEY or ANTHROPIC_API_KEY, to run it on a real model (--model scripted forces this one).")
 	} else {
 		m, err := openModel(spec)
 		if err != nil {
@@ -72,14 +72,6 @@ func demo(ctx context.Context, args []string, w io.Writer) error {
 		}
 		model = m
 		fmt.Fprintf(w, "byref demo on %s.\n", spec)
-	}
-	if *db == "" {
-		dir, err := os.MkdirTemp("", "byref-demo-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		*db = filepath.Join(dir, "runs.db")
 	}
 	store, err := openStore(*db)
 	if err != nil {
@@ -97,7 +89,7 @@ func demo(ctx context.Context, args []string, w io.Writer) error {
 	}
 	fmt.Fprintln(w, "The model refers to a 1,000-row table as <<var:orders>> and never sees its rows.")
 	fmt.Fprintln(w)
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "What share of this month's orders are late?", Name: "demo", ModelName: spec})
+	h, err := rt.Start(ctx, runtime.RunOptions{Task: "What share of this month's orders are late?", Name: demoName, ModelName: spec})
 	if err != nil {
 		return err
 	}
@@ -124,18 +116,27 @@ func demo(ctx context.Context, args []string, w io.Writer) error {
 		return err
 	}
 	snap := run.Fold(events)
-	fmt.Fprintf(w, "\nThe stored run: %s in %s, %d events, %d tool calls, %d snippets, %d variables, result %s.\n",
-		h.ID(), *db, len(events), len(snap.ToolCalls), len(snap.Snippets), len(snap.Variables), snap.Result)
+	fmt.Fprintf(w, "\nThe stored run: %s in %s, %s, %s, %s, %s, result %s.\n",
+		h.ID(), *db, count(len(events), "event"), count(len(snap.ToolCalls), "tool call"), count(len(snap.Snippets), "snippet"),
+		count(len(snap.Variables), "variable"), snap.Result)
 	rec, err := codegen.FromEvents(events, actions)
 	if err != nil {
 		return err
 	}
-	src, err := codegen.Generate(rec, codegen.Options{})
+	src, err := codegen.Generate(rec, codegen.Options{Main: true})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nGo code that replays it with no model (codegen; `byref replay RUN_ID` prints it for stored runs):")
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "\nA Go program that replays it with no model (save it as main.go in a module that requires github.com/byref/byref, then go run .; byref replay %s --db %s prints it again):\n\n", h.ID(), *db)
 	_, err = w.Write(src)
 	return err
+}
+
+// count writes n and a noun, plural unless n is 1: "1 snippet", "4 tool
+// calls".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

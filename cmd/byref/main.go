@@ -6,7 +6,7 @@
 //	byref run "task" [flags]            run a task with live progress
 //	byref serve [flags]                 serve an agent over ACP (HTTP)
 //	byref runs ls|show [flags]          list stored runs, or show one
-//	byref replay RUN_ID [flags]         print Go code that replays a run
+//	byref replay RUN_ID [flags]         print a Go program that replays a run
 //	byref mcp [flags]                   serve the agent over MCP (stdio or HTTP)
 //	byref help                          show this help
 //
@@ -39,27 +39,36 @@ func main() {
 const usage = `byref runs LLM agents whose tools are Go functions and whose state is Go values.
 
 Usage:
-  byref demo [--model provider:name] [--db file]
+  byref demo [--model provider:name|scripted] [--db file]
                                    an agent over a table held by reference, its stored run and
-                                   its replay code; on the built-in scripted model (no API key
-                                   needed) unless --model is given or a provider's key is set
+                                   a Go program that replays it; on the built-in scripted model
+                                   (no API key needed) unless --model names a provider or a
+                                   provider's key is set (--model scripted forces it)
   byref run "task" [flags]         run a task, with live progress; approvals and questions
                                    are answered at the prompt
       --model provider:name        the model (default $BYREF_MODEL), e.g. openai:gpt-4o-mini
       --db file                    the SQLite file runs are recorded in
-      --approve ask|all|none       ask before every tool call and snippet (default), approve
-                                   all without asking, or deny all
-  byref serve [flags]              serve an agent named "byref" over ACP (HTTP + SSE)
+      --approve on_tool_call|on_start|none
+                                   as runtime.Approval: ask before every tool call and snippet
+                                   (the default), approve the plan first, or ask nothing
+  byref serve [flags]              serve an agent named "byref" over ACP (HTTP + SSE) and the
+                                   run inspector at /ui/; on the built-in scripted model when
+                                   no model is named (no API key needed)
       --addr host:port             default 127.0.0.1:8000; other hosts need --token
       --token secret               bearer token clients must send; prefer setting $BYREF_TOKEN
                                    (the default), since other users can see a flag in ps
-      --model, --db                as for run
-  byref runs ls [--db file] [--limit n]   list recorded runs, newest first
+      --grace 10s                  on Ctrl-C or SIGTERM, how long running steps may go on; a
+                                   step still going then is marked interrupted
+      --model, --db, --approve     as for run
+  byref runs ls [--db file] [--limit n]   list recorded runs, newest first, with their tasks
   byref runs show RUN_ID [--db file]      show a run: its state and events
   byref replay RUN_ID [--db file]  print a Go program that replays a recorded run
   byref mcp [--model] [--db] [--http 127.0.0.1:PORT]
                                    serve the agent as an MCP tool, over stdio or streamable HTTP
   byref help                       show this help
+
+RUN_ID may be any unique prefix of a run's ID. Ctrl-C or SIGTERM stops byref serve without
+losing a run: runs awaiting an answer stay awaiting and go on after a restart.
 `
 
 // realMain is main without the process: it returns the exit code.

@@ -32,9 +32,15 @@ func TestMain(m *testing.M) {
 // code.
 func byref(t *testing.T, stdin string, args ...string) (string, int) {
 	t.Helper()
+	return byrefEnv(t, nil, stdin, args...)
+}
+
+// byrefEnv is byref with more environment variables.
+func byrefEnv(t *testing.T, env []string, stdin string, args ...string) (string, int) {
+	t.Helper()
 	cmd := exec.Command(byrefBin, args...)
 	cmd.Stdin = strings.NewReader(stdin)
-	cmd.Env = append(os.Environ(), "BYREF_DB=", "BYREF_MODEL=", "OPENAI_API_KEY=")
+	cmd.Env = append(append(os.Environ(), "BYREF_DB=", "BYREF_MODEL=", "OPENAI_API_KEY="), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -87,9 +93,9 @@ func TestRunWithApprovalAtThePrompt(t *testing.T) {
 		t.Fatalf("deny: exit %d:\n%s", code, out)
 	}
 
-	out, code = byref(t, "", "run", "compute the answer", "--model", "scripted:approval", "--db", db, "--approve", "all")
+	out, code = byref(t, "", "run", "compute the answer", "--model", "scripted:approval", "--db", db, "--approve", "none")
 	if code != 0 || strings.Contains(out, "> ") || !strings.Contains(out, "result: 42") {
-		t.Fatalf("--approve all: exit %d:\n%s", code, out)
+		t.Fatalf("--approve none: exit %d:\n%s", code, out)
 	}
 
 	out, code = byref(t, "Ann\n", "run", "greet me", "--model", "scripted:question", "--db", db)
@@ -99,7 +105,7 @@ func TestRunWithApprovalAtThePrompt(t *testing.T) {
 
 	// runs ls and show read the same file.
 	out, code = byref(t, "", "runs", "ls", "--db", db)
-	ids := regexp.MustCompile(`run_[0-9a-f]{32}`).FindAllString(out, -1)
+	ids := regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}`).FindAllString(out, -1)
 	if code != 0 || len(ids) != 4 || strings.Count(out, "completed") != 4 {
 		t.Fatalf("runs ls: exit %d:\n%s", code, out)
 	}
@@ -142,9 +148,10 @@ func TestErrorsNameTheFix(t *testing.T) {
 		{[]string{"run", "x", "--db", db}, 2, "pass --model provider:name"},
 		{[]string{"run", "x", "--db", db, "--model", "openai:gpt-4o-mini"}, 1, "OPENAI_API_KEY"},
 		{[]string{"run", "x", "--db", db, "--model", "scripted:nope"}, 1, "scripted:approval"},
-		{[]string{"run", "x", "--db", db, "--model", "scripted:hello", "--approve", "some"}, 2, "use ask, all or none"},
+		{[]string{"run", "x", "--db", db, "--model", "scripted:hello", "--approve", "some"}, 2, "use on_tool_call"},
+		{[]string{"run", "x", "--db", db, "--model", "scripted:hello", "--approve", "all"}, 2, "or none (run everything without asking)"},
 		{[]string{"runs", "ls", "--db", filepath.Join(t.TempDir(), "none.db")}, 1, "pass --db"},
-		{[]string{"runs", "show", "run_nope", "--db", db}, 1, "not found"},
+		{[]string{"runs", "show", "nope", "--db", db}, 1, `no run's ID is or starts with "nope"`},
 		{[]string{"serve", "--addr", "0.0.0.0:0", "--model", "scripted:hello", "--db", db}, 1, "--token"},
 		{[]string{"frobnicate"}, 2, "unknown command"},
 	} {

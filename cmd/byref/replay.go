@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/cmd/byref/demotable"
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/run"
 )
@@ -25,11 +27,19 @@ func replayCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer store.Close()
-	events, err := store.Read(ctx, run.ID(pos[0]), 1, 0)
+	id, err := resolveID(ctx, store, pos[0], *db)
+	if err != nil {
+		return err
+	}
+	events, err := store.Read(ctx, id, 1, 0)
 	if err != nil {
 		return fmt.Errorf("%w (byref runs ls lists the runs in %s)", err, *db)
 	}
-	rec, err := codegen.FromEvents(events, nil)
+	sum, err := store.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	rec, err := codegen.FromEvents(events, replayActions(sum))
 	if err != nil {
 		return err
 	}
@@ -39,4 +49,17 @@ func replayCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	_, err = stdout.Write(src)
 	return err
+}
+
+// demoName is the name of the demo's runs.
+const demoName = "demo"
+
+// replayActions returns the actions of the runs this command starts, for
+// their replay code: the demo's table actions for a demo run, none for the
+// others (byref run and serve give the model snippets and built-ins only).
+func replayActions(sum run.Summary) *action.Set {
+	if sum.Name == demoName {
+		return demotable.Actions()
+	}
+	return nil
 }

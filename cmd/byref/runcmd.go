@@ -18,7 +18,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	fs := newFlags("run")
 	modelSpec := fs.String("model", "", "")
 	db := fs.String("db", defaultDB(), "")
-	approve := fs.String("approve", "ask", "")
+	approve := fs.String("approve", string(runtime.ApproveOnToolCall), "")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -26,14 +26,9 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
 		return usagef("say what to do, in quotes: byref run \"summarise README.md\"")
 	}
-	var approval runtime.Approval
-	switch *approve {
-	case "ask", "none":
-		approval = runtime.ApproveOnToolCall
-	case "all":
-		approval = runtime.ApproveNone
-	default:
-		return usagef("--approve %q: use ask, all or none", *approve)
+	approval, err := parseApproval(*approve)
+	if err != nil {
+		return err
 	}
 	model, err := openModel(*modelSpec)
 	if err != nil {
@@ -74,7 +69,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 			pending = &d
 		case run.StatusChanged:
 			if d.To == run.StatusAwaiting && pending != nil {
-				if err := answer(ctx, h, *pending, *approve, in, stdout); err != nil {
+				if err := answer(ctx, h, *pending, in, stdout); err != nil {
 					return err
 				}
 				pending = nil
@@ -94,26 +89,8 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	return fmt.Errorf("run %s %s: %s", o.RunID, o.Status, o.Reason)
 }
 
-// answer resolves an await: at the prompt with --approve ask (and for
-// questions), automatically otherwise.
-func answer(ctx context.Context, h *runtime.Handle, a run.AwaitRequested, approve string, in *bufio.Reader, out io.Writer) error {
-	auto := ""
-	if a.Await == run.AwaitApproval {
-		switch approve {
-		case "all":
-			auto = "approve"
-		case "none":
-			auto = "deny: --approve none denies every call"
-		}
-	}
-	if auto != "" {
-		fmt.Fprintf(out, "  %s (--approve %s)\n", auto, approve)
-		ans, err := server.ParseAnswer(a, auto)
-		if err != nil {
-			return err
-		}
-		return h.Resume(ctx, a.ID, ans)
-	}
+// answer resolves an await at the prompt.
+func answer(ctx context.Context, h *runtime.Handle, a run.AwaitRequested, in *bufio.Reader, out io.Writer) error {
 	fmt.Fprintln(out, indent(term(server.DescribeAwait(a)), "? "))
 	for {
 		fmt.Fprint(out, "> ")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -39,16 +40,23 @@ func runsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			return nil
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tSTATUS\tCREATED\tNAME\tREASON")
+		fmt.Fprintln(tw, "ID\tSTATUS\tCREATED\tNAME\tTASK\tREASON")
 		for _, s := range runs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", term(string(s.ID)), s.Status, s.CreatedAt.Local().Format(time.DateTime), term(s.Name), term(clip(s.Reason, 60)))
+			task, err := taskOf(ctx, store, s.ID)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", term(string(s.ID)), s.Status, s.CreatedAt.Local().Format(time.DateTime), term(s.Name), term(clip(task, 50)), term(clip(s.Reason, 50)))
 		}
 		return tw.Flush()
 	case "show":
 		if len(pos) != 2 {
 			return usagef("say which run: byref runs show RUN_ID (byref runs ls lists them)")
 		}
-		id := run.ID(pos[1])
+		id, err := resolveID(ctx, store, pos[1], *db)
+		if err != nil {
+			return err
+		}
 		events, err := store.Read(ctx, id, 1, 0)
 		if err != nil {
 			return fmt.Errorf("%w (byref runs ls lists the runs in %s)", err, *db)
@@ -92,4 +100,57 @@ func clip(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// taskOf returns a run's task: the text of its first user message, among
+// its first events.
+func taskOf(ctx context.Context, store run.Store, id run.ID) (string, error) {
+	events, err := store.Read(ctx, id, 1, 8)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range events {
+		if m, ok := e.Data.(run.UserMessage); ok {
+			return m.Text, nil
+		}
+	}
+	return "", nil
+}
+
+// resolveID returns the ID of the one run whose ID is arg or starts with
+// arg.
+func resolveID(ctx context.Context, store run.Store, arg, db string) (run.ID, error) {
+	if _, err := store.Get(ctx, run.ID(arg)); err == nil {
+		return run.ID(arg), nil
+	} else if !errors.Is(err, run.ErrRunNotFound) {
+		return "", err
+	}
+	var found []run.ID
+	q := run.Query{Limit: run.MaxListLimit}
+	for {
+		page, next, err := store.List(ctx, q)
+		if err != nil {
+			return "", err
+		}
+		for _, s := range page {
+			if arg != "" && strings.HasPrefix(string(s.ID), arg) {
+				found = append(found, s.ID)
+			}
+		}
+		if next == "" {
+			break
+		}
+		q.Cursor = next
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("no run's ID is or starts with %q in %s (byref runs ls lists them)", term(arg), db)
+	case 1:
+		return found[0], nil
+	}
+	ids := make([]string, 0, 5)
+	for _, id := range found[:min(len(found), 5)] {
+		ids = append(ids, string(id))
+	}
+	return "", fmt.Errorf("%d runs' IDs start with %q (%s…); give more of the ID", len(found), term(arg), strings.Join(ids, ", "))
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/llm"
@@ -60,10 +62,46 @@ func lastTool(req llm.Request) *llm.Message {
 	return nil
 }
 
+// lifecycle is the scripted model --model scripted:lifecycle selects, for
+// tests of a server that stops: a task "sleep DURATION: …" makes the
+// run's first model call take that long (or until the run is stopped),
+// then answer; any other task plays the approval script.
+type lifecycle struct{}
+
+// Generate implements llm.Model.
+func (lifecycle) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	task := ""
+	for _, m := range req.Messages {
+		if m.Role == llm.RoleUser {
+			task = m.Text
+			break
+		}
+	}
+	spec, ok := strings.CutPrefix(task, "sleep ")
+	if !ok {
+		return scripts["approval"](req)
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(strings.SplitN(spec, ":", 2)[0]))
+	if err != nil {
+		return llm.Response{}, fmt.Errorf("scripted:lifecycle: %q: say sleep DURATION: …", task)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return llm.Text("Slept " + d.String() + "."), nil
+	case <-ctx.Done():
+		return llm.Response{}, ctx.Err()
+	}
+}
+
 func scriptedModel(name string) (llm.Model, error) {
+	if name == "lifecycle" {
+		return lifecycle{}, nil
+	}
 	fn, ok := scripts[name]
 	if !ok {
-		names := make([]string, 0, len(scripts))
+		names := []string{"scripted:lifecycle"}
 		for n := range scripts {
 			names = append(names, "scripted:"+n)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 
 	"github.com/byref/byref/runtime"
@@ -18,6 +19,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	db := fs.String("db", defaultDB(), "")
 	token := fs.String("token", os.Getenv("BYREF_TOKEN"), "")
 	modelSpec := fs.String("model", "", "")
+	approve := fs.String("approve", string(runtime.ApproveOnToolCall), "")
+	grace := fs.Duration("grace", server.DefaultShutdownGrace, "")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -25,7 +28,20 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(pos) > 0 {
 		return usagef("unexpected argument %q", pos[0])
 	}
-	model, err := openModel(*modelSpec)
+	approval, err := parseApproval(*approve)
+	if err != nil {
+		return err
+	}
+	// With no model named, the agent runs on the scripted model: stored runs
+	// can be browsed, and the API tried, with no key.
+	spec := *modelSpec
+	if spec == "" {
+		spec = os.Getenv("BYREF_MODEL")
+	}
+	if spec == "" {
+		spec = scriptedSpec
+	}
+	model, err := openModel(spec)
 	if err != nil {
 		return err
 	}
@@ -39,13 +55,13 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	s, err := server.New(server.Options{
-		Store: store, Token: *token,
+		Store: store, Token: *token, ShutdownGrace: *grace, ReplayActions: replayActions,
 		Logger: slog.New(slog.NewTextHandler(stderr, nil)),
 		Agents: []server.Agent{{
 			Name:        "byref",
-			Description: "A byref agent that can run Go snippets and ask questions.",
+			Description: agentDescription(spec),
 			Runtime:     agent,
-			Run:         runtime.RunOptions{ModelName: *modelSpec},
+			Run:         runtime.RunOptions{ModelName: spec, Approval: approval},
 		}},
 	})
 	if err != nil {
@@ -59,6 +75,59 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(restored)+len(interrupted) > 0 {
 		fmt.Fprintf(stdout, "byref: %d runs awaiting before the restart go on; %d interrupted runs are marked failed\n", len(restored), len(interrupted))
 	}
-	fmt.Fprintf(stdout, "byref: serving the agent \"byref\" over ACP at http://%s (runs in %s); Ctrl-C stops\n", *addr, *db)
-	return s.ListenAndServe(ctx, *addr)
+	if *token == "" {
+		if err := checkLoopback(*addr); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w (pass --addr 127.0.0.1:PORT for another port)", *addr, err)
+	}
+	url := "http://" + ln.Addr().String()
+	fmt.Fprintf(stdout, "byref: serving the agent \"byref\" over ACP at %s, model %s, approval %s (runs in %s)\n", url, spec, approval, *db)
+	fmt.Fprintf(stdout, "byref: the run inspector is at %s/ui/\n", url)
+	if spec == scriptedSpec {
+		fmt.Fprintf(stdout, "byref: no model named: the agent runs on the built-in scripted model (no API key, no network); pass --model provider:name for a real one\n")
+	}
+	fmt.Fprintln(stdout, "byref: Ctrl-C stops; awaiting runs stay awaiting and resume after a restart")
+	return s.Serve(ctx, ln)
+}
+
+// scriptedSpec is the model byref serve runs on when none is named: a
+// scripted model that runs one Go snippet (approved under on_tool_call)
+// and returns the variable it set.
+const scriptedSpec = "scripted:approval"
+
+// agentDescription is the description of byref serve's agent.
+func agentDescription(spec string) string {
+	if spec == scriptedSpec {
+		return "A byref agent on the built-in scripted model (no API key): it runs one Go snippet, answer := 6 * 7, and returns answer."
+	}
+	return "A byref agent that can run Go snippets and ask questions, on " + spec + "."
+}
+
+// checkLoopback refuses an address that is not loopback, as the server
+// does without a token, before the banner.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("--addr %q: %v", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%w (address %s)", server.ErrNeedsToken, addr)
+}
+
+// parseApproval reads an --approve flag: the names of runtime.Approval.
+func parseApproval(s string) (runtime.Approval, error) {
+	switch a := runtime.Approval(s); a {
+	case runtime.ApproveNone, runtime.ApproveOnStart, runtime.ApproveOnToolCall:
+		return a, nil
+	}
+	return "", usagef("--approve %q: use on_tool_call (ask before every tool call and snippet, the default), on_start (approve the plan first) or none (run everything without asking), as runtime.Approval names them", s)
 }

@@ -43,7 +43,7 @@ func TestTerminalEscapesAreShownNotRun(t *testing.T) {
 			t.Errorf("byref run does not show %q:\n%s", want, out)
 		}
 	}
-	id := regexp.MustCompile(`run_[0-9a-f]{32}`).FindString(out)
+	id := regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}`).FindString(out)
 	out, code = byref(t, "", "runs", "show", id, "--db", db)
 	if code != 0 {
 		t.Fatalf("runs show: exit %d:\n%q", code, out)

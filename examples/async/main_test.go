@@ -19,7 +19,7 @@ func TestRun(t *testing.T) {
 		"status created -> running",
 		`call forecast {"city":"<<var:home>>","days":3,"return":null}`,
 		"call done: created forecast_result",
-		`variable forecast_result_2 = "Oslo: sun for 3 days, then rain"`,
+		`variable forecast_result_2 = Oslo: sun for 3 days, then rain`,
 		`result "Lisbon: sun for 3 days, then rain"`,
 		"status running -> completed",
 		`completed after 2 steps: "Lisbon: sun for 3 days, then rain"`,

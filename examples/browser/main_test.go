@@ -34,7 +34,7 @@ func TestRun(t *testing.T) {
 		`    e1 textbox "Order number"`,
 		`    e2 button "Look up"`,
 		`/order?n=1042 "Order 1042"`,
-		`  browser_text_result = "shipped on 12 March, arriving Friday"`,
+		`  browser_text_result = shipped on 12 March, arriving Friday`,
 		"  browser_start_result = Browser (closed)\n",
 		"completed after 7 steps: order 1042 is shipped on 12 March, arriving Friday\n",
 	} {

@@ -13,7 +13,7 @@ func TestRun(t *testing.T) {
 	}
 	for _, want := range []string{
 		`step 1: get_weather {"location":"<<var:city>>","unit":"C","return":null}`,
-		`variable weather = "sunny, 21°C in Paris"`,
+		`variable weather = sunny, 21°C in Paris`,
 		`completed after 2 steps: "sunny, 21°C in Paris"`,
 	} {
 		if !strings.Contains(out.String(), want) {

@@ -57,6 +57,21 @@ func TestTemporalIsOptIn(t *testing.T) {
 	}
 }
 
+// TestBrowserDoesNotLinkTheInterpreter: package browser offers its
+// symbols to snippets in interp.Exports' form without importing interp, so
+// a program that drives Chromium without snippets does not build yaegi.
+func TestBrowserDoesNotLinkTheInterpreter(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/browser").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list browser: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "github.com/traefik/yaegi") || dep == "github.com/byref/byref/interp" {
+			t.Errorf("browser depends on %s; spell interp.Exports out as a map instead of importing interp", dep)
+		}
+	}
+}
+
 // TestProvidersAreOptIn: package llm imports only the standard library, and
 // the runtime, otel, codegen and the server link no provider client
 // (byref's own or langchaingo): a program that brings its own llm.Model pays

@@ -102,6 +102,7 @@ const cases = {
     const run = await client.runSync("failer", input);
     assert.equal(run.status, "failed");
     assert.equal(run.error.code, "server_error");
+    assert.equal(run.error.data.kind, "model_error");
     assert.match(run.error.message, /Wrong question buddy!/);
     const events = await client.runEvents(run.run_id);
     assert.equal(events.at(-1).type, "run.failed");
@@ -213,6 +214,73 @@ const cases = {
     run = await client.runResumeSync((await start()).run_id, say('{"text":"edited","return":null}'));
     assert.match(text(run), /EDITED!/);
     await expectACPError(client.runResumeSync((await start()).run_id, say("perhaps")), "invalid_input");
+  },
+  "failure kinds: invalid input": async () => {
+    const run = await client.runSync("invalid", input);
+    assert.equal(run.status, "failed");
+    assert.equal(run.error.code, "invalid_input");
+    assert.equal(run.error.data.kind, "invalid_input");
+    assert.match(run.error.message, /Wrong question buddy!/);
+    const events = await collect(client.runStream("invalid", input));
+    assert.equal(events.at(-1).type, "run.failed");
+    assert.equal(events.at(-1).run.error.code, "invalid_input");
+  },
+  "failure kinds: timeout": async () => {
+    let run = await client.runSync("impatient", input);
+    assert.equal(run.status, "awaiting");
+    run = await until(run.run_id, (r) => r.status === "failed");
+    assert.equal(run.status, "failed");
+    assert.equal(run.error.code, "server_error");
+    assert.equal(run.error.data.kind, "timeout");
+  },
+  "manifest content types and metadata": async () => {
+    const m = await client.agent("mime_types");
+    assert.deepEqual(m.input_content_types, ["text/plain", "application/json"]);
+    assert.deepEqual(m.output_content_types, ["text/html", "application/json", "application/javascript", "text/css"]);
+    assert.equal(m.metadata.license, "Apache-2.0");
+    assert.equal(m.metadata.framework, "byref");
+    assert.deepEqual(m.metadata.capabilities, [{ name: "Types", description: "Answers in several media types." }]);
+    assert.equal(m.metadata.links[0].type, "source-code");
+    assert.equal(m.metadata.created_at, "2026-11-24T00:00:00Z");
+    const o = await client.agent("outputs");
+    assert.deepEqual(o.output_content_types, ["text/plain", "application/json", "image/png", "text/csv"]);
+    const e = await client.agent("echo");
+    assert.deepEqual(e.output_content_types, ["text/plain", "application/json"]);
+    await expectACPError(client.runSync("mime_types", [{ parts: [{ content: "AA==", content_type: "image/png", content_encoding: "base64" }] }]), "invalid_input");
+  },
+  "artifacts: a multi-part message": async () => {
+    const run = await client.runSync("artifacts", input);
+    assert.equal(run.status, "completed");
+    const msg = run.output.find((m) => m.parts.length === 4);
+    assert.ok(msg, JSON.stringify(run.output));
+    assert.equal(msg.parts[0].content, "Processing with artifacts");
+    assert.equal(msg.parts[0].name ?? null, null);
+    const byName = Object.fromEntries(msg.parts.filter((p) => p.name).map((p) => [p.name, p]));
+    assert.equal(byName["text-result.txt"].content_type, "text/plain");
+    assert.equal(byName["text-result.txt"].content_encoding, "plain");
+    assert.equal(byName["data.json"].content_type, "application/json");
+    assert.deepEqual(JSON.parse(byName["data.json"].content), { results: [1, 2, 3], status: "complete" });
+    assert.equal(byName["image.png"].content_type, "image/png");
+    assert.equal(byName["image.png"].content_encoding, "base64");
+    assert.equal(Buffer.from(byName["image.png"].content, "base64").subarray(1, 4).toString(), "PNG");
+  },
+  "artifacts: streamed": async () => {
+    const events = await collect(client.runStream("artifacts", input));
+    assert.equal(events.at(0).type, "run.created");
+    assert.equal(events.at(-1).type, "run.completed");
+    const parts = events.filter((e) => e.type === "message.part").map((e) => e.part);
+    assert.equal(parts.filter((p) => p.name).length, 3);
+    assert.deepEqual(parts.filter((p) => p.name).map((p) => p.content_type), ["text/plain", "application/json", "image/png"]);
+    assert.deepEqual(await client.runEvents(events[0].run.run_id), events);
+  },
+  "outputs: a PNG and a CSV of the host's types": async () => {
+    const run = await client.runSync("outputs", input);
+    assert.equal(run.status, "completed");
+    const parts = run.output.flatMap((m) => m.parts).filter((p) => p.name);
+    assert.deepEqual(parts.map((p) => [p.name, p.content_type, p.content_encoding]),
+      [["screenshot_result", "image/png", "base64"], ["export_result", "text/csv", "plain"]]);
+    assert.equal(Buffer.from(parts[0].content, "base64").subarray(1, 4).toString(), "PNG");
+    assert.equal(parts[1].content, "id,status\n1,late\n");
   },
   "session history": async () => {
     await client.withSession(async (session) => {

@@ -117,7 +117,7 @@
   function tagList(tags) {
     return Object.entries(tags || {}).sort().map(([k, v]) => el('span', { class: 'tag' }, `${k}=${v}`));
   }
-  const short = (id) => (id && id.length > 13 ? id.slice(0, 8) + '…' : id || '');
+  const short = (id) => (id && id.length > 16 ? id.slice(0, 8) + '…' + id.slice(-6) : id || '');
 
   // ---- The list of runs.
 

@@ -1,0 +1,57 @@
+package runtime
+
+import (
+	"errors"
+	"strconv"
+)
+
+// Sentinels of the typed failures of a step (ToolResponse.Err,
+// SnippetResponse.Err): test them with errors.Is, or get the details with
+// errors.As on *RefusedError and *ActionError. The model gets the same
+// failures as text.
+var (
+	// ErrRefused: a call was refused before it ran: an unknown or
+	// unavailable action, arguments that do not fit its parameters, a
+	// reference that does not resolve, a bad "return".
+	ErrRefused = errors.New("runtime: the call was refused")
+	// ErrCallTimeout: a call did not return before its deadline
+	// (Options.CallTimeout) and was abandoned.
+	ErrCallTimeout = errors.New("runtime: the call did not return before its deadline")
+)
+
+// RefusedError is a call refused before it ran; it unwraps to ErrRefused.
+// Its text says what is wrong and how to fix the call.
+type RefusedError struct {
+	// Action and CallID identify the call.
+	Action, CallID string
+	// Msg is what the model is told.
+	Msg string
+}
+
+func (e *RefusedError) Error() string { return e.Msg }
+
+// Unwrap returns ErrRefused.
+func (e *RefusedError) Unwrap() error { return ErrRefused }
+
+// ActionError is a call that ran and failed: the action returned an error
+// (Err), panicked (Err is an *action.PanicError) or was abandoned at its
+// deadline (Err is ErrCallTimeout) or on cancellation (Err is the cause).
+type ActionError struct {
+	// Action and CallID identify the call; Step is its step.
+	Action, CallID string
+	Step           int
+	// Msg is what the model is told.
+	Msg string
+	// Err is the action's own error, or why the call was abandoned.
+	Err error
+}
+
+func (e *ActionError) Error() string {
+	if e.Msg != "" {
+		return e.Msg
+	}
+	return e.Action + " (step " + strconv.Itoa(e.Step) + "): " + e.Err.Error()
+}
+
+// Unwrap returns the action's error.
+func (e *ActionError) Unwrap() error { return e.Err }
