@@ -1,36 +1,54 @@
 // Package llm is byref's boundary with language models: the small [Model]
-// interface the agent loop drives, typed messages, tool schemas, tool calls and
-// token usage, typed provider errors, a retry wrapper, a scripted model for
-// tests and demos, and an adapter over langchaingo that reaches OpenAI,
-// Anthropic, Google Gemini, Mistral and Ollama.
+// interface the agent loop drives, typed messages, tool schemas, tool calls,
+// stop reasons and token usage, typed provider errors, a retry wrapper, a
+// scripted model for tests and demos, and a registry of providers that
+// [Open] picks from by name. It imports only the standard library: a program
+// that brings its own Model links no provider code.
 //
 // # Models
 //
 // A [Model] takes a [Request] (the conversation and the tool schemas) and
-// returns a [Response] (text, tool calls, usage). A Model must be safe for
-// concurrent use: one value is shared by every run of a runtime. Streaming is
-// an optional capability, the [Streamer] interface, probed with a type
-// assertion; [Stream] does the probing and falls back to Generate.
+// returns a [Response] (text, tool calls, usage, stop reason). A Model must
+// be safe for concurrent use: one value is shared by every run of a runtime.
+// Streaming is an optional capability, the [Streamer] interface, probed with
+// a type assertion; [Stream] does the probing and falls back to Generate.
+//
+// Bringing your own model means implementing Generate: map the request to
+// your provider's API, and fill in the Response. Report failures as
+// [*ProviderError] values ([StatusError] builds one from an HTTP status) so
+// that [WithRetry] and the runtime can tell a rate limit from a bad request;
+// set [Response.StopReason] (a refusal is [StopRefusal] with its text in
+// [Response.Refusal], an answer cut by the token limit [StopMaxTokens]); send
+// back [Message.Thinking] and [ToolCall.Signature] if your provider wants
+// them. Run [github.com/byref/byref/llm/llmtest]'s conformance suite against
+// it if it speaks one of the wire formats the suite knows.
 //
 // # Providers
 //
-// [Open] chooses a provider by a "provider:model" string and reads the API key
-// from the provider's usual environment variable:
+// Provider packages register themselves with [Register], the way
+// database/sql drivers do; importing github.com/byref/byref/llm/providers
+// registers every provider byref ships:
 //
-//	openai:gpt-4o-mini          OPENAI_API_KEY     (base URL: OPENAI_BASE_URL)
-//	anthropic:claude-sonnet-4-5 ANTHROPIC_API_KEY  (base URL: ANTHROPIC_BASE_URL)
-//	google:gemini-2.5-flash     GOOGLE_API_KEY or GEMINI_API_KEY
+//	import _ "github.com/byref/byref/llm/providers"
+//
+//	model, err := llm.Open("openai:gpt-4o-mini")
+//
+// [Open] chooses a provider by a "provider:model" string and reads the API
+// key from the provider's usual environment variable:
+//
+//	openai:gpt-4o-mini           OPENAI_API_KEY     (base URL: OPENAI_BASE_URL)
+//	anthropic:claude-sonnet-4-5  ANTHROPIC_API_KEY  (base URL: ANTHROPIC_BASE_URL)
+//	google:gemini-2.5-flash      GOOGLE_API_KEY or GEMINI_API_KEY
 //	mistral:mistral-large-latest MISTRAL_API_KEY
-//	ollama:llama3.1             no key; OLLAMA_HOST or http://127.0.0.1:11434
+//	ollama:llama3.1              no key; OLLAMA_HOST or http://127.0.0.1:11434
+//	vllm:<model>                 VLLM_API_KEY if set; VLLM_BASE_URL or http://127.0.0.1:8000/v1
 //
-// OpenAI and Anthropic use langchaingo's own clients. Google, Mistral and
-// Ollama use langchaingo's OpenAI client against each provider's
-// OpenAI-compatible endpoint: langchaingo's Ollama client drops tools, its
-// Google client drops anyOf, enum and $ref from tool schemas (the references
-// byref offers the model), and its Mistral client drops tool_call_id from tool
-// results and takes no context. [OpenWith] takes [Options] to override keys,
-// base URLs and the HTTP client, for example to point at an httptest server.
-// [FromLangchain] wraps any other langchaingo model.
+// Package github.com/byref/byref/llm/openai speaks OpenAI's chat completions
+// (OpenAI itself, and the OpenAI-compatible endpoints of Gemini, Mistral,
+// Ollama and vLLM); github.com/byref/byref/llm/anthropic speaks Anthropic's
+// Messages API. Both are written over net/http. [OpenWith] takes [Options]
+// to override keys, base URLs and the HTTP client, for example to point at
+// an httptest server. No sampling parameter the caller did not set is sent.
 //
 // # Errors
 //

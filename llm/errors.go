@@ -1,14 +1,8 @@
 package llm
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -107,6 +101,16 @@ func IsRetryable(err error) bool {
 	return errors.As(err, &pe) && pe.Retryable
 }
 
+// StatusError returns the [*ProviderError] for an HTTP answer with the given
+// status (429 rate limited, 408 and 5xx unavailable, both retryable; 401 and
+// 403 unauthorized; other 4xx rejected), for adapters, byref's and a user's
+// own. retryAfter is the delay the provider asked for, or 0; err describes
+// the answer (usually the provider's error message).
+func StatusError(provider string, status int, retryAfter time.Duration, err error) *ProviderError {
+	kind, retry := kindForStatus(status)
+	return &ProviderError{Provider: provider, StatusCode: status, Retryable: retry, RetryAfter: retryAfter, Kind: kind, Err: err}
+}
+
 // kindForStatus maps an HTTP status to a sentinel and whether it is retryable.
 func kindForStatus(status int) (error, bool) {
 	switch {
@@ -120,68 +124,4 @@ func kindForStatus(status int) (error, bool) {
 		return ErrRequestRejected, false
 	}
 	return ErrBadResponse, false
-}
-
-// statusInMessage finds the status code langchaingo's OpenAI and Anthropic
-// clients put in their error text, for models not built by Open.
-var statusInMessage = regexp.MustCompile(`status code: (\d{3})`)
-
-// classify turns an error from a langchaingo call into the error Generate
-// returns. ex describes the HTTP exchange when the model was built by Open.
-func classify(ctx context.Context, provider string, err error, ex *exchange) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		// The clients replace context errors with their own text; restore them.
-		if errors.Is(err, ctxErr) {
-			return err
-		}
-		return fmt.Errorf("llm: %s: %w (%v)", provider, ctxErr, err)
-	}
-	pe := &ProviderError{Provider: provider, Err: err}
-	status := 0
-	sent := false
-	if ex != nil {
-		status, sent = ex.status, ex.sent
-		pe.RetryAfter = ex.retryAfter
-	} else if m := statusInMessage.FindStringSubmatch(err.Error()); m != nil {
-		status, _ = strconv.Atoi(m[1])
-	}
-	switch {
-	case status >= 300:
-		pe.StatusCode = status
-		pe.Kind, pe.Retryable = kindForStatus(status)
-	case status >= 200:
-		pe.StatusCode = status
-		pe.Kind = ErrBadResponse
-	case isDecodeError(err):
-		pe.Kind = ErrBadResponse
-	case isNetworkError(err) || (ex != nil && sent):
-		// A request went out and no answer came back.
-		pe.Kind, pe.Retryable = ErrProviderUnavailable, true
-	case ex != nil && !sent:
-		// Nothing was sent: the client refused the request while building it.
-		return fmt.Errorf("llm: %s: %w", provider, err)
-	default:
-		return fmt.Errorf("llm: %s: %w", provider, err)
-	}
-	return pe
-}
-
-// isDecodeError reports whether err comes from decoding a response body.
-func isDecodeError(err error) bool {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	return errors.As(err, &syn) || errors.As(err, &typ) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		strings.Contains(err.Error(), "empty response") || strings.Contains(err.Error(), "no response")
-}
-
-// isNetworkError reports whether err is a transport failure.
-func isNetworkError(err error) bool {
-	var ne net.Error
-	if errors.As(err, &ne) {
-		return true
-	}
-	s := err.Error()
-	return strings.Contains(s, "network error") || strings.Contains(s, "request timeout") ||
-		strings.Contains(s, "connection refused") || strings.Contains(s, "send request")
 }

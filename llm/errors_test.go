@@ -1,12 +1,10 @@
 package llm
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestKindForStatus(t *testing.T) {
@@ -34,32 +32,13 @@ func TestKindForStatus(t *testing.T) {
 	}
 }
 
-func TestClassifyWithoutExchange(t *testing.T) {
-	ctx := context.Background()
-	// Models not built by Open: the status is read from the client's message.
-	err := classify(ctx, "openai", errors.New("API returned unexpected status code: 429: slow down"), nil)
-	var pe *ProviderError
-	if !errors.As(err, &pe) || pe.StatusCode != 429 || !errors.Is(err, ErrRateLimited) {
-		t.Errorf("err = %v", err)
+func TestStatusError(t *testing.T) {
+	err := StatusError("openai", 429, 7*time.Second, errors.New("slow down"))
+	if !errors.Is(err, ErrRateLimited) || !IsRetryable(err) || err.RetryAfter != 7*time.Second || err.StatusCode != 429 {
+		t.Errorf("err = %+v", err)
 	}
-	var syn *json.SyntaxError
-	bad := json.Unmarshal([]byte("{"), &struct{}{})
-	err = classify(ctx, "x", fmt.Errorf("parse response: %w", bad), nil)
-	if !errors.Is(err, ErrBadResponse) || !errors.As(err, &syn) {
-		t.Errorf("err = %v, want ErrBadResponse wrapping the syntax error", err)
-	}
-	other := errors.New("anthropic: failed to process messages")
-	if err := classify(ctx, "x", other, nil); IsRetryable(err) || !errors.Is(err, other) {
-		t.Errorf("err = %v", err)
-	}
-}
-
-func TestClassifyCanceled(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	err := classify(ctx, "openai", errors.New("request cancelled"), &exchange{sent: true})
-	if !errors.Is(err, context.Canceled) || IsRetryable(err) {
-		t.Errorf("err = %v, want context.Canceled", err)
+	if err := StatusError("anthropic", 400, 0, errors.New("bad")); errors.Is(err, ErrRateLimited) || !errors.Is(err, ErrRequestRejected) || IsRetryable(err) {
+		t.Errorf("err = %+v", err)
 	}
 }
 

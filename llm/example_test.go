@@ -68,16 +68,26 @@ func ExampleStream() {
 	// one two three
 }
 
-// Open chooses a provider by name; a missing key names the variable to set.
-func ExampleOpenWith() {
-	_, err := llm.OpenWith("anthropic:claude-sonnet-4-5", llm.Options{
-		Getenv: func(string) string { return "" }, // an empty environment
+// A provider package registers itself with Register so that Open finds it by
+// name, the way a database/sql driver does; here an echo model.
+func ExampleRegister() {
+	llm.Register(llm.Provider{
+		Name:        "echo",
+		KeyOptional: true,
+		Open: func(c llm.Config) (llm.Model, error) {
+			return llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+				return llm.Text(c.Model + " heard: " + req.Messages[len(req.Messages)-1].Text), nil
+			}), nil
+		},
 	})
-	fmt.Println(errors.Is(err, llm.ErrMissingKey))
-	fmt.Println(err)
-	// Output:
-	// true
-	// llm: missing API key for anthropic: set ANTHROPIC_API_KEY in the environment (or Options.APIKey)
+	m, err := llm.Open("echo:parrot")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp, _ := m.Generate(context.Background(), llm.Request{Messages: []llm.Message{llm.UserMessage("hello")}})
+	fmt.Println(resp.Text)
+	// Output: parrot heard: hello
 }
 
 // WithRetry retries rate limits and provider failures with backoff.

@@ -3,7 +3,6 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"strings"
 )
 
 // Model generates the next assistant turn of a conversation.
@@ -60,9 +59,9 @@ type Chunk struct {
 	// Reasoning is the next piece of the model's stated reasoning, for
 	// providers that report it separately.
 	Reasoning string
-	// ToolCall is a fragment of a tool call, for providers that stream them
-	// (see [FromLangchain]): ID and Name are set on the first fragment of each
-	// call, and Arguments holds the next piece of its JSON arguments.
+	// ToolCall is a fragment of a tool call, for providers that stream them:
+	// ID and Name are set on the first fragment of each call, and Arguments
+	// holds the next piece of its JSON arguments.
 	ToolCall *ToolCall
 }
 
@@ -98,6 +97,27 @@ type Message struct {
 	ToolCallID string
 	// ToolName is the name of the tool a tool message answers.
 	ToolName string
+	// Thinking are the reasoning blocks of an assistant message, sent back
+	// to the provider that wrote them as its documentation requires
+	// (Anthropic's extended thinking with tool use). Other providers ignore
+	// them.
+	Thinking []Thinking
+}
+
+// Thinking is one block of a model's reasoning that its provider wants back,
+// unchanged, on the next turn: Anthropic's thinking and redacted_thinking
+// blocks. A [Response] carries them in the order the model wrote them, and
+// [Response.Message] puts them in the assistant message that records it.
+type Thinking struct {
+	// Text is the reasoning as the provider showed it; empty for a redacted
+	// block.
+	Text string
+	// Signature is the provider's signature over Text, which it checks when
+	// the block comes back.
+	Signature string
+	// Redacted is the opaque data of a block the provider encrypted
+	// (Anthropic's redacted_thinking); Text is then empty.
+	Redacted string
 }
 
 // SystemMessage returns a system message with the given text.
@@ -134,10 +154,13 @@ type ToolCall struct {
 	// Name is the tool's name.
 	Name string
 	// Arguments is the JSON object of arguments, as text. It is what the
-	// provider sent and may be invalid JSON; callers validate it. (Anthropic
-	// sends a parsed object, which langchaingo re-encodes with its keys
-	// sorted.)
+	// provider sent and may be invalid JSON; callers validate it.
 	Arguments string
+	// Signature is the provider's thought signature for the call (Gemini 3
+	// through its OpenAI-compatible endpoint, extra_content.google.
+	// thought_signature), sent back with the call on the next turn as
+	// Google's documentation requires; empty for other providers.
+	Signature string
 }
 
 // Usage counts the tokens of one model call.
@@ -172,7 +195,18 @@ const (
 	StopMaxTokens StopReason = "max_tokens"
 	// StopContentFilter means the provider's safety filter stopped the output.
 	StopContentFilter StopReason = "content_filter"
+	// StopRefusal means the model declined to answer; [Response.Refusal]
+	// holds what it said, when it said something.
+	StopRefusal StopReason = "refusal"
 )
+
+// Truncated reports whether the output was cut by the token limit, so that
+// its text or tool-call arguments are incomplete.
+func (s StopReason) Truncated() bool { return s == StopMaxTokens }
+
+// Refused reports whether the model or the provider's filter declined to
+// answer (a refusal or a content-filter stop).
+func (s StopReason) Refused() bool { return s == StopRefusal || s == StopContentFilter }
 
 // Request is what a [Model] is asked to continue.
 type Request struct {
@@ -182,11 +216,15 @@ type Request struct {
 	// Tools are the tools the model may call; none means a plain chat.
 	Tools []Tool
 	// MaxTokens caps the output tokens; 0 means the model's default (for
-	// models built by Open, Options.MaxTokens, and then the provider's).
+	// models built by Open, Options.MaxTokens, and then the provider's: the
+	// field is not sent, except to Anthropic, whose API requires it).
 	MaxTokens int
 	// Temperature sets the sampling temperature; nil means the model's
-	// default. langchaingo sends 0 to OpenAI and Anthropic when unset.
+	// default, and then none is sent.
 	Temperature *float64
+	// TopP sets nucleus sampling; nil means the model's default, and then
+	// none is sent.
+	TopP *float64
 }
 
 // Response is one assistant turn.
@@ -195,8 +233,15 @@ type Response struct {
 	Text string
 	// Reasoning is the model's stated reasoning, for providers that report it
 	// apart from the text (OpenAI-compatible reasoning_content, Anthropic
-	// thinking blocks).
+	// thinking blocks), for people to read.
 	Reasoning string
+	// Thinking are the reasoning blocks the provider wants back on the next
+	// turn (Anthropic); [Response.Message] carries them.
+	Thinking []Thinking
+	// Refusal is what the model said when it declined to answer (OpenAI's
+	// message.refusal, or the text of an Anthropic refusal); StopReason is
+	// then [StopRefusal].
+	Refusal string
 	// ToolCalls are the calls the model asks for, in order.
 	ToolCalls []ToolCall
 	// Usage counts the tokens of this call.
@@ -207,22 +252,5 @@ type Response struct {
 
 // Message returns the assistant message that records r in the conversation.
 func (r Response) Message() Message {
-	return Message{Role: RoleAssistant, Text: r.Text, ToolCalls: r.ToolCalls}
-}
-
-// normalizeStopReason maps provider stop reasons to the [StopReason] constants.
-func normalizeStopReason(s string) StopReason {
-	switch strings.ToLower(s) {
-	case "", "null", "<nil>":
-		return ""
-	case "stop", "end_turn", "stop_sequence", "finishreasonstop", "eos":
-		return StopEnd
-	case "tool_calls", "tool_use", "function_call":
-		return StopToolCalls
-	case "length", "max_tokens", "model_length", "finishreasonmaxtokens":
-		return StopMaxTokens
-	case "content_filter", "safety", "refusal", "finishreasonsafety":
-		return StopContentFilter
-	}
-	return StopReason(s)
+	return Message{Role: RoleAssistant, Text: r.Text, ToolCalls: r.ToolCalls, Thinking: r.Thinking}
 }

@@ -21,16 +21,12 @@ func TestStreamFallsBackToGenerate(t *testing.T) {
 	}
 }
 
-func TestNormalizeStopReason(t *testing.T) {
-	tests := map[string]StopReason{
-		"stop": StopEnd, "end_turn": StopEnd, "tool_calls": StopToolCalls, "tool_use": StopToolCalls,
-		"length": StopMaxTokens, "max_tokens": StopMaxTokens, "content_filter": StopContentFilter,
-		"": "", "pause_turn": "pause_turn",
+func TestStopReasonPredicates(t *testing.T) {
+	if !StopMaxTokens.Truncated() || StopEnd.Truncated() {
+		t.Error("Truncated")
 	}
-	for in, want := range tests {
-		if got := normalizeStopReason(in); got != want {
-			t.Errorf("normalizeStopReason(%q) = %q, want %q", in, got, want)
-		}
+	if !StopRefusal.Refused() || !StopContentFilter.Refused() || StopToolCalls.Refused() {
+		t.Error("Refused")
 	}
 }
 
@@ -43,8 +39,9 @@ func TestUsageArithmetic(t *testing.T) {
 
 func TestResponseMessage(t *testing.T) {
 	r := CallTool("x", `{}`)
+	r.Thinking = []Thinking{{Text: "hm", Signature: "sig"}}
 	m := r.Message()
-	if m.Role != RoleAssistant || len(m.ToolCalls) != 1 {
+	if m.Role != RoleAssistant || len(m.ToolCalls) != 1 || len(m.Thinking) != 1 {
 		t.Errorf("m = %+v", m)
 	}
 }

@@ -6,10 +6,11 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Options configures [OpenWith]. The zero value reads keys and base URLs from
-// the environment and uses a plain HTTP client.
+// the environment, uses a plain HTTP client and sends no sampling parameter.
 type Options struct {
 	// APIKey is the provider's API key; empty means the provider's usual
 	// environment variable (see [Open]).
@@ -22,60 +23,115 @@ type Options struct {
 	// (the context of each call bounds it).
 	HTTPClient *http.Client
 	// MaxTokens caps the output tokens of requests that leave MaxTokens at 0.
+	// 0 sends no limit, except to providers whose API requires one
+	// (Anthropic: then the provider package's documented default).
 	MaxTokens int
-	// Temperature is used by requests that leave Temperature nil.
+	// Temperature is used by requests that leave Temperature nil; nil sends
+	// none (reasoning models refuse any but their default).
 	Temperature *float64
+	// TopP is used by requests that leave TopP nil; nil sends none.
+	TopP *float64
 	// Getenv looks up environment variables; nil means os.Getenv. Tests set
 	// it to keep the real environment out.
 	Getenv func(string) string
 }
 
-// provider describes how Open builds one provider's model.
-type provider struct {
-	// keyEnv lists the variables that may hold the key, in order; none
-	// means the provider needs no key.
-	keyEnv []string
-	// baseEnv is the variable that may override the base URL.
-	baseEnv string
-	// build constructs the model once the key and base URL are resolved.
-	build func(model string, c providerConfig) (*Langchain, error)
+// Provider is how a provider package opens models by name. A provider
+// package fills one in and calls [Register] from its init function, the way
+// a database/sql driver registers itself; importing
+// github.com/byref/byref/llm/providers registers every provider byref ships.
+type Provider struct {
+	// Name is the name before the colon of a model spec ("openai").
+	Name string
+	// KeyEnv lists the environment variables that may hold the API key, in
+	// order. Open fails with [ErrMissingKey] naming them when none is set,
+	// unless KeyOptional.
+	KeyEnv []string
+	// KeyOptional lets a model open without a key (a local server).
+	KeyOptional bool
+	// BaseURLEnv is the environment variable that may override the base URL.
+	BaseURLEnv string
+	// Open builds the model once the key and base URL are resolved. It must
+	// do no network I/O.
+	Open func(c Config) (Model, error)
 }
 
-// providerConfig is what Open resolved for a provider.
-type providerConfig struct {
-	name    string
-	key     string
-	baseURL string
-	client  *http.Client
-	getenv  func(string) string
-	opts    LangchainOptions
+// Config is what [OpenWith] resolved for a [Provider]: [Options] with the key
+// and base URL looked up and the model named.
+type Config struct {
+	// Provider is the provider's registered name.
+	Provider string
+	// Model is the model name, the part of the spec after the colon.
+	Model string
+	// APIKey is the key; empty only when the provider's key is optional.
+	APIKey string
+	// BaseURL is the base URL from Options or the environment; empty means
+	// the provider's public endpoint.
+	BaseURL string
+	// HTTPClient sends requests; never nil.
+	HTTPClient *http.Client
+	// MaxTokens is the output cap of requests that leave theirs at 0; 0
+	// sends none where the API allows.
+	MaxTokens int
+	// Temperature is the temperature of requests that leave theirs nil;
+	// nil sends none.
+	Temperature *float64
+	// TopP is the top_p of requests that leave theirs nil; nil sends none.
+	TopP *float64
+	// Getenv looks up other environment variables the provider reads.
+	Getenv func(string) string
 }
 
-// providers is the table of known providers; each entry lives in its own
-// provider_*.go file.
-var providers = map[string]provider{
-	"openai":    openaiProvider,
-	"anthropic": anthropicProvider,
-	"google":    googleProvider,
-	"mistral":   mistralProvider,
-	"ollama":    ollamaProvider,
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Provider{}
+)
+
+// Register makes a provider available to [Open] under p.Name (case
+// insensitive). It panics when p has no name or no Open function, or when the
+// name is taken: registration happens in init functions, and two providers
+// with one name is a programming error.
+func Register(p Provider) {
+	name := strings.ToLower(strings.TrimSpace(p.Name))
+	if name == "" || p.Open == nil {
+		panic("llm: Register needs a Provider with a Name and an Open function")
+	}
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[name]; dup {
+		panic("llm: Register called twice for provider " + name)
+	}
+	p.Name = name
+	registry[name] = p
 }
 
-// aliases maps other common names to the table's.
-var aliases = map[string]string{"gemini": "google", "googleai": "google", "claude": "anthropic"}
+// Providers returns the names of the registered providers, sorted.
+func Providers() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
 
 // Open returns the model named by spec, "provider:model", with keys and base
-// URLs from the environment:
+// URLs from the environment. The providers byref ships register themselves
+// when github.com/byref/byref/llm/providers is imported (usually with a
+// blank import in package main):
 //
 //	openai:gpt-4o-mini      OPENAI_API_KEY; OPENAI_BASE_URL, default https://api.openai.com/v1
-//	anthropic:claude-...    ANTHROPIC_API_KEY; ANTHROPIC_BASE_URL, default https://api.anthropic.com/v1
+//	anthropic:claude-...    ANTHROPIC_API_KEY; ANTHROPIC_BASE_URL, default https://api.anthropic.com (alias claude:)
 //	google:gemini-...       GOOGLE_API_KEY or GEMINI_API_KEY (alias gemini:)
 //	mistral:mistral-...     MISTRAL_API_KEY
 //	ollama:llama3.1         no key; OLLAMA_HOST, default http://127.0.0.1:11434
+//	vllm:<model>            VLLM_API_KEY if set; VLLM_BASE_URL, default http://127.0.0.1:8000/v1
 //
 // A missing key is an error wrapping [ErrMissingKey] that names the variable
-// to set. Construction does no network I/O. See [Langchain] for what each
-// provider supports.
+// to set; an unregistered provider is an error wrapping [ErrUnknownProvider]
+// that names the import to add. Construction does no network I/O.
 func Open(spec string) (Model, error) {
 	return OpenWith(spec, Options{})
 }
@@ -84,12 +140,14 @@ func Open(spec string) (Model, error) {
 func OpenWith(spec string, opts Options) (Model, error) {
 	name, model, ok := strings.Cut(spec, ":")
 	name = strings.ToLower(strings.TrimSpace(name))
-	if a, found := aliases[name]; found {
-		name = a
-	}
-	p, known := providers[name]
+	registryMu.RLock()
+	p, known := registry[name]
+	registryMu.RUnlock()
 	if !known {
-		return nil, fmt.Errorf("%w %q in %q; use one of %s, as in openai:gpt-4o-mini", ErrUnknownProvider, name, spec, knownProviders())
+		if len(Providers()) == 0 {
+			return nil, fmt.Errorf("%w %q in %q: no provider is registered; import _ \"github.com/byref/byref/llm/providers\" (or a provider package) in package main", ErrUnknownProvider, name, spec)
+		}
+		return nil, fmt.Errorf("%w %q in %q; use one of %s, as in openai:gpt-4o-mini", ErrUnknownProvider, name, spec, strings.Join(Providers(), ", "))
 	}
 	model = strings.TrimSpace(model)
 	if !ok || model == "" {
@@ -99,42 +157,29 @@ func OpenWith(spec string, opts Options) (Model, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	c := providerConfig{
-		name:    name,
-		key:     opts.APIKey,
-		baseURL: opts.BaseURL,
-		client:  opts.HTTPClient,
-		getenv:  getenv,
-		opts:    LangchainOptions{Provider: name, Model: model, MaxTokens: opts.MaxTokens, Temperature: opts.Temperature},
+	c := Config{
+		Provider: name, Model: model, APIKey: opts.APIKey, BaseURL: opts.BaseURL, HTTPClient: opts.HTTPClient,
+		MaxTokens: opts.MaxTokens, Temperature: opts.Temperature, TopP: opts.TopP, Getenv: getenv,
 	}
-	if c.key == "" && len(p.keyEnv) > 0 {
-		for _, v := range p.keyEnv {
-			if c.key = getenv(v); c.key != "" {
+	if c.APIKey == "" {
+		for _, v := range p.KeyEnv {
+			if c.APIKey = getenv(v); c.APIKey != "" {
 				break
 			}
 		}
-		if c.key == "" {
-			return nil, fmt.Errorf("%w for %s: set %s in the environment (or Options.APIKey)", ErrMissingKey, name, strings.Join(p.keyEnv, " or "))
+		if c.APIKey == "" && !p.KeyOptional {
+			return nil, fmt.Errorf("%w for %s: set %s in the environment (or Options.APIKey)", ErrMissingKey, name, strings.Join(p.KeyEnv, " or "))
 		}
 	}
-	if c.baseURL == "" && p.baseEnv != "" {
-		c.baseURL = getenv(p.baseEnv)
+	if c.BaseURL == "" && p.BaseURLEnv != "" {
+		c.BaseURL = getenv(p.BaseURLEnv)
 	}
-	if c.client == nil {
-		c.client = &http.Client{}
+	if c.HTTPClient == nil {
+		c.HTTPClient = &http.Client{}
 	}
-	m, err := p.build(model, c)
+	m, err := p.Open(c)
 	if err != nil {
 		return nil, fmt.Errorf("llm: %s: %w", name, err)
 	}
 	return m, nil
-}
-
-func knownProviders() string {
-	names := make([]string, 0, len(providers))
-	for n := range providers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
 }

@@ -121,6 +121,19 @@ type AssistantMessage struct {
 	Step      int    `json:"step,omitempty"`
 	Text      string `json:"text,omitempty"`
 	Reasoning string `json:"reasoning,omitempty"`
+	// Thinking are the reasoning blocks the provider wants back with this
+	// turn (Anthropic's extended thinking), kept so that a run restored
+	// from its log sends them back as the live run would.
+	Thinking []Thinking `json:"thinking,omitempty"`
+}
+
+// Thinking is a block of a model's reasoning its provider wants back
+// unchanged: the text and the provider's signature over it, or the opaque
+// data of a redacted block.
+type Thinking struct {
+	Text      string `json:"text,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Redacted  string `json:"redacted,omitempty"`
 }
 
 // VariableRef is a reference resolved to the variable it names, as an
@@ -143,6 +156,9 @@ type ToolCall struct {
 	// References maps each parameter given a reference to the variable it
 	// resolved to (set where a person sees the call: an await).
 	References map[string]VariableRef `json:"references,omitempty"`
+	// Signature is the provider's thought signature for the call (Gemini
+	// 3), sent back with it on the next model call.
+	Signature string `json:"signature,omitempty"`
 }
 
 // Argument is how one argument of a tool call was resolved: by reference

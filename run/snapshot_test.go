@@ -341,3 +341,23 @@ func BenchmarkSnapshotApply(b *testing.B) {
 		i++
 	}
 }
+
+func TestSnapshotFailureKind(t *testing.T) {
+	events := newLog("run_refused", run.RunCreated{Name: "refused"}).
+		to(run.StatusRunning, "").
+		add(run.Error{Message: "a retried call"}).
+		add(run.Error{Step: 1, Message: "the model refused the task: no.", Failure: run.FailureRefusal, Refusal: "no."}).
+		to(run.StatusFailed, "the model refused the task: no.").events
+	s := run.Fold(events)
+	if s.Status != run.StatusFailed || s.FailureKind != run.FailureRefusal || s.Refusal != "no." || s.FailureReason != "the model refused the task: no." {
+		t.Errorf("snapshot = %+v", s)
+	}
+	b, _ := json.Marshal(s)
+	var back run.Snapshot
+	if err := json.Unmarshal(b, &back); err != nil || back.FailureKind != run.FailureRefusal || back.Refusal != "no." {
+		t.Errorf("round trip: %+v, %v", back, err)
+	}
+	if plain := run.Fold(events[:3]); plain.FailureKind != "" {
+		t.Errorf("an Error without Failure set the kind %q", plain.FailureKind)
+	}
+}

@@ -60,7 +60,12 @@
 // durable one);
 // the run's state is a fold of its events (run.Snapshot). A run that could
 // not do its task completes with a null result; only faults of the runtime,
-// of the model provider after retries, or of the store fail it.
+// of the model provider after retries, or of the store fail it, and answers
+// that are not answers: a refusal or a content-filter stop fails the run
+// with run.FailureRefusal or run.FailureContentFilter (keeping what the model
+// said), and an answer cut by the output token limit fails it with
+// run.FailureMaxTokens instead of becoming the result or running a tool
+// call whose arguments are cut. The kind is in run.Snapshot.FailureKind.
 //
 // A [Handle] follows a started run: Wait, Events (stored, then live),
 // Snapshot, Cancel (two-step: cancelling, then canceled once running

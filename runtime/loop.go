@@ -65,8 +65,16 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 		}
 		snippets := extractCode(resp.Text)
 		before := []run.Payload{run.Usage{InputTokens: int64(resp.Usage.InputTokens), OutputTokens: int64(resp.Usage.OutputTokens)}}
-		if resp.Text != "" || resp.Reasoning != "" {
-			before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning})
+		if resp.Text != "" || resp.Reasoning != "" || len(resp.Thinking) > 0 {
+			before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning, Thinking: thinkingOf(resp.Thinking)})
+		}
+		if kind, reason := stopFailure(resp); kind != "" {
+			// A refused or cut answer is not a result, and its calls are
+			// not run: fail with the typed reason, keeping what was said.
+			if err := h.rec.append(ctx, before...); err != nil {
+				return h.storeFault(ctx, err)
+			}
+			return h.failWith(ctx, run.Error{Step: step, Message: reason, Failure: kind, Refusal: resp.Refusal}, reason)
 		}
 
 		if len(calls) == 0 && len(snippets) == 0 {
@@ -82,11 +90,11 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 		}
 
 		before = append(before, run.PhaseChanged{From: run.PhasePlanning, To: run.PhaseExecuting})
-		for _, c := range calls {
+		for i, c := range calls {
 			// Resolved when it runs (after the step's snippets and earlier
 			// calls, which may make the variables it refers to); the
 			// resolution is recorded with its completion.
-			before = append(before, run.ToolCallScheduled{Step: step, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments}})
+			before = append(before, run.ToolCallScheduled{Step: step, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, Signature: resp.ToolCalls[i].Signature}})
 		}
 		if err := h.rec.appendPhased(ctx, before...); err != nil {
 			return h.storeFault(ctx, err)
@@ -410,9 +418,56 @@ func (h *Handle) complete(ctx context.Context, result json.RawMessage, reason st
 	return Outcome{Status: run.StatusCompleted, Result: result, Reason: reason}
 }
 
+// thinkingOf converts a response's thinking blocks for the log.
+func thinkingOf(ts []llm.Thinking) []run.Thinking {
+	if len(ts) == 0 {
+		return nil
+	}
+	out := make([]run.Thinking, len(ts))
+	for i, t := range ts {
+		out[i] = run.Thinking{Text: t.Text, Signature: t.Signature, Redacted: t.Redacted}
+	}
+	return out
+}
+
+// stopFailure says whether the model's stop reason fails the run, and why:
+// a refusal or a content filter (the answer is not the task done), or the
+// output token limit (the text or the last call's arguments are cut, and
+// chat APIs cannot resume a cut tool call, so the run fails rather than
+// asking the model to go on).
+func stopFailure(resp llm.Response) (run.FailureKind, string) {
+	switch {
+	case resp.StopReason == llm.StopRefusal:
+		what := resp.Refusal
+		if what == "" {
+			what = resp.Text
+		}
+		return run.FailureRefusal, "the model refused the task: " + preview(what)
+	case resp.StopReason == llm.StopContentFilter:
+		return run.FailureContentFilter, "the provider's content filter stopped the model's answer"
+	case resp.StopReason.Truncated():
+		return run.FailureMaxTokens, "the model's answer was cut off by its output token limit; raise the model's max tokens (llm.Options.MaxTokens)"
+	}
+	return "", ""
+}
+
+// preview bounds a model's text quoted in a failure reason.
+func preview(s string) string {
+	const limit = 500
+	if r := []rune(s); len(r) > limit {
+		return string(r[:limit]) + "…"
+	}
+	return s
+}
+
 // fail ends the run as failed.
 func (h *Handle) fail(ctx context.Context, reason string) Outcome {
-	if err := h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason}); err != nil && isIllegal(err) {
+	return h.failWith(ctx, run.Error{Message: reason}, reason)
+}
+
+// failWith ends the run as failed, recording e before the status change.
+func (h *Handle) failWith(ctx context.Context, e run.Error, reason string) Outcome {
+	if err := h.rec.transition(ctx, run.StatusFailed, reason, e); err != nil && isIllegal(err) {
 		if o, stop := h.stopped(ctx); stop {
 			return o
 		}

@@ -28,9 +28,10 @@ type row struct {
 	result  *group   // nil when the action returns nothing
 	tool    toolCache
 	builtin bool
-	// strictRaw caches whether the action's raw schemas pass OpenAI's
-	// strict rules (strictKnown says it was computed).
-	strictRaw, strictKnown bool
+	// strictRaw caches why the action's raw schemas break OpenAI's strict
+	// rules, nil when they pass (strictKnown says it was computed).
+	strictRaw   error
+	strictKnown bool
 }
 
 type typePair struct{ from, to reflect.Type }

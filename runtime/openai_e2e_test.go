@@ -1,6 +1,6 @@
 package runtime_test
 
-// The agent's acceptance scenarios again, through langchaingo's real OpenAI
+// The agent's acceptance scenarios again, through byref's real OpenAI
 // client (llm.OpenWith) against openaitest's wire-format server on
 // 127.0.0.1. Besides each run's outcome, the tests check what the server
 // received: tools, tool results, truncated conversations.
@@ -20,12 +20,13 @@ import (
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/internal/openaitest"
 	"github.com/byref/byref/llm"
+	_ "github.com/byref/byref/llm/providers"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/schema"
 )
 
-// openaiAgent returns a runtime whose model is langchaingo's OpenAI client
+// openaiAgent returns a runtime whose model is byref's OpenAI client
 // talking to a wire-format server answering with h.
 func openaiAgent(t *testing.T, h openaitest.Handler, opts runtime.Options) (*runtime.Runtime, *openaitest.Server) {
 	t.Helper()

@@ -345,11 +345,14 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 				cur = &llm.Message{Role: llm.RoleAssistant}
 			}
 			cur.Text, lastText = p.Text, p.Text
+			for _, t := range p.Thinking {
+				cur.Thinking = append(cur.Thinking, llm.Thinking{Text: t.Text, Signature: t.Signature, Redacted: t.Redacted})
+			}
 		case run.ToolCallScheduled:
 			if cur == nil {
 				cur = &llm.Message{Role: llm.RoleAssistant}
 			}
-			c := llm.ToolCall{ID: p.Call.ID, Name: p.Call.Action, Arguments: p.Call.Arguments}
+			c := llm.ToolCall{ID: p.Call.ID, Name: p.Call.Action, Arguments: p.Call.Arguments, Signature: p.Call.Signature}
 			cur.ToolCalls = append(cur.ToolCalls, c)
 			scheduled = append(scheduled, ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 		case run.ToolCallCompleted:

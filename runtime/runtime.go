@@ -112,6 +112,17 @@ type Runtime struct {
 	runs   map[run.ID]*Handle
 	closed bool
 	wg     sync.WaitGroup // the goroutines of the runs' turns
+
+	// nonStrict holds the names of the actions whose going out without
+	// strict mode was logged.
+	nonStrict sync.Map
+}
+
+// warnNonStrict reports whether the action's going out non-strict is news
+// to the log: true the first time for each action of the agent.
+func (rt *Runtime) warnNonStrict(name string) bool {
+	_, seen := rt.nonStrict.LoadOrStore(name, true)
+	return !seen
 }
 
 // New returns an agent with the given actions, model and store, or an error

@@ -48,14 +48,11 @@ func (st *State) Tools() []schema.Tool {
 	return tools
 }
 
-// maxStrictEnumValues is OpenAI's limit of enum values in a strict schema.
-const maxStrictEnumValues = 1000
-
-// rawStrict reports whether the parts of r's schema that do not change with
-// the variables (the raw schemas of its parameters) pass OpenAI's strict
-// rules; the reference parts always do. It is checked once per action, not
-// on every rebuild; callers hold mu.
-func (st *State) rawStrict(r *row, spec schema.ToolSpec) bool {
+// rawStrict reports why the parts of r's schema that do not change with the
+// variables (the raw schemas of its parameters) break OpenAI's strict rules,
+// or nil. It is checked once per action, not on every rebuild; callers hold
+// mu.
+func (st *State) rawStrict(r *row, spec schema.ToolSpec) error {
 	if !r.strictKnown {
 		plain := spec
 		plain.Params = make([]schema.Param, len(spec.Params))
@@ -63,22 +60,28 @@ func (st *State) rawStrict(r *row, spec schema.ToolSpec) bool {
 			p.Refs = nil
 			plain.Params[i] = p
 		}
-		r.strictRaw = schema.CheckOpenAIStrict(schema.BuildPlainTool(plain)) == nil
+		r.strictRaw = schema.CheckOpenAIStrict(schema.BuildPlainTool(plain))
 		r.strictKnown = true
 	}
 	return r.strictRaw
 }
 
-// enumValues counts the enum values a reference-mode schema holds.
-func enumValues(spec schema.ToolSpec) int {
-	n := 0
-	for _, p := range spec.Params {
-		n += len(p.Refs)
+// strict reports whether r's freshly built tool may go out with OpenAI's
+// strict mode: its raw schemas pass (checked once), and so does the whole
+// schema, whose enum counts and sizes grow with the variables it offers
+// (checked on every rebuild, as every limit counts the references and the
+// tool's own values together). The first time an action goes out
+// non-strict in an agent's runs, the reason is logged at Warn; callers hold
+// mu.
+func (st *State) strict(r *row, spec schema.ToolSpec, tool schema.Tool) bool {
+	err := st.rawStrict(r, spec)
+	if err == nil {
+		err = schema.CheckOpenAIStrict(tool)
 	}
-	if spec.Return != nil {
-		n += len(spec.Return.Targets)
+	if err != nil && st.rt != nil && st.rt.warnNonStrict(r.act.Name()) {
+		st.opts.Logger.Warn("runtime: tool sent without strict mode; its schema breaks a limit of OpenAI's strict mode", "action", r.act.Name(), "reason", err)
 	}
-	return n
+	return err == nil
 }
 
 // strictTools reports, for each name of tools, whether its schema passes
@@ -166,7 +169,7 @@ func (st *State) tool(r *row) schema.Tool {
 		c.tool = schema.BuildTool(spec)
 	}
 	c.built, c.plain = true, plain
-	c.strict = st.rawStrict(r, spec) && enumValues(spec) <= maxStrictEnumValues
+	c.strict = st.strict(r, spec, c.tool)
 	st.schemaBuilds++
 	return c.tool
 }

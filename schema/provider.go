@@ -26,12 +26,26 @@ var openAIKeywords = map[string]bool{
 	"multipleOf": true, "minItems": true, "maxItems": true,
 }
 
-// OpenAI's documented limits for strict schemas.
+// OpenAI's documented limits for strict schemas ("Supported schemas" in the
+// Structured Outputs guide, platform.openai.com/docs/guides/structured-outputs).
 const (
 	openAIMaxProperties = 5000
 	openAIMaxDepth      = 10
 	openAIMaxEnumValues = 1000
+	// An enum of more than openAILongEnum string values may total at most
+	// openAIMaxEnumChars characters.
+	openAILongEnum     = 250
+	openAIMaxEnumChars = 15000
+	// All property names, definition names, enum values and const values
+	// together may total at most openAIMaxSchemaChars characters.
+	openAIMaxSchemaChars = 120000
 )
+
+// openAIFormats are the string formats strict mode supports.
+var openAIFormats = map[string]bool{
+	"date-time": true, "time": true, "date": true, "duration": true, "email": true,
+	"hostname": true, "ipv4": true, "ipv6": true, "uuid": true,
+}
 
 // CheckOpenAIStrict reports every way tool breaks the rules of OpenAI's
 // strict function calling ("strict": true), as documented for Structured
@@ -48,7 +62,15 @@ const (
 //     description, title, pattern, format, minimum, maximum,
 //     exclusiveMinimum, exclusiveMaximum, multipleOf, minItems, maxItems
 //     (so no allOf, oneOf, not, if/then/else, patternProperties, default…);
-//   - at most 5,000 properties, 10 levels of nesting and 1,000 enum values.
+//   - a "format" is one of date-time, time, date, duration, email, hostname,
+//     ipv4, ipv6 or uuid (so not uri, which OpenAI refuses as "not a valid
+//     format");
+//   - at most 5,000 properties, 10 levels of nesting and 1,000 enum values
+//     in all (the tool's own enums and the variable references together);
+//   - an enum of more than 250 string values totals at most 15,000
+//     characters;
+//   - property names, definition names, enum values and const values total
+//     at most 120,000 characters.
 //
 // It returns nil when the schema can be sent with "strict": true.
 func CheckOpenAIStrict(tool Tool) error {
@@ -68,7 +90,10 @@ func CheckOpenAIStrict(tool Tool) error {
 		c.fail("", "%d properties; the limit is %d", c.props, openAIMaxProperties)
 	}
 	if c.enums > openAIMaxEnumValues {
-		c.fail("", "%d enum values; the limit is %d", c.enums, openAIMaxEnumValues)
+		c.fail("", "%d enum values in all; the limit is %d", c.enums, openAIMaxEnumValues)
+	}
+	if c.chars > openAIMaxSchemaChars {
+		c.fail("", "property names, definition names, enum and const values total %d characters; the limit is %d", c.chars, openAIMaxSchemaChars)
 	}
 	return c.err()
 }
@@ -106,8 +131,8 @@ func decodeObject(raw json.RawMessage) (map[string]any, error) {
 }
 
 type checker struct {
-	problems     []string
-	props, enums int
+	problems            []string
+	props, enums, chars int
 }
 
 func (c *checker) fail(at, format string, args ...any) {
@@ -152,9 +177,28 @@ func (c *checker) openAI(s map[string]any, at string, depth int) {
 	}
 	if e, ok := s["enum"].([]any); ok {
 		c.enums += len(e)
+		n := 0
+		for _, v := range e {
+			if str, ok := v.(string); ok {
+				n += len(str)
+			}
+		}
+		c.chars += n
+		if len(e) > openAILongEnum && n > openAIMaxEnumChars {
+			c.fail(at, "an enum of %d values totals %d characters; above %d values the limit is %d", len(e), n, openAILongEnum, openAIMaxEnumChars)
+		}
+	}
+	if str, ok := s["const"].(string); ok {
+		c.chars += len(str)
+	}
+	if f, ok := s["format"].(string); ok && !openAIFormats[f] {
+		c.fail(at, "format %q is not supported in strict mode (only date-time, time, date, duration, email, hostname, ipv4, ipv6 and uuid)", f)
 	}
 	if props, ok := s["properties"].(map[string]any); ok {
 		c.props += len(props)
+		for n := range props {
+			c.chars += len(n)
+		}
 		if s["additionalProperties"] != false {
 			c.fail(at, "an object must set \"additionalProperties\": false")
 		}
@@ -200,6 +244,7 @@ func (c *checker) openAI(s map[string]any, at string, depth int) {
 		}
 		sort.Strings(names)
 		for _, n := range names {
+			c.chars += len(n)
 			c.sub(defs[n], at+"/$defs/"+n, depth)
 		}
 	}

@@ -163,6 +163,24 @@ func TestCheckOpenAIStrictRefuses(t *testing.T) {
 	for i := range manyEnum {
 		manyEnum[i] = fmt.Sprintf("%q", fmt.Sprint("v", i))
 	}
+	// 300 values of 60 characters: 18,000 characters, above 15,000.
+	longEnum := make([]string, 300)
+	for i := range longEnum {
+		longEnum[i] = fmt.Sprintf("%q", fmt.Sprintf("<<var:%s%03d>>", strings.Repeat("n", 49), i))
+	}
+	// 130,000 characters of property names in 1,000 properties.
+	var manyNames []string
+	for i := range 1000 {
+		manyNames = append(manyNames, fmt.Sprintf("%q", fmt.Sprintf("%s%03d", strings.Repeat("p", 127), i)))
+	}
+	manyProps := `{"type":"object","properties":{`
+	for i, n := range manyNames {
+		if i > 0 {
+			manyProps += ","
+		}
+		manyProps += n + `:{"type":"string"}`
+	}
+	manyProps += `},"required":[` + strings.Join(manyNames, ",") + `],"additionalProperties":false}`
 	tests := []struct {
 		name   string
 		tool   string // tool name; "f" when empty
@@ -192,7 +210,11 @@ func TestCheckOpenAIStrictRefuses(t *testing.T) {
 		{"JSON array", "", `[]`, `the schema is not a JSON object`},
 		{"bad tool name", "get page", `{"type":"object","properties":{},"required":[],"additionalProperties":false}`, `the tool name "get page" must match ^[a-zA-Z0-9_-]{1,64}$`},
 		{"tool name too long", strings.Repeat("x", 65), `{"type":"object","properties":{},"required":[],"additionalProperties":false}`, `must match`},
-		{"too many enum values", "", `{"type":"object","properties":{"a":{"type":"string","enum":[` + strings.Join(manyEnum, ",") + `]}},"required":["a"],"additionalProperties":false}`, `1001 enum values; the limit is 1000`},
+		{"too many enum values", "", `{"type":"object","properties":{"a":{"type":"string","enum":[` + strings.Join(manyEnum, ",") + `]}},"required":["a"],"additionalProperties":false}`, `1001 enum values in all; the limit is 1000`},
+		{"enum values of two enums", "", `{"type":"object","properties":{"a":{"type":"string","enum":["x","y"]},"b":{"anyOf":[{"type":"string"},{"$ref":"#/$defs/b_refs"}]}},"required":["a","b"],"additionalProperties":false,"$defs":{"b_refs":{"type":"string","enum":[` + strings.Join(manyEnum[:999], ",") + `]}}}`, `1001 enum values in all; the limit is 1000`},
+		{"enum characters", "", `{"type":"object","properties":{"a":{"type":"string","enum":[` + strings.Join(longEnum, ",") + `]}},"required":["a"],"additionalProperties":false}`, `/properties/a: an enum of 300 values totals 18000 characters; above 250 values the limit is 15000`},
+		{"schema characters", "", manyProps, `total 130000 characters; the limit is 120000`},
+		{"format uri", "", `{"type":"object","properties":{"a":{"type":"string","format":"uri"}},"required":["a"],"additionalProperties":false}`, `/properties/a: format "uri" is not supported in strict mode`},
 		{"too deep", "", deep, `nested deeper than 10 levels`},
 	}
 	for _, tt := range tests {
@@ -216,6 +238,15 @@ func TestCheckOpenAIStrictRefuses(t *testing.T) {
 }
 
 // Types BuildTool can describe but OpenAI's strict mode cannot take.
+func TestCheckOpenAIStrictAcceptsSupportedFormats(t *testing.T) {
+	for _, f := range []string{"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"} {
+		params := `{"type":"object","properties":{"a":{"type":"string","format":"` + f + `"}},"required":["a"],"additionalProperties":false}`
+		if err := schema.CheckOpenAIStrict(schema.Tool{Name: "f", Parameters: json.RawMessage(params)}); err != nil {
+			t.Errorf("format %s: %v", f, err)
+		}
+	}
+}
+
 func TestCheckOpenAIStrictRefusesMapsAndAny(t *testing.T) {
 	type WithAny struct {
 		Name  string
@@ -306,5 +337,29 @@ func TestCheckAnthropic(t *testing.T) {
 				t.Errorf("CheckAnthropic = %v, want ErrProviderRule saying %q", err, tt.msg)
 			}
 		})
+	}
+}
+
+// BenchmarkCheckOpenAIStrict500Refs is the check the runtime makes on every
+// rebuild of a tool's schema, here one offering 500 variables to each of two
+// reference-only parameters, beside an enum of its own.
+func BenchmarkCheckOpenAIStrict500Refs(b *testing.B) {
+	refs := make([]string, 500)
+	for i := range refs {
+		refs[i] = fmt.Sprintf("var_%d", i)
+	}
+	tool := schema.BuildTool(schema.ToolSpec{
+		Name: "link",
+		Params: []schema.Param{
+			{Name: "a", TypeName: "main.Socket", Refs: refs},
+			{Name: "b", TypeName: "main.Socket", Refs: refs},
+			{Name: "mode", TypeName: "string", Raw: json.RawMessage(`{"type":"string","enum":["copy","move"]}`)},
+		},
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		if schema.CheckOpenAIStrict(tool) == nil {
+			b.Fatal("1,002 enum values passed")
+		}
 	}
 }

@@ -55,7 +55,7 @@ type acpError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	// Data holds {"kind": run.FailureKind} for a failed run whose log
-	// says why.
+	// says why, with "refusal", what the model said, when it refused.
 	Data json.RawMessage `json:"data,omitempty"`
 }
 

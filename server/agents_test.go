@@ -83,6 +83,11 @@ var failerModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error
 	return llm.Response{}, errors.New("Wrong question buddy!")
 })
 
+// refuserModel declines every task, as OpenAI's refusal field does.
+var refuserModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+	return llm.Response{StopReason: llm.StopRefusal, Refusal: "I won't do that."}, nil
+})
+
 // historyEchoModel says every message of the session's history, one step
 // each (with a call of note in between), then the task.
 var historyEchoModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
@@ -196,9 +201,9 @@ func outputAgent(store run.Store, name string, m llm.Model, a server.Agent) serv
 }
 
 // testAgents are echo, slow_echo, awaiter, approver, failer,
-// history_echo, and the agents of output and failure kinds (impatient,
-// artifacts, outputs, invalid, mime_types), recording into store (a new
-// memory store when nil).
+// history_echo, refuser, and the agents of output and failure kinds
+// (impatient, artifacts, outputs, invalid, mime_types), recording into
+// store (a new memory store when nil).
 func testAgents(store run.Store) []server.Agent {
 	if store == nil {
 		store = run.NewMemoryStore()
@@ -210,6 +215,7 @@ func testAgents(store run.Store) []server.Agent {
 		scriptedAgent(store, "approver", approverModel, runtime.RunOptions{}),
 		scriptedAgent(store, "failer", failerModel, runtime.RunOptions{Limits: runtime.Limits{Retry: llm.RetryPolicy{Attempts: 1}}}),
 		scriptedAgent(store, "history_echo", historyEchoModel, runtime.RunOptions{}),
+		scriptedAgent(store, "refuser", refuserModel, runtime.RunOptions{}),
 		scriptedAgent(store, "impatient", awaiterModel, runtime.RunOptions{AwaitTimeout: 300 * time.Millisecond}),
 		outputAgent(store, "artifacts", callsThen("make_artifacts"), server.Agent{}),
 		outputAgent(store, "outputs", callsThen("screenshot", "export"), server.Agent{

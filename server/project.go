@@ -36,6 +36,7 @@ type projector struct {
 	agents  map[string]*Agent
 	outputs map[string]string // Go type name → content type
 	failure run.FailureKind   // of the latest run.Error with one
+	refusal string            // what the model said, when it refused
 }
 
 // newProjector returns a projector for the server's runs.
@@ -90,7 +91,7 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 			}
 			p.run.Error = &acpError{Code: failureCode(p.failure), Message: reason}
 			if p.failure != "" {
-				p.run.Error.Data, _ = json.Marshal(map[string]run.FailureKind{"kind": p.failure})
+				p.run.Error.Data, _ = json.Marshal(failureData{Kind: p.failure, Refusal: p.refusal})
 			}
 			emitRun("run.failed")
 		case run.StatusCanceled:
@@ -127,7 +128,7 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 		}
 	case run.Error:
 		if d.Failure != "" {
-			p.failure = d.Failure
+			p.failure, p.refusal = d.Failure, d.Refusal
 		}
 		out = append(out, generic(e))
 	case run.ToolCallScheduled, run.ToolCallCompleted, run.SnippetExecuted, run.ChildRunStarted, run.ChildRunFinished:
@@ -210,4 +211,11 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// failureData is the Error data of a failed run whose log says why: the
+// kind, and what the model said when it refused.
+type failureData struct {
+	Kind    run.FailureKind `json:"kind"`
+	Refusal string          `json:"refusal,omitempty"`
 }

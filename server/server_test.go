@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/run"
 	"github.com/byref/byref/server"
 )
 
@@ -41,6 +42,10 @@ type acpRun struct {
 	Error *struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
+		Data    *struct {
+			Kind    string `json:"kind"`
+			Refusal string `json:"refusal"`
+		} `json:"data"`
 	} `json:"error"`
 	CreatedAt  string  `json:"created_at"`
 	FinishedAt *string `json:"finished_at"`
@@ -240,6 +245,24 @@ func TestFailure(t *testing.T) {
 	r := c.run("POST", "/runs", create("failer", "Hi", "sync"), 200)
 	if r.Status != "failed" || r.Error == nil || r.Error.Code != "server_error" || !strings.Contains(r.Error.Message, "Wrong question buddy!") {
 		t.Fatalf("run: %+v", r)
+	}
+}
+
+// A run the model refused fails with ACP's server_error (the clients accept
+// no other code), the typed reason in the error's data, and the same reason
+// in the inspector's snapshot.
+func TestRefusal(t *testing.T) {
+	_, ts := startServer(t, server.Options{})
+	c := client{t: t, base: ts.URL}
+	r := c.run("POST", "/runs", create("refuser", "Hi", "sync"), 200)
+	if r.Status != "failed" || r.Error == nil || r.Error.Code != "server_error" || r.Error.Data == nil ||
+		r.Error.Data.Kind != "refusal" || r.Error.Data.Refusal != "I won't do that." || !strings.Contains(r.Error.Message, "refused") {
+		t.Fatalf("run: %+v, error %+v", r, r.Error)
+	}
+	status, b := c.do("GET", "/ui/api/runs/"+r.RunID, "")
+	var v struct{ Snapshot run.Snapshot }
+	if status != 200 || json.Unmarshal(b, &v) != nil || v.Snapshot.FailureKind != run.FailureRefusal || v.Snapshot.Refusal != "I won't do that." {
+		t.Fatalf("inspector view: %d %s", status, b)
 	}
 }
 

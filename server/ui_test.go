@@ -761,3 +761,19 @@ func TestUISecretRedacted(t *testing.T) {
 	}
 	shot(t, b, "variables")
 }
+
+// A run the model refused shows why in the inspector: the failure kind and
+// what the model said.
+func TestUIRefusal(t *testing.T) {
+	_, ts := startServer(t, server.Options{})
+	c := client{t: t, base: ts.URL}
+	r := c.run("POST", "/runs", create("refuser", "Hi", "sync"), 200)
+	b := tab(t, ts.URL+"/ui#/runs/"+r.RunID)
+	waitJS(t, b, "the failed status", statusIs("failed"))
+	waitJS(t, b, "the failure kind and the refusal", `document.querySelector('#run-facts').innerText.includes('Failure kind') && document.querySelector('#run-facts').innerText.includes("I won't do that.")`)
+	facts := text(t, b, "#run-facts")
+	if !strings.Contains(facts, "refusal") {
+		t.Errorf("facts:\n%s", facts)
+	}
+	shot(t, b, "refusal")
+}

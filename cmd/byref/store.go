@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/byref/byref/llm"
+	_ "github.com/byref/byref/llm/providers"
 	"github.com/byref/byref/run/sqlite"
 )
 

@@ -37,7 +37,8 @@ func run(ctx context.Context, w io.Writer) error {
 			{Name: "unit", Enum: []any{"C", "F"}},
 		},
 	})
-	// To ask a real model instead (it reads OPENAI_API_KEY):
+	// To ask a real model instead (it reads OPENAI_API_KEY), register the
+	// providers with import _ "github.com/byref/byref/llm/providers", then:
 	//
 	//	model, err := llm.Open("openai:gpt-4o-mini")
 	model := llm.NewScripted(

@@ -25,6 +25,7 @@ import (
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/llm"
+	_ "github.com/byref/byref/llm/providers"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/sqlite"
 	"github.com/byref/byref/runtime"

@@ -88,3 +88,34 @@ func TestBrowserDoesNotLinkTheInterpreter(t *testing.T) {
 		}
 	}
 }
+
+// TestProvidersAreOptIn: package llm imports only the standard library, and
+// the runtime, otel, codegen and the server link no provider client
+// (byref's own or langchaingo): a program that brings its own llm.Model pays
+// for none. Programs that open models by name import llm/providers.
+func TestProvidersAreOptIn(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "github.com/byref/byref/llm").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list llm: %v\n%s", err, out)
+	}
+	if deps := strings.Fields(string(out)); len(deps) != 1 || deps[0] != "github.com/byref/byref/llm" {
+		t.Errorf("llm depends on %v; it may import only the standard library", deps)
+	}
+	providers := []string{
+		"github.com/tmc/langchaingo", "github.com/pkoukk/tiktoken-go", "github.com/dlclark/regexp2",
+		"github.com/byref/byref/llm/openai", "github.com/byref/byref/llm/anthropic", "github.com/byref/byref/llm/providers",
+	}
+	for _, pkg := range []string{"runtime", "otel", "codegen", "server"} {
+		out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/"+pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			for _, p := range providers {
+				if strings.HasPrefix(dep, p) {
+					t.Errorf("%s depends on %s; provider clients are linked only by programs that import them", pkg, dep)
+				}
+			}
+		}
+	}
+}

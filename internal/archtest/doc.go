@@ -1,6 +1,8 @@
-// Package archtest holds the test that keeps byref's core light: the
+// Package archtest holds the tests that keep byref's builds light: the
 // packages variable, action, schema and run must not depend on chromedp,
-// yaegi, langchaingo, SQLite, OpenTelemetry, MCP or Temporal, and only
-// package temporal builds the Temporal SDK, and neither the runtime nor
-// the server builds the A2A SDK. It has no code of its own.
+// yaegi, langchaingo, SQLite, OpenTelemetry, MCP or Temporal; only package
+// temporal builds the Temporal SDK; neither the runtime nor the server
+// builds the A2A SDK; package llm imports only the standard library, and
+// the runtime, otel, codegen and the server link no provider client. It has
+// no code of its own.
 package archtest

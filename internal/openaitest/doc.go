@@ -1,6 +1,6 @@
 // Package openaitest is an httptest server that speaks OpenAI's chat
 // completions wire format (POST /v1/chat/completions), for tests that drive a
-// real OpenAI client (langchaingo's, through llm.OpenWith) without a network.
+// real OpenAI client (byref's, through llm.OpenWith) without a network.
 //
 // A [Handler] answers each request: it gets the request decoded into typed
 // structs ([Request], [Message], [Tool], [ToolCall]) and returns a typed

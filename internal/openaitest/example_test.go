@@ -6,10 +6,11 @@ import (
 
 	"github.com/byref/byref/internal/openaitest"
 	"github.com/byref/byref/llm"
+	_ "github.com/byref/byref/llm/providers"
 )
 
 // A handler sees the request as typed values and answers with typed values;
-// langchaingo's OpenAI client, built by llm.OpenWith, talks to it over HTTP.
+// byref's OpenAI client, built by llm.OpenWith, talks to it over HTTP.
 func Example() {
 	srv := openaitest.Start(func(_ context.Context, req openaitest.Request) (openaitest.Response, error) {
 		last := req.Messages[len(req.Messages)-1]

@@ -13,6 +13,7 @@ import (
 
 	"github.com/byref/byref/internal/openaitest"
 	"github.com/byref/byref/llm"
+	_ "github.com/byref/byref/llm/providers"
 )
 
 func open(t *testing.T, srv *openaitest.Server) llm.Model {
@@ -34,9 +35,9 @@ var cityTool = llm.Tool{
 	Strict:      true,
 }
 
-// A whole exchange through langchaingo's OpenAI client: the request decoded
+// A whole exchange through byref's OpenAI client: the request decoded
 // into typed values, parallel tool calls and usage in the response.
-func TestGenerateThroughLangchain(t *testing.T) {
+func TestGenerateThroughTheClient(t *testing.T) {
 	srv := openaitest.New(t, openaitest.Script(openaitest.Response{
 		Text: "Checking both.",
 		ToolCalls: []openaitest.ToolCall{
@@ -107,7 +108,7 @@ func TestGenerateThroughLangchain(t *testing.T) {
 	if err := json.Unmarshal(tool.Parameters, &params); err != nil || params.Properties.City.AnyOf[1].Enum[0] != "<<var:home>>" {
 		t.Errorf("parameters = %s (%v)", tool.Parameters, err)
 	}
-	// langchaingo's json.Marshal escapes < and > on the wire; Parameters
+	// json.Marshal escapes < and > on the wire; Parameters
 	// reads as written.
 	if !strings.Contains(string(req.Body), `\u003c\u003cvar:home\u003e\u003e`) || !strings.Contains(string(tool.Parameters), `"<<var:home>>"`) {
 		t.Errorf("body %s\nparameters %s", req.Body, tool.Parameters)
@@ -132,7 +133,7 @@ func TestToolParametersUnescaped(t *testing.T) {
 
 // Streaming: text and tool-call deltas reach the callback, and the client
 // assembles the same response as without streaming.
-func TestStreamThroughLangchain(t *testing.T) {
+func TestStreamThroughTheClient(t *testing.T) {
 	srv := openaitest.New(t, openaitest.Script(openaitest.Response{
 		Text:      "Let me look that up.",
 		ToolCalls: []openaitest.ToolCall{{ID: "call_a", Name: "get_weather", Arguments: `{"city":"Zürich, <<var:home>>"}`}},
@@ -243,7 +244,7 @@ func TestStreamWireFormat(t *testing.T) {
 	}
 }
 
-// Handler errors reach langchaingo's client as HTTP errors, which llm
+// Handler errors reach the client as HTTP errors, which llm
 // classifies.
 func TestHTTPErrors(t *testing.T) {
 	for _, tc := range []struct {

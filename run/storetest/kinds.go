@@ -19,7 +19,7 @@ func EveryKind() []run.Payload {
 		"page": {Variable: "page", Type: "*browser.Page", Preview: "<page https://example.com>"},
 	}
 	call := run.ToolCall{ID: "call_1", Action: "get_weather",
-		Arguments: `{"city":"<<var:paris>>","units":"metric"}`, References: refs}
+		Arguments: `{"city":"<<var:paris>>","units":"metric"}`, References: refs, Signature: "Sig_A=="}
 	vars := []run.VariableInfo{{Name: "weather", Type: "main.Weather", Preview: `{Temp:21}`}}
 	mods := []run.VariableInfo{{Name: "notes", Type: "[]string", Preview: `["a" "b"]`}}
 	snippet := run.Snippet{Code: "total := a + b", Reads: []string{"a", "b"}, Writes: []string{"total"}}
@@ -27,7 +27,8 @@ func EveryKind() []run.Payload {
 		run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning, Reason: "started"},
 		run.PhaseChanged{From: run.PhasePrompted, To: run.PhasePlanning},
 		run.UserMessage{Text: "What's the weather in Paris?", Turn: "turn_1"},
-		run.AssistantMessage{Step: 1, Text: "Let me check.", Reasoning: "The user wants weather; call get_weather."},
+		run.AssistantMessage{Step: 1, Text: "Let me check.", Reasoning: "The user wants weather; call get_weather.",
+			Thinking: []run.Thinking{{Text: "The user wants weather; call get_weather.", Signature: "c2ln"}, {Redacted: "EmwKAhgB"}}},
 		run.ToolCallScheduled{Step: 1, Call: call},
 		run.Progress{CallID: "call_1", Message: "working: 2 of 3 pages"},
 		run.ToolCallCompleted{CallID: "call_1", Success: true, Error: "retried once",
@@ -49,6 +50,7 @@ func EveryKind() []run.Payload {
 		run.Result{Value: json.RawMessage(`{"temp":21,"city":"Paris"}`)},
 		run.Usage{InputTokens: 1200, OutputTokens: 340},
 		run.Error{Step: 3, Message: "model: 429, retrying"},
+		run.Error{Step: 4, Message: "the model refused the task: no.", Failure: run.FailureRefusal, Refusal: "no."},
 		run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted, Reason: "terminated"},
 	}
 }

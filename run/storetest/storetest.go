@@ -246,7 +246,7 @@ func testAppendConcurrentSameRun(t *testing.T, s run.Store) {
 	}
 	events := mustRead(t, s, "run_a", 1, 0)
 	checkSeqs(t, "run_a", events, 1)
-	if len(events) != 4 || events[2].Data != events[3].Data {
+	if len(events) != 4 || !reflect.DeepEqual(events[2].Data, events[3].Data) {
 		t.Fatalf("log = %v; want one whole batch", events)
 	}
 }

@@ -244,6 +244,8 @@
       s.options && s.options.model ? ['Model', s.options.model] : null,
       s.options && s.options.approval ? ['Approval', s.options.approval] : null,
       s.failure_reason ? ['Failed because', el('span', { class: 'error' }, s.failure_reason)] : null,
+      s.failure_kind ? ['Failure kind', s.failure_kind] : null,
+      s.refusal ? ['Refusal', el('span', { class: 'error' }, s.refusal)] : null,
       s.last_error ? ['Last error', s.last_error] : null,
     ].filter(Boolean);
     $('#run-facts').replaceChildren(...facts.flatMap(([k, val]) => [el('dt', {}, k), el('dd', {}, val)]));

@@ -1,0 +1,99 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/byref/byref/llm"
+)
+
+// emptySchema is the input_schema of a tool without parameters.
+var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// encode builds the JSON body of req. System messages are joined into the
+// system prompt; consecutive tool results share one user message, as the API
+// requires; an assistant message sends its thinking blocks first, unchanged,
+// then its text and its tool_use blocks.
+func (m *Model) encode(req llm.Request, stream bool) ([]byte, error) {
+	r := request{Model: m.opts.Model, MaxTokens: req.MaxTokens, Temperature: req.Temperature, TopP: req.TopP, Stream: stream}
+	if r.MaxTokens == 0 {
+		r.MaxTokens = m.opts.MaxTokens
+	}
+	if r.MaxTokens == 0 {
+		r.MaxTokens = DefaultMaxTokens
+	}
+	if r.Temperature == nil {
+		r.Temperature = m.opts.Temperature
+	}
+	if r.TopP == nil {
+		r.TopP = m.opts.TopP
+	}
+	for _, t := range req.Tools {
+		s := t.Parameters
+		if len(bytes.TrimSpace(s)) == 0 {
+			s = emptySchema
+		} else if !json.Valid(s) {
+			return nil, fmt.Errorf("llm: %s: tool %q: Parameters is not valid JSON; give a JSON Schema object", m.provider, t.Name)
+		}
+		r.Tools = append(r.Tools, tool{Name: t.Name, Description: t.Description, InputSchema: s})
+	}
+	var system []string
+	for i, msg := range req.Messages {
+		switch msg.Role {
+		case llm.RoleSystem:
+			system = append(system, msg.Text)
+		case llm.RoleUser:
+			r.Messages = appendBlocks(r.Messages, "user", block{Type: "text", Text: msg.Text})
+		case llm.RoleAssistant:
+			var blocks []block
+			for _, t := range msg.Thinking {
+				if t.Redacted != "" {
+					blocks = append(blocks, block{Type: "redacted_thinking", Data: t.Redacted})
+				} else {
+					blocks = append(blocks, block{Type: "thinking", Thinking: t.Text, Signature: t.Signature})
+				}
+			}
+			if msg.Text != "" {
+				blocks = append(blocks, block{Type: "text", Text: msg.Text})
+			}
+			for _, c := range msg.ToolCalls {
+				blocks = append(blocks, block{Type: "tool_use", ID: c.ID, Name: c.Name, Input: input(c.Arguments)})
+			}
+			if len(blocks) == 0 {
+				continue // an empty turn says nothing, and the API refuses it
+			}
+			r.Messages = appendBlocks(r.Messages, "assistant", blocks...)
+		case llm.RoleTool:
+			if msg.ToolCallID == "" {
+				return nil, fmt.Errorf("llm: %s: message %d: a tool message needs the ToolCallID of the call it answers", m.provider, i)
+			}
+			r.Messages = appendBlocks(r.Messages, "user", block{Type: "tool_result", ToolUseID: msg.ToolCallID, Content: msg.Text})
+		default:
+			return nil, fmt.Errorf("llm: %s: message %d: unknown role %q; use system, user, assistant or tool", m.provider, i, msg.Role)
+		}
+	}
+	r.System = strings.Join(system, "\n\n")
+	return json.Marshal(r)
+}
+
+// appendBlocks adds blocks to the last message when it has the role (the API
+// wants user and assistant to alternate), else as a new message.
+func appendBlocks(msgs []message, role string, blocks ...block) []message {
+	if n := len(msgs); n > 0 && msgs[n-1].Role == role {
+		msgs[n-1].Content = append(msgs[n-1].Content, blocks...)
+		return msgs
+	}
+	return append(msgs, message{Role: role, Content: blocks})
+}
+
+// input is a call's arguments as a tool_use input: the JSON object the model
+// wrote, or {} when it was not one (the API accepts only an object).
+func input(args string) json.RawMessage {
+	b := bytes.TrimSpace([]byte(args))
+	if len(b) == 0 || b[0] != '{' || !json.Valid(b) {
+		return json.RawMessage("{}")
+	}
+	return b
+}

@@ -1,0 +1,181 @@
+// Package wire holds the HTTP plumbing byref's provider packages share:
+// posting a JSON request, turning an HTTP failure into an [llm.ProviderError],
+// and reading server-sent events.
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/byref/byref/llm"
+)
+
+// maxErrorBody bounds how much of an error body is read into a message.
+const maxErrorBody = 4 << 10
+
+// Post sends body as JSON to url with the headers and returns the response
+// of a 2xx answer. Any other outcome is an error: the context's own when it
+// is done, a retryable [llm.ProviderError] for a network failure, and the
+// error [llm.StatusError] builds for a non-2xx status, with the provider's
+// error message.
+func Post(ctx context.Context, client *http.Client, provider, url string, header http.Header, body []byte) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("llm: %s: %w", provider, err)
+	}
+	req.Header = header.Clone()
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, fmt.Errorf("llm: %s: %w", provider, ctxErr)
+		}
+		return nil, &llm.ProviderError{Provider: provider, Retryable: true, Kind: llm.ErrProviderUnavailable, Err: err}
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	return nil, llm.StatusError(provider, resp.StatusCode, RetryAfter(resp.Header.Get("Retry-After")), errors.New(errorMessage(b)))
+}
+
+// errorMessage finds the message of an error body: {"error":{"message"}}
+// (OpenAI, Anthropic), {"message"} (Mistral), [{"error":{...}}] (Gemini),
+// or the body itself.
+func errorMessage(b []byte) string {
+	var one struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '[' {
+		var many []json.RawMessage
+		if json.Unmarshal(b, &many) == nil && len(many) > 0 {
+			b = many[0]
+		}
+	}
+	if json.Unmarshal(b, &one) == nil {
+		var inner struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(one.Error, &inner) == nil && inner.Message != "" {
+			return inner.Message
+		}
+		var s string
+		if json.Unmarshal(one.Error, &s) == nil && s != "" {
+			return s
+		}
+		if one.Message != "" {
+			return one.Message
+		}
+	}
+	if len(b) == 0 {
+		return "no error message"
+	}
+	return string(b)
+}
+
+// RetryAfter reads a Retry-After header given in seconds or as a date.
+func RetryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(v); err == nil && secs > 0 {
+		return time.Duration(secs) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := time.Until(t); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// BadResponse is the error for a 2xx answer that could not be understood.
+func BadResponse(provider string, err error) *llm.ProviderError {
+	return &llm.ProviderError{Provider: provider, StatusCode: http.StatusOK, Kind: llm.ErrBadResponse, Err: err}
+}
+
+// ReadError is the error for a body that broke while it was read: the
+// context's error when it is done, else a bad response.
+func ReadError(ctx context.Context, provider string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("llm: %s: %w", provider, ctxErr)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return BadResponse(provider, fmt.Errorf("the body ended early: %w", err))
+	}
+	return BadResponse(provider, err)
+}
+
+// Event is one server-sent event.
+type Event struct {
+	// Name is the event's "event:" field; empty when it has none.
+	Name string
+	// Data is its "data:" lines joined by newlines.
+	Data []byte
+}
+
+// Events reads server-sent events from r and calls fn for each, until r
+// ends or fn returns an error (io.EOF from fn stops without an error).
+func Events(r io.Reader, fn func(Event) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	var ev Event
+	var data bytes.Buffer
+	hasData := false
+	flush := func() error {
+		if !hasData {
+			ev = Event{}
+			return nil
+		}
+		ev.Data = bytes.Clone(data.Bytes())
+		err := fn(ev)
+		ev, hasData = Event{}, false
+		data.Reset()
+		return err
+	}
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(line) == 0 {
+			if err := flush(); err != nil {
+				if err == io.EOF {
+					return nil
+				}
+				return err
+			}
+			continue
+		}
+		if line[0] == ':' {
+			continue // a comment, e.g. a keep-alive
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(field) {
+		case "event":
+			ev.Name = string(value)
+		case "data":
+			if hasData {
+				data.WriteByte('\n')
+			}
+			data.Write(value)
+			hasData = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if err := flush(); err != nil && err != io.EOF {
+		return err
+	}
+	return nil
+}

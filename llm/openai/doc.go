@@ -1,0 +1,30 @@
+// Package openai is byref's client for OpenAI's chat completions API and the
+// OpenAI-compatible endpoints of Google Gemini, Mistral, Ollama and vLLM: a
+// [llm.Model] and [llm.Streamer] written directly over net/http, with no SDK.
+//
+// Importing the package registers the providers openai, google (alias
+// gemini), mistral, ollama and vllm with [llm.Register], so that
+// llm.Open("openai:gpt-4o-mini") works; [New] builds a model without the
+// registry.
+//
+// # What is sent
+//
+// Only what the caller set: no temperature, top_p or token cap unless the
+// [llm.Request] or [Options] has one (reasoning models such as o1 and o4-mini
+// refuse a temperature other than their default). A tool marked Strict is
+// sent with "strict": true; checking that its schema meets OpenAI's limits is
+// the caller's job (the runtime does it with schema.CheckOpenAIStrict).
+// Gemini's thought signatures ([llm.ToolCall.Signature]) go back in
+// extra_content.google.thought_signature, as Google documents for Gemini 3.
+//
+// # What is read
+//
+// Content as a string or as an array of parts (Mistral's Magistral, whose
+// thinking parts become [llm.Response.Reasoning]); reasoning_content and
+// reasoning; refusal (the stop reason is then [llm.StopRefusal] and the text
+// is kept in [llm.Response.Refusal]); tool calls with or without "type" and
+// with or without IDs (a missing ID gets a unique "call_N"); in streams, tool
+// calls split across chunks however the endpoint splits them (see the
+// assembler's rules in stream.go). Failures are [*llm.ProviderError] values;
+// a stream that ends before a finish reason or [DONE] is [llm.ErrBadResponse].
+package openai

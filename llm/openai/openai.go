@@ -1,0 +1,179 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/llm/internal/wire"
+)
+
+// Options configures [New]. Model is required; the zero value of every other
+// field works and sends nothing the user did not set.
+type Options struct {
+	// Model is the model name sent with every request, e.g. "gpt-4o-mini".
+	Model string
+	// APIKey is sent as a bearer token; empty sends no Authorization header
+	// (local servers such as Ollama and vLLM need none).
+	APIKey string
+	// BaseURL is the API's base URL, to which "/chat/completions" is
+	// appended; empty means https://api.openai.com/v1.
+	BaseURL string
+	// HTTPClient sends the requests; nil means a client without a timeout
+	// (the context of each call bounds it).
+	HTTPClient *http.Client
+	// Provider names the provider in errors; empty means "openai".
+	Provider string
+	// Organization, when set, is sent as the OpenAI-Organization header.
+	Organization string
+	// MaxTokens caps the output tokens of requests that leave MaxTokens at
+	// 0; 0 sends no cap.
+	MaxTokens int
+	// Temperature is used by requests that leave Temperature nil; nil
+	// sends none.
+	Temperature *float64
+	// TopP is used by requests that leave TopP nil; nil sends none.
+	TopP *float64
+	// Dialect adapts the request to an OpenAI-compatible endpoint; the zero
+	// value is OpenAI's own API.
+	Dialect Dialect
+}
+
+// Dialect lists how an OpenAI-compatible endpoint's requests differ from
+// OpenAI's. Responses need no dialect: every variation the adapter knows of
+// is read whichever endpoint sends it.
+type Dialect struct {
+	// LegacyMaxTokens sends the cap as max_tokens rather than OpenAI's
+	// max_completion_tokens (Mistral, Gemini, Ollama and vLLM document
+	// max_tokens).
+	LegacyMaxTokens bool
+	// NoStreamOptions leaves out stream_options.include_usage, for
+	// endpoints that refuse unknown fields (Mistral, which reports usage in
+	// its last chunk anyway).
+	NoStreamOptions bool
+	// ToolResultName sends the tool's name in tool messages (Mistral
+	// documents "name" there).
+	ToolResultName bool
+}
+
+// Model is a [llm.Model] and [llm.Streamer] over an OpenAI chat completions
+// endpoint. It is safe for concurrent use.
+type Model struct {
+	opts     Options
+	url      string
+	header   http.Header
+	client   *http.Client
+	provider string
+	ids      atomic.Uint64
+}
+
+// New returns a Model for opts. It does no network I/O.
+func New(opts Options) (*Model, error) {
+	if strings.TrimSpace(opts.Model) == "" {
+		return nil, errors.New("openai: Options.Model is empty; name a model, e.g. gpt-4o-mini")
+	}
+	base := strings.TrimSuffix(opts.BaseURL, "/")
+	if base == "" {
+		base = "https://api.openai.com/v1"
+	}
+	m := &Model{opts: opts, url: base + "/chat/completions", header: http.Header{}, client: opts.HTTPClient, provider: opts.Provider}
+	if m.client == nil {
+		m.client = &http.Client{}
+	}
+	if m.provider == "" {
+		m.provider = "openai"
+	}
+	if opts.APIKey != "" {
+		m.header.Set("Authorization", "Bearer "+opts.APIKey)
+	}
+	if opts.Organization != "" {
+		m.header.Set("OpenAI-Organization", opts.Organization)
+	}
+	return m, nil
+}
+
+// Generate implements [llm.Model].
+func (m *Model) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	body, err := m.encode(req, false)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	resp, err := wire.Post(ctx, m.client, m.provider, m.url, m.header, body)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return llm.Response{}, wire.ReadError(ctx, m.provider, err)
+	}
+	var c completion
+	if err := json.Unmarshal(b, &c); err != nil {
+		return llm.Response{}, wire.BadResponse(m.provider, fmt.Errorf("decode the completion: %w", err))
+	}
+	if c.Error != nil {
+		return llm.Response{}, streamError(m.provider, c.Error)
+	}
+	if len(c.Choices) == 0 {
+		return llm.Response{}, wire.BadResponse(m.provider, errors.New("no choices in the completion"))
+	}
+	ch := c.Choices[0]
+	out := llm.Response{Refusal: ch.Message.Refusal, Usage: c.Usage.usage()}
+	out.Text, out.Reasoning = ch.Message.Content.text, ch.Message.Content.reasoning
+	out.Reasoning += ch.Message.reasoning()
+	for _, tc := range ch.Message.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments, Signature: tc.signature()})
+	}
+	m.finish(&out, ch.FinishReason)
+	return out, nil
+}
+
+// finish fills in missing call IDs and maps the finish reason.
+func (m *Model) finish(out *llm.Response, reason string) {
+	for i := range out.ToolCalls {
+		if out.ToolCalls[i].ID == "" {
+			out.ToolCalls[i].ID = "call_" + strconv.FormatUint(m.ids.Add(1), 10)
+		}
+		if out.ToolCalls[i].Arguments == "" {
+			out.ToolCalls[i].Arguments = "{}"
+		}
+	}
+	out.StopReason = stopReason(reason)
+	switch {
+	case out.Refusal != "":
+		out.StopReason = llm.StopRefusal
+	case len(out.ToolCalls) > 0 && (out.StopReason == llm.StopEnd || out.StopReason == ""):
+		// Some compatible endpoints (Gemini, Ollama) say "stop" after calls.
+		out.StopReason = llm.StopToolCalls
+	}
+}
+
+// stopReason maps a finish_reason to an [llm.StopReason]; an unknown one is
+// kept as sent.
+func stopReason(s string) llm.StopReason {
+	switch s {
+	case "":
+		return ""
+	case "stop", "eos":
+		return llm.StopEnd
+	case "tool_calls", "function_call":
+		return llm.StopToolCalls
+	case "length", "model_length":
+		return llm.StopMaxTokens
+	case "content_filter":
+		return llm.StopContentFilter
+	}
+	return llm.StopReason(s)
+}
+
+// streamError turns an error object sent with a 200 status into an error.
+func streamError(provider string, e *apiError) error {
+	return &llm.ProviderError{Provider: provider, Retryable: true, Kind: llm.ErrProviderUnavailable, Err: errors.New(e.Message)}
+}

@@ -1,0 +1,61 @@
+package openai
+
+import (
+	"strings"
+
+	"github.com/byref/byref/llm"
+)
+
+// The providers this package registers with [llm.Register]: OpenAI itself,
+// and the OpenAI-compatible endpoints of Google Gemini, Mistral, Ollama and
+// vLLM. Each differs from OpenAI's request only as its [Dialect] says.
+func init() {
+	register := func(name string, keyEnv []string, keyOptional bool, baseEnv, defaultBase string, d Dialect, base func(string) string) {
+		llm.Register(llm.Provider{
+			Name: name, KeyEnv: keyEnv, KeyOptional: keyOptional, BaseURLEnv: baseEnv,
+			Open: func(c llm.Config) (llm.Model, error) {
+				b := c.BaseURL
+				if base != nil {
+					b = base(b)
+				}
+				if b == "" {
+					b = defaultBase
+				}
+				org := ""
+				if name == "openai" {
+					org = c.Getenv("OPENAI_ORGANIZATION")
+				}
+				return New(Options{
+					Model: c.Model, APIKey: c.APIKey, BaseURL: b, HTTPClient: c.HTTPClient, Provider: c.Provider,
+					Organization: org, MaxTokens: c.MaxTokens, Temperature: c.Temperature, TopP: c.TopP, Dialect: d,
+				})
+			},
+		})
+	}
+	compatible := Dialect{LegacyMaxTokens: true}
+	register("openai", []string{"OPENAI_API_KEY"}, false, "OPENAI_BASE_URL", "https://api.openai.com/v1", Dialect{}, nil)
+	for _, name := range []string{"google", "gemini"} {
+		register(name, []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}, false, "", "https://generativelanguage.googleapis.com/v1beta/openai", compatible, nil)
+	}
+	register("mistral", []string{"MISTRAL_API_KEY"}, false, "", "https://api.mistral.ai/v1",
+		Dialect{LegacyMaxTokens: true, NoStreamOptions: true, ToolResultName: true}, nil)
+	register("ollama", nil, true, "OLLAMA_HOST", "", compatible, OllamaBaseURL)
+	register("vllm", []string{"VLLM_API_KEY"}, true, "VLLM_BASE_URL", "http://127.0.0.1:8000/v1", compatible, nil)
+}
+
+// OllamaBaseURL turns an OLLAMA_HOST value, as Ollama's own CLI reads it
+// ("127.0.0.1:11434", "http://gpu-box:11434"), into the base URL of its
+// OpenAI-compatible API; empty means http://127.0.0.1:11434/v1.
+func OllamaBaseURL(host string) string {
+	host = strings.TrimSuffix(strings.TrimSpace(host), "/")
+	if host == "" {
+		return "http://127.0.0.1:11434/v1"
+	}
+	if !strings.Contains(host, "://") {
+		host = "http://" + host
+	}
+	if !strings.HasSuffix(host, "/v1") {
+		host += "/v1"
+	}
+	return host
+}

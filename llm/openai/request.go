@@ -1,0 +1,78 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/byref/byref/llm"
+)
+
+// emptyParameters is the schema of a tool without parameters.
+var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// encode builds the JSON body of req. Only what the request or the options
+// set is sent: no temperature, top_p or token cap by default.
+func (m *Model) encode(req llm.Request, stream bool) ([]byte, error) {
+	r := request{Model: m.opts.Model, Stream: stream, Temperature: req.Temperature, TopP: req.TopP}
+	if r.Temperature == nil {
+		r.Temperature = m.opts.Temperature
+	}
+	if r.TopP == nil {
+		r.TopP = m.opts.TopP
+	}
+	maxTokens := req.MaxTokens
+	if maxTokens == 0 {
+		maxTokens = m.opts.MaxTokens
+	}
+	if m.opts.Dialect.LegacyMaxTokens {
+		r.MaxTokens = maxTokens
+	} else {
+		r.MaxCompletionTokens = maxTokens
+	}
+	if stream && !m.opts.Dialect.NoStreamOptions {
+		r.StreamOptions = &streamOptions{IncludeUsage: true}
+	}
+	for _, t := range req.Tools {
+		params := t.Parameters
+		if len(bytes.TrimSpace(params)) == 0 {
+			params = emptyParameters
+		} else if !json.Valid(params) {
+			return nil, fmt.Errorf("llm: %s: tool %q: Parameters is not valid JSON; give a JSON Schema object", m.provider, t.Name)
+		}
+		r.Tools = append(r.Tools, tool{Type: "function", Function: function{Name: t.Name, Description: t.Description, Parameters: params, Strict: t.Strict}})
+	}
+	r.Messages = make([]message, 0, len(req.Messages))
+	for i, msg := range req.Messages {
+		switch msg.Role {
+		case llm.RoleSystem, llm.RoleUser:
+			r.Messages = append(r.Messages, message{Role: string(msg.Role), Content: &msg.Text})
+		case llm.RoleAssistant:
+			out := message{Role: "assistant"}
+			if msg.Text != "" || len(msg.ToolCalls) == 0 {
+				out.Content = &msg.Text
+			}
+			for _, c := range msg.ToolCalls {
+				args := c.Arguments
+				if strings.TrimSpace(args) == "" {
+					args = "{}"
+				}
+				out.ToolCalls = append(out.ToolCalls, toolCall{ID: c.ID, Type: "function", Function: callFunction{Name: c.Name, Arguments: args}, ExtraContent: withSignature(c.Signature)})
+			}
+			r.Messages = append(r.Messages, out)
+		case llm.RoleTool:
+			if msg.ToolCallID == "" {
+				return nil, fmt.Errorf("llm: %s: message %d: a tool message needs the ToolCallID of the call it answers", m.provider, i)
+			}
+			out := message{Role: "tool", Content: &msg.Text, ToolCallID: msg.ToolCallID}
+			if m.opts.Dialect.ToolResultName {
+				out.Name = msg.ToolName
+			}
+			r.Messages = append(r.Messages, out)
+		default:
+			return nil, fmt.Errorf("llm: %s: message %d: unknown role %q; use system, user, assistant or tool", m.provider, i, msg.Role)
+		}
+	}
+	return json.Marshal(r)
+}

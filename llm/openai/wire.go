@@ -1,0 +1,171 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/byref/byref/llm"
+)
+
+// The request and response shapes follow OpenAI's API reference, "Create
+// chat completion" (https://platform.openai.com/docs/api-reference/chat/create)
+// and "The chat completion object" and "chunk object", plus the variations
+// OpenAI-compatible endpoints document or were recorded sending: content as
+// an array of parts (Mistral's Magistral), reasoning_content or reasoning
+// (vLLM, Ollama, DeepSeek), tool calls without "type" (Mistral) and Gemini's
+// extra_content.google.thought_signature.
+
+type request struct {
+	Model               string         `json:"model"`
+	Messages            []message      `json:"messages"`
+	Tools               []tool         `json:"tools,omitempty"`
+	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
+	MaxTokens           int            `json:"max_tokens,omitempty"`
+	Temperature         *float64       `json:"temperature,omitempty"`
+	TopP                *float64       `json:"top_p,omitempty"`
+	Stream              bool           `json:"stream,omitempty"`
+	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+type message struct {
+	Role       string     `json:"role"`
+	Content    *string    `json:"content,omitempty"`
+	ToolCalls  []toolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	Name       string     `json:"name,omitempty"`
+}
+
+type tool struct {
+	Type     string   `json:"type"`
+	Function function `json:"function"`
+}
+
+type function struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Strict      bool            `json:"strict,omitempty"`
+}
+
+type toolCall struct {
+	Index        *int          `json:"index,omitempty"`
+	ID           string        `json:"id,omitempty"`
+	Type         string        `json:"type,omitempty"`
+	Function     callFunction  `json:"function"`
+	ExtraContent *extraContent `json:"extra_content,omitempty"`
+}
+
+type callFunction struct {
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments"`
+}
+
+type extraContent struct {
+	Google *struct {
+		ThoughtSignature string `json:"thought_signature,omitempty"`
+	} `json:"google,omitempty"`
+}
+
+func (c toolCall) signature() string {
+	if c.ExtraContent == nil || c.ExtraContent.Google == nil {
+		return ""
+	}
+	return c.ExtraContent.Google.ThoughtSignature
+}
+
+func withSignature(sig string) *extraContent {
+	if sig == "" {
+		return nil
+	}
+	e := &extraContent{}
+	e.Google = &struct {
+		ThoughtSignature string `json:"thought_signature,omitempty"`
+	}{sig}
+	return e
+}
+
+type completion struct {
+	Choices []choice  `json:"choices"`
+	Usage   *usage    `json:"usage"`
+	Error   *apiError `json:"error"`
+}
+
+type apiError struct {
+	Message string `json:"message"`
+}
+
+type choice struct {
+	Message      answer `json:"message"`
+	Delta        answer `json:"delta"`
+	FinishReason string `json:"finish_reason"`
+}
+
+// answer is a choice's message, or a chunk's delta.
+type answer struct {
+	Content          content    `json:"content"`
+	Refusal          string     `json:"refusal"`
+	ReasoningContent string     `json:"reasoning_content"`
+	Reasoning        string     `json:"reasoning"`
+	ToolCalls        []toolCall `json:"tool_calls"`
+}
+
+func (a answer) reasoning() string { return a.ReasoningContent + a.Reasoning }
+
+type usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+func (u *usage) usage() llm.Usage {
+	if u == nil {
+		return llm.Usage{}
+	}
+	return llm.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+}
+
+// content is a message's content: a string, null, or an array of parts
+// ({"type":"text","text"}; Magistral's {"type":"thinking","thinking":[parts]}).
+type content struct {
+	text, reasoning string
+}
+
+type part struct {
+	Type     string          `json:"type"`
+	Text     string          `json:"text"`
+	Thinking json.RawMessage `json:"thinking"`
+}
+
+// UnmarshalJSON reads any of the content shapes.
+func (c *content) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0 || bytes.Equal(b, []byte("null")):
+		return nil
+	case b[0] == '"':
+		return json.Unmarshal(b, &c.text)
+	case b[0] == '[':
+		var parts []part
+		if err := json.Unmarshal(b, &parts); err != nil {
+			return err
+		}
+		for _, p := range parts {
+			switch p.Type {
+			case "text", "":
+				c.text += p.Text
+			case "thinking", "reasoning":
+				var inner content
+				if err := inner.UnmarshalJSON(p.Thinking); err != nil {
+					return err
+				}
+				c.reasoning += inner.text + inner.reasoning
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("content is neither a string nor an array of parts: %.40s", b)
+}

@@ -1,0 +1,24 @@
+package providers_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/byref/byref/llm"
+	_ "github.com/byref/byref/llm/providers"
+)
+
+// With the providers registered, Open chooses one by name; a missing key
+// names the variable to set.
+func Example() {
+	_, err := llm.OpenWith("anthropic:claude-sonnet-4-5", llm.Options{
+		Getenv: func(string) string { return "" }, // an empty environment
+	})
+	fmt.Println(errors.Is(err, llm.ErrMissingKey))
+	fmt.Println(err)
+	fmt.Println(llm.Providers())
+	// Output:
+	// true
+	// llm: missing API key for anthropic: set ANTHROPIC_API_KEY in the environment (or Options.APIKey)
+	// [anthropic claude gemini google mistral ollama openai vllm]
+}

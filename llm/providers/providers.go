@@ -1,0 +1,21 @@
+// Package providers registers every model provider byref ships with
+// [llm.Register], for programs that open models by name:
+//
+//	import (
+//		"github.com/byref/byref/llm"
+//		_ "github.com/byref/byref/llm/providers"
+//	)
+//
+//	model, err := llm.Open("openai:gpt-4o-mini")
+//
+// It imports [github.com/byref/byref/llm/openai] (openai, google/gemini,
+// mistral, ollama, vllm) and [github.com/byref/byref/llm/anthropic]
+// (anthropic/claude). A program that needs only one can import that package
+// instead; one that brings its own [llm.Model] needs neither.
+package providers
+
+import (
+	// Registered for llm.Open.
+	_ "github.com/byref/byref/llm/anthropic"
+	_ "github.com/byref/byref/llm/openai"
+)
