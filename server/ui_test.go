@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -432,7 +433,7 @@ func ctxT(t *testing.T) context.Context {
 // waitJS waits until the JavaScript expression is true in the page.
 func waitJS(t *testing.T, b *browser.Browser, what, js string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		v, err := b.Eval(ctxT(t), "!!("+js+")")
 		if err == nil && v == true {
@@ -510,10 +511,15 @@ func TestUIListsRuns(t *testing.T) {
 	rows := `document.querySelectorAll('#runs tbody tr')`
 	waitJS(t, b, "three runs", rows+`.length === 3`)
 	list := text(t, b, "#runs")
-	for _, want := range []string{"✓ completed", "‖ awaiting", "✗ failed", "acp.agent=echo", "acp.agent=awaiter", "just now"} {
+	for _, want := range []string{"✓ completed", "‖ awaiting", "✗ failed", "acp.agent=echo", "acp.agent=awaiter"} {
 		if !strings.Contains(list, want) {
 			t.Errorf("the list lacks %q:\n%s", want, list)
 		}
+	}
+	// Ages are relative: "just now", or a few seconds when Chromium was
+	// slow to start on a loaded machine.
+	if !strings.Contains(list, "just now") && !regexp.MustCompile(`\b\d+ s ago\b`).MatchString(list) {
+		t.Errorf("the list shows no recent age:\n%s", list)
 	}
 	shot(t, b, "list-1280")
 
