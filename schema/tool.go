@@ -123,7 +123,7 @@ func buildObject(spec ToolSpec, refs bool) json.RawMessage {
 			b = append(b, ',')
 		}
 		n++
-		b = appendString(b, p.Name)
+		b = AppendString(b, p.Name)
 		b = append(b, ':')
 		var usesPattern bool
 		b, usesPattern = appendParam(b, p, refs)
@@ -139,12 +139,12 @@ func buildObject(spec ToolSpec, refs bool) json.RawMessage {
 			b = append(b, ',')
 		}
 		n++
-		b = appendString(b, p.Name)
+		b = AppendString(b, p.Name)
 	}
 	b = append(b, `],"additionalProperties":false`...)
 	if pattern {
 		b = append(b, `,"$defs":{"`+RefDefName+`":{"type":"string","pattern":`...)
-		b = appendString(b, RefPattern)
+		b = AppendString(b, RefPattern)
 		b = append(b, `}}`...)
 	}
 	return append(b, '}')
@@ -183,7 +183,7 @@ func appendParam(b []byte, p Param, refs bool) ([]byte, bool) {
 			b = append(b, '"')
 		}
 		b = append(b, `],"description":`...)
-		b = appendString(b, "A "+p.TypeName+" variable."+desc)
+		b = AppendString(b, "A "+p.TypeName+" variable."+desc)
 		return append(b, '}'), false
 	}
 	withRefs := refs && len(p.Refs) > 0 && !plainString(p.Raw)
@@ -205,7 +205,7 @@ func appendParam(b []byte, p Param, refs bool) ([]byte, bool) {
 	b = append(b, ']')
 	if desc != "" {
 		b = append(b, `,"description":`...)
-		b = appendString(b, desc)
+		b = AppendString(b, desc)
 	}
 	return append(b, '}'), withRefs
 }
@@ -228,11 +228,11 @@ func appendWithDescription(b []byte, raw json.RawMessage, desc string) []byte {
 		b = append(b, `{"anyOf":[`...)
 		b = append(b, raw...)
 		b = append(b, `],"description":`...)
-		b = appendString(b, desc)
+		b = AppendString(b, desc)
 		return append(b, '}')
 	}
 	b = append(b, `{"description":`...)
-	b = appendString(b, desc)
+	b = AppendString(b, desc)
 	if len(raw) > 0 {
 		if rest := bytes.TrimSpace(raw[1:]); len(rest) > 0 && rest[0] != '}' {
 			b = append(b, ',')
@@ -242,19 +242,21 @@ func appendWithDescription(b []byte, raw json.RawMessage, desc string) []byte {
 	return append(b, '}')
 }
 
-const hexDigits = "0123456789abcdef"
+const hex = "0123456789abcdef"
 
-// appendString appends s as a JSON string.
-func appendString(b []byte, s string) []byte {
+// AppendString appends s to b as a JSON string the way encoding/json does
+// with HTML escaping off: control characters, quotes and backslashes
+// escaped, U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
+func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
 		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -265,8 +267,12 @@ func appendString(b []byte, s string) []byte {
 				b = append(b, '\\', 'r')
 			case '\t':
 				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
 			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 			}
 			i++
 			start = i
@@ -276,6 +282,13 @@ func appendString(b []byte, s string) []byte {
 		if r == utf8.RuneError && size == 1 {
 			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
 			i += size
 			start = i
 			continue
