@@ -3,10 +3,8 @@ package anthropic
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -87,18 +85,9 @@ func (m *Model) Generate(ctx context.Context, req llm.Request) (llm.Response, er
 	if err != nil {
 		return llm.Response{}, err
 	}
-	resp, err := wire.Post(ctx, m.client, m.provider, m.url, m.header, body)
-	if err != nil {
-		return llm.Response{}, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return llm.Response{}, wire.ReadError(ctx, m.provider, err)
-	}
 	var r response
-	if err := json.Unmarshal(b, &r); err != nil {
-		return llm.Response{}, wire.BadResponse(m.provider, fmt.Errorf("decode the message: %w", err))
+	if err := wire.PostJSON(ctx, m.client, m.provider, m.url, m.header, body, &r, "the message"); err != nil {
+		return llm.Response{}, err
 	}
 	if r.Error != nil {
 		return llm.Response{}, apiFailure(m.provider, r.Error)

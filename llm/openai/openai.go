@@ -2,10 +2,7 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -105,18 +102,9 @@ func (m *Model) Generate(ctx context.Context, req llm.Request) (llm.Response, er
 	if err != nil {
 		return llm.Response{}, err
 	}
-	resp, err := wire.Post(ctx, m.client, m.provider, m.url, m.header, body)
-	if err != nil {
-		return llm.Response{}, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return llm.Response{}, wire.ReadError(ctx, m.provider, err)
-	}
 	var c completion
-	if err := json.Unmarshal(b, &c); err != nil {
-		return llm.Response{}, wire.BadResponse(m.provider, fmt.Errorf("decode the completion: %w", err))
+	if err := wire.PostJSON(ctx, m.client, m.provider, m.url, m.header, body, &c, "the completion"); err != nil {
+		return llm.Response{}, err
 	}
 	if c.Error != nil {
 		return llm.Response{}, streamError(m.provider, c.Error)

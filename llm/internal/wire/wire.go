@@ -179,3 +179,22 @@ func Events(r io.Reader, fn func(Event) error) error {
 	}
 	return nil
 }
+
+// PostJSON posts body, as Post does, and decodes the whole answer into v.
+// what names the answer in the error of a body that is not its JSON ("the
+// completion", "the message").
+func PostJSON(ctx context.Context, client *http.Client, provider, url string, header http.Header, body []byte, v any, what string) error {
+	resp, err := Post(ctx, client, provider, url, header, body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return ReadError(ctx, provider, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return BadResponse(provider, fmt.Errorf("decode %s: %w", what, err))
+	}
+	return nil
+}
