@@ -120,8 +120,25 @@ func (st *State) redact(text string) string {
 // redactor returns the Redactor of the run's sensitive values, rebuilt when
 // they changed; callers hold mu.
 func (st *State) redactor() *variable.Redactor {
+	// The texts are collected again only when a sensitive variable was
+	// added, removed or changed since: the walk uses reflection, and
+	// redact runs on every call of a run with secrets.
+	if c := st.redaction; c != nil && len(c.changes) == len(st.secrets) {
+		same := true
+		for name, n := range c.changes {
+			if !st.secrets[name] || st.vars.Changes(name) != n {
+				same = false
+				break
+			}
+		}
+		if same {
+			return c.r
+		}
+	}
+	changes := make(map[string]int, len(st.secrets))
 	texts := map[string]string{}
 	for name := range st.secrets {
+		changes[name] = st.vars.Changes(name)
 		v, ok := st.vars.Head(name)
 		if !ok {
 			continue
@@ -140,13 +157,16 @@ func (st *State) redactor() *variable.Redactor {
 	if st.redaction == nil || !maps.Equal(st.redaction.texts, texts) {
 		st.redaction = &redaction{texts: texts, r: variable.NewRedactor(texts)}
 	}
+	st.redaction.changes = changes
 	return st.redaction.r
 }
 
-// redaction caches the Redactor of a run's sensitive texts.
+// redaction caches the Redactor of a run's sensitive texts, with the count
+// of changes of each sensitive variable it was built from.
 type redaction struct {
-	texts map[string]string
-	r     *variable.Redactor
+	texts   map[string]string
+	changes map[string]int
+	r       *variable.Redactor
 }
 
 // Bounds of the walk that collects the texts inside a sensitive value.

@@ -136,6 +136,16 @@ func (s *Set) Touch(name string, step int, by string) error {
 	return nil
 }
 
+// Changes returns how many changes the named variable's history holds: a
+// number that grows whenever the set records a change of it (0 for a name
+// that is not a variable). Caches of what a value holds key on it.
+func (s *Set) Changes(name string) int {
+	if v, ok := s.vars[name]; ok {
+		return len(v.History)
+	}
+	return 0
+}
+
 // Taint marks the named variable as derived from a secret (see
 // Variable.Tainted). A secret stays secret. Its latest history entry's
 // preview is redacted too.
