@@ -77,7 +77,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if len(restored)+len(interrupted) > 0 {
-		fmt.Fprintf(stdout, "byref: %d runs awaiting before the restart go on; %d interrupted runs are marked failed\n", len(restored), len(interrupted))
+		fmt.Fprintf(stdout, "byref: %s awaiting before the restart go on; %s marked failed\n", count(len(restored), "run"), count(len(interrupted), "interrupted run"))
 	}
 	if *token == "" {
 		if err := checkLoopback(*addr); err != nil {
