@@ -298,10 +298,16 @@ func (p *previewer) list(v reflect.Value, depth int) {
 	if depth == 0 && n > 0 && p.table(v) {
 		return
 	}
-	tail := "]"
 	// The count of the outer list; a nested list shows its own only when
 	// it is cut, so that rows do not repeat theirs.
-	if (depth == 0 && (v.Kind() == reflect.Slice || n > 3)) || (depth > 0 && !p.fits(v, depth)) {
+	if depth > 0 {
+		if whole, ok := p.whole(v, depth); ok {
+			p.str(whole)
+			return
+		}
+	}
+	tail := "]"
+	if depth > 0 || v.Kind() == reflect.Slice || n > 3 {
 		tail = "] (" + plural(n, "item", "items") + ")"
 	}
 	p.str("[")
@@ -322,17 +328,18 @@ func (p *previewer) items(v reflect.Value, depth int) bool {
 	return true
 }
 
-// fits reports whether the nested list v fits whole in the room left.
-func (p *previewer) fits(v reflect.Value, depth int) bool {
+// whole returns the nested list v written whole, with no count, and true
+// when it fits in the room left; the list is written once when it does.
+func (p *previewer) whole(v reflect.Value, depth int) (string, bool) {
 	room := p.limit - utf8.RuneCountInString(p.b.String())
 	if room <= 2 {
-		return false
+		return "", false
 	}
 	trial := previewer{limit: room}
 	trial.str("[")
 	trial.enclose("]", func() bool { return trial.items(v, depth) })
 	s := trial.b.String()
-	return !trial.cut && utf8.RuneCountInString(s) <= room && !strings.Contains(s, "…")
+	return s, !trial.cut && utf8.RuneCountInString(s) <= room && !strings.Contains(s, "…")
 }
 
 func (p *previewer) mapping(v reflect.Value, depth int) {
