@@ -72,9 +72,25 @@ type ToolResponse struct {
 	Err error
 
 	resultVar string // the variable the result went to, for the log
+	// start is when the call started, for the log.
+	start time.Time
+	// snippet is the code a run_go call ran, for the log.
+	snippet *run.Snippet
+	// left are the variables a failed run_go snippet may have changed.
+	left []VariableChange
 	// Failure is set when the action returned a *run.FailureError: the run
 	// fails with it instead of going on.
 	Failure *run.FailureError `json:"-"`
+}
+
+// completed is the response's record in the log; its Kept is set by the
+// caller when the content was kept as a variable.
+func (r ToolResponse) completed() run.ToolCallCompleted {
+	return run.ToolCallCompleted{
+		CallID: r.CallID, Success: r.Success, Error: r.Error, Duration: r.Duration, Stdout: r.Stdout, Stderr: r.Stderr,
+		Created: infos(r.Variables, "created"), Modified: append(infos(r.Variables, "assigned", "modified"), infos(r.left, "modified")...),
+		Resolution: r.Resolution, Result: r.resultVar, Snippet: r.snippet, Start: r.start,
+	}
 }
 
 // toolContent is the JSON shape of a ToolResponse for the model.
@@ -152,7 +168,7 @@ func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 	res := StepResult{Step: n, Responses: make([]ToolResponse, 0, len(step.Calls))}
 	for _, code := range step.Snippets {
 		sctx, endSnippet := st.startSpan(ctx, Span{Kind: SpanSnippet, Name: "snippet", Step: n})
-		s := st.snippet(sctx, g, n, step.Reason, "", code)
+		s := st.snippet(sctx, g, n, "", code)
 		var err error
 		if !s.Success {
 			err = errors.New(s.Error)
@@ -162,7 +178,7 @@ func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 	}
 	for _, c := range step.Calls {
 		refuse := func(why string) {
-			res.Responses = append(res.Responses, st.fail(Instruction{Step: n, Kind: KindCall, Reason: step.Reason, CallID: c.ID, Action: c.Name, Arguments: c.Arguments, Start: time.Now()}, ToolResponse{CallID: c.ID, Name: c.Name}, why))
+			res.Responses = append(res.Responses, st.fail(ToolResponse{CallID: c.ID, Name: c.Name, start: time.Now()}, why))
 		}
 		if g == nil && st.needsApproval(c.Name) {
 			// An action that needs approval never runs where nobody can
@@ -193,7 +209,7 @@ func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 		var term *action.Termination
 		for attempt := 0; ; attempt++ {
 			var need error
-			resp, term, need = st.call(callCtx, g, n, step.Reason, c, p, perr)
+			resp, term, need = st.call(callCtx, g, n, c, p, perr)
 			if need == nil || g == nil || attempt == maxHumanRetries {
 				break
 			}
@@ -214,6 +230,12 @@ func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 		if term != nil && res.Termination == nil {
 			res.Termination = term
 		}
+	}
+	st.mu.Lock()
+	bare := st.run == nil
+	st.mu.Unlock()
+	if bare {
+		st.logStep(n, step, res)
 	}
 	return res
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/interp"
+	"github.com/byref/byref/run"
 	"github.com/byref/byref/variable"
 )
 
@@ -40,8 +41,10 @@ type State struct {
 	actions *action.Set
 	m       *matrix
 	step    int
-	history []Instruction
-	in      *interp.Interpreter
+	// log holds the events of the steps of a State with no run (its
+	// history is their fold); a run's are in its store.
+	events []run.Event
+	in     *interp.Interpreter
 	// secrets holds the names of the sensitive variables: secret or
 	// tainted (see taint.go).
 	secrets   map[string]bool
