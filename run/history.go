@@ -112,9 +112,9 @@ func (f *HistoryFolder) Apply(e Event) {
 		// longer the reason of what follows.
 		f.reason, f.reasonStep = "", 0
 	case AssistantMessage:
-		f.reason, f.reasonStep = p.Text, p.Step
+		f.AssistantMessage(p)
 	case ToolCallScheduled:
-		f.pending = append(f.pending, pendingCall{step: p.Step, call: p.Call})
+		f.ToolCallScheduled(p)
 	case AwaitRequested:
 		if p.Await == AwaitApproval && p.Call != nil {
 			if f.approvals == nil {
@@ -134,17 +134,39 @@ func (f *HistoryFolder) Apply(e Event) {
 			}
 		}
 	case ToolCallCompleted:
-		f.ins = append(f.ins, f.completed(p))
+		f.ToolCallCompleted(p)
 	case SnippetExecuted:
-		in := Instruction{Step: p.Step, Kind: KindSnippet, Reason: f.reasonOf(p.Step),
-			Code: p.Snippet.Code, Reads: p.Snippet.Reads, Writes: p.Snippet.Writes,
-			Created: kept(names(p.Created), p.Kept), Modified: names(p.Modified),
-			Err: p.Error, Start: p.Start, Duration: p.Duration}
-		if !p.Success && in.Err == "" {
-			in.Err = "the snippet failed"
-		}
-		f.ins = append(f.ins, in)
+		f.SnippetExecuted(p)
 	}
+}
+
+// AssistantMessage is Apply of an event of that type, for a producer that
+// holds the payload typed (and need not box it in an Event). So are the
+// three methods that follow.
+func (f *HistoryFolder) AssistantMessage(p AssistantMessage) {
+	f.reason, f.reasonStep = p.Text, p.Step
+}
+
+// ToolCallScheduled is Apply of an event of that type.
+func (f *HistoryFolder) ToolCallScheduled(p ToolCallScheduled) {
+	f.pending = append(f.pending, pendingCall{step: p.Step, call: p.Call})
+}
+
+// ToolCallCompleted is Apply of an event of that type.
+func (f *HistoryFolder) ToolCallCompleted(p ToolCallCompleted) {
+	f.ins = append(f.ins, f.completed(p))
+}
+
+// SnippetExecuted is Apply of an event of that type.
+func (f *HistoryFolder) SnippetExecuted(p SnippetExecuted) {
+	in := Instruction{Step: p.Step, Kind: KindSnippet, Reason: f.reasonOf(p.Step),
+		Code: p.Snippet.Code, Reads: p.Snippet.Reads, Writes: p.Snippet.Writes,
+		Created: kept(names(p.Created), p.Kept), Modified: names(p.Modified),
+		Err: p.Error, Start: p.Start, Duration: p.Duration}
+	if !p.Success && in.Err == "" {
+		in.Err = "the snippet failed"
+	}
+	f.ins = append(f.ins, in)
 }
 
 // Instructions returns the instructions folded so far. The slice is the

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"slices"
 
 	"github.com/byref/byref/run"
 )
@@ -32,7 +31,7 @@ type Instruction = run.Instruction
 // (run.History): for a run, of the events in its store, so that a run
 // restored after a restart has the steps it made before it; for a State
 // with no run (Runtime.NewState), of the events its steps would have
-// logged, which it keeps in memory. A step's instructions appear once the
+// logged, folded as its steps end. A step's instructions appear once the
 // step has ended and been recorded. A store that cannot be read gives an
 // empty history: use Handle.History for the error.
 func (st *State) History() []Instruction {
@@ -43,11 +42,12 @@ func (st *State) History() []Instruction {
 // fold folds the State's log.
 func (st *State) fold(ctx context.Context) ([]Instruction, error) {
 	st.mu.Lock()
-	h, events := st.run, st.events
-	st.mu.Unlock()
+	h := st.run
 	if h == nil {
-		return run.History(events), nil
+		defer st.mu.Unlock()
+		return st.folded.Instructions(), nil
 	}
+	st.mu.Unlock()
 	events, err := h.rec.store.Read(ctx, h.id, 1, 0)
 	if err != nil {
 		return nil, err
@@ -65,27 +65,24 @@ func (h *Handle) History(ctx context.Context) ([]run.Instruction, error) {
 	return run.History(events), nil
 }
 
-// logStep keeps the events of step n of a State with no run, which has no
+// logStep folds the events of step n of a State with no run, which has no
 // store: what a run's log would hold of its instructions (the reason, the
-// scheduled calls, the snippets' and calls' records). Callers hold execMu.
+// scheduled calls, the snippets' and calls' records). It keeps the fold,
+// not the events. Callers hold execMu.
 func (st *State) logStep(n int, step Step, res StepResult) {
-	payloads := make([]run.Payload, 0, 1+len(step.Calls)+len(res.Snippets)+len(res.Responses))
-	if step.Reason != "" {
-		payloads = append(payloads, run.AssistantMessage{Step: n, Text: step.Reason})
-	}
-	for _, c := range step.Calls {
-		payloads = append(payloads, run.ToolCallScheduled{Step: n, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments}})
-	}
-	for _, s := range res.Snippets {
-		payloads = append(payloads, s.executed(n))
-	}
-	for _, r := range res.Responses {
-		payloads = append(payloads, r.completed())
-	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.events = slices.Grow(st.events, len(payloads))
-	for _, p := range payloads {
-		st.events = append(st.events, run.Event{Seq: int64(len(st.events) + 1), Data: p})
+	f := &st.folded
+	if step.Reason != "" {
+		f.AssistantMessage(run.AssistantMessage{Step: n, Text: step.Reason})
+	}
+	for _, c := range step.Calls {
+		f.ToolCallScheduled(run.ToolCallScheduled{Step: n, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments}})
+	}
+	for _, s := range res.Snippets {
+		f.SnippetExecuted(s.executed(n))
+	}
+	for _, r := range res.Responses {
+		f.ToolCallCompleted(r.completed())
 	}
 }

@@ -41,9 +41,10 @@ type State struct {
 	actions *action.Set
 	m       *matrix
 	step    int
-	// log holds the events of the steps of a State with no run (its
-	// history is their fold); a run's are in its store.
-	events []run.Event
+	// folded is the history of a State with no run: the fold of the
+	// events its steps would have logged. A run's history is folded from
+	// the log in its store.
+	folded run.HistoryFolder
 	in     *interp.Interpreter
 	// secrets holds the names of the sensitive variables: secret or
 	// tainted (see taint.go).
