@@ -3,8 +3,8 @@ package runtime_test
 import (
 	"context"
 	"path/filepath"
-	"strconv"
 	goruntime "runtime"
+	"strconv"
 	"testing"
 
 	"github.com/byref/byref/action"
