@@ -6,8 +6,13 @@ import (
 )
 
 // Screenshot is a PNG image. Its preview names the format and size ("PNG
-// 1280×800"), never the bytes.
+// 1280×800"), never the bytes. It is media (run.Media): a screenshot a run
+// takes is part of its output, an image/png part in ACP, with no
+// configuration by the host.
 type Screenshot []byte
+
+// MediaType returns "image/png". It implements run.Media.
+func (Screenshot) MediaType() string { return "image/png" }
 
 var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 

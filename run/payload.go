@@ -273,17 +273,21 @@ type VariableCreated struct {
 	// otherwise. A run is
 	// restored after a restart from these values.
 	Value json.RawMessage `json:"value,omitempty"`
+	// MediaType is the media type of a value whose Go type implements
+	// [Media] (a PNG screenshot: "image/png"); such a value is output.
+	MediaType string `json:"media_type,omitempty"`
 }
 
 // VariableModified records a new value of an existing variable, assigned
 // or mutated through a reference. Its fields mean what [VariableCreated]'s
 // do.
 type VariableModified struct {
-	Step     int             `json:"step,omitempty"`
-	Variable VariableInfo    `json:"variable"`
-	Secret   bool            `json:"secret,omitempty"`
-	Tainted  bool            `json:"tainted,omitempty"`
-	Value    json.RawMessage `json:"value,omitempty"`
+	Step      int             `json:"step,omitempty"`
+	Variable  VariableInfo    `json:"variable"`
+	Secret    bool            `json:"secret,omitempty"`
+	Tainted   bool            `json:"tainted,omitempty"`
+	Value     json.RawMessage `json:"value,omitempty"`
+	MediaType string          `json:"media_type,omitempty"`
 }
 
 // AwaitKind is what a run awaits.

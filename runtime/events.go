@@ -1,14 +1,40 @@
 package runtime
 
 import (
+	"reflect"
+
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/schema"
 	"github.com/byref/byref/variable"
 )
 
 // maxValueJSON bounds the JSON of a variable's value kept in its event; a
-// larger value is recorded by preview only.
-const maxValueJSON = 64 << 10
+// larger value is recorded by preview only. maxMediaJSON is the bound for
+// output (run.Media, run.Artifact), whose value is what a server shows.
+const (
+	maxValueJSON = 64 << 10
+	maxMediaJSON = 8 << 20
+)
+
+// mediaType is the media type of a value whose type implements run.Media,
+// or "".
+func mediaType(v any) string {
+	if m, ok := v.(run.Media); ok {
+		return m.MediaType()
+	}
+	return ""
+}
+
+// isOutput reports whether values of type t are output: media, or
+// artifacts.
+func isOutput(t reflect.Type) bool {
+	return t != nil && (t.Implements(mediaIface) || t == artifactType || t == reflect.PointerTo(artifactType) || t == reflect.SliceOf(artifactType))
+}
+
+var (
+	mediaIface   = reflect.TypeFor[run.Media]()
+	artifactType = reflect.TypeFor[run.Artifact]()
+)
 
 // refsOf describes the references of a resolved call, for a person who
 // approves it: each parameter given a reference, with the variable's type
@@ -48,9 +74,9 @@ func (st *State) variableEvents(names []string, created bool) []run.Payload {
 		info := run.VariableInfo{Name: n, Type: v.TypeName(), Preview: st.redact(v.Preview(st.opts.PreviewLimit))}
 		step := v.History.Last().Step
 		if created {
-			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v)})
+			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v), MediaType: mediaType(v.Value)})
 		} else {
-			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v)})
+			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v), MediaType: mediaType(v.Value)})
 		}
 	}
 	return out
@@ -67,9 +93,9 @@ func (st *State) variableChangeEvents(step int, changes []VariableChange) []run.
 		}
 		info := run.VariableInfo{Name: c.Name, Type: c.Type, Preview: c.Preview}
 		if c.Change == string(variable.Created) {
-			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v)})
+			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v), MediaType: mediaType(v.Value)})
 		} else {
-			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v)})
+			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v), MediaType: mediaType(v.Value)})
 		}
 	}
 	return out
@@ -83,7 +109,11 @@ func (st *State) valueJSON(v variable.Variable) []byte {
 		return nil
 	}
 	b, err := marshal(v.Value)
-	if err != nil || len(b) > maxValueJSON || st.holdsSecret(string(b)) {
+	limit := maxValueJSON
+	if isOutput(v.Type) {
+		limit = maxMediaJSON
+	}
+	if err != nil || len(b) > limit || st.holdsSecret(string(b)) {
 		return nil
 	}
 	return b

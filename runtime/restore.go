@@ -61,7 +61,7 @@ type RestoreOptions struct {
 	// Types are the Go types of the variables to restore, so that they get
 	// their types back (a []main.Row, not a []any); matched by type name as
 	// variable.TypeName writes it. Strings, booleans, numbers, slices and
-	// maps of them, any and json.RawMessage need no entry.
+	// maps of them, any, json.RawMessage and run.Artifact need no entry.
 	Types []reflect.Type
 	// Variables supply values the log does not hold, by name: secrets,
 	// and live objects the host can rebuild (a database handle).
@@ -84,6 +84,7 @@ var builtinTypes = []reflect.Type{
 	reflect.TypeFor[float64](), reflect.TypeFor[[]string](), reflect.TypeFor[[]int](), reflect.TypeFor[[]float64](),
 	reflect.TypeFor[[]any](), reflect.TypeFor[map[string]any](), reflect.TypeFor[map[string]string](),
 	reflect.TypeFor[any](), reflect.TypeFor[json.RawMessage](),
+	reflect.TypeFor[run.Artifact](), reflect.TypeFor[*run.Artifact](), reflect.TypeFor[[]run.Artifact](),
 }
 
 // Restore rebuilds the run id from the log in the agent's store and

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"reflect"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/browser"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
@@ -157,6 +159,22 @@ var outputActions = action.MustSet(
 		},
 	}),
 	action.MustNew(action.Spec{Name: "screenshot", Description: "Take a screenshot.", Func: func() pngImage { return tinyPNG }}),
+	// get_screenshot returns the browser's own type, which is output with
+	// no Agent.Outputs.
+	action.MustNew(action.Spec{Name: "get_screenshot", Description: "Take a screenshot.", Func: func() browser.Screenshot { return tinyPNG }}),
+	action.MustNew(action.Spec{
+		Name: "describe", Description: "Describe two input parts.", Params: []action.Param{{Name: "first"}, {Name: "second"}},
+		Func: func(first, second run.Artifact) run.Artifact {
+			line := func(a run.Artifact) string {
+				head := string(a.Content)
+				if a.ContentType == "image/png" {
+					head = string(a.Content[1:4])
+				}
+				return fmt.Sprintf("%s %s %d %s", a.Name, a.ContentType, len(a.Content), head)
+			}
+			return run.Artifact{Name: "described.txt", ContentType: "text/plain", Content: []byte(line(first) + "\n" + line(second))}
+		},
+	}),
 	action.MustNew(action.Spec{Name: "export", Description: "Export the table.", Func: func() csvTable { return "id,status\n1,late\n" }}),
 	action.MustNew(action.Spec{
 		Name: "check_input", Description: "Check the question.", Params: []action.Param{{Name: "question"}},
@@ -202,7 +220,8 @@ func outputAgent(store run.Store, name string, m llm.Model, a server.Agent) serv
 
 // testAgents are echo, slow_echo, awaiter, approver, failer,
 // history_echo, refuser, and the agents of output and failure kinds
-// (impatient, artifacts, outputs, invalid, mime_types), recording into
+// (impatient, artifacts, outputs, screenshots, inputs, invalid,
+// mime_types), recording into
 // store (a new memory store when nil).
 func testAgents(store run.Store) []server.Agent {
 	if store == nil {
@@ -220,6 +239,10 @@ func testAgents(store run.Store) []server.Agent {
 		outputAgent(store, "artifacts", callsThen("make_artifacts"), server.Agent{}),
 		outputAgent(store, "outputs", callsThen("screenshot", "export"), server.Agent{
 			Outputs: []server.OutputType{{Type: reflect.TypeFor[pngImage](), ContentType: "image/png"}, {Type: reflect.TypeFor[csvTable](), ContentType: "text/csv"}},
+		}),
+		outputAgent(store, "screenshots", callsThen("get_screenshot"), server.Agent{}),
+		outputAgent(store, "inputs", callsThen(`describe {"first":"<<var:photo>>","second":"<<var:order>>","return":null}`), server.Agent{
+			InputContentTypes: []string{"text/*", "application/json", "image/png"},
 		}),
 		outputAgent(store, "invalid", callsThen(`check_input {"question":"Hello buddy","return":null}`), server.Agent{}),
 		outputAgent(store, "mime_types", callsThen(), server.Agent{

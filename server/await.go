@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -221,6 +222,9 @@ func inputText(msgs []message) (task string, history []llm.Message, err error) {
 		}
 		var parts []string
 		for j, p := range m.Parts {
+			if attachment(p) {
+				continue // a variable (inputVariables)
+			}
 			s, _, err := partText(p)
 			if err != nil {
 				return "", nil, fmt.Errorf("input[%d].parts[%d]: %w", i, j, err)
@@ -242,7 +246,7 @@ func inputText(msgs []message) (task string, history []llm.Message, err error) {
 		if last >= 0 {
 			return "", nil, fmt.Errorf("input ends with an agent message (input[%d]); end it with a user message with a text part", last)
 		}
-		return "", nil, fmt.Errorf("input has no text; send at least one message with a text part")
+		return "", nil, errNoText
 	}
 	for i, m := range msgs[:last+1] {
 		if strings.TrimSpace(texts[i]) == "" {
@@ -256,6 +260,9 @@ func inputText(msgs []message) (task string, history []llm.Message, err error) {
 	}
 	return strings.Join(out, "\n\n"), history, nil
 }
+
+// errNoText is inputText's error for an input with no text.
+var errNoText = errors.New("input has no text; send at least one message with a text part")
 
 // DescribeAwait says what an await asks and how to answer it: the text of
 // the await request's text/plain part.

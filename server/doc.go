@@ -65,13 +65,20 @@
 // Output of other content types comes from variables a step creates or
 // changes: a run.Artifact (or *run.Artifact) is a message of one named
 // part, a []run.Artifact one message of several parts (a part without a
-// name is a plain part), each with its own content type; and a variable of
-// one of Agent.Outputs' Go types (a browser.Screenshot as image/png, a CSV
-// type as text/csv) is a message of one part named after the variable.
+// name is a plain part), each with its own content type; a value of a type
+// that implements run.Media (a browser.Screenshot, image/png) is a message
+// of one part named after the variable, with no configuration; and so is a
+// variable of one of Agent.Outputs' Go types (a CSV type as text/csv).
 // Text types are sent plain, others base64.
 //
 // An agent's manifest lists Agent.InputContentTypes (input parts of other
-// types are refused, 422), Agent.OutputContentTypes and Agent.Metadata.
+// types are refused, 422, with an invalid_input error naming the accepted
+// types), Agent.OutputContentTypes and Agent.Metadata. Unnamed text parts
+// (text/*, application/json) make the task; every other input part (an
+// image/png part, or any named part: an ACP artifact) reaches the run as a
+// starting variable of type run.Artifact (name, content type, bytes),
+// named after the part (photo.png gives photo; input, input_2… when it
+// has no name), and the task names those variables.
 //
 // Tool calls, snippets, errors, child runs and the move to cancelling are
 // forwarded as generic events whose object is the byref event's JSON.

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,12 +16,18 @@ import (
 // output message of one part, named after the variable, with the content
 // type. The value is read from the run's log (run.VariableCreated.Value):
 // a type whose JSON is a string (a string type, or a []byte type such as
-// browser.Screenshot, base64 in JSON) gives that text or those bytes; any
-// other gives its JSON.
+// a PNG image, base64 in JSON) gives that text or those bytes; any other
+// gives its JSON.
+//
+// Types that implement run.Media (browser.Screenshot) are output by
+// default, with their own media type: an OutputType for one overrides its
+// content type, or, with an empty ContentType, keeps its values out of the
+// output.
 type OutputType struct {
-	// Type is the Go type, e.g. reflect.TypeFor[browser.Screenshot]().
+	// Type is the Go type, e.g. reflect.TypeFor[report.CSV]().
 	Type reflect.Type
-	// ContentType is the part's media type, e.g. "image/png".
+	// ContentType is the part's media type, e.g. "text/csv"; empty to
+	// keep a run.Media type out of the output.
 	ContentType string
 }
 
@@ -109,8 +116,9 @@ func acceptsType(patterns []string, ct string) bool {
 }
 
 // outputParts returns the output parts of a variable created or changed
-// by a step, and whether it is output at all.
-func (p *projector) outputParts(v run.VariableInfo, value json.RawMessage) ([]part, bool) {
+// by a step, and whether it is output at all. media is the media type the
+// log recorded for a run.Media value, or "".
+func (p *projector) outputParts(v run.VariableInfo, value json.RawMessage, media string) ([]part, bool) {
 	if len(value) == 0 {
 		return nil, false
 	}
@@ -134,6 +142,9 @@ func (p *projector) outputParts(v run.VariableInfo, value json.RawMessage) ([]pa
 	}
 	ct, ok := p.outputs[v.Type]
 	if !ok {
+		ct, ok = media, media != ""
+	}
+	if !ok || ct == "" {
 		return nil, false
 	}
 	a := run.Artifact{Name: v.Name, ContentType: ct}
@@ -182,3 +193,30 @@ func failureCode(k run.FailureKind) string {
 	}
 	return CodeServerError
 }
+
+// mediaResults are the media types of the results of the agent's actions
+// that return run.Media, in the actions' order, but those Outputs turns
+// off or overrides.
+func mediaResults(a *Agent) []string {
+	if a.Runtime == nil {
+		return nil
+	}
+	var out []string
+	for _, act := range a.Runtime.Actions().All() {
+		t := act.Result()
+		if t == nil || t.Kind() == reflect.Interface || !t.Implements(mediaType) || slices.ContainsFunc(a.Outputs, func(o OutputType) bool { return o.Type == t }) {
+			continue
+		}
+		zero := reflect.Zero(t)
+		if t.Kind() == reflect.Pointer {
+			zero = reflect.New(t.Elem())
+		}
+		ct := zero.Interface().(run.Media).MediaType()
+		if ct != "" && !slices.Contains(out, ct) {
+			out = append(out, ct)
+		}
+	}
+	return out
+}
+
+var mediaType = reflect.TypeFor[run.Media]()

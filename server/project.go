@@ -119,11 +119,11 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 	case run.AwaitResolved:
 		p.run.AwaitRequest = nil
 	case run.VariableCreated:
-		if parts, ok := p.outputParts(d.Variable, d.Value); ok && d.Step > 0 && !d.Secret {
+		if parts, ok := p.outputParts(d.Variable, d.Value, d.MediaType); ok && d.Step > 0 && !d.Secret {
 			out = append(out, p.addMessage(t, parts...)...)
 		}
 	case run.VariableModified:
-		if parts, ok := p.outputParts(d.Variable, d.Value); ok && !d.Secret {
+		if parts, ok := p.outputParts(d.Variable, d.Value, d.MediaType); ok && !d.Secret {
 			out = append(out, p.addMessage(t, parts...)...)
 		}
 	case run.Error:

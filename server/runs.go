@@ -62,10 +62,21 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
 		return
 	}
-	task, earlier, err := inputText(req.Input)
+	vars, note, err := inputVariables(agent, req.Input)
 	if err != nil {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
 		return
+	}
+	task, earlier, err := inputText(req.Input)
+	if errors.Is(err, errNoText) && note != "" {
+		err = nil // attachments only: they are the task
+	}
+	if err != nil {
+		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
+		return
+	}
+	if note != "" {
+		task = strings.TrimSpace(task + "\n\n" + note)
 	}
 	session := ""
 	switch {
@@ -98,6 +109,7 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 
 	id := run.NewID()
 	opts := runOptions(agent, id, run.SessionID(session), task, append(history, earlier...))
+	opts.Variables = append(slices.Clone(opts.Variables), vars...)
 	if err := s.start(r.Context(), agent, opts); err != nil {
 		switch {
 		case errors.Is(err, runtime.ErrInvalidInput):

@@ -54,18 +54,24 @@ type Agent struct {
 	// InputContentTypes are the media types of input parts the agent
 	// accepts, as patterns (type/subtype, type/* or */*); a part of
 	// another type is refused (422). Empty means text/plain and
-	// application/json. Text parts (text/*, application/json) make the
-	// task; byref runs take no other input, so list only those.
+	// application/json. Unnamed text parts (text/*, application/json) make
+	// the task; other parts (an image/png part, a named part) reach the
+	// run as starting variables of type run.Artifact, named after the
+	// part, which the task names (see the package documentation).
 	InputContentTypes []string
 	// OutputContentTypes are the media types the agent's output may have,
-	// for its manifest. Empty means text/plain and application/json, and
-	// the types of Outputs.
+	// for its manifest. Empty means text/plain and application/json, the
+	// types of Outputs, and the media types of the results of Runtime's
+	// actions that return run.Media (image/png for an agent with the
+	// browser's screenshot actions).
 	OutputContentTypes []string
 	// Metadata is the agent's manifest metadata. Framework and
 	// ProgrammingLanguage default to byref and Go.
 	Metadata AgentMetadata
 	// Outputs are the Go types whose values, created or changed by a
-	// step, are output (see OutputType); run.Artifact values always are.
+	// step, are output (see OutputType); run.Artifact values always are,
+	// and run.Media values (browser.Screenshot) are unless Outputs says
+	// otherwise.
 	Outputs []OutputType
 	// Run is the template of every run's options: instructions, approval
 	// strategy, await timeout, limits, tags. The server sets ID, Session
@@ -652,8 +658,13 @@ func (s *Server) manifest(a *Agent) manifest {
 	if len(m.OutputContentTypes) == 0 {
 		m.OutputContentTypes = []string{"text/plain", "application/json"}
 		for _, o := range a.Outputs {
-			if !slices.Contains(m.OutputContentTypes, o.ContentType) {
+			if o.ContentType != "" && !slices.Contains(m.OutputContentTypes, o.ContentType) {
 				m.OutputContentTypes = append(m.OutputContentTypes, o.ContentType)
+			}
+		}
+		for _, ct := range mediaResults(a) {
+			if !slices.Contains(m.OutputContentTypes, ct) {
+				m.OutputContentTypes = append(m.OutputContentTypes, ct)
 			}
 		}
 	}

@@ -282,6 +282,41 @@ const cases = {
     assert.equal(Buffer.from(parts[0].content, "base64").subarray(1, 4).toString(), "PNG");
     assert.equal(parts[1].content, "id,status\n1,late\n");
   },
+  "outputs: a browser screenshot is an image/png artifact by default": async () => {
+    const m = await client.agent("screenshots");
+    assert.deepEqual(m.output_content_types, ["text/plain", "application/json", "image/png"], JSON.stringify(m));
+    const run = await client.runSync("screenshots", input);
+    assert.equal(run.status, "completed");
+    const parts = run.output.flatMap((m) => m.parts).filter((p) => p.name);
+    assert.deepEqual(parts.map((p) => [p.name, p.content_type, p.content_encoding]), [["screenshot_result", "image/png", "base64"]], JSON.stringify(run.output));
+    assert.equal(Buffer.from(parts[0].content, "base64").subarray(1, 4).toString(), "PNG");
+  },
+  "inputs: declared image/png and named JSON parts reach the run as variables": async () => {
+    const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex").toString("base64");
+    const run = await client.runSync("inputs", [{ parts: [
+      { content: "Describe these.", content_type: "text/plain" },
+      { name: "photo.png", content: png, content_type: "image/png", content_encoding: "base64" },
+      { name: "order.json", content: '{"id":1}', content_type: "application/json" },
+    ] }]);
+    assert.equal(run.status, "completed", JSON.stringify(run.error));
+    const described = run.output.flatMap((m) => m.parts).find((p) => p.name === "described.txt");
+    assert.ok(described, JSON.stringify(run.output));
+    assert.equal(described.content, 'photo.png image/png 29 PNG\norder.json application/json 8 {"id":1}');
+  },
+  "inputs: an image alone is the task": async () => {
+    const png = Buffer.from("89504e47", "hex").toString("base64");
+    const run = await client.runSync("inputs", [{ parts: [
+      { name: "photo.png", content: png, content_type: "image/png", content_encoding: "base64" },
+      { name: "order.json", content: "[]", content_type: "application/json" },
+    ] }]);
+    assert.equal(run.status, "completed", JSON.stringify(run.error));
+  },
+  "inputs: an undeclared type is refused, naming the accepted ones": async () => {
+    const e = await expectACPError(client.runSync("echo", [{ parts: [{ content: "AA==", content_type: "image/png", content_encoding: "base64" }] }]), "invalid_input");
+    assert.match(String(e.message), /image\/png; agent echo accepts text\/plain, application\/json/);
+    const f = await expectACPError(client.runSync("inputs", [{ parts: [{ content: "AA==", content_type: "image/jpeg", content_encoding: "base64" }] }]), "invalid_input");
+    assert.match(String(f.message), /accepts text\/\*, application\/json, image\/png/);
+  },
   "session history": async () => {
     await client.withSession(async (session) => {
       let run = await session.runSync("history_echo", input);
