@@ -48,11 +48,7 @@ func (st *State) fold(ctx context.Context) ([]Instruction, error) {
 		return st.folded.Instructions(), nil
 	}
 	st.mu.Unlock()
-	events, err := h.rec.store.Read(ctx, h.id, 1, 0)
-	if err != nil {
-		return nil, err
-	}
-	return run.History(events), nil
+	return h.History(ctx)
 }
 
 // History folds the run's log, read from its store, into the instructions
