@@ -180,8 +180,10 @@
 // shares with the engine. A run the server does not hold (another server
 // process sharing the store and the engine started it, or this one before
 // a restart) is controlled through Engine.Control. With an engine,
-// Agent.Runtime may be nil, Close leaves the runs going, and Recover refuses:
-// the engine recovers its own runs.
+// Agent.Runtime may be nil, Close leaves the runs going, Recover refuses
+// (the engine recovers its own runs), and input parts that would become
+// variables are refused with invalid_input: an engine's run starts from its
+// serializable spec, which holds none.
 //
 // # Other protocols
 //

@@ -329,3 +329,21 @@ func TestEngineRecoverRefuses(t *testing.T) {
 		t.Fatalf("resumed after Recover: %+v", r)
 	}
 }
+
+// An engine's run is started from its spec, which holds no variables: an
+// input part that would become one is refused, saying why.
+func TestEngineRefusesAttachments(t *testing.T) {
+	e, agents := newLocalEngine(t, run.NewMemoryStore(), uiAgents(make(chan struct{})))
+	for i := range agents {
+		agents[i].InputContentTypes = []string{"text/plain", "image/png"}
+	}
+	_, c := engineServer(t, e, agents)
+	body, _ := json.Marshal(map[string]any{"agent_name": "echo", "mode": "sync", "input": []any{map[string]any{"parts": []any{
+		map[string]any{"content": "Look.", "content_type": "text/plain"},
+		map[string]any{"content": "AA==", "content_type": "image/png", "content_encoding": "base64"},
+	}}}})
+	status, b := c.do("POST", "/runs", string(body))
+	if status != 422 || !strings.Contains(string(b), "invalid_input") || !strings.Contains(string(b), "takes text input only") {
+		t.Fatalf("status %d: %s", status, b)
+	}
+}

@@ -63,6 +63,11 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	vars, note, err := inputVariables(agent, req.Input)
+	if err == nil && len(vars) > 0 && s.opts.Engine != nil {
+		// A workflow engine's run is started from its serializable spec,
+		// which holds no variables.
+		err = fmt.Errorf("agent %s runs on a workflow engine, which takes text input only; send the input's %s as text", agent.Name, vars[0].Value.(run.Artifact).ContentType)
+	}
 	if err != nil {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
 		return
