@@ -158,3 +158,36 @@ func ExampleHandle_Resume() {
 	// question Which city?
 	// completed "sunny, 21°C in Oslo"
 }
+
+// A run's history is a fold of its log: each call with how its arguments
+// were resolved, failed ones included.
+func ExampleHandle_History() {
+	model := llm.NewScripted(
+		llm.CallTool("get_weather", `{"location":"<<var:town>>","unit":"c","return":null}`),
+		llm.Response{Text: "Look it up.", ToolCalls: []llm.ToolCall{{ID: "c2", Name: "get_weather", Arguments: `{"location":"<<var:city>>","unit":"c","return":null}`}}},
+		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
+	)
+	rt, _ := runtime.New(runtime.Options{
+		Actions:   action.MustSet(weatherAction),
+		Variables: []variable.Spec{{Name: "city", Value: "Paris"}},
+		Model:     model,
+	})
+	ctx := context.Background()
+	h, _ := rt.Start(ctx, runtime.RunOptions{Task: "What is the weather in the city?"})
+	h.Wait(ctx)
+	history, _ := h.History(ctx)
+	for _, in := range history {
+		switch {
+		case !in.OK():
+			fmt.Printf("step %d: %s failed: %.40s…\n", in.Step, in.Action, in.Err)
+		case in.Return != "":
+			fmt.Printf("step %d: %s(location=<<var:%s>>) -> %s, because %q\n", in.Step, in.Action, in.Args[0].Ref, in.Return, in.Reason)
+		default:
+			fmt.Printf("step %d: %s\n", in.Step, in.Action)
+		}
+	}
+	// Output:
+	// step 1: get_weather failed: <<var:town>> is not a variable; compatib…
+	// step 2: get_weather(location=<<var:city>>) -> weather, because "Look it up."
+	// step 3: terminate
+}
