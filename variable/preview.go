@@ -1,6 +1,7 @@
 package variable
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -36,47 +38,126 @@ func Preview(v any, limit int) string {
 	if limit <= 0 {
 		limit = DefaultPreviewLimit
 	}
-	p := previewer{limit: limit}
+	// Written into a pooled buffer: the preview itself is the one
+	// allocation a plain value costs.
+	p := previewers.Get().(*previewer)
+	p.b, p.base, p.limit, p.cut = p.b[:0], 0, limit, false
 	p.value(reflect.ValueOf(v), 0)
-	return p.result()
+	p.finish()
+	s := string(p.b)
+	if cap(p.b) <= 4<<10 {
+		previewers.Put(p)
+	}
+	return s
 }
 
+var previewers = sync.Pool{New: func() any { return &previewer{b: make([]byte, 0, 512)} }}
+
+// previewer writes a preview into b. What it measures (its length, the
+// room left) is b[base:]: a nested list or a table's row is written in
+// place, with base at its start, and taken back when it does not fit.
 type previewer struct {
-	b     strings.Builder
+	b     []byte
+	base  int
 	limit int
 	cut   bool // items were left out and the result must end in "…"
 }
 
-func (p *previewer) full() bool { return p.b.Len() >= p.limit }
+// written is what the previewer wrote since base.
+func (p *previewer) written() []byte { return p.b[p.base:] }
+
+// runes counts the characters written since base.
+func (p *previewer) runes() int { return utf8.RuneCount(p.b[p.base:]) }
+
+func (p *previewer) full() bool { return len(p.b)-p.base >= p.limit }
 
 func (p *previewer) str(s string) {
 	if !p.full() {
-		p.b.WriteString(s)
+		p.b = append(p.b, s...)
 	}
 }
 
-func (p *previewer) result() string {
-	s := p.b.String()
-	if !utf8.ValidString(s) {
-		// An error or a Stringer may return any bytes.
-		s = strings.ToValidUTF8(s, "\uFFFD")
+// str2 writes a and b, or neither when the preview is full.
+func (p *previewer) str2(a, b string) {
+	if !p.full() {
+		p.b = append(append(p.b, a...), b...)
 	}
-	if n := utf8.RuneCountInString(s); n <= p.limit {
-		if !p.cut || strings.HasSuffix(s, "…") {
-			return s
+}
+
+// finish makes what was written since base the final text: valid UTF-8,
+// at most limit characters, ending in "…" when it was cut.
+func (p *previewer) finish() {
+	s := p.written()
+	if !utf8.Valid(s) {
+		// An error or a Stringer may return any bytes.
+		valid := bytes.ToValidUTF8(s, []byte("\uFFFD"))
+		p.b = append(p.b[:p.base], valid...)
+		s = p.written()
+	}
+	if n := utf8.RuneCount(s); n <= p.limit {
+		if !p.cut || bytes.HasSuffix(s, ellipsis) {
+			return
 		}
 		if n < p.limit {
-			return s + "…"
+			p.b = append(p.b, ellipsis...)
+			return
 		}
 	}
-	cut := 0
-	for i := range s {
-		if cut == p.limit-1 {
-			return s[:i] + "…"
+	p.b = append(p.b[:p.base+runeOffset(s, p.limit-1)], ellipsis...)
+}
+
+var ellipsis = []byte("…")
+
+// runeOffset returns the byte offset of character k of s, or len(s).
+func runeOffset(s []byte, k int) int {
+	for i := 0; i < len(s); {
+		if k == 0 {
+			return i
 		}
-		cut++
+		_, n := utf8.DecodeRune(s[i:])
+		i += n
+		k--
 	}
-	return s
+	return len(s)
+}
+
+// selfTypes caches, per type, whether values of the type may describe
+// themselves (Previewer, error, fmt.Stringer), and its exported fields'
+// names for structures.
+var selfTypes sync.Map // reflect.Type → *typeInfo
+
+type typeInfo struct {
+	self   bool
+	fields []string // "Name: " per field, exported or not (structures show all)
+	// columns are the exported fields' indexes and header the table's
+	// columns ("ID int, Name string"), for slices of this struct type.
+	columns []int
+	header  string
+}
+
+func infoOf(t reflect.Type) *typeInfo {
+	if ti, ok := selfTypes.Load(t); ok {
+		return ti.(*typeInfo)
+	}
+	ti := &typeInfo{self: t.Kind() == reflect.Interface || t.NumMethod() > 0}
+	if t.Kind() == reflect.Struct {
+		var head strings.Builder
+		for i := range t.NumField() {
+			f := t.Field(i)
+			ti.fields = append(ti.fields, f.Name+": ")
+			if !f.IsExported() {
+				continue
+			}
+			if len(ti.columns) > 0 {
+				head.WriteString(", ")
+			}
+			ti.columns = append(ti.columns, i)
+			head.WriteString(f.Name + " " + TypeName(f.Type))
+		}
+		ti.header = head.String()
+	}
+	got, _ := selfTypes.LoadOrStore(t, ti)
+	return got.(*typeInfo)
 }
 
 // self reports and writes the self-description of v, if it has one.
@@ -84,7 +165,21 @@ func (p *previewer) self(v reflect.Value) (ok bool) {
 	if !v.CanInterface() {
 		return false
 	}
-	if v.Kind() == reflect.Pointer && v.IsNil() {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return false
+		}
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.String:
+		if v.Type().PkgPath() == "" { // a predeclared type has no methods
+			return false
+		}
+	}
+	if !infoOf(v.Type()).self {
+		// A type without methods describes nothing; an interface's
+		// dynamic value is looked at on its own.
 		return false
 	}
 	defer func() {
@@ -96,9 +191,9 @@ func (p *previewer) self(v reflect.Value) (ok bool) {
 	}()
 	switch x := v.Interface().(type) {
 	case Previewer:
-		p.str(x.Preview(p.limit - p.b.Len()))
+		p.str(x.Preview(p.limit - (len(p.b) - p.base)))
 	case error:
-		p.str("error: " + x.Error())
+		p.str2("error: ", x.Error())
 	case fmt.Stringer:
 		p.str(x.String())
 	default:
@@ -126,13 +221,13 @@ func (p *previewer) value(v reflect.Value, depth int) {
 		}
 		p.quoted(v.String(), depth, false)
 	case reflect.Bool:
-		p.str(strconv.FormatBool(v.Bool()))
+		p.b = strconv.AppendBool(p.b, v.Bool())
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		p.str(strconv.FormatInt(v.Int(), 10))
+		p.b = strconv.AppendInt(p.b, v.Int(), 10)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		p.str(strconv.FormatUint(v.Uint(), 10))
+		p.b = strconv.AppendUint(p.b, v.Uint(), 10)
 	case reflect.Float32, reflect.Float64:
-		p.str(strconv.FormatFloat(v.Float(), 'g', -1, v.Type().Bits()))
+		p.b = strconv.AppendFloat(p.b, v.Float(), 'g', -1, v.Type().Bits())
 	case reflect.Complex64, reflect.Complex128:
 		p.str(strconv.FormatComplex(v.Complex(), 'g', -1, v.Type().Bits()))
 	case reflect.Pointer:
@@ -191,16 +286,21 @@ func (p *previewer) nested(v reflect.Value, depth int) {
 // followed by "…" and its length in characters, or by "…" alone when s is
 // already a cut (truncated).
 func (p *previewer) quoted(s string, depth int, truncated bool) {
-	budget := p.limit - utf8.RuneCountInString(p.b.String())
+	if p.full() {
+		return
+	}
+	budget := p.limit - p.runes()
 	if depth > 0 {
 		budget = min(budget, 60)
 	}
 	n := utf8.RuneCountInString(s)
 	if !truncated && n+2 <= budget {
-		if q := strconv.Quote(s); utf8.RuneCountInString(q) <= budget {
-			p.str(q)
+		mark := len(p.b)
+		p.b = strconv.AppendQuote(p.b, s)
+		if utf8.RuneCount(p.b[mark:]) <= budget {
 			return
 		}
+		p.b = p.b[:mark]
 	}
 	tail := "…"
 	if !truncated {
@@ -213,7 +313,7 @@ func (p *previewer) quoted(s string, depth int, truncated bool) {
 		q := strconv.Quote(firstRunes(s, max(k, 0)))
 		qn := utf8.RuneCountInString(q)
 		if qn <= room || k <= 0 {
-			p.str(q + tail)
+			p.str2(q, tail)
 			return
 		}
 		k = min(k-1, k*room/qn)
@@ -235,30 +335,30 @@ func firstRunes(s string, k int) string {
 // lowered by the length of tail, then writes tail (the closing bracket and
 // the count of items) in full, so that the count survives a cut. body
 // reports whether it wrote every item; when not, the contents end in "…".
-func (p *previewer) enclose(tail string, body func() (complete bool)) {
+func (p *previewer) enclose(tail []byte, body func() (complete bool)) {
 	outer := p.limit
-	inner := outer - utf8.RuneCountInString(tail) - 1 // 1 for "…"
-	if inner <= utf8.RuneCountInString(p.b.String())+1 {
+	inner := outer - utf8.RuneCount(tail) - 1 // 1 for "…"
+	if inner <= p.runes()+1 {
 		// No room for the tail: leave it to the final cut.
 		if !body() {
 			p.cut = true
 		}
-		p.str(tail)
+		if !p.full() {
+			p.b = append(p.b, tail...)
+		}
 		return
 	}
 	p.limit = inner
 	complete := body()
 	p.limit = outer
-	s := p.b.String()
-	if n := utf8.RuneCountInString(s); n > inner || (!complete && !strings.HasSuffix(s, "…")) {
+	s := p.written()
+	if n := utf8.RuneCount(s); n > inner || (!complete && !bytes.HasSuffix(s, ellipsis)) {
 		if n > inner {
-			s = firstRunes(s, inner-1)
+			p.b = p.b[:p.base+runeOffset(s, inner-1)]
 		}
-		p.b.Reset()
-		p.b.WriteString(s)
-		p.b.WriteString("…")
+		p.b = append(p.b, ellipsis...)
 	}
-	p.b.WriteString(tail)
+	p.b = append(p.b, tail...)
 }
 
 var pngSignature = []byte("\x89PNG\r\n\x1a\n")
@@ -300,15 +400,13 @@ func (p *previewer) list(v reflect.Value, depth int) {
 	}
 	// The count of the outer list; a nested list shows its own only when
 	// it is cut, so that rows do not repeat theirs.
-	if depth > 0 {
-		if whole, ok := p.whole(v, depth); ok {
-			p.str(whole)
-			return
-		}
+	if depth > 0 && p.whole(v, depth) {
+		return
 	}
-	tail := "]"
+	var buf [32]byte
+	tail := append(buf[:0], ']')
 	if depth > 0 || v.Kind() == reflect.Slice || n > 3 {
-		tail = "] (" + plural(n, "item", "items") + ")"
+		tail = append(appendCount(append(tail, " ("...), n, "item", "items"), ')')
 	}
 	p.str("[")
 	p.enclose(tail, func() bool { return p.items(v, depth) })
@@ -328,27 +426,37 @@ func (p *previewer) items(v reflect.Value, depth int) bool {
 	return true
 }
 
-// whole returns the nested list v written whole, with no count, and true
-// when it fits in the room left; the list is written once when it does.
-func (p *previewer) whole(v reflect.Value, depth int) (string, bool) {
-	room := p.limit - utf8.RuneCountInString(p.b.String())
+// whole writes the nested list v whole, with no count, and reports true
+// when it fits in the room left; otherwise it writes nothing.
+func (p *previewer) whole(v reflect.Value, depth int) bool {
+	room := p.limit - p.runes()
 	if room <= 2 {
-		return "", false
+		return false
 	}
-	trial := previewer{limit: room}
-	trial.str("[")
-	trial.enclose("]", func() bool { return trial.items(v, depth) })
-	s := trial.b.String()
-	return s, !trial.cut && utf8.RuneCountInString(s) <= room && !strings.Contains(s, "…")
+	// Written in place, measured on its own: the list is written once
+	// when it fits.
+	wasFull := p.full()
+	mark, base, limit, cut := len(p.b), p.base, p.limit, p.cut
+	p.base, p.limit, p.cut = mark, room, false
+	p.str("[")
+	p.enclose([]byte("]"), func() bool { return p.items(v, depth) })
+	s := p.written()
+	fits := !p.cut && utf8.RuneCount(s) <= room && !bytes.Contains(s, ellipsis)
+	p.base, p.limit, p.cut = base, limit, cut
+	if !fits || wasFull {
+		p.b = p.b[:mark]
+	}
+	return fits
 }
 
 func (p *previewer) mapping(v reflect.Value, depth int) {
 	keys := v.MapKeys()
 	slices.SortFunc(keys, compareKeys)
 	p.str("{")
-	tail := "}"
+	var buf [32]byte
+	tail := append(buf[:0], '}')
 	if depth == 0 {
-		tail = "} (" + plural(len(keys), "entry", "entries") + ")"
+		tail = append(appendCount(append(tail, " ("...), len(keys), "entry", "entries"), ')')
 	}
 	p.enclose(tail, func() bool {
 		for i, k := range keys {
@@ -372,15 +480,15 @@ func (p *previewer) structure(v reflect.Value, depth int) {
 	if name == "" {
 		name = "struct"
 	}
-	p.str(name + "{")
-	for i := 0; i < t.NumField(); i++ {
+	p.str2(name, "{")
+	for i, f := range infoOf(t).fields {
 		if p.full() {
 			break
 		}
 		if i > 0 {
 			p.str(", ")
 		}
-		p.str(t.Field(i).Name + ": ")
+		p.str(f)
 		p.nested(v.Field(i), depth)
 	}
 	p.str("}")
@@ -403,10 +511,15 @@ func compareKeys(a, b reflect.Value) int {
 
 // plural returns "1 item" or "n items".
 func plural(n int, one, many string) string {
+	return string(appendCount(nil, n, one, many))
+}
+
+// appendCount appends "1 item" or "n items" to b.
+func appendCount(b []byte, n int, one, many string) []byte {
 	if n == 1 {
-		return "1 " + one
+		return append(append(b, "1 "...), one...)
 	}
-	return strconv.Itoa(n) + " " + many
+	return append(append(strconv.AppendInt(b, int64(n), 10), ' '), many...)
 }
 
 // table writes a list of structs as a table the way a person would
@@ -422,24 +535,13 @@ func (p *previewer) table(v reflect.Value) bool {
 	if et.Kind() != reflect.Struct || implementsSelf(v.Type().Elem()) {
 		return false
 	}
-	var cols []int
-	var head strings.Builder
-	for i := range et.NumField() {
-		f := et.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		if len(cols) > 0 {
-			head.WriteString(", ")
-		}
-		cols = append(cols, i)
-		head.WriteString(f.Name + " " + TypeName(f.Type))
-	}
+	info := infoOf(et)
+	cols := info.columns
 	if len(cols) == 0 {
 		return false
 	}
 	n := v.Len()
-	p.str(plural(n, "row", "rows") + " × " + plural(len(cols), "column", "columns") + " (" + head.String() + ")")
+	p.str(plural(n, "row", "rows") + " × " + plural(len(cols), "column", "columns") + " (" + info.header + ")")
 	sep := "; first rows: "
 	if n == 1 {
 		sep = "; the row: "
@@ -452,29 +554,38 @@ func (p *previewer) table(v reflect.Value) bool {
 			}
 			row = row.Elem()
 		}
-		cell := previewer{limit: p.limit}
-		cell.str("{")
+		// The row is written in place after sep, measured on its own,
+		// and taken back when it does not fit whole.
+		start := len(p.b)
+		before := utf8.RuneCount(p.b[p.base:start])
+		p.b = append(p.b, sep...)
+		base, cut := p.base, p.cut
+		p.base, p.cut = len(p.b), false
+		p.str("{")
 		for j, c := range cols {
 			if j > 0 {
-				cell.str(", ")
+				p.str(", ")
 			}
-			cell.nested(row.Field(c), 1)
+			p.nested(row.Field(c), 1)
 		}
-		cell.str("}")
-		text := cell.result()
-		more := ""
+		p.str("}")
+		p.finish()
+		text := p.written()
+		cellCut := p.cut
+		p.base, p.cut = base, cut
+		more := 0
 		if r < n-1 {
-			more = ", …"
+			more = utf8.RuneCountInString(", …")
 		}
-		if utf8.RuneCountInString(p.b.String())+utf8.RuneCountInString(sep+text+more) > p.limit || cell.cut || strings.HasSuffix(text, "…") {
+		if before+utf8.RuneCountInString(sep)+utf8.RuneCount(text)+more > p.limit || cellCut || bytes.HasSuffix(text, ellipsis) {
+			p.b = p.b[:start]
 			if r == 0 {
 				// Not even one row fits whole: columns and count only.
 				return true
 			}
-			p.b.WriteString(", …")
+			p.b = append(p.b, ", …"...)
 			return true
 		}
-		p.b.WriteString(sep + text)
 		sep = ", "
 	}
 	return true
@@ -500,8 +611,8 @@ func (p *previewer) text(s string) {
 		return
 	}
 	tail := "… (" + strconv.Itoa(n) + " chars)"
-	p.b.WriteString(firstRunes(s, max(p.limit-utf8.RuneCountInString(tail), 0)))
-	p.b.WriteString(tail)
+	p.b = append(p.b, firstRunes(s, max(p.limit-utf8.RuneCountInString(tail), 0))...)
+	p.b = append(p.b, tail...)
 }
 
 // plainText reports whether s reads well unquoted: not empty, valid UTF-8,
