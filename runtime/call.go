@@ -21,8 +21,10 @@ import (
 // resolution of a call, made when it is scheduled for execution and carried
 // through approval and execution.
 type prepared struct {
-	row    *row
-	args   []reflect.Value
+	row  *row
+	args []reflect.Value
+	// res is the resolution for the log; record is its Args.
+	res    *run.Resolution
 	record []run.Argument
 	// tracked are the variables passed by reference that the call could
 	// change in place, with their fingerprints before the call.
@@ -78,7 +80,52 @@ func (st *State) resolve(c ToolCall) (*prepared, error) {
 
 // resolution is the record of p for the log.
 func (p *prepared) resolution() *run.Resolution {
-	return &run.Resolution{Args: p.record, Target: p.target}
+	p.res.Target = p.target
+	return p.res
+}
+
+// release clears the State's prepared call once its call is over, so that
+// it holds no values; callers hold execMu.
+func (st *State) release() {
+	st.prepared = prepared{tracked: st.prepared.tracked[:0]}
+}
+
+// newResolution returns a resolution of n arguments, in one allocation
+// for up to four.
+func newResolution(n int) *run.Resolution {
+	switch n {
+	case 0:
+		return &run.Resolution{Args: []run.Argument{}}
+	case 1:
+		r := new(struct {
+			run.Resolution
+			a [1]run.Argument
+		})
+		r.Args = r.a[:]
+		return &r.Resolution
+	case 2:
+		r := new(struct {
+			run.Resolution
+			a [2]run.Argument
+		})
+		r.Args = r.a[:]
+		return &r.Resolution
+	case 3:
+		r := new(struct {
+			run.Resolution
+			a [3]run.Argument
+		})
+		r.Args = r.a[:]
+		return &r.Resolution
+	case 4:
+		r := new(struct {
+			run.Resolution
+			a [4]run.Argument
+		})
+		r.Args = r.a[:]
+		return &r.Resolution
+	}
+	return &run.Resolution{Args: make([]run.Argument, n)}
 }
 
 // call executes one tool call, resolved as p (or refused with perr), and
@@ -468,7 +515,8 @@ func (st *State) prepare(c ToolCall) (*prepared, error) {
 	if len(bytes.TrimSpace(text)) == 0 {
 		text = []byte("{}")
 	}
-	fs, err := splitObject(text)
+	fs, err := splitObject(text, st.fields)
+	st.fields = fs
 	if err != nil {
 		return nil, fmt.Errorf("the arguments of %s are not a JSON object (%v); send one object such as %s", c.Name, err, example(r, plain))
 	}
@@ -478,11 +526,15 @@ func (st *State) prepare(c ToolCall) (*prepared, error) {
 	if err := checkNames(r, fs, plain); err != nil {
 		return nil, err
 	}
-	p := &prepared{row: r}
+	// The State's one prepared call (steps run one at a time), cleared by
+	// release once the call is over.
+	p := &st.prepared
+	*p = prepared{row: r, res: newResolution(a.NumParams()), tracked: p.tracked[:0]}
+	p.record = p.res.Args
 	if n := a.NumParams(); n <= len(p.argsBuf) {
-		p.args, p.record = p.argsBuf[:n:n], make([]run.Argument, n)
+		p.args = p.argsBuf[:n:n]
 	} else {
-		p.args, p.record = make([]reflect.Value, n), make([]run.Argument, n)
+		p.args = make([]reflect.Value, n)
 	}
 	for i := range p.args {
 		raw, _ := fs.get(a.Param(i).Name)

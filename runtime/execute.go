@@ -93,7 +93,8 @@ func (r ToolResponse) Content() string {
 	if r.Result == nil {
 		// The common case, written directly: the same text as
 		// encoding/json's without HTML escaping, in one allocation.
-		return string(appendContent(make([]byte, 0, 64+len(r.Error)+len(r.Stdout)+len(r.Stderr)+96*len(r.Variables)), r.Success, r.Error, r.Stdout, r.Stderr, r.Variables))
+		var buf [512]byte // on the stack when it fits: the string is the one allocation
+		return string(appendContent(buf[:0], r.Success, r.Error, r.Stdout, r.Stderr, r.Variables))
 	}
 	b, err := marshal(toolContent{r.Success, r.Error, r.Stdout, r.Stderr, r.Variables, r.Result})
 	if err != nil { // only a Result that is not JSON could cause this
@@ -161,59 +162,80 @@ func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 		res.Snippets = append(res.Snippets, s)
 	}
 	for _, c := range step.Calls {
-		refuse := func(why string) {
-			res.Responses = append(res.Responses, st.fail(Instruction{Step: n, Kind: KindCall, Reason: step.Reason, CallID: c.ID, Action: c.Name, Arguments: c.Arguments, Start: time.Now()}, ToolResponse{CallID: c.ID, Name: c.Name}, why))
-		}
-		if g == nil && st.needsApproval(c.Name) {
-			// An action that needs approval never runs where nobody can
-			// give it (a bare Execute, an MCP call).
-			refuse(c.Name + " needs a person's approval, and nobody can approve here; call it in a run")
-			continue
-		}
-		// The call is parsed and resolved once, here; only arguments an
-		// approver edited are resolved again. A call that does not resolve
-		// fails without asking anybody.
-		p, perr := st.resolve(c)
-		var refs func() map[string]run.VariableRef
-		if g != nil {
-			refs = func() map[string]run.VariableRef { return st.refsOf(p) }
-		}
-		if perr == nil && g != nil && !p.row.builtin {
-			sent := c.Arguments
-			if deny := g.approveCall(ctx, &c, refs, p.row.act.NeedsApproval()); deny != "" {
-				refuse(deny)
-				continue
-			}
-			if c.Arguments != sent {
-				p, perr = st.resolve(c)
-			}
-		}
-		callCtx, endCall := st.startSpan(ctx, Span{Kind: SpanTool, Name: c.Name, Step: n, CallID: c.ID})
-		var resp ToolResponse
-		var term *action.Termination
-		for attempt := 0; ; attempt++ {
-			var need error
-			resp, term, need = st.call(callCtx, g, n, step.Reason, c, p, perr)
-			if need == nil || g == nil || attempt == maxHumanRetries {
-				break
-			}
-			retry, deny := g.human(ctx, c, refs, need)
-			if deny != "" {
-				resp.Error = deny
-				break
-			}
-			callCtx = retry
-		}
-		var callErr error
-		if !resp.Success {
-			callErr = errors.New(resp.Error)
-			st.log().Debug("call failed", "action", c.Name, "call", c.ID, "step", n, "err", resp.Error)
-		}
-		endCall(SpanEnd{Err: callErr})
+		resp, term := st.dispatch(ctx, g, n, step.Reason, c)
 		res.Responses = append(res.Responses, resp)
 		if term != nil && res.Termination == nil {
 			res.Termination = term
 		}
 	}
 	return res
+}
+
+// dispatch runs call c of step n, asking g (when not nil) for approvals
+// and answers.
+func (st *State) dispatch(ctx context.Context, g gate, n int, reason string, c ToolCall) (ToolResponse, *action.Termination) {
+	// The call is parsed and resolved once, here; only arguments an
+	// approver edited are resolved again. A call that does not resolve
+	// fails without asking anybody.
+	p, perr := st.resolve(c)
+	defer st.release()
+	var refs func() map[string]run.VariableRef
+	if g == nil {
+		if perr == nil && p.row.act.NeedsApproval() || perr != nil && st.needsApproval(c.Name) {
+			// An action that needs approval never runs where nobody can
+			// give it (a bare Execute, an MCP call).
+			return st.refuse(n, reason, c, c.Name+" needs a person's approval, and nobody can approve here; call it in a run"), nil
+		}
+	} else {
+		var deny string
+		if c, p, perr, refs, deny = st.approve(ctx, g, c, p, perr); deny != "" {
+			return st.refuse(n, reason, c, deny), nil
+		}
+	}
+	callCtx, endCall := st.startSpan(ctx, Span{Kind: SpanTool, Name: c.Name, Step: n, CallID: c.ID})
+	var resp ToolResponse
+	var term *action.Termination
+	for attempt := 0; ; attempt++ {
+		var need error
+		resp, term, need = st.call(callCtx, g, n, reason, c, p, perr)
+		if need == nil || g == nil || attempt == maxHumanRetries {
+			break
+		}
+		retry, deny := g.human(ctx, c, refs, need)
+		if deny != "" {
+			resp.Error = deny
+			break
+		}
+		callCtx = retry
+	}
+	var callErr error
+	if !resp.Success {
+		callErr = errors.New(resp.Error)
+		st.log().Debug("call failed", "action", c.Name, "call", c.ID, "step", n, "err", resp.Error)
+	}
+	endCall(SpanEnd{Err: callErr})
+	return resp, term
+}
+
+// approve asks g to approve the resolved call p (refused with perr) and
+// resolves it again when the approver edited its arguments. It returns the
+// call as approved, its resolution, the resolved references for the
+// approver, and why the call must not run, or "".
+func (st *State) approve(ctx context.Context, g gate, c ToolCall, p *prepared, perr error) (ToolCall, *prepared, error, func() map[string]run.VariableRef, string) {
+	refs := func() map[string]run.VariableRef { return st.refsOf(p) }
+	if perr == nil && !p.row.builtin {
+		sent := c.Arguments
+		if deny := g.approveCall(ctx, &c, refs, p.row.act.NeedsApproval()); deny != "" {
+			return c, p, perr, refs, deny
+		}
+		if c.Arguments != sent {
+			p, perr = st.resolve(c)
+		}
+	}
+	return c, p, perr, refs, ""
+}
+
+// refuse records call c of step n as refused, and returns its response.
+func (st *State) refuse(n int, reason string, c ToolCall, why string) ToolResponse {
+	return st.fail(Instruction{Step: n, Kind: KindCall, Reason: reason, CallID: c.ID, Action: c.Name, Arguments: c.Arguments, Start: time.Now()}, ToolResponse{CallID: c.ID, Name: c.Name}, why)
 }

@@ -43,6 +43,12 @@ type typePair struct{ from, to reflect.Type }
 type matrix struct {
 	params  map[reflect.Type]*group
 	results map[reflect.Type]*group
+	// groups lists every group of params and results.
+	groups []*group
+	// fitting caches, per variable type, the groups a variable of that
+	// type joins (dropped when a group is added); its slices are shared
+	// with member and never appended to in place.
+	fitting map[reflect.Type][]*group
 	// member lists, per variable, the groups it belongs to.
 	member map[string][]*group
 	rows   []*row
@@ -85,14 +91,29 @@ func (m *matrix) fits(g *group, t reflect.Type) bool {
 }
 
 // addVar puts a new (or retyped) variable into every group it fits: one
-// column of the matrix.
+// column of the matrix. The groups a type fits are found once per type.
 func (m *matrix) addVar(name string, t reflect.Type) {
-	for _, g := range m.params {
-		m.join(g, name, t)
+	gs, ok := m.fitting[t]
+	if !ok {
+		for _, g := range m.groups {
+			if m.fits(g, t) {
+				gs = append(gs, g)
+			}
+		}
+		gs = slices.Clip(gs)
+		if m.fitting == nil {
+			m.fitting = map[reflect.Type][]*group{}
+		}
+		m.fitting[t] = gs
 	}
-	for _, g := range m.results {
-		m.join(g, name, t)
+	if len(gs) == 0 {
+		return
 	}
+	for _, g := range gs {
+		g.vars = append(g.vars, name)
+		m.tick(g)
+	}
+	m.member[name] = gs
 }
 
 func (m *matrix) join(g *group, name string, t reflect.Type) {
@@ -126,6 +147,8 @@ func (m *matrix) groupFor(t reflect.Type, result bool, vars []string, typeOf fun
 	}
 	g := &group{typ: t, result: result}
 	groups[t] = g
+	m.groups = append(m.groups, g)
+	clear(m.fitting)
 	for _, n := range vars {
 		m.join(g, n, typeOf(n))
 	}
@@ -193,6 +216,7 @@ func (m *matrix) clone() *matrix {
 		member:  make(map[string][]*group, len(m.member)),
 		rows:    make([]*row, len(m.rows)),
 		byName:  make(map[string]*row, len(m.byName)),
+		groups:  make([]*group, len(m.groups)),
 		pairs:   maps.Clone(m.pairs),
 		clock:   m.clock,
 	}
@@ -207,6 +231,9 @@ func (m *matrix) clone() *matrix {
 		n := &group{typ: g.typ, result: g.result, vars: slices.Clone(g.vars), version: g.version}
 		groups[g] = n
 		return n
+	}
+	for i, g := range m.groups {
+		c.groups[i] = copyGroup(g)
 	}
 	for t, g := range m.params {
 		c.params[t] = copyGroup(g)

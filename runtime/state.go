@@ -59,6 +59,12 @@ type State struct {
 	indexOf *action.Set
 
 	schemaBuilds int // counts tool schema builds, for tests
+
+	// fields is prepare's scratch for the members of a call's arguments.
+	fields fields
+	// prepared is the call being resolved or run (see prepare); guarded
+	// by execMu.
+	prepared prepared
 }
 
 // clone returns a copy of a State that has executed nothing: the same
