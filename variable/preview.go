@@ -40,18 +40,19 @@ func Preview(v any, limit int) string {
 	}
 	// Written into a pooled buffer: the preview itself is the one
 	// allocation a plain value costs.
-	p := previewers.Get().(*previewer)
-	p.b, p.base, p.limit, p.cut = p.b[:0], 0, limit, false
+	buf := buffers.Get().(*[]byte)
+	p := previewer{b: (*buf)[:0], limit: limit}
 	p.value(reflect.ValueOf(v), 0)
 	p.finish()
 	s := string(p.b)
 	if cap(p.b) <= 4<<10 {
-		previewers.Put(p)
+		*buf = p.b
+		buffers.Put(buf)
 	}
 	return s
 }
 
-var previewers = sync.Pool{New: func() any { return &previewer{b: make([]byte, 0, 512)} }}
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // previewer writes a preview into b. What it measures (its length, the
 // room left) is b[base:]: a nested list or a table's row is written in
@@ -61,13 +62,36 @@ type previewer struct {
 	base  int
 	limit int
 	cut   bool // items were left out and the result must end in "…"
+	// counted is what runes counted last.
+	counted span
 }
 
 // written is what the previewer wrote since base.
 func (p *previewer) written() []byte { return p.b[p.base:] }
 
-// runes counts the characters written since base.
-func (p *previewer) runes() int { return utf8.RuneCount(p.b[p.base:]) }
+// runes counts the characters written since base. Counts are kept, so
+// that what was counted is not counted again (previews measure themselves
+// often); truncate drops them.
+func (p *previewer) runes() int {
+	if p.counted.start != p.base || p.counted.end > len(p.b) {
+		p.counted = span{p.base, p.base, 0}
+	}
+	p.counted.runes += utf8.RuneCount(p.b[p.counted.end:])
+	p.counted.end = len(p.b)
+	return p.counted.runes
+}
+
+// span is a part of a previewer's buffer, b[start:end], and the number of
+// characters it holds.
+type span struct{ start, end, runes int }
+
+// truncate cuts the buffer to n bytes.
+func (p *previewer) truncate(n int) {
+	p.b = p.b[:n]
+	if n < p.counted.end {
+		p.counted = span{p.base, p.base, 0}
+	}
+}
 
 func (p *previewer) full() bool { return len(p.b)-p.base >= p.limit }
 
@@ -91,10 +115,11 @@ func (p *previewer) finish() {
 	if !utf8.Valid(s) {
 		// An error or a Stringer may return any bytes.
 		valid := bytes.ToValidUTF8(s, []byte("\uFFFD"))
-		p.b = append(p.b[:p.base], valid...)
+		p.truncate(p.base)
+		p.b = append(p.b, valid...)
 		s = p.written()
 	}
-	if n := utf8.RuneCount(s); n <= p.limit {
+	if n := p.runes(); n <= p.limit {
 		if !p.cut || bytes.HasSuffix(s, ellipsis) {
 			return
 		}
@@ -103,7 +128,8 @@ func (p *previewer) finish() {
 			return
 		}
 	}
-	p.b = append(p.b[:p.base+runeOffset(s, p.limit-1)], ellipsis...)
+	p.truncate(p.base + runeOffset(s, p.limit-1))
+	p.b = append(p.b, ellipsis...)
 }
 
 var ellipsis = []byte("…")
@@ -121,13 +147,10 @@ func runeOffset(s []byte, k int) int {
 	return len(s)
 }
 
-// selfTypes caches, per type, whether values of the type may describe
-// themselves (Previewer, error, fmt.Stringer), and its exported fields'
-// names for structures.
-var selfTypes sync.Map // reflect.Type → *typeInfo
+// structTypes caches, per struct type, its fields' names.
+var structTypes sync.Map // reflect.Type → *typeInfo
 
 type typeInfo struct {
-	self   bool
 	fields []string // "Name: " per field, exported or not (structures show all)
 	// columns are the exported fields' indexes and header the table's
 	// columns ("ID int, Name string"), for slices of this struct type.
@@ -136,10 +159,10 @@ type typeInfo struct {
 }
 
 func infoOf(t reflect.Type) *typeInfo {
-	if ti, ok := selfTypes.Load(t); ok {
+	if ti, ok := structTypes.Load(t); ok {
 		return ti.(*typeInfo)
 	}
-	ti := &typeInfo{self: t.Kind() == reflect.Interface || t.NumMethod() > 0}
+	ti := &typeInfo{}
 	if t.Kind() == reflect.Struct {
 		var head strings.Builder
 		for i := range t.NumField() {
@@ -156,7 +179,7 @@ func infoOf(t reflect.Type) *typeInfo {
 		}
 		ti.header = head.String()
 	}
-	got, _ := selfTypes.LoadOrStore(t, ti)
+	got, _ := structTypes.LoadOrStore(t, ti)
 	return got.(*typeInfo)
 }
 
@@ -170,17 +193,13 @@ func (p *previewer) self(v reflect.Value) (ok bool) {
 		if v.IsNil() {
 			return false
 		}
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.String:
-		if v.Type().PkgPath() == "" { // a predeclared type has no methods
+	case reflect.Interface:
+		// The dynamic value may have methods.
+	default:
+		if v.Type().NumMethod() == 0 {
+			// A type without (exported) methods describes nothing.
 			return false
 		}
-	}
-	if !infoOf(v.Type()).self {
-		// A type without methods describes nothing; an interface's
-		// dynamic value is looked at on its own.
-		return false
 	}
 	defer func() {
 		// A method on a nil or broken value may panic; fall back to the
@@ -300,7 +319,7 @@ func (p *previewer) quoted(s string, depth int, truncated bool) {
 		if utf8.RuneCount(p.b[mark:]) <= budget {
 			return
 		}
-		p.b = p.b[:mark]
+		p.truncate(mark)
 	}
 	tail := "…"
 	if !truncated {
@@ -352,9 +371,9 @@ func (p *previewer) enclose(tail []byte, body func() (complete bool)) {
 	complete := body()
 	p.limit = outer
 	s := p.written()
-	if n := utf8.RuneCount(s); n > inner || (!complete && !bytes.HasSuffix(s, ellipsis)) {
+	if n := p.runes(); n > inner || (!complete && !bytes.HasSuffix(s, ellipsis)) {
 		if n > inner {
-			p.b = p.b[:p.base+runeOffset(s, inner-1)]
+			p.truncate(p.base + runeOffset(s, inner-1))
 		}
 		p.b = append(p.b, ellipsis...)
 	}
@@ -441,10 +460,10 @@ func (p *previewer) whole(v reflect.Value, depth int) bool {
 	p.str("[")
 	p.enclose([]byte("]"), func() bool { return p.items(v, depth) })
 	s := p.written()
-	fits := !p.cut && utf8.RuneCount(s) <= room && !bytes.Contains(s, ellipsis)
+	fits := !p.cut && p.runes() <= room && !bytes.Contains(s, ellipsis)
 	p.base, p.limit, p.cut = base, limit, cut
 	if !fits || wasFull {
-		p.b = p.b[:mark]
+		p.truncate(mark)
 	}
 	return fits
 }
@@ -557,7 +576,7 @@ func (p *previewer) table(v reflect.Value) bool {
 		// The row is written in place after sep, measured on its own,
 		// and taken back when it does not fit whole.
 		start := len(p.b)
-		before := utf8.RuneCount(p.b[p.base:start])
+		before := p.runes()
 		p.b = append(p.b, sep...)
 		base, cut := p.base, p.cut
 		p.base, p.cut = len(p.b), false
@@ -578,7 +597,7 @@ func (p *previewer) table(v reflect.Value) bool {
 			more = utf8.RuneCountInString(", …")
 		}
 		if before+utf8.RuneCountInString(sep)+utf8.RuneCount(text)+more > p.limit || cellCut || bytes.HasSuffix(text, ellipsis) {
-			p.b = p.b[:start]
+			p.truncate(start)
 			if r == 0 {
 				// Not even one row fits whole: columns and count only.
 				return true
