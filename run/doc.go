@@ -32,6 +32,12 @@
 // [Snapshot.Apply] keeps it up to date one event at a time. The log is the
 // truth; snapshots are never stored.
 //
+// The step history is another fold: [History] turns the log into the
+// [Instruction]s the run executed (calls with their resolved arguments,
+// snippets with what they read and wrote, failures with what the model was
+// told), which replay code and hosts read; [HistoryFolder] folds one event
+// at a time.
+//
 // # Stores
 //
 // A [Store] keeps logs: it creates runs idempotently (a client-supplied ID

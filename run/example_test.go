@@ -113,3 +113,18 @@ func ExampleArtifact() {
 	// Output:
 	// {"name":"orders.csv","content_type":"text/csv","content":"aWQsc3RhdHVzCjEsbGF0ZQo="}
 }
+
+func ExampleHistory() {
+	events := []run.Event{
+		{Seq: 1, Data: run.AssistantMessage{Step: 1, Text: "Get the weather."}},
+		{Seq: 2, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Action: "get_weather", Arguments: `{"location":"<<var:city>>"}`}}},
+		{Seq: 3, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Result: "weather",
+			Created:    []run.VariableInfo{{Name: "weather", Type: "string"}},
+			Resolution: &run.Resolution{Args: []run.Argument{{Param: "location", Ref: "city", Type: "string"}}}}},
+	}
+	for _, in := range run.History(events) {
+		fmt.Printf("step %d: %s(%s=<<var:%s>>) -> %s (created: %v) because %q\n", in.Step, in.Action, in.Args[0].Param, in.Args[0].Ref, in.Return, in.ReturnCreated, in.Reason)
+	}
+	// Output:
+	// step 1: get_weather(location=<<var:city>>) -> weather (created: true) because "Get the weather."
+}

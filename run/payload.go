@@ -219,6 +219,15 @@ type ToolCallCompleted struct {
 	Resolution *Resolution `json:"resolution,omitempty"`
 	// Result is the variable the call's result was stored in, or "".
 	Result string `json:"result,omitempty"`
+	// Kept is the variable a result too large for the conversation was
+	// kept in (the model got its start and the name), or "".
+	Kept string `json:"kept,omitempty"`
+	// Snippet is the code a call of the built-in run_go ran, as run, with
+	// the variables it reads and writes; nil for other calls and for a
+	// run_go call refused before it ran.
+	Snippet *Snippet `json:"snippet,omitempty"`
+	// Start is when the call started.
+	Start time.Time `json:"start,omitzero"`
 }
 
 // Snippet is Go code the model wrote, with the variables it reads and
@@ -239,7 +248,14 @@ type SnippetExecuted struct {
 	Stdout   string         `json:"stdout,omitempty"`
 	Stderr   string         `json:"stderr,omitempty"`
 	Created  []VariableInfo `json:"created,omitempty"`
+	// Modified includes, for a failed snippet, the variables it may have
+	// changed in place before failing (changes that could not be undone).
 	Modified []VariableInfo `json:"modified,omitempty"`
+	// Kept is the variable a result too large for the conversation was
+	// kept in, or "".
+	Kept string `json:"kept,omitempty"`
+	// Start is when the snippet started.
+	Start time.Time `json:"start,omitzero"`
 }
 
 // VariableCreated records a new variable.

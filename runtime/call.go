@@ -128,41 +128,39 @@ func newResolution(n int) *run.Resolution {
 	return &run.Resolution{Args: make([]run.Argument, n)}
 }
 
-// call executes one tool call, resolved as p (or refused with perr), and
-// records it in the history. need is set when the action asked for
+// call executes one tool call, resolved as p (or refused with perr). need is set when the action asked for
 // authorization or input (the response is then failed, and the call may be
 // retried after the run's user answered).
-func (st *State) call(ctx context.Context, g gate, step int, reason string, c ToolCall, p *prepared, perr error) (_ ToolResponse, _ *action.Termination, need error) {
-	in := Instruction{Step: step, Kind: KindCall, Reason: reason, CallID: c.ID, Action: c.Name, Arguments: c.Arguments, Start: time.Now()}
-	resp := ToolResponse{CallID: c.ID, Name: c.Name}
+func (st *State) call(ctx context.Context, g gate, step int, c ToolCall, p *prepared, perr error) (_ ToolResponse, _ *action.Termination, need error) {
+	resp := ToolResponse{CallID: c.ID, Name: c.Name, start: time.Now()}
 	if perr != nil {
-		return st.failErr(in, resp, perr), nil, nil
+		return st.failErr(resp, perr), nil, nil
 	}
-	in.Args = p.record
 	resp.Resolution = p.resolution()
 	a := p.row.act
 	secretIn := p.secretIn
 
 	if p.row.builtin && a.Name() == RunGoName {
-		s := st.snippet(ctx, g, step, reason, c.ID, p.args[0].String())
+		s := st.snippet(ctx, g, step, c.ID, p.args[0].String())
 		resp.Success, resp.Error, resp.Stdout, resp.Stderr, resp.Variables, resp.Duration = s.Success, s.Error, s.Stdout, s.Stderr, s.Variables, s.Duration
 		resp.Err = s.Err
+		resp.snippet, resp.left, resp.start = &run.Snippet{Code: s.Code, Reads: s.Reads, Writes: s.Writes}, s.left, s.start
 		return resp, nil, nil
 	}
 	if p.row.builtin && a.Name() == action.AskUserName {
 		if len(secretIn) > 0 {
-			return st.fail(in, resp, "ask_user cannot show "+strings.Join(secretIn, ", ")+": it is a secret or derived from one, and questions are shown and recorded; ask without it"), nil, nil
+			return st.fail(resp, "ask_user cannot show "+strings.Join(secretIn, ", ")+": it is a secret or derived from one, and questions are shown and recorded; ask without it"), nil, nil
 		}
 		if g == nil {
-			return st.fail(in, resp, "ask_user needs a run whose user can answer; there is none"), nil, nil
+			return st.fail(resp, "ask_user needs a run whose user can answer; there is none"), nil, nil
 		}
 		answer, deny := g.ask(ctx, c, p.args[0].String())
 		if deny != "" {
-			return st.fail(in, resp, deny), nil, nil
+			return st.fail(resp, deny), nil, nil
 		}
 		st.mu.Lock()
 		defer st.mu.Unlock()
-		return st.commit(in, resp, step, a, p, reflect.ValueOf(answer), nil), nil, nil
+		return st.commit(resp, step, a, p, reflect.ValueOf(answer), nil), nil, nil
 	}
 	if p.row.builtin && a.Name() == action.TerminateName {
 		term := &action.Termination{Success: p.args[0].Bool(), Result: p.args[1].Interface()}
@@ -172,11 +170,11 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 			}
 		}
 		resp.Success = true
-		st.finish(in)
+		resp.Duration = time.Since(resp.start)
 		return resp, term, nil
 	}
 	if err := ctx.Err(); err != nil {
-		return st.fail(in, resp, "the step was cancelled before "+a.Name()+" ran ("+err.Error()+")"), nil, nil
+		return st.fail(resp, "the step was cancelled before "+a.Name()+" ran ("+err.Error()+")"), nil, nil
 	}
 
 	// An action that takes a context gets one with the call's deadline,
@@ -220,13 +218,13 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 		if ctx.Err() != nil {
 			cause = context.Cause(ctx)
 		}
-		return st.failErr(in, resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: abandoned(a.Name(), ctx, callCtx, st.opts.CallTimeout), Err: cause}), nil, nil
+		return st.failErr(resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: abandoned(a.Name(), ctx, callCtx, st.opts.CallTimeout), Err: cause}), nil, nil
 	}
 	resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
 	if len(secretIn) > 0 {
 		resp.Stdout, resp.Stderr = hideOutput(resp.Stdout), hideOutput(resp.Stderr)
 		if res.err != nil && !errors.Is(res.err, action.ErrNeedsHuman) {
-			return st.failErr(in, resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: hideError(a.Name(), res.err), Err: res.err}), nil, nil
+			return st.failErr(resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: hideError(a.Name(), res.err), Err: res.err}), nil, nil
 		}
 	}
 	if st.hasSecrets() {
@@ -238,7 +236,7 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 		var pe *action.PanicError
 		if errors.As(res.err, &pe) {
 			msg := fmt.Sprintf("%s panicked: %v. The action has a bug or was given a value it cannot handle; try other arguments or another action.", a.Name(), pe.Value)
-			return st.failErr(in, resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: msg, Err: res.err}), nil, nil
+			return st.failErr(resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: msg, Err: res.err}), nil, nil
 		}
 		if errors.Is(res.err, action.ErrNeedsHuman) {
 			need = res.err
@@ -246,7 +244,7 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 		if f := (*run.FailureError)(nil); errors.As(res.err, &f) {
 			resp.Failure = f
 		}
-		return st.failErr(in, resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: a.Name() + " failed: " + res.err.Error(), Err: res.err}), nil, need
+		return st.failErr(resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: a.Name() + " failed: " + res.err.Error(), Err: res.err}), nil, need
 	}
 
 	// Fingerprints are taken before locking: the value may be large.
@@ -263,28 +261,27 @@ func (st *State) call(ctx context.Context, g gate, step int, reason string, c To
 		// previews are redacted.
 		p.tainted = true
 	}
-	return st.commit(in, resp, step, a, p, res.value, changed), nil, nil
+	return st.commit(resp, step, a, p, res.value, changed), nil, nil
 }
 
-// commit stores a successful call's result and the changes it made, records
-// the instruction and completes the response; callers hold mu.
-func (st *State) commit(in Instruction, resp ToolResponse, step int, a *action.Action, p *prepared, value reflect.Value, changed []bool) ToolResponse {
+// commit stores a successful call's result and the changes it made and
+// completes the response; callers hold mu.
+func (st *State) commit(resp ToolResponse, step int, a *action.Action, p *prepared, value reflect.Value, changed []bool) ToolResponse {
 	if p.tainted && !a.Declassifies() {
 		st.taint(st.carriers(p)...)
 	}
+	var modified []string // by name, to describe each variable once
 	if a.Result() != nil {
 		name, created, err := st.assignResult(step, a, p.target, value, p.tainted && !a.Declassifies())
 		if err != nil {
-			return st.failLocked(in, resp, err.Error())
+			return st.failLocked(resp, err.Error())
 		}
-		in.Return, in.ReturnCreated = name, created
 		resp.resultVar = name
 		kind := variable.Assigned
 		if created {
-			in.Created = append(in.Created, name)
 			kind = variable.Created
 		} else {
-			in.Modified = append(in.Modified, name)
+			modified = append(modified, name)
 		}
 		resp.Variables = append(resp.Variables, st.change(name, kind))
 		if st.opts.HideFromAI {
@@ -292,18 +289,16 @@ func (st *State) commit(in Instruction, resp ToolResponse, step int, a *action.A
 		}
 	}
 	for i, t := range p.tracked {
-		if i >= len(changed) || !changed[i] || t.name == in.Return || slices.Contains(in.Modified, t.name) {
+		if i >= len(changed) || !changed[i] || t.name == resp.resultVar || slices.Contains(modified, t.name) {
 			continue
 		}
 		if st.vars.Touch(t.name, step, a.Name()) == nil {
-			in.Modified = append(in.Modified, t.name)
+			modified = append(modified, t.name)
 			resp.Variables = append(resp.Variables, st.change(t.name, variable.Modified))
 		}
 	}
 	resp.Success = true
-	in.Duration = time.Since(in.Start)
-	resp.Duration = in.Duration
-	st.history = append(st.history, in)
+	resp.Duration = time.Since(resp.start)
 	return resp
 }
 
@@ -455,43 +450,32 @@ func (st *State) freeName(base string) string {
 	}
 }
 
-// fail records a failed instruction and returns the failed response.
-func (st *State) fail(in Instruction, resp ToolResponse, msg string) ToolResponse {
+// fail completes a failed response.
+func (st *State) fail(resp ToolResponse, msg string) ToolResponse {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.failLocked(in, resp, msg)
+	return st.failLocked(resp, msg)
 }
 
 // failErr is fail with a typed error, kept in the response (Err) for the
 // host; the model gets its text.
-func (st *State) failErr(in Instruction, resp ToolResponse, err error) ToolResponse {
+func (st *State) failErr(resp ToolResponse, err error) ToolResponse {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	resp = st.failLocked(in, resp, err.Error())
+	resp = st.failLocked(resp, err.Error())
 	resp.Err = err
 	return resp
 }
 
-func (st *State) failLocked(in Instruction, resp ToolResponse, msg string) ToolResponse {
+func (st *State) failLocked(resp ToolResponse, msg string) ToolResponse {
 	if len(st.secrets) > 0 { // an action's error or output may quote a secret argument
 		msg = st.redact(msg)
 		resp.Stdout, resp.Stderr = st.redact(resp.Stdout), st.redact(resp.Stderr)
 	}
-	in.Err = msg
-	in.Duration = time.Since(in.Start)
-	resp.Duration = in.Duration
-	st.history = append(st.history, in)
+	resp.Duration = time.Since(resp.start)
 	resp.Success = false
 	resp.Error = msg
 	return resp
-}
-
-// finish records a successful instruction that changed no variable.
-func (st *State) finish(in Instruction) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	in.Duration = time.Since(in.Start)
-	st.history = append(st.history, in)
 }
 
 var nullJSON = []byte("null")

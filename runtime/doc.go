@@ -5,9 +5,11 @@
 // It runs any number of runs at once ([Runtime.Start], [Runtime.Run]); each
 // run has its own [State]: its variables, the compatibility matrix between
 // them and the actions (which variables can be passed by reference to which
-// parameter), its Go interpreter and its step history. A State knows which
-// actions are available, writes the schemas the model sees, executes the
-// model's instructions one step at a time and records each in the history.
+// parameter) and its Go interpreter. A State knows which actions are
+// available, writes the schemas the model sees and executes the model's
+// instructions one step at a time. Its step history ([State.History]) is a
+// fold of the run's log (run.History), not a second record: a run
+// restored after a restart has the steps it made before it.
 //
 //	rt, _ := runtime.New(runtime.Options{Actions: set, Model: model})
 //	out, _ := rt.Run(ctx, runtime.RunOptions{Task: "...", Variables: vars})

@@ -72,9 +72,25 @@ type ToolResponse struct {
 	Err error
 
 	resultVar string // the variable the result went to, for the log
+	// start is when the call started, for the log.
+	start time.Time
+	// snippet is the code a run_go call ran, for the log.
+	snippet *run.Snippet
+	// left are the variables a failed run_go snippet may have changed.
+	left []VariableChange
 	// Failure is set when the action returned a *run.FailureError: the run
 	// fails with it instead of going on.
 	Failure *run.FailureError `json:"-"`
+}
+
+// completed is the response's record in the log; its Kept is set by the
+// caller when the content was kept as a variable.
+func (r ToolResponse) completed() run.ToolCallCompleted {
+	return run.ToolCallCompleted{
+		CallID: r.CallID, Success: r.Success, Error: r.Error, Duration: r.Duration, Stdout: r.Stdout, Stderr: r.Stderr,
+		Created: infos(r.Variables, "created"), Modified: append(infos(r.Variables, "assigned", "modified"), infos(r.left, "modified")...),
+		Resolution: r.Resolution, Result: r.resultVar, Snippet: r.snippet, Start: r.start,
+	}
 }
 
 // toolContent is the JSON shape of a ToolResponse for the model.
@@ -153,7 +169,7 @@ func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 	res := StepResult{Step: n, Responses: make([]ToolResponse, 0, len(step.Calls))}
 	for _, code := range step.Snippets {
 		sctx, endSnippet := st.startSpan(ctx, Span{Kind: SpanSnippet, Name: "snippet", Step: n})
-		s := st.snippet(sctx, g, n, step.Reason, "", code)
+		s := st.snippet(sctx, g, n, "", code)
 		var err error
 		if !s.Success {
 			err = errors.New(s.Error)
@@ -162,18 +178,24 @@ func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 		res.Snippets = append(res.Snippets, s)
 	}
 	for _, c := range step.Calls {
-		resp, term := st.dispatch(ctx, g, n, step.Reason, c)
+		resp, term := st.dispatch(ctx, g, n, c)
 		res.Responses = append(res.Responses, resp)
 		if term != nil && res.Termination == nil {
 			res.Termination = term
 		}
+	}
+	st.mu.Lock()
+	bare := st.run == nil
+	st.mu.Unlock()
+	if bare {
+		st.logStep(n, step, res)
 	}
 	return res
 }
 
 // dispatch runs call c of step n, asking g (when not nil) for approvals
 // and answers.
-func (st *State) dispatch(ctx context.Context, g gate, n int, reason string, c ToolCall) (ToolResponse, *action.Termination) {
+func (st *State) dispatch(ctx context.Context, g gate, n int, c ToolCall) (ToolResponse, *action.Termination) {
 	// The call is parsed and resolved once, here; only arguments an
 	// approver edited are resolved again. A call that does not resolve
 	// fails without asking anybody.
@@ -184,12 +206,12 @@ func (st *State) dispatch(ctx context.Context, g gate, n int, reason string, c T
 		if perr == nil && p.row.act.NeedsApproval() || perr != nil && st.needsApproval(c.Name) {
 			// An action that needs approval never runs where nobody can
 			// give it (a bare Execute, an MCP call).
-			return st.refuse(n, reason, c, c.Name+" needs a person's approval, and nobody can approve here; call it in a run"), nil
+			return st.refuse(c, c.Name+" needs a person's approval, and nobody can approve here; call it in a run"), nil
 		}
 	} else {
 		var deny string
 		if c, p, perr, refs, deny = st.approve(ctx, g, c, p, perr); deny != "" {
-			return st.refuse(n, reason, c, deny), nil
+			return st.refuse(c, deny), nil
 		}
 	}
 	callCtx, endCall := st.startSpan(ctx, Span{Kind: SpanTool, Name: c.Name, Step: n, CallID: c.ID})
@@ -197,7 +219,7 @@ func (st *State) dispatch(ctx context.Context, g gate, n int, reason string, c T
 	var term *action.Termination
 	for attempt := 0; ; attempt++ {
 		var need error
-		resp, term, need = st.call(callCtx, g, n, reason, c, p, perr)
+		resp, term, need = st.call(callCtx, g, n, c, p, perr)
 		if need == nil || g == nil || attempt == maxHumanRetries {
 			break
 		}
@@ -235,7 +257,7 @@ func (st *State) approve(ctx context.Context, g gate, c ToolCall, p *prepared, p
 	return c, p, perr, refs, ""
 }
 
-// refuse records call c of step n as refused, and returns its response.
-func (st *State) refuse(n int, reason string, c ToolCall, why string) ToolResponse {
-	return st.fail(Instruction{Step: n, Kind: KindCall, Reason: reason, CallID: c.ID, Action: c.Name, Arguments: c.Arguments, Start: time.Now()}, ToolResponse{CallID: c.ID, Name: c.Name}, why)
+// refuse returns the response of call c, refused.
+func (st *State) refuse(c ToolCall, why string) ToolResponse {
+	return st.fail(ToolResponse{CallID: c.ID, Name: c.Name, start: time.Now()}, why)
 }

@@ -1,74 +1,88 @@
 package runtime
 
 import (
+	"context"
+
 	"github.com/byref/byref/run"
-	"slices"
-	"time"
 )
 
-// InstructionKind says what kind of instruction a history entry records.
-type InstructionKind string
+// InstructionKind says what kind of instruction a history entry records
+// (run.InstructionKind: the history is a fold of the run's log).
+type InstructionKind = run.InstructionKind
 
 // The kinds of instruction.
 const (
 	// KindCall is a JSON tool call.
-	KindCall InstructionKind = "call"
+	KindCall = run.KindCall
 	// KindSnippet is a Go snippet.
-	KindSnippet InstructionKind = "snippet"
+	KindSnippet = run.KindSnippet
 )
 
 // Argument is one argument of a recorded call, as it was resolved: the
 // log's record (run.Argument).
 type Argument = run.Argument
 
-// Instruction is one executed instruction of the step history: enough to
-// turn a run into Go code that replays it.
-type Instruction struct {
-	// Step is the number of the step, from 1.
-	Step int
-	// Kind is KindCall or KindSnippet.
-	Kind InstructionKind
-	// Reason is the model's stated reason for the step, when it gave one.
-	Reason string
-
-	// CallID is the model's ID of the tool call.
-	CallID string
-	// Action is the called action's name.
-	Action string
-	// Arguments is the argument JSON exactly as the model sent it.
-	Arguments string
-	// Args are the resolved arguments in parameter order; empty when the
-	// call failed before they were resolved.
-	Args []Argument
-	// Return is the variable the result was assigned to ("" when none).
-	Return string
-	// ReturnCreated reports that Return was created by this call.
-	ReturnCreated bool
-
-	// Code is the snippet's source.
-	Code string
-	// Reads and Writes are the variables a snippet reads and writes, from
-	// the static pass made before running it.
-	Reads, Writes []string
-
-	// Created and Modified are the variables the instruction created and
-	// changed (assigned or mutated in place).
-	Created, Modified []string
-	// Err is the error the model was told, or "" on success.
-	Err string
-	// Start is when the instruction started.
-	Start time.Time
-	// Duration is how long it ran.
-	Duration time.Duration
-}
-
-// OK reports whether the instruction succeeded.
-func (in Instruction) OK() bool { return in.Err == "" }
+// Instruction is one executed instruction of the step history
+// (run.Instruction), folded from the run's log by run.History.
+type Instruction = run.Instruction
 
 // History returns every executed instruction, failed ones included (with
-// Err set), in execution order.
+// Err set), in execution order. It is a fold of the run's log
+// (run.History): for a run, of the events in its store, so that a run
+// restored after a restart has the steps it made before it; for a State
+// with no run (Runtime.NewState), of the events its steps would have
+// logged, folded as its steps end. A step's instructions appear once the
+// step has ended and been recorded. A store that cannot be read gives an
+// empty history: use Handle.History for the error.
 func (st *State) History() []Instruction {
+	h, _ := st.fold(context.Background())
+	return h
+}
+
+// fold folds the State's log.
+func (st *State) fold(ctx context.Context) ([]Instruction, error) {
+	st.mu.Lock()
+	h := st.run
+	if h == nil {
+		defer st.mu.Unlock()
+		return st.folded.Instructions(), nil
+	}
+	st.mu.Unlock()
+	events, err := h.rec.store.Read(ctx, h.id, 1, 0)
+	if err != nil {
+		return nil, err
+	}
+	return run.History(events), nil
+}
+
+// History folds the run's log, read from its store, into the instructions
+// it executed, in order (run.History); see State.History.
+func (h *Handle) History(ctx context.Context) ([]run.Instruction, error) {
+	events, err := h.rec.store.Read(ctx, h.id, 1, 0)
+	if err != nil {
+		return nil, err
+	}
+	return run.History(events), nil
+}
+
+// logStep folds the events of step n of a State with no run, which has no
+// store: what a run's log would hold of its instructions (the reason, the
+// scheduled calls, the snippets' and calls' records). It keeps the fold,
+// not the events. Callers hold execMu.
+func (st *State) logStep(n int, step Step, res StepResult) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return slices.Clone(st.history)
+	f := &st.folded
+	if step.Reason != "" {
+		f.AssistantMessage(run.AssistantMessage{Step: n, Text: step.Reason})
+	}
+	for _, c := range step.Calls {
+		f.ToolCallScheduled(run.ToolCallScheduled{Step: n, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments}})
+	}
+	for _, s := range res.Snippets {
+		f.SnippetExecuted(s.executed(n))
+	}
+	for _, r := range res.Responses {
+		f.ToolCallCompleted(r.completed())
+	}
 }

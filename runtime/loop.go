@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/byref/byref/action"
@@ -223,25 +224,21 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 	defer h.st.mu.Unlock()
 	var snippetParts []string
 	for _, s := range res.Snippets {
-		events = append(events, run.SnippetExecuted{
-			Step: res.Step, Snippet: run.Snippet{Code: s.Code, Reads: s.Reads, Writes: s.Writes},
-			Success: s.Success, Error: s.Error, Duration: s.Duration, Stdout: s.Stdout, Stderr: s.Stderr,
-			Created: infos(s.Variables, "created"), Modified: infos(s.Variables, "assigned", "modified"),
-		})
-		events = append(events, h.st.variableChangeEvents(res.Step, s.Variables)...)
-		content, kept := h.st.bound(res.Step, "snippet", s.CallID, s.Content(), lim)
-		events = append(events, kept...)
+		e := s.executed(res.Step)
+		// Variable events are made before a large result is kept, so
+		// that they describe the snippet's own changes.
+		changes := h.st.variableChangeEvents(res.Step, slices.Concat(s.Variables, s.left))
+		content, name, kept := h.st.bound(res.Step, "snippet", s.Content(), lim)
+		e.Kept = name
+		events = append(append(append(events, e), changes...), kept...)
 		snippetParts = append(snippetParts, content)
 	}
 	for _, r := range res.Responses {
-		events = append(events, run.ToolCallCompleted{
-			CallID: r.CallID, Success: r.Success, Error: r.Error, Duration: r.Duration, Stdout: r.Stdout, Stderr: r.Stderr,
-			Created: infos(r.Variables, "created"), Modified: infos(r.Variables, "assigned", "modified"),
-			Resolution: r.Resolution, Result: r.resultVar,
-		})
-		events = append(events, h.st.variableChangeEvents(res.Step, r.Variables)...)
-		content, kept := h.st.bound(res.Step, r.Name, r.CallID, r.Content(), lim)
-		events = append(events, kept...)
+		e := r.completed()
+		changes := h.st.variableChangeEvents(res.Step, slices.Concat(r.Variables, r.left))
+		content, name, kept := h.st.bound(res.Step, r.Name, r.Content(), lim)
+		e.Kept = name
+		events = append(append(append(events, e), changes...), kept...)
 		toolMsgs = append(toolMsgs, llm.ToolResultMessage(llm.ToolCall{ID: r.CallID, Name: r.Name}, content))
 	}
 	if len(snippetParts) > 0 {
@@ -251,27 +248,21 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 }
 
 // bound keeps a tool result of more than lim.LargeResult bytes as a
-// variable and returns what the model gets instead; callers hold rt.mu.
-func (st *State) bound(step int, source, callID, content string, lim Limits) (string, []run.Payload) {
+// variable and returns what the model gets instead, the variable's name and
+// its event; callers hold st.mu. The variable is the instruction's, like any
+// the call made: its record in the log names it (Kept).
+func (st *State) bound(step int, source, content string, lim Limits) (string, string, []run.Payload) {
 	if len(content) <= lim.LargeResult {
-		return content, nil
+		return content, "", nil
 	}
 	if st.opts.HideFromAI {
 		// Plain mode has no references: the model gets the start of the
 		// result and is told it was cut, never a name it cannot use.
-		return clip(content, lim.LargeResult), nil
+		return clip(content, lim.LargeResult), "", nil
 	}
 	name := st.freeName(source + "_output")
 	if err := st.define(variable.Spec{Name: name, Value: content, Description: "a tool result too large for the conversation"}, step, source); err != nil {
-		return clip(content, lim.LargeResult), nil
-	}
-	// The variable is the instruction's, in the history and the log, like
-	// any the call made.
-	for i := len(st.history) - 1; i >= 0 && st.history[i].Step == step; i-- {
-		if st.history[i].CallID == callID {
-			st.history[i].Created = append(st.history[i].Created, name)
-			break
-		}
+		return clip(content, lim.LargeResult), "", nil
 	}
 	kept := st.variableChangeEvents(step, []VariableChange{st.change(name, variable.Created)})
 	head := []rune(content)
@@ -284,7 +275,7 @@ func (st *State) bound(step int, source, callID, content string, lim Limits) (st
 		Reference: schema.Ref(name),
 		Start:     string(head),
 	})
-	return string(b), kept
+	return string(b), name, kept
 }
 
 // largeResult is what the model gets instead of a result too large for the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/schema"
+	"github.com/byref/byref/variable"
 )
 
 // lexicalIndex scores actions against a conversation with BM25 over the
@@ -183,15 +184,18 @@ func (st *State) selectTools(tools []schema.Tool, k int, query string) []schema.
 	return out
 }
 
-// inPlay returns the variables the run has made or changed; callers hold mu.
+// inPlay returns the variables the run's steps have made or changed (by
+// their histories: a change by a step, not by the host; a variable restored
+// from the log counts when a step had made it); callers hold mu.
 func (st *State) inPlay() map[string]bool {
 	play := map[string]bool{}
-	for _, in := range st.history {
-		for _, n := range in.Created {
-			play[n] = true
-		}
-		for _, n := range in.Modified {
-			play[n] = true
+	for _, n := range st.vars.Names() {
+		v, _ := st.vars.Head(n)
+		for _, c := range v.History {
+			if c.By != "host" && (c.By != "restore" || c.Step != variable.HostStep) {
+				play[n] = true
+				break
+			}
 		}
 	}
 	return play

@@ -14,6 +14,7 @@ import (
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/interp"
+	"github.com/byref/byref/run"
 	"github.com/byref/byref/variable"
 )
 
@@ -41,6 +42,23 @@ type SnippetResponse struct {
 	// *interp.CompileError, or an error wrapping context.DeadlineExceeded);
 	// it is not sent to the model.
 	Err error
+
+	// start is when the snippet started, for the log.
+	start time.Time
+	// left are the variables a failed snippet may have changed in place
+	// (changes that could not be undone), for the log.
+	left []VariableChange
+}
+
+// executed is the snippet's record in the log, as the step's instruction
+// n; its Kept is set by the caller when the content was kept as a variable.
+func (s SnippetResponse) executed(n int) run.SnippetExecuted {
+	return run.SnippetExecuted{
+		Step: n, Snippet: run.Snippet{Code: s.Code, Reads: s.Reads, Writes: s.Writes},
+		Success: s.Success, Error: s.Error, Duration: s.Duration, Stdout: s.Stdout, Stderr: s.Stderr,
+		Created: infos(s.Variables, "created"), Modified: append(infos(s.Variables, "assigned", "modified"), infos(s.left, "modified")...),
+		Start: s.start,
+	}
 }
 
 // Content returns the response as JSON text for the model.
@@ -86,18 +104,15 @@ func (st *State) interpreter() (*interp.Interpreter, error) {
 	return st.in, nil
 }
 
-// snippet runs one Go snippet as instruction of step n and records it.
-func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, code string) SnippetResponse {
+// snippet runs one Go snippet as instruction of step n.
+func (st *State) snippet(ctx context.Context, g gate, n int, callID, code string) SnippetResponse {
 	code = interp.NormalizeCode(code)
-	in := Instruction{Step: n, Kind: KindSnippet, Reason: reason, CallID: callID, Code: code, Start: time.Now()}
-	resp := SnippetResponse{CallID: callID, Code: code}
+	resp := SnippetResponse{CallID: callID, Code: code, start: time.Now()}
 	fail := func(msg string) SnippetResponse {
 		st.mu.Lock()
 		defer st.mu.Unlock()
 		msg = st.redact(msg)
-		in.Err, in.Duration = msg, time.Since(in.Start)
-		st.history = append(st.history, in)
-		resp.Success, resp.Error, resp.Duration = false, msg, in.Duration
+		resp.Success, resp.Error, resp.Duration = false, msg, time.Since(resp.start)
 		resp.Stdout, resp.Stderr = st.redact(resp.Stdout), st.redact(resp.Stderr)
 		return resp
 	}
@@ -124,7 +139,6 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 	st.mu.Unlock()
 
 	access, aerr := interp.Analyze(code, types)
-	in.Reads, in.Writes = access.Reads, access.Writes
 	resp.Reads, resp.Writes = access.Reads, access.Writes
 	// A snippet that reads a sensitive variable (or that the analysis
 	// cannot follow, while there are any) taints what it creates and
@@ -178,8 +192,10 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 		// or could not be saved, is told to the model and recorded.
 		st.mu.Lock()
 		changed := st.leftChangedLocked(before, res.Unrestored, n, tainted)
+		for _, name := range changed {
+			resp.left = append(resp.left, st.change(name, variable.Modified))
+		}
 		st.mu.Unlock()
-		in.Modified = changed
 		msg := err.Error()
 		if tainted {
 			msg = hideError("the snippet", err)
@@ -197,10 +213,10 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 	var assigns []string
 	for _, name := range res.Created {
 		if err := variable.ValidName(name); err != nil {
-			return st.failSnippetLocked(in, resp, fmt.Sprintf("the snippet declared %s, which cannot be a variable: %v; rename it", name, err))
+			return st.failSnippetLocked(resp, fmt.Sprintf("the snippet declared %s, which cannot be a variable: %v; rename it", name, err))
 		}
 		if _, isAction := st.m.byName[name]; isAction {
-			return st.failSnippetLocked(in, resp, fmt.Sprintf("the snippet declared %s, which is the name of an action; rename it", name))
+			return st.failSnippetLocked(resp, fmt.Sprintf("the snippet declared %s, which is the name of an action; rename it", name))
 		}
 	}
 	for _, name := range names {
@@ -213,7 +229,7 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 			continue
 		}
 		if v.IsValid() && !v.Type().AssignableTo(t) {
-			return st.failSnippetLocked(in, resp, fmt.Sprintf("the snippet gave %s a %s, but it is a %s", name, v.Type(), variable.TypeName(t)))
+			return st.failSnippetLocked(resp, fmt.Sprintf("the snippet gave %s a %s, but it is a %s", name, v.Type(), variable.TypeName(t)))
 		}
 		assigns = append(assigns, name)
 	}
@@ -223,9 +239,8 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 		}
 		v := res.Values[name]
 		if err := st.define(variable.Spec{Name: name, Value: v.Interface(), Type: v.Type(), Tainted: tainted}, n, "snippet"); err != nil {
-			return st.failSnippetLocked(in, resp, err.Error()) // checked above; cannot happen
+			return st.failSnippetLocked(resp, err.Error()) // checked above; cannot happen
 		}
-		in.Created = append(in.Created, name)
 		resp.Variables = append(resp.Variables, st.change(name, variable.Created))
 	}
 	for _, name := range names {
@@ -234,7 +249,6 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 				st.taint(name)
 			}
 			_ = st.vars.Assign(name, valueOf(res.Values[name]), n, "snippet") // checked above
-			in.Modified = append(in.Modified, name)
 			resp.Variables = append(resp.Variables, st.change(name, variable.Assigned))
 			continue
 		}
@@ -244,15 +258,12 @@ func (st *State) snippet(ctx context.Context, g gate, n int, reason, callID, cod
 				st.taint(name)
 			}
 			_ = st.vars.Touch(name, n, "snippet")
-			in.Modified = append(in.Modified, name)
 			resp.Variables = append(resp.Variables, st.change(name, variable.Modified))
 		}
 	}
 	resp.Success = true
 	resp.Stdout, resp.Stderr = st.redact(resp.Stdout), st.redact(resp.Stderr)
-	in.Duration = time.Since(in.Start)
-	resp.Duration = in.Duration
-	st.history = append(st.history, in)
+	resp.Duration = time.Since(resp.start)
 	return resp
 }
 
@@ -277,11 +288,9 @@ func (st *State) leftChangedLocked(before map[string]uint64, unrestored []string
 	return changed
 }
 
-func (st *State) failSnippetLocked(in Instruction, resp SnippetResponse, msg string) SnippetResponse {
+func (st *State) failSnippetLocked(resp SnippetResponse, msg string) SnippetResponse {
 	msg = st.redact(msg)
-	in.Err, in.Duration = msg, time.Since(in.Start)
-	st.history = append(st.history, in)
-	resp.Success, resp.Error, resp.Duration = false, msg, in.Duration
+	resp.Success, resp.Error, resp.Duration = false, msg, time.Since(resp.start)
 	return resp
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/interp"
+	"github.com/byref/byref/run"
 	"github.com/byref/byref/variable"
 )
 
@@ -40,8 +41,11 @@ type State struct {
 	actions *action.Set
 	m       *matrix
 	step    int
-	history []Instruction
-	in      *interp.Interpreter
+	// folded is the history of a State with no run: the fold of the
+	// events its steps would have logged. A run's history is folded from
+	// the log in its store.
+	folded run.HistoryFolder
+	in     *interp.Interpreter
 	// secrets holds the names of the sensitive variables: secret or
 	// tainted (see taint.go).
 	secrets   map[string]bool
