@@ -88,7 +88,10 @@ func History(events []Event) []Instruction {
 // time, for a caller that reads a log incrementally. The zero value is
 // ready to use; a HistoryFolder is not safe for concurrent use.
 type HistoryFolder struct {
-	ins []Instruction
+	// ins holds the instructions in chunks of growing size, each
+	// allocated once: a long history is not copied as it grows.
+	ins [][]Instruction
+	n   int
 	// reason is the text of the model's latest answer, made at reasonStep.
 	reason     string
 	reasonStep int
@@ -154,7 +157,21 @@ func (f *HistoryFolder) ToolCallScheduled(p ToolCallScheduled) {
 
 // ToolCallCompleted is Apply of an event of that type.
 func (f *HistoryFolder) ToolCallCompleted(p ToolCallCompleted) {
-	f.ins = append(f.ins, f.completed(p))
+	f.add(f.completed(p))
+}
+
+// add appends an instruction.
+func (f *HistoryFolder) add(in Instruction) {
+	if k := len(f.ins); k == 0 || len(f.ins[k-1]) == cap(f.ins[k-1]) {
+		size := 4
+		if k > 0 {
+			size = min(2*cap(f.ins[k-1]), 256)
+		}
+		f.ins = append(f.ins, make([]Instruction, 0, size))
+	}
+	k := len(f.ins) - 1
+	f.ins[k] = append(f.ins[k], in)
+	f.n++
 }
 
 // SnippetExecuted is Apply of an event of that type.
@@ -166,15 +183,24 @@ func (f *HistoryFolder) SnippetExecuted(p SnippetExecuted) {
 	if !p.Success && in.Err == "" {
 		in.Err = "the snippet failed"
 	}
-	f.ins = append(f.ins, in)
+	f.add(in)
 }
 
 // Instructions returns the instructions folded so far. The slice is the
 // caller's; its instructions share their slices with the events.
-func (f *HistoryFolder) Instructions() []Instruction { return slices.Clone(f.ins) }
+func (f *HistoryFolder) Instructions() []Instruction {
+	if f.n == 0 {
+		return nil
+	}
+	out := make([]Instruction, 0, f.n)
+	for _, c := range f.ins {
+		out = append(out, c...)
+	}
+	return out
+}
 
 // Len returns the number of instructions folded so far.
-func (f *HistoryFolder) Len() int { return len(f.ins) }
+func (f *HistoryFolder) Len() int { return f.n }
 
 // find returns the index of the first pending call with the ID, or -1.
 func (f *HistoryFolder) find(id string) int {
