@@ -46,11 +46,9 @@ type matrix struct {
 	// groups lists every group of params and results.
 	groups []*group
 	// fitting caches, per variable type, the groups a variable of that
-	// type joins (dropped when a group is added); its slices are shared
-	// with member and never appended to in place.
+	// type belongs to (dropped when a group is added): a variable is in
+	// every group its type fits, and in no other.
 	fitting map[reflect.Type][]*group
-	// member lists, per variable, the groups it belongs to.
-	member map[string][]*group
 	rows   []*row
 	byName map[string]*row
 	pairs  map[typePair]bool
@@ -61,7 +59,6 @@ func newMatrix() *matrix {
 	return &matrix{
 		params:  map[reflect.Type]*group{},
 		results: map[reflect.Type]*group{},
-		member:  map[string][]*group{},
 		byName:  map[string]*row{},
 		pairs:   map[typePair]bool{},
 	}
@@ -90,9 +87,18 @@ func (m *matrix) fits(g *group, t reflect.Type) bool {
 	return m.assignable(t, g.typ)
 }
 
-// addVar puts a new (or retyped) variable into every group it fits: one
-// column of the matrix. The groups a type fits are found once per type.
+// addVar puts a new (or retyped) variable of type t into every group it
+// fits: one column of the matrix.
 func (m *matrix) addVar(name string, t reflect.Type) {
+	for _, g := range m.groupsOf(t) {
+		g.vars = append(g.vars, name)
+		m.tick(g)
+	}
+}
+
+// groupsOf returns the groups a variable of type t belongs to, found once
+// per type.
+func (m *matrix) groupsOf(t reflect.Type) []*group {
 	gs, ok := m.fitting[t]
 	if !ok {
 		for _, g := range m.groups {
@@ -100,39 +106,29 @@ func (m *matrix) addVar(name string, t reflect.Type) {
 				gs = append(gs, g)
 			}
 		}
-		gs = slices.Clip(gs)
 		if m.fitting == nil {
 			m.fitting = map[reflect.Type][]*group{}
 		}
 		m.fitting[t] = gs
 	}
-	if len(gs) == 0 {
-		return
-	}
-	for _, g := range gs {
-		g.vars = append(g.vars, name)
-		m.tick(g)
-	}
-	m.member[name] = gs
+	return gs
 }
 
 func (m *matrix) join(g *group, name string, t reflect.Type) {
 	if m.fits(g, t) {
 		g.vars = append(g.vars, name)
-		m.member[name] = append(m.member[name], g)
 		m.tick(g)
 	}
 }
 
-// removeVar takes a variable out of the groups it belongs to.
-func (m *matrix) removeVar(name string) {
-	for _, g := range m.member[name] {
+// removeVar takes a variable of type t out of the groups it belongs to.
+func (m *matrix) removeVar(name string, t reflect.Type) {
+	for _, g := range m.groupsOf(t) {
 		if i := slices.Index(g.vars, name); i >= 0 {
 			g.vars = slices.Delete(g.vars, i, i+1)
 			m.tick(g)
 		}
 	}
-	delete(m.member, name)
 }
 
 // groupFor returns the group of type t, creating it (and filling it from
@@ -213,7 +209,6 @@ func (m *matrix) clone() *matrix {
 	c := &matrix{
 		params:  make(map[reflect.Type]*group, len(m.params)),
 		results: make(map[reflect.Type]*group, len(m.results)),
-		member:  make(map[string][]*group, len(m.member)),
 		rows:    make([]*row, len(m.rows)),
 		byName:  make(map[string]*row, len(m.byName)),
 		groups:  make([]*group, len(m.groups)),
@@ -240,13 +235,6 @@ func (m *matrix) clone() *matrix {
 	}
 	for t, g := range m.results {
 		c.results[t] = copyGroup(g)
-	}
-	for n, gs := range m.member {
-		ns := make([]*group, len(gs))
-		for i, g := range gs {
-			ns[i] = copyGroup(g)
-		}
-		c.member[n] = ns
 	}
 	for i, r := range m.rows {
 		nr := *r

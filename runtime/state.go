@@ -128,7 +128,7 @@ func (st *State) define(spec variable.Spec, step int, by string) error {
 	}
 	if !existed || oldType != t {
 		if existed {
-			st.m.removeVar(spec.Name)
+			st.m.removeVar(spec.Name, oldType)
 		}
 		st.m.addVar(spec.Name, t)
 	}
@@ -139,11 +139,13 @@ func (st *State) define(spec variable.Spec, step int, by string) error {
 func (st *State) Delete(name string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.vars.Delete(name) {
+	_, t, ok := st.vars.Value(name)
+	if !ok {
 		return false
 	}
+	st.vars.Delete(name)
 	delete(st.secrets, name)
-	st.m.removeVar(name)
+	st.m.removeVar(name, t)
 	return true
 }
 
