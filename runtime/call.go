@@ -37,9 +37,11 @@ type prepared struct {
 	tainted bool
 	// secretIn names the sensitive variables the call was given.
 	secretIn []string
-	// argsBuf holds args for actions of few parameters: one allocation for
-	// the whole resolution.
+	// argsBuf holds args for actions of few parameters.
 	argsBuf [4]reflect.Value
+	// block holds the decoded raw arguments, one field per parameter: one
+	// allocation for all of them.
+	block reflect.Value
 }
 
 type trackedRef struct {
@@ -76,6 +78,19 @@ func (st *State) resolve(c ToolCall) (*prepared, error) {
 	}
 	p.secretIn = secretIn
 	return p, nil
+}
+
+// arg returns a settable value for raw argument i: a field of the call's
+// one block of decoded arguments (see row.argsType).
+func (p *prepared) arg(i int) reflect.Value {
+	if !p.block.IsValid() {
+		t := p.row.argsType()
+		if t == nil {
+			return reflect.New(p.row.act.Param(i).Type).Elem()
+		}
+		p.block = reflect.New(t).Elem()
+	}
+	return p.block.Field(i)
 }
 
 // resolution is the record of p for the log.
@@ -603,8 +618,8 @@ func (st *State) resolveArg(p *prepared, i int, raw json.RawMessage, plain bool)
 	if param.Raw == nil {
 		return fmt.Errorf("parameter %q of %s takes a reference only (%s); send one of: %s", param.Name, a.Name(), param.Why, refList(p.row.params[i]))
 	}
-	v, err := a.Decode(i, raw)
-	if err != nil {
+	v := p.arg(i)
+	if err := a.DecodeTo(v, i, raw); err != nil {
 		return fmt.Errorf("parameter %q of %s: %s; expected %s", param.Name, a.Name(), strings.TrimPrefix(err.Error(), schema.ErrInvalid.Error()+": "), describeParam(p.row, i, plain))
 	}
 	p.args[i] = v

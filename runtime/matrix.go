@@ -4,6 +4,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/byref/byref/action"
@@ -32,6 +33,27 @@ type row struct {
 	// rules, nil when they pass (strictKnown says it was computed).
 	strictRaw   error
 	strictKnown bool
+	// args is a struct type with one field per parameter, to decode a
+	// call's raw arguments into; argsKnown says it was made.
+	args      reflect.Type
+	argsKnown bool
+}
+
+// argsType returns a struct type with one field of each parameter's type,
+// in order, or nil when there is none (reflect.StructOf refused one).
+func (r *row) argsType() reflect.Type {
+	if !r.argsKnown {
+		r.argsKnown = true
+		fields := make([]reflect.StructField, r.act.NumParams())
+		for i := range fields {
+			fields[i] = reflect.StructField{Name: "P" + strconv.Itoa(i), Type: r.act.Param(i).Type}
+		}
+		func() {
+			defer func() { _ = recover() }()
+			r.args = reflect.StructOf(fields)
+		}()
+	}
+	return r.args
 }
 
 type typePair struct{ from, to reflect.Type }
