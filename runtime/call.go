@@ -287,7 +287,7 @@ func (st *State) commit(resp ToolResponse, step int, a *action.Action, p *prepar
 	}
 	var modified []string // by name, to describe each variable once
 	if a.Result() != nil {
-		name, created, err := st.assignResult(step, a, p.target, value, p.tainted && !a.Declassifies())
+		name, created, err := st.assignResult(step, p.row, p.target, value, p.tainted && !a.Declassifies())
 		if err != nil {
 			return st.failLocked(resp, err.Error())
 		}
@@ -409,7 +409,8 @@ func resultJSON(v reflect.Value) json.RawMessage {
 
 // assignResult stores a call's result in target, or in a new variable;
 // callers hold mu.
-func (st *State) assignResult(step int, a *action.Action, target string, value reflect.Value, tainted bool) (name string, created bool, err error) {
+func (st *State) assignResult(step int, r *row, target string, value reflect.Value, tainted bool) (name string, created bool, err error) {
+	a := r.act
 	var v any
 	if value.IsValid() {
 		v = value.Interface()
@@ -431,7 +432,7 @@ func (st *State) assignResult(step int, a *action.Action, target string, value r
 	if v != nil && t.Kind() == reflect.Interface {
 		t = reflect.TypeOf(v)
 	}
-	name = st.freeName(resultName(a.Name()))
+	name = st.freeName(r.resultBase())
 	if err := st.define(variable.Spec{Name: name, Value: v, Type: t, Tainted: tainted}, step, a.Name()); err != nil {
 		return "", false, err
 	}

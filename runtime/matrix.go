@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/variable"
@@ -33,27 +34,47 @@ type row struct {
 	// rules, nil when they pass (strictKnown says it was computed).
 	strictRaw   error
 	strictKnown bool
-	// args is a struct type with one field per parameter, to decode a
-	// call's raw arguments into; argsKnown says it was made.
-	args      reflect.Type
-	argsKnown bool
+	// args is made once for the action and shared by the rows of every
+	// State cloned from this one.
+	args *argsType
+}
+
+// argsType is a struct type with one field per parameter of an action, to
+// decode a call's raw arguments into.
+type argsType struct {
+	once sync.Once
+	t    reflect.Type
+	// result is the base name of the variables receiving the action's
+	// results (resultName).
+	result string
 }
 
 // argsType returns a struct type with one field of each parameter's type,
 // in order, or nil when there is none (reflect.StructOf refused one).
 func (r *row) argsType() reflect.Type {
-	if !r.argsKnown {
-		r.argsKnown = true
+	r.init()
+	return r.args.t
+}
+
+// resultBase returns the base name of the variables receiving the
+// action's results (resultName), made once.
+func (r *row) resultBase() string {
+	r.init()
+	return r.args.result
+}
+
+// init makes what a row's calls share: the arguments' struct type and the
+// results' base name.
+func (r *row) init() {
+	r.args.once.Do(func() {
+		r.args.result = resultName(r.act.Name())
 		fields := make([]reflect.StructField, r.act.NumParams())
 		for i := range fields {
 			fields[i] = reflect.StructField{Name: "P" + strconv.Itoa(i), Type: r.act.Param(i).Type}
 		}
-		func() {
-			defer func() { _ = recover() }()
-			r.args = reflect.StructOf(fields)
-		}()
-	}
-	return r.args
+		defer func() { _ = recover() }()
+		r.args.t = reflect.StructOf(fields)
+	})
 }
 
 type typePair struct{ from, to reflect.Type }
@@ -176,7 +197,7 @@ func (m *matrix) groupFor(t reflect.Type, result bool, vars []string, typeOf fun
 
 // addAction adds one row.
 func (m *matrix) addAction(a *action.Action, builtin bool, vars []string, typeOf func(string) reflect.Type) {
-	r := &row{act: a, params: make([]*group, a.NumParams()), builtin: builtin}
+	r := &row{act: a, params: make([]*group, a.NumParams()), builtin: builtin, args: new(argsType)}
 	for i := range r.params {
 		p := a.Param(i)
 		if p.Refs() {
