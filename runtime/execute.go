@@ -209,10 +209,11 @@ func (st *State) dispatch(ctx context.Context, g gate, n int, c ToolCall) (ToolR
 			return st.refuse(c, c.Name+" needs a person's approval, and nobody can approve here; call it in a run"), nil
 		}
 	} else {
-		var deny string
-		if c, p, perr, refs, deny = st.approve(ctx, g, c, p, perr); deny != "" {
-			return st.refuse(c, deny), nil
+		a, deny := st.approve(ctx, g, c, p, perr)
+		if deny != "" {
+			return st.refuse(a.call, deny), nil
 		}
+		c, p, perr, refs = a.call, a.p, a.perr, a.refs
 	}
 	callCtx, endCall := st.startSpan(ctx, Span{Kind: SpanTool, Name: c.Name, Step: n, CallID: c.ID})
 	var resp ToolResponse
@@ -239,22 +240,32 @@ func (st *State) dispatch(ctx context.Context, g gate, n int, c ToolCall) (ToolR
 	return resp, term
 }
 
+// approval is a call as its approver let it run: the call (its arguments
+// maybe edited), its resolution or why it has none, and its resolved
+// references, for the approver.
+type approval struct {
+	call ToolCall
+	p    *prepared
+	perr error
+	refs func() map[string]run.VariableRef
+}
+
 // approve asks g to approve the resolved call p (refused with perr) and
-// resolves it again when the approver edited its arguments. It returns the
-// call as approved, its resolution, the resolved references for the
-// approver, and why the call must not run, or "".
-func (st *State) approve(ctx context.Context, g gate, c ToolCall, p *prepared, perr error) (ToolCall, *prepared, error, func() map[string]run.VariableRef, string) {
-	refs := func() map[string]run.VariableRef { return st.refsOf(p) }
+// resolves it again when the approver edited its arguments. deny says why
+// the call must not run, or is "".
+func (st *State) approve(ctx context.Context, g gate, c ToolCall, p *prepared, perr error) (a approval, deny string) {
+	a = approval{call: c, p: p, perr: perr}
+	a.refs = func() map[string]run.VariableRef { return st.refsOf(a.p) }
 	if perr == nil && !p.row.builtin {
 		sent := c.Arguments
-		if deny := g.approveCall(ctx, &c, refs, p.row.act.NeedsApproval()); deny != "" {
-			return c, p, perr, refs, deny
+		if deny := g.approveCall(ctx, &a.call, a.refs, p.row.act.NeedsApproval()); deny != "" {
+			return a, deny
 		}
-		if c.Arguments != sent {
-			p, perr = st.resolve(c)
+		if a.call.Arguments != sent {
+			a.p, a.perr = st.resolve(a.call)
 		}
 	}
-	return c, p, perr, refs, ""
+	return a, ""
 }
 
 // refuse returns the response of call c, refused.

@@ -92,10 +92,10 @@ type matrix struct {
 	// type belongs to (dropped when a group is added): a variable is in
 	// every group its type fits, and in no other.
 	fitting map[reflect.Type][]*group
-	rows   []*row
-	byName map[string]*row
-	pairs  map[typePair]bool
-	clock  uint64
+	rows    []*row
+	byName  map[string]*row
+	pairs   map[typePair]bool
+	clock   uint64
 }
 
 func newMatrix() *matrix {
