@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -64,6 +65,10 @@ type previewer struct {
 	cut   bool // items were left out and the result must end in "…"
 	// counted is what runes counted last.
 	counted span
+	// mayDescribe reports whether values of selfType may describe
+	// themselves (see self).
+	selfType    reflect.Type
+	mayDescribe bool
 }
 
 // written is what the previewer wrote since base.
@@ -188,18 +193,17 @@ func (p *previewer) self(v reflect.Value) (ok bool) {
 	if !v.CanInterface() {
 		return false
 	}
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() {
-			return false
-		}
-	case reflect.Interface:
-		// The dynamic value may have methods.
-	default:
-		if v.Type().NumMethod() == 0 {
-			// A type without (exported) methods describes nothing.
-			return false
-		}
+	if v.Kind() == reflect.Pointer && v.IsNil() {
+		return false
+	}
+	// A type without (exported) methods describes nothing; an interface's
+	// dynamic value may. The answer is kept for the next value, often of
+	// the same type (a list's elements).
+	if t := v.Type(); t != p.selfType {
+		p.selfType, p.mayDescribe = t, t.Kind() == reflect.Interface || t.NumMethod() > 0
+	}
+	if !p.mayDescribe {
+		return false
 	}
 	defer func() {
 		// A method on a nil or broken value may panic; fall back to the
@@ -246,7 +250,12 @@ func (p *previewer) value(v reflect.Value, depth int) {
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		p.b = strconv.AppendUint(p.b, v.Uint(), 10)
 	case reflect.Float32, reflect.Float64:
-		p.b = strconv.AppendFloat(p.b, v.Float(), 'g', -1, v.Type().Bits())
+		if f := v.Float(); f == math.Trunc(f) && math.Abs(f) < 1e6 && (f != 0 || !math.Signbit(f)) {
+			// What 'g' writes for a whole number under a million.
+			p.b = strconv.AppendInt(p.b, int64(f), 10)
+		} else {
+			p.b = strconv.AppendFloat(p.b, f, 'g', -1, v.Type().Bits())
+		}
 	case reflect.Complex64, reflect.Complex128:
 		p.str(strconv.FormatComplex(v.Complex(), 'g', -1, v.Type().Bits()))
 	case reflect.Pointer:
