@@ -63,8 +63,9 @@ type previewer struct {
 	base  int
 	limit int
 	cut   bool // items were left out and the result must end in "…"
-	// counted is what runes counted last.
-	counted span
+	// counted is the length of the prefix of b whose characters were
+	// counted, and counts them; baseRunes counts b[:base].
+	counted, countedRunes, baseRunes int
 	// mayDescribe reports whether values of selfType may describe
 	// themselves (see self).
 	selfType    reflect.Type
@@ -75,27 +76,34 @@ type previewer struct {
 func (p *previewer) written() []byte { return p.b[p.base:] }
 
 // runes counts the characters written since base. Counts are kept, so
-// that what was counted is not counted again (previews measure themselves
-// often); truncate drops them.
-func (p *previewer) runes() int {
-	if p.counted.start != p.base || p.counted.end > len(p.b) {
-		p.counted = span{p.base, p.base, 0}
+// that what was counted is not counted again: previews measure themselves
+// often. (Every piece a preview writes is valid UTF-8 or joined to the
+// next by ASCII, so counts add up piece by piece.)
+func (p *previewer) runes() int { return p.runesTo(len(p.b)) - p.baseRunes }
+
+// runesTo counts the characters of b[:n].
+func (p *previewer) runesTo(n int) int {
+	if n < p.counted {
+		p.countedRunes -= utf8.RuneCount(p.b[n:p.counted])
+	} else {
+		p.countedRunes += utf8.RuneCount(p.b[p.counted:n])
 	}
-	p.counted.runes += utf8.RuneCount(p.b[p.counted.end:])
-	p.counted.end = len(p.b)
-	return p.counted.runes
+	p.counted = n
+	return p.countedRunes
 }
 
-// span is a part of a previewer's buffer, b[start:end], and the number of
-// characters it holds.
-type span struct{ start, end, runes int }
+// setBase starts measuring at b[n:].
+func (p *previewer) setBase(n int) {
+	p.base, p.baseRunes = n, p.runesTo(n)
+}
 
 // truncate cuts the buffer to n bytes.
 func (p *previewer) truncate(n int) {
-	p.b = p.b[:n]
-	if n < p.counted.end {
-		p.counted = span{p.base, p.base, 0}
+	if n < p.counted {
+		p.countedRunes -= utf8.RuneCount(p.b[n:p.counted])
+		p.counted = n
 	}
+	p.b = p.b[:n]
 }
 
 func (p *previewer) full() bool { return len(p.b)-p.base >= p.limit }
@@ -250,12 +258,14 @@ func (p *previewer) value(v reflect.Value, depth int) {
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		p.b = strconv.AppendUint(p.b, v.Uint(), 10)
 	case reflect.Float32, reflect.Float64:
-		if f := v.Float(); f == math.Trunc(f) && math.Abs(f) < 1e6 && (f != 0 || !math.Signbit(f)) {
-			// What 'g' writes for a whole number under a million.
-			p.b = strconv.AppendInt(p.b, int64(f), 10)
-		} else {
-			p.b = strconv.AppendFloat(p.b, f, 'g', -1, v.Type().Bits())
+		f := v.Float()
+		if v.Kind() == reflect.Float64 {
+			if b, ok := appendShortFloat(p.b, f); ok {
+				p.b = b
+				return
+			}
 		}
+		p.b = strconv.AppendFloat(p.b, f, 'g', -1, v.Type().Bits())
 	case reflect.Complex64, reflect.Complex128:
 		p.str(strconv.FormatComplex(v.Complex(), 'g', -1, v.Type().Bits()))
 	case reflect.Pointer:
@@ -298,6 +308,39 @@ func (p *previewer) value(v reflect.Value, depth int) {
 		}
 		p.str(TypeName(v.Type()))
 	}
+}
+
+// appendShortFloat appends f as strconv.AppendFloat(b, f, 'g', -1, 64)
+// does, when f is a number of at most three decimals between 1e-4 and 1e6
+// (the common case, done without the general algorithm); ok is false, and
+// b unchanged, otherwise. The decimals found are the fewest that read back
+// as f, which is what 'g' writes.
+func appendShortFloat(b []byte, f float64) ([]byte, bool) {
+	a := math.Abs(f)
+	if !(a >= 1e-4 && a < 1e6) {
+		return b, false
+	}
+	for k, pow := 0, 1.0; k <= 3; k, pow = k+1, pow*10 {
+		m := math.Round(a * pow)
+		if m/pow != a {
+			continue
+		}
+		if f < 0 {
+			b = append(b, '-')
+		}
+		n, unit := int64(m), int64(pow)
+		b = strconv.AppendInt(b, n/unit, 10)
+		if k > 0 {
+			b = append(b, '.')
+			frac := n % unit
+			for d := unit / 10; d > frac && d > 1; d /= 10 {
+				b = append(b, '0')
+			}
+			b = strconv.AppendInt(b, frac, 10)
+		}
+		return b, true
+	}
+	return b, false
 }
 
 // nested previews a value inside another, or elides it past the depth bound.
@@ -464,13 +507,14 @@ func (p *previewer) whole(v reflect.Value, depth int) bool {
 	// Written in place, measured on its own: the list is written once
 	// when it fits.
 	wasFull := p.full()
-	mark, base, limit, cut := len(p.b), p.base, p.limit, p.cut
-	p.base, p.limit, p.cut = mark, room, false
+	mark, base, baseRunes, limit, cut := len(p.b), p.base, p.baseRunes, p.limit, p.cut
+	p.setBase(mark)
+	p.limit, p.cut = room, false
 	p.str("[")
 	p.enclose([]byte("]"), func() bool { return p.items(v, depth) })
 	s := p.written()
 	fits := !p.cut && p.runes() <= room && !bytes.Contains(s, ellipsis)
-	p.base, p.limit, p.cut = base, limit, cut
+	p.base, p.baseRunes, p.limit, p.cut = base, baseRunes, limit, cut
 	if !fits || wasFull {
 		p.truncate(mark)
 	}
@@ -587,8 +631,9 @@ func (p *previewer) table(v reflect.Value) bool {
 		start := len(p.b)
 		before := p.runes()
 		p.b = append(p.b, sep...)
-		base, cut := p.base, p.cut
-		p.base, p.cut = len(p.b), false
+		base, baseRunes, cut := p.base, p.baseRunes, p.cut
+		p.setBase(len(p.b))
+		p.cut = false
 		p.str("{")
 		for j, c := range cols {
 			if j > 0 {
@@ -600,7 +645,7 @@ func (p *previewer) table(v reflect.Value) bool {
 		p.finish()
 		text := p.written()
 		cellCut := p.cut
-		p.base, p.cut = base, cut
+		p.base, p.baseRunes, p.cut = base, baseRunes, cut
 		more := 0
 		if r < n-1 {
 			more = utf8.RuneCountInString(", …")
