@@ -16,7 +16,7 @@ func TestAppendShortFloat(t *testing.T) {
 			t.Fatalf("appendShortFloat(%v) = %q, strconv writes %q", f, got, want)
 		}
 	}
-	for _, f := range []float64{1e-4, 0.0001, 0.00015, 0.001, 0.05, 0.1, 0.3, 0.7, 1, 18.5, 21.25, 19, 999999.999, 999999, 1e6, 123456.5, math.NaN(), math.Inf(1), -0.0, 0, 5e-5, 1.005, 2.675, 0.125} {
+	for _, f := range []float64{1e-4, 0.0001, 0.00015, 0.001, 0.05, 0.1, 0.3, 0.7, 1, 18.5, 21.25, 19, 999999.999, 999999, 1e6, 123456.5, math.NaN(), math.Inf(1), math.Copysign(0, -1), 0, 5e-5, 1.005, 2.675, 0.125} {
 		check(f)
 		check(-f)
 	}
