@@ -323,6 +323,9 @@ func (st *State) commit(resp ToolResponse, step int, a *action.Action, p *prepar
 // return in time.
 func (st *State) isolated(ctx, callCtx context.Context, a *action.Action, args []reflect.Value, deadline <-chan time.Time) (res callResult, abandon bool) {
 	done := st.doneChan()
+	// The State's prepared call is cleared when the step moves on, and an
+	// abandoned call may still be reading its arguments.
+	args = slices.Clone(args)
 	go func() {
 		v, err := a.Call(callCtx, args)
 		done <- callResult{v, err}
