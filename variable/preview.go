@@ -360,6 +360,12 @@ func (p *previewer) quoted(s string, depth int, truncated bool) {
 	if p.full() {
 		return
 	}
+	if !truncated && len(s)+2 <= 60 && len(p.b)-p.base+len(s)+2 <= p.limit && plainASCII(s) {
+		// The common short word: quoted as it is, and it fits (what was
+		// written holds no more characters than bytes).
+		p.b = append(append(append(p.b, '"'), s...), '"')
+		return
+	}
 	budget := p.limit - p.runes()
 	if depth > 0 {
 		budget = min(budget, 60)
@@ -389,6 +395,17 @@ func (p *previewer) quoted(s string, depth int, truncated bool) {
 		}
 		k = min(k-1, k*room/qn)
 	}
+}
+
+// plainASCII reports whether s is printable ASCII that a Go string
+// literal holds as it is (no quote or backslash).
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // firstRunes returns the first k characters of s.
