@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -164,6 +165,7 @@ func runeOffset(s []byte, k int) int {
 var structTypes sync.Map // reflect.Type → *typeInfo
 
 type typeInfo struct {
+	t      reflect.Type
 	fields []string // "Name: " per field, exported or not (structures show all)
 	// columns are the exported fields' indexes and header the table's
 	// columns ("ID int, Name string"), for slices of this struct type.
@@ -171,11 +173,24 @@ type typeInfo struct {
 	header  string
 }
 
+// lastInfo is the typeInfo infoOf returned last: results of one action,
+// previewed one after another, share their type.
+var lastInfo atomic.Pointer[typeInfo]
+
 func infoOf(t reflect.Type) *typeInfo {
+	if ti := lastInfo.Load(); ti != nil && ti.t == t {
+		return ti
+	}
+	ti := infoOfType(t)
+	lastInfo.Store(ti)
+	return ti
+}
+
+func infoOfType(t reflect.Type) *typeInfo {
 	if ti, ok := structTypes.Load(t); ok {
 		return ti.(*typeInfo)
 	}
-	ti := &typeInfo{}
+	ti := &typeInfo{t: t}
 	if t.Kind() == reflect.Struct {
 		var head strings.Builder
 		for i := range t.NumField() {
