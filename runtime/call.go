@@ -86,7 +86,7 @@ func (p *prepared) arg(i int) reflect.Value {
 	if !p.block.IsValid() {
 		t := p.row.argsType()
 		if t == nil {
-			return reflect.New(p.row.act.Param(i).Type).Elem()
+			return reflect.New(p.row.param(i).Type).Elem()
 		}
 		p.block = reflect.New(t).Elem()
 	}
@@ -540,7 +540,7 @@ func (st *State) prepare(c ToolCall) (*prepared, error) {
 		p.args = make([]reflect.Value, n)
 	}
 	for i := range p.args {
-		raw, _ := fs.get(a.Param(i).Name)
+		raw, _ := fs.get(r.param(i).Name)
 		if err := st.resolveArg(p, i, raw, plain); err != nil {
 			return nil, err
 		}
@@ -566,7 +566,7 @@ func checkNames(r *row, fs fields, plain bool) error {
 		}
 		known := false
 		for i := 0; i < r.act.NumParams() && !known; i++ {
-			known = string(f.key) == r.act.Param(i).Name
+			known = string(f.key) == r.param(i).Name
 		}
 		if !known {
 			unknown = append(unknown, string(f.key))
@@ -591,7 +591,7 @@ func checkNames(r *row, fs fields, plain bool) error {
 // code may mention the syntax.
 func (st *State) resolveArg(p *prepared, i int, raw json.RawMessage, plain bool) error {
 	a := p.row.act
-	param := a.Param(i)
+	param := p.row.param(i)
 	p.record[i].Param = param.Name
 	if raw == nil || bytes.Equal(raw, nullJSON) {
 		if !param.Optional {
@@ -634,7 +634,7 @@ func (st *State) resolveArg(p *prepared, i int, raw json.RawMessage, plain bool)
 // resolveRef resolves a reference to the variable name; callers hold mu.
 func (st *State) resolveRef(p *prepared, i int, name string) error {
 	a := p.row.act
-	param := a.Param(i)
+	param := p.row.param(i)
 	g := p.row.params[i]
 	if !param.Refs() {
 		if param.RawOnly {

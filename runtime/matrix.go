@@ -47,6 +47,8 @@ type argsType struct {
 	// result is the base name of the variables receiving the action's
 	// results (resultName).
 	result string
+	// params are the action's parameters (Action.Param copies one).
+	params []action.Parameter
 }
 
 // argsType returns a struct type with one field of each parameter's type,
@@ -63,11 +65,18 @@ func (r *row) resultBase() string {
 	return r.args.result
 }
 
+// param returns parameter i of the action, without copying it.
+func (r *row) param(i int) *action.Parameter {
+	r.init()
+	return &r.args.params[i]
+}
+
 // init makes what a row's calls share: the arguments' struct type and the
 // results' base name.
 func (r *row) init() {
 	r.args.once.Do(func() {
 		r.args.result = resultName(r.act.Name())
+		r.args.params = r.act.Params()
 		fields := make([]reflect.StructField, r.act.NumParams())
 		for i := range fields {
 			fields[i] = reflect.StructField{Name: "P" + strconv.Itoa(i), Type: r.act.Param(i).Type}
