@@ -236,7 +236,7 @@ func (r *row) unavailable(plain bool) string {
 	a := r.act
 	var missing []string
 	for i, g := range r.params {
-		p := a.Param(i)
+		p := r.param(i)
 		if p.Raw != nil {
 			continue
 		}
