@@ -157,11 +157,11 @@ func (f *HistoryFolder) ToolCallScheduled(p ToolCallScheduled) {
 
 // ToolCallCompleted is Apply of an event of that type.
 func (f *HistoryFolder) ToolCallCompleted(p ToolCallCompleted) {
-	f.add(f.completed(p))
+	f.completed(f.next(), &p)
 }
 
-// add appends an instruction.
-func (f *HistoryFolder) add(in Instruction) {
+// next appends an instruction and returns it, to be filled in place.
+func (f *HistoryFolder) next() *Instruction {
 	if k := len(f.ins); k == 0 || len(f.ins[k-1]) == cap(f.ins[k-1]) {
 		size := 4
 		if k > 0 {
@@ -170,8 +170,9 @@ func (f *HistoryFolder) add(in Instruction) {
 		f.ins = append(f.ins, make([]Instruction, 0, size))
 	}
 	k := len(f.ins) - 1
-	f.ins[k] = append(f.ins[k], in)
+	f.ins[k] = f.ins[k][:len(f.ins[k])+1]
 	f.n++
+	return &f.ins[k][len(f.ins[k])-1]
 }
 
 // SnippetExecuted is Apply of an event of that type.
@@ -183,7 +184,7 @@ func (f *HistoryFolder) SnippetExecuted(p SnippetExecuted) {
 	if !p.Success && in.Err == "" {
 		in.Err = "the snippet failed"
 	}
-	f.add(in)
+	*f.next() = in
 }
 
 // Instructions returns the instructions folded so far. The slice is the
@@ -215,7 +216,7 @@ func (f *HistoryFolder) reasonOf(step int) string {
 }
 
 // completed turns a call's completion into its instruction.
-func (f *HistoryFolder) completed(p ToolCallCompleted) Instruction {
+func (f *HistoryFolder) completed(in *Instruction, p *ToolCallCompleted) {
 	var c pendingCall
 	if i := f.find(p.CallID); i >= 0 {
 		c = f.pending[i]
@@ -223,7 +224,7 @@ func (f *HistoryFolder) completed(p ToolCallCompleted) Instruction {
 	} else {
 		c.call.ID = p.CallID
 	}
-	in := Instruction{Step: c.step, Kind: KindCall, Reason: f.reasonOf(c.step), CallID: p.CallID,
+	*in = Instruction{Step: c.step, Kind: KindCall, Reason: f.reasonOf(c.step), CallID: p.CallID,
 		Created: kept(names(p.Created), p.Kept), Modified: names(p.Modified), Err: p.Error, Start: p.Start, Duration: p.Duration}
 	if !p.Success && in.Err == "" {
 		in.Err = "the call failed"
@@ -231,7 +232,7 @@ func (f *HistoryFolder) completed(p ToolCallCompleted) Instruction {
 	if s := p.Snippet; s != nil {
 		// A call of run_go, run as a snippet.
 		in.Kind, in.Code, in.Reads, in.Writes = KindSnippet, s.Code, s.Reads, s.Writes
-		return in
+		return
 	}
 	in.Action, in.Arguments = c.call.Action, c.call.Arguments
 	if p.Resolution != nil {
@@ -239,7 +240,6 @@ func (f *HistoryFolder) completed(p ToolCallCompleted) Instruction {
 	}
 	in.Return = p.Result
 	in.ReturnCreated = p.Result != "" && slices.Contains(in.Created, p.Result)
-	return in
 }
 
 func names(infos []VariableInfo) []string {
