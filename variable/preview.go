@@ -532,6 +532,13 @@ func (p *previewer) items(v reflect.Value, depth int) bool {
 // whole writes the nested list v whole, with no count, and reports true
 // when it fits in the room left; otherwise it writes nothing.
 func (p *previewer) whole(v reflect.Value, depth int) bool {
+	if n := v.Len(); depth+1 < maxPreviewDepth && len(p.b)-p.base+n*maxScalar+4 <= p.limit && plainScalar(v.Type().Elem()) {
+		// Numbers or booleans with room to spare: they fit, whole.
+		p.b = append(p.b, '[')
+		p.items(v, depth)
+		p.b = append(p.b, ']')
+		return true
+	}
 	room := p.limit - p.runes()
 	if room <= 2 {
 		return false
@@ -551,6 +558,22 @@ func (p *previewer) whole(v reflect.Value, depth int) bool {
 		p.truncate(mark)
 	}
 	return fits
+}
+
+// maxScalar bounds the length of a number or boolean in a list, with its
+// separator: 'g' writes at most 24 characters (-1.2345678901234567e-308).
+const maxScalar = 26
+
+// plainScalar reports whether values of t are numbers or booleans written
+// by the previewer itself (no methods).
+func plainScalar(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return t.NumMethod() == 0
+	}
+	return false
 }
 
 func (p *previewer) mapping(v reflect.Value, depth int) {
