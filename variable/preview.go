@@ -166,6 +166,7 @@ var structTypes sync.Map // reflect.Type → *typeInfo
 
 type typeInfo struct {
 	t      reflect.Type
+	name   string   // the struct's name, or "struct"
 	fields []string // "Name: " per field, exported or not (structures show all)
 	// columns are the exported fields' indexes and header the table's
 	// columns ("ID int, Name string"), for slices of this struct type.
@@ -190,7 +191,10 @@ func infoOfType(t reflect.Type) *typeInfo {
 	if ti, ok := structTypes.Load(t); ok {
 		return ti.(*typeInfo)
 	}
-	ti := &typeInfo{t: t}
+	ti := &typeInfo{t: t, name: t.Name()}
+	if ti.name == "" {
+		ti.name = "struct"
+	}
 	if t.Kind() == reflect.Struct {
 		var head strings.Builder
 		for i := range t.NumField() {
@@ -602,13 +606,9 @@ func (p *previewer) mapping(v reflect.Value, depth int) {
 }
 
 func (p *previewer) structure(v reflect.Value, depth int) {
-	t := v.Type()
-	name := t.Name()
-	if name == "" {
-		name = "struct"
-	}
-	p.str2(name, "{")
-	for i, f := range infoOf(t).fields {
+	info := infoOf(v.Type())
+	p.str2(info.name, "{")
+	for i, f := range info.fields {
 		if p.full() {
 			break
 		}
