@@ -242,7 +242,7 @@ func (st *State) call(ctx context.Context, g gate, step int, c ToolCall, p *prep
 			return st.failErr(resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: hideError(a.Name(), res.err), Err: res.err}), nil, nil
 		}
 	}
-	if st.hasSecrets() {
+	if (resp.Stdout != "" || resp.Stderr != "") && st.hasSecrets() {
 		st.mu.Lock()
 		resp.Stdout, resp.Stderr = st.redact(resp.Stdout), st.redact(resp.Stderr)
 		st.mu.Unlock()

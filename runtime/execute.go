@@ -184,12 +184,7 @@ func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 			res.Termination = term
 		}
 	}
-	st.mu.Lock()
-	bare := st.run == nil
-	st.mu.Unlock()
-	if bare {
-		st.logStep(n, step, res)
-	}
+	st.logStep(n, step, res)
 	return res
 }
 
