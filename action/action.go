@@ -488,12 +488,22 @@ func (a *Action) ValidateRaw(i int, raw json.RawMessage) error {
 // match the declared parameters' types. A panic in the function is returned
 // as a *PanicError.
 func (a *Action) Call(ctx context.Context, args []reflect.Value) (result reflect.Value, err error) {
-	in := args
 	if a.hasCtx {
-		in = make([]reflect.Value, 0, len(args)+1)
-		in = append(in, reflect.ValueOf(&ctx).Elem())
-		in = append(in, args...)
+		return a.call(withContext(ctx, args))
 	}
+	return a.call(args)
+}
+
+// withContext returns ctx followed by args: the arguments of a function
+// that takes a context. ctx escapes here only, not in Call.
+func withContext(ctx context.Context, args []reflect.Value) []reflect.Value {
+	in := make([]reflect.Value, 0, len(args)+1)
+	in = append(in, reflect.ValueOf(&ctx).Elem())
+	return append(in, args...)
+}
+
+// call calls the function with in and recovers its panic.
+func (a *Action) call(in []reflect.Value) (result reflect.Value, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			result, err = reflect.Value{}, &PanicError{Action: a.name, Value: r, Stack: string(debug.Stack())}

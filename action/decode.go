@@ -19,42 +19,52 @@ import (
 // range, the enum) without the general validator; other types are validated
 // against their compiled schema, then decoded with encoding/json.
 func (a *Action) Decode(i int, raw json.RawMessage) (reflect.Value, error) {
+	v := reflect.New(a.params[i].Type).Elem()
+	if err := a.DecodeTo(v, i, raw); err != nil {
+		return reflect.Value{}, err
+	}
+	return v, nil
+}
+
+// DecodeTo is Decode into dst, a settable value of parameter i's type: a
+// caller that decodes every argument of a call can hold them all in one
+// allocation. After an error, dst holds its old value or the zero value.
+func (a *Action) DecodeTo(dst reflect.Value, i int, raw json.RawMessage) error {
 	p := &a.params[i]
 	if p.Raw == nil {
-		return reflect.Value{}, fmt.Errorf("%w: %s takes a reference only", schema.ErrInvalid, p.Name)
+		return fmt.Errorf("%w: %s takes a reference only", schema.ErrInvalid, p.Name)
 	}
 	if !a.fast[i] {
-		return a.decodeChecked(i, raw)
+		return a.decodeChecked(dst, i, raw)
 	}
-	if v, ok, err := decodeScalar(p.Type, raw); ok {
+	if ok, err := decodeScalar(dst, raw); ok {
+		if err == nil && len(p.Enum) > 0 && !inEnum(dst, a.enums[i]) {
+			err = fmt.Errorf("%w: %s is not one of %s", schema.ErrInvalid, raw, enumText(p.Enum))
+		}
+		if b := &a.bounds[i]; err == nil && b.any {
+			err = b.check(dst)
+		}
 		if err != nil {
-			return reflect.Value{}, err
+			dst.SetZero()
 		}
-		if len(p.Enum) > 0 && !inEnum(v, a.enums[i]) {
-			return reflect.Value{}, fmt.Errorf("%w: %s is not one of %s", schema.ErrInvalid, raw, enumText(p.Enum))
-		}
-		if b := &a.bounds[i]; b.any {
-			if err := b.check(v); err != nil {
-				return reflect.Value{}, err
-			}
-		}
-		return v, nil
+		return err
 	}
-	return a.decodeChecked(i, raw)
+	return a.decodeChecked(dst, i, raw)
 }
 
 // decodeChecked validates raw against parameter i's compiled schema, then
-// decodes it with encoding/json (and so the type's own UnmarshalJSON).
-func (a *Action) decodeChecked(i int, raw json.RawMessage) (reflect.Value, error) {
-	p := &a.params[i]
+// decodes it into dst with encoding/json (and so the type's own
+// UnmarshalJSON).
+func (a *Action) decodeChecked(dst reflect.Value, i int, raw json.RawMessage) error {
 	if err := a.ValidateRaw(i, raw); err != nil {
-		return reflect.Value{}, err
+		return err
 	}
-	ptr := reflect.New(p.Type)
+	ptr := reflect.New(dst.Type())
 	if err := json.Unmarshal(raw, ptr.Interface()); err != nil {
-		return reflect.Value{}, fmt.Errorf("%w: %v", schema.ErrInvalid, err)
+		return fmt.Errorf("%w: %v", schema.ErrInvalid, err)
 	}
-	return ptr.Elem(), nil
+	dst.Set(ptr.Elem())
+	return nil
 }
 
 // jsonKind names the JSON type of a valid JSON text by its first byte.
@@ -106,54 +116,52 @@ func fastPath(p Param, t reflect.Type) bool {
 	return true
 }
 
-// decodeScalar decodes raw into a scalar type t; ok is false when t is not
-// a scalar.
-func decodeScalar(t reflect.Type, raw []byte) (v reflect.Value, ok bool, err error) {
-	mismatch := func(want string) (reflect.Value, bool, error) {
-		return reflect.Value{}, true, fmt.Errorf("%w: got %s, want %s", schema.ErrInvalid, jsonKind(raw), want)
+// decodeScalar decodes raw into v, a settable scalar; ok is false when v
+// is not a scalar.
+func decodeScalar(v reflect.Value, raw []byte) (ok bool, err error) {
+	t := v.Type()
+	mismatch := func(want string) (bool, error) {
+		return true, fmt.Errorf("%w: got %s, want %s", schema.ErrInvalid, jsonKind(raw), want)
 	}
 	switch t.Kind() {
 	case reflect.String:
 		if len(raw) < 2 || raw[0] != '"' {
 			return mismatch("a string")
 		}
-		v = reflect.New(t).Elem()
 		if bytes.IndexByte(raw, '\\') < 0 {
 			v.SetString(string(raw[1 : len(raw)-1]))
-			return v, true, nil
+			return true, nil
 		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return reflect.Value{}, true, fmt.Errorf("%w: %v", schema.ErrInvalid, err)
+			return true, fmt.Errorf("%w: %v", schema.ErrInvalid, err)
 		}
 		v.SetString(s)
-		return v, true, nil
+		return true, nil
 	case reflect.Bool:
-		v = reflect.New(t).Elem()
 		switch string(raw) {
 		case "true":
 			v.SetBool(true)
 		case "false":
+			v.SetBool(false)
 		default:
 			return mismatch("a boolean")
 		}
-		return v, true, nil
+		return true, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		n, perr := strconv.ParseInt(string(raw), 10, t.Bits())
 		if perr != nil {
 			return numberError(raw, "an integer", t, perr)
 		}
-		v = reflect.New(t).Elem()
 		v.SetInt(n)
-		return v, true, nil
+		return true, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		n, perr := strconv.ParseUint(string(raw), 10, t.Bits())
 		if perr != nil {
 			return numberError(raw, "a non-negative integer", t, perr)
 		}
-		v = reflect.New(t).Elem()
 		v.SetUint(n)
-		return v, true, nil
+		return true, nil
 	case reflect.Float32, reflect.Float64:
 		if jsonKind(raw) != "a number" {
 			return mismatch("a number")
@@ -162,21 +170,20 @@ func decodeScalar(t reflect.Type, raw []byte) (v reflect.Value, ok bool, err err
 		if perr != nil {
 			return numberError(raw, "a number", t, perr)
 		}
-		v = reflect.New(t).Elem()
 		v.SetFloat(f)
-		return v, true, nil
+		return true, nil
 	}
-	return reflect.Value{}, false, nil
+	return false, nil
 }
 
-func numberError(raw []byte, want string, t reflect.Type, err error) (reflect.Value, bool, error) {
+func numberError(raw []byte, want string, t reflect.Type, err error) (bool, error) {
 	if jsonKind(raw) != "a number" {
-		return reflect.Value{}, true, fmt.Errorf("%w: got %s, want %s", schema.ErrInvalid, jsonKind(raw), want)
+		return true, fmt.Errorf("%w: got %s, want %s", schema.ErrInvalid, jsonKind(raw), want)
 	}
 	if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-		return reflect.Value{}, true, fmt.Errorf("%w: %s is out of range for %s", schema.ErrInvalid, raw, t)
+		return true, fmt.Errorf("%w: %s is out of range for %s", schema.ErrInvalid, raw, t)
 	}
-	return reflect.Value{}, true, fmt.Errorf("%w: %s is not %s", schema.ErrInvalid, raw, want)
+	return true, fmt.Errorf("%w: %s is not %s", schema.ErrInvalid, raw, want)
 }
 
 // inEnum reports whether the scalar v equals one of the enum values.

@@ -88,7 +88,10 @@ func History(events []Event) []Instruction {
 // time, for a caller that reads a log incrementally. The zero value is
 // ready to use; a HistoryFolder is not safe for concurrent use.
 type HistoryFolder struct {
-	ins []Instruction
+	// ins holds the instructions in chunks of growing size, each
+	// allocated once: a long history is not copied as it grows.
+	ins [][]Instruction
+	n   int
 	// reason is the text of the model's latest answer, made at reasonStep.
 	reason     string
 	reasonStep int
@@ -154,7 +157,22 @@ func (f *HistoryFolder) ToolCallScheduled(p ToolCallScheduled) {
 
 // ToolCallCompleted is Apply of an event of that type.
 func (f *HistoryFolder) ToolCallCompleted(p ToolCallCompleted) {
-	f.ins = append(f.ins, f.completed(p))
+	f.completed(f.next(), &p)
+}
+
+// next appends an instruction and returns it, to be filled in place.
+func (f *HistoryFolder) next() *Instruction {
+	if k := len(f.ins); k == 0 || len(f.ins[k-1]) == cap(f.ins[k-1]) {
+		size := 4
+		if k > 0 {
+			size = min(2*cap(f.ins[k-1]), 256)
+		}
+		f.ins = append(f.ins, make([]Instruction, 0, size))
+	}
+	k := len(f.ins) - 1
+	f.ins[k] = f.ins[k][:len(f.ins[k])+1]
+	f.n++
+	return &f.ins[k][len(f.ins[k])-1]
 }
 
 // SnippetExecuted is Apply of an event of that type.
@@ -166,15 +184,24 @@ func (f *HistoryFolder) SnippetExecuted(p SnippetExecuted) {
 	if !p.Success && in.Err == "" {
 		in.Err = "the snippet failed"
 	}
-	f.ins = append(f.ins, in)
+	*f.next() = in
 }
 
 // Instructions returns the instructions folded so far. The slice is the
 // caller's; its instructions share their slices with the events.
-func (f *HistoryFolder) Instructions() []Instruction { return slices.Clone(f.ins) }
+func (f *HistoryFolder) Instructions() []Instruction {
+	if f.n == 0 {
+		return nil
+	}
+	out := make([]Instruction, 0, f.n)
+	for _, c := range f.ins {
+		out = append(out, c...)
+	}
+	return out
+}
 
 // Len returns the number of instructions folded so far.
-func (f *HistoryFolder) Len() int { return len(f.ins) }
+func (f *HistoryFolder) Len() int { return f.n }
 
 // find returns the index of the first pending call with the ID, or -1.
 func (f *HistoryFolder) find(id string) int {
@@ -189,7 +216,7 @@ func (f *HistoryFolder) reasonOf(step int) string {
 }
 
 // completed turns a call's completion into its instruction.
-func (f *HistoryFolder) completed(p ToolCallCompleted) Instruction {
+func (f *HistoryFolder) completed(in *Instruction, p *ToolCallCompleted) {
 	var c pendingCall
 	if i := f.find(p.CallID); i >= 0 {
 		c = f.pending[i]
@@ -197,7 +224,7 @@ func (f *HistoryFolder) completed(p ToolCallCompleted) Instruction {
 	} else {
 		c.call.ID = p.CallID
 	}
-	in := Instruction{Step: c.step, Kind: KindCall, Reason: f.reasonOf(c.step), CallID: p.CallID,
+	*in = Instruction{Step: c.step, Kind: KindCall, Reason: f.reasonOf(c.step), CallID: p.CallID,
 		Created: kept(names(p.Created), p.Kept), Modified: names(p.Modified), Err: p.Error, Start: p.Start, Duration: p.Duration}
 	if !p.Success && in.Err == "" {
 		in.Err = "the call failed"
@@ -205,7 +232,7 @@ func (f *HistoryFolder) completed(p ToolCallCompleted) Instruction {
 	if s := p.Snippet; s != nil {
 		// A call of run_go, run as a snippet.
 		in.Kind, in.Code, in.Reads, in.Writes = KindSnippet, s.Code, s.Reads, s.Writes
-		return in
+		return
 	}
 	in.Action, in.Arguments = c.call.Action, c.call.Arguments
 	if p.Resolution != nil {
@@ -213,7 +240,6 @@ func (f *HistoryFolder) completed(p ToolCallCompleted) Instruction {
 	}
 	in.Return = p.Result
 	in.ReturnCreated = p.Result != "" && slices.Contains(in.Created, p.Result)
-	return in
 }
 
 func names(infos []VariableInfo) []string {

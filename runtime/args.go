@@ -40,32 +40,40 @@ func (fs fields) duplicate() (string, bool) {
 
 var errNotObject = errors.New("it is not an object")
 
-// splitObject splits the JSON text of an object into its members without
-// decoding the values. The text must be valid JSON (checked here first).
-func splitObject(text []byte) (fields, error) {
-	if !json.Valid(text) {
-		// Let encoding/json say where and why.
-		var v any
-		err := json.Unmarshal(text, &v)
-		if err == nil {
-			err = errors.New("invalid JSON")
-		}
-		return nil, err
-	}
+// maxDepth is encoding/json's bound on nesting.
+const maxDepth = 10000
+
+// splitObject checks that text is one JSON object and splits it into its
+// members without decoding the values, in one pass over the text; fs is
+// reused for the result. Invalid JSON is refused with encoding/json's
+// message.
+func splitObject(text []byte, fs fields) (fields, error) {
+	fs = fs[:0]
 	i := skipSpace(text, 0)
-	if text[i] != '{' {
+	if i == len(text) || text[i] != '{' {
+		if end := scanValue(text, i, 1); end < 0 || skipSpace(text, end) != len(text) {
+			return nil, invalidJSON(text)
+		}
 		if text[i] == 'n' {
 			return nil, errors.New("it is null")
 		}
 		return nil, errNotObject
 	}
-	fs := make(fields, 0, 4)
 	i = skipSpace(text, i+1)
-	if text[i] == '}' {
+	if i < len(text) && text[i] == '}' {
+		if skipSpace(text, i+1) != len(text) {
+			return nil, invalidJSON(text)
+		}
 		return fs, nil
 	}
 	for {
-		end := stringEnd(text, i)
+		if i == len(text) || text[i] != '"' {
+			return nil, invalidJSON(text)
+		}
+		end := scanString(text, i)
+		if end < 0 {
+			return nil, invalidJSON(text)
+		}
 		k := text[i+1 : end-1]
 		if bytes.IndexByte(k, '\\') >= 0 {
 			var esc string
@@ -75,15 +83,41 @@ func splitObject(text []byte) (fields, error) {
 			k = []byte(esc)
 		}
 		i = skipSpace(text, end)
-		i = skipSpace(text, i+1) // ':'
-		vEnd := valueEnd(text, i)
+		if i == len(text) || text[i] != ':' {
+			return nil, invalidJSON(text)
+		}
+		i = skipSpace(text, i+1)
+		vEnd := scanValue(text, i, 2)
+		if vEnd < 0 {
+			return nil, invalidJSON(text)
+		}
 		fs = append(fs, field{key: k, raw: text[i:vEnd]})
 		i = skipSpace(text, vEnd)
+		if i == len(text) {
+			return nil, invalidJSON(text)
+		}
 		if text[i] == '}' {
+			if skipSpace(text, i+1) != len(text) {
+				return nil, invalidJSON(text)
+			}
 			return fs, nil
 		}
-		i = skipSpace(text, i+1) // ','
+		if text[i] != ',' {
+			return nil, invalidJSON(text)
+		}
+		i = skipSpace(text, i+1)
 	}
+}
+
+// invalidJSON is encoding/json's error for text, which says where and why
+// it is not JSON.
+func invalidJSON(text []byte) error {
+	var v any
+	err := json.Unmarshal(text, &v)
+	if err == nil {
+		err = errors.New("invalid JSON")
+	}
+	return err
 }
 
 func skipSpace(b []byte, i int) int {
@@ -93,46 +127,147 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// stringEnd returns the index just past the string starting at b[i] == '"'.
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
+// scanValue returns the index just past the JSON value starting at b[i],
+// at nesting depth depth (the top level is 1), or -1 when there is none:
+// what encoding/json accepts, checked in one pass.
+func scanValue(b []byte, i, depth int) int {
+	if i >= len(b) {
+		return -1
 	}
-	return len(b)
-}
-
-// valueEnd returns the index just past the valid JSON value starting at i.
-func valueEnd(b []byte, i int) int {
-	switch b[i] {
+	switch c := b[i]; c {
 	case '"':
-		return stringEnd(b, i)
+		return scanString(b, i)
 	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				j = stringEnd(b, j) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
+		if depth > maxDepth {
+			return -1
+		}
+		closing := byte(']')
+		if c == '{' {
+			closing = '}'
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == closing {
+			return i + 1
+		}
+		for {
+			if c == '{' {
+				if i >= len(b) || b[i] != '"' {
+					return -1
 				}
+				if i = scanString(b, i); i < 0 {
+					return -1
+				}
+				if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+					return -1
+				}
+				i = skipSpace(b, i+1)
+			}
+			if i = scanValue(b, i, depth+1); i < 0 {
+				return -1
+			}
+			if i = skipSpace(b, i); i >= len(b) {
+				return -1
+			}
+			switch b[i] {
+			case closing:
+				return i + 1
+			case ',':
+				i = skipSpace(b, i+1)
+			default:
+				return -1
 			}
 		}
-		return len(b)
+	case 't':
+		return literal(b, i, "true")
+	case 'f':
+		return literal(b, i, "false")
+	case 'n':
+		return literal(b, i, "null")
 	}
-	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
-		j++
+	return scanNumber(b, i)
+}
+
+func literal(b []byte, i int, lit string) int {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit)
 	}
-	return j
+	return -1
+}
+
+// scanString returns the index just past the JSON string starting at
+// b[i] == '"', or -1 when it is not one.
+func scanString(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			return j + 1
+		case c == '\\':
+			j++
+			if j == len(b) {
+				return -1
+			}
+			switch b[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(b) {
+					return -1
+				}
+				for _, h := range b[j+1 : j+5] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return -1
+					}
+				}
+				j += 4
+			default:
+				return -1
+			}
+		case c < 0x20:
+			return -1
+		}
+	}
+	return -1
+}
+
+// scanNumber returns the index just past the JSON number starting at b[i],
+// or -1 when there is none.
+func scanNumber(b []byte, i int) int {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		i = digits(b, i+1)
+	default:
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digits(b, i+1)
+		if j == i+1 {
+			return -1
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(b, i)
+		if j == i {
+			return -1
+		}
+		i = j
+	}
+	return i
+}
+
+func digits(b []byte, i int) int {
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // unquote decodes a JSON string, without allocating more than the result

@@ -172,6 +172,54 @@ func BenchmarkDispatch(b *testing.B) {
 	}
 }
 
+// forecast is the result of the peers benchmark's tool
+// (../shared/bench/peers): a struct holding a slice, whose preview is
+// written field by field.
+type forecast struct {
+	Location string
+	Unit     string
+	Days     int
+	Temps    []float64
+}
+
+// BenchmarkDispatchStruct is BenchmarkDispatch with the peers benchmark's
+// workload: a struct result, and days bounded by Min and Max rather than
+// an enum.
+func BenchmarkDispatchStruct(b *testing.B) {
+	temps := [7]float64{18.5, 19.0, 21.25, 20.0, 17.5, 16.0, 18.0}
+	weather := action.MustNew(action.Spec{
+		Name: "get_weather", Description: "Returns a daily temperature forecast for a location.",
+		Func: func(location, unit string, days int) forecast {
+			t := make([]float64, min(max(days, 0), len(temps)))
+			copy(t, temps[:])
+			return forecast{Location: location, Unit: unit, Days: days, Temps: t}
+		},
+		Params: []action.Param{{Name: "location", Description: "City name"}, {Name: "unit", Enum: []any{"c", "f"}}, {Name: "days", Min: 1, Max: 7}},
+	})
+	rt, err := runtime.New(runtime.Options{Actions: action.MustSet(weather)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, _ := rt.NewState()
+	step := runtime.Step{Calls: []runtime.ToolCall{{ID: "call-1", Name: "get_weather", Arguments: `{"location":"Paris","unit":"c","days":3}`}}}
+	ctx := context.Background()
+	n := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		r := st.Execute(ctx, step)
+		if !r.Responses[0].Success {
+			b.Fatal(r.Responses[0].Error)
+		}
+		_ = r.Responses[0].Content()
+		if n++; n == runtime.DefaultMaxSteps {
+			b.StopTimer()
+			st, _ = rt.NewState()
+			n = 0
+			b.StartTimer()
+		}
+	}
+}
+
 // BenchmarkDispatchFlat measures that a call's cost does not grow with
 // what its State holds: 10, 1,000 and 10,000 variables (and as many
 // results of the same action before the timed calls), one call per op.

@@ -21,8 +21,10 @@ import (
 // resolution of a call, made when it is scheduled for execution and carried
 // through approval and execution.
 type prepared struct {
-	row    *row
-	args   []reflect.Value
+	row  *row
+	args []reflect.Value
+	// res is the resolution for the log; record is its Args.
+	res    *run.Resolution
 	record []run.Argument
 	// tracked are the variables passed by reference that the call could
 	// change in place, with their fingerprints before the call.
@@ -35,9 +37,11 @@ type prepared struct {
 	tainted bool
 	// secretIn names the sensitive variables the call was given.
 	secretIn []string
-	// argsBuf holds args for actions of few parameters: one allocation for
-	// the whole resolution.
+	// argsBuf holds args for actions of few parameters.
 	argsBuf [4]reflect.Value
+	// block holds the decoded raw arguments, one field per parameter: one
+	// allocation for all of them.
+	block reflect.Value
 }
 
 type trackedRef struct {
@@ -76,9 +80,67 @@ func (st *State) resolve(c ToolCall) (*prepared, error) {
 	return p, nil
 }
 
+// arg returns a settable value for raw argument i: a field of the call's
+// one block of decoded arguments (see row.argsType).
+func (p *prepared) arg(i int) reflect.Value {
+	if !p.block.IsValid() {
+		t := p.row.argsType()
+		if t == nil {
+			return reflect.New(p.row.param(i).Type).Elem()
+		}
+		p.block = reflect.New(t).Elem()
+	}
+	return p.block.Field(i)
+}
+
 // resolution is the record of p for the log.
 func (p *prepared) resolution() *run.Resolution {
-	return &run.Resolution{Args: p.record, Target: p.target}
+	p.res.Target = p.target
+	return p.res
+}
+
+// release clears the State's prepared call once its call is over, so that
+// it holds no values; callers hold execMu.
+func (st *State) release() {
+	st.prepared = prepared{tracked: st.prepared.tracked[:0]}
+}
+
+// newResolution returns a resolution of n arguments, in one allocation
+// for up to four.
+func newResolution(n int) *run.Resolution {
+	switch n {
+	case 0:
+		return &run.Resolution{Args: []run.Argument{}}
+	case 1:
+		r := new(struct {
+			run.Resolution
+			a [1]run.Argument
+		})
+		r.Args = r.a[:]
+		return &r.Resolution
+	case 2:
+		r := new(struct {
+			run.Resolution
+			a [2]run.Argument
+		})
+		r.Args = r.a[:]
+		return &r.Resolution
+	case 3:
+		r := new(struct {
+			run.Resolution
+			a [3]run.Argument
+		})
+		r.Args = r.a[:]
+		return &r.Resolution
+	case 4:
+		r := new(struct {
+			run.Resolution
+			a [4]run.Argument
+		})
+		r.Args = r.a[:]
+		return &r.Resolution
+	}
+	return &run.Resolution{Args: make([]run.Argument, n)}
 }
 
 // call executes one tool call, resolved as p (or refused with perr). need is set when the action asked for
@@ -180,7 +242,7 @@ func (st *State) call(ctx context.Context, g gate, step int, c ToolCall, p *prep
 			return st.failErr(resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: hideError(a.Name(), res.err), Err: res.err}), nil, nil
 		}
 	}
-	if st.hasSecrets() {
+	if (resp.Stdout != "" || resp.Stderr != "") && st.hasSecrets() {
 		st.mu.Lock()
 		resp.Stdout, resp.Stderr = st.redact(resp.Stdout), st.redact(resp.Stderr)
 		st.mu.Unlock()
@@ -225,7 +287,7 @@ func (st *State) commit(resp ToolResponse, step int, a *action.Action, p *prepar
 	}
 	var modified []string // by name, to describe each variable once
 	if a.Result() != nil {
-		name, created, err := st.assignResult(step, a, p.target, value, p.tainted && !a.Declassifies())
+		name, created, err := st.assignResult(step, p.row, p.target, value, p.tainted && !a.Declassifies())
 		if err != nil {
 			return st.failLocked(resp, err.Error())
 		}
@@ -261,6 +323,9 @@ func (st *State) commit(resp ToolResponse, step int, a *action.Action, p *prepar
 // return in time.
 func (st *State) isolated(ctx, callCtx context.Context, a *action.Action, args []reflect.Value, deadline <-chan time.Time) (res callResult, abandon bool) {
 	done := st.doneChan()
+	// The State's prepared call is cleared when the step moves on, and an
+	// abandoned call may still be reading its arguments.
+	args = slices.Clone(args)
 	go func() {
 		v, err := a.Call(callCtx, args)
 		done <- callResult{v, err}
@@ -347,7 +412,8 @@ func resultJSON(v reflect.Value) json.RawMessage {
 
 // assignResult stores a call's result in target, or in a new variable;
 // callers hold mu.
-func (st *State) assignResult(step int, a *action.Action, target string, value reflect.Value, tainted bool) (name string, created bool, err error) {
+func (st *State) assignResult(step int, r *row, target string, value reflect.Value, tainted bool) (name string, created bool, err error) {
+	a := r.act
 	var v any
 	if value.IsValid() {
 		v = value.Interface()
@@ -369,7 +435,7 @@ func (st *State) assignResult(step int, a *action.Action, target string, value r
 	if v != nil && t.Kind() == reflect.Interface {
 		t = reflect.TypeOf(v)
 	}
-	name = st.freeName(resultName(a.Name()))
+	name = st.freeName(r.resultBase())
 	if err := st.define(variable.Spec{Name: name, Value: v, Type: t, Tainted: tainted}, step, a.Name()); err != nil {
 		return "", false, err
 	}
@@ -452,7 +518,8 @@ func (st *State) prepare(c ToolCall) (*prepared, error) {
 	if len(bytes.TrimSpace(text)) == 0 {
 		text = []byte("{}")
 	}
-	fs, err := splitObject(text)
+	fs, err := splitObject(text, st.fields)
+	st.fields = fs
 	if err != nil {
 		return nil, fmt.Errorf("the arguments of %s are not a JSON object (%v); send one object such as %s", c.Name, err, example(r, plain))
 	}
@@ -462,14 +529,18 @@ func (st *State) prepare(c ToolCall) (*prepared, error) {
 	if err := checkNames(r, fs, plain); err != nil {
 		return nil, err
 	}
-	p := &prepared{row: r}
+	// The State's one prepared call (steps run one at a time), cleared by
+	// release once the call is over.
+	p := &st.prepared
+	*p = prepared{row: r, res: newResolution(a.NumParams()), tracked: p.tracked[:0]}
+	p.record = p.res.Args
 	if n := a.NumParams(); n <= len(p.argsBuf) {
-		p.args, p.record = p.argsBuf[:n:n], make([]run.Argument, n)
+		p.args = p.argsBuf[:n:n]
 	} else {
-		p.args, p.record = make([]reflect.Value, n), make([]run.Argument, n)
+		p.args = make([]reflect.Value, n)
 	}
 	for i := range p.args {
-		raw, _ := fs.get(a.Param(i).Name)
+		raw, _ := fs.get(r.param(i).Name)
 		if err := st.resolveArg(p, i, raw, plain); err != nil {
 			return nil, err
 		}
@@ -495,7 +566,7 @@ func checkNames(r *row, fs fields, plain bool) error {
 		}
 		known := false
 		for i := 0; i < r.act.NumParams() && !known; i++ {
-			known = string(f.key) == r.act.Param(i).Name
+			known = string(f.key) == r.param(i).Name
 		}
 		if !known {
 			unknown = append(unknown, string(f.key))
@@ -520,7 +591,7 @@ func checkNames(r *row, fs fields, plain bool) error {
 // code may mention the syntax.
 func (st *State) resolveArg(p *prepared, i int, raw json.RawMessage, plain bool) error {
 	a := p.row.act
-	param := a.Param(i)
+	param := p.row.param(i)
 	p.record[i].Param = param.Name
 	if raw == nil || bytes.Equal(raw, nullJSON) {
 		if !param.Optional {
@@ -551,8 +622,8 @@ func (st *State) resolveArg(p *prepared, i int, raw json.RawMessage, plain bool)
 	if param.Raw == nil {
 		return fmt.Errorf("parameter %q of %s takes a reference only (%s); send one of: %s", param.Name, a.Name(), param.Why, refList(p.row.params[i]))
 	}
-	v, err := a.Decode(i, raw)
-	if err != nil {
+	v := p.arg(i)
+	if err := a.DecodeTo(v, i, raw); err != nil {
 		return fmt.Errorf("parameter %q of %s: %s; expected %s", param.Name, a.Name(), strings.TrimPrefix(err.Error(), schema.ErrInvalid.Error()+": "), describeParam(p.row, i, plain))
 	}
 	p.args[i] = v
@@ -563,7 +634,7 @@ func (st *State) resolveArg(p *prepared, i int, raw json.RawMessage, plain bool)
 // resolveRef resolves a reference to the variable name; callers hold mu.
 func (st *State) resolveRef(p *prepared, i int, name string) error {
 	a := p.row.act
-	param := a.Param(i)
+	param := p.row.param(i)
 	g := p.row.params[i]
 	if !param.Refs() {
 		if param.RawOnly {

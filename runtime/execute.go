@@ -109,7 +109,8 @@ func (r ToolResponse) Content() string {
 	if r.Result == nil {
 		// The common case, written directly: the same text as
 		// encoding/json's without HTML escaping, in one allocation.
-		return string(appendContent(make([]byte, 0, 64+len(r.Error)+len(r.Stdout)+len(r.Stderr)+96*len(r.Variables)), r.Success, r.Error, r.Stdout, r.Stderr, r.Variables))
+		var buf [512]byte // on the stack when it fits: the string is the one allocation
+		return string(appendContent(buf[:0], r.Success, r.Error, r.Stdout, r.Stderr, r.Variables))
 	}
 	b, err := marshal(toolContent{r.Success, r.Error, r.Stdout, r.Stderr, r.Variables, r.Result})
 	if err != nil { // only a Result that is not JSON could cause this
@@ -177,65 +178,92 @@ func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 		res.Snippets = append(res.Snippets, s)
 	}
 	for _, c := range step.Calls {
-		refuse := func(why string) {
-			res.Responses = append(res.Responses, st.fail(ToolResponse{CallID: c.ID, Name: c.Name, start: time.Now()}, why))
-		}
-		if g == nil && st.needsApproval(c.Name) {
-			// An action that needs approval never runs where nobody can
-			// give it (a bare Execute, an MCP call).
-			refuse(c.Name + " needs a person's approval, and nobody can approve here; call it in a run")
-			continue
-		}
-		// The call is parsed and resolved once, here; only arguments an
-		// approver edited are resolved again. A call that does not resolve
-		// fails without asking anybody.
-		p, perr := st.resolve(c)
-		var refs func() map[string]run.VariableRef
-		if g != nil {
-			refs = func() map[string]run.VariableRef { return st.refsOf(p) }
-		}
-		if perr == nil && g != nil && !p.row.builtin {
-			sent := c.Arguments
-			if deny := g.approveCall(ctx, &c, refs, p.row.act.NeedsApproval()); deny != "" {
-				refuse(deny)
-				continue
-			}
-			if c.Arguments != sent {
-				p, perr = st.resolve(c)
-			}
-		}
-		callCtx, endCall := st.startSpan(ctx, Span{Kind: SpanTool, Name: c.Name, Step: n, CallID: c.ID})
-		var resp ToolResponse
-		var term *action.Termination
-		for attempt := 0; ; attempt++ {
-			var need error
-			resp, term, need = st.call(callCtx, g, n, c, p, perr)
-			if need == nil || g == nil || attempt == maxHumanRetries {
-				break
-			}
-			retry, deny := g.human(ctx, c, refs, need)
-			if deny != "" {
-				resp.Error = deny
-				break
-			}
-			callCtx = retry
-		}
-		var callErr error
-		if !resp.Success {
-			callErr = errors.New(resp.Error)
-			st.log().Debug("call failed", "action", c.Name, "call", c.ID, "step", n, "err", resp.Error)
-		}
-		endCall(SpanEnd{Err: callErr})
+		resp, term := st.dispatch(ctx, g, n, c)
 		res.Responses = append(res.Responses, resp)
 		if term != nil && res.Termination == nil {
 			res.Termination = term
 		}
 	}
-	st.mu.Lock()
-	bare := st.run == nil
-	st.mu.Unlock()
-	if bare {
-		st.logStep(n, step, res)
-	}
+	st.logStep(n, step, res)
 	return res
+}
+
+// dispatch runs call c of step n, asking g (when not nil) for approvals
+// and answers.
+func (st *State) dispatch(ctx context.Context, g gate, n int, c ToolCall) (ToolResponse, *action.Termination) {
+	// The call is parsed and resolved once, here; only arguments an
+	// approver edited are resolved again. A call that does not resolve
+	// fails without asking anybody.
+	p, perr := st.resolve(c)
+	defer st.release()
+	var refs func() map[string]run.VariableRef
+	if g == nil {
+		if perr == nil && p.row.act.NeedsApproval() || perr != nil && st.needsApproval(c.Name) {
+			// An action that needs approval never runs where nobody can
+			// give it (a bare Execute, an MCP call).
+			return st.refuse(c, c.Name+" needs a person's approval, and nobody can approve here; call it in a run"), nil
+		}
+	} else {
+		a, deny := st.approve(ctx, g, c, p, perr)
+		if deny != "" {
+			return st.refuse(a.call, deny), nil
+		}
+		c, p, perr, refs = a.call, a.p, a.perr, a.refs
+	}
+	callCtx, endCall := st.startSpan(ctx, Span{Kind: SpanTool, Name: c.Name, Step: n, CallID: c.ID})
+	var resp ToolResponse
+	var term *action.Termination
+	for attempt := 0; ; attempt++ {
+		var need error
+		resp, term, need = st.call(callCtx, g, n, c, p, perr)
+		if need == nil || g == nil || attempt == maxHumanRetries {
+			break
+		}
+		retry, deny := g.human(ctx, c, refs, need)
+		if deny != "" {
+			resp.Error = deny
+			break
+		}
+		callCtx = retry
+	}
+	var callErr error
+	if !resp.Success {
+		callErr = errors.New(resp.Error)
+		st.log().Debug("call failed", "action", c.Name, "call", c.ID, "step", n, "err", resp.Error)
+	}
+	endCall(SpanEnd{Err: callErr})
+	return resp, term
+}
+
+// approval is a call as its approver let it run: the call (its arguments
+// maybe edited), its resolution or why it has none, and its resolved
+// references, for the approver.
+type approval struct {
+	call ToolCall
+	p    *prepared
+	perr error
+	refs func() map[string]run.VariableRef
+}
+
+// approve asks g to approve the resolved call p (refused with perr) and
+// resolves it again when the approver edited its arguments. deny says why
+// the call must not run, or is "".
+func (st *State) approve(ctx context.Context, g gate, c ToolCall, p *prepared, perr error) (a approval, deny string) {
+	a = approval{call: c, p: p, perr: perr}
+	a.refs = func() map[string]run.VariableRef { return st.refsOf(a.p) }
+	if perr == nil && !p.row.builtin {
+		sent := c.Arguments
+		if deny := g.approveCall(ctx, &a.call, a.refs, p.row.act.NeedsApproval()); deny != "" {
+			return a, deny
+		}
+		if a.call.Arguments != sent {
+			a.p, a.perr = st.resolve(a.call)
+		}
+	}
+	return a, ""
+}
+
+// refuse returns the response of call c, refused.
+func (st *State) refuse(c ToolCall, why string) ToolResponse {
+	return st.fail(ToolResponse{CallID: c.ID, Name: c.Name, start: time.Now()}, why)
 }

@@ -61,13 +61,16 @@ func (h *Handle) History(ctx context.Context) ([]run.Instruction, error) {
 	return run.History(events), nil
 }
 
-// logStep folds the events of step n of a State with no run, which has no
-// store: what a run's log would hold of its instructions (the reason, the
+// logStep folds the events of step n of a State with no run (and does
+// nothing for a run's State), which has no store: what a run's log would hold of its instructions (the reason, the
 // scheduled calls, the snippets' and calls' records). It keeps the fold,
 // not the events. Callers hold execMu.
 func (st *State) logStep(n int, step Step, res StepResult) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if st.run != nil {
+		return // a run's steps are in its log
+	}
 	f := &st.folded
 	if step.Reason != "" {
 		f.AssistantMessage(run.AssistantMessage{Step: n, Text: step.Reason})

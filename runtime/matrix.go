@@ -4,7 +4,9 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/variable"
@@ -32,6 +34,56 @@ type row struct {
 	// rules, nil when they pass (strictKnown says it was computed).
 	strictRaw   error
 	strictKnown bool
+	// args is made once for the action and shared by the rows of every
+	// State cloned from this one.
+	args *argsType
+}
+
+// argsType is a struct type with one field per parameter of an action, to
+// decode a call's raw arguments into.
+type argsType struct {
+	once sync.Once
+	t    reflect.Type
+	// result is the base name of the variables receiving the action's
+	// results (resultName).
+	result string
+	// params are the action's parameters (Action.Param copies one).
+	params []action.Parameter
+}
+
+// argsType returns a struct type with one field of each parameter's type,
+// in order, or nil when there is none (reflect.StructOf refused one).
+func (r *row) argsType() reflect.Type {
+	r.init()
+	return r.args.t
+}
+
+// resultBase returns the base name of the variables receiving the
+// action's results (resultName), made once.
+func (r *row) resultBase() string {
+	r.init()
+	return r.args.result
+}
+
+// param returns parameter i of the action, without copying it.
+func (r *row) param(i int) *action.Parameter {
+	r.init()
+	return &r.args.params[i]
+}
+
+// init makes what a row's calls share: the arguments' struct type and the
+// results' base name.
+func (r *row) init() {
+	r.args.once.Do(func() {
+		r.args.result = resultName(r.act.Name())
+		r.args.params = r.act.Params()
+		fields := make([]reflect.StructField, r.act.NumParams())
+		for i := range fields {
+			fields[i] = reflect.StructField{Name: "P" + strconv.Itoa(i), Type: r.act.Param(i).Type}
+		}
+		defer func() { _ = recover() }()
+		r.args.t = reflect.StructOf(fields)
+	})
 }
 
 type typePair struct{ from, to reflect.Type }
@@ -43,19 +95,22 @@ type typePair struct{ from, to reflect.Type }
 type matrix struct {
 	params  map[reflect.Type]*group
 	results map[reflect.Type]*group
-	// member lists, per variable, the groups it belongs to.
-	member map[string][]*group
-	rows   []*row
-	byName map[string]*row
-	pairs  map[typePair]bool
-	clock  uint64
+	// groups lists every group of params and results.
+	groups []*group
+	// fitting caches, per variable type, the groups a variable of that
+	// type belongs to (dropped when a group is added): a variable is in
+	// every group its type fits, and in no other.
+	fitting map[reflect.Type][]*group
+	rows    []*row
+	byName  map[string]*row
+	pairs   map[typePair]bool
+	clock   uint64
 }
 
 func newMatrix() *matrix {
 	return &matrix{
 		params:  map[reflect.Type]*group{},
 		results: map[reflect.Type]*group{},
-		member:  map[string][]*group{},
 		byName:  map[string]*row{},
 		pairs:   map[typePair]bool{},
 	}
@@ -84,34 +139,48 @@ func (m *matrix) fits(g *group, t reflect.Type) bool {
 	return m.assignable(t, g.typ)
 }
 
-// addVar puts a new (or retyped) variable into every group it fits: one
-// column of the matrix.
+// addVar puts a new (or retyped) variable of type t into every group it
+// fits: one column of the matrix.
 func (m *matrix) addVar(name string, t reflect.Type) {
-	for _, g := range m.params {
-		m.join(g, name, t)
+	for _, g := range m.groupsOf(t) {
+		g.vars = append(g.vars, name)
+		m.tick(g)
 	}
-	for _, g := range m.results {
-		m.join(g, name, t)
+}
+
+// groupsOf returns the groups a variable of type t belongs to, found once
+// per type.
+func (m *matrix) groupsOf(t reflect.Type) []*group {
+	gs, ok := m.fitting[t]
+	if !ok {
+		for _, g := range m.groups {
+			if m.fits(g, t) {
+				gs = append(gs, g)
+			}
+		}
+		if m.fitting == nil {
+			m.fitting = map[reflect.Type][]*group{}
+		}
+		m.fitting[t] = gs
 	}
+	return gs
 }
 
 func (m *matrix) join(g *group, name string, t reflect.Type) {
 	if m.fits(g, t) {
 		g.vars = append(g.vars, name)
-		m.member[name] = append(m.member[name], g)
 		m.tick(g)
 	}
 }
 
-// removeVar takes a variable out of the groups it belongs to.
-func (m *matrix) removeVar(name string) {
-	for _, g := range m.member[name] {
+// removeVar takes a variable of type t out of the groups it belongs to.
+func (m *matrix) removeVar(name string, t reflect.Type) {
+	for _, g := range m.groupsOf(t) {
 		if i := slices.Index(g.vars, name); i >= 0 {
 			g.vars = slices.Delete(g.vars, i, i+1)
 			m.tick(g)
 		}
 	}
-	delete(m.member, name)
 }
 
 // groupFor returns the group of type t, creating it (and filling it from
@@ -126,6 +195,8 @@ func (m *matrix) groupFor(t reflect.Type, result bool, vars []string, typeOf fun
 	}
 	g := &group{typ: t, result: result}
 	groups[t] = g
+	m.groups = append(m.groups, g)
+	clear(m.fitting)
 	for _, n := range vars {
 		m.join(g, n, typeOf(n))
 	}
@@ -135,7 +206,7 @@ func (m *matrix) groupFor(t reflect.Type, result bool, vars []string, typeOf fun
 
 // addAction adds one row.
 func (m *matrix) addAction(a *action.Action, builtin bool, vars []string, typeOf func(string) reflect.Type) {
-	r := &row{act: a, params: make([]*group, a.NumParams()), builtin: builtin}
+	r := &row{act: a, params: make([]*group, a.NumParams()), builtin: builtin, args: new(argsType)}
 	for i := range r.params {
 		p := a.Param(i)
 		if p.Refs() {
@@ -165,7 +236,7 @@ func (r *row) unavailable(plain bool) string {
 	a := r.act
 	var missing []string
 	for i, g := range r.params {
-		p := a.Param(i)
+		p := r.param(i)
 		if p.Raw != nil {
 			continue
 		}
@@ -190,9 +261,9 @@ func (m *matrix) clone() *matrix {
 	c := &matrix{
 		params:  make(map[reflect.Type]*group, len(m.params)),
 		results: make(map[reflect.Type]*group, len(m.results)),
-		member:  make(map[string][]*group, len(m.member)),
 		rows:    make([]*row, len(m.rows)),
 		byName:  make(map[string]*row, len(m.byName)),
+		groups:  make([]*group, len(m.groups)),
 		pairs:   maps.Clone(m.pairs),
 		clock:   m.clock,
 	}
@@ -208,18 +279,14 @@ func (m *matrix) clone() *matrix {
 		groups[g] = n
 		return n
 	}
+	for i, g := range m.groups {
+		c.groups[i] = copyGroup(g)
+	}
 	for t, g := range m.params {
 		c.params[t] = copyGroup(g)
 	}
 	for t, g := range m.results {
 		c.results[t] = copyGroup(g)
-	}
-	for n, gs := range m.member {
-		ns := make([]*group, len(gs))
-		for i, g := range gs {
-			ns[i] = copyGroup(g)
-		}
-		c.member[n] = ns
 	}
 	for i, r := range m.rows {
 		nr := *r

@@ -63,6 +63,12 @@ type State struct {
 	indexOf *action.Set
 
 	schemaBuilds int // counts tool schema builds, for tests
+
+	// fields is prepare's scratch for the members of a call's arguments.
+	fields fields
+	// prepared is the call being resolved or run (see prepare); guarded
+	// by execMu.
+	prepared prepared
 }
 
 // clone returns a copy of a State that has executed nothing: the same
@@ -122,7 +128,7 @@ func (st *State) define(spec variable.Spec, step int, by string) error {
 	}
 	if !existed || oldType != t {
 		if existed {
-			st.m.removeVar(spec.Name)
+			st.m.removeVar(spec.Name, oldType)
 		}
 		st.m.addVar(spec.Name, t)
 	}
@@ -133,11 +139,13 @@ func (st *State) define(spec variable.Spec, step int, by string) error {
 func (st *State) Delete(name string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.vars.Delete(name) {
+	_, t, ok := st.vars.Value(name)
+	if !ok {
 		return false
 	}
+	st.vars.Delete(name)
 	delete(st.secrets, name)
-	st.m.removeVar(name)
+	st.m.removeVar(name, t)
 	return true
 }
 

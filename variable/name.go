@@ -35,6 +35,38 @@ var snippetPackages = map[string]bool{
 	"crc32": true, "fnv": true, "md5": true, "sha1": true, "sha256": true, "sha512": true,
 }
 
+// reserved holds every name ValidName refuses by name: keywords,
+// predeclared identifiers, snippet packages and the blank identifier.
+var reserved = func() map[string]bool {
+	m := map[string]bool{"_": true}
+	for _, set := range []map[string]bool{predeclared, snippetPackages} {
+		for k := range set {
+			m[k] = true
+		}
+	}
+	for t := token.BREAK; t <= token.VAR; t++ {
+		if t.IsKeyword() {
+			m[t.String()] = true
+		}
+	}
+	return m
+}()
+
+// asciiIdentifier reports whether name is an identifier of ASCII letters,
+// digits and underscores, not starting with a digit; false for any other,
+// which ValidName then looks at closely.
+func asciiIdentifier(name string) bool {
+	if name == "" || '0' <= name[0] && name[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 // IsSnippetPackage reports whether name is the name of a standard package
 // that Go snippets may use, which no variable may take.
 func IsSnippetPackage(name string) bool { return snippetPackages[name] }
@@ -44,6 +76,11 @@ func IsSnippetPackage(name string) bool { return snippetPackages[name] }
 // snippets use, nor the blank identifier. The error, wrapping
 // [ErrInvalidName], says why and how to fix it.
 func ValidName(name string) error {
+	if !reserved[name] && asciiIdentifier(name) {
+		// The common case, with one lookup: a plain ASCII identifier
+		// that is not taken.
+		return nil
+	}
 	switch {
 	case name == "":
 		return fmt.Errorf("%w: the name is empty; use a Go identifier such as result", ErrInvalidName)

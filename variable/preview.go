@@ -1,13 +1,17 @@
 package variable
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -36,47 +40,179 @@ func Preview(v any, limit int) string {
 	if limit <= 0 {
 		limit = DefaultPreviewLimit
 	}
-	p := previewer{limit: limit}
+	// Written into a pooled buffer: the preview itself is the one
+	// allocation a plain value costs.
+	buf := buffers.Get().(*[]byte)
+	p := previewer{b: (*buf)[:0], limit: limit}
 	p.value(reflect.ValueOf(v), 0)
-	return p.result()
+	p.finish()
+	s := string(p.b)
+	if cap(p.b) <= 4<<10 {
+		*buf = p.b
+		buffers.Put(buf)
+	}
+	return s
 }
 
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// previewer writes a preview into b. What it measures (its length, the
+// room left) is b[base:]: a nested list or a table's row is written in
+// place, with base at its start, and taken back when it does not fit.
 type previewer struct {
-	b     strings.Builder
+	b     []byte
+	base  int
 	limit int
 	cut   bool // items were left out and the result must end in "…"
+	// counted is the length of the prefix of b whose characters were
+	// counted, and counts them; baseRunes counts b[:base].
+	counted, countedRunes, baseRunes int
+	// mayDescribe reports whether values of selfType may describe
+	// themselves (see self).
+	selfType    reflect.Type
+	mayDescribe bool
 }
 
-func (p *previewer) full() bool { return p.b.Len() >= p.limit }
+// written is what the previewer wrote since base.
+func (p *previewer) written() []byte { return p.b[p.base:] }
+
+// runes counts the characters written since base. Counts are kept, so
+// that what was counted is not counted again: previews measure themselves
+// often. (Every piece a preview writes is valid UTF-8 or joined to the
+// next by ASCII, so counts add up piece by piece.)
+func (p *previewer) runes() int { return p.runesTo(len(p.b)) - p.baseRunes }
+
+// runesTo counts the characters of b[:n].
+func (p *previewer) runesTo(n int) int {
+	if n < p.counted {
+		p.countedRunes -= utf8.RuneCount(p.b[n:p.counted])
+	} else {
+		p.countedRunes += utf8.RuneCount(p.b[p.counted:n])
+	}
+	p.counted = n
+	return p.countedRunes
+}
+
+// setBase starts measuring at b[n:].
+func (p *previewer) setBase(n int) {
+	p.base, p.baseRunes = n, p.runesTo(n)
+}
+
+// truncate cuts the buffer to n bytes.
+func (p *previewer) truncate(n int) {
+	if n < p.counted {
+		p.countedRunes -= utf8.RuneCount(p.b[n:p.counted])
+		p.counted = n
+	}
+	p.b = p.b[:n]
+}
+
+func (p *previewer) full() bool { return len(p.b)-p.base >= p.limit }
 
 func (p *previewer) str(s string) {
 	if !p.full() {
-		p.b.WriteString(s)
+		p.b = append(p.b, s...)
 	}
 }
 
-func (p *previewer) result() string {
-	s := p.b.String()
-	if !utf8.ValidString(s) {
-		// An error or a Stringer may return any bytes.
-		s = strings.ToValidUTF8(s, "\uFFFD")
+// str2 writes a and b, or neither when the preview is full.
+func (p *previewer) str2(a, b string) {
+	if !p.full() {
+		p.b = append(append(p.b, a...), b...)
 	}
-	if n := utf8.RuneCountInString(s); n <= p.limit {
-		if !p.cut || strings.HasSuffix(s, "…") {
-			return s
+}
+
+// finish makes what was written since base the final text: valid UTF-8,
+// at most limit characters, ending in "…" when it was cut.
+func (p *previewer) finish() {
+	s := p.written()
+	if !utf8.Valid(s) {
+		// An error or a Stringer may return any bytes.
+		valid := bytes.ToValidUTF8(s, []byte("\uFFFD"))
+		p.truncate(p.base)
+		p.b = append(p.b, valid...)
+		s = p.written()
+	}
+	if n := p.runes(); n <= p.limit {
+		if !p.cut || bytes.HasSuffix(s, ellipsis) {
+			return
 		}
 		if n < p.limit {
-			return s + "…"
+			p.b = append(p.b, ellipsis...)
+			return
 		}
 	}
-	cut := 0
-	for i := range s {
-		if cut == p.limit-1 {
-			return s[:i] + "…"
+	p.truncate(p.base + runeOffset(s, p.limit-1))
+	p.b = append(p.b, ellipsis...)
+}
+
+var ellipsis = []byte("…")
+
+// runeOffset returns the byte offset of character k of s, or len(s).
+func runeOffset(s []byte, k int) int {
+	for i := 0; i < len(s); {
+		if k == 0 {
+			return i
 		}
-		cut++
+		_, n := utf8.DecodeRune(s[i:])
+		i += n
+		k--
 	}
-	return s
+	return len(s)
+}
+
+// structTypes caches, per struct type, its fields' names.
+var structTypes sync.Map // reflect.Type → *typeInfo
+
+type typeInfo struct {
+	t      reflect.Type
+	name   string   // the struct's name, or "struct"
+	fields []string // "Name: " per field, exported or not (structures show all)
+	// columns are the exported fields' indexes and header the table's
+	// columns ("ID int, Name string"), for slices of this struct type.
+	columns []int
+	header  string
+}
+
+// lastInfo is the typeInfo infoOf returned last: results of one action,
+// previewed one after another, share their type.
+var lastInfo atomic.Pointer[typeInfo]
+
+func infoOf(t reflect.Type) *typeInfo {
+	if ti := lastInfo.Load(); ti != nil && ti.t == t {
+		return ti
+	}
+	ti := infoOfType(t)
+	lastInfo.Store(ti)
+	return ti
+}
+
+func infoOfType(t reflect.Type) *typeInfo {
+	if ti, ok := structTypes.Load(t); ok {
+		return ti.(*typeInfo)
+	}
+	ti := &typeInfo{t: t, name: t.Name()}
+	if ti.name == "" {
+		ti.name = "struct"
+	}
+	if t.Kind() == reflect.Struct {
+		var head strings.Builder
+		for i := range t.NumField() {
+			f := t.Field(i)
+			ti.fields = append(ti.fields, f.Name+": ")
+			if !f.IsExported() {
+				continue
+			}
+			if len(ti.columns) > 0 {
+				head.WriteString(", ")
+			}
+			ti.columns = append(ti.columns, i)
+			head.WriteString(f.Name + " " + TypeName(f.Type))
+		}
+		ti.header = head.String()
+	}
+	got, _ := structTypes.LoadOrStore(t, ti)
+	return got.(*typeInfo)
 }
 
 // self reports and writes the self-description of v, if it has one.
@@ -85,6 +221,15 @@ func (p *previewer) self(v reflect.Value) (ok bool) {
 		return false
 	}
 	if v.Kind() == reflect.Pointer && v.IsNil() {
+		return false
+	}
+	// A type without (exported) methods describes nothing; an interface's
+	// dynamic value may. The answer is kept for the next value, often of
+	// the same type (a list's elements).
+	if t := v.Type(); t != p.selfType {
+		p.selfType, p.mayDescribe = t, t.Kind() == reflect.Interface || t.NumMethod() > 0
+	}
+	if !p.mayDescribe {
 		return false
 	}
 	defer func() {
@@ -96,9 +241,9 @@ func (p *previewer) self(v reflect.Value) (ok bool) {
 	}()
 	switch x := v.Interface().(type) {
 	case Previewer:
-		p.str(x.Preview(p.limit - p.b.Len()))
+		p.str(x.Preview(p.limit - (len(p.b) - p.base)))
 	case error:
-		p.str("error: " + x.Error())
+		p.str2("error: ", x.Error())
 	case fmt.Stringer:
 		p.str(x.String())
 	default:
@@ -126,13 +271,20 @@ func (p *previewer) value(v reflect.Value, depth int) {
 		}
 		p.quoted(v.String(), depth, false)
 	case reflect.Bool:
-		p.str(strconv.FormatBool(v.Bool()))
+		p.b = strconv.AppendBool(p.b, v.Bool())
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		p.str(strconv.FormatInt(v.Int(), 10))
+		p.b = strconv.AppendInt(p.b, v.Int(), 10)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		p.str(strconv.FormatUint(v.Uint(), 10))
+		p.b = strconv.AppendUint(p.b, v.Uint(), 10)
 	case reflect.Float32, reflect.Float64:
-		p.str(strconv.FormatFloat(v.Float(), 'g', -1, v.Type().Bits()))
+		f := v.Float()
+		if v.Kind() == reflect.Float64 {
+			if b, ok := appendShortFloat(p.b, f); ok {
+				p.b = b
+				return
+			}
+		}
+		p.b = strconv.AppendFloat(p.b, f, 'g', -1, v.Type().Bits())
 	case reflect.Complex64, reflect.Complex128:
 		p.str(strconv.FormatComplex(v.Complex(), 'g', -1, v.Type().Bits()))
 	case reflect.Pointer:
@@ -177,6 +329,39 @@ func (p *previewer) value(v reflect.Value, depth int) {
 	}
 }
 
+// appendShortFloat appends f as strconv.AppendFloat(b, f, 'g', -1, 64)
+// does, when f is a number of at most three decimals between 1e-4 and 1e6
+// (the common case, done without the general algorithm); ok is false, and
+// b unchanged, otherwise. The decimals found are the fewest that read back
+// as f, which is what 'g' writes.
+func appendShortFloat(b []byte, f float64) ([]byte, bool) {
+	a := math.Abs(f)
+	if !(a >= 1e-4 && a < 1e6) {
+		return b, false
+	}
+	for k, pow := 0, 1.0; k <= 3; k, pow = k+1, pow*10 {
+		m := math.Round(a * pow)
+		if m/pow != a {
+			continue
+		}
+		if f < 0 {
+			b = append(b, '-')
+		}
+		n, unit := int64(m), int64(pow)
+		b = strconv.AppendInt(b, n/unit, 10)
+		if k > 0 {
+			b = append(b, '.')
+			frac := n % unit
+			for d := unit / 10; d > frac && d > 1; d /= 10 {
+				b = append(b, '0')
+			}
+			b = strconv.AppendInt(b, frac, 10)
+		}
+		return b, true
+	}
+	return b, false
+}
+
 // nested previews a value inside another, or elides it past the depth bound.
 func (p *previewer) nested(v reflect.Value, depth int) {
 	if depth+1 >= maxPreviewDepth {
@@ -191,16 +376,27 @@ func (p *previewer) nested(v reflect.Value, depth int) {
 // followed by "…" and its length in characters, or by "…" alone when s is
 // already a cut (truncated).
 func (p *previewer) quoted(s string, depth int, truncated bool) {
-	budget := p.limit - utf8.RuneCountInString(p.b.String())
+	if p.full() {
+		return
+	}
+	if !truncated && len(s)+2 <= 60 && len(p.b)-p.base+len(s)+2 <= p.limit && plainASCII(s) {
+		// The common short word: quoted as it is, and it fits (what was
+		// written holds no more characters than bytes).
+		p.b = append(append(append(p.b, '"'), s...), '"')
+		return
+	}
+	budget := p.limit - p.runes()
 	if depth > 0 {
 		budget = min(budget, 60)
 	}
 	n := utf8.RuneCountInString(s)
 	if !truncated && n+2 <= budget {
-		if q := strconv.Quote(s); utf8.RuneCountInString(q) <= budget {
-			p.str(q)
+		mark := len(p.b)
+		p.b = strconv.AppendQuote(p.b, s)
+		if utf8.RuneCount(p.b[mark:]) <= budget {
 			return
 		}
+		p.truncate(mark)
 	}
 	tail := "…"
 	if !truncated {
@@ -213,11 +409,22 @@ func (p *previewer) quoted(s string, depth int, truncated bool) {
 		q := strconv.Quote(firstRunes(s, max(k, 0)))
 		qn := utf8.RuneCountInString(q)
 		if qn <= room || k <= 0 {
-			p.str(q + tail)
+			p.str2(q, tail)
 			return
 		}
 		k = min(k-1, k*room/qn)
 	}
+}
+
+// plainASCII reports whether s is printable ASCII that a Go string
+// literal holds as it is (no quote or backslash).
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // firstRunes returns the first k characters of s.
@@ -235,30 +442,30 @@ func firstRunes(s string, k int) string {
 // lowered by the length of tail, then writes tail (the closing bracket and
 // the count of items) in full, so that the count survives a cut. body
 // reports whether it wrote every item; when not, the contents end in "…".
-func (p *previewer) enclose(tail string, body func() (complete bool)) {
+func (p *previewer) enclose(tail []byte, body func() (complete bool)) {
 	outer := p.limit
-	inner := outer - utf8.RuneCountInString(tail) - 1 // 1 for "…"
-	if inner <= utf8.RuneCountInString(p.b.String())+1 {
+	inner := outer - utf8.RuneCount(tail) - 1 // 1 for "…"
+	if inner <= p.runes()+1 {
 		// No room for the tail: leave it to the final cut.
 		if !body() {
 			p.cut = true
 		}
-		p.str(tail)
+		if !p.full() {
+			p.b = append(p.b, tail...)
+		}
 		return
 	}
 	p.limit = inner
 	complete := body()
 	p.limit = outer
-	s := p.b.String()
-	if n := utf8.RuneCountInString(s); n > inner || (!complete && !strings.HasSuffix(s, "…")) {
+	s := p.written()
+	if n := p.runes(); n > inner || (!complete && !bytes.HasSuffix(s, ellipsis)) {
 		if n > inner {
-			s = firstRunes(s, inner-1)
+			p.truncate(p.base + runeOffset(s, inner-1))
 		}
-		p.b.Reset()
-		p.b.WriteString(s)
-		p.b.WriteString("…")
+		p.b = append(p.b, ellipsis...)
 	}
-	p.b.WriteString(tail)
+	p.b = append(p.b, tail...)
 }
 
 var pngSignature = []byte("\x89PNG\r\n\x1a\n")
@@ -300,15 +507,13 @@ func (p *previewer) list(v reflect.Value, depth int) {
 	}
 	// The count of the outer list; a nested list shows its own only when
 	// it is cut, so that rows do not repeat theirs.
-	if depth > 0 {
-		if whole, ok := p.whole(v, depth); ok {
-			p.str(whole)
-			return
-		}
+	if depth > 0 && p.whole(v, depth) {
+		return
 	}
-	tail := "]"
+	var buf [32]byte
+	tail := append(buf[:0], ']')
 	if depth > 0 || v.Kind() == reflect.Slice || n > 3 {
-		tail = "] (" + plural(n, "item", "items") + ")"
+		tail = append(appendCount(append(tail, " ("...), n, "item", "items"), ')')
 	}
 	p.str("[")
 	p.enclose(tail, func() bool { return p.items(v, depth) })
@@ -328,27 +533,61 @@ func (p *previewer) items(v reflect.Value, depth int) bool {
 	return true
 }
 
-// whole returns the nested list v written whole, with no count, and true
-// when it fits in the room left; the list is written once when it does.
-func (p *previewer) whole(v reflect.Value, depth int) (string, bool) {
-	room := p.limit - utf8.RuneCountInString(p.b.String())
-	if room <= 2 {
-		return "", false
+// whole writes the nested list v whole, with no count, and reports true
+// when it fits in the room left; otherwise it writes nothing.
+func (p *previewer) whole(v reflect.Value, depth int) bool {
+	if n := v.Len(); depth+1 < maxPreviewDepth && len(p.b)-p.base+n*maxScalar+4 <= p.limit && plainScalar(v.Type().Elem()) {
+		// Numbers or booleans with room to spare: they fit, whole.
+		p.b = append(p.b, '[')
+		p.items(v, depth)
+		p.b = append(p.b, ']')
+		return true
 	}
-	trial := previewer{limit: room}
-	trial.str("[")
-	trial.enclose("]", func() bool { return trial.items(v, depth) })
-	s := trial.b.String()
-	return s, !trial.cut && utf8.RuneCountInString(s) <= room && !strings.Contains(s, "…")
+	room := p.limit - p.runes()
+	if room <= 2 {
+		return false
+	}
+	// Written in place, measured on its own: the list is written once
+	// when it fits.
+	wasFull := p.full()
+	mark, base, baseRunes, limit, cut := len(p.b), p.base, p.baseRunes, p.limit, p.cut
+	p.setBase(mark)
+	p.limit, p.cut = room, false
+	p.str("[")
+	p.enclose([]byte("]"), func() bool { return p.items(v, depth) })
+	s := p.written()
+	fits := !p.cut && p.runes() <= room && !bytes.Contains(s, ellipsis)
+	p.base, p.baseRunes, p.limit, p.cut = base, baseRunes, limit, cut
+	if !fits || wasFull {
+		p.truncate(mark)
+	}
+	return fits
+}
+
+// maxScalar bounds the length of a number or boolean in a list, with its
+// separator: 'g' writes at most 24 characters (-1.2345678901234567e-308).
+const maxScalar = 26
+
+// plainScalar reports whether values of t are numbers or booleans written
+// by the previewer itself (no methods).
+func plainScalar(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return t.NumMethod() == 0
+	}
+	return false
 }
 
 func (p *previewer) mapping(v reflect.Value, depth int) {
 	keys := v.MapKeys()
 	slices.SortFunc(keys, compareKeys)
 	p.str("{")
-	tail := "}"
+	var buf [32]byte
+	tail := append(buf[:0], '}')
 	if depth == 0 {
-		tail = "} (" + plural(len(keys), "entry", "entries") + ")"
+		tail = append(appendCount(append(tail, " ("...), len(keys), "entry", "entries"), ')')
 	}
 	p.enclose(tail, func() bool {
 		for i, k := range keys {
@@ -367,20 +606,16 @@ func (p *previewer) mapping(v reflect.Value, depth int) {
 }
 
 func (p *previewer) structure(v reflect.Value, depth int) {
-	t := v.Type()
-	name := t.Name()
-	if name == "" {
-		name = "struct"
-	}
-	p.str(name + "{")
-	for i := 0; i < t.NumField(); i++ {
+	info := infoOf(v.Type())
+	p.str2(info.name, "{")
+	for i, f := range info.fields {
 		if p.full() {
 			break
 		}
 		if i > 0 {
 			p.str(", ")
 		}
-		p.str(t.Field(i).Name + ": ")
+		p.str(f)
 		p.nested(v.Field(i), depth)
 	}
 	p.str("}")
@@ -403,10 +638,15 @@ func compareKeys(a, b reflect.Value) int {
 
 // plural returns "1 item" or "n items".
 func plural(n int, one, many string) string {
+	return string(appendCount(nil, n, one, many))
+}
+
+// appendCount appends "1 item" or "n items" to b.
+func appendCount(b []byte, n int, one, many string) []byte {
 	if n == 1 {
-		return "1 " + one
+		return append(append(b, "1 "...), one...)
 	}
-	return strconv.Itoa(n) + " " + many
+	return append(append(strconv.AppendInt(b, int64(n), 10), ' '), many...)
 }
 
 // table writes a list of structs as a table the way a person would
@@ -422,24 +662,13 @@ func (p *previewer) table(v reflect.Value) bool {
 	if et.Kind() != reflect.Struct || implementsSelf(v.Type().Elem()) {
 		return false
 	}
-	var cols []int
-	var head strings.Builder
-	for i := range et.NumField() {
-		f := et.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		if len(cols) > 0 {
-			head.WriteString(", ")
-		}
-		cols = append(cols, i)
-		head.WriteString(f.Name + " " + TypeName(f.Type))
-	}
+	info := infoOf(et)
+	cols := info.columns
 	if len(cols) == 0 {
 		return false
 	}
 	n := v.Len()
-	p.str(plural(n, "row", "rows") + " × " + plural(len(cols), "column", "columns") + " (" + head.String() + ")")
+	p.str(plural(n, "row", "rows") + " × " + plural(len(cols), "column", "columns") + " (" + info.header + ")")
 	sep := "; first rows: "
 	if n == 1 {
 		sep = "; the row: "
@@ -452,29 +681,39 @@ func (p *previewer) table(v reflect.Value) bool {
 			}
 			row = row.Elem()
 		}
-		cell := previewer{limit: p.limit}
-		cell.str("{")
+		// The row is written in place after sep, measured on its own,
+		// and taken back when it does not fit whole.
+		start := len(p.b)
+		before := p.runes()
+		p.b = append(p.b, sep...)
+		base, baseRunes, cut := p.base, p.baseRunes, p.cut
+		p.setBase(len(p.b))
+		p.cut = false
+		p.str("{")
 		for j, c := range cols {
 			if j > 0 {
-				cell.str(", ")
+				p.str(", ")
 			}
-			cell.nested(row.Field(c), 1)
+			p.nested(row.Field(c), 1)
 		}
-		cell.str("}")
-		text := cell.result()
-		more := ""
+		p.str("}")
+		p.finish()
+		text := p.written()
+		cellCut := p.cut
+		p.base, p.baseRunes, p.cut = base, baseRunes, cut
+		more := 0
 		if r < n-1 {
-			more = ", …"
+			more = utf8.RuneCountInString(", …")
 		}
-		if utf8.RuneCountInString(p.b.String())+utf8.RuneCountInString(sep+text+more) > p.limit || cell.cut || strings.HasSuffix(text, "…") {
+		if before+utf8.RuneCountInString(sep)+utf8.RuneCount(text)+more > p.limit || cellCut || bytes.HasSuffix(text, ellipsis) {
+			p.truncate(start)
 			if r == 0 {
 				// Not even one row fits whole: columns and count only.
 				return true
 			}
-			p.b.WriteString(", …")
+			p.b = append(p.b, ", …"...)
 			return true
 		}
-		p.b.WriteString(sep + text)
 		sep = ", "
 	}
 	return true
@@ -500,8 +739,8 @@ func (p *previewer) text(s string) {
 		return
 	}
 	tail := "… (" + strconv.Itoa(n) + " chars)"
-	p.b.WriteString(firstRunes(s, max(p.limit-utf8.RuneCountInString(tail), 0)))
-	p.b.WriteString(tail)
+	p.b = append(p.b, firstRunes(s, max(p.limit-utf8.RuneCountInString(tail), 0))...)
+	p.b = append(p.b, tail...)
 }
 
 // plainText reports whether s reads well unquoted: not empty, valid UTF-8,

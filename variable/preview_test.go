@@ -422,3 +422,22 @@ func TestPreviewTable(t *testing.T) {
 		t.Fatalf("Preview([]int{1}) = %q", got)
 	}
 }
+
+// forecast is a typical small result: a struct holding a short slice.
+type forecast struct {
+	Location string
+	Unit     string
+	Days     int
+	Temps    []float64
+}
+
+func BenchmarkPreviewSmallStruct(b *testing.B) {
+	v := forecast{Location: "Paris", Unit: "c", Days: 3, Temps: []float64{18.5, 19, 21.25}}
+	if got, want := variable.Preview(v, 0), `forecast{Location: "Paris", Unit: "c", Days: 3, Temps: [18.5, 19, 21.25]}`; got != want {
+		b.Fatalf("Preview = %q, want %q", got, want)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		variable.Preview(v, 0)
+	}
+}

@@ -97,7 +97,11 @@ func (s *Set) Define(spec Spec, step int, by string) (created bool, err error) {
 	v, exists := s.vars[spec.Name]
 	kind := Assigned
 	if !exists {
-		v = &Variable{Name: spec.Name}
+		// A new variable and its first change are one allocation: most
+		// variables (a call's results) never change again.
+		nv := new(newVariable)
+		v = &nv.v
+		v.Name, v.History = spec.Name, nv.first[:0:1]
 		s.vars[spec.Name] = v
 		s.order = append(s.order, spec.Name)
 		kind = Created
@@ -199,6 +203,12 @@ func (s *Set) FreeName(base string) string {
 	}
 	s.next[base] = i + 1
 	return string(buf)
+}
+
+// newVariable is a variable with room for its first change.
+type newVariable struct {
+	v     Variable
+	first [1]Change
 }
 
 func (s *Set) record(v *Variable, step int, kind ChangeKind, by string) {

@@ -20,13 +20,15 @@ import (
 
 // byref (github.com/byref/byref) executes a model's tool calls through
 // runtime.State.Execute (a run's own state, made by the shared agent,
-// runtime.Runtime): the call is checked (unknown properties refused,
-// every parameter required, enum and JSON type checked, references resolved),
-// the Go function is called on its own goroutine under a deadline
-// (Options.CallTimeout, one minute by default), the result is stored as a new
-// variable (get_weather → weather, weather_2, …) whose preview is written
-// into the variable's history, and the call is appended to the runtime's step
-// history. What goes back to the model is ToolResponse.Content(): the
+// runtime.Runtime): the call is checked (valid JSON, duplicate and unknown
+// properties refused, every parameter required, enum, bounds and JSON type
+// checked, references resolved), the Go function is called on the step's
+// goroutine (a function without a context cannot be stopped; one with a
+// context gets Options.CallTimeout, one minute by default), the result is
+// stored as a new variable (get_weather → weather, weather_2, …) whose
+// preview is written into the variable's history, and the call's record
+// (its resolution) is folded into the State's step history, as a run logs
+// it. What goes back to the model is ToolResponse.Content(): the
 // variable's name, type and bounded preview, not the value itself (reference
 // mode, byref's default and the README's).
 //
