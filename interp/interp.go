@@ -730,17 +730,16 @@ func readBack(yi *yaegi.Interpreter, inputs []Var, creates []string) (values map
 			err = fmt.Errorf("interp: internal: reading variables back: %v", r)
 		}
 	}()
-	g := yi.Globals()
 	values = make(map[string]reflect.Value, len(inputs)+len(creates))
 	for _, v := range inputs {
-		if gv, ok := g[v.Name]; ok && gv.IsValid() {
+		if gv, ok := yi.Global(v.Name); ok && gv.IsValid() {
 			values[v.Name] = detach(gv)
 		} else {
 			values[v.Name] = v.Value
 		}
 	}
 	for _, name := range creates {
-		gv, ok := g[name]
+		gv, ok := yi.Global(name)
 		if !ok || !gv.IsValid() {
 			continue
 		}
@@ -840,7 +839,7 @@ func trackedLine(yi *yaegi.Interpreter) (line int) {
 			line = 0
 		}
 	}()
-	if v, ok := yi.Globals()["_byrefLine"]; ok && v.IsValid() && v.Kind() == reflect.Int {
+	if v, ok := yi.Global("_byrefLine"); ok && v.IsValid() && v.Kind() == reflect.Int {
 		return int(v.Int())
 	}
 	return 0

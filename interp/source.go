@@ -193,9 +193,14 @@ func splitSource(code string) (*source, error) {
 // in body.
 func splitImports(code string) *source {
 	s := &source{code: code, lines: strings.Split(code, "\n")}
+	first := firstToken(code)
+	if first != token.PACKAGE && first != token.IMPORT {
+		s.body = code // no package clause and no leading imports
+		return s
+	}
 	body := []byte(code)
 	prefix := ""
-	if !startsWithPackage(code) {
+	if first != token.PACKAGE {
 		prefix = "package p;"
 	}
 	fset := token.NewFileSet()
@@ -244,12 +249,13 @@ func splitImports(code string) *source {
 	return s
 }
 
-func startsWithPackage(code string) bool {
+// firstToken returns the first token of code, after comments.
+func firstToken(code string) token.Token {
 	var sc scanner.Scanner
 	fset := token.NewFileSet()
 	sc.Init(fset.AddFile("", -1, len(code)), []byte(code), nil, 0)
 	_, tok, _ := sc.Scan()
-	return tok == token.PACKAGE
+	return tok
 }
 
 type tok struct {
