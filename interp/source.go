@@ -270,7 +270,7 @@ func cutSegments(body string) []segment {
 	fset := token.NewFileSet()
 	file := fset.AddFile("", -1, len(body))
 	sc.Init(file, []byte(body), func(token.Position, string) {}, 0)
-	var toks []tok
+	toks := make([]tok, 0, len(body)/4+8) // about one token per four bytes of Go
 	for {
 		pos, t, lit := sc.Scan()
 		if t == token.EOF {
