@@ -463,7 +463,7 @@ type nodeBox struct {
 }
 
 // nodeBlock is how many nodes ast allocates at once (byref).
-const nodeBlock = 16
+const nodeBlock = 8
 
 // Note: no type analysis is performed at this stage, it is done in pre-order
 // processing of CFG, in order to accommodate forward type declarations.
