@@ -270,6 +270,20 @@ func cutSegments(body string) []segment {
 	fset := token.NewFileSet()
 	file := fset.AddFile("", -1, len(body))
 	sc.Init(file, []byte(body), func(token.Position, string) {}, 0)
+	if !strings.Contains(body, "func") && !strings.Contains(body, "type") {
+		// No declaration: one run of statements, from the first token
+		// that is not a semicolon to the end.
+		for {
+			pos, t, _ := sc.Scan()
+			switch t {
+			case token.EOF:
+				return nil
+			case token.SEMICOLON:
+				continue
+			}
+			return []segment{{start: file.Offset(pos), end: len(body)}}
+		}
+	}
 	toks := make([]tok, 0, len(body)/4+8) // about one token per four bytes of Go
 	for {
 		pos, t, lit := sc.Scan()
