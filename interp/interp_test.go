@@ -184,6 +184,13 @@ func TestPanicLines(t *testing.T) {
 		{"a := []int{}\n_ = 1\nfmt.Println(a[5])", 3},
 		{"x := 0\nfor i := 0; i < 3; i++ {\n\tif i == 2 {\n\t\tx = 10 / x\n\t}\n}", 4},
 		{"func g() {\n\tpanic(\"boom\")\n}\ng()", 2},
+		// Statements that cannot panic carry no line marker; the one that
+		// panics still names its own line.
+		{"a := 1\nb := a * 2\nc := []int{}\n_ = c[b]", 4},
+		{"s := []int{1}\nfor i := 0; i < 3; i++ {\n\tj := i + 1\n\tk := j * 2\n\ts[0] = s[k]\n}", 5},
+		{"var m map[string]int\nn := 1\nn++\nm[\"k\"] = n\nn = 2", 4},
+		{"x := 0\ny := 5\ny /= x\nx = y", 3},
+		{"type P struct{ N int }\nvar p *P\nn := 3\nn = p.N", 4},
 	}
 	for _, tc := range cases {
 		_, err := in.Eval(context.Background(), Input{Code: tc.code})
