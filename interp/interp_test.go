@@ -265,6 +265,38 @@ func TestRebuildKeepsState(t *testing.T) {
 	}
 }
 
+// TestNewValuesSeen: a variable handed in with a new value (stored into the
+// interpreter's global without compiling an assignment) is what the next
+// snippet, and a function an earlier snippet declared, read.
+func TestNewValuesSeen(t *testing.T) {
+	in, _ := New(Options{Symbols: []Exports{appSymbols}})
+	vars := func(n int, title string, rows []Row, f func() int) []Var {
+		return []Var{
+			{"n", reflect.ValueOf(n)}, {"doc", reflect.ValueOf(&Doc{Title: title})},
+			{"d", reflect.ValueOf(Doc{Title: title})}, {"rows", reflect.ValueOf(rows)},
+			{"f", reflect.ValueOf(f)}, {"e", reflect.ValueOf(&e1).Elem()},
+		}
+	}
+	code := "func show() string { return fmt.Sprint(n, doc.Title, d.Title, len(rows), f(), e) }"
+	if _, err := in.Eval(context.Background(), Input{Code: code, Vars: vars(0, "t0", nil, func() int { return 0 })}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 3; i++ {
+		title := fmt.Sprint("t", i)
+		e1 = fmt.Errorf("e%d", i)
+		res, err := in.Eval(context.Background(), Input{
+			Code: "fmt.Println(show())\nfmt.Println(n, doc.Title, d.Title, len(rows), f(), e)",
+			Vars: vars(i, title, make([]Row, i), func() int { return i }),
+		})
+		want := fmt.Sprint(i, title, title, i, i, e1) + "\n" + fmt.Sprintln(i, title, title, i, i, e1)
+		if err != nil || res.Stdout != want {
+			t.Fatalf("eval %d: %q, %v; want %q", i, res.Stdout, err, want)
+		}
+	}
+}
+
+var e1 error
+
 func TestRetypedVariable(t *testing.T) {
 	in, _ := New(Options{})
 	for _, v := range []any{1, "s", []string{"a"}} {
