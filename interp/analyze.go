@@ -355,15 +355,60 @@ func (a *walker) renameLocals(body *ast.BlockStmt) {
 	})
 }
 
-// track inserts a line marker before every statement of a block (not of
-// nested function literals, which are tracked on their own), so a panic can
-// be placed on its line: yaegi's own trace names only the function.
+// track inserts a line marker before every statement of a block that may
+// panic (not of nested function literals, which are tracked on their own),
+// so a panic can be placed on its line: yaegi's own trace names only the
+// function. A statement that cannot panic needs none: the line is read only
+// after a panic, and the statement that raised it has set it.
 func (a *walker) track(list []ast.Stmt) {
 	for _, st := range list {
-		line, _ := a.pos(st.Pos())
-		a.p.edits.add(a.off(st.Pos()), "_byrefLine="+strconv.Itoa(line)+";")
+		if mayPanic(st) {
+			line, _ := a.pos(st.Pos())
+			a.p.edits.add(a.off(st.Pos()), "_byrefLine="+strconv.Itoa(line)+";")
+		}
 		a.trackInner(st)
 	}
+}
+
+// mayPanic reports whether running st might panic, conservatively and by
+// syntax alone: only simple statements (assignments, declarations,
+// increments, branches) built from identifiers, literals and operators
+// that cannot fail are certain not to. A call, an index, a slice, a
+// selector (it may go through a nil pointer), a dereference, a type
+// assertion, a receive, division, a shift, a comparison (of interfaces
+// holding uncomparable values), a function literal or a keyed composite
+// literal (a map key may be unhashable) may.
+func mayPanic(st ast.Stmt) bool {
+	switch st := st.(type) {
+	case *ast.AssignStmt:
+		switch st.Tok {
+		case token.QUO_ASSIGN, token.REM_ASSIGN, token.SHL_ASSIGN, token.SHR_ASSIGN:
+			return true
+		}
+	case *ast.IncDecStmt, *ast.DeclStmt, *ast.BranchStmt, *ast.EmptyStmt:
+	default:
+		return true
+	}
+	may := false
+	ast.Inspect(st, func(n ast.Node) bool {
+		if may {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.CallExpr, *ast.IndexExpr, *ast.IndexListExpr, *ast.SliceExpr, *ast.SelectorExpr,
+			*ast.StarExpr, *ast.TypeAssertExpr, *ast.FuncLit, *ast.KeyValueExpr:
+			may = true
+		case *ast.UnaryExpr:
+			may = n.Op == token.ARROW
+		case *ast.BinaryExpr:
+			switch n.Op {
+			case token.QUO, token.REM, token.SHL, token.SHR, token.EQL, token.NEQ:
+				may = true
+			}
+		}
+		return !may
+	})
+	return may
 }
 
 func (a *walker) trackInner(st ast.Stmt) {

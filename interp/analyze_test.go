@@ -3,6 +3,9 @@ package interp
 import (
 	"context"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"reflect"
 	"slices"
 	"strings"
@@ -101,5 +104,51 @@ func TestStrayClosingBrace(t *testing.T) {
 	res, err := in.Eval(context.Background(), Input{Code: "s := \"}\"\nif len(s) == 1 {\n\tfor i := 0; i < 1; i++ { s += \"{\" }\n}\nfmt.Println(s)"})
 	if err != nil || res.Stdout != "}{\n" {
 		t.Errorf("balanced snippet: %q %v", res.Stdout, err)
+	}
+}
+
+// TestMayPanic: the statements that get no line marker are those that
+// cannot panic; everything else keeps one.
+func TestMayPanic(t *testing.T) {
+	cases := []struct {
+		stmt string
+		may  bool
+	}{
+		{"x := a + b*2 - 1", false},
+		{"x = y", false},
+		{"n++", false},
+		{"var xs []int", false},
+		{"s := \"a\" + t", false},
+		{"xs := []int{1, 2}", false},
+		{"ok := a < b && !c", false},
+		{"break", false},
+		{"x := f()", true},
+		{"x := xs[0]", true},
+		{"x := xs[1:]", true},
+		{"x := p.N", true},
+		{"x := *p", true},
+		{"x := v.(int)", true},
+		{"x := <-ch", true},
+		{"x := a / b", true},
+		{"x := a % b", true},
+		{"x := a << b", true},
+		{"x /= b", true},
+		{"eq := a == b", true},
+		{"f := func() {}", true},
+		{"m := map[any]int{k: 1}", true},
+		{"if a > b { x = 1 }", true},
+		{"for i := 0; i < n; i++ {}", true},
+		{"ch <- 1", true},
+		{"return", true},
+	}
+	for _, tc := range cases {
+		f, err := parser.ParseFile(token.NewFileSet(), "", "package p; func _() {"+tc.stmt+"}", 0)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.stmt, err)
+		}
+		st := f.Decls[0].(*ast.FuncDecl).Body.List[0]
+		if got := mayPanic(st); got != tc.may {
+			t.Errorf("mayPanic(%s) = %v, want %v", tc.stmt, got, tc.may)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime/metrics"
+	"sync"
 	"time"
 )
 
@@ -233,23 +234,30 @@ func watchHeap(limit int64, interval time.Duration, stop func()) (end func()) {
 		return func() {}
 	}
 	base := sample[0].Value.Uint64()
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(interval)
-		defer t.Stop()
+	// A timer rather than a goroutine with a ticker: most snippets end
+	// before the first poll, and then nothing was started.
+	var mu sync.Mutex
+	ended := false
+	var t *time.Timer
+	mu.Lock() // t is read under mu by the callback
+	defer mu.Unlock()
+	t = time.AfterFunc(interval, func() {
 		s := []metrics.Sample{{Name: heapMetric}}
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				metrics.Read(s)
-				if now := s[0].Value.Uint64(); now > base && int64(now-base) > limit {
-					stop()
-					return
-				}
-			}
+		metrics.Read(s)
+		if now := s[0].Value.Uint64(); now > base && int64(now-base) > limit {
+			stop()
+			return
 		}
-	}()
-	return func() { close(done) }
+		mu.Lock()
+		defer mu.Unlock()
+		if !ended {
+			t.Reset(interval)
+		}
+	})
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		ended = true
+		t.Stop()
+	}
 }

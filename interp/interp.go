@@ -530,7 +530,11 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	if err != nil {
 		return Result{}, err
 	}
-	setup = "_byrefLine=0;" + setup
+	if g, ok := inst.yi.Global("_byrefLine"); ok && g.CanSet() && g.Kind() == reflect.Int {
+		g.SetInt(0)
+	} else {
+		setup = "_byrefLine=0;" + setup
+	}
 	inst.evals++
 	fail := func(err error) (Result, error) {
 		inst.broken = true
@@ -549,7 +553,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 		return err
 	}
 	segs := prog.src.segs
-	if len(segs) == 0 || segs[0].decl || inst.replay {
+	if (len(segs) == 0 || segs[0].decl || inst.replay) && setup != "" {
 		if err := eval(";" + setup); err != nil {
 			return fail(err)
 		}
@@ -630,7 +634,10 @@ func returned(err error) (int, bool) {
 
 // setup registers one cell per variable and function in the _byref package,
 // stores the current values, and returns the statements that copy them into
-// interpreter globals.
+// interpreter globals: a declaration the first time, an assignment later
+// only where the global's storage has another type than the variable (else
+// the new value is stored into the global directly, and a value the global
+// already holds is left alone).
 func (in *Interpreter) setup(inst *instance, input Input) (string, error) {
 	type item struct {
 		name string
@@ -665,6 +672,15 @@ func (in *Interpreter) setup(inst *instance, input Input) (string, error) {
 		if inst.declared[it.name] == t {
 			if !it.fn && same(inst.last[it.name], it.val) {
 				continue // the global already holds this value
+			}
+			if g, ok := inst.yi.Global(it.name); ok && g.CanSet() && g.Type() == t {
+				// The global's storage has the variable's own type: store
+				// the value there, as the assignment would, without
+				// compiling one.
+				if err := setValue(g, it.val); err != nil {
+					return "", fmt.Errorf("%w: %s: %v", ErrInput, it.name, err)
+				}
+				continue
 			}
 			fmt.Fprintf(&b, "%s = _byref.%s;", it.name, key)
 		} else {
@@ -730,17 +746,16 @@ func readBack(yi *yaegi.Interpreter, inputs []Var, creates []string) (values map
 			err = fmt.Errorf("interp: internal: reading variables back: %v", r)
 		}
 	}()
-	g := yi.Globals()
 	values = make(map[string]reflect.Value, len(inputs)+len(creates))
 	for _, v := range inputs {
-		if gv, ok := g[v.Name]; ok && gv.IsValid() {
+		if gv, ok := yi.Global(v.Name); ok && gv.IsValid() {
 			values[v.Name] = detach(gv)
 		} else {
 			values[v.Name] = v.Value
 		}
 	}
 	for _, name := range creates {
-		gv, ok := g[name]
+		gv, ok := yi.Global(name)
 		if !ok || !gv.IsValid() {
 			continue
 		}
@@ -840,7 +855,7 @@ func trackedLine(yi *yaegi.Interpreter) (line int) {
 			line = 0
 		}
 	}()
-	if v, ok := yi.Globals()["_byrefLine"]; ok && v.IsValid() && v.Kind() == reflect.Int {
+	if v, ok := yi.Global("_byrefLine"); ok && v.IsValid() && v.Kind() == reflect.Int {
 		return int(v.Int())
 	}
 	return 0

@@ -184,6 +184,13 @@ func TestPanicLines(t *testing.T) {
 		{"a := []int{}\n_ = 1\nfmt.Println(a[5])", 3},
 		{"x := 0\nfor i := 0; i < 3; i++ {\n\tif i == 2 {\n\t\tx = 10 / x\n\t}\n}", 4},
 		{"func g() {\n\tpanic(\"boom\")\n}\ng()", 2},
+		// Statements that cannot panic carry no line marker; the one that
+		// panics still names its own line.
+		{"a := 1\nb := a * 2\nc := []int{}\n_ = c[b]", 4},
+		{"s := []int{1}\nfor i := 0; i < 3; i++ {\n\tj := i + 1\n\tk := j * 2\n\ts[0] = s[k]\n}", 5},
+		{"var m map[string]int\nn := 1\nn++\nm[\"k\"] = n\nn = 2", 4},
+		{"x := 0\ny := 5\ny /= x\nx = y", 3},
+		{"type P struct{ N int }\nvar p *P\nn := 3\nn = p.N", 4},
 	}
 	for _, tc := range cases {
 		_, err := in.Eval(context.Background(), Input{Code: tc.code})
@@ -257,6 +264,38 @@ func TestRebuildKeepsState(t *testing.T) {
 		t.Fatalf("%+v %v", res, err)
 	}
 }
+
+// TestNewValuesSeen: a variable handed in with a new value (stored into the
+// interpreter's global without compiling an assignment) is what the next
+// snippet, and a function an earlier snippet declared, read.
+func TestNewValuesSeen(t *testing.T) {
+	in, _ := New(Options{Symbols: []Exports{appSymbols}})
+	vars := func(n int, title string, rows []Row, f func() int) []Var {
+		return []Var{
+			{"n", reflect.ValueOf(n)}, {"doc", reflect.ValueOf(&Doc{Title: title})},
+			{"d", reflect.ValueOf(Doc{Title: title})}, {"rows", reflect.ValueOf(rows)},
+			{"f", reflect.ValueOf(f)}, {"e", reflect.ValueOf(&e1).Elem()},
+		}
+	}
+	code := "func show() string { return fmt.Sprint(n, doc.Title, d.Title, len(rows), f(), e) }"
+	if _, err := in.Eval(context.Background(), Input{Code: code, Vars: vars(0, "t0", nil, func() int { return 0 })}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 3; i++ {
+		title := fmt.Sprint("t", i)
+		e1 = fmt.Errorf("e%d", i)
+		res, err := in.Eval(context.Background(), Input{
+			Code: "fmt.Println(show())\nfmt.Println(n, doc.Title, d.Title, len(rows), f(), e)",
+			Vars: vars(i, title, make([]Row, i), func() int { return i }),
+		})
+		want := fmt.Sprint(i, title, title, i, i, e1) + "\n" + fmt.Sprintln(i, title, title, i, i, e1)
+		if err != nil || res.Stdout != want {
+			t.Fatalf("eval %d: %q, %v; want %q", i, res.Stdout, err, want)
+		}
+	}
+}
+
+var e1 error
 
 func TestRetypedVariable(t *testing.T) {
 	in, _ := New(Options{})

@@ -193,9 +193,14 @@ func splitSource(code string) (*source, error) {
 // in body.
 func splitImports(code string) *source {
 	s := &source{code: code, lines: strings.Split(code, "\n")}
+	first := firstToken(code)
+	if first != token.PACKAGE && first != token.IMPORT {
+		s.body = code // no package clause and no leading imports
+		return s
+	}
 	body := []byte(code)
 	prefix := ""
-	if !startsWithPackage(code) {
+	if first != token.PACKAGE {
 		prefix = "package p;"
 	}
 	fset := token.NewFileSet()
@@ -244,12 +249,13 @@ func splitImports(code string) *source {
 	return s
 }
 
-func startsWithPackage(code string) bool {
+// firstToken returns the first token of code, after comments.
+func firstToken(code string) token.Token {
 	var sc scanner.Scanner
 	fset := token.NewFileSet()
 	sc.Init(fset.AddFile("", -1, len(code)), []byte(code), nil, 0)
 	_, tok, _ := sc.Scan()
-	return tok == token.PACKAGE
+	return tok
 }
 
 type tok struct {
@@ -264,7 +270,21 @@ func cutSegments(body string) []segment {
 	fset := token.NewFileSet()
 	file := fset.AddFile("", -1, len(body))
 	sc.Init(file, []byte(body), func(token.Position, string) {}, 0)
-	var toks []tok
+	if !strings.Contains(body, "func") && !strings.Contains(body, "type") {
+		// No declaration: one run of statements, from the first token
+		// that is not a semicolon to the end.
+		for {
+			pos, t, _ := sc.Scan()
+			switch t {
+			case token.EOF:
+				return nil
+			case token.SEMICOLON:
+				continue
+			}
+			return []segment{{start: file.Offset(pos), end: len(body)}}
+		}
+	}
+	toks := make([]tok, 0, len(body)/4+8) // about one token per four bytes of Go
 	for {
 		pos, t, lit := sc.Scan()
 		if t == token.EOF {

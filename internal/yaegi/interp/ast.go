@@ -342,12 +342,39 @@ func isAssignAction(a action) bool {
 }
 
 func (interp *Interpreter) firstToken(src string) token.Token {
-	var s scanner.Scanner
-	file := interp.fset.AddFile("", interp.fset.Base(), len(src))
-	s.Init(file, []byte(src), nil, 0)
-
-	_, tok, _ := s.Scan()
-	return tok
+	// byref: find the first token without adding a file to interp.fset
+	// (which grew by one file per Eval) and without scanning: skip white
+	// space and comments, then read one word. Only the keywords parse
+	// tells apart matter; anything else is reported as token.ILLEGAL.
+	i := 0
+	for i < len(src) {
+		switch c := src[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case strings.HasPrefix(src[i:], "//"):
+			j := strings.IndexByte(src[i:], '\n')
+			if j < 0 {
+				return token.EOF
+			}
+			i += j
+		case strings.HasPrefix(src[i:], "/*"):
+			j := strings.Index(src[i+2:], "*/")
+			if j < 0 {
+				return token.ILLEGAL
+			}
+			i += j + 4
+		default:
+			j := i
+			for j < len(src) && (src[j] == '_' || 'a' <= src[j] && src[j] <= 'z' || 'A' <= src[j] && src[j] <= 'Z' || '0' <= src[j] && src[j] <= '9' || src[j] >= 0x80) {
+				j++
+			}
+			if tok := token.Lookup(src[i:j]); tok.IsKeyword() {
+				return tok
+			}
+			return token.ILLEGAL
+		}
+	}
+	return token.EOF
 }
 
 func ignoreError(err error, src string) bool {
@@ -388,10 +415,17 @@ func (interp *Interpreter) parse(src, name string, inc bool) (node ast.Node, err
 		mode |= parser.ParseComments
 	}
 
-	if ok, err := interp.buildOk(&interp.context, name, src); !ok || err != nil {
-		return nil, err // skip source not matching build constraints
+	// byref: only a source with a "+build" line can be excluded by build
+	// constraints (buildLineOk); the others are not parsed a second time.
+	if strings.Contains(src, "+build") {
+		if ok, err := interp.buildOk(&interp.context, name, src); !ok || err != nil {
+			return nil, err // skip source not matching build constraints
+		}
 	}
 
+	// byref: the interpreter never reads the parser's identifier
+	// resolution (ast.Object), so it is skipped.
+	mode |= parser.SkipObjectResolution
 	f, err := parser.ParseFile(interp.fset, name, src, mode)
 	if err != nil {
 		// only retry if we're on an expression/statement about a func
@@ -421,6 +455,16 @@ func (interp *Interpreter) parse(src, name string, inc bool) (node ast.Node, err
 	return f, nil
 }
 
+// nodeBox is a node and the interface value its val field initially
+// points to, allocated together (byref).
+type nodeBox struct {
+	node node
+	val  interface{}
+}
+
+// nodeBlock is how many nodes ast allocates at once (byref).
+const nodeBlock = 8
+
 // Note: no type analysis is performed at this stage, it is done in pre-order
 // processing of CFG, in order to accommodate forward type declarations.
 
@@ -435,10 +479,19 @@ func (interp *Interpreter) ast(f ast.Node) (string, *node, error) {
 	var st nodestack
 	pkgName := "main"
 
+	// byref: nodes, with the interface value each one's val points to, are
+	// allocated in blocks rather than two allocations per node.
+	var block []nodeBox
 	addChild := func(root **node, anc astNode, pos token.Pos, kind nkind, act action) *node {
-		var i interface{}
+		if len(block) == 0 {
+			block = make([]nodeBox, nodeBlock)
+		}
+		b := &block[0]
+		block = block[1:]
+		i := &b.val
 		nindex := atomic.AddInt64(&interp.nindex, 1)
-		n := &node{anc: anc.node, interp: interp, index: nindex, pos: pos, kind: kind, action: act, val: &i, gen: builtin[act]}
+		b.node = node{anc: anc.node, interp: interp, index: nindex, pos: pos, kind: kind, action: act, val: i, gen: builtin[act]}
+		n := &b.node
 		n.start = n
 		if anc.node == nil {
 			*root = n
@@ -450,14 +503,14 @@ func (interp *Interpreter) ast(f ast.Node) (string, *node, error) {
 					// All case clause children are collected.
 					// Split children in condition and body nodes to desambiguify the AST.
 					nindex = atomic.AddInt64(&interp.nindex, 1)
-					body := &node{anc: anc.node, interp: interp, index: nindex, pos: pos, kind: caseBody, action: aNop, val: &i, gen: nop}
+					body := &node{anc: anc.node, interp: interp, index: nindex, pos: pos, kind: caseBody, action: aNop, val: i, gen: nop}
 
 					if ts := anc.node.anc.anc; ts.kind == typeSwitch && ts.child[1].action == aAssign {
 						// In type switch clause, if a switch guard is assigned, duplicate the switch guard symbol
 						// in each clause body, so a different guard type can be set in each clause
 						name := ts.child[1].child[0].ident
 						nindex = atomic.AddInt64(&interp.nindex, 1)
-						gn := &node{anc: body, interp: interp, ident: name, index: nindex, pos: pos, kind: identExpr, action: aNop, val: &i, gen: nop}
+						gn := &node{anc: body, interp: interp, ident: name, index: nindex, pos: pos, kind: identExpr, action: aNop, val: i, gen: nop}
 						body.child = append(body.child, gn)
 					}
 

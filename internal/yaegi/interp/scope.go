@@ -251,3 +251,24 @@ func (interp *Interpreter) Globals() map[string]reflect.Value {
 
 	return syms
 }
+
+// Global returns the value of one global constant or variable of the main
+// package, and whether there is one by that name.
+//
+// byref: one lookup instead of a map of every global (Globals), for reading
+// a snippet's variables back after each Eval.
+func (interp *Interpreter) Global(name string) (reflect.Value, bool) {
+	interp.mutex.RLock()
+	defer interp.mutex.RUnlock()
+	s, ok := interp.srcPkg["main"][name]
+	if !ok {
+		return reflect.Value{}, false
+	}
+	switch s.kind {
+	case constSym:
+		return s.rval, true
+	case varSym:
+		return interp.frame.data[s.index], true
+	}
+	return reflect.Value{}, false
+}

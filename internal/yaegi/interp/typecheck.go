@@ -1052,7 +1052,10 @@ func (check typecheck) convertUntyped(n *node, typ *itype) error {
 		return nil
 	}
 
-	convErr := n.cfgErrorf("cannot convert %s to %s", n.typ.id(), typ.id())
+	// byref: the error is built only when returned (it was built, with its
+	// position string, on every call).
+	ntyp0 := n.typ
+	convErr := func() error { return n.cfgErrorf("cannot convert %s to %s", ntyp0.id(), typ.id()) }
 
 	ntyp, ttyp := n.typ.TypeOf(), typ.TypeOf()
 	if typ.untyped {
@@ -1063,7 +1066,7 @@ func (check typecheck) convertUntyped(n *node, typ *itype) error {
 				n.typ = typ
 			}
 		} else if nkind != tkind {
-			return convErr
+			return convErr()
 		}
 		return nil
 	}
@@ -1085,7 +1088,7 @@ func (check typecheck) convertUntyped(n *node, typ *itype) error {
 			return nil
 		}
 		if len(n.typ.methods()) > 0 { // untyped cannot be set to iface
-			return convErr
+			return convErr()
 		}
 		ityp = n.typ.defaultType(n.rval, check.scope)
 		rtyp = ntyp
@@ -1093,14 +1096,14 @@ func (check typecheck) convertUntyped(n *node, typ *itype) error {
 		// TODO(nick): above we are acting on itype, but really it is an rtype check. This is not clear which type
 		// 		 	   plain we are in. Fix this later.
 		if !n.typ.isNil() {
-			return convErr
+			return convErr()
 		}
 		return nil
 	case n.typ.isNil() && typ.id() == "unsafe.Pointer":
 		n.typ = typ
 		return nil
 	default:
-		return convErr
+		return convErr()
 	}
 
 	if err := check.representable(n, rtyp); err != nil {
@@ -1109,7 +1112,7 @@ func (check typecheck) convertUntyped(n *node, typ *itype) error {
 	n.rval, err = check.convertConst(n.rval, rtyp)
 	if err != nil {
 		if errors.Is(err, errCantConvert) {
-			return convErr
+			return convErr()
 		}
 		return n.cfgErrorf(err.Error())
 	}
