@@ -18,7 +18,7 @@ type Paging struct {
 	Offset int `json:"offset,omitempty"`
 }
 
-type SearchArgs struct {
+type QueryArgs struct {
 	Query  string   `json:"query" jsonschema:"description=What to look for."`
 	Lang   string   `json:"lang" jsonschema:"enum=en,enum=fr,default=en"`
 	Since  *string  `json:"since" jsonschema_description:"An ISO date; all dates when omitted."`
@@ -38,7 +38,7 @@ type SearchResult struct {
 	Exact bool
 }
 
-func search(ctx context.Context, a SearchArgs) (SearchResult, error) {
+func query(ctx context.Context, a QueryArgs) (SearchResult, error) {
 	if ctx == nil {
 		return SearchResult{}, errors.New("no context")
 	}
@@ -46,12 +46,12 @@ func search(ctx context.Context, a SearchArgs) (SearchResult, error) {
 }
 
 func TestStructArgsParameters(t *testing.T) {
-	a, err := action.New(action.Spec{Name: "search", Func: search})
+	a, err := action.New(action.Spec{Name: "search", Func: query})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := a.ArgsStruct(); got != reflect.TypeFor[SearchArgs]() {
-		t.Fatalf("ArgsStruct() = %v, want SearchArgs", got)
+	if got := a.ArgsStruct(); got != reflect.TypeFor[QueryArgs]() {
+		t.Fatalf("ArgsStruct() = %v, want QueryArgs", got)
 	}
 	type want struct {
 		name, field, typ, desc string
@@ -85,7 +85,7 @@ func TestStructArgsParameters(t *testing.T) {
 }
 
 func TestStructArgsCall(t *testing.T) {
-	a := action.MustNew(action.Spec{Name: "search", Func: search})
+	a := action.MustNew(action.Spec{Name: "search", Func: query})
 	args := make([]reflect.Value, a.NumParams())
 	for i := range args {
 		args[i] = a.Default(i)
@@ -129,7 +129,7 @@ func TestStructArgsCall(t *testing.T) {
 }
 
 func TestStructArgsParamsOverride(t *testing.T) {
-	a, err := action.New(action.Spec{Name: "search", Func: search, Params: []action.Param{
+	a, err := action.New(action.Spec{Name: "search", Func: query, Params: []action.Param{
 		{Name: "limit", Max: 10, Description: "Results per page."},
 		{Name: "query", MinLength: 3, RawOnly: true},
 		{Name: "Exact", Default: true},
@@ -239,11 +239,11 @@ func TestStructArgsRefuses(t *testing.T) {
 		spec action.Spec
 		msg  string
 	}{
-		{"Params names no field", action.Spec{Name: "a", Func: search, Params: []action.Param{{Name: "qeury"}}},
-			`Spec.Params[0] names "qeury", which is no field of action_test.SearchArgs (its fields are query, lang, since, tags, type, limit, offset, Exact); name a field by its JSON name, or set Param.Whole to take the whole struct as one parameter`},
-		{"Params names a Go name", action.Spec{Name: "a", Func: search, Params: []action.Param{{Name: "Query"}}},
+		{"Params names no field", action.Spec{Name: "a", Func: query, Params: []action.Param{{Name: "qeury"}}},
+			`Spec.Params[0] names "qeury", which is no field of action_test.QueryArgs (its fields are query, lang, since, tags, type, limit, offset, Exact); name a field by its JSON name, or set Param.Whole to take the whole struct as one parameter`},
+		{"Params names a Go name", action.Spec{Name: "a", Func: query, Params: []action.Param{{Name: "Query"}}},
 			`Spec.Params[0] names "Query", the Go name of field "query"; Params name fields by their JSON names: write "query"`},
-		{"Params names a field twice", action.Spec{Name: "a", Func: search, Params: []action.Param{{Name: "query"}, {Name: "query"}}},
+		{"Params names a field twice", action.Spec{Name: "a", Func: query, Params: []action.Param{{Name: "query"}, {Name: "query"}}},
 			`Spec.Params names field "query" twice; merge the two entries`},
 		{"old one-param form", action.Spec{Name: "a", Func: func(l Link) {}, Params: []action.Param{{Name: "link"}}},
 			`names "link", which is no field of action_test.Link (its fields are url, title); name a field by its JSON name, or set Param.Whole`},
@@ -271,7 +271,7 @@ func TestStructArgsRefuses(t *testing.T) {
 			`parameter "s": the bounds Min and Max are for numbers, and string is not one`},
 		{"required with a default", action.Spec{Name: "a", Func: func(withRequiredDefault) {}},
 			"field N: the jsonschema tag says both required and a default; keep one"},
-		{"Params bound of the wrong kind", action.Spec{Name: "a", Func: search, Params: []action.Param{{Name: "query", Min: 1}}},
+		{"Params bound of the wrong kind", action.Spec{Name: "a", Func: query, Params: []action.Param{{Name: "query", Min: 1}}},
 			`parameter "query": the bounds Min and Max are for numbers, and string is not one`},
 	}
 	for _, tt := range tests {
@@ -306,7 +306,7 @@ func TestStructArgsNames(t *testing.T) {
 }
 
 func BenchmarkStructArgsCall(b *testing.B) {
-	a := action.MustNew(action.Spec{Name: "search", Func: search})
+	a := action.MustNew(action.Spec{Name: "search", Func: query})
 	args := make([]reflect.Value, a.NumParams())
 	for i := range args {
 		args[i] = a.Default(i)
