@@ -33,5 +33,5 @@
 // MCP tools as actions links the action package and the SDK, not the agent
 // loop, the interpreter or the store (internal/archtest checks it).
 //
-// Nothing else in byref imports this package or the SDK.
+// Only mcp/mcpserver and the byref command import this package or the SDK.
 package mcp
