@@ -82,6 +82,9 @@ func checkWhole(ft reflect.Type, first int, params []Param) error {
 		if ft.NumIn()-first != 1 || ft.In(first).Kind() != reflect.Struct {
 			return fmt.Errorf("Spec.Params[%d] (%q) sets Whole, which is for a function whose one parameter is a struct; remove it", i, p.Name)
 		}
+		if len(params) != 1 {
+			return fmt.Errorf("Spec.Params[%d] (%q) sets Whole, which takes the struct as the one parameter, but Params has %d entries; keep only that one", i, p.Name, len(params))
+		}
 	}
 	return nil
 }

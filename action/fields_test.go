@@ -249,6 +249,8 @@ func TestStructArgsRefuses(t *testing.T) {
 			`names "link", which is no field of action_test.Link (its fields are url, title); name a field by its JSON name, or set Param.Whole`},
 		{"Whole on a non-struct", action.Spec{Name: "a", Func: func(s string) {}, Params: []action.Param{{Name: "s", Whole: true}}},
 			`Spec.Params[0] ("s") sets Whole, which is for a function whose one parameter is a struct; remove it`},
+		{"Whole beside field entries", action.Spec{Name: "a", Func: query, Params: []action.Param{{Name: "query"}, {Name: "args", Whole: true}}},
+			`Spec.Params[1] ("args") sets Whole, which takes the struct as the one parameter, but Params has 2 entries; keep only that one`},
 		{"embedded pointer", action.Spec{Name: "a", Func: func(withPtrEmbed) {}},
 			"field Paging embeds *action_test.Paging through a pointer; embed action_test.Paging by value, or give the field a json tag"},
 		{"two fields one name", action.Spec{Name: "a", Func: func(withDupNames) {}},

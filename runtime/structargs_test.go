@@ -151,7 +151,7 @@ func TestStructActionErrorsNameFields(t *testing.T) {
 		{"missing field", `{"in":"<<var:docs>>","mode":"prefix","return":null}`,
 			`find needs parameter "query"`},
 		{"the Go name of a field", `{"in":"<<var:docs>>","Query":"go","query":"go","mode":"prefix","return":null}`,
-			`Query`},
+			`find has no parameter "Query"; its parameters are: in, query, mode, limit`},
 		{"wrong type of variable", `{"in":"<<var:topic>>","query":"go","mode":"prefix","return":null}`,
 			`variable topic is a string, which cannot be passed as "in"`},
 	}
