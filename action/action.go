@@ -207,7 +207,7 @@ func build(spec Spec) (*Action, error) {
 		return nil, err
 	}
 	params, types := spec.Params, make([]reflect.Type, 0, len(spec.Params))
-	var paths []string // the Go field of each parameter, for a struct
+	var paths, formats []string // the Go field and format of each parameter, for a struct
 	if st := argsStruct(ft, first, spec.Params); st != nil {
 		fields, err := structFields(st, spec.Params)
 		if err != nil {
@@ -220,6 +220,7 @@ func build(spec Spec) (*Action, error) {
 			types = append(types, f.typ)
 			a.fieldIndex = append(a.fieldIndex, f.index)
 			paths = append(paths, f.path)
+			formats = append(formats, f.format)
 		}
 	} else {
 		if n := ft.NumIn() - first; n != len(spec.Params) {
@@ -264,6 +265,11 @@ func build(spec Spec) (*Action, error) {
 		}
 		if paths != nil {
 			param.Field = paths[i]
+			if formats[i] != "" {
+				if param.Raw, err = addFormat(param.Raw, formats[i]); err != nil {
+					return nil, fmt.Errorf("parameter %q: %w", p.Name, err)
+				}
+			}
 		}
 		a.params = append(a.params, param)
 		a.defaults = append(a.defaults, def)

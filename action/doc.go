@@ -45,8 +45,9 @@
 // Descriptions and bounds come from the `jsonschema` tag as
 // invopop/jsonschema writes it (and so Eino and Genkit): description=,
 // enum= (repeated), minimum=, maximum=, minLength=, maxLength=, pattern=,
-// default= and required (which makes an omitempty or pointer field
-// required); `jsonschema_description` is read too. Other keys are refused
+// format= (an annotation, not checked, as in nested structs), default= and
+// required (which makes an omitempty or pointer field required);
+// `jsonschema_description` is read too. Other keys are refused
 // with the list of these. Spec.Params may name fields by their JSON names
 // to add to or override what the tags say; an entry that names no field
 // is an error.

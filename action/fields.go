@@ -91,10 +91,11 @@ func checkWhole(ft reflect.Type, first int, params []Param) error {
 
 // field is one argument field of a struct: its parameter and where it is.
 type field struct {
-	param Param
-	index []int  // reflect index path, through embedded structs
-	path  string // Go field names joined by dots
-	typ   reflect.Type
+	param  Param
+	index  []int  // reflect index path, through embedded structs
+	path   string // Go field names joined by dots
+	typ    reflect.Type
+	format string // the jsonschema tag's format, an annotation added to the raw schema
 }
 
 // structFields returns the parameters of an arguments struct st, in field
@@ -230,10 +231,11 @@ func collectFields(st reflect.Type, index []int, prefix string) ([]field, error)
 		if err := checkFieldName(name); err != nil {
 			return nil, fmt.Errorf("field %s: %w", path, err)
 		}
-		if err := readTags(&p, sf, path); err != nil {
+		format, err := readTags(&p, sf, path)
+		if err != nil {
 			return nil, err
 		}
-		out = append(out, field{param: p, index: idx, path: path, typ: sf.Type})
+		out = append(out, field{param: p, index: idx, path: path, typ: sf.Type, format: format})
 	}
 	return out, nil
 }
@@ -241,18 +243,18 @@ func collectFields(st reflect.Type, index []int, prefix string) ([]field, error)
 // tagKeys are the keys of invopop/jsonschema's `jsonschema` struct tag that
 // an argument field may use, as invopop/jsonschema (and so Eino and Genkit)
 // read them.
-const tagKeys = "description, enum, minimum, maximum, minLength, maxLength, pattern, default, required"
+const tagKeys = "description, enum, minimum, maximum, minLength, maxLength, pattern, format, default, required"
 
 // readTags sets p's description, enum, bounds, default and requiredness
 // from the field's `jsonschema:"key=value,…"` and `jsonschema_description`
-// tags.
-func readTags(p *Param, sf reflect.StructField, path string) error {
+// tags, and returns its format.
+func readTags(p *Param, sf reflect.StructField, path string) (format string, err error) {
 	if d := sf.Tag.Get("jsonschema_description"); d != "" {
 		p.Description = d
 	}
 	tag, ok := sf.Tag.Lookup("jsonschema")
 	if !ok || tag == "" {
-		return nil
+		return "", nil
 	}
 	t := sf.Type
 	if t.Kind() == reflect.Pointer {
@@ -272,13 +274,13 @@ func readTags(p *Param, sf reflect.StructField, path string) error {
 		case key == "enum" && hasVal:
 			v, err := tagValue(val, t)
 			if err != nil {
-				return bad(err)
+				return "", bad(err)
 			}
 			p.Enum = append(p.Enum, v)
 		case (key == "minimum" || key == "maximum") && hasVal:
 			f, err := strconv.ParseFloat(val, 64)
 			if err != nil {
-				return bad(fmt.Errorf("not a number"))
+				return "", bad(fmt.Errorf("not a number"))
 			}
 			var n any = f
 			if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
@@ -292,7 +294,7 @@ func readTags(p *Param, sf reflect.StructField, path string) error {
 		case (key == "minLength" || key == "maxLength") && hasVal:
 			n, err := strconv.Atoi(val)
 			if err != nil || n < 0 {
-				return bad(fmt.Errorf("not a length"))
+				return "", bad(fmt.Errorf("not a length"))
 			}
 			if key == "minLength" {
 				p.MinLength = n
@@ -301,26 +303,30 @@ func readTags(p *Param, sf reflect.StructField, path string) error {
 			}
 		case key == "pattern" && hasVal:
 			p.Pattern = val
+		case key == "format" && hasVal:
+			// An annotation, as in schemas of nested structs: the
+			// validator does not assert formats.
+			format = val
 		case key == "default" && hasVal:
 			if sf.Type.Kind() == reflect.Pointer {
-				return fmt.Errorf("field %s: a pointer field is nil when not given, so it cannot have a default; drop default= or make the field a %s", path, t)
+				return "", fmt.Errorf("field %s: a pointer field is nil when not given, so it cannot have a default; drop default= or make the field a %s", path, t)
 			}
 			v, err := tagValue(val, t)
 			if err != nil {
-				return bad(err)
+				return "", bad(err)
 			}
 			p.Default = v
 		default:
-			return fmt.Errorf("field %s: the jsonschema tag has %q, which action arguments do not read; use %s (jsonschema:\"description=…,minimum=1\"), or describe the field in Spec.Params", path, part, tagKeys)
+			return "", fmt.Errorf("field %s: the jsonschema tag has %q, which action arguments do not read; use %s (jsonschema:\"description=…,minimum=1\"), or describe the field in Spec.Params", path, part, tagKeys)
 		}
 	}
 	if required {
 		if p.Default != nil {
-			return fmt.Errorf("field %s: the jsonschema tag says both required and a default; keep one", path)
+			return "", fmt.Errorf("field %s: the jsonschema tag says both required and a default; keep one", path)
 		}
 		p.Optional = false
 	}
-	return nil
+	return format, nil
 }
 
 // tagValue converts the text of an enum or default value to a value of type
@@ -386,4 +392,17 @@ func fieldNameSuggestion(name string) string {
 		b = append([]byte("f_"), b...)
 	}
 	return string(b)
+}
+
+// addFormat returns the raw schema raw with a format annotation.
+func addFormat(raw json.RawMessage, format string) (json.RawMessage, error) {
+	if raw == nil {
+		return nil, fmt.Errorf("the jsonschema tag's format=%s describes raw values, and the field takes references only; remove it", format)
+	}
+	var s map[string]any
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	s["format"] = format
+	return json.Marshal(s)
 }

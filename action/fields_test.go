@@ -21,7 +21,7 @@ type Paging struct {
 type QueryArgs struct {
 	Query  string   `json:"query" jsonschema:"description=What to look for."`
 	Lang   string   `json:"lang" jsonschema:"enum=en,enum=fr,default=en"`
-	Since  *string  `json:"since" jsonschema_description:"An ISO date; all dates when omitted."`
+	Since  *string  `json:"since" jsonschema:"format=date" jsonschema_description:"An ISO date; all dates when omitted."`
 	Tags   []string `json:"tags,omitzero"`
 	Type   string   `json:"type,omitempty" jsonschema:"pattern=^[a-z]+$,minLength=2,maxLength=10"`
 	Paging          // promoted, as encoding/json does
@@ -61,7 +61,7 @@ func TestStructArgsParameters(t *testing.T) {
 	wants := []want{
 		{"query", "Query", "string", "What to look for.", false, `{"type":"string"}`, ""},
 		{"lang", "Lang", "string", "", true, `{"enum":["en","fr"],"type":"string"}`, `"en"`},
-		{"since", "Since", "*string", "An ISO date; all dates when omitted.", true, `{"type":"string"}`, ""},
+		{"since", "Since", "*string", "An ISO date; all dates when omitted.", true, `{"format":"date","type":"string"}`, ""},
 		{"tags", "Tags", "[]string", "", true, `{"items":{"type":"string"},"type":"array"}`, ""},
 		{"type", "Type", "string", "", true, `{"maxLength":10,"minLength":2,"pattern":"^[a-z]+$","type":"string"}`, ""},
 		{"limit", "Paging.Limit", "int", "How many results at most.", true, `{"maximum":50,"minimum":1,"type":"integer"}`, ""},
@@ -202,7 +202,7 @@ type withStringOpt struct {
 }
 
 type withBadTag struct {
-	N int `json:"n" jsonschema:"format=int32"`
+	N int `json:"n" jsonschema:"exclusiveMinimum=0"`
 }
 
 type withADKTag struct {
@@ -223,6 +223,10 @@ type withPtrDefault struct {
 
 type withBadEnum struct {
 	N int `json:"n" jsonschema:"enum=one"`
+}
+
+type withRefFormat struct {
+	C chan int `json:"c" jsonschema:"format=uri"`
 }
 
 type withBadMin struct {
@@ -258,9 +262,9 @@ func TestStructArgsRefuses(t *testing.T) {
 		{",string option", action.Spec{Name: "a", Func: func(withStringOpt) {}},
 			`field N has the json option ",string", which arguments do not support`},
 		{"unsupported tag key", action.Spec{Name: "a", Func: func(withBadTag) {}},
-			`field N: the jsonschema tag has "format=int32", which action arguments do not read; use description, enum, minimum`},
+			`field N: the jsonschema tag has "exclusiveMinimum=0", which action arguments do not read; use description, enum, minimum`},
 		{"ADK-style bare description", action.Spec{Name: "a", Func: func(withADKTag) {}},
-			`field City: the jsonschema tag has "the city to look up", which action arguments do not read; use description, enum, minimum, maximum, minLength, maxLength, pattern, default, required (jsonschema:"description=…,minimum=1")`},
+			`field City: the jsonschema tag has "the city to look up", which action arguments do not read; use description, enum, minimum, maximum, minLength, maxLength, pattern, format, default, required (jsonschema:"description=…,minimum=1")`},
 		{"JSON name not a word", action.Spec{Name: "a", Func: func(withDash) {}},
 			`field UserID: the name "user-id" must be a Go identifier (letters, digits and _); name the field with a json tag (json:"user_id")`},
 		{"JSON name return", action.Spec{Name: "a", Func: func(withReturn) {}},
@@ -269,6 +273,8 @@ func TestStructArgsRefuses(t *testing.T) {
 			"field N: a pointer field is nil when not given, so it cannot have a default; drop default= or make the field a int"},
 		{"enum of the wrong type", action.Spec{Name: "a", Func: func(withBadEnum) {}},
 			"field N: the jsonschema tag's enum=one: not a int"},
+		{"format on a reference-only field", action.Spec{Name: "a", Func: func(withRefFormat) {}},
+			`parameter "c": the jsonschema tag's format=uri describes raw values, and the field takes references only; remove it`},
 		{"minimum on a string", action.Spec{Name: "a", Func: func(withBadMin) {}},
 			`parameter "s": the bounds Min and Max are for numbers, and string is not one`},
 		{"required with a default", action.Spec{Name: "a", Func: func(withRequiredDefault) {}},
