@@ -554,6 +554,14 @@ func (a *Action) ValidateRaw(i int, raw json.RawMessage) error {
 // the function takes a struct (Call then builds the struct, one field per
 // value). A panic in the function is returned as a *PanicError.
 func (a *Action) Call(ctx context.Context, args []reflect.Value) (result reflect.Value, err error) {
+	// Recovered from the start: arguments that do not match (a zero Value,
+	// a wrong type, too few) panic in reflect, and are returned like any
+	// panic, whether the function takes them one by one or as a struct.
+	defer func() {
+		if r := recover(); r != nil {
+			result, err = reflect.Value{}, &PanicError{Action: a.name, Value: r, Stack: string(debug.Stack())}
+		}
+	}()
 	in := args
 	if a.argsStruct != nil {
 		s := reflect.New(a.argsStruct).Elem()
@@ -564,16 +572,16 @@ func (a *Action) Call(ctx context.Context, args []reflect.Value) (result reflect
 				s.FieldByIndex(idx).Set(args[i])
 			}
 		}
-		in = []reflect.Value{s}
-	}
-	if a.hasCtx {
-		in = append([]reflect.Value{reflect.ValueOf(&ctx).Elem()}, in...)
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			result, err = reflect.Value{}, &PanicError{Action: a.name, Value: r, Stack: string(debug.Stack())}
+		in = make([]reflect.Value, 0, 2)
+		if a.hasCtx {
+			in = append(in, reflect.ValueOf(&ctx).Elem())
 		}
-	}()
+		in = append(in, s)
+	} else if a.hasCtx {
+		in = make([]reflect.Value, 0, len(args)+1)
+		in = append(in, reflect.ValueOf(&ctx).Elem())
+		in = append(in, args...)
+	}
 	out := a.fn.Call(in)
 	if a.hasErr {
 		if e := out[len(out)-1]; !e.IsNil() {

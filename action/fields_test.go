@@ -128,6 +128,21 @@ func TestStructArgsCall(t *testing.T) {
 	}
 }
 
+// Arguments that do not fit the struct are a *PanicError, as they are for
+// a function of ordinary parameters, never a panic in the host.
+func TestStructArgsCallWithBadArguments(t *testing.T) {
+	a := action.MustNew(action.Spec{Name: "page", Func: func(p Paging) int { return p.Limit }})
+	for name, args := range map[string][]reflect.Value{
+		"a zero Value": {reflect.Value{}, reflect.ValueOf(1)},
+		"a wrong type": {reflect.ValueOf("three"), reflect.ValueOf(1)},
+		"too few":      {reflect.ValueOf(3)},
+	} {
+		if _, err := a.Call(context.Background(), args); !errors.Is(err, action.ErrPanicked) {
+			t.Errorf("%s: %v, want a *PanicError", name, err)
+		}
+	}
+}
+
 func TestStructArgsParamsOverride(t *testing.T) {
 	a, err := action.New(action.Spec{Name: "search", Func: query, Params: []action.Param{
 		{Name: "limit", Max: 10, Description: "Results per page."},
@@ -319,7 +334,8 @@ func BenchmarkStructArgsCall(b *testing.B) {
 	for i := range args {
 		args[i] = a.Default(i)
 	}
-	args[0] = reflect.ValueOf("gophers")
+	args[a.ParamIndex("query")] = reflect.ValueOf("gophers")
+	args[a.ParamIndex("Exact")] = reflect.ValueOf(false)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
