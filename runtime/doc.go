@@ -23,7 +23,10 @@
 // [State.Execute] takes a [Step]: Go snippets and tool calls exactly as a
 // model sends them (a name, a JSON argument string and a call ID). Snippets
 // run first, in the interp sandbox, over the same variables: a snippet's
-// new top-level variables can be referenced by the step's calls. Each call
+// new top-level variables can be referenced by the step's calls, and it
+// calls actions as Go functions of their parameters (an action of one
+// arguments struct takes one argument per field, in the order of its tool
+// schema). Each call
 // is validated, its <<var:name>> references resolved (they must exist and
 // be compatible), its raw values decoded into the parameters' Go types, and
 // the function called with the step's context and a deadline. Panics are
