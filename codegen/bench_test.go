@@ -1,7 +1,6 @@
 package codegen_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -14,12 +13,7 @@ import (
 // BenchmarkGenerate50 generates the replay of a 50-step run: calls by
 // import path, looked-up closures and methods, and snippets.
 func BenchmarkGenerate50(b *testing.B) {
-	agent, err := runtime.New(runtime.Options{Actions: codegentest.Actions(), Variables: []variable.Spec{{Name: "city", Value: "Paris"}}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	rt, _ := agent.NewState()
-	ctx := context.Background()
+	run := &steps{vars: []variable.Spec{{Name: "city", Value: "Paris"}}}
 	for i := range 50 {
 		var step runtime.Step
 		switch i % 5 {
@@ -32,13 +26,13 @@ func BenchmarkGenerate50(b *testing.B) {
 		case 3:
 			step.Calls = []runtime.ToolCall{{ID: fmt.Sprint("c", i), Name: "list_items", Arguments: `{}`}}
 		default:
-			step.Snippets = []string{fmt.Sprintf("import \"strings\"\ns%d := strings.ToUpper(city) + greet(\"x\")", i)}
+			step.Snippets = []string{fmt.Sprintf("s%d := strings.ToUpper(city) + greet(\"x\")", i)}
 		}
 		step.Reason = fmt.Sprintf("Step %d of the benchmark.", i+1)
-		rt.Execute(ctx, step)
+		run.steps = append(run.steps, step)
 	}
-	rec := codegen.FromState(rt, nil)
-	if len(rec.Steps) != 50 {
+	rec, _ := run.record(b, "run_bench")
+	if len(rec.Steps) != 51 {
 		b.Fatalf("%d steps", len(rec.Steps))
 	}
 	b.ReportAllocs()

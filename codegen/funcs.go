@@ -1,14 +1,9 @@
 package codegen
 
 import (
-	"context"
 	"go/token"
-	"reflect"
-	goruntime "runtime"
 	"strings"
 )
-
-var contextType = reflect.TypeFor[context.Context]()
 
 // funcRef is where an action's function lives.
 type funcRef struct {
@@ -44,22 +39,17 @@ func (g *gen) callee(ref funcRef) string {
 	return g.imp.use(ref.Path, "") + "." + ref.Name
 }
 
-// locate finds fn's package-level name with runtime.FuncForPC.
+// locate finds a function's package-level name from its symbol, as the
+// Go runtime names it (run.GoAction.Func).
 //
 // Symbol names have the shape "path/to/pkg.Func", with a dot in the last
 // path element escaped as %2e. A closure is "pkg.Outer.func1" (or
 // "pkg.glob..func1" for a package-level func literal), a method value
 // "pkg.T.M-fm" or "pkg.(*T).M-fm", a generic instance "pkg.F[...]".
-func locate(fn any) funcRef {
-	v := reflect.ValueOf(fn)
-	if v.Kind() != reflect.Func || v.IsNil() {
-		return funcRef{Why: "it is not a function"}
+func locate(sym string) funcRef {
+	if sym == "" {
+		return funcRef{Why: "the log does not name its function"}
 	}
-	f := goruntime.FuncForPC(v.Pointer())
-	if f == nil {
-		return funcRef{Why: "the Go runtime does not know its name"}
-	}
-	sym := f.Name()
 	ref := funcRef{Symbol: sym}
 	slash := strings.LastIndexByte(sym, '/')
 	dot := strings.IndexByte(sym[slash+1:], '.')

@@ -219,6 +219,10 @@ type ToolCallCompleted struct {
 	Resolution *Resolution `json:"resolution,omitempty"`
 	// Result is the variable the call's result was stored in, or "".
 	Result string `json:"result,omitempty"`
+	// Action is the Go identity of the called action, for replay code:
+	// set on the first completion of each action in the run (again after
+	// a restore), nil on the others and for the built-in actions.
+	Action *GoAction `json:"action,omitempty"`
 }
 
 // Snippet is Go code the model wrote, with the variables it reads and
@@ -240,6 +244,9 @@ type SnippetExecuted struct {
 	Stderr   string         `json:"stderr,omitempty"`
 	Created  []VariableInfo `json:"created,omitempty"`
 	Modified []VariableInfo `json:"modified,omitempty"`
+	// Actions are the Go identities of the actions the code names, for
+	// replay code, each recorded once per run (see [GoAction]).
+	Actions []GoAction `json:"actions,omitempty"`
 }
 
 // VariableCreated records a new variable.
@@ -257,6 +264,13 @@ type VariableCreated struct {
 	// otherwise. A run is
 	// restored after a restart from these values.
 	Value json.RawMessage `json:"value,omitempty"`
+	// GoType is the variable's type in the form of [GoType] (import
+	// paths, not package names), for replay code; "" when it reads the
+	// same as Variable.Type (no named type of a package).
+	GoType string `json:"go_type,omitempty"`
+	// Types describes the named types of GoType that the log has not
+	// described yet.
+	Types []NamedType `json:"types,omitempty"`
 }
 
 // VariableModified records a new value of an existing variable, assigned
@@ -268,6 +282,8 @@ type VariableModified struct {
 	Secret   bool            `json:"secret,omitempty"`
 	Tainted  bool            `json:"tainted,omitempty"`
 	Value    json.RawMessage `json:"value,omitempty"`
+	GoType   string          `json:"go_type,omitempty"`
+	Types    []NamedType     `json:"types,omitempty"`
 }
 
 // AwaitKind is what a run awaits.

@@ -227,6 +227,7 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 			Step: res.Step, Snippet: run.Snippet{Code: s.Code, Reads: s.Reads, Writes: s.Writes},
 			Success: s.Success, Error: s.Error, Duration: s.Duration, Stdout: s.Stdout, Stderr: s.Stderr,
 			Created: infos(s.Variables, "created"), Modified: infos(s.Variables, "assigned", "modified"),
+			Actions: h.st.snippetIdentities(s.Code),
 		})
 		events = append(events, h.st.variableChangeEvents(res.Step, s.Variables)...)
 		content, kept := h.st.bound(res.Step, "snippet", s.CallID, s.Content(), lim)
@@ -237,7 +238,7 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 		events = append(events, run.ToolCallCompleted{
 			CallID: r.CallID, Success: r.Success, Error: r.Error, Duration: r.Duration, Stdout: r.Stdout, Stderr: r.Stderr,
 			Created: infos(r.Variables, "created"), Modified: infos(r.Variables, "assigned", "modified"),
-			Resolution: r.Resolution, Result: r.resultVar,
+			Resolution: r.Resolution, Result: r.resultVar, Action: h.st.actionIdentity(r.Name),
 		})
 		events = append(events, h.st.variableChangeEvents(res.Step, r.Variables)...)
 		content, kept := h.st.bound(res.Step, r.Name, r.CallID, r.Content(), lim)

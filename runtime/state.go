@@ -59,6 +59,10 @@ type State struct {
 	indexOf *action.Set
 
 	schemaBuilds int // counts tool schema builds, for tests
+
+	// described holds the actions ("action NAME") and named types whose Go
+	// identity the run's log holds already (identity.go).
+	described map[string]bool
 }
 
 // clone returns a copy of a State that has executed nothing: the same

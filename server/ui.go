@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/byref/byref/action"
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
@@ -615,11 +614,7 @@ func (s *Server) uiReplay(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, sum.ID, err)
 		return
 	}
-	var actions *action.Set
-	if s.opts.ReplayActions != nil {
-		actions = s.opts.ReplayActions(sum)
-	}
-	src, err := replaySource(events, actions)
+	src, err := replaySource(events)
 	if err != nil {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
 		return
@@ -634,9 +629,10 @@ func (s *Server) uiReplay(w http.ResponseWriter, r *http.Request) {
 }
 
 // replaySource is what byref replay prints for a run's events: the
-// program, with a main function, that replays it.
-func replaySource(events []run.Event, actions *action.Set) ([]byte, error) {
-	rec, err := codegen.FromEvents(events, actions)
+// program, with a main function, that replays it. The log is all it
+// needs: it records the Go identity of every action the run called.
+func replaySource(events []run.Event) ([]byte, error) {
+	rec, err := codegen.FromEvents(events)
 	if err != nil {
 		return nil, err
 	}

@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/byref/byref/action"
-	"github.com/byref/byref/cmd/byref/demotable"
 	"github.com/byref/byref/codegen"
-	"github.com/byref/byref/run"
 )
 
 // replayCmd is byref replay: the Go program that replays a recorded run.
@@ -35,11 +32,7 @@ func replayCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w (byref runs ls lists the runs in %s)", err, *db)
 	}
-	sum, err := store.Get(ctx, id)
-	if err != nil {
-		return err
-	}
-	rec, err := codegen.FromEvents(events, replayActions(sum))
+	rec, err := codegen.FromEvents(events)
 	if err != nil {
 		return err
 	}
@@ -53,13 +46,3 @@ func replayCmd(ctx context.Context, args []string, stdout io.Writer) error {
 
 // demoName is the name of the demo's runs.
 const demoName = "demo"
-
-// replayActions returns the actions of the runs this command starts, for
-// their replay code: the demo's table actions for a demo run, none for the
-// others (byref run and serve give the model snippets and built-ins only).
-func replayActions(sum run.Summary) *action.Set {
-	if sum.Name == demoName {
-		return demotable.Actions()
-	}
-	return nil
-}

@@ -1,0 +1,110 @@
+package runtime
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/run"
+)
+
+// What replay code needs of a run, recorded in its log (run.GoAction,
+// run.NamedType, VariableCreated.GoType): each action's Go identity on its
+// first completed call, and each named type once, where it is first met.
+
+// identities caches each action's Go identity (its symbol and type
+// strings), which does not change: the runtime computes it once per
+// process, not per run.
+var identities sync.Map // *action.Action -> run.GoAction (without Types)
+
+// identityOf returns a's Go identity without its types.
+func identityOf(a *action.Action) run.GoAction {
+	if id, ok := identities.Load(a); ok {
+		return id.(run.GoAction)
+	}
+	id := run.GoAction{Name: a.Name(), Func: run.FuncSymbol(a.Func()), Type: run.GoType(reflect.TypeOf(a.Func()))}
+	for _, p := range a.Params() {
+		id.Params = append(id.Params, p.Name)
+		if p.DefaultJSON != "" && p.Default != nil {
+			if id.Defaults == nil {
+				id.Defaults = map[string]json.RawMessage{}
+			}
+			id.Defaults[p.Name] = json.RawMessage(p.DefaultJSON)
+		}
+	}
+	identities.Store(a, id)
+	return id
+}
+
+// actionIdentity returns the Go identity of the named action for the
+// first completed call of it in this State, with the named types the log
+// has not described yet; nil for later calls and for built-ins. Callers
+// hold mu.
+func (st *State) actionIdentity(name string) *run.GoAction {
+	r, ok := st.m.byName[name]
+	if !ok || r.builtin || st.described["action "+name] {
+		return nil
+	}
+	if st.described == nil {
+		st.described = map[string]bool{}
+	}
+	st.described["action "+name] = true
+	id := identityOf(r.act)
+	id.Types = run.NamedTypes(st.described, reflect.TypeOf(r.act.Func()))
+	return &id
+}
+
+// goTypeOf returns t in the log's qualified form when it differs from the
+// type name the model sees, and the named types it is built from that the
+// log has not described yet; callers hold mu.
+func (st *State) goTypeOf(t reflect.Type, shown string) (string, []run.NamedType) {
+	if t == nil {
+		return "", nil
+	}
+	gt := run.GoType(t)
+	if gt == shown {
+		gt = ""
+	}
+	if st.described == nil {
+		st.described = map[string]bool{}
+	}
+	return gt, run.NamedTypes(st.described, t)
+}
+
+// snippetIdentities returns the Go identities of the actions a snippet's
+// code names (as a word) that the log does not hold yet: a snippet calls
+// actions as Go functions, and its replay calls them too. Callers hold mu.
+func (st *State) snippetIdentities(code string) []run.GoAction {
+	var out []run.GoAction
+	for name, r := range st.m.byName {
+		if r.builtin || st.described["action "+name] || !namesWord(code, name) {
+			continue
+		}
+		if id := st.actionIdentity(name); id != nil {
+			out = append(out, *id)
+		}
+	}
+	return out
+}
+
+// namesWord reports whether code holds name as a whole identifier.
+func namesWord(code, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(code[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(name)
+		if (j == 0 || !identByte(code[j-1])) && (end == len(code) || !identByte(code[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func identByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
