@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"go/format"
+	"go/token"
 	"maps"
 	"reflect"
 	"slices"
@@ -41,6 +42,11 @@ type Options struct {
 	// empty Actions and a comment naming the fields to fill; the replay
 	// refuses nil fields with an error naming the fix.
 	ActionSet func() *action.Set
+	// ActionSetFunc names that function by import path and name
+	// ("example.com/shop.Actions", "main.actions"), for callers that
+	// cannot hold it: byref replay --actions. ActionSet wins when both
+	// are set.
+	ActionSetFunc string
 }
 
 // ErrGenerate is the condition of a recording Generate cannot turn into Go:
@@ -518,12 +524,19 @@ func (g *gen) mainFunc(w *strings.Builder, starts []*Variable, rt string) error 
 	fmtPkg, osPkg := g.imp.use("fmt", "fmt"), g.imp.use("os", "os")
 	res, vars, out := g.names.fresh("result"), g.names.fresh("vars"), g.names.fresh("out")
 	var setRef funcRef
-	if len(g.lookups) > 0 && g.opts.ActionSet != nil {
+	sym := g.opts.ActionSetFunc
+	if g.opts.ActionSet != nil {
+		sym = run.FuncSymbol(g.opts.ActionSet)
+	} else if sym != "" && !validFuncName(sym) {
+		return fmt.Errorf("Options.ActionSetFunc %q is not an import path and a function name, as in example.com/shop.Actions", sym)
+	}
+	hasSet := sym != ""
+	if len(g.lookups) > 0 && hasSet {
 		var local bool
-		setRef, local = locate(run.FuncSymbol(g.opts.ActionSet)).inPackage(g.inMain())
+		setRef, local = locate(sym).inPackage(g.inMain())
 		g.usesMain = g.usesMain || local
 		if setRef.Why != "" {
-			return fmt.Errorf("Options.ActionSet: main must call it by import path, but %s", setRef.Why)
+			return fmt.Errorf("the action set function: main must call it by import path, but %s", setRef.Why)
 		}
 	}
 	if g.usesMain {
@@ -538,7 +551,7 @@ func (g *gen) mainFunc(w *strings.Builder, starts []*Variable, rt string) error 
 	}
 	if len(g.lookups) > 0 {
 		args = append(args, g.actions)
-		if g.opts.ActionSet != nil {
+		if hasSet {
 			set := g.names.fresh("set")
 			fmt.Fprintf(w, "%s := %s()\nvar %s Actions\n", set, g.callee(setRef), g.actions)
 			for _, name := range g.lookups {
@@ -677,4 +690,20 @@ func (g *gen) action(name string) (*actionInfo, error) {
 	}
 	g.acts[name] = a
 	return a, nil
+}
+
+// validFuncName reports whether s is an import path, a dot and an
+// identifier: text that can be written into code as a package-level
+// function's name.
+func validFuncName(s string) bool {
+	dot := strings.LastIndexByte(s, '.')
+	if dot <= 0 || !token.IsIdentifier(s[dot+1:]) {
+		return false
+	}
+	for _, r := range s[:dot] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._~+-/", r)) {
+			return false
+		}
+	}
+	return !strings.Contains(s[:dot], "..") && !strings.HasPrefix(s, "/")
 }

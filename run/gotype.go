@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"encoding"
 	"encoding/json"
 	"reflect"
@@ -70,6 +71,7 @@ func GoType(t reflect.Type) string {
 
 var (
 	emptyInterface  = reflect.TypeFor[any]()
+	contextType     = reflect.TypeFor[context.Context]()
 	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
@@ -176,14 +178,17 @@ func writeGoType(b *strings.Builder, t reflect.Type, underlying bool) {
 
 // NamedTypes describes the named types t is built from (t itself, element,
 // key, field, parameter and result types, transitively), skipping those
-// seen already and adding the rest to seen. Predeclared types (error) and
-// types of package unsafe are not described; at most 64 types are, to keep
+// seen already and adding the rest to seen. Predeclared types (error),
+// context.Context and types of package unsafe are not described; at most 64 types are, to keep
 // an event small.
 func NamedTypes(seen map[string]bool, types ...reflect.Type) []NamedType {
 	var out []NamedType
 	var walk func(t reflect.Type)
 	walk = func(t reflect.Type) {
 		if t == nil || len(out) >= 64 {
+			return
+		}
+		if t == contextType {
 			return
 		}
 		if t.Name() != "" && t.PkgPath() != "" && t.PkgPath() != "unsafe" {

@@ -8,10 +8,14 @@ import (
 	"github.com/byref/byref/codegen"
 )
 
-// replayCmd is byref replay: the Go program that replays a recorded run.
+// replayCmd is byref replay: the Go program that replays a recorded run,
+// from its log alone (the log records each action's Go identity). With
+// --actions pkg.Func, the program's main fills the actions it cannot call
+// by import path (closures, methods) from that function's action set.
 func replayCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlags("replay")
 	db := fs.String("db", defaultDB(), "")
+	actions := fs.String("actions", "", "")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -36,7 +40,7 @@ func replayCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	src, err := codegen.Generate(rec, codegen.Options{Main: true})
+	src, err := codegen.Generate(rec, codegen.Options{Main: true, ActionSetFunc: *actions})
 	if err != nil {
 		return err
 	}
