@@ -44,13 +44,13 @@ func identityOf(a *action.Action) run.GoAction {
 // hold mu.
 func (st *State) actionIdentity(name string) *run.GoAction {
 	r, ok := st.m.byName[name]
-	if !ok || r.builtin || st.described["action "+name] {
+	if !ok || r.builtin || st.describedActions[name] {
 		return nil
 	}
 	if st.described == nil {
-		st.described = map[string]bool{}
+		st.described, st.describedActions = map[string]bool{}, map[string]bool{}
 	}
-	st.described["action "+name] = true
+	st.describedActions[name] = true
 	id := identityOf(r.act)
 	id.Types = run.NamedTypes(st.described, reflect.TypeOf(r.act.Func()))
 	return &id
@@ -63,14 +63,27 @@ func (st *State) goTypeOf(t reflect.Type, shown string) (string, []run.NamedType
 	if t == nil {
 		return "", nil
 	}
-	gt := run.GoType(t)
+	gt := goType(t)
 	if gt == shown {
 		gt = ""
 	}
 	if st.described == nil {
-		st.described = map[string]bool{}
+		st.described, st.describedActions = map[string]bool{}, map[string]bool{}
 	}
 	return gt, run.NamedTypes(st.described, t)
+}
+
+// goTypes caches run.GoType: a variable's type is written on every event
+// that records it.
+var goTypes sync.Map // reflect.Type -> string
+
+func goType(t reflect.Type) string {
+	if s, ok := goTypes.Load(t); ok {
+		return s.(string)
+	}
+	s := run.GoType(t)
+	goTypes.Store(t, s)
+	return s
 }
 
 // snippetIdentities returns the Go identities of the actions a snippet's
@@ -79,7 +92,7 @@ func (st *State) goTypeOf(t reflect.Type, shown string) (string, []run.NamedType
 func (st *State) snippetIdentities(code string) []run.GoAction {
 	var out []run.GoAction
 	for name, r := range st.m.byName {
-		if r.builtin || st.described["action "+name] || !namesWord(code, name) {
+		if r.builtin || st.describedActions[name] || !namesWord(code, name) {
 			continue
 		}
 		if id := st.actionIdentity(name); id != nil {

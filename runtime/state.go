@@ -60,9 +60,9 @@ type State struct {
 
 	schemaBuilds int // counts tool schema builds, for tests
 
-	// described holds the actions ("action NAME") and named types whose Go
-	// identity the run's log holds already (identity.go).
-	described map[string]bool
+	// described and describedActions hold the named types and the actions
+	// whose Go identity the run's log holds already (identity.go).
+	described, describedActions map[string]bool
 }
 
 // clone returns a copy of a State that has executed nothing: the same
