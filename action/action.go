@@ -28,10 +28,21 @@ type Spec struct {
 	//
 	//	func([ctx context.Context,] p1 T1, …, pn Tn) [R | error | (R, error)]
 	//
-	// Variadic functions are refused.
+	// or, taking the arguments as the fields of one struct,
+	//
+	//	func([ctx context.Context,] args S) [R | error | (R, error)]
+	//
+	// Variadic functions are refused. When the one parameter is a struct S
+	// (not one that decodes or describes itself, like time.Time), each of
+	// its fields is a parameter, named and described by its tags: see
+	// "Struct arguments" in the package documentation.
 	Func any
 	// Params names and describes Func's parameters, in order, not counting
-	// a leading context.Context.
+	// a leading context.Context. For a function of one struct, Params is
+	// optional: each entry names a field by its JSON name and adds to or
+	// overrides what the field's tags say (any order, any subset); an entry
+	// naming no field is an error. A single entry with Whole set takes the
+	// struct as one parameter instead.
 	Params []Param
 	// Result describes what the function returns, for the model. Optional.
 	Result string
@@ -87,6 +98,11 @@ type Param struct {
 	// from elsewhere (an MCP tool's input schema). The type must be able to
 	// hold any value the schema allows: json.RawMessage or any.
 	Schema json.RawMessage
+	// Whole, on the only entry of Params of a function whose one parameter
+	// is a struct, takes the struct as one parameter named Name (a JSON
+	// object, or a reference to a variable of the struct's type) instead of
+	// one parameter per field.
+	Whole bool
 }
 
 // Parameter is a declared parameter with what New worked out about it.
@@ -102,6 +118,11 @@ type Parameter struct {
 	Why string
 	// DefaultJSON is Default as JSON text, for optional parameters.
 	DefaultJSON string
+	// Field is the Go name of the struct field this parameter fills, for
+	// an action whose function takes its arguments as a struct
+	// ([Action.ArgsStruct]); "" for ordinary parameters. A field promoted
+	// from an embedded struct is named by its path ("Paging.Limit").
+	Field string
 }
 
 // Refs reports whether the parameter accepts variable references.
@@ -122,6 +143,8 @@ type Action struct {
 	validators                []lazyValidator
 	hasCtx, hasErr            bool
 	resultType                reflect.Type
+	argsStruct                reflect.Type // the struct Call builds from the arguments, or nil
+	fieldIndex                [][]int      // each parameter's field in argsStruct
 }
 
 type lazyValidator struct {
@@ -180,8 +203,31 @@ func build(spec Spec) (*Action, error) {
 			return nil, fmt.Errorf("context.Context must be the first parameter, not parameter %d", i+1)
 		}
 	}
-	if n := ft.NumIn() - first; n != len(spec.Params) {
-		return nil, fmt.Errorf("the function takes %d parameters (not counting a leading context) but Spec.Params declares %d; declare one Param per parameter, in order", n, len(spec.Params))
+	if err := checkWhole(ft, first, spec.Params); err != nil {
+		return nil, err
+	}
+	params, types := spec.Params, make([]reflect.Type, 0, len(spec.Params))
+	var paths []string // the Go field of each parameter, for a struct
+	if st := argsStruct(ft, first, spec.Params); st != nil {
+		fields, err := structFields(st, spec.Params)
+		if err != nil {
+			return nil, err
+		}
+		a.argsStruct = st
+		params = make([]Param, len(fields))
+		for i, f := range fields {
+			params[i] = f.param
+			types = append(types, f.typ)
+			a.fieldIndex = append(a.fieldIndex, f.index)
+			paths = append(paths, f.path)
+		}
+	} else {
+		if n := ft.NumIn() - first; n != len(spec.Params) {
+			return nil, fmt.Errorf("the function takes %d parameters (not counting a leading context) but Spec.Params declares %d; declare one Param per parameter, in order", n, len(spec.Params))
+		}
+		for i := range spec.Params {
+			types = append(types, ft.In(first+i))
+		}
 	}
 	switch ft.NumOut() {
 	case 0:
@@ -200,17 +246,24 @@ func build(spec Spec) (*Action, error) {
 		return nil, fmt.Errorf("the function returns %d values; return one value, an error, or (value, error)", ft.NumOut())
 	}
 	seen := map[string]bool{}
-	for i, p := range spec.Params {
-		if err := checkParamName(p.Name); err != nil {
+	checkName := checkParamName
+	if paths != nil {
+		checkName = checkFieldName
+	}
+	for i, p := range params {
+		if err := checkName(p.Name); err != nil {
 			return nil, fmt.Errorf("parameter %d: %w", i+1, err)
 		}
 		if seen[p.Name] {
 			return nil, fmt.Errorf("two parameters are named %q", p.Name)
 		}
 		seen[p.Name] = true
-		param, def, err := buildParam(p, ft.In(first+i))
+		param, def, err := buildParam(p, types[i])
 		if err != nil {
 			return nil, fmt.Errorf("parameter %q: %w", p.Name, err)
+		}
+		if paths != nil {
+			param.Field = paths[i]
 		}
 		a.params = append(a.params, param)
 		a.defaults = append(a.defaults, def)
@@ -445,6 +498,12 @@ func (a *Action) ReturnsError() bool { return a.hasErr }
 // Func returns the Go function the action calls.
 func (a *Action) Func() any { return a.fn.Interface() }
 
+// ArgsStruct returns the struct type whose fields are the action's
+// parameters, when its function takes its arguments as one struct, or nil.
+// Call builds that struct from one value per parameter; Func still has the
+// struct's signature.
+func (a *Action) ArgsStruct() reflect.Type { return a.argsStruct }
+
 // NumParams returns the number of declared parameters.
 func (a *Action) NumParams() int { return len(a.params) }
 
@@ -485,14 +544,24 @@ func (a *Action) ValidateRaw(i int, raw json.RawMessage) error {
 }
 
 // Call calls the function with ctx (when it takes one) and args, which must
-// match the declared parameters' types. A panic in the function is returned
-// as a *PanicError.
+// match the declared parameters' types: one value per parameter, also when
+// the function takes a struct (Call then builds the struct, one field per
+// value). A panic in the function is returned as a *PanicError.
 func (a *Action) Call(ctx context.Context, args []reflect.Value) (result reflect.Value, err error) {
 	in := args
+	if a.argsStruct != nil {
+		s := reflect.New(a.argsStruct).Elem()
+		for i, idx := range a.fieldIndex {
+			if len(idx) == 1 {
+				s.Field(idx[0]).Set(args[i])
+			} else {
+				s.FieldByIndex(idx).Set(args[i])
+			}
+		}
+		in = []reflect.Value{s}
+	}
 	if a.hasCtx {
-		in = make([]reflect.Value, 0, len(args)+1)
-		in = append(in, reflect.ValueOf(&ctx).Elem())
-		in = append(in, args...)
+		in = append([]reflect.Value{reflect.ValueOf(&ctx).Elem()}, in...)
 	}
 	defer func() {
 		if r := recover(); r != nil {

@@ -88,3 +88,45 @@ func ExampleSet() {
 	// action "greet": two actions are named "greet"; names must be unique in a set
 	// [terminate] [greet terminate]
 }
+
+// SearchArgs is an arguments struct, written the way ADK Go, Eino and Genkit
+// tools are: json tags name the fields, invopop-style jsonschema tags
+// describe and bound them, omitempty (or a pointer) makes one optional.
+type SearchArgs struct {
+	Query string `json:"query" jsonschema:"description=What to look for."`
+	Lang  string `json:"lang" jsonschema:"enum=en,enum=fr"`
+	Limit int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=20"`
+}
+
+// Search is a tool function of one arguments struct.
+func Search(ctx context.Context, a SearchArgs) ([]string, error) {
+	return []string{fmt.Sprintf("%s (%s), %d results", a.Query, a.Lang, a.Limit)}, nil
+}
+
+func ExampleNew_structArguments() {
+	search := action.MustNew(action.Spec{
+		Name:        "search",
+		Description: "Search the documentation.",
+		Func:        Search,
+		// Optional: Params add to or override what the tags say, by JSON name.
+		Params: []action.Param{{Name: "limit", Default: 5}},
+	})
+	fmt.Println("arguments struct:", search.ArgsStruct())
+	for _, p := range search.Params() {
+		fmt.Printf("%s (field %s) %q optional=%v refs=%v schema=%s\n", p.Name, p.Field, p.Description, p.Optional, p.Refs(), p.Raw)
+	}
+	// Call takes one value per field and builds the struct.
+	res, err := search.Call(context.Background(), []reflect.Value{reflect.ValueOf("generics"), reflect.ValueOf("en"), search.Default(2)})
+	fmt.Println(res, err)
+
+	// A Params entry must name a field.
+	_, err = action.New(action.Spec{Name: "search", Func: Search, Params: []action.Param{{Name: "q"}}})
+	fmt.Println(err)
+	// Output:
+	// arguments struct: action_test.SearchArgs
+	// query (field Query) "What to look for." optional=false refs=true schema={"type":"string"}
+	// lang (field Lang) "" optional=false refs=false schema={"enum":["en","fr"],"type":"string"}
+	// limit (field Limit) "" optional=true refs=true schema={"maximum":20,"minimum":1,"type":"integer"}
+	// [generics (en), 5 results] <nil>
+	// action "search": Spec.Params[0] names "q", which is no field of action_test.SearchArgs (its fields are query, lang, limit); name a field by its JSON name, or set Param.Whole to take the whole struct as one parameter
+}

@@ -1,6 +1,6 @@
-// Package mcp connects byref to the Model Context Protocol, through the
-// official Go SDK (github.com/modelcontextprotocol/go-sdk/mcp, imported
-// here as sdk).
+// Package mcp turns the tools of Model Context Protocol servers into byref
+// actions, through the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk/mcp, imported here as sdk).
 //
 // # Tools in
 //
@@ -27,14 +27,11 @@
 //
 // # Tools out
 //
-// [NewServer] serves byref actions and agents to MCP clients. An action's
-// tool has the action's plain-mode input schema (raw values only; actions
-// with a parameter that takes references only are left out); each call runs
-// on a fresh runtime, which validates and decodes the arguments as it does
-// for a model. An agent (runtime.AgentSpec) is a tool that takes a task and
-// returns the result of a whole, non-interactive run. Serve one session over
-// stdio with [Server.Run], or many over streamable HTTP with
-// [Server.Handler]. The command "byref mcp" serves the CLI's agent.
+// Serving byref actions and agents to MCP clients is package
+// [github.com/byref/byref/mcp/mcpserver], which builds on the runtime.
+// This package does not import the runtime: a program that only imports
+// MCP tools as actions links the action package and the SDK, not the agent
+// loop, the interpreter or the store (internal/archtest checks it).
 //
-// Nothing else in byref imports this package or the SDK.
+// Only mcp/mcpserver and the byref command import this package or the SDK.
 package mcp

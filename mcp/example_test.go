@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/byref/byref/action"
 	"github.com/byref/byref/mcp"
 	"github.com/byref/byref/runtime"
 )
@@ -50,32 +48,4 @@ func ExampleImport() {
 	v := res.Responses[0].Variables[0]
 	fmt.Println(tools.Names(), v.Name, v.Type, v.Preview)
 	// Output: [get_forecast] forecast string sunny in Lyon
-}
-
-// Byref actions served to an MCP client.
-func ExampleNewServer() {
-	ctx := context.Background()
-	upper := action.MustNew(action.Spec{
-		Name: "upper", Description: "Upper-cases text.",
-		Params: []action.Param{{Name: "text"}},
-		Func:   strings.ToUpper,
-	})
-	s, err := mcp.NewServer(mcp.ServerOptions{Actions: action.MustSet(upper)})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	st, ct := sdk.NewInMemoryTransports()
-	ss, _ := s.MCP().Connect(ctx, st, nil)
-	defer ss.Close()
-	client, _ := mcp.Connect(ctx, ct)
-	defer client.Close()
-
-	res, err := client.CallTool(ctx, &sdk.CallToolParams{Name: "upper", Arguments: map[string]any{"text": "hello"}})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(res.Content[0].(*sdk.TextContent).Text)
-	// Output: HELLO
 }

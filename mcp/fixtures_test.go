@@ -13,7 +13,7 @@ import (
 )
 
 // serverEnv makes the test binary an MCP server over stdio: TestMain runs
-// the server named by its value instead of the tests.
+// the tool server instead of the tests when it is set to "tools".
 const serverEnv = "BYREF_MCP_TEST_SERVER"
 
 func TestMain(m *testing.M) {
@@ -25,18 +25,6 @@ func TestMain(m *testing.M) {
 		err := toolServer().Run(ctx, &sdk.StdioTransport{})
 		cancel()
 		if err != nil && !errors.Is(err, context.Canceled) {
-			fmt.Fprintln(os.Stderr, "test server:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	case "byref":
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		s, err := exportServer()
-		if err == nil {
-			err = s.Run(ctx, &sdk.StdioTransport{})
-		}
-		cancel()
-		if err != nil {
 			fmt.Fprintln(os.Stderr, "test server:", err)
 			os.Exit(1)
 		}

@@ -17,6 +17,9 @@ import (
 	"github.com/byref/byref/action"
 )
 
+// Version is the version byref announces as an MCP client and server.
+const Version = "0.1.0"
+
 // ErrToolFailed is what a *ToolError wraps: the MCP server ran the tool and
 // it reported an error (a result with isError set).
 var ErrToolFailed = errors.New("mcp: the tool reported an error")

@@ -335,7 +335,10 @@ func (st *State) guardedActions(code string) []string {
 
 // snippetFuncs makes every available action callable from a snippet as a Go
 // function with the action's own signature (without the context, which is
-// the step's); callers hold mu.
+// the step's); an action that takes its arguments as a struct takes them
+// as positional arguments, one per field in the order of its tool schema,
+// so that a snippet needs neither the struct's type nor its package.
+// Callers hold mu.
 func (st *State) snippetFuncs(ctx context.Context) map[string]reflect.Value {
 	funcs := make(map[string]reflect.Value, len(st.m.rows))
 	for _, r := range st.m.rows {
@@ -344,12 +347,9 @@ func (st *State) snippetFuncs(ctx context.Context) map[string]reflect.Value {
 			continue
 		}
 		ft := reflect.TypeOf(a.Func())
-		in := make([]reflect.Type, 0, ft.NumIn())
-		for i := 0; i < ft.NumIn(); i++ {
-			if i == 0 && a.TakesContext() {
-				continue
-			}
-			in = append(in, ft.In(i))
+		in := make([]reflect.Type, 0, max(ft.NumIn(), a.NumParams()))
+		for i := 0; i < a.NumParams(); i++ {
+			in = append(in, a.Param(i).Type)
 		}
 		out := make([]reflect.Type, ft.NumOut())
 		for i := range out {

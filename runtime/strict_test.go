@@ -139,8 +139,8 @@ type Contact struct {
 }
 
 func TestStrictWithFormatTags(t *testing.T) {
-	save := action.MustNew(action.Spec{Name: "save_link", Description: "Save a link.", Func: func(l Link) string { return l.URL }, Params: []action.Param{{Name: "link"}}})
-	add := action.MustNew(action.Spec{Name: "add_contact", Description: "Add a contact.", Func: func(c Contact) string { return c.Email }, Params: []action.Param{{Name: "contact"}}})
+	save := action.MustNew(action.Spec{Name: "save_link", Description: "Save a link.", Func: func(l Link) string { return l.URL }, Params: []action.Param{{Name: "link", Whole: true}}})
+	add := action.MustNew(action.Spec{Name: "add_contact", Description: "Add a contact.", Func: func(c Contact) string { return c.Email }, Params: []action.Param{{Name: "contact", Whole: true}}})
 	strict, log := strictOnWire(t, action.MustSet(save, add), []variable.Spec{{Name: "city", Value: "Paris"}})
 	if strict["save_link"] || !strict["add_contact"] {
 		t.Errorf("strict %v; want save_link (format uri) non-strict, add_contact (email, date-time) strict", strict)

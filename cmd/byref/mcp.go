@@ -12,7 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/byref/byref/mcp"
+	"github.com/byref/byref/mcp/mcpserver"
 	"github.com/byref/byref/runtime"
 )
 
@@ -63,7 +63,7 @@ func mcpCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 	defer agent.Close(context.Background())
-	s, err := mcp.NewServer(mcp.ServerOptions{
+	s, err := mcpserver.New(mcpserver.Options{
 		Logger: log,
 		Agents: []runtime.AgentSpec{{
 			Name:        "byref",

@@ -134,7 +134,7 @@ func Actions() *action.Set {
 		action.MustNew(action.Spec{Name: "authorize", Description: "Open a session.", Func: Authorize,
 			Params: []action.Param{{Name: "token"}, {Name: "user"}}}),
 		action.MustNew(action.Spec{Name: "describe", Description: "Weather in words.", Func: Describe,
-			Params: []action.Param{{Name: "w"}}}),
+			Params: []action.Param{{Name: "w", Whole: true}}}),
 		action.MustNew(action.Spec{Name: "research", Description: "Research a topic (a child agent).", Func: Research,
 			Params: []action.Param{{Name: "topic"}}}),
 		action.MustNew(action.Spec{Name: "greet", Description: "Greet someone.", Func: NewGreeter("Hello"),

@@ -2,6 +2,7 @@ package archtest
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -133,6 +134,23 @@ func TestCodegenDoesNotImportRuntime(t *testing.T) {
 		switch {
 		case dep == "github.com/byref/byref/runtime", dep == "github.com/byref/byref/llm", strings.HasPrefix(dep, "github.com/byref/byref/run/sqlite"), strings.HasPrefix(dep, "modernc.org/"):
 			t.Errorf("codegen depends on %s; it reads a run's log (package run) and must not need the runtime", dep)
+		}
+	}
+}
+
+// TestMCPImportNeedsNoRuntime: importing MCP tools as actions (package
+// mcp) links the action package and the MCP SDK, not the runtime, the
+// interpreter or the store; serving over MCP (mcp/mcpserver) is what
+// builds on the runtime.
+func TestMCPImportNeedsNoRuntime(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/mcp").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list mcp: %v\n%s", err, out)
+	}
+	allowed := []string{"github.com/byref/byref/mcp", "github.com/byref/byref/action", "github.com/byref/byref/schema"}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "github.com/byref/byref/") && !slices.Contains(allowed, dep) {
+			t.Errorf("mcp depends on %s; importing MCP tools as actions may use only action and schema (serving belongs in mcp/mcpserver)", dep)
 		}
 	}
 }

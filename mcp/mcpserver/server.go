@@ -1,4 +1,4 @@
-package mcp
+package mcpserver
 
 import (
 	"context"
@@ -13,17 +13,14 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/mcp"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/schema"
 	"github.com/byref/byref/variable"
 )
 
-// Version is the version byref announces as an MCP client and server.
-const Version = "0.1.0"
-
-// ServerOptions configures NewServer. Actions or Agents must offer at least
-// one tool.
-type ServerOptions struct {
+// Options configures New. Actions or Agents must offer at least one tool.
+type Options struct {
 	// Name is the server's name in the MCP handshake. Empty means "byref".
 	Name string
 	// Instructions are sent to clients in the handshake. Optional.
@@ -60,10 +57,10 @@ type Server struct {
 	log     *slog.Logger
 }
 
-// NewServer returns a Server offering opts.Actions and opts.Agents as tools,
-// or an error when there are none, a name is taken twice, or an agent is
+// New returns a Server offering opts.Actions and opts.Agents as tools, or
+// an error when there are none, a name is taken twice, or an agent is
 // incomplete.
-func NewServer(opts ServerOptions) (*Server, error) {
+func New(opts Options) (*Server, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -72,7 +69,7 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	if name == "" {
 		name = "byref"
 	}
-	s := &Server{log: log, srv: sdk.NewServer(&sdk.Implementation{Name: name, Version: Version}, &sdk.ServerOptions{Instructions: opts.Instructions, Logger: opts.Logger})}
+	s := &Server{log: log, srv: sdk.NewServer(&sdk.Implementation{Name: name, Version: mcp.Version}, &sdk.ServerOptions{Instructions: opts.Instructions, Logger: opts.Logger})}
 	var acts []*action.Action
 	if opts.Actions != nil {
 		acts = opts.Actions.All()
@@ -81,19 +78,19 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		spec.Run.NonInteractive = true
 		a, err := runtime.AgentAction(spec)
 		if err != nil {
-			return nil, fmt.Errorf("mcp: agent %q: %w", spec.Name, err)
+			return nil, fmt.Errorf("mcpserver: agent %q: %w", spec.Name, err)
 		}
 		acts = append(acts, a)
 	}
 	set, err := action.NewSet(acts...)
 	if err != nil {
-		return nil, fmt.Errorf("mcp: %w", err)
+		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
 	rtOpts := opts.Runtime
 	rtOpts.Actions, rtOpts.HideFromAI = set, true
 	rt, err := runtime.New(rtOpts)
 	if err != nil {
-		return nil, fmt.Errorf("mcp: building the runtime: %w", err)
+		return nil, fmt.Errorf("mcpserver: building the runtime: %w", err)
 	}
 	for _, a := range set.All() {
 		tool, why := plainTool(a)
@@ -105,7 +102,7 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		s.tools = append(s.tools, a.Name())
 	}
 	if len(s.tools) == 0 {
-		return nil, errors.New("mcp: no tools to serve; set ServerOptions.Actions (with actions that take raw values) or ServerOptions.Agents")
+		return nil, errors.New("mcpserver: no tools to serve; set Options.Actions (with actions that take raw values) or Options.Agents")
 	}
 	return s, nil
 }
@@ -176,7 +173,7 @@ func (s *Server) handler(name string, rt *runtime.Runtime) sdk.ToolHandler {
 		}
 		st, err := rt.NewState()
 		if err != nil {
-			return nil, fmt.Errorf("mcp: starting the call of %s: %w", name, err)
+			return nil, fmt.Errorf("mcpserver: starting the call of %s: %w", name, err)
 		}
 		id := "mcp_" + strconv.FormatUint(callSeq.Add(1), 10)
 		step := st.Execute(ctx, runtime.Step{Calls: []runtime.ToolCall{{ID: id, Name: name, Arguments: args}}})

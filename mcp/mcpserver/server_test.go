@@ -1,4 +1,4 @@
-package mcp_test
+package mcpserver_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/mcp"
+	"github.com/byref/byref/mcp/mcpserver"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/schema"
 )
@@ -84,11 +85,11 @@ func shouter() *runtime.Runtime {
 	return rt
 }
 
-func exportServer() (*mcp.Server, error) {
-	return mcp.NewServer(mcp.ServerOptions{Actions: exportActions(), Agents: []runtime.AgentSpec{exportAgent()}})
+func exportServer() (*mcpserver.Server, error) {
+	return mcpserver.New(mcpserver.Options{Actions: exportActions(), Agents: []runtime.AgentSpec{exportAgent()}})
 }
 
-func newExportServer(t *testing.T) *mcp.Server {
+func newExportServer(t *testing.T) *mcpserver.Server {
 	t.Helper()
 	s, err := exportServer()
 	if err != nil {
@@ -239,15 +240,15 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestNewServerErrors(t *testing.T) {
-	if _, err := mcp.NewServer(mcp.ServerOptions{}); err == nil || !strings.Contains(err.Error(), "no tools") {
+	if _, err := mcpserver.New(mcpserver.Options{}); err == nil || !strings.Contains(err.Error(), "no tools") {
 		t.Errorf("no tools: %v", err)
 	}
-	if _, err := mcp.NewServer(mcp.ServerOptions{Agents: []runtime.AgentSpec{{Name: "a"}}}); err == nil || !strings.Contains(err.Error(), "Agent is nil") {
+	if _, err := mcpserver.New(mcpserver.Options{Agents: []runtime.AgentSpec{{Name: "a"}}}); err == nil || !strings.Contains(err.Error(), "Agent is nil") {
 		t.Errorf("agent without Agent: %v", err)
 	}
 	spec := exportAgent()
 	spec.Name = "shout"
-	if _, err := mcp.NewServer(mcp.ServerOptions{Actions: exportActions(), Agents: []runtime.AgentSpec{spec}}); err == nil || !strings.Contains(err.Error(), "shout") {
+	if _, err := mcpserver.New(mcpserver.Options{Actions: exportActions(), Agents: []runtime.AgentSpec{spec}}); err == nil || !strings.Contains(err.Error(), "shout") {
 		t.Errorf("duplicate names: %v", err)
 	}
 }
@@ -260,7 +261,7 @@ func TestServeLeavesOutWhatMCPCannotHandle(t *testing.T) {
 	pay := action.MustNew(action.Spec{Name: "pay", Func: func(n int) int { return n }, Params: []action.Param{{Name: "n"}}, NeedsApproval: true})
 	open := action.MustNew(action.Spec{Name: "open_handle", Func: func() *handle { return &handle{open: true} }})
 	ok := action.MustNew(action.Spec{Name: "double", Func: func(n int) int { return 2 * n }, Params: []action.Param{{Name: "n"}}})
-	s, err := mcp.NewServer(mcp.ServerOptions{Name: "t", Actions: action.MustSet(pay, open, ok)})
+	s, err := mcpserver.New(mcpserver.Options{Name: "t", Actions: action.MustSet(pay, open, ok)})
 	if err != nil {
 		t.Fatal(err)
 	}
