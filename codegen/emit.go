@@ -232,9 +232,9 @@ func (g *gen) argExprs(a *actionInfo, in *Instruction) ([]string, error) {
 			var err error
 			if def, ok := a.id.Defaults[arg.Param]; ok {
 				s, err = g.jsonValue(def, a.params[i], true)
-			} else {
+			} else if a.argsStruct == nil || g.snippet {
 				s, err = g.zero(a.params[i])
-			}
+			} // else "": the field keeps its zero value
 			if err != nil {
 				return nil, fmt.Errorf("the default of %s: %w", arg.Param, err)
 			}
@@ -294,6 +294,12 @@ func (g *gen) callStep(in *Instruction) error {
 		ref := g.funcs[in.Action]
 		callee = g.callee(ref)
 	}
+	pre := ""
+	if !g.snippet { // snippets call struct-argument actions field by field
+		if pre, args, err = g.pack(a, in.Action, args, g.names); err != nil {
+			return err
+		}
+	}
 	if a.takesCtx && !g.snippet {
 		args = append([]string{g.ctx}, args...)
 	}
@@ -303,6 +309,7 @@ func (g *gen) callStep(in *Instruction) error {
 		what += " into " + in.Return
 	}
 	g.header(in, what)
+	g.body.WriteString(pre)
 
 	res, target := a.result, in.Return
 	if res == nil || target == "" {

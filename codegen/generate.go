@@ -459,24 +459,35 @@ func (g *gen) file() ([]byte, error) {
 }
 
 // snippetFuncs declares the actions snippets call by name, with the
-// signatures snippets see (no context).
+// signatures snippets see: no context, and the fields of a struct-argument
+// action one by one.
 func (g *gen) snippetFuncs(w *strings.Builder) error {
 	for _, name := range g.snippetActions {
 		a := g.acts[name]
-		ft := a.typ
 		ref := g.funcs[name]
 		callee := g.lookupVar[name]
 		if callee == "" {
 			callee = g.callee(ref)
 		}
 		fmt.Fprintf(w, "// Snippets call %s by name.\n", name)
-		if !a.takesCtx {
+		if !a.takesCtx && a.argsStruct == nil {
 			fmt.Fprintf(w, "%s := %s\n", name, callee)
 			continue
 		}
-		sig, err := g.funcType(ft, true)
-		if err != nil {
-			return fmt.Errorf("action %s: %w", name, err)
+		var res []string
+		for _, r := range a.typ.out {
+			s, err := g.typeExpr(r)
+			if err != nil {
+				return fmt.Errorf("action %s: %w", name, err)
+			}
+			res = append(res, s)
+		}
+		results := ""
+		switch len(res) {
+		case 1:
+			results = " " + res[0]
+		case 2:
+			results = " (" + strings.Join(res, ", ") + ")"
 		}
 		// Parameter names: the action's, kept clear of the file's names.
 		local := newNamer()
@@ -497,26 +508,62 @@ func (g *gen) snippetFuncs(w *strings.Builder) error {
 			ps = append(ps, n+" "+t)
 			as = append(as, n)
 		}
+		pre, args, err := g.pack(a, name, as, local)
+		if err != nil {
+			return err
+		}
+		if a.takesCtx {
+			args = append([]string{g.ctx}, args...)
+		}
 		ret := "return "
-		if len(ft.out) == 0 {
+		if len(res) == 0 {
 			ret = ""
 		}
-		res := strings.TrimPrefix(sig, "func("+strings.Join(typesOf(g, ft, true), ", ")+")")
-		fmt.Fprintf(w, "%s := func(%s)%s {\n%s%s(%s)\n}\n", name, strings.Join(ps, ", "), res, ret, callee, strings.Join(append([]string{g.ctx}, as...), ", "))
+		fmt.Fprintf(w, "%s := func(%s)%s {\n%s%s%s(%s)\n}\n", name, strings.Join(ps, ", "), results, pre, ret, callee, strings.Join(args, ", "))
 	}
 	return nil
 }
 
-func typesOf(g *gen, ft *gotype, dropCtx bool) []string {
-	var out []string
-	for i, p := range ft.in {
-		if i == 0 && dropCtx && p.isContext() {
+// pack turns the arguments of a struct-argument action, one per field
+// ("" for a field left at its zero value), into the struct its function
+// takes: a composite literal, or a variable whose promoted fields are set
+// one by one (pre, the statements to write before the call). Other
+// actions' arguments are returned as they are.
+func (g *gen) pack(a *actionInfo, action string, args []string, names *namer) (pre string, out []string, err error) {
+	if a.argsStruct == nil {
+		return "", args, nil
+	}
+	ts, err := g.typeExpr(a.argsStruct)
+	if err != nil {
+		return "", nil, fmt.Errorf("action %s: %w", action, err)
+	}
+	var fields, paths []string
+	for i, e := range args {
+		if e == "" {
 			continue
 		}
-		s, _ := g.typeExpr(p)
-		out = append(out, s)
+		f := a.fields[i].Field
+		for _, part := range strings.Split(f, ".") {
+			if !token.IsIdentifier(part) {
+				return "", nil, fmt.Errorf("action %s: the recorded field %q is not a Go field name", action, f)
+			}
+		}
+		if strings.Contains(f, ".") {
+			paths = append(paths, f+" = "+e)
+		} else {
+			fields = append(fields, f+": "+e)
+		}
 	}
-	return out
+	lit := ts + "{" + strings.Join(fields, ", ") + "}"
+	if len(paths) == 0 {
+		return "", []string{lit}, nil
+	}
+	v := names.fresh(camel(action, false) + "Args")
+	pre = v + " := " + lit + "\n"
+	for _, p := range paths {
+		pre += v + "." + p + "\n"
+	}
+	return pre, []string{v}, nil
 }
 
 // mainFunc writes main.
@@ -652,6 +699,10 @@ type actionInfo struct {
 	typ      *gotype   // the function's type
 	params   []*gotype // the parameters after a leading context
 	takesCtx bool
+	// argsStruct is the struct a struct-argument action's function takes,
+	// whose fields (fields) the parameters fill; nil for other actions.
+	argsStruct *gotype
+	fields     []run.ArgField
 	// result is the function's result, nil when it has none;
 	// returnsErr reports a last result of type error.
 	result     *gotype
@@ -677,6 +728,20 @@ func (g *gen) action(name string) (*actionInfo, error) {
 	a := &actionInfo{id: id, typ: t, params: t.in}
 	if len(t.in) > 0 && t.in[0].isContext() {
 		a.takesCtx, a.params = true, t.in[1:]
+	}
+	if len(id.Fields) > 0 {
+		// The function takes one struct; the parameters are its fields.
+		if len(a.params) != 1 {
+			return nil, fmt.Errorf("action %s: its recorded fields need a function of one struct, not %s", name, id.Type)
+		}
+		a.argsStruct, a.fields, a.params = a.params[0], id.Fields, nil
+		for _, f := range id.Fields {
+			ft, err := parseType(f.Type)
+			if err != nil {
+				return nil, fmt.Errorf("action %s: field %s: %w", name, f.Field, err)
+			}
+			a.params = append(a.params, ft)
+		}
 	}
 	switch len(t.out) {
 	case 1:

@@ -32,6 +32,10 @@ type GoAction struct {
 	// Params are the names of the action's parameters, in the order of the
 	// function's parameters after a leading context.
 	Params []string `json:"params,omitempty"`
+	// Fields is set for an action whose function takes its arguments as
+	// one struct (action.Action.ArgsStruct): the field each parameter
+	// fills, in parameter order.
+	Fields []ArgField `json:"fields,omitempty"`
 	// Defaults are the JSON defaults of the optional parameters that have
 	// one, by parameter name; a parameter left out and not here takes the
 	// zero value of its type.
@@ -39,6 +43,16 @@ type GoAction struct {
 	// Types describes the named types the signature mentions that this
 	// run's log has not described yet.
 	Types []NamedType `json:"types,omitempty"`
+}
+
+// ArgField is the struct field a parameter of a struct-argument action
+// fills.
+type ArgField struct {
+	// Field is the field's Go name, or its path for a field promoted from
+	// an embedded struct ("Paging.Limit").
+	Field string `json:"field"`
+	// Type is the field's type in the form of [GoType].
+	Type string `json:"type"`
 }
 
 // NamedType describes a named type a run touched, as replay code needs it

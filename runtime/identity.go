@@ -27,6 +27,9 @@ func identityOf(a *action.Action) run.GoAction {
 	id := run.GoAction{Name: a.Name(), Func: run.FuncSymbol(a.Func()), Type: run.GoType(reflect.TypeOf(a.Func()))}
 	for _, p := range a.Params() {
 		id.Params = append(id.Params, p.Name)
+		if a.ArgsStruct() != nil {
+			id.Fields = append(id.Fields, run.ArgField{Field: p.Field, Type: run.GoType(p.Type)})
+		}
 		if p.DefaultJSON != "" && p.Default != nil {
 			if id.Defaults == nil {
 				id.Defaults = map[string]json.RawMessage{}
@@ -52,7 +55,11 @@ func (st *State) actionIdentity(name string) *run.GoAction {
 	}
 	st.describedActions[name] = true
 	id := identityOf(r.act)
-	id.Types = run.NamedTypes(st.described, reflect.TypeOf(r.act.Func()))
+	types := []reflect.Type{reflect.TypeOf(r.act.Func())}
+	for _, p := range r.act.Params() {
+		types = append(types, p.Type)
+	}
+	id.Types = run.NamedTypes(st.described, types...)
 	return &id
 }
 

@@ -60,6 +60,36 @@ func Search(ctx context.Context, q Query, limit int) ([]Item, error) {
 	return out, nil
 }
 
+// Page says where a listing starts.
+type Page struct {
+	Offset int ` + "`json:\"offset\"`" + `
+}
+
+// FindArgs are the arguments of Find, one per field.
+type FindArgs struct {
+	Text string ` + "`json:\"text\"`" + `
+	Max  int    ` + "`json:\"max,omitempty\"`" + `
+	Page
+}
+
+// Find lists the items whose name holds Text, from Offset on.
+func Find(ctx context.Context, args FindArgs) ([]Item, error) {
+	var out []Item
+	for _, it := range catalog {
+		if strings.Contains(it.Name, args.Text) {
+			out = append(out, it)
+		}
+	}
+	if args.Offset > len(out) {
+		return nil, nil
+	}
+	out = out[args.Offset:]
+	if args.Max > 0 && len(out) > args.Max {
+		out = out[:args.Max]
+	}
+	return out, nil
+}
+
 // Cart sums what is added to it.
 type Cart struct{ total float64 }
 
@@ -82,6 +112,8 @@ func Actions() *action.Set {
 	return action.MustSet(
 		action.MustNew(action.Spec{Name: "search", Description: "Search the catalog.", Func: Search,
 			Params: []action.Param{{Name: "q"}, {Name: "limit", Default: 10}}}),
+		action.MustNew(action.Spec{Name: "find", Description: "Find items.", Func: Find,
+			Params: []action.Param{{Name: "text"}, {Name: "max", Optional: true}, {Name: "offset", Optional: true}}}),
 		action.MustNew(action.Spec{Name: "add", Description: "Add items to the cart.", Func: cart.Add, Params: []action.Param{{Name: "items"}}}),
 		action.MustNew(action.Spec{Name: "discount", Description: "Take 10% off.", Func: NewDiscount(10), Params: []action.Param{{Name: "total"}}}),
 	)
@@ -133,8 +165,9 @@ func main() {
 		llm.Response{Text: "Add the first, then discount.", ToolCalls: []llm.ToolCall{
 			call("c3", "add", ` + "`" + `{"items":"<<var:search_result>>"}` + "`" + `),
 			call("c4", "discount", ` + "`" + `{"total":"<<var:add_result>>"}` + "`" + `),
+			call("c5", "find", ` + "`" + `{"text":"tea","offset":1}` + "`" + `),
 		}},
-		llm.Response{Text: "Summarise in Go.\n` + "```" + `go\nvar names []string\nfor _, it := range search_result {\n\tnames = append(names, strings.ToUpper(it.Name))\n}\nsummary := fmt.Sprintf(\"%s: %.2f of %.0f\", strings.Join(names, \",\"), discount_result, budget)\n` + "```" + `"},
+		llm.Response{Text: "Summarise in Go.\n` + "```" + `go\nvar names []string\nfor _, it := range search_result {\n\tnames = append(names, strings.ToUpper(it.Name))\n}\nmore, _ := find(\"pot\", 5, 0)\nsummary := fmt.Sprintf(\"%s: %.2f of %.0f, %d more, %d found\", strings.Join(names, \",\"), discount_result, budget, len(more), len(find_result))\n` + "```" + `"},
 		llm.CallTool("terminate", ` + "`" + `{"success":true,"result":"<<var:summary>>"}` + "`" + `),
 	)
 	fmt.Printf("shop %s %s\n", id, result)
@@ -284,7 +317,9 @@ func TestReplayOfUserActions(t *testing.T) {
 	}
 	for _, want := range []string{`shop.Search(ctx, shop.Query{Text: "tea", Kind: replay.Ptr[string]("tea")}, 2)`, "shop.Search(ctx, pref, 10)",
 		"Add func([]shop.Item) float64", "Discount func(float64) float64", `pref := shop.Query{Text: "tea", Kind: replay.Ptr[string]("tea")}`,
-		`replay.Func[func(float64) float64](set, "discount")`} {
+		`replay.Func[func(float64) float64](set, "discount")`,
+		"findArgs := shop.FindArgs{Text: \"tea\"}\n\tfindArgs.Page.Offset = 1\n\tfind_result, err := shop.Find(ctx, findArgs)",
+		"findArgs2 := shop.FindArgs{Text: text_, Max: max_}\n\t\tfindArgs2.Page.Offset = offset_\n\t\treturn shop.Find(ctx, findArgs2)"} {
 		if !strings.Contains(src, want) {
 			t.Errorf("the shop replay has no %q:\n%s", want, src)
 		}
