@@ -43,3 +43,57 @@ func TestStructArgumentCall(t *testing.T) {
 		t.Errorf("a field name that is no identifier was written:\n%s", src)
 	}
 }
+
+// TestValuesFromJSON: recorded JSON is written as Go literals of the
+// recorded types where the log vouches for one, and decoded from the JSON
+// (replay.JSON) where it does not: a type that decodes itself, a type the
+// log does not describe.
+func TestValuesFromJSON(t *testing.T) {
+	const pkg = "example.com/shop"
+	rec := &codegen.Recording{
+		Actions: map[string]run.GoAction{"f": {Name: "f", Func: pkg + ".F",
+			Type:   "func(time.Time, map[string]any, " + pkg + ".Celsius, *int, []" + pkg + ".Opaque, map[int]bool, float32)",
+			Params: []string{"at", "m", "c", "p", "o", "k", "x"}}},
+		Types: map[string]run.NamedType{
+			"time.Time":      {Name: "time.Time", Underlying: "struct { }", Unmarshals: true},
+			pkg + ".Celsius": {Name: pkg + ".Celsius", Underlying: "float64"},
+		},
+		Steps: []codegen.Instruction{{Step: 1, Kind: codegen.KindCall, Action: "f", Args: []run.Argument{
+			{Param: "at", Raw: json.RawMessage(`"2026-11-24T20:00:00Z"`)},
+			{Param: "m", Raw: json.RawMessage(`{"b":[1,"x",null],"a":2.5}`)},
+			{Param: "c", Raw: json.RawMessage(`21`)},
+			{Param: "p", Raw: json.RawMessage(`7`)},
+			{Param: "o", Raw: json.RawMessage(`[{"k":1}]`)},
+			{Param: "k", Raw: json.RawMessage(`{"2":true,"10":false}`)},
+			{Param: "x", Raw: json.RawMessage(`1e2`)},
+		}}},
+	}
+	src, err := codegen.Generate(rec, codegen.Options{Package: "replay"})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	want := "shop.F(replay.JSON[time.Time](`\"2026-11-24T20:00:00Z\"`), " + `map[string]any{"a": 2.5, "b": []any{1.0, "x", nil}}, 21.0, replay.Ptr[int](7), replay.JSON[[]shop.Opaque](` + "`" + `[{"k":1}]` + "`" + `), map[int]bool{10: false, 2: true}, 1e2)`
+	if !strings.Contains(string(src), want) {
+		t.Errorf("no\n%s\nin\n%s", want, src)
+	}
+}
+
+// TestOldLogNamesTheFix: a log written before the runtime recorded Go
+// identities cannot be replayed, and the error says what to do.
+func TestOldLogNamesTheFix(t *testing.T) {
+	events := []run.Event{
+		{RunID: "run_old", Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Action: "list_items", Arguments: `{}`}}},
+		{Seq: 2, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Resolution: &run.Resolution{}}},
+	}
+	rec, err := codegen.FromEvents(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := codegen.Generate(rec, codegen.Options{}); err == nil || !strings.Contains(err.Error(), `does not record the action's Go identity`) || !strings.Contains(err.Error(), "run it again") {
+		t.Errorf("err = %v", err)
+	}
+	events[1].Data = run.ToolCallCompleted{CallID: "c1", Success: true}
+	if _, err := codegen.FromEvents(events); err == nil || !strings.Contains(err.Error(), "records no resolution") {
+		t.Errorf("err = %v", err)
+	}
+}
