@@ -81,7 +81,7 @@ func (s *steps) record(t testing.TB, id string) (*codegen.Recording, map[string]
 		responses = append(responses, r)
 	}
 	responses = append(responses, llm.Response{ToolCalls: []llm.ToolCall{tool("end", "terminate", `{"success":true}`)}})
-	st, _, events := runScripted(t, runtime.RunOptions{ID: run.ID(id)}, s.vars, responses...)
+	st, _, events := runScripted(t, runtime.RunOptions{ID: run.ID(id), Limits: runtime.Limits{MaxSteps: len(responses)}}, s.vars, responses...)
 	rec, err := codegen.FromEvents(events)
 	if err != nil {
 		t.Fatal(err)
