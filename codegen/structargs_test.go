@@ -97,3 +97,26 @@ func TestOldLogNamesTheFix(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestSetStart: a starting value the log lacks can be given, of the
+// variable's recorded type; secrets, non-starting variables and other
+// types are refused.
+func TestSetStart(t *testing.T) {
+	rec := &codegen.Recording{Variables: []codegen.Variable{
+		{Name: "n", Type: "int", Start: true},
+		{Name: "key", Type: "string", Start: true, Secret: true},
+		{Name: "m", Type: "int"},
+	}}
+	if err := rec.SetStart("n", 3); err != nil || string(rec.Variables[0].Value) != "3" {
+		t.Errorf("SetStart(n, 3): %v, value %s", err, rec.Variables[0].Value)
+	}
+	for _, c := range []struct {
+		name  string
+		value any
+		want  string
+	}{{"n", "3", "cannot be the starting value"}, {"key", "k", "secret"}, {"m", 1, "not a starting variable"}, {"x", 1, "no variable"}} {
+		if err := rec.SetStart(c.name, c.value); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("SetStart(%s, %v) = %v, want %q", c.name, c.value, err, c.want)
+		}
+	}
+}
