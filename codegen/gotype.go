@@ -75,8 +75,42 @@ func (t *gotype) String() string {
 		return "map[" + t.key.String() + "]" + t.elem.String()
 	case kChan:
 		return t.dir + " " + t.elem.String()
+	case kFunc:
+		var in, out []string
+		for i, p := range t.in {
+			s := p.String()
+			if t.variadic && i == len(t.in)-1 {
+				s = "..." + p.elem.String()
+			}
+			in = append(in, s)
+		}
+		for _, r := range t.out {
+			out = append(out, r.String())
+		}
+		s := "func(" + strings.Join(in, ", ") + ")"
+		switch len(out) {
+		case 0:
+		case 1:
+			s += " " + out[0]
+		default:
+			s += " (" + strings.Join(out, ", ") + ")"
+		}
+		return s
+	case kStruct:
+		var fs []string
+		for _, f := range t.fields {
+			s := f.typ.String()
+			if f.name != "" {
+				s = f.name + " " + s
+			}
+			if f.tag != "" {
+				s += " " + strconv.Quote(f.tag)
+			}
+			fs = append(fs, " "+s)
+		}
+		return "struct {" + strings.Join(fs, ";") + " }"
 	}
-	return fmt.Sprintf("%v", *t)
+	return "?"
 }
 
 // isContext reports whether t is context.Context.

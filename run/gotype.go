@@ -61,8 +61,8 @@ type NamedType struct {
 	// Name is the type in the form of [GoType]: "example.com/shop.Item".
 	Name string `json:"name"`
 	// Underlying is its underlying type in the form of GoType, with only
-	// the exported fields of a struct (the ones encoding/json fills), and
-	// "interface" for an interface with methods.
+	// the exported and embedded fields of a struct (the ones encoding/json
+	// fills), and "interface" for an interface with methods.
 	Underlying string `json:"underlying"`
 	// Unmarshals reports that the type decodes its JSON itself
 	// (json.Unmarshaler or encoding.TextUnmarshaler), so a value of it is
@@ -75,7 +75,9 @@ type NamedType struct {
 // "map[string]*example.com/shop.Order", "func(context.Context, int) error".
 // Predeclared types keep their names (error, any for the empty interface);
 // a named type's path is everything before the last dot that follows the
-// last slash. It is how the log records types for replay code, which must
+// last slash. A struct lists its exported and embedded fields with their
+// json tags, the fields encoding/json reads; an interface with methods is
+// "interface". It is how the log records types for replay code, which must
 // import them; reflect's String has package names only. A nil t is "any".
 func GoType(t reflect.Type) string {
 	var b strings.Builder
@@ -168,8 +170,8 @@ func writeGoType(b *strings.Builder, t reflect.Type, underlying bool) {
 		n := 0
 		for i := range t.NumField() {
 			f := t.Field(i)
-			if !f.IsExported() {
-				continue
+			if !f.IsExported() && !f.Anonymous {
+				continue // encoding/json ignores it; an embedded one promotes fields
 			}
 			if n > 0 {
 				b.WriteByte(';')
