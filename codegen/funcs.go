@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"go/token"
+	"strconv"
 	"strings"
 )
 
@@ -59,6 +60,10 @@ func locate(sym string) funcRef {
 	}
 	path := strings.ReplaceAll(sym[:slash+1+dot], "%2e", ".")
 	rest := sym[slash+1+dot+1:]
+	if !validPath(path) {
+		ref.Why = "its symbol " + strconv.Quote(sym) + " does not name a Go package"
+		return ref
+	}
 	switch {
 	case strings.HasSuffix(rest, "-fm") || strings.HasPrefix(rest, "("):
 		ref.Why = "it is a method value (" + shortSym(sym) + ")"
@@ -68,6 +73,8 @@ func locate(sym string) funcRef {
 		ref.Why = "it is a closure (" + shortSym(sym) + ")"
 	case strings.Contains(rest, "."):
 		ref.Why = "it is a method (" + shortSym(sym) + ")"
+	case !token.IsIdentifier(rest):
+		ref.Why = "its symbol " + strconv.Quote(sym) + " does not name a Go function"
 	case path == "main":
 		ref.Why, ref.MainName = "it is in package main ("+shortSym(sym)+")", rest
 	case !token.IsExported(rest):
@@ -84,3 +91,17 @@ func locate(sym string) funcRef {
 
 // shortSym drops the import path's directories from a symbol.
 func shortSym(sym string) string { return sym[strings.LastIndexByte(sym, '/')+1:] }
+
+// validPath reports whether path can be an import path: the log is not
+// trusted, and paths end up in code.
+func validPath(path string) bool {
+	if path == "" || strings.HasPrefix(path, "/") || strings.HasSuffix(path, "/") || strings.Contains(path, "..") || strings.Contains(path, "//") {
+		return false
+	}
+	for _, r := range path {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._~+-/", r)) {
+			return false
+		}
+	}
+	return true
+}

@@ -419,7 +419,7 @@ func (g *gen) file() ([]byte, error) {
 			if err != nil {
 				return nil, fmt.Errorf("action %s: %w", name, err)
 			}
-			fmt.Fprintf(w, "// %s is the action %s: %s.\n%s %s\n", g.fields[name], name, g.funcs[name].Why, g.fields[name], ft)
+			fmt.Fprintf(w, "// %s is the action %s: %s.\n%s %s\n", g.fields[name], name, commentLine(g.funcs[name].Why), g.fields[name], ft)
 		}
 		w.WriteString("}\n\n")
 	}
@@ -497,7 +497,7 @@ func (g *gen) snippetFuncs(w *strings.Builder) error {
 		var ps, as []string
 		for i, pt := range a.params {
 			n := fmt.Sprintf("p%d", i)
-			if i < len(a.id.Params) {
+			if i < len(a.id.Params) && token.IsIdentifier(a.id.Params[i]) {
 				n = a.id.Params[i] + "_"
 			}
 			n = local.fresh(n)
@@ -614,7 +614,7 @@ func (g *gen) mainFunc(w *strings.Builder, starts []*Variable, rt string) error 
 		} else {
 			fmt.Fprintf(w, "// Fill %s with the functions of the run's actions, which replay\n// code cannot call through an import path:\n", g.actions)
 			for _, name := range g.lookups {
-				fmt.Fprintf(w, "//   %s: the action %s (%s),\n", g.fields[name], name, g.funcs[name].Why)
+				fmt.Fprintf(w, "//   %s: the action %s (%s),\n", g.fields[name], name, commentLine(g.funcs[name].Why))
 			}
 			fmt.Fprintf(w, "// for example from the action set: replay.Func[T](set, name).\nvar %s Actions\n", g.actions)
 		}
@@ -713,6 +713,9 @@ type actionInfo struct {
 func (g *gen) action(name string) (*actionInfo, error) {
 	if a, ok := g.acts[name]; ok {
 		return a, nil
+	}
+	if !token.IsIdentifier(name) || token.IsKeyword(name) {
+		return nil, fmt.Errorf("the log names an action %q, which is not a Go identifier as action names are", name)
 	}
 	id, ok := g.rec.Actions[name]
 	if !ok {

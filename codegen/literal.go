@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/token"
 	"math/big"
 	"sort"
 	"strconv"
@@ -193,7 +194,7 @@ func (g *gen) literal(v any, t *gotype, typed, elide bool) (string, error) {
 			return "", errNoLiteral
 		}
 		for _, f := range u.fields {
-			if f.name == "" {
+			if f.name == "" || !token.IsIdentifier(f.name) {
 				return "", errNoLiteral // embedded fields promote theirs
 			}
 			key, opts, _ := strings.Cut(jsonTag(f.tag), ",")

@@ -120,3 +120,47 @@ func TestSetStart(t *testing.T) {
 		}
 	}
 }
+
+// TestLogIdentitiesValidated: a log's symbols, types and field names end
+// up in code, so ones that are not Go names are refused, never written.
+func TestLogIdentitiesValidated(t *testing.T) {
+	for name, id := range map[string]run.GoAction{
+		"symbol": {Name: "f", Func: "example.com/p.F();panic(1);_=x", Type: "func()"},
+		"path":   {Name: "f", Func: `example.com/p"+x.F`, Type: "func()"},
+		"type":   {Name: "f", Func: "example.com/p.F", Type: "func(example.com/p.T{}) int"},
+		"field":  {Name: "f", Func: "example.com/p.F", Type: "func(struct { A();B int })"},
+	} {
+		rec := &codegen.Recording{Actions: map[string]run.GoAction{"f": id},
+			Steps: []codegen.Instruction{{Step: 1, Kind: codegen.KindCall, Action: "f"}}}
+		if len(id.Type) > 10 && strings.Contains(id.Type, "(") && id.Type != "func()" {
+			rec.Steps[0].Args = []run.Argument{{Param: "a", Raw: json.RawMessage(`{}`)}}
+		}
+		src, err := codegen.Generate(rec, codegen.Options{Package: "replay"})
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(src), "\n") {
+			if code, _, _ := strings.Cut(line, "//"); strings.Contains(code, "panic(1)") || strings.Contains(code, `"+x`) || strings.Contains(code, "A()") {
+				t.Errorf("%s: written into code: %q\n%s", name, line, src)
+			}
+		}
+	}
+	// Action names become identifiers, and symbols go into comments.
+	rec := &codegen.Recording{Actions: map[string]run.GoAction{
+		"f(); panic(1)": {Name: "f(); panic(1)", Func: "example.com/p.F", Type: "func()"},
+		"g":             {Name: "g", Func: "example.com/p.G.func1\nfunc init() { panic(1) }", Type: "func()"},
+	}, Steps: []codegen.Instruction{{Step: 1, Kind: codegen.KindCall, Action: "f(); panic(1)"}}}
+	if _, err := codegen.Generate(rec, codegen.Options{}); err == nil {
+		t.Error("an action name that is no identifier was accepted")
+	}
+	rec.Steps[0].Action = "g"
+	src, err := codegen.Generate(rec, codegen.Options{Main: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(src), "\n") {
+		if strings.Contains(line, "panic(1)") && !strings.HasPrefix(strings.TrimSpace(line), "//") {
+			t.Errorf("the symbol left its comment: %q", line)
+		}
+	}
+}

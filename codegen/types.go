@@ -144,6 +144,9 @@ func (g *gen) typeExpr(t *gotype) (string, error) {
 		if t.path == "" {
 			return "", fmt.Errorf("type %s has no import path in the log (a log written before byref recorded them); run it again to replay it", t.name)
 		}
+		if !token.IsIdentifier(t.name) || !validPath(t.path) {
+			return "", fmt.Errorf("the recorded type %q is not a Go type name", t)
+		}
 		if t.path == "main" && g.inMain() {
 			// The replay is a file of the user's own package main: it
 			// names main's types as main does.
@@ -188,6 +191,9 @@ func (g *gen) typeExpr(t *gotype) (string, error) {
 			}
 			if i > 0 {
 				b.WriteString(";")
+			}
+			if f.name != "" && !token.IsIdentifier(f.name) {
+				return "", fmt.Errorf("the recorded field name %q is not a Go identifier", f.name)
 			}
 			if f.name == "" {
 				b.WriteString(" " + ft)
