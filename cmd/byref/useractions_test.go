@@ -360,19 +360,37 @@ func TestReplayOfUserActions(t *testing.T) {
 		t.Fatalf("the notes replay printed %s, want the result %s\n%s", got, notesRun[1], notes)
 	}
 
-	// The inspector serves the same programs.
+	// The inspector serves the same programs; the shop's, with the action
+	// set named, builds and prints the run's result.
 	s := serve(t, "--db", db)
 	defer s.stop()
-	for _, c := range []struct{ id, want string }{{shopRun[0], bare}, {notesRun[0], notes}} {
-		resp, err := http.Get(s.base + "/ui/api/runs/" + c.id + "/replay")
+	for _, c := range []struct{ path, want string }{
+		{shopRun[0] + "/replay", bare}, {notesRun[0] + "/replay", notes},
+		{shopRun[0] + "/replay?actions=example.com/shopapp/shop.Actions", src},
+	} {
+		resp, err := http.Get(s.base + "/ui/api/runs/" + c.path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != 200 || string(b) != c.want {
-			t.Errorf("the inspector's replay of %s: %s, and it differs from byref replay's:\n%s", c.id, resp.Status, b)
+			t.Errorf("the inspector's replay %s: %s, and it differs from byref replay's:\n%s", c.path, resp.Status, b)
 		}
+		if strings.Contains(c.path, "actions=") {
+			writeFile(t, filepath.Join(dir, "replayserved", "main.go"), string(b))
+			if got, ok := goBuildRun(t, dir, "replayserved"); !ok || !sameJSONValue(replayResult(t, got), json.RawMessage(shopRun[1])) {
+				t.Errorf("the inspector's shop replay printed %s, want the result %s", got, shopRun[1])
+			}
+		}
+	}
+	resp, err := http.Get(s.base + "/ui/api/runs/" + shopRun[0] + "/replay?actions=x%22%29%3B+panic%281%29+%2F%2F.F")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("an action set function that is no Go name: %s, want 422", resp.Status)
 	}
 }
 
