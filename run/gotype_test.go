@@ -13,8 +13,10 @@ import (
 type gtPoint struct {
 	X, Y int
 	Tag  string `json:"tag,omitempty"`
-	skip bool
+	skip bool // unexported: not written
 }
+
+var _ = gtPoint{skip: true}
 
 type gtCelsius float64
 
