@@ -128,3 +128,38 @@ func namesWord(code, name string) bool {
 func identByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
+
+// seedDescribed marks the actions and named types a restored run's log
+// describes already, so that they are not recorded again; callers hold
+// mu.
+func (st *State) seedDescribed(events []run.Event) {
+	if st.described == nil {
+		st.described, st.describedActions = map[string]bool{}, map[string]bool{}
+	}
+	action := func(id run.GoAction) {
+		st.describedActions[id.Name] = true
+		for _, nt := range id.Types {
+			st.described[nt.Name] = true
+		}
+	}
+	for _, e := range events {
+		switch p := e.Data.(type) {
+		case run.ToolCallCompleted:
+			if p.Action != nil {
+				action(*p.Action)
+			}
+		case run.SnippetExecuted:
+			for _, id := range p.Actions {
+				action(id)
+			}
+		case run.VariableCreated:
+			for _, nt := range p.Types {
+				st.described[nt.Name] = true
+			}
+		case run.VariableModified:
+			for _, nt := range p.Types {
+				st.described[nt.Name] = true
+			}
+		}
+	}
+}

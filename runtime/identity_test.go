@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"github.com/byref/byref/action"
@@ -92,5 +93,55 @@ func TestGoIdentityIsRecorded(t *testing.T) {
 	}
 	if goTypes["box"] != box || goTypes["fill_result"] != box || goTypes["word"] != "" || goTypes["loud"] != "" {
 		t.Errorf("GoType of the variables = %v", goTypes)
+	}
+}
+
+// TestGoIdentityOnceAcrossRestore: a run restored after a restart does not
+// record again the identities its log holds.
+func TestGoIdentityOnceAcrossRestore(t *testing.T) {
+	ctx := context.Background()
+	store := run.NewMemoryStore()
+	actions := action.MustSet(
+		action.MustNew(action.Spec{Name: "fill", Func: IDFill, Params: []action.Param{{Name: "b"}, {Name: "n", Default: 1}}}),
+		action.MustNew(action.Spec{Name: "guarded", Func: func() string { return "ok" }, NeedsApproval: true}),
+	)
+	agent := func(model llm.Model) *runtime.Runtime {
+		rt, err := runtime.New(runtime.Options{Actions: actions, Store: store, Model: model, CallTimeout: -1,
+			Variables: []variable.Spec{{Name: "box", Value: idBox{Name: "a"}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rt
+	}
+	rt := agent(llm.NewScripted(llm.CallTool("fill", `{"b":"<<var:box>>"}`), llm.CallTool("guarded", `{}`)))
+	h := startRun(t, rt, runtime.RunOptions{Task: "fill, then wait"})
+	waitAwait(t, h)
+	if err := rt.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rt2 := agent(llm.NewScripted(llm.CallTool("fill", `{"b":"<<var:box>>"}`), llm.CallTool("terminate", `{"success":true,"result":null}`)))
+	h2, err := rt2.Restore(ctx, h.ID(), runtime.RestoreOptions{Types: []reflect.Type{reflect.TypeFor[idBox]()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := waitAwait(t, h2)
+	if err := h2.Resume(ctx, p.ID, run.Answer{Decision: run.Approved}); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := h2.Wait(ctx); err != nil || o.Status != run.StatusCompleted {
+		t.Fatalf("restored run: %+v %v", o, err)
+	}
+	events, err := store.Read(ctx, h.ID(), 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, e := range events {
+		if p, ok := e.Data.(run.ToolCallCompleted); ok && p.Action != nil {
+			count[p.Action.Name]++
+		}
+	}
+	if count["fill"] != 1 || count["guarded"] != 1 {
+		t.Errorf("identities recorded %v, want fill and guarded once each", count)
 	}
 }
