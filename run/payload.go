@@ -220,8 +220,9 @@ type ToolCallCompleted struct {
 	// Result is the variable the call's result was stored in, or "".
 	Result string `json:"result,omitempty"`
 	// Action is the Go identity of the called action, for replay code:
-	// set on the first completion of each action in the run (again after
-	// a restore), nil on the others and for the built-in actions.
+	// set on the first completion of each action in the run (a restored
+	// run reads what its log holds), nil on the others and for the
+	// built-in actions.
 	Action *GoAction `json:"action,omitempty"`
 }
 
