@@ -13,6 +13,34 @@ import (
 // BenchmarkGenerate50 generates the replay of a 50-step run: calls by
 // import path, looked-up closures and methods, and snippets.
 func BenchmarkGenerate50(b *testing.B) {
+	rec, _ := bench50().record(b, "run_bench")
+	if len(rec.Steps) != 51 {
+		b.Fatalf("%d steps", len(rec.Steps))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := codegen.Generate(rec, codegen.Options{Main: true, ActionSet: codegentest.Actions}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFromEvents50 reads the recording of the same run from its log.
+func BenchmarkFromEvents50(b *testing.B) {
+	_, events := bench50().run(b, "run_bench")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := codegen.FromEvents(events); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// bench50 is a 50-step run: calls by import path, looked-up closures and
+// methods, and snippets.
+func bench50() *steps {
 	run := &steps{vars: []variable.Spec{{Name: "city", Value: "Paris"}}}
 	for i := range 50 {
 		var step runtime.Step
@@ -31,15 +59,5 @@ func BenchmarkGenerate50(b *testing.B) {
 		step.Reason = fmt.Sprintf("Step %d of the benchmark.", i+1)
 		run.steps = append(run.steps, step)
 	}
-	rec, _ := run.record(b, "run_bench")
-	if len(rec.Steps) != 51 {
-		b.Fatalf("%d steps", len(rec.Steps))
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := codegen.Generate(rec, codegen.Options{Main: true, ActionSet: codegentest.Actions}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return run
 }

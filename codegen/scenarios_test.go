@@ -65,9 +65,9 @@ func newState(t *testing.T, _ llm.Model, vars ...variable.Spec) *steps {
 	return &steps{vars: vars}
 }
 
-// record runs the steps, then terminate, and returns the recording of the
-// run's log and its final variables.
-func (s *steps) record(t testing.TB, id string) (*codegen.Recording, map[string]json.RawMessage) {
+// run plays the steps, then terminate, on a scripted model, and returns
+// the final State and the run's log.
+func (s *steps) run(t testing.TB, id string) (*runtime.State, []run.Event) {
 	t.Helper()
 	var responses []llm.Response
 	for _, st := range s.steps {
@@ -82,6 +82,14 @@ func (s *steps) record(t testing.TB, id string) (*codegen.Recording, map[string]
 	}
 	responses = append(responses, llm.Response{ToolCalls: []llm.ToolCall{tool("end", "terminate", `{"success":true}`)}})
 	st, _, events := runScripted(t, runtime.RunOptions{ID: run.ID(id), Limits: runtime.Limits{MaxSteps: len(responses)}}, s.vars, responses...)
+	return st, events
+}
+
+// record runs the steps, then terminate, and returns the recording of the
+// run's log and its final variables.
+func (s *steps) record(t testing.TB, id string) (*codegen.Recording, map[string]json.RawMessage) {
+	t.Helper()
+	st, events := s.run(t, id)
 	rec, err := codegen.FromEvents(events)
 	if err != nil {
 		t.Fatal(err)
