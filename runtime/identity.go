@@ -3,6 +3,7 @@ package runtime
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -97,11 +98,15 @@ func goType(t reflect.Type) string {
 // code names (as a word) that the log does not hold yet: a snippet calls
 // actions as Go functions, and its replay calls them too. Callers hold mu.
 func (st *State) snippetIdentities(code string) []run.GoAction {
-	var out []run.GoAction
+	var names []string
 	for name, r := range st.m.byName {
-		if r.builtin || st.describedActions[name] || !namesWord(code, name) {
-			continue
+		if !r.builtin && !st.describedActions[name] && namesWord(code, name) {
+			names = append(names, name)
 		}
+	}
+	slices.Sort(names)
+	var out []run.GoAction
+	for _, name := range names {
 		if id := st.actionIdentity(name); id != nil {
 			out = append(out, *id)
 		}
