@@ -38,9 +38,10 @@ type Options struct {
 	Main bool
 	// ActionSet is the package-level function main calls to fill Actions,
 	// the functions of the actions replay code cannot call by import path
-	// (closures and methods), e.g. myapp.Actions. Nil leaves main with
-	// empty Actions and a comment naming the fields to fill; the replay
-	// refuses nil fields with an error naming the fix.
+	// (closures and methods), e.g. myapp.Actions. Nil, with ActionSetFunc
+	// empty, leaves main with empty Actions and a comment naming the
+	// fields to fill; the replay refuses nil fields with an error naming
+	// the fix.
 	ActionSet func() *action.Set
 	// ActionSetFunc names that function by import path and name
 	// ("example.com/shop.Actions", "main.actions"), for callers that

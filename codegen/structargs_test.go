@@ -164,3 +164,27 @@ func TestLogIdentitiesValidated(t *testing.T) {
 		}
 	}
 }
+
+// TestActionSetFunc: main fills the looked-up actions from the set of the
+// function ActionSetFunc names, by import path or, beside the user's
+// package main, by its bare name; a name that is no Go name is refused.
+func TestActionSetFunc(t *testing.T) {
+	rec := &codegen.Recording{
+		Actions: map[string]run.GoAction{"greet": {Name: "greet", Func: "example.com/app.New.func1", Type: "func(string) string", Params: []string{"name"}}},
+		Steps: []codegen.Instruction{{Step: 1, Kind: codegen.KindCall, Action: "greet", Return: "hello", ReturnCreated: true,
+			Args: []run.Argument{{Param: "name", Raw: json.RawMessage(`"Ada"`)}}}},
+		Variables: []codegen.Variable{{Name: "hello", Type: "string"}},
+	}
+	for fn, want := range map[string]string{"example.com/app.Actions": "set := app.Actions()", "main.actions": "set := actions()"} {
+		src, err := codegen.Generate(rec, codegen.Options{Main: true, ActionSetFunc: fn})
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", fn, err, src)
+		}
+		if !strings.Contains(string(src), want) || !strings.Contains(string(src), `replay.Func[func(string) string](set, "greet")`) {
+			t.Errorf("%s: no %q in\n%s", fn, want, src)
+		}
+	}
+	if _, err := codegen.Generate(rec, codegen.Options{Main: true, ActionSetFunc: `app"; panic(1) //.F`}); err == nil {
+		t.Error("an ActionSetFunc that is no Go name was written")
+	}
+}
