@@ -13,7 +13,7 @@ import (
 type gtPoint struct {
 	X, Y int
 	Tag  string `json:"tag,omitempty"`
-	skip bool // unexported: not written
+	skip bool   // unexported: not written
 }
 
 var _ = gtPoint{skip: true}
