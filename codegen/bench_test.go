@@ -1,7 +1,6 @@
 package codegen_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -14,12 +13,35 @@ import (
 // BenchmarkGenerate50 generates the replay of a 50-step run: calls by
 // import path, looked-up closures and methods, and snippets.
 func BenchmarkGenerate50(b *testing.B) {
-	agent, err := runtime.New(runtime.Options{Actions: codegentest.Actions(), Variables: []variable.Spec{{Name: "city", Value: "Paris"}}})
-	if err != nil {
-		b.Fatal(err)
+	rec, _ := bench50().record(b, "run_bench")
+	if len(rec.Steps) != 51 {
+		b.Fatalf("%d steps", len(rec.Steps))
 	}
-	rt, _ := agent.NewState()
-	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := codegen.Generate(rec, codegen.Options{Main: true, ActionSet: codegentest.Actions}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFromEvents50 reads the recording of the same run from its log.
+func BenchmarkFromEvents50(b *testing.B) {
+	_, events := bench50().run(b, "run_bench")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := codegen.FromEvents(events); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// bench50 is a 50-step run: calls by import path, looked-up closures and
+// methods, and snippets.
+func bench50() *steps {
+	run := &steps{vars: []variable.Spec{{Name: "city", Value: "Paris"}}}
 	for i := range 50 {
 		var step runtime.Step
 		switch i % 5 {
@@ -32,20 +54,10 @@ func BenchmarkGenerate50(b *testing.B) {
 		case 3:
 			step.Calls = []runtime.ToolCall{{ID: fmt.Sprint("c", i), Name: "list_items", Arguments: `{}`}}
 		default:
-			step.Snippets = []string{fmt.Sprintf("import \"strings\"\ns%d := strings.ToUpper(city) + greet(\"x\")", i)}
+			step.Snippets = []string{fmt.Sprintf("s%d := strings.ToUpper(city) + greet(\"x\")", i)}
 		}
 		step.Reason = fmt.Sprintf("Step %d of the benchmark.", i+1)
-		rt.Execute(ctx, step)
+		run.steps = append(run.steps, step)
 	}
-	rec := codegen.FromState(rt, nil)
-	if len(rec.Steps) != 50 {
-		b.Fatalf("%d steps", len(rec.Steps))
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := codegen.Generate(rec, codegen.Options{Main: true, ActionSet: codegentest.Actions}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return run
 }

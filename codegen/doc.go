@@ -3,11 +3,24 @@
 //
 // # Recordings
 //
-// A [Recording] is built from a live runtime with [FromState], or from a
-// run's stored event log with [FromEvents] (plus the actions the run could
-// call, whose parameters and results the log does not hold). It is plain
-// data: callers may adjust it, e.g. [Recording.SetStart] for a starting
-// value a live runtime no longer has.
+// A [Recording] is built from a run's event log with [FromEvents], as a
+// store returns it or a run streams it: replay code needs nothing else.
+// The runtime records in the log what replay needs about each action the
+// run called: its Go identity ([run.GoAction]: the function's symbol,
+// which says where it lives and whether it is a closure, a method or
+// unexported; its signature; its parameters' names and defaults), on its
+// first completed call; the types of the variables, qualified by import
+// path ([run.GoType]); and the named types they are built from
+// ([run.NamedType]). Each call is read as the runtime resolved it
+// ([run.Resolution]), never parsed again. A host therefore needs no
+// action set: byref replay, the inspector and a program reading its store
+// all generate the same code. A Recording is plain data: callers may
+// adjust it, e.g. [Recording.SetStart] for a starting value too large for
+// the log.
+//
+// A log written before byref recorded these (no GoAction for a called
+// action, no resolution for a call) is refused with an error that says to
+// run the task again.
 //
 // # The generated file
 //
@@ -33,17 +46,31 @@
 // # How actions are called
 //
 // An action whose function is an exported package-level function is called
-// directly through its import path (found with runtime.FuncForPC), with the
-// arguments written as Go: references become the variables' names, raw JSON
-// becomes Go literals of the parameters' types, omitted parameters their
-// defaults. A closure ("pkg.F.func1"), a method value ("pkg.(*T).M-fm"), an
-// unexported function, or one in a test or an internal package cannot be
-// named from another package: Replay then takes an actions parameter of
-// the generated type Actions, a struct with one field per such action,
-// named after it and typed with the function's exact signature, and calls
-// the field; a nil field fails the replay before any action runs. The
-// generated main fills it from Options.ActionSet (replay.Func, which also
-// checks the signature), or says which fields to fill.
+// directly through its import path (read from its recorded symbol), with
+// the arguments written as Go: references become the variables' names,
+// raw JSON becomes Go literals of the parameters' types, omitted
+// parameters their recorded defaults (or zero values). A closure
+// ("pkg.F.func1"), a method value ("pkg.(*T).M-fm"), an unexported
+// function, or one in a test or an internal package cannot be named from
+// another package: Replay then takes an actions parameter of the
+// generated type Actions, a struct with one field per such action, named
+// after it and typed with the function's exact signature, and calls the
+// field; a nil field fails the replay before any action runs. The
+// generated main fills it from Options.ActionSet or Options.ActionSetFunc
+// (byref replay --actions), through replay.Func, which also checks the
+// signature; or says which fields to fill.
+//
+// # Values
+//
+// Recorded JSON (raw arguments, defaults, starting values, a child run's
+// result) is written as a Go literal of the recorded type: basic values,
+// slices, arrays, maps, pointers and structs, with struct fields matched to
+// JSON keys as encoding/json does (tag names, then case-insensitively).
+// Where the log cannot vouch for a literal (a type that decodes its JSON
+// itself, such as time.Time; embedded fields; a ",string" field option; a
+// type the log does not describe), the value is decoded at run time from
+// the recorded JSON instead: replay.JSON[T](`…`), which gives exactly what
+// the runtime's decoding gave.
 //
 // # Package main
 //

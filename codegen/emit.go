@@ -3,13 +3,11 @@ package codegen
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/byref/byref/action"
-	"github.com/byref/byref/runtime"
 )
 
 // steps writes every instruction into g.body.
@@ -123,7 +121,7 @@ func (g *gen) instruction(i int, in *Instruction) error {
 		g.comment(fmt.Sprintf("The approver denied %s: %s", describeCall(in), in.Denied))
 		return nil
 	case !in.OK():
-		if in.Kind == runtime.KindSnippet {
+		if in.Kind == KindSnippet {
 			g.header(in, "a snippet that failed, so left out")
 			g.comment("It failed with: " + in.Err)
 			g.comment(in.Code)
@@ -132,7 +130,7 @@ func (g *gen) instruction(i int, in *Instruction) error {
 		g.header(in, in.Action+" failed, so left out")
 		g.comment(fmt.Sprintf("%s failed with: %s", describeCall(in), in.Err))
 		return nil
-	case in.Kind == runtime.KindSnippet:
+	case in.Kind == KindSnippet:
 		return g.snippetStep(i, in)
 	case in.Action == action.TerminateName:
 		g.header(in, "terminate")
@@ -186,14 +184,16 @@ func (g *gen) askStep(in *Instruction) error {
 	}
 	g.comment("The user's recorded answer stands in for the question, so no one is asked here.")
 	lit := quote(*in.Answer)
-	if v := g.vars[in.Return]; v != nil && v.Type != nil && v.Type.Kind() != reflect.String && v.Type.Kind() != reflect.Interface {
-		return fmt.Errorf("ask_user returns into %s, a %s, not a string", in.Return, v.Type)
-	} else if v != nil && v.Type != nil && v.Type.Kind() == reflect.Interface && !g.declared[in.Return] {
-		ts, err := g.typeExpr(v.Type)
-		if err != nil {
-			return err
+	if t := g.vtypes[in.Return]; t != nil && g.cat.isInterface(t) {
+		if !g.declared[in.Return] {
+			ts, err := g.typeExpr(t)
+			if err != nil {
+				return err
+			}
+			lit = ts + "(" + lit + ")"
 		}
-		lit = ts + "(" + lit + ")"
+	} else if u, _ := g.cat.underlying(t); t != nil && (u == nil || u.kind != kBasic || u.name != "string") {
+		return fmt.Errorf("ask_user returns into %s, a %s, not a string", in.Return, t)
 	}
 	fmt.Fprintf(&g.body, "%s %s %s\n", in.Return, g.assign(in.Return), lit)
 	return nil
@@ -205,16 +205,19 @@ func describeCall(in *Instruction) string {
 	if args == "" {
 		args = "{}"
 	}
-	if in.Kind == runtime.KindSnippet {
+	if in.Kind == KindSnippet {
 		return "a snippet"
 	}
 	return in.Action + " " + args
 }
 
-// argExprs writes a call's arguments.
-func (g *gen) argExprs(a *action.Action, in *Instruction) ([]string, error) {
-	if len(in.Args) != a.NumParams() {
-		return nil, fmt.Errorf("the recorded call of %s has %d arguments, but the action takes %d parameters; pass the action set the run used", a.Name(), len(in.Args), a.NumParams())
+// argExprs writes a call's arguments, as the log recorded their
+// resolution: a variable by reference, a raw JSON value as a Go value of
+// the parameter's type, a default as the recorded default (or the zero
+// value).
+func (g *gen) argExprs(a *actionInfo, in *Instruction) ([]string, error) {
+	if len(in.Args) != len(a.params) {
+		return nil, fmt.Errorf("the recorded call of %s has %d arguments, but the action's recorded function takes %d parameters", in.Action, len(in.Args), len(a.params))
 	}
 	var out []string
 	for i, arg := range in.Args {
@@ -225,17 +228,19 @@ func (g *gen) argExprs(a *action.Action, in *Instruction) ([]string, error) {
 			}
 			out = append(out, arg.Ref)
 		case arg.Default:
-			s, err := g.value(a.Default(i), true)
+			var s string
+			var err error
+			if def, ok := a.id.Defaults[arg.Param]; ok {
+				s, err = g.jsonValue(def, a.params[i], true)
+			} else if a.argsStruct == nil || g.snippet {
+				s, err = g.zero(a.params[i])
+			} // else "": the field keeps its zero value
 			if err != nil {
 				return nil, fmt.Errorf("the default of %s: %w", arg.Param, err)
 			}
 			out = append(out, s)
 		default:
-			v, err := a.Decode(i, arg.Raw)
-			if err != nil {
-				return nil, fmt.Errorf("argument %s: %w", arg.Param, err)
-			}
-			s, err := g.value(v, true)
+			s, err := g.jsonValue(arg.Raw, a.params[i], true)
 			if err != nil {
 				return nil, fmt.Errorf("argument %s: %w", arg.Param, err)
 			}
@@ -271,9 +276,9 @@ func (g *gen) assign(name string) string {
 
 // callStep writes a successful JSON call.
 func (g *gen) callStep(in *Instruction) error {
-	a, ok := g.set.Get(in.Action)
-	if !ok {
-		return fmt.Errorf("%w: action %q is not in Recording.Actions", ErrGenerate, in.Action)
+	a, err := g.action(in.Action)
+	if err != nil {
+		return err
 	}
 	args, err := g.argExprs(a, in)
 	if err != nil {
@@ -282,27 +287,34 @@ func (g *gen) callStep(in *Instruction) error {
 	var callee string
 	switch {
 	case g.snippet:
-		callee = a.Name()
-	case g.lookupVar[a.Name()] != "":
-		callee = g.lookupVar[a.Name()]
+		callee = in.Action
+	case g.lookupVar[in.Action] != "":
+		callee = g.lookupVar[in.Action]
 	default:
-		ref := g.funcs[a.Name()]
+		ref := g.funcs[in.Action]
 		callee = g.callee(ref)
 	}
-	if a.TakesContext() && !g.snippet {
+	pre := ""
+	if !g.snippet { // snippets call struct-argument actions field by field
+		if pre, args, err = g.pack(a, in.Action, args, g.names); err != nil {
+			return err
+		}
+	}
+	if a.takesCtx && !g.snippet {
 		args = append([]string{g.ctx}, args...)
 	}
 	call := callee + "(" + strings.Join(args, ", ") + ")"
-	what := a.Name()
+	what := in.Action
 	if in.Return != "" {
 		what += " into " + in.Return
 	}
 	g.header(in, what)
+	g.body.WriteString(pre)
 
-	res, target := a.Result(), in.Return
+	res, target := a.result, in.Return
 	if res == nil || target == "" {
 		switch {
-		case res == nil && a.ReturnsError():
+		case res == nil && a.returnsErr:
 			fmt.Fprintf(&g.body, "if %s := %s; %s != nil {\n", g.err, call, g.err)
 			if g.snippet {
 				fmt.Fprintf(&g.body, "panic(%q + %s.Error())\n}\n", fmt.Sprintf("step %d: %s: ", in.Step, in.Action), g.err)
@@ -313,7 +325,7 @@ func (g *gen) callStep(in *Instruction) error {
 				return err
 			}
 			fmt.Fprintf(&g.body, "return %s, Variables{}, %s.Errorf(\"step %d: %s: %%w\", %s)\n}\n", zero, g.imp.use("fmt", "fmt"), in.Step, in.Action, g.err)
-		case a.ReturnsError():
+		case a.returnsErr:
 			g.declareErr()
 			fmt.Fprintf(&g.body, "_, %s = %s\n", g.err, call)
 			return g.onError(in)
@@ -327,13 +339,13 @@ func (g *gen) callStep(in *Instruction) error {
 	// A result typed as an interface lands in a variable of its dynamic
 	// type: assert it.
 	lhs := target
-	if v := g.vars[target]; v != nil && v.Type != nil && res.Kind() == reflect.Interface && v.Type != res && v.Type.Kind() != reflect.Interface {
-		ts, err := g.typeExpr(v.Type)
+	if vt := g.vtypes[target]; vt != nil && g.cat.isInterface(res) && vt.String() != res.String() && !g.cat.isInterface(vt) {
+		ts, err := g.typeExpr(vt)
 		if err != nil {
 			return err
 		}
 		tmp := g.names.fresh(camel(target, false) + "Result")
-		if a.ReturnsError() {
+		if a.returnsErr {
 			g.errDeclared = true
 			fmt.Fprintf(&g.body, "%s, %s := %s\n", tmp, g.err, call)
 			if err := g.onError(in); err != nil {
@@ -345,7 +357,7 @@ func (g *gen) callStep(in *Instruction) error {
 		fmt.Fprintf(&g.body, "%s %s %s.(%s)\n", target, g.assign(target), tmp, ts)
 		return nil
 	}
-	if !a.ReturnsError() {
+	if !a.returnsErr {
 		fmt.Fprintf(&g.body, "%s %s %s\n", lhs, g.assign(lhs), call)
 		return nil
 	}
@@ -378,22 +390,18 @@ func (g *gen) childStep(in *Instruction) error {
 	}
 	g.header(in, fmt.Sprintf("%s started child run %s%s, which ended %s", in.Action, c.ID, name, c.Status))
 	g.comment(fmt.Sprintf("The child's recorded result stands in for the call, so no model runs here;\nreplay the child itself with: byref replay %s", c.ID))
-	a, ok := g.set.Get(in.Action)
-	if !ok || a.Result() == nil || in.Return == "" {
+	a, err := g.action(in.Action)
+	if err != nil || a.result == nil || in.Return == "" {
 		g.comment("The call has no result to keep.")
 		return nil
 	}
-	t := a.Result()
-	if v := g.vars[in.Return]; v != nil && v.Type != nil {
-		t = v.Type
+	t := a.result
+	if vt := g.vtypes[in.Return]; vt != nil {
+		t = vt
 	}
-	ptr := reflect.New(t)
-	if err := json.Unmarshal(c.Result, ptr.Interface()); err != nil {
-		return fmt.Errorf("the result of child run %s does not decode into %s: %w", c.ID, t, err)
-	}
-	lit, err := g.value(ptr.Elem(), g.declared[in.Return])
+	lit, err := g.jsonValue(c.Result, t, g.declared[in.Return])
 	if err != nil {
-		return err
+		return fmt.Errorf("the result of child run %s: %w", c.ID, err)
 	}
 	fmt.Fprintf(&g.body, "%s %s %s\n", in.Return, g.assign(in.Return), lit)
 	return nil

@@ -1,14 +1,10 @@
 package codegen
 
 import (
-	"context"
 	"go/token"
-	"reflect"
-	goruntime "runtime"
+	"strconv"
 	"strings"
 )
-
-var contextType = reflect.TypeFor[context.Context]()
 
 // funcRef is where an action's function lives.
 type funcRef struct {
@@ -44,22 +40,17 @@ func (g *gen) callee(ref funcRef) string {
 	return g.imp.use(ref.Path, "") + "." + ref.Name
 }
 
-// locate finds fn's package-level name with runtime.FuncForPC.
+// locate finds a function's package-level name from its symbol, as the
+// Go runtime names it (run.GoAction.Func).
 //
 // Symbol names have the shape "path/to/pkg.Func", with a dot in the last
 // path element escaped as %2e. A closure is "pkg.Outer.func1" (or
 // "pkg.glob..func1" for a package-level func literal), a method value
 // "pkg.T.M-fm" or "pkg.(*T).M-fm", a generic instance "pkg.F[...]".
-func locate(fn any) funcRef {
-	v := reflect.ValueOf(fn)
-	if v.Kind() != reflect.Func || v.IsNil() {
-		return funcRef{Why: "it is not a function"}
+func locate(sym string) funcRef {
+	if sym == "" {
+		return funcRef{Why: "the log does not name its function"}
 	}
-	f := goruntime.FuncForPC(v.Pointer())
-	if f == nil {
-		return funcRef{Why: "the Go runtime does not know its name"}
-	}
-	sym := f.Name()
 	ref := funcRef{Symbol: sym}
 	slash := strings.LastIndexByte(sym, '/')
 	dot := strings.IndexByte(sym[slash+1:], '.')
@@ -69,6 +60,10 @@ func locate(fn any) funcRef {
 	}
 	path := strings.ReplaceAll(sym[:slash+1+dot], "%2e", ".")
 	rest := sym[slash+1+dot+1:]
+	if !validPath(path) {
+		ref.Why = "its symbol " + strconv.Quote(sym) + " does not name a Go package"
+		return ref
+	}
 	switch {
 	case strings.HasSuffix(rest, "-fm") || strings.HasPrefix(rest, "("):
 		ref.Why = "it is a method value (" + shortSym(sym) + ")"
@@ -78,6 +73,8 @@ func locate(fn any) funcRef {
 		ref.Why = "it is a closure (" + shortSym(sym) + ")"
 	case strings.Contains(rest, "."):
 		ref.Why = "it is a method (" + shortSym(sym) + ")"
+	case !token.IsIdentifier(rest):
+		ref.Why = "its symbol " + strconv.Quote(sym) + " does not name a Go function"
 	case path == "main":
 		ref.Why, ref.MainName = "it is in package main ("+shortSym(sym)+")", rest
 	case !token.IsExported(rest):
@@ -94,3 +91,17 @@ func locate(fn any) funcRef {
 
 // shortSym drops the import path's directories from a symbol.
 func shortSym(sym string) string { return sym[strings.LastIndexByte(sym, '/')+1:] }
+
+// validPath reports whether path can be an import path: the log is not
+// trusted, and paths end up in code.
+func validPath(path string) bool {
+	if path == "" || strings.HasPrefix(path, "/") || strings.HasSuffix(path, "/") || strings.Contains(path, "..") || strings.Contains(path, "//") {
+		return false
+	}
+	for _, r := range path {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._~+-/", r)) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,10 +1,11 @@
 package codegen
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"go/format"
+	"go/token"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -12,7 +13,7 @@ import (
 	"unicode"
 
 	"github.com/byref/byref/action"
-	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/run"
 	"github.com/byref/byref/variable"
 )
 
@@ -37,15 +38,21 @@ type Options struct {
 	Main bool
 	// ActionSet is the package-level function main calls to fill Actions,
 	// the functions of the actions replay code cannot call by import path
-	// (closures and methods), e.g. myapp.Actions. Nil leaves main with
-	// empty Actions and a comment naming the fields to fill; the replay
-	// refuses nil fields with an error naming the fix.
+	// (closures and methods), e.g. myapp.Actions. Nil, with ActionSetFunc
+	// empty, leaves main with empty Actions and a comment naming the
+	// fields to fill; the replay refuses nil fields with an error naming
+	// the fix.
 	ActionSet func() *action.Set
+	// ActionSetFunc names that function by import path and name
+	// ("example.com/shop.Actions", "main.actions"), for callers that
+	// cannot hold it: byref replay --actions. ActionSet wins when both
+	// are set.
+	ActionSetFunc string
 }
 
 // ErrGenerate is the condition of a recording Generate cannot turn into Go:
-// an action missing from the set, a type replay code cannot name, a snippet
-// that does not parse. Errors of Generate wrap it.
+// an action whose Go identity the log lacks, a type replay code cannot
+// name, a snippet that does not parse. Errors of Generate wrap it.
 var ErrGenerate = errors.New("codegen: cannot generate replay code")
 
 // Generate turns a recorded run into a Go source file, formatted with
@@ -113,7 +120,7 @@ func GenerateSnippet(rec *Recording) (string, error) {
 // gen holds the state of one generation.
 type gen struct {
 	rec     *Recording
-	set     *action.Set // rec.Actions, or an empty set
+	cat     *catalog
 	opts    Options
 	snippet bool // GenerateSnippet's form
 
@@ -123,6 +130,8 @@ type gen struct {
 	decls []string
 
 	vars     map[string]*Variable
+	vtypes   map[string]*gotype // variable name -> its parsed type
+	acts     map[string]*actionInfo
 	declared map[string]bool
 	parsed   map[int]*parsedSnippet // by index in rec.Steps
 
@@ -134,7 +143,7 @@ type gen struct {
 	fields            map[string]string  // action name -> field of Actions
 	snippetActions    []string           // actions snippets call by name
 
-	resultType reflect.Type
+	resultType *gotype
 	resultExpr string
 	lastStep   int
 	usesMain   bool // types of package main are named: the file goes next to it
@@ -150,33 +159,33 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 	if err := checkRecording(rec); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrGenerate, err)
 	}
-	set := rec.Actions // the caller's recording is left as it is
-	if set == nil {
-		set = &action.Set{}
+	cat := &catalog{named: map[string]run.NamedType{rawMessage: {Name: rawMessage, Underlying: "[]uint8", Unmarshals: true}}, parsed: map[string]*gotype{}}
+	for name, nt := range rec.Types {
+		cat.named[name] = nt
 	}
-	g := &gen{rec: rec, set: set, opts: opts, snippet: snippet, names: newNamer(), vars: map[string]*Variable{},
-		declared: map[string]bool{}, parsed: map[int]*parsedSnippet{}, funcs: map[string]funcRef{}, lookupVar: map[string]string{}, fields: map[string]string{}}
-	g.imp = &imports{byPath: map[string]string{}, names: g.names, pkgNames: map[string]string{}}
+	g := &gen{rec: rec, cat: cat, opts: opts, snippet: snippet, names: newNamer(), vars: map[string]*Variable{}, vtypes: map[string]*gotype{},
+		acts: map[string]*actionInfo{}, declared: map[string]bool{}, parsed: map[int]*parsedSnippet{}, funcs: map[string]funcRef{}, lookupVar: map[string]string{}, fields: map[string]string{}}
+	g.imp = &imports{byPath: map[string]string{}, names: g.names}
 	g.names.reserve("Replay", "ReplayVariables", "Variables", "main", "init", "_")
+	types := map[string]reflect.Type{} // for the snippets' analysis: names, types unknown
 	for i := range rec.Variables {
 		v := &rec.Variables[i]
 		g.vars[v.Name] = v
 		g.names.reserve(v.Name)
-	}
-	g.names.reserve(set.Names()...)
-	g.names.reserve(action.TerminateName, action.AskUserName, runtime.RunGoName)
-
-	// Snippets first: their identifiers and import names are fixed.
-	types := map[string]reflect.Type{}
-	for _, v := range rec.Variables {
-		if v.Type != nil {
-			types[v.Name] = v.Type
+		types[v.Name] = nil
+		if t, err := parseType(v.Type); err == nil {
+			g.vtypes[v.Name] = t
 		}
 	}
+	actionNames := slices.Sorted(maps.Keys(rec.Actions))
+	g.names.reserve(actionNames...)
+	g.names.reserve(action.TerminateName, action.AskUserName, runGoName)
+
+	// Snippets first: their identifiers and import names are fixed.
 	snippetNames := map[string]string{} // import name -> path
 	used := map[string]bool{}
 	for i, in := range rec.Steps {
-		if in.Kind != runtime.KindSnippet || !in.OK() || in.Denied != "" {
+		if in.Kind != KindSnippet || !in.OK() || in.Denied != "" {
 			continue
 		}
 		p, err := parseSnippet(in.Code, types)
@@ -193,7 +202,7 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 			}
 			snippetNames[im.Name] = im.Path
 		}
-		for _, a := range set.Names() {
+		for _, a := range actionNames {
 			if p.idents[a] && !used[a] {
 				used[a] = true
 				g.snippetActions = append(g.snippetActions, a)
@@ -212,11 +221,11 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 		if _, ok := g.funcs[name]; ok {
 			return nil
 		}
-		a, ok := set.Get(name)
-		if !ok {
-			return fmt.Errorf("%w: the run calls action %q, which is not in Recording.Actions; pass the actions the run used", ErrGenerate, name)
+		a, err := g.action(name)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrGenerate, err)
 		}
-		ref, local := locate(a.Func()).inPackage(g.inMain() && !snippet)
+		ref, local := locate(a.id.Func).inPackage(g.inMain() && !snippet)
 		g.usesMain = g.usesMain || local
 		g.funcs[name] = ref
 		if ref.Why != "" && !snippet {
@@ -236,7 +245,7 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 		return nil
 	}
 	for _, in := range rec.Steps {
-		if in.Kind == runtime.KindCall && in.OK() && in.Denied == "" && in.Action != action.TerminateName && in.Action != action.AskUserName && (in.Child == nil || in.Child.Result == nil) {
+		if in.Kind == KindCall && in.OK() && in.Denied == "" && in.Action != action.TerminateName && in.Action != action.AskUserName && (in.Child == nil || in.Child.Result == nil) {
 			if err := need(in.Action); err != nil {
 				return nil, err
 			}
@@ -291,17 +300,17 @@ func checkRecording(rec *Recording) error {
 // result works out the type and expression of the run's result, from its
 // last successful terminate call.
 func (g *gen) result() error {
-	g.resultType = reflect.TypeFor[json.RawMessage]()
+	g.resultType = rawMessageType()
 	raw := g.rec.Result
 	for _, in := range g.rec.Steps {
-		if in.Kind != runtime.KindCall || in.Action != action.TerminateName || !in.OK() {
+		if in.Kind != KindCall || in.Action != action.TerminateName || !in.OK() {
 			continue
 		}
 		g.resultExpr = ""
 		for _, a := range in.Args {
 			if a.Param == "result" && a.Ref != "" {
-				if v := g.vars[a.Ref]; v != nil && v.Type != nil {
-					g.resultType, g.resultExpr = v.Type, a.Ref
+				if t := g.vtypes[a.Ref]; t != nil {
+					g.resultType, g.resultExpr = t, a.Ref
 				}
 			}
 			if a.Param == "result" && a.Raw != nil && raw == nil {
@@ -310,9 +319,9 @@ func (g *gen) result() error {
 		}
 	}
 	if g.resultExpr == "" {
-		g.resultType = reflect.TypeFor[json.RawMessage]()
+		g.resultType = rawMessageType()
 		g.resultExpr = "nil"
-		if raw != nil {
+		if raw != nil && string(raw) != "null" {
 			g.resultExpr = g.imp.use("encoding/json", "json") + ".RawMessage(" + quote(string(raw)) + ")"
 		}
 	}
@@ -347,12 +356,13 @@ func (g *gen) file() ([]byte, error) {
 		if !v.Start {
 			continue
 		}
-		ts, err := g.typeExpr(v.Type)
+		t := g.vtypes[v.Name]
+		if t == nil {
+			return nil, fmt.Errorf("starting variable %s: its recorded type %q does not parse", v.Name, v.Type)
+		}
+		ts, err := g.typeExpr(t)
 		if err != nil {
 			return nil, fmt.Errorf("starting variable %s: %w", v.Name, err)
-		}
-		if v.Type == nil {
-			return nil, fmt.Errorf("starting variable %s: its type %s could not be resolved; give Recording.Variables a Type", v.Name, v.TypeName)
 		}
 		starts = append(starts, v)
 		params = append(params, v.Name+" "+ts)
@@ -366,8 +376,9 @@ func (g *gen) file() ([]byte, error) {
 			left = append(left, v.Name)
 			continue
 		}
-		ts, err := g.typeExpr(v.Type)
-		if err != nil || v.Type == nil {
+		t := g.vtypes[v.Name]
+		ts, err := g.typeExpr(t)
+		if err != nil || t == nil {
 			ts = "any"
 		}
 		f := fieldNames.fresh(camel(v.Name, true))
@@ -376,7 +387,7 @@ func (g *gen) file() ([]byte, error) {
 		switch {
 		case v.Secret:
 			tag, comment = "-", " // secret: never encoded"
-		case v.Type != nil && valueJSON(reflect.Zero(v.Type).Interface(), v.Type) == nil && v.Type.Kind() != reflect.Interface:
+		case t != nil && !g.cat.representable(t, map[string]bool{}):
 			tag, comment = "-", " // not JSON-representable"
 		}
 		tagText := fmt.Sprintf("json:%q", tag)
@@ -405,11 +416,11 @@ func (g *gen) file() ([]byte, error) {
 	if len(g.lookups) > 0 {
 		fmt.Fprintf(w, "// Actions holds the functions of the run's actions that replay code\n// cannot call through an import path (closures, methods): a field per\n// action, with the function's exact signature.\ntype Actions struct {\n")
 		for _, name := range g.lookups {
-			ft, err := g.typeExpr(reflect.TypeOf(mustAction(g.set, name).Func()))
+			ft, err := g.typeExpr(g.acts[name].typ)
 			if err != nil {
 				return nil, fmt.Errorf("action %s: %w", name, err)
 			}
-			fmt.Fprintf(w, "// %s is the action %s: %s.\n%s %s\n", g.fields[name], name, g.funcs[name].Why, g.fields[name], ft)
+			fmt.Fprintf(w, "// %s is the action %s: %s.\n%s %s\n", g.fields[name], name, commentLine(g.funcs[name].Why), g.fields[name], ft)
 		}
 		w.WriteString("}\n\n")
 	}
@@ -448,30 +459,36 @@ func (g *gen) file() ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-func mustAction(set *action.Set, name string) *action.Action {
-	a, _ := set.Get(name)
-	return a
-}
-
 // snippetFuncs declares the actions snippets call by name, with the
-// signatures snippets see (no context).
+// signatures snippets see: no context, and the fields of a struct-argument
+// action one by one.
 func (g *gen) snippetFuncs(w *strings.Builder) error {
 	for _, name := range g.snippetActions {
-		a := mustAction(g.set, name)
-		ft := reflect.TypeOf(a.Func())
+		a := g.acts[name]
 		ref := g.funcs[name]
 		callee := g.lookupVar[name]
 		if callee == "" {
 			callee = g.callee(ref)
 		}
 		fmt.Fprintf(w, "// Snippets call %s by name.\n", name)
-		if !a.TakesContext() {
+		if !a.takesCtx && a.argsStruct == nil {
 			fmt.Fprintf(w, "%s := %s\n", name, callee)
 			continue
 		}
-		sig, err := g.funcType(ft, true)
-		if err != nil {
-			return fmt.Errorf("action %s: %w", name, err)
+		var res []string
+		for _, r := range a.typ.out {
+			s, err := g.typeExpr(r)
+			if err != nil {
+				return fmt.Errorf("action %s: %w", name, err)
+			}
+			res = append(res, s)
+		}
+		results := ""
+		switch len(res) {
+		case 1:
+			results = " " + res[0]
+		case 2:
+			results = " (" + strings.Join(res, ", ") + ")"
 		}
 		// Parameter names: the action's, kept clear of the file's names.
 		local := newNamer()
@@ -479,32 +496,75 @@ func (g *gen) snippetFuncs(w *strings.Builder) error {
 			local.reserve(n)
 		}
 		var ps, as []string
-		for i := 0; i < a.NumParams(); i++ {
-			n := local.fresh(a.Param(i).Name + "_")
-			t, _ := g.typeExpr(ft.In(i + 1))
+		for i, pt := range a.params {
+			n := fmt.Sprintf("p%d", i)
+			if i < len(a.id.Params) && token.IsIdentifier(a.id.Params[i]) {
+				n = a.id.Params[i] + "_"
+			}
+			n = local.fresh(n)
+			t, err := g.typeExpr(pt)
+			if err != nil {
+				return fmt.Errorf("action %s: %w", name, err)
+			}
 			ps = append(ps, n+" "+t)
 			as = append(as, n)
 		}
+		pre, args, err := g.pack(a, name, as, local)
+		if err != nil {
+			return err
+		}
+		if a.takesCtx {
+			args = append([]string{g.ctx}, args...)
+		}
 		ret := "return "
-		if ft.NumOut() == 0 {
+		if len(res) == 0 {
 			ret = ""
 		}
-		res := strings.TrimPrefix(sig, "func("+strings.Join(typesOf(g, ft, true), ", ")+")")
-		fmt.Fprintf(w, "%s := func(%s)%s {\n%s%s(%s)\n}\n", name, strings.Join(ps, ", "), res, ret, callee, strings.Join(append([]string{g.ctx}, as...), ", "))
+		fmt.Fprintf(w, "%s := func(%s)%s {\n%s%s%s(%s)\n}\n", name, strings.Join(ps, ", "), results, pre, ret, callee, strings.Join(args, ", "))
 	}
 	return nil
 }
 
-func typesOf(g *gen, ft reflect.Type, dropCtx bool) []string {
-	var out []string
-	for i := range ft.NumIn() {
-		if i == 0 && dropCtx && ft.In(0) == contextType {
+// pack turns the arguments of a struct-argument action, one per field
+// ("" for a field left at its zero value), into the struct its function
+// takes: a composite literal, or a variable whose promoted fields are set
+// one by one (pre, the statements to write before the call). Other
+// actions' arguments are returned as they are.
+func (g *gen) pack(a *actionInfo, action string, args []string, names *namer) (pre string, out []string, err error) {
+	if a.argsStruct == nil {
+		return "", args, nil
+	}
+	ts, err := g.typeExpr(a.argsStruct)
+	if err != nil {
+		return "", nil, fmt.Errorf("action %s: %w", action, err)
+	}
+	var fields, paths []string
+	for i, e := range args {
+		if e == "" {
 			continue
 		}
-		s, _ := g.typeExpr(ft.In(i))
-		out = append(out, s)
+		f := a.fields[i].Field
+		for _, part := range strings.Split(f, ".") {
+			if !token.IsIdentifier(part) {
+				return "", nil, fmt.Errorf("action %s: the recorded field %q is not a Go field name", action, f)
+			}
+		}
+		if strings.Contains(f, ".") {
+			paths = append(paths, f+" = "+e)
+		} else {
+			fields = append(fields, f+": "+e)
+		}
 	}
-	return out
+	lit := ts + "{" + strings.Join(fields, ", ") + "}"
+	if len(paths) == 0 {
+		return "", []string{lit}, nil
+	}
+	v := names.fresh(camel(action, false) + "Args")
+	pre = v + " := " + lit + "\n"
+	for _, p := range paths {
+		pre += v + "." + p + "\n"
+	}
+	return pre, []string{v}, nil
 }
 
 // mainFunc writes main.
@@ -512,12 +572,19 @@ func (g *gen) mainFunc(w *strings.Builder, starts []*Variable, rt string) error 
 	fmtPkg, osPkg := g.imp.use("fmt", "fmt"), g.imp.use("os", "os")
 	res, vars, out := g.names.fresh("result"), g.names.fresh("vars"), g.names.fresh("out")
 	var setRef funcRef
-	if len(g.lookups) > 0 && g.opts.ActionSet != nil {
+	sym := g.opts.ActionSetFunc
+	if g.opts.ActionSet != nil {
+		sym = run.FuncSymbol(g.opts.ActionSet)
+	} else if sym != "" && !validFuncName(sym) {
+		return fmt.Errorf("Options.ActionSetFunc %q is not an import path and a function name, as in example.com/shop.Actions", sym)
+	}
+	hasSet := sym != ""
+	if len(g.lookups) > 0 && hasSet {
 		var local bool
-		setRef, local = locate(g.opts.ActionSet).inPackage(g.inMain())
+		setRef, local = locate(sym).inPackage(g.inMain())
 		g.usesMain = g.usesMain || local
 		if setRef.Why != "" {
-			return fmt.Errorf("Options.ActionSet: main must call it by import path, but %s", setRef.Why)
+			return fmt.Errorf("the action set function: main must call it by import path, but %s", setRef.Why)
 		}
 	}
 	if g.usesMain {
@@ -532,11 +599,11 @@ func (g *gen) mainFunc(w *strings.Builder, starts []*Variable, rt string) error 
 	}
 	if len(g.lookups) > 0 {
 		args = append(args, g.actions)
-		if g.opts.ActionSet != nil {
+		if hasSet {
 			set := g.names.fresh("set")
 			fmt.Fprintf(w, "%s := %s()\nvar %s Actions\n", set, g.callee(setRef), g.actions)
 			for _, name := range g.lookups {
-				ft, err := g.typeExpr(reflect.TypeOf(mustAction(g.set, name).Func()))
+				ft, err := g.typeExpr(g.acts[name].typ)
 				if err != nil {
 					return fmt.Errorf("action %s: %w", name, err)
 				}
@@ -548,31 +615,28 @@ func (g *gen) mainFunc(w *strings.Builder, starts []*Variable, rt string) error 
 		} else {
 			fmt.Fprintf(w, "// Fill %s with the functions of the run's actions, which replay\n// code cannot call through an import path:\n", g.actions)
 			for _, name := range g.lookups {
-				fmt.Fprintf(w, "//   %s: the action %s (%s),\n", g.fields[name], name, g.funcs[name].Why)
+				fmt.Fprintf(w, "//   %s: the action %s (%s),\n", g.fields[name], name, commentLine(g.funcs[name].Why))
 			}
 			fmt.Fprintf(w, "// for example from the action set: replay.Func[T](set, name).\nvar %s Actions\n", g.actions)
 		}
 	}
 	for _, v := range starts {
 		args = append(args, v.Name)
-		ts, _ := g.typeExpr(v.Type)
+		t := g.vtypes[v.Name]
+		ts, _ := g.typeExpr(t)
 		switch {
 		case v.Secret:
 			fmt.Fprintf(w, "// %s is secret: its value is read from the environment, never written here.\n", v.Name)
 			fmt.Fprintf(w, "%s, %s := %s.Env[%s](%q)\n", v.Name, g.err, g.imp.use(replayPath, "replay"), ts, envName(v.Name))
 			exit()
 		case v.Value != nil:
-			ptr := reflect.New(v.Type)
-			if err := json.Unmarshal(v.Value, ptr.Interface()); err != nil {
-				return fmt.Errorf("starting variable %s: its recorded value does not decode: %w", v.Name, err)
-			}
-			lit, err := g.value(ptr.Elem(), false)
+			lit, err := g.jsonValue(v.Value, t, false)
 			if err != nil {
 				return fmt.Errorf("starting variable %s: %w", v.Name, err)
 			}
 			fmt.Fprintf(w, "%s := %s\n", v.Name, lit)
 		default:
-			fmt.Fprintf(w, "// TODO: the run's starting value of %s was not recorded (%s); set it here.\nvar %s %s\n", v.Name, whyNoValue(v), v.Name, ts)
+			fmt.Fprintf(w, "// TODO: the run's starting value of %s was not recorded (%s); set it here.\nvar %s %s\n", v.Name, g.whyNoValue(t), v.Name, ts)
 		}
 	}
 	fmt.Fprintf(w, "%s, %s, %s := ReplayVariables(%s)\n", res, vars, g.err, strings.Join(args, ", "))
@@ -583,11 +647,11 @@ func (g *gen) mainFunc(w *strings.Builder, starts []*Variable, rt string) error 
 	return nil
 }
 
-func whyNoValue(v *Variable) string {
-	if v.Type != nil && valueJSON(reflect.Zero(v.Type).Interface(), v.Type) == nil {
+func (g *gen) whyNoValue(t *gotype) string {
+	if t != nil && !g.cat.representable(t, map[string]bool{}) {
 		return "it is not JSON-representable"
 	}
-	return "the run changed it, and the recording holds only its final value"
+	return "it was too large, or derived from a secret"
 }
 
 // envName is the environment variable a main reads a secret from.
@@ -620,4 +684,95 @@ func camel(name string, exported bool) string {
 		s = string(rs)
 	}
 	return s
+}
+
+// rawMessage is json.RawMessage in the log's form: the type of a raw
+// result.
+const rawMessage = "encoding/json.RawMessage"
+
+func rawMessageType() *gotype {
+	return &gotype{kind: kNamed, path: "encoding/json", name: "RawMessage"}
+}
+
+// actionInfo is an action's Go identity, parsed.
+type actionInfo struct {
+	id       run.GoAction
+	typ      *gotype   // the function's type
+	params   []*gotype // the parameters after a leading context
+	takesCtx bool
+	// argsStruct is the struct a struct-argument action's function takes,
+	// whose fields (fields) the parameters fill; nil for other actions.
+	argsStruct *gotype
+	fields     []run.ArgField
+	// result is the function's result, nil when it has none;
+	// returnsErr reports a last result of type error.
+	result     *gotype
+	returnsErr bool
+}
+
+// action returns the parsed Go identity of the named action.
+func (g *gen) action(name string) (*actionInfo, error) {
+	if a, ok := g.acts[name]; ok {
+		return a, nil
+	}
+	if !token.IsIdentifier(name) || token.IsKeyword(name) {
+		return nil, fmt.Errorf("the log names an action %q, which is not a Go identifier as action names are", name)
+	}
+	id, ok := g.rec.Actions[name]
+	if !ok {
+		return nil, fmt.Errorf("the run calls action %q, but its log does not record the action's Go identity (a log written before byref recorded them); run it again to replay it", name)
+	}
+	t, err := parseType(id.Type)
+	if err != nil {
+		return nil, fmt.Errorf("action %s: %w", name, err)
+	}
+	if t.kind != kFunc {
+		return nil, fmt.Errorf("action %s: its recorded type %s is not a function", name, id.Type)
+	}
+	a := &actionInfo{id: id, typ: t, params: t.in}
+	if len(t.in) > 0 && t.in[0].isContext() {
+		a.takesCtx, a.params = true, t.in[1:]
+	}
+	if len(id.Fields) > 0 {
+		// The function takes one struct; the parameters are its fields.
+		if len(a.params) != 1 {
+			return nil, fmt.Errorf("action %s: its recorded fields need a function of one struct, not %s", name, id.Type)
+		}
+		a.argsStruct, a.fields, a.params = a.params[0], id.Fields, nil
+		for _, f := range id.Fields {
+			ft, err := parseType(f.Type)
+			if err != nil {
+				return nil, fmt.Errorf("action %s: field %s: %w", name, f.Field, err)
+			}
+			a.params = append(a.params, ft)
+		}
+	}
+	switch len(t.out) {
+	case 1:
+		if t.out[0].kind == kError {
+			a.returnsErr = true
+		} else {
+			a.result = t.out[0]
+		}
+	case 2:
+		a.result, a.returnsErr = t.out[0], true
+	}
+	g.acts[name] = a
+	return a, nil
+}
+
+// validFuncName reports whether s is an import path, a dot and an
+// identifier: text that can be written into code as a package-level
+// function's name.
+func validFuncName(s string) bool {
+	dot := strings.LastIndexByte(s, '.')
+	if dot <= 0 || !token.IsIdentifier(s[dot+1:]) {
+		return false
+	}
+	for _, r := range s[:dot] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._~+-/", r)) {
+			return false
+		}
+	}
+	return !strings.Contains(s[:dot], "..") && !strings.HasPrefix(s, "/")
 }

@@ -1,44 +1,53 @@
 package codegen
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"reflect"
+	"go/token"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
 )
 
-// errNoLiteral: the value has no Go literal (unexported fields, a complex
-// number, a func); generated code decodes its JSON instead.
+// errNoLiteral: the value has no Go literal the log can vouch for (a type
+// that decodes its JSON itself, embedded fields, a type the log does not
+// describe); generated code decodes its JSON instead.
 var errNoLiteral = errors.New("no Go literal")
 
-// value writes v as a Go expression of exactly v's type (typed=false), or
-// of a type the context supplies (typed=true, where untyped constants
-// convert). Values without a literal are decoded from their JSON with
-// replay.JSON.
-func (g *gen) value(v reflect.Value, typed bool) (string, error) {
-	s, err := g.literal(v, typed, false)
+// jsonValue writes raw, a recorded JSON value, as a Go expression of type
+// t: a Go literal where the log describes t well enough to write one
+// exactly as encoding/json would decode it, and replay.JSON[T](`raw`)
+// otherwise. typed reports a context that gives the type (an argument, an
+// assignment to a declared variable), where untyped constants convert.
+func (g *gen) jsonValue(raw json.RawMessage, t *gotype, typed bool) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return "", fmt.Errorf("the recorded value %.80s is not JSON: %w", raw, err)
+	}
+	s, err := g.literal(v, t, typed, false)
 	if !errors.Is(err, errNoLiteral) {
 		return s, err
 	}
-	b, jerr := json.Marshal(v.Interface())
-	if jerr != nil {
-		return "", fmt.Errorf("a value of type %s has neither a Go literal nor JSON: %w", v.Type(), jerr)
-	}
-	return g.decodeExpr(v.Type(), b)
+	return g.decodeExpr(t, raw)
 }
 
 // decodeExpr is replay.JSON[T](`text`).
-func (g *gen) decodeExpr(t reflect.Type, text []byte) (string, error) {
+func (g *gen) decodeExpr(t *gotype, text []byte) (string, error) {
 	ts, err := g.typeExpr(t)
 	if err != nil {
 		return "", err
 	}
 	if g.snippet {
 		return "", fmt.Errorf("a value of type %s has no Go literal, and snippets cannot decode it", t)
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, text) == nil {
+		text = buf.Bytes()
 	}
 	return g.imp.use(replayPath, "replay") + ".JSON[" + ts + "](" + quote(string(text)) + ")", nil
 }
@@ -54,113 +63,172 @@ func quote(s string) string {
 	return strconv.Quote(s)
 }
 
-// literal writes v; elide drops the type of a composite literal (inside
-// another composite literal).
-func (g *gen) literal(v reflect.Value, typed, elide bool) (string, error) {
-	t := v.Type()
-	conv := func(s string, natural reflect.Type) (string, error) {
-		if typed || t == natural {
+// literal writes v, decoded JSON (numbers as json.Number), as a Go
+// expression of type t; elide drops the type of a composite literal
+// (an element of another composite literal).
+func (g *gen) literal(v any, t *gotype, typed, elide bool) (string, error) {
+	if t == nil {
+		return g.anyLiteral(v)
+	}
+	u, unmarshals := g.cat.underlying(t)
+	if unmarshals || u == nil {
+		return "", errNoLiteral
+	}
+	named := t.kind == kNamed
+	conv := func(s string, natural string) (string, error) {
+		if typed || (!named && u.kind == kBasic && u.name == natural) {
 			return s, nil
 		}
 		ts, err := g.typeExpr(t)
 		return ts + "(" + s + ")", err
 	}
-	switch t.Kind() {
-	case reflect.Bool:
-		return conv(strconv.FormatBool(v.Bool()), basicTypes["bool"])
-	case reflect.String:
-		return conv(quote(v.String()), basicTypes["string"])
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return conv(strconv.FormatInt(v.Int(), 10), basicTypes["int"])
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return conv(strconv.FormatUint(v.Uint(), 10), nil)
-	case reflect.Float32, reflect.Float64:
-		f := v.Float()
-		if math.IsInf(f, 0) || math.IsNaN(f) {
-			return "", errNoLiteral
+	if v == nil {
+		switch u.kind {
+		case kPointer, kSlice, kMap, kAny, kIface, kError, kFunc, kChan:
+			if typed {
+				return "nil", nil
+			}
+			ts, err := g.typeExpr(t)
+			if u.kind == kPointer || u.kind == kFunc || u.kind == kChan {
+				ts = "(" + ts + ")"
+			}
+			return ts + "(nil)", err
 		}
-		s := strconv.FormatFloat(f, 'g', -1, t.Bits())
-		if !strings.ContainsAny(s, ".eE") {
-			s += ".0"
+		return g.zero(t)
+	}
+	switch u.kind {
+	case kAny:
+		return g.anyLiteral(v)
+	case kBasic:
+		switch x := v.(type) {
+		case bool:
+			if u.name == "bool" {
+				return conv(strconv.FormatBool(x), "bool")
+			}
+		case string:
+			if u.name == "string" {
+				return conv(quote(x), "string")
+			}
+		case json.Number:
+			switch {
+			case strings.HasPrefix(u.name, "int") || strings.HasPrefix(u.name, "uint") || u.name == "byte" || u.name == "rune":
+				s, ok := integer(x)
+				if !ok {
+					return "", errNoLiteral
+				}
+				return conv(s, "int")
+			case strings.HasPrefix(u.name, "float"):
+				s := x.String()
+				if !strings.ContainsAny(s, ".eE") {
+					s += ".0"
+				}
+				return conv(s, "float64")
+			}
 		}
-		return conv(s, basicTypes["float64"])
-	case reflect.Interface:
-		if v.IsNil() {
-			return g.nilExpr(t, typed)
-		}
-		return g.literal(v.Elem(), false, false)
-	case reflect.Pointer:
-		if v.IsNil() {
-			return g.nilExpr(t, typed)
-		}
-		switch t.Elem().Kind() {
-		case reflect.Struct, reflect.Slice, reflect.Map, reflect.Array:
-			s, err := g.literal(v.Elem(), false, false)
+		return "", errNoLiteral
+	case kPointer:
+		el, _ := g.cat.underlying(u.elem)
+		if el != nil && (el.kind == kStruct || el.kind == kSlice || el.kind == kMap || el.kind == kArray) {
+			s, err := g.literal(v, u.elem, false, false)
 			return "&" + s, err
 		}
-		s, err := g.literal(v.Elem(), false, false)
+		s, err := g.literal(v, u.elem, true, false)
 		if err != nil {
 			return "", err
 		}
 		if g.snippet {
-			return "", fmt.Errorf("%w: a pointer to a %s", errNoLiteral, t.Elem())
+			return "", fmt.Errorf("%w: a pointer to a %s", errNoLiteral, u.elem)
 		}
-		return g.imp.use(replayPath, "replay") + ".Ptr(" + s + ")", nil
-	case reflect.Slice, reflect.Map:
-		if v.IsNil() {
-			return g.nilExpr(t, typed)
-		}
-	case reflect.Struct, reflect.Array:
-	default:
-		return "", fmt.Errorf("%w: a %s", errNoLiteral, t)
+		ts, err := g.typeExpr(u.elem)
+		return g.imp.use(replayPath, "replay") + ".Ptr[" + ts + "](" + s + ")", err
 	}
 	// Composite literals.
 	var elems []string
-	switch t.Kind() {
-	case reflect.Slice, reflect.Array:
-		for i := range v.Len() {
-			s, err := g.element(v.Index(i))
+	switch u.kind {
+	case kSlice, kArray:
+		list, ok := v.([]any)
+		if !ok || (u.kind == kArray && len(list) > u.n) {
+			return "", errNoLiteral // a []byte is base64 text
+		}
+		for _, e := range list {
+			s, err := g.element(e, u.elem)
 			if err != nil {
 				return "", err
 			}
 			elems = append(elems, s)
 		}
-	case reflect.Map:
-		type kv struct{ k, v string }
-		var kvs []kv
-		for it := v.MapRange(); it.Next(); {
-			k, err := g.element(it.Key())
+	case kMap:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return "", errNoLiteral
+		}
+		ku, unm := g.cat.underlying(u.key)
+		if unm || ku == nil || ku.kind != kBasic {
+			return "", errNoLiteral
+		}
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			var ks string
+			var err error
+			if ku.name == "string" {
+				ks, err = g.literal(k, u.key, true, false)
+			} else {
+				ks, err = g.literal(json.Number(k), u.key, true, false)
+			}
 			if err != nil {
 				return "", err
 			}
-			e, err := g.element(it.Value())
+			e, err := g.element(obj[k], u.elem)
 			if err != nil {
 				return "", err
 			}
-			kvs = append(kvs, kv{k, e})
+			elems = append(elems, ks+": "+e)
 		}
-		sort.Slice(kvs, func(i, j int) bool { return kvs[i].k < kvs[j].k })
-		for _, p := range kvs {
-			elems = append(elems, p.k+": "+p.v)
+	case kStruct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return "", errNoLiteral
 		}
-	case reflect.Struct:
-		for i := range t.NumField() {
-			f := t.Field(i)
-			fv := v.Field(i)
-			if fv.IsZero() {
+		for _, f := range u.fields {
+			if f.name == "" || !token.IsIdentifier(f.name) {
+				return "", errNoLiteral // embedded fields promote theirs
+			}
+			key, opts, _ := strings.Cut(jsonTag(f.tag), ",")
+			if key == "-" && opts == "" {
 				continue
 			}
-			if !f.IsExported() {
-				return "", fmt.Errorf("%w: %s has unexported fields", errNoLiteral, t)
+			if strings.Contains(","+opts+",", ",string,") {
+				return "", errNoLiteral
+			}
+			if key == "" {
+				key = f.name
+			}
+			fv, ok := obj[key]
+			if !ok {
+				for k, x := range obj { // encoding/json matches case-insensitively
+					if strings.EqualFold(k, key) {
+						fv, ok = x, true
+						break
+					}
+				}
+			}
+			if !ok || isZeroJSON(fv) {
+				continue // the zero value, as Go leaves it
 			}
 			// A field's value keeps its type: Go elides the types of
 			// elements, keys and values only.
-			s, err := g.literal(fv, true, false)
+			s, err := g.literal(fv, f.typ, true, false)
 			if err != nil {
 				return "", err
 			}
-			elems = append(elems, f.Name+": "+s)
+			elems = append(elems, f.name+": "+s)
 		}
+	default:
+		return "", errNoLiteral
 	}
 	body := "{" + strings.Join(elems, ", ") + "}"
 	if len(elems) > 3 || len(body) > 80 {
@@ -173,46 +241,170 @@ func (g *gen) literal(v reflect.Value, typed, elide bool) (string, error) {
 	return ts + body, err
 }
 
-// element writes a composite literal's element, key or field value.
-func (g *gen) element(v reflect.Value) (string, error) {
-	if v.Kind() == reflect.Interface {
-		return g.literal(v, true, false)
+// element writes a composite literal's element or map value.
+func (g *gen) element(v any, t *gotype) (string, error) {
+	u, _ := g.cat.underlying(t)
+	if v != nil && u != nil && (u.kind == kStruct || u.kind == kSlice || u.kind == kMap || u.kind == kArray) {
+		return g.literal(v, t, true, true)
 	}
-	switch v.Kind() {
-	case reflect.Struct, reflect.Slice, reflect.Map, reflect.Array:
-		if v.Kind() == reflect.Struct || !v.IsNil() || v.Kind() == reflect.Array {
-			return g.literal(v, true, true)
+	return g.literal(v, t, true, false)
+}
+
+// anyLiteral writes decoded JSON as the value encoding/json puts in an
+// any: map[string]any, []any, float64, string, bool or nil.
+func (g *gen) anyLiteral(v any) (string, error) {
+	switch x := v.(type) {
+	case nil:
+		return "nil", nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case string:
+		return quote(x), nil
+	case json.Number:
+		f, err := x.Float64()
+		if err != nil {
+			return "", errNoLiteral
+		}
+		s := strconv.FormatFloat(f, 'g', -1, 64)
+		if !strings.ContainsAny(s, ".eE") {
+			s += ".0"
+		}
+		return s, nil
+	case []any:
+		var elems []string
+		for _, e := range x {
+			s, err := g.anyLiteral(e)
+			if err != nil {
+				return "", err
+			}
+			elems = append(elems, s)
+		}
+		return "[]any{" + strings.Join(elems, ", ") + "}", nil
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var elems []string
+		for _, k := range keys {
+			s, err := g.anyLiteral(x[k])
+			if err != nil {
+				return "", err
+			}
+			elems = append(elems, quote(k)+": "+s)
+		}
+		body := "{" + strings.Join(elems, ", ") + "}"
+		if len(elems) > 3 || len(body) > 80 {
+			body = "{\n" + strings.Join(elems, ",\n") + ",\n}"
+		}
+		return "map[string]any" + body, nil
+	}
+	return "", errNoLiteral
+}
+
+// integer writes a JSON number as Go integer text, when it is a whole
+// number (the runtime decodes 3.0 and 1e3 into integer parameters).
+func integer(n json.Number) (string, bool) {
+	s := n.String()
+	if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return s, true
+	}
+	if _, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return s, true
+	}
+	f, ok := new(big.Float).SetString(s)
+	if !ok || !f.IsInt() {
+		return "", false
+	}
+	i, _ := f.Int(nil)
+	return i.String(), true
+}
+
+// jsonTag is the json key of a struct tag.
+func jsonTag(tag string) string {
+	s, _ := lookupTag(tag, "json")
+	return s
+}
+
+// lookupTag is reflect.StructTag.Lookup on a tag string.
+func lookupTag(tag, key string) (string, bool) {
+	for tag != "" {
+		i := 0
+		for i < len(tag) && tag[i] == ' ' {
+			i++
+		}
+		tag = tag[i:]
+		if tag == "" {
+			break
+		}
+		i = 0
+		for i < len(tag) && tag[i] > ' ' && tag[i] != ':' && tag[i] != '"' && tag[i] != 0x7f {
+			i++
+		}
+		if i == 0 || i+1 >= len(tag) || tag[i] != ':' || tag[i+1] != '"' {
+			break
+		}
+		name := tag[:i]
+		tag = tag[i+1:]
+		i = 1
+		for i < len(tag) && tag[i] != '"' {
+			if tag[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		if i >= len(tag) {
+			break
+		}
+		qvalue := tag[:i+1]
+		tag = tag[i+1:]
+		if key == name {
+			value, err := strconv.Unquote(qvalue)
+			return value, err == nil
 		}
 	}
-	return g.literal(v, true, false)
+	return "", false
 }
 
-// nilExpr is nil, converted to t when the context does not give the type.
-func (g *gen) nilExpr(t reflect.Type, typed bool) (string, error) {
-	if typed {
-		return "nil", nil
+// zero writes the zero value of t, in a context that gives the type.
+func (g *gen) zero(t *gotype) (string, error) {
+	u, _ := g.cat.underlying(t)
+	if u == nil {
+		ts, err := g.typeExpr(t)
+		return "*new(" + ts + ")", err
 	}
-	ts, err := g.typeExpr(t)
-	if t.Kind() == reflect.Pointer || t.Kind() == reflect.Func || t.Kind() == reflect.Chan {
-		ts = "(" + ts + ")"
-	}
-	return ts + "(nil)", err
-}
-
-// zero writes the zero value of t, for the error returns.
-func (g *gen) zero(t reflect.Type) (string, error) {
-	switch t.Kind() {
-	case reflect.Bool:
-		return "false", nil
-	case reflect.String:
-		return `""`, nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8,
-		reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr, reflect.Float32, reflect.Float64,
-		reflect.Complex64, reflect.Complex128:
+	switch u.kind {
+	case kBasic:
+		switch {
+		case u.name == "bool":
+			return "false", nil
+		case u.name == "string":
+			return `""`, nil
+		case u.name == "unsafe.Pointer":
+			return "nil", nil
+		}
 		return "0", nil
-	case reflect.Struct, reflect.Array:
+	case kStruct, kArray:
 		ts, err := g.typeExpr(t)
 		return ts + "{}", err
 	}
 	return "nil", nil
+}
+
+// isZeroJSON reports decoded JSON that decodes to a Go zero value: null,
+// false, 0 and "".
+func isZeroJSON(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !x
+	case string:
+		return x == ""
+	case json.Number:
+		f, err := x.Float64()
+		return err == nil && f == 0
+	}
+	return false
 }

@@ -65,7 +65,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	rec, err := codegen.FromEvents(events, actions)
+	rec, err := codegen.FromEvents(events)
 	if err != nil {
 		panic(err)
 	}

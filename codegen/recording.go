@@ -1,32 +1,42 @@
 package codegen
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/interp"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
-	"github.com/byref/byref/schema"
 	"github.com/byref/byref/variable"
 )
 
+// runGoName is the built-in action whose calls are snippets (the
+// runtime's RunGoName).
+const runGoName = "run_go"
+
 // Recording is a run as Generate needs it: its variables, the instructions
-// it executed in order, its result, and the actions it called. Build one
-// with FromState or FromEvents; its fields are plain data, so a caller can
-// adjust it (give a starting value, drop a step) before generating.
+// it executed in order, its result, and the Go identities of the actions
+// it called and the types it touched. Build one from a run's log with
+// FromEvents; its fields are plain data, so a caller can adjust it (give a
+// starting value, drop a step) before generating.
 type Recording struct {
 	// RunID names the run in the generated comments; optional.
 	RunID run.ID
-	// Actions are the actions the run could call. Generate reads their
-	// functions (to call them by import path), parameters and results.
-	Actions *action.Set
+	// Actions are the Go identities of the actions the run called (by
+	// JSON or from snippets), by action name, as the log records them.
+	// Generate reads their functions (to call them by import path, or
+	// through the generated Actions struct) and signatures.
+	Actions map[string]run.GoAction
+	// Types describes the named types the run touched, by name in the
+	// log's form (run.GoType), so that their values can be written as Go
+	// literals; a value of a type not described here is decoded from its
+	// JSON (replay.JSON) instead.
+	Types map[string]run.NamedType
 	// Variables are the run's variables in creation order. Starting ones
 	// (Start) become parameters of Replay.
 	Variables []Variable
@@ -41,28 +51,67 @@ type Recording struct {
 type Variable struct {
 	// Name is the variable's name, a Go identifier.
 	Name string
-	// Type is its Go type; nil when it could not be resolved from a stored
-	// log (a type no action mentions), in which case TypeName is all there
-	// is and the replay holds it as any.
-	Type reflect.Type
-	// TypeName is the type as the run recorded it ("[]shop.Item").
-	TypeName string
+	// Type is its Go type in the log's form, qualified by import path
+	// (run.GoType): "[]example.com/shop.Item".
+	Type string
 	// Secret variables are never written as literals: they stay parameters,
 	// and a generated main reads them from the environment.
 	Secret bool
 	// Start reports a starting variable: one the host set rather than a
-	// step (step 0, or set by the host between steps).
+	// step (step 0, before the first instruction).
 	Start bool
 	// Value is the starting value as JSON, for a generated main. Nil when it
-	// is unknown (a starting variable changed by the run, when the recording
-	// came from a live runtime), secret, or not JSON-representable.
+	// is unknown (too large, secret, derived from a secret, or not
+	// JSON-representable).
 	Value json.RawMessage
 }
 
-// Instruction is one executed instruction: a call or a snippet as the
-// runtime recorded it, with what a stored log adds.
+// InstructionKind says what kind of instruction a step of a recording is.
+type InstructionKind string
+
+// The kinds of instruction.
+const (
+	// KindCall is a JSON tool call.
+	KindCall InstructionKind = "call"
+	// KindSnippet is a Go snippet (in a step, or a call of run_go).
+	KindSnippet InstructionKind = "snippet"
+)
+
+// Instruction is one executed instruction: a call or a snippet as the log
+// recorded it.
 type Instruction struct {
-	runtime.Instruction
+	// Step is the number of the step, from 1.
+	Step int
+	// Kind is KindCall or KindSnippet.
+	Kind InstructionKind
+	// Reason is the model's stated reason for the step, when it gave one.
+	Reason string
+	// CallID is the model's ID of the tool call.
+	CallID string
+	// Action is the called action's name.
+	Action string
+	// Arguments is the argument JSON exactly as the model sent it (for
+	// comments only: the call is written from Args).
+	Arguments string
+	// Args are the resolved arguments in parameter order, as the log
+	// recorded them (run.Resolution); empty when the call failed before
+	// they were resolved.
+	Args []run.Argument
+	// Return is the variable the result was assigned to ("" when none).
+	Return string
+	// ReturnCreated reports that Return was created by this call.
+	ReturnCreated bool
+	// Code is the snippet's source.
+	Code string
+	// Reads and Writes are the variables a snippet reads and writes.
+	Reads, Writes []string
+	// Created and Modified are the variables the instruction created and
+	// changed.
+	Created, Modified []string
+	// Err is the error the model was told, or "" on success.
+	Err string
+	// Duration is how long it ran.
+	Duration time.Duration
 	// Notes are comment lines that go before the instruction: approvals,
 	// answers to questions, edited arguments.
 	Notes []string
@@ -79,6 +128,9 @@ type Instruction struct {
 	Answer *string
 }
 
+// OK reports whether the instruction succeeded.
+func (in Instruction) OK() bool { return in.Err == "" }
+
 // ChildRun is a run started by a tool call of the recorded run.
 type ChildRun struct {
 	ID     run.ID
@@ -89,94 +141,27 @@ type ChildRun struct {
 	Error  string
 }
 
-// FromState builds a recording from a run's live State: its history, its
-// variables and its actions. result is the run's result (Outcome.Result), or
-// nil for a State driven by Execute with no run.
-//
-// A State keeps current values only, so a starting variable that the run
-// assigned or changed has no known starting value (Value is nil); set it in
-// the recording, or use FromEvents on the run's log, which has it.
-func FromState(rt *runtime.State, result json.RawMessage) *Recording {
-	rec := &Recording{Actions: rt.Actions(), Result: result}
-	for _, v := range rt.Variables() {
-		cv := Variable{Name: v.Name, Type: v.Type, TypeName: v.TypeName(), Secret: v.Secret}
-		if len(v.History) > 0 {
-			first := v.History[0]
-			cv.Start = first.Step == variable.HostStep || first.By == "host"
-			changed := false
-			for _, c := range v.History[1:] {
-				changed = changed || c.By != "host"
-			}
-			if cv.Start && !changed && !v.Secret {
-				cv.Value = valueJSON(v.Value, v.Type)
-			}
-		}
-		rec.Variables = append(rec.Variables, cv)
-	}
-	hist := rt.History()
-	for i, in := range hist {
-		ci := Instruction{Instruction: in}
-		if in.Kind == runtime.KindCall && in.Action == action.AskUserName && in.OK() && in.Return != "" {
-			ci.Answer = answerKept(rt, hist[i+1:], in.Return)
-		}
-		rec.Steps = append(rec.Steps, ci)
-	}
-	return rec
-}
-
-// answerKept is the answer ask_user assigned to the variable name, when no
-// later instruction changed it: a live runtime keeps current values only.
-func answerKept(rt *runtime.State, later []runtime.Instruction, name string) *string {
-	for _, in := range later {
-		if in.Return == name || slices.Contains(in.Created, name) || slices.Contains(in.Modified, name) || slices.Contains(in.Writes, name) {
-			return nil
-		}
-	}
-	for _, v := range rt.Variables() {
-		if v.Name == name && !v.Secret {
-			if s, ok := v.Value.(string); ok {
-				return &s
-			}
-		}
-	}
-	return nil
-}
-
-// valueJSON is a value's JSON when its type is JSON-representable.
-func valueJSON(v any, t reflect.Type) json.RawMessage {
-	if t == nil || schema.Representable(t) != nil {
-		return nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	return b
-}
-
 // ErrEvents is the condition of an event log FromEvents cannot use.
 var ErrEvents = errors.New("codegen: unusable event log")
 
-// FromEvents builds a recording from a run's stored event log and the
-// actions the run could call (their parameters and results are not in the
-// log). Types are resolved by name against the types the actions mention;
-// a variable whose type no action mentions keeps only its TypeName.
+// FromEvents builds a recording from a run's event log, as a store
+// returns it (run.Store.Read) or a run streams it: no action set is
+// needed, since the log records each action's Go identity
+// (run.GoAction) on its first completed call, how every call's arguments
+// were resolved (run.Resolution), and the types of the variables
+// (VariableCreated.GoType) and of the named types they use
+// (run.NamedType).
 //
 // Child runs (ChildRunStarted/Finished) attach to the call that started
 // them; approvals and questions (AwaitRequested/Resolved) become notes, and
 // a denied call is marked Denied. The user's answer to a call of the
-// built-in ask_user becomes its Answer. Built-in actions (terminate,
-// ask_user, run_go) need not be in actions.
+// built-in ask_user becomes its Answer.
 //
 // The log is not trusted: every variable name, return target and reference
 // it holds must be a valid variable name ([variable.ValidName]), or
 // FromEvents fails with ErrEvents.
-func FromEvents(events []run.Event, actions *action.Set) (*Recording, error) {
-	if actions == nil {
-		actions = &action.Set{}
-	}
-	rec := &Recording{Actions: actions}
-	reg := newTypeRegistry(actions)
+func FromEvents(events []run.Event) (*Recording, error) {
+	rec := &Recording{Actions: map[string]run.GoAction{}, Types: map[string]run.NamedType{}}
 	type pending struct {
 		step int
 		call run.ToolCall
@@ -202,19 +187,17 @@ func FromEvents(events []run.Event, actions *action.Set) (*Recording, error) {
 		}
 		return n
 	}
-	addVar := func(step int, info run.VariableInfo, secret bool, value json.RawMessage, t reflect.Type) {
-		if _, ok := vars[info.Name]; ok {
-			return
+	types := func(nts []run.NamedType) {
+		for _, nt := range nts {
+			rec.Types[nt.Name] = nt
 		}
-		if t == nil {
-			t = reg.resolve(info.Type)
+	}
+	identity := func(id run.GoAction) {
+		if id.Name != "" {
+			types(id.Types)
+			id.Types = nil
+			rec.Actions[id.Name] = id
 		}
-		v := Variable{Name: info.Name, Type: t, TypeName: info.Type, Secret: secret, Start: step == variable.HostStep && !started}
-		if v.Start && !secret {
-			v.Value = value
-		}
-		vars[info.Name] = len(rec.Variables)
-		rec.Variables = append(rec.Variables, v)
 	}
 	for _, e := range events {
 		if rec.RunID == "" {
@@ -294,17 +277,35 @@ func FromEvents(events []run.Event, actions *action.Set) (*Recording, error) {
 				rec.Steps[i].Child = c
 			}
 		case run.VariableCreated:
-			var t reflect.Type
-			addVar(p.Step, p.Variable, p.Secret, p.Value, t)
+			types(p.Types)
+			if _, ok := vars[p.Variable.Name]; ok {
+				break
+			}
+			t := p.GoType
+			if t == "" {
+				t = p.Variable.Type
+			}
+			v := Variable{Name: p.Variable.Name, Type: t, Secret: p.Secret, Start: p.Step == variable.HostStep && !started}
+			if v.Start && !p.Secret && !p.Tainted {
+				v.Value = p.Value
+			}
+			vars[v.Name] = len(rec.Variables)
+			rec.Variables = append(rec.Variables, v)
+		case run.VariableModified:
+			types(p.Types)
 		case run.SnippetExecuted:
 			started = true
-			in := runtime.Instruction{Step: p.Step, Kind: runtime.KindSnippet, Reason: reasons[p.Step],
+			for _, id := range p.Actions {
+				identity(id)
+			}
+			in := Instruction{Step: p.Step, Kind: KindSnippet, Reason: reasons[p.Step],
 				Code: interp.NormalizeCode(p.Snippet.Code), Reads: p.Snippet.Reads, Writes: p.Snippet.Writes,
 				Created: names(p.Created), Modified: names(p.Modified), Err: p.Error, Duration: p.Duration}
 			if !p.Success && in.Err == "" {
 				in.Err = "the snippet failed"
 			}
-			rec.Steps = append(rec.Steps, Instruction{Instruction: in, Notes: take("")})
+			in.Notes = take("")
+			rec.Steps = append(rec.Steps, in)
 		case run.ToolCallCompleted:
 			pc := calls[p.CallID]
 			if pc == nil {
@@ -314,26 +315,24 @@ func FromEvents(events []run.Event, actions *action.Set) (*Recording, error) {
 			if i := slices.Index(asking, p.CallID); i >= 0 {
 				asking = slices.Delete(asking, i, i+1)
 			}
-			in, err := callInstruction(actions, pc.step, reasons[pc.step], pc.call, p)
+			if p.Action != nil {
+				id := *p.Action
+				if id.Name == "" {
+					id.Name = pc.call.Action
+				}
+				identity(id)
+			}
+			in, err := callInstruction(pc.step, reasons[pc.step], pc.call, p)
 			if err != nil {
 				return nil, fmt.Errorf("%w: event %d: %w", ErrEvents, e.Seq, err)
 			}
-			if in.Kind == runtime.KindCall && in.OK() && in.Return != "" {
-				if a, ok := lookupAction(actions, in.Action); ok && in.ReturnCreated {
-					for _, c := range p.Created {
-						if c.Name == in.Return && a.Result().Kind() != reflect.Interface {
-							addVar(pc.step, c, false, nil, a.Result())
-						}
-					}
-				}
-			}
-			ci := Instruction{Instruction: in, Notes: take(p.CallID), Denied: denied[p.CallID], Child: children[p.CallID]}
+			in.Notes, in.Denied, in.Child = take(p.CallID), denied[p.CallID], children[p.CallID]
 			if ans, ok := answers[p.CallID]; ok && in.Action == action.AskUserName {
-				ci.Answer = &ans
+				in.Answer = &ans
 			}
 			delete(denied, p.CallID)
 			index[p.CallID] = len(rec.Steps)
-			rec.Steps = append(rec.Steps, ci)
+			rec.Steps = append(rec.Steps, in)
 		case run.Result:
 			rec.Result = p.Value
 		}
@@ -341,9 +340,9 @@ func FromEvents(events []run.Event, actions *action.Set) (*Recording, error) {
 	// Calls denied before they ran have no completion event.
 	for id, why := range denied {
 		if pc := calls[id]; pc != nil {
-			in := runtime.Instruction{Step: pc.step, Kind: runtime.KindCall, Reason: reasons[pc.step], CallID: id,
-				Action: pc.call.Action, Arguments: pc.call.Arguments, Err: "denied: " + why}
-			rec.Steps = append(rec.Steps, Instruction{Instruction: in, Denied: why, Notes: take(id)})
+			in := Instruction{Step: pc.step, Kind: KindCall, Reason: reasons[pc.step], CallID: id,
+				Action: pc.call.Action, Arguments: pc.call.Arguments, Err: "denied: " + why, Denied: why, Notes: take(id)}
+			rec.Steps = append(rec.Steps, in)
 		}
 	}
 	return rec, nil
@@ -357,88 +356,54 @@ func names(infos []run.VariableInfo) []string {
 	return out
 }
 
-// callInstruction rebuilds the runtime's record of a call from its events.
-func callInstruction(actions *action.Set, step int, reason string, c run.ToolCall, done run.ToolCallCompleted) (runtime.Instruction, error) {
-	in := runtime.Instruction{Step: step, Kind: runtime.KindCall, Reason: reason, CallID: c.ID, Action: c.Action,
+// callInstruction is a call as its events recorded it: the arguments as
+// they were resolved when the call was scheduled (run.Resolution), never
+// parsed again.
+func callInstruction(step int, reason string, c run.ToolCall, done run.ToolCallCompleted) (Instruction, error) {
+	in := Instruction{Step: step, Kind: KindCall, Reason: reason, CallID: c.ID, Action: c.Action,
 		Arguments: c.Arguments, Created: names(done.Created), Modified: names(done.Modified), Err: done.Error, Duration: done.Duration}
 	if !done.Success && in.Err == "" {
 		in.Err = "the call failed"
 	}
-	fields := map[string]json.RawMessage{}
-	if strings.TrimSpace(c.Arguments) != "" {
-		if err := json.Unmarshal([]byte(c.Arguments), &fields); err != nil {
-			if in.Err == "" {
-				return in, fmt.Errorf("the arguments of call %s are not a JSON object: %w", c.ID, err)
-			}
-			return in, nil // a failed call with bad JSON: left out anyway
+	if done.Resolution == nil {
+		if in.Err == "" {
+			return in, fmt.Errorf("call %s succeeded but its log records no resolution of its arguments (a log written before byref recorded them); run it again to replay it", c.ID)
 		}
-	}
-	if c.Action == runtime.RunGoName {
-		var code string
-		_ = json.Unmarshal(fields["code"], &code)
-		in.Kind, in.Code, in.Action = runtime.KindSnippet, interp.NormalizeCode(code), ""
 		return in, nil
 	}
-	a, ok := lookupAction(actions, c.Action)
-	if !ok {
-		if in.Err != "" {
-			return in, nil
+	in.Args = done.Resolution.Args
+	if c.Action == runGoName {
+		for _, a := range in.Args {
+			var code string
+			if a.Param == "code" && json.Unmarshal(a.Raw, &code) == nil {
+				in.Code = interp.NormalizeCode(code)
+			}
 		}
-		return in, fmt.Errorf("call %s succeeded but the action set has no action %q; pass the actions the run used", c.ID, c.Action)
+		in.Kind, in.Action, in.Args = KindSnippet, "", nil
+		return in, nil
 	}
 	if in.Err != "" {
 		return in, nil
 	}
-	for i := 0; i < a.NumParams(); i++ {
-		p := a.Param(i)
-		arg := runtime.Argument{Param: p.Name}
-		raw := fields[p.Name]
-		switch {
-		case raw == nil || bytes.Equal(raw, []byte("null")):
-			arg.Default = true
-		default:
-			var s string
-			if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-				if name, ok := parseRef(s); ok {
-					arg.Ref = name
-					break
-				}
-			}
-			arg.Raw = raw
-		}
-		in.Args = append(in.Args, arg)
+	switch {
+	case done.Resolution.Target != "":
+		in.Return = done.Resolution.Target
+	case done.Result != "":
+		in.Return, in.ReturnCreated = done.Result, true
 	}
-	if a.Result() != nil && c.Action != action.TerminateName {
-		var target string
-		if raw := fields["return"]; raw != nil && json.Unmarshal(raw, &target) == nil && target != "" {
-			if name, ok := parseRef(target); ok {
-				target = name
+	if in.Return != "" {
+		if err := variable.ValidName(in.Return); err != nil {
+			return in, fmt.Errorf("call %s returns into %q: %w", c.ID, in.Return, err)
+		}
+	}
+	for _, a := range in.Args {
+		if a.Ref != "" {
+			if err := variable.ValidName(a.Ref); err != nil {
+				return in, fmt.Errorf("call %s passes %q as %s: %w", c.ID, a.Ref, a.Param, err)
 			}
-			if err := variable.ValidName(target); err != nil {
-				return in, fmt.Errorf("call %s returns into %q: %w", c.ID, target, err)
-			}
-			in.Return = target
-		} else if len(done.Created) > 0 {
-			in.Return, in.ReturnCreated = done.Created[0].Name, true
 		}
 	}
 	return in, nil
-}
-
-// lookupAction finds an action the run called: a built-in (terminate,
-// ask_user), which every runtime has whatever its set, or one of actions.
-// The runtime refuses actions named as built-ins.
-func lookupAction(actions *action.Set, name string) (*action.Action, bool) {
-	switch name {
-	case action.TerminateName:
-		return action.Terminate(), true
-	case action.AskUserName:
-		return action.AskUser(), true
-	}
-	if actions == nil {
-		return nil, false
-	}
-	return actions.Get(name)
 }
 
 // checkNames checks the variable names an event holds: they end up in Go
@@ -466,24 +431,14 @@ func checkNames(data run.Payload) error {
 	return nil
 }
 
-// parseRef returns NAME from exactly "<<var:NAME>>".
-func parseRef(s string) (string, bool) {
-	name, ok := strings.CutPrefix(s, "<<var:")
-	if !ok {
-		return "", false
-	}
-	name, ok = strings.CutSuffix(name, ">>")
-	return name, ok && variable.ValidName(name) == nil
-}
-
 // oneLine collapses white space, for a comment.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // SetStart records the starting value of the starting variable name, for a
-// generated main: FromState cannot know the starting value of a variable
-// the run changed. It refuses a secret (secrets are never written into
-// replay code), an unknown or non-starting variable, and a value that is not
-// JSON or not assignable to the variable's type.
+// generated main, when the log does not hold it (a value too large to
+// record). It refuses a secret (secrets are never written into replay
+// code), an unknown or non-starting variable, and a value that is not JSON
+// or not of the variable's type.
 func (r *Recording) SetStart(name string, value any) error {
 	for i := range r.Variables {
 		v := &r.Variables[i]
@@ -495,8 +450,8 @@ func (r *Recording) SetStart(name string, value any) error {
 			return fmt.Errorf("codegen: %s is not a starting variable; a step created it", name)
 		case v.Secret:
 			return fmt.Errorf("codegen: %s is secret, so its value is never written into replay code; a generated main reads it from %s", name, envName(name))
-		case v.Type != nil && value != nil && !reflect.TypeOf(value).AssignableTo(v.Type):
-			return fmt.Errorf("codegen: a %T cannot be the starting value of %s, a %s", value, name, v.TypeName)
+		case value != nil && run.GoType(reflect.TypeOf(value)) != v.Type:
+			return fmt.Errorf("codegen: a %T cannot be the starting value of %s, a %s", value, name, v.Type)
 		}
 		b, err := json.Marshal(value)
 		if err != nil {

@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/byref/byref/action"
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/codegen/codegentest"
 	"github.com/byref/byref/llm"
@@ -21,7 +24,7 @@ import (
 
 // snippetRecording is a recording of one successful snippet.
 func snippetRecording(code string) *codegen.Recording {
-	return &codegen.Recording{Steps: []codegen.Instruction{{Instruction: runtime.Instruction{Step: 1, Kind: runtime.KindSnippet, Code: code}}}}
+	return &codegen.Recording{Steps: []codegen.Instruction{{Step: 1, Kind: codegen.KindSnippet, Code: code}}}
 }
 
 // TestSnippetCannotLeaveReplay: a snippet whose stray closing brace ends
@@ -56,7 +59,7 @@ func TestSnippetCannotLeaveReplay(t *testing.T) {
 
 // TestAskUserFromLog: a run that asked its user replays from a log with no
 // ask_user in the action set (none at all here), the answer standing in for
-// the question; an answer FromState cannot know makes Generate fail
+// the question; an answer the recording lacks makes Generate fail
 // naming the call instead of asking at replay time.
 func TestAskUserFromLog(t *testing.T) {
 	ask := run.ToolCall{ID: "c1", Action: "ask_user", Arguments: `{"question":"Your name?","return":null}`}
@@ -66,12 +69,14 @@ func TestAskUserFromLog(t *testing.T) {
 		{Seq: 3, Data: run.ToolCallScheduled{Step: 1, Call: ask}},
 		{Seq: 4, Data: run.AwaitRequested{ID: "await_1", Await: run.AwaitQuestion, Message: "Your name?"}},
 		{Seq: 5, Data: run.AwaitResolved{ID: "await_1", Answer: run.Answer{Text: "Ada\x00 \"L\""}}},
-		{Seq: 6, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Created: []run.VariableInfo{{Name: "ask_user_result", Type: "string"}}}},
+		{Seq: 6, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Created: []run.VariableInfo{{Name: "ask_user_result", Type: "string"}},
+			Resolution: &run.Resolution{Args: []run.Argument{{Param: "question", Raw: json.RawMessage(`"Your name?"`)}}}, Result: "ask_user_result"}},
 		{Seq: 7, Data: run.VariableCreated{Step: 1, Variable: run.VariableInfo{Name: "ask_user_result", Type: "string"}, Value: json.RawMessage(`"Ada\u0000 \"L\""`)}},
 		{Seq: 8, Data: run.ToolCallScheduled{Step: 2, Call: run.ToolCall{ID: "c2", Action: "terminate", Arguments: `{"success":true,"result":"<<var:ask_user_result>>"}`}}},
-		{Seq: 9, Data: run.ToolCallCompleted{CallID: "c2", Success: true}},
+		{Seq: 9, Data: run.ToolCallCompleted{CallID: "c2", Success: true, Resolution: &run.Resolution{Args: []run.Argument{
+			{Param: "success", Raw: json.RawMessage("true")}, {Param: "result", Ref: "ask_user_result", Type: "string"}}}}},
 	}
-	rec, err := codegen.FromEvents(events, nil)
+	rec, err := codegen.FromEvents(events)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,9 +96,8 @@ func TestAskUserFromLog(t *testing.T) {
 	}
 }
 
-// TestAskUserFromState: FromState takes the answer from the variable
-// ask_user created, when no later step changed it.
-func TestAskUserFromState(t *testing.T) {
+// TestAskUserFromRun: the answer of a live run's user is in its log.
+func TestAskUserFromRun(t *testing.T) {
 	rt, err := runtime.New(runtime.Options{Actions: codegentest.Actions(), CallTimeout: -1, Model: llm.NewScripted(
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c1", "ask_user", `{"question":"Which city?","return":null}`)}},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c2", "get_weather", `{"location":"<<var:ask_user_result>>"}`)}},
@@ -120,7 +124,14 @@ func TestAskUserFromState(t *testing.T) {
 	if err != nil || !out.OK() {
 		t.Fatalf("%+v %v", out, err)
 	}
-	src, err := codegen.Generate(codegen.FromState(h.State(), out.Result), codegen.Options{})
+	var events []run.Event
+	for e, err := range h.Events(ctx, 1) {
+		must(t, err)
+		events = append(events, e)
+	}
+	rec, err := codegen.FromEvents(events)
+	must(t, err)
+	src, err := codegen.Generate(rec, codegen.Options{})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, src)
 	}
@@ -162,12 +173,12 @@ func TestModelTextInLiteralsAndComments(t *testing.T) {
 		reason := "Look " + s + " up\u202e.\r\nfunc init() { println(\"PWNED\") }\x00\ufeff"
 		rec := &codegen.Recording{
 			RunID:   "run_x",
-			Actions: codegentest.Actions(),
+			Actions: identities(codegentest.Actions()),
 			Steps: []codegen.Instruction{
-				{Instruction: runtime.Instruction{Step: 1, Kind: runtime.KindCall, Reason: reason, CallID: "c1", Action: "get_weather",
-					Args: []runtime.Argument{{Param: "location", Raw: raw}, {Param: "unit", Default: true}}, Return: "w"},
+				{Step: 1, Kind: codegen.KindCall, Reason: reason, CallID: "c1", Action: "get_weather",
+					Args: []run.Argument{{Param: "location", Raw: raw}, {Param: "unit", Default: true}}, Return: "w",
 					Notes: []string{"Note " + s}},
-				{Instruction: runtime.Instruction{Step: 2, Kind: runtime.KindCall, CallID: "c2", Action: "get_weather", Arguments: `{"location":"` + s + `"}`, Err: "failed " + s}},
+				{Step: 2, Kind: codegen.KindCall, CallID: "c2", Action: "get_weather", Arguments: `{"location":"` + s + `"}`, Err: "failed " + s},
 			},
 			Result: json.RawMessage(`"x` + s + `\"y"`),
 		}
@@ -225,7 +236,15 @@ func TestLogNamesValidated(t *testing.T) {
 		"variable": {{Seq: 1, Data: run.VariableCreated{Variable: run.VariableInfo{Name: bad, Type: "string"}, Value: json.RawMessage(`"v"`)}}},
 		"return": {
 			{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Action: "list_items", Arguments: `{"return":` + strconv.Quote(bad) + `}`}}},
-			{Seq: 2, Data: run.ToolCallCompleted{CallID: "c1", Success: true}},
+			{Seq: 2, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Resolution: &run.Resolution{Target: bad}}},
+		},
+		"result": {
+			{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Action: "list_items", Arguments: `{}`}}},
+			{Seq: 2, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Resolution: &run.Resolution{}, Result: bad}},
+		},
+		"ref": {
+			{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Action: "total", Arguments: `{}`}}},
+			{Seq: 2, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Resolution: &run.Resolution{Args: []run.Argument{{Param: "items", Ref: bad}}}}},
 		},
 		"created": {
 			{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Action: "list_items", Arguments: `{}`}}},
@@ -234,15 +253,15 @@ func TestLogNamesValidated(t *testing.T) {
 		"snippet": {{Seq: 1, Data: run.SnippetExecuted{Step: 1, Snippet: run.Snippet{Code: "x := 1"}, Success: true, Created: []run.VariableInfo{{Name: "x;y", Type: "int"}}}}},
 	}
 	for name, events := range logs {
-		if _, err := codegen.FromEvents(events, codegentest.Actions()); !errors.Is(err, codegen.ErrEvents) || !strings.Contains(err.Error(), "not a Go identifier") {
+		if _, err := codegen.FromEvents(events); !errors.Is(err, codegen.ErrEvents) || !strings.Contains(err.Error(), "not a Go identifier") {
 			t.Errorf("%s: err = %v", name, err)
 		}
 	}
 	recs := map[string]*codegen.Recording{
-		"variable": {Variables: []codegen.Variable{{Name: bad, TypeName: "string", Start: true}}},
-		"return":   {Actions: codegentest.Actions(), Steps: []codegen.Instruction{{Instruction: runtime.Instruction{Step: 1, Kind: runtime.KindCall, Action: "list_items", Return: bad}}}},
-		"ref": {Actions: codegentest.Actions(), Steps: []codegen.Instruction{{Instruction: runtime.Instruction{Step: 1, Kind: runtime.KindCall, Action: "total",
-			Args: []runtime.Argument{{Param: "items", Ref: bad}}}}}},
+		"variable": {Variables: []codegen.Variable{{Name: bad, Type: "string", Start: true}}},
+		"return":   {Steps: []codegen.Instruction{{Step: 1, Kind: codegen.KindCall, Action: "list_items", Return: bad}}},
+		"ref": {Steps: []codegen.Instruction{{Step: 1, Kind: codegen.KindCall, Action: "total",
+			Args: []run.Argument{{Param: "items", Ref: bad}}}}},
 	}
 	for name, rec := range recs {
 		if src, err := codegen.Generate(rec, codegen.Options{}); !errors.Is(err, codegen.ErrGenerate) {
@@ -252,23 +271,36 @@ func TestLogNamesValidated(t *testing.T) {
 }
 
 // TestGenerateLeavesRecording: Generate does not change the caller's
-// recording (it used to set a nil Actions to an empty set).
+// recording.
 func TestGenerateLeavesRecording(t *testing.T) {
-	agent, err := runtime.New(runtime.Options{Variables: []variable.Spec{{Name: "n", Value: 2}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, _ := agent.NewState()
-	rt.Execute(context.Background(), runtime.Step{Snippets: []string{"m := n * 2"}})
-	rec := codegen.FromState(rt, nil)
-	rec.Actions = nil
+	rec, _ := (&steps{vars: []variable.Spec{{Name: "n", Value: 2}}, steps: []runtime.Step{{Snippets: []string{"m := n * 2"}}}}).record(t, "run_leaves")
+	before := fmt.Sprintf("%+v", *rec)
 	if _, err := codegen.Generate(rec, codegen.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if rec.Actions != nil {
-		t.Errorf("Generate set rec.Actions to %v", rec.Actions)
+	if _, err := codegen.GenerateSnippet(rec); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := codegen.GenerateSnippet(rec); err != nil || rec.Actions != nil {
-		t.Errorf("GenerateSnippet: %v, rec.Actions = %v", err, rec.Actions)
+	if after := fmt.Sprintf("%+v", *rec); after != before {
+		t.Errorf("Generate changed the recording:\n%s\n%s", before, after)
 	}
+}
+
+// identities are the Go identities of actions as the runtime records them.
+func identities(set *action.Set) map[string]run.GoAction {
+	out := map[string]run.GoAction{}
+	for _, a := range set.All() {
+		id := run.GoAction{Name: a.Name(), Func: run.FuncSymbol(a.Func()), Type: run.GoType(reflect.TypeOf(a.Func()))}
+		for _, p := range a.Params() {
+			id.Params = append(id.Params, p.Name)
+			if p.Default != nil {
+				if id.Defaults == nil {
+					id.Defaults = map[string]json.RawMessage{}
+				}
+				id.Defaults[p.Name] = json.RawMessage(p.DefaultJSON)
+			}
+		}
+		out[a.Name()] = id
+	}
+	return out
 }

@@ -42,7 +42,7 @@ func scenarios() []scenario {
 	}
 }
 
-func newRuntime(t *testing.T, model llm.Model, vars ...variable.Spec) *runtime.Runtime {
+func newRuntime(t testing.TB, model llm.Model, vars ...variable.Spec) *runtime.Runtime {
 	t.Helper()
 	rt, err := runtime.New(runtime.Options{Actions: codegentest.Actions(), Variables: vars, Model: model, CallTimeout: -1})
 	if err != nil {
@@ -51,19 +51,55 @@ func newRuntime(t *testing.T, model llm.Model, vars ...variable.Spec) *runtime.R
 	return rt
 }
 
-// newState returns a fresh State of a new runtime (newRuntime).
-func newState(t *testing.T, model llm.Model, vars ...variable.Spec) *runtime.State {
+// steps is a run written as the steps a model would take, recorded by
+// playing them on a scripted model (record), the way a host records a
+// run: codegen reads its log.
+type steps struct {
+	vars  []variable.Spec
+	steps []runtime.Step
+}
+
+// newState returns an empty run of the steps kind.
+func newState(t *testing.T, _ llm.Model, vars ...variable.Spec) *steps {
 	t.Helper()
-	st, err := newRuntime(t, model, vars...).NewState()
+	return &steps{vars: vars}
+}
+
+// run plays the steps, then terminate, on a scripted model, and returns
+// the final State and the run's log.
+func (s *steps) run(t testing.TB, id string) (*runtime.State, []run.Event) {
+	t.Helper()
+	var responses []llm.Response
+	for _, st := range s.steps {
+		r := llm.Response{Text: st.Reason}
+		for _, code := range st.Snippets {
+			r.Text += "\n\n```go\n" + code + "\n```"
+		}
+		for _, c := range st.Calls {
+			r.ToolCalls = append(r.ToolCalls, tool(c.ID, c.Name, c.Arguments))
+		}
+		responses = append(responses, r)
+	}
+	responses = append(responses, llm.Response{ToolCalls: []llm.ToolCall{tool("end", "terminate", `{"success":true}`)}})
+	st, _, events := runScripted(t, runtime.RunOptions{ID: run.ID(id), Limits: runtime.Limits{MaxSteps: len(responses)}}, s.vars, responses...)
+	return st, events
+}
+
+// record runs the steps, then terminate, and returns the recording of the
+// run's log and its final variables.
+func (s *steps) record(t testing.TB, id string) (*codegen.Recording, map[string]json.RawMessage) {
+	t.Helper()
+	st, events := s.run(t, id)
+	rec, err := codegen.FromEvents(events)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st
+	return rec, finalVars(t, st)
 }
 
 // finalVars is what the replay's Variables must encode to: every variable
 // that is neither secret nor not JSON-representable.
-func finalVars(t *testing.T, rt *runtime.State) map[string]json.RawMessage {
+func finalVars(t testing.TB, rt *runtime.State) map[string]json.RawMessage {
 	t.Helper()
 	out := map[string]json.RawMessage{}
 	for _, v := range rt.Variables() {
@@ -81,12 +117,14 @@ func finalVars(t *testing.T, rt *runtime.State) map[string]json.RawMessage {
 
 // runScripted runs a scripted model over a fresh runtime and returns the
 // runtime, the outcome and the run's event log.
-func runScripted(t *testing.T, opts runtime.RunOptions, vars []variable.Spec, responses ...llm.Response) (*runtime.State, runtime.Outcome, []run.Event) {
+func runScripted(t testing.TB, opts runtime.RunOptions, vars []variable.Spec, responses ...llm.Response) (*runtime.State, runtime.Outcome, []run.Event) {
 	t.Helper()
 	rt := newRuntime(t, llm.NewScripted(responses...), vars...)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	opts.ID = run.ID("run_" + t.Name()[strings.LastIndex(t.Name(), "/")+1:])
+	if opts.ID == "" {
+		opts.ID = run.ID("run_" + t.Name()[strings.LastIndex(t.Name(), "/")+1:])
+	}
 	if opts.Task == "" {
 		opts.Task = "test"
 	}
@@ -111,10 +149,9 @@ func runScripted(t *testing.T, opts runtime.RunOptions, vars []variable.Spec, re
 	return h.State(), out, events
 }
 
-func execute(t *testing.T, rt *runtime.State, step runtime.Step) {
+func execute(t *testing.T, s *steps, step runtime.Step) {
 	t.Helper()
-	res := rt.Execute(context.Background(), step)
-	_ = res
+	s.steps = append(s.steps, step)
 }
 
 func call(id, name, args string) runtime.ToolCall {
@@ -140,14 +177,14 @@ func recordJSONCalls(t *testing.T) (*codegen.Recording, map[string]json.RawMessa
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c6", "list_items", `{}`)}},
 		llm.Response{Text: "Done: the weather is the result.", ToolCalls: []llm.ToolCall{tool("c7", "terminate", `{"success":true,"result":"<<var:weather>>"}`)}},
 	)
-	rec, err := codegen.FromEvents(events, codegentest.Actions())
+	rec, err := codegen.FromEvents(events)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rec, finalVars(t, rt), out.Result
 }
 
-// Snippets only, with Execute and FromState: an import, a package used
+// Snippets only: an import, a package used
 // without an import, a func declaration, an assignment to a starting
 // variable, a re-declaration.
 func recordSnippetsOnly(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
@@ -162,12 +199,8 @@ func recordSnippetsOnly(t *testing.T) (*codegen.Recording, map[string]json.RawMe
 	execute(t, rt, runtime.Step{Snippets: []string{
 		"sum, extra := len(sorted)*10, len(bar) // sum exists: Go reuses it\ntitle = strings.ToUpper(title) + \": \" + fmt.Sprint(sum, extra)",
 	}})
-	rec := codegen.FromState(rt, nil)
-	// The run changed both starting variables; a live runtime keeps only
-	// their final values.
-	must(t, rec.SetStart("numbers", []int{3, 1, 2}))
-	must(t, rec.SetStart("title", "scores"))
-	return rec, finalVars(t, rt), nil
+	rec, vars := rt.record(t, "run_snippets_only")
+	return rec, vars, nil
 }
 
 func must(t *testing.T, err error) {
@@ -190,7 +223,7 @@ func recordMixed(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, 
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c3", "terminate", `{"success":true,"result":{"city":"Oslo","ok":true}}`)}},
 	)
 	_ = out
-	rec, err := codegen.FromEvents(events, codegentest.Actions())
+	rec, err := codegen.FromEvents(events)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,9 +244,8 @@ func recordReturnExisting(t *testing.T) (*codegen.Recording, map[string]json.Raw
 		call("c5", "get_weather", `{"location":"Recife","return":"weather"}`),
 	}})
 	execute(t, rt, runtime.Step{Snippets: []string{"report = weather\ncount_result = count_result * 2"}})
-	rec := codegen.FromState(rt, nil)
-	rec.RunID = "run_return_existing"
-	return rec, finalVars(t, rt), nil
+	rec, vars := rt.record(t, "run_return_existing")
+	return rec, vars, nil
 }
 
 // A failed call and a failed snippet in the middle are left out.
@@ -225,7 +257,8 @@ func recordFailedCall(t *testing.T) (*codegen.Recording, map[string]json.RawMess
 		call("c3", "get_weather", `{"location":"Paris"}`),
 	}})
 	execute(t, rt, runtime.Step{Calls: []runtime.ToolCall{call("c4", "describe", `{"w":"<<var:weather>>"}`)}})
-	return codegen.FromState(rt, nil), finalVars(t, rt), nil
+	rec, vars := rt.record(t, "run_failed_call")
+	return rec, vars, nil
 }
 
 // A secret starting variable passed by reference: never a literal.
@@ -238,7 +271,7 @@ func recordSecret(t *testing.T) (*codegen.Recording, map[string]json.RawMessage,
 		llm.Response{Text: "```go\nscopes := len(authorize_result.Scope)\n```"},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c2", "terminate", `{"success":true,"result":"<<var:authorize_result>>"}`)}},
 	)
-	rec, err := codegen.FromEvents(events, codegentest.Actions())
+	rec, err := codegen.FromEvents(events)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +296,7 @@ func recordStructured(t *testing.T) (*codegen.Recording, map[string]json.RawMess
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c2", "total", `{"items":"<<var:list_items_result>>"}`)}},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c3", "terminate", `{"success":true,"result":{"city":"Paris","total":26.5,"items":["apples","bread","tea"],"warning":null}}`)}},
 	)
-	rec, err := codegen.FromEvents(events, codegentest.Actions())
+	rec, err := codegen.FromEvents(events)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +320,9 @@ func recordChildRun(t *testing.T) (*codegen.Recording, map[string]json.RawMessag
 		{Seq: 7, Data: run.AwaitResolved{ID: "aw1", Answer: run.Answer{Decision: run.Approved}}},
 		{Seq: 8, Data: run.ChildRunStarted{Child: "run_child", CallID: "c1", Name: "researcher"}},
 		{Seq: 9, Data: run.ChildRunFinished{Child: "run_child", CallID: "c1", Status: run.StatusCompleted, Result: json.RawMessage(`"Go generics arrived in 1.18."`)}},
-		{Seq: 10, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Created: []run.VariableInfo{{Name: "research_result", Type: "string"}}}},
+		{Seq: 10, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Created: []run.VariableInfo{{Name: "research_result", Type: "string"}},
+			Resolution: &run.Resolution{Args: []run.Argument{{Param: "topic", Ref: "topic", Type: "string"}}}, Result: "research_result",
+			Action: &run.GoAction{Name: "research", Func: "github.com/byref/byref/codegen/codegentest.Research", Type: "func(context.Context, string) (string, error)"}}},
 		{Seq: 11, Data: run.VariableCreated{Step: 1, Variable: run.VariableInfo{Name: "research_result", Type: "string"}, Value: json.RawMessage(`"Go generics arrived in 1.18."`)}},
 		{Seq: 12, Data: run.AssistantMessage{Step: 2, Text: "Check the weather too."}},
 		{Seq: 13, Data: run.ToolCallScheduled{Step: 2, Call: call2}},
@@ -298,10 +333,11 @@ func recordChildRun(t *testing.T) (*codegen.Recording, map[string]json.RawMessag
 			Created: []run.VariableInfo{{Name: "words", Type: "int"}}}},
 		{Seq: 18, Data: run.VariableCreated{Step: 3, Variable: run.VariableInfo{Name: "words", Type: "int"}, Value: json.RawMessage(`5`)}},
 		{Seq: 19, Data: run.ToolCallScheduled{Step: 4, Call: run.ToolCall{ID: "c3", Action: "terminate", Arguments: `{"success":true,"result":"<<var:research_result>>"}`}}},
-		{Seq: 20, Data: run.ToolCallCompleted{CallID: "c3", Success: true}},
+		{Seq: 20, Data: run.ToolCallCompleted{CallID: "c3", Success: true, Resolution: &run.Resolution{Args: []run.Argument{
+			{Param: "success", Raw: json.RawMessage("true")}, {Param: "result", Ref: "research_result", Type: "string"}}}}},
 		{Seq: 21, Data: run.Result{Value: json.RawMessage(`"Go generics arrived in 1.18."`)}},
 	}
-	rec, err := codegen.FromEvents(events, codegentest.Actions())
+	rec, err := codegen.FromEvents(events)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,9 +354,7 @@ func recordEarlyReturn(t *testing.T) (*codegen.Recording, map[string]json.RawMes
 		"acc := 0\nfor _, w := range []string{\"1\", \"2\", \"x\", \"4\"} {\n\tv, err := strconv.Atoi(w)\n\tif err != nil {\n\t\treturn\n\t}\n\tacc += v\n}\nacc = -1",
 	}})
 	execute(t, rt, runtime.Step{Snippets: []string{"summary := fmt.Sprint(n, \" \", acc, \" \", err != nil)"}})
-	rec := codegen.FromState(rt, nil)
-	rec.RunID = "run_early_return"
-	vars := finalVars(t, rt)
+	rec, vars := rt.record(t, "run_early_return")
 	if string(vars["acc"]) != "3" || string(vars["summary"]) != `"0 3 true"` {
 		t.Fatalf("the run itself: %s", vars)
 	}
@@ -374,7 +408,7 @@ func recordAskUser(t *testing.T) (*codegen.Recording, map[string]json.RawMessage
 		}
 		events = append(events, e)
 	}
-	rec, err := codegen.FromEvents(events, codegentest.Actions())
+	rec, err := codegen.FromEvents(events)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,164 +2,16 @@ package codegen
 
 import (
 	"fmt"
-	"go/ast"
-	"go/parser"
 	"go/token"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/byref/byref/action"
 )
-
-// typeRegistry resolves the type names of a stored log ("[]shop.Item") to
-// reflect types, by the types the actions mention.
-type typeRegistry map[string]reflect.Type
-
-var basicTypes = map[string]reflect.Type{
-	"bool": reflect.TypeFor[bool](), "string": reflect.TypeFor[string](),
-	"int": reflect.TypeFor[int](), "int8": reflect.TypeFor[int8](), "int16": reflect.TypeFor[int16](),
-	"int32": reflect.TypeFor[int32](), "int64": reflect.TypeFor[int64](),
-	"uint": reflect.TypeFor[uint](), "uint8": reflect.TypeFor[uint8](), "uint16": reflect.TypeFor[uint16](),
-	"uint32": reflect.TypeFor[uint32](), "uint64": reflect.TypeFor[uint64](), "uintptr": reflect.TypeFor[uintptr](),
-	"float32": reflect.TypeFor[float32](), "float64": reflect.TypeFor[float64](),
-	"complex64": reflect.TypeFor[complex64](), "complex128": reflect.TypeFor[complex128](),
-	"byte": reflect.TypeFor[byte](), "rune": reflect.TypeFor[rune](),
-	"error": reflect.TypeFor[error](), "any": reflect.TypeFor[any](),
-}
-
-func newTypeRegistry(actions *action.Set) typeRegistry {
-	reg := typeRegistry{}
-	for _, a := range actions.All() {
-		reg.add(reflect.TypeOf(a.Func()))
-	}
-	return reg
-}
-
-// add records t and every type it is built from.
-func (reg typeRegistry) add(t reflect.Type) {
-	if t == nil {
-		return
-	}
-	if _, seen := reg[t.String()]; seen {
-		return
-	}
-	reg[t.String()] = t
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Chan:
-		reg.add(t.Elem())
-	case reflect.Map:
-		reg.add(t.Key())
-		reg.add(t.Elem())
-	case reflect.Func:
-		for i := range t.NumIn() {
-			reg.add(t.In(i))
-		}
-		for i := range t.NumOut() {
-			reg.add(t.Out(i))
-		}
-	case reflect.Struct:
-		for i := range t.NumField() {
-			reg.add(t.Field(i).Type)
-		}
-	}
-}
-
-// resolve returns the type named name, or nil.
-func (reg typeRegistry) resolve(name string) reflect.Type {
-	if t, ok := reg[name]; ok {
-		return t
-	}
-	if t, ok := basicTypes[name]; ok {
-		return t
-	}
-	e, err := parser.ParseExpr(name)
-	if err != nil {
-		return nil
-	}
-	t, _ := reg.build(e)
-	return t
-}
-
-// build makes the reflect type of a type expression.
-func (reg typeRegistry) build(e ast.Expr) (t reflect.Type, ok bool) {
-	defer func() {
-		if recover() != nil { // reflect refuses, e.g. an invalid map key
-			t, ok = nil, false
-		}
-	}()
-	switch e := e.(type) {
-	case *ast.Ident:
-		t, ok = basicTypes[e.Name]
-		return t, ok
-	case *ast.SelectorExpr:
-		t, ok = reg[types(e)]
-		return t, ok
-	case *ast.ParenExpr:
-		return reg.build(e.X)
-	case *ast.StarExpr:
-		if el, ok := reg.build(e.X); ok {
-			return reflect.PointerTo(el), true
-		}
-	case *ast.ArrayType:
-		el, ok := reg.build(e.Elt)
-		if !ok {
-			return nil, false
-		}
-		if e.Len == nil {
-			return reflect.SliceOf(el), true
-		}
-		if lit, isLit := e.Len.(*ast.BasicLit); isLit {
-			if n, err := strconv.Atoi(lit.Value); err == nil {
-				return reflect.ArrayOf(n, el), true
-			}
-		}
-	case *ast.MapType:
-		k, ok1 := reg.build(e.Key)
-		v, ok2 := reg.build(e.Value)
-		if ok1 && ok2 {
-			return reflect.MapOf(k, v), true
-		}
-	case *ast.InterfaceType:
-		if len(e.Methods.List) == 0 {
-			return basicTypes["any"], true
-		}
-	case *ast.StructType:
-		var fields []reflect.StructField
-		for _, f := range e.Fields.List {
-			ft, ok := reg.build(f.Type)
-			if !ok || len(f.Names) == 0 {
-				return nil, false
-			}
-			tag := ""
-			if f.Tag != nil {
-				tag, _ = strconv.Unquote(f.Tag.Value)
-			}
-			for _, n := range f.Names {
-				fields = append(fields, reflect.StructField{Name: n.Name, Type: ft, Tag: reflect.StructTag(tag)})
-			}
-		}
-		return reflect.StructOf(fields), true
-	}
-	return nil, false
-}
-
-// types renders a selector expression as reflect's String does.
-func types(e *ast.SelectorExpr) string {
-	if x, ok := e.X.(*ast.Ident); ok {
-		return x.Name + "." + e.Sel.Name
-	}
-	return ""
-}
 
 // imports allocates the names of a generated file's imports.
 type imports struct {
 	byPath map[string]string // path -> name
 	names  *namer
-	// pkgNames are the packages' real names, when known, to decide whether
-	// an import needs an explicit name.
-	pkgNames map[string]string
 }
 
 // use returns the name under which path is imported, importing it under
@@ -173,25 +25,23 @@ func (im *imports) use(path, want string) string {
 	}
 	name := im.names.fresh(want)
 	im.byPath[path] = name
-	if _, ok := im.pkgNames[path]; !ok {
-		im.pkgNames[path] = want
-	}
 	return name
 }
 
 // fixed records an import whose name is imposed (a snippet's).
 func (im *imports) fixed(path, name string) {
 	im.byPath[path] = name
-	im.pkgNames[path] = defaultName(path)
 	im.names.reserve(name)
 }
 
-// spec returns the import block's lines, standard library first.
+// spec returns the import block's lines, standard library first. An
+// import is named unless its name is the path's last element: the log
+// records import paths, not package names.
 func (im *imports) spec() string {
 	var std, other []string
 	for path, name := range im.byPath {
 		line := strconv.Quote(path)
-		if name != im.pkgNames[path] || name != defaultName(path) {
+		if name != path[strings.LastIndexByte(path, '/')+1:] {
 			line = name + " " + line
 		}
 		if strings.Contains(strings.SplitN(path, "/", 2)[0], ".") {
@@ -274,91 +124,84 @@ func init() {
 }
 
 // typeExpr writes t as Go source, importing what it names.
-func (g *gen) typeExpr(t reflect.Type) (string, error) {
+func (g *gen) typeExpr(t *gotype) (string, error) {
 	if t == nil {
 		return "any", nil
 	}
-	if t.Name() != "" {
-		if t.PkgPath() == "" {
-			if t == basicTypes["any"] {
-				return "any", nil
-			}
-			return t.Name(), nil
+	switch t.kind {
+	case kBasic:
+		if t.name == "unsafe.Pointer" {
+			return "", fmt.Errorf("type unsafe.Pointer cannot be named by replay code")
 		}
-		if strings.ContainsAny(t.Name(), "[") {
-			return "", fmt.Errorf("type %s is an instance of a generic type, which replay code cannot name yet", t)
+		return t.name, nil
+	case kError:
+		return "error", nil
+	case kAny:
+		return "any", nil
+	case kIface:
+		return "", fmt.Errorf("an unnamed interface type with methods cannot be written yet")
+	case kNamed:
+		if t.path == "" {
+			return "", fmt.Errorf("type %s has no import path in the log (a log written before byref recorded them); run it again to replay it", t.name)
 		}
-		if t.PkgPath() == "main" && g.inMain() {
+		if !token.IsIdentifier(t.name) || !validPath(t.path) {
+			return "", fmt.Errorf("the recorded type %q is not a Go type name", t)
+		}
+		if t.path == "main" && g.inMain() {
 			// The replay is a file of the user's own package main: it
 			// names main's types as main does.
 			g.usesMain = true
-			return t.Name(), nil
+			return t.name, nil
 		}
-		if !token.IsExported(t.Name()) {
-			return "", fmt.Errorf("type %s is not exported from %s, so replay code cannot name it", t, t.PkgPath())
+		if !token.IsExported(t.name) {
+			return "", fmt.Errorf("type %s is not exported from %s, so replay code cannot name it", t.name, t.path)
 		}
-		if why := unimportable(t.PkgPath()); why != "" {
+		if why := unimportable(t.path); why != "" {
 			return "", fmt.Errorf("type %s cannot be named: %s", t, why)
 		}
-		pkg := t.String()
-		pkg = pkg[:strings.LastIndexByte(pkg, '.')]
-		if i := strings.LastIndexAny(pkg, "*[]) "); i >= 0 {
-			pkg = pkg[i+1:]
-		}
-		return g.imp.use(t.PkgPath(), pkg) + "." + t.Name(), nil
-	}
-	switch t.Kind() {
-	case reflect.Pointer:
-		el, err := g.typeExpr(t.Elem())
+		return g.imp.use(t.path, "") + "." + t.name, nil
+	case kPointer:
+		el, err := g.typeExpr(t.elem)
 		return "*" + el, err
-	case reflect.Slice:
-		el, err := g.typeExpr(t.Elem())
+	case kSlice:
+		el, err := g.typeExpr(t.elem)
 		return "[]" + el, err
-	case reflect.Array:
-		el, err := g.typeExpr(t.Elem())
-		return "[" + strconv.Itoa(t.Len()) + "]" + el, err
-	case reflect.Map:
-		k, err := g.typeExpr(t.Key())
+	case kArray:
+		el, err := g.typeExpr(t.elem)
+		return "[" + strconv.Itoa(t.n) + "]" + el, err
+	case kMap:
+		k, err := g.typeExpr(t.key)
 		if err != nil {
 			return "", err
 		}
-		el, err := g.typeExpr(t.Elem())
+		el, err := g.typeExpr(t.elem)
 		return "map[" + k + "]" + el, err
-	case reflect.Chan:
-		el, err := g.typeExpr(t.Elem())
-		switch t.ChanDir() {
-		case reflect.RecvDir:
-			return "<-chan " + el, err
-		case reflect.SendDir:
-			return "chan<- " + el, err
-		}
-		return "chan " + el, err
-	case reflect.Func:
+	case kChan:
+		el, err := g.typeExpr(t.elem)
+		return t.dir + " " + el, err
+	case kFunc:
 		return g.funcType(t, false)
-	case reflect.Interface:
-		if t.NumMethod() == 0 {
-			return "any", nil
-		}
-		return "", fmt.Errorf("unnamed interface type %s cannot be written yet", t)
-	case reflect.Struct:
+	case kStruct:
 		var b strings.Builder
 		b.WriteString("struct {")
-		for i := range t.NumField() {
-			f := t.Field(i)
-			ft, err := g.typeExpr(f.Type)
+		for i, f := range t.fields {
+			ft, err := g.typeExpr(f.typ)
 			if err != nil {
 				return "", err
 			}
 			if i > 0 {
 				b.WriteString(";")
 			}
-			if f.Anonymous {
+			if f.name != "" && !token.IsIdentifier(f.name) {
+				return "", fmt.Errorf("the recorded field name %q is not a Go identifier", f.name)
+			}
+			if f.name == "" {
 				b.WriteString(" " + ft)
 			} else {
-				b.WriteString(" " + f.Name + " " + ft)
+				b.WriteString(" " + f.name + " " + ft)
 			}
-			if f.Tag != "" {
-				b.WriteString(" " + strconv.Quote(string(f.Tag)))
+			if f.tag != "" {
+				b.WriteString(" " + strconv.Quote(f.tag))
 			}
 		}
 		b.WriteString(" }")
@@ -368,20 +211,23 @@ func (g *gen) typeExpr(t reflect.Type) (string, error) {
 }
 
 // funcType writes a func type; dropCtx leaves out a leading context.
-func (g *gen) funcType(t reflect.Type, dropCtx bool) (string, error) {
+func (g *gen) funcType(t *gotype, dropCtx bool) (string, error) {
 	var in, out []string
-	for i := range t.NumIn() {
-		if i == 0 && dropCtx && t.In(0) == contextType {
+	for i, p := range t.in {
+		if i == 0 && dropCtx && p.isContext() {
 			continue
 		}
-		s, err := g.typeExpr(t.In(i))
+		s, err := g.typeExpr(p)
 		if err != nil {
 			return "", err
 		}
+		if t.variadic && i == len(t.in)-1 {
+			s = "..." + strings.TrimPrefix(s, "[]")
+		}
 		in = append(in, s)
 	}
-	for i := range t.NumOut() {
-		s, err := g.typeExpr(t.Out(i))
+	for _, r := range t.out {
+		s, err := g.typeExpr(r)
 		if err != nil {
 			return "", err
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/byref/byref/run"
@@ -127,4 +128,19 @@ func ExampleHistory() {
 	}
 	// Output:
 	// step 1: get_weather(location=<<var:city>>) -> weather (created: true) because "Get the weather."
+}
+
+func ExampleGoType() {
+	// Replay code must import the types a run touched: the log writes
+	// them with import paths, where reflect's String has package names.
+	t := reflect.TypeFor[map[string][]json.RawMessage]()
+	fmt.Println(t.String())
+	fmt.Println(run.GoType(t))
+	for _, nt := range run.NamedTypes(map[string]bool{}, t) {
+		fmt.Println(nt.Name, "is", nt.Underlying)
+	}
+	// Output:
+	// map[string][]json.RawMessage
+	// map[string][]encoding/json.RawMessage
+	// encoding/json.RawMessage is []uint8
 }

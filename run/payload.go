@@ -228,6 +228,11 @@ type ToolCallCompleted struct {
 	Snippet *Snippet `json:"snippet,omitempty"`
 	// Start is when the call started.
 	Start time.Time `json:"start,omitzero"`
+	// Action is the Go identity of the called action, for replay code:
+	// set on the first completion of each action in the run (a restored
+	// run reads what its log holds), nil on the others and for the
+	// built-in actions.
+	Action *GoAction `json:"action,omitempty"`
 }
 
 // Snippet is Go code the model wrote, with the variables it reads and
@@ -256,6 +261,9 @@ type SnippetExecuted struct {
 	Kept string `json:"kept,omitempty"`
 	// Start is when the snippet started.
 	Start time.Time `json:"start,omitzero"`
+	// Actions are the Go identities of the actions the code names, for
+	// replay code, each recorded once per run (see [GoAction]).
+	Actions []GoAction `json:"actions,omitempty"`
 }
 
 // VariableCreated records a new variable.
@@ -276,6 +284,13 @@ type VariableCreated struct {
 	// MediaType is the media type of a value whose Go type implements
 	// [Media] (a PNG screenshot: "image/png"); such a value is output.
 	MediaType string `json:"media_type,omitempty"`
+	// GoType is the variable's type in the form of [GoType] (import
+	// paths, not package names), for replay code; "" when it reads the
+	// same as Variable.Type (no named type of a package).
+	GoType string `json:"go_type,omitempty"`
+	// Types describes the named types of GoType that the log has not
+	// described yet.
+	Types []NamedType `json:"types,omitempty"`
 }
 
 // VariableModified records a new value of an existing variable, assigned
@@ -288,6 +303,8 @@ type VariableModified struct {
 	Tainted   bool            `json:"tainted,omitempty"`
 	Value     json.RawMessage `json:"value,omitempty"`
 	MediaType string          `json:"media_type,omitempty"`
+	GoType    string          `json:"go_type,omitempty"`
+	Types     []NamedType     `json:"types,omitempty"`
 }
 
 // AwaitKind is what a run awaits.

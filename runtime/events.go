@@ -73,10 +73,11 @@ func (st *State) variableEvents(names []string, created bool) []run.Payload {
 		}
 		info := run.VariableInfo{Name: n, Type: v.TypeName(), Preview: st.redact(v.Preview(st.opts.PreviewLimit))}
 		step := v.History.Last().Step
+		gt, types := st.goTypeOf(v.Type, info.Type)
 		if created {
-			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v), MediaType: mediaType(v.Value)})
+			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
 		} else {
-			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v), MediaType: mediaType(v.Value)})
+			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
 		}
 	}
 	return out
@@ -92,10 +93,11 @@ func (st *State) variableChangeEvents(step int, changes []VariableChange) []run.
 			continue
 		}
 		info := run.VariableInfo{Name: c.Name, Type: c.Type, Preview: c.Preview}
+		gt, types := st.goTypeOf(v.Type, info.Type)
 		if c.Change == string(variable.Created) {
-			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v), MediaType: mediaType(v.Value)})
+			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
 		} else {
-			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v), MediaType: mediaType(v.Value)})
+			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, Value: st.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
 		}
 	}
 	return out

@@ -225,6 +225,7 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 	var snippetParts []string
 	for _, s := range res.Snippets {
 		e := s.executed(res.Step)
+		e.Actions = h.st.snippetIdentities(s.Code)
 		// Variable events are made before a large result is kept, so
 		// that they describe the snippet's own changes.
 		changes := h.st.variableChangeEvents(res.Step, slices.Concat(s.Variables, s.left))
@@ -235,6 +236,7 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 	}
 	for _, r := range res.Responses {
 		e := r.completed()
+		e.Action = h.st.actionIdentity(r.Name)
 		changes := h.st.variableChangeEvents(res.Step, slices.Concat(r.Variables, r.left))
 		content, name, kept := h.st.bound(res.Step, r.Name, r.Content(), lim)
 		e.Kept = name

@@ -219,6 +219,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 		}
 	}
 	st.step = snap.Step
+	st.seedDescribed(events)
 	st.run = h
 	st.attach(ropts.Actions, ropts.ResultSchema, !ropts.NonInteractive)
 	st.mu.Unlock()

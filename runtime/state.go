@@ -69,6 +69,9 @@ type State struct {
 	// prepared is the call being resolved or run (see prepare); guarded
 	// by execMu.
 	prepared prepared
+	// described and describedActions hold the named types and the actions
+	// whose Go identity the run's log holds already (identity.go).
+	described, describedActions map[string]bool
 }
 
 // clone returns a copy of a State that has executed nothing: the same

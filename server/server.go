@@ -20,7 +20,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/byref/byref/action"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 )
@@ -124,12 +123,6 @@ type Options struct {
 	// is marked failed with InterruptedReason. Zero means
 	// DefaultShutdownGrace.
 	ShutdownGrace time.Duration
-	// ReplayActions returns the actions a stored run could call, for the
-	// inspector's replay code (codegen.FromEvents): the log names the
-	// actions a run called, not their Go functions. Nil, or a nil set,
-	// means none: replay code is then available only for runs that called
-	// no action of their own (snippets and built-ins only).
-	ReplayActions func(run.Summary) *action.Set
 	// Engine runs the runs. Nil means in-process: every run on its
 	// Agent.Runtime, as by default. With an engine, Store must be
 	// the store the engine's runs record into (see Engine).

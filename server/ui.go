@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/byref/byref/action"
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
@@ -604,7 +603,8 @@ func (s *Server) uiFollowUp(w http.ResponseWriter, r *http.Request) {
 
 // uiReplay answers the Go program that replays the run (byref replay's
 // output), as text; with ?download=1, as an attachment named
-// replay_<id>.go.
+// replay_<id>.go; with ?actions=example.com/app.Actions, main fills the
+// actions it cannot call by import path from that function's set.
 func (s *Server) uiReplay(w http.ResponseWriter, r *http.Request) {
 	sum, ok := s.uiLookup(w, r)
 	if !ok {
@@ -615,11 +615,7 @@ func (s *Server) uiReplay(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, sum.ID, err)
 		return
 	}
-	var actions *action.Set
-	if s.opts.ReplayActions != nil {
-		actions = s.opts.ReplayActions(sum)
-	}
-	src, err := replaySource(events, actions)
+	src, err := replaySource(events, r.URL.Query().Get("actions"))
 	if err != nil {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
 		return
@@ -634,11 +630,14 @@ func (s *Server) uiReplay(w http.ResponseWriter, r *http.Request) {
 }
 
 // replaySource is what byref replay prints for a run's events: the
-// program, with a main function, that replays it.
-func replaySource(events []run.Event, actions *action.Set) ([]byte, error) {
-	rec, err := codegen.FromEvents(events, actions)
+// program, with a main function, that replays it. The log is all it
+// needs: it records the Go identity of every action the run called.
+// actions, as byref replay --actions, names the function whose action set
+// main fills closures and methods from ("" for none).
+func replaySource(events []run.Event, actions string) ([]byte, error) {
+	rec, err := codegen.FromEvents(events)
 	if err != nil {
 		return nil, err
 	}
-	return codegen.Generate(rec, codegen.Options{Main: true})
+	return codegen.Generate(rec, codegen.Options{Main: true, ActionSetFunc: actions})
 }

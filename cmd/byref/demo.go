@@ -119,7 +119,7 @@ func demo(ctx context.Context, args []string, w io.Writer) error {
 	fmt.Fprintf(w, "\nThe stored run: %s in %s, %s, %s, %s, %s, result %s.\n",
 		h.ID(), *db, count(len(events), "event"), count(len(snap.ToolCalls), "tool call"), count(len(snap.Snippets), "snippet"),
 		count(len(snap.Variables), "variable"), snap.Result)
-	rec, err := codegen.FromEvents(events, actions)
+	rec, err := codegen.FromEvents(events)
 	if err != nil {
 		return err
 	}

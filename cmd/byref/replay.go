@@ -5,16 +5,17 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/byref/byref/action"
-	"github.com/byref/byref/cmd/byref/demotable"
 	"github.com/byref/byref/codegen"
-	"github.com/byref/byref/run"
 )
 
-// replayCmd is byref replay: the Go program that replays a recorded run.
+// replayCmd is byref replay: the Go program that replays a recorded run,
+// from its log alone (the log records each action's Go identity). With
+// --actions pkg.Func, the program's main fills the actions it cannot call
+// by import path (closures, methods) from that function's action set.
 func replayCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlags("replay")
 	db := fs.String("db", defaultDB(), "")
+	actions := fs.String("actions", "", "")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -35,15 +36,11 @@ func replayCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w (byref runs ls lists the runs in %s)", err, *db)
 	}
-	sum, err := store.Get(ctx, id)
+	rec, err := codegen.FromEvents(events)
 	if err != nil {
 		return err
 	}
-	rec, err := codegen.FromEvents(events, replayActions(sum))
-	if err != nil {
-		return err
-	}
-	src, err := codegen.Generate(rec, codegen.Options{Main: true})
+	src, err := codegen.Generate(rec, codegen.Options{Main: true, ActionSetFunc: *actions})
 	if err != nil {
 		return err
 	}
@@ -53,13 +50,3 @@ func replayCmd(ctx context.Context, args []string, stdout io.Writer) error {
 
 // demoName is the name of the demo's runs.
 const demoName = "demo"
-
-// replayActions returns the actions of the runs this command starts, for
-// their replay code: the demo's table actions for a demo run, none for the
-// others (byref run and serve give the model snippets and built-ins only).
-func replayActions(sum run.Summary) *action.Set {
-	if sum.Name == demoName {
-		return demotable.Actions()
-	}
-	return nil
-}

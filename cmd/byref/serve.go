@@ -56,7 +56,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	s, err := server.New(server.Options{
-		Store: store, Token: *token, ShutdownGrace: *grace, ReplayActions: replayActions,
+		Store: store, Token: *token, ShutdownGrace: *grace,
 		Logger: slog.New(slog.NewTextHandler(stderr, nil)),
 		Agents: []server.Agent{{
 			Name:        "byref",

@@ -121,6 +121,23 @@ func TestProvidersAreOptIn(t *testing.T) {
 	}
 }
 
+// TestCodegenDoesNotImportRuntime: replay code is generated from a run's
+// log alone (byref replay, the inspector, a program reading its store), so
+// package codegen builds without the runtime, the model interface or the
+// store drivers.
+func TestCodegenDoesNotImportRuntime(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/codegen").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list codegen: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		switch {
+		case dep == "github.com/byref/byref/runtime", dep == "github.com/byref/byref/llm", strings.HasPrefix(dep, "github.com/byref/byref/run/sqlite"), strings.HasPrefix(dep, "modernc.org/"):
+			t.Errorf("codegen depends on %s; it reads a run's log (package run) and must not need the runtime", dep)
+		}
+	}
+}
+
 // TestMCPImportNeedsNoRuntime: importing MCP tools as actions (package
 // mcp) links the action package and the MCP SDK, not the runtime, the
 // interpreter or the store; serving over MCP (mcp/mcpserver) is what

@@ -1,0 +1,170 @@
+package runtime
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/run"
+)
+
+// What replay code needs of a run, recorded in its log (run.GoAction,
+// run.NamedType, VariableCreated.GoType): each action's Go identity on its
+// first completed call, and each named type once, where it is first met.
+
+// identities caches each action's Go identity (its symbol and type
+// strings), which does not change: the runtime computes it once per
+// process, not per run.
+var identities sync.Map // *action.Action -> run.GoAction (without Types)
+
+// identityOf returns a's Go identity without its types.
+func identityOf(a *action.Action) run.GoAction {
+	if id, ok := identities.Load(a); ok {
+		return id.(run.GoAction)
+	}
+	id := run.GoAction{Name: a.Name(), Func: run.FuncSymbol(a.Func()), Type: run.GoType(reflect.TypeOf(a.Func()))}
+	for _, p := range a.Params() {
+		id.Params = append(id.Params, p.Name)
+		if a.ArgsStruct() != nil {
+			id.Fields = append(id.Fields, run.ArgField{Field: p.Field, Type: run.GoType(p.Type)})
+		}
+		if p.DefaultJSON != "" && p.Default != nil {
+			if id.Defaults == nil {
+				id.Defaults = map[string]json.RawMessage{}
+			}
+			id.Defaults[p.Name] = json.RawMessage(p.DefaultJSON)
+		}
+	}
+	identities.Store(a, id)
+	return id
+}
+
+// actionIdentity returns the Go identity of the named action for the
+// first completed call of it in this State, with the named types the log
+// has not described yet; nil for later calls and for built-ins. Callers
+// hold mu.
+func (st *State) actionIdentity(name string) *run.GoAction {
+	r, ok := st.m.byName[name]
+	if !ok || r.builtin || st.describedActions[name] {
+		return nil
+	}
+	if st.described == nil {
+		st.described, st.describedActions = map[string]bool{}, map[string]bool{}
+	}
+	st.describedActions[name] = true
+	id := identityOf(r.act)
+	types := []reflect.Type{reflect.TypeOf(r.act.Func())}
+	for _, p := range r.act.Params() {
+		types = append(types, p.Type)
+	}
+	id.Types = run.NamedTypes(st.described, types...)
+	return &id
+}
+
+// goTypeOf returns t in the log's qualified form when it differs from the
+// type name the model sees, and the named types it is built from that the
+// log has not described yet; callers hold mu.
+func (st *State) goTypeOf(t reflect.Type, shown string) (string, []run.NamedType) {
+	if t == nil {
+		return "", nil
+	}
+	gt := goType(t)
+	if gt == shown {
+		gt = ""
+	}
+	if st.described == nil {
+		st.described, st.describedActions = map[string]bool{}, map[string]bool{}
+	}
+	return gt, run.NamedTypes(st.described, t)
+}
+
+// goTypes caches run.GoType: a variable's type is written on every event
+// that records it.
+var goTypes sync.Map // reflect.Type -> string
+
+func goType(t reflect.Type) string {
+	if s, ok := goTypes.Load(t); ok {
+		return s.(string)
+	}
+	s := run.GoType(t)
+	goTypes.Store(t, s)
+	return s
+}
+
+// snippetIdentities returns the Go identities of the actions a snippet's
+// code names (as a word) that the log does not hold yet: a snippet calls
+// actions as Go functions, and its replay calls them too. Callers hold mu.
+func (st *State) snippetIdentities(code string) []run.GoAction {
+	var names []string
+	for name, r := range st.m.byName {
+		if !r.builtin && !st.describedActions[name] && namesWord(code, name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	var out []run.GoAction
+	for _, name := range names {
+		if id := st.actionIdentity(name); id != nil {
+			out = append(out, *id)
+		}
+	}
+	return out
+}
+
+// namesWord reports whether code holds name as a whole identifier.
+func namesWord(code, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(code[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(name)
+		if (j == 0 || !identByte(code[j-1])) && (end == len(code) || !identByte(code[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func identByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// seedDescribed marks the actions and named types a restored run's log
+// describes already, so that they are not recorded again; callers hold
+// mu.
+func (st *State) seedDescribed(events []run.Event) {
+	if st.described == nil {
+		st.described, st.describedActions = map[string]bool{}, map[string]bool{}
+	}
+	action := func(id run.GoAction) {
+		st.describedActions[id.Name] = true
+		for _, nt := range id.Types {
+			st.described[nt.Name] = true
+		}
+	}
+	for _, e := range events {
+		switch p := e.Data.(type) {
+		case run.ToolCallCompleted:
+			if p.Action != nil {
+				action(*p.Action)
+			}
+		case run.SnippetExecuted:
+			for _, id := range p.Actions {
+				action(id)
+			}
+		case run.VariableCreated:
+			for _, nt := range p.Types {
+				st.described[nt.Name] = true
+			}
+		case run.VariableModified:
+			for _, nt := range p.Types {
+				st.described[nt.Name] = true
+			}
+		}
+	}
+}
