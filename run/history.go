@@ -92,6 +92,10 @@ type HistoryFolder struct {
 	// allocated once: a long history is not copied as it grows.
 	ins [][]Instruction
 	n   int
+	// strs holds the instructions' Created and Modified names, carved
+	// from chunks of growing size as ins is: a call's names are not an
+	// allocation of their own.
+	strs []string
 	// reason is the text of the model's latest answer, made at reasonStep.
 	reason     string
 	reasonStep int
@@ -179,7 +183,7 @@ func (f *HistoryFolder) next() *Instruction {
 func (f *HistoryFolder) SnippetExecuted(p SnippetExecuted) {
 	in := Instruction{Step: p.Step, Kind: KindSnippet, Reason: f.reasonOf(p.Step),
 		Code: p.Snippet.Code, Reads: p.Snippet.Reads, Writes: p.Snippet.Writes,
-		Created: kept(names(p.Created), p.Kept), Modified: names(p.Modified),
+		Created: kept(f.names(p.Created), p.Kept), Modified: f.names(p.Modified),
 		Err: p.Error, Start: p.Start, Duration: p.Duration}
 	if !p.Success && in.Err == "" {
 		in.Err = "the snippet failed"
@@ -225,7 +229,7 @@ func (f *HistoryFolder) completed(in *Instruction, p *ToolCallCompleted) {
 		c.call.ID = p.CallID
 	}
 	*in = Instruction{Step: c.step, Kind: KindCall, Reason: f.reasonOf(c.step), CallID: p.CallID,
-		Created: kept(names(p.Created), p.Kept), Modified: names(p.Modified), Err: p.Error, Start: p.Start, Duration: p.Duration}
+		Created: kept(f.names(p.Created), p.Kept), Modified: f.names(p.Modified), Err: p.Error, Start: p.Start, Duration: p.Duration}
 	if !p.Success && in.Err == "" {
 		in.Err = "the call failed"
 	}
@@ -242,12 +246,20 @@ func (f *HistoryFolder) completed(in *Instruction, p *ToolCallCompleted) {
 	in.ReturnCreated = p.Result != "" && slices.Contains(in.Created, p.Result)
 }
 
-func names(infos []VariableInfo) []string {
-	var out []string
-	for _, v := range infos {
-		out = append(out, v.Name)
+// names returns the names of infos (nil for none), in a slice of f.strs
+// whose capacity ends with it, so that kept's append copies it.
+func (f *HistoryFolder) names(infos []VariableInfo) []string {
+	if len(infos) == 0 {
+		return nil
 	}
-	return out
+	if cap(f.strs)-len(f.strs) < len(infos) {
+		f.strs = make([]string, 0, max(min(2*cap(f.strs), 256), 4, len(infos)))
+	}
+	start := len(f.strs)
+	for _, v := range infos {
+		f.strs = append(f.strs, v.Name)
+	}
+	return f.strs[start:len(f.strs):len(f.strs)]
 }
 
 func kept(created []string, name string) []string {

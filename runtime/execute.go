@@ -93,6 +93,29 @@ func (r ToolResponse) completed() run.ToolCallCompleted {
 	}
 }
 
+// folded is completed for a bare State's history fold, which keeps only
+// the variables' names: its Created and Modified are written into *buf,
+// reused from one call to the next, instead of slices of their own.
+func (r ToolResponse) folded(buf *[]run.VariableInfo) run.ToolCallCompleted {
+	b := (*buf)[:0]
+	b = appendInfos(b, r.Variables, "created")
+	k := len(b)
+	b = appendInfos(b, r.Variables, "assigned", "modified")
+	b = appendInfos(b, r.left, "modified")
+	*buf = b
+	c := run.ToolCallCompleted{
+		CallID: r.CallID, Success: r.Success, Error: r.Error, Duration: r.Duration, Stdout: r.Stdout, Stderr: r.Stderr,
+		Resolution: r.Resolution, Result: r.resultVar, Snippet: r.snippet, Start: r.start,
+	}
+	if k > 0 {
+		c.Created = b[:k:k]
+	}
+	if len(b) > k {
+		c.Modified = b[k:]
+	}
+	return c
+}
+
 // toolContent is the JSON shape of a ToolResponse for the model.
 type toolContent struct {
 	Success   bool             `json:"success"`

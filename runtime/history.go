@@ -82,6 +82,6 @@ func (st *State) logStep(n int, step Step, res StepResult) {
 		f.SnippetExecuted(s.executed(n))
 	}
 	for _, r := range res.Responses {
-		f.ToolCallCompleted(r.completed())
+		f.ToolCallCompleted(r.folded(&st.foldBuf))
 	}
 }

@@ -490,7 +490,11 @@ func (h *Handle) storeFault(ctx context.Context, err error) Outcome {
 }
 
 func infos(changes []VariableChange, kinds ...string) []run.VariableInfo {
-	var out []run.VariableInfo
+	return appendInfos(nil, changes, kinds...)
+}
+
+// appendInfos is infos appended to out.
+func appendInfos(out []run.VariableInfo, changes []VariableChange, kinds ...string) []run.VariableInfo {
 	for _, c := range changes {
 		for _, k := range kinds {
 			if c.Change == k {

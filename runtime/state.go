@@ -45,7 +45,10 @@ type State struct {
 	// events its steps would have logged. A run's history is folded from
 	// the log in its store.
 	folded run.HistoryFolder
-	in     *interp.Interpreter
+	// foldBuf holds the variables of the call being folded (folded), under
+	// mu.
+	foldBuf []run.VariableInfo
+	in      *interp.Interpreter
 	// secrets holds the names of the sensitive variables: secret or
 	// tainted (see taint.go).
 	secrets   map[string]bool
