@@ -42,6 +42,13 @@ type prepared struct {
 	// block holds the decoded raw arguments, one field per parameter: one
 	// allocation for all of them.
 	block reflect.Value
+	// spare is the previous call's block, zeroed, taken for the next call
+	// of an action of the same parameters' types (a call passes its
+	// arguments by value: the function keeps no hold on the block).
+	spare reflect.Value
+	// lent is set when the arguments went to another goroutine, which
+	// may still read them: the block is then not reused.
+	lent bool
 }
 
 type trackedRef struct {
@@ -88,7 +95,11 @@ func (p *prepared) arg(i int) reflect.Value {
 		if t == nil {
 			return reflect.New(p.row.param(i).Type).Elem()
 		}
-		p.block = reflect.New(t).Elem()
+		if p.spare.IsValid() && p.spare.Type() == t {
+			p.block, p.spare = p.spare, reflect.Value{}
+		} else {
+			p.block = reflect.New(t).Elem()
+		}
 	}
 	return p.block.Field(i)
 }
@@ -102,7 +113,13 @@ func (p *prepared) resolution() *run.Resolution {
 // release clears the State's prepared call once its call is over, so that
 // it holds no values; callers hold execMu.
 func (st *State) release() {
-	st.prepared = prepared{tracked: st.prepared.tracked[:0]}
+	p := &st.prepared
+	spare := p.spare
+	if p.block.IsValid() && !p.lent {
+		spare = p.block
+		spare.SetZero()
+	}
+	*p = prepared{tracked: p.tracked[:0], spare: spare}
 }
 
 // newResolution returns a resolution of n arguments, in one allocation
@@ -217,6 +234,7 @@ func (st *State) call(ctx context.Context, g gate, step int, c ToolCall, p *prep
 	var res callResult
 	abandon := false
 	if st.opts.Isolate {
+		p.lent = true
 		res, abandon = st.isolated(ctx, callCtx, a, p.args, deadline)
 	} else {
 		// On the step's goroutine: stopped through its context only, as
@@ -532,7 +550,7 @@ func (st *State) prepare(c ToolCall) (*prepared, error) {
 	// The State's one prepared call (steps run one at a time), cleared by
 	// release once the call is over.
 	p := &st.prepared
-	*p = prepared{row: r, res: newResolution(a.NumParams()), tracked: p.tracked[:0]}
+	*p = prepared{row: r, res: newResolution(a.NumParams()), tracked: p.tracked[:0], spare: p.spare}
 	p.record = p.res.Args
 	if n := a.NumParams(); n <= len(p.argsBuf) {
 		p.args = p.argsBuf[:n:n]
