@@ -316,6 +316,9 @@ func (st *State) commit(resp ToolResponse, step int, a *action.Action, p *prepar
 		} else {
 			modified = append(modified, name)
 		}
+		if resp.Variables == nil {
+			resp.Variables, st.change1 = st.change1, nil
+		}
 		resp.Variables = append(resp.Variables, st.change(name, kind))
 		if st.opts.HideFromAI {
 			resp.Result = resultJSON(value)

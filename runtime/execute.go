@@ -182,14 +182,25 @@ const maxHumanRetries = 3
 func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 	st.execMu.Lock()
 	defer st.execMu.Unlock()
+	res := StepResult{}
+	var one *oneCall
+	if len(step.Calls) == 1 {
+		one = new(oneCall)
+		res.Responses = one.resp[:0:1]
+	} else {
+		res.Responses = make([]ToolResponse, 0, len(step.Calls))
+	}
 	st.mu.Lock()
 	st.step++
 	n := st.step
+	if one != nil {
+		st.change1 = one.change[:0:1]
+	}
 	st.mu.Unlock()
+	res.Step = n
 
 	ctx, endStep := st.startSpan(ctx, Span{Kind: SpanStep, Name: "step", Step: n})
 	defer endStep(SpanEnd{})
-	res := StepResult{Step: n, Responses: make([]ToolResponse, 0, len(step.Calls))}
 	for _, code := range step.Snippets {
 		sctx, endSnippet := st.startSpan(ctx, Span{Kind: SpanSnippet, Name: "snippet", Step: n})
 		s := st.snippet(sctx, g, n, "", code)
@@ -209,6 +220,14 @@ func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 	}
 	st.logStep(n, step, res)
 	return res
+}
+
+// oneCall is the result of a step of one call and the first variable
+// that call changed, in one allocation: most steps are one call that
+// stores its result.
+type oneCall struct {
+	resp   [1]ToolResponse
+	change [1]VariableChange
 }
 
 // dispatch runs call c of step n, asking g (when not nil) for approvals

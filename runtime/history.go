@@ -68,6 +68,7 @@ func (h *Handle) History(ctx context.Context) ([]run.Instruction, error) {
 func (st *State) logStep(n int, step Step, res StepResult) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.change1 = nil
 	if st.run != nil {
 		return // a run's steps are in its log
 	}

@@ -72,6 +72,9 @@ type State struct {
 	// prepared is the call being resolved or run (see prepare); guarded
 	// by execMu.
 	prepared prepared
+	// change1 is room for the first variable a step's one call changes,
+	// allocated with the step's result (oneCall); guarded by mu.
+	change1 []VariableChange
 	// described and describedActions hold the named types and the actions
 	// whose Go identity the run's log holds already (identity.go).
 	described, describedActions map[string]bool
