@@ -78,7 +78,43 @@ func (st *State) goTypeOf(t reflect.Type, shown string) (string, []run.NamedType
 	if st.described == nil {
 		st.described, st.describedActions = map[string]bool{}, map[string]bool{}
 	}
+	if all, ok := namedIn(t); ok && allIn(all, st.described) {
+		// Every named type t is built from is described already (the
+		// common case from a run's second variable of a type on): no walk.
+		return gt, nil
+	}
 	return gt, run.NamedTypes(st.described, t)
+}
+
+// namedTypes caches, per type, the names of all the named types
+// run.NamedTypes describes for it when none is described yet.
+var namedTypes sync.Map // reflect.Type -> []string
+
+// namedIn returns the names of all the named types t is built from; ok is
+// false when run.NamedTypes would cut the list short, so that it is not
+// the whole set.
+func namedIn(t reflect.Type) (names []string, ok bool) {
+	if v, found := namedTypes.Load(t); found {
+		names = v.([]string)
+	} else {
+		for _, nt := range run.NamedTypes(map[string]bool{}, t) {
+			names = append(names, nt.Name)
+		}
+		namedTypes.Store(t, names)
+	}
+	return names, len(names) < maxNamedTypes
+}
+
+// maxNamedTypes is the most run.NamedTypes returns from one call.
+const maxNamedTypes = 64
+
+func allIn(names []string, set map[string]bool) bool {
+	for _, n := range names {
+		if !set[n] {
+			return false
+		}
+	}
+	return true
 }
 
 // goTypes caches run.GoType: a variable's type is written on every event
