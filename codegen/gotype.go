@@ -87,15 +87,7 @@ func (t *gotype) String() string {
 		for _, r := range t.out {
 			out = append(out, r.String())
 		}
-		s := "func(" + strings.Join(in, ", ") + ")"
-		switch len(out) {
-		case 0:
-		case 1:
-			s += " " + out[0]
-		default:
-			s += " (" + strings.Join(out, ", ") + ")"
-		}
-		return s
+		return funcType(in, out)
 	case kStruct:
 		var fs []string
 		for _, f := range t.fields {

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/interp"
@@ -67,51 +66,22 @@ type Variable struct {
 }
 
 // InstructionKind says what kind of instruction a step of a recording is.
-type InstructionKind string
+type InstructionKind = run.InstructionKind
 
 // The kinds of instruction.
 const (
 	// KindCall is a JSON tool call.
-	KindCall InstructionKind = "call"
+	KindCall = run.KindCall
 	// KindSnippet is a Go snippet (in a step, or a call of run_go).
-	KindSnippet InstructionKind = "snippet"
+	KindSnippet = run.KindSnippet
 )
 
-// Instruction is one executed instruction: a call or a snippet as the log
-// recorded it.
+// Instruction is one executed instruction, a call or a snippet as the log
+// recorded it ([run.Instruction]: for a call, Args are the resolved
+// arguments the call is written from, and Arguments the JSON, for comments
+// only), with what the replay adds around it.
 type Instruction struct {
-	// Step is the number of the step, from 1.
-	Step int
-	// Kind is KindCall or KindSnippet.
-	Kind InstructionKind
-	// Reason is the model's stated reason for the step, when it gave one.
-	Reason string
-	// CallID is the model's ID of the tool call.
-	CallID string
-	// Action is the called action's name.
-	Action string
-	// Arguments is the argument JSON exactly as the model sent it (for
-	// comments only: the call is written from Args).
-	Arguments string
-	// Args are the resolved arguments in parameter order, as the log
-	// recorded them (run.Resolution); empty when the call failed before
-	// they were resolved.
-	Args []run.Argument
-	// Return is the variable the result was assigned to ("" when none).
-	Return string
-	// ReturnCreated reports that Return was created by this call.
-	ReturnCreated bool
-	// Code is the snippet's source.
-	Code string
-	// Reads and Writes are the variables a snippet reads and writes.
-	Reads, Writes []string
-	// Created and Modified are the variables the instruction created and
-	// changed.
-	Created, Modified []string
-	// Err is the error the model was told, or "" on success.
-	Err string
-	// Duration is how long it ran.
-	Duration time.Duration
+	run.Instruction
 	// Notes are comment lines that go before the instruction: approvals,
 	// answers to questions, edited arguments.
 	Notes []string
@@ -127,9 +97,6 @@ type Instruction struct {
 	// the call).
 	Answer *string
 }
-
-// OK reports whether the instruction succeeded.
-func (in Instruction) OK() bool { return in.Err == "" }
 
 // ChildRun is a run started by a tool call of the recorded run.
 type ChildRun struct {
@@ -298,9 +265,9 @@ func FromEvents(events []run.Event) (*Recording, error) {
 			for _, id := range p.Actions {
 				identity(id)
 			}
-			in := Instruction{Step: p.Step, Kind: KindSnippet, Reason: reasons[p.Step],
+			in := Instruction{Instruction: run.Instruction{Step: p.Step, Kind: KindSnippet, Reason: reasons[p.Step],
 				Code: interp.NormalizeCode(p.Snippet.Code), Reads: p.Snippet.Reads, Writes: p.Snippet.Writes,
-				Created: names(p.Created), Modified: names(p.Modified), Err: p.Error, Duration: p.Duration}
+				Created: names(p.Created), Modified: names(p.Modified), Err: p.Error, Duration: p.Duration}}
 			if !p.Success && in.Err == "" {
 				in.Err = "the snippet failed"
 			}
@@ -340,8 +307,8 @@ func FromEvents(events []run.Event) (*Recording, error) {
 	// Calls denied before they ran have no completion event.
 	for id, why := range denied {
 		if pc := calls[id]; pc != nil {
-			in := Instruction{Step: pc.step, Kind: KindCall, Reason: reasons[pc.step], CallID: id,
-				Action: pc.call.Action, Arguments: pc.call.Arguments, Err: "denied: " + why, Denied: why, Notes: take(id)}
+			in := Instruction{Instruction: run.Instruction{Step: pc.step, Kind: KindCall, Reason: reasons[pc.step], CallID: id,
+				Action: pc.call.Action, Arguments: pc.call.Arguments, Err: "denied: " + why}, Denied: why, Notes: take(id)}
 			rec.Steps = append(rec.Steps, in)
 		}
 	}
@@ -360,8 +327,8 @@ func names(infos []run.VariableInfo) []string {
 // they were resolved when the call was scheduled (run.Resolution), never
 // parsed again.
 func callInstruction(step int, reason string, c run.ToolCall, done run.ToolCallCompleted) (Instruction, error) {
-	in := Instruction{Step: step, Kind: KindCall, Reason: reason, CallID: c.ID, Action: c.Action,
-		Arguments: c.Arguments, Created: names(done.Created), Modified: names(done.Modified), Err: done.Error, Duration: done.Duration}
+	in := Instruction{Instruction: run.Instruction{Step: step, Kind: KindCall, Reason: reason, CallID: c.ID, Action: c.Action,
+		Arguments: c.Arguments, Created: names(done.Created), Modified: names(done.Modified), Err: done.Error, Duration: done.Duration}}
 	if !done.Success && in.Err == "" {
 		in.Err = "the call failed"
 	}

@@ -24,7 +24,7 @@ import (
 
 // snippetRecording is a recording of one successful snippet.
 func snippetRecording(code string) *codegen.Recording {
-	return &codegen.Recording{Steps: []codegen.Instruction{{Step: 1, Kind: codegen.KindSnippet, Code: code}}}
+	return &codegen.Recording{Steps: []codegen.Instruction{{Instruction: run.Instruction{Step: 1, Kind: codegen.KindSnippet, Code: code}}}}
 }
 
 // TestSnippetCannotLeaveReplay: a snippet whose stray closing brace ends
@@ -175,10 +175,10 @@ func TestModelTextInLiteralsAndComments(t *testing.T) {
 			RunID:   "run_x",
 			Actions: identities(codegentest.Actions()),
 			Steps: []codegen.Instruction{
-				{Step: 1, Kind: codegen.KindCall, Reason: reason, CallID: "c1", Action: "get_weather",
-					Args: []run.Argument{{Param: "location", Raw: raw}, {Param: "unit", Default: true}}, Return: "w",
+				{Instruction: run.Instruction{Step: 1, Kind: codegen.KindCall, Reason: reason, CallID: "c1", Action: "get_weather",
+					Args: []run.Argument{{Param: "location", Raw: raw}, {Param: "unit", Default: true}}, Return: "w"},
 					Notes: []string{"Note " + s}},
-				{Step: 2, Kind: codegen.KindCall, CallID: "c2", Action: "get_weather", Arguments: `{"location":"` + s + `"}`, Err: "failed " + s},
+				{Instruction: run.Instruction{Step: 2, Kind: codegen.KindCall, CallID: "c2", Action: "get_weather", Arguments: `{"location":"` + s + `"}`, Err: "failed " + s}},
 			},
 			Result: json.RawMessage(`"x` + s + `\"y"`),
 		}
@@ -259,9 +259,9 @@ func TestLogNamesValidated(t *testing.T) {
 	}
 	recs := map[string]*codegen.Recording{
 		"variable": {Variables: []codegen.Variable{{Name: bad, Type: "string", Start: true}}},
-		"return":   {Steps: []codegen.Instruction{{Step: 1, Kind: codegen.KindCall, Action: "list_items", Return: bad}}},
-		"ref": {Steps: []codegen.Instruction{{Step: 1, Kind: codegen.KindCall, Action: "total",
-			Args: []run.Argument{{Param: "items", Ref: bad}}}}},
+		"return":   {Steps: []codegen.Instruction{{Instruction: run.Instruction{Step: 1, Kind: codegen.KindCall, Action: "list_items", Return: bad}}}},
+		"ref": {Steps: []codegen.Instruction{{Instruction: run.Instruction{Step: 1, Kind: codegen.KindCall, Action: "total",
+			Args: []run.Argument{{Param: "items", Ref: bad}}}}}},
 	}
 	for name, rec := range recs {
 		if src, err := codegen.Generate(rec, codegen.Options{}); !errors.Is(err, codegen.ErrGenerate) {

@@ -25,8 +25,8 @@ func TestStructArgumentCall(t *testing.T) {
 		Types: map[string]run.NamedType{pkg + ".SearchArgs": {Name: pkg + ".SearchArgs",
 			Underlying: `struct { Query string "json:\"query\""; Limit int "json:\"limit\""; Exact bool "json:\"exact\"" }`}},
 		Variables: []codegen.Variable{{Name: "q", Type: "string", Start: true, Value: json.RawMessage(`"x"`)}},
-		Steps: []codegen.Instruction{{Step: 1, Kind: codegen.KindCall, Action: "search", Return: "hits", ReturnCreated: true,
-			Args: []run.Argument{{Param: "query", Ref: "q", Type: "string"}, {Param: "limit", Default: true}, {Param: "exact", Default: true}}}},
+		Steps: []codegen.Instruction{{Instruction: run.Instruction{Step: 1, Kind: codegen.KindCall, Action: "search", Return: "hits", ReturnCreated: true,
+			Args: []run.Argument{{Param: "query", Ref: "q", Type: "string"}, {Param: "limit", Default: true}, {Param: "exact", Default: true}}}}},
 	}
 	src, err := codegen.Generate(rec, codegen.Options{Package: "replay"})
 	if err != nil {
@@ -58,7 +58,7 @@ func TestValuesFromJSON(t *testing.T) {
 			"time.Time":      {Name: "time.Time", Underlying: "struct { }", Unmarshals: true},
 			pkg + ".Celsius": {Name: pkg + ".Celsius", Underlying: "float64"},
 		},
-		Steps: []codegen.Instruction{{Step: 1, Kind: codegen.KindCall, Action: "f", Args: []run.Argument{
+		Steps: []codegen.Instruction{{Instruction: run.Instruction{Step: 1, Kind: codegen.KindCall, Action: "f", Args: []run.Argument{
 			{Param: "at", Raw: json.RawMessage(`"2026-11-24T20:00:00Z"`)},
 			{Param: "m", Raw: json.RawMessage(`{"b":[1,"x",null],"a":2.5}`)},
 			{Param: "c", Raw: json.RawMessage(`21`)},
@@ -66,7 +66,7 @@ func TestValuesFromJSON(t *testing.T) {
 			{Param: "o", Raw: json.RawMessage(`[{"k":1}]`)},
 			{Param: "k", Raw: json.RawMessage(`{"2":true,"10":false}`)},
 			{Param: "x", Raw: json.RawMessage(`1e2`)},
-		}}},
+		}}}},
 	}
 	src, err := codegen.Generate(rec, codegen.Options{Package: "replay"})
 	if err != nil {
@@ -131,7 +131,7 @@ func TestLogIdentitiesValidated(t *testing.T) {
 		"field":  {Name: "f", Func: "example.com/p.F", Type: "func(struct { A();B int })"},
 	} {
 		rec := &codegen.Recording{Actions: map[string]run.GoAction{"f": id},
-			Steps: []codegen.Instruction{{Step: 1, Kind: codegen.KindCall, Action: "f"}}}
+			Steps: []codegen.Instruction{{Instruction: run.Instruction{Step: 1, Kind: codegen.KindCall, Action: "f"}}}}
 		if len(id.Type) > 10 && strings.Contains(id.Type, "(") && id.Type != "func()" {
 			rec.Steps[0].Args = []run.Argument{{Param: "a", Raw: json.RawMessage(`{}`)}}
 		}
@@ -149,7 +149,7 @@ func TestLogIdentitiesValidated(t *testing.T) {
 	rec := &codegen.Recording{Actions: map[string]run.GoAction{
 		"f(); panic(1)": {Name: "f(); panic(1)", Func: "example.com/p.F", Type: "func()"},
 		"g":             {Name: "g", Func: "example.com/p.G.func1\nfunc init() { panic(1) }", Type: "func()"},
-	}, Steps: []codegen.Instruction{{Step: 1, Kind: codegen.KindCall, Action: "f(); panic(1)"}}}
+	}, Steps: []codegen.Instruction{{Instruction: run.Instruction{Step: 1, Kind: codegen.KindCall, Action: "f(); panic(1)"}}}}
 	if _, err := codegen.Generate(rec, codegen.Options{}); err == nil {
 		t.Error("an action name that is no identifier was accepted")
 	}
@@ -171,8 +171,8 @@ func TestLogIdentitiesValidated(t *testing.T) {
 func TestActionSetFunc(t *testing.T) {
 	rec := &codegen.Recording{
 		Actions: map[string]run.GoAction{"greet": {Name: "greet", Func: "example.com/app.New.func1", Type: "func(string) string", Params: []string{"name"}}},
-		Steps: []codegen.Instruction{{Step: 1, Kind: codegen.KindCall, Action: "greet", Return: "hello", ReturnCreated: true,
-			Args: []run.Argument{{Param: "name", Raw: json.RawMessage(`"Ada"`)}}}},
+		Steps: []codegen.Instruction{{Instruction: run.Instruction{Step: 1, Kind: codegen.KindCall, Action: "greet", Return: "hello", ReturnCreated: true,
+			Args: []run.Argument{{Param: "name", Raw: json.RawMessage(`"Ada"`)}}}}},
 		Variables: []codegen.Variable{{Name: "hello", Type: "string"}},
 	}
 	for fn, want := range map[string]string{"example.com/app.Actions": "set := app.Actions()", "main.actions": "set := actions()"} {

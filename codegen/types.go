@@ -233,6 +233,11 @@ func (g *gen) funcType(t *gotype, dropCtx bool) (string, error) {
 		}
 		out = append(out, s)
 	}
+	return funcType(in, out), nil
+}
+
+// funcType writes a func type from its parameter and result types.
+func funcType(in, out []string) string {
 	s := "func(" + strings.Join(in, ", ") + ")"
 	switch len(out) {
 	case 0:
@@ -241,7 +246,7 @@ func (g *gen) funcType(t *gotype, dropCtx bool) (string, error) {
 	default:
 		s += " (" + strings.Join(out, ", ") + ")"
 	}
-	return s, nil
+	return s
 }
 
 // unimportable says why a package cannot be imported by a replay program,
