@@ -148,7 +148,15 @@ func BenchmarkDispatch(b *testing.B) {
 		},
 		Params: []action.Param{{Name: "location"}, {Name: "unit", Enum: []any{"c", "f"}}, {Name: "days", Enum: []any{1, 2, 3, 4, 5, 6, 7}}},
 	})
-	rt, err := runtime.New(runtime.Options{Actions: action.MustSet(forecast)})
+	benchDispatch(b, forecast)
+}
+
+// benchDispatch measures one call of a (a get_weather action) per op,
+// from its JSON arguments to the tool message, through the public API:
+// a fresh State every DefaultMaxSteps calls, as a run would have.
+func benchDispatch(b *testing.B, a *action.Action) {
+	b.Helper()
+	rt, err := runtime.New(runtime.Options{Actions: action.MustSet(a)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -196,28 +204,7 @@ func BenchmarkDispatchStruct(b *testing.B) {
 		},
 		Params: []action.Param{{Name: "location", Description: "City name"}, {Name: "unit", Enum: []any{"c", "f"}}, {Name: "days", Min: 1, Max: 7}},
 	})
-	rt, err := runtime.New(runtime.Options{Actions: action.MustSet(weather)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	st, _ := rt.NewState()
-	step := runtime.Step{Calls: []runtime.ToolCall{{ID: "call-1", Name: "get_weather", Arguments: `{"location":"Paris","unit":"c","days":3}`}}}
-	ctx := context.Background()
-	n := 0
-	b.ReportAllocs()
-	for b.Loop() {
-		r := st.Execute(ctx, step)
-		if !r.Responses[0].Success {
-			b.Fatal(r.Responses[0].Error)
-		}
-		_ = r.Responses[0].Content()
-		if n++; n == runtime.DefaultMaxSteps {
-			b.StopTimer()
-			st, _ = rt.NewState()
-			n = 0
-			b.StartTimer()
-		}
-	}
+	benchDispatch(b, weather)
 }
 
 // BenchmarkDispatchFlat measures that a call's cost does not grow with

@@ -226,29 +226,6 @@ func BenchmarkDispatchStructArgs(b *testing.B) {
 			Params: []action.Param{{Name: "location", Description: "City name"}, {Name: "unit", Enum: []any{"c", "f"}}, {Name: "days", Min: 1, Max: 7}},
 		})},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			rt, err := runtime.New(runtime.Options{Actions: action.MustSet(c.a)})
-			if err != nil {
-				b.Fatal(err)
-			}
-			st, _ := rt.NewState()
-			step := runtime.Step{Calls: []runtime.ToolCall{{ID: "call-1", Name: "get_weather", Arguments: `{"location":"Paris","unit":"c","days":3}`}}}
-			ctx := context.Background()
-			n := 0
-			b.ReportAllocs()
-			for b.Loop() {
-				r := st.Execute(ctx, step)
-				if !r.Responses[0].Success {
-					b.Fatal(r.Responses[0].Error)
-				}
-				_ = r.Responses[0].Content()
-				if n++; n == runtime.DefaultMaxSteps {
-					b.StopTimer()
-					st, _ = rt.NewState()
-					n = 0
-					b.StartTimer()
-				}
-			}
-		})
+		b.Run(c.name, func(b *testing.B) { benchDispatch(b, c.a) })
 	}
 }
