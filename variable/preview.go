@@ -42,10 +42,20 @@ func Preview(v any, limit int) string {
 	}
 	// Written into a pooled buffer: the preview itself is the one
 	// allocation a plain value costs.
+	return preview(v, limit, true)
+}
+
+// preview is Preview; flat says whether a struct of plain fields may be
+// written by its plan (flat.go), which the tests turn off to hold the plan
+// to the general walk.
+func preview(v any, limit int, flat bool) string {
 	buf := buffers.Get().(*[]byte)
 	p := previewer{b: (*buf)[:0], limit: limit}
-	p.value(reflect.ValueOf(v), 0)
-	p.finish()
+	rv := reflect.ValueOf(v)
+	if !flat || !p.flat(rv) {
+		p.value(rv, 0)
+		p.finish()
+	}
 	s := string(p.b)
 	if cap(p.b) <= 4<<10 {
 		*buf = p.b
@@ -165,9 +175,13 @@ func runeOffset(s []byte, k int) int {
 var structTypes sync.Map // reflect.Type → *typeInfo
 
 type typeInfo struct {
-	t      reflect.Type
-	name   string   // the struct's name, or "struct"
-	fields []string // "Name: " per field, exported or not (structures show all)
+	t reflect.Type
+	// plan writes a value of the type (a struct) without the general
+	// walk, or is nil (flat.go).
+	plan    []flatField
+	hasPlan bool
+	name    string   // the struct's name, or "struct"
+	fields  []string // "Name: " per field, exported or not (structures show all)
 	// columns are the exported fields' indexes and header the table's
 	// columns ("ID int, Name string"), for slices of this struct type.
 	columns []int
@@ -210,6 +224,7 @@ func infoOfType(t reflect.Type) *typeInfo {
 			head.WriteString(f.Name + " " + TypeName(f.Type))
 		}
 		ti.header = head.String()
+		ti.plan, ti.hasPlan = planOf(t)
 	}
 	got, _ := structTypes.LoadOrStore(t, ti)
 	return got.(*typeInfo)
