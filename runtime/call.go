@@ -457,7 +457,7 @@ func (st *State) assignResult(step int, r *row, target string, value reflect.Val
 		t = reflect.TypeOf(v)
 	}
 	name = st.freeName(r.resultBase())
-	if err := st.define(variable.Spec{Name: name, Value: v, Type: t, Tainted: tainted}, step, a.Name()); err != nil {
+	if err := st.defineNew(variable.Spec{Name: name, Value: v, Type: t, Tainted: tainted}, step, a.Name()); err != nil {
 		return "", false, err
 	}
 	return name, true, nil
@@ -624,7 +624,7 @@ func (st *State) resolveArg(p *prepared, i int, raw json.RawMessage, plain bool)
 	}
 	// Every reference, and every string that resembles one, holds '<' or
 	// ':'; other strings go straight to decoding.
-	if !plain && raw[0] == '"' && bytes.ContainsAny(raw, "<:") {
+	if !plain && raw[0] == '"' && (bytes.IndexByte(raw, '<') >= 0 || bytes.IndexByte(raw, ':') >= 0) {
 		s, err := unquote(raw)
 		if err != nil {
 			return fmt.Errorf("parameter %q of %s: %v", param.Name, a.Name(), err)

@@ -101,10 +101,14 @@ type matrix struct {
 	// type belongs to (dropped when a group is added): a variable is in
 	// every group its type fits, and in no other.
 	fitting map[reflect.Type][]*group
-	rows    []*row
-	byName  map[string]*row
-	pairs   map[typePair]bool
-	clock   uint64
+	// lastType and lastGroups are the latest answer of groupsOf: a run's
+	// results are mostly of one type, and the map hashes an interface.
+	lastType   reflect.Type
+	lastGroups []*group
+	rows       []*row
+	byName     map[string]*row
+	pairs      map[typePair]bool
+	clock      uint64
 }
 
 func newMatrix() *matrix {
@@ -151,6 +155,9 @@ func (m *matrix) addVar(name string, t reflect.Type) {
 // groupsOf returns the groups a variable of type t belongs to, found once
 // per type.
 func (m *matrix) groupsOf(t reflect.Type) []*group {
+	if t == m.lastType && t != nil {
+		return m.lastGroups
+	}
 	gs, ok := m.fitting[t]
 	if !ok {
 		for _, g := range m.groups {
@@ -163,6 +170,7 @@ func (m *matrix) groupsOf(t reflect.Type) []*group {
 		}
 		m.fitting[t] = gs
 	}
+	m.lastType, m.lastGroups = t, gs
 	return gs
 }
 
@@ -197,6 +205,7 @@ func (m *matrix) groupFor(t reflect.Type, result bool, vars []string, typeOf fun
 	groups[t] = g
 	m.groups = append(m.groups, g)
 	clear(m.fitting)
+	m.lastType, m.lastGroups = nil, nil
 	for _, n := range vars {
 		m.join(g, n, typeOf(n))
 	}

@@ -119,14 +119,30 @@ func (st *State) define(spec variable.Spec, step int, by string) error {
 	if _, isAction := st.m.byName[spec.Name]; isAction {
 		return fmt.Errorf("%w: %q is the name of an action, and snippets see both as Go identifiers; choose another name", variable.ErrInvalidName, spec.Name)
 	}
+	_, oldType, existed := st.vars.Value(spec.Name)
+	return st.store(spec, step, by, oldType, existed)
+}
+
+// defineNew creates a variable whose name freeName returned (neither a
+// variable nor an action) and whose spec has its Type: a call's new
+// result; callers hold mu.
+func (st *State) defineNew(spec variable.Spec, step int, by string) error {
+	return st.store(spec, step, by, nil, false)
+}
+
+// store is define once the name is known not to be an action's, and what
+// the variable was before (existed, of type oldType); callers hold mu.
+func (st *State) store(spec variable.Spec, step int, by string, oldType reflect.Type, existed bool) error {
 	if p, ok := hostPackage(st.opts, spec.Name); ok {
 		return fmt.Errorf("%w: %q is the name of the package %s that snippets import, which a variable would hide; choose another name", variable.ErrInvalidName, spec.Name, p)
 	}
-	_, oldType, existed := st.vars.Value(spec.Name)
 	if _, err := st.vars.Define(spec, step, by); err != nil {
 		return err
 	}
-	_, t, _ := st.vars.Value(spec.Name)
+	t := spec.Type // Define keeps a given type
+	if t == nil {
+		_, t, _ = st.vars.Value(spec.Name)
+	}
 	if spec.Secret || spec.Tainted {
 		if st.secrets == nil {
 			st.secrets = map[string]bool{}
