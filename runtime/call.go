@@ -547,8 +547,9 @@ func (st *State) prepare(c ToolCall) (*prepared, error) {
 	if k, dup := fs.duplicate(); dup {
 		return nil, fmt.Errorf("the key %q appears more than once in the arguments of %s; send each parameter once", k, c.Name)
 	}
-	if err := checkNames(r, fs, plain); err != nil {
-		return nil, err
+	at, ok := st.members(r, fs, plain)
+	if !ok {
+		return nil, checkNames(r, fs, plain)
 	}
 	// The State's one prepared call (steps run one at a time), cleared by
 	// release once the call is over.
@@ -561,7 +562,10 @@ func (st *State) prepare(c ToolCall) (*prepared, error) {
 		p.args = make([]reflect.Value, n)
 	}
 	for i := range p.args {
-		raw, _ := fs.get(r.param(i).Name)
+		var raw json.RawMessage
+		if k := at[i]; k >= 0 {
+			raw = fs[k].raw
+		}
 		if err := st.resolveArg(p, i, raw, plain); err != nil {
 			return nil, err
 		}
@@ -576,6 +580,29 @@ func (st *State) prepare(c ToolCall) (*prepared, error) {
 		}
 	}
 	return p, nil
+}
+
+// members returns, for each parameter of r, the index of its member in fs
+// (-1 when it has none), in a slice the State reuses; ok is false when a
+// member names no parameter (checkNames says which). Callers hold mu.
+func (st *State) members(r *row, fs fields, plain bool) (at []int, ok bool) {
+	ps := r.parameters()
+	at = st.at[:0]
+	for range ps {
+		at = append(at, -1)
+	}
+	st.at = at
+	for k := range fs {
+		key := fs[k].key
+		j := slices.IndexFunc(ps, func(p action.Parameter) bool { return p.Name == string(key) })
+		switch {
+		case j >= 0:
+			at[j] = k
+		case plain || string(key) != schema.ReturnProperty:
+			return nil, false
+		}
+	}
+	return at, true
 }
 
 // checkNames refuses arguments that name no parameter.

@@ -96,7 +96,7 @@ func (r ToolResponse) completed() run.ToolCallCompleted {
 // folded is completed for a bare State's history fold, which keeps only
 // the variables' names: its Created and Modified are written into *buf,
 // reused from one call to the next, instead of slices of their own.
-func (r ToolResponse) folded(buf *[]run.VariableInfo) run.ToolCallCompleted {
+func (r *ToolResponse) folded(buf *[]run.VariableInfo) run.ToolCallCompleted {
 	b := (*buf)[:0]
 	b = appendInfos(b, r.Variables, "created")
 	k := len(b)

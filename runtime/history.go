@@ -82,7 +82,7 @@ func (st *State) logStep(n int, step Step, res StepResult) {
 	for _, s := range res.Snippets {
 		f.SnippetExecuted(s.executed(n))
 	}
-	for _, r := range res.Responses {
-		f.ToolCallCompleted(r.folded(&st.foldBuf))
+	for i := range res.Responses {
+		f.ToolCallCompleted(res.Responses[i].folded(&st.foldBuf))
 	}
 }

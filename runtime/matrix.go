@@ -71,6 +71,12 @@ func (r *row) param(i int) *action.Parameter {
 	return &r.args.params[i]
 }
 
+// parameters returns the action's parameters, without copying them.
+func (r *row) parameters() []action.Parameter {
+	r.init()
+	return r.args.params
+}
+
 // init makes what a row's calls share: the arguments' struct type and the
 // results' base name.
 func (r *row) init() {

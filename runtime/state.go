@@ -69,6 +69,8 @@ type State struct {
 
 	// fields is prepare's scratch for the members of a call's arguments.
 	fields fields
+	// at is prepare's scratch for the member of each parameter (members).
+	at []int
 	// prepared is the call being resolved or run (see prepare); guarded
 	// by execMu.
 	prepared prepared
