@@ -176,7 +176,7 @@ func (st *State) call(ctx context.Context, g gate, step int, c ToolCall, p *prep
 		s := st.snippet(ctx, g, step, c.ID, p.args[0].String())
 		resp.Success, resp.Error, resp.Stdout, resp.Stderr, resp.Variables, resp.Duration = s.Success, s.Error, s.Stdout, s.Stderr, s.Variables, s.Duration
 		resp.Err = s.Err
-		resp.snippet, resp.left, resp.start = &run.Snippet{Code: s.Code, Reads: s.Reads, Writes: s.Writes}, s.left, s.start
+		resp.ran, resp.start = &ranSnippet{snippet: &run.Snippet{Code: s.Code, Reads: s.Reads, Writes: s.Writes}, left: s.left}, s.start
 		return resp, nil, nil
 	}
 	if p.row.builtin && a.Name() == action.AskUserName {

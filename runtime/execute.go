@@ -74,22 +74,44 @@ type ToolResponse struct {
 	resultVar string // the variable the result went to, for the log
 	// start is when the call started, for the log.
 	start time.Time
-	// snippet is the code a run_go call ran, for the log.
-	snippet *run.Snippet
-	// left are the variables a failed run_go snippet may have changed.
-	left []VariableChange
+	// ran is what a run_go call ran, for the log; nil for any other
+	// call, which keeps the response small.
+	ran *ranSnippet
 	// Failure is set when the action returned a *run.FailureError: the run
 	// fails with it instead of going on.
 	Failure *run.FailureError `json:"-"`
 }
 
+// ranSnippet is what a run_go call ran: its code, and the variables its
+// snippet may have changed when it failed.
+type ranSnippet struct {
+	snippet *run.Snippet
+	left    []VariableChange
+}
+
+// snippet returns the code a run_go call ran, or nil.
+func (r *ToolResponse) snippet() *run.Snippet {
+	if r.ran == nil {
+		return nil
+	}
+	return r.ran.snippet
+}
+
+// left returns the variables a failed run_go snippet may have changed.
+func (r *ToolResponse) left() []VariableChange {
+	if r.ran == nil {
+		return nil
+	}
+	return r.ran.left
+}
+
 // completed is the response's record in the log; its Kept is set by the
 // caller when the content was kept as a variable.
-func (r ToolResponse) completed() run.ToolCallCompleted {
+func (r *ToolResponse) completed() run.ToolCallCompleted {
 	return run.ToolCallCompleted{
 		CallID: r.CallID, Success: r.Success, Error: r.Error, Duration: r.Duration, Stdout: r.Stdout, Stderr: r.Stderr,
-		Created: infos(r.Variables, "created"), Modified: append(infos(r.Variables, "assigned", "modified"), infos(r.left, "modified")...),
-		Resolution: r.Resolution, Result: r.resultVar, Snippet: r.snippet, Start: r.start,
+		Created: infos(r.Variables, "created"), Modified: append(infos(r.Variables, "assigned", "modified"), infos(r.left(), "modified")...),
+		Resolution: r.Resolution, Result: r.resultVar, Snippet: r.snippet(), Start: r.start,
 	}
 }
 
@@ -101,11 +123,11 @@ func (r *ToolResponse) folded(buf *[]run.VariableInfo) run.ToolCallCompleted {
 	b = appendInfos(b, r.Variables, "created")
 	k := len(b)
 	b = appendInfos(b, r.Variables, "assigned", "modified")
-	b = appendInfos(b, r.left, "modified")
+	b = appendInfos(b, r.left(), "modified")
 	*buf = b
 	c := run.ToolCallCompleted{
 		CallID: r.CallID, Success: r.Success, Error: r.Error, Duration: r.Duration, Stdout: r.Stdout, Stderr: r.Stderr,
-		Resolution: r.Resolution, Result: r.resultVar, Snippet: r.snippet, Start: r.start,
+		Resolution: r.Resolution, Result: r.resultVar, Snippet: r.snippet(), Start: r.start,
 	}
 	if k > 0 {
 		c.Created = b[:k:k]

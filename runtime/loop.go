@@ -234,10 +234,11 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 		events = append(append(append(events, e), changes...), kept...)
 		snippetParts = append(snippetParts, content)
 	}
-	for _, r := range res.Responses {
+	for i := range res.Responses {
+		r := &res.Responses[i]
 		e := r.completed()
 		e.Action = h.st.actionIdentity(r.Name)
-		changes := h.st.variableChangeEvents(res.Step, slices.Concat(r.Variables, r.left))
+		changes := h.st.variableChangeEvents(res.Step, slices.Concat(r.Variables, r.left()))
 		content, name, kept := h.st.bound(res.Step, r.Name, r.Content(), lim)
 		e.Kept = name
 		events = append(append(append(events, e), changes...), kept...)
