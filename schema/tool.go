@@ -244,6 +244,15 @@ func appendWithDescription(b []byte, raw json.RawMessage, desc string) []byte {
 
 const hex = "0123456789abcdef"
 
+// plainJSON reports, per byte, whether it is ASCII that a JSON string
+// holds as it is: printable, not a quote nor a backslash.
+var plainJSON = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // AppendString appends s to b as a JSON string the way encoding/json does
 // with HTML escaping off: control characters, quotes and backslashes
 // escaped, U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
@@ -251,12 +260,16 @@ func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// A run of ASCII that needs no escaping, the common text, is
+		// passed over with one lookup per byte and appended at once.
+		for i < len(s) && plainJSON[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
