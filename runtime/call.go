@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/run"
@@ -536,7 +537,7 @@ func (st *State) prepare(c ToolCall) (*prepared, error) {
 	}
 	a := r.act
 	text := []byte(c.Arguments)
-	if len(bytes.TrimSpace(text)) == 0 {
+	if len(text) == 0 || (text[0] <= ' ' || text[0] >= utf8.RuneSelf) && len(bytes.TrimSpace(text)) == 0 {
 		text = []byte("{}")
 	}
 	fs, err := splitObject(text, st.fields)
