@@ -595,7 +595,13 @@ func (st *State) members(r *row, fs fields, plain bool) (at []int, ok bool) {
 	st.at = at
 	for k := range fs {
 		key := fs[k].key
-		j := slices.IndexFunc(ps, func(p action.Parameter) bool { return p.Name == string(key) })
+		j := -1
+		for i := range ps { // by index: a Parameter is a large struct
+			if ps[i].Name == string(key) {
+				j = i
+				break
+			}
+		}
 		switch {
 		case j >= 0:
 			at[j] = k
