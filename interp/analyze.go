@@ -12,6 +12,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	yaegi "github.com/byref/byref/internal/yaegi/interp"
 )
 
 // Access is what a snippet does with the variables it is given, found
@@ -47,20 +49,23 @@ func Analyze(code string, vars map[string]reflect.Type) (Access, error) {
 	for n := range vars {
 		names[n] = true
 	}
-	p, err := analyze(NormalizeCode(code), names, nil, nil, vars)
+	p, err := analyze(NormalizeCode(code), names, nil, nil, vars, nil)
 	if err != nil {
 		return Access{}, err
 	}
 	return p.access, nil
 }
 
-// program is an analysed snippet, ready to be turned into yaegi sources.
+// program is an analysed snippet, ready to be handed to yaegi: each
+// statement segment as an instrumented AST (parsed once, in the FileSet
+// analyze was given), each declaration segment as text with edits.
 type program struct {
 	src      *source
-	edits    edits
+	edits    edits // insertions into the declaration segments
 	access   Access
 	decls    [][]string // names declared by each decl segment, in order
 	autoImps []importSpec
+	bodies   []*ast.BlockStmt // per segment of src.segs: the instrumented statements; nil for a decl segment
 }
 
 const (
@@ -73,8 +78,10 @@ const (
 type known func(name string) bool
 
 // analyze parses a normalised snippet, applies the static refusals, computes
-// the access sets and the instrumentation edits.
-func analyze(code string, vars map[string]bool, isKnown known, hostNames map[string]string, types map[string]reflect.Type) (*program, error) {
+// the access sets and the instrumentation. Statement segments are parsed in
+// fset (the interpreter's, so yaegi can compile their AST; a new one when
+// nil) with the name yaegi gives its own sources.
+func analyze(code string, vars map[string]bool, isKnown known, hostNames map[string]string, types map[string]reflect.Type, fset *token.FileSet) (*program, error) {
 	if isKnown == nil {
 		isKnown = func(string) bool { return false }
 	}
@@ -82,8 +89,11 @@ func analyze(code string, vars map[string]bool, isKnown known, hostNames map[str
 	if err != nil {
 		return nil, err
 	}
-	p := &program{src: src}
-	a := &walker{p: p, vars: vars, known: isKnown, hostNames: hostNames, types: types, seen: map[string]map[string]bool{}, topObj: map[*object]bool{}, consts: map[string]constant.Value{}, constPrev: map[*ast.ValueSpec][]ast.Expr{}, typeDecls: map[string]ast.Expr{}}
+	if fset == nil {
+		fset = token.NewFileSet()
+	}
+	p := &program{src: src, bodies: make([]*ast.BlockStmt, len(src.segs))}
+	a := &walker{p: p, stmtFset: fset, vars: vars, known: isKnown, hostNames: hostNames, types: types, seen: map[string]map[string]bool{}, topObj: map[*object]bool{}, consts: map[string]constant.Value{}, constPrev: map[*ast.ValueSpec][]ast.Expr{}, typeDecls: map[string]ast.Expr{}}
 	explicit := map[string]bool{}
 	for _, im := range src.imports {
 		if err := a.checkImport(im); err != nil {
@@ -97,8 +107,8 @@ func analyze(code string, vars map[string]bool, isKnown known, hostNames map[str
 		a.addList("imports", &p.access.Imports, im.Path)
 	}
 	a.imported = explicit
-	for _, seg := range src.segs {
-		if err := a.segment(seg); err != nil {
+	for i, seg := range src.segs {
+		if err := a.segment(i, seg); err != nil {
 			return nil, err
 		}
 	}
@@ -119,7 +129,17 @@ type walker struct {
 	constPrev map[*ast.ValueSpec][]ast.Expr // implicit values of const specs
 	typeDecls map[string]ast.Expr           // top-level types of earlier parts
 	fset      *token.FileSet
+	stmtFset  *token.FileSet // where statement segments are parsed
 	prefix    int
+
+	// AST edits of the statement segment being walked (astMode); in a
+	// declaration segment the same edits are text insertions (p.edits).
+	astMode bool
+	markers map[ast.Stmt]int           // a line marker goes before the statement
+	replace map[ast.Stmt]ast.Stmt      // the statement is replaced
+	enters  map[*ast.BlockStmt]bool    // a function body gets the call-depth guard
+	exprOps []func()                   // expression rewrites, applied after the walks
+	renames []*ast.Ident               // locals that get localSuffix
 }
 
 // object is the parser's identifier resolution. It is deprecated because it
@@ -178,19 +198,26 @@ func (a *walker) pos(p token.Pos) (line, col int) {
 
 func (a *walker) off(p token.Pos) int { return a.fset.Position(p).Offset - a.prefix }
 
-func (a *walker) segment(seg segment) error {
+func (a *walker) segment(i int, seg segment) error {
 	src := a.p.src
 	prefix := stmtPrefix
 	if seg.decl {
 		prefix = declPrefix
 	}
 	text := prefix + string(only(src.body, seg.start, seg.end))
-	if !seg.decl {
+	a.astMode = !seg.decl
+	name := ""
+	if seg.decl {
+		a.fset = token.NewFileSet()
+	} else {
 		text += "\n}"
+		a.fset = a.stmtFset
+		name = yaegi.DefaultSourceName
+		a.markers, a.replace, a.enters = map[ast.Stmt]int{}, map[ast.Stmt]ast.Stmt{}, map[*ast.BlockStmt]bool{}
+		a.exprOps, a.renames = a.exprOps[:0], a.renames[:0]
 	}
-	a.fset = token.NewFileSet()
 	a.prefix = len(prefix)
-	f, err := parser.ParseFile(a.fset, "", text, 0)
+	f, err := parser.ParseFile(a.fset, name, text, 0)
 	if err != nil {
 		return a.parseError(err)
 	}
@@ -240,15 +267,19 @@ func (a *walker) segment(seg segment) error {
 	a.track(body.List)
 	a.renameLocals(body)
 	a.wrapMultiDefines(body.List)
-	return a.walk(f)
+	if err := a.walk(f); err != nil {
+		return err
+	}
+	a.applyAST(body)
+	a.p.bodies[i] = body
+	return nil
 }
 
 // topReturns rewrites the top-level returns in st (outside function
 // literals) into `_byref.Return(n)`, which ends the snippet successfully
 // (see [guard.ret]); n is how many variables the snippet created before st,
-// so the ones declared after the return are not read back. The keyword is
-// blanked in the body, keeping the layout. A top-level return with values is
-// a compile error.
+// so the ones declared after the return are not read back. A top-level
+// return with values is a compile error. Statement segments only.
 func (a *walker) topReturns(st ast.Stmt, created int) error {
 	var err error
 	ast.Inspect(st, func(n ast.Node) bool {
@@ -264,10 +295,7 @@ func (a *walker) topReturns(st ast.Stmt, created int) error {
 				err = &CompileError{Line: line, Column: col, Source: a.p.src.lines[line-1], Msg: returnValuesMsg}
 				return false
 			}
-			off := a.off(n.Pos())
-			a.p.src.body = a.p.src.body[:off] + "      " + a.p.src.body[off+len("return"):]
-			// after the blank, so a line marker inserted before the statement comes first
-			a.p.edits.add(off+len("return"), "_byref.Return("+strconv.Itoa(created)+")")
+			a.replace[n] = &ast.ExprStmt{X: sandboxCall("Return", n.Pos(), intLit(created, n.Pos()))}
 		}
 		return true
 	})
@@ -307,8 +335,14 @@ func (a *walker) wrapMultiDefines(list []ast.Stmt) {
 		if _, labeled := st.(*ast.LabeledStmt); labeled && hasGoto {
 			continue
 		}
-		a.p.edits.add(a.off(st.Pos()), "func(){")
-		a.p.edits.add(a.off(st.End()), "}()")
+		pos, end := st.Pos(), st.End()
+		a.replace[st] = &ast.ExprStmt{X: &ast.CallExpr{
+			Fun: &ast.FuncLit{
+				Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}},
+				Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{st}, Rbrace: end},
+			},
+			Lparen: end, Rparen: end,
+		}}
 	}
 }
 
@@ -349,7 +383,7 @@ const localSuffix = "_byrefL"
 func (a *walker) renameLocals(body *ast.BlockStmt) {
 	ast.Inspect(body, func(n ast.Node) bool {
 		if id, ok := n.(*ast.Ident); ok && id.Obj != nil && id.Obj.Kind == ast.Var && !a.topObj[id.Obj] && id.Name != "_" {
-			a.p.edits.add(a.off(id.End()), localSuffix)
+			a.renames = append(a.renames, id)
 		}
 		return true
 	})
@@ -364,7 +398,11 @@ func (a *walker) track(list []ast.Stmt) {
 	for _, st := range list {
 		if mayPanic(st) {
 			line, _ := a.pos(st.Pos())
-			a.p.edits.add(a.off(st.Pos()), "_byrefLine="+strconv.Itoa(line)+";")
+			if a.astMode {
+				a.markers[st] = line
+			} else {
+				a.p.edits.add(a.off(st.Pos()), "_byrefLine="+strconv.Itoa(line)+";")
+			}
 		}
 		a.trackInner(st)
 	}
@@ -600,11 +638,11 @@ func (a *walker) walk(f *ast.File) error {
 				writeRoot(n.X, false)
 			}
 		case *ast.FuncLit:
-			a.p.edits.add(a.off(n.Body.Lbrace)+1, "defer _byref.Enter()();")
+			a.enter(n.Body)
 			a.track(n.Body.List)
 		case *ast.FuncDecl:
 			if n.Body != nil && n.Name.Name != "_" {
-				a.p.edits.add(a.off(n.Body.Lbrace)+1, "defer _byref.Enter()();")
+				a.enter(n.Body)
 				a.track(n.Body.List)
 			}
 		case *ast.ArrayType:
@@ -724,10 +762,16 @@ func (a *walker) call(n *ast.CallExpr, writeRoot func(ast.Expr, bool), refuse fu
 			}
 		case "make":
 			if len(n.Args) >= 2 && !a.vars[fn.Name] {
-				typ := strings.ReplaceAll(a.p.src.body[a.off(n.Args[0].Pos()):a.off(n.Args[0].End())], "\n", ";")
-				for _, arg := range n.Args[1:] {
-					a.p.edits.add(a.off(arg.Pos()), "_byref.Size(")
-					a.p.edits.add(a.off(arg.End()), ", ("+typ+")(nil))")
+				typ := n.Args[0]
+				typText := ""
+				if !a.astMode {
+					typText = strings.ReplaceAll(a.p.src.body[a.off(typ.Pos()):a.off(typ.End())], "\n", ";")
+				}
+				for i := range n.Args[1:] {
+					a.wrap(&n.Args[1+i], "_byref.Size(", ", ("+typText+")(nil))", func(x ast.Expr) ast.Expr {
+						conv := &ast.CallExpr{Fun: &ast.ParenExpr{Lparen: x.Pos(), X: typ, Rparen: x.Pos()}, Lparen: x.Pos(), Args: []ast.Expr{ident("nil", x.Pos())}, Rparen: x.Pos()}
+						return sandboxCall("Size", x.Pos(), x, conv)
+					})
 				}
 			}
 		}

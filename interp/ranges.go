@@ -32,8 +32,9 @@ var seqFuncs = map[string]map[string]bool{
 // rewriteRange applies the rewrites above to one range statement.
 func (a *walker) rewriteRange(n *ast.RangeStmt, ints map[string]bool) {
 	if a.isInt(n.X, ints) {
-		a.p.edits.add(a.off(n.X.Pos()), "_byref.Ints(int(")
-		a.p.edits.add(a.off(n.X.End()), "))")
+		a.wrap(&n.X, "_byref.Ints(int(", "))", func(x ast.Expr) ast.Expr {
+			return sandboxCall("Ints", x.Pos(), &ast.CallExpr{Fun: ident("int", x.Pos()), Lparen: x.Pos(), Args: []ast.Expr{x}, Rparen: x.End()})
+		})
 		return
 	}
 	call, ok := n.X.(*ast.CallExpr)
@@ -52,15 +53,22 @@ func (a *walker) rewriteRange(n *ast.RangeStmt, ints map[string]bool) {
 	case seqFuncs[pkg.Name][sel.Sel.Name] && n.Value == nil:
 		a.autoImport("slices", "slices")
 		if n.Key != nil {
-			a.p.edits.add(a.off(n.Key.Pos()), "_, ")
+			if a.astMode {
+				a.exprOps = append(a.exprOps, func() { n.Key, n.Value = ident("_", n.Key.Pos()), n.Key })
+			} else {
+				a.p.edits.add(a.off(n.Key.Pos()), "_, ")
+			}
 		}
-		a.p.edits.add(a.off(n.X.Pos()), "slices.Collect(")
-		a.p.edits.add(a.off(n.X.End()), ")")
+		a.wrap(&n.X, "slices.Collect(", ")", func(x ast.Expr) ast.Expr { return pkgCall("slices", "Collect", x) })
 	case pkg.Name == "maps" && sel.Sel.Name == "All":
 		a.autoImport("maps", "maps")
-		a.p.edits.add(a.off(n.X.Pos()), "maps.Collect(")
-		a.p.edits.add(a.off(n.X.End()), ")")
+		a.wrap(&n.X, "maps.Collect(", ")", func(x ast.Expr) ast.Expr { return pkgCall("maps", "Collect", x) })
 	}
+}
+
+// pkgCall is the call pkg.fn(x), at x.
+func pkgCall(pkg, fn string, x ast.Expr) *ast.CallExpr {
+	return &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(pkg, x.Pos()), Sel: ident(fn, x.Pos())}, Lparen: x.Pos(), Args: []ast.Expr{x}, Rparen: x.End()}
 }
 
 // autoImport imports path as name for the snippet unless name is already

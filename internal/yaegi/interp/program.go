@@ -191,10 +191,14 @@ func (interp *Interpreter) ExecuteWithContext(ctx context.Context, p *Program) (
 	interp.cancelChan = !interp.opt.fastChan
 	interp.mutex.Unlock()
 
+	// byref: the goroutine writes its own results; the named results are
+	// written by the return on a stop while it may still run (a data race).
+	var v reflect.Value
+	var e error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		res, err = interp.Execute(p)
+		v, e = interp.Execute(p)
 	}()
 
 	select {
@@ -203,5 +207,5 @@ func (interp *Interpreter) ExecuteWithContext(ctx context.Context, p *Program) (
 		return reflect.Value{}, ctx.Err()
 	case <-done:
 	}
-	return res, err
+	return v, e
 }

@@ -1,0 +1,121 @@
+package interp
+
+import (
+	"go/ast"
+	"go/token"
+	"strconv"
+)
+
+// The sandbox instruments a snippet before yaegi compiles it: line markers
+// before statements that may panic, the call-depth guard in every function
+// body, the allocation guard around make sizes, range rewrites, top-level
+// returns, closures around multi-value declarations in blocks, and renamed
+// locals. A statement segment is parsed once, in the interpreter's FileSet,
+// and these are edits of its AST, which yaegi then compiles as it is: every
+// original node keeps its position, so compile errors need no mapping, and
+// added nodes take the position of the code they stand for. A declaration
+// segment is kept as text for replay after a rebuild, so there the same
+// edits are text insertions (p.edits), and yaegi parses the result.
+
+// enter adds the call-depth guard at the start of a function body.
+func (a *walker) enter(body *ast.BlockStmt) {
+	if a.astMode {
+		a.enters[body] = true
+		return
+	}
+	a.p.edits.add(a.off(body.Lbrace)+1, "defer _byref.Enter()();")
+}
+
+// wrap replaces the expression in *slot: with pre + expression + post in
+// text, with build(expression) in an AST. AST rewrites run after the
+// analysis' walks, which must see the snippet as written.
+func (a *walker) wrap(slot *ast.Expr, pre, post string, build func(ast.Expr) ast.Expr) {
+	if a.astMode {
+		a.exprOps = append(a.exprOps, func() { *slot = build(*slot) })
+		return
+	}
+	e := *slot
+	a.p.edits.add(a.off(e.Pos()), pre)
+	a.p.edits.add(a.off(e.End()), post)
+}
+
+// applyAST applies the recorded AST edits to a statement segment's body.
+func (a *walker) applyAST(body *ast.BlockStmt) {
+	for _, op := range a.exprOps {
+		op()
+	}
+	for _, id := range a.renames {
+		id.Name += localSuffix
+	}
+	if len(a.markers)+len(a.replace)+len(a.enters) == 0 {
+		return
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BlockStmt:
+			n.List = a.rewriteList(n.List)
+			if a.enters[n] {
+				n.List = append([]ast.Stmt{&ast.DeferStmt{Defer: n.Lbrace, Call: &ast.CallExpr{Fun: sandboxCall("Enter", n.Lbrace), Lparen: n.Lbrace, Rparen: n.Lbrace}}}, n.List...)
+			}
+		case *ast.CaseClause:
+			n.Body = a.rewriteList(n.Body)
+		case *ast.CommClause:
+			n.Body = a.rewriteList(n.Body)
+		case *ast.LabeledStmt:
+			if r, ok := a.replace[n.Stmt]; ok {
+				delete(a.replace, n.Stmt)
+				n.Stmt = r
+			}
+		}
+		return true
+	})
+}
+
+// rewriteList puts line markers before and replacements in place of the
+// statements of list that have them. Each edit is used once, so a
+// replacement that holds its original statement leaves it alone when the
+// walk reaches it.
+func (a *walker) rewriteList(list []ast.Stmt) []ast.Stmt {
+	n := 0
+	for _, st := range list {
+		if _, ok := a.markers[st]; ok {
+			n++
+		}
+		if _, ok := a.replace[st]; ok {
+			n++
+		}
+	}
+	if n == 0 {
+		return list
+	}
+	out := make([]ast.Stmt, 0, len(list)+n)
+	for _, st := range list {
+		if line, ok := a.markers[st]; ok {
+			delete(a.markers, st)
+			pos := st.Pos()
+			out = append(out, &ast.AssignStmt{Lhs: []ast.Expr{ident("_byrefLine", pos)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{intLit(line, pos)}})
+		}
+		if r, ok := a.replace[st]; ok {
+			delete(a.replace, st)
+			st = r
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// ident is a new identifier at pos.
+func ident(name string, pos token.Pos) *ast.Ident { return &ast.Ident{Name: name, NamePos: pos} }
+
+// intLit is the integer literal n at pos.
+func intLit(n int, pos token.Pos) *ast.BasicLit {
+	return &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.Itoa(n)}
+}
+
+// sandboxCall is the call _byref.fn(args...) at pos.
+func sandboxCall(fn string, pos token.Pos, args ...ast.Expr) *ast.CallExpr {
+	return &ast.CallExpr{
+		Fun:    &ast.SelectorExpr{X: ident("_byref", pos), Sel: ident(fn, pos)},
+		Lparen: pos, Args: args, Rparen: pos,
+	}
+}
