@@ -135,11 +135,11 @@ type walker struct {
 	// AST edits of the statement segment being walked (astMode); in a
 	// declaration segment the same edits are text insertions (p.edits).
 	astMode bool
-	markers map[ast.Stmt]int           // a line marker goes before the statement
-	replace map[ast.Stmt]ast.Stmt      // the statement is replaced
-	enters  map[*ast.BlockStmt]bool    // a function body gets the call-depth guard
-	exprOps []func()                   // expression rewrites, applied after the walks
-	renames []*ast.Ident               // locals that get localSuffix
+	markers map[ast.Stmt]int        // a line marker goes before the statement
+	replace map[ast.Stmt]ast.Stmt   // the statement is replaced
+	enters  map[*ast.BlockStmt]bool // a function body gets the call-depth guard
+	exprOps []func()                // expression rewrites, applied after the walks
+	renames []*ast.Ident            // locals that get localSuffix
 }
 
 // object is the parser's identifier resolution. It is deprecated because it
