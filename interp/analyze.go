@@ -140,6 +140,7 @@ type walker struct {
 	enters  map[*ast.BlockStmt]bool // a function body gets the call-depth guard
 	exprOps []func()                // expression rewrites, applied after the walks
 	renames []*ast.Ident            // locals that get localSuffix
+	lists   []*[]ast.Stmt           // statement lists with markers
 }
 
 // object is the parser's identifier resolution. It is deprecated because it
@@ -214,7 +215,7 @@ func (a *walker) segment(i int, seg segment) error {
 		a.fset = a.stmtFset
 		name = yaegi.DefaultSourceName
 		a.markers, a.replace, a.enters = map[ast.Stmt]int{}, map[ast.Stmt]ast.Stmt{}, map[*ast.BlockStmt]bool{}
-		a.exprOps, a.renames = a.exprOps[:0], a.renames[:0]
+		a.exprOps, a.renames, a.lists = a.exprOps[:0], a.renames[:0], a.lists[:0]
 	}
 	a.prefix = len(prefix)
 	f, err := parser.ParseFile(a.fset, name, text, 0)
@@ -264,7 +265,7 @@ func (a *walker) segment(i int, seg segment) error {
 		}
 		a.topLevel(st)
 	}
-	a.track(body.List)
+	a.track(&body.List)
 	a.renameLocals(body)
 	a.wrapMultiDefines(body.List)
 	if err := a.walk(f); err != nil {
@@ -394,12 +395,17 @@ func (a *walker) renameLocals(body *ast.BlockStmt) {
 // so a panic can be placed on its line: yaegi's own trace names only the
 // function. A statement that cannot panic needs none: the line is read only
 // after a panic, and the statement that raised it has set it.
-func (a *walker) track(list []ast.Stmt) {
-	for _, st := range list {
+func (a *walker) track(list *[]ast.Stmt) {
+	marked := false
+	for _, st := range *list {
 		if mayPanic(st) {
 			line, _ := a.pos(st.Pos())
 			if a.astMode {
 				a.markers[st] = line
+				if !marked {
+					a.lists = append(a.lists, list)
+					marked = true
+				}
 			} else {
 				a.p.edits.add(a.off(st.Pos()), "_byrefLine="+strconv.Itoa(line)+";")
 			}
@@ -452,16 +458,16 @@ func mayPanic(st ast.Stmt) bool {
 func (a *walker) trackInner(st ast.Stmt) {
 	switch st := st.(type) {
 	case *ast.BlockStmt:
-		a.track(st.List)
+		a.track(&st.List)
 	case *ast.IfStmt:
-		a.track(st.Body.List)
+		a.track(&st.Body.List)
 		if st.Else != nil {
 			a.trackInner(st.Else)
 		}
 	case *ast.ForStmt:
-		a.track(st.Body.List)
+		a.track(&st.Body.List)
 	case *ast.RangeStmt:
-		a.track(st.Body.List)
+		a.track(&st.Body.List)
 	case *ast.SwitchStmt:
 		a.trackClauses(st.Body)
 	case *ast.TypeSwitchStmt:
@@ -469,9 +475,9 @@ func (a *walker) trackInner(st ast.Stmt) {
 	case *ast.SelectStmt:
 		a.trackClauses(st.Body)
 	case *ast.CaseClause:
-		a.track(st.Body)
+		a.track(&st.Body)
 	case *ast.CommClause:
-		a.track(st.Body)
+		a.track(&st.Body)
 	case *ast.LabeledStmt:
 		a.trackInner(st.Stmt)
 	}
@@ -639,11 +645,11 @@ func (a *walker) walk(f *ast.File) error {
 			}
 		case *ast.FuncLit:
 			a.enter(n.Body)
-			a.track(n.Body.List)
+			a.track(&n.Body.List)
 		case *ast.FuncDecl:
 			if n.Body != nil && n.Name.Name != "_" {
 				a.enter(n.Body)
-				a.track(n.Body.List)
+				a.track(&n.Body.List)
 			}
 		case *ast.ArrayType:
 			a.checkArray(n, refuse)

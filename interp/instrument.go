@@ -47,28 +47,32 @@ func (a *walker) applyAST(body *ast.BlockStmt) {
 	for _, id := range a.renames {
 		id.Name += localSuffix
 	}
-	if len(a.markers)+len(a.replace)+len(a.enters) == 0 {
-		return
+	for _, list := range a.lists {
+		*list = a.rewriteList(*list)
 	}
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.BlockStmt:
-			n.List = a.rewriteList(n.List)
-			if a.enters[n] {
-				n.List = append([]ast.Stmt{&ast.DeferStmt{Defer: n.Lbrace, Call: &ast.CallExpr{Fun: sandboxCall("Enter", n.Lbrace), Lparen: n.Lbrace, Rparen: n.Lbrace}}}, n.List...)
+	if len(a.replace) > 0 {
+		// Replaced statements (top-level returns, wrapped declarations)
+		// may be in any list; find them.
+		ast.Inspect(body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.BlockStmt:
+				n.List = a.rewriteList(n.List)
+			case *ast.CaseClause:
+				n.Body = a.rewriteList(n.Body)
+			case *ast.CommClause:
+				n.Body = a.rewriteList(n.Body)
+			case *ast.LabeledStmt:
+				if r, ok := a.replace[n.Stmt]; ok {
+					delete(a.replace, n.Stmt)
+					n.Stmt = r
+				}
 			}
-		case *ast.CaseClause:
-			n.Body = a.rewriteList(n.Body)
-		case *ast.CommClause:
-			n.Body = a.rewriteList(n.Body)
-		case *ast.LabeledStmt:
-			if r, ok := a.replace[n.Stmt]; ok {
-				delete(a.replace, n.Stmt)
-				n.Stmt = r
-			}
-		}
-		return true
-	})
+			return len(a.replace) > 0
+		})
+	}
+	for b := range a.enters {
+		b.List = append([]ast.Stmt{&ast.DeferStmt{Defer: b.Lbrace, Call: &ast.CallExpr{Fun: sandboxCall("Enter", b.Lbrace), Lparen: b.Lbrace, Rparen: b.Lbrace}}}, b.List...)
+	}
 }
 
 // rewriteList puts line markers before and replacements in place of the
@@ -76,6 +80,9 @@ func (a *walker) applyAST(body *ast.BlockStmt) {
 // replacement that holds its original statement leaves it alone when the
 // walk reaches it.
 func (a *walker) rewriteList(list []ast.Stmt) []ast.Stmt {
+	if len(a.markers)+len(a.replace) == 0 {
+		return list
+	}
 	n := 0
 	for _, st := range list {
 		if _, ok := a.markers[st]; ok {

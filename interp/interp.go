@@ -801,7 +801,11 @@ func execute(ctx context.Context, yi *yaegi.Interpreter, compile func() (*yaegi.
 				err = yaegi.Panic{Value: r, Stack: debug.Stack()}
 			}
 		}()
-		return compile()
+		p, err = compile()
+		if err != nil {
+			return nil, err
+		}
+		return p, yi.Generate(p)
 	}()
 	if err != nil {
 		return err
