@@ -139,7 +139,8 @@ type walker struct {
 	replace map[ast.Stmt]ast.Stmt   // the statement is replaced
 	enters  map[*ast.BlockStmt]bool // a function body gets the call-depth guard
 	exprOps []func()                // expression rewrites, applied after the walks
-	renames []*ast.Ident            // locals that get localSuffix
+	renames []*ast.Ident            // locals that get localSuffix, unless declared at top level
+	stack   []ast.Node              // scan's path, reused
 	lists   []*[]ast.Stmt           // statement lists with markers
 }
 
@@ -222,8 +223,8 @@ func (a *walker) segment(i int, seg segment) error {
 	if err != nil {
 		return a.parseError(err)
 	}
-	a.collectConsts(f, seg)
 	if seg.decl {
+		a.collectConsts(f)
 		var names []string
 		for _, d := range f.Decls {
 			switch d := d.(type) {
@@ -246,7 +247,7 @@ func (a *walker) segment(i int, seg segment) error {
 			}
 		}
 		a.p.decls = append(a.p.decls, names)
-		return a.walk(f)
+		return a.walk(f, a.intNames(f))
 	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
 	// The statements must be exactly the wrapper's body: a stray closing
@@ -259,16 +260,23 @@ func (a *walker) segment(i int, seg segment) error {
 		}
 		return &CompileError{Line: line, Column: col, Source: a.p.src.lines[line-1], Msg: strayBraceMsg}
 	}
-	for _, st := range body.List {
-		if err := a.topReturns(st, len(a.p.access.Creates)); err != nil {
+	ints := map[string]bool{}
+	facts := make([]stmtFacts, len(body.List))
+	for i, st := range body.List {
+		var err error
+		if facts[i], err = a.scan(st, len(a.p.access.Creates), ints); err != nil {
 			return err
 		}
 		a.topLevel(st)
+		if ds, ok := st.(*ast.DeclStmt); ok {
+			if gd, ok := ds.Decl.(*ast.GenDecl); ok && gd.Tok == token.CONST {
+				a.topConsts(gd)
+			}
+		}
 	}
 	a.track(&body.List)
-	a.renameLocals(body)
-	a.wrapMultiDefines(body.List)
-	if err := a.walk(f); err != nil {
+	a.wrapMultiDefines(body.List, facts)
+	if err := a.walk(f, ints); err != nil {
 		return err
 	}
 	a.applyAST(body)
@@ -276,31 +284,75 @@ func (a *walker) segment(i int, seg segment) error {
 	return nil
 }
 
-// topReturns rewrites the top-level returns in st (outside function
-// literals) into `_byref.Return(n)`, which ends the snippet successfully
-// (see [guard.ret]); n is how many variables the snippet created before st,
-// so the ones declared after the return are not read back. A top-level
-// return with values is a compile error. Statement segments only.
-func (a *walker) topReturns(st ast.Stmt, created int) error {
+// scan is one walk over a top-level statement of a statement segment that
+// gathers what the passes before the main walk need:
+//   - top-level returns (outside function literals) become
+//     `_byref.Return(n)`, which ends the snippet successfully (see
+//     [guard.ret]); n is how many variables the snippet created before st,
+//     so the ones declared after the return are not read back; a top-level
+//     return with values is a compile error;
+//   - the facts wrapMultiDefines needs;
+//   - the locals to rename (see localSuffix; top-level declarations are
+//     left out when the renames are applied);
+//   - implicit values of const specs (constSpecs) and the names declared
+//     from integers (intNames).
+func (a *walker) scan(st ast.Stmt, created int, ints map[string]bool) (stmtFacts, error) {
+	var f stmtFacts
 	var err error
+	stack := a.stack[:0]
+	inFunc := 0 // function literals around the node
 	ast.Inspect(st, func(n ast.Node) bool {
+		if n == nil {
+			if _, ok := stack[len(stack)-1].(*ast.FuncLit); ok {
+				inFunc--
+			}
+			stack = stack[:len(stack)-1]
+			return false
+		}
 		if err != nil {
 			return false
 		}
 		switch n := n.(type) {
 		case *ast.FuncLit:
-			return false
+			inFunc++
 		case *ast.ReturnStmt:
+			if inFunc > 0 {
+				break
+			}
 			if len(n.Results) > 0 {
 				line, col := a.pos(n.Pos())
 				err = &CompileError{Line: line, Column: col, Source: a.p.src.lines[line-1], Msg: returnValuesMsg}
 				return false
 			}
 			a.replace[n] = &ast.ExprStmt{X: sandboxCall("Return", n.Pos(), intLit(created, n.Pos()))}
+		case *ast.AssignStmt:
+			if inFunc == 0 && n.Tok == token.DEFINE && len(n.Lhs) > 1 && len(n.Rhs) == 1 {
+				f.multiDefine = true
+			}
+			a.intAssign(n, ints)
+		case *ast.ValueSpec:
+			if inFunc == 0 && len(n.Names) > 1 && len(n.Values) == 1 {
+				f.multiDefine = true
+			}
+			a.intSpec(n, ints)
+		case *ast.BranchStmt:
+			if inFunc == 0 && n.Tok == token.GOTO {
+				f.gotos = true
+			}
+		case *ast.GenDecl:
+			if n.Tok == token.CONST {
+				a.constSpecs(n)
+			}
+		case *ast.Ident:
+			if n.Obj != nil && n.Obj.Kind == ast.Var && n.Name != "_" {
+				a.renames = append(a.renames, n)
+			}
 		}
+		stack = append(stack, n)
 		return true
 	})
-	return err
+	a.stack = stack
+	return f, err
 }
 
 const strayBraceMsg = "unexpected }: this closing brace matches no opening brace, so the code after it is not part of the snippet's statements; remove it or balance the braces"
@@ -318,12 +370,10 @@ const returnValuesMsg = "a snippet's top-level return takes no values; assign wh
 // ends the whole snippet (topReturns), so it keeps its meaning; a goto would
 // not, so such statements are left alone, as is a labeled statement when
 // top-level code has a goto (its label may be the target).
-func (a *walker) wrapMultiDefines(list []ast.Stmt) {
-	facts := make([]stmtFacts, len(list))
+func (a *walker) wrapMultiDefines(list []ast.Stmt, facts []stmtFacts) {
 	hasGoto := false
-	for i, st := range list {
-		facts[i] = factsOf(st)
-		hasGoto = hasGoto || facts[i].gotos
+	for _, f := range facts {
+		hasGoto = hasGoto || f.gotos
 	}
 	for i, st := range list {
 		switch st.(type) {
@@ -348,47 +398,14 @@ func (a *walker) wrapMultiDefines(list []ast.Stmt) {
 }
 
 // stmtFacts is what wrapMultiDefines needs to know of a statement, outside
-// function literals.
+// function literals (see scan).
 type stmtFacts struct{ multiDefine, gotos bool }
-
-func factsOf(st ast.Stmt) stmtFacts {
-	var f stmtFacts
-	ast.Inspect(st, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.AssignStmt:
-			if n.Tok == token.DEFINE && len(n.Lhs) > 1 && len(n.Rhs) == 1 {
-				f.multiDefine = true
-			}
-		case *ast.ValueSpec:
-			if len(n.Names) > 1 && len(n.Values) == 1 {
-				f.multiDefine = true
-			}
-		case *ast.BranchStmt:
-			if n.Tok == token.GOTO {
-				f.gotos = true
-			}
-		}
-		return true
-	})
-	return f
-}
 
 // localSuffix is appended to every local variable of top-level code.
 // yaegi v0.16.1 evaluates top-level statements in the global scope, and there
 // a block-local `n := 5` (even inside a function literal) overwrites a global
 // n instead of shadowing it; renamed locals cannot collide.
 const localSuffix = "_byrefL"
-
-func (a *walker) renameLocals(body *ast.BlockStmt) {
-	ast.Inspect(body, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok && id.Obj != nil && id.Obj.Kind == ast.Var && !a.topObj[id.Obj] && id.Name != "_" {
-			a.renames = append(a.renames, id)
-		}
-		return true
-	})
-}
 
 // track inserts a line marker before every statement of a block that may
 // panic (not of nested function literals, which are tracked on their own),
@@ -591,9 +608,8 @@ func root(e ast.Expr) (*ast.Ident, bool) {
 	}
 }
 
-func (a *walker) walk(f *ast.File) error {
+func (a *walker) walk(f *ast.File, ints map[string]bool) error {
 	var err error
-	ints := a.intNames(f)
 	pureWrite := map[*ast.Ident]bool{}
 	refuse := func(n ast.Node, what, why string) {
 		if err == nil {
@@ -1003,61 +1019,58 @@ func (a *walker) constIdent(id *ast.Ident, iota int, depth int) (constant.Value,
 	return nil, false
 }
 
-// collectConsts records, for a parsed part of the snippet, the implicit
-// values of const specs without any (const ( a = iota; b; c )) and the values
-// of its top-level constants, for later parts that name them.
-func (a *walker) collectConsts(f *ast.File, seg segment) {
-	var top []*ast.GenDecl
+// collectConsts records, for a declaration segment, the implicit values of
+// const specs without any (const ( a = iota; b; c )) and the values of its
+// top-level constants, for later parts that name them, and its top-level
+// types.
+func (a *walker) collectConsts(f *ast.File) {
 	ast.Inspect(f, func(n ast.Node) bool {
-		gd, ok := n.(*ast.GenDecl)
-		if !ok || gd.Tok != token.CONST {
-			return true
-		}
-		var prev []ast.Expr
-		for _, sp := range gd.Specs {
-			vs := sp.(*ast.ValueSpec)
-			if len(vs.Values) > 0 {
-				prev = vs.Values
-			} else {
-				a.constPrev[vs] = prev
-			}
+		if gd, ok := n.(*ast.GenDecl); ok && gd.Tok == token.CONST {
+			a.constSpecs(gd)
 		}
 		return true
 	})
-	if seg.decl {
-		for _, d := range f.Decls {
-			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.CONST {
-				top = append(top, gd)
-			}
-			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
-				for _, sp := range gd.Specs {
-					if ts := sp.(*ast.TypeSpec); ts.TypeParams == nil {
-						a.typeDecls[ts.Name.Name] = ts.Type
-					}
-				}
-			}
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok {
+			continue
 		}
-	} else if len(f.Decls) == 1 {
-		fd, _ := f.Decls[0].(*ast.FuncDecl)
-		if fd == nil || fd.Body == nil {
-			return
-		}
-		for _, st := range fd.Body.List {
-			if ds, ok := st.(*ast.DeclStmt); ok {
-				if gd, ok := ds.Decl.(*ast.GenDecl); ok && gd.Tok == token.CONST {
-					top = append(top, gd)
+		switch gd.Tok {
+		case token.CONST:
+			a.topConsts(gd)
+		case token.TYPE:
+			for _, sp := range gd.Specs {
+				if ts := sp.(*ast.TypeSpec); ts.TypeParams == nil {
+					a.typeDecls[ts.Name.Name] = ts.Type
 				}
 			}
 		}
 	}
-	for _, gd := range top {
-		for _, sp := range gd.Specs {
-			for _, n := range sp.(*ast.ValueSpec).Names {
-				if v, ok := a.constIdent(n, -1, 0); ok {
-					a.consts[n.Name] = v
-				} else {
-					delete(a.consts, n.Name)
-				}
+}
+
+// constSpecs records the implicit values of the const specs of gd that
+// have none.
+func (a *walker) constSpecs(gd *ast.GenDecl) {
+	var prev []ast.Expr
+	for _, sp := range gd.Specs {
+		vs := sp.(*ast.ValueSpec)
+		if len(vs.Values) > 0 {
+			prev = vs.Values
+		} else {
+			a.constPrev[vs] = prev
+		}
+	}
+}
+
+// topConsts records the values of the top-level constants gd declares, for
+// later parts of the snippet that name them.
+func (a *walker) topConsts(gd *ast.GenDecl) {
+	for _, sp := range gd.Specs {
+		for _, n := range sp.(*ast.ValueSpec).Names {
+			if v, ok := a.constIdent(n, -1, 0); ok {
+				a.consts[n.Name] = v
+			} else {
+				delete(a.consts, n.Name)
 			}
 		}
 	}

@@ -45,7 +45,9 @@ func (a *walker) applyAST(body *ast.BlockStmt) {
 		op()
 	}
 	for _, id := range a.renames {
-		id.Name += localSuffix
+		if !a.topObj[id.Obj] {
+			id.Name += localSuffix
+		}
 	}
 	for _, list := range a.lists {
 		*list = a.rewriteList(*list)

@@ -89,25 +89,36 @@ func (a *walker) intNames(f *ast.File) map[string]bool {
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
-			if n.Tok == token.DEFINE && len(n.Lhs) == len(n.Rhs) {
-				for i, l := range n.Lhs {
-					if id, ok := l.(*ast.Ident); ok && a.isInt(n.Rhs[i], ints) {
-						ints[id.Name] = true
-					}
-				}
-			}
+			a.intAssign(n, ints)
 		case *ast.ValueSpec:
-			for i, id := range n.Names {
-				if t, ok := n.Type.(*ast.Ident); ok && intTypes[t.Name] {
-					ints[id.Name] = true
-				} else if n.Type == nil && i < len(n.Values) && a.isInt(n.Values[i], ints) {
-					ints[id.Name] = true
-				}
-			}
+			a.intSpec(n, ints)
 		}
 		return true
 	})
 	return ints
+}
+
+// intAssign adds to ints the names n := e declares from integers.
+func (a *walker) intAssign(n *ast.AssignStmt, ints map[string]bool) {
+	if n.Tok == token.DEFINE && len(n.Lhs) == len(n.Rhs) {
+		for i, l := range n.Lhs {
+			if id, ok := l.(*ast.Ident); ok && a.isInt(n.Rhs[i], ints) {
+				ints[id.Name] = true
+			}
+		}
+	}
+}
+
+// intSpec adds to ints the names var n = e (or var n int) declares as
+// integers.
+func (a *walker) intSpec(n *ast.ValueSpec, ints map[string]bool) {
+	for i, id := range n.Names {
+		if t, ok := n.Type.(*ast.Ident); ok && intTypes[t.Name] {
+			ints[id.Name] = true
+		} else if n.Type == nil && i < len(n.Values) && a.isInt(n.Values[i], ints) {
+			ints[id.Name] = true
+		}
+	}
 }
 
 var intTypes = map[string]bool{
