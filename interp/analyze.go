@@ -135,13 +135,13 @@ type walker struct {
 	// AST edits of the statement segment being walked (astMode); in a
 	// declaration segment the same edits are text insertions (p.edits).
 	astMode bool
-	markers map[ast.Stmt]int        // a line marker goes before the statement
-	replace map[ast.Stmt]ast.Stmt   // the statement is replaced
-	enters  map[*ast.BlockStmt]bool // a function body gets the call-depth guard
-	exprOps []func()                // expression rewrites, applied after the walks
-	renames []*ast.Ident            // locals that get localSuffix, unless declared at top level
-	stack   []ast.Node              // scan's path, reused
-	lists   []*[]ast.Stmt           // statement lists with markers
+	replace map[ast.Stmt]ast.Stmt // the statement is replaced
+	enters  []*ast.BlockStmt      // a function body gets the call-depth guard
+	exprOps []func()              // expression rewrites, applied after the walks
+	renames []*ast.Ident          // locals that get localSuffix, unless declared at top level
+	marks   []mark                // line markers, by list (lists)
+	stack   []ast.Node            // scan's path, reused
+	lists   []markedList          // statement lists with markers
 }
 
 // object is the parser's identifier resolution. It is deprecated because it
@@ -215,8 +215,8 @@ func (a *walker) segment(i int, seg segment) error {
 		text += "\n}"
 		a.fset = a.stmtFset
 		name = yaegi.DefaultSourceName
-		a.markers, a.replace, a.enters = map[ast.Stmt]int{}, map[ast.Stmt]ast.Stmt{}, map[*ast.BlockStmt]bool{}
-		a.exprOps, a.renames, a.lists = a.exprOps[:0], a.renames[:0], a.lists[:0]
+		clear(a.replace)
+		a.enters, a.exprOps, a.renames, a.lists, a.marks = a.enters[:0], a.exprOps[:0], a.renames[:0], a.lists[:0], a.marks[:0]
 	}
 	a.prefix = len(prefix)
 	f, err := parser.ParseFile(a.fset, name, text, 0)
@@ -324,7 +324,7 @@ func (a *walker) scan(st ast.Stmt, created int, ints map[string]bool) (stmtFacts
 				err = &CompileError{Line: line, Column: col, Source: a.p.src.lines[line-1], Msg: returnValuesMsg}
 				return false
 			}
-			a.replace[n] = &ast.ExprStmt{X: sandboxCall("Return", n.Pos(), intLit(created, n.Pos()))}
+			a.replaceStmt(n, &ast.ExprStmt{X: sandboxCall("Return", n.Pos(), intLit(created, n.Pos()))})
 		case *ast.AssignStmt:
 			if inFunc == 0 && n.Tok == token.DEFINE && len(n.Lhs) > 1 && len(n.Rhs) == 1 {
 				f.multiDefine = true
@@ -387,13 +387,13 @@ func (a *walker) wrapMultiDefines(list []ast.Stmt, facts []stmtFacts) {
 			continue
 		}
 		pos, end := st.Pos(), st.End()
-		a.replace[st] = &ast.ExprStmt{X: &ast.CallExpr{
+		a.replaceStmt(st, &ast.ExprStmt{X: &ast.CallExpr{
 			Fun: &ast.FuncLit{
 				Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}},
 				Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{st}, Rbrace: end},
 			},
 			Lparen: end, Rparen: end,
-		}}
+		}})
 	}
 }
 
@@ -413,20 +413,21 @@ const localSuffix = "_byrefL"
 // function. A statement that cannot panic needs none: the line is read only
 // after a panic, and the statement that raised it has set it.
 func (a *walker) track(list *[]ast.Stmt) {
-	marked := false
-	for _, st := range *list {
+	from := len(a.marks)
+	for i, st := range *list {
 		if mayPanic(st) {
 			line, _ := a.pos(st.Pos())
 			if a.astMode {
-				a.markers[st] = line
-				if !marked {
-					a.lists = append(a.lists, list)
-					marked = true
-				}
+				a.marks = append(a.marks, mark{i, line})
 			} else {
 				a.p.edits.add(a.off(st.Pos()), "_byrefLine="+strconv.Itoa(line)+";")
 			}
 		}
+	}
+	if len(a.marks) > from {
+		a.lists = append(a.lists, markedList{list, from, len(a.marks)})
+	}
+	for _, st := range *list {
 		a.trackInner(st)
 	}
 }

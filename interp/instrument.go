@@ -17,13 +17,30 @@ import (
 // segment is kept as text for replay after a rebuild, so there the same
 // edits are text insertions (p.edits), and yaegi parses the result.
 
+// mark is a line marker before the statement at index i of a list.
+type mark struct{ i, line int }
+
+// markedList is a statement list and its markers, marks[from:to].
+type markedList struct {
+	list     *[]ast.Stmt
+	from, to int
+}
+
 // enter adds the call-depth guard at the start of a function body.
 func (a *walker) enter(body *ast.BlockStmt) {
 	if a.astMode {
-		a.enters[body] = true
+		a.enters = append(a.enters, body)
 		return
 	}
 	a.p.edits.add(a.off(body.Lbrace)+1, "defer _byref.Enter()();")
+}
+
+// replaceStmt records that st is replaced by r.
+func (a *walker) replaceStmt(st, r ast.Stmt) {
+	if a.replace == nil {
+		a.replace = map[ast.Stmt]ast.Stmt{}
+	}
+	a.replace[st] = r
 }
 
 // wrap replaces the expression in *slot: with pre + expression + post in
@@ -49,8 +66,8 @@ func (a *walker) applyAST(body *ast.BlockStmt) {
 			id.Name += localSuffix
 		}
 	}
-	for _, list := range a.lists {
-		*list = a.rewriteList(*list)
+	for _, ml := range a.lists {
+		*ml.list = a.rewriteList(*ml.list, a.marks[ml.from:ml.to])
 	}
 	if len(a.replace) > 0 {
 		// Replaced statements (top-level returns, wrapped declarations)
@@ -58,11 +75,11 @@ func (a *walker) applyAST(body *ast.BlockStmt) {
 		ast.Inspect(body, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.BlockStmt:
-				n.List = a.rewriteList(n.List)
+				n.List = a.rewriteList(n.List, nil)
 			case *ast.CaseClause:
-				n.Body = a.rewriteList(n.Body)
+				n.Body = a.rewriteList(n.Body, nil)
 			case *ast.CommClause:
-				n.Body = a.rewriteList(n.Body)
+				n.Body = a.rewriteList(n.Body, nil)
 			case *ast.LabeledStmt:
 				if r, ok := a.replace[n.Stmt]; ok {
 					delete(a.replace, n.Stmt)
@@ -72,24 +89,18 @@ func (a *walker) applyAST(body *ast.BlockStmt) {
 			return len(a.replace) > 0
 		})
 	}
-	for b := range a.enters {
+	for _, b := range a.enters {
 		b.List = append([]ast.Stmt{&ast.DeferStmt{Defer: b.Lbrace, Call: &ast.CallExpr{Fun: sandboxCall("Enter", b.Lbrace), Lparen: b.Lbrace, Rparen: b.Lbrace}}}, b.List...)
 	}
 }
 
-// rewriteList puts line markers before and replacements in place of the
-// statements of list that have them. Each edit is used once, so a
-// replacement that holds its original statement leaves it alone when the
+// rewriteList puts the line markers marks before, and replacements in place
+// of, the statements of list that have them. Each replacement is used
+// once, so one that holds its original statement leaves it alone when the
 // walk reaches it.
-func (a *walker) rewriteList(list []ast.Stmt) []ast.Stmt {
-	if len(a.markers)+len(a.replace) == 0 {
-		return list
-	}
-	n := 0
+func (a *walker) rewriteList(list []ast.Stmt, marks []mark) []ast.Stmt {
+	n := len(marks)
 	for _, st := range list {
-		if _, ok := a.markers[st]; ok {
-			n++
-		}
 		if _, ok := a.replace[st]; ok {
 			n++
 		}
@@ -98,11 +109,11 @@ func (a *walker) rewriteList(list []ast.Stmt) []ast.Stmt {
 		return list
 	}
 	out := make([]ast.Stmt, 0, len(list)+n)
-	for _, st := range list {
-		if line, ok := a.markers[st]; ok {
-			delete(a.markers, st)
+	for i, st := range list {
+		if len(marks) > 0 && marks[0].i == i {
 			pos := st.Pos()
-			out = append(out, &ast.AssignStmt{Lhs: []ast.Expr{ident("_byrefLine", pos)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{intLit(line, pos)}})
+			out = append(out, &ast.AssignStmt{Lhs: []ast.Expr{ident("_byrefLine", pos)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{intLit(marks[0].line, pos)}})
+			marks = marks[1:]
 		}
 		if r, ok := a.replace[st]; ok {
 			delete(a.replace, st)
