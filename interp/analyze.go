@@ -626,9 +626,49 @@ func (a *walker) walk(f *ast.File, ints map[string]bool) error {
 			}
 		}
 	}
+	// Reads: every other mention of a variable that refers to it, found in
+	// the same walk. Inside the operand of a selector every identifier
+	// counts (not the selected name); inside a key-value pair every
+	// identifier but a key that is a field name (an unresolved identifier).
+	const (
+		readIdents = iota
+		readOperand
+		readPair
+	)
+	mode := readIdents
+	var modeNode ast.Node // the selector or pair that set mode
+	var sel, key *ast.Ident
+	stack := a.stack[:0]
 	ast.Inspect(f, func(n ast.Node) bool {
+		if n == nil {
+			if stack[len(stack)-1] == modeNode {
+				mode, modeNode = readIdents, nil
+			}
+			stack = stack[:len(stack)-1]
+			return false
+		}
 		if err != nil {
 			return false
+		}
+		switch mode {
+		case readIdents:
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				mode, modeNode, sel = readOperand, n, n.Sel
+			case *ast.KeyValueExpr:
+				mode, modeNode = readPair, n
+				key, _ = n.Key.(*ast.Ident)
+			case *ast.Ident:
+				a.readIdent(n, pureWrite)
+			}
+		case readOperand:
+			if id, ok := n.(*ast.Ident); ok && id != sel && a.vars[id.Name] && a.global(id) && !pureWrite[id] {
+				a.read(id.Name)
+			}
+		case readPair:
+			if id, ok := n.(*ast.Ident); ok && (id != key || id.Obj != nil) {
+				a.readIdent(id, pureWrite)
+			}
 		}
 		switch n := n.(type) {
 		case *ast.GoStmt:
@@ -704,35 +744,11 @@ func (a *walker) walk(f *ast.File, ints map[string]bool) error {
 				}
 			}
 		}
+		stack = append(stack, n)
 		return true
 	})
-	if err != nil {
-		return err
-	}
-	// Reads: every other mention of a variable that refers to it.
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.SelectorExpr:
-			ast.Inspect(n.X, func(m ast.Node) bool {
-				if id, ok := m.(*ast.Ident); ok && a.vars[id.Name] && a.global(id) && !pureWrite[id] {
-					a.read(id.Name)
-				}
-				return true
-			})
-			return false // do not visit Sel
-		case *ast.KeyValueExpr:
-			// struct literal keys are field names; map keys are expressions
-			if _, ok := n.Key.(*ast.Ident); !ok {
-				ast.Inspect(n.Key, func(m ast.Node) bool { return a.readIdent(m, pureWrite) })
-			} else if id := n.Key.(*ast.Ident); id.Obj != nil {
-				a.readIdent(id, pureWrite)
-			}
-			ast.Inspect(n.Value, func(m ast.Node) bool { return a.readIdent(m, pureWrite) })
-			return false
-		}
-		return a.readIdent(n, pureWrite)
-	})
-	return nil
+	a.stack = stack
+	return err
 }
 
 func (a *walker) readIdent(n ast.Node, pureWrite map[*ast.Ident]bool) bool {
