@@ -140,7 +140,8 @@ type walker struct {
 	exprOps []func()              // expression rewrites, applied after the walks
 	renames []*ast.Ident          // locals that get localSuffix, unless declared at top level
 	marks   []mark                // line markers, by list (lists)
-	stack   []ast.Node            // scan's path, reused
+	stack   []ast.Node            // walk's path, reused
+	scanner stmtScan              // scan's visitor, reused
 	lists   []markedList          // statement lists with markers
 }
 
@@ -297,62 +298,74 @@ func (a *walker) segment(i int, seg segment) error {
 //   - implicit values of const specs (constSpecs) and the names declared
 //     from integers (intNames).
 func (a *walker) scan(st ast.Stmt, created int, ints map[string]bool) (stmtFacts, error) {
-	var f stmtFacts
-	var err error
-	stack := a.stack[:0]
-	inFunc := 0 // function literals around the node
-	ast.Inspect(st, func(n ast.Node) bool {
-		if n == nil {
-			if _, ok := stack[len(stack)-1].(*ast.FuncLit); ok {
-				inFunc--
-			}
-			stack = stack[:len(stack)-1]
-			return false
+	v := &a.scanner
+	*v = stmtScan{a: a, created: created, ints: ints, stack: v.stack[:0]}
+	ast.Walk(v, st)
+	return v.facts, v.err
+}
+
+// stmtScan is scan's visitor, kept in the walker so scanning a statement
+// allocates nothing of its own.
+type stmtScan struct {
+	a       *walker
+	created int
+	ints    map[string]bool
+	facts   stmtFacts
+	err     error
+	inFunc  int // function literals around the node
+	stack   []ast.Node
+}
+
+func (v *stmtScan) Visit(n ast.Node) ast.Visitor {
+	if n == nil {
+		if _, ok := v.stack[len(v.stack)-1].(*ast.FuncLit); ok {
+			v.inFunc--
 		}
-		if err != nil {
-			return false
+		v.stack = v.stack[:len(v.stack)-1]
+		return nil
+	}
+	if v.err != nil {
+		return nil
+	}
+	a := v.a
+	switch n := n.(type) {
+	case *ast.FuncLit:
+		v.inFunc++
+	case *ast.ReturnStmt:
+		if v.inFunc > 0 {
+			break
 		}
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			inFunc++
-		case *ast.ReturnStmt:
-			if inFunc > 0 {
-				break
-			}
-			if len(n.Results) > 0 {
-				line, col := a.pos(n.Pos())
-				err = &CompileError{Line: line, Column: col, Source: a.p.src.lines[line-1], Msg: returnValuesMsg}
-				return false
-			}
-			a.replaceStmt(n, &ast.ExprStmt{X: sandboxCall("Return", n.Pos(), intLit(created, n.Pos()))})
-		case *ast.AssignStmt:
-			if inFunc == 0 && n.Tok == token.DEFINE && len(n.Lhs) > 1 && len(n.Rhs) == 1 {
-				f.multiDefine = true
-			}
-			a.intAssign(n, ints)
-		case *ast.ValueSpec:
-			if inFunc == 0 && len(n.Names) > 1 && len(n.Values) == 1 {
-				f.multiDefine = true
-			}
-			a.intSpec(n, ints)
-		case *ast.BranchStmt:
-			if inFunc == 0 && n.Tok == token.GOTO {
-				f.gotos = true
-			}
-		case *ast.GenDecl:
-			if n.Tok == token.CONST {
-				a.constSpecs(n)
-			}
-		case *ast.Ident:
-			if n.Obj != nil && n.Obj.Kind == ast.Var && n.Name != "_" {
-				a.renames = append(a.renames, n)
-			}
+		if len(n.Results) > 0 {
+			line, col := a.pos(n.Pos())
+			v.err = &CompileError{Line: line, Column: col, Source: a.p.src.lines[line-1], Msg: returnValuesMsg}
+			return nil
 		}
-		stack = append(stack, n)
-		return true
-	})
-	a.stack = stack
-	return f, err
+		a.replaceStmt(n, &ast.ExprStmt{X: sandboxCall("Return", n.Pos(), intLit(v.created, n.Pos()))})
+	case *ast.AssignStmt:
+		if v.inFunc == 0 && n.Tok == token.DEFINE && len(n.Lhs) > 1 && len(n.Rhs) == 1 {
+			v.facts.multiDefine = true
+		}
+		a.intAssign(n, v.ints)
+	case *ast.ValueSpec:
+		if v.inFunc == 0 && len(n.Names) > 1 && len(n.Values) == 1 {
+			v.facts.multiDefine = true
+		}
+		a.intSpec(n, v.ints)
+	case *ast.BranchStmt:
+		if v.inFunc == 0 && n.Tok == token.GOTO {
+			v.facts.gotos = true
+		}
+	case *ast.GenDecl:
+		if n.Tok == token.CONST {
+			a.constSpecs(n)
+		}
+	case *ast.Ident:
+		if n.Obj != nil && n.Obj.Kind == ast.Var && n.Name != "_" {
+			a.renames = append(a.renames, n)
+		}
+	}
+	v.stack = append(v.stack, n)
+	return v
 }
 
 const strayBraceMsg = "unexpected }: this closing brace matches no opening brace, so the code after it is not part of the snippet's statements; remove it or balance the braces"
@@ -451,26 +464,35 @@ func mayPanic(st ast.Stmt) bool {
 	default:
 		return true
 	}
-	may := false
-	ast.Inspect(st, func(n ast.Node) bool {
-		if may {
-			return false
+	var v panicScan
+	ast.Walk(&v, st)
+	return bool(v)
+}
+
+// panicScan is mayPanic's visitor: true once it has seen an expression
+// that may panic.
+type panicScan bool
+
+func (v *panicScan) Visit(n ast.Node) ast.Visitor {
+	if *v {
+		return nil
+	}
+	switch n := n.(type) {
+	case *ast.CallExpr, *ast.IndexExpr, *ast.IndexListExpr, *ast.SliceExpr, *ast.SelectorExpr,
+		*ast.StarExpr, *ast.TypeAssertExpr, *ast.FuncLit, *ast.KeyValueExpr:
+		*v = true
+	case *ast.UnaryExpr:
+		*v = n.Op == token.ARROW
+	case *ast.BinaryExpr:
+		switch n.Op {
+		case token.QUO, token.REM, token.SHL, token.SHR, token.EQL, token.NEQ:
+			*v = true
 		}
-		switch n := n.(type) {
-		case *ast.CallExpr, *ast.IndexExpr, *ast.IndexListExpr, *ast.SliceExpr, *ast.SelectorExpr,
-			*ast.StarExpr, *ast.TypeAssertExpr, *ast.FuncLit, *ast.KeyValueExpr:
-			may = true
-		case *ast.UnaryExpr:
-			may = n.Op == token.ARROW
-		case *ast.BinaryExpr:
-			switch n.Op {
-			case token.QUO, token.REM, token.SHL, token.SHR, token.EQL, token.NEQ:
-				may = true
-			}
-		}
-		return !may
-	})
-	return may
+	}
+	if *v {
+		return nil
+	}
+	return v
 }
 
 func (a *walker) trackInner(st ast.Stmt) {

@@ -111,8 +111,7 @@ func (a *walker) rewriteList(list []ast.Stmt, marks []mark) []ast.Stmt {
 	out := make([]ast.Stmt, 0, len(list)+n)
 	for i, st := range list {
 		if len(marks) > 0 && marks[0].i == i {
-			pos := st.Pos()
-			out = append(out, &ast.AssignStmt{Lhs: []ast.Expr{ident("_byrefLine", pos)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{intLit(marks[0].line, pos)}})
+			out = append(out, marker(marks[0].line, st.Pos()))
 			marks = marks[1:]
 		}
 		if r, ok := a.replace[st]; ok {
@@ -122,6 +121,25 @@ func (a *walker) rewriteList(list []ast.Stmt, marks []mark) []ast.Stmt {
 		out = append(out, st)
 	}
 	return out
+}
+
+// markerNodes are the nodes of one line marker, allocated together.
+type markerNodes struct {
+	assign   ast.AssignStmt
+	lhs, rhs [1]ast.Expr
+	id       ast.Ident
+	lit      ast.BasicLit
+}
+
+// marker is the statement `_byrefLine = line` at pos.
+func marker(line int, pos token.Pos) *ast.AssignStmt {
+	m := &markerNodes{
+		id:  ast.Ident{Name: "_byrefLine", NamePos: pos},
+		lit: ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.Itoa(line)},
+	}
+	m.lhs[0], m.rhs[0] = &m.id, &m.lit
+	m.assign = ast.AssignStmt{Lhs: m.lhs[:], TokPos: pos, Tok: token.ASSIGN, Rhs: m.rhs[:]}
+	return &m.assign
 }
 
 // ident is a new identifier at pos.
