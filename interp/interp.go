@@ -955,8 +955,11 @@ var posRE = regexp.MustCompile(`(?s)^(?:[^:\n]*:)?(\d+):(\d+): (.*)$`)
 // localRE matches the suffix of renamed locals (not the _byrefLine marker).
 var localRE = regexp.MustCompile(localSuffix + `\b`)
 
-// compileError maps a yaegi line:column (line 1 is the sandbox's setup line)
-// to the snippet.
+// compileError maps a yaegi line:column to the snippet: line 1 is the
+// sandbox's wrapper (the package clause, and for statements the function
+// around them and the setup); columns move back over the insertions of
+// declaration segments (statements are instrumented as ASTs, whose
+// original nodes keep their positions).
 func (p *program) compileError(line, col int, msg string) error {
 	line--
 	if line < 1 || line > len(p.src.lines) {
