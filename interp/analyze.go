@@ -12,6 +12,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	yaegi "github.com/byref/byref/internal/yaegi/interp"
 )
 
 // Access is what a snippet does with the variables it is given, found
@@ -47,20 +49,23 @@ func Analyze(code string, vars map[string]reflect.Type) (Access, error) {
 	for n := range vars {
 		names[n] = true
 	}
-	p, err := analyze(NormalizeCode(code), names, nil, nil, vars)
+	p, err := analyze(NormalizeCode(code), names, nil, nil, vars, nil)
 	if err != nil {
 		return Access{}, err
 	}
 	return p.access, nil
 }
 
-// program is an analysed snippet, ready to be turned into yaegi sources.
+// program is an analysed snippet, ready to be handed to yaegi: each
+// statement segment as an instrumented AST (parsed once, in the FileSet
+// analyze was given), each declaration segment as text with edits.
 type program struct {
 	src      *source
-	edits    edits
+	edits    edits // insertions into the declaration segments
 	access   Access
 	decls    [][]string // names declared by each decl segment, in order
 	autoImps []importSpec
+	bodies   []*ast.BlockStmt // per segment of src.segs: the instrumented statements; nil for a decl segment
 }
 
 const (
@@ -73,8 +78,10 @@ const (
 type known func(name string) bool
 
 // analyze parses a normalised snippet, applies the static refusals, computes
-// the access sets and the instrumentation edits.
-func analyze(code string, vars map[string]bool, isKnown known, hostNames map[string]string, types map[string]reflect.Type) (*program, error) {
+// the access sets and the instrumentation. Statement segments are parsed in
+// fset (the interpreter's, so yaegi can compile their AST; a new one when
+// nil) with the name yaegi gives its own sources.
+func analyze(code string, vars map[string]bool, isKnown known, hostNames map[string]string, types map[string]reflect.Type, fset *token.FileSet) (*program, error) {
 	if isKnown == nil {
 		isKnown = func(string) bool { return false }
 	}
@@ -82,8 +89,11 @@ func analyze(code string, vars map[string]bool, isKnown known, hostNames map[str
 	if err != nil {
 		return nil, err
 	}
-	p := &program{src: src}
-	a := &walker{p: p, vars: vars, known: isKnown, hostNames: hostNames, types: types, seen: map[string]map[string]bool{}, topObj: map[*object]bool{}, consts: map[string]constant.Value{}, constPrev: map[*ast.ValueSpec][]ast.Expr{}, typeDecls: map[string]ast.Expr{}}
+	if fset == nil {
+		fset = token.NewFileSet()
+	}
+	p := &program{src: src, bodies: make([]*ast.BlockStmt, len(src.segs))}
+	a := &walker{p: p, stmtFset: fset, vars: vars, known: isKnown, hostNames: hostNames, types: types, seen: map[string]map[string]bool{}, topObj: map[*object]bool{}, consts: map[string]constant.Value{}, constPrev: map[*ast.ValueSpec][]ast.Expr{}, typeDecls: map[string]ast.Expr{}}
 	explicit := map[string]bool{}
 	for _, im := range src.imports {
 		if err := a.checkImport(im); err != nil {
@@ -97,8 +107,8 @@ func analyze(code string, vars map[string]bool, isKnown known, hostNames map[str
 		a.addList("imports", &p.access.Imports, im.Path)
 	}
 	a.imported = explicit
-	for _, seg := range src.segs {
-		if err := a.segment(seg); err != nil {
+	for i, seg := range src.segs {
+		if err := a.segment(i, seg); err != nil {
 			return nil, err
 		}
 	}
@@ -119,7 +129,20 @@ type walker struct {
 	constPrev map[*ast.ValueSpec][]ast.Expr // implicit values of const specs
 	typeDecls map[string]ast.Expr           // top-level types of earlier parts
 	fset      *token.FileSet
+	stmtFset  *token.FileSet // where statement segments are parsed
 	prefix    int
+
+	// AST edits of the statement segment being walked (astMode); in a
+	// declaration segment the same edits are text insertions (p.edits).
+	astMode bool
+	replace map[ast.Stmt]ast.Stmt // the statement is replaced
+	enters  []*ast.BlockStmt      // a function body gets the call-depth guard
+	exprOps []func()              // expression rewrites, applied after the walks
+	renames []*ast.Ident          // locals that get localSuffix, unless declared at top level
+	marks   []mark                // line markers, by list (lists)
+	stack   []ast.Node            // walk's path, reused
+	scanner stmtScan              // scan's visitor, reused
+	lists   []markedList          // statement lists with markers
 }
 
 // object is the parser's identifier resolution. It is deprecated because it
@@ -178,24 +201,31 @@ func (a *walker) pos(p token.Pos) (line, col int) {
 
 func (a *walker) off(p token.Pos) int { return a.fset.Position(p).Offset - a.prefix }
 
-func (a *walker) segment(seg segment) error {
+func (a *walker) segment(i int, seg segment) error {
 	src := a.p.src
 	prefix := stmtPrefix
 	if seg.decl {
 		prefix = declPrefix
 	}
 	text := prefix + string(only(src.body, seg.start, seg.end))
-	if !seg.decl {
+	a.astMode = !seg.decl
+	name := ""
+	if seg.decl {
+		a.fset = token.NewFileSet()
+	} else {
 		text += "\n}"
+		a.fset = a.stmtFset
+		name = yaegi.DefaultSourceName
+		clear(a.replace)
+		a.enters, a.exprOps, a.renames, a.lists, a.marks = a.enters[:0], a.exprOps[:0], a.renames[:0], a.lists[:0], a.marks[:0]
 	}
-	a.fset = token.NewFileSet()
 	a.prefix = len(prefix)
-	f, err := parser.ParseFile(a.fset, "", text, 0)
+	f, err := parser.ParseFile(a.fset, name, text, 0)
 	if err != nil {
 		return a.parseError(err)
 	}
-	a.collectConsts(f, seg)
 	if seg.decl {
+		a.collectConsts(f)
 		var names []string
 		for _, d := range f.Decls {
 			switch d := d.(type) {
@@ -218,7 +248,7 @@ func (a *walker) segment(seg segment) error {
 			}
 		}
 		a.p.decls = append(a.p.decls, names)
-		return a.walk(f)
+		return a.walk(f, a.intNames(f))
 	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
 	// The statements must be exactly the wrapper's body: a stray closing
@@ -231,47 +261,111 @@ func (a *walker) segment(seg segment) error {
 		}
 		return &CompileError{Line: line, Column: col, Source: a.p.src.lines[line-1], Msg: strayBraceMsg}
 	}
-	for _, st := range body.List {
-		if err := a.topReturns(st, len(a.p.access.Creates)); err != nil {
+	ints := map[string]bool{}
+	facts := make([]stmtFacts, len(body.List))
+	for i, st := range body.List {
+		var err error
+		if facts[i], err = a.scan(st, len(a.p.access.Creates), ints); err != nil {
 			return err
 		}
 		a.topLevel(st)
+		if ds, ok := st.(*ast.DeclStmt); ok {
+			if gd, ok := ds.Decl.(*ast.GenDecl); ok && gd.Tok == token.CONST {
+				a.topConsts(gd)
+			}
+		}
 	}
-	a.track(body.List)
-	a.renameLocals(body)
-	a.wrapMultiDefines(body.List)
-	return a.walk(f)
+	a.track(&body.List)
+	a.wrapMultiDefines(body.List, facts)
+	if err := a.walk(f, ints); err != nil {
+		return err
+	}
+	a.applyAST(body)
+	a.p.bodies[i] = body
+	return nil
 }
 
-// topReturns rewrites the top-level returns in st (outside function
-// literals) into `_byref.Return(n)`, which ends the snippet successfully
-// (see [guard.ret]); n is how many variables the snippet created before st,
-// so the ones declared after the return are not read back. The keyword is
-// blanked in the body, keeping the layout. A top-level return with values is
-// a compile error.
-func (a *walker) topReturns(st ast.Stmt, created int) error {
-	var err error
-	ast.Inspect(st, func(n ast.Node) bool {
-		if err != nil {
-			return false
+// scan is one walk over a top-level statement of a statement segment that
+// gathers what the passes before the main walk need:
+//   - top-level returns (outside function literals) become
+//     `_byref.Return(n)`, which ends the snippet successfully (see
+//     [guard.ret]); n is how many variables the snippet created before st,
+//     so the ones declared after the return are not read back; a top-level
+//     return with values is a compile error;
+//   - the facts wrapMultiDefines needs;
+//   - the locals to rename (see localSuffix; top-level declarations are
+//     left out when the renames are applied);
+//   - implicit values of const specs (constSpecs) and the names declared
+//     from integers (intNames).
+func (a *walker) scan(st ast.Stmt, created int, ints map[string]bool) (stmtFacts, error) {
+	v := &a.scanner
+	*v = stmtScan{a: a, created: created, ints: ints, stack: v.stack[:0]}
+	ast.Walk(v, st)
+	return v.facts, v.err
+}
+
+// stmtScan is scan's visitor, kept in the walker so scanning a statement
+// allocates nothing of its own.
+type stmtScan struct {
+	a       *walker
+	created int
+	ints    map[string]bool
+	facts   stmtFacts
+	err     error
+	inFunc  int // function literals around the node
+	stack   []ast.Node
+}
+
+func (v *stmtScan) Visit(n ast.Node) ast.Visitor {
+	if n == nil {
+		if _, ok := v.stack[len(v.stack)-1].(*ast.FuncLit); ok {
+			v.inFunc--
 		}
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.ReturnStmt:
-			if len(n.Results) > 0 {
-				line, col := a.pos(n.Pos())
-				err = &CompileError{Line: line, Column: col, Source: a.p.src.lines[line-1], Msg: returnValuesMsg}
-				return false
-			}
-			off := a.off(n.Pos())
-			a.p.src.body = a.p.src.body[:off] + "      " + a.p.src.body[off+len("return"):]
-			// after the blank, so a line marker inserted before the statement comes first
-			a.p.edits.add(off+len("return"), "_byref.Return("+strconv.Itoa(created)+")")
+		v.stack = v.stack[:len(v.stack)-1]
+		return nil
+	}
+	if v.err != nil {
+		return nil
+	}
+	a := v.a
+	switch n := n.(type) {
+	case *ast.FuncLit:
+		v.inFunc++
+	case *ast.ReturnStmt:
+		if v.inFunc > 0 {
+			break
 		}
-		return true
-	})
-	return err
+		if len(n.Results) > 0 {
+			line, col := a.pos(n.Pos())
+			v.err = &CompileError{Line: line, Column: col, Source: a.p.src.lines[line-1], Msg: returnValuesMsg}
+			return nil
+		}
+		a.replaceStmt(n, &ast.ExprStmt{X: sandboxCall("Return", n.Pos(), intLit(v.created, n.Pos()))})
+	case *ast.AssignStmt:
+		if v.inFunc == 0 && n.Tok == token.DEFINE && len(n.Lhs) > 1 && len(n.Rhs) == 1 {
+			v.facts.multiDefine = true
+		}
+		a.intAssign(n, v.ints)
+	case *ast.ValueSpec:
+		if v.inFunc == 0 && len(n.Names) > 1 && len(n.Values) == 1 {
+			v.facts.multiDefine = true
+		}
+		a.intSpec(n, v.ints)
+	case *ast.BranchStmt:
+		if v.inFunc == 0 && n.Tok == token.GOTO {
+			v.facts.gotos = true
+		}
+	case *ast.GenDecl:
+		if n.Tok == token.CONST {
+			a.constSpecs(n)
+		}
+	case *ast.Ident:
+		if n.Obj != nil && n.Obj.Kind == ast.Var && n.Name != "_" {
+			a.renames = append(a.renames, n)
+		}
+	}
+	v.stack = append(v.stack, n)
+	return v
 }
 
 const strayBraceMsg = "unexpected }: this closing brace matches no opening brace, so the code after it is not part of the snippet's statements; remove it or balance the braces"
@@ -289,12 +383,10 @@ const returnValuesMsg = "a snippet's top-level return takes no values; assign wh
 // ends the whole snippet (topReturns), so it keeps its meaning; a goto would
 // not, so such statements are left alone, as is a labeled statement when
 // top-level code has a goto (its label may be the target).
-func (a *walker) wrapMultiDefines(list []ast.Stmt) {
-	facts := make([]stmtFacts, len(list))
+func (a *walker) wrapMultiDefines(list []ast.Stmt, facts []stmtFacts) {
 	hasGoto := false
-	for i, st := range list {
-		facts[i] = factsOf(st)
-		hasGoto = hasGoto || facts[i].gotos
+	for _, f := range facts {
+		hasGoto = hasGoto || f.gotos
 	}
 	for i, st := range list {
 		switch st.(type) {
@@ -307,38 +399,20 @@ func (a *walker) wrapMultiDefines(list []ast.Stmt) {
 		if _, labeled := st.(*ast.LabeledStmt); labeled && hasGoto {
 			continue
 		}
-		a.p.edits.add(a.off(st.Pos()), "func(){")
-		a.p.edits.add(a.off(st.End()), "}()")
+		pos, end := st.Pos(), st.End()
+		a.replaceStmt(st, &ast.ExprStmt{X: &ast.CallExpr{
+			Fun: &ast.FuncLit{
+				Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}},
+				Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{st}, Rbrace: end},
+			},
+			Lparen: end, Rparen: end,
+		}})
 	}
 }
 
 // stmtFacts is what wrapMultiDefines needs to know of a statement, outside
-// function literals.
+// function literals (see scan).
 type stmtFacts struct{ multiDefine, gotos bool }
-
-func factsOf(st ast.Stmt) stmtFacts {
-	var f stmtFacts
-	ast.Inspect(st, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.AssignStmt:
-			if n.Tok == token.DEFINE && len(n.Lhs) > 1 && len(n.Rhs) == 1 {
-				f.multiDefine = true
-			}
-		case *ast.ValueSpec:
-			if len(n.Names) > 1 && len(n.Values) == 1 {
-				f.multiDefine = true
-			}
-		case *ast.BranchStmt:
-			if n.Tok == token.GOTO {
-				f.gotos = true
-			}
-		}
-		return true
-	})
-	return f
-}
 
 // localSuffix is appended to every local variable of top-level code.
 // yaegi v0.16.1 evaluates top-level statements in the global scope, and there
@@ -346,26 +420,27 @@ func factsOf(st ast.Stmt) stmtFacts {
 // n instead of shadowing it; renamed locals cannot collide.
 const localSuffix = "_byrefL"
 
-func (a *walker) renameLocals(body *ast.BlockStmt) {
-	ast.Inspect(body, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok && id.Obj != nil && id.Obj.Kind == ast.Var && !a.topObj[id.Obj] && id.Name != "_" {
-			a.p.edits.add(a.off(id.End()), localSuffix)
-		}
-		return true
-	})
-}
-
 // track inserts a line marker before every statement of a block that may
 // panic (not of nested function literals, which are tracked on their own),
 // so a panic can be placed on its line: yaegi's own trace names only the
 // function. A statement that cannot panic needs none: the line is read only
 // after a panic, and the statement that raised it has set it.
-func (a *walker) track(list []ast.Stmt) {
-	for _, st := range list {
+func (a *walker) track(list *[]ast.Stmt) {
+	from := len(a.marks)
+	for i, st := range *list {
 		if mayPanic(st) {
 			line, _ := a.pos(st.Pos())
-			a.p.edits.add(a.off(st.Pos()), "_byrefLine="+strconv.Itoa(line)+";")
+			if a.astMode {
+				a.marks = append(a.marks, mark{i, line})
+			} else {
+				a.p.edits.add(a.off(st.Pos()), "_byrefLine="+strconv.Itoa(line)+";")
+			}
 		}
+	}
+	if len(a.marks) > from {
+		a.lists = append(a.lists, markedList{list, from, len(a.marks)})
+	}
+	for _, st := range *list {
 		a.trackInner(st)
 	}
 }
@@ -389,41 +464,50 @@ func mayPanic(st ast.Stmt) bool {
 	default:
 		return true
 	}
-	may := false
-	ast.Inspect(st, func(n ast.Node) bool {
-		if may {
-			return false
+	var v panicScan
+	ast.Walk(&v, st)
+	return bool(v)
+}
+
+// panicScan is mayPanic's visitor: true once it has seen an expression
+// that may panic.
+type panicScan bool
+
+func (v *panicScan) Visit(n ast.Node) ast.Visitor {
+	if *v {
+		return nil
+	}
+	switch n := n.(type) {
+	case *ast.CallExpr, *ast.IndexExpr, *ast.IndexListExpr, *ast.SliceExpr, *ast.SelectorExpr,
+		*ast.StarExpr, *ast.TypeAssertExpr, *ast.FuncLit, *ast.KeyValueExpr:
+		*v = true
+	case *ast.UnaryExpr:
+		*v = n.Op == token.ARROW
+	case *ast.BinaryExpr:
+		switch n.Op {
+		case token.QUO, token.REM, token.SHL, token.SHR, token.EQL, token.NEQ:
+			*v = true
 		}
-		switch n := n.(type) {
-		case *ast.CallExpr, *ast.IndexExpr, *ast.IndexListExpr, *ast.SliceExpr, *ast.SelectorExpr,
-			*ast.StarExpr, *ast.TypeAssertExpr, *ast.FuncLit, *ast.KeyValueExpr:
-			may = true
-		case *ast.UnaryExpr:
-			may = n.Op == token.ARROW
-		case *ast.BinaryExpr:
-			switch n.Op {
-			case token.QUO, token.REM, token.SHL, token.SHR, token.EQL, token.NEQ:
-				may = true
-			}
-		}
-		return !may
-	})
-	return may
+	}
+	if *v {
+		return nil
+	}
+	return v
 }
 
 func (a *walker) trackInner(st ast.Stmt) {
 	switch st := st.(type) {
 	case *ast.BlockStmt:
-		a.track(st.List)
+		a.track(&st.List)
 	case *ast.IfStmt:
-		a.track(st.Body.List)
+		a.track(&st.Body.List)
 		if st.Else != nil {
 			a.trackInner(st.Else)
 		}
 	case *ast.ForStmt:
-		a.track(st.Body.List)
+		a.track(&st.Body.List)
 	case *ast.RangeStmt:
-		a.track(st.Body.List)
+		a.track(&st.Body.List)
 	case *ast.SwitchStmt:
 		a.trackClauses(st.Body)
 	case *ast.TypeSwitchStmt:
@@ -431,9 +515,9 @@ func (a *walker) trackInner(st ast.Stmt) {
 	case *ast.SelectStmt:
 		a.trackClauses(st.Body)
 	case *ast.CaseClause:
-		a.track(st.Body)
+		a.track(&st.Body)
 	case *ast.CommClause:
-		a.track(st.Body)
+		a.track(&st.Body)
 	case *ast.LabeledStmt:
 		a.trackInner(st.Stmt)
 	}
@@ -547,9 +631,8 @@ func root(e ast.Expr) (*ast.Ident, bool) {
 	}
 }
 
-func (a *walker) walk(f *ast.File) error {
+func (a *walker) walk(f *ast.File, ints map[string]bool) error {
 	var err error
-	ints := a.intNames(f)
 	pureWrite := map[*ast.Ident]bool{}
 	refuse := func(n ast.Node, what, why string) {
 		if err == nil {
@@ -565,9 +648,49 @@ func (a *walker) walk(f *ast.File) error {
 			}
 		}
 	}
+	// Reads: every other mention of a variable that refers to it, found in
+	// the same walk. Inside the operand of a selector every identifier
+	// counts (not the selected name); inside a key-value pair every
+	// identifier but a key that is a field name (an unresolved identifier).
+	const (
+		readIdents = iota
+		readOperand
+		readPair
+	)
+	mode := readIdents
+	var modeNode ast.Node // the selector or pair that set mode
+	var sel, key *ast.Ident
+	stack := a.stack[:0]
 	ast.Inspect(f, func(n ast.Node) bool {
+		if n == nil {
+			if stack[len(stack)-1] == modeNode {
+				mode, modeNode = readIdents, nil
+			}
+			stack = stack[:len(stack)-1]
+			return false
+		}
 		if err != nil {
 			return false
+		}
+		switch mode {
+		case readIdents:
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				mode, modeNode, sel = readOperand, n, n.Sel
+			case *ast.KeyValueExpr:
+				mode, modeNode = readPair, n
+				key, _ = n.Key.(*ast.Ident)
+			case *ast.Ident:
+				a.readIdent(n, pureWrite)
+			}
+		case readOperand:
+			if id, ok := n.(*ast.Ident); ok && id != sel && a.vars[id.Name] && a.global(id) && !pureWrite[id] {
+				a.read(id.Name)
+			}
+		case readPair:
+			if id, ok := n.(*ast.Ident); ok && (id != key || id.Obj != nil) {
+				a.readIdent(id, pureWrite)
+			}
 		}
 		switch n := n.(type) {
 		case *ast.GoStmt:
@@ -600,12 +723,12 @@ func (a *walker) walk(f *ast.File) error {
 				writeRoot(n.X, false)
 			}
 		case *ast.FuncLit:
-			a.p.edits.add(a.off(n.Body.Lbrace)+1, "defer _byref.Enter()();")
-			a.track(n.Body.List)
+			a.enter(n.Body)
+			a.track(&n.Body.List)
 		case *ast.FuncDecl:
 			if n.Body != nil && n.Name.Name != "_" {
-				a.p.edits.add(a.off(n.Body.Lbrace)+1, "defer _byref.Enter()();")
-				a.track(n.Body.List)
+				a.enter(n.Body)
+				a.track(&n.Body.List)
 			}
 		case *ast.ArrayType:
 			a.checkArray(n, refuse)
@@ -643,35 +766,11 @@ func (a *walker) walk(f *ast.File) error {
 				}
 			}
 		}
+		stack = append(stack, n)
 		return true
 	})
-	if err != nil {
-		return err
-	}
-	// Reads: every other mention of a variable that refers to it.
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.SelectorExpr:
-			ast.Inspect(n.X, func(m ast.Node) bool {
-				if id, ok := m.(*ast.Ident); ok && a.vars[id.Name] && a.global(id) && !pureWrite[id] {
-					a.read(id.Name)
-				}
-				return true
-			})
-			return false // do not visit Sel
-		case *ast.KeyValueExpr:
-			// struct literal keys are field names; map keys are expressions
-			if _, ok := n.Key.(*ast.Ident); !ok {
-				ast.Inspect(n.Key, func(m ast.Node) bool { return a.readIdent(m, pureWrite) })
-			} else if id := n.Key.(*ast.Ident); id.Obj != nil {
-				a.readIdent(id, pureWrite)
-			}
-			ast.Inspect(n.Value, func(m ast.Node) bool { return a.readIdent(m, pureWrite) })
-			return false
-		}
-		return a.readIdent(n, pureWrite)
-	})
-	return nil
+	a.stack = stack
+	return err
 }
 
 func (a *walker) readIdent(n ast.Node, pureWrite map[*ast.Ident]bool) bool {
@@ -724,10 +823,16 @@ func (a *walker) call(n *ast.CallExpr, writeRoot func(ast.Expr, bool), refuse fu
 			}
 		case "make":
 			if len(n.Args) >= 2 && !a.vars[fn.Name] {
-				typ := strings.ReplaceAll(a.p.src.body[a.off(n.Args[0].Pos()):a.off(n.Args[0].End())], "\n", ";")
-				for _, arg := range n.Args[1:] {
-					a.p.edits.add(a.off(arg.Pos()), "_byref.Size(")
-					a.p.edits.add(a.off(arg.End()), ", ("+typ+")(nil))")
+				typ := n.Args[0]
+				typText := ""
+				if !a.astMode {
+					typText = strings.ReplaceAll(a.p.src.body[a.off(typ.Pos()):a.off(typ.End())], "\n", ";")
+				}
+				for i := range n.Args[1:] {
+					a.wrap(&n.Args[1+i], "_byref.Size(", ", ("+typText+")(nil))", func(x ast.Expr) ast.Expr {
+						conv := &ast.CallExpr{Fun: &ast.ParenExpr{Lparen: x.Pos(), X: typ, Rparen: x.Pos()}, Lparen: x.Pos(), Args: []ast.Expr{ident("nil", x.Pos())}, Rparen: x.Pos()}
+						return sandboxCall("Size", x.Pos(), x, conv)
+					})
 				}
 			}
 		}
@@ -953,61 +1058,58 @@ func (a *walker) constIdent(id *ast.Ident, iota int, depth int) (constant.Value,
 	return nil, false
 }
 
-// collectConsts records, for a parsed part of the snippet, the implicit
-// values of const specs without any (const ( a = iota; b; c )) and the values
-// of its top-level constants, for later parts that name them.
-func (a *walker) collectConsts(f *ast.File, seg segment) {
-	var top []*ast.GenDecl
+// collectConsts records, for a declaration segment, the implicit values of
+// const specs without any (const ( a = iota; b; c )) and the values of its
+// top-level constants, for later parts that name them, and its top-level
+// types.
+func (a *walker) collectConsts(f *ast.File) {
 	ast.Inspect(f, func(n ast.Node) bool {
-		gd, ok := n.(*ast.GenDecl)
-		if !ok || gd.Tok != token.CONST {
-			return true
-		}
-		var prev []ast.Expr
-		for _, sp := range gd.Specs {
-			vs := sp.(*ast.ValueSpec)
-			if len(vs.Values) > 0 {
-				prev = vs.Values
-			} else {
-				a.constPrev[vs] = prev
-			}
+		if gd, ok := n.(*ast.GenDecl); ok && gd.Tok == token.CONST {
+			a.constSpecs(gd)
 		}
 		return true
 	})
-	if seg.decl {
-		for _, d := range f.Decls {
-			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.CONST {
-				top = append(top, gd)
-			}
-			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
-				for _, sp := range gd.Specs {
-					if ts := sp.(*ast.TypeSpec); ts.TypeParams == nil {
-						a.typeDecls[ts.Name.Name] = ts.Type
-					}
-				}
-			}
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok {
+			continue
 		}
-	} else if len(f.Decls) == 1 {
-		fd, _ := f.Decls[0].(*ast.FuncDecl)
-		if fd == nil || fd.Body == nil {
-			return
-		}
-		for _, st := range fd.Body.List {
-			if ds, ok := st.(*ast.DeclStmt); ok {
-				if gd, ok := ds.Decl.(*ast.GenDecl); ok && gd.Tok == token.CONST {
-					top = append(top, gd)
+		switch gd.Tok {
+		case token.CONST:
+			a.topConsts(gd)
+		case token.TYPE:
+			for _, sp := range gd.Specs {
+				if ts := sp.(*ast.TypeSpec); ts.TypeParams == nil {
+					a.typeDecls[ts.Name.Name] = ts.Type
 				}
 			}
 		}
 	}
-	for _, gd := range top {
-		for _, sp := range gd.Specs {
-			for _, n := range sp.(*ast.ValueSpec).Names {
-				if v, ok := a.constIdent(n, -1, 0); ok {
-					a.consts[n.Name] = v
-				} else {
-					delete(a.consts, n.Name)
-				}
+}
+
+// constSpecs records the implicit values of the const specs of gd that
+// have none.
+func (a *walker) constSpecs(gd *ast.GenDecl) {
+	var prev []ast.Expr
+	for _, sp := range gd.Specs {
+		vs := sp.(*ast.ValueSpec)
+		if len(vs.Values) > 0 {
+			prev = vs.Values
+		} else {
+			a.constPrev[vs] = prev
+		}
+	}
+}
+
+// topConsts records the values of the top-level constants gd declares, for
+// later parts of the snippet that name them.
+func (a *walker) topConsts(gd *ast.GenDecl) {
+	for _, sp := range gd.Specs {
+		for _, n := range sp.(*ast.ValueSpec).Names {
+			if v, ok := a.constIdent(n, -1, 0); ok {
+				a.consts[n.Name] = v
+			} else {
+				delete(a.consts, n.Name)
 			}
 		}
 	}

@@ -138,6 +138,9 @@
 // discarded (yaegi races if reused after a cancel) and rebuilt on the next
 // Eval. Host functions passed in Funcs must honour their own context: a host
 // call blocked forever keeps its goroutine, although the Eval returns.
+// The deadline bounds running, not compiling: a snippet is parsed, checked
+// and compiled on the caller's goroutine, and only run on a goroutine of
+// its own.
 //
 // Call depth: a Go stack overflow is fatal and yaegi uses about 1.1 KiB of
 // Go stack per interpreted call, so every interpreted function is entered

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
 	"go/scanner"
 	"go/token"
 	"io/fs"
 	"reflect"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -356,7 +358,8 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 	for _, v := range input.Vars {
 		types[v.Name] = v.Value.Type()
 	}
-	prog, err := analyze(NormalizeCode(input.Code), vars, known, in.hostNames, types)
+	code := NormalizeCode(input.Code)
+	prog, err := analyze(code, vars, known, in.hostNames, types, in.inst.yi.FileSet())
 	if err != nil {
 		return Result{}, err
 	}
@@ -403,6 +406,12 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 		if err := in.rebuild(); err != nil {
 			return Result{}, err
 		}
+		// The statements' AST must be in the new interpreter's FileSet.
+		again, err := analyze(code, vars, known, in.hostNames, types, in.inst.yi.FileSet())
+		if err != nil {
+			return Result{}, err
+		}
+		prog.bodies = again.bodies
 	} else if err := in.inst.importAll(newImports, in.imports); err != nil {
 		return Result{}, err
 	}
@@ -533,7 +542,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	if g, ok := inst.yi.Global("_byrefLine"); ok && g.CanSet() && g.Kind() == reflect.Int {
 		g.SetInt(0)
 	} else {
-		setup = "_byrefLine=0;" + setup
+		setup = append(setupStmts{{name: "_byrefLine"}}, setup...)
 	}
 	inst.evals++
 	fail := func(err error) (Result, error) {
@@ -548,16 +557,12 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 		}
 		return res(), err
 	}
-	eval := func(src string) error {
-		_, err := inst.yi.EvalWithContext(ctx, src)
-		return err
-	}
 	segs := prog.src.segs
-	if (len(segs) == 0 || segs[0].decl || inst.replay) && setup != "" {
-		if err := eval(";" + setup); err != nil {
+	if (len(segs) == 0 || segs[0].decl || inst.replay) && len(setup) > 0 {
+		if err := evalText(ctx, inst.yi, ";"+setup.text()); err != nil {
 			return fail(err)
 		}
-		setup = ""
+		setup = nil
 	}
 	if inst.replay {
 		in.replayDecls(ctx, inst)
@@ -566,17 +571,21 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	body := prog.src.body
 	var declSrcs []string
 	creates := prog.access.Creates
-	for _, seg := range segs {
-		text := prog.edits.apply(only(body, seg.start, seg.end), seg.start, seg.end)
-		var src string
+	for i, seg := range segs {
+		var err error
 		if seg.decl {
-			src = "package main\n" + text
+			src := "package main\n" + prog.edits.apply(only(body, seg.start, seg.end), seg.start, seg.end)
 			declSrcs = append(declSrcs, src)
+			err = evalText(ctx, inst.yi, src)
 		} else {
-			src = ";" + setup + "\n" + text
-			setup = ""
+			b := prog.bodies[i]
+			if len(setup) > 0 {
+				b.List = setup.prepend(b.List, b.Lbrace)
+				setup = nil
+			}
+			err = evalAST(ctx, inst.yi, b)
 		}
-		if err := eval(src); err != nil {
+		if err != nil {
 			if n, ok := returned(err); ok && ctx.Err() == nil {
 				// A top-level return: the snippet ends here, successfully;
 				// variables it would have declared later are not read back.
@@ -633,12 +642,12 @@ func returned(err error) (int, bool) {
 }
 
 // setup registers one cell per variable and function in the _byref package,
-// stores the current values, and returns the statements that copy them into
+// stores the current values, and returns the assignments that copy them into
 // interpreter globals: a declaration the first time, an assignment later
 // only where the global's storage has another type than the variable (else
 // the new value is stored into the global directly, and a value the global
 // already holds is left alone).
-func (in *Interpreter) setup(inst *instance, input Input) (string, error) {
+func (in *Interpreter) setup(inst *instance, input Input) (setupStmts, error) {
 	type item struct {
 		name string
 		val  reflect.Value
@@ -653,9 +662,8 @@ func (in *Interpreter) setup(inst *instance, input Input) (string, error) {
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].name < items[j].name })
 	var fresh map[string]reflect.Value
-	var b strings.Builder
+	var out setupStmts
 	for _, it := range items {
-		key := "V" + it.name
 		t := it.val.Type()
 		cell, ok := inst.cells[it.name]
 		if !ok || cell.Type() != t {
@@ -664,10 +672,10 @@ func (in *Interpreter) setup(inst *instance, input Input) (string, error) {
 			if fresh == nil {
 				fresh = map[string]reflect.Value{}
 			}
-			fresh[key] = cell
+			fresh["V"+it.name] = cell
 		}
 		if err := setValue(cell, it.val); err != nil {
-			return "", fmt.Errorf("%w: %s: %v", ErrInput, it.name, err)
+			return nil, fmt.Errorf("%w: %s: %v", ErrInput, it.name, err)
 		}
 		if inst.declared[it.name] == t {
 			if !it.fn && same(inst.last[it.name], it.val) {
@@ -678,22 +686,67 @@ func (in *Interpreter) setup(inst *instance, input Input) (string, error) {
 				// the value there, as the assignment would, without
 				// compiling one.
 				if err := setValue(g, it.val); err != nil {
-					return "", fmt.Errorf("%w: %s: %v", ErrInput, it.name, err)
+					return nil, fmt.Errorf("%w: %s: %v", ErrInput, it.name, err)
 				}
 				continue
 			}
-			fmt.Fprintf(&b, "%s = _byref.%s;", it.name, key)
+			out = append(out, setupStmt{name: it.name})
 		} else {
-			fmt.Fprintf(&b, "var %s = _byref.%s;", it.name, key)
+			out = append(out, setupStmt{name: it.name, declare: true})
 			inst.declared[it.name] = t
 		}
 	}
 	if fresh != nil {
 		if err := inst.yi.Use(Exports{sandboxKey: fresh}); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
-	return b.String(), nil
+	return out, nil
+}
+
+// setupStmt is `var name = _byref.Vname` (declare) or `name =
+// _byref.Vname`; name _byrefLine resets the line marker.
+type setupStmt struct {
+	name    string
+	declare bool
+}
+
+type setupStmts []setupStmt
+
+// text is the statements as source, each ending in a semicolon.
+func (ss setupStmts) text() string {
+	var b strings.Builder
+	for _, s := range ss {
+		switch {
+		case s.name == "_byrefLine":
+			b.WriteString("_byrefLine=0;")
+		case s.declare:
+			b.WriteString("var " + s.name + " = _byref.V" + s.name + ";")
+		default:
+			b.WriteString(s.name + " = _byref.V" + s.name + ";")
+		}
+	}
+	return b.String()
+}
+
+// prepend puts the statements before list, as AST nodes at pos (yaegi
+// resolves imports by the file of a position; an error there is on the
+// sandbox's line 1, which maps to no snippet line).
+func (ss setupStmts) prepend(list []ast.Stmt, pos token.Pos) []ast.Stmt {
+	out := make([]ast.Stmt, 0, len(ss)+len(list))
+	for _, s := range ss {
+		lhs := ident(s.name, pos)
+		var rhs ast.Expr = &ast.SelectorExpr{X: ident("_byref", pos), Sel: ident("V"+s.name, pos)}
+		switch {
+		case s.name == "_byrefLine":
+			out = append(out, &ast.AssignStmt{Lhs: []ast.Expr{lhs}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{intLit(0, pos)}})
+		case s.declare:
+			out = append(out, &ast.DeclStmt{Decl: &ast.GenDecl{TokPos: pos, Tok: token.VAR, Specs: []ast.Spec{&ast.ValueSpec{Names: []*ast.Ident{lhs}, Values: []ast.Expr{rhs}}}}})
+		default:
+			out = append(out, &ast.AssignStmt{Lhs: []ast.Expr{lhs}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{rhs}})
+		}
+	}
+	return append(out, list...)
 }
 
 // same reports whether b is certainly the value a holds: equal scalars and
@@ -725,13 +778,49 @@ func setValue(cell, v reflect.Value) (err error) {
 	return nil
 }
 
+// evalText compiles src on the calling goroutine and runs it under ctx.
+func evalText(ctx context.Context, yi *yaegi.Interpreter, src string) error {
+	return execute(ctx, yi, func() (*yaegi.Program, error) { return yi.Compile(src) })
+}
+
+// evalAST compiles statements parsed in yi's FileSet on the calling
+// goroutine and runs them under ctx.
+func evalAST(ctx context.Context, yi *yaegi.Interpreter, body *ast.BlockStmt) error {
+	return execute(ctx, yi, func() (*yaegi.Program, error) { return yi.CompileAST(body) })
+}
+
+// execute compiles on the calling goroutine (compiling cannot block, and a
+// goroutine's fresh stack would grow by copying deep inside the compiler),
+// then runs the program on a goroutine of its own, so a stop (ctx) returns
+// at once even when the snippet is blocked in a host call. A panic of the
+// compiler is returned as a [yaegi.Panic], as one of the snippet is.
+func execute(ctx context.Context, yi *yaegi.Interpreter, compile func() (*yaegi.Program, error)) error {
+	prog, err := func() (p *yaegi.Program, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = yaegi.Panic{Value: r, Stack: debug.Stack()}
+			}
+		}()
+		p, err = compile()
+		if err != nil {
+			return nil, err
+		}
+		return p, yi.Generate(p)
+	}()
+	if err != nil {
+		return err
+	}
+	_, err = yi.ExecuteWithContext(ctx, prog)
+	return err
+}
+
 // replayDecls re-evaluates declarations of earlier snippets on a fresh
 // instance; one that no longer compiles (it named a variable that is gone)
 // is dropped.
 func (in *Interpreter) replayDecls(ctx context.Context, inst *instance) {
 	kept := in.decls[:0:0]
 	for _, d := range in.decls {
-		if _, err := inst.yi.EvalWithContext(ctx, d.src); err == nil {
+		if err := evalText(ctx, inst.yi, d.src); err == nil {
 			kept = append(kept, d)
 		}
 	}
@@ -866,8 +955,11 @@ var posRE = regexp.MustCompile(`(?s)^(?:[^:\n]*:)?(\d+):(\d+): (.*)$`)
 // localRE matches the suffix of renamed locals (not the _byrefLine marker).
 var localRE = regexp.MustCompile(localSuffix + `\b`)
 
-// compileError maps a yaegi line:column (line 1 is the sandbox's setup line)
-// to the snippet.
+// compileError maps a yaegi line:column to the snippet: line 1 is the
+// sandbox's wrapper (the package clause, and for statements the function
+// around them and the setup); columns move back over the insertions of
+// declaration segments (statements are instrumented as ASTs, whose
+// original nodes keep their positions).
 func (p *program) compileError(line, col int, msg string) error {
 	line--
 	if line < 1 || line > len(p.src.lines) {

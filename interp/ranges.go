@@ -32,8 +32,9 @@ var seqFuncs = map[string]map[string]bool{
 // rewriteRange applies the rewrites above to one range statement.
 func (a *walker) rewriteRange(n *ast.RangeStmt, ints map[string]bool) {
 	if a.isInt(n.X, ints) {
-		a.p.edits.add(a.off(n.X.Pos()), "_byref.Ints(int(")
-		a.p.edits.add(a.off(n.X.End()), "))")
+		a.wrap(&n.X, "_byref.Ints(int(", "))", func(x ast.Expr) ast.Expr {
+			return sandboxCall("Ints", x.Pos(), &ast.CallExpr{Fun: ident("int", x.Pos()), Lparen: x.Pos(), Args: []ast.Expr{x}, Rparen: x.End()})
+		})
 		return
 	}
 	call, ok := n.X.(*ast.CallExpr)
@@ -52,15 +53,22 @@ func (a *walker) rewriteRange(n *ast.RangeStmt, ints map[string]bool) {
 	case seqFuncs[pkg.Name][sel.Sel.Name] && n.Value == nil:
 		a.autoImport("slices", "slices")
 		if n.Key != nil {
-			a.p.edits.add(a.off(n.Key.Pos()), "_, ")
+			if a.astMode {
+				a.exprOps = append(a.exprOps, func() { n.Key, n.Value = ident("_", n.Key.Pos()), n.Key })
+			} else {
+				a.p.edits.add(a.off(n.Key.Pos()), "_, ")
+			}
 		}
-		a.p.edits.add(a.off(n.X.Pos()), "slices.Collect(")
-		a.p.edits.add(a.off(n.X.End()), ")")
+		a.wrap(&n.X, "slices.Collect(", ")", func(x ast.Expr) ast.Expr { return pkgCall("slices", "Collect", x) })
 	case pkg.Name == "maps" && sel.Sel.Name == "All":
 		a.autoImport("maps", "maps")
-		a.p.edits.add(a.off(n.X.Pos()), "maps.Collect(")
-		a.p.edits.add(a.off(n.X.End()), ")")
+		a.wrap(&n.X, "maps.Collect(", ")", func(x ast.Expr) ast.Expr { return pkgCall("maps", "Collect", x) })
 	}
+}
+
+// pkgCall is the call pkg.fn(x), at x.
+func pkgCall(pkg, fn string, x ast.Expr) *ast.CallExpr {
+	return &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(pkg, x.Pos()), Sel: ident(fn, x.Pos())}, Lparen: x.Pos(), Args: []ast.Expr{x}, Rparen: x.End()}
 }
 
 // autoImport imports path as name for the snippet unless name is already
@@ -81,25 +89,36 @@ func (a *walker) intNames(f *ast.File) map[string]bool {
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
-			if n.Tok == token.DEFINE && len(n.Lhs) == len(n.Rhs) {
-				for i, l := range n.Lhs {
-					if id, ok := l.(*ast.Ident); ok && a.isInt(n.Rhs[i], ints) {
-						ints[id.Name] = true
-					}
-				}
-			}
+			a.intAssign(n, ints)
 		case *ast.ValueSpec:
-			for i, id := range n.Names {
-				if t, ok := n.Type.(*ast.Ident); ok && intTypes[t.Name] {
-					ints[id.Name] = true
-				} else if n.Type == nil && i < len(n.Values) && a.isInt(n.Values[i], ints) {
-					ints[id.Name] = true
-				}
-			}
+			a.intSpec(n, ints)
 		}
 		return true
 	})
 	return ints
+}
+
+// intAssign adds to ints the names n := e declares from integers.
+func (a *walker) intAssign(n *ast.AssignStmt, ints map[string]bool) {
+	if n.Tok == token.DEFINE && len(n.Lhs) == len(n.Rhs) {
+		for i, l := range n.Lhs {
+			if id, ok := l.(*ast.Ident); ok && a.isInt(n.Rhs[i], ints) {
+				ints[id.Name] = true
+			}
+		}
+	}
+}
+
+// intSpec adds to ints the names var n = e (or var n int) declares as
+// integers.
+func (a *walker) intSpec(n *ast.ValueSpec, ints map[string]bool) {
+	for i, id := range n.Names {
+		if t, ok := n.Type.(*ast.Ident); ok && intTypes[t.Name] {
+			ints[id.Name] = true
+		} else if n.Type == nil && i < len(n.Values) && a.isInt(n.Values[i], ints) {
+			ints[id.Name] = true
+		}
+	}
 }
 
 var intTypes = map[string]bool{

@@ -430,15 +430,17 @@ func only(body string, from, to int) []byte {
 	return b
 }
 
-// insertion is text added to a snippet at an offset of its body, for the
-// call-depth and allocation guards. Insertions never contain newlines, so they
-// only shift columns on their own line.
+// insertion is text added to a declaration segment of a snippet at an
+// offset of its body, for the sandbox's instrumentation (statement segments
+// are instrumented as ASTs, see instrument.go). Insertions never contain
+// newlines, so they only shift columns on their own line.
 type insertion struct {
 	off  int
 	text string
 }
 
-// edits is the set of insertions of one snippet, with the mapping back.
+// edits is the set of insertions of one snippet's declaration segments, with
+// the mapping back.
 type edits struct {
 	ins []insertion // sorted by off, stable
 }

@@ -598,7 +598,6 @@ func (interp *Interpreter) EvalWithContext(ctx context.Context, src string) (ref
 			}
 			close(done)
 		}()
-		growStack(0)
 		v, err = interp.Eval(src)
 	}()
 
@@ -611,13 +610,11 @@ func (interp *Interpreter) EvalWithContext(ctx context.Context, src string) (ref
 	return v, err
 }
 
-// growStack grows the calling goroutine's stack to what compiling and
-// running a snippet needs, in one copy of a stack that is still one frame
-// deep.
+// growStack grows the calling goroutine's stack to what running a snippet
+// needs, in one copy of a stack that is still one frame deep.
 //
-// byref: the goroutine of each EvalWithContext starts with a small stack;
-// parsing and compiling recurse, and the stack grew there by repeated
-// doubling, each a copy of a deep stack (6% of a warm snippet's time).
+// byref: the goroutine of each ExecuteWithContext starts with a small
+// stack, which grew twice by copying a deeper stack while the program ran.
 //
 //go:noinline
 func growStack(i int) byte {

@@ -12,9 +12,10 @@ import (
 
 // A Program is Go code that has been parsed and compiled.
 type Program struct {
-	pkgName string
-	root    *node
-	init    []*node
+	pkgName   string
+	root      *node
+	init      []*node
+	generated bool // byref: genRun is done (Generate)
 }
 
 // PackageName returns name used in a package clause.
@@ -133,7 +134,25 @@ func (interp *Interpreter) CompileAST(n ast.Node) (*Program, error) {
 		root.cfgDot(dotWriter(dotCmd))
 	}
 
-	return &Program{pkgName, root, initNodes}, nil
+	return &Program{pkgName: pkgName, root: root, init: initNodes}, nil
+}
+
+// Generate builds p's node closures, which Execute would otherwise build
+// first.
+//
+// byref: building them recurses through the whole program; done on the
+// compiling goroutine, whose stack has grown already, the goroutine that
+// runs the program (ExecuteWithContext) does not grow its fresh stack by
+// copying deep inside genRun.
+func (interp *Interpreter) Generate(p *Program) error {
+	if p.generated {
+		return nil
+	}
+	if err := genRun(p.root); err != nil {
+		return err
+	}
+	p.generated = true
+	return nil
 }
 
 // Execute executes compiled Go code.
@@ -148,7 +167,7 @@ func (interp *Interpreter) Execute(p *Program) (res reflect.Value, err error) {
 	}()
 
 	// Generate node exec closures.
-	if err = genRun(p.root); err != nil {
+	if err = interp.Generate(p); err != nil {
 		return res, err
 	}
 
@@ -191,10 +210,15 @@ func (interp *Interpreter) ExecuteWithContext(ctx context.Context, p *Program) (
 	interp.cancelChan = !interp.opt.fastChan
 	interp.mutex.Unlock()
 
+	// byref: the goroutine writes its own results; the named results are
+	// written by the return on a stop while it may still run (a data race).
+	var v reflect.Value
+	var e error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		res, err = interp.Execute(p)
+		growStack(0)
+		v, e = interp.Execute(p)
 	}()
 
 	select {
@@ -203,5 +227,5 @@ func (interp *Interpreter) ExecuteWithContext(ctx context.Context, p *Program) (
 		return reflect.Value{}, ctx.Err()
 	case <-done:
 	}
-	return res, err
+	return v, e
 }
