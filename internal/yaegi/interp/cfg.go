@@ -1555,7 +1555,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 		case funcDecl:
 			n.start = n.child[3].start
-			n.types, n.scope = sc.types, sc
+			n.x().types, n.scope = sc.types, sc // byref: types in ext
 			sc = sc.pop()
 			funcName := n.child[1].ident
 			if sym := sc.sym[funcName]; !isMethod(n) && sym != nil && !isGeneric(sym.typ) {
@@ -1566,7 +1566,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			}
 
 		case funcLit:
-			n.types, n.scope = sc.types, sc
+			n.x().types, n.scope = sc.types, sc // byref: types in ext
 			sc = sc.pop()
 			err = genRun(n)
 

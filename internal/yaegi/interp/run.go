@@ -103,7 +103,7 @@ func (interp *Interpreter) run(n *node, cf *frame) {
 	if cf == nil {
 		f = interp.frame
 	} else {
-		f = newFrame(cf, len(n.types), interp.runid())
+		f = newFrame(cf, len(n.types()), interp.runid())
 	}
 	interp.mutex.RLock()
 	c := reflect.ValueOf(interp.done)
@@ -113,7 +113,7 @@ func (interp *Interpreter) run(n *node, cf *frame) {
 	f.done = reflect.SelectCase{Dir: reflect.SelectRecv, Chan: c}
 	f.mutex.Unlock()
 
-	for i, t := range n.types {
+	for i, t := range n.types() {
 		f.data[i] = reflect.New(t).Elem()
 	}
 	runCfg(n.start, f, n, nil)
@@ -990,9 +990,9 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 	return func(f *frame) reflect.Value {
 		return reflect.MakeFunc(funcType, func(in []reflect.Value) []reflect.Value {
 			// Allocate and init local frame. All values to be settable and addressable.
-			fr := newFrame(f, len(def.types), f.runid())
+			fr := newFrame(f, len(def.types()), f.runid())
 			d := fr.data
-			for i, t := range def.types {
+			for i, t := range def.types() {
 				d[i] = reflect.New(t).Elem()
 			}
 
@@ -1339,7 +1339,7 @@ func call(n *node) {
 			return tnext
 		}
 
-		nf := newFrame(f, len(def.types), f.runid())
+		nf := newFrame(f, len(def.types()), f.runid())
 		var vararg reflect.Value
 
 		// Init return values
@@ -1347,12 +1347,12 @@ func call(n *node) {
 			if v != nil {
 				nf.data[i] = v(f)
 			} else {
-				nf.data[i] = reflect.New(def.types[i]).Elem()
+				nf.data[i] = reflect.New(def.types()[i]).Elem()
 			}
 		}
 
 		// Init local frame values
-		for i, t := range def.types[numRet:] {
+		for i, t := range def.types()[numRet:] {
 			nf.data[numRet+i] = reflect.New(t).Elem()
 		}
 
@@ -1891,9 +1891,9 @@ func getFunc(n *node) {
 
 		fct := reflect.MakeFunc(n.typ.TypeOf(), func(in []reflect.Value) []reflect.Value {
 			// Allocate and init local frame. All values to be settable and addressable.
-			fr2 := newFrame(fr, len(n.types), fr.runid())
+			fr2 := newFrame(fr, len(n.types()), fr.runid())
 			d := fr2.data
-			for i, t := range n.types {
+			for i, t := range n.types() {
 				d[i] = reflect.New(t).Elem()
 			}
 			d = d[numRet:]
