@@ -480,7 +480,7 @@ func (interp *Interpreter) ast(f ast.Node) (string, *node, error) {
 	var err error
 	var root *node
 	var anc astNode
-	st := make(nodestack, 0, 32) // byref: one allocation for the usual depth
+	st := make(nodestack, 0, 16) // byref: one allocation for the usual depth
 	pkgName := "main"
 
 	// byref: nodes, with the interface value each one's val points to, are

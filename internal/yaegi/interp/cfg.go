@@ -172,7 +172,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						case reflect.Array, reflect.Slice:
 							sc.add(sc.getType("int")) // Add a dummy type to store array shallow copy for range
 							ktyp = sc.getType("int")
-							vtyp = valueTOf(typ.Elem())
+							vtyp = interp.hostType(typ.Elem()) // byref: shared
 						}
 					case mapT:
 						n.anc.gen = rangeMap
@@ -1288,7 +1288,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 							sc.add(funcType.ret[i])
 						}
 					} else {
-						n.typ = valueTOf(typ.Out(0))
+						n.typ = interp.hostType(typ.Out(0)) // byref: shared
 						if n.anc.kind == returnStmt {
 							n.findex = childPos(n)
 						} else {
@@ -1803,6 +1803,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					return
 				}
 				// TODO(mpl): move any of that code to typecheck?
+				if interp.sharedHostType(c.typ) {
+					// byref: hostType's itypes are shared, set node on a copy.
+					t := *c.typ
+					c.typ = &t
+				}
 				c.typ.node = c
 				if !c.typ.assignableTo(typ) {
 					err = c.cfgErrorf("cannot use %v (type %v) as type %v in return argument", c.ident, c.typ.cat, typ.cat)
@@ -1831,7 +1836,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if isBinType(s) {
 						n.typ = valueTOf(s.Type().Elem())
 					} else {
-						n.typ = valueTOf(fixPossibleConstType(s.Type()), withUntyped(isValueUntyped(s)))
+						if isValueUntyped(s) {
+							n.typ = valueTOf(fixPossibleConstType(s.Type()), withUntyped(true))
+						} else {
+							n.typ = interp.hostType(fixPossibleConstType(s.Type())) // byref: shared
+						}
 						n.rval = s
 						if pkg == "unsafe" && (name == "AlignOf" || name == "Offsetof" || name == "Sizeof") {
 							n.sym = &symbol{kind: bltnSym, node: n, rval: s}
@@ -1916,7 +1925,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						}
 					}
 					n.val = lind
-					n.typ = valueTOf(s.Type)
+					n.typ = interp.hostType(s.Type) // byref: shared
 					break
 				}
 				// No field (embedded or not) matched. Try to match a method.

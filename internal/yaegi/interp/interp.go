@@ -258,6 +258,10 @@ type Interpreter struct {
 
 	hooks *hooks // symbol hooks
 
+	// byref: the valueT itypes of host types, built once per interpreter
+	// instead of once per node (see hostType).
+	hostTypes map[reflect.Type]*itype
+
 	debugger *Debugger
 }
 

@@ -213,6 +213,28 @@ func valueTOf(rtype reflect.Type, opts ...itypeOption) *itype {
 	return t
 }
 
+// hostType returns the valueT itype of rtype, shared by every node of the
+// interpreter that asks for it (byref). It is for nodes that only read
+// their type: a caller that mutates the result must copy it first
+// (see sharedHostType).
+func (interp *Interpreter) hostType(rtype reflect.Type) *itype {
+	if t, ok := interp.hostTypes[rtype]; ok {
+		return t
+	}
+	if interp.hostTypes == nil {
+		interp.hostTypes = make(map[reflect.Type]*itype)
+	}
+	t := valueTOf(rtype)
+	interp.hostTypes[rtype] = t
+	return t
+}
+
+// sharedHostType reports whether t is one of the itypes hostType shares
+// (byref).
+func (interp *Interpreter) sharedHostType(t *itype) bool {
+	return t.cat == valueT && t.rtype != nil && interp.hostTypes[t.rtype] == t
+}
+
 // wrapperValueTOf returns a valueT itype wrapping an itype.
 func wrapperValueTOf(rtype reflect.Type, val *itype, opts ...itypeOption) *itype {
 	t := &itype{cat: valueT, rtype: rtype, val: val, str: rtype.String()}
@@ -1691,7 +1713,12 @@ func (t *itype) id() (res string) {
 // otherwise, it returns the default Go type corresponding to the
 // constant.Value.
 func fixPossibleConstType(t reflect.Type) (r reflect.Type) {
-	cv, ok := reflect.New(t).Elem().Interface().(constant.Value)
+	// byref: only a type that implements constant.Value can hold one; the
+	// check allocated a new value of t for every host symbol before.
+	if t.Kind() == reflect.Interface || !t.Implements(constVal) {
+		return t
+	}
+	cv, ok := reflect.Zero(t).Interface().(constant.Value)
 	if !ok {
 		return t
 	}
