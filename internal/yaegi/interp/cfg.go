@@ -1589,7 +1589,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					break
 				}
 				// retry with the filename, in case ident is a package name.
-				sym, level, found = sc.lookup(filepath.Join(n.ident, baseName))
+				sym, level, found = sc.lookup(pkgKey(n.ident, baseName))
 				if !found {
 					err = n.cfgErrorf("undefined: %s", n.ident)
 					break
@@ -2605,7 +2605,7 @@ func (n *node) isType(sc *scope) bool {
 	case selectorExpr:
 		pkg, name := n.child[0].ident, n.child[1].ident
 		baseName := filepath.Base(n.interp.fset.Position(n.pos).Filename)
-		suffixedPkg := filepath.Join(pkg, baseName)
+		suffixedPkg := pkgKey(pkg, baseName) // byref: without Join
 		sym, _, ok := sc.lookup(suffixedPkg)
 		if !ok {
 			sym, _, ok = sc.lookup(pkg)
@@ -2922,20 +2922,27 @@ func getExec(n *node) bltn {
 
 // setExec recursively sets the node exec builtin function by walking the CFG
 // from the entry point (first node to exec).
+//
+// byref: the nodes seen by this walk are marked in the nodes themselves
+// (node.setSeen) and unmarked at the end, instead of kept in a map.
 func setExec(n *node) {
 	if n.exec != nil {
 		return
 	}
-	seen := map[*node]bool{}
+	var buf [64]*node
+	seen := buf[:0]
 	var set func(n *node)
 
 	set = func(n *node) {
 		if n == nil || n.exec != nil {
 			return
 		}
-		seen[n] = true
+		if !n.setSeen {
+			n.setSeen = true
+			seen = append(seen, n)
+		}
 		if n.tnext != nil && n.tnext.exec == nil {
-			if seen[n.tnext] {
+			if n.tnext.setSeen {
 				m := n.tnext
 				n.tnext.exec = func(f *frame) bltn { return m.exec(f) }
 			} else {
@@ -2943,7 +2950,7 @@ func setExec(n *node) {
 			}
 		}
 		if n.fnext != nil && n.fnext.exec == nil {
-			if seen[n.fnext] {
+			if n.fnext.setSeen {
 				m := n.fnext
 				n.fnext.exec = func(f *frame) bltn { return m.exec(f) }
 			} else {
@@ -2954,6 +2961,9 @@ func setExec(n *node) {
 	}
 
 	set(n)
+	for _, s := range seen {
+		s.setSeen = false
+	}
 }
 
 func typeSwichAssign(n *node) bool {

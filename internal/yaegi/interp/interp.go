@@ -55,6 +55,7 @@ type node struct {
 	action action         // action
 
 	redeclared bool // set if node is a redeclared variable (CFG)
+	setSeen    bool // seen by the running setExec (byref)
 }
 
 // nodeExt holds the node fields that only a few nodes set (byref).

@@ -417,9 +417,22 @@ func seenNode(ns []*node, n *node) bool {
 	return false
 }
 
+// pkgKey is filepath.Join(name, base) for the scope key of a package name
+// imported in the file base (byref): the plain concatenation when base is a
+// file name, which is the case Join would not change, without its
+// allocation and cleaning.
+func pkgKey(name, base string) string {
+	if name == "" || base == "" || base == "." || base == ".." || strings.ContainsAny(base, "/"+string(filepath.Separator)) ||
+		strings.ContainsAny(name, "/.") {
+		return filepath.Join(name, base)
+	}
+	return name + "/" + base
+}
+
 // nodeType returns a type definition for the corresponding AST subtree.
 func nodeType(interp *Interpreter, sc *scope, n *node) (*itype, error) {
-	return nodeType2(interp, sc, n, nil)
+	var seen [8]*node // byref: the usual depth, without a heap allocation
+	return nodeType2(interp, sc, n, seen[:0])
 }
 
 func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype, err error) {
@@ -810,8 +823,7 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 		if !found {
 			// retry with the filename, in case ident is a package name.
 			baseName := filepath.Base(interp.fset.Position(n.pos).Filename)
-			ident := filepath.Join(n.ident, baseName)
-			sym, _, found = sc.lookup(ident)
+			sym, _, found = sc.lookup(pkgKey(n.ident, baseName))
 			if !found {
 				t = &itype{name: n.ident, path: sc.pkgName, node: n, incomplete: true, scope: sc}
 				sc.sym[n.ident] = &symbol{kind: typeSym, typ: t}
@@ -2123,10 +2135,8 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 		return t.rtype
 	}
 	if ctx == nil {
-		ctx = &refTypeContext{
-			defined: map[string]*itype{},
-			refs:    map[string][]*itype{},
-		}
+		// byref: the maps are made when first written (structT, refs).
+		ctx = &refTypeContext{}
 	}
 	if t.incomplete || t.cat == nilT {
 		var err error
@@ -2134,10 +2144,14 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 			panic(err)
 		}
 	}
-	name := t.path + "/" + t.name
 
 	if t.rtype != nil && !ctx.rebuilding {
 		return t.rtype
+	}
+	// byref: the name is built only when there is a map to look it up in.
+	var name string
+	if len(ctx.defined) > 0 || t.cat == structT {
+		name = t.path + "/" + t.name
 	}
 	if dt := ctx.defined[name]; dt != nil {
 		// We get here when we are a struct field, and our type name has already been
@@ -2153,6 +2167,9 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 		// return a dummy field type and create an empty entry.
 		flds := ctx.refs[name]
 		ctx.rect = dt
+		if ctx.refs == nil {
+			ctx.refs = map[string][]*itype{} // byref: made on first use
+		}
 
 		// We know we are used as a field by someone, but we don't know by who
 		// at this point in the code, so we just mark it as an empty *itype for now.
@@ -2209,6 +2226,10 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 		}
 		t.rtype = reflect.PtrTo(rt)
 	case structT:
+		if ctx.defined == nil {
+			// byref: made here, before a rebuilding context shares it.
+			ctx.defined = map[string]*itype{}
+		}
 		if t.name != "" {
 			ctx.defined[name] = t
 		}
@@ -2329,6 +2350,11 @@ func (t *itype) implements(it *itype) bool {
 			return true
 		}
 		return t.TypeOf().Implements(it.TypeOf())
+	}
+	if it.cat == valueT && it.rtype != nil && it.rtype.Kind() == reflect.Interface && it.rtype.NumMethod() == 0 {
+		// byref: every type implements a host empty interface (any), without
+		// building both method sets.
+		return true
 	}
 	return t.methods().contains(it.methods())
 }
