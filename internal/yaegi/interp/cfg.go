@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"unicode"
 )
 
@@ -2444,15 +2445,23 @@ func (n *node) cfgErrorf(format string, a ...interface{}) *cfgError {
 	return &cfgError{n, fmt.Errorf("%s: "+format, a...)}
 }
 
+// genRunWalks numbers genRun's walks (byref).
+var genRunWalks atomic.Uint32
+
 func genRun(nod *node) error {
 	var err error
-	seen := map[*node]bool{}
+	// byref: a node seen by this walk is marked with the walk's number,
+	// instead of kept in a map (4 KB per snippet). 0 is never a walk.
+	walk := genRunWalks.Add(1)
+	if walk == 0 {
+		walk = genRunWalks.Add(1)
+	}
 
 	nod.Walk(func(n *node) bool {
-		if err != nil || seen[n] {
+		if err != nil || n.runSeen == walk {
 			return false
 		}
-		seen[n] = true
+		n.runSeen = walk
 		switch n.kind {
 		case funcType:
 			if len(n.anc.child) == 4 {

@@ -55,7 +55,8 @@ type node struct {
 	action action         // action
 
 	redeclared bool // set if node is a redeclared variable (CFG)
-	setSeen    bool // seen by the running setExec (byref)
+	setSeen    bool   // seen by the running setExec (byref)
+	runSeen    uint32 // the genRun walk that last saw the node (byref)
 }
 
 // nodeExt holds the node fields that only a few nodes set (byref).

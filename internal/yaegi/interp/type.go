@@ -2351,10 +2351,20 @@ func (t *itype) implements(it *itype) bool {
 		}
 		return t.TypeOf().Implements(it.TypeOf())
 	}
-	if it.cat == valueT && it.rtype != nil && it.rtype.Kind() == reflect.Interface && it.rtype.NumMethod() == 0 {
-		// byref: every type implements a host empty interface (any), without
-		// building both method sets.
-		return true
+	if it.cat == valueT && it.rtype != nil && it.rtype.Kind() == reflect.Interface {
+		// byref: answered without building both method sets when they are
+		// known: every type implements a host empty interface (any), and a
+		// type without methods (a basic type, a slice, a map...) no other.
+		if it.rtype.NumMethod() == 0 {
+			return true
+		}
+		switch t.cat {
+		case linkedT, interfaceT, valueT, errorT, ptrT, structT:
+		default:
+			if len(t.method) == 0 {
+				return false
+			}
+		}
 	}
 	return t.methods().contains(it.methods())
 }
