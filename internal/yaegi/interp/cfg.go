@@ -1804,11 +1804,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					return
 				}
 				// TODO(mpl): move any of that code to typecheck?
-				if interp.sharedHostType(c.typ) {
-					// byref: hostType's itypes are shared, set node on a copy.
-					t := *c.typ
-					c.typ = &t
-				}
+				c.unshareType() // byref: hostType's itypes are shared
 				c.typ.node = c
 				if !c.typ.assignableTo(typ) {
 					err = c.cfgErrorf("cannot use %v (type %v) as type %v in return argument", c.ident, c.typ.cat, typ.cat)
@@ -2734,6 +2730,7 @@ func (n *node) isNatural() bool {
 			f := n.rval.Float()
 			if f == math.Trunc(f) && f >= 0 {
 				n.rval = reflect.ValueOf(uint(f))
+				n.unshareType() // byref
 				n.typ.rtype = n.rval.Type()
 				return true
 			}
@@ -2750,6 +2747,7 @@ func (n *node) isNatural() bool {
 				f, _ := constant.Float64Val(c)
 				if f == math.Trunc(f) {
 					n.rval = reflect.ValueOf(constant.ToInt(c))
+					n.unshareType() // byref
 					n.typ.rtype = n.rval.Type()
 					return true
 				}

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // bltn type defines functions which run at CFG execution.
@@ -1426,6 +1427,21 @@ func getFrame(f *frame, l int) *frame {
 }
 
 // Callbin calls a function from a bin import, accessible through reflect.
+// wrapperIfaces holds the itypes wrapperIface returns (byref).
+var wrapperIfaces sync.Map // reflect.Type → *itype
+
+// wrapperIface returns the itype callBin checks a value's type against, for
+// a host interface of the interpreter's mapTypes (byref). It is built once
+// per process, instead of on each check, and only ever read: it is never a
+// node's type.
+func wrapperIface(rt reflect.Type) *itype {
+	if t, ok := wrapperIfaces.Load(rt); ok {
+		return t.(*itype)
+	}
+	t, _ := wrapperIfaces.LoadOrStore(rt, &itype{cat: valueT, rtype: rt})
+	return t.(*itype)
+}
+
 func callBin(n *node) {
 	tnext := getExec(n.tnext)
 	fnext := getExec(n.fnext)
@@ -1453,7 +1469,7 @@ func callBin(n *node) {
 	if lr, ok := n.interp.mapTypes[c0.rval]; ok {
 		getMapType = func(typ *itype) reflect.Type {
 			for _, rt := range lr {
-				if typ.implements(&itype{cat: valueT, rtype: rt}) {
+				if typ.implements(wrapperIface(rt)) { // byref: built once
 					return rt
 				}
 			}

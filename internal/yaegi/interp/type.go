@@ -235,6 +235,15 @@ func (interp *Interpreter) sharedHostType(t *itype) bool {
 	return t.cat == valueT && t.rtype != nil && interp.hostTypes[t.rtype] == t
 }
 
+// unshareType gives n its own copy of its type when the type is one of
+// those hostType shares, before n sets a field of it (byref).
+func (n *node) unshareType() {
+	if n.typ != nil && n.interp != nil && n.interp.sharedHostType(n.typ) {
+		t := *n.typ
+		n.typ = &t
+	}
+}
+
 // wrapperValueTOf returns a valueT itype wrapping an itype.
 func wrapperValueTOf(rtype reflect.Type, val *itype, opts ...itypeOption) *itype {
 	t := &itype{cat: valueT, rtype: rtype, val: val, str: rtype.String()}
@@ -851,7 +860,7 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 			t.method = m
 			sym.typ = t
 		}
-		if t.node == nil {
+		if t.node == nil && !interp.sharedHostType(t) { // byref: shared types stay as built
 			t.node = n
 		}
 
