@@ -996,7 +996,9 @@ func (interp *Interpreter) ast(f ast.Node) (string, *node, error) {
 		return true
 	})
 
-	interp.roots = append(interp.roots, root)
+	if !interp.opt.noDebugRoots { // byref
+		interp.roots = append(interp.roots, root)
+	}
 	return pkgName, root, err
 }
 

@@ -224,6 +224,7 @@ type opt struct {
 	specialStdio bool              // allows os.Stdin, os.Stdout, os.Stderr to not be file descriptors
 	unrestricted bool              // allow use of non-sandboxed symbols
 	lazyGenerics bool              // byref: compile generic std sources on first import
+	noDebugRoots bool              // byref: do not keep compiled roots for a Debugger
 }
 
 // Interpreter contains global resources and state.
@@ -370,6 +371,12 @@ type Options struct {
 	// slices) uncompiled until CompileGeneric is called for them: compiling
 	// them is most of the cost of a new interpreter.
 	LazyGenerics bool
+
+	// NoDebugRoots (byref) does not keep the root of every compiled source
+	// for a Debugger, which sets breakpoints by line in them. An interpreter
+	// that compiles many sources then holds only the nodes its globals and
+	// functions reach: each Eval's AST is garbage once it has run.
+	NoDebugRoots bool
 }
 
 // New returns a new interpreter.
@@ -407,6 +414,7 @@ func New(options Options) *Interpreter {
 
 	// unrestricted allows to use non sandboxed stdlib symbols and env.
 	i.opt.lazyGenerics = options.LazyGenerics
+	i.opt.noDebugRoots = options.NoDebugRoots
 	if options.Unrestricted {
 		i.opt.unrestricted = true
 	} else {
