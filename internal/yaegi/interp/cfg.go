@@ -67,6 +67,19 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 	baseName := filepath.Base(interp.fset.Position(root.pos).Filename)
 
+	// byref: one deferred recover per cfg call instead of one per node (a
+	// defer that could not be open-coded, on every node): postNode is the
+	// node whose post-order processing is running, if any.
+	var postNode *node
+	defer func() {
+		if postNode != nil {
+			if r := recover(); r != nil {
+				// Display the exact location in input source which triggered the panic
+				panic(postNode.cfgErrorf("CFG post-order panic: %v", r))
+			}
+		}
+	}()
+
 	root.Walk(func(n *node) bool {
 		// Pre-order processing
 		if err != nil {
@@ -607,18 +620,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			return false
 		}
 		return true
-	}, func(n *node) {
+	}, trackNode(&postNode, func(n *node) {
 		// Post-order processing
 		if err != nil {
 			return
 		}
-
-		defer func() {
-			if r := recover(); r != nil {
-				// Display the exact location in input source which triggered the panic
-				panic(n.cfgErrorf("CFG post-order panic: %v", r))
-			}
-		}()
 
 		switch n.kind {
 		case addressExpr:
@@ -2248,12 +2254,22 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				c.findex = index
 			}
 		}
-	})
+	}))
 
 	if sc != interp.universe {
 		sc.pop()
 	}
 	return initNodes, err
+}
+
+// trackNode returns f, recording in *cur the node f runs for while it
+// runs (byref).
+func trackNode(cur **node, f func(n *node)) func(n *node) {
+	return func(n *node) {
+		*cur = n
+		f(n)
+		*cur = nil
+	}
 }
 
 // typeOfNode is n's type: the one cfg gave it, or, during the global types

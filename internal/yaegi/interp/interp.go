@@ -54,7 +54,7 @@ type node struct {
 	kind   nkind          // kind of node
 	action action         // action
 
-	redeclared bool // set if node is a redeclared variable (CFG)
+	redeclared bool   // set if node is a redeclared variable (CFG)
 	setSeen    bool   // seen by the running setExec (byref)
 	runSeen    uint32 // the genRun walk that last saw the node (byref)
 }

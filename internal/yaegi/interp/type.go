@@ -461,8 +461,10 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 			}
 		}
 	}
+	// byref: seen is this call's own slice header, and callers keep theirs:
+	// there is nothing to truncate on return. (A deferred truncation ran
+	// here, as a defer the compiler could not open-code.)
 	seen = append(seen, n)
-	defer func() { seen = seen[:len(seen)-1] }()
 
 	switch n.kind {
 	case addressExpr, starExpr:
