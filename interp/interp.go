@@ -234,6 +234,7 @@ func (in *Interpreter) rebuild() error {
 		Args:                 []string{"snippet"},
 		Env:                  []string{},
 		LazyGenerics:         true,
+		NoDebugRoots:         true,
 	})
 	if err := inst.yi.Use(symbolsFor(g)); err != nil {
 		return fmt.Errorf("interp: loading the standard library: %w", err)

@@ -14,7 +14,7 @@ import (
 )
 
 // nkind defines the kind of AST, i.e. the grammar category.
-type nkind uint
+type nkind uint8 // byref: uint8 (was uint), to pack node
 
 // Node kinds for the go language.
 const (
@@ -196,7 +196,7 @@ func (k nkind) String() string {
 type astError error
 
 // action defines the node action to perform at execution.
-type action uint
+type action uint8 // byref: uint8 (was uint), to pack node
 
 // Node actions for the go language.
 // It is important for type checking that *Assign directly
@@ -462,8 +462,12 @@ type nodeBox struct {
 	val  interface{}
 }
 
-// nodeBlock is how many nodes ast allocates at once (byref).
+// nodeBlock is how many nodes ast allocates at once (byref): 8 nodes of
+// 256 bytes with their val box fill a 2 KiB size class exactly.
 const nodeBlock = 8
+
+// kidsBlock is how many child pointers ast allocates at once (byref).
+const kidsBlock = 64
 
 // Note: no type analysis is performed at this stage, it is done in pre-order
 // processing of CFG, in order to accommodate forward type declarations.
@@ -476,26 +480,45 @@ func (interp *Interpreter) ast(f ast.Node) (string, *node, error) {
 	var err error
 	var root *node
 	var anc astNode
-	var st nodestack
+	st := make(nodestack, 0, 16) // byref: one allocation for the usual depth
 	pkgName := "main"
 
 	// byref: nodes, with the interface value each one's val points to, are
-	// allocated in blocks rather than two allocations per node.
+	// allocated in blocks rather than two allocations per node, and their
+	// child slices are carved from shared blocks too (kids).
 	var block []nodeBox
+	var kids []*node
 	addChild := func(root **node, anc astNode, pos token.Pos, kind nkind, act action) *node {
 		if len(block) == 0 {
 			block = make([]nodeBox, nodeBlock)
 		}
 		b := &block[0]
 		block = block[1:]
-		i := &b.val
-		nindex := atomic.AddInt64(&interp.nindex, 1)
-		b.node = node{anc: anc.node, interp: interp, index: nindex, pos: pos, kind: kind, action: act, val: i, gen: builtin[act]}
+		// The block is zeroed: set only the fields that are not.
 		n := &b.node
+		n.anc = anc.node
+		n.interp = interp
+		n.index = atomic.AddInt64(&interp.nindex, 1)
+		n.pos = pos
+		n.kind = kind
+		n.action = act
+		n.val = &b.val
+		n.gen = builtin[act]
 		n.start = n
+		i := &b.val
+		nindex := n.index
 		if anc.node == nil {
 			*root = n
 		} else {
+			if c := anc.node.child; len(c) == cap(c) {
+				// Grow by doubling, as append would, within kids.
+				size := max(2*len(c), 2)
+				if len(kids) < size {
+					kids = make([]*node, max(size, kidsBlock))
+				}
+				anc.node.child = append(kids[:0:size], c...)
+				kids = kids[size:]
+			}
 			anc.node.child = append(anc.node.child, n)
 			if anc.node.action == aCase {
 				ancAst := anc.ast.(*ast.CaseClause)
@@ -973,7 +996,9 @@ func (interp *Interpreter) ast(f ast.Node) (string, *node, error) {
 		return true
 	})
 
-	interp.roots = append(interp.roots, root)
+	if !interp.opt.noDebugRoots { // byref
+		interp.roots = append(interp.roots, root)
+	}
 	return pkgName, root, err
 }
 

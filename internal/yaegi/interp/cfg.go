@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"unicode"
 )
 
@@ -65,6 +66,19 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 	var err error
 
 	baseName := filepath.Base(interp.fset.Position(root.pos).Filename)
+
+	// byref: one deferred recover per cfg call instead of one per node (a
+	// defer that could not be open-coded, on every node): postNode is the
+	// node whose post-order processing is running, if any.
+	var postNode *node
+	defer func() {
+		if postNode != nil {
+			if r := recover(); r != nil {
+				// Display the exact location in input source which triggered the panic
+				panic(postNode.cfgErrorf("CFG post-order panic: %v", r))
+			}
+		}
+	}()
 
 	root.Walk(func(n *node) bool {
 		// Pre-order processing
@@ -172,7 +186,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						case reflect.Array, reflect.Slice:
 							sc.add(sc.getType("int")) // Add a dummy type to store array shallow copy for range
 							ktyp = sc.getType("int")
-							vtyp = valueTOf(typ.Elem())
+							vtyp = interp.hostType(typ.Elem()) // byref: shared
 						}
 					case mapT:
 						n.anc.gen = rangeMap
@@ -606,18 +620,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			return false
 		}
 		return true
-	}, func(n *node) {
+	}, trackNode(&postNode, func(n *node) {
 		// Post-order processing
 		if err != nil {
 			return
 		}
-
-		defer func() {
-			if r := recover(); r != nil {
-				// Display the exact location in input source which triggered the panic
-				panic(n.cfgErrorf("CFG post-order panic: %v", r))
-			}
-		}()
 
 		switch n.kind {
 		case addressExpr:
@@ -1288,7 +1295,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 							sc.add(funcType.ret[i])
 						}
 					} else {
-						n.typ = valueTOf(typ.Out(0))
+						n.typ = interp.hostType(typ.Out(0)) // byref: shared
 						if n.anc.kind == returnStmt {
 							n.findex = childPos(n)
 						} else {
@@ -1555,7 +1562,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 		case funcDecl:
 			n.start = n.child[3].start
-			n.types, n.scope = sc.types, sc
+			n.x().types, n.scope = sc.types, sc // byref: types in ext
 			sc = sc.pop()
 			funcName := n.child[1].ident
 			if sym := sc.sym[funcName]; !isMethod(n) && sym != nil && !isGeneric(sym.typ) {
@@ -1566,7 +1573,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			}
 
 		case funcLit:
-			n.types, n.scope = sc.types, sc
+			n.x().types, n.scope = sc.types, sc // byref: types in ext
 			sc = sc.pop()
 			err = genRun(n)
 
@@ -1589,7 +1596,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					break
 				}
 				// retry with the filename, in case ident is a package name.
-				sym, level, found = sc.lookup(filepath.Join(n.ident, baseName))
+				sym, level, found = sc.lookup(pkgKey(n.ident, baseName))
 				if !found {
 					err = n.cfgErrorf("undefined: %s", n.ident)
 					break
@@ -1803,6 +1810,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					return
 				}
 				// TODO(mpl): move any of that code to typecheck?
+				c.unshareType() // byref: hostType's itypes are shared
 				c.typ.node = c
 				if !c.typ.assignableTo(typ) {
 					err = c.cfgErrorf("cannot use %v (type %v) as type %v in return argument", c.ident, c.typ.cat, typ.cat)
@@ -1831,7 +1839,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if isBinType(s) {
 						n.typ = valueTOf(s.Type().Elem())
 					} else {
-						n.typ = valueTOf(fixPossibleConstType(s.Type()), withUntyped(isValueUntyped(s)))
+						if isValueUntyped(s) {
+							n.typ = valueTOf(fixPossibleConstType(s.Type()), withUntyped(true))
+						} else {
+							n.typ = interp.hostType(fixPossibleConstType(s.Type())) // byref: shared
+						}
 						n.rval = s
 						if pkg == "unsafe" && (name == "AlignOf" || name == "Offsetof" || name == "Sizeof") {
 							n.sym = &symbol{kind: bltnSym, node: n, rval: s}
@@ -1916,7 +1928,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						}
 					}
 					n.val = lind
-					n.typ = valueTOf(s.Type)
+					n.typ = interp.hostType(s.Type) // byref: shared
 					break
 				}
 				// No field (embedded or not) matched. Try to match a method.
@@ -2242,12 +2254,22 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				c.findex = index
 			}
 		}
-	})
+	}))
 
 	if sc != interp.universe {
 		sc.pop()
 	}
 	return initNodes, err
+}
+
+// trackNode returns f, recording in *cur the node f runs for while it
+// runs (byref).
+func trackNode(cur **node, f func(n *node)) func(n *node) {
+	return func(n *node) {
+		*cur = n
+		f(n)
+		*cur = nil
+	}
 }
 
 // typeOfNode is n's type: the one cfg gave it, or, during the global types
@@ -2435,15 +2457,23 @@ func (n *node) cfgErrorf(format string, a ...interface{}) *cfgError {
 	return &cfgError{n, fmt.Errorf("%s: "+format, a...)}
 }
 
+// genRunWalks numbers genRun's walks (byref).
+var genRunWalks atomic.Uint32
+
 func genRun(nod *node) error {
 	var err error
-	seen := map[*node]bool{}
+	// byref: a node seen by this walk is marked with the walk's number,
+	// instead of kept in a map (4 KB per snippet). 0 is never a walk.
+	walk := genRunWalks.Add(1)
+	if walk == 0 {
+		walk = genRunWalks.Add(1)
+	}
 
 	nod.Walk(func(n *node) bool {
-		if err != nil || seen[n] {
+		if err != nil || n.runSeen == walk {
 			return false
 		}
-		seen[n] = true
+		n.runSeen = walk
 		switch n.kind {
 		case funcType:
 			if len(n.anc.child) == 4 {
@@ -2596,7 +2626,7 @@ func (n *node) isType(sc *scope) bool {
 	case selectorExpr:
 		pkg, name := n.child[0].ident, n.child[1].ident
 		baseName := filepath.Base(n.interp.fset.Position(n.pos).Filename)
-		suffixedPkg := filepath.Join(pkg, baseName)
+		suffixedPkg := pkgKey(pkg, baseName) // byref: without Join
 		sym, _, ok := sc.lookup(suffixedPkg)
 		if !ok {
 			sym, _, ok = sc.lookup(pkg)
@@ -2716,6 +2746,7 @@ func (n *node) isNatural() bool {
 			f := n.rval.Float()
 			if f == math.Trunc(f) && f >= 0 {
 				n.rval = reflect.ValueOf(uint(f))
+				n.unshareType() // byref
 				n.typ.rtype = n.rval.Type()
 				return true
 			}
@@ -2732,6 +2763,7 @@ func (n *node) isNatural() bool {
 				f, _ := constant.Float64Val(c)
 				if f == math.Trunc(f) {
 					n.rval = reflect.ValueOf(constant.ToInt(c))
+					n.unshareType() // byref
 					n.typ.rtype = n.rval.Type()
 					return true
 				}
@@ -2913,20 +2945,27 @@ func getExec(n *node) bltn {
 
 // setExec recursively sets the node exec builtin function by walking the CFG
 // from the entry point (first node to exec).
+//
+// byref: the nodes seen by this walk are marked in the nodes themselves
+// (node.setSeen) and unmarked at the end, instead of kept in a map.
 func setExec(n *node) {
 	if n.exec != nil {
 		return
 	}
-	seen := map[*node]bool{}
+	var buf [64]*node
+	seen := buf[:0]
 	var set func(n *node)
 
 	set = func(n *node) {
 		if n == nil || n.exec != nil {
 			return
 		}
-		seen[n] = true
+		if !n.setSeen {
+			n.setSeen = true
+			seen = append(seen, n)
+		}
 		if n.tnext != nil && n.tnext.exec == nil {
-			if seen[n.tnext] {
+			if n.tnext.setSeen {
 				m := n.tnext
 				n.tnext.exec = func(f *frame) bltn { return m.exec(f) }
 			} else {
@@ -2934,7 +2973,7 @@ func setExec(n *node) {
 			}
 		}
 		if n.fnext != nil && n.fnext.exec == nil {
-			if seen[n.fnext] {
+			if n.fnext.setSeen {
 				m := n.fnext
 				n.fnext.exec = func(f *frame) bltn { return m.exec(f) }
 			} else {
@@ -2945,6 +2984,9 @@ func setExec(n *node) {
 	}
 
 	set(n)
+	for _, s := range seen {
+		s.setSeen = false
+	}
 }
 
 func typeSwichAssign(n *node) bool {

@@ -159,7 +159,7 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 		return nil, false, err
 	}
 	root.interp.generic[sname] = r
-	r.param = append(r.param, types...)
+	r.x().param = append(r.param(), types...) // byref: param in ext
 	if tname != "" {
 		for _, nod := range fixNodes {
 			nod.ident = tname
@@ -198,7 +198,9 @@ func copyNode(n, anc *node, recursive bool) *node {
 		val:    &i,
 		rval:   n.rval,
 		ident:  n.ident,
-		meta:   n.meta,
+	}
+	if m := n.meta(); m != nil { // byref: meta in ext
+		nod.x().meta = m
 	}
 	nod.start = nod
 	if recursive {

@@ -49,7 +49,7 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 				if atyp, err2 = nodeType(interp, sc, n.child[n.nleft]); err2 != nil {
 					// The type does not exist yet, stash the error and come back
 					// when the type is known.
-					n.meta = err2
+					n.x().meta = err2 // byref: meta in ext
 					revisit = append(revisit, n)
 					return false
 				}
@@ -79,7 +79,7 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 					if typ, err2 = nodeType(interp, sc, src); err2 != nil || typ == nil {
 						// The type does is not known yet, stash the error and come back
 						// when the type is known.
-						n.meta = err2
+						n.x().meta = err2 // byref: meta in ext
 						revisit = append(revisit, n)
 						return false
 					}
@@ -175,7 +175,7 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 				}
 				sym, _, found := sc.lookup(typName)
 				if !found {
-					n.meta = n.cfgErrorf("undefined: %s", typName)
+					n.x().meta = n.cfgErrorf("undefined: %s", typName)
 					revisit = append(revisit, n)
 					return false
 				}
@@ -195,7 +195,7 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 				if rcvrtype.cat == genericT {
 					// generate methods for already instantiated receivers
 					for _, it := range rcvrtype.instance {
-						if err = genMethod(interp, sc, it, n, it.node.anc.param); err != nil {
+						if err = genMethod(interp, sc, it, n, it.node.anc.param()); err != nil {
 							return false
 						}
 					}
@@ -415,7 +415,7 @@ func (interp *Interpreter) gtaRetry(nodes []*node, importPath, pkgName string) e
 				return err
 			}
 		case defineStmt, funcDecl:
-			if err, ok := n.meta.(error); ok {
+			if err, ok := n.meta().(error); ok {
 				return err
 			}
 		}

@@ -25,34 +25,77 @@ import (
 
 // Interpreter node structure for AST and CFG.
 type node struct {
-	debug      *nodeDebugData // debug info
-	child      []*node        // child subtrees (AST)
-	anc        *node          // ancestor (AST)
-	param      []*itype       // generic parameter nodes (AST)
-	start      *node          // entry point in subtree (CFG)
-	tnext      *node          // true branch successor (CFG)
-	fnext      *node          // false branch successor (CFG)
-	interp     *Interpreter   // interpreter context
-	index      int64          // node index (dot display)
-	findex     int            // index of value in frame or frame size (func def, type def)
-	level      int            // number of frame indirections to access value
-	nleft      int            // number of children in left part (assign) or indicates preceding type (compositeLit)
-	nright     int            // number of children in right part (assign)
-	kind       nkind          // kind of node
-	pos        token.Pos      // position in source code, relative to fset
-	sym        *symbol        // associated symbol
-	typ        *itype         // type of value in frame, or nil
-	recv       *receiver      // method receiver node for call, or nil
-	types      []reflect.Type // frame types, used by function literals only
-	scope      *scope         // frame scope
-	action     action         // action
-	exec       bltn           // generated function to execute
-	gen        bltnGenerator  // generator function to produce above bltn
-	val        interface{}    // static generic value (CFG execution)
-	rval       reflect.Value  // reflection value to let runtime access interpreter (CFG)
-	ident      string         // set if node is a var or func
-	redeclared bool           // set if node is a redeclared variable (CFG)
-	meta       interface{}    // meta stores meta information between gta runs, like errors
+	// byref: fields ordered to pack, the small ones (kind, action,
+	// redeclared) together at the end, and the rarely set ones (param,
+	// types, meta) moved to ext: 312 bytes per node before, 240 now.
+	debug  *nodeDebugData // debug info
+	child  []*node        // child subtrees (AST)
+	anc    *node          // ancestor (AST)
+	start  *node          // entry point in subtree (CFG)
+	tnext  *node          // true branch successor (CFG)
+	fnext  *node          // false branch successor (CFG)
+	interp *Interpreter   // interpreter context
+	sym    *symbol        // associated symbol
+	typ    *itype         // type of value in frame, or nil
+	recv   *receiver      // method receiver node for call, or nil
+	scope  *scope         // frame scope
+	exec   bltn           // generated function to execute
+	gen    bltnGenerator  // generator function to produce above bltn
+	ext    *nodeExt       // rarely set fields, or nil (byref)
+	index  int64          // node index (dot display)
+	findex int            // index of value in frame or frame size (func def, type def)
+	level  int            // number of frame indirections to access value
+	nleft  int            // number of children in left part (assign) or indicates preceding type (compositeLit)
+	nright int            // number of children in right part (assign)
+	pos    token.Pos      // position in source code, relative to fset
+	val    interface{}    // static generic value (CFG execution)
+	rval   reflect.Value  // reflection value to let runtime access interpreter (CFG)
+	ident  string         // set if node is a var or func
+	kind   nkind          // kind of node
+	action action         // action
+
+	redeclared bool   // set if node is a redeclared variable (CFG)
+	setSeen    bool   // seen by the running setExec (byref)
+	runSeen    uint32 // the genRun walk that last saw the node (byref)
+}
+
+// nodeExt holds the node fields that only a few nodes set (byref).
+type nodeExt struct {
+	param []*itype       // generic parameter nodes (AST)
+	types []reflect.Type // frame types, used by function literals only
+	meta  interface{}    // meta stores meta information between gta runs, like errors
+}
+
+// x returns n's side fields, allocating them on first use (byref).
+func (n *node) x() *nodeExt {
+	if n.ext == nil {
+		n.ext = new(nodeExt)
+	}
+	return n.ext
+}
+
+// param returns n's generic parameter types, or nil (byref).
+func (n *node) param() []*itype {
+	if n.ext == nil {
+		return nil
+	}
+	return n.ext.param
+}
+
+// types returns n's frame types, or nil (byref).
+func (n *node) types() []reflect.Type {
+	if n.ext == nil {
+		return nil
+	}
+	return n.ext.types
+}
+
+// meta returns what gta stored on n between runs, or nil (byref).
+func (n *node) meta() interface{} {
+	if n.ext == nil {
+		return nil
+	}
+	return n.ext.meta
 }
 
 func (n *node) shouldBreak() bool {
@@ -181,6 +224,7 @@ type opt struct {
 	specialStdio bool              // allows os.Stdin, os.Stdout, os.Stderr to not be file descriptors
 	unrestricted bool              // allow use of non-sandboxed symbols
 	lazyGenerics bool              // byref: compile generic std sources on first import
+	noDebugRoots bool              // byref: do not keep compiled roots for a Debugger
 }
 
 // Interpreter contains global resources and state.
@@ -216,6 +260,10 @@ type Interpreter struct {
 	generic  map[string]*node
 
 	hooks *hooks // symbol hooks
+
+	// byref: the valueT itypes of host types, built once per interpreter
+	// instead of once per node (see hostType).
+	hostTypes map[reflect.Type]*itype
 
 	debugger *Debugger
 }
@@ -323,6 +371,12 @@ type Options struct {
 	// slices) uncompiled until CompileGeneric is called for them: compiling
 	// them is most of the cost of a new interpreter.
 	LazyGenerics bool
+
+	// NoDebugRoots (byref) does not keep the root of every compiled source
+	// for a Debugger, which sets breakpoints by line in them. An interpreter
+	// that compiles many sources then holds only the nodes its globals and
+	// functions reach: each Eval's AST is garbage once it has run.
+	NoDebugRoots bool
 }
 
 // New returns a new interpreter.
@@ -360,6 +414,7 @@ func New(options Options) *Interpreter {
 
 	// unrestricted allows to use non sandboxed stdlib symbols and env.
 	i.opt.lazyGenerics = options.LazyGenerics
+	i.opt.noDebugRoots = options.NoDebugRoots
 	if options.Unrestricted {
 		i.opt.unrestricted = true
 	} else {

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // bltn type defines functions which run at CFG execution.
@@ -103,7 +104,7 @@ func (interp *Interpreter) run(n *node, cf *frame) {
 	if cf == nil {
 		f = interp.frame
 	} else {
-		f = newFrame(cf, len(n.types), interp.runid())
+		f = newFrame(cf, len(n.types()), interp.runid())
 	}
 	interp.mutex.RLock()
 	c := reflect.ValueOf(interp.done)
@@ -113,7 +114,7 @@ func (interp *Interpreter) run(n *node, cf *frame) {
 	f.done = reflect.SelectCase{Dir: reflect.SelectRecv, Chan: c}
 	f.mutex.Unlock()
 
-	for i, t := range n.types {
+	for i, t := range n.types() {
 		f.data[i] = reflect.New(t).Elem()
 	}
 	runCfg(n.start, f, n, nil)
@@ -990,9 +991,9 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 	return func(f *frame) reflect.Value {
 		return reflect.MakeFunc(funcType, func(in []reflect.Value) []reflect.Value {
 			// Allocate and init local frame. All values to be settable and addressable.
-			fr := newFrame(f, len(def.types), f.runid())
+			fr := newFrame(f, len(def.types()), f.runid())
 			d := fr.data
-			for i, t := range def.types {
+			for i, t := range def.types() {
 				d[i] = reflect.New(t).Elem()
 			}
 
@@ -1339,7 +1340,7 @@ func call(n *node) {
 			return tnext
 		}
 
-		nf := newFrame(f, len(def.types), f.runid())
+		nf := newFrame(f, len(def.types()), f.runid())
 		var vararg reflect.Value
 
 		// Init return values
@@ -1347,12 +1348,12 @@ func call(n *node) {
 			if v != nil {
 				nf.data[i] = v(f)
 			} else {
-				nf.data[i] = reflect.New(def.types[i]).Elem()
+				nf.data[i] = reflect.New(def.types()[i]).Elem()
 			}
 		}
 
 		// Init local frame values
-		for i, t := range def.types[numRet:] {
+		for i, t := range def.types()[numRet:] {
 			nf.data[numRet+i] = reflect.New(t).Elem()
 		}
 
@@ -1426,6 +1427,21 @@ func getFrame(f *frame, l int) *frame {
 }
 
 // Callbin calls a function from a bin import, accessible through reflect.
+// wrapperIfaces holds the itypes wrapperIface returns (byref).
+var wrapperIfaces sync.Map // reflect.Type → *itype
+
+// wrapperIface returns the itype callBin checks a value's type against, for
+// a host interface of the interpreter's mapTypes (byref). It is built once
+// per process, instead of on each check, and only ever read: it is never a
+// node's type.
+func wrapperIface(rt reflect.Type) *itype {
+	if t, ok := wrapperIfaces.Load(rt); ok {
+		return t.(*itype)
+	}
+	t, _ := wrapperIfaces.LoadOrStore(rt, &itype{cat: valueT, rtype: rt})
+	return t.(*itype)
+}
+
 func callBin(n *node) {
 	tnext := getExec(n.tnext)
 	fnext := getExec(n.fnext)
@@ -1453,7 +1469,7 @@ func callBin(n *node) {
 	if lr, ok := n.interp.mapTypes[c0.rval]; ok {
 		getMapType = func(typ *itype) reflect.Type {
 			for _, rt := range lr {
-				if typ.implements(&itype{cat: valueT, rtype: rt}) {
+				if typ.implements(wrapperIface(rt)) { // byref: built once
 					return rt
 				}
 			}
@@ -1891,9 +1907,9 @@ func getFunc(n *node) {
 
 		fct := reflect.MakeFunc(n.typ.TypeOf(), func(in []reflect.Value) []reflect.Value {
 			// Allocate and init local frame. All values to be settable and addressable.
-			fr2 := newFrame(fr, len(n.types), fr.runid())
+			fr2 := newFrame(fr, len(n.types()), fr.runid())
 			d := fr2.data
-			for i, t := range n.types {
+			for i, t := range n.types() {
 				d[i] = reflect.New(t).Elem()
 			}
 			d = d[numRet:]

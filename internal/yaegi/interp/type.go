@@ -213,6 +213,37 @@ func valueTOf(rtype reflect.Type, opts ...itypeOption) *itype {
 	return t
 }
 
+// hostType returns the valueT itype of rtype, shared by every node of the
+// interpreter that asks for it (byref). It is for nodes that only read
+// their type: a caller that mutates the result must copy it first
+// (see sharedHostType).
+func (interp *Interpreter) hostType(rtype reflect.Type) *itype {
+	if t, ok := interp.hostTypes[rtype]; ok {
+		return t
+	}
+	if interp.hostTypes == nil {
+		interp.hostTypes = make(map[reflect.Type]*itype)
+	}
+	t := valueTOf(rtype)
+	interp.hostTypes[rtype] = t
+	return t
+}
+
+// sharedHostType reports whether t is one of the itypes hostType shares
+// (byref).
+func (interp *Interpreter) sharedHostType(t *itype) bool {
+	return t.cat == valueT && t.rtype != nil && interp.hostTypes[t.rtype] == t
+}
+
+// unshareType gives n its own copy of its type when the type is one of
+// those hostType shares, before n sets a field of it (byref).
+func (n *node) unshareType() {
+	if n.typ != nil && n.interp != nil && n.interp.sharedHostType(n.typ) {
+		t := *n.typ
+		n.typ = &t
+	}
+}
+
 // wrapperValueTOf returns a valueT itype wrapping an itype.
 func wrapperValueTOf(rtype reflect.Type, val *itype, opts ...itypeOption) *itype {
 	t := &itype{cat: valueT, rtype: rtype, val: val, str: rtype.String()}
@@ -395,9 +426,22 @@ func seenNode(ns []*node, n *node) bool {
 	return false
 }
 
+// pkgKey is filepath.Join(name, base) for the scope key of a package name
+// imported in the file base (byref): the plain concatenation when base is a
+// file name, which is the case Join would not change, without its
+// allocation and cleaning.
+func pkgKey(name, base string) string {
+	if name == "" || base == "" || base == "." || base == ".." || strings.ContainsAny(base, "/"+string(filepath.Separator)) ||
+		strings.ContainsAny(name, "/.") {
+		return filepath.Join(name, base)
+	}
+	return name + "/" + base
+}
+
 // nodeType returns a type definition for the corresponding AST subtree.
 func nodeType(interp *Interpreter, sc *scope, n *node) (*itype, error) {
-	return nodeType2(interp, sc, n, nil)
+	var seen [8]*node // byref: the usual depth, without a heap allocation
+	return nodeType2(interp, sc, n, seen[:0])
 }
 
 func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype, err error) {
@@ -417,8 +461,10 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 			}
 		}
 	}
+	// byref: seen is this call's own slice header, and callers keep theirs:
+	// there is nothing to truncate on return. (A deferred truncation ran
+	// here, as a defer the compiler could not open-code.)
 	seen = append(seen, n)
-	defer func() { seen = seen[:len(seen)-1] }()
 
 	switch n.kind {
 	case addressExpr, starExpr:
@@ -788,8 +834,7 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 		if !found {
 			// retry with the filename, in case ident is a package name.
 			baseName := filepath.Base(interp.fset.Position(n.pos).Filename)
-			ident := filepath.Join(n.ident, baseName)
-			sym, _, found = sc.lookup(ident)
+			sym, _, found = sc.lookup(pkgKey(n.ident, baseName))
 			if !found {
 				t = &itype{name: n.ident, path: sc.pkgName, node: n, incomplete: true, scope: sc}
 				sc.sym[n.ident] = &symbol{kind: typeSym, typ: t}
@@ -817,7 +862,7 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 			t.method = m
 			sym.typ = t
 		}
-		if t.node == nil {
+		if t.node == nil && !interp.sharedHostType(t) { // byref: shared types stay as built
 			t.node = n
 		}
 
@@ -1691,7 +1736,12 @@ func (t *itype) id() (res string) {
 // otherwise, it returns the default Go type corresponding to the
 // constant.Value.
 func fixPossibleConstType(t reflect.Type) (r reflect.Type) {
-	cv, ok := reflect.New(t).Elem().Interface().(constant.Value)
+	// byref: only a type that implements constant.Value can hold one; the
+	// check allocated a new value of t for every host symbol before.
+	if t.Kind() == reflect.Interface || !t.Implements(constVal) {
+		return t
+	}
+	cv, ok := reflect.Zero(t).Interface().(constant.Value)
 	if !ok {
 		return t
 	}
@@ -2096,10 +2146,8 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 		return t.rtype
 	}
 	if ctx == nil {
-		ctx = &refTypeContext{
-			defined: map[string]*itype{},
-			refs:    map[string][]*itype{},
-		}
+		// byref: the maps are made when first written (structT, refs).
+		ctx = &refTypeContext{}
 	}
 	if t.incomplete || t.cat == nilT {
 		var err error
@@ -2107,10 +2155,14 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 			panic(err)
 		}
 	}
-	name := t.path + "/" + t.name
 
 	if t.rtype != nil && !ctx.rebuilding {
 		return t.rtype
+	}
+	// byref: the name is built only when there is a map to look it up in.
+	var name string
+	if len(ctx.defined) > 0 || t.cat == structT {
+		name = t.path + "/" + t.name
 	}
 	if dt := ctx.defined[name]; dt != nil {
 		// We get here when we are a struct field, and our type name has already been
@@ -2126,6 +2178,9 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 		// return a dummy field type and create an empty entry.
 		flds := ctx.refs[name]
 		ctx.rect = dt
+		if ctx.refs == nil {
+			ctx.refs = map[string][]*itype{} // byref: made on first use
+		}
 
 		// We know we are used as a field by someone, but we don't know by who
 		// at this point in the code, so we just mark it as an empty *itype for now.
@@ -2182,6 +2237,10 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 		}
 		t.rtype = reflect.PtrTo(rt)
 	case structT:
+		if ctx.defined == nil {
+			// byref: made here, before a rebuilding context shares it.
+			ctx.defined = map[string]*itype{}
+		}
 		if t.name != "" {
 			ctx.defined[name] = t
 		}
@@ -2302,6 +2361,21 @@ func (t *itype) implements(it *itype) bool {
 			return true
 		}
 		return t.TypeOf().Implements(it.TypeOf())
+	}
+	if it.cat == valueT && it.rtype != nil && it.rtype.Kind() == reflect.Interface {
+		// byref: answered without building both method sets when they are
+		// known: every type implements a host empty interface (any), and a
+		// type without methods (a basic type, a slice, a map...) no other.
+		if it.rtype.NumMethod() == 0 {
+			return true
+		}
+		switch t.cat {
+		case linkedT, interfaceT, valueT, errorT, ptrT, structT:
+		default:
+			if len(t.method) == 0 {
+				return false
+			}
+		}
 	}
 	return t.methods().contains(it.methods())
 }

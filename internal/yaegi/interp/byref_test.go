@@ -1,0 +1,106 @@
+package interp
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// byref: tests of the compiler patches listed in ../README.md that the
+// byref interp package cannot observe from outside.
+
+func newTestInterp(t *testing.T, opts Options) *Interpreter {
+	t.Helper()
+	i := New(opts)
+	if err := i.Use(Exports{"strings/strings": {
+		"ToUpper": reflect.ValueOf(strings.ToUpper),
+		"Repeat":  reflect.ValueOf(strings.Repeat),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := i.Eval(`import "strings"`); err != nil {
+		t.Fatal(err)
+	}
+	return i
+}
+
+// TestNoDebugRoots: with NoDebugRoots, compiled sources are not kept for a
+// Debugger; without it, every Eval adds its root.
+func TestNoDebugRoots(t *testing.T) {
+	for _, drop := range []bool{false, true} {
+		i := newTestInterp(t, Options{NoDebugRoots: drop})
+		before := len(i.roots)
+		for range 3 {
+			if _, err := i.Eval(`x := strings.ToUpper("a")`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := len(i.roots) - before
+		if want := 3; drop {
+			if got != 0 {
+				t.Errorf("NoDebugRoots: %d roots kept, want 0", got)
+			}
+		} else if got != want {
+			t.Errorf("default: %d roots kept, want %d", got, want)
+		}
+	}
+}
+
+// TestSharedHostTypes: the itype of a host type is built once per
+// interpreter, and the sites that set a field of a node's type change a
+// copy, never the shared one.
+func TestSharedHostTypes(t *testing.T) {
+	i := newTestInterp(t, Options{})
+	for _, src := range []string{
+		`func up(s string) string { return strings.ToUpper(s) }
+func twice(s string) string { return strings.Repeat(s, 2) }`,
+		`a := up("x"); b := twice(a)`,
+	} {
+		if _, err := i.Eval(src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := i.hostTypes[reflect.TypeOf("")]
+	if st == nil {
+		t.Fatal("no shared itype for string after two host calls returning one")
+	}
+	if st.node != nil {
+		t.Errorf("the shared string itype records a %v node; it must stay as built", st.node.kind)
+	}
+	if _, err := i.Eval(`c := up("y") + twice("z")`); err != nil {
+		t.Fatal(err)
+	}
+	if i.hostTypes[reflect.TypeOf("")] != st {
+		t.Error("the shared string itype was rebuilt by a later Eval")
+	}
+	v, err := i.Eval(`c`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.String(); got != "Yzz" {
+		t.Errorf("c = %q, want %q", got, "Yzz")
+	}
+}
+
+// TestTrackNode: cfg's one recover names the node whose post-order
+// processing panicked because trackNode records it while, and only while,
+// that processing runs.
+func TestTrackNode(t *testing.T) {
+	var cur *node
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("trackNode leaked a panic it should not see: %v", r)
+			}
+		}()
+		n := &node{ident: "n"}
+		trackNode(&cur, func(m *node) {
+			if cur != m {
+				t.Errorf("during f, cur = %v, want the node f runs for", cur)
+			}
+		})(n)
+	}()
+	if cur != nil {
+		t.Errorf("after f, cur = %v, want nil", cur.ident)
+	}
+}
