@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -102,5 +103,50 @@ func TestTrackNode(t *testing.T) {
 	}()
 	if cur != nil {
 		t.Errorf("after f, cur = %v, want nil", cur.ident)
+	}
+}
+
+// TestUseShared: UseShared borrows a package's map instead of copying it,
+// and the interpreter copies it before changing it (the stdio fixes of fmt,
+// a later Use of the same path), so the shared map never changes.
+func TestUseShared(t *testing.T) {
+	fmtSyms := map[string]reflect.Value{
+		"Fprint":   reflect.ValueOf(fmt.Fprint),
+		"Fprintf":  reflect.ValueOf(fmt.Fprintf),
+		"Fprintln": reflect.ValueOf(fmt.Fprintln),
+		"Println":  reflect.ValueOf(fmt.Println),
+		"Sprint":   reflect.ValueOf(fmt.Sprint),
+	}
+	strSyms := map[string]reflect.Value{"ToUpper": reflect.ValueOf(strings.ToUpper)}
+	println0 := fmtSyms["Println"].Pointer()
+	var outs [2]strings.Builder
+	for k := range outs {
+		i := New(Options{Stdout: &outs[k], LazyGenerics: true})
+		if err := i.UseShared(Exports{"fmt/fmt": fmtSyms, "strings/strings": strSyms}); err != nil {
+			t.Fatal(err)
+		}
+		if reflect.ValueOf(i.binPkg["strings"]).Pointer() != reflect.ValueOf(strSyms).Pointer() {
+			t.Error("strings: the map was copied, not shared")
+		}
+		if err := i.Use(Exports{"strings/strings": {"ToLower": reflect.ValueOf(strings.ToLower)}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := i.Eval(`import ("fmt"; "strings")`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := i.Eval(fmt.Sprintf(`fmt.Println(strings.ToLower(strings.ToUpper("x")), %d)`, k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range outs {
+		if got, want := outs[k].String(), fmt.Sprintf("x %d\n", k); got != want {
+			t.Errorf("interpreter %d printed %q, want %q", k, got, want)
+		}
+	}
+	if len(fmtSyms) != 5 || fmtSyms["Println"].Pointer() != println0 {
+		t.Error("fmt: the shared map was changed")
+	}
+	if len(strSyms) != 1 {
+		t.Errorf("strings: the shared map was changed: %d symbols", len(strSyms))
 	}
 }

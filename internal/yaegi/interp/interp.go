@@ -246,6 +246,7 @@ type Interpreter struct {
 	cancelChan bool                             // enables cancellable chan operations
 	fset       *token.FileSet                   // fileset to locate node in source code
 	binPkg     Exports                          // binary packages used in interpreter, indexed by path
+	sharedPkg  map[string]bool                  // binPkg maps borrowed by UseShared, not to be changed (byref)
 	rdir       map[string]bool                  // for src import cycle detection
 	mapTypes   map[reflect.Value][]reflect.Type // special interfaces mapping for wrappers
 

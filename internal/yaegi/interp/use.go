@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"io"
 	"log"
+	"maps"
 	"math/bits"
 	"os"
 	"path"
@@ -103,7 +104,29 @@ func getWrapper(n *node, t reflect.Type) reflect.Type {
 
 // Use loads binary runtime symbols in the interpreter context so
 // they can be used in interpreted code.
-func (interp *Interpreter) Use(values Exports) error {
+func (interp *Interpreter) Use(values Exports) error { return interp.use(values, false) }
+
+// UseShared is Use without copying: a package's map that the interpreter
+// does not have yet is used as it is, and copied only if the interpreter
+// has to change it (a later Use of the same path, or the standard
+// library's stdio fixes). The caller must not change the maps afterwards;
+// many interpreters may share them (byref: a rebuild copied ~150 KB of
+// symbol maps).
+func (interp *Interpreter) UseShared(values Exports) error { return interp.use(values, true) }
+
+// ownPkg gives the interpreter its own copy of a package's symbol map that
+// UseShared borrowed, before the map is changed (byref).
+func (interp *Interpreter) ownPkg(importPath string) map[string]reflect.Value {
+	p := interp.binPkg[importPath]
+	if p != nil && interp.sharedPkg[importPath] {
+		p = maps.Clone(p)
+		interp.binPkg[importPath] = p
+		delete(interp.sharedPkg, importPath)
+	}
+	return p
+}
+
+func (interp *Interpreter) use(values Exports, share bool) error {
 	for k, v := range values {
 		importPath := path.Dir(k)
 		packageName := path.Base(k)
@@ -125,16 +148,27 @@ func (interp *Interpreter) Use(values Exports) error {
 			continue
 		}
 
+		// byref: borrow the map when sharing (UseShared), else copy.
+		if interp.binPkg[importPath] == nil && share && k != selfPath {
+			interp.binPkg[importPath] = v
+			interp.pkgNames[importPath] = packageName
+			if interp.sharedPkg == nil {
+				interp.sharedPkg = map[string]bool{}
+			}
+			interp.sharedPkg[importPath] = true
+			continue
+		}
 		if interp.binPkg[importPath] == nil {
-			interp.binPkg[importPath] = make(map[string]reflect.Value)
+			interp.binPkg[importPath] = make(map[string]reflect.Value, len(v))
 			interp.pkgNames[importPath] = packageName
 		}
 
+		p := interp.ownPkg(importPath)
 		for s, sym := range v {
-			interp.binPkg[importPath][s] = sym
+			p[s] = sym
 		}
 		if k == selfPath {
-			interp.binPkg[importPath]["Self"] = reflect.ValueOf(interp)
+			p["Self"] = reflect.ValueOf(interp)
 		}
 	}
 
@@ -161,7 +195,7 @@ func (interp *Interpreter) Use(values Exports) error {
 // Note that it is possible to escape the virtualized stdio by
 // read/write directly to file descriptors 0, 1, 2.
 func fixStdlib(interp *Interpreter) {
-	p := interp.binPkg["fmt"]
+	p := interp.ownPkg("fmt") // byref: changed below, so not shared
 	if p == nil {
 		return
 	}
@@ -198,13 +232,13 @@ func fixStdlib(interp *Interpreter) {
 	interp.mapTypes[p["Scanf"]] = interp.mapTypes[reflect.ValueOf(fmt.Scanf)]
 	interp.mapTypes[p["Scanln"]] = interp.mapTypes[reflect.ValueOf(fmt.Scanln)]
 
-	if p = interp.binPkg["flag"]; p != nil {
+	if p = interp.ownPkg("flag"); p != nil { // byref: not shared
 		c := flag.NewFlagSet(os.Args[0], flag.PanicOnError)
 		c.SetOutput(stderr)
 		p["CommandLine"] = reflect.ValueOf(&c).Elem()
 	}
 
-	if p = interp.binPkg["log"]; p != nil {
+	if p = interp.ownPkg("log"); p != nil { // byref: not shared
 		l := log.New(stderr, "", log.LstdFlags)
 		// Restrict Fatal symbols to panic instead of exit.
 		p["Fatal"] = reflect.ValueOf(l.Panic)
@@ -234,7 +268,7 @@ func fixStdlib(interp *Interpreter) {
 		interp.mapTypes[p["Panicln"]] = interp.mapTypes[reflect.ValueOf(log.Panicln)]
 	}
 
-	if p = interp.binPkg["os"]; p != nil {
+	if p = interp.ownPkg("os"); p != nil { // byref: not shared
 		p["Args"] = reflect.ValueOf(&interp.args).Elem()
 		if interp.specialStdio {
 			// Inherit streams from interpreter even if they do not have a file descriptor.
@@ -271,7 +305,7 @@ func fixStdlib(interp *Interpreter) {
 		}
 	}
 
-	if p = interp.binPkg["math/bits"]; p != nil {
+	if p = interp.ownPkg("math/bits"); p != nil { // byref: not shared
 		// Do not trust extracted value maybe from another arch.
 		p["UintSize"] = reflect.ValueOf(constant.MakeInt64(bits.UintSize))
 	}
