@@ -2,6 +2,8 @@ package interp
 
 import (
 	"context"
+	"go/scanner"
+	"go/token"
 	"slices"
 	"strings"
 	"testing"
@@ -108,5 +110,30 @@ func TestTypeDeclLastToken(t *testing.T) {
 	res, err := in.Eval(context.Background(), Input{Code: "type Celsius float64\ntype Names []string\nvar c Celsius = 21.5\nfmt.Println(c, Names{\"a\"})"})
 	if err != nil || res.Stdout != "21.5 [a]\n" {
 		t.Fatalf("%q, %v", res.Stdout, err)
+	}
+}
+
+// TestFirstToken: firstToken agrees with go/scanner on package, import and
+// anything else, after white space, comments and a byte order mark.
+func TestFirstToken(t *testing.T) {
+	for _, code := range []string{
+		"", "  \n\t", "// c", "/* open", "package p", "import \"fmt\"", "\uFEFFimport \"fmt\"",
+		"// c\n/* d */ import \"fmt\"", "/* a\nb */\n\npackage main", "packages := 1", "imports",
+		"x := 1", "_import := 2", "é := 1", "import\"fmt\"", "package;", "\"import\"", "1 + 2",
+	} {
+		var sc scanner.Scanner
+		fset := token.NewFileSet()
+		sc.Init(fset.AddFile("", -1, len(code)), []byte(code), nil, 0)
+		_, want, _ := sc.Scan()
+		if want != token.PACKAGE && want != token.IMPORT {
+			want = token.IDENT
+		}
+		got := firstToken(code)
+		if got != token.PACKAGE && got != token.IMPORT {
+			got = token.IDENT
+		}
+		if got != want {
+			t.Errorf("firstToken(%q) = %v, want %v", code, got, want)
+		}
 	}
 }
