@@ -3,6 +3,7 @@ package interp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -150,5 +151,26 @@ func TestMayPanic(t *testing.T) {
 		if got := mayPanic(st); got != tc.may {
 			t.Errorf("mayPanic(%s) = %v, want %v", tc.stmt, got, tc.may)
 		}
+	}
+}
+
+// TestAnalyzeManyNames: reads and writes stay unique and in order of first
+// appearance past the length from which addList keeps a map.
+func TestAnalyzeManyNames(t *testing.T) {
+	vars := map[string]reflect.Type{}
+	var code strings.Builder
+	var want []string
+	for i := range 2*seenMin + 5 {
+		name := fmt.Sprintf("v%d", i)
+		vars[name] = reflect.TypeOf(0)
+		want = append(want, name)
+		fmt.Fprintf(&code, "%s = %s + v0 + v%d\n", name, name, i/2)
+	}
+	acc, err := Analyze(code.String(), vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(acc.Reads, want) || !slices.Equal(acc.Writes, want) {
+		t.Errorf("reads %v\nwrites %v\nwant %v", acc.Reads, acc.Writes, want)
 	}
 }
