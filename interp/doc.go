@@ -139,8 +139,8 @@
 // Eval. Host functions passed in Funcs must honour their own context: a host
 // call blocked forever keeps its goroutine, although the Eval returns.
 // The deadline bounds running, not compiling: a snippet is parsed, checked
-// and compiled on the caller's goroutine, and only run on a goroutine of
-// its own.
+// and compiled on the caller's goroutine, and only run on another one (a
+// worker that stays idle for the next Eval, one per process).
 //
 // Call depth: a Go stack overflow is fatal and yaegi uses about 1.1 KiB of
 // Go stack per interpreted call, so every interpreted function is entered

@@ -794,8 +794,9 @@ func evalAST(ctx context.Context, yi *yaegi.Interpreter, body *ast.BlockStmt) er
 
 // execute compiles on the calling goroutine (compiling cannot block, and a
 // goroutine's fresh stack would grow by copying deep inside the compiler),
-// then runs the program on a goroutine of its own, so a stop (ctx) returns
-// at once even when the snippet is blocked in a host call. A panic of the
+// then runs the program on another goroutine (yaegi's idle worker, or a new
+// one), so a stop (ctx) returns at once even when the snippet is blocked in
+// a host call. A panic of the
 // compiler is returned as a [yaegi.Panic], as one of the snippet is.
 func execute(ctx context.Context, yi *yaegi.Interpreter, compile func() (*yaegi.Program, error)) error {
 	prog, err := func() (p *yaegi.Program, err error) {

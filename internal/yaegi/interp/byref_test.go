@@ -1,8 +1,11 @@
 package interp
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -148,5 +151,51 @@ func TestUseShared(t *testing.T) {
 	}
 	if len(strSyms) != 1 {
 		t.Errorf("strings: the shared map was changed: %d symbols", len(strSyms))
+	}
+}
+
+// TestExecWorker: sequential ExecuteWithContext calls, on one interpreter
+// or several, reuse the idle worker instead of leaving goroutines, and a
+// stopped program does not keep the next one from running.
+func TestExecWorker(t *testing.T) {
+	run := func(i *Interpreter, ctx context.Context, src string) (reflect.Value, error) {
+		p, err := i.Compile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return i.ExecuteWithContext(ctx, p)
+	}
+	a, b := New(Options{}), New(Options{})
+	for k := range 3 {
+		if _, err := run(a, context.Background(), fmt.Sprintf("x%d := %d", k, k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := runtime.NumGoroutine()
+	for k := range 20 {
+		i := a
+		if k%2 == 1 {
+			i = b
+		}
+		v, err := run(i, context.Background(), fmt.Sprintf("y%d := %d * 2; y%d", k, k, k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.Interface(); got != 2*k {
+			t.Fatalf("run %d: got %v, want %d", k, got, 2*k)
+		}
+	}
+	if n := runtime.NumGoroutine(); n > base {
+		t.Errorf("goroutines: %d after 20 runs, %d before", n, base)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := run(a, ctx, "for {}"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped run: %v", err)
+	}
+	// The stopped program may still be running on a (yaegi's stop is
+	// cooperative): the next runs on another interpreter.
+	if v, err := run(New(Options{}), context.Background(), "z := 7; z"); err != nil || v.Interface() != 7 {
+		t.Fatalf("after a stop: %v, %v", v, err)
 	}
 }

@@ -669,8 +669,8 @@ func (interp *Interpreter) EvalWithContext(ctx context.Context, src string) (ref
 // growStack grows the calling goroutine's stack to what running a snippet
 // needs, in one copy of a stack that is still one frame deep.
 //
-// byref: the goroutine of each ExecuteWithContext starts with a small
-// stack, which grew twice by copying a deeper stack while the program ran.
+// byref: a worker of ExecuteWithContext starts with a small stack, which
+// grew twice by copying a deeper stack while the program ran.
 //
 //go:noinline
 func growStack(i int) byte {

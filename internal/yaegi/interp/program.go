@@ -212,20 +212,60 @@ func (interp *Interpreter) ExecuteWithContext(ctx context.Context, p *Program) (
 
 	// byref: the goroutine writes its own results; the named results are
 	// written by the return on a stop while it may still run (a data race).
-	var v reflect.Value
-	var e error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		growStack(0)
-		v, e = interp.Execute(p)
-	}()
+	job := &execJob{interp: interp, p: p, done: make(chan struct{})}
+	select {
+	case w := <-idleWorkers:
+		w <- job
+	default:
+		go execWorker(job)
+	}
 
 	select {
 	case <-ctx.Done():
 		interp.stop()
 		return reflect.Value{}, ctx.Err()
-	case <-done:
+	case <-job.done:
 	}
-	return v, e
+	return job.v, job.e
+}
+
+// execJob is a program for an execWorker to run, and its results (byref).
+type execJob struct {
+	interp *Interpreter
+	p      *Program
+	v      reflect.Value
+	e      error
+	done   chan struct{} // closed once v and e are written
+}
+
+// idleWorkers holds the inbox of the one execWorker that waits for the next
+// program (byref). Starting a goroutine for each program, and growing its
+// stack again, was 5% of a short program's time; one worker kept idle per
+// process serves sequential Evals on any number of interpreters, and a
+// worker that finds the place taken exits, so concurrent Evals leave no
+// more than one goroutine behind.
+var idleWorkers = make(chan chan *execJob, 1)
+
+// execWorker runs job, then waits for more while it is the idle worker.
+func execWorker(job *execJob) {
+	growStack(0)
+	inbox := make(chan *execJob)
+	for {
+		job.v, job.e = job.interp.Execute(job.p)
+		// Offer this worker before the caller learns the job is done, so
+		// that its next ExecuteWithContext finds it idle.
+		done := job.done
+		job = nil
+		idle := false
+		select {
+		case idleWorkers <- inbox:
+			idle = true
+		default:
+		}
+		close(done)
+		if !idle {
+			return
+		}
+		job = <-inbox
+	}
 }
