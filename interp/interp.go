@@ -135,7 +135,9 @@ type Interpreter struct {
 
 	mu          sync.Mutex
 	inst        *instance
-	imports     map[string]string // alias -> path, replayed on rebuild
+	evalVars    map[string]bool         // Eval's variable names, cleared and reused (under mu)
+	evalTypes   map[string]reflect.Type // Eval's variable types, cleared and reused (under mu)
+	imports     map[string]string       // alias -> path, replayed on rebuild
 	importOrder []string
 	decls       []declRecord
 	hostPaths   map[string]bool
@@ -325,7 +327,15 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 	defer in.mu.Unlock()
 	in.stats.Evals++
 
-	vars := make(map[string]bool, len(input.Vars))
+	// The two maps of names and types are the Interpreter's, reused: they
+	// do not outlive the Eval (nothing analyze or run returns keeps them).
+	if in.evalVars == nil {
+		in.evalVars = make(map[string]bool, len(input.Vars))
+		in.evalTypes = make(map[string]reflect.Type, len(input.Vars))
+	}
+	vars, types := in.evalVars, in.evalTypes
+	clear(vars)
+	clear(types)
 	for _, v := range input.Vars {
 		if err := checkName(v.Name, vars, input.Funcs); err != nil {
 			return Result{}, err
@@ -355,7 +365,6 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 		_, imported := in.imports[name]
 		return isFunc || declNames[name] || imported
 	}
-	types := make(map[string]reflect.Type, len(input.Vars))
 	for _, v := range input.Vars {
 		types[v.Name] = v.Value.Type()
 	}
