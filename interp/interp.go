@@ -532,6 +532,10 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	defer cancel(nil)
 	ctx, cancelT := context.WithTimeoutCause(ctx, in.opts.Timeout, ErrTimeout)
 	defer cancelT()
+	limit := in.opts.Timeout // the limit a timeout reports: the caller's deadline when sooner
+	if d, ok := parent.Deadline(); ok && time.Until(d) < limit {
+		limit = max(time.Until(d), 0).Round(time.Millisecond)
+	}
 	flood := int64(16 * in.opts.MaxOutput)
 	outBuf.floodAt, outBuf.onFlood = flood, func() { cancel(ErrOutputLimit) }
 	errBuf.floodAt, errBuf.onFlood = flood, func() { cancel(ErrOutputLimit) }
@@ -558,7 +562,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	fail := func(err error) (Result, error) {
 		inst.broken = true
 		if ctx.Err() != nil {
-			return res(), stopError(ctx, in.opts.Timeout, in.opts.MaxOutput, in.opts.MaxHeapGrowth, time.Since(start))
+			return res(), stopError(ctx, limit, in.opts.MaxOutput, in.opts.MaxHeapGrowth, time.Since(start))
 		}
 		err = in.yaegiError(err, prog, panicLog)
 		var pe *PanicError

@@ -15,14 +15,12 @@ import (
 // with a clear message, and afterwards the same Interpreter must still run a
 // normal snippet correctly with the input variables unchanged.
 func TestEscapes(t *testing.T) {
-	// Cases that must be stopped by the time limit run on an interpreter
-	// with a short one; the others get a long one, so that a loaded
-	// machine cannot turn their expected error into a timeout.
-	timed, err := New(Options{Timeout: 300 * time.Millisecond, MaxOutput: 1 << 10, MaxCallDepth: 200})
-	if err != nil {
-		t.Fatal(err)
-	}
-	untimed, err := New(Options{Timeout: time.Minute, MaxOutput: 1 << 10, MaxCallDepth: 200})
+	// Cases that must be stopped by the time limit get a context with a
+	// short deadline; the rest, and the normal snippet that follows each
+	// case on the same interpreter, run under a long Options.Timeout, so
+	// that a loaded machine cannot turn their expected result into a
+	// timeout.
+	in, err := New(Options{Timeout: time.Minute, MaxOutput: 1 << 10, MaxCallDepth: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,13 +96,15 @@ func TestEscapes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			in := untimed
+			ctx := context.Background()
 			if tc.want == ErrTimeout {
-				in = timed
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, 300*time.Millisecond)
+				defer cancel()
 			}
 			host := []int{1, 2, 3}
 			given := slices.Clone(host)
-			res, err := in.Eval(context.Background(), Input{Code: tc.code, Vars: []Var{
+			res, err := in.Eval(ctx, Input{Code: tc.code, Vars: []Var{
 				{Name: "a", Value: reflect.ValueOf(1)},
 				{Name: "s", Value: reflect.ValueOf(given)},
 			}})
@@ -117,6 +117,9 @@ func TestEscapes(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("message %q does not contain %q", err.Error(), tc.msg)
+			}
+			if tc.want == ErrTimeout && (strings.Contains(err.Error(), "1m0s") || !strings.Contains(err.Error(), "ms (")) {
+				t.Errorf("message %q does not name the caller's deadline (under 300ms) as the limit", err.Error())
 			}
 			if res.Values != nil || res.Created != nil || res.Assigned != nil {
 				t.Errorf("failed Eval returned values: %+v", res)

@@ -133,7 +133,8 @@ func (p *previewer) flatValue(v reflect.Value, f flatField) bool {
 	return true
 }
 
-// scalar writes a number or a boolean of kind k as value does.
+// scalar writes a boolean, an integer or a float of kind k; value writes
+// those kinds with it too.
 func (p *previewer) scalar(v reflect.Value, k reflect.Kind) {
 	switch k {
 	case reflect.Bool:

@@ -285,21 +285,10 @@ func (p *previewer) value(v reflect.Value, depth int) {
 			return
 		}
 		p.quoted(v.String(), depth, false)
-	case reflect.Bool:
-		p.b = strconv.AppendBool(p.b, v.Bool())
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		p.b = strconv.AppendInt(p.b, v.Int(), 10)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		p.b = strconv.AppendUint(p.b, v.Uint(), 10)
-	case reflect.Float32, reflect.Float64:
-		f := v.Float()
-		if v.Kind() == reflect.Float64 {
-			if b, ok := appendShortFloat(p.b, f); ok {
-				p.b = b
-				return
-			}
-		}
-		p.b = strconv.AppendFloat(p.b, f, 'g', -1, v.Type().Bits())
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		p.scalar(v, v.Kind())
 	case reflect.Complex64, reflect.Complex128:
 		p.str(strconv.FormatComplex(v.Complex(), 'g', -1, v.Type().Bits()))
 	case reflect.Pointer:

@@ -96,7 +96,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "byref: no model named: the agent runs on the built-in scripted model (no API key, no network); pass --model provider:name for a real one\n")
 	}
 	fmt.Fprintln(stdout, "byref: Ctrl-C stops; awaiting runs stay awaiting and resume after a restart")
-	return s.Serve(ctx, ln)
+	if err := s.Serve(ctx, ln); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "byref: stopped; runs awaiting an approval or an answer are kept in %s and go on after byref serve --db %s\n", *db, *db)
+	return nil
 }
 
 // scriptedSpec is the model byref serve runs on when none is named: a

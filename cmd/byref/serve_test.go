@@ -107,6 +107,9 @@ func (s *served) stop() {
 		if err != nil {
 			s.t.Fatalf("byref serve after SIGTERM: %v\n%s", err, s.out)
 		}
+		if !strings.Contains(s.out.String(), "byref: stopped; runs awaiting") {
+			s.t.Errorf("byref serve stopped without saying where awaiting runs are kept:\n%s", s.out)
+		}
 	case <-time.After(time.Minute):
 		s.t.Fatalf("byref serve did not stop after SIGTERM:\n%s", s.out)
 	}
