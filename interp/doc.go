@@ -140,7 +140,7 @@
 // call blocked forever keeps its goroutine, although the Eval returns.
 // The deadline bounds running, not compiling: a snippet is parsed, checked
 // and compiled on the caller's goroutine, and only run on another one (a
-// worker that stays idle for the next Eval, one per process).
+// worker that waits up to 200 ms for the next Eval, one per process).
 //
 // Call depth: a Go stack overflow is fatal and yaegi uses about 1.1 KiB of
 // Go stack per interpreted call, so every interpreted function is entered

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // byref: tests of the compiler patches listed in ../README.md that the
@@ -198,4 +199,48 @@ func TestExecWorker(t *testing.T) {
 	if v, err := run(New(Options{}), context.Background(), "z := 7; z"); err != nil || v.Interface() != 7 {
 		t.Fatalf("after a stop: %v, %v", v, err)
 	}
+}
+
+// TestIdleWorkerExits: the idle worker exits once it has waited
+// idleWorkerFor without work, so a process that stops running programs
+// keeps no goroutine of yaegi's.
+func TestIdleWorkerExits(t *testing.T) {
+	i := New(Options{})
+	p, err := i.Compile("1 + 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := i.ExecuteWithContext(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if idleWorkers() > 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("the idle worker is still there a minute later:\n%s", allStacks())
+			}
+			continue
+		}
+		break
+	}
+	// A program after the worker left starts a new one and runs.
+	if v, err := i.ExecuteWithContext(context.Background(), p); err != nil || v.Interface() != 2 {
+		t.Fatalf("after the worker left: %v, %v", v, err)
+	}
+}
+
+func allStacks() string {
+	buf := make([]byte, 1<<20)
+	return string(buf[:runtime.Stack(buf, true)])
+}
+
+// idleWorkers counts the execWorkers waiting for work (a stopped program
+// of another test may still run on one).
+func idleWorkers() int {
+	n := 0
+	for _, g := range strings.Split(allStacks(), "\n\n") {
+		if (strings.Contains(g, "[select") || strings.Contains(g, "[chan receive")) && strings.Contains(g, "interp.execWorker(") {
+			n++
+		}
+	}
+	return n
 }

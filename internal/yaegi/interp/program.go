@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"sync"
+	"time"
 )
 
 // A Program is Go code that has been parsed and compiled.
@@ -213,10 +215,9 @@ func (interp *Interpreter) ExecuteWithContext(ctx context.Context, p *Program) (
 	// byref: the goroutine writes its own results; the named results are
 	// written by the return on a stop while it may still run (a data race).
 	job := &execJob{interp: interp, p: p, done: make(chan struct{})}
-	select {
-	case w := <-idleWorkers:
+	if w := takeIdleWorker(); w != nil {
 		w <- job
-	default:
+	} else {
 		go execWorker(job)
 	}
 
@@ -238,34 +239,73 @@ type execJob struct {
 	done   chan struct{} // closed once v and e are written
 }
 
-// idleWorkers holds the inbox of the one execWorker that waits for the next
+// idleWorker holds the inbox of the one execWorker that waits for the next
 // program (byref). Starting a goroutine for each program, and growing its
 // stack again, was 5% of a short program's time; one worker kept idle per
-// process serves sequential Evals on any number of interpreters, and a
-// worker that finds the place taken exits, so concurrent Evals leave no
-// more than one goroutine behind.
-var idleWorkers = make(chan chan *execJob, 1)
+// process serves back-to-back Evals on any number of interpreters. A worker
+// that finds the place taken exits, so concurrent Evals leave no more than
+// one goroutine behind, and the idle one exits after idleWorkerFor without
+// work, so a process that stops running snippets keeps none (leak checkers
+// such as goleak see none soon after).
+var idleWorker struct {
+	mu    sync.Mutex
+	inbox chan *execJob
+}
+
+// idleWorkerFor is how long an idle execWorker waits for the next program.
+const idleWorkerFor = 200 * time.Millisecond
+
+// takeIdleWorker returns the idle worker's inbox, or nil when there is none;
+// a returned inbox must be sent one job.
+func takeIdleWorker() chan *execJob {
+	idleWorker.mu.Lock()
+	defer idleWorker.mu.Unlock()
+	w := idleWorker.inbox
+	idleWorker.inbox = nil
+	return w
+}
 
 // execWorker runs job, then waits for more while it is the idle worker.
 func execWorker(job *execJob) {
 	growStack(0)
 	inbox := make(chan *execJob)
+	var timer *time.Timer
 	for {
 		job.v, job.e = job.interp.Execute(job.p)
 		// Offer this worker before the caller learns the job is done, so
 		// that its next ExecuteWithContext finds it idle.
 		done := job.done
 		job = nil
-		idle := false
-		select {
-		case idleWorkers <- inbox:
-			idle = true
-		default:
+		idleWorker.mu.Lock()
+		idle := idleWorker.inbox == nil
+		if idle {
+			idleWorker.inbox = inbox
 		}
+		idleWorker.mu.Unlock()
 		close(done)
 		if !idle {
 			return
 		}
-		job = <-inbox
+		if timer == nil {
+			timer = time.NewTimer(idleWorkerFor)
+		} else {
+			timer.Reset(idleWorkerFor)
+		}
+		select {
+		case job = <-inbox:
+			timer.Stop()
+			continue
+		case <-timer.C:
+		}
+		idleWorker.mu.Lock()
+		mine := idleWorker.inbox == inbox
+		if mine {
+			idleWorker.inbox = nil
+		}
+		idleWorker.mu.Unlock()
+		if mine {
+			return
+		}
+		job = <-inbox // a caller took this worker as the time ran out
 	}
 }
