@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	yaegi "github.com/byref/byref/internal/yaegi/interp"
 )
 
 // ExtractCode returns the Go code blocks in a model's text: the contents of
@@ -193,7 +195,7 @@ func splitSource(code string) (*source, error) {
 // in body.
 func splitImports(code string) *source {
 	s := &source{code: code, lines: strings.Split(code, "\n")}
-	first := firstToken(code)
+	first := yaegi.FirstToken(code)
 	if first != token.PACKAGE && first != token.IMPORT {
 		s.body = code // no package clause and no leading imports
 		return s
@@ -247,51 +249,6 @@ func splitImports(code string) *source {
 	}
 	s.body = string(body)
 	return s
-}
-
-// firstToken returns the first token of code, after comments.
-//
-// It skips white space, comments and a byte order mark by hand and only
-// tells the keywords package and import from anything else (token.IDENT):
-// a scanner with its FileSet and copy of the source was 0.5% of a warm
-// snippet's instructions, for one token.
-func firstToken(code string) token.Token {
-	i := 0
-	if strings.HasPrefix(code, "\uFEFF") {
-		i = len("\uFEFF")
-	}
-	for i < len(code) {
-		switch c := code[i]; {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			i++
-		case strings.HasPrefix(code[i:], "//"):
-			end := strings.IndexByte(code[i:], '\n')
-			if end < 0 {
-				return token.EOF
-			}
-			i += end + 1
-		case strings.HasPrefix(code[i:], "/*"):
-			end := strings.Index(code[i+2:], "*/")
-			if end < 0 {
-				return token.EOF // unterminated: the full parse reports it
-			}
-			i += 2 + end + 2
-		default:
-			j := i
-			for j < len(code) && (code[j] == '_' || code[j] >= 0x80 ||
-				'a' <= code[j] && code[j] <= 'z' || 'A' <= code[j] && code[j] <= 'Z' || '0' <= code[j] && code[j] <= '9') {
-				j++
-			}
-			switch code[i:j] {
-			case "package":
-				return token.PACKAGE
-			case "import":
-				return token.IMPORT
-			}
-			return token.IDENT
-		}
-	}
-	return token.EOF
 }
 
 type tok struct {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	yaegi "github.com/byref/byref/internal/yaegi/interp"
 )
 
 func TestExtractCode(t *testing.T) {
@@ -113,7 +115,7 @@ func TestTypeDeclLastToken(t *testing.T) {
 	}
 }
 
-// TestFirstToken: firstToken agrees with go/scanner on package, import and
+// TestFirstToken: yaegi.FirstToken agrees with go/scanner on package, import and
 // anything else, after white space, comments and a byte order mark.
 func TestFirstToken(t *testing.T) {
 	for _, code := range []string{
@@ -128,12 +130,12 @@ func TestFirstToken(t *testing.T) {
 		if want != token.PACKAGE && want != token.IMPORT {
 			want = token.IDENT
 		}
-		got := firstToken(code)
+		got := yaegi.FirstToken(code)
 		if got != token.PACKAGE && got != token.IMPORT {
 			got = token.IDENT
 		}
 		if got != want {
-			t.Errorf("firstToken(%q) = %v, want %v", code, got, want)
+			t.Errorf("FirstToken(%q) = %v, want %v", code, got, want)
 		}
 	}
 }

@@ -341,12 +341,18 @@ func isAssignAction(a action) bool {
 	return false
 }
 
-func (interp *Interpreter) firstToken(src string) token.Token {
-	// byref: find the first token without adding a file to interp.fset
-	// (which grew by one file per Eval) and without scanning: skip white
-	// space and comments, then read one word. Only the keywords parse
-	// tells apart matter; anything else is reported as token.ILLEGAL.
+// FirstToken returns the first token of src after white space, comments and
+// a byte order mark: a keyword, token.IDENT for any other word or text, or
+// token.EOF when there is none (or an unterminated comment).
+//
+// byref: yaegi's parse found it by adding a file to interp.fset (which grew
+// by one file per Eval) and scanning; byref's own source split needs the
+// same answer, so both use this one.
+func FirstToken(src string) token.Token {
 	i := 0
+	if strings.HasPrefix(src, "\uFEFF") {
+		i = len("\uFEFF")
+	}
 	for i < len(src) {
 		switch c := src[i]; {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
@@ -360,7 +366,7 @@ func (interp *Interpreter) firstToken(src string) token.Token {
 		case strings.HasPrefix(src[i:], "/*"):
 			j := strings.Index(src[i+2:], "*/")
 			if j < 0 {
-				return token.ILLEGAL
+				return token.EOF // unterminated: the full parse reports it
 			}
 			i += j + 4
 		default:
@@ -371,7 +377,7 @@ func (interp *Interpreter) firstToken(src string) token.Token {
 			if tok := token.Lookup(src[i:j]); tok.IsKeyword() {
 				return tok
 			}
-			return token.ILLEGAL
+			return token.IDENT
 		}
 	}
 	return token.EOF
@@ -401,7 +407,7 @@ func (interp *Interpreter) parse(src, name string, inc bool) (node ast.Node, err
 	var tok token.Token
 	var inFunc bool
 	if inc {
-		tok = interp.firstToken(src)
+		tok = FirstToken(src)
 		switch tok {
 		case token.PACKAGE:
 			// nothing to do.
