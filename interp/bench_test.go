@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,25 +103,51 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 }
 
-func growth(tb testing.TB, every, n int) (first, last time.Duration) {
+// window is what a run of snippets cost: time, and the allocations and
+// bytes the process allocated (counts that do not depend on the machine's
+// load).
+type window struct {
+	d             time.Duration
+	allocs, bytes uint64
+}
+
+func (w window) per(n int) string {
+	return fmt.Sprintf("%v, %d allocs, %d B", w.d/time.Duration(n), w.allocs/uint64(n), w.bytes/uint64(n))
+}
+
+// growth runs n snippets on one Interpreter and returns the cost of the
+// first and of the last 100.
+func growth(tb testing.TB, every, n int) (first, last window) {
 	in, err := New(Options{RebuildEvery: every, Symbols: []Exports{appSymbols}})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	vars := tenVars()
+	var ms goruntime.MemStats
+	var start window
+	mark := func() window {
+		goruntime.ReadMemStats(&ms)
+		return window{d: time.Duration(time.Now().UnixNano()), allocs: ms.Mallocs, bytes: ms.TotalAlloc}
+	}
+	since := func(w window) window {
+		now := mark()
+		return window{d: now.d - w.d, allocs: now.allocs - w.allocs, bytes: now.bytes - w.bytes}
+	}
 	for i := range n {
-		start := time.Now()
+		if i == 0 || i == n-100 {
+			start = mark()
+		}
 		res, err := in.Eval(context.Background(), Input{Code: fiveLines, Vars: vars})
 		if err != nil {
 			tb.Fatal(err)
 		}
-		d := time.Since(start)
-		if i < 100 {
-			first += d
-		} else if i >= n-100 {
-			last += d
-		}
 		vars[7].Value = res.Values["v7"]
+		switch i {
+		case 99:
+			first = since(start)
+		case n - 1:
+			last = since(start)
+		}
 	}
 	return first, last
 }
@@ -171,6 +198,6 @@ func BenchmarkGrowth(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		first, last := growth(b, 0, 10000)
-		b.ReportMetric(float64(last)/float64(first), "last/first")
+		b.ReportMetric(float64(last.d)/float64(first.d), "last/first")
 	}
 }
