@@ -294,18 +294,9 @@ type VariableCreated struct {
 }
 
 // VariableModified records a new value of an existing variable, assigned
-// or mutated through a reference. Its fields mean what [VariableCreated]'s
-// do.
-type VariableModified struct {
-	Step      int             `json:"step,omitempty"`
-	Variable  VariableInfo    `json:"variable"`
-	Secret    bool            `json:"secret,omitempty"`
-	Tainted   bool            `json:"tainted,omitempty"`
-	Value     json.RawMessage `json:"value,omitempty"`
-	MediaType string          `json:"media_type,omitempty"`
-	GoType    string          `json:"go_type,omitempty"`
-	Types     []NamedType     `json:"types,omitempty"`
-}
+// or mutated through a reference. Its fields are [VariableCreated]'s and
+// mean what they mean there.
+type VariableModified VariableCreated
 
 // AwaitKind is what a run awaits.
 type AwaitKind string
