@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -171,31 +170,18 @@ func resumeContent(m *message) (text, jsonText string, err error) {
 
 // partText returns a part's content as text, and its media type.
 func partText(p part) (string, string, error) {
-	ct := "text/plain"
-	if p.ContentType != nil && *p.ContentType != "" {
-		ct = strings.ToLower(strings.TrimSpace(strings.SplitN(*p.ContentType, ";", 2)[0]))
-	}
-	if p.ContentURL != nil && *p.ContentURL != "" {
-		return "", ct, fmt.Errorf("a part with content_url (%s) is not supported; send the content inline", *p.ContentURL)
+	ct := partType(p)
+	b, err := partContent(p)
+	if err != nil {
+		return "", ct, err
 	}
 	if !strings.HasPrefix(ct, "text/") && ct != "application/json" {
 		return "", ct, fmt.Errorf("a part of type %s is not supported; send text/* or application/json", ct)
 	}
-	s := ""
-	if p.Content != nil {
-		s = *p.Content
-	}
-	if p.ContentEncoding != nil && *p.ContentEncoding == "base64" {
-		b, err := base64.StdEncoding.DecodeString(s)
-		if err != nil {
-			return "", ct, fmt.Errorf("a base64 part does not decode: %v", err)
-		}
-		s = string(b)
-	}
-	if ct == "application/json" && !json.Valid([]byte(s)) {
+	if ct == "application/json" && !json.Valid(b) {
 		return "", ct, fmt.Errorf("an application/json part holds invalid JSON")
 	}
-	return s, ct, nil
+	return string(b), ct, nil
 }
 
 // roleRE is the pattern of ACP message roles: user, agent or

@@ -32,14 +32,11 @@ func partType(p part) string {
 	return strings.ToLower(strings.TrimSpace(strings.SplitN(*p.ContentType, ";", 2)[0]))
 }
 
-// partArtifact decodes an attachment into the artifact it holds.
-func partArtifact(p part) (run.Artifact, error) {
-	a := run.Artifact{ContentType: partType(p)}
-	if p.Name != nil {
-		a.Name = *p.Name
-	}
+// partContent returns a part's inline content, base64-decoded when it says
+// so; a part by URL is refused.
+func partContent(p part) ([]byte, error) {
 	if p.ContentURL != nil && *p.ContentURL != "" {
-		return a, fmt.Errorf("a part with content_url (%s) is not supported; send the content inline", *p.ContentURL)
+		return nil, fmt.Errorf("a part with content_url (%s) is not supported; send the content inline", *p.ContentURL)
 	}
 	s := ""
 	if p.Content != nil {
@@ -48,12 +45,24 @@ func partArtifact(p part) (run.Artifact, error) {
 	if p.ContentEncoding != nil && *p.ContentEncoding == "base64" {
 		b, err := base64.StdEncoding.DecodeString(s)
 		if err != nil {
-			return a, fmt.Errorf("a base64 part does not decode: %v", err)
+			return nil, fmt.Errorf("a base64 part does not decode: %v", err)
 		}
-		a.Content = b
-	} else {
-		a.Content = []byte(s)
+		return b, nil
 	}
+	return []byte(s), nil
+}
+
+// partArtifact decodes an attachment into the artifact it holds.
+func partArtifact(p part) (run.Artifact, error) {
+	a := run.Artifact{ContentType: partType(p)}
+	if p.Name != nil {
+		a.Name = *p.Name
+	}
+	b, err := partContent(p)
+	if err != nil {
+		return a, err
+	}
+	a.Content = b
 	return a, nil
 }
 
