@@ -91,21 +91,3 @@ func toolServer() *sdk.Server {
 	})
 	return s
 }
-
-// inMemory connects a client to srv over the SDK's in-memory transport.
-func inMemory(t *testing.T, srv *sdk.Server) *sdk.ClientSession {
-	t.Helper()
-	ctx := context.Background()
-	st, ct := sdk.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/internal/mcptest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/mcp"
 	"github.com/byref/byref/run"
@@ -24,17 +23,8 @@ import (
 	"github.com/byref/byref/variable"
 )
 
-func importTools(t *testing.T, cs *sdk.ClientSession, opts mcp.ImportOptions) *action.Set {
-	t.Helper()
-	set, err := mcp.Import(context.Background(), cs, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
-}
-
 func TestImportKeepsSchemas(t *testing.T) {
-	set := importTools(t, inMemory(t, toolServer()), mcp.ImportOptions{})
+	set := mcptest.Import(t, mcptest.InMemory(t, toolServer()), mcp.ImportOptions{})
 	if got, want := set.Names(), []string{"add", "fail", "greet", "user_lookup"}; !slices.Equal(got, want) {
 		t.Fatalf("actions %v, want %v", got, want)
 	}
@@ -134,24 +124,11 @@ func exercise(t *testing.T, set *action.Set) {
 }
 
 func TestImportInMemory(t *testing.T) {
-	exercise(t, importTools(t, inMemory(t, toolServer()), mcp.ImportOptions{}))
+	exercise(t, mcptest.Import(t, mcptest.InMemory(t, toolServer()), mcp.ImportOptions{}))
 }
 
 func TestImportStdio(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), serverEnv+"=tools")
-	cs, err := mcp.Connect(ctx, &sdk.CommandTransport{Command: cmd})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	exercise(t, importTools(t, cs, mcp.ImportOptions{}))
+	exercise(t, mcptest.Import(t, mcptest.Stdio(t, serverEnv, "tools"), mcp.ImportOptions{}))
 }
 
 func TestImportStreamableHTTP(t *testing.T) {
@@ -165,11 +142,11 @@ func TestImportStreamableHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	exercise(t, importTools(t, cs, mcp.ImportOptions{}))
+	exercise(t, mcptest.Import(t, cs, mcp.ImportOptions{}))
 }
 
 func TestImportOptions(t *testing.T) {
-	set := importTools(t, inMemory(t, toolServer()), mcp.ImportOptions{
+	set := mcptest.Import(t, mcptest.InMemory(t, toolServer()), mcp.ImportOptions{
 		Prefix:        "fx_",
 		Filter:        func(t *sdk.Tool) bool { return t.Name != "fail" },
 		NeedsApproval: mcp.UnlessReadOnly,
@@ -192,7 +169,7 @@ func TestImportOptions(t *testing.T) {
 }
 
 func TestToolErrorIs(t *testing.T) {
-	set := importTools(t, inMemory(t, toolServer()), mcp.ImportOptions{})
+	set := mcptest.Import(t, mcptest.InMemory(t, toolServer()), mcp.ImportOptions{})
 	fail, _ := set.Get("fail")
 	_, err := fail.Call(context.Background(), nil)
 	var te *mcp.ToolError
@@ -205,7 +182,7 @@ func TestToolErrorIs(t *testing.T) {
 // calls an MCP tool by reference to a variable, waits for approval of the
 // tool that is not read-only, and returns the tool's result by reference.
 func TestAgentRunUsesImportedTools(t *testing.T) {
-	set := importTools(t, inMemory(t, toolServer()), mcp.ImportOptions{NeedsApproval: mcp.UnlessReadOnly})
+	set := mcptest.Import(t, mcptest.InMemory(t, toolServer()), mcp.ImportOptions{NeedsApproval: mcp.UnlessReadOnly})
 	model := llm.NewScripted(
 		llm.CallTool("greet", `{"name":"<<var:who>>","style":null,"return":null}`),
 		llm.CallTool("add", `{"a":40,"b":2,"return":null}`),
@@ -256,7 +233,7 @@ func TestAgentRunUsesImportedTools(t *testing.T) {
 // TestRelevanceSelectsImportedTools: with a tool limit, the model is
 // offered the imported tools that fit the task.
 func TestRelevanceSelectsImportedTools(t *testing.T) {
-	set := importTools(t, inMemory(t, toolServer()), mcp.ImportOptions{})
+	set := mcptest.Import(t, mcptest.InMemory(t, toolServer()), mcp.ImportOptions{})
 	model := llm.NewScripted(llm.Text("done"))
 	rt, _ := runtime.New(runtime.Options{Model: model, Actions: set})
 	if _, err := rt.Run(context.Background(), runtime.RunOptions{Task: "Adds two numbers: 2 and 3", ToolLimit: 1}); err != nil {
@@ -276,7 +253,7 @@ func TestRelevanceSelectsImportedTools(t *testing.T) {
 // in a tool result, a snippet's output or the run's result.
 func TestImportedToolEchoingASecret(t *testing.T) {
 	const secret = "mcp-s3cret-Tr0ub4dor"
-	set := importTools(t, inMemory(t, toolServer()), mcp.ImportOptions{})
+	set := mcptest.Import(t, mcptest.InMemory(t, toolServer()), mcp.ImportOptions{})
 	model := llm.NewScripted(
 		llm.CallTool("greet", `{"name":"<<var:pw>>","style":null,"return":null}`),
 		llm.CallTool("run_go", `{"code":"fmt.Println(strings.ToLower(fmt.Sprint(greet_result)))"}`),

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/internal/mcptest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/mcp"
 	"github.com/byref/byref/mcp/mcpserver"
@@ -175,24 +174,11 @@ func TestServeInMemory(t *testing.T) {
 	if sk := s.Skipped(); len(sk) != 1 || sk[0].Action != "close_chan" {
 		t.Errorf("skipped: %+v", sk)
 	}
-	checkServed(t, inMemory(t, s.MCP()))
+	checkServed(t, mcptest.InMemory(t, s.MCP()))
 }
 
 func TestServeStdio(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), serverEnv+"=byref")
-	cs, err := mcp.Connect(ctx, &sdk.CommandTransport{Command: cmd})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	checkServed(t, cs)
+	checkServed(t, mcptest.Stdio(t, serverEnv, "byref"))
 }
 
 func TestServeStreamableHTTP(t *testing.T) {
@@ -211,7 +197,7 @@ func TestServeStreamableHTTP(t *testing.T) {
 // TestRoundTrip serves byref actions over MCP and imports them back: the
 // imported actions have the served ones' parameters and work in a run.
 func TestRoundTrip(t *testing.T) {
-	set := importTools(t, inMemory(t, newExportServer(t).MCP()), mcp.ImportOptions{Prefix: "remote_"})
+	set := mcptest.Import(t, mcptest.InMemory(t, newExportServer(t).MCP()), mcp.ImportOptions{Prefix: "remote_"})
 	fc, ok := set.Get("remote_forecast")
 	// Plain-mode schemas require every property and make optional ones
 	// nullable; the import keeps that.
