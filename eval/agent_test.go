@@ -224,3 +224,7 @@ func TestVariablesFromJSON(t *testing.T) {
 		t.Fatalf("an unknown type ran: %+v", tr)
 	}
 }
+
+func requestOf(text string) llm.Request {
+	return llm.Request{Messages: []llm.Message{llm.UserMessage(text)}}
+}

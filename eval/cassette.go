@@ -67,13 +67,13 @@ type RecordedMessage struct {
 
 // RecordedResponse is an [llm.Response] as a cassette stores it.
 type RecordedResponse struct {
-	Text       string          `json:"text,omitempty"`
-	Reasoning  string          `json:"reasoning,omitempty"`
-	Thinking   []llm.Thinking  `json:"thinking,omitempty"`
-	Refusal    string          `json:"refusal,omitempty"`
-	ToolCalls  []RecordedCall  `json:"tool_calls,omitempty"`
-	StopReason llm.StopReason  `json:"stop_reason,omitempty"`
-	Usage      RecordedUsage   `json:"usage"`
+	Text       string         `json:"text,omitempty"`
+	Reasoning  string         `json:"reasoning,omitempty"`
+	Thinking   []llm.Thinking `json:"thinking,omitempty"`
+	Refusal    string         `json:"refusal,omitempty"`
+	ToolCalls  []RecordedCall `json:"tool_calls,omitempty"`
+	StopReason llm.StopReason `json:"stop_reason,omitempty"`
+	Usage      RecordedUsage  `json:"usage"`
 }
 
 // RecordedCall is a tool call of a recorded response.
