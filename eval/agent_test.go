@@ -228,3 +228,7 @@ func TestVariablesFromJSON(t *testing.T) {
 func requestOf(text string) llm.Request {
 	return llm.Request{Messages: []llm.Message{llm.UserMessage(text)}}
 }
+
+func typesOf() map[string]reflect.Type {
+	return map[string]reflect.Type{"*eval_test.Doc": reflect.TypeFor[*Doc]()}
+}
