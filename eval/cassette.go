@@ -118,7 +118,7 @@ type shape struct {
 }
 
 // RequestHash returns the hash a cassette records for req: SHA-256 over
-// the tools (name, description, schema, strictness), the sampling settings
+// the tools (name, description, schema compacted, strictness), the sampling settings
 // and every message (role, text, tool calls with their IDs and arguments,
 // the call a tool result answers, thinking blocks), in order.
 func RequestHash(req llm.Request) string { return shapeOf(req).whole }
@@ -128,7 +128,7 @@ func shapeOf(req llm.Request) shape {
 	for _, t := range req.Tools {
 		field(&b, "tool", t.Name)
 		field(&b, "desc", t.Description)
-		field(&b, "params", string(t.Parameters))
+		field(&b, "params", canonicalText(t.Parameters))
 		field(&b, "strict", strconv.FormatBool(t.Strict))
 	}
 	field(&b, "max_tokens", strconv.Itoa(req.MaxTokens))

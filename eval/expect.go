@@ -166,8 +166,9 @@ func MaxCost(usd float64) Expectation { return Expectation{Kind: "max_cost", USD
 // the value of any secret variable.
 func NoSecrets(values ...string) Expectation { return Expectation{Kind: "no_secrets", Values: values} }
 
-// ApprovalBefore expects every call of action to have been approved (its
-// call, or the plan) before it ran.
+// ApprovalBefore expects approval to have been asked (for the call, or for
+// the plan) before every call of action that ran, and action to have been
+// called at least once (approved or denied).
 func ApprovalBefore(action string) Expectation {
 	return Expectation{Kind: "approval_before", Action: action}
 }
@@ -196,7 +197,7 @@ type checker struct {
 
 // checks is the table of expectation kinds.
 var checks = map[string]check{
-	"equal":             {func(e Expectation) string { return "result equals " + string(e.Value) }, checkEqual},
+	"equal":             {func(e Expectation) string { return "result equals " + canonicalText(e.Value) }, checkEqual},
 	"schema":            {func(Expectation) string { return "result is valid against the schema" }, checkSchema},
 	"predicate":         {func(e Expectation) string { return "predicate " + e.Name }, checkPredicate},
 	"judge":             {func(e Expectation) string { return "judge: " + e.Prompt }, checkJudge},
@@ -450,8 +451,8 @@ func checkApproval(k *checker, e Expectation) string {
 		}
 	}
 	switch {
-	case ran == 0:
-		return e.Action + " never ran"
+	case ran == 0 && asked == 0:
+		return e.Action + " was never called"
 	case plan || asked >= ran:
 		return ""
 	}
