@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
@@ -16,8 +15,13 @@ import (
 // cassettes can live in files ([Load], [Set.Save]); the agent, the types of
 // starting variables given as JSON and the Go predicates come from Go.
 type Set struct {
-	// Name names the set in reports.
-	Name string
+	// Name names the set in reports; Description says what it checks.
+	Name        string
+	Description string
+	// AgentName names the agent the set is for, for programs that know
+	// several (byref eval knows "demo", the demo's agent, and "plain",
+	// byref run's agent without actions). Run ignores it.
+	AgentName string
 	// Agent is the agent under test, without its model: the runner builds
 	// one runtime from it per [Run], with a store of its own in memory,
 	// and gives each run its model. Options.Model and Options.Store are
@@ -225,5 +229,3 @@ func (c *Case) ok(passes, trials int) bool {
 	return passes == trials
 }
 
-// statusOf is a small helper for expectations and reports.
-func statusOf(s string) run.Status { return run.Status(s) }

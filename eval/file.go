@@ -16,7 +16,7 @@ import (
 
 // The layout of a set directory:
 //
-//	set.json              {"name": "...", "description": "..."} (optional)
+//	set.json              {"name": "...", "description": "...", "agent": "..."} (optional)
 //	cases/NAME.json       one case each, read in file-name order
 //	cassettes/NAME.json   the recorded exchanges of case NAME (optional)
 const (
@@ -29,6 +29,7 @@ const (
 type setHeader struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
+	Agent       string `json:"agent,omitempty"`
 }
 
 // Load reads the set in directory dir: its cases and their cassettes. The
@@ -43,6 +44,7 @@ func Load(dir string) (*Set, error) {
 		if h.Name != "" {
 			set.Name = h.Name
 		}
+		set.Description, set.AgentName = h.Description, h.Agent
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
@@ -88,7 +90,7 @@ func (s *Set) Save(dir string) error {
 	if err := os.MkdirAll(filepath.Join(dir, casesDir), 0o755); err != nil {
 		return err
 	}
-	b, err := marshalIndent(setHeader{Name: s.Name})
+	b, err := marshalIndent(setHeader{Name: s.Name, Description: s.Description, Agent: s.AgentName})
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		r.plot("Tokens (mean per trial)", func(c CaseReport) float64 { return c.Tokens }, func(v float64) string { return fmt.Sprintf("%.0f", v) }, false),
 		r.plot("Cost (mean per trial)", func(c CaseReport) float64 { return c.Cost }, func(v float64) string { return fmt.Sprintf("$%.4f", v) }, false),
 		r.plot("Latency (mean per trial)", func(c CaseReport) float64 { return c.Latency.Seconds() }, func(v float64) string {
-			return time.Duration(v * float64(time.Second)).Round(time.Millisecond).String()
+			return roundDuration(time.Duration(v * float64(time.Second))).String()
 		}, false),
 	}
 	for _, c := range r.Cases {
@@ -77,7 +77,7 @@ func (r *Report) plot(title string, value func(CaseReport) float64, label func(f
 
 var reportPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"pct":  func(v float64) string { return fmt.Sprintf("%.2f", v) },
-	"ms":   func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+	"ms":   func(d time.Duration) string { return roundDuration(d).String() },
 	"cost": func(v float64) string { return fmt.Sprintf("$%.4f", v) },
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>byref eval: {{.Set}}</title>

@@ -180,7 +180,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(tw, "case\tverdict\tpassed\tpass@%d\tpass^%d\ttokens\tcost\tlatency\n", r.K, r.K)
 	for _, c := range r.Cases {
 		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.2f\t%.2f\t%.0f\t$%.4f\t%s\n", c.Name, c.Verdict, c.Passes, len(c.Trials),
-			c.PassAtK, c.PassHatK, c.Tokens, c.Cost, c.Latency.Round(time.Millisecond))
+			c.PassAtK, c.PassHatK, c.Tokens, c.Cost, roundDuration(c.Latency))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -203,4 +203,13 @@ func (r *Report) WriteTable(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// roundDuration rounds d for people: to the millisecond, or the
+// microsecond below one.
+func roundDuration(d time.Duration) time.Duration {
+	if d < time.Millisecond {
+		return d.Round(time.Microsecond)
+	}
+	return d.Round(time.Millisecond)
 }

@@ -159,7 +159,11 @@ func behaviours() []behaviour {
 // record plays every behaviour, checks that it does what its case says,
 // and writes the cases and their cassettes into evals/.
 func record(t *testing.T) {
-	set := &eval.Set{Name: "demo", Agent: demotable.Agent(), Types: demotable.Types()}
+	set, err := eval.Load("evals")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.Cases, set.Agent, set.Types = nil, demotable.Agent(), demotable.Types()
 	for _, b := range behaviours() {
 		one := &eval.Set{Name: "demo", Agent: set.Agent, Types: set.Types, Cases: []*eval.Case{b.c}}
 		r, err := eval.Run(t.Context(), one, eval.Options{Model: b.model, ModelName: "scripted", Record: true})
