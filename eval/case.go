@@ -228,4 +228,3 @@ func (c *Case) ok(passes, trials int) bool {
 	}
 	return passes == trials
 }
-
