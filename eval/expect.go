@@ -116,6 +116,10 @@ func Predicate(name string, fn func(*Trial) error) Expectation {
 	return Expectation{Kind: "predicate", Name: name, fn: fn}
 }
 
+// Func returns a predicate's Go function, or nil: to register a predicate
+// made in Go in [Set.Predicates] of a set loaded from files.
+func (e Expectation) Func() func(*Trial) error { return e.fn }
+
 // Judge expects a model acting as judge to pass the result, asked with
 // prompt. The judge runs only when [Options].Judge is set; otherwise the
 // expectation is skipped and the report says so.
