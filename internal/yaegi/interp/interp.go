@@ -161,6 +161,7 @@ type frame struct {
 	deferred  [][]reflect.Value  // defer stack
 	recovered interface{}        // to handle panic recover
 	done      reflect.SelectCase // for cancellation of channel operations
+	deferOf   *frame             // byref: the frame this one copies for a deferred closure (loopvar.go)
 }
 
 func newFrame(anc *frame, length int, id uint64) *frame {
