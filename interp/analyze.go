@@ -331,7 +331,8 @@ type stmtScan struct {
 	ints    map[string]bool
 	facts   stmtFacts
 	err     error
-	inFunc  int // function literals around the node
+	inFunc  int          // function literals around the node
+	fields  []*ast.Ident // field names of struct types seen
 	stack   []ast.Node
 }
 
@@ -389,8 +390,16 @@ func (v *stmtScan) Visit(n ast.Node) ast.Visitor {
 		if n.Tok == token.CONST {
 			a.constSpecs(n)
 		}
+	case *ast.StructType:
+		// Field names resolve to ast.Var objects too; they are not
+		// locals and keep their names.
+		for _, f := range n.Fields.List {
+			for _, id := range f.Names {
+				v.fields = append(v.fields, id)
+			}
+		}
 	case *ast.Ident:
-		if n.Obj != nil && n.Obj.Kind == ast.Var && n.Name != "_" {
+		if n.Obj != nil && n.Obj.Kind == ast.Var && n.Name != "_" && !slices.Contains(v.fields, n) {
 			a.renames = append(a.renames, n)
 		}
 	}

@@ -51,7 +51,6 @@ var goTestKnown = map[string]string{
 	"const4.go":     "forward reference to a top-level variable",
 	"ddd.go":        "nil pointer in variadic call",
 	"divmod.go":     "forward reference to a top-level constant",
-	"float_lit2.go": "constant",
 	"iota.go":       "forward reference",
 	"maplinear.go":  "map of interface keys",
 	"method.go":     "method expression",

@@ -39,6 +39,13 @@ var g func() int
 for i = range [3]int{} { if i == 0 { g = func() int { return i } } }
 print(i, g())`, "22"},
 		{"three-clause without post", `for i := 0; ; { i++; if i > 2 { break }; print(i) }`, "12"},
+		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
+b, _ := json.Marshal(p)
+fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},
+		{"anonymous struct in a top-level var", `var cfg = struct{ Host string; Port int }{"h", 80}
+fmt.Printf("%+v", cfg)`, "{Host:h Port:80}"},
+		{"anonymous struct slice", `rows := []struct{ K string; V int }{{"x", 1}}
+for _, r := range rows { fmt.Print(r.K, r.V) }`, "x1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -54,5 +61,29 @@ print(i, g())`, "22"},
 				t.Errorf("got %q, want %q\n%s", got, c.want, c.code)
 			}
 		})
+	}
+}
+
+// TestTopLevelDefer: a top-level defer runs at the end of its own snippet,
+// after every statement segment of it, and never again.
+func TestTopLevelDefer(t *testing.T) {
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ code, want string }{
+		{"defer fmt.Println(\"bye\")\nfmt.Println(\"hi\")", "hi\nbye\n"},
+		{"fmt.Println(\"second\")", "second\n"},
+		{"defer fmt.Println(\"d1\")\nfunc f() { fmt.Println(\"f\") }\nf()\ndefer fmt.Println(\"d2\")\nfunc g() {}", "f\nd2\nd1\n"},
+		{"defer func() { fmt.Println(\"recovered\", recover()) }()\npanic(\"boom\")", "recovered boom\n"},
+		{"fmt.Println(\"third\")", "third\n"},
+	} {
+		res, err := in.Eval(context.Background(), Input{Code: c.code})
+		if err != nil {
+			t.Fatalf("%s: %v", c.code, err)
+		}
+		if res.Stdout != c.want {
+			t.Errorf("%s: stdout %q, want %q", c.code, res.Stdout, c.want)
+		}
 	}
 }

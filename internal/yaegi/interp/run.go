@@ -208,7 +208,17 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 	defer func() {
 		f.mutex.Lock()
 		f.recovered = recover()
-		for _, val := range f.deferred {
+		// byref: the global frame outlives a run. Its deferred calls run
+		// once (they ran again at the end of every later run), and not
+		// at all while the embedder holds them for a later run of the
+		// same unit (HoldTopDefers), unless the run is panicking.
+		if f.recovered == nil && f == f.root && n.interp.holdTopDefers.Load() {
+			f.mutex.Unlock()
+			return
+		}
+		for len(f.deferred) > 0 {
+			val := f.deferred[0]
+			f.deferred = f.deferred[1:]
 			val[0].Call(val[1:])
 		}
 		if f.recovered != nil {
