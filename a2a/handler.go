@@ -77,11 +77,6 @@ func (h *handler) GetTask(ctx context.Context, req *sdk.GetTaskRequest) (*sdk.Ta
 	return p.snapshot(req.HistoryLength), nil
 }
 
-// ListTasks implements a2asrv.RequestHandler: not offered.
-func (h *handler) ListTasks(ctx context.Context, req *sdk.ListTasksRequest) (*sdk.ListTasksResponse, error) {
-	return nil, fmt.Errorf("%w: ListTasks is not offered; keep the IDs of the tasks you start, or list runs with the byref inspector (/ui)", sdk.ErrUnsupportedOperation)
-}
-
 // CancelTask implements a2asrv.RequestHandler: it cancels the run and
 // answers once it is canceled (or ctx is done).
 func (h *handler) CancelTask(ctx context.Context, req *sdk.CancelTaskRequest) (*sdk.Task, error) {
@@ -300,7 +295,11 @@ func (h *handler) send(ctx context.Context, req *sdk.SendMessageRequest) (sdk.Ta
 	if session != "" && !contextRE.MatchString(m.ContextID) {
 		return "", 0, fmt.Errorf("%w: contextId %q must be 1 to 128 letters, digits, '-', '_', '.' or ':'", sdk.ErrInvalidParams, m.ContextID)
 	}
-	id, err := h.runs.StartRun(ctx, h.agent, server.StartRequest{Session: session, Task: text, Tags: map[string]string{TagProtocol: "a2a"}})
+	sent, err := json.Marshal(m)
+	if err != nil {
+		return "", 0, fmt.Errorf("%w: the message: %v", sdk.ErrInvalidParams, err)
+	}
+	id, err := h.runs.StartRun(ctx, h.agent, server.StartRequest{Session: session, Task: text, Message: sent, Tags: map[string]string{TagProtocol: "a2a"}})
 	if err != nil {
 		if errors.Is(err, runtime.ErrInvalidInput) {
 			return "", 0, fmt.Errorf("%w: %v", sdk.ErrInvalidParams, err)
@@ -343,6 +342,9 @@ func (h *handler) resume(ctx context.Context, m *sdk.Message, text, data string)
 	answer, err := server.ParseAnswer(pending, reply)
 	if err != nil {
 		return "", 0, fmt.Errorf("%w: %v", sdk.ErrInvalidParams, err)
+	}
+	if answer.Message, err = json.Marshal(m); err != nil {
+		return "", 0, fmt.Errorf("%w: the message: %v", sdk.ErrInvalidParams, err)
 	}
 	if err := c.Resume(ctx, pending.ID, answer); err != nil {
 		switch {
