@@ -42,12 +42,12 @@ func State(s run.Status, await run.AwaitKind) sdk.TaskState {
 // into the A2A stream events it gives. It is a pure function of the log,
 // so that a stream, a re-subscription and GetTask agree.
 type projector struct {
-	task     sdk.Task
-	status   run.Status
-	await    run.AwaitRequested
-	schema   json.RawMessage
-	last     *sdk.Message // the latest assistant message of the current turn
-	results  int
+	task    sdk.Task
+	status  run.Status
+	await   run.AwaitRequested
+	schema  json.RawMessage
+	last    *sdk.Message // the latest assistant message of the current turn
+	results int
 }
 
 // apply folds e into the task and returns the stream events it gives.
