@@ -27,6 +27,7 @@ const TagProtocol = "protocol"
 type handler struct {
 	agent string
 	runs  runs
+	push  *pusher // nil when the store keeps no records
 	log   *slog.Logger
 }
 
@@ -272,8 +273,16 @@ func (h *handler) send(ctx context.Context, req *sdk.SendMessageRequest) (sdk.Ta
 	if m == nil {
 		return "", 0, fmt.Errorf("%w: message is required", sdk.ErrInvalidParams)
 	}
+	var push *sdk.PushConfig
 	if req.Config != nil && req.Config.PushConfig != nil {
-		return "", 0, fmt.Errorf("%w: this server sends no push notifications; stream the task (SendStreamingMessage) or subscribe to it", sdk.ErrPushNotificationNotSupported)
+		if h.push == nil {
+			return "", 0, errNoPush
+		}
+		c := *req.Config.PushConfig
+		push = &c
+		if err := h.push.checkConfig(ctx, push); err != nil {
+			return "", 0, err
+		}
 	}
 	if m.Role != sdk.MessageRoleUser {
 		return "", 0, fmt.Errorf("%w: the message's role is %s; send it as %s", sdk.ErrInvalidParams, m.Role, sdk.MessageRoleUser)
@@ -283,7 +292,12 @@ func (h *handler) send(ctx context.Context, req *sdk.SendMessageRequest) (sdk.Ta
 		return "", 0, err
 	}
 	if m.TaskID != "" {
-		return h.resume(ctx, m, text, data)
+		id, from, err := h.resume(ctx, m, text, data)
+		if err == nil && push != nil {
+			push.TaskID = id
+			_, err = h.push.create(ctx, *push, requestVersion(ctx), from)
+		}
+		return id, from, err
 	}
 	if text == "" && data != "" {
 		text = data
@@ -305,6 +319,13 @@ func (h *handler) send(ctx context.Context, req *sdk.SendMessageRequest) (sdk.Ta
 			return "", 0, fmt.Errorf("%w: %v", sdk.ErrInvalidParams, err)
 		}
 		return "", 0, h.internal("starting a task", err)
+	}
+	if push != nil {
+		// From the task's first event: every update is notified.
+		push.TaskID = sdk.TaskID(id)
+		if _, err := h.push.create(ctx, *push, requestVersion(ctx), 1); err != nil {
+			return "", 0, err
+		}
 	}
 	return sdk.TaskID(id), 1, nil
 }
@@ -383,28 +404,6 @@ func content(m *sdk.Message) (text, data string, err error) {
 	}
 	return strings.Join(texts, "\n"), data, nil
 }
-
-// GetTaskPushConfig implements a2asrv.RequestHandler: not offered.
-func (h *handler) GetTaskPushConfig(ctx context.Context, req *sdk.GetTaskPushConfigRequest) (*sdk.PushConfig, error) {
-	return nil, errNoPush
-}
-
-// ListTaskPushConfigs implements a2asrv.RequestHandler: not offered.
-func (h *handler) ListTaskPushConfigs(ctx context.Context, req *sdk.ListTaskPushConfigRequest) (*sdk.ListTaskPushConfigResponse, error) {
-	return nil, errNoPush
-}
-
-// CreateTaskPushConfig implements a2asrv.RequestHandler: not offered.
-func (h *handler) CreateTaskPushConfig(ctx context.Context, req *sdk.PushConfig) (*sdk.PushConfig, error) {
-	return nil, errNoPush
-}
-
-// DeleteTaskPushConfig implements a2asrv.RequestHandler: not offered.
-func (h *handler) DeleteTaskPushConfig(ctx context.Context, req *sdk.DeleteTaskPushConfigRequest) error {
-	return errNoPush
-}
-
-var errNoPush = fmt.Errorf("%w: this server sends no push notifications; stream the task (SendStreamingMessage) or subscribe to it (SubscribeToTask)", sdk.ErrPushNotificationNotSupported)
 
 // GetExtendedAgentCard implements a2asrv.RequestHandler: there is none.
 func (h *handler) GetExtendedAgentCard(ctx context.Context, req *sdk.GetExtendedAgentCardRequest) (*sdk.AgentCard, error) {

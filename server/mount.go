@@ -127,3 +127,12 @@ func (s *Server) servePublic(w http.ResponseWriter, r *http.Request) bool {
 	h.ServeHTTP(w, r)
 	return true
 }
+
+// OnClose registers f to be called by Close, after the server's runs have
+// stopped, for the work of a protocol served beside ACP (A2A push
+// deliveries). Funcs are called in the order they were registered.
+func (s *Server) OnClose(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onClose = append(s.onClose, f)
+}
