@@ -599,10 +599,17 @@ func (a *walker) topLevel(st ast.Stmt) {
 	switch st := st.(type) {
 	case *ast.AssignStmt:
 		if st.Tok == token.DEFINE {
+			fresh := false
 			for _, l := range st.Lhs {
 				if id, ok := l.(*ast.Ident); ok {
 					declare(id)
+					fresh = fresh || (id.Name != "_" && !a.vars[id.Name])
 				}
+			}
+			if !fresh && a.astMode {
+				// x := e of a run variable x writes x, as the type check
+				// reads it (yaegi declared a zero x before evaluating e).
+				st.Tok = token.ASSIGN
 			}
 		}
 	case *ast.DeclStmt:
