@@ -205,8 +205,8 @@ type checkImport struct{ name, path string }
 // checkInput is what a snippet is checked against.
 type checkInput struct {
 	prog    *program
-	imports []checkImport     // every package the snippet may name
-	vars    []Var             // run variables
+	imports []checkImport // every package the snippet may name
+	vars    []Var         // run variables
 	funcs   map[string]reflect.Value
 	decls   []declRecord // earlier snippets' declarations still in force
 }
@@ -378,12 +378,12 @@ func ignoredTypeError(msg string) bool {
 // hoister moves the declarations among top-level statements to package
 // level, as the interpreter declares them.
 type hoister struct {
-	declared map[string]bool      // names declared at top level so far
-	runVars  map[string]bool      // the run's variables
-	varDecl  map[string]bool      // run variables the snippet declares anew with var
-	hoisted  map[string]span      // hoisted variables: declaring identifier, end of declaration
-	tops     [][2]token.Pos       // the top-level functions' bodies
-	errPos   token.Pos            // an error found while hoisting
+	declared map[string]bool // names declared at top level so far
+	runVars  map[string]bool // the run's variables
+	varDecl  map[string]bool // run variables the snippet declares anew with var
+	hoisted  map[string]span // hoisted variables: declaring identifier, end of declaration
+	tops     [][2]token.Pos  // the top-level functions' bodies
+	errPos   token.Pos       // an error found while hoisting
 	errMsg   string
 }
 
