@@ -11,6 +11,7 @@ import (
 	"io"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,6 +119,58 @@ type typeChecker struct {
 	pkgs  map[string]*types.Package // host packages by import path
 	decls map[string]*ast.File      // earlier snippets' declarations, by source
 	sizes types.Sizes
+	last  checkMemo // the last snippet that passed, and what it passed against
+}
+
+// checkMemo is a snippet that passed the check and everything it was
+// checked against: the same snippet over the same environment passes
+// again without being checked.
+type checkMemo struct {
+	code    string
+	vars    []Var
+	funcs   []Var
+	imports []checkImport
+	decls   []string
+}
+
+// same reports whether in is the memo's snippet and environment.
+func (m *checkMemo) same(in checkInput) bool {
+	if m.code != in.prog.src.code || len(m.vars) != len(in.vars) || len(m.funcs) != len(in.funcs) ||
+		!slices.Equal(m.imports, in.imports) || len(m.decls) != len(in.decls) {
+		return false
+	}
+	for i, v := range in.vars {
+		if m.vars[i].Name != v.Name || m.vars[i].Value.Type() != v.Value.Type() {
+			return false
+		}
+	}
+	for _, f := range m.funcs {
+		g, ok := in.funcs[f.Name]
+		if !ok || g.Type() != f.Value.Type() {
+			return false
+		}
+	}
+	for i, d := range in.decls {
+		if m.decls[i] != d.orig {
+			return false
+		}
+	}
+	return true
+}
+
+// remember records a snippet that passed, reusing the memo's storage.
+func (m *checkMemo) remember(in checkInput) {
+	m.code = in.prog.src.code
+	m.vars = append(m.vars[:0], in.vars...)
+	m.funcs = m.funcs[:0]
+	for name, f := range in.funcs {
+		m.funcs = append(m.funcs, Var{Name: name, Value: f})
+	}
+	m.imports = append(m.imports[:0], in.imports...)
+	m.decls = m.decls[:0]
+	for _, d := range in.decls {
+		m.decls = append(m.decls, d.orig)
+	}
 }
 
 func newTypeChecker() *typeChecker {
@@ -135,6 +188,7 @@ func newTypeChecker() *typeChecker {
 func (tc *typeChecker) reset() {
 	tc.fset = token.NewFileSet()
 	clear(tc.decls)
+	tc.last.code = ""
 }
 
 // addExports makes a host package of [Options.Symbols] importable by the
@@ -213,6 +267,17 @@ type checkInput struct {
 
 // check type-checks a snippet; a nil error means go/types accepts it.
 func (tc *typeChecker) check(in checkInput) error {
+	if tc.last.same(in) {
+		return nil
+	}
+	err := tc.checkFiles(in)
+	if err == nil {
+		tc.last.remember(in)
+	}
+	return err
+}
+
+func (tc *typeChecker) checkFiles(in checkInput) error {
 	src := in.prog.src
 	var hdr strings.Builder
 	hdr.WriteString("package main;")
@@ -309,8 +374,11 @@ func (tc *typeChecker) check(in checkInput) error {
 	for name, f := range in.funcs {
 		scope.Insert(types.NewVar(token.NoPos, pkg, name, tc.typeOf(f.Type())))
 	}
+	// Uses are recorded only when a name declared at top level appears
+	// before its declaration ends (in the statements' text), to tell an
+	// early use from a local of the same name.
 	var info *types.Info
-	if len(h.hoisted) > 0 {
+	if h.early(files) {
 		info = &types.Info{Uses: map[*ast.Ident]types.Object{}}
 	}
 	conf := types.Config{
@@ -390,6 +458,46 @@ type hoister struct {
 // span is where a hoisted variable is declared: its identifier, and the
 // end of the statement that declares it (where its scope begins).
 type span struct{ pos, end token.Pos }
+
+// early reports whether an identifier in top-level statements names a
+// hoisted variable before the end of its declaration.
+func (h *hoister) early(files []*ast.File) bool {
+	if len(h.hoisted) == 0 {
+		return false
+	}
+	found := false
+	for _, f := range files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || !strings.HasPrefix(fd.Name.Name, "_byrefTop") || found {
+				continue
+			}
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok {
+					if at, ok := h.hoisted[id.Name]; ok && id.Pos() < at.end && id.Pos() != at.pos {
+						found = true
+					}
+				}
+				return !found
+			})
+		}
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR || found {
+				continue
+			}
+			ast.Inspect(gd, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok {
+					if at, ok := h.hoisted[id.Name]; ok && id.Pos() < at.end && id.Pos() != at.pos {
+						found = true
+					}
+				}
+				return !found
+			})
+		}
+	}
+	return found
+}
 
 func (h *hoister) inTop(p token.Pos) bool {
 	for _, r := range h.tops {
