@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/scanner"
 	"go/token"
+	"io"
 	"io/fs"
 	"reflect"
 	"regexp"
@@ -280,6 +281,11 @@ func (in *Interpreter) rebuild() error {
 		if err := inst.yi.Use(ex); err != nil {
 			return fmt.Errorf("%w: Symbols: %v", ErrInput, err)
 		}
+	}
+	// os is the snippet's own output streams, and nothing else.
+	stdout, stderr := io.Writer(inst.out), io.Writer(inst.err)
+	if err := inst.yi.Use(Exports{"os/os": {"Stdout": reflect.ValueOf(&stdout).Elem(), "Stderr": reflect.ValueOf(&stderr).Elem()}}); err != nil {
+		return fmt.Errorf("interp: internal: %w", err)
 	}
 	if err := inst.yi.Use(Exports{sandboxKey: g.exports()}); err != nil {
 		return err
