@@ -349,7 +349,8 @@ type stmtScan struct {
 	ints    map[string]bool
 	facts   stmtFacts
 	err     error
-	inFunc  int // function literals around the node
+	inFunc  int          // function literals around the node
+	fields  []*ast.Ident // field names of struct types seen
 	stack   []ast.Node
 }
 
@@ -367,7 +368,18 @@ func (v *stmtScan) Visit(n ast.Node) ast.Visitor {
 	a := v.a
 	switch n := n.(type) {
 	case *ast.FuncLit:
+		if v.inFunc == 0 && v.inDeclaringLoop() {
+			v.facts.loopCapture = true
+		}
 		v.inFunc++
+	case *ast.UnaryExpr:
+		if n.Op == token.AND && v.inFunc == 0 && v.inDeclaringLoop() {
+			v.facts.loopCapture = true
+		}
+	case *ast.DeferStmt:
+		if v.inFunc == 0 {
+			v.facts.deferTop = true
+		}
 	case *ast.ReturnStmt:
 		if v.inFunc > 0 {
 			break
@@ -396,13 +408,39 @@ func (v *stmtScan) Visit(n ast.Node) ast.Visitor {
 		if n.Tok == token.CONST {
 			a.constSpecs(n)
 		}
+	case *ast.StructType:
+		// Field names resolve to ast.Var objects too; they are not
+		// locals and keep their names.
+		for _, f := range n.Fields.List {
+			for _, id := range f.Names {
+				v.fields = append(v.fields, id)
+			}
+		}
 	case *ast.Ident:
-		if n.Obj != nil && n.Obj.Kind == ast.Var && n.Name != "_" {
+		if n.Obj != nil && n.Obj.Kind == ast.Var && n.Name != "_" && !slices.Contains(v.fields, n) {
 			a.renames = append(a.renames, n)
 		}
 	}
 	v.stack = append(v.stack, n)
 	return v
+}
+
+// inDeclaringLoop reports whether the node being visited is in a loop
+// that declares its variables (for i := ...; ...; ... or for k, v := range).
+func (v *stmtScan) inDeclaringLoop() bool {
+	for _, n := range v.stack {
+		switch n := n.(type) {
+		case *ast.ForStmt:
+			if as, ok := n.Init.(*ast.AssignStmt); ok && as.Tok == token.DEFINE {
+				return true
+			}
+		case *ast.RangeStmt:
+			if n.Tok == token.DEFINE {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 const strayBraceMsg = "unexpected }: this closing brace matches no opening brace, so the code after it is not part of the snippet's statements; remove it or balance the braces"
@@ -420,6 +458,13 @@ const returnValuesMsg = "a snippet's top-level return takes no values; assign wh
 // ends the whole snippet (topReturns), so it keeps its meaning; a goto would
 // not, so such statements are left alone, as is a labeled statement when
 // top-level code has a goto (its label may be the target).
+//
+// A top-level loop that declares its variables and may capture them (a
+// function literal or an address inside it) runs in a function literal
+// too, unless it holds a top-level defer (which must run at the end of the
+// snippet): the interpreter keeps a top-level loop's variables in its
+// global frame, which closures read live, so the variables of each
+// iteration (Go 1.22, internal/yaegi's loopvar.go) need a function's frame.
 func (a *walker) wrapMultiDefines(list []ast.Stmt, facts []stmtFacts) {
 	hasGoto := false
 	for _, f := range facts {
@@ -430,7 +475,7 @@ func (a *walker) wrapMultiDefines(list []ast.Stmt, facts []stmtFacts) {
 		case *ast.AssignStmt, *ast.DeclStmt:
 			continue // at top level yaegi declares globals itself
 		}
-		if f := facts[i]; !f.multiDefine || f.gotos {
+		if f := facts[i]; !(f.multiDefine || f.loopCapture && !f.deferTop) || f.gotos {
 			continue
 		}
 		if _, labeled := st.(*ast.LabeledStmt); labeled && hasGoto {
@@ -449,7 +494,7 @@ func (a *walker) wrapMultiDefines(list []ast.Stmt, facts []stmtFacts) {
 
 // stmtFacts is what wrapMultiDefines needs to know of a statement, outside
 // function literals (see scan).
-type stmtFacts struct{ multiDefine, gotos bool }
+type stmtFacts struct{ multiDefine, loopCapture, deferTop, gotos bool }
 
 // localSuffix is appended to every local variable of top-level code.
 // yaegi v0.16.1 evaluates top-level statements in the global scope, and there

@@ -630,7 +630,17 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	body := prog.src.body
 	var declSrcs, declOrigs []string
 	creates := prog.access.Creates
+	// A top-level defer runs at the end of the snippet: the calls deferred
+	// by a statement segment wait until the last one ends.
+	lastStmts := -1
 	for i, seg := range segs {
+		if !seg.decl {
+			lastStmts = i
+		}
+	}
+	defer inst.yi.HoldTopDefers(false)
+	for i, seg := range segs {
+		inst.yi.HoldTopDefers(i < lastStmts)
 		var err error
 		if seg.decl {
 			src := "package main\n" + prog.edits.apply(only(body, seg.start, seg.end), seg.start, seg.end)
