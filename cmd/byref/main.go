@@ -4,7 +4,7 @@
 //
 //	byref demo                          run the built-in demo (no API key needed)
 //	byref run "task" [flags]            run a task with live progress
-//	byref serve [flags]                 serve an agent over ACP (HTTP)
+//	byref serve [flags]                 serve an agent over ACP, A2A and AG-UI (HTTP)
 //	byref runs ls|show [flags]          list stored runs, or show one
 //	byref replay RUN_ID [flags]         print a Go program that replays a run
 //	byref mcp [flags]                   serve the agent over MCP (stdio or HTTP)
@@ -56,7 +56,8 @@ Usage:
   byref serve [flags]              serve an agent named "byref" over ACP (HTTP + SSE) and the
                                    run inspector at /ui/; on the built-in scripted model when
                                    no model is named (no API key needed); and over A2A beside
-                                   it (card: /.well-known/agent-card.json)
+                                   it (card: /.well-known/agent-card.json) and AG-UI (POST
+                                   /agui/byref)
       --addr host:port             default 127.0.0.1:8000; other hosts need --token
       --token secret               bearer token clients must send; prefer setting $BYREF_TOKEN
                                    (the default), since other users can see a flag in ps
