@@ -173,8 +173,8 @@ func (r *runner) trial(ctx context.Context, ci, rep int) *Trial {
 		t.Failures = append(t.Failures, Failure{Expectation: "the trial runs", Diff: msg})
 		return t
 	}
-	if err := ctx.Err(); err != nil {
-		return fail("not run: the time budget (" + r.opts.Timeout.String() + ") was spent")
+	if ctx.Err() != nil {
+		return fail("not run: " + r.stopped(ctx))
 	}
 	if b := r.opts.TokenBudget; b > 0 && r.tokens.Load() >= b {
 		return fail(fmt.Sprintf("not run: the token budget (%d) was spent", b))
@@ -219,7 +219,7 @@ func (r *runner) trial(ctx context.Context, ci, rep int) *Trial {
 	if err != nil {
 		_ = h.Cancel(context.WithoutCancel(ctx))
 		o, _ = h.Wait(context.WithoutCancel(ctx))
-		t.Error = "the time budget (" + r.opts.Timeout.String() + ") was spent while the run went on; it was canceled"
+		t.Error = r.stopped(ctx) + " while the run went on; it was canceled"
 	}
 	t.Latency = time.Since(began)
 	events, err := r.rt.Store().Read(context.WithoutCancel(ctx), h.ID(), 1, 0)
@@ -251,6 +251,14 @@ func (r *runner) trial(ctx context.Context, ci, rep int) *Trial {
 	t.Skipped = k.skips
 	t.Passed = len(t.Failures) == 0
 	return t
+}
+
+// stopped says why ctx is done: the time budget, or the caller.
+func (r *runner) stopped(ctx context.Context) string {
+	if r.opts.Timeout > 0 && errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		return "the time budget (" + r.opts.Timeout.String() + ") was spent"
+	}
+	return "the eval was stopped (" + context.Cause(ctx).Error() + ")"
 }
 
 // secrets returns the values no request of case c may carry.
