@@ -22,7 +22,7 @@ type Options struct {
 	// case without one fails, saying how to record it).
 	Model llm.Model
 	// ModelName names Model in reports, as "provider:model"; "cassette"
-	// when Model is nil.
+	// when Model is nil, and Model's Go type when it is not.
 	ModelName string
 	// Record records Model's exchanges as each case's new cassette
 	// (Case.Cassette; [Set.Save] writes them). It needs a Model.
@@ -94,8 +94,12 @@ func Run(ctx context.Context, set *Set, opts Options) (*Report, error) {
 	if opts.Parallel <= 0 {
 		opts.Parallel = runtime.GOMAXPROCS(0)
 	}
-	if opts.ModelName == "" && opts.Model == nil {
+	switch {
+	case opts.ModelName != "":
+	case opts.Model == nil:
 		opts.ModelName = "cassette"
+	default:
+		opts.ModelName = fmt.Sprintf("%T", opts.Model)
 	}
 	agent := set.Agent
 	agent.Model, agent.Store = nil, run.NewMemoryStore()
