@@ -58,6 +58,7 @@ func steps(responses ...llm.Response) llm.Model {
 		}
 		r := responses[n]
 		r.Usage = llm.Usage{InputTokens: 100, OutputTokens: 20}
+		r.ToolCalls = append([]llm.ToolCall(nil), r.ToolCalls...)
 		for i := range r.ToolCalls {
 			r.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", n+1, i+1)
 		}
