@@ -226,7 +226,7 @@ func (a *walker) segment(i int, seg segment) error {
 	if seg.decl {
 		prefix = declPrefix
 	}
-	text := prefix + string(only(src.body, seg.start, seg.end))
+	text := prefix + string(seg.text(src.body))
 	a.astMode = !seg.decl
 	name := ""
 	if seg.decl {

@@ -595,7 +595,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 		inst.yi.HoldTopDefers(i < lastStmts)
 		var err error
 		if seg.decl {
-			src := "package main\n" + prog.edits.apply(only(body, seg.start, seg.end), seg.start, seg.end)
+			src := "package main\n" + prog.edits.apply(seg.text(body), seg.start, seg.end)
 			declSrcs = append(declSrcs, src)
 			err = evalText(ctx, inst.yi, src)
 		} else {

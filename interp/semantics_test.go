@@ -53,6 +53,19 @@ s := []int{1, 2}
 clear(m)
 clear(s)
 fmt.Println(len(m), s)`, "0 [0 0]"},
+		{"a func used before its declaration", `fmt.Println(double(2))
+func double(x int) int { return x * 2 }`, "4"},
+		{"types, methods and funcs in any order", `var t T = T{1}
+fmt.Println(t.twice())
+type T struct{ n int }
+func (t T) twice() int { return helper(t.n) }
+func helper(n int) int { return 2 * n }`, "2"},
+		{"funcs that use top-level variables stay after them", `x := 1
+func f() int { return x }
+fmt.Println(f())
+y := f()
+func g() int { return y + f() }
+fmt.Println(g())`, "1\n2"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},
