@@ -94,7 +94,7 @@ func analyze(code string, vars map[string]bool, isKnown known, hostNames map[str
 		fset = token.NewFileSet()
 	}
 	p := &program{src: src, bodies: make([]*ast.BlockStmt, len(src.segs))}
-	a := &walker{p: p, stmtFset: fset, vars: vars, known: isKnown, hostNames: hostNames, types: types, topObj: map[*object]bool{}, consts: map[string]constant.Value{}, constPrev: map[*ast.ValueSpec][]ast.Expr{}, typeDecls: map[string]ast.Expr{}}
+	a := &walker{p: p, stmtFset: fset, vars: vars, known: isKnown, hostNames: hostNames, types: types, topObj: map[*object]bool{}, consts: map[string]constant.Value{}, constPrev: map[*ast.ValueSpec][]ast.Expr{}, typeDecls: map[string]ast.Expr{}, osNames: map[string]bool{}}
 	explicit := map[string]bool{}
 	for _, im := range src.imports {
 		if err := a.checkImport(im); err != nil {
@@ -108,6 +108,9 @@ func analyze(code string, vars map[string]bool, isKnown known, hostNames map[str
 		a.addList("imports", &p.access.Imports, im.Path)
 	}
 	a.imported = explicit
+	if !vars["os"] {
+		a.osNames["os"] = true // os used without an import
+	}
 	for i, seg := range src.segs {
 		if err := a.segment(i, seg); err != nil {
 			return nil, err
@@ -124,6 +127,7 @@ type walker struct {
 	types     map[string]reflect.Type
 	imported  map[string]bool
 	hostNames map[string]string
+	osNames   map[string]bool // names the os package goes by
 	seen      map[string]map[string]bool
 	topObj    map[*object]bool
 	consts    map[string]constant.Value     // top-level constants of earlier parts
@@ -190,10 +194,24 @@ func (a *walker) checkImport(im importSpec) error {
 	if im.Alias == "." {
 		return &RefusedError{What: fmt.Sprintf("dot import of %q", im.Path), Why: "it would hide names across snippets; import the package normally", Line: im.Line}
 	}
+	if im.Path == "os" {
+		a.osNames[cmpOr(im.Alias, "os")] = true
+		return nil
+	}
 	if !stdPathsAllowed(im.Path) && !a.known("pkg:"+im.Path) {
 		return &RefusedError{What: fmt.Sprintf("import %q", im.Path), Why: packageRefusal(im.Path) + "; allowed packages: " + allowedList(), Line: im.Line}
 	}
 	return nil
+}
+
+// osRule is why only two variables of os are allowed.
+const osRule = "of package os a snippet may use only os.Stdout and os.Stderr, its own output streams (for fmt.Fprintf, tabwriter.NewWriter, json.NewEncoder); it has no files, processes or environment"
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 func stdPathsAllowed(p string) bool {
@@ -644,10 +662,17 @@ func (a *walker) topLevel(st ast.Stmt) {
 	switch st := st.(type) {
 	case *ast.AssignStmt:
 		if st.Tok == token.DEFINE {
+			fresh := false
 			for _, l := range st.Lhs {
 				if id, ok := l.(*ast.Ident); ok {
 					declare(id)
+					fresh = fresh || (id.Name != "_" && !a.vars[id.Name])
 				}
+			}
+			if !fresh && a.astMode {
+				// x := e of a run variable x writes x, as the type check
+				// reads it (yaegi declared a zero x before evaluating e).
+				st.Tok = token.ASSIGN
 			}
 		}
 	case *ast.DeclStmt:
@@ -810,6 +835,9 @@ func (a *walker) walk(f *ast.File, ints map[string]bool) error {
 					}
 				}
 			}
+			if x, ok := n.X.(*ast.Ident); ok && x.Obj == nil && !a.vars[x.Name] && a.osNames[x.Name] && n.Sel.Name != "Stdout" && n.Sel.Name != "Stderr" {
+				refuse(n, "os."+n.Sel.Name, osRule)
+			}
 			switch n.Sel.Name {
 			case "Grow":
 				refuse(n, "Grow", "it allocates a size given at once, beyond the sandbox's allocation check (method values and method expressions too); let append and Write grow the value")
@@ -820,6 +848,12 @@ func (a *walker) walk(f *ast.File, ints map[string]bool) error {
 				p, ok := a.hostNames[x.Name]
 				if !ok {
 					p, ok = stdByNameLookup(x.Name)
+				}
+				if !ok && x.Name == "os" {
+					p, ok = "os", true
+					if n.Sel.Name != "Stdout" && n.Sel.Name != "Stderr" {
+						refuse(n, "os."+n.Sel.Name, osRule)
+					}
 				}
 				if ok {
 					a.imported[x.Name] = true

@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/scanner"
 	"go/token"
+	"io"
 	"io/fs"
 	"reflect"
 	"regexp"
@@ -142,6 +143,7 @@ type Interpreter struct {
 	decls       []declRecord
 	hostPaths   map[string]bool
 	hostNames   map[string]string // package name -> import path
+	tc          *typeChecker
 	stats       Stats
 }
 
@@ -153,7 +155,8 @@ type Stats struct {
 
 type declRecord struct {
 	names []string
-	src   string
+	src   string // as the interpreter runs it
+	orig  string // as written, in the snippet's layout, for the type check
 }
 
 // instance is one yaegi interpreter with its guard and writers.
@@ -195,10 +198,43 @@ func New(opts Options) (*Interpreter, error) {
 			}
 		}
 	}
+	in.tc = newTypeChecker()
+	for _, ex := range opts.Symbols {
+		in.tc.addExports(ex)
+	}
 	if err := in.rebuild(); err != nil {
 		return nil, err
 	}
 	return in, nil
+}
+
+// checkImports are the packages a snippet's check may name: its own
+// imports, the packages it uses without importing them, and those of
+// earlier snippets.
+func (in *Interpreter) checkImports(prog *program) []checkImport {
+	seen := map[string]bool{}
+	var out []checkImport
+	add := func(name, path string) {
+		if name == "_" || name == "." || seen[name] {
+			return
+		}
+		seen[name] = true
+		out = append(out, checkImport{name, path})
+	}
+	for _, im := range prog.src.imports {
+		alias := im.Alias
+		if alias == "" {
+			alias = in.packageName(im.Path)
+		}
+		add(alias, im.Path)
+	}
+	for _, im := range prog.autoImps {
+		add(im.Alias, im.Path)
+	}
+	for _, a := range in.importOrder {
+		add(a, in.imports[a])
+	}
+	return out
 }
 
 // Stats returns counters of what the Interpreter has done.
@@ -246,6 +282,11 @@ func (in *Interpreter) rebuild() error {
 			return fmt.Errorf("%w: Symbols: %v", ErrInput, err)
 		}
 	}
+	// os is the snippet's own output streams, and nothing else.
+	stdout, stderr := io.Writer(inst.out), io.Writer(inst.err)
+	if err := inst.yi.Use(Exports{"os/os": {"Stdout": reflect.ValueOf(&stdout).Elem(), "Stderr": reflect.ValueOf(&stderr).Elem()}}); err != nil {
+		return fmt.Errorf("interp: internal: %w", err)
+	}
 	if err := inst.yi.Use(Exports{sandboxKey: g.exports()}); err != nil {
 		return err
 	}
@@ -259,6 +300,7 @@ func (in *Interpreter) rebuild() error {
 		return err
 	}
 	in.inst = inst
+	in.tc.reset()
 	in.stats.Rebuilds++
 	return nil
 }
@@ -368,6 +410,9 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 	code := NormalizeCode(input.Code)
 	prog, err := analyze(code, vars, known, in.hostNames, types, in.inst.yi.FileSet())
 	if err != nil {
+		return Result{}, err
+	}
+	if err := in.tc.check(checkInput{prog: prog, imports: in.checkImports(prog), vars: input.Vars, funcs: input.Funcs, decls: in.decls}); err != nil {
 		return Result{}, err
 	}
 
@@ -580,7 +625,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 		inst.replay = false
 	}
 	body := prog.src.body
-	var declSrcs []string
+	var declSrcs, declOrigs []string
 	creates := prog.access.Creates
 	// A top-level defer runs at the end of the snippet: the calls deferred
 	// by a statement segment wait until the last one ends.
@@ -597,6 +642,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 		if seg.decl {
 			src := "package main\n" + prog.edits.apply(seg.text(body), seg.start, seg.end)
 			declSrcs = append(declSrcs, src)
+			declOrigs = append(declOrigs, string(only(body, seg.start, seg.end)))
 			err = evalText(ctx, inst.yi, src)
 		} else {
 			b := prog.bodies[i]
@@ -639,7 +685,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 		inst.last[name] = v
 	}
 	for i, src := range declSrcs {
-		in.decls = append(in.decls, declRecord{names: prog.decls[i], src: src})
+		in.decls = append(in.decls, declRecord{names: prog.decls[i], src: src, orig: declOrigs[i]})
 	}
 	var assigned []string
 	for _, w := range prog.access.Writes {
