@@ -94,7 +94,7 @@ func analyze(code string, vars map[string]bool, isKnown known, hostNames map[str
 		fset = token.NewFileSet()
 	}
 	p := &program{src: src, bodies: make([]*ast.BlockStmt, len(src.segs))}
-	a := &walker{p: p, stmtFset: fset, vars: vars, known: isKnown, hostNames: hostNames, types: types, topObj: map[*object]bool{}, consts: map[string]constant.Value{}, constPrev: map[*ast.ValueSpec][]ast.Expr{}, typeDecls: map[string]ast.Expr{}}
+	a := &walker{p: p, stmtFset: fset, vars: vars, known: isKnown, hostNames: hostNames, types: types, topObj: map[*object]bool{}, consts: map[string]constant.Value{}, constPrev: map[*ast.ValueSpec][]ast.Expr{}, typeDecls: map[string]ast.Expr{}, osNames: map[string]bool{}}
 	explicit := map[string]bool{}
 	for _, im := range src.imports {
 		if err := a.checkImport(im); err != nil {
@@ -108,6 +108,9 @@ func analyze(code string, vars map[string]bool, isKnown known, hostNames map[str
 		a.addList("imports", &p.access.Imports, im.Path)
 	}
 	a.imported = explicit
+	if !vars["os"] {
+		a.osNames["os"] = true // os used without an import
+	}
 	for i, seg := range src.segs {
 		if err := a.segment(i, seg); err != nil {
 			return nil, err
@@ -124,6 +127,7 @@ type walker struct {
 	types     map[string]reflect.Type
 	imported  map[string]bool
 	hostNames map[string]string
+	osNames   map[string]bool // names the os package goes by
 	seen      map[string]map[string]bool
 	topObj    map[*object]bool
 	consts    map[string]constant.Value     // top-level constants of earlier parts
@@ -190,10 +194,24 @@ func (a *walker) checkImport(im importSpec) error {
 	if im.Alias == "." {
 		return &RefusedError{What: fmt.Sprintf("dot import of %q", im.Path), Why: "it would hide names across snippets; import the package normally", Line: im.Line}
 	}
+	if im.Path == "os" {
+		a.osNames[cmpOr(im.Alias, "os")] = true
+		return nil
+	}
 	if !stdPathsAllowed(im.Path) && !a.known("pkg:"+im.Path) {
 		return &RefusedError{What: fmt.Sprintf("import %q", im.Path), Why: packageRefusal(im.Path) + "; allowed packages: " + allowedList(), Line: im.Line}
 	}
 	return nil
+}
+
+// osRule is why only two variables of os are allowed.
+const osRule = "of package os a snippet may use only os.Stdout and os.Stderr, its own output streams (for fmt.Fprintf, tabwriter.NewWriter, json.NewEncoder); it has no files, processes or environment"
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 func stdPathsAllowed(p string) bool {
@@ -226,7 +244,7 @@ func (a *walker) segment(i int, seg segment) error {
 	if seg.decl {
 		prefix = declPrefix
 	}
-	text := prefix + string(only(src.body, seg.start, seg.end))
+	text := prefix + string(seg.text(src.body))
 	a.astMode = !seg.decl
 	name := ""
 	if seg.decl {
@@ -644,10 +662,17 @@ func (a *walker) topLevel(st ast.Stmt) {
 	switch st := st.(type) {
 	case *ast.AssignStmt:
 		if st.Tok == token.DEFINE {
+			fresh := false
 			for _, l := range st.Lhs {
 				if id, ok := l.(*ast.Ident); ok {
 					declare(id)
+					fresh = fresh || (id.Name != "_" && !a.vars[id.Name])
 				}
+			}
+			if !fresh && a.astMode {
+				// x := e of a run variable x writes x, as the type check
+				// reads it (yaegi declared a zero x before evaluating e).
+				st.Tok = token.ASSIGN
 			}
 		}
 	case *ast.DeclStmt:
@@ -810,6 +835,9 @@ func (a *walker) walk(f *ast.File, ints map[string]bool) error {
 					}
 				}
 			}
+			if x, ok := n.X.(*ast.Ident); ok && x.Obj == nil && !a.vars[x.Name] && a.osNames[x.Name] && n.Sel.Name != "Stdout" && n.Sel.Name != "Stderr" {
+				refuse(n, "os."+n.Sel.Name, osRule)
+			}
 			switch n.Sel.Name {
 			case "Grow":
 				refuse(n, "Grow", "it allocates a size given at once, beyond the sandbox's allocation check (method values and method expressions too); let append and Write grow the value")
@@ -820,6 +848,12 @@ func (a *walker) walk(f *ast.File, ints map[string]bool) error {
 				p, ok := a.hostNames[x.Name]
 				if !ok {
 					p, ok = stdByNameLookup(x.Name)
+				}
+				if !ok && x.Name == "os" {
+					p, ok = "os", true
+					if n.Sel.Name != "Stdout" && n.Sel.Name != "Stderr" {
+						refuse(n, "os."+n.Sel.Name, osRule)
+					}
 				}
 				if ok {
 					a.imported[x.Name] = true
@@ -1042,7 +1076,27 @@ func (a *walker) constVal(e ast.Expr, iota int, depth int) (v constant.Value, ok
 		return constant.BinaryOp(x, e.Op, y), true
 	case *ast.CallExpr:
 		fn, ok := e.Fun.(*ast.Ident)
-		if !ok || fn.Obj != nil || len(e.Args) != 1 || e.Ellipsis.IsValid() {
+		if !ok || fn.Obj != nil || len(e.Args) == 0 || e.Ellipsis.IsValid() {
+			return nil, false
+		}
+		if fn.Name == "min" || fn.Name == "max" {
+			op := token.LSS
+			if fn.Name == "max" {
+				op = token.GTR
+			}
+			var best constant.Value
+			for _, arg := range e.Args {
+				x, ok := a.constVal(arg, iota, depth+1)
+				if !ok || x.Kind() == constant.Bool || x.Kind() == constant.Complex || best != nil && (x.Kind() == constant.String) != (best.Kind() == constant.String) {
+					return nil, false
+				}
+				if best == nil || constant.Compare(x, op, best) {
+					best = x
+				}
+			}
+			return best, true
+		}
+		if len(e.Args) != 1 {
 			return nil, false
 		}
 		x, ok := a.constVal(e.Args[0], iota, depth+1)

@@ -9,6 +9,7 @@
 //	byref replay RUN_ID [flags]         print a Go program that replays a run
 //	byref mcp [flags]                   serve the agent over MCP (stdio or HTTP)
 //	byref a2a call URL "task"           send a task to an A2A agent, showing its progress
+//	byref eval run|add|diff             run eval sets, make cases from runs, compare reports
 //	byref help                          show this help
 //
 // Runs are recorded in a SQLite file: --db, else $BYREF_DB, else
@@ -76,6 +77,11 @@ Usage:
                                    serve the agent as an MCP tool, over stdio or streamable HTTP
   byref a2a call URL "task" [--token] [--task ID] [--context ID]
                                    send a task to any A2A agent and show its progress
+  byref eval run SET [--model provider:name] [--reps n] [--record] [--out dir]
+                                   run an eval set on its cassettes (no key) or on a model;
+                                   byref eval help lists every flag
+  byref eval add RUN_ID --set SET  turn a stored run into a case of an eval set
+  byref eval diff A.json B.json    compare two eval reports: what got better, what got worse
   byref help                       show this help
 
 RUN_ID may be any unique prefix of a run's ID. Ctrl-C or SIGTERM stops byref serve without
@@ -104,6 +110,8 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		err = mcpCmd(ctx, args[1:], stdin, stdout, stderr)
 	case "a2a":
 		err = a2aCmd(ctx, args[1:], stdout)
+	case "eval":
+		err = evalCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
