@@ -102,6 +102,10 @@ type Input struct {
 	// Funcs are host functions callable by name, such as actions built with
 	// reflect.MakeFunc. They are not variables: they are not read back.
 	Funcs map[string]reflect.Value
+	// Stdout, when set, also gets what the snippet prints, as it prints it
+	// (Result.Stdout still holds it, bounded): a watcher's live view. It
+	// is written from the snippet's goroutine and must not block.
+	Stdout io.Writer
 }
 
 // Result is what a successful Eval produced. On error only Stdout and Stderr
@@ -567,7 +571,11 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	outBuf := &boundedBuffer{max: in.opts.MaxOutput}
 	errBuf := &boundedBuffer{max: in.opts.MaxOutput}
 	panicLog := &panicLines{}
-	inst.out.set(outBuf)
+	if input.Stdout != nil {
+		inst.out.set(&teeWriter{outBuf, input.Stdout})
+	} else {
+		inst.out.set(outBuf)
+	}
 	inst.err.set(&teeWriter{errBuf, panicLog})
 
 	ctx, cancel := context.WithCancelCause(parent)
