@@ -203,7 +203,7 @@ func (c *Cassette) add(s shape, resp llm.Response, seen map[string]bool) {
 }
 
 // Recorder is an [llm.Model] that calls another model and records every
-// exchange, for a cassette. It is safe for concurrent use; exchanges are
+// exchange, for a cassette; it streams when the model does. It is safe for concurrent use; exchanges are
 // kept in the order their responses arrived.
 type Recorder struct {
 	model llm.Model
@@ -222,6 +222,21 @@ func Record(model llm.Model, name string) *Recorder {
 // exchange when the call succeeds.
 func (r *Recorder) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
 	resp, err := r.model.Generate(ctx, req)
+	if err != nil {
+		return resp, err
+	}
+	s := shapeOf(req)
+	r.mu.Lock()
+	r.c.add(s, resp, r.seen)
+	r.mu.Unlock()
+	return resp, nil
+}
+
+// Stream implements [llm.Streamer]: it streams from the model (through
+// [llm.Stream], so a model that does not stream still works) and records
+// the complete response.
+func (r *Recorder) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) error) (llm.Response, error) {
+	resp, err := llm.Stream(ctx, r.model, req, fn)
 	if err != nil {
 		return resp, err
 	}
