@@ -1,8 +1,8 @@
 package a2a
 
 import (
-	"iter"
 	"context"
+	"iter"
 
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
