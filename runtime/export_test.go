@@ -1,5 +1,7 @@
 package runtime
 
+import "github.com/byref/byref/schema"
+
 // SchemaBuilds returns how many tool schemas st has built, for tests of the
 // schema cache.
 func SchemaBuilds(st *State) int {
@@ -9,4 +11,6 @@ func SchemaBuilds(st *State) int {
 }
 
 // SelectTools exposes relevance selection to benchmarks.
-var SelectTools = (*State).selectTools
+var SelectTools = func(st *State, tools []schema.Tool, k int, query string) []schema.Tool {
+	return st.selectTools(tools, k, query, true)
+}
