@@ -554,20 +554,3 @@ func (h *Handle) refuseStep(calls []ToolCall, snippets []string, why string) {
 		h.messages = append(h.messages, llm.UserMessage(why))
 	}
 }
-
-// query is the text relevance selection scores actions against: the task
-// and the latest messages.
-func (h *Handle) query() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var b strings.Builder
-	b.WriteString(h.opts.Task)
-	from := max(len(h.messages)-4, 1)
-	for _, m := range h.messages[from:] {
-		if m.Role == llm.RoleUser || m.Role == llm.RoleAssistant {
-			b.WriteString(" ")
-			b.WriteString(m.Text)
-		}
-	}
-	return b.String()
-}
