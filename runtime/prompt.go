@@ -17,7 +17,7 @@ const (
 	// promptRefs is added in reference mode.
 	promptRefs = `
 
-Tool results are kept as variables; each result names them with their Go type and a preview, not their value. To give a variable to a tool, pass the string "<<var:NAME>>" instead of copying its value.`
+Results are kept as variables, announced with their Go type and a preview. Pass one to a tool as "<<var:NAME>>" rather than its value.`
 	promptSnippets = `
 
 Go code (run_go, or a go code block) sees variables as Go identifiers of their types and actions as Go functions; new top-level variables are kept. Import allowed packages first; print with fmt.`
