@@ -28,8 +28,11 @@
 // CancelTask, SubscribeToTask); a missing header means 0.3, as the
 // specification says (message/send, message/stream, tasks/get,
 // tasks/cancel, tasks/resubscribe); any other version is answered -32009
-// (VersionNotSupported). ListTasks answers -32004 and the push
-// notification methods -32003.
+// (VersionNotSupported). ListTasks (v1.0) lists the agent's tasks,
+// newest first, with the specification's filters (contextId, status,
+// statusTimestampAfter) and paging (pageSize 1 to 100, default 50;
+// pageToken; totalSize), each task cut to historyLength and with its
+// artifacts only when includeArtifacts is set.
 //
 // # Tasks are runs
 //
@@ -40,6 +43,13 @@
 // inspector show it like any other run. Nothing of a task is kept outside
 // the store: GetTask, streams and subscriptions fold the run's events, so
 // they agree and survive a restart of the process on a durable store.
+//
+// A task's history is its messages as sent: the user's messages as the
+// client sent them (messageId, parts, metadata), kept whole in the run's
+// log (run.UserMessage.Message, run.Answer.Message); the agent's messages;
+// each question of an input-required or auth-required status; and each
+// answer to one (an answer given through ACP, /ui or Go is shown as a user
+// message of its text, input or decision).
 //
 // The run's status is the task's state (see State): created is submitted;
 // running and cancelling are working; awaiting is input-required, or

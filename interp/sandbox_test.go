@@ -31,7 +31,7 @@ func TestEscapes(t *testing.T) {
 		want error  // sentinel
 		msg  string // substring of the message
 	}{
-		{"import os", `import "os"` + "\nos.Exit(1)", ErrRefused, `import "os"`},
+		{"import os", `import "os"` + "\nos.Exit(1)", ErrRefused, "os.Exit is not allowed in snippets: of package os a snippet may use only os.Stdout and os.Stderr"},
 		{"import os/exec", `import "os/exec"` + "\nexec.Command(\"sh\").Run()", ErrRefused, "cannot run processes"},
 		{"import net", `import "net"` + "\nnet.Dial(\"tcp\", \"example.com:80\")", ErrRefused, "no network access"},
 		{"import net/http", `import "net/http"` + "\nhttp.Get(\"http://example.com\")", ErrRefused, "no network access"},
@@ -40,7 +40,7 @@ func TestEscapes(t *testing.T) {
 		{"import plugin", `import "plugin"` + "\nplugin.Open(\"x.so\")", ErrRefused, "load code"},
 		{"import runtime/debug", `import "runtime/debug"` + "\ndebug.SetMaxStack(1)", ErrRefused, "Go runtime"},
 		{"import reflect", `import "reflect"` + "\n_ = reflect.ValueOf(a)", ErrRefused, "type switches"},
-		{"renamed import of os", `import o "os"` + "\no.Exit(1)", ErrRefused, `import "os"`},
+		{"renamed import of os", `import o "os"` + "\no.Exit(1)", ErrRefused, "os.Exit is not allowed"},
 		{"dot import", `import . "strings"` + "\n_ = ToUpper(\"x\")", ErrRefused, "dot import"},
 		{"file read via ioutil", `import "io/ioutil"` + "\nioutil.ReadFile(\"/etc/passwd\")", ErrRefused, "file access"},
 		{"file walk via filepath", `import "path/filepath"` + "\nfilepath.Glob(\"/etc/*\")", ErrRefused, "file access"},

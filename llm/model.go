@@ -61,7 +61,8 @@ type Chunk struct {
 	Reasoning string
 	// ToolCall is a fragment of a tool call, for providers that stream them:
 	// ID and Name are set on the first fragment of each call, and Arguments
-	// holds the next piece of its JSON arguments.
+	// holds the next piece of its JSON arguments. A call's pieces add up to
+	// its arguments in the final Response: {} for a call without any.
 	ToolCall *ToolCall
 }
 

@@ -114,6 +114,11 @@ type PhaseChanged struct {
 type UserMessage struct {
 	Text string `json:"text"`
 	Turn TurnID `json:"turn,omitempty"` // the turn it opens, if any
+	// Message is the protocol message that carried Text, as its client
+	// sent it (an A2A message, as JSON: its ID, parts and metadata), kept
+	// so that a protocol server shows the history as sent; nil for a
+	// message from Go. The model never reads it.
+	Message json.RawMessage `json:"message,omitempty"`
 }
 
 // AssistantMessage is text from the model, with the reasoning it stated.
@@ -389,6 +394,11 @@ type Answer struct {
 	Text string `json:"text,omitempty"`
 	// Input is external input, as JSON.
 	Input json.RawMessage `json:"input,omitempty"`
+	// Message is the protocol message that carried the answer, as its
+	// client sent it (an A2A message, as JSON), kept so that a protocol
+	// server shows the answer in the history as sent; nil for an answer
+	// from Go. The model never reads it.
+	Message json.RawMessage `json:"message,omitempty"`
 }
 
 // AwaitResolved records the answer to a pending await.

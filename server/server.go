@@ -152,6 +152,7 @@ type Server struct {
 	followable followable                    // completed runs that can take a follow-up (ui.go)
 	convs      convCache                     // runs' conversations for session history (sessions.go)
 	closed     bool
+	onClose    []func() // OnClose
 }
 
 // New returns a Server for the agents, or an error naming the first bad
@@ -238,7 +239,11 @@ func (s *Server) Close() error {
 	s.stopRuns()
 	s.mu.Lock()
 	s.followable.release()
+	onClose := s.onClose
 	s.mu.Unlock()
+	for _, f := range onClose {
+		f()
+	}
 	return nil
 }
 

@@ -88,13 +88,15 @@ await run('stream', async () => {
   check(seen[seen.length - 1] === 'statusUpdate:' + STATE.COMPLETED, 'last ' + seen[seen.length - 1]);
 });
 
-let awaiting;
+let awaiting, asked, answered;
 await run('input-required and the resume', async () => {
-  const r = await awaiter.sendMessage(send(message('ask me')));
+  asked = message('ask me', { metadata: { trace: 'conformance-1' } });
+  const r = await awaiter.sendMessage(send(asked));
   check(r.status.state === STATE.INPUT_REQUIRED, 'state ' + r.status.state);
   check(text(r.status.message).includes('What should I say?'), 'the question');
   awaiting = r;
-  const done = await awaiter.sendMessage(send(message('hi', { taskId: r.id, contextId: r.contextId })));
+  answered = message('hi', { taskId: r.id, contextId: r.contextId });
+  const done = await awaiter.sendMessage(send(answered));
   check(done.id === r.id, 'the same task');
   check(done.status.state === STATE.COMPLETED, 'state after the resume ' + done.status.state);
   check(text(done.status.message).includes('hi'), 'the answer passed: ' + text(done.status.message));
@@ -104,6 +106,21 @@ await run('get', async () => {
   const t = await awaiter.getTask({ tenant: '', id: awaiting.id });
   check(t.id === awaiting.id && t.status.state === STATE.COMPLETED, 'state ' + t.status?.state);
   check(t.history.length >= 2, 'history');
+});
+
+await run('history after a resume is the messages as sent', async () => {
+  const t = await awaiter.getTask({ tenant: '', id: awaiting.id });
+  const ids = t.history.map((m) => m.messageId);
+  const first = t.history[0], answer = t.history.find((m) => m.messageId === answered.messageId);
+  check(first.messageId === asked.messageId, 'the task message keeps its messageId: ' + ids);
+  check(first.metadata?.trace === 'conformance-1', 'the task message keeps its metadata: ' + JSON.stringify(first.metadata));
+  check(text(first) === 'ask me', 'the task message keeps its parts');
+  check(answer && answer.role === ROLE_USER && text(answer) === 'hi', 'the answer to input-required is in the history: ' + ids);
+  const question = t.history.findIndex((m) => text(m).includes('What should I say?'));
+  check(question > 0 && question < t.history.indexOf(answer), 'the question comes before its answer: ' + ids);
+  check(new Set(ids).size === ids.length, 'message IDs are unique: ' + ids);
+  const last = await awaiter.getTask({ tenant: '', id: awaiting.id, historyLength: 1 });
+  check(last.history.length === 1, 'historyLength 1: ' + last.history.length);
 });
 
 await run('cancel', async () => {

@@ -132,8 +132,26 @@ func anthropicCases() []Case {
 			_, m := msgs(t, open, Reply{SSE: events(`"tool_use"`,
 				blockStart(0, `{"type":"tool_use","id":"toolu_01","name":"get_weather","input":{}}`),
 				blockStop(0))})
-			resp, _ := stream(t, m, ask("Weather?"))
-			wantCalls(t, resp.ToolCalls, []llm.ToolCall{{ID: "toolu_01", Name: "get_weather", Arguments: `{}`}})
+			resp, chunks := stream(t, m, ask("Weather?"))
+			want := []llm.ToolCall{{ID: "toolu_01", Name: "get_weather", Arguments: `{}`}}
+			wantCalls(t, resp.ToolCalls, want)
+			// The fragments a streaming caller sees add up to {} too,
+			// not "".
+			wantCalls(t, fragments(chunks), want)
+		}},
+		{"tool_calls_stream_no_arguments_then_arguments", func(t *testing.T, open Open) {
+			// As recorded: a call with no input, then one with input.
+			_, m := msgs(t, open, Reply{SSE: events(`"tool_use"`,
+				blockStart(0, `{"type":"tool_use","id":"toolu_01","name":"get_time","input":{}}`),
+				blockDelta(0, `{"type":"input_json_delta","partial_json":""}`),
+				blockStop(0),
+				blockStart(1, `{"type":"tool_use","id":"toolu_02","name":"get_weather","input":{}}`),
+				blockDelta(1, `{"type":"input_json_delta","partial_json":"{\"city\":\"Rome\"}"}`),
+				blockStop(1))})
+			resp, chunks := stream(t, m, ask("Time, and weather in Rome?"))
+			want := []llm.ToolCall{{ID: "toolu_01", Name: "get_time", Arguments: `{}`}, {ID: "toolu_02", Name: "get_weather", Arguments: `{"city":"Rome"}`}}
+			wantCalls(t, resp.ToolCalls, want)
+			wantCalls(t, fragments(chunks), want)
 		}},
 		{"empty_ids", func(t *testing.T, open Open) {
 			// Anthropic-compatible servers have been seen leaving IDs out.

@@ -116,7 +116,7 @@ func (m *Model) Generate(ctx context.Context, req llm.Request) (llm.Response, er
 	out := llm.Response{Refusal: ch.Message.Refusal, Usage: c.Usage.usage()}
 	out.Text, out.Reasoning = ch.Message.Content.text, ch.Message.Content.reasoning
 	out.Reasoning += ch.Message.reasoning()
-	for _, tc := range ch.Message.ToolCalls {
+	for _, tc := range ch.Message.calls() {
 		out.ToolCalls = append(out.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments, Signature: tc.signature()})
 	}
 	m.finish(&out, ch.FinishReason)

@@ -112,6 +112,20 @@ type answer struct {
 	ReasoningContent string     `json:"reasoning_content"`
 	Reasoning        string     `json:"reasoning"`
 	ToolCalls        []toolCall `json:"tool_calls"`
+	// FunctionCall is the single call of the legacy functions API
+	// (finish_reason "function_call"), which older models and some
+	// compatible servers still answer with.
+	FunctionCall *callFunction `json:"function_call"`
+}
+
+// calls returns the answer's tool calls, or its legacy function call as
+// the one call at index 0.
+func (a answer) calls() []toolCall {
+	if len(a.ToolCalls) > 0 || a.FunctionCall == nil {
+		return a.ToolCalls
+	}
+	zero := 0
+	return []toolCall{{Index: &zero, Function: *a.FunctionCall}}
 }
 
 func (a answer) reasoning() string { return a.ReasoningContent + a.Reasoning }

@@ -208,7 +208,17 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 	defer func() {
 		f.mutex.Lock()
 		f.recovered = recover()
-		for _, val := range f.deferred {
+		// byref: the global frame outlives a run. Its deferred calls run
+		// once (they ran again at the end of every later run), and not
+		// at all while the embedder holds them for a later run of the
+		// same unit (HoldTopDefers), unless the run is panicking.
+		if f.recovered == nil && f == f.root && n.interp.holdTopDefers.Load() {
+			f.mutex.Unlock()
+			return
+		}
+		for len(f.deferred) > 0 {
+			val := f.deferred[0]
+			f.deferred = f.deferred[1:]
 			val[0].Call(val[1:])
 		}
 		if f.recovered != nil {
@@ -862,43 +872,94 @@ func deref(n *node) {
 	}
 }
 
-func _print(n *node) {
+func _print(n *node) { genPrint(n, false) }
+
+func _println(n *node) { genPrint(n, true) }
+
+// genPrint generates the print and println built-ins as Go has them
+// (byref): they write to stderr; print puts no spaces between its
+// operands; nil pointers, maps, channels and funcs print as 0x0, slices as
+// [len/cap]0xaddress and interfaces as (0xtype,0xdata).
+func genPrint(n *node, ln bool) {
 	child := n.child[1:]
 	values := make([]func(*frame) reflect.Value, len(child))
+	ifaces := make([]bool, len(child))
 	for i, c := range child {
 		values[i] = genValue(c)
+		ifaces[i] = c.typ != nil && isInterface(c.typ)
 	}
-	out := n.interp.stdout
+	out := n.interp.stderr
 
 	genBuiltinDeferWrapper(n, values, nil, func(args []reflect.Value) []reflect.Value {
+		var b []byte
 		for i, value := range args {
-			if i > 0 {
-				fmt.Fprintf(out, " ")
+			if i > 0 && ln {
+				b = append(b, ' ')
 			}
-			fmt.Fprintf(out, "%v", value)
+			b = appendPrint(b, value, i < len(ifaces) && ifaces[i])
 		}
+		if ln {
+			b = append(b, '\n')
+		}
+		_, _ = out.Write(b)
 		return nil
 	})
 }
 
-func _println(n *node) {
-	child := n.child[1:]
-	values := make([]func(*frame) reflect.Value, len(child))
-	for i, c := range child {
-		values[i] = genValue(c)
-	}
-	out := n.interp.stdout
-
-	genBuiltinDeferWrapper(n, values, nil, func(args []reflect.Value) []reflect.Value {
-		for i, value := range args {
-			if i > 0 {
-				fmt.Fprintf(out, " ")
-			}
-			fmt.Fprintf(out, "%v", value)
+// appendPrint appends v as the print built-in prints it.
+func appendPrint(b []byte, v reflect.Value, iface bool) []byte {
+	for v.IsValid() && v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			v = reflect.Value{}
+			break
 		}
-		fmt.Fprintln(out, "")
-		return nil
-	})
+		v = v.Elem()
+	}
+	if vi, ok := valueInterfaceOf(v); ok {
+		v = vi
+	}
+	if iface {
+		if !v.IsValid() {
+			return append(b, "(0x0,0x0)"...)
+		}
+		var p uintptr
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.Slice, reflect.UnsafePointer:
+			p = v.Pointer()
+		}
+		return fmt.Appendf(b, "(%#x,%#x)", reflect.ValueOf(v.Type()).Pointer(), p)
+	}
+	if !v.IsValid() {
+		return append(b, "0x0"...)
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		if v.IsNil() {
+			return append(b, "0x0"...)
+		}
+		return fmt.Appendf(b, "%#x", v.Pointer())
+	case reflect.Slice:
+		if v.Pointer() == 0 {
+			return fmt.Appendf(b, "[%d/%d]0x0", v.Len(), v.Cap())
+		}
+		return fmt.Appendf(b, "[%d/%d]%#x", v.Len(), v.Cap(), v.Pointer())
+	}
+	return fmt.Appendf(b, "%v", v)
+}
+
+// valueInterfaceOf unwraps an interpreter interface value.
+func valueInterfaceOf(v reflect.Value) (reflect.Value, bool) {
+	if !v.IsValid() || !v.CanInterface() {
+		return v, false
+	}
+	vi, ok := v.Interface().(valueInterface)
+	if !ok {
+		return v, false
+	}
+	if vi.node == nil {
+		return reflect.Value{}, true
+	}
+	return vi.value, true
 }
 
 func _recover(n *node) {
@@ -906,7 +967,11 @@ func _recover(n *node) {
 	dest := genValue(n)
 
 	n.exec = func(f *frame) bltn {
-		if f.anc.recovered == nil {
+		af := f.anc
+		if af.deferOf != nil {
+			af = af.deferOf // byref: a deferred closure's copied frame
+		}
+		if af.recovered == nil {
 			// TODO(mpl): maybe we don't need that special case, and we're just forgetting to unwrap the valueInterface somewhere else.
 			if isEmptyInterface(n.typ) {
 				return tnext
@@ -916,11 +981,11 @@ func _recover(n *node) {
 		}
 
 		if isEmptyInterface(n.typ) {
-			dest(f).Set(reflect.ValueOf(f.anc.recovered))
+			dest(f).Set(reflect.ValueOf(af.recovered))
 		} else {
-			dest(f).Set(reflect.ValueOf(valueInterface{n, reflect.ValueOf(f.anc.recovered)}))
+			dest(f).Set(reflect.ValueOf(valueInterface{n, reflect.ValueOf(af.recovered)}))
 		}
-		f.anc.recovered = nil
+		af.recovered = nil
 		return tnext
 	}
 }
@@ -941,7 +1006,7 @@ func genBuiltinDeferWrapper(n *node, in, out []func(*frame) reflect.Value, fn fu
 			val := make([]reflect.Value, len(in)+1)
 			inTypes := make([]reflect.Type, len(in))
 			for i, v := range in {
-				val[i+1] = v(f)
+				val[i+1] = deferArg(v(f))
 				inTypes[i] = val[i+1].Type()
 			}
 			outTypes := make([]reflect.Type, len(out))
@@ -1277,11 +1342,21 @@ func call(n *node) {
 	if n.anc.kind == deferStmt {
 		// Store function call in frame for deferred execution.
 		value = genFunctionWrapper(c0)
+		// byref: a function literal deferred in a loop sees the loop
+		// variables of its iteration (see loopvar.go): it runs on a copy
+		// of the frame's slots taken now, as a closure does.
+		ownFrame := c0.kind == funcLit && inLoop(n)
 		n.exec = func(f *frame) bltn {
 			val := make([]reflect.Value, len(values)+1)
-			val[0] = value(f)
+			if ownFrame {
+				fr := f.clone()
+				fr.deferOf = f
+				val[0] = value(fr)
+			} else {
+				val[0] = value(f)
+			}
 			for i, v := range values {
-				val[i+1] = v(f)
+				val[i+1] = deferArg(v(f))
 			}
 			f.deferred = append([][]reflect.Value{val}, f.deferred...)
 			return tnext
@@ -1566,7 +1641,7 @@ func callBin(n *node) {
 			val := make([]reflect.Value, l+1)
 			val[0] = value(f)
 			for i, v := range values {
-				val[i+1] = getBinValue(getMapType, v, f)
+				val[i+1] = deferArg(getBinValue(getMapType, v, f))
 			}
 			f.deferred = append([][]reflect.Value{val}, f.deferred...)
 			return tnext
