@@ -848,7 +848,7 @@ func (a *walker) walk(f *ast.File, ints map[string]bool) error {
 				// The host's package main, which the interpreter knows
 				// as _byrefmain.
 				if a.astMode {
-					x.Name = mainAlias
+					a.exprOps = append(a.exprOps, func() { x.Name = mainAlias })
 				} else {
 					a.p.edits.add(a.off(x.Pos()), "_byref")
 				}
