@@ -80,6 +80,14 @@ func (p *projector) apply(e run.Event) []sdk.Event {
 	case run.AwaitRequested:
 		p.await = d
 		return nil
+	case run.Progress:
+		// What a long action reports as it runs (runtime.Progress): a
+		// status message of the working task, naming the call.
+		m := p.agentMessage(e, sdk.NewTextPart(d.Message))
+		m.Metadata = map[string]any{"byref.call": d.CallID, "byref.kind": "progress"}
+		st := sdk.TaskStatus{State: State(p.status, p.await.Await), Message: m, Timestamp: stamp(e.Time)}
+		p.task.Status = st
+		return []sdk.Event{&sdk.TaskStatusUpdateEvent{TaskID: info.TaskID, ContextID: info.ContextID, Status: st}}
 	case run.AwaitResolved:
 		// The answer to input-required or auth-required is the user's
 		// turn: the message as its client sent it, else (an answer from

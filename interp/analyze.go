@@ -244,7 +244,7 @@ func (a *walker) segment(i int, seg segment) error {
 	if seg.decl {
 		prefix = declPrefix
 	}
-	text := prefix + string(only(src.body, seg.start, seg.end))
+	text := prefix + string(seg.text(src.body))
 	a.astMode = !seg.decl
 	name := ""
 	if seg.decl {
@@ -1089,7 +1089,27 @@ func (a *walker) constVal(e ast.Expr, iota int, depth int) (v constant.Value, ok
 		return constant.BinaryOp(x, e.Op, y), true
 	case *ast.CallExpr:
 		fn, ok := e.Fun.(*ast.Ident)
-		if !ok || fn.Obj != nil || len(e.Args) != 1 || e.Ellipsis.IsValid() {
+		if !ok || fn.Obj != nil || len(e.Args) == 0 || e.Ellipsis.IsValid() {
+			return nil, false
+		}
+		if fn.Name == "min" || fn.Name == "max" {
+			op := token.LSS
+			if fn.Name == "max" {
+				op = token.GTR
+			}
+			var best constant.Value
+			for _, arg := range e.Args {
+				x, ok := a.constVal(arg, iota, depth+1)
+				if !ok || x.Kind() == constant.Bool || x.Kind() == constant.Complex || best != nil && (x.Kind() == constant.String) != (best.Kind() == constant.String) {
+					return nil, false
+				}
+				if best == nil || constant.Compare(x, op, best) {
+					best = x
+				}
+			}
+			return best, true
+		}
+		if len(e.Args) != 1 {
 			return nil, false
 		}
 		x, ok := a.constVal(e.Args[0], iota, depth+1)

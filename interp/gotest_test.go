@@ -46,8 +46,6 @@ var sandboxRules = []string{
 var goTestKnown = map[string]string{
 	"align.go":      "forward reference to a top-level variable",
 	"armimm.go":     "wrong result of constant arithmetic",
-	"clear.go":      "the clear built-in",
-	"const3.go":     "wrong result",
 	"const4.go":     "forward reference to a top-level variable",
 	"ddd.go":        "nil pointer in variadic call",
 	"divmod.go":     "forward reference to a top-level constant",

@@ -102,6 +102,10 @@ type Input struct {
 	// Funcs are host functions callable by name, such as actions built with
 	// reflect.MakeFunc. They are not variables: they are not read back.
 	Funcs map[string]reflect.Value
+	// Stdout, when set, also gets what the snippet prints, as it prints it
+	// (Result.Stdout still holds it, bounded): a watcher's live view. It
+	// is written from the snippet's goroutine and must not block.
+	Stdout io.Writer
 }
 
 // Result is what a successful Eval produced. On error only Stdout and Stderr
@@ -308,9 +312,6 @@ func (in *Interpreter) rebuild() error {
 		return fmt.Errorf("interp: internal: %w", err)
 	}
 	if _, err := inst.yi.Eval(`var _byrefLine int`); err != nil {
-		return fmt.Errorf("interp: internal: %w", err)
-	}
-	if _, err := inst.yi.Eval(minMax); err != nil {
 		return fmt.Errorf("interp: internal: %w", err)
 	}
 	if err := inst.importAll(in.importOrder, in.imports); err != nil {
@@ -585,7 +586,11 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	outBuf := &boundedBuffer{max: in.opts.MaxOutput}
 	errBuf := &boundedBuffer{max: in.opts.MaxOutput}
 	panicLog := &panicLines{}
-	inst.out.set(outBuf)
+	if input.Stdout != nil {
+		inst.out.set(&teeWriter{outBuf, input.Stdout})
+	} else {
+		inst.out.set(outBuf)
+	}
 	inst.err.set(&teeWriter{errBuf, panicLog})
 
 	ctx, cancel := context.WithCancelCause(parent)
@@ -658,7 +663,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 		inst.yi.HoldTopDefers(i < lastStmts)
 		var err error
 		if seg.decl {
-			src := "package main\n" + prog.edits.apply(only(body, seg.start, seg.end), seg.start, seg.end)
+			src := "package main\n" + prog.edits.apply(seg.text(body), seg.start, seg.end)
 			declSrcs = append(declSrcs, src)
 			declOrigs = append(declOrigs, string(only(body, seg.start, seg.end)))
 			err = evalText(ctx, inst.yi, src)
@@ -683,10 +688,12 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	if ctx.Err() != nil { // a stop that raced with the end of the last segment
 		return fail(ctx.Err())
 	}
-	// A top-level min or max variable replaced the built-ins the sandbox
-	// declares (minMax); the next snippet gets a fresh instance.
+	// A top-level variable named like a built-in (min := 5) shadows it in
+	// the interpreter's global scope for good; the next snippet gets a
+	// fresh instance, where the built-in is back unless a run variable
+	// of that name is passed in.
 	for _, c := range prog.access.Creates {
-		if c == "min" || c == "max" {
+		if c == "min" || c == "max" || c == "clear" {
 			inst.broken = true
 		}
 	}
@@ -1061,26 +1068,3 @@ func (p *program) compileError(line, col int, msg string) error {
 	col = p.edits.column(offs[line], end, col)
 	return &CompileError{Line: line, Column: col, Source: p.src.lines[line-1], Msg: strings.ReplaceAll(localRE.ReplaceAllString(msg, ""), mainAlias+".", "main.")}
 }
-
-// minMax declares the min and max built-ins of Go 1.21, which yaegi
-// v0.16.1 lacks, as generic functions (the first argument decides the
-// type: max(0, x) with a float64 x fails; write max(x, 0)).
-const minMax = `type _byrefOrdered interface {
-	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string
-}
-func min[T _byrefOrdered](x T, y ...T) T {
-	for _, v := range y {
-		if v < x {
-			x = v
-		}
-	}
-	return x
-}
-func max[T _byrefOrdered](x T, y ...T) T {
-	for _, v := range y {
-		if v > x {
-			x = v
-		}
-	}
-	return x
-}`

@@ -39,6 +39,33 @@ var g func() int
 for i = range [3]int{} { if i == 0 { g = func() int { return i } } }
 print(i, g())`, "22"},
 		{"three-clause without post", `for i := 0; ; { i++; if i > 2 { break }; print(i) }`, "12"},
+		{"max of untyped constants", `fmt.Println(max(3.5, 2, 7), min(3, 1, 2), min("b", "a"))`, "7 1 a"},
+		{"max of a typed and an untyped operand", `x := 2.5
+var n int64 = 5
+fmt.Println(max(0, x), min(x, 1), max(n, 7), min(n, 2, 9))`, "2.5 1 7 2"},
+		{"max is a constant of constants", `const c = max(1, 2.5)
+var a [min(2, 3)]int
+fmt.Println(c, len(a))`, "2.5 2"},
+		{"min and max of floats", `nan := math.NaN()
+fmt.Println(min(1.0, nan), max(-0.0, 0.0), math.Signbit(min(0.0, math.Copysign(0, -1))))`, "NaN 0 true"},
+		{"clear", `m := map[string]int{"a": 1}
+s := []int{1, 2}
+clear(m)
+clear(s)
+fmt.Println(len(m), s)`, "0 [0 0]"},
+		{"a func used before its declaration", `fmt.Println(double(2))
+func double(x int) int { return x * 2 }`, "4"},
+		{"types, methods and funcs in any order", `var t T = T{1}
+fmt.Println(t.twice())
+type T struct{ n int }
+func (t T) twice() int { return helper(t.n) }
+func helper(n int) int { return 2 * n }`, "2"},
+		{"funcs that use top-level variables stay after them", `x := 1
+func f() int { return x }
+fmt.Println(f())
+y := f()
+func g() int { return y + f() }
+fmt.Println(g())`, "1\n2"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},

@@ -10,3 +10,21 @@ func SchemaBuilds(st *State) int {
 
 // SelectTools exposes relevance selection to benchmarks.
 var SelectTools = (*State).selectTools
+
+// LiveBuffered returns the bytes held for each follower of h's deltas, for
+// tests of the bound.
+func LiveBuffered(h *Handle) []int {
+	l := h.liveHub.Load()
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []int
+	for f := range l.subs {
+		f.mu.Lock()
+		out = append(out, f.size)
+		f.mu.Unlock()
+	}
+	return out
+}

@@ -44,7 +44,7 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 		}
 		req := h.request(lim)
 		modelCtx, endModel := h.st.startSpan(ctx, Span{Kind: SpanModel, Name: h.opts.ModelName, Step: h.st.Steps() + 1})
-		resp, err := h.model.Generate(modelCtx, req)
+		resp, err := h.generate(modelCtx, req)
 		endModel(SpanEnd{Err: err, Usage: resp.Usage})
 		if err != nil {
 			h.st.log().Warn("model call failed", "run", string(h.id), "err", err)

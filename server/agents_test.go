@@ -121,6 +121,10 @@ var testActions = action.MustSet(
 		Params: []action.Param{{Name: "text"}},
 	}),
 	action.MustNew(action.Spec{Name: "note", Description: "Do nothing.", Func: func() {}}),
+	action.MustNew(action.Spec{Name: "work", Description: "Work a while, reporting progress.", Func: func(ctx context.Context) string {
+		_ = runtime.Progress(ctx, "half way there")
+		return "worked"
+	}}),
 )
 
 // scriptedAgent is an agent on m recording into store (a new memory store
@@ -219,7 +223,7 @@ func outputAgent(store run.Store, name string, m llm.Model, a server.Agent) serv
 }
 
 // testAgents are echo, slow_echo, awaiter, approver, failer,
-// history_echo, refuser, and the agents of output and failure kinds
+// history_echo, refuser, worker (whose action reports progress), and the agents of output and failure kinds
 // (impatient, artifacts, outputs, screenshots, inputs, invalid,
 // mime_types), recording into
 // store (a new memory store when nil).
@@ -235,6 +239,7 @@ func testAgents(store run.Store) []server.Agent {
 		scriptedAgent(store, "failer", failerModel, runtime.RunOptions{Limits: runtime.Limits{Retry: llm.RetryPolicy{Attempts: 1}}}),
 		scriptedAgent(store, "history_echo", historyEchoModel, runtime.RunOptions{}),
 		scriptedAgent(store, "refuser", refuserModel, runtime.RunOptions{}),
+		scriptedAgent(store, "worker", callsThen("work"), runtime.RunOptions{}),
 		scriptedAgent(store, "impatient", awaiterModel, runtime.RunOptions{AwaitTimeout: 300 * time.Millisecond}),
 		outputAgent(store, "artifacts", callsThen("make_artifacts"), server.Agent{}),
 		outputAgent(store, "outputs", callsThen("screenshot", "export"), server.Agent{

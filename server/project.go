@@ -131,7 +131,7 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 			p.failure, p.refusal = d.Failure, d.Refusal
 		}
 		out = append(out, generic(e))
-	case run.ToolCallScheduled, run.ToolCallCompleted, run.SnippetExecuted, run.ChildRunStarted, run.ChildRunFinished:
+	case run.ToolCallScheduled, run.ToolCallCompleted, run.SnippetExecuted, run.ChildRunStarted, run.ChildRunFinished, run.Progress:
 		out = append(out, generic(e))
 	}
 	return out

@@ -193,6 +193,35 @@ func TestEventsEqualStream(t *testing.T) {
 	}
 }
 
+// TestProgressReachesTheStream: what an action reports with
+// runtime.Progress is a generic event of the run's ACP stream, and of GET
+// /runs/{id}/events.
+func TestProgressReachesTheStream(t *testing.T) {
+	_, ts := startServer(t, server.Options{})
+	c := client{t: t, base: ts.URL}
+	evs := c.sse("POST", "/runs", create("worker", "Work.", "stream"))
+	found := false
+	for _, e := range evs {
+		var g struct {
+			Type    string
+			Generic struct {
+				Type string
+				Data struct {
+					CallID  string `json:"call_id"`
+					Message string
+				}
+			}
+		}
+		_ = json.Unmarshal(e, &g)
+		if g.Type == "generic" && g.Generic.Type == "progress" {
+			found = g.Generic.Data.Message == "half way there" && g.Generic.Data.CallID != ""
+		}
+	}
+	if !found {
+		t.Fatalf("no progress event in the stream: %s", evs)
+	}
+}
+
 func TestQuestionAwaitAndResume(t *testing.T) {
 	_, ts := startServer(t, server.Options{})
 	c := client{t: t, base: ts.URL}

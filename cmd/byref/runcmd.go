@@ -161,6 +161,8 @@ func describe(e run.Event) string {
 			s += fmt.Sprintf("; %s = %s", v.Name, v.Preview)
 		}
 		return s
+	case run.Progress:
+		return "  … " + d.Message
 	case run.AwaitResolved:
 		switch {
 		case d.Answer.Decision != "":

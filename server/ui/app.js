@@ -429,6 +429,13 @@
         call.extra.replaceChildren(...body.filter(Boolean));
         return null;
       }
+      case 'progress': {
+        // What a running action reports (runtime.Progress): shown on its
+        // call while it runs, and as an entry of its own.
+        const call = cur.calls.get(d.call_id);
+        if (call && !call.outcome.classList.contains('ok') && !call.outcome.classList.contains('bad')) call.outcome.textContent = `… ${d.message}`;
+        return minor(item('progress', `Progress of ${call ? call.label : d.call_id}`, e, el('div', { class: 'ev-body progress' }, d.message)));
+      }
       case 'snippet_executed': {
         for (const v of [...(d.created || []), ...(d.modified || [])]) cur.setters.set(v.name, `snippet (step ${d.step || 0})`);
         const li = item('snippet', 'Go snippet', e, block('code', d.snippet.code),

@@ -51,6 +51,8 @@ func init() {
 	constBltn[bltnAlignof] = alignof
 	constBltn[bltnOffsetof] = offsetof
 	constBltn[bltnSizeof] = sizeof
+	constBltn[bltnMin] = minMaxConst // byref
+	constBltn[bltnMax] = minMaxConst // byref
 }
 
 // cfg generates a control flow graph (CFG) from AST (wiring successors in AST)

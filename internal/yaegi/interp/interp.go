@@ -545,6 +545,9 @@ func initUniverse() *scope {
 		bltnPrint:   {kind: bltnSym, builtin: _print},
 		bltnPrintln: {kind: bltnSym, builtin: _println},
 		bltnReal:    {kind: bltnSym, builtin: _real},
+		bltnMin:     {kind: bltnSym, builtin: _min},   // byref
+		bltnMax:     {kind: bltnSym, builtin: _max},   // byref
+		bltnClear:   {kind: bltnSym, builtin: _clear}, // byref
 		bltnRecover: {kind: bltnSym, builtin: _recover},
 	}}
 	return sc
