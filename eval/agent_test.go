@@ -58,6 +58,7 @@ func steps(responses ...llm.Response) llm.Model {
 		}
 		r := responses[n]
 		r.Usage = llm.Usage{InputTokens: 100, OutputTokens: 20}
+		r.ToolCalls = append([]llm.ToolCall(nil), r.ToolCalls...)
 		for i := range r.ToolCalls {
 			r.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", n+1, i+1)
 		}
@@ -105,6 +106,7 @@ func everyKind() *eval.Case {
 			eval.MaxSteps(2),
 			eval.MaxTokens(300),
 			eval.MaxCachedTokens(1000),
+			eval.MaxUncachedTokens(300),
 			eval.MaxCost(0.004),
 			eval.NoSecrets(),
 			eval.ApprovalBefore("word_count"),

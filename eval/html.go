@@ -45,7 +45,7 @@ type htmlFailure struct {
 
 // plot draws one horizontal bar per case, as inline SVG.
 func (r *Report) plot(title string, value func(CaseReport) float64, label func(float64) string, unit bool) template.HTML {
-	const row, labelW, barW, valueW = 16, 220, 300, 90
+	const row, labelW, barW, valueW = 13, 170, 220, 80
 	top := 0.0
 	for _, c := range r.Cases {
 		top = max(top, value(c))
@@ -67,9 +67,9 @@ func (r *Report) plot(title string, value func(CaseReport) float64, label func(f
 		} else if c.FailsOnPurpose != "" {
 			color = "#999"
 		}
-		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" font-size="11">%s</text>`, labelW-6, y+11, html.EscapeString(clip(c.Name, 32)))
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"><title>%s: %s</title></rect>`, labelW, y+2, max(wd, 1), row-4, color, html.EscapeString(c.Name), html.EscapeString(label(v)))
-		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11">%s</text>`, labelW+wd+4, y+11, html.EscapeString(label(v)))
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" font-size="10">%s</text>`, labelW-6, y+10, html.EscapeString(clip(c.Name, 28)))
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"><title>%s: %s</title></rect>`, labelW, y+2, max(wd, 1), row-3, color, html.EscapeString(c.Name), html.EscapeString(label(v)))
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="10">%s</text>`, labelW+wd+4, y+10, html.EscapeString(label(v)))
 	}
 	b.WriteString(`</svg></figure>`)
 	return template.HTML(b.String())

@@ -22,7 +22,7 @@ type Options struct {
 	// case without one fails, saying how to record it).
 	Model llm.Model
 	// ModelName names Model in reports, as "provider:model"; "cassette"
-	// when Model is nil.
+	// when Model is nil, and Model's Go type when it is not.
 	ModelName string
 	// Record records Model's exchanges as each case's new cassette
 	// (Case.Cassette; [Set.Save] writes them). It needs a Model.
@@ -94,8 +94,12 @@ func Run(ctx context.Context, set *Set, opts Options) (*Report, error) {
 	if opts.Parallel <= 0 {
 		opts.Parallel = runtime.GOMAXPROCS(0)
 	}
-	if opts.ModelName == "" && opts.Model == nil {
+	switch {
+	case opts.ModelName != "":
+	case opts.Model == nil:
 		opts.ModelName = "cassette"
+	default:
+		opts.ModelName = fmt.Sprintf("%T", opts.Model)
 	}
 	agent := set.Agent
 	agent.Model, agent.Store = nil, run.NewMemoryStore()
@@ -173,8 +177,8 @@ func (r *runner) trial(ctx context.Context, ci, rep int) *Trial {
 		t.Failures = append(t.Failures, Failure{Expectation: "the trial runs", Diff: msg})
 		return t
 	}
-	if err := ctx.Err(); err != nil {
-		return fail("not run: the time budget (" + r.opts.Timeout.String() + ") was spent")
+	if ctx.Err() != nil {
+		return fail("not run: " + r.stopped(ctx))
 	}
 	if b := r.opts.TokenBudget; b > 0 && r.tokens.Load() >= b {
 		return fail(fmt.Sprintf("not run: the token budget (%d) was spent", b))
@@ -219,7 +223,7 @@ func (r *runner) trial(ctx context.Context, ci, rep int) *Trial {
 	if err != nil {
 		_ = h.Cancel(context.WithoutCancel(ctx))
 		o, _ = h.Wait(context.WithoutCancel(ctx))
-		t.Error = "the time budget (" + r.opts.Timeout.String() + ") was spent while the run went on; it was canceled"
+		t.Error = r.stopped(ctx) + " while the run went on; it was canceled"
 	}
 	t.Latency = time.Since(began)
 	events, err := r.rt.Store().Read(context.WithoutCancel(ctx), h.ID(), 1, 0)
@@ -253,6 +257,14 @@ func (r *runner) trial(ctx context.Context, ci, rep int) *Trial {
 	return t
 }
 
+// stopped says why ctx is done: the time budget, or the caller.
+func (r *runner) stopped(ctx context.Context) string {
+	if r.opts.Timeout > 0 && errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		return "the time budget (" + r.opts.Timeout.String() + ") was spent"
+	}
+	return "the eval was stopped (" + context.Cause(ctx).Error() + ")"
+}
+
 // secrets returns the values no request of case c may carry.
 func (r *runner) secrets(c *Case) []string {
 	out := r.set.secrets(c)
@@ -275,6 +287,7 @@ type observer struct {
 	miss    *MissError
 }
 
+// Generate scans req for secrets, passes it on, and keeps a cassette miss.
 func (o *observer) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
 	o.mu.Lock()
 	o.calls++
