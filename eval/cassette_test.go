@@ -60,6 +60,19 @@ func TestCassetteRecordReplayMiss(t *testing.T) {
 		t.Fatalf("the miss has no diff of the task: %s", diff)
 	}
 
+	if len(tr.Failures) != 1 || len(tr.Skipped) != 1 {
+		t.Fatalf("a miss should be the only failure, the expectations skipped: %+v", tr)
+	}
+	// A miss is no failure on purpose: the case is not as it should be.
+	c.FailsOnPurpose = "it expects 13"
+	r, err = eval.Run(context.Background(), loaded, eval.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cr := r.Cases[0]; cr.OK || cr.Verdict != "fail" {
+		t.Fatalf("a case that fails on purpose passed on a cassette miss: %s", cr.Verdict)
+	}
+
 	// A player refuses what it has not seen, with the typed error.
 	_, err = c.Cassette.Player().Generate(context.Background(), requestOf("something else"))
 	var miss *eval.MissError

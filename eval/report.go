@@ -69,9 +69,13 @@ func newReport(set *Set, opts *Options, trials []*Trial, start time.Time, d time
 		cr := CaseReport{Name: c.Name, Description: c.Description, FailsOnPurpose: c.FailsOnPurpose,
 			Trials: trials[i*opts.Repetitions : (i+1)*opts.Repetitions]}
 		var lat time.Duration
+		errs := 0
 		for _, t := range cr.Trials {
 			if t.Passed {
 				cr.Passes++
+			}
+			if t.Error != "" {
+				errs++
 			}
 			cr.Tokens += float64(t.Tokens())
 			cr.Cost += t.Cost
@@ -84,8 +88,12 @@ func newReport(set *Set, opts *Options, trials []*Trial, start time.Time, d time
 		cr.Cost /= float64(n)
 		cr.Latency = lat / time.Duration(n)
 		cr.PassAtK, cr.PassHatK = PassAtK(n, cr.Passes, opts.K), PassHatK(n, cr.Passes, opts.K)
-		cr.OK = c.ok(cr.Passes, n)
+		// A trial that could not run (a cassette miss, a budget) shows
+		// nothing, not even a failure on purpose.
+		cr.OK = c.ok(cr.Passes, n) && (c.FailsOnPurpose == "" || errs == 0)
 		switch {
+		case errs > 0 && c.FailsOnPurpose != "":
+			cr.Verdict = "fail"
 		case c.FailsOnPurpose != "" && cr.OK:
 			cr.Verdict = "fails on purpose"
 		case c.FailsOnPurpose != "":

@@ -243,8 +243,12 @@ func (r *runner) trial(ctx context.Context, ci, rep int) *Trial {
 		t.Failures = append(t.Failures, Failure{Expectation: "the trial runs", Diff: t.Error})
 	}
 	if miss := obs.missed(); miss != nil {
+		// The run stopped at the miss: what it shows says nothing of the
+		// agent.
 		t.Error = miss.Error()
 		t.Failures = append(t.Failures, Failure{Expectation: "every request is in the cassette", Diff: miss.Diff})
+		t.Skipped = append(t.Skipped, "every expectation: the run stopped at a request the cassette does not hold")
+		return t
 	}
 	k := &checker{ctx: ctx, t: t, set: r.set, c: c, opts: r.opts}
 	for _, e := range c.Expect {
@@ -252,7 +256,7 @@ func (r *runner) trial(ctx context.Context, ci, rep int) *Trial {
 			t.Failures = append(t.Failures, Failure{Expectation: e.String(), Diff: d})
 		}
 	}
-	t.Skipped = k.skips
+	t.Skipped = append(t.Skipped, k.skips...)
 	t.Passed = len(t.Failures) == 0
 	return t
 }
