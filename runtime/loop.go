@@ -65,7 +65,7 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 			calls[i] = ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
 		}
 		snippets := extractCode(resp.Text)
-		before := []run.Payload{run.Usage{InputTokens: int64(resp.Usage.InputTokens), OutputTokens: int64(resp.Usage.OutputTokens)}}
+		before := []run.Payload{usageEvent(resp.Usage)}
 		if resp.Text != "" || resp.Reasoning != "" || len(resp.Thinking) > 0 {
 			before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning, Thinking: thinkingOf(resp.Thinking)})
 		}

@@ -206,7 +206,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 	if snap.Status == run.StatusCreated {
 		h.messages = append(h.messages, llm.UserMessage(taskText(ropts, rt.opts.HideFromAI, rt.opts.MaxMessage)))
 	}
-	h.usage = llm.Usage{InputTokens: int(snap.Usage.InputTokens), OutputTokens: int(snap.Usage.OutputTokens)}
+	h.usage = usageOf(snap.Usage)
 	h.steps = work.modelSteps
 	h.turnSteps, h.turnTokens = work.turnSteps, int(work.turnTokens)
 	h.awaits = work.awaits
