@@ -91,3 +91,21 @@ func usageOf(u run.Usage) llm.Usage {
 	return llm.Usage{InputTokens: int(u.InputTokens), OutputTokens: int(u.OutputTokens),
 		CacheReadTokens: int(u.CacheReadTokens), CacheWriteTokens: int(u.CacheWriteTokens)}
 }
+
+// sentTool is the tool message a call's completion gave the model: the
+// text the log recorded, or the one rebuilt from its fields.
+func sentTool(p run.ToolCallCompleted, large int) string {
+	if p.Content != "" {
+		return p.Content
+	}
+	return restoredContent(completedContent(p), large)
+}
+
+// sentSnippet is sentTool for a snippet's part of its results message.
+func sentSnippet(p run.SnippetExecuted, large int) string {
+	if p.Content != "" {
+		return p.Content
+	}
+	b, _ := marshal(toolContent{Success: p.Success, Error: p.Error, Stdout: p.Stdout, Stderr: p.Stderr, Variables: changes(p.Created, p.Modified)})
+	return restoredContent(string(b), large)
+}

@@ -209,6 +209,9 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 		changes := h.st.variableChangeEvents(res.Step, slices.Concat(s.Variables, s.left))
 		content, name, kept := h.st.bound(res.Step, "snippet", s.Content(), lim)
 		e.Kept = name
+		if content != sentSnippet(e, lim.LargeResult) {
+			e.Content = content
+		}
 		events = append(append(append(events, e), changes...), kept...)
 		snippetParts = append(snippetParts, content)
 	}
@@ -219,6 +222,9 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 		changes := h.st.variableChangeEvents(res.Step, slices.Concat(r.Variables, r.left()))
 		content, name, kept := h.st.bound(res.Step, r.Name, r.Content(), lim)
 		e.Kept = name
+		if content != sentTool(e, lim.LargeResult) {
+			e.Content = content
+		}
 		events = append(append(append(events, e), changes...), kept...)
 		toolMsgs = append(toolMsgs, llm.ToolResultMessage(llm.ToolCall{ID: r.CallID, Name: r.Name}, content))
 	}

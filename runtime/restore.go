@@ -367,11 +367,10 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 					name = c.Name
 				}
 			}
-			msgs = append(msgs, llm.ToolResultMessage(llm.ToolCall{ID: p.CallID, Name: name}, restoredContent(completedContent(p), large)))
+			msgs = append(msgs, llm.ToolResultMessage(llm.ToolCall{ID: p.CallID, Name: name}, sentTool(p, large)))
 		case run.SnippetExecuted:
 			executedSnippets++
-			b, _ := marshal(toolContent{Success: p.Success, Error: p.Error, Stdout: p.Stdout, Stderr: p.Stderr, Variables: changes(p.Created, p.Modified)})
-			snippetOut = append(snippetOut, restoredContent(string(b), large))
+			snippetOut = append(snippetOut, sentSnippet(p, large))
 		case run.AwaitRequested:
 			w.awaits++
 			if p.Await == run.AwaitApproval && p.Call == nil && p.Snippet == nil {

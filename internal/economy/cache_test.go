@@ -514,3 +514,61 @@ func TestCachePricedAgainstPlainLoop(t *testing.T) {
 		t.Errorf("byref's requests are %.1f× smaller than the plain loop's; the goal is 10×", r)
 	}
 }
+
+// A run restored from its log while it awaits the approval sends, as its
+// next request, the bytes of the last request it sent before, followed by
+// what came after: the cache it had is still good. In reference and plain
+// mode.
+func TestRestoreKeepsThePrefix(t *testing.T) {
+	for _, plain := range []bool{false, true} {
+		ctx := context.Background()
+		store := run.NewMemoryStore()
+		script := &agentScript{plain: plain, size: 20 << 10}
+		answer := func(req llm.Request) (llm.Response, error) { return script.answer(since(req.Messages)), nil }
+		before := llm.NewScriptedFunc(answer)
+		rt, err := runtime.New(runtime.Options{Model: before, Store: store, Actions: cacheActions(20 << 10), HideFromAI: plain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := rt.Start(ctx, runtime.RunOptions{Task: cacheTask})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var await run.AwaitRequested
+		for e, err := range h.Events(ctx, 1) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if req, ok := e.Data.(run.AwaitRequested); ok {
+				await = req
+				break
+			}
+		}
+		if err := rt.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+
+		after := llm.NewScriptedFunc(answer)
+		rt2, err := runtime.New(runtime.Options{Model: after, Store: store, Actions: cacheActions(20 << 10), HideFromAI: plain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h2, err := rt2.Restore(ctx, h.ID(), runtime.RestoreOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h2.Resume(ctx, await.ID, run.Answer{Decision: run.Approved}); err != nil {
+			t.Fatal(err)
+		}
+		if o, err := h2.Wait(ctx); err != nil || o.Status != run.StatusCompleted {
+			t.Fatalf("restored run: %+v %v", o, err)
+		}
+		reqs := before.Requests()
+		last, next := render(reqs[len(reqs)-1]), render(after.Requests()[0])
+		if kept := commonPrefix(last, next); kept != len(last) {
+			t.Errorf("plain=%v: the restored run's first request keeps %d of the %d bytes sent before; they differ at:\nbefore: %.300q\nafter:  %.300q",
+				plain, kept, len(last), last[kept:], next[kept:])
+		}
+		_ = rt2.Close(ctx)
+	}
+}
