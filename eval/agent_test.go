@@ -106,6 +106,7 @@ func everyKind() *eval.Case {
 			eval.MaxSteps(2),
 			eval.MaxTokens(300),
 			eval.MaxCachedTokens(1000),
+			eval.MaxUncachedTokens(300),
 			eval.MaxCost(0.004),
 			eval.NoSecrets(),
 			eval.ApprovalBefore("word_count"),

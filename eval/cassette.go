@@ -287,6 +287,7 @@ type player struct {
 	next   map[string]int
 }
 
+// Generate answers req with its recording, or a *MissError.
 func (p *player) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return llm.Response{}, err

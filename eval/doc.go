@@ -17,8 +17,9 @@
 //     [CalledExactly], with arguments), that a parameter got a reference
 //     ([GotRef]), that no variable's value was copied into an argument
 //     where a reference would do ([NoCopies]: byref's own discipline), at
-//     most so many steps, tokens, cached tokens or dollars ([MaxSteps],
-//     [MaxTokens], [MaxCachedTokens], [MaxCost]), that no request carried
+//     most so many steps, tokens, cached or uncached tokens or dollars
+//     ([MaxSteps], [MaxTokens], [MaxCachedTokens], [MaxUncachedTokens],
+//     [MaxCost]), that no request carried
 //     a secret ([NoSecrets]), that approval was asked before an action
 //     ([ApprovalBefore]);
 //   - on the end: [Status] and [FailureKind].

@@ -26,6 +26,7 @@ import (
 //	{"kind": "max_steps", "n": 5}
 //	{"kind": "max_tokens", "n": 20000}
 //	{"kind": "max_cached_tokens", "n": 10000}
+//	{"kind": "max_uncached_tokens", "n": 5000}
 //	{"kind": "max_cost", "usd": 0.01}
 //	{"kind": "no_secrets", "values": ["sk-..."]}
 //	{"kind": "approval_before", "action": "filter_rows"}
@@ -163,6 +164,10 @@ func MaxTokens(n int64) Expectation { return Expectation{Kind: "max_tokens", N: 
 // cache.
 func MaxCachedTokens(n int64) Expectation { return Expectation{Kind: "max_cached_tokens", N: n} }
 
+// MaxUncachedTokens expects at most n tokens that were not read from the
+// provider's cache: input tokens past the cached ones, plus output tokens.
+func MaxUncachedTokens(n int64) Expectation { return Expectation{Kind: "max_uncached_tokens", N: n} }
+
 // MaxCost expects at most usd dollars, priced by [Options].Price.
 func MaxCost(usd float64) Expectation { return Expectation{Kind: "max_cost", USD: usd} }
 
@@ -201,21 +206,22 @@ type checker struct {
 
 // checks is the table of expectation kinds.
 var checks = map[string]check{
-	"equal":             {func(e Expectation) string { return "result equals " + canonicalText(e.Value) }, checkEqual},
-	"schema":            {func(Expectation) string { return "result is valid against the schema" }, checkSchema},
-	"predicate":         {func(e Expectation) string { return "predicate " + e.Name }, checkPredicate},
-	"judge":             {func(e Expectation) string { return "judge: " + e.Prompt }, checkJudge},
-	"calls":             {describeCalls, checkCalls},
-	"ref":               {describeRef, checkRef},
-	"no_copies":         {func(Expectation) string { return "no variable's value copied into arguments" }, checkNoCopies},
-	"max_steps":         {func(e Expectation) string { return fmt.Sprintf("at most %d steps", e.N) }, checkMaxSteps},
-	"max_tokens":        {func(e Expectation) string { return fmt.Sprintf("at most %d tokens", e.N) }, checkMaxTokens},
-	"max_cached_tokens": {func(e Expectation) string { return fmt.Sprintf("at most %d cached tokens", e.N) }, checkMaxCached},
-	"max_cost":          {func(e Expectation) string { return fmt.Sprintf("at most $%g", e.USD) }, checkMaxCost},
-	"no_secrets":        {func(Expectation) string { return "no secret in any request" }, checkNoSecrets},
-	"approval_before":   {func(e Expectation) string { return "approval asked before " + e.Action }, checkApproval},
-	"status":            {func(e Expectation) string { return "status " + string(e.Status) }, checkStatus},
-	"failure_kind":      {func(e Expectation) string { return "failure kind " + string(e.Failure) }, checkFailureKind},
+	"equal":               {func(e Expectation) string { return "result equals " + canonicalText(e.Value) }, checkEqual},
+	"schema":              {func(Expectation) string { return "result is valid against the schema" }, checkSchema},
+	"predicate":           {func(e Expectation) string { return "predicate " + e.Name }, checkPredicate},
+	"judge":               {func(e Expectation) string { return "judge: " + e.Prompt }, checkJudge},
+	"calls":               {describeCalls, checkCalls},
+	"ref":                 {describeRef, checkRef},
+	"no_copies":           {func(Expectation) string { return "no variable's value copied into arguments" }, checkNoCopies},
+	"max_steps":           {func(e Expectation) string { return fmt.Sprintf("at most %d steps", e.N) }, checkMaxSteps},
+	"max_tokens":          {func(e Expectation) string { return fmt.Sprintf("at most %d tokens", e.N) }, checkMaxTokens},
+	"max_cached_tokens":   {func(e Expectation) string { return fmt.Sprintf("at most %d cached tokens", e.N) }, checkMaxCached},
+	"max_uncached_tokens": {func(e Expectation) string { return fmt.Sprintf("at most %d uncached tokens", e.N) }, checkMaxUncached},
+	"max_cost":            {func(e Expectation) string { return fmt.Sprintf("at most $%g", e.USD) }, checkMaxCost},
+	"no_secrets":          {func(Expectation) string { return "no secret in any request" }, checkNoSecrets},
+	"approval_before":     {func(e Expectation) string { return "approval asked before " + e.Action }, checkApproval},
+	"status":              {func(e Expectation) string { return "status " + string(e.Status) }, checkStatus},
+	"failure_kind":        {func(e Expectation) string { return "failure kind " + string(e.Failure) }, checkFailureKind},
 }
 
 // Kinds returns the expectation kinds, sorted.
@@ -417,6 +423,13 @@ func checkMaxTokens(k *checker, e Expectation) string {
 func checkMaxCached(k *checker, e Expectation) string {
 	if int64(k.t.CachedTokens) > e.N {
 		return fmt.Sprintf("%d cached tokens", k.t.CachedTokens)
+	}
+	return ""
+}
+
+func checkMaxUncached(k *checker, e Expectation) string {
+	if n := k.t.Tokens() - k.t.CachedTokens; int64(n) > e.N {
+		return fmt.Sprintf("%d uncached tokens (%d in, %d of them cached, %d out)", n, k.t.InputTokens, k.t.CachedTokens, k.t.OutputTokens)
 	}
 	return ""
 }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,7 +63,7 @@ func Load(dir string) (*Set, error) {
 			return nil, fmt.Errorf("eval: %w", err)
 		}
 		c := new(Case)
-		dec := json.NewDecoder(strings.NewReader(string(b)))
+		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(c); err != nil {
 			return nil, fmt.Errorf("eval: %s: %w", f, err)

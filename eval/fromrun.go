@@ -184,6 +184,7 @@ type sequence struct {
 	next      int
 }
 
+// Generate returns the next response, whatever req is.
 func (s *sequence) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

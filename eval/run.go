@@ -287,6 +287,7 @@ type observer struct {
 	miss    *MissError
 }
 
+// Generate scans req for secrets, passes it on, and keeps a cassette miss.
 func (o *observer) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
 	o.mu.Lock()
 	o.calls++

@@ -22,8 +22,9 @@ type Trial struct {
 	Reason      string          `json:"reason,omitempty"`
 	// Result is the run's result as JSON; null when it has none.
 	Result json.RawMessage `json:"result,omitempty"`
-	// Steps counts the model calls; Tokens, CachedTokens and Cost total
-	// them (Cost from [Options].Price; 0 without one).
+	// Steps counts the model calls; InputTokens, OutputTokens,
+	// CachedTokens (input tokens read from the provider's cache) and Cost
+	// total them (Cost from [Options].Price; 0 without one).
 	Steps        int     `json:"steps"`
 	InputTokens  int     `json:"input_tokens"`
 	OutputTokens int     `json:"output_tokens"`

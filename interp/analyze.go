@@ -844,7 +844,20 @@ func (a *walker) walk(f *ast.File, ints map[string]bool) error {
 			case "Perm":
 				refuse(n, "Perm", "its argument is an unbounded allocation; build the slice and use Shuffle")
 			}
-			if x, ok := n.X.(*ast.Ident); ok && x.Obj == nil && !a.vars[x.Name] && !a.known(x.Name) && !a.imported[x.Name] {
+			if x, ok := n.X.(*ast.Ident); ok && x.Name == "main" && x.Obj == nil && !a.vars["main"] && a.hostNames["main"] == mainPath {
+				// The host's package main, which the interpreter knows
+				// as _byrefmain.
+				if a.astMode {
+					a.exprOps = append(a.exprOps, func() { x.Name = mainAlias })
+				} else {
+					a.p.edits.add(a.off(x.Pos()), "_byref")
+				}
+				if !a.known(mainAlias) && !a.imported[mainAlias] {
+					a.imported[mainAlias] = true
+					a.p.autoImps = append(a.p.autoImps, importSpec{Alias: mainAlias, Path: mainPath})
+					a.addList("imports", &a.p.access.Imports, "main")
+				}
+			} else if x, ok := n.X.(*ast.Ident); ok && x.Obj == nil && !a.vars[x.Name] && !a.known(x.Name) && !a.imported[x.Name] {
 				p, ok := a.hostNames[x.Name]
 				if !ok {
 					p, ok = stdByNameLookup(x.Name)

@@ -147,6 +147,8 @@ type Interpreter struct {
 	decls       []declRecord
 	hostPaths   map[string]bool
 	hostNames   map[string]string // package name -> import path
+	hostSeen    map[reflect.Type]bool
+	hostSyms    Exports // the host's named types found in variables and actions, replayed on rebuild
 	tc          *typeChecker
 	stats       Stats
 }
@@ -188,6 +190,8 @@ func New(opts Options) (*Interpreter, error) {
 		imports:   map[string]string{},
 		hostPaths: map[string]bool{},
 		hostNames: map[string]string{},
+		hostSeen:  map[reflect.Type]bool{},
+		hostSyms:  Exports{},
 	}
 	for _, ex := range opts.Symbols {
 		for k := range ex {
@@ -238,6 +242,11 @@ func (in *Interpreter) checkImports(prog *program) []checkImport {
 	for _, a := range in.importOrder {
 		add(a, in.imports[a])
 	}
+	for i, im := range out {
+		if im.name == mainAlias {
+			out[i] = checkImport{"main", "main"}
+		}
+	}
 	return out
 }
 
@@ -284,6 +293,11 @@ func (in *Interpreter) rebuild() error {
 	for _, ex := range in.opts.Symbols {
 		if err := inst.yi.Use(ex); err != nil {
 			return fmt.Errorf("%w: Symbols: %v", ErrInput, err)
+		}
+	}
+	if len(in.hostSyms) > 0 {
+		if err := inst.yi.Use(in.hostSyms); err != nil {
+			return fmt.Errorf("interp: internal: host types: %w", err)
 		}
 	}
 	// os is the snippet's own output streams, and nothing else.
@@ -399,6 +413,7 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 			return Result{}, fmt.Errorf("%w: Funcs[%q] is not a function value", ErrInput, name)
 		}
 	}
+	in.registerHostTypes(input.Vars, input.Funcs)
 	declNames := in.declNames()
 	known := func(name string) bool {
 		if p, ok := strings.CutPrefix(name, "pkg:"); ok {
@@ -1051,5 +1066,5 @@ func (p *program) compileError(line, col int, msg string) error {
 		end = offs[line+1] - 1
 	}
 	col = p.edits.column(offs[line], end, col)
-	return &CompileError{Line: line, Column: col, Source: p.src.lines[line-1], Msg: localRE.ReplaceAllString(msg, "")}
+	return &CompileError{Line: line, Column: col, Source: p.src.lines[line-1], Msg: strings.ReplaceAll(localRE.ReplaceAllString(msg, ""), mainAlias+".", "main.")}
 }

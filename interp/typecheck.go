@@ -263,6 +263,10 @@ type checkInput struct {
 	vars    []Var         // run variables
 	funcs   map[string]reflect.Value
 	decls   []declRecord // earlier snippets' declarations still in force
+	// defs, when not nil, receives the type of every variable the
+	// snippet declares at top level (for the differential test, which
+	// compiles snippets with those variables at package level).
+	defs map[string]types.Type
 }
 
 // check type-checks a snippet; a nil error means go/types accepts it.
@@ -378,8 +382,8 @@ func (tc *typeChecker) checkFiles(in checkInput) error {
 	// before its declaration ends (in the statements' text), to tell an
 	// early use from a local of the same name.
 	var info *types.Info
-	if h.early(files) {
-		info = &types.Info{Uses: map[*ast.Ident]types.Object{}}
+	if h.early(files) || in.defs != nil {
+		info = &types.Info{Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}}
 	}
 	conf := types.Config{
 		GoVersion: goVersion,
@@ -420,6 +424,13 @@ func (tc *typeChecker) checkFiles(in checkInput) error {
 		}
 	}
 	if first == nil {
+		if in.defs != nil {
+			for id, obj := range info.Defs {
+				if at, ok := h.hoisted[id.Name]; ok && at.pos == id.Pos() && obj != nil {
+					in.defs[id.Name] = obj.Type()
+				}
+			}
+		}
 		return nil
 	}
 	return tc.compileError(src, first.Pos, first.Msg)

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/byref/byref/interp/internal/shop"
 )
 
 // TestTypeCheckRefuses: what go build rejects is rejected before anything
@@ -29,7 +31,7 @@ func TestTypeCheckRefuses(t *testing.T) {
 		{"var m map[string]int = prices", 1, 24, "cannot use prices (variable of type map[string]float64) as map[string]int value in variable declaration"},
 		{"for i := range 3 {\n\ti = \"x\"\n}", 2, 6, "cannot use \"x\""},
 	}
-	in, err := New(Options{Symbols: []Exports{shopSymbols}})
+	in, err := New(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +58,7 @@ func TestTypeCheckRefuses(t *testing.T) {
 // redeclared with :=, declarations of earlier snippets, imports under
 // another name, generics, the built-ins of the Go byref is built with.
 func TestTypeCheckAccepts(t *testing.T) {
-	in, err := New(Options{Symbols: []Exports{shopSymbols}})
+	in, err := New(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,15 +97,15 @@ func TestTypeCheckAccepts(t *testing.T) {
 // allowed packages' own.
 func TestTypeOfHost(t *testing.T) {
 	tc := newTypeChecker()
-	typ := tc.typeOf(reflect.TypeFor[[]Order]())
-	if got := typ.String(); got != "[]github.com/byref/byref/interp.Order" {
+	typ := tc.typeOf(reflect.TypeFor[[]shop.Order]())
+	if got := typ.String(); got != "[]github.com/byref/byref/interp/internal/shop.Order" {
 		t.Errorf("[]Order = %s", got)
 	}
-	rep := tc.typeOf(reflect.TypeFor[*Report]())
+	rep := tc.typeOf(reflect.TypeFor[*shop.Report]())
 	if !strings.Contains(rep.String(), "Report") {
 		t.Errorf("*Report = %s", rep)
 	}
-	if tm := tc.typeOf(reflect.TypeFor[Customer]()); !strings.Contains(tm.Underlying().String(), "Since time.Time") {
+	if tm := tc.typeOf(reflect.TypeFor[shop.Customer]()); !strings.Contains(tm.Underlying().String(), "Since time.Time") {
 		t.Errorf("Customer = %s", tm.Underlying())
 	}
 }
