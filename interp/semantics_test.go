@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -66,6 +67,24 @@ fmt.Println(f())
 y := f()
 func g() int { return y + f() }
 fmt.Println(g())`, "1\n2"},
+		{"errors.As with a snippet type", `type NotFound struct{ Key string }
+func (e *NotFound) Error() string { return "not found: " + e.Key }
+err := fmt.Errorf("lookup: %w", &NotFound{"k"})
+var nf *NotFound
+fmt.Println(errors.As(err, &nf), nf.Key, err)`, "true k lookup: not found: k"},
+		{"errors.As with a value type and a join", `type Code struct{ N int }
+func (c Code) Error() string { return fmt.Sprint("code ", c.N) }
+var c Code
+fmt.Println(errors.As(errors.Join(errors.New("a"), fmt.Errorf("b: %w", Code{3})), &c), c.N)`, "true 3"},
+		{"errors.Is with a snippet sentinel", `type E struct{ s string }
+func (e *E) Error() string { return e.s }
+var ErrGone = &E{"gone"}
+var ErrOther = &E{"other"}
+err := fmt.Errorf("get: %w", ErrGone)
+fmt.Println(errors.Is(err, ErrGone), errors.Is(err, ErrOther))`, "true false"},
+		{"a snippet error prints with its Error method", `type E struct{}
+func (E) Error() string { return "boom" }
+fmt.Println(E{}, &E{})`, "boom boom"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},
@@ -112,5 +131,46 @@ func TestTopLevelDefer(t *testing.T) {
 		if res.Stdout != c.want {
 			t.Errorf("%s: stdout %q, want %q", c.code, res.Stdout, c.want)
 		}
+	}
+}
+
+// TestGoPanics: run-time panics carry Go's messages, and recover sees a
+// runtime.Error as in Go.
+func TestGoPanics(t *testing.T) {
+	for _, c := range []struct{ code, want string }{
+		{"orders := []int{1, 2}\nz := orders[5]\n_ = z", "runtime error: index out of range [5] with length 2"},
+		{"i := -1\ns := \"ab\"\n_ = s[i]", "runtime error: index out of range [-1]"},
+		{"s := []int{1, 2, 3}\nn := 5\n_ = s[1:n]", "runtime error: slice bounds out of range [:5] with capacity 3"},
+		{"s := []int{1, 2, 3}\nlo, hi := 2, 1\n_ = s[lo:hi]", "runtime error: slice bounds out of range [2:1]"},
+		{"var p *struct{ X int }\nfmt.Println(p.X)", "runtime error: invalid memory address or nil pointer dereference"},
+		{"var i any = \"s\"\nn := i.(int)\n_ = n", "interface conversion: interface {} is string, not int"},
+		{"var m map[string]int\nm[\"a\"] = 1", "assignment to entry in nil map"},
+	} {
+		in, err := New(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = in.Eval(context.Background(), Input{Code: c.code})
+		var pe *PanicError
+		if !errors.As(err, &pe) || pe.Value != c.want {
+			t.Errorf("%s: %v, want a panic %q", c.code, err, c.want)
+		}
+	}
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := in.Eval(context.Background(), Input{Code: `func try() (msg string) {
+	defer func() {
+		e, ok := recover().(error)
+		msg = fmt.Sprint(ok, " ", e)
+	}()
+	s := []int{}
+	_ = s[3]
+	return ""
+}
+fmt.Println(try())`})
+	if err != nil || res.Stdout != "true runtime error: index out of range [3] with length 0\n" {
+		t.Errorf("recovered: %q, %v", res.Stdout, err)
 	}
 }

@@ -44,6 +44,9 @@ type Handle struct {
 	planOK bool   // the plan was approved (ApproveOnStart)
 	// drive is the rendezvous with Advance of a driven run; nil otherwise.
 	drive *driver
+	// ctx is the run's context layout: what request() keeps fixed between
+	// compactions (context.go).
+	ctx runContext
 	// liveHub delivers deltas to followers; nil until the first (live.go).
 	liveHub atomic.Pointer[hub]
 	// snippets numbers the code blocks whose output is streamed.

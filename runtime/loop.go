@@ -196,28 +196,6 @@ func (h *Handle) closed(ctx context.Context) Outcome {
 	return Outcome{Status: run.StatusFailed, Reason: reason}
 }
 
-// request builds the model request of the next step.
-func (h *Handle) request(lim Limits) llm.Request {
-	tools := h.st.Tools()
-	if h.opts.ToolLimit > 0 {
-		tools = h.st.selectTools(tools, h.opts.ToolLimit, h.query())
-	}
-	req := llm.Request{Tools: make([]llm.Tool, len(tools))}
-	strict := h.st.strictTools()
-	toolTokens := 0
-	for i, t := range tools {
-		req.Tools[i] = llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Strict: strict[t.Name]}
-		toolTokens += (len(t.Description) + len(t.Parameters)) / 4
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.messages[0] = llm.SystemMessage(h.st.systemPrompt(h.opts))
-	budget := int(float64(lim.ContextWindow)*lim.ContextShare) - toolTokens
-	h.messages, h.pinned = fitWindow(h.messages, budget, h.pinned)
-	req.Messages = clipMessages(append([]llm.Message(nil), h.messages...), h.st.opts.MaxMessage)
-	return req
-}
-
 // stepEvents turns a step's outcome into events and messages for the model.
 func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, toolMsgs []llm.Message, snippetMsg string) {
 	h.st.mu.Lock()
@@ -575,21 +553,4 @@ func (h *Handle) refuseStep(calls []ToolCall, snippets []string, why string) {
 	if len(calls) == 0 {
 		h.messages = append(h.messages, llm.UserMessage(why))
 	}
-}
-
-// query is the text relevance selection scores actions against: the task
-// and the latest messages.
-func (h *Handle) query() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var b strings.Builder
-	b.WriteString(h.opts.Task)
-	from := max(len(h.messages)-4, 1)
-	for _, m := range h.messages[from:] {
-		if m.Role == llm.RoleUser || m.Role == llm.RoleAssistant {
-			b.WriteString(" ")
-			b.WriteString(m.Text)
-		}
-	}
-	return b.String()
 }

@@ -191,6 +191,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 		done: make(chan struct{}),
 	}
 	h.drivenBy(ropts.Driven)
+	h.ctx.starting = startingNames(events)
 	if len(ropts.ResultSchema) > 0 {
 		if h.result, err = schema.Compile(ropts.ResultSchema); err != nil {
 			return nil, err

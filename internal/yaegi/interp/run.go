@@ -207,7 +207,7 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 	var exec bltn
 	defer func() {
 		f.mutex.Lock()
-		f.recovered = recover()
+		f.recovered = goPanic(recover()) // byref: Go's run-time panics
 		// byref: the global frame outlives a run. Its deferred calls run
 		// once (they ran again at the end of every later run), and not
 		// at all while the embedder holds them for a later run of the
@@ -337,7 +337,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			}
 			if !ok {
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: nil is not %v", typID))
+					panic(assertionErrorf("interface conversion: nil is not %v", typID))
 				}
 				return next
 			}
@@ -355,7 +355,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			if len(m0) < len(m1) {
 				ok = false
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: %v is not %v", v.node.typ.id(), typID))
+					panic(assertionErrorf("interface conversion: %v is not %v", v.node.typ.id(), typID))
 				}
 				return next
 			}
@@ -446,7 +446,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			ok = v.IsValid()
 			if !ok {
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
+					panic(assertionErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
 				}
 				return next
 			}
@@ -454,7 +454,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			if !ok {
 				if !withOk {
 					method := firstMissingMethod(leftType, rtype)
-					panic(n.cfgErrorf("interface conversion: %s is not %s: missing method %s", leftType.String(), rtype.String(), method))
+					panic(assertionErrorf("interface conversion: %s is not %s: missing method %s", leftType.String(), rtype.String(), method))
 				}
 				return next
 			}
@@ -484,9 +484,9 @@ func typeAssert(n *node, withResult, withOk bool) {
 				if !withOk {
 					// TODO(mpl): think about whether this should ever happen.
 					if ctyp == nil {
-						panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
+						panic(assertionErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
 					}
-					panic(n.cfgErrorf("interface conversion: interface {} is %s, not %s", ctyp.String(), rtype.String()))
+					panic(assertionErrorf("interface conversion: interface {} is %s, not %s", ctyp.String(), rtype.String()))
 				}
 				return next
 			}
@@ -511,7 +511,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			}
 			if !ok {
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
+					panic(assertionErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
 				}
 				return next
 			}
@@ -524,7 +524,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			if !ok {
 				if !withOk {
 					method := firstMissingMethod(v.Type(), rtype)
-					panic(n.cfgErrorf("interface conversion: %s is not %s: missing method %s", v.Type().String(), rtype.String(), method))
+					panic(assertionErrorf("interface conversion: %s is not %s: missing method %s", v.Type().String(), rtype.String(), method))
 				}
 				return next
 			}
@@ -544,7 +544,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			if !ok || !v.value.IsValid() {
 				ok = false
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
+					panic(assertionErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
 				}
 				return next
 			}
@@ -552,7 +552,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			ok = canAssertTypes(v.value.Type(), rtype)
 			if !ok {
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is %s, not %s", v.value.Type().String(), rtype.String()))
+					panic(assertionErrorf("interface conversion: interface {} is %s, not %s", v.value.Type().String(), rtype.String()))
 				}
 				return next
 			}
@@ -1160,7 +1160,17 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 		if vi, ok := v.Interface().(valueInterface); ok {
 			n2 = vi.node
 		}
-		v = getConcreteValue(v)
+		if dyn := n.typ; n2 != nil && n2.typ != nil && isStructSrc(n2.typ) || n2 == nil && isStructSrc(dyn) {
+			// byref: a struct is the value itself, not an emulated
+			// interface whose last field holds the value (a struct
+			// error type reached fmt.Errorf as its last field).
+			v = valueInterfaceValue(v)
+		} else {
+			v = getConcreteValue(v)
+		}
+		if tc == interfaceT && v.IsValid() && v.Type().Implements(typ) {
+			return v // byref: a host value in an interpreted interface
+		}
 		w := reflect.New(wrap).Elem()
 		w.Field(0).Set(v)
 		for i, m := range methods {
@@ -1609,6 +1619,11 @@ func callBin(n *node) {
 			switch {
 			case isEmptyInterface(c.typ):
 				values = append(values, genValue(c))
+			case isInterfaceSrc(c.typ) && defType.Kind() == reflect.Interface && defType.NumMethod() > 0:
+				// byref: an interpreted value in an interface reaches a
+				// host interface parameter (error...) through a wrapper
+				// with its methods; it was passed bare.
+				values = append(values, genInterfaceWrapper(c, defType))
 			case isInterfaceSrc(c.typ):
 				values = append(values, genValueInterfaceValue(c))
 			case isFuncSrc(c.typ):
@@ -1816,7 +1831,7 @@ func getIndexArray(n *node) {
 		if n.fnext != nil {
 			fnext := getExec(n.fnext)
 			n.exec = func(f *frame) bltn {
-				r := value0(f).Index(ai)
+				r := indexValue(value0(f), ai)
 				getFrame(f, l).data[i] = r
 				if r.Bool() {
 					return tnext
@@ -1825,7 +1840,7 @@ func getIndexArray(n *node) {
 			}
 		} else {
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = value0(f).Index(ai)
+				getFrame(f, l).data[i] = indexValue(value0(f), ai)
 				return tnext
 			}
 		}
@@ -1836,7 +1851,7 @@ func getIndexArray(n *node) {
 			fnext := getExec(n.fnext)
 			n.exec = func(f *frame) bltn {
 				_, vi := value1(f)
-				r := value0(f).Index(int(vi))
+				r := indexValue(value0(f), int(vi))
 				getFrame(f, l).data[i] = r
 				if r.Bool() {
 					return tnext
@@ -1846,7 +1861,7 @@ func getIndexArray(n *node) {
 		} else {
 			n.exec = func(f *frame) bltn {
 				_, vi := value1(f)
-				getFrame(f, l).data[i] = value0(f).Index(int(vi))
+				getFrame(f, l).data[i] = indexValue(value0(f), int(vi))
 				return tnext
 			}
 		}
@@ -3929,7 +3944,7 @@ func slice(n *node) {
 	case 2:
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice(int(vInt(value1(f))), a.Len())
+			getFrame(f, l).data[i] = sliceValue(a, int(vInt(value1(f))), a.Len())
 			return next
 		}
 	case 3:
@@ -3937,7 +3952,7 @@ func slice(n *node) {
 
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice(int(vInt(value1(f))), int(vInt(value2(f))))
+			getFrame(f, l).data[i] = sliceValue(a, int(vInt(value1(f))), int(vInt(value2(f))))
 			return next
 		}
 	case 4:
@@ -3946,7 +3961,7 @@ func slice(n *node) {
 
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice3(int(vInt(value1(f))), int(vInt(value2(f))), int(vInt(value3(f))))
+			getFrame(f, l).data[i] = sliceValue3(a, int(vInt(value1(f))), int(vInt(value2(f))), int(vInt(value3(f))))
 			return next
 		}
 	}
@@ -3970,7 +3985,7 @@ func slice0(n *node) {
 		value1 := genValue(n.child[1])
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice(0, int(vInt(value1(f))))
+			getFrame(f, l).data[i] = sliceValue(a, 0, int(vInt(value1(f))))
 			return next
 		}
 	case 3:
@@ -3978,7 +3993,7 @@ func slice0(n *node) {
 		value2 := genValue(n.child[2])
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice3(0, int(vInt(value1(f))), int(vInt(value2(f))))
+			getFrame(f, l).data[i] = sliceValue3(a, 0, int(vInt(value1(f))), int(vInt(value2(f))))
 			return next
 		}
 	}
@@ -4175,4 +4190,13 @@ func realConst(n *node) {
 		n.rval = reflect.ValueOf(real(v.Complex()))
 		n.gen = nop
 	}
+}
+
+// isStructSrc reports whether t is an interpreted struct type, named or not
+// (byref).
+func isStructSrc(t *itype) bool {
+	for t != nil && t.cat == linkedT {
+		t = t.val
+	}
+	return t != nil && t.cat == structT
 }
