@@ -86,13 +86,15 @@ type RecordedCall struct {
 
 // RecordedUsage is the token usage of a recorded response.
 type RecordedUsage struct {
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
+	InputTokens      int `json:"input_tokens"`
+	OutputTokens     int `json:"output_tokens"`
+	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 }
 
 func recordResponse(r llm.Response) RecordedResponse {
 	out := RecordedResponse{Text: r.Text, Reasoning: r.Reasoning, Thinking: r.Thinking, Refusal: r.Refusal,
-		StopReason: r.StopReason, Usage: RecordedUsage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}}
+		StopReason: r.StopReason, Usage: RecordedUsage(r.Usage)}
 	for _, c := range r.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, RecordedCall(c))
 	}
@@ -102,7 +104,7 @@ func recordResponse(r llm.Response) RecordedResponse {
 // LLM returns the response as the model gave it.
 func (r RecordedResponse) LLM() llm.Response {
 	out := llm.Response{Text: r.Text, Reasoning: r.Reasoning, Thinking: append([]llm.Thinking(nil), r.Thinking...), Refusal: r.Refusal,
-		StopReason: r.StopReason, Usage: llm.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}}
+		StopReason: r.StopReason, Usage: llm.Usage(r.Usage)}
 	for _, c := range r.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, llm.ToolCall(c))
 	}
@@ -118,9 +120,12 @@ type shape struct {
 }
 
 // RequestHash returns the hash a cassette records for req: SHA-256 over
-// the tools (name, description, schema compacted, strictness), the sampling settings
-// and every message (role, text, tool calls with their IDs and arguments,
-// the call a tool result answers, thinking blocks), in order.
+// the tools (name, description, schema compacted, strictness), the
+// sampling settings and every message (role, text, tool calls with their
+// IDs and arguments, the call a tool result answers, thinking blocks), in
+// order. CacheKey is left out: it only routes the request to a provider's
+// cache, and the runtime derives it from the tools and the system prompt,
+// which are hashed.
 func RequestHash(req llm.Request) string { return shapeOf(req).whole }
 
 func shapeOf(req llm.Request) shape {
