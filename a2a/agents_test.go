@@ -146,7 +146,8 @@ func agent(store run.Store, name string, m llm.Model, tmpl runtime.RunOptions) s
 	return server.Agent{Name: name, Description: "test agent " + name, Run: tmpl, Runtime: rt}
 }
 
-// testAgents are echo, history, hang, awaiter, auth, typed, big and worker,
+// testAgents are echo, history, hang, awaiter, auth, typed, big, worker and
+// streamer (echo, streamed in pieces of 3 bytes),
 // recording into store (a new memory store when nil).
 func testAgents(store run.Store) []server.Agent {
 	if store == nil {
@@ -161,6 +162,7 @@ func testAgents(store run.Store) []server.Agent {
 		agent(store, "typed", typedModel, runtime.RunOptions{ResultSchema: runtime.ResultSchemaFor[Weather]()}),
 		agent(store, "big", bigModel, runtime.RunOptions{}),
 		agent(store, "worker", workerModel, runtime.RunOptions{}),
+		agent(store, "streamer", llm.Chunked(echoModel, 3), runtime.RunOptions{}),
 	}
 }
 

@@ -83,7 +83,8 @@ func agent(store run.Store, name string, m llm.Model) server.Agent {
 }
 
 // testAgents are echo, weather (a call by reference, progress), login
-// (a call with the secret), approver, awaiter and hang.
+// (a call with the secret), approver, awaiter, hang, and streamer (weather
+// whose model streams in pieces of 4 bytes).
 func testAgents(store run.Store) []server.Agent {
 	echo := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
 		_, task := lastUser(req)
@@ -96,6 +97,7 @@ func testAgents(store run.Store) []server.Agent {
 		agent(store, "approver", callThenSay("shout", `{"text":"hello","return":null}`, "shouted")),
 		agent(store, "awaiter", callThenSay(action.AskUserName, `{"question":"What is your name?"}`, "Hello")),
 		agent(store, "hang", hangModel{}),
+		agent(store, "streamer", llm.Chunked(callThenSay("forecast", `{"city":"<<var:city>>","return":null}`, "The forecast says"), 4)),
 	}
 }
 

@@ -15,10 +15,12 @@
 //     STATE_SNAPSHOT;
 //   - per step, STEP_STARTED "step N" … STEP_FINISHED;
 //   - the model's text as TEXT_MESSAGE_START, TEXT_MESSAGE_CONTENT,
-//     TEXT_MESSAGE_END (its reasoning as REASONING_* events);
-//   - each tool call as TOOL_CALL_START, TOOL_CALL_ARGS, TOOL_CALL_END, and
-//     its result as TOOL_CALL_RESULT; a snippet as a CUSTOM event
-//     "byref.snippet";
+//     TEXT_MESSAGE_END (its reasoning as REASONING_* events), as it is
+//     written when the model streams (one CONTENT per piece);
+//   - each tool call as TOOL_CALL_START, TOOL_CALL_ARGS (as the arguments
+//     form, when the model streams them), TOOL_CALL_END, and its result as
+//     TOOL_CALL_RESULT; a snippet as a CUSTOM event "byref.snippet", its
+//     output lines as they are printed as CUSTOM events "byref.output";
 //   - what an action reports with runtime.Progress as an ACTIVITY_SNAPSHOT
 //     of type "byref.progress";
 //   - each variable created or changed as a STATE_DELTA;

@@ -15,7 +15,7 @@ import (
 )
 
 // Serve a byref agent over AG-UI beside ACP, and read the events a front
-// end gets for a run.
+// end gets for a run: the scripted model streams its text word by word.
 func ExampleMount() {
 	agent, _ := runtime.New(runtime.Options{Model: llm.NewScripted(llm.Text("Hello, AG-UI!"))})
 	srv, _ := server.New(server.Options{Agents: []server.Agent{{
@@ -49,7 +49,7 @@ func ExampleMount() {
 		_ = json.Unmarshal([]byte(data), &ev)
 		switch {
 		case ev.Delta != "":
-			fmt.Println(ev.Type, ev.Delta)
+			fmt.Printf("%s %q\n", ev.Type, ev.Delta)
 		case ev.Outcome != nil:
 			fmt.Println(ev.Type, ev.Outcome.Type)
 		default:
@@ -61,7 +61,8 @@ func ExampleMount() {
 	// STATE_SNAPSHOT
 	// STEP_STARTED
 	// TEXT_MESSAGE_START
-	// TEXT_MESSAGE_CONTENT Hello, AG-UI!
+	// TEXT_MESSAGE_CONTENT "Hello, "
+	// TEXT_MESSAGE_CONTENT "AG-UI!"
 	// TEXT_MESSAGE_END
 	// STEP_FINISHED
 	// MESSAGES_SNAPSHOT

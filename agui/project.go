@@ -17,9 +17,11 @@ type projector struct {
 	id              run.ID // the byref run's
 	emitting        bool   // events are emitted (false while catching up)
 
-	step      int    // the open step, 0 for none
-	textOpen  string // the open text message's ID
-	streamed  map[string]string
+	step      int               // the open step, 0 for none
+	textOpen  string            // the open text message's ID
+	streamed  map[string]string // text streamed so far, by message ID
+	reasoning string            // the open reasoning message's ID
+	calls     map[string]string // arguments streamed so far, by open call ID
 	vars      map[string]variable
 	messages  []Message // produced while emitting
 	await     run.AwaitRequested
@@ -40,13 +42,81 @@ type variable struct {
 const secretPreview = "(secret)"
 
 func newProjector(threadID, runID string, id run.ID) *projector {
-	return &projector{threadID: threadID, runID: runID, id: id, streamed: map[string]string{}, vars: map[string]variable{}, callNames: map[string]string{}}
+	return &projector{threadID: threadID, runID: runID, id: id, streamed: map[string]string{}, vars: map[string]variable{},
+		callNames: map[string]string{}, calls: map[string]string{}}
 }
 
 // begin starts emitting: steps and messages open in the events before
 // were this stream's client's business, not this stream's.
 func (p *projector) begin() {
-	p.emitting, p.step, p.textOpen = true, 0, ""
+	p.emitting, p.step, p.textOpen, p.reasoning = true, 0, "", ""
+	clear(p.calls)
+	clear(p.streamed)
+}
+
+// delta returns the AG-UI events of a live delta: the model's text,
+// reasoning and call arguments as they are written, a snippet's output
+// lines as CUSTOM "byref.output" events.
+func (p *projector) delta(d run.Delta) []Event {
+	out := p.openStep(nil, d.Step)
+	id := p.messageID(d.Step)
+	switch d.What {
+	case run.DeltaText:
+		if p.textOpen != id {
+			out = p.closeText(out)
+			out = append(out, Event{Type: TextMessageStart, MessageID: id, Role: "assistant"})
+			p.textOpen = id
+		}
+		p.streamed[id] += d.Text
+		out = append(out, Event{Type: TextMessageContent, MessageID: id, Delta: str(d.Text)})
+	case run.DeltaReasoning:
+		rid := id + "-reasoning"
+		if p.reasoning != rid {
+			out = p.closeReasoning(out, "")
+			out = append(out, Event{Type: ReasoningStart, MessageID: rid}, Event{Type: ReasoningMessageStart, MessageID: rid, Role: "reasoning"})
+			p.reasoning = rid
+		}
+		out = append(out, Event{Type: ReasoningMessageContent, MessageID: rid, Delta: str(d.Text)})
+	case run.DeltaToolCall:
+		call := d.CallID
+		if call == "" {
+			return out // the provider names its calls only at the end
+		}
+		if _, open := p.calls[call]; !open && d.Name != "" {
+			p.calls[call] = ""
+			out = append(out, Event{Type: ToolCallStart, ToolCallID: call, ToolCallName: d.Name, ParentMessageID: id})
+		}
+		if _, open := p.calls[call]; open && d.Text != "" {
+			p.calls[call] += d.Text
+			out = append(out, Event{Type: ToolCallArgs, ToolCallID: call, Delta: str(d.Text)})
+		}
+	case run.DeltaOutput:
+		out = append(out, Event{Type: Custom, Name: "byref.output", Value: map[string]any{"toolCallId": d.CallID, "line": d.Text}})
+	}
+	return out
+}
+
+// closeReasoning ends the open reasoning message, with the rest of full
+// when it is longer than what was streamed.
+func (p *projector) closeReasoning(out []Event, rest string) []Event {
+	if p.reasoning == "" {
+		return out
+	}
+	if rest != "" {
+		out = append(out, Event{Type: ReasoningMessageContent, MessageID: p.reasoning, Delta: str(rest)})
+	}
+	out = append(out, Event{Type: ReasoningMessageEnd, MessageID: p.reasoning}, Event{Type: ReasoningEnd, MessageID: p.reasoning})
+	p.reasoning = ""
+	return out
+}
+
+// closeCalls ends the calls whose arguments were being streamed.
+func (p *projector) closeCalls(out []Event) []Event {
+	for id := range p.calls {
+		out = append(out, Event{Type: ToolCallEnd, ToolCallID: id})
+		delete(p.calls, id)
+	}
+	return out
 }
 
 // state is the AG-UI state: the run's variables by name.
@@ -74,6 +144,8 @@ func (p *projector) openStep(out []Event, step int) []Event {
 // its text message.
 func (p *projector) closeStep(out []Event) []Event {
 	out = p.closeText(out)
+	out = p.closeReasoning(out, "")
+	out = p.closeCalls(out)
 	if p.step == 0 {
 		return out
 	}
@@ -128,8 +200,9 @@ func (p *projector) apply(e run.Event) []Event {
 	case run.AssistantMessage:
 		out = p.openStep(out, d.Step)
 		id := p.messageID(d.Step)
-		if d.Reasoning != "" {
-			rid := id + "-reasoning"
+		if rid := id + "-reasoning"; p.reasoning == rid {
+			out = p.closeReasoning(out, "") // streamed (a follower behind gets it whole below)
+		} else if d.Reasoning != "" {
 			out = append(out,
 				Event{Type: ReasoningStart, MessageID: rid},
 				Event{Type: ReasoningMessageStart, MessageID: rid, Role: "reasoning"},
@@ -147,16 +220,28 @@ func (p *projector) apply(e run.Event) []Event {
 		c := d.Call
 		p.callNames[c.ID] = c.Action
 		parent := p.messageID(d.Step)
-		out = append(out,
-			Event{Type: ToolCallStart, ToolCallID: c.ID, ToolCallName: c.Action, ParentMessageID: parent},
-			Event{Type: ToolCallArgs, ToolCallID: c.ID, Delta: str(c.Arguments)},
-			Event{Type: ToolCallEnd, ToolCallID: c.ID})
+		if sent, open := p.calls[c.ID]; open && strings.HasPrefix(c.Arguments, sent) {
+			// Streamed: the rest of the arguments, if any were missed.
+			if rest := c.Arguments[len(sent):]; rest != "" {
+				out = append(out, Event{Type: ToolCallArgs, ToolCallID: c.ID, Delta: str(rest)})
+			}
+			delete(p.calls, c.ID)
+			out = append(out, Event{Type: ToolCallEnd, ToolCallID: c.ID})
+		} else {
+			if open {
+				// What was streamed is not the call (a follower that fell
+				// behind): end it, and send the call whole under its ID.
+				delete(p.calls, c.ID)
+				out = append(out, Event{Type: ToolCallEnd, ToolCallID: c.ID})
+			}
+			out = append(out,
+				Event{Type: ToolCallStart, ToolCallID: c.ID, ToolCallName: c.Action, ParentMessageID: parent},
+				Event{Type: ToolCallArgs, ToolCallID: c.ID, Delta: str(c.Arguments)},
+				Event{Type: ToolCallEnd, ToolCallID: c.ID})
+		}
 		p.addCall(parent, ToolCall{ID: c.ID, Type: "function", Function: FunctionCall{Name: c.Action, Arguments: c.Arguments}})
 	case run.ToolCallCompleted:
-		content := d.Result
-		if !d.Success {
-			content = "error: " + d.Error
-		}
+		content := toolContent(d)
 		id := string(p.id) + "-r-" + d.CallID
 		out = append(out, Event{Type: ToolCallResult, MessageID: id, ToolCallID: d.CallID, Content: content, Role: "tool"})
 		p.addMessage(Message{ID: id, Role: "tool", ToolCallID: d.CallID, Content: jsonString(content)})
@@ -184,6 +269,19 @@ func (p *projector) apply(e run.Event) []Event {
 		return nil
 	}
 	return out
+}
+
+// toolContent is a call's result as the model read it: success, error,
+// output, and the variables it created or changed (names, types and
+// previews, redacted for secrets).
+func toolContent(d run.ToolCallCompleted) string {
+	b, _ := json.Marshal(struct {
+		Success   bool               `json:"success"`
+		Error     string             `json:"error,omitempty"`
+		Stdout    string             `json:"stdout,omitempty"`
+		Variables []run.VariableInfo `json:"variables,omitempty"`
+	}{d.Success, d.Error, d.Stdout, append(append([]run.VariableInfo(nil), d.Created...), d.Modified...)})
+	return string(b)
 }
 
 // setVariable records a variable's type and preview (never a secret's)

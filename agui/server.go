@@ -215,7 +215,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, agent string, in
 	ctx := r.Context()
 	started := false
 	ended := false
-	for e, err := range s.srv.Store().Events(ctx, id, 1) {
+	for e, err := range s.srv.Follow(ctx, id, 1) {
 		if err != nil {
 			if ctx.Err() == nil {
 				s.log.Error("agui: stream ended early", "run", id, "err", err)
@@ -233,6 +233,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, agent string, in
 			}); err != nil {
 				break
 			}
+		}
+		if d, ok := e.Data.(run.Delta); ok {
+			if started {
+				if err := write(p.delta(d)); err != nil {
+					break
+				}
+			}
+			continue
 		}
 		evs := p.apply(e)
 		if !started {

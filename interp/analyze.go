@@ -285,7 +285,7 @@ func (a *walker) segment(i int, seg segment) error {
 			}
 		}
 		a.p.decls = append(a.p.decls, names)
-		return a.walk(f, a.intNames(f))
+		return a.walk(f)
 	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
 	// The statements must be exactly the wrapper's body: a stray closing
@@ -298,11 +298,10 @@ func (a *walker) segment(i int, seg segment) error {
 		}
 		return &CompileError{Line: line, Column: col, Source: a.p.src.lines[line-1], Msg: strayBraceMsg}
 	}
-	ints := map[string]bool{}
 	facts := make([]stmtFacts, len(body.List))
 	for i, st := range body.List {
 		var err error
-		if facts[i], err = a.scan(st, len(a.p.access.Creates), ints); err != nil {
+		if facts[i], err = a.scan(st, len(a.p.access.Creates)); err != nil {
 			return err
 		}
 		a.topLevel(st)
@@ -314,7 +313,7 @@ func (a *walker) segment(i int, seg segment) error {
 	}
 	a.track(&body.List)
 	a.wrapMultiDefines(body.List, facts)
-	if err := a.walk(f, ints); err != nil {
+	if err := a.walk(f); err != nil {
 		return err
 	}
 	a.applyAST(body)
@@ -332,11 +331,10 @@ func (a *walker) segment(i int, seg segment) error {
 //   - the facts wrapMultiDefines needs;
 //   - the locals to rename (see localSuffix; top-level declarations are
 //     left out when the renames are applied);
-//   - implicit values of const specs (constSpecs) and the names declared
-//     from integers (intNames).
-func (a *walker) scan(st ast.Stmt, created int, ints map[string]bool) (stmtFacts, error) {
+//   - implicit values of const specs (constSpecs).
+func (a *walker) scan(st ast.Stmt, created int) (stmtFacts, error) {
 	v := &a.scanner
-	*v = stmtScan{a: a, created: created, ints: ints, stack: v.stack[:0]}
+	*v = stmtScan{a: a, created: created, stack: v.stack[:0]}
 	ast.Walk(v, st)
 	return v.facts, v.err
 }
@@ -346,7 +344,6 @@ func (a *walker) scan(st ast.Stmt, created int, ints map[string]bool) (stmtFacts
 type stmtScan struct {
 	a       *walker
 	created int
-	ints    map[string]bool
 	facts   stmtFacts
 	err     error
 	inFunc  int          // function literals around the node
@@ -394,12 +391,10 @@ func (v *stmtScan) Visit(n ast.Node) ast.Visitor {
 		if v.inFunc == 0 && n.Tok == token.DEFINE && len(n.Lhs) > 1 && len(n.Rhs) == 1 {
 			v.facts.multiDefine = true
 		}
-		a.intAssign(n, v.ints)
 	case *ast.ValueSpec:
 		if v.inFunc == 0 && len(n.Names) > 1 && len(n.Values) == 1 {
 			v.facts.multiDefine = true
 		}
-		a.intSpec(n, v.ints)
 	case *ast.BranchStmt:
 		if v.inFunc == 0 && n.Tok == token.GOTO {
 			v.facts.gotos = true
@@ -720,7 +715,7 @@ func root(e ast.Expr) (*ast.Ident, bool) {
 	}
 }
 
-func (a *walker) walk(f *ast.File, ints map[string]bool) error {
+func (a *walker) walk(f *ast.File) error {
 	var err error
 	pureWrite := map[*ast.Ident]bool{}
 	refuse := func(n ast.Node, what, why string) {
@@ -798,7 +793,6 @@ func (a *walker) walk(f *ast.File, ints map[string]bool) error {
 		case *ast.IncDecStmt:
 			writeRoot(n.X, false)
 		case *ast.RangeStmt:
-			a.rewriteRange(n, ints)
 			if n.Tok == token.ASSIGN {
 				if n.Key != nil {
 					writeRoot(n.Key, true)

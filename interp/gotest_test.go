@@ -57,8 +57,6 @@ var goTestKnown = map[string]string{
 	"method7.go":    "method expression",
 	"named.go":      "named types",
 	"newexpr.go":    "new",
-	"range3.go":     "range over a named int",
-	"range4.go":     "range over a function",
 	"recover2.go":   "run-time panic values are not runtime.Error",
 	"reorder.go":    "forward reference to a top-level func",
 	"reorder2.go":   "compiler panic",

@@ -85,6 +85,37 @@ fmt.Println(errors.Is(err, ErrGone), errors.Is(err, ErrOther))`, "true false"},
 		{"a snippet error prints with its Error method", `type E struct{}
 func (E) Error() string { return "boom" }
 fmt.Println(E{}, &E{})`, "boom boom"},
+		{"range over integers of any type", `type MyInt int8
+var n int64 = 2
+for i := range n { fmt.Printf("%T%d ", i, i) }
+for i := range uint8(2) { fmt.Printf("%T%d ", i, i) }
+for i := range 'b' - 'a' + 1 { fmt.Printf("%T%d ", i, i) }
+m := 3
+for i := range m { m = 0; fmt.Print(i) }
+for range -1 { fmt.Print("never") }`, "int640 int641 uint80 uint81 int320 int321 012"},
+		{"range over the standard iterators", `s := []string{"a", "b"}
+for i, v := range slices.All(s) { fmt.Print(i, v) }
+for i, v := range slices.Backward(s) { fmt.Print(i, v) }
+for v := range slices.Values(s) { fmt.Print(v) }
+m := map[string]int{"k": 1}
+for k, v := range maps.All(m) { fmt.Print(k, v) }
+for k := range maps.Keys(m) { fmt.Print(k) }
+for v := range maps.Values(m) { fmt.Print(v) }
+for p := range strings.SplitSeq("x,y", ",") { fmt.Print(p) }
+for l := range strings.Lines("l1\nl2\n") { fmt.Print(l) }
+fmt.Print(slices.Sorted(maps.Keys(map[int]bool{2: true, 1: true})))`, "0a1b1b0aabk1k1xyl1\nl2\n[1 2]"},
+		{"range over a func value", `count := func(n int) func(func(int) bool) {
+	return func(yield func(int) bool) {
+		for i := 0; i < n; i++ {
+			if !yield(i * 10) { fmt.Print("stop "); return }
+		}
+	}
+}
+func pairs(yield func(string, int) bool) { _ = yield("a", 1) && yield("b", 2) }
+for v := range count(5) { if v == 20 { break }; fmt.Print(v, " ") }
+for k, v := range pairs { fmt.Print(k, v, " ") }
+func find() int { for v := range count(9) { if v == 30 { return v } }; return -1 }
+fmt.Print(find())`, "0 10 stop a1 b2 stop 30"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},

@@ -23,14 +23,20 @@ const MaxLiveBuffer = 256 << 10
 const liveCost = 64
 
 // hub delivers a run's deltas to the followers of its Events, beside the
-// log. It is made by the first follower: without followers, a delta costs
-// one atomic load.
+// log. It keeps the deltas since the log's last event (up to
+// MaxLiveBuffer), so that a follower that joins while a message is being
+// written gets it from its beginning.
 type hub struct {
 	id run.ID
 
 	mu   sync.Mutex
 	seq  int64 // the log's last sequence number
 	subs map[*follower]struct{}
+	// recent are the deltas since the log's last event; size their cost.
+	// full says some were not kept.
+	recent []run.Event
+	size   int
+	full   bool
 }
 
 // follower is one iteration of Handle.Events: the deltas published for it
@@ -69,24 +75,24 @@ func (h *Handle) hub() *hub {
 	return l
 }
 
-// publish hands a delta to the run's followers, if it has any. It never
-// blocks on a follower.
-func (h *Handle) publish(d run.Delta) {
-	if l := h.liveHub.Load(); l != nil {
-		l.publish(d)
-	}
-}
+// publish hands a delta to the run's followers. It never blocks on a
+// follower.
+func (h *Handle) publish(d run.Delta) { h.hub().publish(d) }
 
 func (l *hub) publish(d run.Delta) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.subs) == 0 {
-		return
-	}
 	d.After = l.seq
 	e := run.Event{RunID: l.id, Time: time.Now().UTC().Round(0), Data: d}
+	cost := len(d.Text) + liveCost
+	if !l.full && l.size+cost <= MaxLiveBuffer {
+		l.recent = append(l.recent, e)
+		l.size += cost
+	} else {
+		l.full = true
+	}
 	for f := range l.subs {
-		f.push(e, len(d.Text)+liveCost)
+		f.push(e, cost)
 	}
 }
 
@@ -100,6 +106,8 @@ func (l *hub) stored(evs []run.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.seq = evs[len(evs)-1].Seq
+	clear(l.recent)
+	l.recent, l.size, l.full = l.recent[:0], 0, false
 	for f := range l.subs {
 		f.mu.Lock()
 		f.behind = false
@@ -112,6 +120,12 @@ func (l *hub) subscribe() *follower {
 	f := &follower{wake: make(chan struct{}, 1)}
 	l.mu.Lock()
 	l.subs[f] = struct{}{}
+	// The message being written, from its beginning (or, when it was too
+	// long to keep, none of it: the log will have it whole).
+	if !l.full {
+		f.pending = append(f.pending, l.recent...)
+		f.size = l.size
+	}
 	l.mu.Unlock()
 	return f
 }
@@ -179,12 +193,13 @@ const followBatch = 256
 // Events yields the run's events from sequence number from (1 for all):
 // those stored, then live ones as they are appended, until the run ends or
 // ctx is done. Interleaved with them, in order, come the run's live
-// deltas (run.Delta, sequence number 0) produced from the moment Events
-// is iterated: each after the log event it follows and before the next.
-// A follower that joins late reads the completed messages from the log,
-// then the deltas from then on; one that falls behind by more than
-// MaxLiveBuffer loses deltas (never log events) until the log's next
-// event. The run never waits for a follower.
+// deltas (run.Delta, sequence number 0): each after the log event it
+// follows and before the next. A follower that joins late reads the
+// completed messages from the log, then the deltas from then on, starting
+// with those of the message being written when it joined. One that falls
+// behind by more than MaxLiveBuffer loses deltas (never log events) until
+// the log's next event, which holds the completed message. The run never
+// waits for a follower.
 func (h *Handle) Events(ctx context.Context, from int64) iter.Seq2[run.Event, error] {
 	return func(yield func(run.Event, error) bool) {
 		l := h.hub()
@@ -248,9 +263,6 @@ func (h *Handle) generate(ctx context.Context, req llm.Request) (llm.Response, e
 	step := h.st.Steps() + 1
 	callID := ""
 	return s.Stream(ctx, req, func(c llm.Chunk) error {
-		if h.liveHub.Load() == nil {
-			return nil
-		}
 		if c.Reasoning != "" {
 			h.publish(run.Delta{Step: step, What: run.DeltaReasoning, Text: c.Reasoning})
 		}

@@ -184,7 +184,7 @@ func (st *State) snippet(ctx context.Context, g gate, n int, callID, code string
 	}
 	input := interp.Input{Code: code, Vars: vars, Funcs: funcs}
 	var live *lineWriter
-	if st.run != nil && !tainted && st.run.liveHub.Load() != nil {
+	if st.run != nil && !tainted {
 		// Followers of the run see the output line by line (live.go).
 		live = &lineWriter{h: st.run, step: n, callID: callID}
 		if callID == "" { // a code block of the model's text

@@ -59,6 +59,19 @@ const cases = {
     assert(progress.content.message === 'asking the weather service', `progress ${JSON.stringify(progress)}`);
     assert(texts(agent).some((t) => t.startsWith('forecast: ')), `texts ${texts(agent)}`);
   },
+  async streamed_text_and_arguments() {
+    const agent = new HttpAgent({ url: `${base}/agui/streamer`, initialMessages: [{ id: 'u1', role: 'user', content: 'Weather?' }] });
+    const { events } = await run(agent);
+    const args = events.filter((e) => e.type === 'TOOL_CALL_ARGS');
+    assert(args.length > 2 && new Set(args.map((e) => e.toolCallId)).size === 1, `arguments ${JSON.stringify(args)}`);
+    assert(args.map((e) => e.delta).join('') === '{"city":"<<var:city>>","return":null}', 'the arguments do not add up');
+    const content = events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT');
+    assert(content.length > 2, `text ${JSON.stringify(content)}`);
+    const said = texts(agent).find((t) => t.startsWith('The forecast says'));
+    assert(said && content.map((e) => e.delta).join('') === said, `streamed ${JSON.stringify(content.map((e) => e.delta).join(''))}, message ${said}`);
+    const call = agent.messages.flatMap((m) => m.toolCalls || []);
+    assert(call.length === 1 && call[0].function.arguments === '{"city":"<<var:city>>","return":null}', `calls ${JSON.stringify(call)}`);
+  },
   async state() {
     const agent = new HttpAgent({ url: `${base}/agui/login`, initialMessages: [{ id: 'u1', role: 'user', content: 'Log in' }] });
     const { events, types } = await run(agent);

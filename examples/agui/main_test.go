@@ -17,7 +17,8 @@ func TestWalk(t *testing.T) {
 		`outcome={"type":"interrupt"`,
 		"the front end approves",
 		`ACTIVITY_SNAPSHOT content={"message":"asking the weather service"`,
-		`delta="Here is the forecast: `,
+		`TEXT_MESSAGE_CONTENT delta="Here "`,
+		`TOOL_CALL_RESULT content="{\"success\":true,\"variables\":[{\"name\":\"forecast_result\"`,
 		`outcome={"type":"success"}`,
 	} {
 		if !strings.Contains(out.String(), want) {

@@ -214,6 +214,36 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						ktyp = sc.getType("int")
 						vtyp = o.typ.val
 					}
+					if ktyp == nil && isRangeInt(o.typ) {
+						// byref: range over an integer (rangeover.go).
+						n.anc.gen = rangeInt
+						ktyp = rangeIntKeyType(sc, o.typ)
+						sc.add(ktyp) // the bound, just behind the key
+						if v != nil {
+							err = v.cfgErrorf("range over %s permits only one iteration variable", o.typ.id())
+							return false
+						}
+					}
+					if ktyp == nil {
+						// byref: range over a function (rangeover.go).
+						if fk, fv, ok := rangeFuncTypes(o.typ); ok {
+							n.anc.gen = rangeFunc
+							n.anc.anc.gen = rangeFuncEnd
+							sc.add(valueTOf(pullType)) // the pull, just behind the key
+							ktyp, vtyp = fk, fv
+							if ktyp == nil {
+								if !isBlank(k) {
+									err = k.cfgErrorf("range over %s permits no iteration variables", o.typ.id())
+									return false
+								}
+								ktyp = sc.getType("bool")
+							}
+							if v != nil && vtyp == nil {
+								err = v.cfgErrorf("range over %s permits only one iteration variable", o.typ.id())
+								return false
+							}
+						}
+					}
 					if ktyp == nil {
 						// byref: v0.16.1 cannot range over functions and
 						// integers; say so instead of panicking on a nil type.
