@@ -90,8 +90,9 @@
 //
 // When the server's store implements run.Records (the memory store and
 // run/sqlite do), tasks take push notification configurations: with the
-// message that starts or answers a task (configuration.pushNotificationConfig)
-// or with the four methods (Create, Get, List and Delete
+// message that starts or answers a task
+// (configuration.taskPushNotificationConfig; pushNotificationConfig in
+// v0.3) or with the four methods (Create, Get, List and Delete
 // TaskPushNotificationConfig; at most MaxPushConfigs per task). A
 // configuration is kept in the store (kind PushRecordKind) with how far
 // its deliveries have gone, so that it survives a restart and its

@@ -141,6 +141,15 @@
 // refused, not truncated), and at most MaxHistoryFetched (4 MiB) in all.
 // GET /sessions/{id} lists this server's history of the session only.
 //
+// What a request expands is bounded in bytes, so that its cost follows
+// its size: the messages a descriptor names may hold at most
+// Options.MaxHistoryBytes (2 MiB by default) in all, however often they
+// name one resource, and a request over it is refused with 413 naming the
+// limit; a session's own history keeps its latest messages within it. The
+// history all requests expand at once is bounded by
+// Options.MaxHistoryInFlight (32 MiB): a request that would go over it is
+// refused with 413, Retry-After and the limit's name.
+//
 // What a history lookup costs is bounded: a request reads the summary of
 // each run its history names (at most MaxHistoryURLs) and the log of each
 // distinct run at most once, of at most MaxHistoryRuns runs (a descriptor

@@ -102,6 +102,14 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	history, err := s.history(r.Context(), run.SessionID(session), req.Session)
 	if err != nil {
 		var bad badInput
+		var tooLarge historyTooLarge
+		if errors.As(err, &tooLarge) {
+			if tooLarge.retry {
+				w.Header().Set("Retry-After", "1")
+			}
+			writeError(w, http.StatusRequestEntityTooLarge, CodeInvalidInput, err.Error())
+			return
+		}
 		if errors.As(err, &bad) {
 			writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
 			return
