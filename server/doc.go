@@ -120,9 +120,10 @@
 //	                         JSON, else the text as a JSON string
 //
 // Resuming a run that awaits nothing gives 403 (as the Python reference
-// server does). A resume that loses a race with the run's status (the run
-// was cancelled, or failed to move to awaiting, as the answer was being
-// recorded) gives 409. The inspector's resume (below) answers 409 in both
+// server does). Resume and cancel of a run are linearizable: of a resume
+// and a cancel that race, exactly one wins and the other gets 409 with the
+// run's status (in the message and in data.status); a resume of a
+// cancelled run, and a cancel of a run that has ended, are 409 too. The inspector's resume (below) answers 409 in both
 // cases: it follows no reference server, and both mean the run has moved
 // on.
 //

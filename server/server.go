@@ -162,8 +162,9 @@ type Server struct {
 	followable followable                    // completed runs that can take a follow-up (ui.go)
 	convs      convCache                     // runs' conversations for session history (sessions.go)
 	closed     bool
-	onClose    []func() // OnClose
-	inFlight   budget   // of session history being expanded
+	onClose    []func()                 // OnClose
+	inFlight   budget                   // of session history being expanded
+	control    [controlLocks]sync.Mutex // runs' control locks (lockRun)
 }
 
 // New returns a Server for the agents, or an error naming the first bad
