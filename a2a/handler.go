@@ -234,12 +234,23 @@ func ended(id sdk.TaskID, state sdk.TaskState) error {
 // stops it; with withTask, the task as folded up to from first.
 func (h *handler) stream(ctx context.Context, id sdk.TaskID, from int64, withTask bool, yield func(sdk.Event, error) bool) {
 	p := &projector{}
-	for e, err := range h.runs.Store().Events(ctx, run.ID(id), 1) {
+	for e, err := range h.runs.Follow(ctx, run.ID(id), 1) {
 		if err != nil {
 			if ctx.Err() == nil {
 				yield(nil, h.internal("reading a task", err))
 			}
 			return
+		}
+		if d, ok := e.Data.(run.Delta); ok {
+			// The model's text as it is written, once the task is out.
+			if !withTask && p.seq >= from-1 {
+				for _, ev := range p.delta(e, d) {
+					if !yield(ev, nil) {
+						return
+					}
+				}
+			}
+			continue
 		}
 		evs := p.apply(e)
 		if e.Seq < from {

@@ -48,10 +48,39 @@ type projector struct {
 	schema  json.RawMessage
 	last    *sdk.Message // the latest assistant message of the current turn
 	results int
+	seq     int64 // the sequence number of the last event applied
+	// streaming is the step whose text is being streamed as the appended
+	// chunks of a "text" artifact, 0 for none.
+	streaming int
+}
+
+// TextArtifact is the name of the artifact a stream sends a model's text
+// in as it is written, one chunk (append) per piece; the last chunk comes
+// with the completed message, which the task's status carries as well. It
+// is live: a task read later (GetTask) has the message, not the artifact.
+const TextArtifact = "text"
+
+// delta returns the stream events of a live delta: a piece of the model's
+// text as an appended chunk of the step's text artifact. Other deltas
+// (reasoning, tool-call arguments, snippet output) are not sent.
+func (p *projector) delta(e run.Event, d run.Delta) []sdk.Event {
+	if d.What != run.DeltaText {
+		return nil
+	}
+	first := p.streaming != d.Step
+	p.streaming = d.Step
+	return []sdk.Event{p.textChunk(e.RunID, d.Step, d.Text, !first, false)}
+}
+
+// textChunk is a chunk of a step's text artifact.
+func (p *projector) textChunk(id run.ID, step int, text string, appended, last bool) *sdk.TaskArtifactUpdateEvent {
+	a := &sdk.Artifact{ID: sdk.ArtifactID(fmt.Sprintf("%s-%s-%d", id, TextArtifact, step)), Name: TextArtifact, Parts: sdk.ContentParts{sdk.NewTextPart(text)}}
+	return &sdk.TaskArtifactUpdateEvent{TaskID: sdk.TaskID(id), ContextID: p.task.ContextID, Artifact: a, Append: appended, LastChunk: last}
 }
 
 // apply folds e into the task and returns the stream events it gives.
 func (p *projector) apply(e run.Event) []sdk.Event {
+	p.seq = e.Seq
 	info := sdk.TaskInfo{TaskID: sdk.TaskID(e.RunID), ContextID: p.task.ContextID}
 	switch d := e.Data.(type) {
 	case run.RunCreated:
@@ -75,11 +104,25 @@ func (p *projector) apply(e run.Event) []sdk.Event {
 		m := p.agentMessage(e, sdk.NewTextPart(d.Text))
 		p.last = m
 		p.task.History = append(p.task.History, m)
-		return []sdk.Event{&sdk.TaskStatusUpdateEvent{TaskID: info.TaskID, ContextID: info.ContextID,
-			Status: sdk.TaskStatus{State: State(p.status, p.await.Await), Message: m, Timestamp: stamp(e.Time)}}}
+		var out []sdk.Event
+		if p.streaming != 0 && p.streaming == d.Step {
+			// The text artifact streamed so far ends here.
+			p.streaming = 0
+			out = append(out, p.textChunk(e.RunID, d.Step, "", true, true))
+		}
+		return append(out, &sdk.TaskStatusUpdateEvent{TaskID: info.TaskID, ContextID: info.ContextID,
+			Status: sdk.TaskStatus{State: State(p.status, p.await.Await), Message: m, Timestamp: stamp(e.Time)}})
 	case run.AwaitRequested:
 		p.await = d
 		return nil
+	case run.Progress:
+		// What a long action reports as it runs (runtime.Progress): a
+		// status message of the working task, naming the call.
+		m := p.agentMessage(e, sdk.NewTextPart(d.Message))
+		m.Metadata = map[string]any{"byref.call": d.CallID, "byref.kind": "progress"}
+		st := sdk.TaskStatus{State: State(p.status, p.await.Await), Message: m, Timestamp: stamp(e.Time)}
+		p.task.Status = st
+		return []sdk.Event{&sdk.TaskStatusUpdateEvent{TaskID: info.TaskID, ContextID: info.ContextID, Status: st}}
 	case run.AwaitResolved:
 		// The answer to input-required or auth-required is the user's
 		// turn: the message as its client sent it, else (an answer from

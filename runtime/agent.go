@@ -341,7 +341,8 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 			_ = st.define(variable.Spec{Name: inputVariable, Value: input, Description: "the run's structured input"}, st.step, "host")
 		}
 	}
-	startVars := st.variableEvents(st.vars.Names(), true)
+	h.ctx.starting = st.vars.Names()
+	startVars := st.variableEvents(h.ctx.starting, true)
 	st.mu.Unlock()
 
 	h.messages = append([]llm.Message{llm.SystemMessage("")}, opts.History...)

@@ -340,9 +340,19 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, id run.ID, mode
 // satisfies until or the run ends.
 func (s *Server) follow(ctx context.Context, id run.ID, from int64, until func(run.Event) bool, emit func([]json.RawMessage) error) (*projector, error) {
 	p := s.newProjector()
-	for e, err := range s.store.Events(ctx, id, 1) {
+	for e, err := range s.Follow(ctx, id, 1) {
 		if err != nil {
 			return p, err
+		}
+		if d, ok := e.Data.(run.Delta); ok {
+			// Live text, shown as it is written to a stream (not to a
+			// sync or async answer, which shows the run as it stands).
+			if emit != nil && p.seq >= from-1 {
+				if err := emit(p.delta(e, d)); err != nil {
+					return p, err
+				}
+			}
+			continue
 		}
 		evs := p.apply(e)
 		if e.Seq < from {

@@ -371,7 +371,7 @@ func (s *Server) uiEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		return rc.Flush() == nil
 	}
-	for e, err := range s.store.Events(r.Context(), sum.ID, from) {
+	for e, err := range s.Follow(r.Context(), sum.ID, from) {
 		if err != nil {
 			if r.Context().Err() == nil {
 				s.log.Error("server: inspector stream ended early", "run", sum.ID, "err", err)
@@ -385,6 +385,12 @@ func (s *Server) uiEvents(w http.ResponseWriter, r *http.Request) {
 		b, err := marshal(withoutValue(e))
 		if err != nil {
 			s.log.Error("server: encoding an event", "run", sum.ID, "seq", e.Seq, "err", err)
+			continue
+		}
+		if e.Seq == 0 { // a live delta: no ID to resume from
+			if !write("data: %s\n\n", b) {
+				return
+			}
 			continue
 		}
 		if !write("id: %d\ndata: %s\n\n", e.Seq, b) {

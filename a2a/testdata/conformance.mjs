@@ -89,6 +89,26 @@ await run('stream', async () => {
   check(seen[seen.length - 1] === 'statusUpdate:' + STATE.COMPLETED, 'last ' + seen[seen.length - 1]);
 });
 
+await run('streamed text: appended chunks of the text artifact', async () => {
+  const streamer = await factory.createFromUrl(base + '/a2a/streamer/');
+  const chunks = [];
+  let last = false;
+  let final = '';
+  for await (const ev of streamer.sendMessageStream(send(message('Hello, streaming world!')))) {
+    if (ev.payload?.$case === 'artifactUpdate' && ev.payload.value.artifact.name === 'text') {
+      const u = ev.payload.value;
+      check(chunks.length === 0 ? !u.append : u.append, 'append on every chunk but the first');
+      chunks.push(u.artifact.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join(''));
+      last = u.lastChunk;
+    }
+    if (ev.payload?.$case === 'statusUpdate' && ev.payload.value.status.state === STATE.COMPLETED) final = text(ev.payload.value.status.message);
+  }
+  check(chunks.length > 2, 'chunks ' + JSON.stringify(chunks));
+  check(chunks.join('') === 'Hello, streaming world!', 'the chunks add up to ' + JSON.stringify(chunks.join('')));
+  check(last, 'the last chunk says so');
+  check(final === 'Hello, streaming world!', 'the completed status has the whole text: ' + final);
+});
+
 let awaiting, asked, answered;
 await run('input-required and the resume', async () => {
   asked = message('ask me', { metadata: { trace: 'conformance-1' } });
