@@ -130,7 +130,7 @@ func evalRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				return err
 			}
 		}
-		fmt.Fprintf(stdout, "recorded %d cassettes in %s\n", len(set.Cases), filepath.Join(set.Dir, "cassettes"))
+		fmt.Fprintf(stdout, "recorded the cassettes of %s in %s\n", count(len(set.Cases), "case"), filepath.Join(set.Dir, "cassettes"))
 	}
 	dir := *out
 	if dir == "" {

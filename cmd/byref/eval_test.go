@@ -77,7 +77,7 @@ func TestEvalAddAndDiff(t *testing.T) {
 	// case, and its one exchange replaces the cassette, so the replay
 	// fails the same way without it.
 	out, code = byref(t, "", "eval", "run", set, "--model", "scripted:hello", "--record", "--out", filepath.Join(dir, "c"))
-	if code != 1 || !strings.Contains(out, "recorded 1 cassettes") || !strings.Contains(out, "want 3 calls, got 0") {
+	if code != 1 || !strings.Contains(out, "recorded the cassettes of 1 case in") || !strings.Contains(out, "want 3 calls, got 0") {
 		t.Fatalf("eval run --record: exit %d:\n%s", code, out)
 	}
 	cassette, err := os.ReadFile(filepath.Join(set, "cassettes", "late-share.json"))
