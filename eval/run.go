@@ -126,9 +126,8 @@ func Run(ctx context.Context, set *Set, opts Options) (*Report, error) {
 	r := &runner{set: set, opts: &opts, rt: rt}
 	if opts.Record {
 		r.recorders = make([]*Recorder, len(set.Cases))
-		for i, c := range set.Cases {
+		for i := range set.Cases {
 			r.recorders[i] = Record(opts.Model, opts.ModelName)
-			_ = c
 		}
 	}
 	start := time.Now()
