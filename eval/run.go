@@ -359,11 +359,17 @@ func (o *observer) missed() *MissError {
 	return o.miss
 }
 
+// maxAwaits is how many awaits of one trial the runner answers; past it,
+// it denies, so that an action that asks for authorization again and
+// again cannot keep a trial going for ever.
+const maxAwaits = 100
+
 // answerer answers a trial's awaits as its case says.
 type answerer struct {
 	c       *Case
 	mu      sync.Mutex
 	replies int
+	awaits  int
 }
 
 func (a *answerer) answer(ctx context.Context, h *brt.Handle) {
@@ -371,7 +377,17 @@ func (a *answerer) answer(ctx context.Context, h *brt.Handle) {
 	if !ok {
 		return
 	}
+	a.mu.Lock()
+	a.awaits++
+	n := a.awaits
+	a.mu.Unlock()
 	var ans run.Answer
+	switch {
+	case n > maxAwaits && (req.Await == run.AwaitApproval || req.Await == run.AwaitAuthorization):
+		ans.Decision, ans.Reason = run.Denied, fmt.Sprintf("the eval answers at most %d awaits of a run", maxAwaits)
+		_ = h.Resume(context.WithoutCancel(ctx), req.ID, ans)
+		return
+	}
 	switch req.Await {
 	case run.AwaitQuestion:
 		a.mu.Lock()
