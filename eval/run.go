@@ -382,8 +382,7 @@ func (a *answerer) answer(ctx context.Context, h *brt.Handle) {
 	n := a.awaits
 	a.mu.Unlock()
 	var ans run.Answer
-	switch {
-	case n > maxAwaits && (req.Await == run.AwaitApproval || req.Await == run.AwaitAuthorization):
+	if n > maxAwaits && (req.Await == run.AwaitApproval || req.Await == run.AwaitAuthorization) {
 		ans.Decision, ans.Reason = run.Denied, fmt.Sprintf("the eval answers at most %d awaits of a run", maxAwaits)
 		_ = h.Resume(context.WithoutCancel(ctx), req.ID, ans)
 		return
