@@ -116,6 +116,14 @@ for v := range count(5) { if v == 20 { break }; fmt.Print(v, " ") }
 for k, v := range pairs { fmt.Print(k, v, " ") }
 func find() int { for v := range count(9) { if v == 30 { return v } }; return -1 }
 fmt.Print(find())`, "0 10 stop a1 b2 stop 30"},
+		{"a struct error value in an error variable", `type Code struct{ N int }
+func (c Code) Error() string { return fmt.Sprint("code ", c.N) }
+var e1 error = Code{4}
+var e2 error
+e2 = Code{5}
+e3 := error(Code{6})
+var c Code
+fmt.Println(e1, e2, e3, errors.As(e2, &c), c.N)`, "code 4 code 5 code 6 true 5"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},
