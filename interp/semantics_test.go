@@ -124,6 +124,18 @@ e2 = Code{5}
 e3 := error(Code{6})
 var c Code
 fmt.Println(e1, e2, e3, errors.As(e2, &c), c.N)`, "code 4 code 5 code 6 true 5"},
+		{"method expressions", `type T struct{ n int }
+func (t T) Add(x int) int { return t.n + x }
+func (t *T) Inc() { t.n++ }
+f := T.Add
+v := &T{5}
+(*T).Inc(v)
+type I interface{ M() string }
+type S struct{}
+func (S) M() string { return "S.M" }
+var b strings.Builder
+(*strings.Builder).WriteString(&b, "hey")
+fmt.Println(f(T{1}, 2), T.Add(T{3}, 4), v.n, (*T).Add(v, 1), I.M(S{}), b.String())`, "3 7 6 7 S.M hey"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},

@@ -1886,6 +1886,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				err = n.cfgErrorf("undefined type")
 				break
 			}
+			if c0 := n.child[0]; n.typ.cat != binPkgT && n.typ.cat != srcPkgT && c0.isType(sc) && methodExpr(sc, n, c0.typ, n.child[1].ident) {
+				break // byref: a method expression (methodexpr.go)
+			}
 			switch {
 			case n.typ.cat == binPkgT:
 				// Resolve binary package symbol: a type or a value
