@@ -49,16 +49,25 @@ type Options struct {
 	Progress func(done, total int, t *Trial)
 }
 
-// Price is what a model's tokens cost, in dollars per million tokens.
+// Price is what a model's tokens cost, in dollars per million tokens:
+// input tokens, output tokens, input tokens read from the provider's
+// prompt cache (CacheRead) and written to it (CacheWrite; zero means the
+// Input price).
 type Price struct {
-	Input       float64 `json:"input"`
-	Output      float64 `json:"output"`
-	CachedInput float64 `json:"cached_input,omitempty"`
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cache_read,omitempty"`
+	CacheWrite float64 `json:"cache_write,omitempty"`
 }
 
 // cost prices a trial's tokens.
-func (p Price) cost(in, out, cached int) float64 {
-	return (float64(in-cached)*p.Input + float64(cached)*p.CachedInput + float64(out)*p.Output) / 1e6
+func (p Price) cost(u llm.Usage) float64 {
+	write := p.CacheWrite
+	if write == 0 {
+		write = p.Input
+	}
+	plain := u.InputTokens - u.CacheReadTokens - u.CacheWriteTokens
+	return (float64(plain)*p.Input + float64(u.CacheReadTokens)*p.CacheRead + float64(u.CacheWriteTokens)*write + float64(u.OutputTokens)*p.Output) / 1e6
 }
 
 // ErrNoCases is returned by Run for a set without cases.
@@ -234,8 +243,8 @@ func (r *runner) trial(ctx context.Context, ci, rep int) *Trial {
 	t.events = events
 	t.Status, t.FailureKind, t.Reason, t.Result = o.Status, snap.FailureKind, o.Reason, o.Result
 	t.Steps, t.InputTokens, t.OutputTokens = o.Steps, o.Usage.InputTokens, o.Usage.OutputTokens
-	t.CachedTokens = cachedTokens(o.Usage)
-	t.Cost = r.opts.Price.cost(t.InputTokens, t.OutputTokens, t.CachedTokens)
+	t.CacheReadTokens, t.CacheWriteTokens = o.Usage.CacheReadTokens, o.Usage.CacheWriteTokens
+	t.Cost = r.opts.Price.cost(o.Usage)
 	t.Trajectory = trajectory(events)
 	t.leaks = obs.leaked()
 	r.tokens.Add(int64(t.Tokens()))
@@ -243,8 +252,12 @@ func (r *runner) trial(ctx context.Context, ci, rep int) *Trial {
 		t.Failures = append(t.Failures, Failure{Expectation: "the trial runs", Diff: t.Error})
 	}
 	if miss := obs.missed(); miss != nil {
+		// The run stopped at the miss: what it shows says nothing of the
+		// agent.
 		t.Error = miss.Error()
 		t.Failures = append(t.Failures, Failure{Expectation: "every request is in the cassette", Diff: miss.Diff})
+		t.Skipped = append(t.Skipped, "every expectation: the run stopped at a request the cassette does not hold")
+		return t
 	}
 	k := &checker{ctx: ctx, t: t, set: r.set, c: c, opts: r.opts}
 	for _, e := range c.Expect {
@@ -252,7 +265,7 @@ func (r *runner) trial(ctx context.Context, ci, rep int) *Trial {
 			t.Failures = append(t.Failures, Failure{Expectation: e.String(), Diff: d})
 		}
 	}
-	t.Skipped = k.skips
+	t.Skipped = append(t.Skipped, k.skips...)
 	t.Passed = len(t.Failures) == 0
 	return t
 }

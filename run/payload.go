@@ -227,6 +227,11 @@ type ToolCallCompleted struct {
 	// Kept is the variable a result too large for the conversation was
 	// kept in (the model got its start and the name), or "".
 	Kept string `json:"kept,omitempty"`
+	// Content is the text the model was given for this result, when it
+	// is not the one rebuilt from the other fields (a value in plain
+	// mode, a result kept as a variable, a cut): a restored run gives the
+	// model the same bytes, so that its prompt cache still serves it.
+	Content string `json:"content,omitempty"`
 	// Snippet is the code a call of the built-in run_go ran, as run, with
 	// the variables it reads and writes; nil for other calls and for a
 	// run_go call refused before it ran.
@@ -264,6 +269,11 @@ type SnippetExecuted struct {
 	// Kept is the variable a result too large for the conversation was
 	// kept in, or "".
 	Kept string `json:"kept,omitempty"`
+	// Content is the text the model was given for this result, when it
+	// is not the one rebuilt from the other fields (a value in plain
+	// mode, a result kept as a variable, a cut): a restored run gives the
+	// model the same bytes, so that its prompt cache still serves it.
+	Content string `json:"content,omitempty"`
 	// Start is when the snippet started.
 	Start time.Time `json:"start,omitzero"`
 	// Actions are the Go identities of the actions the code names, for
@@ -445,6 +455,10 @@ type Result struct {
 type Usage struct {
 	InputTokens  int64 `json:"input_tokens"`
 	OutputTokens int64 `json:"output_tokens"`
+	// CacheReadTokens and CacheWriteTokens are the parts of InputTokens
+	// the provider read from its prompt cache and wrote to it.
+	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
 }
 
 // Error records a fault worth keeping: a model call retried, a result that

@@ -65,7 +65,7 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 			calls[i] = ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
 		}
 		snippets := extractCode(resp.Text)
-		before := []run.Payload{run.Usage{InputTokens: int64(resp.Usage.InputTokens), OutputTokens: int64(resp.Usage.OutputTokens)}}
+		before := []run.Payload{usageEvent(resp.Usage)}
 		if resp.Text != "" || resp.Reasoning != "" || len(resp.Thinking) > 0 {
 			before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning, Thinking: thinkingOf(resp.Thinking)})
 		}
@@ -209,6 +209,9 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 		changes := h.st.variableChangeEvents(res.Step, slices.Concat(s.Variables, s.left))
 		content, name, kept := h.st.bound(res.Step, "snippet", s.Content(), lim)
 		e.Kept = name
+		if content != sentSnippet(e, lim.LargeResult) {
+			e.Content = content
+		}
 		events = append(append(append(events, e), changes...), kept...)
 		snippetParts = append(snippetParts, content)
 	}
@@ -219,6 +222,9 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 		changes := h.st.variableChangeEvents(res.Step, slices.Concat(r.Variables, r.left()))
 		content, name, kept := h.st.bound(res.Step, r.Name, r.Content(), lim)
 		e.Kept = name
+		if content != sentTool(e, lim.LargeResult) {
+			e.Content = content
+		}
 		events = append(append(append(events, e), changes...), kept...)
 		toolMsgs = append(toolMsgs, llm.ToolResultMessage(llm.ToolCall{ID: r.CallID, Name: r.Name}, content))
 	}

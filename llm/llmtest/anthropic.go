@@ -69,7 +69,7 @@ func anthropicCases() []Case {
 				t.Errorf("headers = %v; want anthropic-version and x-api-key", h)
 			}
 			b := s.Body(0)
-			if b["system"] != "You are terse." || Path(t, b, "messages", 0, "role") != "user" || Path(t, b, "tools", 1, "input_schema", "$defs") == nil {
+			if Path(t, b, "system", 0, "text") != "You are terse." || Path(t, b, "messages", 0, "role") != "user" || Path(t, b, "tools", 1, "input_schema", "$defs") == nil {
 				t.Errorf("body = %v", b)
 			}
 		}},
@@ -198,7 +198,9 @@ func anthropicCases() []Case {
 		{"usage", func(t *testing.T, open Open) {
 			_, m := msgs(t, open, Reply{Body: `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","stop_sequence":null,` +
 				`"usage":{"input_tokens":50,"cache_creation_input_tokens":1000,"cache_read_input_tokens":2000,"output_tokens":20}}`})
-			wantUsage(t, generate(t, m, ask("Hi")), 3050, 20)
+			// input_tokens excludes the cache's reads and writes; Usage
+			// counts them in InputTokens and apart.
+			wantCachedUsage(t, generate(t, m, ask("Hi")), llm.Usage{InputTokens: 3050, OutputTokens: 20, CacheReadTokens: 2000, CacheWriteTokens: 1000})
 		}},
 		{"thinking", func(t *testing.T, open Open) {
 			s, m := msgs(t, open,
@@ -252,7 +254,7 @@ func anthropicCases() []Case {
 				llm.ToolResultMessage(a, "sunny"), llm.ToolResultMessage(b, "noon"))
 			generate(t, m, req)
 			body := s.Body(0)
-			if body["system"] != "You are terse.\n\nBe brief." {
+			if Path(t, body, "system", 0, "text") != "You are terse.\n\nBe brief." {
 				t.Errorf("system = %q; want both system messages joined", body["system"])
 			}
 			if n := len(body["messages"].([]any)); n != 3 {

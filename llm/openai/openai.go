@@ -41,6 +41,11 @@ type Options struct {
 	// Dialect adapts the request to an OpenAI-compatible endpoint; the zero
 	// value is OpenAI's own API.
 	Dialect Dialect
+	// PromptCacheKey is sent as prompt_cache_key with every request, so
+	// that OpenAI routes them to the same prompt cache; empty means each
+	// request's own llm.Request.CacheKey (a byref run sets one derived
+	// from its agent), and none when that is empty too.
+	PromptCacheKey string
 }
 
 // Dialect lists how an OpenAI-compatible endpoint's requests differ from
@@ -58,6 +63,10 @@ type Dialect struct {
 	// ToolResultName sends the tool's name in tool messages (Mistral
 	// documents "name" there).
 	ToolResultName bool
+	// NoPromptCacheKey leaves out prompt_cache_key, for endpoints that
+	// cache without a key (Gemini caches implicitly, by prefix) or refuse
+	// unknown fields.
+	NoPromptCacheKey bool
 }
 
 // Model is a [llm.Model] and [llm.Streamer] over an OpenAI chat completions
