@@ -132,7 +132,7 @@ func (st *State) selectTools(tools []schema.Tool, k int, query string) []schema.
 	defer st.mu.Unlock()
 	var candidates []string
 	for _, t := range tools {
-		if r := st.m.byName[t.Name]; r != nil && !r.builtin {
+		if r := st.m.byName[t.Name]; r != nil && r.builtin == nil {
 			candidates = append(candidates, t.Name)
 		}
 	}
@@ -177,7 +177,7 @@ func (st *State) selectTools(tools []schema.Tool, k int, query string) []schema.
 	}
 	out := tools[:0:0]
 	for _, t := range tools {
-		if r := st.m.byName[t.Name]; r == nil || r.builtin || keep[t.Name] {
+		if r := st.m.byName[t.Name]; r == nil || r.builtin != nil || keep[t.Name] {
 			out = append(out, t)
 		}
 	}
