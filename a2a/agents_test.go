@@ -95,6 +95,15 @@ var typedModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error)
 	return llm.CallTool(action.TerminateName, `{"success":true,"result":{"city":`+string(b)+`,"celsius":21}}`), nil
 })
 
+// workerModel calls work, whose progress the stream shows, then says
+// what it returned.
+var workerModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+	if reply, ok := toolReply(req); ok {
+		return llm.Text("work: " + reply), nil
+	}
+	return llm.CallTool("work", `{"return":null}`), nil
+})
+
 // Weather is the typed agent's result.
 type Weather struct {
 	City    string `json:"city"`
@@ -122,6 +131,10 @@ var testActions = action.MustSet(
 		},
 	}),
 	action.MustNew(action.Spec{Name: "forecast", Description: "The forecast for a city.", Func: func(city string) string { return "sunny in " + city }, Params: []action.Param{{Name: "city"}}}),
+	action.MustNew(action.Spec{Name: "work", Description: "Work a while, reporting progress.", Func: func(ctx context.Context) string {
+		_ = runtime.Progress(ctx, "half way there")
+		return "worked"
+	}}),
 )
 
 // agent is an agent on m recording into store.
@@ -133,7 +146,8 @@ func agent(store run.Store, name string, m llm.Model, tmpl runtime.RunOptions) s
 	return server.Agent{Name: name, Description: "test agent " + name, Run: tmpl, Runtime: rt}
 }
 
-// testAgents are echo, history, hang, awaiter, auth, typed and big,
+// testAgents are echo, history, hang, awaiter, auth, typed, big, worker and
+// streamer (echo, streamed in pieces of 3 bytes),
 // recording into store (a new memory store when nil).
 func testAgents(store run.Store) []server.Agent {
 	if store == nil {
@@ -147,6 +161,8 @@ func testAgents(store run.Store) []server.Agent {
 		agent(store, "auth", authModel, runtime.RunOptions{}),
 		agent(store, "typed", typedModel, runtime.RunOptions{ResultSchema: runtime.ResultSchemaFor[Weather]()}),
 		agent(store, "big", bigModel, runtime.RunOptions{}),
+		agent(store, "worker", workerModel, runtime.RunOptions{}),
+		agent(store, "streamer", llm.Chunked(echoModel, 3), runtime.RunOptions{}),
 	}
 }
 

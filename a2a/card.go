@@ -85,7 +85,7 @@ func (s *Server) Card(base, agent string) (*sdk.AgentCard, error) {
 		{URL: url, ProtocolBinding: sdk.TransportProtocolJSONRPC, ProtocolVersion: LegacyVersion},
 	}
 	card.Version = s.opts.Version
-	card.Capabilities = sdk.AgentCapabilities{Streaming: true}
+	card.Capabilities = sdk.AgentCapabilities{Streaming: true, PushNotifications: s.push != nil}
 	card.DefaultInputModes, card.DefaultOutputModes = modes, modes
 	card.Provider = &sdk.AgentProvider{Org: "byref", URL: "https://github.com/byref/byref"}
 	if s.opts.Token {

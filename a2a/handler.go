@@ -27,6 +27,7 @@ const TagProtocol = "protocol"
 type handler struct {
 	agent string
 	runs  runs
+	push  *pusher // nil when the store keeps no records
 	log   *slog.Logger
 }
 
@@ -75,11 +76,6 @@ func (h *handler) GetTask(ctx context.Context, req *sdk.GetTaskRequest) (*sdk.Ta
 		return nil, err
 	}
 	return p.snapshot(req.HistoryLength), nil
-}
-
-// ListTasks implements a2asrv.RequestHandler: not offered.
-func (h *handler) ListTasks(ctx context.Context, req *sdk.ListTasksRequest) (*sdk.ListTasksResponse, error) {
-	return nil, fmt.Errorf("%w: ListTasks is not offered; keep the IDs of the tasks you start, or list runs with the byref inspector (/ui)", sdk.ErrUnsupportedOperation)
 }
 
 // CancelTask implements a2asrv.RequestHandler: it cancels the run and
@@ -238,12 +234,23 @@ func ended(id sdk.TaskID, state sdk.TaskState) error {
 // stops it; with withTask, the task as folded up to from first.
 func (h *handler) stream(ctx context.Context, id sdk.TaskID, from int64, withTask bool, yield func(sdk.Event, error) bool) {
 	p := &projector{}
-	for e, err := range h.runs.Store().Events(ctx, run.ID(id), 1) {
+	for e, err := range h.runs.Follow(ctx, run.ID(id), 1) {
 		if err != nil {
 			if ctx.Err() == nil {
 				yield(nil, h.internal("reading a task", err))
 			}
 			return
+		}
+		if d, ok := e.Data.(run.Delta); ok {
+			// The model's text as it is written, once the task is out.
+			if !withTask && p.seq >= from-1 {
+				for _, ev := range p.delta(e, d) {
+					if !yield(ev, nil) {
+						return
+					}
+				}
+			}
+			continue
 		}
 		evs := p.apply(e)
 		if e.Seq < from {
@@ -277,8 +284,16 @@ func (h *handler) send(ctx context.Context, req *sdk.SendMessageRequest) (sdk.Ta
 	if m == nil {
 		return "", 0, fmt.Errorf("%w: message is required", sdk.ErrInvalidParams)
 	}
+	var push *sdk.PushConfig
 	if req.Config != nil && req.Config.PushConfig != nil {
-		return "", 0, fmt.Errorf("%w: this server sends no push notifications; stream the task (SendStreamingMessage) or subscribe to it", sdk.ErrPushNotificationNotSupported)
+		if h.push == nil {
+			return "", 0, errNoPush
+		}
+		c := *req.Config.PushConfig
+		push = &c
+		if err := h.push.checkConfig(ctx, push); err != nil {
+			return "", 0, err
+		}
 	}
 	if m.Role != sdk.MessageRoleUser {
 		return "", 0, fmt.Errorf("%w: the message's role is %s; send it as %s", sdk.ErrInvalidParams, m.Role, sdk.MessageRoleUser)
@@ -288,7 +303,12 @@ func (h *handler) send(ctx context.Context, req *sdk.SendMessageRequest) (sdk.Ta
 		return "", 0, err
 	}
 	if m.TaskID != "" {
-		return h.resume(ctx, m, text, data)
+		id, from, err := h.resume(ctx, m, text, data)
+		if err == nil && push != nil {
+			push.TaskID = id
+			_, err = h.push.create(ctx, *push, requestVersion(ctx), from)
+		}
+		return id, from, err
 	}
 	if text == "" && data != "" {
 		text = data
@@ -300,12 +320,23 @@ func (h *handler) send(ctx context.Context, req *sdk.SendMessageRequest) (sdk.Ta
 	if session != "" && !contextRE.MatchString(m.ContextID) {
 		return "", 0, fmt.Errorf("%w: contextId %q must be 1 to 128 letters, digits, '-', '_', '.' or ':'", sdk.ErrInvalidParams, m.ContextID)
 	}
-	id, err := h.runs.StartRun(ctx, h.agent, server.StartRequest{Session: session, Task: text, Tags: map[string]string{TagProtocol: "a2a"}})
+	sent, err := json.Marshal(m)
+	if err != nil {
+		return "", 0, fmt.Errorf("%w: the message: %v", sdk.ErrInvalidParams, err)
+	}
+	id, err := h.runs.StartRun(ctx, h.agent, server.StartRequest{Session: session, Task: text, Message: sent, Tags: map[string]string{TagProtocol: "a2a"}})
 	if err != nil {
 		if errors.Is(err, runtime.ErrInvalidInput) {
 			return "", 0, fmt.Errorf("%w: %v", sdk.ErrInvalidParams, err)
 		}
 		return "", 0, h.internal("starting a task", err)
+	}
+	if push != nil {
+		// From the task's first event: every update is notified.
+		push.TaskID = sdk.TaskID(id)
+		if _, err := h.push.create(ctx, *push, requestVersion(ctx), 1); err != nil {
+			return "", 0, err
+		}
 	}
 	return sdk.TaskID(id), 1, nil
 }
@@ -344,6 +375,9 @@ func (h *handler) resume(ctx context.Context, m *sdk.Message, text, data string)
 	if err != nil {
 		return "", 0, fmt.Errorf("%w: %v", sdk.ErrInvalidParams, err)
 	}
+	if answer.Message, err = json.Marshal(m); err != nil {
+		return "", 0, fmt.Errorf("%w: the message: %v", sdk.ErrInvalidParams, err)
+	}
 	if err := c.Resume(ctx, pending.ID, answer); err != nil {
 		switch {
 		case errors.Is(err, runtime.ErrNoAwait), errors.Is(err, run.ErrIllegalTransition), errors.Is(err, run.ErrFinished):
@@ -381,28 +415,6 @@ func content(m *sdk.Message) (text, data string, err error) {
 	}
 	return strings.Join(texts, "\n"), data, nil
 }
-
-// GetTaskPushConfig implements a2asrv.RequestHandler: not offered.
-func (h *handler) GetTaskPushConfig(ctx context.Context, req *sdk.GetTaskPushConfigRequest) (*sdk.PushConfig, error) {
-	return nil, errNoPush
-}
-
-// ListTaskPushConfigs implements a2asrv.RequestHandler: not offered.
-func (h *handler) ListTaskPushConfigs(ctx context.Context, req *sdk.ListTaskPushConfigRequest) (*sdk.ListTaskPushConfigResponse, error) {
-	return nil, errNoPush
-}
-
-// CreateTaskPushConfig implements a2asrv.RequestHandler: not offered.
-func (h *handler) CreateTaskPushConfig(ctx context.Context, req *sdk.PushConfig) (*sdk.PushConfig, error) {
-	return nil, errNoPush
-}
-
-// DeleteTaskPushConfig implements a2asrv.RequestHandler: not offered.
-func (h *handler) DeleteTaskPushConfig(ctx context.Context, req *sdk.DeleteTaskPushConfigRequest) error {
-	return errNoPush
-}
-
-var errNoPush = fmt.Errorf("%w: this server sends no push notifications; stream the task (SendStreamingMessage) or subscribe to it (SubscribeToTask)", sdk.ErrPushNotificationNotSupported)
 
 // GetExtendedAgentCard implements a2asrv.RequestHandler: there is none.
 func (h *handler) GetExtendedAgentCard(ctx context.Context, req *sdk.GetExtendedAgentCardRequest) (*sdk.AgentCard, error) {

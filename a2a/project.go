@@ -42,16 +42,45 @@ func State(s run.Status, await run.AwaitKind) sdk.TaskState {
 // into the A2A stream events it gives. It is a pure function of the log,
 // so that a stream, a re-subscription and GetTask agree.
 type projector struct {
-	task     sdk.Task
-	status   run.Status
-	await    run.AwaitRequested
-	schema   json.RawMessage
-	lastText string // the latest assistant text of the current turn
-	results  int
+	task    sdk.Task
+	status  run.Status
+	await   run.AwaitRequested
+	schema  json.RawMessage
+	last    *sdk.Message // the latest assistant message of the current turn
+	results int
+	seq     int64 // the sequence number of the last event applied
+	// streaming is the step whose text is being streamed as the appended
+	// chunks of a "text" artifact, 0 for none.
+	streaming int
+}
+
+// TextArtifact is the name of the artifact a stream sends a model's text
+// in as it is written, one chunk (append) per piece; the last chunk comes
+// with the completed message, which the task's status carries as well. It
+// is live: a task read later (GetTask) has the message, not the artifact.
+const TextArtifact = "text"
+
+// delta returns the stream events of a live delta: a piece of the model's
+// text as an appended chunk of the step's text artifact. Other deltas
+// (reasoning, tool-call arguments, snippet output) are not sent.
+func (p *projector) delta(e run.Event, d run.Delta) []sdk.Event {
+	if d.What != run.DeltaText {
+		return nil
+	}
+	first := p.streaming != d.Step
+	p.streaming = d.Step
+	return []sdk.Event{p.textChunk(e.RunID, d.Step, d.Text, !first, false)}
+}
+
+// textChunk is a chunk of a step's text artifact.
+func (p *projector) textChunk(id run.ID, step int, text string, appended, last bool) *sdk.TaskArtifactUpdateEvent {
+	a := &sdk.Artifact{ID: sdk.ArtifactID(fmt.Sprintf("%s-%s-%d", id, TextArtifact, step)), Name: TextArtifact, Parts: sdk.ContentParts{sdk.NewTextPart(text)}}
+	return &sdk.TaskArtifactUpdateEvent{TaskID: sdk.TaskID(id), ContextID: p.task.ContextID, Artifact: a, Append: appended, LastChunk: last}
 }
 
 // apply folds e into the task and returns the stream events it gives.
 func (p *projector) apply(e run.Event) []sdk.Event {
+	p.seq = e.Seq
 	info := sdk.TaskInfo{TaskID: sdk.TaskID(e.RunID), ContextID: p.task.ContextID}
 	switch d := e.Data.(type) {
 	case run.RunCreated:
@@ -65,21 +94,40 @@ func (p *projector) apply(e run.Event) []sdk.Event {
 		p.schema = d.Options.ResultSchema
 		return nil
 	case run.UserMessage:
-		p.lastText = ""
-		m := p.message(e, sdk.MessageRoleUser, sdk.NewTextPart(d.Text))
-		p.task.History = append(p.task.History, m)
+		p.last = nil
+		p.task.History = append(p.task.History, p.sent(e, d.Message, func() []*sdk.Part { return []*sdk.Part{sdk.NewTextPart(d.Text)} }))
 		return nil
 	case run.AssistantMessage:
 		if d.Text == "" {
 			return nil
 		}
-		p.lastText = d.Text
 		m := p.agentMessage(e, sdk.NewTextPart(d.Text))
+		p.last = m
 		p.task.History = append(p.task.History, m)
-		return []sdk.Event{&sdk.TaskStatusUpdateEvent{TaskID: info.TaskID, ContextID: info.ContextID,
-			Status: sdk.TaskStatus{State: State(p.status, p.await.Await), Message: m, Timestamp: stamp(e.Time)}}}
+		var out []sdk.Event
+		if p.streaming != 0 && p.streaming == d.Step {
+			// The text artifact streamed so far ends here.
+			p.streaming = 0
+			out = append(out, p.textChunk(e.RunID, d.Step, "", true, true))
+		}
+		return append(out, &sdk.TaskStatusUpdateEvent{TaskID: info.TaskID, ContextID: info.ContextID,
+			Status: sdk.TaskStatus{State: State(p.status, p.await.Await), Message: m, Timestamp: stamp(e.Time)}})
 	case run.AwaitRequested:
 		p.await = d
+		return nil
+	case run.Progress:
+		// What a long action reports as it runs (runtime.Progress): a
+		// status message of the working task, naming the call.
+		m := p.agentMessage(e, sdk.NewTextPart(d.Message))
+		m.Metadata = map[string]any{"byref.call": d.CallID, "byref.kind": "progress"}
+		st := sdk.TaskStatus{State: State(p.status, p.await.Await), Message: m, Timestamp: stamp(e.Time)}
+		p.task.Status = st
+		return []sdk.Event{&sdk.TaskStatusUpdateEvent{TaskID: info.TaskID, ContextID: info.ContextID, Status: st}}
+	case run.AwaitResolved:
+		// The answer to input-required or auth-required is the user's
+		// turn: the message as its client sent it, else (an answer from
+		// Go, ACP or /ui) the answer itself.
+		p.task.History = append(p.task.History, p.sent(e, d.Answer.Message, func() []*sdk.Part { return answerParts(d.Answer) }))
 		return nil
 	case run.Result:
 		if len(d.Value) == 0 || string(d.Value) == "null" {
@@ -99,10 +147,12 @@ func (p *projector) apply(e run.Event) []sdk.Event {
 			data := sdk.NewDataPart(json.RawMessage(raw))
 			data.MediaType, data.Filename = "application/json", "await.json"
 			st.Message = p.agentMessage(e, sdk.NewTextPart(server.DescribeAwait(p.await)), data)
+			// The question is the agent's turn, in the history before
+			// its answer.
+			p.task.History = append(p.task.History, st.Message)
 		case run.StatusCompleted:
-			if p.lastText != "" {
-				st.Message = p.agentMessage(e, sdk.NewTextPart(p.lastText))
-			}
+			// The last assistant message of the turn, as in the history.
+			st.Message = p.last
 		case run.StatusFailed, run.StatusCanceled:
 			if d.Reason != "" {
 				st.Message = p.agentMessage(e, sdk.NewTextPart(d.Reason))
@@ -123,6 +173,45 @@ func (p *projector) apply(e run.Event) []sdk.Event {
 // projections of the same event.
 func (p *projector) agentMessage(e run.Event, parts ...*sdk.Part) *sdk.Message {
 	return p.message(e, sdk.MessageRoleAgent, parts...)
+}
+
+// sent is the user's message of event e: msg, the message as its client
+// sent it, with the task's IDs filled in; else, when there is none (or it
+// does not decode), a message of the parts made, with the event's ID.
+func (p *projector) sent(e run.Event, msg json.RawMessage, parts func() []*sdk.Part) *sdk.Message {
+	if len(msg) > 0 {
+		var m sdk.Message
+		if json.Unmarshal(msg, &m) == nil && m.ID != "" {
+			m.TaskID, m.ContextID = sdk.TaskID(e.RunID), p.task.ContextID
+			return &m
+		}
+	}
+	return p.message(e, sdk.MessageRoleUser, parts()...)
+}
+
+// answerParts is an answer given without an A2A message (from Go, ACP or
+// /ui), as the parts of the user's message: its text, its input as a
+// data part, or its decision (with the reason and edited arguments).
+func answerParts(a run.Answer) []*sdk.Part {
+	switch {
+	case a.Text != "":
+		return []*sdk.Part{sdk.NewTextPart(a.Text)}
+	case len(a.Input) > 0:
+		part := sdk.NewDataPart(json.RawMessage(a.Input))
+		part.MediaType = "application/json"
+		return []*sdk.Part{part}
+	}
+	text := string(a.Decision)
+	if a.Reason != "" {
+		text += ": " + a.Reason
+	}
+	parts := []*sdk.Part{sdk.NewTextPart(text)}
+	if a.Arguments != "" {
+		part := sdk.NewDataPart(json.RawMessage(a.Arguments))
+		part.MediaType = "application/json"
+		parts = append(parts, part)
+	}
+	return parts
 }
 
 // message is a message of the task whose ID is the event's: stable across

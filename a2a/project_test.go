@@ -51,12 +51,69 @@ func TestProjection(t *testing.T) {
 		t.Fatalf("events %q, want %q", got, want)
 	}
 	task := p.snapshot(nil)
-	if task.Status.State != sdk.TaskStateCompleted || task.ContextID != "ctx-1" || len(task.History) != 2 || len(task.Artifacts) != 1 {
+	if task.Status.State != sdk.TaskStateCompleted || task.ContextID != "ctx-1" || len(task.Artifacts) != 1 {
 		t.Fatalf("task %+v", task)
+	}
+	// The history is every turn: the task, the question, its answer (an
+	// answer from Go: its text) and the agent's message.
+	if got, want := historyOf(task), "user:What is the weather? agent:Which city? user:Paris agent:Sunny in Paris."; got != want {
+		t.Fatalf("history %q, want %q", got, want)
+	}
+	if task.Status.Message != task.History[3] {
+		t.Fatalf("the completed status message %+v is not the last agent message of the history", task.Status.Message)
 	}
 	if task.Artifacts[0].Metadata["schema"] == nil {
 		t.Fatal("the typed result's artifact lacks its schema")
 	}
+}
+
+// TestHistoryAsSent: the user's messages of the history are the A2A
+// messages as their client sent them (its messageId, parts, metadata), the
+// task's and the answer's alike.
+func TestHistoryAsSent(t *testing.T) {
+	events := runLog()
+	task := sdk.NewMessage(sdk.MessageRoleUser, sdk.NewTextPart("What is the weather?"), sdk.NewDataPart(map[string]any{"units": "metric"}))
+	task.ID, task.Metadata = "client-msg-1", map[string]any{"trace": "t-1"}
+	answer := sdk.NewMessage(sdk.MessageRoleUser, sdk.NewTextPart("Paris"))
+	answer.ID = "client-msg-2"
+	rawTask, _ := json.Marshal(task)
+	rawAnswer, _ := json.Marshal(answer)
+	events[2].Data = run.UserMessage{Text: "What is the weather?", Message: rawTask}
+	events[5].Data = run.AwaitResolved{ID: "a1", Answer: run.Answer{Text: "Paris", Message: rawAnswer}}
+	p := &projector{}
+	for _, e := range events {
+		p.apply(e)
+	}
+	h := p.snapshot(nil).History
+	if len(h) != 4 || h[0].ID != "client-msg-1" || h[2].ID != "client-msg-2" {
+		t.Fatalf("history IDs: %s", historyIDs(h))
+	}
+	if h[0].TaskID != "run-1" || h[0].ContextID != "ctx-1" || h[0].Metadata["trace"] != "t-1" || len(h[0].Parts) != 2 || h[0].Parts[1].Data() == nil {
+		t.Fatalf("the task's message %+v lost what was sent", h[0])
+	}
+	if h[1].Role != sdk.MessageRoleAgent || h[3].Role != sdk.MessageRoleAgent || h[1].ID == h[3].ID {
+		t.Fatalf("agent messages: %s", historyIDs(h))
+	}
+}
+
+func historyOf(task *sdk.Task) string {
+	var out []string
+	for _, m := range task.History {
+		role := "agent"
+		if m.Role == sdk.MessageRoleUser {
+			role = "user"
+		}
+		out = append(out, role+":"+m.Parts[0].Text())
+	}
+	return join(out)
+}
+
+func historyIDs(h []*sdk.Message) string {
+	var out []string
+	for _, m := range h {
+		out = append(out, m.ID)
+	}
+	return join(out)
 }
 
 func TestStateMapping(t *testing.T) {

@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"context"
+	"iter"
 
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
@@ -17,6 +18,7 @@ type runs interface {
 	StartRun(ctx context.Context, agent string, req server.StartRequest) (run.ID, error)
 	Control(ctx context.Context, id run.ID) (runtime.Controller, error)
 	Store() run.Store
+	Follow(ctx context.Context, id run.ID, from int64) iter.Seq2[run.Event, error]
 }
 
 var _ runs = (*server.Server)(nil)

@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,6 +52,21 @@ type Options struct {
 	WriteTimeout time.Duration
 	// Logger logs failures. Nil means no logging.
 	Logger *slog.Logger
+
+	// AllowPrivatePush lets push notifications go to loopback, private,
+	// link-local and other internal addresses, which are refused by
+	// default (a client could otherwise make the server call its
+	// internal network). Set it for receivers inside your network.
+	AllowPrivatePush bool
+	// PushRetry is the delivery policy of push notifications; the zero
+	// value is the defaults (5 attempts, from 1s apart doubling to 1m, 10s
+	// per attempt).
+	PushRetry PushRetry
+	// PushClient sends push notifications. Nil means a client that
+	// follows no redirect and refuses internal addresses at each
+	// connection (unless AllowPrivatePush). A client given here is used
+	// as it is: its transport must refuse internal addresses itself.
+	PushClient *http.Client
 }
 
 // Server serves a server.Server's agents over A2A. Create one with Mount.
@@ -58,6 +74,7 @@ type Server struct {
 	opts   Options
 	srv    *server.Server
 	runs   runs
+	push   *pusher // nil when the store keeps no records
 	agents []server.Agent
 	skills map[string][]sdk.AgentSkill
 	log    *slog.Logger
@@ -88,6 +105,10 @@ func Mount(srv *server.Server, opts Options) (*Server, error) {
 	for _, a := range s.agents {
 		s.skills[a.Name] = s.agentSkills(a)
 	}
+	if s.push = newPusher(srv.Store(), s.opts, s.log); s.push != nil {
+		s.push.resume()
+		srv.OnClose(s.push.close)
+	}
 	srv.HandlePublic("/.well-known/agent-card.json", s.cardHandler(""))
 	for _, a := range s.agents {
 		srv.HandlePublic("/a2a/"+a.Name+"/.well-known/agent-card.json", s.cardHandler(a.Name))
@@ -99,7 +120,7 @@ func Mount(srv *server.Server, opts Options) (*Server, error) {
 // endpoint is an agent's JSON-RPC endpoint: v1.0 or v0.3 by the
 // A2A-Version header (or query parameter); see versions.
 func (s *Server) endpoint(agent string) http.Handler {
-	h := &handler{agent: agent, runs: s.runs, log: s.log}
+	h := &handler{agent: agent, runs: s.runs, push: s.push, log: s.log}
 	v1 := a2asrv.NewJSONRPCHandler(h, a2asrv.WithTransportPanicHandler(s.panicked))
 	v0 := a2av0.NewJSONRPCHandler(h, a2asrv.WithTransportPanicHandler(s.panicked))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -130,9 +151,9 @@ func (s *Server) endpoint(agent string) http.Handler {
 		w = &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: s.opts.WriteTimeout}
 		switch majorMinor(version) {
 		case Version:
-			v1.ServeHTTP(w, r)
+			v1.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), versionKey{}, Version)))
 		case LegacyVersion, "":
-			v0.ServeHTTP(w, r)
+			v0.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), versionKey{}, LegacyVersion)))
 		default:
 			writeRPCError(w, http.StatusOK, requestID(body), sdk.ErrVersionNotSupported, fmt.Sprintf("A2A-Version %q is not supported; this agent speaks %s and %s (send the header A2A-Version: %s)", version, Version, LegacyVersion, Version))
 		}

@@ -40,7 +40,7 @@ func TestCards(t *testing.T) {
 	for _, s := range card.Skills {
 		skills = append(skills, s.ID)
 	}
-	if strings.Join(skills, ",") != "login,forecast" {
+	if strings.Join(skills, ",") != "login,forecast,work" {
 		t.Fatalf("skills = %v, want the agent's actions", skills)
 	}
 	versions := map[sdk.ProtocolVersion]bool{}
@@ -217,6 +217,27 @@ func TestStream(t *testing.T) {
 	got := strings.Join(kinds, " ")
 	if !strings.HasPrefix(got, "task:TASK_STATE_SUBMITTED status:TASK_STATE_WORKING") || !strings.Contains(got, "artifact:result") || final != sdk.TaskStateCompleted {
 		t.Fatalf("stream = %s", got)
+	}
+}
+
+// TestProgressIsAStatusUpdate: what an action reports with
+// runtime.Progress reaches a streaming client as a working status update
+// whose message is the progress.
+func TestProgressIsAStatusUpdate(t *testing.T) {
+	_, ts := startA2A(t, server.Options{}, a2a.Options{})
+	c := clientFor(t, ts.URL, "worker")
+	found := false
+	for ev, err := range c.SendStreamingMessage(context.Background(), userMessage("Work.")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u, ok := ev.(*sdk.TaskStatusUpdateEvent); ok && u.Status.State == sdk.TaskStateWorking && u.Status.Message != nil &&
+			len(u.Status.Message.Parts) == 1 && u.Status.Message.Parts[0].Text() == "half way there" && u.Status.Message.Metadata["byref.call"] != "" {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("no working status update carried the progress")
 	}
 }
 

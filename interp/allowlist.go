@@ -1,6 +1,8 @@
 package interp
 
 import (
+	yaegi "github.com/byref/byref/internal/yaegi/interp"
+
 	"bufio"
 	"bytes"
 	"fmt"
@@ -270,6 +272,14 @@ func (s *safeScanner) Split(split bufio.SplitFunc) { s.s.Split(split) }
 
 // staticOverrides are the replaced symbols that need no guard.
 func staticOverrides() {
+	if t, ok := stdTable["errors/errors"]; ok {
+		// errors.As and errors.Is that know the interpreter's types and
+		// error wrappers (see internal/yaegi/interp/errors.go).
+		stdTable["errors/errors"] = override(t, map[string]reflect.Value{
+			"As": reflect.ValueOf(yaegi.ErrorsAs),
+			"Is": reflect.ValueOf(yaegi.ErrorsIs),
+		})
+	}
 	if t, ok := stdTable["strconv/strconv"]; ok {
 		stdTable["strconv/strconv"] = override(t, map[string]reflect.Value{
 			"FormatFloat": reflect.ValueOf(func(f float64, fmt byte, prec, bitSize int) string {

@@ -94,7 +94,7 @@ func analyze(code string, vars map[string]bool, isKnown known, hostNames map[str
 		fset = token.NewFileSet()
 	}
 	p := &program{src: src, bodies: make([]*ast.BlockStmt, len(src.segs))}
-	a := &walker{p: p, stmtFset: fset, vars: vars, known: isKnown, hostNames: hostNames, types: types, topObj: map[*object]bool{}, consts: map[string]constant.Value{}, constPrev: map[*ast.ValueSpec][]ast.Expr{}, typeDecls: map[string]ast.Expr{}}
+	a := &walker{p: p, stmtFset: fset, vars: vars, known: isKnown, hostNames: hostNames, types: types, topObj: map[*object]bool{}, consts: map[string]constant.Value{}, constPrev: map[*ast.ValueSpec][]ast.Expr{}, typeDecls: map[string]ast.Expr{}, osNames: map[string]bool{}}
 	explicit := map[string]bool{}
 	for _, im := range src.imports {
 		if err := a.checkImport(im); err != nil {
@@ -108,6 +108,9 @@ func analyze(code string, vars map[string]bool, isKnown known, hostNames map[str
 		a.addList("imports", &p.access.Imports, im.Path)
 	}
 	a.imported = explicit
+	if !vars["os"] {
+		a.osNames["os"] = true // os used without an import
+	}
 	for i, seg := range src.segs {
 		if err := a.segment(i, seg); err != nil {
 			return nil, err
@@ -124,6 +127,7 @@ type walker struct {
 	types     map[string]reflect.Type
 	imported  map[string]bool
 	hostNames map[string]string
+	osNames   map[string]bool // names the os package goes by
 	seen      map[string]map[string]bool
 	topObj    map[*object]bool
 	consts    map[string]constant.Value     // top-level constants of earlier parts
@@ -190,10 +194,24 @@ func (a *walker) checkImport(im importSpec) error {
 	if im.Alias == "." {
 		return &RefusedError{What: fmt.Sprintf("dot import of %q", im.Path), Why: "it would hide names across snippets; import the package normally", Line: im.Line}
 	}
+	if im.Path == "os" {
+		a.osNames[cmpOr(im.Alias, "os")] = true
+		return nil
+	}
 	if !stdPathsAllowed(im.Path) && !a.known("pkg:"+im.Path) {
 		return &RefusedError{What: fmt.Sprintf("import %q", im.Path), Why: packageRefusal(im.Path) + "; allowed packages: " + allowedList(), Line: im.Line}
 	}
 	return nil
+}
+
+// osRule is why only two variables of os are allowed.
+const osRule = "of package os a snippet may use only os.Stdout and os.Stderr, its own output streams (for fmt.Fprintf, tabwriter.NewWriter, json.NewEncoder); it has no files, processes or environment"
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 func stdPathsAllowed(p string) bool {
@@ -226,7 +244,7 @@ func (a *walker) segment(i int, seg segment) error {
 	if seg.decl {
 		prefix = declPrefix
 	}
-	text := prefix + string(only(src.body, seg.start, seg.end))
+	text := prefix + string(seg.text(src.body))
 	a.astMode = !seg.decl
 	name := ""
 	if seg.decl {
@@ -267,7 +285,7 @@ func (a *walker) segment(i int, seg segment) error {
 			}
 		}
 		a.p.decls = append(a.p.decls, names)
-		return a.walk(f, a.intNames(f))
+		return a.walk(f)
 	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
 	// The statements must be exactly the wrapper's body: a stray closing
@@ -280,11 +298,10 @@ func (a *walker) segment(i int, seg segment) error {
 		}
 		return &CompileError{Line: line, Column: col, Source: a.p.src.lines[line-1], Msg: strayBraceMsg}
 	}
-	ints := map[string]bool{}
 	facts := make([]stmtFacts, len(body.List))
 	for i, st := range body.List {
 		var err error
-		if facts[i], err = a.scan(st, len(a.p.access.Creates), ints); err != nil {
+		if facts[i], err = a.scan(st, len(a.p.access.Creates)); err != nil {
 			return err
 		}
 		a.topLevel(st)
@@ -296,7 +313,7 @@ func (a *walker) segment(i int, seg segment) error {
 	}
 	a.track(&body.List)
 	a.wrapMultiDefines(body.List, facts)
-	if err := a.walk(f, ints); err != nil {
+	if err := a.walk(f); err != nil {
 		return err
 	}
 	a.applyAST(body)
@@ -314,11 +331,10 @@ func (a *walker) segment(i int, seg segment) error {
 //   - the facts wrapMultiDefines needs;
 //   - the locals to rename (see localSuffix; top-level declarations are
 //     left out when the renames are applied);
-//   - implicit values of const specs (constSpecs) and the names declared
-//     from integers (intNames).
-func (a *walker) scan(st ast.Stmt, created int, ints map[string]bool) (stmtFacts, error) {
+//   - implicit values of const specs (constSpecs).
+func (a *walker) scan(st ast.Stmt, created int) (stmtFacts, error) {
 	v := &a.scanner
-	*v = stmtScan{a: a, created: created, ints: ints, stack: v.stack[:0]}
+	*v = stmtScan{a: a, created: created, stack: v.stack[:0]}
 	ast.Walk(v, st)
 	return v.facts, v.err
 }
@@ -328,10 +344,10 @@ func (a *walker) scan(st ast.Stmt, created int, ints map[string]bool) (stmtFacts
 type stmtScan struct {
 	a       *walker
 	created int
-	ints    map[string]bool
 	facts   stmtFacts
 	err     error
-	inFunc  int // function literals around the node
+	inFunc  int          // function literals around the node
+	fields  []*ast.Ident // field names of struct types seen
 	stack   []ast.Node
 }
 
@@ -349,7 +365,18 @@ func (v *stmtScan) Visit(n ast.Node) ast.Visitor {
 	a := v.a
 	switch n := n.(type) {
 	case *ast.FuncLit:
+		if v.inFunc == 0 && v.inDeclaringLoop() {
+			v.facts.loopCapture = true
+		}
 		v.inFunc++
+	case *ast.UnaryExpr:
+		if n.Op == token.AND && v.inFunc == 0 && v.inDeclaringLoop() {
+			v.facts.loopCapture = true
+		}
+	case *ast.DeferStmt:
+		if v.inFunc == 0 {
+			v.facts.deferTop = true
+		}
 	case *ast.ReturnStmt:
 		if v.inFunc > 0 {
 			break
@@ -364,12 +391,10 @@ func (v *stmtScan) Visit(n ast.Node) ast.Visitor {
 		if v.inFunc == 0 && n.Tok == token.DEFINE && len(n.Lhs) > 1 && len(n.Rhs) == 1 {
 			v.facts.multiDefine = true
 		}
-		a.intAssign(n, v.ints)
 	case *ast.ValueSpec:
 		if v.inFunc == 0 && len(n.Names) > 1 && len(n.Values) == 1 {
 			v.facts.multiDefine = true
 		}
-		a.intSpec(n, v.ints)
 	case *ast.BranchStmt:
 		if v.inFunc == 0 && n.Tok == token.GOTO {
 			v.facts.gotos = true
@@ -378,13 +403,39 @@ func (v *stmtScan) Visit(n ast.Node) ast.Visitor {
 		if n.Tok == token.CONST {
 			a.constSpecs(n)
 		}
+	case *ast.StructType:
+		// Field names resolve to ast.Var objects too; they are not
+		// locals and keep their names.
+		for _, f := range n.Fields.List {
+			for _, id := range f.Names {
+				v.fields = append(v.fields, id)
+			}
+		}
 	case *ast.Ident:
-		if n.Obj != nil && n.Obj.Kind == ast.Var && n.Name != "_" {
+		if n.Obj != nil && n.Obj.Kind == ast.Var && n.Name != "_" && !slices.Contains(v.fields, n) {
 			a.renames = append(a.renames, n)
 		}
 	}
 	v.stack = append(v.stack, n)
 	return v
+}
+
+// inDeclaringLoop reports whether the node being visited is in a loop
+// that declares its variables (for i := ...; ...; ... or for k, v := range).
+func (v *stmtScan) inDeclaringLoop() bool {
+	for _, n := range v.stack {
+		switch n := n.(type) {
+		case *ast.ForStmt:
+			if as, ok := n.Init.(*ast.AssignStmt); ok && as.Tok == token.DEFINE {
+				return true
+			}
+		case *ast.RangeStmt:
+			if n.Tok == token.DEFINE {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 const strayBraceMsg = "unexpected }: this closing brace matches no opening brace, so the code after it is not part of the snippet's statements; remove it or balance the braces"
@@ -402,6 +453,13 @@ const returnValuesMsg = "a snippet's top-level return takes no values; assign wh
 // ends the whole snippet (topReturns), so it keeps its meaning; a goto would
 // not, so such statements are left alone, as is a labeled statement when
 // top-level code has a goto (its label may be the target).
+//
+// A top-level loop that declares its variables and may capture them (a
+// function literal or an address inside it) runs in a function literal
+// too, unless it holds a top-level defer (which must run at the end of the
+// snippet): the interpreter keeps a top-level loop's variables in its
+// global frame, which closures read live, so the variables of each
+// iteration (Go 1.22, internal/yaegi's loopvar.go) need a function's frame.
 func (a *walker) wrapMultiDefines(list []ast.Stmt, facts []stmtFacts) {
 	hasGoto := false
 	for _, f := range facts {
@@ -412,7 +470,7 @@ func (a *walker) wrapMultiDefines(list []ast.Stmt, facts []stmtFacts) {
 		case *ast.AssignStmt, *ast.DeclStmt:
 			continue // at top level yaegi declares globals itself
 		}
-		if f := facts[i]; !f.multiDefine || f.gotos {
+		if f := facts[i]; !(f.multiDefine || f.loopCapture && !f.deferTop) || f.gotos {
 			continue
 		}
 		if _, labeled := st.(*ast.LabeledStmt); labeled && hasGoto {
@@ -431,7 +489,7 @@ func (a *walker) wrapMultiDefines(list []ast.Stmt, facts []stmtFacts) {
 
 // stmtFacts is what wrapMultiDefines needs to know of a statement, outside
 // function literals (see scan).
-type stmtFacts struct{ multiDefine, gotos bool }
+type stmtFacts struct{ multiDefine, loopCapture, deferTop, gotos bool }
 
 // localSuffix is appended to every local variable of top-level code.
 // yaegi v0.16.1 evaluates top-level statements in the global scope, and there
@@ -599,10 +657,17 @@ func (a *walker) topLevel(st ast.Stmt) {
 	switch st := st.(type) {
 	case *ast.AssignStmt:
 		if st.Tok == token.DEFINE {
+			fresh := false
 			for _, l := range st.Lhs {
 				if id, ok := l.(*ast.Ident); ok {
 					declare(id)
+					fresh = fresh || (id.Name != "_" && !a.vars[id.Name])
 				}
+			}
+			if !fresh && a.astMode {
+				// x := e of a run variable x writes x, as the type check
+				// reads it (yaegi declared a zero x before evaluating e).
+				st.Tok = token.ASSIGN
 			}
 		}
 	case *ast.DeclStmt:
@@ -650,7 +715,7 @@ func root(e ast.Expr) (*ast.Ident, bool) {
 	}
 }
 
-func (a *walker) walk(f *ast.File, ints map[string]bool) error {
+func (a *walker) walk(f *ast.File) error {
 	var err error
 	pureWrite := map[*ast.Ident]bool{}
 	refuse := func(n ast.Node, what, why string) {
@@ -728,7 +793,6 @@ func (a *walker) walk(f *ast.File, ints map[string]bool) error {
 		case *ast.IncDecStmt:
 			writeRoot(n.X, false)
 		case *ast.RangeStmt:
-			a.rewriteRange(n, ints)
 			if n.Tok == token.ASSIGN {
 				if n.Key != nil {
 					writeRoot(n.Key, true)
@@ -765,16 +829,38 @@ func (a *walker) walk(f *ast.File, ints map[string]bool) error {
 					}
 				}
 			}
+			if x, ok := n.X.(*ast.Ident); ok && x.Obj == nil && !a.vars[x.Name] && a.osNames[x.Name] && n.Sel.Name != "Stdout" && n.Sel.Name != "Stderr" {
+				refuse(n, "os."+n.Sel.Name, osRule)
+			}
 			switch n.Sel.Name {
 			case "Grow":
 				refuse(n, "Grow", "it allocates a size given at once, beyond the sandbox's allocation check (method values and method expressions too); let append and Write grow the value")
 			case "Perm":
 				refuse(n, "Perm", "its argument is an unbounded allocation; build the slice and use Shuffle")
 			}
-			if x, ok := n.X.(*ast.Ident); ok && x.Obj == nil && !a.vars[x.Name] && !a.known(x.Name) && !a.imported[x.Name] {
+			if x, ok := n.X.(*ast.Ident); ok && x.Name == "main" && x.Obj == nil && !a.vars["main"] && a.hostNames["main"] == mainPath {
+				// The host's package main, which the interpreter knows
+				// as _byrefmain.
+				if a.astMode {
+					a.exprOps = append(a.exprOps, func() { x.Name = mainAlias })
+				} else {
+					a.p.edits.add(a.off(x.Pos()), "_byref")
+				}
+				if !a.known(mainAlias) && !a.imported[mainAlias] {
+					a.imported[mainAlias] = true
+					a.p.autoImps = append(a.p.autoImps, importSpec{Alias: mainAlias, Path: mainPath})
+					a.addList("imports", &a.p.access.Imports, "main")
+				}
+			} else if x, ok := n.X.(*ast.Ident); ok && x.Obj == nil && !a.vars[x.Name] && !a.known(x.Name) && !a.imported[x.Name] {
 				p, ok := a.hostNames[x.Name]
 				if !ok {
 					p, ok = stdByNameLookup(x.Name)
+				}
+				if !ok && x.Name == "os" {
+					p, ok = "os", true
+					if n.Sel.Name != "Stdout" && n.Sel.Name != "Stderr" {
+						refuse(n, "os."+n.Sel.Name, osRule)
+					}
 				}
 				if ok {
 					a.imported[x.Name] = true
@@ -997,7 +1083,27 @@ func (a *walker) constVal(e ast.Expr, iota int, depth int) (v constant.Value, ok
 		return constant.BinaryOp(x, e.Op, y), true
 	case *ast.CallExpr:
 		fn, ok := e.Fun.(*ast.Ident)
-		if !ok || fn.Obj != nil || len(e.Args) != 1 || e.Ellipsis.IsValid() {
+		if !ok || fn.Obj != nil || len(e.Args) == 0 || e.Ellipsis.IsValid() {
+			return nil, false
+		}
+		if fn.Name == "min" || fn.Name == "max" {
+			op := token.LSS
+			if fn.Name == "max" {
+				op = token.GTR
+			}
+			var best constant.Value
+			for _, arg := range e.Args {
+				x, ok := a.constVal(arg, iota, depth+1)
+				if !ok || x.Kind() == constant.Bool || x.Kind() == constant.Complex || best != nil && (x.Kind() == constant.String) != (best.Kind() == constant.String) {
+					return nil, false
+				}
+				if best == nil || constant.Compare(x, op, best) {
+					best = x
+				}
+			}
+			return best, true
+		}
+		if len(e.Args) != 1 {
 			return nil, false
 		}
 		x, ok := a.constVal(e.Args[0], iota, depth+1)

@@ -168,7 +168,7 @@ func BenchmarkCorpus(b *testing.B) {
 		}
 		cases = append(cases, c)
 	}
-	in, err := New(Options{Symbols: []Exports{shopSymbols}})
+	in, err := New(Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

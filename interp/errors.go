@@ -77,6 +77,8 @@ func (e *CompileError) Unwrap() error { return ErrCompile }
 // compileHint suggests a fix for messages yaegi words obscurely.
 func compileHint(msg string) string {
 	switch {
+	case (strings.HasPrefix(msg, "os.Stdout.") || strings.HasPrefix(msg, "os.Stderr.")) && strings.Contains(msg, "io.Writer"):
+		return "hint: in a snippet os.Stdout and os.Stderr are io.Writers, its own output streams: write with fmt.Fprint, fmt.Fprintf or their Write method"
 	case strings.Contains(msg, "undefined selector") && strings.Contains(msg, "slices."),
 		strings.Contains(msg, "undefined selector") && strings.Contains(msg, "maps."):
 		return "hint: the interpreter's slices and maps packages have the Go 1.21 functions plus Sort, SortFunc, Min, Max, BinarySearch, All, Values, Collect, Sorted and maps.Keys, Values, All, Collect; write a loop otherwise"

@@ -72,7 +72,7 @@ fmt.Println(string(data))`})
 	fmt.Println(errors.As(err, &pe), pe.Line)
 	// Output:
 	// true
-	// snippet:1: package os is not allowed in snippets: snippets have no file, process or environment access; work on the variables you were given
+	// snippet:1: os.ReadFile is not allowed in snippets: of package os a snippet may use only os.Stdout and os.Stderr, its own output streams (for fmt.Fprintf, tabwriter.NewWriter, json.NewEncoder); it has no files, processes or environment
 	// true 2
 }
 

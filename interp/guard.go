@@ -213,7 +213,6 @@ func (g *guard) exports() map[string]reflect.Value {
 		"Enter":  reflect.ValueOf(g.enter),
 		"Size":   reflect.ValueOf(g.size),
 		"Return": reflect.ValueOf(g.ret),
-		"Ints":   reflect.ValueOf(ints),
 	}
 }
 

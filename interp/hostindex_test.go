@@ -77,7 +77,7 @@ func TestHostIndexingErrors(t *testing.T) {
 		msg  string
 	}{
 		{"fmt.Println(1)\nx := nope[0]\nfmt.Println(x)", 2, "undefined: nope"},
-		{"x := rows[0].Nope\nfmt.Println(x)", 1, "undefined selector Nope"},
+		{"x := rows[0].Nope\nfmt.Println(x)", 1, "rows[0].Nope undefined (type interp.Row has no field or method Nope)"},
 	}
 	in, err := New(Options{Symbols: []Exports{appSymbols}})
 	if err != nil {

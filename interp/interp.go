@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/scanner"
 	"go/token"
+	"io"
 	"io/fs"
 	"reflect"
 	"regexp"
@@ -101,6 +102,10 @@ type Input struct {
 	// Funcs are host functions callable by name, such as actions built with
 	// reflect.MakeFunc. They are not variables: they are not read back.
 	Funcs map[string]reflect.Value
+	// Stdout, when set, also gets what the snippet prints, as it prints it
+	// (Result.Stdout still holds it, bounded): a watcher's live view. It
+	// is written from the snippet's goroutine and must not block.
+	Stdout io.Writer
 }
 
 // Result is what a successful Eval produced. On error only Stdout and Stderr
@@ -142,6 +147,9 @@ type Interpreter struct {
 	decls       []declRecord
 	hostPaths   map[string]bool
 	hostNames   map[string]string // package name -> import path
+	hostSeen    map[reflect.Type]bool
+	hostSyms    Exports // the host's named types found in variables and actions, replayed on rebuild
+	tc          *typeChecker
 	stats       Stats
 }
 
@@ -153,7 +161,8 @@ type Stats struct {
 
 type declRecord struct {
 	names []string
-	src   string
+	src   string // as the interpreter runs it
+	orig  string // as written, in the snippet's layout, for the type check
 }
 
 // instance is one yaegi interpreter with its guard and writers.
@@ -181,6 +190,8 @@ func New(opts Options) (*Interpreter, error) {
 		imports:   map[string]string{},
 		hostPaths: map[string]bool{},
 		hostNames: map[string]string{},
+		hostSeen:  map[reflect.Type]bool{},
+		hostSyms:  Exports{},
 	}
 	for _, ex := range opts.Symbols {
 		for k := range ex {
@@ -195,10 +206,48 @@ func New(opts Options) (*Interpreter, error) {
 			}
 		}
 	}
+	in.tc = newTypeChecker()
+	for _, ex := range opts.Symbols {
+		in.tc.addExports(ex)
+	}
 	if err := in.rebuild(); err != nil {
 		return nil, err
 	}
 	return in, nil
+}
+
+// checkImports are the packages a snippet's check may name: its own
+// imports, the packages it uses without importing them, and those of
+// earlier snippets.
+func (in *Interpreter) checkImports(prog *program) []checkImport {
+	seen := map[string]bool{}
+	var out []checkImport
+	add := func(name, path string) {
+		if name == "_" || name == "." || seen[name] {
+			return
+		}
+		seen[name] = true
+		out = append(out, checkImport{name, path})
+	}
+	for _, im := range prog.src.imports {
+		alias := im.Alias
+		if alias == "" {
+			alias = in.packageName(im.Path)
+		}
+		add(alias, im.Path)
+	}
+	for _, im := range prog.autoImps {
+		add(im.Alias, im.Path)
+	}
+	for _, a := range in.importOrder {
+		add(a, in.imports[a])
+	}
+	for i, im := range out {
+		if im.name == mainAlias {
+			out[i] = checkImport{"main", "main"}
+		}
+	}
+	return out
 }
 
 // Stats returns counters of what the Interpreter has done.
@@ -246,6 +295,16 @@ func (in *Interpreter) rebuild() error {
 			return fmt.Errorf("%w: Symbols: %v", ErrInput, err)
 		}
 	}
+	if len(in.hostSyms) > 0 {
+		if err := inst.yi.Use(in.hostSyms); err != nil {
+			return fmt.Errorf("interp: internal: host types: %w", err)
+		}
+	}
+	// os is the snippet's own output streams, and nothing else.
+	stdout, stderr := io.Writer(inst.out), io.Writer(inst.err)
+	if err := inst.yi.Use(Exports{"os/os": {"Stdout": reflect.ValueOf(&stdout).Elem(), "Stderr": reflect.ValueOf(&stderr).Elem()}}); err != nil {
+		return fmt.Errorf("interp: internal: %w", err)
+	}
 	if err := inst.yi.Use(Exports{sandboxKey: g.exports()}); err != nil {
 		return err
 	}
@@ -255,13 +314,11 @@ func (in *Interpreter) rebuild() error {
 	if _, err := inst.yi.Eval(`var _byrefLine int`); err != nil {
 		return fmt.Errorf("interp: internal: %w", err)
 	}
-	if _, err := inst.yi.Eval(minMax); err != nil {
-		return fmt.Errorf("interp: internal: %w", err)
-	}
 	if err := inst.importAll(in.importOrder, in.imports); err != nil {
 		return err
 	}
 	in.inst = inst
+	in.tc.reset()
 	in.stats.Rebuilds++
 	return nil
 }
@@ -356,6 +413,7 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 			return Result{}, fmt.Errorf("%w: Funcs[%q] is not a function value", ErrInput, name)
 		}
 	}
+	in.registerHostTypes(input.Vars, input.Funcs)
 	declNames := in.declNames()
 	known := func(name string) bool {
 		if p, ok := strings.CutPrefix(name, "pkg:"); ok {
@@ -371,6 +429,9 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 	code := NormalizeCode(input.Code)
 	prog, err := analyze(code, vars, known, in.hostNames, types, in.inst.yi.FileSet())
 	if err != nil {
+		return Result{}, err
+	}
+	if err := in.tc.check(checkInput{prog: prog, imports: in.checkImports(prog), vars: input.Vars, funcs: input.Funcs, decls: in.decls}); err != nil {
 		return Result{}, err
 	}
 
@@ -525,7 +586,11 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	outBuf := &boundedBuffer{max: in.opts.MaxOutput}
 	errBuf := &boundedBuffer{max: in.opts.MaxOutput}
 	panicLog := &panicLines{}
-	inst.out.set(outBuf)
+	if input.Stdout != nil {
+		inst.out.set(&teeWriter{outBuf, input.Stdout})
+	} else {
+		inst.out.set(outBuf)
+	}
 	inst.err.set(&teeWriter{errBuf, panicLog})
 
 	ctx, cancel := context.WithCancelCause(parent)
@@ -583,13 +648,24 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 		inst.replay = false
 	}
 	body := prog.src.body
-	var declSrcs []string
+	var declSrcs, declOrigs []string
 	creates := prog.access.Creates
+	// A top-level defer runs at the end of the snippet: the calls deferred
+	// by a statement segment wait until the last one ends.
+	lastStmts := -1
 	for i, seg := range segs {
+		if !seg.decl {
+			lastStmts = i
+		}
+	}
+	defer inst.yi.HoldTopDefers(false)
+	for i, seg := range segs {
+		inst.yi.HoldTopDefers(i < lastStmts)
 		var err error
 		if seg.decl {
-			src := "package main\n" + prog.edits.apply(only(body, seg.start, seg.end), seg.start, seg.end)
+			src := "package main\n" + prog.edits.apply(seg.text(body), seg.start, seg.end)
 			declSrcs = append(declSrcs, src)
+			declOrigs = append(declOrigs, string(only(body, seg.start, seg.end)))
 			err = evalText(ctx, inst.yi, src)
 		} else {
 			b := prog.bodies[i]
@@ -612,10 +688,12 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	if ctx.Err() != nil { // a stop that raced with the end of the last segment
 		return fail(ctx.Err())
 	}
-	// A top-level min or max variable replaced the built-ins the sandbox
-	// declares (minMax); the next snippet gets a fresh instance.
+	// A top-level variable named like a built-in (min := 5) shadows it in
+	// the interpreter's global scope for good; the next snippet gets a
+	// fresh instance, where the built-in is back unless a run variable
+	// of that name is passed in.
 	for _, c := range prog.access.Creates {
-		if c == "min" || c == "max" {
+		if c == "min" || c == "max" || c == "clear" {
 			inst.broken = true
 		}
 	}
@@ -630,7 +708,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 		inst.last[name] = v
 	}
 	for i, src := range declSrcs {
-		in.decls = append(in.decls, declRecord{names: prog.decls[i], src: src})
+		in.decls = append(in.decls, declRecord{names: prog.decls[i], src: src, orig: declOrigs[i]})
 	}
 	var assigned []string
 	for _, w := range prog.access.Writes {
@@ -988,28 +1066,5 @@ func (p *program) compileError(line, col int, msg string) error {
 		end = offs[line+1] - 1
 	}
 	col = p.edits.column(offs[line], end, col)
-	return &CompileError{Line: line, Column: col, Source: p.src.lines[line-1], Msg: localRE.ReplaceAllString(msg, "")}
+	return &CompileError{Line: line, Column: col, Source: p.src.lines[line-1], Msg: strings.ReplaceAll(localRE.ReplaceAllString(msg, ""), mainAlias+".", "main.")}
 }
-
-// minMax declares the min and max built-ins of Go 1.21, which yaegi
-// v0.16.1 lacks, as generic functions (the first argument decides the
-// type: max(0, x) with a float64 x fails; write max(x, 0)).
-const minMax = `type _byrefOrdered interface {
-	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string
-}
-func min[T _byrefOrdered](x T, y ...T) T {
-	for _, v := range y {
-		if v < x {
-			x = v
-		}
-	}
-	return x
-}
-func max[T _byrefOrdered](x T, y ...T) T {
-	for _, v := range y {
-		if v > x {
-			x = v
-		}
-	}
-	return x
-}`

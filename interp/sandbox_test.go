@@ -31,7 +31,7 @@ func TestEscapes(t *testing.T) {
 		want error  // sentinel
 		msg  string // substring of the message
 	}{
-		{"import os", `import "os"` + "\nos.Exit(1)", ErrRefused, `import "os"`},
+		{"import os", `import "os"` + "\nos.Exit(1)", ErrRefused, "os.Exit is not allowed in snippets: of package os a snippet may use only os.Stdout and os.Stderr"},
 		{"import os/exec", `import "os/exec"` + "\nexec.Command(\"sh\").Run()", ErrRefused, "cannot run processes"},
 		{"import net", `import "net"` + "\nnet.Dial(\"tcp\", \"example.com:80\")", ErrRefused, "no network access"},
 		{"import net/http", `import "net/http"` + "\nhttp.Get(\"http://example.com\")", ErrRefused, "no network access"},
@@ -40,7 +40,7 @@ func TestEscapes(t *testing.T) {
 		{"import plugin", `import "plugin"` + "\nplugin.Open(\"x.so\")", ErrRefused, "load code"},
 		{"import runtime/debug", `import "runtime/debug"` + "\ndebug.SetMaxStack(1)", ErrRefused, "Go runtime"},
 		{"import reflect", `import "reflect"` + "\n_ = reflect.ValueOf(a)", ErrRefused, "type switches"},
-		{"renamed import of os", `import o "os"` + "\no.Exit(1)", ErrRefused, `import "os"`},
+		{"renamed import of os", `import o "os"` + "\no.Exit(1)", ErrRefused, "os.Exit is not allowed"},
 		{"dot import", `import . "strings"` + "\n_ = ToUpper(\"x\")", ErrRefused, "dot import"},
 		{"file read via ioutil", `import "io/ioutil"` + "\nioutil.ReadFile(\"/etc/passwd\")", ErrRefused, "file access"},
 		{"file walk via filepath", `import "path/filepath"` + "\nfilepath.Glob(\"/etc/*\")", ErrRefused, "file access"},
@@ -92,7 +92,6 @@ func TestEscapes(t *testing.T) {
 		{"slices.Sort then time out", "slices.Reverse(s)\ns[1] = 0\nfor {}", ErrTimeout, "time limit"},
 		{"print a cycle", "c := []any{nil}\nc[0] = c\nfmt.Println(c)", ErrPrintLimit, "cycle"},
 		{"marshal a cycle", "type N struct{ Next *N }\nn := &N{}\nn.Next = n\n_, _ = json.Marshal(n)", ErrPrintLimit, "cycle"},
-		{"range over a func value", "f := func(yield func(int) bool) { yield(1) }\nfor x := range f { s[0] = x }", ErrCompile, "yield"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -135,6 +135,21 @@ type source struct {
 type segment struct {
 	start, end int // offsets into body
 	decl       bool
+	gaps       []segment // statement segments inside [start, end) that a declaration segment leaves out (see hoistDecls)
+}
+
+// text is the segment's part of body with everything else blanked,
+// keeping body's layout.
+func (sg segment) text(body string) []byte {
+	b := only(body, sg.start, sg.end)
+	for _, g := range sg.gaps {
+		for i := g.start; i < g.end; i++ {
+			if b[i] != '\n' {
+				b[i] = ' '
+			}
+		}
+	}
+	return b
 }
 
 // Import is one import of a snippet, as written.
@@ -187,7 +202,7 @@ func Split(code string) Parts {
 // statements and declarations that follow, and cuts the rest into segments.
 func splitSource(code string) (*source, error) {
 	s := splitImports(code)
-	s.segs = mergeDecls(cutSegments(s.body))
+	s.segs = hoistDecls(s.body, mergeDecls(cutSegments(s.body)))
 	return s, nil
 }
 

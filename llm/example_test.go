@@ -105,3 +105,19 @@ func ExampleWithRetry() {
 	fmt.Println(resp.Text, err, calls)
 	// Output: done <nil> 2
 }
+
+// Make a scripted model stream, as a provider does: its answer arrives in
+// pieces.
+func ExampleChunked() {
+	m := llm.Chunked(llm.NewScripted(llm.Text("Hello, world")), 5)
+	resp, _ := m.Stream(context.Background(), llm.Request{}, func(c llm.Chunk) error {
+		fmt.Printf("%q\n", c.Text)
+		return nil
+	})
+	fmt.Println(resp.Text)
+	// Output:
+	// "Hello"
+	// ", wor"
+	// "ld"
+	// Hello, world
+}

@@ -61,7 +61,8 @@ type Chunk struct {
 	Reasoning string
 	// ToolCall is a fragment of a tool call, for providers that stream them:
 	// ID and Name are set on the first fragment of each call, and Arguments
-	// holds the next piece of its JSON arguments.
+	// holds the next piece of its JSON arguments. A call's pieces add up to
+	// its arguments in the final Response: {} for a call without any.
 	ToolCall *ToolCall
 }
 
@@ -165,11 +166,22 @@ type ToolCall struct {
 
 // Usage counts the tokens of one model call.
 type Usage struct {
-	// InputTokens is the number of tokens in the prompt, tools included.
+	// InputTokens is the number of tokens in the prompt, tools included:
+	// those read from the provider's prompt cache and those written to it
+	// are counted here too.
 	InputTokens int
 	// OutputTokens is the number of tokens the model generated, reasoning
 	// included.
 	OutputTokens int
+	// CacheReadTokens is the part of InputTokens the provider read from
+	// its prompt cache (Anthropic's cache_read_input_tokens, OpenAI's
+	// prompt_tokens_details.cached_tokens), billed at a fraction of the
+	// input price.
+	CacheReadTokens int
+	// CacheWriteTokens is the part of InputTokens the provider wrote to
+	// its prompt cache (Anthropic's cache_creation_input_tokens), billed
+	// above the input price; OpenAI reports none.
+	CacheWriteTokens int
 }
 
 // Total returns InputTokens + OutputTokens.
@@ -177,7 +189,10 @@ func (u Usage) Total() int { return u.InputTokens + u.OutputTokens }
 
 // Add returns the sum of u and v.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens}
+	return Usage{
+		InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens + v.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+	}
 }
 
 // StopReason says why the model stopped generating. Providers' own values are
@@ -225,6 +240,11 @@ type Request struct {
 	// TopP sets nucleus sampling; nil means the model's default, and then
 	// none is sent.
 	TopP *float64
+	// CacheKey names the prompt cache the request belongs to: requests
+	// with one key begin alike (one agent's), and providers that route by
+	// a key (OpenAI's prompt_cache_key) send them to the same cache. Empty
+	// sends none; a key set on the model's own options wins.
+	CacheKey string
 }
 
 // Response is one assistant turn.

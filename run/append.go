@@ -73,6 +73,8 @@ func check(s Summary, e Event, i int) error {
 		return fmt.Errorf("%w: event %d of the batch is run_created; use Create", ErrInvalidEvent, i)
 	case Unknown:
 		return fmt.Errorf("%w: event %d of the batch has unknown type %q", ErrInvalidEvent, i, p.Type)
+	case Delta:
+		return fmt.Errorf("%w: event %d of the batch is a delta, which is live-only: the log keeps the completed message", ErrInvalidEvent, i)
 	case StatusChanged:
 		if s.Status.Final() {
 			return fmt.Errorf("%w: %s is %s; event %d of the batch cannot follow", ErrFinished, s.ID, s.Status, i)

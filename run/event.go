@@ -56,6 +56,9 @@ var decoders = map[EventType]func([]byte) (Payload, error){
 	EventError:             decode[Error],
 }
 
+// decodeLive decodes the payload of a live-only event (live.go).
+var decodeLive func([]byte) (Payload, error)
+
 func decode[P Payload](data []byte) (Payload, error) {
 	var p P
 	err := json.Unmarshal(data, &p)
@@ -164,7 +167,11 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf(`%w: no "type" field`, ErrInvalidEvent)
 	}
 	var p Payload = Unknown{Type: w.Type, Data: w.Data}
-	if dec, ok := decoders[w.Type]; ok {
+	dec, ok := decoders[w.Type]
+	if !ok && w.Type.Live() {
+		dec, ok = decodeLive, true
+	}
+	if ok {
 		var err error
 		if p, err = dec(w.Data); err != nil {
 			return fmt.Errorf("%w: data of %s event %d: %w", ErrInvalidEvent, w.Type, w.Seq, err)

@@ -1,9 +1,11 @@
 package run_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,5 +105,33 @@ func TestEventReferencesNotEscaped(t *testing.T) {
 	b, err := e.MarshalJSON()
 	if err != nil || !strings.Contains(string(b), `<<var:x>>`) {
 		t.Fatalf("MarshalJSON = %s, %v; want the reference readable", b, err)
+	}
+}
+
+// TestDeltaIsLiveOnly: a delta round-trips through JSON as a Delta, is
+// not a type of the log, and no store takes one.
+func TestDeltaIsLiveOnly(t *testing.T) {
+	e := run.Event{RunID: "r", Data: run.Delta{Step: 2, What: run.DeltaText, Text: "Hel", After: 7}}
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back run.Event
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := back.Data.(run.Delta); !ok || d.Text != "Hel" || d.After != 7 || !back.Type().Live() {
+		t.Fatalf("decoded %#v from %s", back.Data, b)
+	}
+	if slices.Contains(run.EventTypes(), run.EventDelta) {
+		t.Error("EventTypes lists the live-only delta")
+	}
+	s := run.NewMemoryStore()
+	ctx := context.Background()
+	if _, _, err := s.Create(ctx, run.Event{RunID: "r", Data: run.RunCreated{}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(ctx, "r", 1, run.Event{Data: run.Delta{Text: "x"}}); !errors.Is(err, run.ErrInvalidEvent) {
+		t.Fatalf("Append(delta) = %v, want run.ErrInvalidEvent", err)
 	}
 }

@@ -19,6 +19,8 @@ type MemoryStore struct {
 	order  []*memRun // creation order
 	notify Notifier
 	now    func() time.Time
+	// records are the records kept beside the runs (see Records).
+	records map[recordKey]Record
 }
 
 type memRun struct {

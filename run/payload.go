@@ -114,6 +114,11 @@ type PhaseChanged struct {
 type UserMessage struct {
 	Text string `json:"text"`
 	Turn TurnID `json:"turn,omitempty"` // the turn it opens, if any
+	// Message is the protocol message that carried Text, as its client
+	// sent it (an A2A message, as JSON: its ID, parts and metadata), kept
+	// so that a protocol server shows the history as sent; nil for a
+	// message from Go. The model never reads it.
+	Message json.RawMessage `json:"message,omitempty"`
 }
 
 // AssistantMessage is text from the model, with the reasoning it stated.
@@ -222,6 +227,11 @@ type ToolCallCompleted struct {
 	// Kept is the variable a result too large for the conversation was
 	// kept in (the model got its start and the name), or "".
 	Kept string `json:"kept,omitempty"`
+	// Content is the text the model was given for this result, when it
+	// is not the one rebuilt from the other fields (a value in plain
+	// mode, a result kept as a variable, a cut): a restored run gives the
+	// model the same bytes, so that its prompt cache still serves it.
+	Content string `json:"content,omitempty"`
 	// Snippet is the code a call of the built-in run_go ran, as run, with
 	// the variables it reads and writes; nil for other calls and for a
 	// run_go call refused before it ran.
@@ -259,6 +269,11 @@ type SnippetExecuted struct {
 	// Kept is the variable a result too large for the conversation was
 	// kept in, or "".
 	Kept string `json:"kept,omitempty"`
+	// Content is the text the model was given for this result, when it
+	// is not the one rebuilt from the other fields (a value in plain
+	// mode, a result kept as a variable, a cut): a restored run gives the
+	// model the same bytes, so that its prompt cache still serves it.
+	Content string `json:"content,omitempty"`
 	// Start is when the snippet started.
 	Start time.Time `json:"start,omitzero"`
 	// Actions are the Go identities of the actions the code names, for
@@ -389,6 +404,11 @@ type Answer struct {
 	Text string `json:"text,omitempty"`
 	// Input is external input, as JSON.
 	Input json.RawMessage `json:"input,omitempty"`
+	// Message is the protocol message that carried the answer, as its
+	// client sent it (an A2A message, as JSON), kept so that a protocol
+	// server shows the answer in the history as sent; nil for an answer
+	// from Go. The model never reads it.
+	Message json.RawMessage `json:"message,omitempty"`
 }
 
 // AwaitResolved records the answer to a pending await.
@@ -435,6 +455,10 @@ type Result struct {
 type Usage struct {
 	InputTokens  int64 `json:"input_tokens"`
 	OutputTokens int64 `json:"output_tokens"`
+	// CacheReadTokens and CacheWriteTokens are the parts of InputTokens
+	// the provider read from its prompt cache and wrote to it.
+	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
 }
 
 // Error records a fault worth keeping: a model call retried, a result that

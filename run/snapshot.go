@@ -241,6 +241,8 @@ func (s *Snapshot) Apply(e Event) {
 	case Usage:
 		s.Usage.InputTokens += p.InputTokens
 		s.Usage.OutputTokens += p.OutputTokens
+		s.Usage.CacheReadTokens += p.CacheReadTokens
+		s.Usage.CacheWriteTokens += p.CacheWriteTokens
 	case Error:
 		s.step(p.Step)
 		s.LastError = p.Message

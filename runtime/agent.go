@@ -105,6 +105,11 @@ type RunOptions struct {
 	Tags map[string]string
 	// Task is the initial prompt: what the model is asked to do.
 	Task string
+	// Message is the protocol message that carried Task, as its client
+	// sent it (an A2A message, as JSON), recorded with the run's first
+	// run.UserMessage so that a protocol server shows the history as sent;
+	// nil for none. The model never reads it.
+	Message json.RawMessage
 	// Input is structured input, given to the model as JSON and as the
 	// variable "input". It is validated against InputSchema when set.
 	Input       json.RawMessage
@@ -247,7 +252,7 @@ func (h *Handle) Begin(ctx context.Context) error {
 		h.end(Outcome{Status: h.rec.current(), Reason: err.Error()})
 		return err
 	}
-	if err := h.rec.append(ctx, run.PhaseChanged{To: run.PhasePrompted}, run.UserMessage{Text: taskText(h.opts, h.st.opts.HideFromAI, h.st.opts.MaxMessage), Turn: h.opts.Turn}); err != nil {
+	if err := h.rec.append(ctx, run.PhaseChanged{To: run.PhasePrompted}, run.UserMessage{Text: taskText(h.opts, h.st.opts.HideFromAI, h.st.opts.MaxMessage), Turn: h.opts.Turn, Message: h.opts.Message}); err != nil {
 		h.end(h.storeFault(ctx, err))
 		return err
 	}
@@ -336,7 +341,8 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 			_ = st.define(variable.Spec{Name: inputVariable, Value: input, Description: "the run's structured input"}, st.step, "host")
 		}
 	}
-	startVars := st.variableEvents(st.vars.Names(), true)
+	h.ctx.starting = st.vars.Names()
+	startVars := st.variableEvents(h.ctx.starting, true)
 	st.mu.Unlock()
 
 	h.messages = append([]llm.Message{llm.SystemMessage("")}, opts.History...)

@@ -1,5 +1,7 @@
 package runtime
 
+import "github.com/byref/byref/schema"
+
 // SchemaBuilds returns how many tool schemas st has built, for tests of the
 // schema cache.
 func SchemaBuilds(st *State) int {
@@ -9,4 +11,24 @@ func SchemaBuilds(st *State) int {
 }
 
 // SelectTools exposes relevance selection to benchmarks.
-var SelectTools = (*State).selectTools
+var SelectTools = func(st *State, tools []schema.Tool, k int, query string) []schema.Tool {
+	return st.selectTools(tools, k, query, true)
+}
+
+// LiveBuffered returns the bytes held for each follower of h's deltas, for
+// tests of the bound.
+func LiveBuffered(h *Handle) []int {
+	l := h.liveHub.Load()
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []int
+	for f := range l.subs {
+		f.mu.Lock()
+		out = append(out, f.size)
+		f.mu.Unlock()
+	}
+	return out
+}

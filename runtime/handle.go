@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"sync"
+	"sync/atomic"
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
@@ -44,6 +44,13 @@ type Handle struct {
 	planOK bool   // the plan was approved (ApproveOnStart)
 	// drive is the rendezvous with Advance of a driven run; nil otherwise.
 	drive *driver
+	// ctx is the run's context layout: what request() keeps fixed between
+	// compactions (context.go).
+	ctx runContext
+	// liveHub delivers deltas to followers; nil until the first (live.go).
+	liveHub atomic.Pointer[hub]
+	// snippets numbers the code blocks whose output is streamed.
+	snippets atomic.Int64
 }
 
 // drivenBy makes the run driven when driven is set: it stops at every
@@ -76,13 +83,6 @@ func (h *Handle) Wait(ctx context.Context) (Outcome, error) {
 	case <-ctx.Done():
 		return Outcome{}, ctx.Err()
 	}
-}
-
-// Events yields the run's events from sequence number from (1 for all):
-// those stored, then live ones, until the run ends or ctx is done. See
-// run.Store.Events for when the subscription starts.
-func (h *Handle) Events(ctx context.Context, from int64) iter.Seq2[run.Event, error] {
-	return h.rec.store.Events(ctx, h.id, from)
 }
 
 // Snapshot folds the run's events into its current state.

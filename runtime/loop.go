@@ -44,7 +44,7 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 		}
 		req := h.request(lim)
 		modelCtx, endModel := h.st.startSpan(ctx, Span{Kind: SpanModel, Name: h.opts.ModelName, Step: h.st.Steps() + 1})
-		resp, err := h.model.Generate(modelCtx, req)
+		resp, err := h.generate(modelCtx, req)
 		endModel(SpanEnd{Err: err, Usage: resp.Usage})
 		if err != nil {
 			h.st.log().Warn("model call failed", "run", string(h.id), "err", err)
@@ -65,7 +65,7 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 			calls[i] = ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
 		}
 		snippets := extractCode(resp.Text)
-		before := []run.Payload{run.Usage{InputTokens: int64(resp.Usage.InputTokens), OutputTokens: int64(resp.Usage.OutputTokens)}}
+		before := []run.Payload{usageEvent(resp.Usage)}
 		if resp.Text != "" || resp.Reasoning != "" || len(resp.Thinking) > 0 {
 			before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning, Thinking: thinkingOf(resp.Thinking)})
 		}
@@ -196,28 +196,6 @@ func (h *Handle) closed(ctx context.Context) Outcome {
 	return Outcome{Status: run.StatusFailed, Reason: reason}
 }
 
-// request builds the model request of the next step.
-func (h *Handle) request(lim Limits) llm.Request {
-	tools := h.st.Tools()
-	if h.opts.ToolLimit > 0 {
-		tools = h.st.selectTools(tools, h.opts.ToolLimit, h.query())
-	}
-	req := llm.Request{Tools: make([]llm.Tool, len(tools))}
-	strict := h.st.strictTools()
-	toolTokens := 0
-	for i, t := range tools {
-		req.Tools[i] = llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Strict: strict[t.Name]}
-		toolTokens += (len(t.Description) + len(t.Parameters)) / 4
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.messages[0] = llm.SystemMessage(h.st.systemPrompt(h.opts))
-	budget := int(float64(lim.ContextWindow)*lim.ContextShare) - toolTokens
-	h.messages, h.pinned = fitWindow(h.messages, budget, h.pinned)
-	req.Messages = clipMessages(append([]llm.Message(nil), h.messages...), h.st.opts.MaxMessage)
-	return req
-}
-
 // stepEvents turns a step's outcome into events and messages for the model.
 func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, toolMsgs []llm.Message, snippetMsg string) {
 	h.st.mu.Lock()
@@ -231,6 +209,9 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 		changes := h.st.variableChangeEvents(res.Step, slices.Concat(s.Variables, s.left))
 		content, name, kept := h.st.bound(res.Step, "snippet", s.Content(), lim)
 		e.Kept = name
+		if content != sentSnippet(e, lim.LargeResult) {
+			e.Content = content
+		}
 		events = append(append(append(events, e), changes...), kept...)
 		snippetParts = append(snippetParts, content)
 	}
@@ -241,6 +222,9 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 		changes := h.st.variableChangeEvents(res.Step, slices.Concat(r.Variables, r.left()))
 		content, name, kept := h.st.bound(res.Step, r.Name, r.Content(), lim)
 		e.Kept = name
+		if content != sentTool(e, lim.LargeResult) {
+			e.Content = content
+		}
 		events = append(append(append(events, e), changes...), kept...)
 		toolMsgs = append(toolMsgs, llm.ToolResultMessage(llm.ToolCall{ID: r.CallID, Name: r.Name}, content))
 	}
@@ -575,21 +559,4 @@ func (h *Handle) refuseStep(calls []ToolCall, snippets []string, why string) {
 	if len(calls) == 0 {
 		h.messages = append(h.messages, llm.UserMessage(why))
 	}
-}
-
-// query is the text relevance selection scores actions against: the task
-// and the latest messages.
-func (h *Handle) query() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var b strings.Builder
-	b.WriteString(h.opts.Task)
-	from := max(len(h.messages)-4, 1)
-	for _, m := range h.messages[from:] {
-		if m.Role == llm.RoleUser || m.Role == llm.RoleAssistant {
-			b.WriteString(" ")
-			b.WriteString(m.Text)
-		}
-	}
-	return b.String()
 }

@@ -180,9 +180,10 @@ func TestOpenAIWeatherTask(t *testing.T) {
 	if tool.ToolCallID != "call_1" || tool.Content != wantContent {
 		t.Errorf("tool message = %+v\nwant content %s", tool, wantContent)
 	}
-	// The system prompt of the second step lists the new variable.
-	if !strings.Contains(second.Messages[0].Content, `- weather (string): sunny, 21°C in Paris`) {
-		t.Errorf("second system prompt lacks weather:\n%s", second.Messages[0].Content)
+	// The new variable is announced in the tool message (above), and the
+	// system prompt is the first request's, byte for byte.
+	if first := srv.Requests()[0].Messages[0].Content; second.Messages[0].Content != first {
+		t.Errorf("the system prompt changed:\n%s\nwas:\n%s", second.Messages[0].Content, first)
 	}
 	for _, req := range reqs {
 		checkToolMessages(t, req)
@@ -255,8 +256,8 @@ func TestOpenAISnippetStep(t *testing.T) {
 	if m := second.Messages[3]; !strings.Contains(m.Content, "Results of your Go code") || !strings.Contains(m.Content, "letters x 10 = 50") {
 		t.Errorf("snippet result message = %q", m.Content)
 	}
-	if !strings.Contains(second.Messages[0].Content, "- n (int): 50") {
-		t.Errorf("the system prompt lacks n:\n%s", second.Messages[0].Content)
+	if !strings.Contains(second.Messages[3].Content, `"name":"n","type":"int","preview":"50"`) {
+		t.Errorf("the snippet result does not announce n:\n%s", second.Messages[3].Content)
 	}
 }
 
@@ -382,9 +383,9 @@ func TestOpenAIFollowUp(t *testing.T) {
 	if req.Messages[1].Content != "weather in C" || req.Messages[6].Content != "now in F" {
 		t.Fatalf("messages = %+v", req.Messages)
 	}
-	// The variables are named once, in the system prompt.
-	if !strings.Contains(req.Messages[0].Content, "- weather (string): ") {
-		t.Errorf("the system prompt does not name weather: %s", req.Messages[0].Content)
+	// The variables are named once, where they were made.
+	if strings.Contains(req.Messages[0].Content, "weather") || !strings.Contains(req.Messages[3].Content, `"name":"weather"`) {
+		t.Errorf("weather is not named once, in the tool message that made it: %+v", req.Messages)
 	}
 	for _, r := range srv.Requests() {
 		checkToolMessages(t, r)
@@ -467,9 +468,9 @@ func TestOpenAILargeResultBecomesVariable(t *testing.T) {
 	if s, _ := v.Value.(string); !ok || !strings.Contains(s, strings.Repeat("x", 5000)) {
 		t.Fatal("the whole result must be kept in the variable")
 	}
-	// The model can pass the new variable on: the system prompt names it.
-	if !strings.Contains(srv.Requests()[1].Messages[0].Content, "- dump_output (string): ") {
-		t.Errorf("the system prompt does not name dump_output: %s", srv.Requests()[1].Messages[0].Content)
+	// The model can pass the new variable on: its tool message names it.
+	if !strings.Contains(m.Content, `"variable":"dump_output"`) {
+		t.Errorf("the tool message does not name dump_output: %s", m.Content)
 	}
 }
 

@@ -8,37 +8,45 @@ import (
 )
 
 // The system prompt, in parts: what the model reads on every call, so each
-// sentence pays its way.
+// sentence pays its way. It is written once per run, from the starting
+// variables, and never rewritten: a variable made later is announced in the
+// tool result or snippet result that made it, so that every request begins
+// with the previous one and a provider's prompt cache serves it.
 const (
 	promptIntro = `Use the tools, then terminate (success false if the task cannot be done).`
-	// promptRefs is added once the run has variables.
+	// promptRefs is added in reference mode.
 	promptRefs = `
 
-Tool results are kept as variables; you see each one's name, Go type and a preview, not its value. To give a variable to a tool, pass the string "<<var:NAME>>" instead of copying its value.`
+Results are kept as variables, announced with their Go type and a preview. Pass one to a tool as "<<var:NAME>>" rather than its value.`
 	promptSnippets = `
 
 Go code (run_go, or a go code block) sees variables as Go identifiers of their types and actions as Go functions; new top-level variables are kept. Import allowed packages first; print with fmt.`
 )
 
-// The system prompt's list of variables is bounded, so that the prompt
-// stops growing with them: the latest maxListed variables with a preview
-// of at most listPreview characters, the maxNamed before them by name and
-// type, and a count of the rest (which Go code can still use, and the
-// model learned of when they were made).
+// The system prompt's list of starting variables is bounded: the latest
+// maxListed variables with a preview of at most listPreview characters, the
+// maxNamed before them by name and type, and a count of the rest (which Go
+// code can still use).
 const (
 	maxListed   = 8
 	listPreview = 100
 	maxNamed    = 64
 )
 
-// systemPrompt explains references and snippets and lists the variables
-// with their types and previews (secrets redacted).
-func (st *State) systemPrompt(opts RunOptions) string {
+// systemPrompt explains references and snippets and lists the starting
+// variables (starting, those of them that still exist) with their types and
+// previews, secrets redacted.
+func (st *State) systemPrompt(opts RunOptions, starting []string) string {
 	var b strings.Builder
 	b.WriteString(promptIntro)
 	st.mu.Lock()
-	names := st.vars.Names()
-	if len(names) > 0 && !st.opts.HideFromAI {
+	names := make([]string, 0, len(starting))
+	for _, n := range starting {
+		if _, ok := st.vars.Head(n); ok {
+			names = append(names, n)
+		}
+	}
+	if !st.opts.HideFromAI {
 		b.WriteString(promptRefs)
 	}
 	if !st.opts.DisableSnippets {

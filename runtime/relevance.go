@@ -126,8 +126,11 @@ func tokenize(text string) []string {
 // selectTools keeps at most k of the offered (non-built-in) tools: those
 // whose references are in play (a parameter that only a variable the run
 // made can fill, or that such a variable fits), then the best scored for
-// the query. Built-ins are always kept. Order follows tools.
-func (st *State) selectTools(tools []schema.Tool, k int, query string) []schema.Tool {
+// the query. Built-ins are always kept. Order follows tools. With play
+// false, no variable counts as in play: the choice is the query's alone,
+// so that the same task gives the same tools (a run's first selection,
+// which a restored run makes again).
+func (st *State) selectTools(tools []schema.Tool, k int, query string, play bool) []schema.Tool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var candidates []string
@@ -142,7 +145,10 @@ func (st *State) selectTools(tools []schema.Tool, k int, query string) []schema.
 	if st.index == nil || st.indexOf != st.actions {
 		st.index, st.indexOf = newLexicalIndex(st.actions.All()), st.actions
 	}
-	inPlay := st.inPlay()
+	inPlay := map[string]bool{}
+	if play {
+		inPlay = st.inPlay()
+	}
 	words := tokenize(query)
 	type scored struct {
 		name  string

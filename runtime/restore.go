@@ -191,6 +191,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 		done: make(chan struct{}),
 	}
 	h.drivenBy(ropts.Driven)
+	h.ctx.starting = startingNames(events)
 	if len(ropts.ResultSchema) > 0 {
 		if h.result, err = schema.Compile(ropts.ResultSchema); err != nil {
 			return nil, err
@@ -205,7 +206,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 	if snap.Status == run.StatusCreated {
 		h.messages = append(h.messages, llm.UserMessage(taskText(ropts, rt.opts.HideFromAI, rt.opts.MaxMessage)))
 	}
-	h.usage = llm.Usage{InputTokens: int(snap.Usage.InputTokens), OutputTokens: int(snap.Usage.OutputTokens)}
+	h.usage = usageOf(snap.Usage)
 	h.steps = work.modelSteps
 	h.turnSteps, h.turnTokens = work.turnSteps, int(work.turnTokens)
 	h.awaits = work.awaits
@@ -366,11 +367,10 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 					name = c.Name
 				}
 			}
-			msgs = append(msgs, llm.ToolResultMessage(llm.ToolCall{ID: p.CallID, Name: name}, restoredContent(completedContent(p), large)))
+			msgs = append(msgs, llm.ToolResultMessage(llm.ToolCall{ID: p.CallID, Name: name}, sentTool(p, large)))
 		case run.SnippetExecuted:
 			executedSnippets++
-			b, _ := marshal(toolContent{Success: p.Success, Error: p.Error, Stdout: p.Stdout, Stderr: p.Stderr, Variables: changes(p.Created, p.Modified)})
-			snippetOut = append(snippetOut, restoredContent(string(b), large))
+			snippetOut = append(snippetOut, sentSnippet(p, large))
 		case run.AwaitRequested:
 			w.awaits++
 			if p.Await == run.AwaitApproval && p.Call == nil && p.Snippet == nil {

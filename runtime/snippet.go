@@ -9,6 +9,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -181,7 +182,25 @@ func (st *State) snippet(ctx context.Context, g gate, n int, callID, code string
 		// snippets get the step's as ctx.
 		vars = append(vars, interp.Var{Name: snippetContext, Value: reflect.ValueOf(&evalCtx).Elem()})
 	}
-	res, err := ip.Eval(evalCtx, interp.Input{Code: code, Vars: vars, Funcs: funcs})
+	input := interp.Input{Code: code, Vars: vars, Funcs: funcs}
+	var live *lineWriter
+	if st.run != nil && !tainted {
+		// Followers of the run see the output line by line (live.go).
+		live = &lineWriter{h: st.run, step: n, callID: callID}
+		if callID == "" { // a code block of the model's text
+			live.callID = "snippet-" + strconv.Itoa(n) + "-" + strconv.FormatInt(st.run.snippets.Add(1), 10)
+		}
+		st.mu.Lock()
+		if len(st.secrets) > 0 {
+			live.red = st.redactor()
+		}
+		st.mu.Unlock()
+		input.Stdout = live
+	}
+	res, err := ip.Eval(evalCtx, input)
+	if live != nil {
+		live.flush()
+	}
 	resp.Stdout, resp.Stderr = res.Stdout+actionOut.String(), res.Stderr
 	if tainted {
 		resp.Stdout, resp.Stderr = hideOutput(resp.Stdout), hideOutput(resp.Stderr)

@@ -31,8 +31,13 @@ func modelOver(t *testing.T, provider string, body string) llm.Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	return generateOnly{m}
 }
+
+// generateOnly hides a model's Stream: these tests script whole JSON
+// answers, which the runtime reads through Generate (it streams a model
+// that implements llm.Streamer).
+type generateOnly struct{ llm.Model }
 
 // failedRun runs a task on model and returns the outcome and snapshot.
 func failedRun(t *testing.T, model llm.Model, opts runtime.Options) (runtime.Outcome, run.Snapshot) {
@@ -148,7 +153,7 @@ func TestThoughtSignaturesGoBackThroughTheLoop(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, err := newAgent(t, m, runtime.Options{}).Run(context.Background(), runtime.RunOptions{Task: "Weather?"})
+			o, err := newAgent(t, generateOnly{m}, runtime.Options{}).Run(context.Background(), runtime.RunOptions{Task: "Weather?"})
 			if err != nil || o.Status != run.StatusCompleted || srv.Requests() != 2 {
 				t.Fatalf("outcome %+v, %v, %d requests", o, err, srv.Requests())
 			}
@@ -167,7 +172,7 @@ func TestRestoredRunSendsSignaturesBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return m
+		return generateOnly{m}
 	}
 	first := llmtest.NewServer(t, "/chat/completions", llmtest.Reply{Body: `{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","tool_calls":[{"extra_content":{"google":{"thought_signature":"Sig_Q=="}},"function":{"arguments":"{\"question\":\"Which city?\",\"return\":null}","name":"ask_user"},"id":"function-call-1","type":"function"}]},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":6}}`})
 	rt, err := runtime.New(runtime.Options{Model: open(first), Store: store})

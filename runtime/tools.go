@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/llm"
 	"github.com/byref/byref/schema"
 	"github.com/byref/byref/variable"
 )
@@ -46,6 +47,56 @@ func (st *State) Tools() []schema.Tool {
 		}
 	}
 	return tools
+}
+
+// runTools returns the tool list of a run: built once, at the run's first
+// request (and again only at a compaction), and sent unchanged with every
+// request in between, so that a provider's prompt cache keeps it and
+// everything after it. In reference mode it holds every attached action,
+// those whose reference-only parameters no variable fits yet included:
+// their schemas offer the reference pattern, and a call made before a
+// compatible variable exists is refused with the action that makes one. In
+// plain mode it leaves out the actions that take a parameter by reference
+// only. Built-ins come last. With limit > 0, at most limit of the
+// non-built-in actions are kept, chosen for query (relevance selection,
+// with the variables in play when play is set). A non-nil only keeps the
+// actions it names instead: the choice a compaction recorded, made again
+// by a restored run.
+func (st *State) runTools(limit int, query string, play bool, only []string) []llm.Tool {
+	st.mu.Lock()
+	plain := st.opts.HideFromAI
+	var tools []schema.Tool
+	var strict []bool
+	for _, builtins := range []bool{false, true} {
+		for _, r := range st.m.rows {
+			if r.builtin != builtins || !st.isAttached(r.act.Name()) {
+				continue
+			}
+			if plain && r.unavailable(true) != "" {
+				continue
+			}
+			tools = append(tools, st.tool(r))
+			strict = append(strict, r.tool.strict)
+		}
+	}
+	st.mu.Unlock()
+	keep := tools
+	switch {
+	case only != nil:
+		keep = slices.DeleteFunc(slices.Clone(tools), func(t schema.Tool) bool { return !slices.Contains(only, t.Name) })
+	case limit > 0:
+		keep = st.selectTools(tools, limit, query, play)
+	}
+	out := make([]llm.Tool, 0, len(keep))
+	for i, j := 0, 0; i < len(tools) && j < len(keep); i++ {
+		if tools[i].Name != keep[j].Name {
+			continue
+		}
+		t := tools[i]
+		out = append(out, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Strict: strict[i]})
+		j++
+	}
+	return out
 }
 
 // rawStrict reports why the parts of r's schema that do not change with the
@@ -210,7 +261,7 @@ func (st *State) toolSpec(r *row) schema.ToolSpec {
 			Default:     p.DefaultJSON,
 		}
 		if g := r.params[i]; g != nil {
-			sp.Refs = g.vars
+			sp.Refs, sp.Referable = g.vars, true
 		}
 		if r.builtin != nil && a.Name() == action.TerminateName && p.Name == "result" {
 			// Any JSON value cannot be written in OpenAI's strict mode: the

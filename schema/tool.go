@@ -31,8 +31,14 @@ type Param struct {
 	Raw json.RawMessage
 	// Refs are the names of the variables compatible with the parameter, in
 	// the order to offer them. Empty when none is, or when references are
-	// not accepted.
+	// not accepted. The schema does not list them (see BuildTool); a
+	// parameter with Refs takes references as if Referable were set.
 	Refs []string
+	// Referable reports that the parameter takes references whether or
+	// not a variable fits it yet. Its schema offers the reference pattern
+	// and stays the same as variables come and go, so that a tool list
+	// built once serves a whole run.
+	Referable bool
 	// Optional parameters accept null, which means Default.
 	Optional bool
 	// Default is the default's JSON text, shown to the model for optional
@@ -83,15 +89,19 @@ const RefPattern = `^<<var:[A-Za-z_][A-Za-z0-9_]*>>$`
 //     variables are not listed: the system prompt names each variable once,
 //     with its type, and a reference to an incompatible one is refused with
 //     the list.
-//   - A parameter that takes references only lists its compatible
-//     variables as an enum: few variables hold such values, and the model
-//     needs the names.
+//   - A parameter that takes references only is a string matching the
+//     reference pattern, described by its Go type. Its compatible
+//     variables are not listed either: the schema must not change when a
+//     variable is made, or a prompt cache would lose everything after
+//     the tools (the variables are announced in the messages, where they
+//     are made).
 //   - Descriptions are the parameters' own; the action's description is
 //     not repeated inside its parameters, and there is no return property
 //     (see ReturnProperty).
 //
-// It does no reflection and allocates little: it is called for every
-// available action whenever the variables change.
+// The schema depends on the spec's names, descriptions, types and whether
+// each parameter takes references, never on which variables exist: a run
+// builds its tool list once. It does no reflection and allocates little.
 func BuildTool(spec ToolSpec) Tool {
 	return Tool{Name: spec.Name, Description: spec.Description, Parameters: buildObject(spec, true)}
 }
@@ -108,7 +118,7 @@ func buildObject(spec ToolSpec, refs bool) json.RawMessage {
 	for _, p := range spec.Params {
 		size += 48 + len(p.Description) + len(p.Raw)
 		if refs && p.Raw == nil {
-			size += len(p.Refs) * 16
+			size += len(RefPattern) + 32
 		}
 	}
 	b := make([]byte, 0, size)
@@ -151,10 +161,13 @@ func buildObject(spec ToolSpec, refs bool) json.RawMessage {
 }
 
 // offered reports whether a parameter is in the schema: it has a raw
-// schema, or takes references and some variable fits it.
+// schema, or takes references in reference mode.
 func offered(p Param, refs bool) bool {
-	return p.Raw != nil || (refs && len(p.Refs) > 0)
+	return p.Raw != nil || (refs && p.takesRefs())
 }
+
+// takesRefs reports whether p accepts references.
+func (p Param) takesRefs() bool { return p.Referable || len(p.Refs) > 0 }
 
 // appendParam writes one parameter's schema and reports whether it uses
 // the reference pattern.
@@ -167,26 +180,17 @@ func appendParam(b []byte, p Param, refs bool) ([]byte, bool) {
 		desc += "Optional (null: " + p.Default + ")."
 	}
 	if p.Raw == nil {
-		// References only: the compatible variables by name.
+		// References only: the pattern, and the type the variable needs.
 		if desc != "" {
 			desc = " " + desc
 		}
-		b = append(b, `{"type":"string","enum":[`...)
-		for i, r := range p.Refs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, '"')
-			b = append(b, RefPrefix...)
-			b = append(b, r...)
-			b = append(b, RefSuffix...)
-			b = append(b, '"')
-		}
-		b = append(b, `],"description":`...)
-		b = AppendString(b, "A "+p.TypeName+" variable."+desc)
+		b = append(b, `{"type":"string","pattern":`...)
+		b = AppendString(b, RefPattern)
+		b = append(b, `,"description":`...)
+		b = AppendString(b, "A "+p.TypeName+" variable, passed as \"<<var:NAME>>\"."+desc)
 		return append(b, '}'), false
 	}
-	withRefs := refs && len(p.Refs) > 0 && !plainString(p.Raw)
+	withRefs := refs && p.takesRefs() && !plainString(p.Raw)
 	if !withRefs && !p.Optional {
 		return appendWithDescription(b, p.Raw, desc), false
 	}

@@ -84,10 +84,10 @@ func TestBuildToolShapes(t *testing.T) {
 	}
 
 	browser := prop(t, s, "browser")
-	if jsonOf(browser["enum"]) != `["<<var:b1>>","<<var:b2>>"]` || browser["type"] != "string" {
-		t.Errorf("browser = %s, want the compatible variables as an enum", jsonOf(browser))
+	if browser["enum"] != nil || browser["pattern"] != schema.RefPattern || browser["type"] != "string" {
+		t.Errorf("browser = %s, want the reference pattern and no names (the schema must not change with the variables)", jsonOf(browser))
 	}
-	if d := browser["description"].(string); d != "A *browser.Browser variable." {
+	if d := browser["description"].(string); d != `A *browser.Browser variable, passed as "<<var:NAME>>".` {
 		t.Errorf("browser.description = %q", d)
 	}
 
@@ -282,5 +282,23 @@ func BenchmarkBuildTool200Refs(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		schema.BuildTool(spec)
+	}
+}
+
+// A schema is the same whatever variables exist: a run's tool list is
+// built once, and a prompt cache keeps it.
+func TestBuildToolStableWithVariables(t *testing.T) {
+	spec := func(refs []string) schema.ToolSpec {
+		return schema.ToolSpec{Name: "f", Params: []schema.Param{
+			{Name: "b", TypeName: "*browser.Browser", Refs: refs, Referable: true},
+			{Name: "n", TypeName: "int", Raw: rawFor(t, 0), Refs: refs, Referable: true},
+			{Name: "s", TypeName: "string", Raw: rawFor(t, ""), Refs: refs, Referable: true, Optional: true},
+		}, Return: &schema.Return{TypeName: "int", Targets: refs}}
+	}
+	none := schema.BuildTool(spec(nil))
+	for _, refs := range [][]string{{"a"}, {"a", "b", "c"}} {
+		if got := schema.BuildTool(spec(refs)); string(got.Parameters) != string(none.Parameters) {
+			t.Errorf("with variables %v the schema changed:\n%s\nwithout:\n%s", refs, got.Parameters, none.Parameters)
+		}
 	}
 }

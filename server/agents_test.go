@@ -43,6 +43,10 @@ var echoModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) 
 	return llm.Text(task), nil
 })
 
+// wholeModel is a model that does not stream (it hides Stream): its
+// answers reach a stream whole.
+type wholeModel struct{ llm.Model }
+
 // slowModel waits a second (or until cancelled), then echoes.
 type slowModel struct{ delay time.Duration }
 
@@ -121,6 +125,10 @@ var testActions = action.MustSet(
 		Params: []action.Param{{Name: "text"}},
 	}),
 	action.MustNew(action.Spec{Name: "note", Description: "Do nothing.", Func: func() {}}),
+	action.MustNew(action.Spec{Name: "work", Description: "Work a while, reporting progress.", Func: func(ctx context.Context) string {
+		_ = runtime.Progress(ctx, "half way there")
+		return "worked"
+	}}),
 )
 
 // scriptedAgent is an agent on m recording into store (a new memory store
@@ -219,7 +227,9 @@ func outputAgent(store run.Store, name string, m llm.Model, a server.Agent) serv
 }
 
 // testAgents are echo, slow_echo, awaiter, approver, failer,
-// history_echo, refuser, and the agents of output and failure kinds
+// history_echo, refuser, worker (whose action reports progress),
+// streamer (echo, streamed in pieces of 3 bytes), whole_echo (echo, not
+// streamed), and the agents of output and failure kinds
 // (impatient, artifacts, outputs, screenshots, inputs, invalid,
 // mime_types), recording into
 // store (a new memory store when nil).
@@ -235,6 +245,9 @@ func testAgents(store run.Store) []server.Agent {
 		scriptedAgent(store, "failer", failerModel, runtime.RunOptions{Limits: runtime.Limits{Retry: llm.RetryPolicy{Attempts: 1}}}),
 		scriptedAgent(store, "history_echo", historyEchoModel, runtime.RunOptions{}),
 		scriptedAgent(store, "refuser", refuserModel, runtime.RunOptions{}),
+		scriptedAgent(store, "worker", callsThen("work"), runtime.RunOptions{}),
+		scriptedAgent(store, "streamer", llm.Chunked(echoModel, 3), runtime.RunOptions{}),
+		scriptedAgent(store, "whole_echo", wholeModel{echoModel}, runtime.RunOptions{}),
 		scriptedAgent(store, "impatient", awaiterModel, runtime.RunOptions{AwaitTimeout: 300 * time.Millisecond}),
 		outputAgent(store, "artifacts", callsThen("make_artifacts"), server.Agent{}),
 		outputAgent(store, "outputs", callsThen("screenshot", "export"), server.Agent{

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -29,6 +30,10 @@ type StartRequest struct {
 	Session run.SessionID
 	// Task is the input's text.
 	Task string
+	// Message is the protocol message that carried Task, as its client
+	// sent it (an A2A message, as JSON), recorded with the run's first user
+	// message (run.UserMessage.Message); nil for none.
+	Message json.RawMessage
 	// Tags are added to the agent's template tags (TagAgent is set too).
 	Tags map[string]string
 }
@@ -56,6 +61,7 @@ func (s *Server) StartRun(ctx context.Context, agent string, req StartRequest) (
 		return "", err
 	}
 	opts := runOptions(a, id, session, req.Task, history)
+	opts.Message = req.Message
 	maps.Copy(opts.Tags, req.Tags)
 	opts.Tags[TagAgent] = a.Name
 	if err := s.start(ctx, a, opts); err != nil {
@@ -120,4 +126,13 @@ func (s *Server) servePublic(w http.ResponseWriter, r *http.Request) bool {
 	}
 	h.ServeHTTP(w, r)
 	return true
+}
+
+// OnClose registers f to be called by Close, after the server's runs have
+// stopped, for the work of a protocol served beside ACP (A2A push
+// deliveries). Funcs are called in the order they were registered.
+func (s *Server) OnClose(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onClose = append(s.onClose, f)
 }

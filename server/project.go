@@ -37,6 +37,10 @@ type projector struct {
 	outputs map[string]string // Go type name → content type
 	failure run.FailureKind   // of the latest run.Error with one
 	refusal string            // what the model said, when it refused
+	seq     int64             // the sequence number of the last event applied
+	// streaming is the step whose text is being streamed as message.part
+	// events (its message.created sent), 0 for none.
+	streaming int
 }
 
 // newProjector returns a projector for the server's runs.
@@ -45,6 +49,7 @@ func (s *Server) newProjector() *projector { return &projector{agents: s.agents}
 // apply folds one event and returns the ACP events it produces, encoded.
 func (p *projector) apply(e run.Event) []json.RawMessage {
 	var out []json.RawMessage
+	p.seq = e.Seq
 	emitRun := func(typ string) {
 		r := p.run.clone()
 		out = append(out, encode(acpEvent{Type: typ, Run: &r}))
@@ -106,6 +111,16 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 			break
 		}
 		p.lastText = d.Text
+		if p.streaming != 0 && p.streaming == d.Step {
+			// The message was opened and its text streamed as parts:
+			// message.completed carries it whole (in place of any part a
+			// client that fell behind missed).
+			p.streaming = 0
+			done := message{Role: p.role(), Parts: []part{textPart(d.Text)}, CreatedAt: &t, CompletedAt: &t}
+			p.run.Output = append(p.run.Output, done)
+			out = append(out, encode(acpEvent{Type: "message.completed", Message: &done}))
+			break
+		}
 		out = append(out, p.addMessage(t, textPart(d.Text))...)
 	case run.Result:
 		pt, ok := p.resultPart(d.Value)
@@ -131,13 +146,31 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 			p.failure, p.refusal = d.Failure, d.Refusal
 		}
 		out = append(out, generic(e))
-	case run.ToolCallScheduled, run.ToolCallCompleted, run.SnippetExecuted, run.ChildRunStarted, run.ChildRunFinished:
+	case run.ToolCallScheduled, run.ToolCallCompleted, run.SnippetExecuted, run.ChildRunStarted, run.ChildRunFinished, run.Progress:
 		out = append(out, generic(e))
 	}
 	return out
 }
 
 func (p *projector) role() string { return "agent/" + p.run.AgentName }
+
+// delta returns the ACP events of a live delta: the model's text as the
+// parts of a message being written (message.created first, and
+// message.completed when the log has the message), anything else (a
+// call's arguments, a snippet's output, reasoning) as a generic event.
+func (p *projector) delta(e run.Event, d run.Delta) []json.RawMessage {
+	if d.What != run.DeltaText {
+		return []json.RawMessage{generic(e)}
+	}
+	var out []json.RawMessage
+	if p.streaming != d.Step {
+		t := acpTime(e.Time)
+		p.streaming = d.Step
+		out = append(out, encode(acpEvent{Type: "message.created", Message: &message{Role: p.role(), Parts: []part{}, CreatedAt: &t}}))
+	}
+	pt := textPart(d.Text)
+	return append(out, encode(acpEvent{Type: "message.part", Part: &pt}))
+}
 
 // addMessage appends an agent message of the parts to the output and
 // returns message.created, a message.part per part and message.completed.

@@ -167,10 +167,13 @@ func TestSyncEcho(t *testing.T) {
 	}
 }
 
+// TestEventsEqualStream: the events of a run whose model does not stream
+// are the same streamed and read back. (A streaming model's text also
+// reaches the stream as it is written: see TestStreamedText.)
 func TestEventsEqualStream(t *testing.T) {
 	_, ts := startServer(t, server.Options{})
 	c := client{t: t, base: ts.URL}
-	evs := c.sse("POST", "/runs", create("echo", "Hello!", "stream"))
+	evs := c.sse("POST", "/runs", create("whole_echo", "Hello!", "stream"))
 	var types []string
 	for _, e := range evs {
 		types = append(types, eventType(e))
@@ -190,6 +193,68 @@ func TestEventsEqualStream(t *testing.T) {
 	streamed, _ := json.Marshal(evs)
 	if string(got) != string(streamed) {
 		t.Fatalf("events differ from the stream:\n%s\n%s", got, streamed)
+	}
+}
+
+// TestProgressReachesTheStream: what an action reports with
+// runtime.Progress is a generic event of the run's ACP stream, and of GET
+// /runs/{id}/events.
+func TestProgressReachesTheStream(t *testing.T) {
+	_, ts := startServer(t, server.Options{})
+	c := client{t: t, base: ts.URL}
+	evs := c.sse("POST", "/runs", create("worker", "Work.", "stream"))
+	found := false
+	for _, e := range evs {
+		var g struct {
+			Type    string
+			Generic struct {
+				Type string
+				Data struct {
+					CallID  string `json:"call_id"`
+					Message string
+				}
+			}
+		}
+		_ = json.Unmarshal(e, &g)
+		if g.Type == "generic" && g.Generic.Type == "progress" {
+			found = g.Generic.Data.Message == "half way there" && g.Generic.Data.CallID != ""
+		}
+	}
+	if !found {
+		t.Fatalf("no progress event in the stream: %s", evs)
+	}
+}
+
+// TestStreamedText: a streaming model's text reaches an ACP stream as it
+// is written, as the parts of a message (message.part, as ACP allows for
+// streamed parts), then message.completed with the whole message.
+func TestStreamedText(t *testing.T) {
+	_, ts := startServer(t, server.Options{})
+	c := client{t: t, base: ts.URL}
+	const text = "Hello, streaming world!"
+	evs := c.sse("POST", "/runs", create("streamer", text, "stream"))
+	var types []string
+	var parts strings.Builder
+	completed := ""
+	for _, e := range evs {
+		var ev struct {
+			Type    string
+			Part    struct{ Content string }
+			Message struct{ Parts []struct{ Content string } }
+		}
+		_ = json.Unmarshal(e, &ev)
+		types = append(types, ev.Type)
+		switch ev.Type {
+		case "message.part":
+			parts.WriteString(ev.Part.Content)
+		case "message.completed":
+			completed = ev.Message.Parts[0].Content
+		}
+	}
+	got := strings.Join(types, " ")
+	want := "run.created run.in-progress message.created " + strings.Repeat("message.part ", (len(text)+2)/3) + "message.completed run.completed"
+	if got != want || parts.String() != text || completed != text {
+		t.Fatalf("events %s\nwant   %s\nparts %q, completed %q", got, want, parts.String(), completed)
 	}
 }
 
@@ -302,7 +367,7 @@ func TestErrors(t *testing.T) {
 		}
 	}
 	r := c.run("POST", "/runs", create("echo", "x", "sync"), 200)
-	c.run("POST", "/runs/"+r.RunID+"/cancel", "", 403)
+	c.run("POST", "/runs/"+r.RunID+"/cancel", "", 409)
 	c.run("POST", "/runs/"+r.RunID, resume("x", "sync"), 403)
 }
 

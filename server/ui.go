@@ -371,7 +371,7 @@ func (s *Server) uiEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		return rc.Flush() == nil
 	}
-	for e, err := range s.store.Events(r.Context(), sum.ID, from) {
+	for e, err := range s.Follow(r.Context(), sum.ID, from) {
 		if err != nil {
 			if r.Context().Err() == nil {
 				s.log.Error("server: inspector stream ended early", "run", sum.ID, "err", err)
@@ -385,6 +385,12 @@ func (s *Server) uiEvents(w http.ResponseWriter, r *http.Request) {
 		b, err := marshal(withoutValue(e))
 		if err != nil {
 			s.log.Error("server: encoding an event", "run", sum.ID, "seq", e.Seq, "err", err)
+			continue
+		}
+		if e.Seq == 0 { // a live delta: no ID to resume from
+			if !write("data: %s\n\n", b) {
+				return
+			}
 			continue
 		}
 		if !write("id: %d\ndata: %s\n\n", e.Seq, b) {
@@ -431,6 +437,15 @@ func (s *Server) uiResume(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.opts.Engine == nil && s.isClosed() {
 		writeError(w, http.StatusServiceUnavailable, CodeServerError, errClosed.Error()+"; the run stays awaiting: resume it once the server is back")
+		return
+	}
+	unlock := s.lockRun(sum.ID) // see control.go
+	defer unlock()
+	if now, err := s.store.Get(r.Context(), sum.ID); err != nil {
+		s.fail(w, r, sum.ID, err)
+		return
+	} else if sum.Status == run.StatusAwaiting && now.Status != run.StatusAwaiting {
+		writeConflict(w, sum.ID, now.Status, "it moved on as this answer arrived, which was not applied")
 		return
 	}
 	h, ok := s.uiController(w, r, sum,
@@ -480,6 +495,18 @@ func (s *Server) uiCancel(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	unlock := s.lockRun(sum.ID) // see control.go
+	defer unlock()
+	now, err := s.store.Get(r.Context(), sum.ID)
+	if err != nil {
+		s.fail(w, r, sum.ID, err)
+		return
+	}
+	if sum.Status == run.StatusAwaiting && now.Status != run.StatusAwaiting && now.Status != run.StatusCancelling {
+		writeConflict(w, sum.ID, now.Status, "it was resumed as this cancel arrived, which was not applied; cancel it again to cancel it")
+		return
+	}
+	sum = now
 	switch {
 	case sum.Status == run.StatusCancelling || sum.Status == run.StatusCanceled:
 		// Already on its way, or there.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/action"
 	"github.com/byref/byref/browser"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
@@ -782,4 +783,87 @@ func TestUIRefusal(t *testing.T) {
 		t.Errorf("facts:\n%s", facts)
 	}
 	shot(t, b, "refusal")
+}
+
+// writerModel streams its answers with pauses: in its first step, text,
+// then a call of slow_work whose arguments stop halfway until gates[0];
+// in its second, half a sentence, then the rest after gates[2]. (gates[1]
+// releases slow_work.)
+type writerModel struct{ gates [3]chan struct{} }
+
+func (m writerModel) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	return m.Stream(ctx, req, func(llm.Chunk) error { return nil })
+}
+
+func (m writerModel) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) error) (llm.Response, error) {
+	wait := func(g chan struct{}) error {
+		select {
+		case <-g:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if len(afterTask(req)) == 0 {
+		_ = fn(llm.Chunk{Text: "Calling the worker. "})
+		_ = fn(llm.Chunk{ToolCall: &llm.ToolCall{ID: "call_w", Name: "slow_work"}})
+		_ = fn(llm.Chunk{ToolCall: &llm.ToolCall{Arguments: `{"ret`}})
+		if err := wait(m.gates[0]); err != nil {
+			return llm.Response{}, err
+		}
+		_ = fn(llm.Chunk{ToolCall: &llm.ToolCall{Arguments: `urn":null}`}})
+		return llm.Response{Text: "Calling the worker. ", ToolCalls: []llm.ToolCall{{ID: "call_w", Name: "slow_work", Arguments: `{"return":null}`}}, StopReason: llm.StopToolCalls}, nil
+	}
+	_ = fn(llm.Chunk{Text: "All done, "})
+	if err := wait(m.gates[2]); err != nil {
+		return llm.Response{}, err
+	}
+	_ = fn(llm.Chunk{Text: "thanks."})
+	return llm.Text("All done, thanks."), nil
+}
+
+// TestUILiveText: the inspector shows the model's text as it is written,
+// a call's arguments as they form, and an action's progress while it
+// runs; each live entry gives way to the logged event.
+func TestUILiveText(t *testing.T) {
+	m := writerModel{[3]chan struct{}{make(chan struct{}), make(chan struct{}), make(chan struct{})}}
+	slow := action.MustNew(action.Spec{Name: "slow_work", Description: "Work slowly.", Func: func(ctx context.Context) error {
+		_ = runtime.Progress(ctx, "halfway through the work")
+		select {
+		case <-m.gates[1]:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}})
+	store := run.NewMemoryStore()
+	rt, err := runtime.New(runtime.Options{Model: m, Store: store, Actions: action.MustSet(slow), DisableSnippets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{{Name: "writer", Description: "Writes slowly.", Runtime: rt}}})
+	c := client{t: t, base: ts.URL}
+	id := c.startRun("writer", "Work, then say so.")
+
+	b := tab(t, ts.URL+"/ui#/runs/"+id)
+	live := func(what, s string) string {
+		return fmt.Sprintf(`[...document.querySelectorAll('#events li[data-type="delta"]')].some(li => li.innerText.includes(%q) && li.innerText.includes(%q))`, what, s)
+	}
+	waitJS(t, b, "the text as it is written", live("Assistant (writing…)", "Calling the worker."))
+	waitJS(t, b, "the call's arguments as they form", live("Tool call slow_work (forming…)", `{"ret`))
+	shot(t, b, "live-writing")
+	close(m.gates[0])
+	waitJS(t, b, "the call, scheduled, in place of its live entries", eventWith("tool_call_scheduled", "Tool call slow_work")+
+		` && !document.querySelector('#events li[data-type="delta"]')`)
+	waitJS(t, b, "the progress on the running call", eventWith("tool_call_scheduled", "halfway through the work"))
+	shot(t, b, "live-progress")
+	close(m.gates[1])
+	waitJS(t, b, "the second answer's first half", live("Assistant (writing…)", "All done,"))
+	if v, _ := b.Eval(ctxT(t), `[...document.querySelectorAll('#events li[data-type="delta"]')].some(li => li.innerText.includes('thanks.'))`); v == true {
+		t.Fatal("the live text shows what the model has not written yet")
+	}
+	close(m.gates[2])
+	waitStatus(t, s, id, run.StatusCompleted)
+	waitJS(t, b, "the whole message, and no live entry", eventWith("assistant_message", "All done, thanks.")+` && !document.querySelector('#events li[data-type="delta"]')`)
+	shot(t, b, "live-done")
 }

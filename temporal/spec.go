@@ -20,6 +20,7 @@ type RunSpec struct {
 	Name           string            `json:"name,omitempty"`
 	Tags           map[string]string `json:"tags,omitempty"`
 	Task           string            `json:"task,omitempty"`
+	Message        json.RawMessage   `json:"message,omitempty"`
 	Input          json.RawMessage   `json:"input,omitempty"`
 	InputSchema    json.RawMessage   `json:"input_schema,omitempty"`
 	ResultSchema   json.RawMessage   `json:"result_schema,omitempty"`
@@ -46,7 +47,7 @@ func SpecOf(opts runtime.RunOptions) (RunSpec, error) {
 	}
 	return RunSpec{
 		ID: string(opts.ID), Session: string(opts.Session), Turn: string(opts.Turn), Name: opts.Name, Tags: opts.Tags,
-		Task: opts.Task, Input: opts.Input, InputSchema: opts.InputSchema, ResultSchema: opts.ResultSchema,
+		Task: opts.Task, Message: opts.Message, Input: opts.Input, InputSchema: opts.InputSchema, ResultSchema: opts.ResultSchema,
 		Actions: opts.Actions, NonInteractive: opts.NonInteractive, Instructions: opts.Instructions,
 		ModelName: opts.ModelName, Limits: opts.Limits, Approval: opts.Approval, AwaitTimeout: opts.AwaitTimeout,
 		ToolLimit: opts.ToolLimit, History: opts.History,
@@ -59,6 +60,7 @@ func SpecOf(opts runtime.RunOptions) (RunSpec, error) {
 func (s RunSpec) options(template runtime.RunOptions) runtime.RunOptions {
 	o := template
 	o.ID, o.Session, o.Turn, o.Task, o.Input = run.ID(s.ID), run.SessionID(s.Session), run.TurnID(s.Turn), s.Task, s.Input
+	o.Message = s.Message
 	set := func(dst *string, v string) {
 		if v != "" {
 			*dst = v

@@ -4,11 +4,12 @@
 //
 //	byref demo                          run the built-in demo (no API key needed)
 //	byref run "task" [flags]            run a task with live progress
-//	byref serve [flags]                 serve an agent over ACP (HTTP)
+//	byref serve [flags]                 serve an agent over ACP, A2A and AG-UI (HTTP)
 //	byref runs ls|show [flags]          list stored runs, or show one
 //	byref replay RUN_ID [flags]         print a Go program that replays a run
 //	byref mcp [flags]                   serve the agent over MCP (stdio or HTTP)
 //	byref a2a call URL "task"           send a task to an A2A agent, showing its progress
+//	byref eval run|add|diff             run eval sets, make cases from runs, compare reports
 //	byref help                          show this help
 //
 // Runs are recorded in a SQLite file: --db, else $BYREF_DB, else
@@ -55,7 +56,8 @@ Usage:
   byref serve [flags]              serve an agent named "byref" over ACP (HTTP + SSE) and the
                                    run inspector at /ui/; on the built-in scripted model when
                                    no model is named (no API key needed); and over A2A beside
-                                   it (card: /.well-known/agent-card.json)
+                                   it (card: /.well-known/agent-card.json) and AG-UI (POST
+                                   /agui/byref)
       --addr host:port             default 127.0.0.1:8000; other hosts need --token
       --token secret               bearer token clients must send; prefer setting $BYREF_TOKEN
                                    (the default), since other users can see a flag in ps
@@ -75,6 +77,11 @@ Usage:
                                    serve the agent as an MCP tool, over stdio or streamable HTTP
   byref a2a call URL "task" [--token] [--task ID] [--context ID]
                                    send a task to any A2A agent and show its progress
+  byref eval run SET [--model provider:name] [--reps n] [--record] [--out dir]
+                                   run an eval set on its cassettes (no key) or on a model;
+                                   byref eval help lists every flag
+  byref eval add RUN_ID --set SET  turn a stored run into a case of an eval set
+  byref eval diff A.json B.json    compare two eval reports: what got better, what got worse
   byref help                       show this help
 
 RUN_ID may be any unique prefix of a run's ID. Ctrl-C or SIGTERM stops byref serve without
@@ -103,6 +110,8 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		err = mcpCmd(ctx, args[1:], stdin, stdout, stderr)
 	case "a2a":
 		err = a2aCmd(ctx, args[1:], stdout)
+	case "eval":
+		err = evalCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -73,10 +73,21 @@ func TestDemoReplaysBuildAndRun(t *testing.T) {
 	}
 
 	s := serve(t, "--db", db) // no model, no key: the scripted agent
-	for _, want := range []string{"/ui/", "built-in scripted model", "approval on_tool_call"} {
+	for _, want := range []string{"/ui/", "built-in scripted model", "approval on_tool_call", "over AG-UI, for front ends: POST " + s.base + "/agui/byref"} {
 		if !strings.Contains(s.out.String(), want) {
 			t.Errorf("the banner of byref serve does not say %q:\n%s", want, s.out)
 		}
+	}
+	// AG-UI is served beside ACP and A2A: the scripted run awaits the
+	// approval of its snippet, an interrupt.
+	ag, err := http.Post(s.base+"/agui/byref", "application/json", strings.NewReader(`{"threadId":"t1","runId":"r1","messages":[{"id":"u1","role":"user","content":"compute the answer"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agBody, _ := io.ReadAll(ag.Body)
+	ag.Body.Close()
+	if ag.StatusCode != 200 || !strings.Contains(string(agBody), `"type":"RUN_STARTED"`) || !strings.Contains(string(agBody), `"outcome":{"type":"interrupt"`) {
+		t.Errorf("POST /agui/byref: %s\n%s", ag.Status, agBody)
 	}
 	resp, err := http.Get(s.base + "/ui/api/runs/" + id[1] + "/replay")
 	if err != nil {

@@ -55,13 +55,12 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	var pending *run.AwaitRequested
 	// Follow the run to its end, even after ctx is cancelled (Ctrl-C
 	// cancels the run; its cancellation is shown).
+	p := &printer{out: stdout}
 	for e, err := range h.Events(context.WithoutCancel(ctx), 1) {
 		if err != nil {
 			return err
 		}
-		if line := describe(e); line != "" {
-			fmt.Fprintln(stdout, term(line))
-		}
+		p.show(e)
 		// Answer once the run is awaiting: the AwaitRequested event comes
 		// just before the move to awaiting.
 		switch d := e.Data.(type) {
@@ -116,6 +115,55 @@ func answer(ctx context.Context, h *runtime.Handle, a run.AwaitRequested, in *bu
 	}
 }
 
+// printer prints a run's events as they come: the model's text as it is
+// written (live deltas), then one line per logged event (describe).
+type printer struct {
+	out io.Writer
+	// step is the step whose text is being printed as it is written, 0
+	// for none; text is what was printed of it.
+	step int
+	text string
+}
+
+// show prints one event.
+func (p *printer) show(e run.Event) {
+	switch d := e.Data.(type) {
+	case run.Delta:
+		if d.What != run.DeltaText {
+			return
+		}
+		if p.step != d.Step {
+			p.end()
+			p.step = d.Step
+			fmt.Fprint(p.out, "model: ")
+		}
+		p.text += d.Text
+		fmt.Fprint(p.out, term(d.Text))
+		return
+	case run.AssistantMessage:
+		if p.step != 0 && p.step == d.Step {
+			if d.Text == p.text {
+				p.step, p.text = 0, ""
+				fmt.Fprintln(p.out) // the message was printed as it was written
+				return
+			}
+			p.end() // some of it was missed: print it whole
+		}
+	}
+	p.end()
+	if line := describe(e); line != "" {
+		fmt.Fprintln(p.out, term(line))
+	}
+}
+
+// end ends a line of text being written.
+func (p *printer) end() {
+	if p.step != 0 {
+		fmt.Fprintln(p.out)
+		p.step, p.text = 0, ""
+	}
+}
+
 // describe is the progress line of an event; "" for events not shown. It
 // holds text from the run as it is: print it through term.
 func describe(e run.Event) string {
@@ -161,6 +209,8 @@ func describe(e run.Event) string {
 			s += fmt.Sprintf("; %s = %s", v.Name, v.Preview)
 		}
 		return s
+	case run.Progress:
+		return "  … " + d.Message
 	case run.AwaitResolved:
 		switch {
 		case d.Answer.Decision != "":

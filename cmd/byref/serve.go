@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/byref/byref/a2a"
+	"github.com/byref/byref/agui"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
@@ -72,6 +73,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if _, err := a2a.Mount(s, a2a.Options{Token: *token != ""}); err != nil {
 		return err
 	}
+	if _, err := agui.Mount(s, agui.Options{Logger: slog.New(slog.NewTextHandler(stderr, nil))}); err != nil {
+		return err
+	}
 	restored, interrupted, err := s.Recover(ctx)
 	if err != nil {
 		return err
@@ -92,6 +96,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "byref: serving the agent \"byref\" over ACP at %s, model %s, approval %s (runs in %s)\n", url, spec, approval, *db)
 	fmt.Fprintf(stdout, "byref: the run inspector is at %s/ui/\n", url)
 	fmt.Fprintf(stdout, "byref: and over A2A: card at %s/.well-known/agent-card.json, endpoint %s/a2a/byref\n", url, url)
+	fmt.Fprintf(stdout, "byref: and over AG-UI, for front ends: POST %s/agui/byref\n", url)
 	if spec == scriptedSpec {
 		fmt.Fprintf(stdout, "byref: no model named: the agent runs on the built-in scripted model (no API key, no network); pass --model provider:name for a real one\n")
 	}

@@ -91,7 +91,7 @@ func TestBrowserDoesNotLinkTheInterpreter(t *testing.T) {
 }
 
 // TestProvidersAreOptIn: package llm imports only the standard library, and
-// the runtime, otel, codegen and the server link no provider client
+// the runtime, otel, codegen, the server and eval link no provider client
 // (byref's own or langchaingo): a program that brings its own llm.Model pays
 // for none. Programs that open models by name import llm/providers.
 func TestProvidersAreOptIn(t *testing.T) {
@@ -106,7 +106,7 @@ func TestProvidersAreOptIn(t *testing.T) {
 		"github.com/tmc/langchaingo", "github.com/pkoukk/tiktoken-go", "github.com/dlclark/regexp2",
 		"github.com/byref/byref/llm/openai", "github.com/byref/byref/llm/anthropic", "github.com/byref/byref/llm/providers",
 	}
-	for _, pkg := range []string{"runtime", "otel", "codegen", "server"} {
+	for _, pkg := range []string{"runtime", "otel", "codegen", "server", "eval"} {
 		out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/"+pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list %s: %v\n%s", pkg, err, out)

@@ -3,7 +3,7 @@
 // yaegi, langchaingo, SQLite, OpenTelemetry, MCP or Temporal; only package
 // temporal builds the Temporal SDK; neither the runtime nor the server
 // builds the A2A SDK; package llm imports only the standard library, and
-// the runtime, otel, codegen and the server link no provider client;
+// the runtime, otel, codegen, the server and eval link no provider client;
 // package mcp (MCP tools as actions) links no runtime; codegen does not
 // import the runtime (replay code comes from a run's log). It has no code
 // of its own.

@@ -247,8 +247,11 @@ func TestModelEconomy(t *testing.T) {
 	plain := firstRequest(llm.Request{Messages: []llm.Message{llm.SystemMessage(systemPlain)}, Tools: plainTools()})
 	snippets := firstOf(t, runtime.Options{Actions: actions(1)}, runtime.RunOptions{Task: task, NonInteractive: true})
 	questions := firstOf(t, runtime.Options{Actions: actions(1), DisableSnippets: true}, runtime.RunOptions{Task: task})
-	if r := float64(lean) / float64(plain); r > 1.5 {
-		t.Errorf("the first request is %.2f× the plain tool list; the goal is 1.5×", r)
+	// The system prompt explains references from the first request on: it
+	// is written once per run and read from a prompt cache after that, so
+	// it cannot wait for the first variable (which it did, at 1.50×).
+	if r := float64(lean) / float64(plain); r > 1.8 {
+		t.Errorf("the first request is %.2f× the plain tool list; the goal is 1.8×", r)
 	}
 	fmt.Fprintf(&doc, "\nFirst request, system prompt and tool schemas: byref %d B, the plain tool list %d B (%.2f×). run_go adds %d B, ask_user %d B.\n",
 		lean, plain, float64(lean)/float64(plain), snippets-lean, questions-lean)

@@ -44,6 +44,13 @@ type Options struct {
 	Temperature *float64
 	// TopP is used by requests that leave TopP nil; nil sends none.
 	TopP *float64
+	// NoCacheControl sends no cache_control breakpoints. By default a
+	// request carries two of Anthropic's four: one at the end of the
+	// stable prefix (the system prompt, or the last tool when there is
+	// none), which every request of a run repeats, and one on the last
+	// block of the last message, which moves with the conversation so that
+	// the next request reads all of this one from the cache.
+	NoCacheControl bool
 }
 
 // Model is a [llm.Model] and [llm.Streamer] over Anthropic's Messages API.
@@ -153,7 +160,10 @@ func (m *Model) finish(out *llm.Response, reason string) {
 }
 
 func (u usage) usage() llm.Usage {
-	return llm.Usage{InputTokens: u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens, OutputTokens: u.OutputTokens}
+	return llm.Usage{
+		InputTokens: u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens, OutputTokens: u.OutputTokens,
+		CacheReadTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens,
+	}
 }
 
 // apiFailure turns an error object sent with a 200 status (or as a stream's

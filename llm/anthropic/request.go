@@ -74,8 +74,34 @@ func (m *Model) encode(req llm.Request, stream bool) ([]byte, error) {
 			return nil, fmt.Errorf("llm: %s: message %d: unknown role %q; use system, user, assistant or tool", m.provider, i, msg.Role)
 		}
 	}
-	r.System = strings.Join(system, "\n\n")
+	if len(system) > 0 {
+		r.System = []block{{Type: "text", Text: strings.Join(system, "\n\n")}}
+	}
+	if !m.opts.NoCacheControl {
+		markCache(&r)
+	}
 	return json.Marshal(r)
+}
+
+// markCache sets the two cache breakpoints: at the end of the stable
+// prefix (the system prompt, else the last tool), and on the last block of
+// the last message that can carry one (not a thinking block).
+func markCache(r *request) {
+	switch {
+	case len(r.System) > 0:
+		r.System[len(r.System)-1].CacheControl = ephemeral
+	case len(r.Tools) > 0:
+		r.Tools[len(r.Tools)-1].CacheControl = ephemeral
+	}
+	if n := len(r.Messages); n > 0 {
+		blocks := r.Messages[n-1].Content
+		for i := len(blocks) - 1; i >= 0; i-- {
+			if t := blocks[i].Type; t != "thinking" && t != "redacted_thinking" {
+				blocks[i].CacheControl = ephemeral
+				break
+			}
+		}
+	}
 }
 
 // appendBlocks adds blocks to the last message when it has the role (the API

@@ -83,6 +83,13 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) 
 					cbErr = fn(llm.Chunk{ToolCall: &llm.ToolCall{Arguments: e.Delta.PartialJSON}})
 				}
 			}
+		case "content_block_stop":
+			// A call with no arguments streams no input_json_delta; its
+			// fragments still add up to the call's arguments, {}.
+			if b, ok := blocks[e.Index]; ok && b.block.Type == "tool_use" && b.input.Len() == 0 && !b.closed {
+				b.closed = true
+				cbErr = fn(llm.Chunk{ToolCall: &llm.ToolCall{Arguments: "{}"}})
+			}
 		case "message_delta":
 			if e.Delta != nil && e.Delta.StopReason != "" {
 				stop = e.Delta.StopReason
@@ -128,6 +135,9 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) 
 type streamBlock struct {
 	block
 	text, thinking, signature, input strings.Builder
+	// closed is set when content_block_stop reported the {} of a call
+	// that streamed no input.
+	closed bool
 }
 
 // done returns the block with its pieces joined.

@@ -8,16 +8,27 @@ import "encoding/json"
 // with extended thinking as "Building with extended thinking" documents it
 // (thinking and redacted_thinking blocks, returned unchanged with tool use).
 
+// request's fields are in the order the prompt cache reads the prompt
+// (tools, system, messages), after the settings, so that the bodies of a
+// run's requests begin alike byte for byte.
 type request struct {
 	Model       string    `json:"model"`
 	MaxTokens   int       `json:"max_tokens"`
-	System      string    `json:"system,omitempty"`
-	Messages    []message `json:"messages"`
-	Tools       []tool    `json:"tools,omitempty"`
 	Temperature *float64  `json:"temperature,omitempty"`
 	TopP        *float64  `json:"top_p,omitempty"`
 	Stream      bool      `json:"stream,omitempty"`
+	Tools       []tool    `json:"tools,omitempty"`
+	System      []block   `json:"system,omitempty"`
+	Messages    []message `json:"messages"`
 }
+
+// cacheControl marks a cache breakpoint: the prompt up to and including
+// the marked block is cached (Anthropic, "Prompt caching").
+type cacheControl struct {
+	Type string `json:"type"`
+}
+
+var ephemeral = &cacheControl{Type: "ephemeral"}
 
 type message struct {
 	Role    string  `json:"role"`
@@ -25,9 +36,10 @@ type message struct {
 }
 
 type tool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"input_schema"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
 }
 
 // block is a content block of any type; only the fields of its type are set.
@@ -46,6 +58,8 @@ type block struct {
 	// tool_result
 	ToolUseID string `json:"tool_use_id,omitempty"`
 	Content   string `json:"content,omitempty"`
+	// a cache breakpoint on a text, tool_use or tool_result block
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
 }
 
 type response struct {

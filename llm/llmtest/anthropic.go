@@ -69,7 +69,7 @@ func anthropicCases() []Case {
 				t.Errorf("headers = %v; want anthropic-version and x-api-key", h)
 			}
 			b := s.Body(0)
-			if b["system"] != "You are terse." || Path(t, b, "messages", 0, "role") != "user" || Path(t, b, "tools", 1, "input_schema", "$defs") == nil {
+			if Path(t, b, "system", 0, "text") != "You are terse." || Path(t, b, "messages", 0, "role") != "user" || Path(t, b, "tools", 1, "input_schema", "$defs") == nil {
 				t.Errorf("body = %v", b)
 			}
 		}},
@@ -132,8 +132,26 @@ func anthropicCases() []Case {
 			_, m := msgs(t, open, Reply{SSE: events(`"tool_use"`,
 				blockStart(0, `{"type":"tool_use","id":"toolu_01","name":"get_weather","input":{}}`),
 				blockStop(0))})
-			resp, _ := stream(t, m, ask("Weather?"))
-			wantCalls(t, resp.ToolCalls, []llm.ToolCall{{ID: "toolu_01", Name: "get_weather", Arguments: `{}`}})
+			resp, chunks := stream(t, m, ask("Weather?"))
+			want := []llm.ToolCall{{ID: "toolu_01", Name: "get_weather", Arguments: `{}`}}
+			wantCalls(t, resp.ToolCalls, want)
+			// The fragments a streaming caller sees add up to {} too,
+			// not "".
+			wantCalls(t, fragments(chunks), want)
+		}},
+		{"tool_calls_stream_no_arguments_then_arguments", func(t *testing.T, open Open) {
+			// As recorded: a call with no input, then one with input.
+			_, m := msgs(t, open, Reply{SSE: events(`"tool_use"`,
+				blockStart(0, `{"type":"tool_use","id":"toolu_01","name":"get_time","input":{}}`),
+				blockDelta(0, `{"type":"input_json_delta","partial_json":""}`),
+				blockStop(0),
+				blockStart(1, `{"type":"tool_use","id":"toolu_02","name":"get_weather","input":{}}`),
+				blockDelta(1, `{"type":"input_json_delta","partial_json":"{\"city\":\"Rome\"}"}`),
+				blockStop(1))})
+			resp, chunks := stream(t, m, ask("Time, and weather in Rome?"))
+			want := []llm.ToolCall{{ID: "toolu_01", Name: "get_time", Arguments: `{}`}, {ID: "toolu_02", Name: "get_weather", Arguments: `{"city":"Rome"}`}}
+			wantCalls(t, resp.ToolCalls, want)
+			wantCalls(t, fragments(chunks), want)
 		}},
 		{"empty_ids", func(t *testing.T, open Open) {
 			// Anthropic-compatible servers have been seen leaving IDs out.
@@ -180,7 +198,9 @@ func anthropicCases() []Case {
 		{"usage", func(t *testing.T, open Open) {
 			_, m := msgs(t, open, Reply{Body: `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","stop_sequence":null,` +
 				`"usage":{"input_tokens":50,"cache_creation_input_tokens":1000,"cache_read_input_tokens":2000,"output_tokens":20}}`})
-			wantUsage(t, generate(t, m, ask("Hi")), 3050, 20)
+			// input_tokens excludes the cache's reads and writes; Usage
+			// counts them in InputTokens and apart.
+			wantCachedUsage(t, generate(t, m, ask("Hi")), llm.Usage{InputTokens: 3050, OutputTokens: 20, CacheReadTokens: 2000, CacheWriteTokens: 1000})
 		}},
 		{"thinking", func(t *testing.T, open Open) {
 			s, m := msgs(t, open,
@@ -234,7 +254,7 @@ func anthropicCases() []Case {
 				llm.ToolResultMessage(a, "sunny"), llm.ToolResultMessage(b, "noon"))
 			generate(t, m, req)
 			body := s.Body(0)
-			if body["system"] != "You are terse.\n\nBe brief." {
+			if Path(t, body, "system", 0, "text") != "You are terse.\n\nBe brief." {
 				t.Errorf("system = %q; want both system messages joined", body["system"])
 			}
 			if n := len(body["messages"].([]any)); n != 3 {

@@ -169,6 +169,55 @@ func openAICases(f Flavor) []Case {
 			resp, _ := stream(t, m, ask("Weather in Paris?"))
 			wantCalls(t, resp.ToolCalls, []llm.ToolCall{{ID: "call_9f2", Name: "get_weather", Arguments: `{"city":"Paris"}`}})
 		}},
+		{"tool_calls_stream_no_arguments", func(t *testing.T, open Open) {
+			_, m := chat(t, open, Reply{SSE: []string{
+				chunk(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_time","arguments":""}}]}`, "null"),
+				chunk(`{"tool_calls":[{"index":1,"id":"call_2","type":"function","function":{"name":"get_weather","arguments":""}}]}`, "null"),
+				chunk(`{"tool_calls":[{"index":1,"function":{"arguments":"{\"city\":\"Rome\"}"}}]}`, "null"),
+				chunk(`{"tool_calls":[{"index":2,"id":"call_3","type":"function","function":{"name":"get_time","arguments":""}}]}`, "null"),
+				chunk(`{}`, `"tool_calls"`),
+				done,
+			}})
+			resp, chunks := stream(t, m, ask("Time, weather in Rome, time?"))
+			want := []llm.ToolCall{
+				{ID: "call_1", Name: "get_time", Arguments: `{}`},
+				{ID: "call_2", Name: "get_weather", Arguments: `{"city":"Rome"}`},
+				{ID: "call_3", Name: "get_time", Arguments: `{}`},
+			}
+			wantCalls(t, resp.ToolCalls, want)
+			// A streaming caller's fragments add up to {} too, not "".
+			wantCalls(t, fragments(chunks), want)
+		}},
+		{"legacy_function_call", func(t *testing.T, open Open) {
+			// The deprecated functions API's answer: one function_call,
+			// no ID, finish_reason "function_call".
+			_, m := chat(t, open, Reply{Body: completion(`{"role":"assistant","content":null,"function_call":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"},"refusal":null}`, `"function_call"`, usage19x10)})
+			resp := generate(t, m, ask("Weather in Paris?"))
+			if len(resp.ToolCalls) != 1 || resp.ToolCalls[0].ID == "" {
+				t.Fatalf("calls = %+v; want one call with an ID", resp.ToolCalls)
+			}
+			resp.ToolCalls[0].ID = ""
+			wantCalls(t, resp.ToolCalls, []llm.ToolCall{{Name: "get_weather", Arguments: `{"city":"Paris"}`}})
+			wantStop(t, resp, llm.StopToolCalls)
+		}},
+		{"legacy_function_call_stream", func(t *testing.T, open Open) {
+			_, m := chat(t, open, Reply{SSE: []string{
+				chunk(`{"role":"assistant","content":null,"function_call":{"name":"get_weather","arguments":""}}`, "null"),
+				chunk(`{"function_call":{"arguments":"{\"city\":"}}`, "null"),
+				chunk(`{"function_call":{"arguments":"\"Paris\"}"}}`, "null"),
+				chunk(`{}`, `"function_call"`),
+				done,
+			}})
+			resp, chunks := stream(t, m, ask("Weather in Paris?"))
+			if len(resp.ToolCalls) != 1 || resp.ToolCalls[0].ID == "" {
+				t.Fatalf("calls = %+v; want one call with an ID", resp.ToolCalls)
+			}
+			resp.ToolCalls[0].ID = ""
+			want := []llm.ToolCall{{Name: "get_weather", Arguments: `{"city":"Paris"}`}}
+			wantCalls(t, resp.ToolCalls, want)
+			wantCalls(t, fragments(chunks), want)
+			wantStop(t, resp, llm.StopToolCalls)
+		}},
 		{"content_parts", func(t *testing.T, open Open) {
 			// Magistral, per Mistral's reasoning docs
 			// (https://docs.mistral.ai/capabilities/reasoning/): content
@@ -221,7 +270,8 @@ func openAICases(f Flavor) []Case {
 		{"usage", func(t *testing.T, open Open) {
 			_, m := chat(t, open, Reply{Body: completion(`{"role":"assistant","content":"ok"}`, `"stop"`,
 				`{"prompt_tokens":1200,"completion_tokens":340,"total_tokens":1540,"prompt_tokens_details":{"cached_tokens":1024},"completion_tokens_details":{"reasoning_tokens":300}}`)})
-			wantUsage(t, generate(t, m, ask("Hi")), 1200, 340)
+			// cached_tokens is a part of prompt_tokens.
+			wantCachedUsage(t, generate(t, m, ask("Hi")), llm.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 1024})
 		}},
 		{"reasoning_content", func(t *testing.T, open Open) {
 			// vLLM's reasoning outputs

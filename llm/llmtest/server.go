@@ -36,6 +36,7 @@ type Server struct {
 	mu      sync.Mutex
 	replies []Reply
 	bodies  []map[string]any
+	raw     [][]byte
 	headers []http.Header
 	paths   []string
 }
@@ -64,6 +65,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(b, &body)
 	s.mu.Lock()
 	s.bodies = append(s.bodies, body)
+	s.raw = append(s.raw, b)
 	s.headers = append(s.headers, r.Header.Clone())
 	s.paths = append(s.paths, r.URL.Path)
 	if len(s.replies) == 0 {
@@ -123,6 +125,17 @@ func (s *Server) Body(i int) map[string]any {
 		s.t.Fatalf("the server got %d requests, want at least %d", len(s.bodies), i+1)
 	}
 	return s.bodies[i]
+}
+
+// Raw returns the bytes of request i's body as the client sent them.
+func (s *Server) Raw(i int) []byte {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i >= len(s.raw) {
+		s.t.Fatalf("the server got %d requests, want at least %d", len(s.raw), i+1)
+	}
+	return s.raw[i]
 }
 
 // Header returns the headers of request i.

@@ -168,8 +168,15 @@ func wantStop(t *testing.T, resp llm.Response, want llm.StopReason) {
 
 func wantUsage(t *testing.T, resp llm.Response, in, out int) {
 	t.Helper()
-	if resp.Usage != (llm.Usage{InputTokens: in, OutputTokens: out}) {
-		t.Errorf("Usage = %+v, want {%d %d}", resp.Usage, in, out)
+	wantCachedUsage(t, resp, llm.Usage{InputTokens: in, OutputTokens: out})
+}
+
+// wantCachedUsage checks the whole usage, prompt cache reads and writes
+// included.
+func wantCachedUsage(t *testing.T, resp llm.Response, want llm.Usage) {
+	t.Helper()
+	if resp.Usage != want {
+		t.Errorf("Usage = %+v, want %+v", resp.Usage, want)
 	}
 }
 

@@ -41,6 +41,11 @@ type Options struct {
 	// Dialect adapts the request to an OpenAI-compatible endpoint; the zero
 	// value is OpenAI's own API.
 	Dialect Dialect
+	// PromptCacheKey is sent as prompt_cache_key with every request, so
+	// that OpenAI routes them to the same prompt cache; empty means each
+	// request's own llm.Request.CacheKey (a byref run sets one derived
+	// from its agent), and none when that is empty too.
+	PromptCacheKey string
 }
 
 // Dialect lists how an OpenAI-compatible endpoint's requests differ from
@@ -58,6 +63,10 @@ type Dialect struct {
 	// ToolResultName sends the tool's name in tool messages (Mistral
 	// documents "name" there).
 	ToolResultName bool
+	// NoPromptCacheKey leaves out prompt_cache_key, for endpoints that
+	// cache without a key (Gemini caches implicitly, by prefix) or refuse
+	// unknown fields.
+	NoPromptCacheKey bool
 }
 
 // Model is a [llm.Model] and [llm.Streamer] over an OpenAI chat completions
@@ -116,7 +125,7 @@ func (m *Model) Generate(ctx context.Context, req llm.Request) (llm.Response, er
 	out := llm.Response{Refusal: ch.Message.Refusal, Usage: c.Usage.usage()}
 	out.Text, out.Reasoning = ch.Message.Content.text, ch.Message.Content.reasoning
 	out.Reasoning += ch.Message.reasoning()
-	for _, tc := range ch.Message.ToolCalls {
+	for _, tc := range ch.Message.calls() {
 		out.ToolCalls = append(out.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments, Signature: tc.signature()})
 	}
 	m.finish(&out, ch.FinishReason)

@@ -32,13 +32,15 @@ func init() {
 			},
 		})
 	}
-	compatible := Dialect{LegacyMaxTokens: true}
+	// Only OpenAI routes by prompt_cache_key; the others cache by prefix,
+	// if at all, and some refuse fields they do not know.
+	compatible := Dialect{LegacyMaxTokens: true, NoPromptCacheKey: true}
 	register("openai", []string{"OPENAI_API_KEY"}, false, "OPENAI_BASE_URL", "https://api.openai.com/v1", Dialect{}, nil)
 	for _, name := range []string{"google", "gemini"} {
 		register(name, []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}, false, "", "https://generativelanguage.googleapis.com/v1beta/openai", compatible, nil)
 	}
 	register("mistral", []string{"MISTRAL_API_KEY"}, false, "", "https://api.mistral.ai/v1",
-		Dialect{LegacyMaxTokens: true, NoStreamOptions: true, ToolResultName: true}, nil)
+		Dialect{LegacyMaxTokens: true, NoStreamOptions: true, ToolResultName: true, NoPromptCacheKey: true}, nil)
 	register("ollama", nil, true, "OLLAMA_HOST", "", compatible, OllamaBaseURL)
 	register("vllm", []string{"VLLM_API_KEY"}, true, "VLLM_BASE_URL", "http://127.0.0.1:8000/v1", compatible, nil)
 }

@@ -31,6 +31,12 @@ func (m *Model) encode(req llm.Request, stream bool) ([]byte, error) {
 	} else {
 		r.MaxCompletionTokens = maxTokens
 	}
+	if !m.opts.Dialect.NoPromptCacheKey {
+		r.PromptCacheKey = m.opts.PromptCacheKey
+		if r.PromptCacheKey == "" {
+			r.PromptCacheKey = req.CacheKey
+		}
+	}
 	if stream && !m.opts.Dialect.NoStreamOptions {
 		r.StreamOptions = &streamOptions{IncludeUsage: true}
 	}

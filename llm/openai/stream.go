@@ -55,6 +55,9 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) 
 	case a.finish == "" && !done:
 		return llm.Response{}, wire.BadResponse(m.provider, errors.New("the stream ended before a finish reason or [DONE]; it was cut off"))
 	}
+	if cbErr = a.closeLast(fn); cbErr != nil {
+		return llm.Response{}, fmt.Errorf("llm: %s: stream stopped by its callback: %w", m.provider, cbErr)
+	}
 	a.out.Text, a.out.Reasoning, a.out.Refusal = a.text.String(), a.reasoning.String(), a.refusal.String()
 	if a.finish == "" && a.out.Text == "" && a.out.Refusal == "" && len(a.out.ToolCalls) == 0 {
 		return llm.Response{}, wire.BadResponse(m.provider, errors.New("the stream ended without content or a finish reason"))
@@ -70,6 +73,17 @@ type assembler struct {
 	finish                   string
 	// index is the stream index of each call of out.ToolCalls, -1 if none.
 	index []int
+}
+
+// closeLast reports {} as the arguments of the latest call when it streamed
+// none, so that a call's fragments always add up to its arguments: a call
+// ends when the next one starts or the stream ends.
+func (a *assembler) closeLast(fn func(llm.Chunk) error) error {
+	n := len(a.out.ToolCalls)
+	if n == 0 || a.out.ToolCalls[n-1].Arguments != "" {
+		return nil
+	}
+	return fn(llm.Chunk{ToolCall: &llm.ToolCall{Arguments: "{}"}})
 }
 
 // add folds one chunk into the response and reports its pieces to fn.
@@ -98,7 +112,7 @@ func (a *assembler) add(c completion, fn func(llm.Chunk) error) error {
 		}
 	}
 	a.refusal.WriteString(d.Refusal)
-	for _, tc := range d.ToolCalls {
+	for _, tc := range d.calls() {
 		if err := a.call(tc, fn); err != nil {
 			return err
 		}
@@ -141,6 +155,9 @@ func (a *assembler) call(tc toolCall, fn func(llm.Chunk) error) error {
 		at = len(a.out.ToolCalls) - 1
 	}
 	if at < 0 {
+		if err := a.closeLast(fn); err != nil {
+			return err
+		}
 		a.out.ToolCalls = append(a.out.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments, Signature: tc.signature()})
 		a.index = append(a.index, idx)
 		first := llm.ToolCall{ID: tc.ID, Name: tc.Function.Name}

@@ -16,16 +16,20 @@ import (
 // (vLLM, Ollama, DeepSeek), tool calls without "type" (Mistral) and Gemini's
 // extra_content.google.thought_signature.
 
+// request's fields are in the order the prompt cache reads the prompt
+// (tools, then messages), after the settings, so that the bodies of a
+// run's requests begin alike byte for byte.
 type request struct {
 	Model               string         `json:"model"`
-	Messages            []message      `json:"messages"`
-	Tools               []tool         `json:"tools,omitempty"`
+	PromptCacheKey      string         `json:"prompt_cache_key,omitempty"`
 	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
 	MaxTokens           int            `json:"max_tokens,omitempty"`
 	Temperature         *float64       `json:"temperature,omitempty"`
 	TopP                *float64       `json:"top_p,omitempty"`
 	Stream              bool           `json:"stream,omitempty"`
 	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
+	Tools               []tool         `json:"tools,omitempty"`
+	Messages            []message      `json:"messages"`
 }
 
 type streamOptions struct {
@@ -112,20 +116,41 @@ type answer struct {
 	ReasoningContent string     `json:"reasoning_content"`
 	Reasoning        string     `json:"reasoning"`
 	ToolCalls        []toolCall `json:"tool_calls"`
+	// FunctionCall is the single call of the legacy functions API
+	// (finish_reason "function_call"), which older models and some
+	// compatible servers still answer with.
+	FunctionCall *callFunction `json:"function_call"`
+}
+
+// calls returns the answer's tool calls, or its legacy function call as
+// the one call at index 0.
+func (a answer) calls() []toolCall {
+	if len(a.ToolCalls) > 0 || a.FunctionCall == nil {
+		return a.ToolCalls
+	}
+	zero := 0
+	return []toolCall{{Index: &zero, Function: *a.FunctionCall}}
 }
 
 func (a answer) reasoning() string { return a.ReasoningContent + a.Reasoning }
 
 type usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
 }
 
 func (u *usage) usage() llm.Usage {
 	if u == nil {
 		return llm.Usage{}
 	}
-	return llm.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+	out := llm.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+	if d := u.PromptTokensDetails; d != nil {
+		out.CacheReadTokens = d.CachedTokens
+	}
+	return out
 }
 
 // content is a message's content: a string, null, or an array of parts

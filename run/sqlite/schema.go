@@ -43,11 +43,19 @@ var migrations = []string{
 		data TEXT    NOT NULL, -- the event's JSON (run.Event.MarshalJSON)
 		PRIMARY KEY (run, seq)
 	) WITHOUT ROWID;`,
+	// 2: records kept beside the runs (run.Records).
+	`CREATE TABLE records (
+		run   INTEGER NOT NULL, -- runs.pk
+		kind  TEXT    NOT NULL,
+		key   TEXT    NOT NULL,
+		value TEXT    NOT NULL, -- JSON
+		PRIMARY KEY (kind, run, key)
+	) WITHOUT ROWID;`,
 }
 
 // SchemaVersion is the schema version this package writes: the database's
 // PRAGMA user_version after Open.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrate brings the database to SchemaVersion, each migration in its own
 // transaction. A database from a newer version of the package is refused.

@@ -43,6 +43,7 @@ func Run(t *testing.T, newStore func(t *testing.T) run.Store) {
 		{"EventsContextDone", testEventsContextDone},
 		{"EventsBreak", testEventsBreak},
 		{"ConcurrentRunsAndSubscribers", testConcurrent},
+		{"Records", testRecords},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

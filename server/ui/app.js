@@ -183,7 +183,7 @@
 
   let cur = newRun(null);
   function newRun(id) {
-    return { id, view: null, lastSeq: 0, abort: null, streaming: false, calls: new Map(), vars: new Map(), setters: new Map(), awaitKey: '', refresh: null };
+    return { id, view: null, lastSeq: 0, abort: null, streaming: false, calls: new Map(), vars: new Map(), setters: new Map(), live: new Map(), awaitKey: '', refresh: null };
   }
 
   function openRun(id) {
@@ -342,8 +342,10 @@
   const MAJOR_REFRESH = new Set(['status_changed', 'await_requested', 'await_resolved', 'result', 'run_created']);
 
   function onEvent(e) {
+    if (e.type === 'delta') { onDelta(e); return; }
     if (e.seq <= cur.lastSeq) return;
     cur.lastSeq = e.seq;
+    settleLive(e);
     const li = render(e);
     if (li) $('#events').append(li);
     if (MAJOR_REFRESH.has(e.type)) {
@@ -356,6 +358,44 @@
         $('#result-value').textContent = typeof e.data.value === 'string' ? e.data.value : pretty(e.data.value);
       }
       scheduleRefresh();
+    }
+  }
+
+  // ---- Live deltas: the model's text, a call's arguments and a snippet's
+  // output as they are written, in entries of their own that the logged
+  // event replaces when it comes (the log has them whole).
+
+  function liveKey(d) {
+    if (d.kind === 'text' || d.kind === 'reasoning') return `${d.kind}-${d.step}`;
+    return `${d.kind}-${d.step}-${d.call_id || ''}`;
+  }
+
+  function onDelta(e) {
+    const d = e.data || {};
+    const key = liveKey(d);
+    let live = cur.live.get(key);
+    if (!live) {
+      const what = { text: 'Assistant (writing…)', reasoning: 'Reasoning (writing…)', tool_call: `Tool call ${d.name || ''} (forming…)`, output: 'Output (running…)' }[d.kind] || d.kind;
+      const pre = el('pre', { class: 'live-text' });
+      const li = el('li', { class: `k-live k-${d.kind === 'tool_call' ? 'tool' : d.kind === 'output' ? 'snippet' : 'assistant'}`, 'data-type': 'delta', 'data-live': key },
+        el('div', { class: 'ev-head' }, el('span', { class: 'what' }, what), el('span', { class: 'muted' }, `step ${d.step}`)), pre);
+      $('#events').append(li);
+      live = { li, pre, step: d.step, kind: d.kind };
+      cur.live.set(key, live);
+    }
+    live.pre.textContent += d.text;
+  }
+
+  // settleLive removes the live entries the logged event completes.
+  function settleLive(e) {
+    const d = e.data || {};
+    const done = { assistant_message: ['text', 'reasoning'], tool_call_scheduled: ['tool_call'], snippet_executed: ['output'], tool_call_completed: ['output'] }[e.type];
+    const ended = e.type === 'status_changed' && ['awaiting', 'completed', 'failed', 'canceled'].includes(d.to);
+    for (const [key, live] of cur.live) {
+      if (ended || (done && done.includes(live.kind) && (!d.step || live.step <= d.step))) {
+        live.li.remove();
+        cur.live.delete(key);
+      }
     }
   }
 
@@ -428,6 +468,13 @@
         call.outcome.classList.add(d.success ? 'ok' : 'bad');
         call.extra.replaceChildren(...body.filter(Boolean));
         return null;
+      }
+      case 'progress': {
+        // What a running action reports (runtime.Progress): shown on its
+        // call while it runs, and as an entry of its own.
+        const call = cur.calls.get(d.call_id);
+        if (call && !call.outcome.classList.contains('ok') && !call.outcome.classList.contains('bad')) call.outcome.textContent = `… ${d.message}`;
+        return minor(item('progress', `Progress of ${call ? call.label : d.call_id}`, e, el('div', { class: 'ev-body progress' }, d.message)));
       }
       case 'snippet_executed': {
         for (const v of [...(d.created || []), ...(d.modified || [])]) cur.setters.set(v.name, `snippet (step ${d.step || 0})`);

@@ -51,6 +51,8 @@ func init() {
 	constBltn[bltnAlignof] = alignof
 	constBltn[bltnOffsetof] = offsetof
 	constBltn[bltnSizeof] = sizeof
+	constBltn[bltnMin] = minMaxConst // byref
+	constBltn[bltnMax] = minMaxConst // byref
 }
 
 // cfg generates a control flow graph (CFG) from AST (wiring successors in AST)
@@ -211,6 +213,36 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						sc.add(sc.getType("int")) // Add a dummy type to store array shallow copy for range
 						ktyp = sc.getType("int")
 						vtyp = o.typ.val
+					}
+					if ktyp == nil && isRangeInt(o.typ) {
+						// byref: range over an integer (rangeover.go).
+						n.anc.gen = rangeInt
+						ktyp = rangeIntKeyType(sc, o.typ)
+						sc.add(ktyp) // the bound, just behind the key
+						if v != nil {
+							err = v.cfgErrorf("range over %s permits only one iteration variable", o.typ.id())
+							return false
+						}
+					}
+					if ktyp == nil {
+						// byref: range over a function (rangeover.go).
+						if fk, fv, ok := rangeFuncTypes(o.typ); ok {
+							n.anc.gen = rangeFunc
+							n.anc.anc.gen = rangeFuncEnd
+							sc.add(valueTOf(pullType)) // the pull, just behind the key
+							ktyp, vtyp = fk, fv
+							if ktyp == nil {
+								if !isBlank(k) {
+									err = k.cfgErrorf("range over %s permits no iteration variables", o.typ.id())
+									return false
+								}
+								ktyp = sc.getType("bool")
+							}
+							if v != nil && vtyp == nil {
+								err = v.cfgErrorf("range over %s permits only one iteration variable", o.typ.id())
+								return false
+							}
+						}
 					}
 					if ktyp == nil {
 						// byref: v0.16.1 cannot range over functions and
@@ -761,8 +793,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					src.findex = dest.findex // Set recv address to LHS.
 					dest.typ = src.typ
 				case src.action == aCompositeLit:
-					if dest.typ.cat == valueT && dest.typ.rtype.Kind() == reflect.Interface {
-						// Skip optimisation for assigned interface.
+					if dest.typ.cat == valueT && dest.typ.rtype.Kind() == reflect.Interface || dest.typ.cat == errorT || isInterfaceSrc(dest.typ) {
+						// Skip optimisation for assigned interface (byref: error
+						// and interpreted interfaces too: the literal was stored
+						// bare, without the methods).
 						break
 					}
 					if dest.action == aGetIndex || dest.action == aStar {
@@ -1246,6 +1280,18 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 				n.action = aConvert
 				switch {
+				case isInterfaceBin(c0.typ) && !c1.isNil() && !isInterface(c1.typ) && c1.typ.cat != valueT:
+					// byref: an interpreted value converted to a host
+					// interface (error(v)) gets the wrapper with its methods;
+					// it was the bare value, which a variable of the
+					// interface type cannot hold.
+					if !c1.typ.implements(c0.typ) {
+						err = n.cfgErrorf("type %v does not implement interface %v", c1.typ.id(), c0.typ.id())
+						break
+					}
+					n.typ = c0.typ
+					n.findex = sc.add(n.typ)
+					n.gen = convertToHostInterface
 				case isInterface(c0.typ) && !c1.isNil():
 					// Convert to interface: just check that all required methods are defined by concrete type.
 					if !c1.typ.implements(c0.typ) {
@@ -1453,7 +1499,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			init, body := n.child[0], n.child[1]
 			n.start = init.start
 			init.tnext = body.start
-			body.tnext = n.start
+			// byref: loop to the body, not to init (it ran init again).
+			slots, names := forInitVars(init)
+			body.tnext = loopVarNode(n, slots, names, body.start)
 			sc = sc.pop()
 
 		case forStmt2: // for cond {}
@@ -1493,6 +1541,8 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				init.tnext = cond.start
 				body.tnext = cond.start
 			}
+			slots, names := forInitVars(init) // byref: Go 1.22 loop variables
+			body.tnext = loopVarNode(n, slots, names, body.tnext)
 			cond.tnext = body.start
 			setFNext(cond, n)
 			sc = sc.pop()
@@ -1528,7 +1578,8 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			init, post, body := n.child[0], n.child[1], n.child[2]
 			n.start = init.start
 			init.tnext = body.start
-			body.tnext = post.start
+			slots, names := forInitVars(init) // byref: Go 1.22 loop variables
+			body.tnext = loopVarNode(n, slots, names, post.start)
 			post.tnext = body.start
 			sc = sc.pop()
 
@@ -1552,7 +1603,8 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			}
 			cond.tnext = body.start
 			setFNext(cond, n)
-			body.tnext = post.start
+			slots, names := forInitVars(init) // byref: Go 1.22 loop variables
+			body.tnext = loopVarNode(n, slots, names, post.start)
 			sc = sc.pop()
 
 		case forRangeStmt:
@@ -1758,10 +1810,12 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 		case rangeStmt:
 			if sc.rangeChanType(n) != nil {
-				n.start = n.child[1].start // Get chan
-				n.child[1].tnext = n       // then go to range function
-				n.tnext = n.child[2].start // then go to range body
-				n.child[2].tnext = n       // then body go to range function (loop)
+				n.start = n.child[1].start          // Get chan
+				n.child[1].tnext = n                // then go to range function
+				n.tnext = n.child[2].start          // then go to range body
+				n.child[2].tnext = n                // then body go to range function (loop)
+				slots, names := rangeVars(n, false) // byref: Go 1.22 loop variables
+				n.child[2].tnext = loopVarNode(n, slots, names, n)
 				n.child[0].gen = empty
 			} else {
 				var k, o, body *node
@@ -1770,12 +1824,14 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				} else {
 					k, o, body = n.child[0], n.child[1], n.child[2]
 				}
-				n.start = o.start    // Get array or map object
-				o.tnext = k.start    // then go to iterator init
-				k.tnext = n          // then go to range function
-				n.tnext = body.start // then go to range body
-				body.tnext = n       // then body go to range function (loop)
-				k.gen = empty        // init filled later by generator
+				n.start = o.start                               // Get array or map object
+				o.tnext = k.start                               // then go to iterator init
+				k.tnext = n                                     // then go to range function
+				n.tnext = body.start                            // then go to range body
+				body.tnext = n                                  // then body go to range function (loop)
+				k.gen = empty                                   // init filled later by generator
+				slots, names := rangeVars(n, len(n.child) == 4) // byref: Go 1.22 loop variables
+				body.tnext = loopVarNode(n, slots, names, n)
 			}
 
 		case returnStmt:
@@ -1829,6 +1885,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			if n.typ == nil {
 				err = n.cfgErrorf("undefined type")
 				break
+			}
+			if c0 := n.child[0]; n.typ.cat != binPkgT && n.typ.cat != srcPkgT && c0.isType(sc) && methodExpr(sc, n, c0.typ, n.child[1].ident) {
+				break // byref: a method expression (methodexpr.go)
 			}
 			switch {
 			case n.typ.cat == binPkgT:

@@ -161,6 +161,7 @@ type frame struct {
 	deferred  [][]reflect.Value  // defer stack
 	recovered interface{}        // to handle panic recover
 	done      reflect.SelectCase // for cancellation of channel operations
+	deferOf   *frame             // byref: the frame this one copies for a deferred closure (loopvar.go)
 }
 
 func newFrame(anc *frame, length int, id uint64) *frame {
@@ -267,7 +268,18 @@ type Interpreter struct {
 	hostTypes map[reflect.Type]*itype
 
 	debugger *Debugger
+
+	// byref: deferred calls of the global frame wait for a later run
+	// (see HoldTopDefers).
+	holdTopDefers atomic.Bool
 }
+
+// HoldTopDefers sets whether the calls deferred by top-level statements
+// wait, when a program ends normally, for the end of a later program run
+// with hold false (byref: one snippet compiled as several programs defers
+// to the end of the snippet). A panicking program runs them at once, as
+// Go unwinds.
+func (interp *Interpreter) HoldTopDefers(hold bool) { interp.holdTopDefers.Store(hold) }
 
 const (
 	mainID     = "main"
@@ -533,6 +545,9 @@ func initUniverse() *scope {
 		bltnPrint:   {kind: bltnSym, builtin: _print},
 		bltnPrintln: {kind: bltnSym, builtin: _println},
 		bltnReal:    {kind: bltnSym, builtin: _real},
+		bltnMin:     {kind: bltnSym, builtin: _min},   // byref
+		bltnMax:     {kind: bltnSym, builtin: _max},   // byref
+		bltnClear:   {kind: bltnSym, builtin: _clear}, // byref
 		bltnRecover: {kind: bltnSym, builtin: _recover},
 	}}
 	return sc

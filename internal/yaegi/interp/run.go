@@ -207,8 +207,18 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 	var exec bltn
 	defer func() {
 		f.mutex.Lock()
-		f.recovered = recover()
-		for _, val := range f.deferred {
+		f.recovered = goPanic(recover()) // byref: Go's run-time panics
+		// byref: the global frame outlives a run. Its deferred calls run
+		// once (they ran again at the end of every later run), and not
+		// at all while the embedder holds them for a later run of the
+		// same unit (HoldTopDefers), unless the run is panicking.
+		if f.recovered == nil && f == f.root && n.interp.holdTopDefers.Load() {
+			f.mutex.Unlock()
+			return
+		}
+		for len(f.deferred) > 0 {
+			val := f.deferred[0]
+			f.deferred = f.deferred[1:]
 			val[0].Call(val[1:])
 		}
 		if f.recovered != nil {
@@ -327,7 +337,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			}
 			if !ok {
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: nil is not %v", typID))
+					panic(assertionErrorf("interface conversion: nil is not %v", typID))
 				}
 				return next
 			}
@@ -345,7 +355,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			if len(m0) < len(m1) {
 				ok = false
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: %v is not %v", v.node.typ.id(), typID))
+					panic(assertionErrorf("interface conversion: %v is not %v", v.node.typ.id(), typID))
 				}
 				return next
 			}
@@ -436,7 +446,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			ok = v.IsValid()
 			if !ok {
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
+					panic(assertionErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
 				}
 				return next
 			}
@@ -444,7 +454,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			if !ok {
 				if !withOk {
 					method := firstMissingMethod(leftType, rtype)
-					panic(n.cfgErrorf("interface conversion: %s is not %s: missing method %s", leftType.String(), rtype.String(), method))
+					panic(assertionErrorf("interface conversion: %s is not %s: missing method %s", leftType.String(), rtype.String(), method))
 				}
 				return next
 			}
@@ -474,9 +484,9 @@ func typeAssert(n *node, withResult, withOk bool) {
 				if !withOk {
 					// TODO(mpl): think about whether this should ever happen.
 					if ctyp == nil {
-						panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
+						panic(assertionErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
 					}
-					panic(n.cfgErrorf("interface conversion: interface {} is %s, not %s", ctyp.String(), rtype.String()))
+					panic(assertionErrorf("interface conversion: interface {} is %s, not %s", ctyp.String(), rtype.String()))
 				}
 				return next
 			}
@@ -501,7 +511,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			}
 			if !ok {
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
+					panic(assertionErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
 				}
 				return next
 			}
@@ -514,7 +524,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			if !ok {
 				if !withOk {
 					method := firstMissingMethod(v.Type(), rtype)
-					panic(n.cfgErrorf("interface conversion: %s is not %s: missing method %s", v.Type().String(), rtype.String(), method))
+					panic(assertionErrorf("interface conversion: %s is not %s: missing method %s", v.Type().String(), rtype.String(), method))
 				}
 				return next
 			}
@@ -534,7 +544,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			if !ok || !v.value.IsValid() {
 				ok = false
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
+					panic(assertionErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
 				}
 				return next
 			}
@@ -542,7 +552,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			ok = canAssertTypes(v.value.Type(), rtype)
 			if !ok {
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is %s, not %s", v.value.Type().String(), rtype.String()))
+					panic(assertionErrorf("interface conversion: interface {} is %s, not %s", v.value.Type().String(), rtype.String()))
 				}
 				return next
 			}
@@ -862,43 +872,94 @@ func deref(n *node) {
 	}
 }
 
-func _print(n *node) {
+func _print(n *node) { genPrint(n, false) }
+
+func _println(n *node) { genPrint(n, true) }
+
+// genPrint generates the print and println built-ins as Go has them
+// (byref): they write to stderr; print puts no spaces between its
+// operands; nil pointers, maps, channels and funcs print as 0x0, slices as
+// [len/cap]0xaddress and interfaces as (0xtype,0xdata).
+func genPrint(n *node, ln bool) {
 	child := n.child[1:]
 	values := make([]func(*frame) reflect.Value, len(child))
+	ifaces := make([]bool, len(child))
 	for i, c := range child {
 		values[i] = genValue(c)
+		ifaces[i] = c.typ != nil && isInterface(c.typ)
 	}
-	out := n.interp.stdout
+	out := n.interp.stderr
 
 	genBuiltinDeferWrapper(n, values, nil, func(args []reflect.Value) []reflect.Value {
+		var b []byte
 		for i, value := range args {
-			if i > 0 {
-				fmt.Fprintf(out, " ")
+			if i > 0 && ln {
+				b = append(b, ' ')
 			}
-			fmt.Fprintf(out, "%v", value)
+			b = appendPrint(b, value, i < len(ifaces) && ifaces[i])
 		}
+		if ln {
+			b = append(b, '\n')
+		}
+		_, _ = out.Write(b)
 		return nil
 	})
 }
 
-func _println(n *node) {
-	child := n.child[1:]
-	values := make([]func(*frame) reflect.Value, len(child))
-	for i, c := range child {
-		values[i] = genValue(c)
-	}
-	out := n.interp.stdout
-
-	genBuiltinDeferWrapper(n, values, nil, func(args []reflect.Value) []reflect.Value {
-		for i, value := range args {
-			if i > 0 {
-				fmt.Fprintf(out, " ")
-			}
-			fmt.Fprintf(out, "%v", value)
+// appendPrint appends v as the print built-in prints it.
+func appendPrint(b []byte, v reflect.Value, iface bool) []byte {
+	for v.IsValid() && v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			v = reflect.Value{}
+			break
 		}
-		fmt.Fprintln(out, "")
-		return nil
-	})
+		v = v.Elem()
+	}
+	if vi, ok := valueInterfaceOf(v); ok {
+		v = vi
+	}
+	if iface {
+		if !v.IsValid() {
+			return append(b, "(0x0,0x0)"...)
+		}
+		var p uintptr
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.Slice, reflect.UnsafePointer:
+			p = v.Pointer()
+		}
+		return fmt.Appendf(b, "(%#x,%#x)", reflect.ValueOf(v.Type()).Pointer(), p)
+	}
+	if !v.IsValid() {
+		return append(b, "0x0"...)
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		if v.IsNil() {
+			return append(b, "0x0"...)
+		}
+		return fmt.Appendf(b, "%#x", v.Pointer())
+	case reflect.Slice:
+		if v.Pointer() == 0 {
+			return fmt.Appendf(b, "[%d/%d]0x0", v.Len(), v.Cap())
+		}
+		return fmt.Appendf(b, "[%d/%d]%#x", v.Len(), v.Cap(), v.Pointer())
+	}
+	return fmt.Appendf(b, "%v", v)
+}
+
+// valueInterfaceOf unwraps an interpreter interface value.
+func valueInterfaceOf(v reflect.Value) (reflect.Value, bool) {
+	if !v.IsValid() || !v.CanInterface() {
+		return v, false
+	}
+	vi, ok := v.Interface().(valueInterface)
+	if !ok {
+		return v, false
+	}
+	if vi.node == nil {
+		return reflect.Value{}, true
+	}
+	return vi.value, true
 }
 
 func _recover(n *node) {
@@ -906,7 +967,11 @@ func _recover(n *node) {
 	dest := genValue(n)
 
 	n.exec = func(f *frame) bltn {
-		if f.anc.recovered == nil {
+		af := f.anc
+		if af.deferOf != nil {
+			af = af.deferOf // byref: a deferred closure's copied frame
+		}
+		if af.recovered == nil {
 			// TODO(mpl): maybe we don't need that special case, and we're just forgetting to unwrap the valueInterface somewhere else.
 			if isEmptyInterface(n.typ) {
 				return tnext
@@ -916,11 +981,11 @@ func _recover(n *node) {
 		}
 
 		if isEmptyInterface(n.typ) {
-			dest(f).Set(reflect.ValueOf(f.anc.recovered))
+			dest(f).Set(reflect.ValueOf(af.recovered))
 		} else {
-			dest(f).Set(reflect.ValueOf(valueInterface{n, reflect.ValueOf(f.anc.recovered)}))
+			dest(f).Set(reflect.ValueOf(valueInterface{n, reflect.ValueOf(af.recovered)}))
 		}
-		f.anc.recovered = nil
+		af.recovered = nil
 		return tnext
 	}
 }
@@ -941,7 +1006,7 @@ func genBuiltinDeferWrapper(n *node, in, out []func(*frame) reflect.Value, fn fu
 			val := make([]reflect.Value, len(in)+1)
 			inTypes := make([]reflect.Type, len(in))
 			for i, v := range in {
-				val[i+1] = v(f)
+				val[i+1] = deferArg(v(f))
 				inTypes[i] = val[i+1].Type()
 			}
 			outTypes := make([]reflect.Type, len(out))
@@ -1095,7 +1160,17 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 		if vi, ok := v.Interface().(valueInterface); ok {
 			n2 = vi.node
 		}
-		v = getConcreteValue(v)
+		if dyn := n.typ; n2 != nil && n2.typ != nil && isStructSrc(n2.typ) || n2 == nil && isStructSrc(dyn) {
+			// byref: a struct is the value itself, not an emulated
+			// interface whose last field holds the value (a struct
+			// error type reached fmt.Errorf as its last field).
+			v = valueInterfaceValue(v)
+		} else {
+			v = getConcreteValue(v)
+		}
+		if tc == interfaceT && v.IsValid() && v.Type().Implements(typ) {
+			return v // byref: a host value in an interpreted interface
+		}
 		w := reflect.New(wrap).Elem()
 		w.Field(0).Set(v)
 		for i, m := range methods {
@@ -1277,11 +1352,21 @@ func call(n *node) {
 	if n.anc.kind == deferStmt {
 		// Store function call in frame for deferred execution.
 		value = genFunctionWrapper(c0)
+		// byref: a function literal deferred in a loop sees the loop
+		// variables of its iteration (see loopvar.go): it runs on a copy
+		// of the frame's slots taken now, as a closure does.
+		ownFrame := c0.kind == funcLit && inLoop(n)
 		n.exec = func(f *frame) bltn {
 			val := make([]reflect.Value, len(values)+1)
-			val[0] = value(f)
+			if ownFrame {
+				fr := f.clone()
+				fr.deferOf = f
+				val[0] = value(fr)
+			} else {
+				val[0] = value(f)
+			}
 			for i, v := range values {
-				val[i+1] = v(f)
+				val[i+1] = deferArg(v(f))
 			}
 			f.deferred = append([][]reflect.Value{val}, f.deferred...)
 			return tnext
@@ -1534,6 +1619,11 @@ func callBin(n *node) {
 			switch {
 			case isEmptyInterface(c.typ):
 				values = append(values, genValue(c))
+			case isInterfaceSrc(c.typ) && defType.Kind() == reflect.Interface && defType.NumMethod() > 0:
+				// byref: an interpreted value in an interface reaches a
+				// host interface parameter (error...) through a wrapper
+				// with its methods; it was passed bare.
+				values = append(values, genInterfaceWrapper(c, defType))
 			case isInterfaceSrc(c.typ):
 				values = append(values, genValueInterfaceValue(c))
 			case isFuncSrc(c.typ):
@@ -1566,7 +1656,7 @@ func callBin(n *node) {
 			val := make([]reflect.Value, l+1)
 			val[0] = value(f)
 			for i, v := range values {
-				val[i+1] = getBinValue(getMapType, v, f)
+				val[i+1] = deferArg(getBinValue(getMapType, v, f))
 			}
 			f.deferred = append([][]reflect.Value{val}, f.deferred...)
 			return tnext
@@ -1741,7 +1831,7 @@ func getIndexArray(n *node) {
 		if n.fnext != nil {
 			fnext := getExec(n.fnext)
 			n.exec = func(f *frame) bltn {
-				r := value0(f).Index(ai)
+				r := indexValue(value0(f), ai)
 				getFrame(f, l).data[i] = r
 				if r.Bool() {
 					return tnext
@@ -1750,7 +1840,7 @@ func getIndexArray(n *node) {
 			}
 		} else {
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = value0(f).Index(ai)
+				getFrame(f, l).data[i] = indexValue(value0(f), ai)
 				return tnext
 			}
 		}
@@ -1761,7 +1851,7 @@ func getIndexArray(n *node) {
 			fnext := getExec(n.fnext)
 			n.exec = func(f *frame) bltn {
 				_, vi := value1(f)
-				r := value0(f).Index(int(vi))
+				r := indexValue(value0(f), int(vi))
 				getFrame(f, l).data[i] = r
 				if r.Bool() {
 					return tnext
@@ -1771,7 +1861,7 @@ func getIndexArray(n *node) {
 		} else {
 			n.exec = func(f *frame) bltn {
 				_, vi := value1(f)
-				getFrame(f, l).data[i] = value0(f).Index(int(vi))
+				getFrame(f, l).data[i] = indexValue(value0(f), int(vi))
 				return tnext
 			}
 		}
@@ -3854,7 +3944,7 @@ func slice(n *node) {
 	case 2:
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice(int(vInt(value1(f))), a.Len())
+			getFrame(f, l).data[i] = sliceValue(a, int(vInt(value1(f))), a.Len())
 			return next
 		}
 	case 3:
@@ -3862,7 +3952,7 @@ func slice(n *node) {
 
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice(int(vInt(value1(f))), int(vInt(value2(f))))
+			getFrame(f, l).data[i] = sliceValue(a, int(vInt(value1(f))), int(vInt(value2(f))))
 			return next
 		}
 	case 4:
@@ -3871,7 +3961,7 @@ func slice(n *node) {
 
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice3(int(vInt(value1(f))), int(vInt(value2(f))), int(vInt(value3(f))))
+			getFrame(f, l).data[i] = sliceValue3(a, int(vInt(value1(f))), int(vInt(value2(f))), int(vInt(value3(f))))
 			return next
 		}
 	}
@@ -3895,7 +3985,7 @@ func slice0(n *node) {
 		value1 := genValue(n.child[1])
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice(0, int(vInt(value1(f))))
+			getFrame(f, l).data[i] = sliceValue(a, 0, int(vInt(value1(f))))
 			return next
 		}
 	case 3:
@@ -3903,7 +3993,7 @@ func slice0(n *node) {
 		value2 := genValue(n.child[2])
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice3(0, int(vInt(value1(f))), int(vInt(value2(f))))
+			getFrame(f, l).data[i] = sliceValue3(a, 0, int(vInt(value1(f))), int(vInt(value2(f))))
 			return next
 		}
 	}
@@ -4100,4 +4190,13 @@ func realConst(n *node) {
 		n.rval = reflect.ValueOf(real(v.Complex()))
 		n.gen = nop
 	}
+}
+
+// isStructSrc reports whether t is an interpreted struct type, named or not
+// (byref).
+func isStructSrc(t *itype) bool {
+	for t != nil && t.cat == linkedT {
+		t = t.val
+	}
+	return t != nil && t.cat == structT
 }

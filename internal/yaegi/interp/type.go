@@ -707,6 +707,8 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 						err = n.cfgErrorf("invalid complex type %s", k)
 					}
 				}
+			case bltnMin, bltnMax: // byref
+				t, err = minMaxType(interp, sc, n, seen)
 			case bltnCap, bltnCopy, bltnLen:
 				t = sc.getType("int")
 			case bltnAppend, bltnMake:
@@ -1429,7 +1431,7 @@ func (t *itype) numOut() int {
 		}
 	case builtinT:
 		switch t.name {
-		case "append", "cap", "complex", "copy", "imag", "len", "make", "new", "real", "recover", "unsafe.Alignof", "unsafe.Offsetof", "unsafe.Sizeof":
+		case "append", "cap", "complex", "copy", "imag", "len", "make", "max", "min", "new", "real", "recover", "unsafe.Alignof", "unsafe.Offsetof", "unsafe.Sizeof":
 			return 1
 		}
 	}

@@ -741,6 +741,9 @@ var builtinFuncs = map[string]struct {
 	bltnReal:     {args: 1, variadic: false},
 	bltnRecover:  {args: 0, variadic: false},
 	bltnSizeof:   {args: 1, variadic: false},
+	bltnMin:      {args: 1, variadic: true},  // byref
+	bltnMax:      {args: 1, variadic: true},  // byref
+	bltnClear:    {args: 1, variadic: false}, // byref
 }
 
 func (check typecheck) builtin(name string, n *node, child []*node, ellipsis bool) error {
@@ -766,6 +769,12 @@ func (check typecheck) builtin(name string, n *node, child []*node, ellipsis boo
 	}
 
 	switch name {
+	case bltnMin, bltnMax: // byref
+		return check.checkMinMax(name, n, params)
+	case bltnClear: // byref
+		if k := params[0].Type().TypeOf().Kind(); k != reflect.Map && k != reflect.Slice {
+			return params[0].nod.cfgErrorf("invalid argument: %s (type %s) must be a map or slice", params[0].nod.ident, params[0].Type().id())
+		}
 	case bltnAppend:
 		typ := params[0].Type()
 		t := typ.TypeOf()

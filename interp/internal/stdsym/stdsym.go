@@ -44,8 +44,12 @@ var MapTypes = map[reflect.Value][]reflect.Type{}
 
 func init() {
 	Symbols["."] = map[string]reflect.Value{"MapTypes": reflect.ValueOf(MapTypes)}
+	// error before fmt.Stringer, as fmt prefers Error to String; an
+	// interpreted error passed to fmt.Errorf's %w must reach it as an
+	// error.
 	mt := []reflect.Type{
 		reflect.TypeFor[fmt.Formatter](),
+		reflect.TypeFor[error](),
 		reflect.TypeFor[fmt.Stringer](),
 	}
 	for _, f := range []any{fmt.Errorf, fmt.Fprint, fmt.Fprintf, fmt.Fprintln, fmt.Print, fmt.Printf, fmt.Println, fmt.Sprint, fmt.Sprintf, fmt.Sprintln, fmt.Append, fmt.Appendf, fmt.Appendln} {

@@ -36,3 +36,33 @@ func TestUpToDate(t *testing.T) {
 		}
 	}
 }
+
+// TestExportDataUpToDate rebuilds the export data of the allowed packages
+// with the running toolchain and fails when the committed files differ (a
+// new Go version, a changed package list). Fix: go generate
+// ./interp/internal/stdsym
+func TestExportDataUpToDate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the allowed packages")
+	}
+	files, err := exportData()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range files {
+		got, err := os.ReadFile(filepath.Join("..", "export", name))
+		if err != nil {
+			t.Errorf("export/%s is missing; run go generate ./interp/internal/stdsym (%v)", name, err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("export/%s is stale for %s; run go generate ./interp/internal/stdsym", name, runtime.Version())
+		}
+	}
+	committed, _ := filepath.Glob(filepath.Join("..", "export", "*"))
+	for _, f := range committed {
+		if _, ok := files[filepath.Base(f)]; !ok {
+			t.Errorf("%s is export data of no allowed package; run go generate ./interp/internal/stdsym", f)
+		}
+	}
+}

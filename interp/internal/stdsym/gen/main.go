@@ -1,5 +1,7 @@
 // Command gen writes the zz_*.go symbol tables of package stdsym, one per
-// allowed standard package, from the Go toolchain it runs with. Run it
+// allowed standard package, and the compiler export data of the same
+// packages in export/ (their types, for type-checking snippets without a
+// toolchain), from the Go toolchain it runs with. Run it
 // with go generate in interp/internal/stdsym.
 package main
 
@@ -32,6 +34,26 @@ func main() {
 	}
 	for name, src := range files {
 		if err := os.WriteFile(name, src, 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+	exports, err := exportData()
+	if err != nil {
+		log.Fatal(err)
+	}
+	old, _ = filepath.Glob(filepath.Join("export", "*"))
+	for _, f := range old {
+		if _, keep := exports[filepath.Base(f)]; !keep {
+			if err := os.Remove(f); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
+	if err := os.MkdirAll("export", 0o755); err != nil {
+		log.Fatal(err)
+	}
+	for name, data := range exports {
+		if err := os.WriteFile(filepath.Join("export", name), data, 0o644); err != nil {
 			log.Fatal(err)
 		}
 	}

@@ -1,0 +1,121 @@
+package agui_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/agui"
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/server"
+	"github.com/byref/byref/variable"
+)
+
+// The test agents, on scripted models.
+
+// password is the secret variable's value: no AG-UI event may hold it.
+const password = "hunter2-do-not-show"
+
+// lastUser returns the index and text of the last user message: the task.
+func lastUser(req llm.Request) (int, string) {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == llm.RoleUser {
+			return i, req.Messages[i].Text
+		}
+	}
+	return -1, ""
+}
+
+// toolReply returns the text of the first tool message after the task.
+func toolReply(req llm.Request) (string, bool) {
+	i, _ := lastUser(req)
+	for _, m := range req.Messages[i+1:] {
+		if m.Role == llm.RoleTool {
+			return m.Text, true
+		}
+	}
+	return "", false
+}
+
+// callThenSay calls name with args, then says "<prefix>: <result>".
+func callThenSay(name, args, prefix string) llm.Model {
+	return llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+		if reply, ok := toolReply(req); ok {
+			return llm.Text(prefix + ": " + reply), nil
+		}
+		return llm.CallTool(name, args), nil
+	})
+}
+
+// hangModel blocks until its run is cancelled.
+type hangModel struct{}
+
+func (hangModel) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	<-ctx.Done()
+	return llm.Response{}, ctx.Err()
+}
+
+var testActions = action.MustSet(
+	action.MustNew(action.Spec{Name: "forecast", Description: "The forecast for a city.", Params: []action.Param{{Name: "city"}},
+		Func: func(ctx context.Context, city string) string {
+			_ = runtime.Progress(ctx, "asking the weather service")
+			return "sunny in " + city
+		}}),
+	action.MustNew(action.Spec{Name: "shout", Description: "Shout the text.", NeedsApproval: true, Params: []action.Param{{Name: "text"}},
+		Func: func(text string) string { return strings.ToUpper(text) + "!" }}),
+	action.MustNew(action.Spec{Name: "login", Description: "Log in with a password.", Params: []action.Param{{Name: "password"}},
+		Func: func(pw string) bool { return pw == password }}),
+)
+
+// agent is an agent on m recording into store, with a city and a secret
+// password as starting variables.
+func agent(store run.Store, name string, m llm.Model) server.Agent {
+	rt, err := runtime.New(runtime.Options{Model: m, Store: store, Actions: testActions, DisableSnippets: true,
+		Variables: []variable.Spec{{Name: "city", Value: "Paris"}, {Name: "pw", Value: password, Secret: true}}})
+	if err != nil {
+		panic(err)
+	}
+	return server.Agent{Name: name, Description: "test agent " + name, Runtime: rt}
+}
+
+// testAgents are echo, weather (a call by reference, progress), login
+// (a call with the secret), approver, awaiter, hang, and streamer (weather
+// whose model streams in pieces of 4 bytes).
+func testAgents(store run.Store) []server.Agent {
+	echo := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+		_, task := lastUser(req)
+		return llm.Text(task), nil
+	})
+	return []server.Agent{
+		agent(store, "echo", echo),
+		agent(store, "weather", callThenSay("forecast", `{"city":"<<var:city>>","return":null}`, "forecast")),
+		agent(store, "login", callThenSay("login", `{"password":"<<var:pw>>","return":null}`, "login")),
+		agent(store, "approver", callThenSay("shout", `{"text":"hello","return":null}`, "shouted")),
+		agent(store, "awaiter", callThenSay(action.AskUserName, `{"question":"What is your name?"}`, "Hello")),
+		agent(store, "hang", hangModel{}),
+		agent(store, "streamer", llm.Chunked(callThenSay("forecast", `{"city":"<<var:city>>","return":null}`, "The forecast says"), 4)),
+	}
+}
+
+// startAGUI serves the test agents over ACP and AG-UI on 127.0.0.1.
+func startAGUI(t testing.TB) (*server.Server, *httptest.Server) {
+	t.Helper()
+	store := run.NewMemoryStore()
+	s, err := server.New(server.Options{Agents: testAgents(store), Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := agui.Mount(s, agui.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() {
+		ts.Close()
+		s.Close()
+	})
+	return s, ts
+}

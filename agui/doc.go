@@ -1,0 +1,51 @@
+// Package agui serves byref agents to front ends over AG-UI, the
+// Agent–User Interaction protocol (https://docs.ag-ui.com), version 1.0,
+// as its official client @ag-ui/client speaks it.
+//
+// Mount adds POST /agui/{agent} to a server.Server, beside ACP (and A2A):
+// a request is a RunAgentInput, answered with server-sent AG-UI events.
+//
+// # Runs
+//
+// A request whose last user message holds a task starts a byref run of
+// the agent in the session named by threadId (so earlier runs of the
+// thread are its history). The stream is:
+//
+//   - RUN_STARTED (its metadata names the byref run: "byref.run"), then
+//     STATE_SNAPSHOT;
+//   - per step, STEP_STARTED "step N" … STEP_FINISHED;
+//   - the model's text as TEXT_MESSAGE_START, TEXT_MESSAGE_CONTENT,
+//     TEXT_MESSAGE_END (its reasoning as REASONING_* events), as it is
+//     written when the model streams (one CONTENT per piece);
+//   - each tool call as TOOL_CALL_START, TOOL_CALL_ARGS (as the arguments
+//     form, when the model streams them), TOOL_CALL_END, and its result as
+//     TOOL_CALL_RESULT; a snippet as a CUSTOM event "byref.snippet", its
+//     output lines as they are printed as CUSTOM events "byref.output";
+//   - what an action reports with runtime.Progress as an ACTIVITY_SNAPSHOT
+//     of type "byref.progress";
+//   - each variable created or changed as a STATE_DELTA;
+//   - at the end, MESSAGES_SNAPSHOT (the input's messages and the run's),
+//     then RUN_FINISHED (outcome "success" with the run's result,
+//     "interrupt", or "cancelled") or RUN_ERROR (a failed run, whose
+//     failure kind is the code).
+//
+// The state is {"variables": {name: {"type", "preview", "secret"}}}: the
+// variables' types and bounded previews, as the model sees them. A secret
+// variable's preview is never shown ("(secret)"), nor is any value.
+//
+// # Human in the loop
+//
+// A run that awaits (an approval, a question, an authorization, input)
+// finishes the AG-UI run with outcome "interrupt", whose one interrupt
+// says what is asked (message), how to answer (responseSchema: the fields
+// of run.Answer) and, for the approval of a call, its toolCallId. The
+// front end answers with a new request on the same thread whose resume
+// entry names the interrupt: status "resolved" with a payload such as
+// {"decision":"approved"}, {"decision":"denied","reason":"…"} or
+// {"text":"…"} (a string is read as an ACP reply: "approve", "deny: why",
+// an answer), or status "cancelled", which cancels the run. The stream of
+// the resumed run follows.
+//
+// A client that aborts its request (abortRun) before the run awaits or
+// ends cancels the run: in AG-UI a run lives as long as its request.
+package agui

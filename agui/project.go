@@ -1,0 +1,387 @@
+package agui
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/server"
+)
+
+// projector folds a run's log into AG-UI events. It is a pure function of
+// the log (and of the live deltas it is given): the same events give the
+// same AG-UI events, whichever request streams them.
+type projector struct {
+	threadID, runID string // the AG-UI request's
+	id              run.ID // the byref run's
+	emitting        bool   // events are emitted (false while catching up)
+
+	step      int               // the open step, 0 for none
+	textOpen  string            // the open text message's ID
+	streamed  map[string]string // text streamed so far, by message ID
+	reasoning string            // the open reasoning message's ID
+	calls     map[string]string // arguments streamed so far, by open call ID
+	vars      map[string]variable
+	messages  []Message // produced while emitting
+	await     run.AwaitRequested
+	result    json.RawMessage
+	failure   string
+	callNames map[string]string
+}
+
+// variable is a variable as AG-UI state shows it: its type and preview,
+// never a secret's preview or any value.
+type variable struct {
+	Type    string `json:"type"`
+	Preview string `json:"preview"`
+	Secret  bool   `json:"secret,omitempty"`
+}
+
+// secretPreview stands for a secret variable's preview in the state.
+const secretPreview = "(secret)"
+
+func newProjector(threadID, runID string, id run.ID) *projector {
+	return &projector{threadID: threadID, runID: runID, id: id, streamed: map[string]string{}, vars: map[string]variable{},
+		callNames: map[string]string{}, calls: map[string]string{}}
+}
+
+// begin starts emitting: steps and messages open in the events before
+// were this stream's client's business, not this stream's.
+func (p *projector) begin() {
+	p.emitting, p.step, p.textOpen, p.reasoning = true, 0, "", ""
+	clear(p.calls)
+	clear(p.streamed)
+}
+
+// delta returns the AG-UI events of a live delta: the model's text,
+// reasoning and call arguments as they are written, a snippet's output
+// lines as CUSTOM "byref.output" events.
+func (p *projector) delta(d run.Delta) []Event {
+	out := p.openStep(nil, d.Step)
+	id := p.messageID(d.Step)
+	switch d.What {
+	case run.DeltaText:
+		if p.textOpen != id {
+			out = p.closeText(out)
+			out = append(out, Event{Type: TextMessageStart, MessageID: id, Role: "assistant"})
+			p.textOpen = id
+		}
+		p.streamed[id] += d.Text
+		out = append(out, Event{Type: TextMessageContent, MessageID: id, Delta: str(d.Text)})
+	case run.DeltaReasoning:
+		rid := id + "-reasoning"
+		if p.reasoning != rid {
+			out = p.closeReasoning(out, "")
+			out = append(out, Event{Type: ReasoningStart, MessageID: rid}, Event{Type: ReasoningMessageStart, MessageID: rid, Role: "reasoning"})
+			p.reasoning = rid
+		}
+		out = append(out, Event{Type: ReasoningMessageContent, MessageID: rid, Delta: str(d.Text)})
+	case run.DeltaToolCall:
+		call := d.CallID
+		if call == "" {
+			return out // the provider names its calls only at the end
+		}
+		if _, open := p.calls[call]; !open && d.Name != "" {
+			p.calls[call] = ""
+			out = append(out, Event{Type: ToolCallStart, ToolCallID: call, ToolCallName: d.Name, ParentMessageID: id})
+		}
+		if _, open := p.calls[call]; open && d.Text != "" {
+			p.calls[call] += d.Text
+			out = append(out, Event{Type: ToolCallArgs, ToolCallID: call, Delta: str(d.Text)})
+		}
+	case run.DeltaOutput:
+		out = append(out, Event{Type: Custom, Name: "byref.output", Value: map[string]any{"toolCallId": d.CallID, "line": d.Text}})
+	}
+	return out
+}
+
+// closeReasoning ends the open reasoning message, with the rest of full
+// when it is longer than what was streamed.
+func (p *projector) closeReasoning(out []Event, rest string) []Event {
+	if p.reasoning == "" {
+		return out
+	}
+	if rest != "" {
+		out = append(out, Event{Type: ReasoningMessageContent, MessageID: p.reasoning, Delta: str(rest)})
+	}
+	out = append(out, Event{Type: ReasoningMessageEnd, MessageID: p.reasoning}, Event{Type: ReasoningEnd, MessageID: p.reasoning})
+	p.reasoning = ""
+	return out
+}
+
+// closeCalls ends the calls whose arguments were being streamed.
+func (p *projector) closeCalls(out []Event) []Event {
+	for id := range p.calls {
+		out = append(out, Event{Type: ToolCallEnd, ToolCallID: id})
+		delete(p.calls, id)
+	}
+	return out
+}
+
+// state is the AG-UI state: the run's variables by name.
+func (p *projector) state() map[string]any {
+	return map[string]any{"variables": p.vars}
+}
+
+// messageID is the ID of the assistant message of a step: the same for
+// its live deltas and its completed message.
+func (p *projector) messageID(step int) string {
+	return string(p.id) + "-m" + strconv.Itoa(step)
+}
+
+// openStep emits STEP_STARTED for step, after finishing the open one.
+func (p *projector) openStep(out []Event, step int) []Event {
+	if step == 0 || step == p.step {
+		return out
+	}
+	out = p.closeStep(out)
+	p.step = step
+	return append(out, Event{Type: StepStarted, StepName: stepName(step)})
+}
+
+// closeStep emits STEP_FINISHED for the open step, if any, after closing
+// its text message.
+func (p *projector) closeStep(out []Event) []Event {
+	out = p.closeText(out)
+	out = p.closeReasoning(out, "")
+	out = p.closeCalls(out)
+	if p.step == 0 {
+		return out
+	}
+	out = append(out, Event{Type: StepFinished, StepName: stepName(p.step)})
+	p.step = 0
+	return out
+}
+
+func stepName(step int) string { return "step " + strconv.Itoa(step) }
+
+// closeText ends the open text message, if any.
+func (p *projector) closeText(out []Event) []Event {
+	if p.textOpen == "" {
+		return out
+	}
+	out = append(out, Event{Type: TextMessageEnd, MessageID: p.textOpen})
+	p.textOpen = ""
+	return out
+}
+
+// text emits the rest of a step's text: the part of full not yet streamed
+// as deltas (all of it without deltas). A message whose deltas were missed
+// (a client that fell behind) gets its whole text again in a new message
+// rather than a wrong one.
+func (p *projector) text(out []Event, id, full string) []Event {
+	sent, open := p.streamed[id], p.textOpen == id
+	rest := full
+	switch {
+	case open && strings.HasPrefix(full, sent):
+		rest = full[len(sent):]
+	case open:
+		out = p.closeText(out)
+		id += "-full"
+		open = false
+	}
+	if !open {
+		out = append(out, Event{Type: TextMessageStart, MessageID: id, Role: "assistant"})
+	}
+	if rest != "" {
+		out = append(out, Event{Type: TextMessageContent, MessageID: id, Delta: str(rest)})
+	}
+	p.textOpen = id
+	delete(p.streamed, id)
+	return p.closeText(out)
+}
+
+// apply folds one logged event and returns the AG-UI events it gives
+// while emitting.
+func (p *projector) apply(e run.Event) []Event {
+	var out []Event
+	switch d := e.Data.(type) {
+	case run.AssistantMessage:
+		out = p.openStep(out, d.Step)
+		id := p.messageID(d.Step)
+		if rid := id + "-reasoning"; p.reasoning == rid {
+			out = p.closeReasoning(out, "") // streamed (a follower behind gets it whole below)
+		} else if d.Reasoning != "" {
+			out = append(out,
+				Event{Type: ReasoningStart, MessageID: rid},
+				Event{Type: ReasoningMessageStart, MessageID: rid, Role: "reasoning"},
+				Event{Type: ReasoningMessageContent, MessageID: rid, Delta: str(d.Reasoning)},
+				Event{Type: ReasoningMessageEnd, MessageID: rid},
+				Event{Type: ReasoningEnd, MessageID: rid})
+		}
+		if d.Text != "" {
+			out = p.text(out, id, d.Text)
+			p.addMessage(Message{ID: id, Role: "assistant", Content: jsonString(d.Text)})
+		}
+	case run.ToolCallScheduled:
+		out = p.openStep(out, d.Step)
+		out = p.closeText(out)
+		c := d.Call
+		p.callNames[c.ID] = c.Action
+		parent := p.messageID(d.Step)
+		if sent, open := p.calls[c.ID]; open && strings.HasPrefix(c.Arguments, sent) {
+			// Streamed: the rest of the arguments, if any were missed.
+			if rest := c.Arguments[len(sent):]; rest != "" {
+				out = append(out, Event{Type: ToolCallArgs, ToolCallID: c.ID, Delta: str(rest)})
+			}
+			delete(p.calls, c.ID)
+			out = append(out, Event{Type: ToolCallEnd, ToolCallID: c.ID})
+		} else {
+			if open {
+				// What was streamed is not the call (a follower that fell
+				// behind): end it, and send the call whole under its ID.
+				delete(p.calls, c.ID)
+				out = append(out, Event{Type: ToolCallEnd, ToolCallID: c.ID})
+			}
+			out = append(out,
+				Event{Type: ToolCallStart, ToolCallID: c.ID, ToolCallName: c.Action, ParentMessageID: parent},
+				Event{Type: ToolCallArgs, ToolCallID: c.ID, Delta: str(c.Arguments)},
+				Event{Type: ToolCallEnd, ToolCallID: c.ID})
+		}
+		p.addCall(parent, ToolCall{ID: c.ID, Type: "function", Function: FunctionCall{Name: c.Action, Arguments: c.Arguments}})
+	case run.ToolCallCompleted:
+		content := toolContent(d)
+		id := string(p.id) + "-r-" + d.CallID
+		out = append(out, Event{Type: ToolCallResult, MessageID: id, ToolCallID: d.CallID, Content: content, Role: "tool"})
+		p.addMessage(Message{ID: id, Role: "tool", ToolCallID: d.CallID, Content: jsonString(content)})
+	case run.SnippetExecuted:
+		out = p.openStep(out, d.Step)
+		out = append(out, Event{Type: Custom, Name: "byref.snippet", Value: map[string]any{
+			"code": d.Snippet.Code, "success": d.Success, "error": d.Error, "stdout": d.Stdout}})
+	case run.VariableCreated:
+		out = append(out, p.setVariable(d.Variable, d.Secret))
+	case run.VariableModified:
+		out = append(out, p.setVariable(d.Variable, d.Secret))
+	case run.Progress:
+		out = append(out, Event{Type: ActivitySnapshot, MessageID: string(p.id) + "-p-" + d.CallID, ActivityType: "byref.progress",
+			Content: map[string]any{"toolCallId": d.CallID, "message": d.Message}, Replace: ptr(true)})
+	case run.AwaitRequested:
+		p.await = d
+	case run.Result:
+		p.result = d.Value
+	case run.Error:
+		if d.Failure != "" {
+			p.failure = string(d.Failure)
+		}
+	}
+	if !p.emitting {
+		return nil
+	}
+	return out
+}
+
+// toolContent is a call's result as the model read it: success, error,
+// output, and the variables it created or changed (names, types and
+// previews, redacted for secrets).
+func toolContent(d run.ToolCallCompleted) string {
+	b, _ := json.Marshal(struct {
+		Success   bool               `json:"success"`
+		Error     string             `json:"error,omitempty"`
+		Stdout    string             `json:"stdout,omitempty"`
+		Variables []run.VariableInfo `json:"variables,omitempty"`
+	}{d.Success, d.Error, d.Stdout, append(append([]run.VariableInfo(nil), d.Created...), d.Modified...)})
+	return string(b)
+}
+
+// setVariable records a variable's type and preview (never a secret's)
+// and returns the STATE_DELTA that says so.
+func (p *projector) setVariable(v run.VariableInfo, secret bool) Event {
+	sv := variable{Type: v.Type, Preview: v.Preview, Secret: secret}
+	if secret {
+		sv.Preview = secretPreview
+	}
+	p.vars[v.Name] = sv
+	return Event{Type: StateDelta, Patch: []PatchOp{{Op: "add", Path: "/variables/" + pointerToken(v.Name), Value: sv}}}
+}
+
+// pointerToken escapes a JSON Pointer reference token (RFC 6901).
+func pointerToken(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+// end returns the events that end a stream at e (a move to awaiting or to
+// an end), and whether it ends there.
+func (p *projector) end(e run.Event) ([]Event, bool) {
+	sc, ok := e.Data.(run.StatusChanged)
+	if !ok || !(sc.To == run.StatusAwaiting || sc.To.Terminal()) {
+		return nil, false
+	}
+	out := p.closeStep(nil)
+	out = append(out, Event{Type: MessagesSnapshot, Messages: p.messages})
+	switch sc.To {
+	case run.StatusAwaiting:
+		out = append(out, Event{Type: RunFinished, ThreadID: p.threadID, RunID: p.runID,
+			Outcome: &Outcome{Type: "interrupt", Interrupts: []Interrupt{p.interrupt()}}})
+	case run.StatusCompleted:
+		fin := Event{Type: RunFinished, ThreadID: p.threadID, RunID: p.runID, Outcome: &Outcome{Type: "success"}}
+		if len(p.result) > 0 && string(p.result) != "null" {
+			fin.Result = p.result
+		}
+		out = append(out, fin)
+	case run.StatusCanceled:
+		out = append(out, Event{Type: RunFinished, ThreadID: p.threadID, RunID: p.runID, Outcome: &Outcome{Type: "cancelled"}})
+	default:
+		msg := sc.Reason
+		if msg == "" {
+			msg = "the run failed"
+		}
+		out = append(out, Event{Type: RunError, Message: msg, Code: p.failure})
+	}
+	return out, true
+}
+
+// interrupt describes what the run awaits.
+func (p *projector) interrupt() Interrupt {
+	a := p.await
+	in := Interrupt{ID: interruptID(p.id, a.ID), Reason: "byref." + string(a.Await), Message: server.DescribeAwait(a),
+		ResponseSchema: responseSchemas[a.Await], Metadata: map[string]any{"byref.run": string(p.id), "byref.await": a}}
+	if a.Call != nil {
+		in.ToolCallID = a.Call.ID
+	}
+	if !a.Deadline.IsZero() {
+		in.ExpiresAt = a.Deadline.UTC().Format("2006-01-02T15:04:05.000Z")
+	}
+	return in
+}
+
+// interruptID names an await of a run, so that a resume finds both.
+func interruptID(id run.ID, await string) string { return string(id) + "/" + await }
+
+// responseSchemas are the answers each kind of await takes: run.Answer's
+// fields.
+var responseSchemas = map[run.AwaitKind]json.RawMessage{
+	run.AwaitApproval:      json.RawMessage(`{"type":"object","properties":{"decision":{"enum":["approved","denied"]},"reason":{"type":"string"},"arguments":{"type":"string"}},"required":["decision"]}`),
+	run.AwaitAuthorization: json.RawMessage(`{"type":"object","properties":{"decision":{"enum":["approved","denied"]},"reason":{"type":"string"}},"required":["decision"]}`),
+	run.AwaitQuestion:      json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
+	run.AwaitInput:         json.RawMessage(`{"type":"object","properties":{"input":{}},"required":["input"]}`),
+}
+
+// addMessage adds a message of the conversation produced while emitting.
+func (p *projector) addMessage(m Message) {
+	if p.emitting {
+		p.messages = append(p.messages, m)
+	}
+}
+
+// addCall adds a call to the assistant message parent, creating it when
+// the step said nothing.
+func (p *projector) addCall(parent string, c ToolCall) {
+	if !p.emitting {
+		return
+	}
+	for i := len(p.messages) - 1; i >= 0; i-- {
+		if p.messages[i].ID == parent {
+			p.messages[i].ToolCalls = append(p.messages[i].ToolCalls, c)
+			return
+		}
+	}
+	p.messages = append(p.messages, Message{ID: parent, Role: "assistant", ToolCalls: []ToolCall{c}})
+}
+
+func jsonString(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,140 @@
+// Conformance of byref's AG-UI endpoint with the official client,
+// @ag-ui/client 1.0.0: its HttpAgent runs each case against the server at
+// AGUI_URL, validating every event against the protocol's schemas and
+// rules (verifyEvents). Prints "ok NAME" or "FAIL NAME: why" per case.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const require = createRequire(path.join(process.env.AGUI_PREFIX, 'node_modules', 'x.js'));
+const { HttpAgent } = require('@ag-ui/client');
+
+const base = process.env.AGUI_URL;
+const secret = process.env.AGUI_SECRET;
+
+function assert(cond, msg) { if (!cond) throw new Error(msg); }
+
+// run runs the agent once, collecting the events it received.
+async function run(agent, params) {
+  const events = [];
+  const res = await agent.runAgent(params, { onEvent: ({ event }) => { events.push(event); } });
+  return { events, res, types: events.map((e) => e.type) };
+}
+
+function finished(events) { return events.find((e) => e.type === 'RUN_FINISHED'); }
+function texts(agent) { return agent.messages.filter((m) => m.role === 'assistant' && m.content).map((m) => m.content); }
+function noSecret(events) { assert(!JSON.stringify(events).includes(secret), 'an event holds the secret value'); }
+
+async function acpRun(id) {
+  const r = await fetch(`${base}/runs/${id}`);
+  return r.json();
+}
+
+const cases = {
+  async text_run() {
+    const agent = new HttpAgent({ url: `${base}/agui/echo`, initialMessages: [{ id: 'u1', role: 'user', content: 'Hello there' }] });
+    const { events, types } = await run(agent);
+    assert(types[0] === 'RUN_STARTED' && types.at(-1) === 'RUN_FINISHED', `events ${types}`);
+    for (const t of ['TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'STEP_STARTED', 'STEP_FINISHED', 'MESSAGES_SNAPSHOT', 'STATE_SNAPSHOT']) {
+      assert(types.includes(t), `no ${t} in ${types}`);
+    }
+    assert(finished(events).outcome?.type === 'success', 'not a success');
+    assert(texts(agent).includes('Hello there'), `messages ${JSON.stringify(agent.messages)}`);
+    assert(agent.messages.some((m) => m.id === 'u1'), 'the user message is gone');
+    noSecret(events);
+  },
+  async tool_calls() {
+    const agent = new HttpAgent({ url: `${base}/agui/weather`, initialMessages: [{ id: 'u1', role: 'user', content: 'Weather?' }] });
+    const { events, types } = await run(agent);
+    for (const t of ['TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_RESULT', 'ACTIVITY_SNAPSHOT']) {
+      assert(types.includes(t), `no ${t} in ${types}`);
+    }
+    const start = events.find((e) => e.type === 'TOOL_CALL_START');
+    assert(start.toolCallName === 'forecast', `call ${JSON.stringify(start)}`);
+    const result = events.find((e) => e.type === 'TOOL_CALL_RESULT');
+    assert(result.toolCallId === start.toolCallId, 'the result names another call');
+    const call = agent.messages.flatMap((m) => m.toolCalls || []).find((c) => c.id === start.toolCallId);
+    assert(call && call.function.arguments.includes('<<var:city>>'), `calls in messages: ${JSON.stringify(agent.messages)}`);
+    assert(agent.messages.some((m) => m.role === 'tool' && m.toolCallId === start.toolCallId), 'no tool message');
+    const progress = events.find((e) => e.type === 'ACTIVITY_SNAPSHOT');
+    assert(progress.content.message === 'asking the weather service', `progress ${JSON.stringify(progress)}`);
+    assert(texts(agent).some((t) => t.startsWith('forecast: ')), `texts ${texts(agent)}`);
+  },
+  async streamed_text_and_arguments() {
+    const agent = new HttpAgent({ url: `${base}/agui/streamer`, initialMessages: [{ id: 'u1', role: 'user', content: 'Weather?' }] });
+    const { events } = await run(agent);
+    const args = events.filter((e) => e.type === 'TOOL_CALL_ARGS');
+    assert(args.length > 2 && new Set(args.map((e) => e.toolCallId)).size === 1, `arguments ${JSON.stringify(args)}`);
+    assert(args.map((e) => e.delta).join('') === '{"city":"<<var:city>>","return":null}', 'the arguments do not add up');
+    const content = events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT');
+    assert(content.length > 2, `text ${JSON.stringify(content)}`);
+    const said = texts(agent).find((t) => t.startsWith('The forecast says'));
+    assert(said && content.map((e) => e.delta).join('') === said, `streamed ${JSON.stringify(content.map((e) => e.delta).join(''))}, message ${said}`);
+    const call = agent.messages.flatMap((m) => m.toolCalls || []);
+    assert(call.length === 1 && call[0].function.arguments === '{"city":"<<var:city>>","return":null}', `calls ${JSON.stringify(call)}`);
+  },
+  async state() {
+    const agent = new HttpAgent({ url: `${base}/agui/login`, initialMessages: [{ id: 'u1', role: 'user', content: 'Log in' }] });
+    const { events, types } = await run(agent);
+    assert(types.includes('STATE_SNAPSHOT') && types.includes('STATE_DELTA'), `events ${types}`);
+    const vars = agent.state.variables;
+    assert(vars.city && vars.city.type === 'string' && vars.city.preview.includes('Paris'), `state ${JSON.stringify(agent.state)}`);
+    assert(vars.pw && vars.pw.secret === true && vars.pw.preview === '(secret)', `secret ${JSON.stringify(vars.pw)}`);
+    assert(Object.keys(vars).length > 2, `no variable from the call: ${JSON.stringify(vars)}`);
+    noSecret(events);
+    noSecret(agent.messages);
+  },
+  async approval() {
+    const agent = new HttpAgent({ url: `${base}/agui/approver`, initialMessages: [{ id: 'u1', role: 'user', content: 'Shout' }] });
+    let { events } = await run(agent);
+    const fin = finished(events);
+    assert(fin.outcome?.type === 'interrupt', `outcome ${JSON.stringify(fin.outcome)}`);
+    const it = fin.outcome.interrupts[0];
+    assert(it.reason === 'byref.approval' && it.toolCallId && it.message.includes('shout'), `interrupt ${JSON.stringify(it)}`);
+    assert(agent.pendingInterrupts.length === 1, 'the client keeps no pending interrupt');
+    ({ events } = await run(agent, { resume: [{ interruptId: it.id, status: 'resolved', payload: { decision: 'approved' } }] }));
+    assert(finished(events).outcome?.type === 'success', `after approval: ${events.map((e) => e.type)}`);
+    assert(texts(agent).some((t) => t.startsWith('shouted: ') && t.includes('HELLO!')), `texts ${texts(agent)}`);
+  },
+  async question() {
+    const agent = new HttpAgent({ url: `${base}/agui/awaiter`, initialMessages: [{ id: 'u1', role: 'user', content: 'Greet me' }] });
+    let { events } = await run(agent);
+    const it = finished(events).outcome?.interrupts?.[0];
+    assert(it && it.reason === 'byref.question' && it.message === 'What is your name?', `interrupt ${JSON.stringify(it)}`);
+    ({ events } = await run(agent, { resume: [{ interruptId: it.id, status: 'resolved', payload: { text: 'Ann' } }] }));
+    assert(finished(events).outcome?.type === 'success', `after the answer: ${events.map((e) => e.type)}`);
+    assert(texts(agent).some((t) => t.startsWith('Hello: ') && t.includes('Ann')), `texts ${texts(agent)}`);
+  },
+  async cancel_by_abort() {
+    const agent = new HttpAgent({ url: `${base}/agui/hang`, initialMessages: [{ id: 'u1', role: 'user', content: 'Wait' }] });
+    let byref = '';
+    const done = agent.runAgent({}, {
+      onRunStartedEvent: ({ event }) => { byref = event.metadata['byref.run']; setTimeout(() => agent.abortRun(), 50); },
+    }).catch(() => {});
+    await done;
+    assert(byref, 'no byref run in RUN_STARTED');
+    let status = '';
+    for (let i = 0; i < 100 && status !== 'cancelled'; i++) {
+      status = (await acpRun(byref)).status;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert(status === 'cancelled', `the run is ${status} after abortRun`);
+  },
+  async cancel_interrupt() {
+    const agent = new HttpAgent({ url: `${base}/agui/approver`, initialMessages: [{ id: 'u1', role: 'user', content: 'Shout' }] });
+    let { events } = await run(agent);
+    const it = finished(events).outcome.interrupts[0];
+    ({ events } = await run(agent, { resume: [{ interruptId: it.id, status: 'cancelled' }] }));
+    assert(finished(events).outcome?.type === 'cancelled', `outcome ${JSON.stringify(finished(events))}`);
+    const byref = it.metadata['byref.run'];
+    assert((await acpRun(byref)).status === 'cancelled', 'the run is not cancelled');
+  },
+};
+
+for (const [name, fn] of Object.entries(cases)) {
+  try {
+    await fn();
+    console.log(`ok ${name}`);
+  } catch (e) {
+    console.log(`FAIL ${name}: ${(e && e.stack) || e}`.replace(/\n/g, ' | '));
+  }
+}

@@ -1,0 +1,123 @@
+package interp
+
+import (
+	"errors"
+	"reflect"
+)
+
+// byref: errors.As and errors.Is for interpreted code. An interpreted type
+// is a reflect type without methods, so the host's errors.As refused a
+// target of one ("*target must be interface or implement error"), and an
+// interpreted value reaches host code as a wrapper struct (the value in
+// its first field, the methods in the others) made anew at every
+// conversion to error, so the host's errors.Is compared wrappers.
+
+var errorType = reflect.TypeOf((*error)(nil)).Elem()
+
+// ErrorsAs is errors.As, where target may also point to an interpreted
+// type: the first error in err's tree (through Unwrap() error and
+// Unwrap() []error) that holds a value assignable to it is stored there.
+func ErrorsAs(err error, target any) bool {
+	if target == nil {
+		panic("errors: target cannot be nil")
+	}
+	val := reflect.ValueOf(target)
+	typ := val.Type()
+	if typ.Kind() != reflect.Pointer || val.IsNil() {
+		panic("errors: target must be a non-nil pointer")
+	}
+	elem := typ.Elem()
+	if elem.Kind() == reflect.Interface || elem.Implements(errorType) {
+		return errors.As(err, target)
+	}
+	found := false
+	walkErrors(err, func(e error) bool {
+		if v := wrapped(e); v.IsValid() && v.Type().AssignableTo(elem) {
+			val.Elem().Set(v)
+			found = true
+			return true
+		}
+		if x, ok := e.(interface{ As(any) bool }); ok && x.As(target) {
+			found = true
+			return true
+		}
+		return false
+	})
+	return found
+}
+
+// ErrorsIs is errors.Is, where err and target may hold interpreted values:
+// two of them are the same error when they hold the same value.
+func ErrorsIs(err, target error) bool {
+	t := wrapped(target)
+	if !t.IsValid() {
+		return errors.Is(err, target)
+	}
+	found := false
+	walkErrors(err, func(e error) bool {
+		if v := wrapped(e); v.IsValid() && v.Type() == t.Type() && v.Comparable() && v.Equal(t) {
+			found = true
+			return true
+		}
+		if x, ok := e.(interface{ Is(error) bool }); ok && x.Is(target) {
+			found = true
+			return true
+		}
+		return false
+	})
+	return found
+}
+
+// walkErrors calls visit on err and the errors it wraps, depth first, until
+// visit returns true.
+func walkErrors(err error, visit func(error) bool) bool {
+	for err != nil {
+		if visit(err) {
+			return true
+		}
+		switch x := err.(type) {
+		case interface{ Unwrap() error }:
+			err = x.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range x.Unwrap() {
+				if walkErrors(e, visit) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// wrapped returns the interpreted value an error wrapper holds, or the
+// zero Value when e is not a wrapper of the interpreter's.
+func wrapped(e error) reflect.Value {
+	v := reflect.ValueOf(e)
+	if !v.IsValid() || v.Kind() != reflect.Struct || v.NumField() < 2 {
+		return reflect.Value{}
+	}
+	t := v.Type()
+	if f := t.Field(0); f.Name != "IValue" || t.Field(1).Type.Kind() != reflect.Func {
+		return reflect.Value{}
+	}
+	w := v.Field(0)
+	for w.Kind() == reflect.Interface && !w.IsNil() {
+		w = w.Elem()
+	}
+	return w
+}
+
+// convertToHostInterface is the conversion of an interpreted value to a
+// host interface type: the value in the interpreter's wrapper.
+func convertToHostInterface(n *node) {
+	next := getExec(n.tnext)
+	value := genInterfaceWrapper(n.child[1], n.typ.TypeOf())
+	dest := genValue(n)
+	n.exec = func(f *frame) bltn {
+		dest(f).Set(value(f))
+		return next
+	}
+}

@@ -1,0 +1,175 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"go/ast"
+	"go/build"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Go's own tests: every program of $(go env GOROOT)/test (the top-level
+// directory) whose first line is "// run", that builds for this platform
+// and imports only allowed packages, runs as a snippet with its package
+// clause dropped and its func main renamed and called at the end. Each
+// must either print what its .out file holds (nothing when there is none;
+// print and println write to stderr, as in Go, and the two streams are
+// compared together) without panicking, or be refused before it runs by
+// one of the sandbox's rules (sandboxRules). goTestKnown lists the
+// programs that do neither yet, each with its cause: the test fails when
+// one of them starts to pass (take it off the list) and when any other
+// program fails. interp/doc.go reports the counts.
+
+// sandboxRules are the refusals the sandbox makes by design, as the What
+// of a RefusedError begins.
+var sandboxRules = []string{
+	"the go statement",
+	"func init",
+	"an array of ",
+	"an array length that is not a constant",
+	"a literal index",
+	"Grow",
+	"Perm",
+}
+
+// goTestKnown are the programs that neither pass nor are refused by a
+// sandbox rule, with why.
+var goTestKnown = map[string]string{
+	"align.go":      "forward reference to a top-level variable",
+	"armimm.go":     "wrong result of constant arithmetic",
+	"const4.go":     "forward reference to a top-level variable",
+	"ddd.go":        "nil pointer in variadic call",
+	"divmod.go":     "forward reference to a top-level constant",
+	"iota.go":       "forward reference",
+	"maplinear.go":  "map of interface keys",
+	"method5.go":    "method value panics",
+	"named.go":      "named types",
+	"newexpr.go":    "new",
+	"recover2.go":   "run-time panic values are not runtime.Error",
+	"reorder.go":    "forward reference to a top-level func",
+	"reorder2.go":   "compiler panic",
+	"shift3.go":     "shifts",
+}
+
+func TestGoTests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Go's own test programs")
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skipf("no go command: %v", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "test")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	if len(files) == 0 {
+		t.Skipf("no test programs in %s", dir)
+	}
+	var pass, refused, known []string
+	for _, f := range files {
+		code, ok := goTestProgram(t, f)
+		if !ok {
+			continue
+		}
+		name := filepath.Base(f)
+		want := ""
+		if b, err := os.ReadFile(strings.TrimSuffix(f, ".go") + ".out"); err == nil {
+			want = string(b)
+		}
+		got, err := runGoTest(code)
+		var re *RefusedError
+		switch {
+		case err == nil && got == want:
+			pass = append(pass, name)
+			if why, ok := goTestKnown[name]; ok {
+				t.Errorf("%s passes now; take it off goTestKnown (%s)", name, why)
+			}
+			continue
+		case errors.As(err, &re) && slices.ContainsFunc(sandboxRules, func(r string) bool { return strings.HasPrefix(re.What, r) }):
+			refused = append(refused, name)
+			t.Logf("%s: refused by rule: %v", name, err)
+			continue
+		}
+		known = append(known, name)
+		if _, ok := goTestKnown[name]; ok {
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v\noutput:\n%s", name, err, clip(got))
+		} else {
+			t.Errorf("%s: output differs\ngot:\n%s\nwant:\n%s", name, clip(got), clip(want))
+		}
+	}
+	t.Logf("%d programs: %d pass, %d refused by a sandbox rule, %d fail (%s)",
+		len(pass)+len(refused)+len(known), len(pass), len(refused), len(known), strings.Join(known, " "))
+}
+
+func clip(s string) string {
+	if len(s) > 2000 {
+		return s[:2000] + "..."
+	}
+	return s
+}
+
+var runLine = regexp.MustCompile(`^// run\n`)
+
+// goTestProgram returns the snippet form of a test program, if it is one
+// this test runs.
+func goTestProgram(t *testing.T, path string) (string, bool) {
+	src, err := os.ReadFile(path)
+	if err != nil || !runLine.Match(src) {
+		return "", false
+	}
+	if ok, err := build.Default.MatchFile(filepath.Dir(path), filepath.Base(path)); err != nil || !ok {
+		return "", false
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+	if err != nil {
+		return "", false
+	}
+	for _, im := range f.Imports {
+		p, _ := strconv.Unquote(im.Path.Value)
+		if !stdPathsAllowed(p) {
+			return "", false
+		}
+	}
+	mainAt := -1
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "main" {
+			mainAt = fset.Position(fd.Name.Pos()).Offset
+		}
+	}
+	if mainAt < 0 {
+		t.Logf("%s: no func main", path)
+		return "", false
+	}
+	b := slices.Clone(src)
+	// Blank the package clause (keeping lines), rename main.
+	pk := fset.Position(f.Package).Offset
+	end := fset.Position(f.Name.End()).Offset
+	for i := pk; i < end; i++ {
+		b[i] = ' '
+	}
+	code := string(b[:mainAt]) + "goMain" + string(b[mainAt+len("main"):]) + "\ngoMain()\n"
+	return code, true
+}
+
+// runGoTest runs a program's snippet form on a fresh interpreter and
+// returns its stdout and stderr together.
+func runGoTest(code string) (string, error) {
+	in, err := New(Options{})
+	if err != nil {
+		return "", err
+	}
+	res, err := in.Eval(context.Background(), Input{Code: code})
+	return res.Stdout + res.Stderr, err
+}

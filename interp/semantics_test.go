@@ -1,0 +1,227 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestGoSemantics: snippets compute what compiled Go computes, for the
+// cases the interpreter got wrong (each fixed in internal/yaegi or the
+// sandbox, see internal/yaegi/README.md). Each case is run twice, at top
+// level and inside a function, where the two differ in the interpreter.
+func TestGoSemantics(t *testing.T) {
+	cases := []struct{ name, code, want string }{
+		{"range loop closures", `var fs []func()
+for i := range 3 { fs = append(fs, func() { print(i) }) }
+for _, f := range fs { f() }`, "012"},
+		{"range value closures", `var fs []func()
+for _, s := range []string{"a", "b", "c"} { fs = append(fs, func() { print(s) }) }
+for _, f := range fs { f() }`, "abc"},
+		{"three-clause closures", `var fs []func()
+for i := 0; i < 3; i++ { fs = append(fs, func() { print(i) }) }
+for _, f := range fs { f() }`, "012"},
+		{"three-clause body writes the iteration's variable", `var fs []func()
+for i := 0; i < 6; i++ { if i%2 == 0 { i++; fs = append(fs, func() { print(i) }) } }
+for _, f := range fs { f() }`, "135"},
+		{"pointers to the loop variable", `var ps []*int
+for i := 0; i < 3; i++ { ps = append(ps, &i) }
+print(*ps[0], *ps[1], *ps[2])`, "012"},
+		{"map range closures", `var fs []func()
+for k, v := range map[string]int{"a": 1} { fs = append(fs, func() { print(k, v) }) }
+for _, f := range fs { f() }`, "a1"},
+		{"deferred closures", `func f() { for i := 0; i < 3; i++ { defer func() { print(i) }() } }
+f()`, "210"},
+		{"deferred arguments", `func f() { for i := 0; i < 3; i++ { defer print(i) } }
+f()`, "210"},
+		{"range assigning existing variables", `var i int
+var g func() int
+for i = range [3]int{} { if i == 0 { g = func() int { return i } } }
+print(i, g())`, "22"},
+		{"three-clause without post", `for i := 0; ; { i++; if i > 2 { break }; print(i) }`, "12"},
+		{"max of untyped constants", `fmt.Println(max(3.5, 2, 7), min(3, 1, 2), min("b", "a"))`, "7 1 a"},
+		{"max of a typed and an untyped operand", `x := 2.5
+var n int64 = 5
+fmt.Println(max(0, x), min(x, 1), max(n, 7), min(n, 2, 9))`, "2.5 1 7 2"},
+		{"max is a constant of constants", `const c = max(1, 2.5)
+var a [min(2, 3)]int
+fmt.Println(c, len(a))`, "2.5 2"},
+		{"min and max of floats", `nan := math.NaN()
+fmt.Println(min(1.0, nan), max(-0.0, 0.0), math.Signbit(min(0.0, math.Copysign(0, -1))))`, "NaN 0 true"},
+		{"clear", `m := map[string]int{"a": 1}
+s := []int{1, 2}
+clear(m)
+clear(s)
+fmt.Println(len(m), s)`, "0 [0 0]"},
+		{"a func used before its declaration", `fmt.Println(double(2))
+func double(x int) int { return x * 2 }`, "4"},
+		{"types, methods and funcs in any order", `var t T = T{1}
+fmt.Println(t.twice())
+type T struct{ n int }
+func (t T) twice() int { return helper(t.n) }
+func helper(n int) int { return 2 * n }`, "2"},
+		{"funcs that use top-level variables stay after them", `x := 1
+func f() int { return x }
+fmt.Println(f())
+y := f()
+func g() int { return y + f() }
+fmt.Println(g())`, "1\n2"},
+		{"errors.As with a snippet type", `type NotFound struct{ Key string }
+func (e *NotFound) Error() string { return "not found: " + e.Key }
+err := fmt.Errorf("lookup: %w", &NotFound{"k"})
+var nf *NotFound
+fmt.Println(errors.As(err, &nf), nf.Key, err)`, "true k lookup: not found: k"},
+		{"errors.As with a value type and a join", `type Code struct{ N int }
+func (c Code) Error() string { return fmt.Sprint("code ", c.N) }
+var c Code
+fmt.Println(errors.As(errors.Join(errors.New("a"), fmt.Errorf("b: %w", Code{3})), &c), c.N)`, "true 3"},
+		{"errors.Is with a snippet sentinel", `type E struct{ s string }
+func (e *E) Error() string { return e.s }
+var ErrGone = &E{"gone"}
+var ErrOther = &E{"other"}
+err := fmt.Errorf("get: %w", ErrGone)
+fmt.Println(errors.Is(err, ErrGone), errors.Is(err, ErrOther))`, "true false"},
+		{"a snippet error prints with its Error method", `type E struct{}
+func (E) Error() string { return "boom" }
+fmt.Println(E{}, &E{})`, "boom boom"},
+		{"range over integers of any type", `type MyInt int8
+var n int64 = 2
+for i := range n { fmt.Printf("%T%d ", i, i) }
+for i := range uint8(2) { fmt.Printf("%T%d ", i, i) }
+for i := range 'b' - 'a' + 1 { fmt.Printf("%T%d ", i, i) }
+m := 3
+for i := range m { m = 0; fmt.Print(i) }
+for range -1 { fmt.Print("never") }`, "int640 int641 uint80 uint81 int320 int321 012"},
+		{"range over the standard iterators", `s := []string{"a", "b"}
+for i, v := range slices.All(s) { fmt.Print(i, v) }
+for i, v := range slices.Backward(s) { fmt.Print(i, v) }
+for v := range slices.Values(s) { fmt.Print(v) }
+m := map[string]int{"k": 1}
+for k, v := range maps.All(m) { fmt.Print(k, v) }
+for k := range maps.Keys(m) { fmt.Print(k) }
+for v := range maps.Values(m) { fmt.Print(v) }
+for p := range strings.SplitSeq("x,y", ",") { fmt.Print(p) }
+for l := range strings.Lines("l1\nl2\n") { fmt.Print(l) }
+fmt.Print(slices.Sorted(maps.Keys(map[int]bool{2: true, 1: true})))`, "0a1b1b0aabk1k1xyl1\nl2\n[1 2]"},
+		{"range over a func value", `count := func(n int) func(func(int) bool) {
+	return func(yield func(int) bool) {
+		for i := 0; i < n; i++ {
+			if !yield(i * 10) { fmt.Print("stop "); return }
+		}
+	}
+}
+func pairs(yield func(string, int) bool) { _ = yield("a", 1) && yield("b", 2) }
+for v := range count(5) { if v == 20 { break }; fmt.Print(v, " ") }
+for k, v := range pairs { fmt.Print(k, v, " ") }
+func find() int { for v := range count(9) { if v == 30 { return v } }; return -1 }
+fmt.Print(find())`, "0 10 stop a1 b2 stop 30"},
+		{"a struct error value in an error variable", `type Code struct{ N int }
+func (c Code) Error() string { return fmt.Sprint("code ", c.N) }
+var e1 error = Code{4}
+var e2 error
+e2 = Code{5}
+e3 := error(Code{6})
+var c Code
+fmt.Println(e1, e2, e3, errors.As(e2, &c), c.N)`, "code 4 code 5 code 6 true 5"},
+		{"method expressions", `type T struct{ n int }
+func (t T) Add(x int) int { return t.n + x }
+func (t *T) Inc() { t.n++ }
+f := T.Add
+v := &T{5}
+(*T).Inc(v)
+type I interface{ M() string }
+type S struct{}
+func (S) M() string { return "S.M" }
+var b strings.Builder
+(*strings.Builder).WriteString(&b, "hey")
+fmt.Println(f(T{1}, 2), T.Add(T{3}, 4), v.n, (*T).Add(v, 1), I.M(S{}), b.String())`, "3 7 6 7 S.M hey"},
+		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
+b, _ := json.Marshal(p)
+fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},
+		{"anonymous struct in a top-level var", `var cfg = struct{ Host string; Port int }{"h", 80}
+fmt.Printf("%+v", cfg)`, "{Host:h Port:80}"},
+		{"anonymous struct slice", `rows := []struct{ K string; V int }{{"x", 1}}
+for _, r := range rows { fmt.Print(r.K, r.V) }`, "x1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in, err := New(Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := in.Eval(context.Background(), Input{Code: c.code})
+			if err != nil {
+				t.Fatalf("%v\n%s", err, c.code)
+			}
+			if got := res.Stdout + res.Stderr; strings.TrimSpace(got) != c.want {
+				t.Errorf("got %q, want %q\n%s", got, c.want, c.code)
+			}
+		})
+	}
+}
+
+// TestTopLevelDefer: a top-level defer runs at the end of its own snippet,
+// after every statement segment of it, and never again.
+func TestTopLevelDefer(t *testing.T) {
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ code, want string }{
+		{"defer fmt.Println(\"bye\")\nfmt.Println(\"hi\")", "hi\nbye\n"},
+		{"fmt.Println(\"second\")", "second\n"},
+		{"defer fmt.Println(\"d1\")\nfunc f() { fmt.Println(\"f\") }\nf()\ndefer fmt.Println(\"d2\")\nfunc g() {}", "f\nd2\nd1\n"},
+		{"defer func() { fmt.Println(\"recovered\", recover()) }()\npanic(\"boom\")", "recovered boom\n"},
+		{"fmt.Println(\"third\")", "third\n"},
+	} {
+		res, err := in.Eval(context.Background(), Input{Code: c.code})
+		if err != nil {
+			t.Fatalf("%s: %v", c.code, err)
+		}
+		if res.Stdout != c.want {
+			t.Errorf("%s: stdout %q, want %q", c.code, res.Stdout, c.want)
+		}
+	}
+}
+
+// TestGoPanics: run-time panics carry Go's messages, and recover sees a
+// runtime.Error as in Go.
+func TestGoPanics(t *testing.T) {
+	for _, c := range []struct{ code, want string }{
+		{"orders := []int{1, 2}\nz := orders[5]\n_ = z", "runtime error: index out of range [5] with length 2"},
+		{"i := -1\ns := \"ab\"\n_ = s[i]", "runtime error: index out of range [-1]"},
+		{"s := []int{1, 2, 3}\nn := 5\n_ = s[1:n]", "runtime error: slice bounds out of range [:5] with capacity 3"},
+		{"s := []int{1, 2, 3}\nlo, hi := 2, 1\n_ = s[lo:hi]", "runtime error: slice bounds out of range [2:1]"},
+		{"var p *struct{ X int }\nfmt.Println(p.X)", "runtime error: invalid memory address or nil pointer dereference"},
+		{"var i any = \"s\"\nn := i.(int)\n_ = n", "interface conversion: interface {} is string, not int"},
+		{"var m map[string]int\nm[\"a\"] = 1", "assignment to entry in nil map"},
+	} {
+		in, err := New(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = in.Eval(context.Background(), Input{Code: c.code})
+		var pe *PanicError
+		if !errors.As(err, &pe) || pe.Value != c.want {
+			t.Errorf("%s: %v, want a panic %q", c.code, err, c.want)
+		}
+	}
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := in.Eval(context.Background(), Input{Code: `func try() (msg string) {
+	defer func() {
+		e, ok := recover().(error)
+		msg = fmt.Sprint(ok, " ", e)
+	}()
+	s := []int{}
+	_ = s[3]
+	return ""
+}
+fmt.Println(try())`})
+	if err != nil || res.Stdout != "true runtime error: index out of range [3] with length 0\n" {
+		t.Errorf("recovered: %q, %v", res.Stdout, err)
+	}
+}

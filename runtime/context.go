@@ -1,0 +1,111 @@
+package runtime
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
+)
+
+// runContext is what a run keeps fixed from one request to the next, so
+// that every request begins with the previous one byte for byte (tools,
+// system prompt, then messages) and a provider's prompt cache serves it.
+// Only a compaction changes it.
+type runContext struct {
+	// starting names the run's starting variables, which the system
+	// prompt lists; later variables are announced where they are made.
+	starting []string
+	// tools is the run's tool list, built at its first request and again
+	// only after a compaction; nil until then.
+	tools []llm.Tool
+	// only names the tools the last compaction chose (nil: choose from
+	// the task), so that a restored run offers the same ones.
+	only []string
+	// cacheKey is the request's llm.Request.CacheKey: derived from what
+	// the run's requests begin with (the tools and the system prompt), so
+	// that the runs of one agent, which begin alike, share it.
+	cacheKey string
+}
+
+// request builds the model request of the next step: the fixed tools and
+// system prompt, then the messages, each appended once and never rewritten.
+func (h *Handle) request(lim Limits) llm.Request {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ctx.tools == nil {
+		h.ctx.tools = h.st.runTools(h.opts.ToolLimit, h.opts.Task, false, h.ctx.only)
+	}
+	if h.messages[0].Text == "" {
+		h.messages[0] = llm.SystemMessage(h.st.systemPrompt(h.opts, h.ctx.starting))
+	}
+	if h.ctx.cacheKey == "" {
+		h.ctx.cacheKey = cacheKey(h.ctx.tools, h.messages[0].Text)
+	}
+	toolTokens := 0
+	for _, t := range h.ctx.tools {
+		toolTokens += (len(t.Description) + len(t.Parameters)) / 4
+	}
+	budget := int(float64(lim.ContextWindow)*lim.ContextShare) - toolTokens
+	h.messages, h.pinned = fitWindow(h.messages, budget, h.pinned)
+	return llm.Request{Tools: h.ctx.tools, Messages: clipMessages(append([]llm.Message(nil), h.messages...), h.st.opts.MaxMessage), CacheKey: h.ctx.cacheKey}
+}
+
+// cacheKey names the prompt cache of requests that begin with tools and
+// the system prompt system: "byref-" and 16 hex digits of their SHA-256.
+func cacheKey(tools []llm.Tool, system string) string {
+	d := sha256.New()
+	for _, t := range tools {
+		fmt.Fprintf(d, "%s\x00%s\x00%s\x00%t\x00", t.Name, t.Description, t.Parameters, t.Strict)
+	}
+	d.Write([]byte(system))
+	return "byref-" + hex.EncodeToString(d.Sum(nil)[:8])
+}
+
+// startingNames returns the starting variables a run's log records: those
+// created at step 0, before the model's first answer.
+func startingNames(events []run.Event) []string {
+	var names []string
+	for _, e := range events {
+		switch p := e.Data.(type) {
+		case run.Usage:
+			return names
+		case run.VariableCreated:
+			if p.Step == 0 {
+				names = append(names, p.Variable.Name)
+			}
+		}
+	}
+	return names
+}
+
+// usageEvent is the log's record of a model call's usage.
+func usageEvent(u llm.Usage) run.Usage {
+	return run.Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens),
+		CacheReadTokens: int64(u.CacheReadTokens), CacheWriteTokens: int64(u.CacheWriteTokens)}
+}
+
+// usageOf is usageEvent's inverse: a run's usage from its log's totals.
+func usageOf(u run.Usage) llm.Usage {
+	return llm.Usage{InputTokens: int(u.InputTokens), OutputTokens: int(u.OutputTokens),
+		CacheReadTokens: int(u.CacheReadTokens), CacheWriteTokens: int(u.CacheWriteTokens)}
+}
+
+// sentTool is the tool message a call's completion gave the model: the
+// text the log recorded, or the one rebuilt from its fields.
+func sentTool(p run.ToolCallCompleted, large int) string {
+	if p.Content != "" {
+		return p.Content
+	}
+	return restoredContent(completedContent(p), large)
+}
+
+// sentSnippet is sentTool for a snippet's part of its results message.
+func sentSnippet(p run.SnippetExecuted, large int) string {
+	if p.Content != "" {
+		return p.Content
+	}
+	b, _ := marshal(toolContent{Success: p.Success, Error: p.Error, Stdout: p.Stdout, Stderr: p.Stderr, Variables: changes(p.Created, p.Modified)})
+	return restoredContent(string(b), large)
+}
