@@ -69,7 +69,7 @@ func (st *State) runTools(limit int, query string, play bool, only []string) []l
 	var strict []bool
 	for _, builtins := range []bool{false, true} {
 		for _, r := range st.m.rows {
-			if r.builtin != builtins || !st.isAttached(r.act.Name()) {
+			if (r.builtin != nil) != builtins || !st.isAttached(r.act.Name()) {
 				continue
 			}
 			if plain && r.unavailable(true) != "" {
