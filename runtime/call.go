@@ -225,7 +225,8 @@ func (st *State) call(ctx context.Context, g gate, step int, c ToolCall, p *prep
 		out := &callOutput{stdout: boundedBuffer{limit: st.opts.MaxOutput}, stderr: boundedBuffer{limit: st.opts.MaxOutput}}
 		stdout, stderr = &out.stdout, &out.stderr
 		callCtx = action.WithOutput(callCtx, stdout, stderr)
-		callCtx = context.WithValue(callCtx, callKey{}, &callInfo{run: st.run, callID: c.ID, sensitive: secretIn})
+		info := &callInfo{run: st.run, callID: c.ID, sensitive: secretIn}
+		callCtx = action.WithCall(context.WithValue(callCtx, callKey{}, info), info)
 	} else if st.opts.CallTimeout > 0 && st.opts.Isolate {
 		t := time.NewTimer(st.opts.CallTimeout)
 		defer t.Stop()
