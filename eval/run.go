@@ -126,9 +126,8 @@ func Run(ctx context.Context, set *Set, opts Options) (*Report, error) {
 	r := &runner{set: set, opts: &opts, rt: rt}
 	if opts.Record {
 		r.recorders = make([]*Recorder, len(set.Cases))
-		for i, c := range set.Cases {
+		for i := range set.Cases {
 			r.recorders[i] = Record(opts.Model, opts.ModelName)
-			_ = c
 		}
 	}
 	start := time.Now()
@@ -360,11 +359,17 @@ func (o *observer) missed() *MissError {
 	return o.miss
 }
 
+// maxAwaits is how many awaits of one trial the runner answers; past it,
+// it denies, so that an action that asks for authorization again and
+// again cannot keep a trial going for ever.
+const maxAwaits = 100
+
 // answerer answers a trial's awaits as its case says.
 type answerer struct {
 	c       *Case
 	mu      sync.Mutex
 	replies int
+	awaits  int
 }
 
 func (a *answerer) answer(ctx context.Context, h *brt.Handle) {
@@ -372,7 +377,16 @@ func (a *answerer) answer(ctx context.Context, h *brt.Handle) {
 	if !ok {
 		return
 	}
+	a.mu.Lock()
+	a.awaits++
+	n := a.awaits
+	a.mu.Unlock()
 	var ans run.Answer
+	if n > maxAwaits && (req.Await == run.AwaitApproval || req.Await == run.AwaitAuthorization) {
+		ans.Decision, ans.Reason = run.Denied, fmt.Sprintf("the eval answers at most %d awaits of a run", maxAwaits)
+		_ = h.Resume(context.WithoutCancel(ctx), req.ID, ans)
+		return
+	}
 	switch req.Await {
 	case run.AwaitQuestion:
 		a.mu.Lock()

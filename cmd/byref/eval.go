@@ -37,7 +37,7 @@ byref eval diff A.json B.json      what got better and what got worse from repor
 // evalCmd is byref eval.
 func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usagef("say run, add or diff:\n%s", evalUsage)
+		return usagef("say run, add or diff; byref eval help lists their flags")
 	}
 	switch args[0] {
 	case "help", "-h", "--help":
@@ -50,7 +50,7 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	case "diff":
 		return evalDiff(args[1:], stdout)
 	}
-	return usagef("unknown eval command %q; say run, add or diff:\n%s", args[0], evalUsage)
+	return usagef("unknown eval command %q; say run, add or diff (byref eval help lists their flags)", args[0])
 }
 
 // evalAgent returns the agent a set is for: the demo's, or byref run's.
@@ -130,7 +130,7 @@ func evalRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				return err
 			}
 		}
-		fmt.Fprintf(stdout, "recorded %d cassettes in %s\n", len(set.Cases), filepath.Join(set.Dir, "cassettes"))
+		fmt.Fprintf(stdout, "recorded the cassettes of %s in %s\n", count(len(set.Cases), "case"), filepath.Join(set.Dir, "cassettes"))
 	}
 	dir := *out
 	if dir == "" {
