@@ -111,7 +111,7 @@ func summarize(events []run.Event, threshold int) (string, int) {
 				what = "changed"
 			}
 			fmt.Fprintf(b, "; %s %s (%s): %s", what, schema.Ref(v.Name), v.Type, oneLine(v.Preview, summaryPreview))
-			refs = append(refs, v.Name+" ("+v.Type+")")
+			refs = append(refs, schema.Ref(v.Name)+" ("+v.Type+")")
 		}
 		return refs
 	}

@@ -281,14 +281,26 @@ func measure(bodies [][]byte) cacheFigures {
 	return f
 }
 
+// commonPrefix is the length of the longest common prefix of a and b,
+// found by halving with bytes.Equal: long runs compare megabytes.
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return i
+	if bytes.Equal(a[:n], b[:n]) {
+		return n
+	}
+	lo, hi := 0, n // a[:lo] == b[:lo], a[:hi] != b[:hi]
+	for hi-lo > 64 {
+		mid := (lo + hi) / 2
+		if bytes.Equal(a[:mid], b[:mid]) {
+			lo = mid
+		} else {
+			hi = mid
 		}
 	}
-	return n
+	for lo < hi && a[lo] == b[lo] {
+		lo++
+	}
+	return lo
 }
 
 func renderAll(reqs []llm.Request) [][]byte {
