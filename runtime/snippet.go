@@ -371,7 +371,7 @@ func (st *State) snippetFuncs(ctx context.Context) map[string]reflect.Value {
 	funcs := make(map[string]reflect.Value, len(st.m.rows))
 	for _, r := range st.m.rows {
 		a := r.act
-		if r.builtin || !st.isAttached(a.Name()) {
+		if r.builtin != nil || !st.isAttached(a.Name()) {
 			continue
 		}
 		ft := reflect.TypeOf(a.Func())

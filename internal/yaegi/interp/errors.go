@@ -109,3 +109,15 @@ func wrapped(e error) reflect.Value {
 	}
 	return w
 }
+
+// convertToHostInterface is the conversion of an interpreted value to a
+// host interface type: the value in the interpreter's wrapper.
+func convertToHostInterface(n *node) {
+	next := getExec(n.tnext)
+	value := genInterfaceWrapper(n.child[1], n.typ.TypeOf())
+	dest := genValue(n)
+	n.exec = func(f *frame) bltn {
+		dest(f).Set(value(f))
+		return next
+	}
+}
