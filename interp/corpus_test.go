@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/byref/byref/interp/internal/shop"
+	"github.com/byref/byref/codegen/codegentest/shop"
 )
 
 var updateCorpus = flag.Bool("update", false, "rewrite the stdout and changes sections of testdata/corpus")
