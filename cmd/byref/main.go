@@ -41,11 +41,13 @@ func main() {
 const usage = `byref runs LLM agents whose tools are Go functions and whose state is Go values.
 
 Usage:
-  byref demo [--model provider:name|scripted] [--db file]
+  byref demo [--model provider:name|scripted] [--db file] [--replay file.go]
                                    an agent over a table held by reference, its stored run and
-                                   a Go program that replays it; on the built-in scripted model
-                                   (no API key needed) unless --model names a provider or a
-                                   provider's key is set (--model scripted forces it)
+                                   a Go program that replays it, written to --replay (default
+                                   _byref-demo-replay/main.go beside the database); on the
+                                   built-in scripted model (no API key needed) unless --model
+                                   names a provider or a provider's key is set (--model
+                                   scripted forces it)
   byref run "task" [flags]         run a task, with live progress; approvals and questions
                                    are answered at the prompt
       --model provider:name|scripted
