@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/byref/byref/interp/internal/shop"
+	"github.com/byref/byref/codegen/codegentest/shop"
 )
 
 var updateCorpus = flag.Bool("update", false, "rewrite the stdout and changes sections of testdata/corpus")
@@ -67,7 +67,6 @@ var knownFailing = map[string]string{
 	"272-type-switch-any":          "a type switch case error does not match the value of errors.New (it falls to default)",
 	"274-struct-embedding":         "an embedded field of a snippet's struct is not embedded in the type yaegi builds: encoding/json nests it as Base instead of promoting ID",
 	"275-stringer-method":          "a value of a snippet's named integer type passed to fmt inside its own String method prints as {2223 5398208} (yaegi's wrapper), not 2223",
-	"302-range-over-string-index":  "ranging over a string gives rune counts as indices ([0 1 2 3 4 5]) instead of byte offsets ([0 1 3 4 5 6])",
 }
 
 type corpusCase struct {

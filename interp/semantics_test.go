@@ -136,6 +136,7 @@ func (S) M() string { return "S.M" }
 var b strings.Builder
 (*strings.Builder).WriteString(&b, "hey")
 fmt.Println(f(T{1}, 2), T.Add(T{3}, 4), v.n, (*T).Add(v, 1), I.M(S{}), b.String())`, "3 7 6 7 S.M hey"},
+		{"range over a string gives byte offsets", "s := \"h\u00e9\\xffz\"\nvar ks []int\nfor i := range s { ks = append(ks, i) }\nfor i, r := range s { fmt.Print(i, r, \" \") }\nfmt.Print(ks)", "0 104 1 233 3 65533 4 122 [0 1 3 4]"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},
