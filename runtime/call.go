@@ -219,7 +219,8 @@ func (st *State) callContext(ctx context.Context, c ToolCall, p *prepared, f *in
 	}
 	f.out = &callOutput{stdout: boundedBuffer{limit: st.opts.MaxOutput}, stderr: boundedBuffer{limit: st.opts.MaxOutput}}
 	ctx = action.WithOutput(ctx, &f.out.stdout, &f.out.stderr)
-	ctx = context.WithValue(ctx, callKey{}, &callInfo{run: st.run, callID: c.ID, sensitive: p.secretIn})
+	info := &callInfo{run: st.run, callID: c.ID, sensitive: p.secretIn}
+	ctx = action.WithCall(context.WithValue(ctx, callKey{}, info), info)
 	return ctx, cancel
 }
 
