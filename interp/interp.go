@@ -206,6 +206,7 @@ func New(opts Options) (*Interpreter, error) {
 			}
 		}
 	}
+	prefetchTypes()
 	in.tc = newTypeChecker()
 	for _, ex := range opts.Symbols {
 		in.tc.addExports(ex)
