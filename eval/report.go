@@ -199,6 +199,17 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "\n%d of %d cases as they should be (%s on %s, %d repetitions, %d tokens, $%.4f, %s)\n",
 		r.Good, len(r.Cases), r.Set, r.Model, r.Repetitions, r.Tokens, r.Cost, r.Duration.Round(time.Millisecond))
+	skipped := map[string]bool{}
+	for _, c := range r.Cases {
+		for _, t := range c.Trials {
+			for _, s := range t.Skipped {
+				if !skipped[s] {
+					skipped[s] = true
+					fmt.Fprintf(w, "not checked: %s (%s)\n", s, c.Name)
+				}
+			}
+		}
+	}
 	for _, c := range r.Cases {
 		if c.OK {
 			continue

@@ -42,7 +42,10 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 		if err := h.rec.setPhase(ctx, run.PhasePlanning); err != nil {
 			return h.storeFault(ctx, err)
 		}
-		req := h.request(lim)
+		req, err := h.request(ctx, lim)
+		if err != nil {
+			return h.storeFault(ctx, err)
+		}
 		modelCtx, endModel := h.st.startSpan(ctx, Span{Kind: SpanModel, Name: h.opts.ModelName, Step: h.st.Steps() + 1})
 		resp, err := h.generate(modelCtx, req)
 		endModel(SpanEnd{Err: err, Usage: resp.Usage})
