@@ -176,6 +176,7 @@ func (s *Server) handler(name string, rt *runtime.Runtime) sdk.ToolHandler {
 			return nil, fmt.Errorf("mcpserver: starting the call of %s: %w", name, err)
 		}
 		id := "mcp_" + strconv.FormatUint(callSeq.Add(1), 10)
+		ctx = action.WithCall(ctx, &progressCall{req: req, id: id})
 		step := st.Execute(ctx, runtime.Step{Calls: []runtime.ToolCall{{ID: id, Name: name, Arguments: args}}})
 		resp := step.Responses[0]
 		if !resp.Success {
@@ -218,4 +219,25 @@ func errorResult(resp runtime.ToolResponse) *sdk.CallToolResult {
 		text += "\n" + resp.Stderr
 	}
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
+
+// progressCall sends the progress an action reports (action.Progress) to
+// the client as progress notifications, when the call asked for them (it
+// has a progress token).
+type progressCall struct {
+	req *sdk.CallToolRequest
+	id  string
+	n   atomic.Int64
+}
+
+// IDs implements action.Call: no run, and the call's ID.
+func (p *progressCall) IDs() (string, string) { return "", p.id }
+
+// Progress implements action.Call.
+func (p *progressCall) Progress(ctx context.Context, message string) error {
+	token := p.req.Params.GetProgressToken()
+	if token == nil {
+		return nil
+	}
+	return p.req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: float64(p.n.Add(1)), Message: message})
 }
