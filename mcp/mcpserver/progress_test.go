@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	goruntime "runtime"
+	"strings"
 	"sync"
 	"testing"
 
