@@ -101,7 +101,7 @@ func TestNative(t *testing.T) {
 	// main runs every snippet in turn, each after a marker line, and
 	// prints the values of the variables the interpreter returned.
 	var m bytes.Buffer
-	m.WriteString("package main\n\nimport (\n\t\"encoding/json\"\n\t\"fmt\"\n\t\"os\"\n\t\"strings\"\n\n\t\"github.com/byref/byref/interp/internal/shop\"\n")
+	m.WriteString("package main\n\nimport (\n\t\"encoding/json\"\n\t\"fmt\"\n\t\"os\"\n\t\"strings\"\n\n\t\"github.com/byref/byref/codegen/codegentest/shop\"\n")
 	for _, s := range snippets {
 		fmt.Fprintf(&m, "\t%q\n", nativeModule+"/"+s.pkg)
 	}
@@ -256,7 +256,7 @@ func nativeSource(in *Interpreter, pkg, code string, vars []Var, funcs map[strin
 			delete(imports, p) // the shop package, imported below
 		}
 	}
-	imports["github.com/byref/byref/interp/internal/shop"] = ""
+	imports["github.com/byref/byref/codegen/codegentest/shop"] = ""
 	imports["time"] = ""
 	qual := func(p *types.Package) string {
 		if p.Path() == "main" {
