@@ -51,7 +51,6 @@ var goTestKnown = map[string]string{
 	"maplinear.go":  "map of interface keys",
 	"method5.go":    "method value panics",
 	"named.go":      "named types",
-	"newexpr.go":    "new",
 	"recover2.go":   "run-time panic values are not runtime.Error",
 	"reorder2.go":   "compiler panic",
 	"shift3.go":     "shifts",
