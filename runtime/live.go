@@ -169,14 +169,15 @@ func (f *follower) signal() {
 
 // take removes and returns the pending deltas that come before the log
 // event with sequence number next (those produced after event next-1),
-// dropping older ones, which the events read since replace. Consecutive
-// pieces of the same thing (step, kind and call) are joined into one: a
-// follower that is behind gets fewer, longer deltas.
+// dropping older ones, which the events read since replace. A follower
+// more than joinAfter deltas behind gets consecutive pieces of the same
+// thing (step, kind and call) joined into one: fewer, longer deltas.
 func (f *follower) take(next int64) []run.Event {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := 0
 	var out []run.Event
+	join := len(f.pending) > joinAfter
 	for _, e := range f.pending {
 		d := e.Data.(run.Delta)
 		if d.After >= next {
@@ -187,7 +188,7 @@ func (f *follower) take(next int64) []run.Event {
 		if d.After != next-1 {
 			continue
 		}
-		if k := len(out) - 1; k >= 0 {
+		if k := len(out) - 1; join && k >= 0 {
 			if last := out[k].Data.(run.Delta); last.Step == d.Step && last.What == d.What && last.CallID == d.CallID && d.Name == "" {
 				last.Text += d.Text
 				out[k].Data = last
@@ -203,6 +204,10 @@ func (f *follower) take(next int64) []run.Event {
 	}
 	return out
 }
+
+// joinAfter is how many pending deltas a follower may have before the
+// pieces it takes are joined.
+const joinAfter = 16
 
 // followBatch is how many log events Events reads at a time.
 const followBatch = 256

@@ -299,10 +299,18 @@ func BenchmarkLoad(b *testing.B) {
 			// Alternated, twice, keeping the faster of each: the machine's
 			// other load moves a single measurement more than 10%.
 			alone, with := time.Duration(1<<62), time.Duration(1<<62)
+			var cpuAlone, cpuWith time.Duration
 			for range 2 {
+				c := cpuTime()
 				alone = min(alone, loadRuns(b, r, n, 0))
+				cpuAlone += cpuTime() - c
+				c = cpuTime()
 				with = min(with, loadRuns(b, r, n, stalled))
+				cpuWith += cpuTime() - c
 			}
+			// The process's CPU time moves less with the machine's other
+			// load than the wall clock does.
+			b.ReportMetric(cpuWith.Seconds()/cpuAlone.Seconds(), "cpu-ratio")
 			b.ReportMetric(alone.Seconds(), "s-no-clients")
 			b.ReportMetric(with.Seconds(), "s-50-stalled")
 			b.ReportMetric(with.Seconds()/alone.Seconds(), "ratio")
@@ -332,6 +340,13 @@ func BenchmarkLoad(b *testing.B) {
 		_ = pprof.Lookup("goroutine").WriteTo(&stacks, 1)
 		b.Logf("goroutines left:\n%s", stacks.String())
 	}
+}
+
+// cpuTime returns the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var u syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u)
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // logBytes returns the log's mean bytes per run.
