@@ -23,6 +23,7 @@ func installJSSDK(t *testing.T) string {
 // server (testdata/conformance.mjs); every case it prints must be ok.
 func TestA2AConformance(t *testing.T) {
 	prefix := installJSSDK(t)
-	_, ts := startA2A(t, server.Options{}, a2a.Options{})
+	// Push notifications go to a receiver the script runs on 127.0.0.1.
+	_, ts := startA2A(t, server.Options{}, a2a.Options{AllowPrivatePush: true})
 	nodetest.RunCases(t, filepath.Join("testdata", "conformance.mjs"), "A2A_PREFIX="+prefix, "A2A_URL="+ts.URL)
 }

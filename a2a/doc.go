@@ -17,7 +17,8 @@
 // written in the union of the v1.0 and v0.3 shapes. Each has the agent's
 // name and description, its skills (Options.Skills, else one per action of
 // its runtime), text/plain and application/json as input and output
-// modes, streaming (no push notifications), and, when the server wants a
+// modes, streaming, push notifications when the store keeps records (see
+// Push notifications), and, when the server wants a
 // token (Options.Token), an HTTP bearer security scheme. The endpoints
 // pass the ACP server's guards: the bearer token, the refusal of
 // cross-site requests, of bodies that are not JSON and of foreign hosts,
@@ -54,7 +55,8 @@
 // The run's status is the task's state (see State): created is submitted;
 // running and cancelling are working; awaiting is input-required, or
 // auth-required for an authorization; completed, failed and canceled map
-// directly. An awaiting task's status message says what is asked and how
+// directly (a run whose model gave up, run.FailureGaveUp, is failed, its
+// status message the model's reason). An awaiting task's status message says what is asked and how
 // to answer (server.DescribeAwait) with the await itself as an
 // application/json data part, await.json.
 //
@@ -90,6 +92,36 @@
 // the run and answers once it is canceled; a task that has ended answers
 // -32002 (TaskNotCancelable); an unknown task, or one of another agent,
 // -32001 (TaskNotFound).
+//
+// # Push notifications
+//
+// When the server's store implements run.Records (the memory store and
+// run/sqlite do), tasks take push notification configurations: with the
+// message that starts or answers a task
+// (configuration.taskPushNotificationConfig; pushNotificationConfig in
+// v0.3) or with the four methods (Create, Get, List and Delete
+// TaskPushNotificationConfig; at most MaxPushConfigs per task). A
+// configuration is kept in the store (kind PushRecordKind) with how far
+// its deliveries have gone, so that it survives a restart and its
+// deliveries go on from the next event. Each configuration has its own
+// goroutine that follows the task's log: the task as it is first, then
+// each status and artifact update, as a v1.0 StreamResponse (or, for a
+// configuration made over v0.3, the task), POSTed with
+// "Authorization: <scheme> <credentials>" when authentication is set and
+// the token in X-A2A-Notification-Token (and A2A-Notification-Token). A
+// slow or down receiver delays neither the run nor other receivers. A
+// notification is retried per Options.PushRetry and, when given up, the
+// next one is sent; the record counts the notifications sent and given
+// up, the attempts, and the last error. Targets on loopback, private,
+// link-local, shared or unspecified addresses are refused when the
+// configuration is made and again at each connection (a name resolving
+// elsewhere later), and redirects are not followed, unless
+// Options.AllowPrivatePush.
+//
+// # Not served
+//
+// The extended agent card (-32007), file and raw parts in messages
+// (-32005), and the REST and gRPC bindings.
 //
 // # Calling
 //

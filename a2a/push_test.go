@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -339,4 +340,111 @@ func TestPushConfigsSurviveARestart(t *testing.T) {
 	if s := recv.states(); len(s) != 1 {
 		t.Fatalf("notifications after the restart: %v", s)
 	}
+}
+
+// TestPushManyReceivers is the delivery goal: 100 receivers, 5 of them
+// slow (they answer nothing until the test lets them) and 5 down. Every
+// task completes while the slow receivers still hold their first
+// notification, the 90 others get every notification, and each
+// notification to a down receiver is retried per the policy and recorded
+// as given up.
+func TestPushManyReceivers(t *testing.T) {
+	const n, slow, down = 100, 5, 5
+	s, ts := startA2A(t, server.Options{}, a2a.Options{AllowPrivatePush: true, PushRetry: a2a.PushRetry{Attempts: 3, Backoff: time.Millisecond}})
+	release := make(chan struct{})
+	var held sync.WaitGroup
+	held.Add(slow)
+	urls := make([]string, n)
+	fast := make([]*receiver, n)
+	for i := range n {
+		switch {
+		case i < slow:
+			var once sync.Once
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				once.Do(held.Done)
+				<-release
+			}))
+			t.Cleanup(srv.Close)
+			urls[i] = srv.URL
+		case i < slow+down:
+			urls[i] = downReceiver(t)
+		default:
+			fast[i] = newReceiver(t)
+			urls[i] = fast[i].URL
+		}
+	}
+	// Close lets the slow receivers answer, so that the deliveries end.
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
+	ctx := context.Background()
+	c := clientFor(t, ts.URL, "echo")
+	ids := make([]sdk.TaskID, n)
+	for i := range n {
+		req := userMessage("task")
+		req.Config = &sdk.SendMessageConfig{PushConfig: &sdk.PushConfig{URL: urls[i]}}
+		res, err := c.SendMessage(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		task := res.(*sdk.Task)
+		if task.Status.State != sdk.TaskStateCompleted {
+			t.Fatalf("task %d is %s", i, task.Status.State)
+		}
+		ids[i] = task.ID
+	}
+	// Every task has completed, and the slow receivers still hold their
+	// first notification: no task waited for a receiver.
+	held.Wait()
+	for i := slow + down; i < n; i++ {
+		fast[i].waitFor(t, "completed")
+	}
+	for i := slow; i < slow+down; i++ {
+		recs := waitRecords(t, s.Store(), ids[i], func(recs []pushRecordView) bool {
+			return len(recs) == 1 && recs[0].Failed > 0 && recs[0].Failed == recs[0].Attempts/3 && recs[0].Delivered == lastSeq(t, s.Store(), ids[i])
+		})
+		if recs[0].Sent != 0 || recs[0].LastError == "" {
+			t.Fatalf("the down receiver %d's record: %+v", i, recs[0])
+		}
+	}
+	close(release)
+	for i := range slow {
+		waitRecords(t, s.Store(), ids[i], func(recs []pushRecordView) bool {
+			return len(recs) == 1 && recs[0].Delivered == lastSeq(t, s.Store(), ids[i]) && recs[0].Sent > 0
+		})
+	}
+}
+
+// downReceiver returns the URL of a receiver that is down: it accepts
+// connections and closes them at once. (A closed port could be taken by
+// another test's listener meanwhile.)
+func downReceiver(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conn.Close()
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/hook"
+}
+
+func lastSeq(t *testing.T, store run.Store, id sdk.TaskID) int64 {
+	t.Helper()
+	sum, err := store.Get(context.Background(), run.ID(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum.LastSeq
 }

@@ -194,7 +194,31 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 		}
 		g.parsed[i] = p
 		for id := range p.idents {
-			g.names.reserve(id)
+			if !p.qualifiers[id] {
+				// A package name the snippet qualifies with (shop.Customer)
+				// is left free, so the file imports that package under
+				// the same name (it would become shop2).
+				g.names.reserve(id)
+			}
+		}
+		// A func or type declaration goes to file level, where the run's
+		// variables, the snippet's own top-level variables and the
+		// actions (locals of Replay) are out of reach.
+		for _, d := range p.declFree {
+			for _, n := range d.free {
+				_, isVar := types[n]
+				_, isAction := rec.Actions[n]
+				if isVar || isAction || slices.Contains(p.defined, n) {
+					what := "the run's variable"
+					switch {
+					case isAction:
+						what = "the action"
+					case slices.Contains(p.defined, n):
+						what = "the snippet's top-level variable"
+					}
+					return nil, fmt.Errorf("%w: step %d: the snippet's declaration %s uses %s %s, which replay code declares inside Replay and a file-level declaration cannot reach; pass it to %s as a parameter", ErrGenerate, in.Step, d.name, what, n, d.name)
+				}
+			}
 		}
 		for _, im := range p.imports {
 			if old, ok := snippetNames[im.Name]; ok && old != im.Path {

@@ -34,6 +34,18 @@ type parsedSnippet struct {
 	defined []string
 	// declNames are the names of its file-level declarations.
 	declNames []string
+	// qualifiers are the names the snippet uses as package qualifiers
+	// (x in x.Sel, declared nowhere in the snippet).
+	qualifiers map[string]bool
+	// declFree are, per declaration, the names it uses that it does not
+	// declare (other than qualifiers).
+	declFree []declFree
+}
+
+// declFree is a declaration's name and the free names it uses.
+type declFree struct {
+	name string
+	free []string
 }
 
 const stmtPrefix = "package p\n\nfunc _() {\n"
@@ -43,7 +55,14 @@ const stmtPrefix = "package p\n\nfunc _() {\n"
 // The split is the interpreter's own ([interp.Split]).
 func parseSnippet(code string, vars map[string]reflect.Type) (*parsedSnippet, error) {
 	parts := interp.Split(code)
-	p := &parsedSnippet{idents: map[string]bool{}}
+	p := &parsedSnippet{idents: map[string]bool{}, qualifiers: map[string]bool{}}
+	qualifier := func(n ast.Node) {
+		if se, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := se.X.(*ast.Ident); ok && x.Obj == nil {
+				p.qualifiers[x.Name] = true
+			}
+		}
+	}
 	for _, im := range parts.Imports {
 		p.imports = append(p.imports, snippetImport{Name: im.Name, Path: im.Path})
 	}
@@ -77,6 +96,7 @@ func parseSnippet(code string, vars map[string]reflect.Type) (*parsedSnippet, er
 		if id, ok := n.(*ast.Ident); ok {
 			p.idents[id.Name] = true
 		}
+		qualifier(n)
 		return true
 	})
 	for _, st := range p.body.List {
@@ -97,8 +117,24 @@ func parseSnippet(code string, vars map[string]reflect.Type) (*parsedSnippet, er
 			if id, ok := n.(*ast.Ident); ok {
 				p.idents[id.Name] = true
 			}
+			qualifier(n)
 			return true
 		})
+		free := declFree{name: firstLine(decl)}
+		for _, id := range df.Unresolved {
+			free.free = append(free.free, id.Name)
+		}
+		if len(df.Decls) == 1 {
+			switch d := df.Decls[0].(type) {
+			case *ast.FuncDecl:
+				free.name = d.Name.Name
+			case *ast.GenDecl:
+				if ts, ok := d.Specs[0].(*ast.TypeSpec); ok {
+					free.name = ts.Name.Name
+				}
+			}
+		}
+		p.declFree = append(p.declFree, free)
 		for _, d := range df.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:

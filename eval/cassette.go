@@ -86,13 +86,15 @@ type RecordedCall struct {
 
 // RecordedUsage is the token usage of a recorded response.
 type RecordedUsage struct {
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
+	InputTokens      int `json:"input_tokens"`
+	OutputTokens     int `json:"output_tokens"`
+	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 }
 
 func recordResponse(r llm.Response) RecordedResponse {
 	out := RecordedResponse{Text: r.Text, Reasoning: r.Reasoning, Thinking: r.Thinking, Refusal: r.Refusal,
-		StopReason: r.StopReason, Usage: RecordedUsage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}}
+		StopReason: r.StopReason, Usage: RecordedUsage(r.Usage)}
 	for _, c := range r.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, RecordedCall(c))
 	}
@@ -102,7 +104,7 @@ func recordResponse(r llm.Response) RecordedResponse {
 // LLM returns the response as the model gave it.
 func (r RecordedResponse) LLM() llm.Response {
 	out := llm.Response{Text: r.Text, Reasoning: r.Reasoning, Thinking: append([]llm.Thinking(nil), r.Thinking...), Refusal: r.Refusal,
-		StopReason: r.StopReason, Usage: llm.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}}
+		StopReason: r.StopReason, Usage: llm.Usage(r.Usage)}
 	for _, c := range r.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, llm.ToolCall(c))
 	}
@@ -118,9 +120,12 @@ type shape struct {
 }
 
 // RequestHash returns the hash a cassette records for req: SHA-256 over
-// the tools (name, description, schema compacted, strictness), the sampling settings
-// and every message (role, text, tool calls with their IDs and arguments,
-// the call a tool result answers, thinking blocks), in order.
+// the tools (name, description, schema compacted, strictness), the
+// sampling settings and every message (role, text, tool calls with their
+// IDs and arguments, the call a tool result answers, thinking blocks), in
+// order. CacheKey is left out: it only routes the request to a provider's
+// cache, and the runtime derives it from the tools and the system prompt,
+// which are hashed.
 func RequestHash(req llm.Request) string { return shapeOf(req).whole }
 
 func shapeOf(req llm.Request) shape {
@@ -203,7 +208,7 @@ func (c *Cassette) add(s shape, resp llm.Response, seen map[string]bool) {
 }
 
 // Recorder is an [llm.Model] that calls another model and records every
-// exchange, for a cassette. It is safe for concurrent use; exchanges are
+// exchange, for a cassette; it streams when the model does. It is safe for concurrent use; exchanges are
 // kept in the order their responses arrived.
 type Recorder struct {
 	model llm.Model
@@ -222,6 +227,21 @@ func Record(model llm.Model, name string) *Recorder {
 // exchange when the call succeeds.
 func (r *Recorder) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
 	resp, err := r.model.Generate(ctx, req)
+	if err != nil {
+		return resp, err
+	}
+	s := shapeOf(req)
+	r.mu.Lock()
+	r.c.add(s, resp, r.seen)
+	r.mu.Unlock()
+	return resp, nil
+}
+
+// Stream implements [llm.Streamer]: it streams from the model (through
+// [llm.Stream], so a model that does not stream still works) and records
+// the complete response.
+func (r *Recorder) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) error) (llm.Response, error) {
+	resp, err := llm.Stream(ctx, r.model, req, fn)
 	if err != nil {
 		return resp, err
 	}

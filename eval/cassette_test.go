@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/byref/byref/eval"
+	"github.com/byref/byref/llm"
 )
 
 // TestCassetteRecordReplayMiss records a run, replays it without the model,
@@ -59,6 +60,19 @@ func TestCassetteRecordReplayMiss(t *testing.T) {
 		t.Fatalf("the miss has no diff of the task: %s", diff)
 	}
 
+	if len(tr.Failures) != 1 || len(tr.Skipped) != 1 {
+		t.Fatalf("a miss should be the only failure, the expectations skipped: %+v", tr)
+	}
+	// A miss is no failure on purpose: the case is not as it should be.
+	c.FailsOnPurpose = "it expects 13"
+	r, err = eval.Run(context.Background(), loaded, eval.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cr := r.Cases[0]; cr.OK || cr.Verdict != "fail" {
+		t.Fatalf("a case that fails on purpose passed on a cassette miss: %s", cr.Verdict)
+	}
+
 	// A player refuses what it has not seen, with the typed error.
 	_, err = c.Cassette.Player().Generate(context.Background(), requestOf("something else"))
 	var miss *eval.MissError
@@ -80,5 +94,27 @@ func TestNoCassette(t *testing.T) {
 	}
 	if tr := r.Cases[0].Trials[0]; tr.Passed || !strings.Contains(tr.Error, "--record") {
 		t.Fatalf("%+v", tr)
+	}
+}
+
+// TestRecorderStreams: a Recorder passes a streaming model's chunks on and
+// records the whole response.
+func TestRecorderStreams(t *testing.T) {
+	rec := eval.Record(llm.NewScripted(llm.Text("two words")), "scripted")
+	var chunks []string
+	resp, err := llm.Stream(context.Background(), rec, requestOf("hi"), func(c llm.Chunk) error {
+		chunks = append(chunks, c.Text)
+		return nil
+	})
+	if err != nil || resp.Text != "two words" || len(chunks) != 2 {
+		t.Fatalf("%q %v %q", resp.Text, err, chunks)
+	}
+	c := rec.Cassette()
+	if len(c.Exchanges) != 1 || c.Exchanges[0].Response.Text != "two words" {
+		t.Fatalf("%+v", c.Exchanges)
+	}
+	got, err := c.Player().Generate(context.Background(), requestOf("hi"))
+	if err != nil || got.Text != "two words" {
+		t.Fatalf("%q %v", got.Text, err)
 	}
 }

@@ -161,7 +161,7 @@ func MaxSteps(n int) Expectation { return Expectation{Kind: "max_steps", N: int6
 func MaxTokens(n int64) Expectation { return Expectation{Kind: "max_tokens", N: n} }
 
 // MaxCachedTokens expects at most n input tokens read from the provider's
-// cache.
+// prompt cache.
 func MaxCachedTokens(n int64) Expectation { return Expectation{Kind: "max_cached_tokens", N: n} }
 
 // MaxUncachedTokens expects at most n tokens that were not read from the
@@ -421,15 +421,15 @@ func checkMaxTokens(k *checker, e Expectation) string {
 }
 
 func checkMaxCached(k *checker, e Expectation) string {
-	if int64(k.t.CachedTokens) > e.N {
-		return fmt.Sprintf("%d cached tokens", k.t.CachedTokens)
+	if int64(k.t.CacheReadTokens) > e.N {
+		return fmt.Sprintf("%d cached tokens (read from the cache, of %d input tokens)", k.t.CacheReadTokens, k.t.InputTokens)
 	}
 	return ""
 }
 
 func checkMaxUncached(k *checker, e Expectation) string {
-	if n := k.t.Tokens() - k.t.CachedTokens; int64(n) > e.N {
-		return fmt.Sprintf("%d uncached tokens (%d in, %d of them cached, %d out)", n, k.t.InputTokens, k.t.CachedTokens, k.t.OutputTokens)
+	if n := k.t.Tokens() - k.t.CacheReadTokens; int64(n) > e.N {
+		return fmt.Sprintf("%d uncached tokens (%d in, %d of them read from the cache, %d out)", n, k.t.InputTokens, k.t.CacheReadTokens, k.t.OutputTokens)
 	}
 	return ""
 }

@@ -151,7 +151,8 @@ func responsesOf(events []run.Event) []llm.Response {
 	for _, e := range events {
 		switch p := e.Data.(type) {
 		case run.Usage:
-			out = append(out, llm.Response{StopReason: llm.StopEnd, Usage: llm.Usage{InputTokens: int(p.InputTokens), OutputTokens: int(p.OutputTokens)}})
+			out = append(out, llm.Response{StopReason: llm.StopEnd, Usage: llm.Usage{InputTokens: int(p.InputTokens), OutputTokens: int(p.OutputTokens),
+				CacheReadTokens: int(p.CacheReadTokens), CacheWriteTokens: int(p.CacheWriteTokens)}})
 		case run.AssistantMessage:
 			r := last()
 			r.Text, r.Reasoning = p.Text, p.Reasoning

@@ -94,8 +94,8 @@ pre{background:#f6f6f6;padding:6px;white-space:pre-wrap;margin:2px 0}
 <p>{{.Good}} of {{len .Cases}} cases as they should be · model {{.Model}} · {{.Repetitions}} repetitions (pass@{{.K}}, pass^{{.K}}) · {{.Tokens}} tokens · {{cost .Cost}} · {{ms .Duration}} · {{.Started.Format "2006-01-02 15:04:05 UTC"}}</p>
 <div class="plots">{{range .Plots}}{{.}}{{end}}</div>
 <h2>Cases</h2>
-<table><tr><th>case</th><th>verdict</th><th>passed</th><th>pass@{{.K}}</th><th>pass^{{.K}}</th><th>tokens</th><th>cost</th><th>latency</th></tr>
-{{range .Cases}}<tr><td>{{.Name}}</td><td class="{{if not .OK}}fail{{else if .FailsOnPurpose}}purpose{{else}}pass{{end}}">{{.Verdict}}</td><td>{{.Passes}}/{{len .Trials}}</td><td>{{pct .PassAtK}}</td><td>{{pct .PassHatK}}</td><td>{{printf "%.0f" .Tokens}}</td><td>{{cost .Cost}}</td><td>{{ms .Latency}}</td></tr>
+<table><tr><th>case</th><th>verdict</th><th>passed</th><th>pass@{{.K}}</th><th>pass^{{.K}}</th><th>tokens</th><th>cached</th><th>cost</th><th>latency</th></tr>
+{{range .Cases}}<tr><td>{{.Name}}</td><td class="{{if not .OK}}fail{{else if .FailsOnPurpose}}purpose{{else}}pass{{end}}">{{.Verdict}}</td><td>{{.Passes}}/{{len .Trials}}</td><td>{{pct .PassAtK}}</td><td>{{pct .PassHatK}}</td><td>{{printf "%.0f" .Tokens}}</td><td>{{printf "%.0f" .CacheReadTokens}}</td><td>{{cost .Cost}}</td><td>{{ms .Latency}}</td></tr>
 {{end}}</table>
 <h2>Failed trials</h2>
 {{range .Failures}}<section class="trial" id="{{.Case.Name}}-{{.Trial.Repetition}}">

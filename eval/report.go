@@ -55,11 +55,13 @@ type CaseReport struct {
 	// OK reports that the case is as it should be: every trial passes, or
 	// none for a case that fails on purpose.
 	OK bool `json:"ok"`
-	// Tokens, Cost and Latency are the means over the trials.
-	Tokens  float64       `json:"tokens"`
-	Cost    float64       `json:"cost"`
-	Latency time.Duration `json:"latency"`
-	Trials  []*Trial      `json:"trials"`
+	// Tokens, CacheReadTokens, Cost and Latency are the means over the
+	// trials.
+	Tokens          float64       `json:"tokens"`
+	CacheReadTokens float64       `json:"cache_read_tokens"`
+	Cost            float64       `json:"cost"`
+	Latency         time.Duration `json:"latency"`
+	Trials          []*Trial      `json:"trials"`
 }
 
 func newReport(set *Set, opts *Options, trials []*Trial, start time.Time, d time.Duration) *Report {
@@ -69,11 +71,16 @@ func newReport(set *Set, opts *Options, trials []*Trial, start time.Time, d time
 		cr := CaseReport{Name: c.Name, Description: c.Description, FailsOnPurpose: c.FailsOnPurpose,
 			Trials: trials[i*opts.Repetitions : (i+1)*opts.Repetitions]}
 		var lat time.Duration
+		errs := 0
 		for _, t := range cr.Trials {
 			if t.Passed {
 				cr.Passes++
 			}
+			if t.Error != "" {
+				errs++
+			}
 			cr.Tokens += float64(t.Tokens())
+			cr.CacheReadTokens += float64(t.CacheReadTokens)
 			cr.Cost += t.Cost
 			lat += t.Latency
 			r.Tokens += t.Tokens()
@@ -81,11 +88,16 @@ func newReport(set *Set, opts *Options, trials []*Trial, start time.Time, d time
 		}
 		n := len(cr.Trials)
 		cr.Tokens /= float64(n)
+		cr.CacheReadTokens /= float64(n)
 		cr.Cost /= float64(n)
 		cr.Latency = lat / time.Duration(n)
 		cr.PassAtK, cr.PassHatK = PassAtK(n, cr.Passes, opts.K), PassHatK(n, cr.Passes, opts.K)
-		cr.OK = c.ok(cr.Passes, n)
+		// A trial that could not run (a cassette miss, a budget) shows
+		// nothing, not even a failure on purpose.
+		cr.OK = c.ok(cr.Passes, n) && (c.FailsOnPurpose == "" || errs == 0)
 		switch {
+		case errs > 0 && c.FailsOnPurpose != "":
+			cr.Verdict = "fail"
 		case c.FailsOnPurpose != "" && cr.OK:
 			cr.Verdict = "fails on purpose"
 		case c.FailsOnPurpose != "":
@@ -177,16 +189,27 @@ func ReadReport(path string) (*Report, error) {
 // case, then the failures of the cases that are not as they should be.
 func (r *Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "case\tverdict\tpassed\tpass@%d\tpass^%d\ttokens\tcost\tlatency\n", r.K, r.K)
+	fmt.Fprintf(tw, "case\tverdict\tpassed\tpass@%d\tpass^%d\ttokens\tcached\tcost\tlatency\n", r.K, r.K)
 	for _, c := range r.Cases {
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.2f\t%.2f\t%.0f\t$%.4f\t%s\n", c.Name, c.Verdict, c.Passes, len(c.Trials),
-			c.PassAtK, c.PassHatK, c.Tokens, c.Cost, roundDuration(c.Latency))
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.2f\t%.2f\t%.0f\t%.0f\t$%.4f\t%s\n", c.Name, c.Verdict, c.Passes, len(c.Trials),
+			c.PassAtK, c.PassHatK, c.Tokens, c.CacheReadTokens, c.Cost, roundDuration(c.Latency))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\n%d of %d cases as they should be (%s on %s, %d repetitions, %d tokens, $%.4f, %s)\n",
 		r.Good, len(r.Cases), r.Set, r.Model, r.Repetitions, r.Tokens, r.Cost, r.Duration.Round(time.Millisecond))
+	skipped := map[string]bool{}
+	for _, c := range r.Cases {
+		for _, t := range c.Trials {
+			for _, s := range t.Skipped {
+				if !skipped[s] {
+					skipped[s] = true
+					fmt.Fprintf(w, "not checked: %s (%s)\n", s, c.Name)
+				}
+			}
+		}
+	}
 	for _, c := range r.Cases {
 		if c.OK {
 			continue

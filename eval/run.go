@@ -49,16 +49,25 @@ type Options struct {
 	Progress func(done, total int, t *Trial)
 }
 
-// Price is what a model's tokens cost, in dollars per million tokens.
+// Price is what a model's tokens cost, in dollars per million tokens:
+// input tokens, output tokens, input tokens read from the provider's
+// prompt cache (CacheRead) and written to it (CacheWrite; zero means the
+// Input price).
 type Price struct {
-	Input       float64 `json:"input"`
-	Output      float64 `json:"output"`
-	CachedInput float64 `json:"cached_input,omitempty"`
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cache_read,omitempty"`
+	CacheWrite float64 `json:"cache_write,omitempty"`
 }
 
 // cost prices a trial's tokens.
-func (p Price) cost(in, out, cached int) float64 {
-	return (float64(in-cached)*p.Input + float64(cached)*p.CachedInput + float64(out)*p.Output) / 1e6
+func (p Price) cost(u llm.Usage) float64 {
+	write := p.CacheWrite
+	if write == 0 {
+		write = p.Input
+	}
+	plain := u.InputTokens - u.CacheReadTokens - u.CacheWriteTokens
+	return (float64(plain)*p.Input + float64(u.CacheReadTokens)*p.CacheRead + float64(u.CacheWriteTokens)*write + float64(u.OutputTokens)*p.Output) / 1e6
 }
 
 // ErrNoCases is returned by Run for a set without cases.
@@ -117,9 +126,8 @@ func Run(ctx context.Context, set *Set, opts Options) (*Report, error) {
 	r := &runner{set: set, opts: &opts, rt: rt}
 	if opts.Record {
 		r.recorders = make([]*Recorder, len(set.Cases))
-		for i, c := range set.Cases {
+		for i := range set.Cases {
 			r.recorders[i] = Record(opts.Model, opts.ModelName)
-			_ = c
 		}
 	}
 	start := time.Now()
@@ -234,8 +242,8 @@ func (r *runner) trial(ctx context.Context, ci, rep int) *Trial {
 	t.events = events
 	t.Status, t.FailureKind, t.Reason, t.Result = o.Status, snap.FailureKind, o.Reason, o.Result
 	t.Steps, t.InputTokens, t.OutputTokens = o.Steps, o.Usage.InputTokens, o.Usage.OutputTokens
-	t.CachedTokens = cachedTokens(o.Usage)
-	t.Cost = r.opts.Price.cost(t.InputTokens, t.OutputTokens, t.CachedTokens)
+	t.CacheReadTokens, t.CacheWriteTokens = o.Usage.CacheReadTokens, o.Usage.CacheWriteTokens
+	t.Cost = r.opts.Price.cost(o.Usage)
 	t.Trajectory = trajectory(events)
 	t.leaks = obs.leaked()
 	r.tokens.Add(int64(t.Tokens()))
@@ -243,8 +251,12 @@ func (r *runner) trial(ctx context.Context, ci, rep int) *Trial {
 		t.Failures = append(t.Failures, Failure{Expectation: "the trial runs", Diff: t.Error})
 	}
 	if miss := obs.missed(); miss != nil {
+		// The run stopped at the miss: what it shows says nothing of the
+		// agent.
 		t.Error = miss.Error()
 		t.Failures = append(t.Failures, Failure{Expectation: "every request is in the cassette", Diff: miss.Diff})
+		t.Skipped = append(t.Skipped, "every expectation: the run stopped at a request the cassette does not hold")
+		return t
 	}
 	k := &checker{ctx: ctx, t: t, set: r.set, c: c, opts: r.opts}
 	for _, e := range c.Expect {
@@ -252,7 +264,7 @@ func (r *runner) trial(ctx context.Context, ci, rep int) *Trial {
 			t.Failures = append(t.Failures, Failure{Expectation: e.String(), Diff: d})
 		}
 	}
-	t.Skipped = k.skips
+	t.Skipped = append(t.Skipped, k.skips...)
 	t.Passed = len(t.Failures) == 0
 	return t
 }
@@ -347,11 +359,17 @@ func (o *observer) missed() *MissError {
 	return o.miss
 }
 
+// maxAwaits is how many awaits of one trial the runner answers; past it,
+// it denies, so that an action that asks for authorization again and
+// again cannot keep a trial going for ever.
+const maxAwaits = 100
+
 // answerer answers a trial's awaits as its case says.
 type answerer struct {
 	c       *Case
 	mu      sync.Mutex
 	replies int
+	awaits  int
 }
 
 func (a *answerer) answer(ctx context.Context, h *brt.Handle) {
@@ -359,7 +377,16 @@ func (a *answerer) answer(ctx context.Context, h *brt.Handle) {
 	if !ok {
 		return
 	}
+	a.mu.Lock()
+	a.awaits++
+	n := a.awaits
+	a.mu.Unlock()
 	var ans run.Answer
+	if n > maxAwaits && (req.Await == run.AwaitApproval || req.Await == run.AwaitAuthorization) {
+		ans.Decision, ans.Reason = run.Denied, fmt.Sprintf("the eval answers at most %d awaits of a run", maxAwaits)
+		_ = h.Resume(context.WithoutCancel(ctx), req.ID, ans)
+		return
+	}
 	switch req.Await {
 	case run.AwaitQuestion:
 		a.mu.Lock()

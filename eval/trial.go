@@ -23,13 +23,15 @@ type Trial struct {
 	// Result is the run's result as JSON; null when it has none.
 	Result json.RawMessage `json:"result,omitempty"`
 	// Steps counts the model calls; InputTokens, OutputTokens,
-	// CachedTokens (input tokens read from the provider's cache) and Cost
-	// total them (Cost from [Options].Price; 0 without one).
-	Steps        int     `json:"steps"`
-	InputTokens  int     `json:"input_tokens"`
-	OutputTokens int     `json:"output_tokens"`
-	CachedTokens int     `json:"cached_tokens"`
-	Cost         float64 `json:"cost"`
+	// CacheReadTokens and CacheWriteTokens (the parts of InputTokens read
+	// from and written to the provider's prompt cache) and Cost total them
+	// (Cost from [Options].Price; 0 without one).
+	Steps            int     `json:"steps"`
+	InputTokens      int     `json:"input_tokens"`
+	OutputTokens     int     `json:"output_tokens"`
+	CacheReadTokens  int     `json:"cache_read_tokens"`
+	CacheWriteTokens int     `json:"cache_write_tokens"`
+	Cost             float64 `json:"cost"`
 	// Latency is how long the run took, from start to end.
 	Latency time.Duration `json:"latency"`
 	// Trajectory is what the run did, step by step.

@@ -116,6 +116,54 @@ for v := range count(5) { if v == 20 { break }; fmt.Print(v, " ") }
 for k, v := range pairs { fmt.Print(k, v, " ") }
 func find() int { for v := range count(9) { if v == 30 { return v } }; return -1 }
 fmt.Print(find())`, "0 10 stop a1 b2 stop 30"},
+		{"a struct error value in an error variable", `type Code struct{ N int }
+func (c Code) Error() string { return fmt.Sprint("code ", c.N) }
+var e1 error = Code{4}
+var e2 error
+e2 = Code{5}
+e3 := error(Code{6})
+var c Code
+fmt.Println(e1, e2, e3, errors.As(e2, &c), c.N)`, "code 4 code 5 code 6 true 5"},
+		{"method expressions", `type T struct{ n int }
+func (t T) Add(x int) int { return t.n + x }
+func (t *T) Inc() { t.n++ }
+f := T.Add
+v := &T{5}
+(*T).Inc(v)
+type I interface{ M() string }
+type S struct{}
+func (S) M() string { return "S.M" }
+var b strings.Builder
+(*strings.Builder).WriteString(&b, "hey")
+fmt.Println(f(T{1}, 2), T.Add(T{3}, 4), v.n, (*T).Add(v, 1), I.M(S{}), b.String())`, "3 7 6 7 S.M hey"},
+		{"range over a string gives byte offsets", "s := \"h\u00e9\\xffz\"\nvar ks []int\nfor i := range s { ks = append(ks, i) }\nfor i, r := range s { fmt.Print(i, r, \" \") }\nfmt.Print(ks)", "0 104 1 233 3 65533 4 122 [0 1 3 4]"},
+		{"type switches on errors", `type SE struct{ N int }
+func (e SE) Error() string { return "se" }
+check := func(i int) error { if i > 0 { return SE{i} }; return nil }
+for _, i := range []int{0, 1} {
+	switch err := check(i).(type) {
+	case nil:
+		fmt.Print("ok ")
+	case SE:
+		fmt.Print("short ", err.N, " ")
+	}
+	switch check(i).(type) {
+	case SE:
+		fmt.Print("SE ")
+	}
+}
+for _, v := range []any{errors.New("e"), 1} {
+	switch x := v.(type) {
+	case error:
+		fmt.Print("error ", x, " ")
+	default:
+		fmt.Print("other ", x)
+	}
+	switch v.(type) {
+	case error:
+		fmt.Print("E ")
+	}
+}`, "ok short 1 SE error e E other 1"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/byref/byref/interp/internal/shop"
+	"github.com/byref/byref/codegen/codegentest/shop"
 )
 
 // TestTypeCheckRefuses: what go build rejects is rejected before anything
@@ -98,7 +98,7 @@ func TestTypeCheckAccepts(t *testing.T) {
 func TestTypeOfHost(t *testing.T) {
 	tc := newTypeChecker()
 	typ := tc.typeOf(reflect.TypeFor[[]shop.Order]())
-	if got := typ.String(); got != "[]github.com/byref/byref/interp/internal/shop.Order" {
+	if got := typ.String(); got != "[]github.com/byref/byref/codegen/codegentest/shop.Order" {
 		t.Errorf("[]Order = %s", got)
 	}
 	rep := tc.typeOf(reflect.TypeFor[*shop.Report]())

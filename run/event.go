@@ -29,6 +29,7 @@ const (
 	EventChildRunStarted   EventType = "child_run_started"
 	EventChildRunFinished  EventType = "child_run_finished"
 	EventProgress          EventType = "progress"
+	EventContextCompacted  EventType = "context_compacted"
 	EventResult            EventType = "result"
 	EventUsage             EventType = "usage"
 	EventError             EventType = "error"
@@ -51,6 +52,7 @@ var decoders = map[EventType]func([]byte) (Payload, error){
 	EventChildRunStarted:   decode[ChildRunStarted],
 	EventChildRunFinished:  decode[ChildRunFinished],
 	EventProgress:          decode[Progress],
+	EventContextCompacted:  decode[ContextCompacted],
 	EventResult:            decode[Result],
 	EventUsage:             decode[Usage],
 	EventError:             decode[Error],
@@ -73,7 +75,7 @@ func EventTypes() []EventType {
 		EventToolCallCompleted, EventSnippetExecuted, EventVariableCreated,
 		EventVariableModified, EventAwaitRequested, EventAwaitResolved,
 		EventChildRunStarted, EventChildRunFinished, EventProgress, EventResult,
-		EventUsage, EventError}
+		EventUsage, EventError, EventContextCompacted}
 }
 
 // Known reports whether t is one of the event types above.

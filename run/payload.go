@@ -50,6 +50,9 @@ type RunOptions struct {
 	// ContextShare the share of it the conversation may fill.
 	ContextWindow int     `json:"context_window,omitempty"`
 	ContextShare  float64 `json:"context_share,omitempty"`
+	// CompactAt is the request size, in tokens, past which the run
+	// compacts its context; 0 for the share of the window.
+	CompactAt int `json:"compact_at,omitempty"`
 	// LargeResult is the size above which a tool result is kept as a
 	// variable.
 	LargeResult int `json:"large_result,omitempty"`
@@ -451,6 +454,29 @@ type Result struct {
 	Value json.RawMessage `json:"value"`
 }
 
+// ContextCompacted records that the run compacted what the model reads,
+// before the model call of step Step + 1, because the next request would
+// have passed the threshold (Tokens of Threshold, estimated). Every message
+// after the task was replaced by Summary, which names each earlier step's
+// calls and the variables they made, by reference with a one-line
+// preview: the values stay in the run's variables. A restored run rebuilds
+// its conversation from here, byte for byte.
+type ContextCompacted struct {
+	// Step is the last step folded into the summary.
+	Step int `json:"step"`
+	// Messages is how many messages were folded.
+	Messages int `json:"messages"`
+	// Tokens is the estimated size of the request that would have been
+	// sent, and Threshold the size past which the run compacts.
+	Tokens    int `json:"tokens"`
+	Threshold int `json:"threshold"`
+	// Summary is the message that replaced them, as the model reads it.
+	Summary string `json:"summary"`
+	// Tools names the tools offered from here on, when relevance
+	// selection chose them again; empty when the tool list is unchanged.
+	Tools []string `json:"tools,omitempty"`
+}
+
 // Usage records tokens spent by one model call.
 type Usage struct {
 	InputTokens  int64 `json:"input_tokens"`
@@ -520,6 +546,9 @@ func (AwaitResolved) Kind() EventType { return EventAwaitResolved }
 // Kind returns [EventProgress].
 func (Progress) Kind() EventType { return EventProgress }
 
+// Kind returns [EventContextCompacted].
+func (ContextCompacted) Kind() EventType { return EventContextCompacted }
+
 // Kind returns [EventChildRunStarted].
 func (ChildRunStarted) Kind() EventType { return EventChildRunStarted }
 
@@ -555,5 +584,6 @@ func (Progress) isPayload()          {}
 func (ChildRunFinished) isPayload()  {}
 func (Result) isPayload()            {}
 func (Usage) isPayload()             {}
+func (ContextCompacted) isPayload()  {}
 func (Error) isPayload()             {}
 func (Unknown) isPayload()           {}

@@ -61,6 +61,9 @@ type Snapshot struct {
 	Result json.RawMessage `json:"result,omitempty"`
 	// Usage totals the tokens of every [Usage] event.
 	Usage Usage `json:"usage"`
+	// Compactions counts the [ContextCompacted] events: how many times
+	// the run compacted what the model reads.
+	Compactions int `json:"compactions,omitempty"`
 	// LastError is the message of the latest [Error] event.
 	LastError string `json:"last_error,omitempty"`
 
@@ -238,6 +241,8 @@ func (s *Snapshot) Apply(e Event) {
 		}
 	case Result:
 		s.Result = p.Value
+	case ContextCompacted:
+		s.Compactions++
 	case Usage:
 		s.Usage.InputTokens += p.InputTokens
 		s.Usage.OutputTokens += p.OutputTokens

@@ -57,11 +57,18 @@ type Limits struct {
 	// ContextWindow is the model's context window, in tokens. Zero means
 	// DefaultContextWindow.
 	ContextWindow int
-	// ContextShare is the share of the window the conversation may fill
-	// before the oldest turns are dropped (the system prompt and the task
-	// are kept), between 0 and 1. Zero, or a value outside that range,
-	// means DefaultContextShare.
+	// ContextShare is the share of the window a request may fill before
+	// the run compacts its context, between 0 and 1, when CompactAt is
+	// zero. Zero, or a value outside that range, means
+	// DefaultContextShare.
 	ContextShare float64
+	// CompactAt is the estimated size of a request, in tokens, past which
+	// the run compacts its context before sending it: every message after
+	// the task becomes one summary the runtime writes from the log, which
+	// names each earlier step's variables by reference with a one-line
+	// preview (the values stay in the variables). Zero means ContextShare
+	// of ContextWindow.
+	CompactAt int
 	// LargeResult is the size, in bytes, above which a tool result is
 	// kept as a variable and the model gets its preview and reference.
 	// Zero means DefaultLargeResult.
@@ -83,6 +90,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.ContextShare <= 0 || l.ContextShare > 1 {
 		l.ContextShare = DefaultContextShare
+	}
+	if l.CompactAt <= 0 {
+		l.CompactAt = int(float64(l.ContextWindow) * l.ContextShare)
 	}
 	if l.LargeResult <= 0 {
 		l.LargeResult = DefaultLargeResult
@@ -382,7 +392,7 @@ func SpecOf(opts RunOptions) run.RunCreated {
 			Task: opts.Task, Instructions: opts.Instructions, Model: opts.ModelName, Interactive: !opts.NonInteractive,
 			Approval: string(opts.Approval), MaxSteps: opts.Limits.withDefaults().MaxSteps, MaxTokens: opts.Limits.MaxTokens,
 			ResultRetries: opts.Limits.ResultRetries, ContextWindow: opts.Limits.ContextWindow, ContextShare: opts.Limits.ContextShare,
-			LargeResult: opts.Limits.LargeResult, RetryAttempts: opts.Limits.Retry.Attempts, RetryBackoff: opts.Limits.Retry.Backoff,
+			CompactAt: opts.Limits.CompactAt, LargeResult: opts.Limits.LargeResult, RetryAttempts: opts.Limits.Retry.Attempts, RetryBackoff: opts.Limits.Retry.Backoff,
 			RetryMaxBackoff: opts.Limits.Retry.MaxBackoff, AwaitTimeout: opts.AwaitTimeout, ToolLimit: opts.ToolLimit,
 			Driven: opts.Driven, Actions: opts.Actions, InputSchema: opts.InputSchema, ResultSchema: opts.ResultSchema,
 		},
@@ -405,7 +415,7 @@ func OptionsOf(id run.ID, c run.RunCreated) RunOptions {
 		ToolLimit: o.ToolLimit, Driven: o.Driven,
 		Limits: Limits{
 			MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens, ResultRetries: o.ResultRetries, ContextWindow: o.ContextWindow,
-			ContextShare: o.ContextShare, LargeResult: o.LargeResult,
+			ContextShare: o.ContextShare, CompactAt: o.CompactAt, LargeResult: o.LargeResult,
 			Retry: llm.RetryPolicy{Attempts: o.RetryAttempts, Backoff: o.RetryBackoff, MaxBackoff: o.RetryMaxBackoff},
 		},
 	}

@@ -288,7 +288,10 @@ func TestAgentNonInteractiveRefusesFollowUp(t *testing.T) {
 	}
 }
 
-func TestAgentContextTruncation(t *testing.T) {
+// Over the window's share, the run compacts once, records it, and goes on
+// append-only: the last request is the system prompt, the task, the
+// summary and what came after it.
+func TestAgentContextCompaction(t *testing.T) {
 	big := strings.Repeat("word ", 400) // ~500 tokens per message
 	model := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
 		r := llm.CallTool("get_weather", `{"location":"Paris","unit":"c","return":null}`)
@@ -296,17 +299,36 @@ func TestAgentContextTruncation(t *testing.T) {
 		return r, nil
 	})
 	rt := newAgent(t, model, runtime.Options{})
-	rt.Run(context.Background(), runtime.RunOptions{Task: "the task", Limits: runtime.Limits{MaxSteps: 12, ContextWindow: 4000, ContextShare: 0.75}})
+	h, _ := rt.Start(context.Background(), runtime.RunOptions{Task: "the task", Limits: runtime.Limits{MaxSteps: 12, ContextWindow: 4000, ContextShare: 0.75}})
+	h.Wait(context.Background())
 	reqs := model.Requests()
 	last := reqs[len(reqs)-1]
 	if last.Messages[0].Role != llm.RoleSystem || last.Messages[1].Text != "the task" {
 		t.Fatalf("the system prompt and the task must be kept: %+v", last.Messages[:2])
 	}
 	if len(last.Messages) >= 2+2*11 {
-		t.Fatalf("nothing was dropped: %d messages", len(last.Messages))
+		t.Fatalf("nothing was compacted: %d messages", len(last.Messages))
 	}
-	if m := last.Messages[2]; m.Role != llm.RoleAssistant {
-		t.Fatalf("a turn must start with the assistant message, not %s", m.Role)
+	if m := last.Messages[2]; m.Role != llm.RoleUser || !strings.Contains(m.Text, "were compacted") {
+		t.Fatalf("the summary does not follow the task: %s %.200s", m.Role, m.Text)
+	}
+	var events []run.ContextCompacted
+	for e, err := range h.Events(context.Background(), 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, ok := e.Data.(run.ContextCompacted); ok {
+			events = append(events, c)
+		}
+		if s, ok := e.Data.(run.StatusChanged); ok && s.To.Terminal() {
+			break
+		}
+	}
+	if len(events) == 0 || events[len(events)-1].Summary != last.Messages[2].Text || events[0].Tokens <= events[0].Threshold || events[0].Threshold != 3000 {
+		t.Fatalf("compactions recorded: %+v", events)
+	}
+	if snap, _ := h.Snapshot(context.Background()); snap.Compactions != len(events) {
+		t.Errorf("snapshot counts %d compactions, the log %d", snap.Compactions, len(events))
 	}
 }
 
@@ -485,7 +507,8 @@ func TestAgentFollowUpGetsItsOwnLimitsAndKeepsItsMessage(t *testing.T) {
 	for i, req := range model.Requests()[1:] {
 		found := false
 		for _, m := range req.Messages {
-			found = found || m.Text == "FOLLOW-UP"
+			// After a compaction, the summary quotes it.
+			found = found || m.Text == "FOLLOW-UP" || strings.Contains(m.Text, "- the user: FOLLOW-UP")
 		}
 		if !found {
 			t.Fatalf("request %d of the follow-up lost the follow-up message", i+2)

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -20,7 +21,8 @@ import (
 
 // prepared is a call whose arguments are resolved and decoded: the one
 // resolution of a call, made when it is scheduled for execution and carried
-// through approval and execution.
+// through approval and execution. It is the call's scratch too: prepared
+// values are pooled (newPrepared, putPrepared).
 type prepared struct {
 	row  *row
 	args []reflect.Value
@@ -43,13 +45,16 @@ type prepared struct {
 	// block holds the decoded raw arguments, one field per parameter: one
 	// allocation for all of them.
 	block reflect.Value
-	// spare is the previous call's block, zeroed, taken for the next call
+	// spare is an earlier call's block, zeroed, taken for the next call
 	// of an action of the same parameters' types (a call passes its
 	// arguments by value: the function keeps no hold on the block).
 	spare reflect.Value
-	// lent is set when the arguments went to another goroutine, which
-	// may still read them: the block is then not reused.
-	lent bool
+	// fields and at are prepare's scratch: the members of the arguments'
+	// object, and the member of each parameter.
+	fields fields
+	at     []int
+	// flight is the call as the watchdog sees it while it runs.
+	flight inflight
 }
 
 type trackedRef struct {
@@ -62,6 +67,30 @@ type callResult struct {
 	err   error
 }
 
+// preparedPool holds the prepared values of calls that are over.
+var preparedPool = sync.Pool{New: func() any { return new(prepared) }}
+
+// newPrepared takes a prepared value from the pool; putPrepared gives it
+// back, cleared, its block kept for the next call. The function that calls
+// one calls the other (runJob): a prepared value lives for one call, and
+// nothing of it may be kept after.
+func newPrepared() *prepared { return preparedPool.Get().(*prepared) }
+
+func putPrepared(p *prepared) {
+	p.reset()
+	preparedPool.Put(p)
+}
+
+// reset clears p for another call, keeping its buffers.
+func (p *prepared) reset() {
+	spare := p.spare
+	if p.block.IsValid() {
+		spare = p.block
+		spare.SetZero()
+	}
+	*p = prepared{tracked: p.tracked[:0], spare: spare, fields: p.fields[:0], at: p.at[:0]}
+}
+
 // needsApproval reports whether the named action always needs approval.
 func (st *State) needsApproval(name string) bool {
 	st.mu.Lock()
@@ -70,22 +99,21 @@ func (st *State) needsApproval(name string) bool {
 	return ok && r.act.NeedsApproval()
 }
 
-// resolve parses and resolves a call once: the action, its arguments (each
-// a reference, a raw value or a default) and its return target. Its error
-// is a *RefusedError whose text is what the model gets.
-func (st *State) resolve(c ToolCall) (*prepared, error) {
+// resolve parses and resolves a call once, into p: the action, its
+// arguments (each a reference, a raw value or a default) and its return
+// target. Its error is a *RefusedError whose text is what the model gets.
+func (st *State) resolve(c ToolCall, p *prepared) error {
 	st.mu.Lock()
-	p, err := st.prepare(c)
-	var secretIn []string
+	err := st.prepare(c, p)
 	if err == nil {
-		secretIn = st.sensitiveArgs(p)
+		p.secretIn = st.sensitiveArgs(p)
 	}
 	st.mu.Unlock()
 	if err != nil {
-		return nil, &RefusedError{Action: c.Name, CallID: c.ID, Msg: err.Error()}
+		p.row = nil
+		return &RefusedError{Action: c.Name, CallID: c.ID, Msg: err.Error()}
 	}
-	p.secretIn = secretIn
-	return p, nil
+	return nil
 }
 
 // arg returns a settable value for raw argument i: a field of the call's
@@ -111,155 +139,115 @@ func (p *prepared) resolution() *run.Resolution {
 	return p.res
 }
 
-// release clears the State's prepared call once its call is over, so that
-// it holds no values; callers hold execMu.
-func (st *State) release() {
-	p := &st.prepared
-	spare := p.spare
-	if p.block.IsValid() && !p.lent {
-		spare = p.block
-		spare.SetZero()
-	}
-	*p = prepared{tracked: p.tracked[:0], spare: spare}
-}
-
-// newResolution returns a resolution of n arguments, in one allocation
-// for up to four.
+// newResolution returns a resolution of n arguments, in one allocation for
+// up to four: the arguments are held in the resolution's own small array,
+// as slog.Record holds its first attributes.
 func newResolution(n int) *run.Resolution {
-	switch n {
-	case 0:
-		return &run.Resolution{Args: []run.Argument{}}
-	case 1:
-		r := new(struct {
-			run.Resolution
-			a [1]run.Argument
-		})
-		r.Args = r.a[:]
-		return &r.Resolution
-	case 2:
-		r := new(struct {
-			run.Resolution
-			a [2]run.Argument
-		})
-		r.Args = r.a[:]
-		return &r.Resolution
-	case 3:
-		r := new(struct {
-			run.Resolution
-			a [3]run.Argument
-		})
-		r.Args = r.a[:]
-		return &r.Resolution
-	case 4:
-		r := new(struct {
-			run.Resolution
-			a [4]run.Argument
-		})
-		r.Args = r.a[:]
-		return &r.Resolution
+	if n > 4 {
+		return &run.Resolution{Args: make([]run.Argument, n)}
 	}
-	return &run.Resolution{Args: make([]run.Argument, n)}
+	r := new(struct {
+		run.Resolution
+		front [4]run.Argument
+	})
+	r.Args = r.front[:n:n]
+	return &r.Resolution
 }
 
-// call executes one tool call, resolved as p (or refused with perr). need is set when the action asked for
-// authorization or input (the response is then failed, and the call may be
-// retried after the run's user answered).
-func (st *State) call(ctx context.Context, g gate, step int, c ToolCall, p *prepared, perr error) (_ ToolResponse, _ *action.Termination, need error) {
+// call executes one tool call of job j, resolved as p (or refused with
+// perr). need is set when the action asked for authorization or input (the
+// response is then failed, and the call may be retried after the run's user
+// answered); gone is set when the watchdog abandoned the call, whose
+// response it made: the caller's goroutine must then end.
+func (st *State) call(ctx context.Context, j *stepJob, endCall func(SpanEnd), c ToolCall, p *prepared, perr error) (_ ToolResponse, _ *action.Termination, need error, gone bool) {
 	resp := ToolResponse{CallID: c.ID, Name: c.Name, start: time.Now()}
 	if perr != nil {
-		return st.failErr(resp, perr), nil, nil
+		return st.failErr(resp, perr), nil, nil, false
 	}
 	resp.Resolution = p.resolution()
+	if b := p.row.builtin; b != nil {
+		resp, term := b(st, ctx, j, c, p, resp)
+		return resp, term, nil, false
+	}
 	a := p.row.act
-	secretIn := p.secretIn
-
-	if p.row.builtin && a.Name() == RunGoName {
-		s := st.snippet(ctx, g, step, c.ID, p.args[0].String())
-		resp.Success, resp.Error, resp.Stdout, resp.Stderr, resp.Variables, resp.Duration = s.Success, s.Error, s.Stdout, s.Stderr, s.Variables, s.Duration
-		resp.Err = s.Err
-		resp.ran, resp.start = &ranSnippet{snippet: &run.Snippet{Code: s.Code, Reads: s.Reads, Writes: s.Writes}, left: s.left}, s.start
-		return resp, nil, nil
-	}
-	if p.row.builtin && a.Name() == action.AskUserName {
-		if len(secretIn) > 0 {
-			return st.fail(resp, "ask_user cannot show "+strings.Join(secretIn, ", ")+": it is a secret or derived from one, and questions are shown and recorded; ask without it"), nil, nil
-		}
-		if g == nil {
-			return st.fail(resp, "ask_user needs a run whose user can answer; there is none"), nil, nil
-		}
-		answer, deny := g.ask(ctx, c, p.args[0].String())
-		if deny != "" {
-			return st.fail(resp, deny), nil, nil
-		}
-		st.mu.Lock()
-		defer st.mu.Unlock()
-		return st.commit(resp, step, a, p, reflect.ValueOf(answer), nil), nil, nil
-	}
-	if p.row.builtin && a.Name() == action.TerminateName {
-		term := &action.Termination{Success: p.args[0].Bool(), Result: p.args[1].Interface()}
-		for _, arg := range p.record {
-			if arg.Param == "result" && arg.Ref != "" {
-				term.From, term.Tainted = arg.Ref, slices.Contains(secretIn, arg.Ref)
-			}
-		}
-		resp.Success = true
-		resp.Duration = time.Since(resp.start)
-		return resp, term, nil
-	}
 	if err := ctx.Err(); err != nil {
-		return st.fail(resp, "the step was cancelled before "+a.Name()+" ran ("+err.Error()+")"), nil, nil
+		return st.fail(resp, "the step was cancelled before "+a.Name()+" ran ("+err.Error()+")"), nil, nil, false
 	}
-
-	// An action that takes a context gets one with the call's deadline,
-	// its own output writers and its call; one that takes none cannot see
-	// them, and a timer alone bounds it.
-	callCtx := ctx
-	var deadline <-chan time.Time
-	var stdout, stderr *boundedBuffer
+	f := &p.flight
+	*f = inflight{index: j.next, resp: resp, secret: len(p.secretIn) > 0, step: j.n, timeout: st.opts.CallTimeout, ctx: ctx, callCtx: ctx, endCall: endCall}
 	if a.TakesContext() {
-		if st.opts.CallTimeout > 0 {
-			var cancel context.CancelFunc
-			callCtx, cancel = context.WithTimeout(ctx, st.opts.CallTimeout)
-			defer cancel()
-		}
-		out := &callOutput{stdout: boundedBuffer{limit: st.opts.MaxOutput}, stderr: boundedBuffer{limit: st.opts.MaxOutput}}
-		stdout, stderr = &out.stdout, &out.stderr
-		callCtx = action.WithOutput(callCtx, stdout, stderr)
-		callCtx = context.WithValue(callCtx, callKey{}, &callInfo{run: st.run, callID: c.ID, sensitive: secretIn})
-	} else if st.opts.CallTimeout > 0 && st.opts.Isolate {
-		t := time.NewTimer(st.opts.CallTimeout)
-		defer t.Stop()
-		deadline = t.C
+		// An action that takes a context gets one with the call's
+		// deadline, its own output writers and its call.
+		var cancel context.CancelFunc
+		f.callCtx, cancel = st.callContext(ctx, c, p, f)
+		defer cancel()
 	}
-
 	var res callResult
-	abandon := false
-	if st.opts.Isolate {
-		p.lent = true
-		res, abandon = st.isolated(ctx, callCtx, a, p.args, deadline)
-	} else {
-		// On the step's goroutine: stopped through its context only, as
-		// Go functions are. No handoff to another goroutine, which costs
-		// more than the rest of the call on a busy machine.
-		res.value, res.err = a.Call(callCtx, p.args)
+	d, bounded := st.callBound(ctx, a)
+	switch {
+	case !bounded:
+		res.value, res.err = a.Call(f.callCtx, p.args)
+	case j.watched:
+		// Once abandoned, this goroutine touches j no more: it is the
+		// fresh goroutine's.
+		w := st.steps
+		w.arm(f, d)
+		res.value, res.err = a.Call(f.callCtx, p.args)
+		if !w.disarm(f) {
+			return ToolResponse{}, nil, nil, true // late: the result is discarded
+		}
+	default:
+		// A bare State's step runs on the host's goroutine, which only
+		// the action can give back: a result later than the deadline is
+		// discarded.
+		start := time.Now()
+		res.value, res.err = a.Call(f.callCtx, p.args)
+		if time.Since(start) > d {
+			return st.abandoned(f), nil, nil, false
+		}
 	}
-	if abandon {
-		resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
-		if len(secretIn) > 0 {
-			resp.Stdout, resp.Stderr = hideOutput(resp.Stdout), hideOutput(resp.Stderr)
-		}
-		cause := ErrCallTimeout
-		if ctx.Err() != nil {
-			cause = context.Cause(ctx)
-		}
-		return st.failErr(resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: abandoned(a.Name(), ctx, callCtx, st.opts.CallTimeout), Err: cause}), nil, nil
+	resp, need = st.returned(resp, j.n, p, f.out, res)
+	return resp, nil, need, false
+}
+
+// callContext is the context of a call of an action that takes one: the
+// call's deadline, its output writers (f.out) and its call's information.
+func (st *State) callContext(ctx context.Context, c ToolCall, p *prepared, f *inflight) (context.Context, context.CancelFunc) {
+	cancel := context.CancelFunc(func() {})
+	if st.opts.CallTimeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, st.opts.CallTimeout)
 	}
-	resp.Stdout, resp.Stderr = stdout.String(), stderr.String()
-	if len(secretIn) > 0 {
-		resp.Stdout, resp.Stderr = hideOutput(resp.Stdout), hideOutput(resp.Stderr)
-		if res.err != nil && !errors.Is(res.err, action.ErrNeedsHuman) {
-			return st.failErr(resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: hideError(a.Name(), res.err), Err: res.err}), nil, nil
+	f.out = &callOutput{stdout: boundedBuffer{limit: st.opts.MaxOutput}, stderr: boundedBuffer{limit: st.opts.MaxOutput}}
+	ctx = action.WithOutput(ctx, &f.out.stdout, &f.out.stderr)
+	info := &callInfo{run: st.run, callID: c.ID, sensitive: p.secretIn}
+	ctx = action.WithCall(context.WithValue(ctx, callKey{}, info), info)
+	return ctx, cancel
+}
+
+// callBound returns how long a call of a may run from now: CallTimeout, or
+// less when the step's deadline comes first; bounded is false when nothing
+// bounds it. An action that takes a context sees the deadline: it is given
+// a moment more to return with its own error before it is abandoned.
+func (st *State) callBound(ctx context.Context, a *action.Action) (d time.Duration, bounded bool) {
+	d = st.opts.CallTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl); d <= 0 || left < d {
+			d = max(left, 1)
 		}
+	}
+	if d > 0 && a.TakesContext() {
+		d += min(max(d/10, 50*time.Millisecond), time.Second)
+	}
+	return d, d > 0
+}
+
+// returned completes the response of a call whose action returned res.
+func (st *State) returned(resp ToolResponse, step int, p *prepared, out *callOutput, res callResult) (_ ToolResponse, need error) {
+	a := p.row.act
+	secret := len(p.secretIn) > 0
+	resp.Stdout, resp.Stderr = out.texts(secret)
+	if secret && res.err != nil && !errors.Is(res.err, action.ErrNeedsHuman) {
+		return st.failErr(resp, &ActionError{Action: a.Name(), CallID: resp.CallID, Step: step, Msg: hideError(a.Name(), res.err), Err: res.err}), nil
 	}
 	if (resp.Stdout != "" || resp.Stderr != "") && st.hasSecrets() {
 		st.mu.Lock()
@@ -267,18 +255,7 @@ func (st *State) call(ctx context.Context, g gate, step int, c ToolCall, p *prep
 		st.mu.Unlock()
 	}
 	if res.err != nil {
-		var pe *action.PanicError
-		if errors.As(res.err, &pe) {
-			msg := fmt.Sprintf("%s panicked: %v. The action has a bug or was given a value it cannot handle; try other arguments or another action.", a.Name(), pe.Value)
-			return st.failErr(resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: msg, Err: res.err}), nil, nil
-		}
-		if errors.Is(res.err, action.ErrNeedsHuman) {
-			need = res.err
-		}
-		if f := (*run.FailureError)(nil); errors.As(res.err, &f) {
-			resp.Failure = f
-		}
-		return st.failErr(resp, &ActionError{Action: a.Name(), CallID: c.ID, Step: step, Msg: a.Name() + " failed: " + res.err.Error(), Err: res.err}), nil, need
+		return st.failed(resp, step, a, res.err)
 	}
 
 	// Fingerprints are taken before locking: the value may be large.
@@ -290,12 +267,43 @@ func (st *State) call(ctx context.Context, g gate, step int, c ToolCall, p *prep
 
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if len(secretIn) > 0 {
+	if secret {
 		// Taint before the changes are described, so that their
 		// previews are redacted.
 		p.tainted = true
 	}
-	return st.commit(resp, step, a, p, res.value, changed), nil, nil
+	return st.commit(resp, step, a, p, res.value, changed), nil
+}
+
+// failed completes the response of a call whose action returned err (or
+// panicked).
+func (st *State) failed(resp ToolResponse, step int, a *action.Action, err error) (_ ToolResponse, need error) {
+	var pe *action.PanicError
+	if errors.As(err, &pe) {
+		msg := fmt.Sprintf("%s panicked: %v. The action has a bug or was given a value it cannot handle; try other arguments or another action.", a.Name(), pe.Value)
+		return st.failErr(resp, &ActionError{Action: a.Name(), CallID: resp.CallID, Step: step, Msg: msg, Err: err}), nil
+	}
+	if errors.Is(err, action.ErrNeedsHuman) {
+		need = err
+	}
+	if f := (*run.FailureError)(nil); errors.As(err, &f) {
+		resp.Failure = f
+	}
+	return st.failErr(resp, &ActionError{Action: a.Name(), CallID: resp.CallID, Step: step, Msg: a.Name() + " failed: " + err.Error(), Err: err}), need
+}
+
+// abandoned is the response of call f, which the watchdog abandoned: at
+// its deadline, or CancelGrace after its step was cancelled.
+func (st *State) abandoned(f *inflight) ToolResponse {
+	resp := f.resp
+	resp.Stdout, resp.Stderr = f.out.texts(f.secret)
+	cause := ErrCallTimeout
+	if f.ctx.Err() != nil && f.ctx.Err() != context.DeadlineExceeded {
+		cause = context.Cause(f.ctx)
+	}
+	msg := abandonedWhy(resp.Name, f.ctx, f.callCtx, f.timeout)
+	st.log().Warn("call abandoned", "action", resp.Name, "call", resp.CallID, "step", f.step, "why", msg)
+	return st.failErr(resp, &ActionError{Action: resp.Name, CallID: resp.CallID, Step: f.step, Msg: msg, Err: cause})
 }
 
 // commit stores a successful call's result and the changes it made and
@@ -339,58 +347,6 @@ func (st *State) commit(resp ToolResponse, step int, a *action.Action, p *prepar
 	return resp
 }
 
-// isolated runs a call on a goroutine of its own (Options.Isolate) and
-// waits for it, its deadline (deadline, or callCtx's) or the cancellation
-// of its step (ctx, then CancelGrace); abandon reports that it did not
-// return in time.
-func (st *State) isolated(ctx, callCtx context.Context, a *action.Action, args []reflect.Value, deadline <-chan time.Time) (res callResult, abandon bool) {
-	done := st.doneChan()
-	// The State's prepared call is cleared when the step moves on, and an
-	// abandoned call may still be reading its arguments.
-	args = slices.Clone(args)
-	go func() {
-		v, err := a.Call(callCtx, args)
-		done <- callResult{v, err}
-	}()
-	select {
-	case res = <-done:
-		st.putDone(done)
-	case <-deadline:
-		select {
-		case res = <-done: // it returned just in time
-			st.putDone(done)
-		default:
-			abandon = true
-		}
-	case <-callCtx.Done():
-		// A cancelled step waits a while for the action to return (the
-		// run is cancelling, and moves to canceled once it has); a call
-		// past its own deadline is abandoned at once.
-		var grace <-chan time.Time
-		if ctx.Err() != nil && st.opts.CancelGrace > 0 {
-			t := time.NewTimer(st.opts.CancelGrace)
-			defer t.Stop()
-			grace = t.C
-		}
-		returned := false
-		if grace != nil {
-			select {
-			case res = <-done:
-				returned = true
-			case <-grace:
-			}
-		} else {
-			select {
-			case res = <-done: // it returned just in time
-				returned = true
-			default:
-			}
-		}
-		abandon = !returned
-	}
-	return res, abandon
-}
-
 // peek reads a variable's value under the lock.
 func (st *State) peek(name string) (any, reflect.Type, bool) {
 	st.mu.Lock()
@@ -398,8 +354,8 @@ func (st *State) peek(name string) (any, reflect.Type, bool) {
 	return st.vars.Value(name)
 }
 
-func abandoned(name string, step, call context.Context, timeout time.Duration) string {
-	if step.Err() != nil {
+func abandonedWhy(name string, step, call context.Context, timeout time.Duration) string {
+	if err := step.Err(); err != nil && err != context.DeadlineExceeded {
 		return fmt.Sprintf("the step was cancelled while %s ran (%v); its result, if any, is ignored", name, step.Err())
 	}
 	why := call.Err()
@@ -523,39 +479,36 @@ var nullJSON = []byte("null")
 
 // prepare finds the action, checks the arguments and resolves them; callers
 // hold mu. Its errors are the messages the model gets.
-func (st *State) prepare(c ToolCall) (*prepared, error) {
+func (st *State) prepare(c ToolCall, p *prepared) error {
 	r, ok := st.m.byName[c.Name]
 	if !ok {
-		return nil, st.unknownAction(c.Name)
+		return st.unknownAction(c.Name)
 	}
 	if !st.isAttached(c.Name) {
-		return nil, fmt.Errorf("action %s is not attached to this run; attached actions: %s", c.Name, strings.Join(st.attachedNames(), ", "))
+		return fmt.Errorf("action %s is not attached to this run; attached actions: %s", c.Name, strings.Join(st.attachedNames(), ", "))
 	}
 	plain := st.opts.HideFromAI
 	if why := r.unavailable(plain); why != "" {
-		return nil, fmt.Errorf("action %s is not available now: %s%s", c.Name, strings.TrimPrefix(why, c.Name+": "), st.creators(r))
+		return fmt.Errorf("action %s is not available now: %s%s", c.Name, strings.TrimPrefix(why, c.Name+": "), st.creators(r))
 	}
 	a := r.act
 	text := []byte(c.Arguments)
 	if len(text) == 0 || (text[0] <= ' ' || text[0] >= utf8.RuneSelf) && len(bytes.TrimSpace(text)) == 0 {
 		text = []byte("{}")
 	}
-	fs, err := splitObject(text, st.fields)
-	st.fields = fs
+	fs, err := splitObject(text, p.fields)
+	p.fields = fs
 	if err != nil {
-		return nil, fmt.Errorf("the arguments of %s are not a JSON object (%v); send one object such as %s", c.Name, err, example(r, plain))
+		return fmt.Errorf("the arguments of %s are not a JSON object (%v); send one object such as %s", c.Name, err, example(r, plain))
 	}
 	if k, dup := fs.duplicate(); dup {
-		return nil, fmt.Errorf("the key %q appears more than once in the arguments of %s; send each parameter once", k, c.Name)
+		return fmt.Errorf("the key %q appears more than once in the arguments of %s; send each parameter once", k, c.Name)
 	}
-	at, ok := st.members(r, fs, plain)
+	at, ok := p.members(r, fs, plain)
 	if !ok {
-		return nil, checkNames(r, fs, plain)
+		return checkNames(r, fs, plain)
 	}
-	// The State's one prepared call (steps run one at a time), cleared by
-	// release once the call is over.
-	p := &st.prepared
-	*p = prepared{row: r, res: newResolution(a.NumParams()), tracked: p.tracked[:0], spare: p.spare}
+	p.row, p.res = r, newResolution(a.NumParams())
 	p.record = p.res.Args
 	if n := a.NumParams(); n <= len(p.argsBuf) {
 		p.args = p.argsBuf[:n:n]
@@ -568,31 +521,31 @@ func (st *State) prepare(c ToolCall) (*prepared, error) {
 			raw = fs[k].raw
 		}
 		if err := st.resolveArg(p, i, raw, plain); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if !plain {
 		if raw, ok := fs.get(schema.ReturnProperty); ok && !bytes.Equal(raw, nullJSON) {
 			target, err := st.returnTarget(r, raw)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			p.target = target
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // members returns, for each parameter of r, the index of its member in fs
-// (-1 when it has none), in a slice the State reuses; ok is false when a
-// member names no parameter (checkNames says which). Callers hold mu.
-func (st *State) members(r *row, fs fields, plain bool) (at []int, ok bool) {
+// (-1 when it has none), in p's scratch; ok is false when a member names
+// no parameter (checkNames says which).
+func (p *prepared) members(r *row, fs fields, plain bool) (at []int, ok bool) {
 	ps := r.parameters()
-	at = st.at[:0]
+	at = p.at[:0]
 	for range ps {
 		at = append(at, -1)
 	}
-	st.at = at
+	p.at = at
 	for k := range fs {
 		key := fs[k].key
 		j := -1

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -30,10 +31,29 @@ type runContext struct {
 }
 
 // request builds the model request of the next step: the fixed tools and
-// system prompt, then the messages, each appended once and never rewritten.
-func (h *Handle) request(lim Limits) llm.Request {
+// system prompt, then the messages, each appended once and never
+// rewritten, unless the request would pass the compaction threshold: then
+// the run compacts once (window.go), and is append-only again after.
+func (h *Handle) request(ctx context.Context, lim Limits) (llm.Request, error) {
+	h.mu.Lock()
+	h.fix()
+	tokens := estimateRequest(h.ctx.tools, h.messages)
+	compact := tokens > lim.CompactAt && len(h.messages) > h.head()+1
+	h.mu.Unlock()
+	if compact {
+		if err := h.compact(ctx, tokens, lim.CompactAt); err != nil {
+			return llm.Request{}, err
+		}
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.fix()
+	return llm.Request{Tools: h.ctx.tools, Messages: clipMessages(append([]llm.Message(nil), h.messages...), h.st.opts.MaxMessage), CacheKey: h.ctx.cacheKey}, nil
+}
+
+// fix builds what stays fixed between compactions, where it is not built
+// yet: the tool list, the system prompt and the cache key; callers hold mu.
+func (h *Handle) fix() {
 	if h.ctx.tools == nil {
 		h.ctx.tools = h.st.runTools(h.opts.ToolLimit, h.opts.Task, false, h.ctx.only)
 	}
@@ -43,13 +63,6 @@ func (h *Handle) request(lim Limits) llm.Request {
 	if h.ctx.cacheKey == "" {
 		h.ctx.cacheKey = cacheKey(h.ctx.tools, h.messages[0].Text)
 	}
-	toolTokens := 0
-	for _, t := range h.ctx.tools {
-		toolTokens += (len(t.Description) + len(t.Parameters)) / 4
-	}
-	budget := int(float64(lim.ContextWindow)*lim.ContextShare) - toolTokens
-	h.messages, h.pinned = fitWindow(h.messages, budget, h.pinned)
-	return llm.Request{Tools: h.ctx.tools, Messages: clipMessages(append([]llm.Message(nil), h.messages...), h.st.opts.MaxMessage), CacheKey: h.ctx.cacheKey}
 }
 
 // cacheKey names the prompt cache of requests that begin with tools and
@@ -108,4 +121,14 @@ func sentSnippet(p run.SnippetExecuted, large int) string {
 	}
 	b, _ := marshal(toolContent{Success: p.Success, Error: p.Error, Stdout: p.Stdout, Stderr: p.Stderr, Variables: changes(p.Created, p.Modified)})
 	return restoredContent(string(b), large)
+}
+
+// compactedTools returns the tools the log's last compaction chose, or nil.
+func compactedTools(events []run.Event) []string {
+	for i := len(events) - 1; i >= 0; i-- {
+		if c, ok := events[i].Data.(run.ContextCompacted); ok {
+			return c.Tools
+		}
+	}
+	return nil
 }

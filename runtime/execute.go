@@ -201,6 +201,9 @@ func (st *State) Execute(ctx context.Context, step Step) StepResult {
 const maxHumanRetries = 3
 
 // execute runs a step, asking g (when not nil) for approvals and answers.
+// A run's step (g is its Handle) runs on the State's step goroutine, watched
+// from this one; a bare State's runs on the caller's goroutine (see
+// watchdog.go).
 func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 	st.execMu.Lock()
 	defer st.execMu.Unlock()
@@ -223,25 +226,51 @@ func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 
 	ctx, endStep := st.startSpan(ctx, Span{Kind: SpanStep, Name: "step", Step: n})
 	defer endStep(SpanEnd{})
-	for _, code := range step.Snippets {
-		sctx, endSnippet := st.startSpan(ctx, Span{Kind: SpanSnippet, Name: "snippet", Step: n})
-		s := st.snippet(sctx, g, n, "", code)
+	if st.steps == nil {
+		st.steps = new(stepper)
+	}
+	j := &st.steps.job
+	*j = stepJob{st: st, ctx: ctx, step: step, g: g, n: n, res: res, watched: g != nil}
+	if j.watched {
+		st.steps.run(j)
+	} else {
+		st.runJob(j)
+	}
+	res = j.res
+	*j = stepJob{}
+	st.logStep(n, step, res)
+	return res
+}
+
+// runJob runs what is left of step j: its snippets, then its calls. It
+// reports false when the watchdog abandoned one of its calls: a fresh
+// goroutine goes on with j, and this one must end.
+func (st *State) runJob(j *stepJob) bool {
+	for len(j.res.Snippets) < len(j.step.Snippets) {
+		sctx, endSnippet := st.startSpan(j.ctx, Span{Kind: SpanSnippet, Name: "snippet", Step: j.n})
+		s := st.snippet(sctx, j.g, j.n, "", j.step.Snippets[len(j.res.Snippets)])
 		var err error
 		if !s.Success {
 			err = errors.New(s.Error)
 		}
 		endSnippet(SpanEnd{Err: err})
-		res.Snippets = append(res.Snippets, s)
+		j.res.Snippets = append(j.res.Snippets, s)
 	}
-	for _, c := range step.Calls {
-		resp, term := st.dispatch(ctx, g, n, c)
-		res.Responses = append(res.Responses, resp)
-		if term != nil && res.Termination == nil {
-			res.Termination = term
+	for j.next < len(j.step.Calls) {
+		c := j.step.Calls[j.next]
+		p := newPrepared()
+		d := st.dispatch(j, c, p)
+		putPrepared(p) // an abandoned call's too: its action returned
+		if d.gone {
+			return false
 		}
+		j.res.Responses = append(j.res.Responses, d.resp)
+		if d.term != nil && j.res.Termination == nil {
+			j.res.Termination = d.term
+		}
+		j.next++
 	}
-	st.logStep(n, step, res)
-	return res
+	return true
 }
 
 // oneCall is the result of a step of one call and the first variable
@@ -252,76 +281,91 @@ type oneCall struct {
 	change [1]VariableChange
 }
 
-// dispatch runs call c of step n, asking g (when not nil) for approvals
-// and answers.
-func (st *State) dispatch(ctx context.Context, g gate, n int, c ToolCall) (ToolResponse, *action.Termination) {
+// dispatched is what became of a call: its response and termination, or
+// gone when the watchdog abandoned it.
+type dispatched struct {
+	resp ToolResponse
+	term *action.Termination
+	gone bool
+}
+
+// dispatch runs call c of step j, resolved into p, asking j.g (when not
+// nil) for approvals and answers.
+func (st *State) dispatch(j *stepJob, c ToolCall, p *prepared) dispatched {
+	ctx, g, n := j.ctx, j.g, j.n
 	// The call is parsed and resolved once, here; only arguments an
 	// approver edited are resolved again. A call that does not resolve
 	// fails without asking anybody.
-	p, perr := st.resolve(c)
-	defer st.release()
+	perr := st.resolve(c, p)
 	var refs func() map[string]run.VariableRef
 	if g == nil {
 		if perr == nil && p.row.act.NeedsApproval() || perr != nil && st.needsApproval(c.Name) {
 			// An action that needs approval never runs where nobody can
 			// give it (a bare Execute, an MCP call).
-			return st.refuse(c, c.Name+" needs a person's approval, and nobody can approve here; call it in a run"), nil
+			return dispatched{resp: st.refuse(c, c.Name+" needs a person's approval, and nobody can approve here; call it in a run")}
 		}
 	} else {
 		a, deny := st.approve(ctx, g, c, p, perr)
 		if deny != "" {
-			return st.refuse(a.call, deny), nil
+			return dispatched{resp: st.refuse(a.call, deny)}
 		}
-		c, p, perr, refs = a.call, a.p, a.perr, a.refs
+		c, perr, refs = a.call, a.perr, a.refs
 	}
 	callCtx, endCall := st.startSpan(ctx, Span{Kind: SpanTool, Name: c.Name, Step: n, CallID: c.ID})
-	var resp ToolResponse
-	var term *action.Termination
+	var d dispatched
 	for attempt := 0; ; attempt++ {
 		var need error
-		resp, term, need = st.call(callCtx, g, n, c, p, perr)
+		d.resp, d.term, need, d.gone = st.call(callCtx, j, endCall, c, p, perr)
+		if d.gone {
+			return d // the watchdog ended the call's span
+		}
 		if need == nil || g == nil || attempt == maxHumanRetries {
 			break
 		}
 		retry, deny := g.human(ctx, c, refs, need)
 		if deny != "" {
-			resp.Error = deny
+			d.resp.Error = deny
 			break
 		}
 		callCtx = retry
 	}
 	var callErr error
-	if !resp.Success {
-		callErr = errors.New(resp.Error)
-		st.log().Debug("call failed", "action", c.Name, "call", c.ID, "step", n, "err", resp.Error)
+	if !d.resp.Success {
+		callErr = errors.New(d.resp.Error)
+		st.log().Debug("call failed", "action", c.Name, "call", c.ID, "step", n, "err", d.resp.Error)
 	}
 	endCall(SpanEnd{Err: callErr})
-	return resp, term
+	return d
 }
 
 // approval is a call as its approver let it run: the call (its arguments
-// maybe edited), its resolution or why it has none, and its resolved
-// references, for the approver.
+// maybe edited), why it has no resolution, and its resolved references,
+// for the approver.
 type approval struct {
 	call ToolCall
-	p    *prepared
 	perr error
 	refs func() map[string]run.VariableRef
 }
 
-// approve asks g to approve the resolved call p (refused with perr) and
-// resolves it again when the approver edited its arguments. deny says why
-// the call must not run, or is "".
+// approve asks g to approve the call resolved into p (refused with perr)
+// and resolves it again, into p, when the approver edited its arguments.
+// deny says why the call must not run, or is "".
 func (st *State) approve(ctx context.Context, g gate, c ToolCall, p *prepared, perr error) (a approval, deny string) {
-	a = approval{call: c, p: p, perr: perr}
-	a.refs = func() map[string]run.VariableRef { return st.refsOf(a.p) }
-	if perr == nil && !p.row.builtin {
+	a = approval{call: c, perr: perr}
+	a.refs = func() map[string]run.VariableRef {
+		if a.perr != nil {
+			return st.refsOf(nil)
+		}
+		return st.refsOf(p)
+	}
+	if perr == nil && p.row.builtin == nil {
 		sent := c.Arguments
 		if deny := g.approveCall(ctx, &a.call, a.refs, p.row.act.NeedsApproval()); deny != "" {
 			return a, deny
 		}
 		if a.call.Arguments != sent {
-			a.p, a.perr = st.resolve(a.call)
+			p.reset()
+			a.perr = st.resolve(a.call, p)
 		}
 	}
 	return a, ""

@@ -68,6 +68,7 @@ type fixture struct {
 	rt      *runtime.Runtime
 	st      *runtime.State
 	release chan struct{}
+	timeout time.Duration // the agent's CallTimeout
 }
 
 func newFixture(t testing.TB, opts runtime.Options) *fixture {
@@ -120,9 +121,14 @@ func newFixture(t testing.TB, opts runtime.Options) *fixture {
 			},
 		}),
 		action.MustNew(action.Spec{
-			Name: "hang", Description: "Ignore the context and block.",
+			Name: "hang", Description: "Ignore the context and block past the deadline.",
 			Func: func(ctx context.Context) string {
-				<-f.release
+				// A bare State's Execute waits for it, and discards
+				// its late result.
+				select {
+				case <-f.release:
+				case <-time.After(4 * f.timeout):
+				}
 				return "too late"
 			},
 		}),
@@ -148,7 +154,7 @@ func newFixture(t testing.TB, opts runtime.Options) *fixture {
 	if opts.CallTimeout == 0 {
 		opts.CallTimeout = 100 * time.Millisecond
 	}
-	opts.Isolate = true // hang ignores its context: only isolation abandons it
+	f.timeout = opts.CallTimeout
 	rt, err := runtime.New(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ func identityOf(a *action.Action) run.GoAction {
 // hold mu.
 func (st *State) actionIdentity(name string) *run.GoAction {
 	r, ok := st.m.byName[name]
-	if !ok || r.builtin || st.describedActions[name] {
+	if !ok || r.builtin != nil || st.describedActions[name] {
 		return nil
 	}
 	if st.described == nil {
@@ -136,7 +136,7 @@ func goType(t reflect.Type) string {
 func (st *State) snippetIdentities(code string) []run.GoAction {
 	var names []string
 	for name, r := range st.m.byName {
-		if !r.builtin && !st.describedActions[name] && namesWord(code, name) {
+		if r.builtin == nil && !st.describedActions[name] && namesWord(code, name) {
 			names = append(names, name)
 		}
 	}

@@ -25,11 +25,12 @@ type group struct {
 
 // row is what the matrix knows about one action.
 type row struct {
-	act     *action.Action
-	params  []*group // nil for parameters that take no references
-	result  *group   // nil when the action returns nothing
-	tool    toolCache
-	builtin bool
+	act    *action.Action
+	params []*group // nil for parameters that take no references
+	result *group   // nil when the action returns nothing
+	tool   toolCache
+	// builtin is the behaviour of a built-in action; nil for the host's.
+	builtin builtin
 	// strictRaw caches why the action's raw schemas break OpenAI's strict
 	// rules, nil when they pass (strictKnown says it was computed).
 	strictRaw   error
@@ -220,7 +221,7 @@ func (m *matrix) groupFor(t reflect.Type, result bool, vars []string, typeOf fun
 }
 
 // addAction adds one row.
-func (m *matrix) addAction(a *action.Action, builtin bool, vars []string, typeOf func(string) reflect.Type) {
+func (m *matrix) addAction(a *action.Action, builtin builtin, vars []string, typeOf func(string) reflect.Type) {
 	r := &row{act: a, params: make([]*group, a.NumParams()), builtin: builtin, args: new(argsType)}
 	for i := range r.params {
 		p := a.Param(i)

@@ -45,3 +45,16 @@ func (b *boundedBuffer) String() string {
 	}
 	return string(b.buf) + "\n[… " + strconv.Itoa(b.dropped) + " more bytes dropped]"
 }
+
+// texts returns what the call wrote, hidden when the call was given a
+// secret (see hideOutput); "" for an action that takes no context.
+func (o *callOutput) texts(secret bool) (stdout, stderr string) {
+	if o == nil {
+		return "", ""
+	}
+	stdout, stderr = o.stdout.String(), o.stderr.String()
+	if secret {
+		stdout, stderr = hideOutput(stdout), hideOutput(stderr)
+	}
+	return stdout, stderr
+}

@@ -31,3 +31,14 @@ func Progress(ctx context.Context, message string) error {
 	}
 	return info.run.rec.append(ctx, run.Progress{CallID: info.callID, Message: clip(message, MaxProgress)})
 }
+
+// IDs implements action.Call.
+func (c *callInfo) IDs() (string, string) {
+	if c.run == nil {
+		return "", c.callID
+	}
+	return string(c.run.id), c.callID
+}
+
+// Progress implements action.Call.
+func (c *callInfo) Progress(ctx context.Context, message string) error { return Progress(ctx, message) }

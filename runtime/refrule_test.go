@@ -180,9 +180,8 @@ func TestResolutionIsRecorded(t *testing.T) {
 	}
 }
 
-// Without Options.Isolate a call runs on its step's goroutine and is
-// stopped through its context: an action that honours it fails with its
-// deadline.
+// An action that honours its context is stopped through it: it fails
+// with its deadline.
 func TestCallsStopThroughTheirContext(t *testing.T) {
 	wait := action.MustNew(action.Spec{Name: "wait", Func: func(ctx context.Context) error {
 		<-ctx.Done()

@@ -135,7 +135,7 @@ func (st *State) selectTools(tools []schema.Tool, k int, query string, play bool
 	defer st.mu.Unlock()
 	var candidates []string
 	for _, t := range tools {
-		if r := st.m.byName[t.Name]; r != nil && !r.builtin {
+		if r := st.m.byName[t.Name]; r != nil && r.builtin == nil {
 			candidates = append(candidates, t.Name)
 		}
 	}
@@ -183,7 +183,7 @@ func (st *State) selectTools(tools []schema.Tool, k int, query string, play bool
 	}
 	out := tools[:0:0]
 	for _, t := range tools {
-		if r := st.m.byName[t.Name]; r == nil || r.builtin || keep[t.Name] {
+		if r := st.m.byName[t.Name]; r == nil || r.builtin != nil || keep[t.Name] {
 			out = append(out, t)
 		}
 	}

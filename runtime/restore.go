@@ -191,7 +191,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 		done: make(chan struct{}),
 	}
 	h.drivenBy(ropts.Driven)
-	h.ctx.starting = startingNames(events)
+	h.ctx.starting, h.ctx.only = startingNames(events), compactedTools(events)
 	if len(ropts.ResultSchema) > 0 {
 		if h.result, err = schema.Compile(ropts.ResultSchema); err != nil {
 			return nil, err
@@ -371,6 +371,11 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 		case run.SnippetExecuted:
 			executedSnippets++
 			snippetOut = append(snippetOut, sentSnippet(p, large))
+		case run.ContextCompacted:
+			flush()
+			flushSnippets()
+			msgs = append(msgs[:2:2], llm.UserMessage(p.Summary))
+			w.pinned = 0
 		case run.AwaitRequested:
 			w.awaits++
 			if p.Await == run.AwaitApproval && p.Call == nil && p.Snippet == nil {

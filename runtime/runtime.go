@@ -38,23 +38,18 @@ type Options struct {
 	// PreviewLimit bounds every preview the model sees, in characters. Zero
 	// means variable.DefaultPreviewLimit.
 	PreviewLimit int
-	// CallTimeout bounds each call when the step's context has no earlier
-	// deadline. Zero means DefaultCallTimeout; negative means no bound.
+	// CallTimeout bounds each call of an action, whether or not the
+	// action honours its context, when the step's context has no earlier
+	// deadline. An action that takes a context sees the deadline; one that
+	// does not return by it is abandoned: its call fails with
+	// ErrCallTimeout, the run goes on, and the late result is discarded.
+	// Zero means DefaultCallTimeout; negative means no bound.
 	CallTimeout time.Duration
 	// CancelGrace is how long a cancelled step waits for a running action
-	// to return before abandoning it, with Isolate. Zero means
-	// DefaultCancelGrace; negative means not at all.
+	// to return before abandoning it (the run then reaches canceled).
+	// Zero means DefaultCancelGrace; negative means it waits for the
+	// action however long it takes.
 	CancelGrace time.Duration
-	// Isolate runs each call on a goroutine of its own, so that a call
-	// that ignores its context is abandoned at its deadline (CallTimeout),
-	// or CancelGrace after its step is cancelled, and its result ignored.
-	// Without it (the default) a call runs on its step's goroutine and is
-	// stopped through its context only, as Go functions are: an action that
-	// takes a context sees the deadline and the cancellation and must
-	// return; one that takes none runs to its end. Isolation costs a
-	// goroutine handoff per call, which on a busy machine is most of a
-	// call's cost.
-	Isolate bool
 	// MaxOutput bounds what one call may write to each of its stdout and
 	// stderr, in bytes; the rest is dropped with a note. Zero means
 	// DefaultMaxOutput.
@@ -168,13 +163,11 @@ func New(opts Options) (*Runtime, error) {
 	}
 	st := &State{rt: rt, opts: &rt.opts, m: newMatrix(), actions: actions}
 	st.vars.PreviewLimit = opts.PreviewLimit
-	st.m.addAction(action.Terminate(), true, nil, st.typeOf)
-	st.m.addAction(action.AskUser(), true, nil, st.typeOf)
-	if !opts.DisableSnippets {
-		st.m.addAction(runGo, true, nil, st.typeOf)
+	for _, b := range builtins(!opts.DisableSnippets) {
+		st.m.addAction(b.act, b.run, nil, st.typeOf)
 	}
 	for _, a := range actions.All() {
-		st.m.addAction(a, false, nil, st.typeOf)
+		st.m.addAction(a, nil, nil, st.typeOf)
 	}
 	// Variables come after the actions, so that a variable cannot take an
 	// action's name (snippets see both as Go identifiers).

@@ -173,7 +173,7 @@ func (st *State) snippet(ctx context.Context, g gate, n int, callID, code string
 	if tainted {
 		info.sensitive = read
 	}
-	actionCtx = context.WithValue(actionCtx, callKey{}, info)
+	actionCtx = action.WithCall(context.WithValue(actionCtx, callKey{}, info), info)
 	st.mu.Lock()
 	funcs := st.snippetFuncs(actionCtx)
 	st.mu.Unlock()
@@ -371,7 +371,7 @@ func (st *State) snippetFuncs(ctx context.Context) map[string]reflect.Value {
 	funcs := make(map[string]reflect.Value, len(st.m.rows))
 	for _, r := range st.m.rows {
 		a := r.act
-		if r.builtin || !st.isAttached(a.Name()) {
+		if r.builtin != nil || !st.isAttached(a.Name()) {
 			continue
 		}
 		ft := reflect.TypeOf(a.Func())

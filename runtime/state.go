@@ -32,9 +32,9 @@ type State struct {
 	run  *Handle  // the run that owns the State; nil for NewState's
 
 	execMu sync.Mutex // serialises steps
-	// done is a call's result channel, kept for the next call once the
-	// call returned (an abandoned call keeps its own); guarded by execMu.
-	done chan callResult
+	// steps runs the steps on their goroutine and watches their calls
+	// (watchdog.go); made by the first step, guarded by execMu.
+	steps *stepper
 
 	mu      sync.Mutex // guards everything below
 	vars    variable.Set
@@ -67,13 +67,6 @@ type State struct {
 
 	schemaBuilds int // counts tool schema builds, for tests
 
-	// fields is prepare's scratch for the members of a call's arguments.
-	fields fields
-	// at is prepare's scratch for the member of each parameter (members).
-	at []int
-	// prepared is the call being resolved or run (see prepare); guarded
-	// by execMu.
-	prepared prepared
 	// change1 is room for the first variable a step's one call changes,
 	// allocated with the step's result (oneCall); guarded by mu.
 	change1 []VariableChange
@@ -233,7 +226,7 @@ func (st *State) AddActions(actions ...*action.Action) error {
 		if a == nil {
 			continue
 		}
-		if r, ok := st.m.byName[a.Name()]; ok && r.builtin {
+		if r, ok := st.m.byName[a.Name()]; ok && r.builtin != nil {
 			return &action.SpecError{Action: a.Name(), Err: errors.New("the name is taken by a built-in action; rename the action")}
 		}
 		if _, _, isVar := st.vars.Value(a.Name()); isVar {
@@ -247,7 +240,7 @@ func (st *State) AddActions(actions ...*action.Action) error {
 	st.actions = set
 	names := st.vars.Names()
 	for _, a := range actions {
-		st.m.addAction(a, false, names, st.typeOf)
+		st.m.addAction(a, nil, names, st.typeOf)
 	}
 	return nil
 }
@@ -259,7 +252,7 @@ func (st *State) RemoveActions(names ...string) {
 	defer st.mu.Unlock()
 	st.actions = st.actions.Without(names...)
 	for _, n := range names {
-		if r, ok := st.m.byName[n]; ok && !r.builtin {
+		if r, ok := st.m.byName[n]; ok && r.builtin == nil {
 			st.m.removeAction(n)
 		}
 	}
@@ -305,7 +298,7 @@ func (st *State) isAttached(name string) bool {
 		return true
 	}
 	r, ok := st.m.byName[name]
-	return ok && r.builtin
+	return ok && r.builtin != nil
 }
 
 // attachedNames lists the actions the run may call; callers hold mu.
@@ -326,16 +319,3 @@ func (st *State) startSpan(ctx context.Context, s Span) (context.Context, func(S
 
 // log returns the agent's logger.
 func (st *State) log() *slog.Logger { return st.opts.Logger }
-
-// doneChan returns a channel for a call's result; callers hold execMu.
-func (st *State) doneChan() chan callResult {
-	if d := st.done; d != nil {
-		st.done = nil
-		return d
-	}
-	return make(chan callResult, 1)
-}
-
-// putDone keeps a drained result channel for the next call; callers hold
-// execMu.
-func (st *State) putDone(d chan callResult) { st.done = d }

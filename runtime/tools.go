@@ -40,7 +40,7 @@ func (st *State) Tools() []schema.Tool {
 	tools := make([]schema.Tool, 0, len(st.m.rows))
 	for _, builtins := range []bool{false, true} {
 		for _, r := range st.m.rows {
-			if r.builtin != builtins || !st.isAttached(r.act.Name()) || r.unavailable(st.opts.HideFromAI) != "" {
+			if (r.builtin != nil) != builtins || !st.isAttached(r.act.Name()) || r.unavailable(st.opts.HideFromAI) != "" {
 				continue
 			}
 			tools = append(tools, st.tool(r))
@@ -69,7 +69,7 @@ func (st *State) runTools(limit int, query string, play bool, only []string) []l
 	var strict []bool
 	for _, builtins := range []bool{false, true} {
 		for _, r := range st.m.rows {
-			if r.builtin != builtins || !st.isAttached(r.act.Name()) {
+			if (r.builtin != nil) != builtins || !st.isAttached(r.act.Name()) {
 				continue
 			}
 			if plain && r.unavailable(true) != "" {
@@ -263,7 +263,7 @@ func (st *State) toolSpec(r *row) schema.ToolSpec {
 		if g := r.params[i]; g != nil {
 			sp.Refs, sp.Referable = g.vars, true
 		}
-		if r.builtin && a.Name() == action.TerminateName && p.Name == "result" {
+		if r.builtin != nil && a.Name() == action.TerminateName && p.Name == "result" {
 			// Any JSON value cannot be written in OpenAI's strict mode: the
 			// model answers in text, or by reference to a variable.
 			sp.Raw = terminateResultSchema

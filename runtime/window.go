@@ -1,6 +1,15 @@
 package runtime
 
-import "github.com/byref/byref/llm"
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/schema"
+)
 
 // estimateTokens is a cheap estimate of a message's tokens: four characters
 // a token, plus a few for the message's envelope.
@@ -12,48 +21,184 @@ func estimateTokens(m llm.Message) int {
 	return n/4 + 4
 }
 
-// fitWindow drops the oldest turns until the messages fit in budget tokens,
-// keeping the system prompt, the task (the first two messages) and the
-// message at index pinned (the follow-up that opened the current turn; 0
-// for none). A turn is an assistant message with the tool results and notes
-// that follow it, so that no tool result loses its call. The last turn is
-// always kept. It returns the messages and the pinned message's new index.
-func fitWindow(msgs []llm.Message, budget, pinned int) ([]llm.Message, int) {
-	total := 0
+// estimateRequest estimates the tokens of a request of tools and msgs.
+func estimateRequest(tools []llm.Tool, msgs []llm.Message) int {
+	n := 0
+	for _, t := range tools {
+		n += (len(t.Name) + len(t.Description) + len(t.Parameters)) / 4
+	}
 	for _, m := range msgs {
-		total += estimateTokens(m)
+		n += estimateTokens(m)
 	}
-	if total <= budget || len(msgs) <= 3 {
-		return msgs, pinned
+	return n
+}
+
+// head is how many messages a compaction keeps at the start of the
+// conversation: the system prompt, the session's history and the task.
+func (h *Handle) head() int { return 2 + len(h.opts.History) }
+
+// compaction limits: a preview in the summary is one line of at most
+// summaryPreview characters, and a call's arguments at most summaryArgs.
+const (
+	summaryPreview = 80
+	summaryArgs    = 160
+	summaryUser    = 600
+)
+
+// compact replaces every message after the task with a summary the
+// runtime writes from the run's log, once the next request would pass
+// threshold tokens: each earlier step's calls and snippets with the
+// variables they made, by reference with a one-line preview. The values
+// stay in the run's variables, so the model can still pass any of them by
+// reference. The compaction is recorded (run.ContextCompacted) so that a
+// restored run rebuilds the same conversation; relevance selection, if
+// on, chooses the tools again. From here the context is append-only again.
+func (h *Handle) compact(ctx context.Context, tokens, threshold int) error {
+	events, err := h.rec.store.Read(ctx, h.id, 1, 0)
+	if err != nil {
+		return err
 	}
-	cut := 2
-	for total > budget {
-		// The next turn ends before the following assistant message.
-		end := cut + 1
-		for end < len(msgs) && msgs[end].Role != llm.RoleAssistant {
-			end++
+	summary, step := summarize(events, threshold)
+	var tools []string
+	if h.opts.ToolLimit > 0 {
+		for _, t := range h.st.runTools(h.opts.ToolLimit, h.opts.Task+" "+summary, true, nil) {
+			tools = append(tools, t.Name)
 		}
-		if end >= len(msgs) {
-			break // only the last turn is left
-		}
-		for i, m := range msgs[cut:end] {
-			if cut+i != pinned {
-				total -= estimateTokens(m)
+	}
+	h.mu.Lock()
+	folded := len(h.messages) - h.head()
+	h.mu.Unlock()
+	e := run.ContextCompacted{Step: step, Messages: folded, Tokens: tokens, Threshold: threshold, Summary: summary, Tools: tools}
+	if err := h.rec.append(ctx, e); err != nil {
+		return err
+	}
+	h.mu.Lock()
+	h.applyCompaction(e)
+	h.mu.Unlock()
+	return nil
+}
+
+// applyCompaction replaces the messages after the head with e's summary;
+// callers hold mu.
+func (h *Handle) applyCompaction(e run.ContextCompacted) {
+	h.messages = append(h.messages[:h.head():h.head()], llm.UserMessage(e.Summary))
+	h.pinned = 0
+	h.ctx.tools, h.ctx.only = nil, e.Tools
+}
+
+// summarize writes the summary of a run's log that a compaction puts in
+// place of the conversation, and returns it with the last step it covers.
+// It is bounded by a quarter of threshold tokens: past that, the oldest
+// steps are named by the variables they made only.
+func summarize(events []run.Event, threshold int) (string, int) {
+	type call struct {
+		name, args string
+		step       int
+	}
+	calls := map[string]call{}
+	var lines []string
+	var made [][]string // per line, the references it introduced
+	step, users := 0, 0
+	add := func(line string, refs []string) {
+		lines = append(lines, line)
+		made = append(made, refs)
+	}
+	vars := func(b *strings.Builder, created, modified []run.VariableInfo) []string {
+		var refs []string
+		for i, v := range append(created, modified...) {
+			what := "made"
+			if i >= len(created) {
+				what = "changed"
 			}
+			fmt.Fprintf(b, "; %s %s (%s): %s", what, schema.Ref(v.Name), v.Type, oneLine(v.Preview, summaryPreview))
+			refs = append(refs, schema.Ref(v.Name)+" ("+v.Type+")")
 		}
-		cut = end
+		return refs
 	}
-	if cut == 2 {
-		return msgs, pinned
+	for _, e := range events {
+		switch p := e.Data.(type) {
+		case run.UserMessage:
+			if users++; users > 1 {
+				add("- the user: "+oneLine(p.Text, summaryUser), nil)
+			}
+		case run.ToolCallScheduled:
+			step = max(step, p.Step)
+			calls[p.Call.ID] = call{p.Call.Action, p.Call.Arguments, p.Step}
+		case run.ToolCallCompleted:
+			c := calls[p.CallID]
+			var b strings.Builder
+			fmt.Fprintf(&b, "- step %d: %s %s", c.step, c.name, oneLine(c.args, summaryArgs))
+			if !p.Success {
+				b.WriteString(" failed: " + oneLine(p.Error, summaryPreview))
+			}
+			refs := vars(&b, p.Created, p.Modified)
+			if p.Stdout != "" {
+				b.WriteString("; printed: " + oneLine(p.Stdout, summaryPreview))
+			}
+			add(b.String(), refs)
+		case run.SnippetExecuted:
+			step = max(step, p.Step)
+			var b strings.Builder
+			fmt.Fprintf(&b, "- step %d: Go code %s", p.Step, oneLine(p.Snippet.Code, summaryArgs))
+			if !p.Success {
+				b.WriteString(" failed: " + oneLine(p.Error, summaryPreview))
+			}
+			refs := vars(&b, p.Created, p.Modified)
+			if p.Stdout != "" {
+				b.WriteString("; printed: " + oneLine(p.Stdout, summaryPreview))
+			}
+			add(b.String(), refs)
+		case run.AssistantMessage:
+			step = max(step, p.Step)
+		}
 	}
-	kept := make([]llm.Message, 0, 3+len(msgs)-cut)
-	kept = append(kept, msgs[:2]...)
-	switch {
-	case pinned >= 2 && pinned < cut:
-		kept = append(kept, msgs[pinned])
-		pinned = 2
-	case pinned >= cut:
-		pinned -= cut - 2
+	intro := fmt.Sprintf("Steps 1 to %d were compacted to keep the conversation within the model's window. Their results are still in the variables below: pass any of them by reference, or read them in Go code.", step)
+	limit := threshold // characters: a quarter of threshold tokens
+	total := len(intro)
+	for _, l := range lines {
+		total += len(l) + 1
 	}
-	return append(kept, msgs[cut:]...), pinned
+	// Past the limit, the oldest lines give way to the names they made.
+	cut := 0
+	for cut < len(lines) && total > limit/2 {
+		total -= len(lines[cut]) + 1
+		cut++
+	}
+	var b strings.Builder
+	b.WriteString(intro)
+	if cut > 0 {
+		var names []string
+		for _, refs := range made[:cut] {
+			names = append(names, refs...)
+		}
+		b.WriteString("\nEarlier steps made:")
+		n := 0
+		for _, name := range names {
+			if b.Len() > limit/2 {
+				fmt.Fprintf(&b, " and %d more", len(names)-n)
+				break
+			}
+			if n > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(" " + name)
+			n++
+		}
+		b.WriteByte('.')
+	}
+	for _, l := range lines[cut:] {
+		b.WriteByte('\n')
+		b.WriteString(l)
+	}
+	return b.String(), step
+}
+
+// oneLine is s on one line, cut to at most n characters.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
 }

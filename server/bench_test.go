@@ -55,7 +55,7 @@ func BenchmarkProjector(b *testing.B) {
 func BenchmarkHistoryLookup(b *testing.B) {
 	ctx := context.Background()
 	store := run.NewMemoryStore()
-	s, err := New(Options{Store: store, Agents: []Agent{{Name: "bench"}}, Engine: noEngine{}})
+	s, err := New(Options{Store: store, Agents: []Agent{{Name: "bench"}}, Engine: noEngine{}, MaxHistoryBytes: 64 << 20})
 	if err != nil {
 		b.Fatal(err)
 	}

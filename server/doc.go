@@ -52,7 +52,8 @@
 // run.FailureKind), the kind as data {"kind": …}; the kind gives the code:
 // invalid_input for run.FailureInvalidInput (an action returned
 // run.Fail(run.FailureInvalidInput, …)), server_error for the others
-// (model_error, timeout, action_error, interrupted, refusal…) and for a
+// (model_error, timeout, action_error, interrupted, refusal, gave_up: the
+// model gave up, its reason in the message…) and for a
 // failure of no kind.
 //
 // ACP events are a pure function of the byref event log, which is why the
@@ -137,9 +138,10 @@
 //	                         JSON, else the text as a JSON string
 //
 // Resuming a run that awaits nothing gives 403 (as the Python reference
-// server does). A resume that loses a race with the run's status (the run
-// was cancelled, or failed to move to awaiting, as the answer was being
-// recorded) gives 409. The inspector's resume (below) answers 409 in both
+// server does). Resume and cancel of a run are linearizable: of a resume
+// and a cancel that race, exactly one wins and the other gets 409 with the
+// run's status (in the message and in data.status); a resume of a
+// cancelled run, and a cancel of a run that has ended, are 409 too. The inspector's resume (below) answers 409 in both
 // cases: it follows no reference server, and both mean the run has moved
 // on.
 //
@@ -157,6 +159,15 @@
 // nil), each response at most MaxHistoryResponse (1 MiB; a larger one is
 // refused, not truncated), and at most MaxHistoryFetched (4 MiB) in all.
 // GET /sessions/{id} lists this server's history of the session only.
+//
+// What a request expands is bounded in bytes, so that its cost follows
+// its size: the messages a descriptor names may hold at most
+// Options.MaxHistoryBytes (2 MiB by default) in all, however often they
+// name one resource, and a request over it is refused with 413 naming the
+// limit; a session's own history keeps its latest messages within it. The
+// history all requests expand at once is bounded by
+// Options.MaxHistoryInFlight (32 MiB): a request that would go over it is
+// refused with 413, Retry-After and the limit's name.
 //
 // What a history lookup costs is bounded: a request reads the summary of
 // each run its history names (at most MaxHistoryURLs) and the log of each

@@ -202,7 +202,7 @@ func TestSessionHistoryLookupsAreCached(t *testing.T) {
 	store := &countingStore{Store: run.NewMemoryStore()}
 	_, ts := startServer(t, server.Options{Store: store})
 	c := client{t: t, base: ts.URL}
-	big := strings.Repeat("x", 64<<10)
+	big := strings.Repeat("x", 2<<10) // 500 of it are within MaxHistoryBytes
 	r := c.run("POST", "/runs", create("echo", big, "sync"), 200)
 	res := ts.URL + "/resources/" + r.RunID + ".1"
 	urls := make([]string, server.MaxHistoryURLs)

@@ -281,10 +281,9 @@ func TestResumeLosingARaceIsAConflict(t *testing.T) {
 			var blocked chan struct{}
 			entered := make(chan struct{})
 			gets := 0
-			resumeGets := 1 // the inspector reads the run once before Resume
-			if route == "acp" {
-				resumeGets = 2 // the ACP route twice
-			}
+			// The resume's first read; it then waits for the run's control
+			// lock, which the cancel holds until its move is recorded.
+			resumeGets := 1
 			hs := &hookStore{Store: run.NewMemoryStore()}
 			hs.append = func(id run.ID, events []run.Event) error {
 				for _, e := range events {

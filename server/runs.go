@@ -102,6 +102,14 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	history, err := s.history(r.Context(), run.SessionID(session), req.Session)
 	if err != nil {
 		var bad badInput
+		var tooLarge historyTooLarge
+		if errors.As(err, &tooLarge) {
+			if tooLarge.retry {
+				w.Header().Set("Retry-After", "1")
+			}
+			writeError(w, http.StatusRequestEntityTooLarge, CodeInvalidInput, err.Error())
+			return
+		}
 		if errors.As(err, &bad) {
 			writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
 			return
@@ -318,6 +326,11 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, id run.ID, mode
 			s.fail(w, r, id, err)
 			return
 		}
+		if !created && p.run.Status == StatusCancelled {
+			// A cancel won the resumed turn (see control.go).
+			writeConflict(w, id, run.StatusCanceled, "it was cancelled before it went on to its next await or end with this answer")
+			return
+		}
 		writeJSON(w, http.StatusOK, p.run)
 	}
 }
@@ -470,8 +483,24 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	unlock := s.lockRun(sum.ID)
+	defer unlock()
+	now, err := s.store.Get(r.Context(), sum.ID)
+	if err != nil {
+		s.fail(w, r, sum.ID, err)
+		return
+	}
+	if sum.Status == run.StatusAwaiting && now.Status != run.StatusAwaiting && now.Status != run.StatusCancelling {
+		// A resume won the race: the await this cancel was sent for has
+		// been answered.
+		writeConflict(w, sum.ID, now.Status, "it was resumed as this cancel arrived, which was not applied; cancel it again to cancel it")
+		return
+	}
+	sum = now
 	if sum.Status.Final() || sum.Status == run.StatusCompleted {
-		writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("Run %s in terminal status %s can't be cancelled", sum.ID, acpStatus(sum.Status)))
+		// Too late: the run has ended (a resume that raced this cancel may
+		// have taken it there).
+		writeConflict(w, sum.ID, sum.Status, "it has ended, and there is nothing to cancel")
 		return
 	}
 	if sum.Status != run.StatusCancelling {
@@ -490,7 +519,7 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 		}
 		if err := h.Cancel(r.Context()); err != nil {
 			if errors.Is(err, runtime.ErrTerminal) {
-				writeError(w, http.StatusForbidden, CodeServerError, fmt.Sprintf("Run %s in terminal status can't be cancelled: %v", sum.ID, err))
+				writeConflict(w, sum.ID, h.Status(), "it ended as this cancel arrived, and there is nothing to cancel")
 				return
 			}
 			s.fail(w, r, sum.ID, err)
@@ -515,6 +544,11 @@ func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if sum.Status == run.StatusCancelling || sum.Status == run.StatusCanceled {
+		// A cancel won (see control.go).
+		writeConflict(w, sum.ID, sum.Status, "it was cancelled, and takes no answer")
+		return
+	}
 	var req resumeRequest
 	if !s.decodeBody(w, r, &req) {
 		return
@@ -536,6 +570,21 @@ func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) {
 		// A resumed step would be cut short; the run stays awaiting for
 		// the next process.
 		writeError(w, http.StatusServiceUnavailable, CodeServerError, errClosed.Error()+"; the run stays awaiting: resume it once the server is back")
+		return
+	}
+	unlock := s.lockRun(sum.ID)
+	locked := true
+	defer func() {
+		if locked {
+			unlock()
+		}
+	}()
+	if now, err := s.store.Get(r.Context(), sum.ID); err != nil {
+		s.fail(w, r, sum.ID, err)
+		return
+	} else if sum.Status == run.StatusAwaiting && now.Status != run.StatusAwaiting {
+		// A cancel (or another resume) won the race.
+		writeConflict(w, sum.ID, now.Status, "it moved on as this resume arrived, which was not applied")
 		return
 	}
 	h, err := s.controller(r.Context(), sum.ID)
@@ -579,7 +628,7 @@ func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) {
 		case errors.Is(err, run.ErrIllegalTransition):
 			// The run moved on as it was answered: it was cancelled, or
 			// failed to move to awaiting.
-			writeError(w, http.StatusConflict, CodeServerError, err.Error())
+			writeConflict(w, sum.ID, h.Status(), err.Error())
 		case errors.Is(err, runtime.ErrAwaitMismatch):
 			writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
 		default:
@@ -587,5 +636,7 @@ func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	unlock()
+	locked = false
 	s.respond(w, r, sum.ID, mode, now.LastSeq+1, false)
 }

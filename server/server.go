@@ -111,6 +111,16 @@ type Options struct {
 	// used in session history URLs. Empty means the request's host over
 	// http.
 	BaseURL string
+	// MaxHistoryBytes bounds the session history one request expands, in
+	// bytes of message content: a forwarded session descriptor whose
+	// messages hold more is refused (413), and a session's own history
+	// keeps its latest messages within it. Zero means
+	// DefaultMaxHistoryBytes (2 MiB).
+	MaxHistoryBytes int64
+	// MaxHistoryInFlight bounds the session history all requests expand
+	// at once, in bytes: a request that would go over it is refused (413
+	// with Retry-After). Zero means DefaultMaxHistoryInFlight (32 MiB).
+	MaxHistoryInFlight int64
 	// HistoryClient fetches session history URLs that are not this
 	// server's resources (a session descriptor forwarded from another
 	// server). Nil refuses such descriptors with an error.
@@ -152,7 +162,9 @@ type Server struct {
 	followable followable                    // completed runs that can take a follow-up (ui.go)
 	convs      convCache                     // runs' conversations for session history (sessions.go)
 	closed     bool
-	onClose    []func() // OnClose
+	onClose    []func()                 // OnClose
+	inFlight   budget                   // of session history being expanded
+	control    [controlLocks]sync.Mutex // runs' control locks (lockRun)
 }
 
 // New returns a Server for the agents, or an error naming the first bad
@@ -173,6 +185,13 @@ func New(opts Options) (*Server, error) {
 	if s.opts.ShutdownGrace <= 0 {
 		s.opts.ShutdownGrace = DefaultShutdownGrace
 	}
+	if s.opts.MaxHistoryBytes <= 0 {
+		s.opts.MaxHistoryBytes = DefaultMaxHistoryBytes
+	}
+	if s.opts.MaxHistoryInFlight <= 0 {
+		s.opts.MaxHistoryInFlight = DefaultMaxHistoryInFlight
+	}
+	s.inFlight.limit = s.opts.MaxHistoryInFlight
 	if s.opts.MaxBody <= 0 {
 		s.opts.MaxBody = DefaultMaxBody
 	}

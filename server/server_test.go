@@ -408,7 +408,7 @@ func TestErrors(t *testing.T) {
 		}
 	}
 	r := c.run("POST", "/runs", create("echo", "x", "sync"), 200)
-	c.run("POST", "/runs/"+r.RunID+"/cancel", "", 403)
+	c.run("POST", "/runs/"+r.RunID+"/cancel", "", 409)
 	c.run("POST", "/runs/"+r.RunID, resume("x", "sync"), 403)
 }
 

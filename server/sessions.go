@@ -41,6 +41,58 @@ const (
 	MaxHistoryFetched = 4 << 20
 )
 
+// Default byte budgets of session history (Options.MaxHistoryBytes and
+// Options.MaxHistoryInFlight).
+const (
+	DefaultMaxHistoryBytes    = 2 << 20
+	DefaultMaxHistoryInFlight = 32 << 20
+)
+
+// historyTooLarge is a request whose history is over a byte budget: 413,
+// with Retry-After when the server's budget (not the request's) is the
+// one spent.
+type historyTooLarge struct {
+	error
+	retry bool
+}
+
+// budget is the server's budget of history bytes being expanded at once
+// (Options.MaxHistoryInFlight). It is safe for concurrent use.
+type budget struct {
+	mu          sync.Mutex
+	used, limit int64
+}
+
+// take reserves n bytes, unless that would go over the limit.
+func (b *budget) take(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used+n > b.limit {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+// give returns n bytes.
+func (b *budget) give(n int64) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
+}
+
+// size is the bytes a message's parts hold, as sent (base64 counts as
+// its encoding's length, a bound of what it decodes to).
+func (m *message) size() int64 {
+	var n int64
+	for _, p := range m.Parts {
+		if p.Content != nil {
+			n += int64(len(*p.Content))
+		}
+	}
+	return n
+}
+
 // HistoryCacheRuns is how many runs' conversations the server keeps in
 // memory for session history and resources, the most recently used ones.
 // A cached conversation is used as long as its run's log has not grown.
@@ -169,8 +221,26 @@ func (s *Server) sessionMessages(ctx context.Context, session run.SessionID) (id
 // history returns the conversation a new run of the session continues:
 // the messages the descriptor lists when the client forwarded one, else
 // the session's history in this server's store.
+//
+// What it expands is bounded in bytes: a descriptor's messages by
+// Options.MaxHistoryBytes (more is refused, historyTooLarge), the
+// session's own history by keeping its latest messages within it; and all
+// requests at once by Options.MaxHistoryInFlight (a request that would go
+// over it is refused, to be retried).
 func (s *Server) history(ctx context.Context, session run.SessionID, desc *sessionDescriptor) ([]llm.Message, error) {
 	var msgs []message
+	var spent int64
+	defer func() { s.inFlight.give(spent) }()
+	spend := func(n int64) error {
+		if spent+n > s.opts.MaxHistoryBytes {
+			return historyTooLarge{error: fmt.Errorf("the session history is larger than %d bytes, the most a request may expand (server.Options.MaxHistoryBytes); forward fewer or smaller history messages", s.opts.MaxHistoryBytes)}
+		}
+		if !s.inFlight.take(n) {
+			return historyTooLarge{error: fmt.Errorf("the server is expanding %d bytes of session history for other requests, the most it expands at once (server.Options.MaxHistoryInFlight); retry later", s.opts.MaxHistoryInFlight), retry: true}
+		}
+		spent += n
+		return nil
+	}
 	if desc != nil {
 		if len(desc.History) > MaxHistoryURLs {
 			return nil, badInput{fmt.Errorf("the session descriptor lists %d history URLs; at most %d are accepted", len(desc.History), MaxHistoryURLs)}
@@ -188,13 +258,27 @@ func (s *Server) history(ctx context.Context, session run.SessionID, desc *sessi
 				}
 				return nil, err
 			}
+			if err := spend(m.size()); err != nil {
+				return nil, err
+			}
 			msgs = append(msgs, m)
 		}
 	} else {
-		var err error
-		if _, msgs, _, err = s.sessionMessages(ctx, session); err != nil {
+		_, all, _, err := s.sessionMessages(ctx, session)
+		if err != nil {
 			return nil, err
 		}
+		// The latest messages that fit the request's budget.
+		var n int64
+		first := len(all)
+		for first > 0 && n+all[first-1].size() <= s.opts.MaxHistoryBytes {
+			first--
+			n += all[first].size()
+		}
+		if err := spend(n); err != nil {
+			return nil, err
+		}
+		msgs = all[first:]
 	}
 	out := make([]llm.Message, 0, len(msgs))
 	for _, m := range msgs {

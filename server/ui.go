@@ -439,6 +439,15 @@ func (s *Server) uiResume(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, CodeServerError, errClosed.Error()+"; the run stays awaiting: resume it once the server is back")
 		return
 	}
+	unlock := s.lockRun(sum.ID) // see control.go
+	defer unlock()
+	if now, err := s.store.Get(r.Context(), sum.ID); err != nil {
+		s.fail(w, r, sum.ID, err)
+		return
+	} else if sum.Status == run.StatusAwaiting && now.Status != run.StatusAwaiting {
+		writeConflict(w, sum.ID, now.Status, "it moved on as this answer arrived, which was not applied")
+		return
+	}
 	h, ok := s.uiController(w, r, sum,
 		"Run %s is %s and awaits nothing this server process can answer",
 		"Run %s is %s and awaits nothing this server process or its engine can answer")
@@ -486,6 +495,18 @@ func (s *Server) uiCancel(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	unlock := s.lockRun(sum.ID) // see control.go
+	defer unlock()
+	now, err := s.store.Get(r.Context(), sum.ID)
+	if err != nil {
+		s.fail(w, r, sum.ID, err)
+		return
+	}
+	if sum.Status == run.StatusAwaiting && now.Status != run.StatusAwaiting && now.Status != run.StatusCancelling {
+		writeConflict(w, sum.ID, now.Status, "it was resumed as this cancel arrived, which was not applied; cancel it again to cancel it")
+		return
+	}
+	sum = now
 	switch {
 	case sum.Status == run.StatusCancelling || sum.Status == run.StatusCanceled:
 		// Already on its way, or there.

@@ -3,6 +3,7 @@
 // installed under, A2A_URL the server. Every case prints "ok NAME" or
 // "FAIL NAME: why"; the Go test (TestA2AConformance) counts them.
 import path from 'node:path';
+import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 
 const root = path.join(process.env.A2A_PREFIX, 'node_modules', '@a2a-js', 'sdk');
@@ -172,6 +173,62 @@ await run('subscribe again after a disconnect', async () => {
   }
   check(states[states.length - 1] === STATE.INPUT_REQUIRED, 'states ' + states);
 });
+
+await run('ListTasks: filters and paging', async () => {
+  const first = await echo.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 1, pageToken: '', statusTimestampAfter: undefined });
+  check(first.tasks.length === 1 && first.totalSize >= 2 && first.nextPageToken, 'the first page: ' + JSON.stringify({ n: first.tasks.length, total: first.totalSize, next: first.nextPageToken }));
+  const second = await echo.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 1, pageToken: first.nextPageToken, statusTimestampAfter: undefined });
+  check(second.tasks.length === 1 && second.tasks[0].id !== first.tasks[0].id, 'the second page is another task');
+  const waiting = await awaiter.listTasks({ tenant: '', contextId: '', status: STATE.INPUT_REQUIRED, pageToken: '', statusTimestampAfter: undefined });
+  check(waiting.tasks.length >= 1 && waiting.tasks.every((t) => t.status.state === STATE.INPUT_REQUIRED), 'by state: ' + waiting.tasks.map((t) => t.status.state));
+  const inContext = await awaiter.listTasks({ tenant: '', contextId: awaiting.contextId, status: 0, pageToken: '', historyLength: 1, includeArtifacts: true, statusTimestampAfter: undefined });
+  check(inContext.tasks.length === 1 && inContext.tasks[0].id === awaiting.id, 'by context');
+  check(inContext.tasks[0].history.length === 1 && inContext.tasks[0].artifacts.length === 1, 'historyLength and includeArtifacts');
+  await expectError(echo.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 1000, pageToken: '', statusTimestampAfter: undefined }), -32602);
+});
+
+// A push notification receiver on 127.0.0.1 (the server allows loopback
+// targets for this test).
+const pushed = [];
+let wake = () => {};
+const receiver = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => (body += c));
+  req.on('end', () => {
+    pushed.push({ headers: req.headers, body: JSON.parse(body) });
+    res.writeHead(200);
+    res.end();
+    wake();
+  });
+});
+await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const hook = `http://127.0.0.1:${receiver.address().port}/hook`;
+async function pushedUntil(cond) {
+  while (!pushed.some(cond)) await new Promise((resolve) => (wake = resolve));
+}
+
+await run('push notifications to a local receiver', async () => {
+  const card = await awaiter.getAgentCard();
+  check(card.capabilities?.pushNotifications === true, 'the card declares push notifications');
+  const r = await awaiter.sendMessage(send(message('push me')));
+  check(r.status.state === STATE.INPUT_REQUIRED, 'state ' + r.status.state);
+  const made = await awaiter.createTaskPushNotificationConfig({ tenant: '', id: 'conformance-hook', taskId: r.id, url: hook, token: 'tok-c', authentication: { scheme: 'Bearer', credentials: 'cred-c' } });
+  check(made.id === 'conformance-hook' && made.taskId === r.id, 'created ' + JSON.stringify(made));
+  const got = await awaiter.getTaskPushNotificationConfig({ tenant: '', taskId: r.id, id: 'conformance-hook' });
+  check(got.url === hook, 'get ' + JSON.stringify(got));
+  const list = await awaiter.listTaskPushNotificationConfig({ tenant: '', taskId: r.id, pageSize: 0, pageToken: '' });
+  check(list.configs.length === 1 && list.configs[0].id === 'conformance-hook', 'list ' + JSON.stringify(list));
+  await pushedUntil((p) => p.body.task?.id === r.id);
+  await awaiter.sendMessage(send(message('pushed', { taskId: r.id, contextId: r.contextId })));
+  await pushedUntil((p) => p.body.statusUpdate?.taskId === r.id && p.body.statusUpdate.status?.state === 'TASK_STATE_COMPLETED');
+  const mine = pushed.filter((p) => (p.body.task?.id ?? p.body.statusUpdate?.taskId ?? p.body.artifactUpdate?.taskId) === r.id);
+  check(mine[0].body.task?.status?.state === 'TASK_STATE_INPUT_REQUIRED', 'the first notification is the task as it was');
+  check(mine.some((p) => p.body.artifactUpdate), 'the result artifact is notified');
+  check(mine.every((p) => p.headers.authorization === 'Bearer cred-c' && p.headers['x-a2a-notification-token'] === 'tok-c'), 'authentication and token headers');
+  await awaiter.deleteTaskPushNotificationConfig({ tenant: '', taskId: r.id, id: 'conformance-hook' });
+  await expectError(awaiter.getTaskPushNotificationConfig({ tenant: '', taskId: r.id, id: 'conformance-hook' }), -32602);
+});
+receiver.close();
 
 await run('v0.3 compatibility layer', async () => {
   const card = await echo.getAgentCard();

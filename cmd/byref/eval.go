@@ -25,7 +25,9 @@ const evalUsage = `byref eval run SET [flags]       run an eval set (a directory
       --parallel n                 trials at once (default: CPUs)
       --timeout 5m, --tokens n     time and token budgets of the whole run
       --judge provider:name        the model that judges "judge" expectations (off by default)
-      --price in,out[,cached]      dollars per million tokens, for costs and max_cost
+      --price in,out[,read[,write]]
+                                   dollars per million tokens (input, output, cache reads and
+                                   writes), for costs and max_cost
       --out dir                    where the reports go (default SET/reports/TIME)
 byref eval add RUN_ID --set SET [--name NAME] [--db file]
                                    turn a stored run into a case of SET, with its cassette
@@ -35,7 +37,7 @@ byref eval diff A.json B.json      what got better and what got worse from repor
 // evalCmd is byref eval.
 func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usagef("say run, add or diff:\n%s", evalUsage)
+		return usagef("say run, add or diff; byref eval help lists their flags")
 	}
 	switch args[0] {
 	case "help", "-h", "--help":
@@ -48,7 +50,7 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	case "diff":
 		return evalDiff(args[1:], stdout)
 	}
-	return usagef("unknown eval command %q; say run, add or diff:\n%s", args[0], evalUsage)
+	return usagef("unknown eval command %q; say run, add or diff (byref eval help lists their flags)", args[0])
 }
 
 // evalAgent returns the agent a set is for: the demo's, or byref run's.
@@ -128,7 +130,7 @@ func evalRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				return err
 			}
 		}
-		fmt.Fprintf(stdout, "recorded %d cassettes in %s\n", len(set.Cases), filepath.Join(set.Dir, "cassettes"))
+		fmt.Fprintf(stdout, "recorded the cassettes of %s in %s\n", count(len(set.Cases), "case"), filepath.Join(set.Dir, "cassettes"))
 	}
 	dir := *out
 	if dir == "" {
@@ -167,24 +169,25 @@ func writeReport(path string, write func(io.Writer) error) error {
 	return f.Close()
 }
 
-// parsePrice reads "in,out[,cached]" dollars per million tokens.
+// parsePrice reads "in,out[,cache_read[,cache_write]]" dollars per million
+// tokens.
 func parsePrice(s string) (eval.Price, error) {
 	if s == "" {
 		return eval.Price{}, nil
 	}
 	parts := strings.Split(s, ",")
-	var v [3]float64
-	if len(parts) < 2 || len(parts) > 3 {
-		return eval.Price{}, usagef("--price is in,out[,cached] in dollars per million tokens, e.g. --price 0.15,0.6")
+	var v [4]float64
+	if len(parts) < 2 || len(parts) > 4 {
+		return eval.Price{}, usagef("--price is in,out[,cache_read[,cache_write]] in dollars per million tokens, e.g. --price 3,15,0.3,3.75")
 	}
 	for i, p := range parts {
 		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil || f < 0 {
-			return eval.Price{}, usagef("--price: %q is not a price; say in,out[,cached] in dollars per million tokens", p)
+			return eval.Price{}, usagef("--price: %q is not a price; say in,out[,cache_read[,cache_write]] in dollars per million tokens", p)
 		}
 		v[i] = f
 	}
-	return eval.Price{Input: v[0], Output: v[1], CachedInput: v[2]}, nil
+	return eval.Price{Input: v[0], Output: v[1], CacheRead: v[2], CacheWrite: v[3]}, nil
 }
 
 // progressBar draws the trials done on one line that it rewrites.

@@ -72,4 +72,20 @@ func TestEvalAddAndDiff(t *testing.T) {
 	if out, code := byref(t, "", "eval", "run", set, "--record"); code != 2 || !strings.Contains(out, "--record needs --model") {
 		t.Fatalf("--record without a model: exit %d:\n%s", code, out)
 	}
+
+	// Record on another model: a model that only says hello fails the
+	// case, and its one exchange replaces the cassette, so the replay
+	// fails the same way without it.
+	out, code = byref(t, "", "eval", "run", set, "--model", "scripted:hello", "--record", "--out", filepath.Join(dir, "c"))
+	if code != 1 || !strings.Contains(out, "recorded the cassettes of 1 case in") || !strings.Contains(out, "want 3 calls, got 0") {
+		t.Fatalf("eval run --record: exit %d:\n%s", code, out)
+	}
+	cassette, err := os.ReadFile(filepath.Join(set, "cassettes", "late-share.json"))
+	if err != nil || strings.Count(string(cassette), `"request"`) != 1 || !strings.Contains(string(cassette), "Hello from the scripted model.") {
+		t.Fatalf("the recorded cassette: %v\n%s", err, cassette)
+	}
+	out, code = byref(t, "", "eval", "run", set, "--out", filepath.Join(dir, "d"))
+	if code != 1 || !strings.Contains(out, "want 3 calls, got 0") || strings.Contains(out, "not in the cassette") {
+		t.Fatalf("the replay of the new cassette: exit %d:\n%s", code, out)
+	}
 }

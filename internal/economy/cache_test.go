@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -127,8 +129,14 @@ func (a *agentScript) answer(newTexts []string) llm.Response {
 	}
 }
 
-// learn records the variables a tool result or snippet result announced.
+// learn records the variables a tool result or snippet result announced,
+// or a compaction's summary names, in order, each once.
 func (a *agentScript) learn(text string) {
+	add := func(name string) {
+		if !slices.Contains(a.created, name) {
+			a.created = append(a.created, name)
+		}
+	}
 	for _, part := range strings.Split(text, "\n") {
 		var c struct {
 			Variables []struct {
@@ -137,15 +145,21 @@ func (a *agentScript) learn(text string) {
 			} `json:"variables"`
 		}
 		if json.Unmarshal([]byte(strings.TrimSpace(part)), &c) != nil {
+			for _, m := range summaryMade.FindAllStringSubmatch(part, -1) {
+				add(m[1])
+			}
 			continue
 		}
 		for _, v := range c.Variables {
 			if v.Change == "created" {
-				a.created = append(a.created, v.Name)
+				add(v.Name)
 			}
 		}
 	}
 }
+
+// summaryMade finds the variables a compaction's summary says a step made.
+var summaryMade = regexp.MustCompile(`made <<var:([A-Za-z_][A-Za-z0-9_]*)>>`)
 
 // since returns the texts of the messages after the last assistant one.
 func since(msgs []llm.Message) []string {
@@ -281,14 +295,26 @@ func measure(bodies [][]byte) cacheFigures {
 	return f
 }
 
+// commonPrefix is the length of the longest common prefix of a and b,
+// found by halving with bytes.Equal: long runs compare megabytes.
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return i
+	if bytes.Equal(a[:n], b[:n]) {
+		return n
+	}
+	lo, hi := 0, n // a[:lo] == b[:lo], a[:hi] != b[:hi]
+	for hi-lo > 64 {
+		mid := (lo + hi) / 2
+		if bytes.Equal(a[:mid], b[:mid]) {
+			lo = mid
+		} else {
+			hi = mid
 		}
 	}
-	return n
+	for lo < hi && a[lo] == b[lo] {
+		lo++
+	}
+	return lo
 }
 
 func renderAll(reqs []llm.Request) [][]byte {
@@ -518,9 +544,13 @@ func TestCachePricedAgainstPlainLoop(t *testing.T) {
 // A run restored from its log while it awaits the approval sends, as its
 // next request, the bytes of the last request it sent before, followed by
 // what came after: the cache it had is still good. In reference and plain
-// mode.
+// mode, with and without compactions before the restore.
 func TestRestoreKeepsThePrefix(t *testing.T) {
-	for _, plain := range []bool{false, true} {
+	for _, c := range []struct {
+		plain     bool
+		compactAt int
+	}{{false, 0}, {true, 0}, {false, 1200}, {true, 20000}} {
+		plain := c.plain
 		ctx := context.Background()
 		store := run.NewMemoryStore()
 		script := &agentScript{plain: plain, size: 20 << 10}
@@ -530,7 +560,7 @@ func TestRestoreKeepsThePrefix(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := rt.Start(ctx, runtime.RunOptions{Task: cacheTask})
+		h, err := rt.Start(ctx, runtime.RunOptions{Task: cacheTask, Limits: runtime.Limits{CompactAt: c.compactAt}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -563,11 +593,14 @@ func TestRestoreKeepsThePrefix(t *testing.T) {
 		if o, err := h2.Wait(ctx); err != nil || o.Status != run.StatusCompleted {
 			t.Fatalf("restored run: %+v %v", o, err)
 		}
+		if snap, _ := h2.Snapshot(ctx); (snap.Compactions > 0) != (c.compactAt > 0) {
+			t.Errorf("plain=%v, compact at %d: %d compactions", plain, c.compactAt, snap.Compactions)
+		}
 		reqs := before.Requests()
 		last, next := render(reqs[len(reqs)-1]), render(after.Requests()[0])
 		if kept := commonPrefix(last, next); kept != len(last) {
-			t.Errorf("plain=%v: the restored run's first request keeps %d of the %d bytes sent before; they differ at:\nbefore: %.300q\nafter:  %.300q",
-				plain, kept, len(last), last[kept:], next[kept:])
+			t.Errorf("plain=%v, compact at %d: the restored run's first request keeps %d of the %d bytes sent before; they differ at:\nbefore: %.300q\nafter:  %.300q",
+				plain, c.compactAt, kept, len(last), last[kept:], next[kept:])
 		}
 		_ = rt2.Close(ctx)
 	}

@@ -59,11 +59,18 @@ func script(responses ...llm.Response) llm.Model {
 			return llm.Response{}, fmt.Errorf("the script has %d steps", len(responses))
 		}
 		r := responses[n]
-		in := 0
+		// About four characters a token, 300 for the tools; after the
+		// first call, all but the newest message is read from the
+		// provider's cache (the context is append-only).
+		in, last := 0, 0
 		for _, m := range req.Messages {
-			in += len(m.Text)/4 + 4
+			last = len(m.Text)/4 + 4
+			in += last
 		}
 		r.Usage = llm.Usage{InputTokens: in + 300, OutputTokens: 40}
+		if n > 0 {
+			r.Usage.CacheReadTokens = in + 300 - last
+		}
 		calls := append([]llm.ToolCall(nil), r.ToolCalls...)
 		for i := range calls {
 			calls[i].ID = fmt.Sprintf("call_%d_%d", n+1, i+1)
@@ -102,7 +109,8 @@ func behaviours() []behaviour {
 			Task: "What share of this month's orders are late?",
 			Expect: []eval.Expectation{eval.Status(run.StatusCompleted), between(14.1, 14.3),
 				eval.Called(eval.Call("filter_rows", "table", "<<var:orders>>", "column", "status", "value", "late"), eval.Call("count_rows", "table", "<<var:filter_rows_result>>")),
-				refs, eval.NoCopies(), eval.MaxSteps(5), eval.NoSecrets()}},
+				refs, eval.NoCopies(), eval.MaxSteps(5), eval.NoSecrets(),
+				eval.Judge("The answer must be the percentage of late orders, about 14.2, as a number.")}},
 			script(filterLate, countLate, share, done(`"<<var:share>>"`))},
 		{&eval.Case{Name: "02-count-all", Task: "How many orders are there this month?",
 			Expect: []eval.Expectation{eval.Equal(1000), eval.CalledExactly(eval.Call("count_rows", "table", "<<var:orders>>")), eval.GotRef("count_rows", "table", "orders"), eval.MaxSteps(2)}},
@@ -127,7 +135,7 @@ func behaviours() []behaviour {
 			script(call("count_rows", `{"table":"<<var:orders>>"}`), done(`"<<var:count_rows_result>>"`))},
 		{&eval.Case{Name: "08-denied", Description: "filtering is denied; the model says it cannot answer instead of guessing",
 			Task: "How many orders are late?", Options: eval.RunOptions{Approval: runtime.ApproveOnToolCall}, Deny: []string{"filter_rows"},
-			Expect: []eval.Expectation{eval.Status(run.StatusCompleted), eval.Equal(nil), eval.ApprovalBefore("filter_rows")}},
+			Expect: []eval.Expectation{eval.Status(run.StatusFailed), eval.FailureKind(run.FailureGaveUp), eval.ApprovalBefore("filter_rows")}},
 			script(filterLate, call("terminate", `{"success":false,"result":"I was not allowed to filter the orders."}`))},
 		{&eval.Case{Name: "09-json-variable", Description: "a starting variable given as JSON, decoded into *demotable.Table",
 			Task: "How many of the returns came late?", Variables: []eval.Var{{Name: "returns", Type: "*demotable.Table", JSON: returns, Description: "this week's returns"}},

@@ -793,8 +793,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					src.findex = dest.findex // Set recv address to LHS.
 					dest.typ = src.typ
 				case src.action == aCompositeLit:
-					if dest.typ.cat == valueT && dest.typ.rtype.Kind() == reflect.Interface {
-						// Skip optimisation for assigned interface.
+					if dest.typ.cat == valueT && dest.typ.rtype.Kind() == reflect.Interface || dest.typ.cat == errorT || isInterfaceSrc(dest.typ) {
+						// Skip optimisation for assigned interface (byref: error
+						// and interpreted interfaces too: the literal was stored
+						// bare, without the methods).
 						break
 					}
 					if dest.action == aGetIndex || dest.action == aStar {
@@ -1278,6 +1280,18 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 				n.action = aConvert
 				switch {
+				case isInterfaceBin(c0.typ) && !c1.isNil() && !isInterface(c1.typ) && c1.typ.cat != valueT:
+					// byref: an interpreted value converted to a host
+					// interface (error(v)) gets the wrapper with its methods;
+					// it was the bare value, which a variable of the
+					// interface type cannot hold.
+					if !c1.typ.implements(c0.typ) {
+						err = n.cfgErrorf("type %v does not implement interface %v", c1.typ.id(), c0.typ.id())
+						break
+					}
+					n.typ = c0.typ
+					n.findex = sc.add(n.typ)
+					n.gen = convertToHostInterface
 				case isInterface(c0.typ) && !c1.isNil():
 					// Convert to interface: just check that all required methods are defined by concrete type.
 					if !c1.typ.implements(c0.typ) {
@@ -1871,6 +1885,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			if n.typ == nil {
 				err = n.cfgErrorf("undefined type")
 				break
+			}
+			if c0 := n.child[0]; n.typ.cat != binPkgT && n.typ.cat != srcPkgT && c0.isType(sc) && methodExpr(sc, n, c0.typ, n.child[1].ident) {
+				break // byref: a method expression (methodexpr.go)
 			}
 			switch {
 			case n.typ.cat == binPkgT:

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // bltn type defines functions which run at CFG execution.
@@ -2911,51 +2912,59 @@ func _range(n *node) {
 	fnext := getExec(n.fnext)
 	tnext := getExec(n.tnext)
 
-	var value func(*frame) reflect.Value
-	var an *node
+	an := n.child[1]
+	index1 := -1
 	if len(n.child) == 4 {
 		an = n.child[2]
-		index1 := n.child[1].findex // array value location in frame
-		if isString(an.typ.TypeOf()) {
-			// Special variant of "range" for string, where the index indicates the byte position
-			// of the rune in the string, rather than the index of the rune in array.
-			stringType := reflect.TypeOf("")
-			value = genValueAs(an, rat) // range on string iterates over runes
-			n.exec = func(f *frame) bltn {
-				a := f.data[index2]
-				v0 := f.data[index3]
-				v0.SetInt(v0.Int() + 1)
-				i := int(v0.Int())
-				if i >= a.Len() {
-					return fnext
-				}
-				// Compute byte position of the rune in string
-				pos := a.Slice(0, i).Convert(stringType).Len()
-				f.data[index0].SetInt(int64(pos))
-				f.data[index1].Set(a.Index(i))
-				return tnext
+		index1 = n.child[1].findex // array value location in frame
+	}
+	if isString(an.typ.TypeOf()) {
+		// byref: range over a string decodes its UTF-8 in place; the
+		// key is the byte offset of each rune (the key-only form gave
+		// rune counts, and the other one converted the string to runes
+		// and each prefix back to a string to find the offset).
+		value := genValue(an)
+		n.exec = func(f *frame) bltn {
+			str := f.data[index2].String()
+			pos := int(f.data[index3].Int())
+			if pos >= len(str) {
+				return fnext
 			}
-		} else {
-			value = genValueRangeArray(an)
-			n.exec = func(f *frame) bltn {
-				a := f.data[index2]
-				v0 := f.data[index0]
-				v0.SetInt(v0.Int() + 1)
-				i := int(v0.Int())
-				if i >= a.Len() {
-					return fnext
-				}
-				f.data[index1].Set(a.Index(i))
-				return tnext
+			r, size := utf8.DecodeRuneInString(str[pos:])
+			f.data[index0].SetInt(int64(pos))
+			if index1 >= 0 {
+				f.data[index1].SetInt(int64(r))
 			}
+			f.data[index3].SetInt(int64(pos + size))
+			return tnext
+		}
+		next := n.exec
+		n.child[0].exec = func(f *frame) bltn {
+			v := value(f)
+			if isConstantValue(v.Type()) {
+				v = reflect.ValueOf(vString(v))
+			}
+			f.data[index2] = reflect.ValueOf(v.String())
+			f.data[index3] = reflect.New(reflect.TypeOf(0)).Elem()
+			return next
+		}
+		return
+	}
+
+	value := genValueRangeArray(an)
+	if index1 >= 0 {
+		n.exec = func(f *frame) bltn {
+			a := f.data[index2]
+			v0 := f.data[index0]
+			v0.SetInt(v0.Int() + 1)
+			i := int(v0.Int())
+			if i >= a.Len() {
+				return fnext
+			}
+			f.data[index1].Set(a.Index(i))
+			return tnext
 		}
 	} else {
-		an = n.child[1]
-		if isString(an.typ.TypeOf()) {
-			value = genValueAs(an, rat) // range on string iterates over runes
-		} else {
-			value = genValueRangeArray(an)
-		}
 		n.exec = func(f *frame) bltn {
 			v0 := f.data[index0]
 			v0.SetInt(v0.Int() + 1)
@@ -2968,13 +2977,9 @@ func _range(n *node) {
 
 	// Init sequence
 	next := n.exec
-	index := index0
-	if isString(an.typ.TypeOf()) && len(n.child) == 4 {
-		index = index3
-	}
 	n.child[0].exec = func(f *frame) bltn {
 		f.data[index2] = value(f) // set array shallow copy for range
-		f.data[index].SetInt(-1)  // assing index value
+		f.data[index0].SetInt(-1) // assing index value
 		return next
 	}
 }
@@ -3084,6 +3089,14 @@ func _case(n *node) {
 							if stype == typ.id() {
 								return tnext
 							}
+							// byref: an interface case (error...) and an
+							// interpreted value in an error wrapper.
+							if rt := typ.TypeOf(); rt != nil && (typ.cat == valueT || typ.cat == errorT) && rt.Kind() == reflect.Interface && reflect.TypeOf(ival).Implements(rt) {
+								return tnext
+							}
+							if w := wrappedValue(reflect.ValueOf(ival)); w.IsValid() && w.Type() == typ.TypeOf() && typ.TypeOf().Kind() != reflect.Interface {
+								return tnext
+							}
 						}
 						return fnext
 					}
@@ -3139,8 +3152,12 @@ func _case(n *node) {
 						destValue(f).Set(elem)
 						return tnext
 					}
-					if typ.cat == valueT && rtyp.Kind() == reflect.Interface && elem.IsValid() && elem.Type().Implements(rtyp) {
+					if (typ.cat == valueT || typ.cat == errorT) && rtyp.Kind() == reflect.Interface && elem.IsValid() && elem.Type().Implements(rtyp) {
 						destValue(f).Set(elem)
+						return tnext
+					}
+					if w := wrappedValue(elem); w.IsValid() && rtyp.Kind() != reflect.Interface && w.Type() == rtyp {
+						destValue(f).Set(w) // byref: an interpreted value in an error wrapper
 						return tnext
 					}
 					return fnext
@@ -3183,8 +3200,12 @@ func _case(n *node) {
 							destValue(f).Set(elem)
 							return tnext
 						}
-						if typ.cat == valueT && rtyp.Kind() == reflect.Interface && elem.IsValid() && elem.Type().Implements(rtyp) {
+						if (typ.cat == valueT || typ.cat == errorT) && rtyp.Kind() == reflect.Interface && elem.IsValid() && elem.Type().Implements(rtyp) {
 							destValue(f).Set(elem)
+							return tnext
+						}
+						if w := wrappedValue(elem); w.IsValid() && rtyp.Kind() != reflect.Interface && w.Type() == rtyp {
+							destValue(f).Set(val) // byref: an interpreted value in an error wrapper
 							return tnext
 						}
 					}

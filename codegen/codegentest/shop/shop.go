@@ -1,4 +1,5 @@
-// Package shop is the fixture of interp's corpus and differential tests:
+// Package shop is the fixture of interp's corpus and differential tests
+// and of codegen's replay of that corpus:
 // a small shop's types, variables and actions, in a package of their own
 // so that compiled Go and snippets share them.
 package shop

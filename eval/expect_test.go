@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -57,7 +58,7 @@ func steps(responses ...llm.Response) llm.Model {
 			return llm.Response{}, fmt.Errorf("the script has %d steps", len(responses))
 		}
 		r := responses[n]
-		r.Usage = llm.Usage{InputTokens: 100, OutputTokens: 20}
+		r.Usage = llm.Usage{InputTokens: 100, OutputTokens: 20, CacheReadTokens: 60}
 		r.ToolCalls = append([]llm.ToolCall(nil), r.ToolCalls...)
 		for i := range r.ToolCalls {
 			r.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", n+1, i+1)
@@ -105,9 +106,9 @@ func everyKind() *eval.Case {
 			eval.NoCopies(),
 			eval.MaxSteps(2),
 			eval.MaxTokens(300),
-			eval.MaxCachedTokens(1000),
-			eval.MaxUncachedTokens(300),
-			eval.MaxCost(0.004),
+			eval.MaxCachedTokens(150),
+			eval.MaxUncachedTokens(150),
+			eval.MaxCost(0.003),
 			eval.NoSecrets(),
 			eval.ApprovalBefore("word_count"),
 			eval.Status(run.StatusCompleted),
@@ -126,7 +127,7 @@ func judge() llm.Model {
 	})
 }
 
-var price = eval.Price{Input: 10, Output: 30}
+var price = eval.Price{Input: 10, Output: 30, CacheRead: 1}
 
 func TestGoodAgentPasses(t *testing.T) {
 	set := &eval.Set{Name: "test", Agent: testAgent(), Cases: []*eval.Case{everyKind()}}
@@ -139,6 +140,11 @@ func TestGoodAgentPasses(t *testing.T) {
 		for _, f := range tr.Failures {
 			t.Errorf("trial %d: %s: %s", tr.Repetition, f.Expectation, f.Diff)
 		}
+	}
+	// Two calls of 100 input tokens (60 read from the cache) and 20
+	// output: 80 at $10, 120 at $1 and 40 at $30 per million.
+	if tr := c.Trials[0]; tr.CacheReadTokens != 120 || tr.Tokens() != 240 || math.Abs(tr.Cost-0.00212) > 1e-12 || math.Abs(c.Cost-0.00212) > 1e-12 {
+		t.Fatalf("tokens %d, cached %d, cost %v (case %v)", tr.Tokens(), tr.CacheReadTokens, tr.Cost, c.Cost)
 	}
 	if !r.OK() || c.Passes != 2 || c.PassAtK != 1 || c.PassHatK != 1 || c.Verdict != "pass" {
 		t.Fatalf("report: ok %v, %d passes, pass@k %v, pass^k %v, %s", r.OK(), c.Passes, c.PassAtK, c.PassHatK, c.Verdict)
@@ -168,11 +174,6 @@ func TestBadAgentFailsEachKind(t *testing.T) {
 		failed[f.Expectation] = f.Diff
 	}
 	for _, e := range bad.Expect {
-		if e.Kind == "max_cached_tokens" {
-			// llm.Usage reports no cached tokens yet: nothing can exceed
-			// the bound.
-			continue
-		}
 		d, ok := failed[e.String()]
 		if !ok {
 			t.Errorf("%s (%s) did not fail; failures: %v", e, e.Kind, failed)
@@ -180,7 +181,7 @@ func TestBadAgentFailsEachKind(t *testing.T) {
 		}
 		t.Logf("%s: %s", e, d)
 	}
-	for _, want := range []string{"want 13, got 7", "send_email", "raw value", "got the value of doc", "3 steps", "carries secret"} {
+	for _, want := range []string{"want 13, got 7", "send_email", "raw value", "got the value of doc", "3 steps", "180 cached tokens", "180 uncached tokens", "carries secret"} {
 		found := false
 		for _, d := range failed {
 			found = found || strings.Contains(d, want)
