@@ -63,10 +63,7 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 		h.messages = append(h.messages, resp.Message())
 		h.mu.Unlock()
 
-		calls := make([]ToolCall, len(resp.ToolCalls))
-		for i, c := range resp.ToolCalls {
-			calls[i] = ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
-		}
+		calls := resp.ToolCalls // one type from the provider to the step
 		snippets := extractCode(resp.Text)
 		before := []run.Payload{usageEvent(resp.Usage)}
 		if resp.Text != "" || resp.Reasoning != "" || len(resp.Thinking) > 0 {
@@ -94,11 +91,11 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 		}
 
 		before = append(before, run.PhaseChanged{From: run.PhasePlanning, To: run.PhaseExecuting})
-		for i, c := range calls {
+		for _, c := range calls {
 			// Resolved when it runs (after the step's snippets and earlier
 			// calls, which may make the variables it refers to); the
 			// resolution is recorded with its completion.
-			before = append(before, run.ToolCallScheduled{Step: step, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, Signature: resp.ToolCalls[i].Signature}})
+			before = append(before, run.ToolCallScheduled{Step: step, Call: logged(c)})
 		}
 		if err := h.rec.appendPhased(ctx, before...); err != nil {
 			return h.storeFault(ctx, err)
