@@ -284,9 +284,7 @@ func (h *Handle) terminate(ctx context.Context, res StepResult, retries *int, li
 		// The model gave up: the run fails, typed, with its reason.
 		reason := "the model gave up: it reported that it could not do the task"
 		if t.Result != nil && !t.Tainted {
-			h.st.mu.Lock()
-			reason += ": " + h.st.redact(fmt.Sprint(t.Result))
-			h.st.mu.Unlock()
+			reason += ": " + h.st.redacted(fmt.Sprint(t.Result))
 		}
 		return h.failAs(ctx, run.FailureGaveUp, reason), true
 	}
@@ -357,10 +355,7 @@ func (h *Handle) resultJSON(v any) (json.RawMessage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the result cannot be written as JSON (%v); return a JSON value or a JSON-representable variable", err)
 	}
-	h.st.mu.Lock()
-	secret := h.st.holdsSecret(string(b))
-	h.st.mu.Unlock()
-	if secret {
+	if h.st.showsSecret(string(b)) {
 		return nil, errors.New("the result holds the value of a secret variable, and results are recorded; return something that does not contain it")
 	}
 	if h.result == nil {
