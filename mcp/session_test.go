@@ -170,12 +170,18 @@ func TestElicitationBecomesAnAwait(t *testing.T) {
 			if out.Status != run.StatusCompleted || !strings.Contains(string(out.Result), "painted blue") {
 				t.Fatalf("outcome %+v %s", out, out.Result)
 			}
-			events, _ := store.Read(ctx, h.ID(), 1, 0)
+			// Notifications are handled apart from results: the last may
+			// be recorded just after the call's result.
 			var progress []string
-			for _, e := range events {
-				if p, ok := e.Data.(run.Progress); ok {
-					progress = append(progress, p.Message)
+			for len(progress) < 3 {
+				progress = progress[:0]
+				events, _ := store.Read(ctx, h.ID(), 1, 0)
+				for _, e := range events {
+					if p, ok := e.Data.(run.Progress); ok {
+						progress = append(progress, p.Message)
+					}
 				}
+				time.Sleep(time.Millisecond)
 			}
 			if strings.Join(progress, "|") != "1/3 step 1|2/3 step 2|3/3 step 3" {
 				t.Fatalf("progress %q", progress)
