@@ -55,7 +55,8 @@
 // The run's status is the task's state (see State): created is submitted;
 // running and cancelling are working; awaiting is input-required, or
 // auth-required for an authorization; completed, failed and canceled map
-// directly. An awaiting task's status message says what is asked and how
+// directly (a run whose model gave up, run.FailureGaveUp, is failed, its
+// status message the model's reason). An awaiting task's status message says what is asked and how
 // to answer (server.DescribeAwait) with the await itself as an
 // application/json data part, await.json.
 //

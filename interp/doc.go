@@ -16,6 +16,43 @@
 // statically which variables a snippet reads, writes and creates, for
 // approvers.
 //
+// # Which Go a snippet is
+//
+// A snippet is the Go of the toolchain byref is built with (its language
+// version is runtime.Version's, Go 1.22+ loop variables included), in one
+// shape: the body of a main function whose top-level declarations (x :=
+// ..., var x = ..., const) are package-level, so the snippet's funcs, and
+// later snippets, see them; its func and type declarations are
+// package-level; the run's variables and the actions are package-level
+// variables of their real types. Before anything runs, the snippet is
+// type-checked in that shape with go/types against those types, the
+// allowed packages' types (compiler export data generated with the symbol
+// table, interp/internal/stdsym/export, so a deployed binary needs no Go
+// toolchain) and the declarations of earlier snippets. What `go build`
+// would reject is a [CompileError] with go/types' message (the compiler's
+// words) at the snippet's own line and column: x := 1 +\nfmt.Println(x) is
+// "undefined: x" at 2:13, q := 1\nq := 2 is "no new variables on left side
+// of :=". Two differences from a main function, both the sandbox's: a
+// top-level x := v of a run variable x assigns it (it keeps its type), and
+// an import need not be used (imports persist across snippets). The check
+// remembers the last snippet it passed with its environment, so running the
+// same snippet again over variables of the same types is not checked again.
+//
+// The host's types are named in a snippet as the prompt shows them
+// (variable.TypeName): every exported named type in a variable's type or in
+// an action's parameters and results, at any depth, is registered with
+// the interpreter under its package's name, with its fields and methods,
+// without a symbol table: shop.Customer for a type of example.com/shop,
+// main.Order for a type of the host program's package main. Error messages
+// name them the same way. Standard-library types are named through the
+// allowed packages only.
+//
+// Where the interpreter still computes something else than compiled Go,
+// the corpus says so: TestNative compiles every corpus snippet with Go and
+// compares its output and variables with the interpreter's, and the
+// snippets that still differ are listed, each with its cause, in
+// corpus_test.go (knownFailing).
+//
 // # What a snippet can do, in a model's terms
 //
 //   - Use the variables as ordinary Go variables anywhere: top := customers[0],
@@ -114,7 +151,13 @@
 // stdin. time.LoadLocation reads only the
 // system time-zone database (names with ".." are rejected by Go).
 //
-// Refused, with a [RefusedError] naming what to do instead: os, os/exec,
+// os is the snippet's own output streams and nothing else: os.Stdout and
+// os.Stderr are io.Writers writing to [Result.Stdout] and [Result.Stderr]
+// (for tabwriter.NewWriter(os.Stdout, ...), fmt.Fprintf(os.Stderr, ...),
+// json.NewEncoder(os.Stdout)); any other name of os is refused by that
+// rule, with or without an import.
+//
+// Refused, with a [RefusedError] naming what to do instead: the rest of os, os/exec,
 // net and net/..., syscall, unsafe, plugin, reflect, runtime and
 // runtime/..., io, io/ioutil, io/fs, path/filepath, log, sync, context,
 // math/big, text/template and html/template, and every other package not

@@ -43,7 +43,9 @@ type Options struct {
 	// rebuild is invisible to snippets. Zero means 100 (see TestGrowth).
 	RebuildEvery int
 	// Symbols are host packages' symbols, so snippets can import them and
-	// name host types (import "example.com/app"; app.Row{...}).
+	// call their functions (import "example.com/app"; app.Parse(...)). The
+	// host's types that appear in variables and actions need none: they
+	// are registered as the Evals see them (see the package doc).
 	Symbols []Exports
 	// MaxCallDepth bounds nested calls of interpreted functions; deeper
 	// recursion panics with ErrCallDepth instead of overflowing the Go stack,
@@ -206,6 +208,7 @@ func New(opts Options) (*Interpreter, error) {
 			}
 		}
 	}
+	prefetchTypes()
 	in.tc = newTypeChecker()
 	for _, ex := range opts.Symbols {
 		in.tc.addExports(ex)

@@ -137,6 +137,33 @@ var b strings.Builder
 (*strings.Builder).WriteString(&b, "hey")
 fmt.Println(f(T{1}, 2), T.Add(T{3}, 4), v.n, (*T).Add(v, 1), I.M(S{}), b.String())`, "3 7 6 7 S.M hey"},
 		{"range over a string gives byte offsets", "s := \"h\u00e9\\xffz\"\nvar ks []int\nfor i := range s { ks = append(ks, i) }\nfor i, r := range s { fmt.Print(i, r, \" \") }\nfmt.Print(ks)", "0 104 1 233 3 65533 4 122 [0 1 3 4]"},
+		{"type switches on errors", `type SE struct{ N int }
+func (e SE) Error() string { return "se" }
+check := func(i int) error { if i > 0 { return SE{i} }; return nil }
+for _, i := range []int{0, 1} {
+	switch err := check(i).(type) {
+	case nil:
+		fmt.Print("ok ")
+	case SE:
+		fmt.Print("short ", err.N, " ")
+	}
+	switch check(i).(type) {
+	case SE:
+		fmt.Print("SE ")
+	}
+}
+for _, v := range []any{errors.New("e"), 1} {
+	switch x := v.(type) {
+	case error:
+		fmt.Print("error ", x, " ")
+	default:
+		fmt.Print("other ", x)
+	}
+	switch v.(type) {
+	case error:
+		fmt.Print("E ")
+	}
+}`, "ok short 1 SE error e E other 1"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},

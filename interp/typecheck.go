@@ -79,6 +79,21 @@ func importStd(path string) (*types.Package, error) {
 	return p, nil
 }
 
+// prefetchOnce starts loading the types of the packages most snippets use
+// on another goroutine, when the first Interpreter is made, so the first
+// snippet's check finds them ready or in progress (on one core less).
+var prefetchOnce sync.Once
+
+func prefetchTypes() {
+	prefetchOnce.Do(func() {
+		go func() {
+			for _, p := range []string{"fmt", "strings", "strconv", "sort", "slices", "errors", "time"} {
+				_, _ = importStd(p)
+			}
+		}()
+	})
+}
+
 // osTypes is the os package a snippet sees: Stdout and Stderr, its own
 // output streams, as io.Writers.
 func osTypes() (*types.Package, error) {
@@ -689,19 +704,21 @@ func (tc *typeChecker) hostPackage(path, name string) *types.Package {
 	return p
 }
 
+// basicKinds are the go/types kinds of reflect's basic kinds.
+var basicKinds = [...]types.BasicKind{
+	reflect.Bool: types.Bool, reflect.Int: types.Int, reflect.Int8: types.Int8, reflect.Int16: types.Int16,
+	reflect.Int32: types.Int32, reflect.Int64: types.Int64, reflect.Uint: types.Uint, reflect.Uint8: types.Uint8,
+	reflect.Uint16: types.Uint16, reflect.Uint32: types.Uint32, reflect.Uint64: types.Uint64,
+	reflect.Uintptr: types.Uintptr, reflect.Float32: types.Float32, reflect.Float64: types.Float64,
+	reflect.Complex64: types.Complex64, reflect.Complex128: types.Complex128, reflect.String: types.String,
+	reflect.UnsafePointer: types.UnsafePointer,
+}
+
 func (tc *typeChecker) basic(t reflect.Type) types.Type {
-	k := map[reflect.Kind]types.BasicKind{
-		reflect.Bool: types.Bool, reflect.Int: types.Int, reflect.Int8: types.Int8, reflect.Int16: types.Int16,
-		reflect.Int32: types.Int32, reflect.Int64: types.Int64, reflect.Uint: types.Uint, reflect.Uint8: types.Uint8,
-		reflect.Uint16: types.Uint16, reflect.Uint32: types.Uint32, reflect.Uint64: types.Uint64,
-		reflect.Uintptr: types.Uintptr, reflect.Float32: types.Float32, reflect.Float64: types.Float64,
-		reflect.Complex64: types.Complex64, reflect.Complex128: types.Complex128, reflect.String: types.String,
-		reflect.UnsafePointer: types.UnsafePointer,
-	}[t.Kind()]
-	if k == types.Invalid {
-		return tc.underlying(t, nil)
+	if k := t.Kind(); int(k) < len(basicKinds) && basicKinds[k] != types.Invalid {
+		return types.Typ[basicKinds[k]]
 	}
-	return types.Typ[k]
+	return tc.underlying(t, nil)
 }
 
 // underlying builds the structure of t; pkg owns its fields when t is named.

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/byref/byref/codegen/codegentest/shop"
 )
@@ -108,4 +109,22 @@ func TestTypeOfHost(t *testing.T) {
 	if tm := tc.typeOf(reflect.TypeFor[shop.Customer]()); !strings.Contains(tm.Underlying().String(), "Since time.Time") {
 		t.Errorf("Customer = %s", tm.Underlying())
 	}
+}
+
+// TestFirstSnippet logs how long the first snippet of a process takes,
+// New included: the allowed packages' symbols and types are loaded then.
+// Run it alone for a fresh process: go test -run TestFirstSnippet -v ./interp/
+// (no bound is asserted: wall-clock times vary with the machine).
+func TestFirstSnippet(t *testing.T) {
+	start := time.Now()
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := time.Since(start)
+	res, err := in.Eval(context.Background(), Input{Code: "w := strings.Fields(text)\nfmt.Println(len(w), strings.ToUpper(w[0]))", Vars: []Var{{Name: "text", Value: reflect.ValueOf("the quick brown fox")}}})
+	if err != nil || res.Stdout != "4 THE\n" {
+		t.Fatalf("%q %v", res.Stdout, err)
+	}
+	t.Logf("first snippet: %v (New %v)", time.Since(start), created)
 }

@@ -1,5 +1,6 @@
-// Package mcp turns the tools of Model Context Protocol servers into byref
-// actions, through the official Go SDK
+// Package mcp turns the tools, resources and prompts of Model Context
+// Protocol servers into byref actions and variables, through the official
+// Go SDK
 // (github.com/modelcontextprotocol/go-sdk/mcp, imported here as sdk).
 //
 // # Tools in
@@ -24,6 +25,42 @@
 // error. Imported actions are ordinary actions: approvals
 // (ImportOptions.NeedsApproval, the run's approval strategy), relevance
 // selection (RunOptions.ToolLimit) and tracing apply to them.
+//
+// # What the server asks of the client
+//
+// A session made by [Connect] or [ConnectWith] lets its server take part in
+// the runs that call its tools:
+//
+//   - Elicitation: a question the server asks during a tool call (form
+//     mode, by multi round-trip or as a request during the call) becomes
+//     the run's await for input (action.InputRequired), whose message has
+//     the question and the requested schema. The human answers through
+//     ACP, A2A, the inspector or Go like any await; the answer (a JSON
+//     object, or the JSON string "decline" or "cancel") goes back to the
+//     server and the call goes on where it was. A URL the server asks the
+//     user to visit (URL mode) becomes an await for an authorization with
+//     that link. The call's request stays open meanwhile, at most
+//     ConnectOptions.ElicitTimeout; a question asked outside a run is
+//     declined. Questions are matched to the call they belong to; with
+//     several calls in flight on one session, a question asked outside
+//     the multi round-trip flow is refused.
+//   - Progress: the server's progress notifications about a call are
+//     recorded as the call's progress (action.Progress, runtime.Progress):
+//     the inspector and the protocols' streams show them; the model does
+//     not.
+//   - Sampling is off by default: ConnectOptions.Sampling serves it, and
+//     [Sample] serves it with a byref model (text messages only).
+//
+// # Resources and prompts
+//
+// [Resources] reads a server's resources into variables, each a [Resource]
+// (text or bytes, with its MIME type) the model passes by reference to
+// actions that take one; its preview says the type and size, never the
+// whole contents. [Templates] turns resource templates into actions whose
+// parameters are the template's variables and whose result is the
+// Resource read. A prompt is a template a person picks, not something the
+// model calls: [Prompt] returns its text for a run's Task or
+// Instructions. Subscriptions to resource changes and roots are not used.
 //
 // # Tools out
 //

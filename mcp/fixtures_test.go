@@ -20,9 +20,13 @@ func TestMain(m *testing.M) {
 	switch os.Getenv(serverEnv) {
 	case "":
 		os.Exit(m.Run())
-	case "tools":
+	case "tools", "human":
+		srv := toolServer()
+		if os.Getenv(serverEnv) == "human" {
+			srv = humanServer()
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		err := toolServer().Run(ctx, &sdk.StdioTransport{})
+		err := srv.Run(ctx, &sdk.StdioTransport{})
 		cancel()
 		if err != nil && !errors.Is(err, context.Canceled) {
 			fmt.Fprintln(os.Stderr, "test server:", err)

@@ -67,19 +67,6 @@ func UnlessReadOnly(t *sdk.Tool) bool {
 	return t.Annotations == nil || !t.Annotations.ReadOnlyHint
 }
 
-// Connect starts an MCP client session over t, as the client "byref":
-// &sdk.CommandTransport{Command: exec.Command(...)} for a server run as a
-// command over stdio, &sdk.StreamableClientTransport{Endpoint: url} for
-// streamable HTTP. Close the session when its actions are no longer used.
-func Connect(ctx context.Context, t sdk.Transport) (*sdk.ClientSession, error) {
-	c := sdk.NewClient(&sdk.Implementation{Name: "byref", Version: Version}, nil)
-	s, err := c.Connect(ctx, t, nil)
-	if err != nil {
-		return nil, fmt.Errorf("mcp: connecting: %w", err)
-	}
-	return s, nil
-}
-
 // Import returns the tools of the session's server as a set of actions; see
 // Tools.
 func Import(ctx context.Context, session *sdk.ClientSession, opts ImportOptions) (*action.Set, error) {
@@ -221,7 +208,17 @@ func toolAction(session *sdk.ClientSession, tool *sdk.Tool, opts ImportOptions, 
 // call calls the tool and returns its structured content (as JSON) or its
 // text.
 func call(ctx context.Context, session *sdk.ClientSession, name string, args any, structured bool) ([]byte, error) {
-	res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	params := &sdk.CallToolParams{Name: name, Arguments: args}
+	var res *sdk.CallToolResult
+	var err error
+	if st := stateOf(session); st != nil {
+		res, err = st.callTool(ctx, session, params)
+	} else {
+		res, err = session.CallTool(ctx, params)
+	}
+	if errors.Is(err, action.ErrNeedsHuman) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("mcp: calling %s: %w", name, err)
 	}

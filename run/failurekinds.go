@@ -21,6 +21,9 @@ const (
 	// FailureInterrupted means the process running the run stopped in the
 	// middle of a step.
 	FailureInterrupted FailureKind = "interrupted"
+	// FailureGaveUp means the model gave up: it called terminate with
+	// success false. The run's error message keeps the model's reason.
+	FailureGaveUp FailureKind = "gave_up"
 )
 
 // FailureError is an error an action returns to fail its run, rather than

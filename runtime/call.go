@@ -219,7 +219,13 @@ func (st *State) callContext(ctx context.Context, c ToolCall, p *prepared, f *in
 	}
 	f.out = &callOutput{stdout: boundedBuffer{limit: st.opts.MaxOutput}, stderr: boundedBuffer{limit: st.opts.MaxOutput}}
 	ctx = action.WithOutput(ctx, &f.out.stdout, &f.out.stderr)
-	ctx = context.WithValue(ctx, callKey{}, &callInfo{run: st.run, callID: c.ID, sensitive: p.secretIn})
+	info := &callInfo{run: st.run, callID: c.ID, sensitive: p.secretIn}
+	if st.run == nil {
+		// A bare Execute (an MCP server's call): progress goes to the
+		// caller's own call, if its context carries one.
+		info.outer, _ = action.CallOf(ctx)
+	}
+	ctx = action.WithCall(context.WithValue(ctx, callKey{}, info), info)
 	return ctx, cancel
 }
 

@@ -31,6 +31,9 @@ type callInfo struct {
 	// sensitive names the secret or tainted variables the call was given
 	// (for a snippet: that it read).
 	sensitive []string
+	// outer is the call the context of a bare Execute carried, which
+	// takes the call's progress.
+	outer action.Call
 }
 
 type callKey struct{}

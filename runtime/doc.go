@@ -47,9 +47,22 @@
 // host typed in ToolResponse.Err and SnippetResponse.Err ([RefusedError],
 // [ActionError], [ErrCallTimeout], the interpreter's errors).
 //
-// The built-in actions are terminate (end the run with a result),
-// run_go (a snippet sent as a tool call; see Options.DisableSnippets) and,
-// in interactive runs, ask_user.
+// The built-in actions are terminate (end the run with a result, or give
+// up), run_go (a snippet sent as a tool call; see Options.DisableSnippets)
+// and, in interactive runs, ask_user. Each is a row of the action table that
+// carries its own behaviour.
+//
+// # Bounded calls
+//
+// Every call of a run is bounded by Options.CallTimeout, by default,
+// whether or not its action honours its context. A run's steps run on one
+// step goroutine, kept from step to step; the run's loop waits for it and
+// is the run's watchdog. A call past its deadline, or still running
+// Options.CancelGrace after its step was cancelled, is abandoned: it fails
+// with [ErrCallTimeout] (or the cancellation's cause), the step goes on on a
+// fresh step goroutine, and the late result is discarded. A bare State's
+// Execute runs on the caller's goroutine and returns when the action does;
+// a result later than the deadline is discarded there too.
 //
 // # Runs
 //
@@ -63,9 +76,12 @@
 // first event, and every change after it is an event in the run's log, in
 // Options.Store (an in-memory store unless set; package run/sqlite is the
 // durable one);
-// the run's state is a fold of its events (run.Snapshot). A run that could
-// not do its task completes with a null result; only faults of the runtime,
-// of the model provider after retries, or of the store fail it, and answers
+// the run's state is a fold of its events (run.Snapshot). A run whose model
+// gives up (terminate with success false) fails with run.FailureGaveUp, the
+// model's reason kept in the failure's message, so that a host or protocol
+// client that reads the status sees it; a run that reaches a limit
+// completes with a null result. Faults of the runtime, of the model
+// provider after retries, or of the store fail a run, and so do answers
 // that are not answers: a refusal or a content-filter stop fails the run
 // with run.FailureRefusal or run.FailureContentFilter (keeping what the model
 // said), and an answer cut by the output token limit fails it with

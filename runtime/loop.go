@@ -284,13 +284,14 @@ func (h *Handle) terminate(ctx context.Context, res StepResult, retries *int, li
 		return h.taintedResult(ctx, t, retries, lim)
 	}
 	if !t.Success {
-		reason := "the model reported that it could not do the task"
+		// The model gave up: the run fails, typed, with its reason.
+		reason := "the model gave up: it reported that it could not do the task"
 		if t.Result != nil && !t.Tainted {
 			h.st.mu.Lock()
 			reason += ": " + h.st.redact(fmt.Sprint(t.Result))
 			h.st.mu.Unlock()
 		}
-		return h.complete(ctx, nil, reason), true
+		return h.failAs(ctx, run.FailureGaveUp, reason), true
 	}
 	value, err := h.resultJSON(t.Result)
 	if err == nil {

@@ -31,3 +31,23 @@ func Progress(ctx context.Context, message string) error {
 	}
 	return info.run.rec.append(ctx, run.Progress{CallID: info.callID, Message: clip(message, MaxProgress)})
 }
+
+// IDs implements action.Call.
+func (c *callInfo) IDs() (string, string) {
+	if c.run == nil {
+		return "", c.callID
+	}
+	return string(c.run.id), c.callID
+}
+
+// Progress implements action.Call: the run's log, or, for a call outside
+// a run, the call its caller's context carried (see State.Execute).
+func (c *callInfo) Progress(ctx context.Context, message string) error {
+	if c.run == nil && c.outer != nil {
+		if len(c.sensitive) > 0 {
+			message = hiddenOutput
+		}
+		return c.outer.Progress(ctx, clip(message, MaxProgress))
+	}
+	return Progress(ctx, message)
+}

@@ -173,7 +173,7 @@ func (st *State) snippet(ctx context.Context, g gate, n int, callID, code string
 	if tainted {
 		info.sensitive = read
 	}
-	actionCtx = context.WithValue(actionCtx, callKey{}, info)
+	actionCtx = action.WithCall(context.WithValue(actionCtx, callKey{}, info), info)
 	st.mu.Lock()
 	funcs := st.snippetFuncs(actionCtx)
 	st.mu.Unlock()

@@ -52,7 +52,8 @@
 // run.FailureKind), the kind as data {"kind": …}; the kind gives the code:
 // invalid_input for run.FailureInvalidInput (an action returned
 // run.Fail(run.FailureInvalidInput, …)), server_error for the others
-// (model_error, timeout, action_error, interrupted, refusal…) and for a
+// (model_error, timeout, action_error, interrupted, refusal, gave_up: the
+// model gave up, its reason in the message…) and for a
 // failure of no kind.
 //
 // ACP events are a pure function of the byref event log, which is why the

@@ -240,8 +240,12 @@ func TestSecretsDoNotLeak(t *testing.T) {
 				waitFinished(t, store, id, len(x.script)+len(x.followUp))
 			}
 			final := c.run("GET", "/runs/"+id, "", 200)
-			if final.Status != "completed" {
-				t.Errorf("status %s (%+v)", final.Status, final.Error)
+			want := "completed"
+			if x.name == "gave up quoting it" {
+				want = "failed" // a model that gives up fails its run
+			}
+			if final.Status != want {
+				t.Errorf("status %s, want %s (%+v)", final.Status, want, final.Error)
 			}
 
 			for i, req := range model.Requests() {

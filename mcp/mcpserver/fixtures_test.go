@@ -8,6 +8,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/byref/byref/mcp/mcpserver"
 )
 
 // serverEnv makes the test binary an MCP server over stdio: TestMain runs
@@ -18,9 +20,12 @@ func TestMain(m *testing.M) {
 	switch os.Getenv(serverEnv) {
 	case "":
 		os.Exit(m.Run())
-	case "byref":
+	case "byref", "asking":
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		s, err := exportServer()
+		if os.Getenv(serverEnv) == "asking" {
+			s, err = mcpserver.New(mcpserver.Options{Agents: askingAgents()[:1]})
+		}
 		if err == nil {
 			err = s.Run(ctx, &sdk.StdioTransport{})
 		}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,10 +38,13 @@ type Options struct {
 	// HideFromAI.
 	Runtime runtime.Options
 	// Agents are served as tools that take a task and return the result of
-	// a whole run (see runtime.AgentAction). Each call runs a
-	// non-interactive run on AgentSpec.Agent; an agent
-	// whose runs await approvals needs RunOptions.AwaitTimeout, since an
-	// MCP client cannot answer them.
+	// a whole run (the schema of runtime.AgentAction). Each call runs a
+	// run on AgentSpec.Agent (it may ask its user questions unless
+	// AgentSpec.Run.NonInteractive). What the run awaits (an
+	// approval, a question, input, an authorization) is asked of the
+	// client by elicitation, and its answer resumes the run (see
+	// agents.go); a run whose client never answers waits until its
+	// RunOptions.AwaitTimeout, so set one.
 	Agents []runtime.AgentSpec
 	// Logger receives the server's logs: tool calls at Debug and failed
 	// calls at Info. Nil means no logs.
@@ -55,6 +59,9 @@ type Server struct {
 	tools   []string
 	skipped []runtime.Unavailable
 	log     *slog.Logger
+
+	mu       sync.Mutex
+	awaiting map[string]*agentRun // runs of agent tools awaiting an answer, by request state
 }
 
 // New returns a Server offering opts.Actions and opts.Agents as tools, or
@@ -69,12 +76,14 @@ func New(opts Options) (*Server, error) {
 	if name == "" {
 		name = "byref"
 	}
-	s := &Server{log: log, srv: sdk.NewServer(&sdk.Implementation{Name: name, Version: mcp.Version}, &sdk.ServerOptions{Instructions: opts.Instructions, Logger: opts.Logger})}
+	s := &Server{log: log, awaiting: map[string]*agentRun{}, srv: sdk.NewServer(&sdk.Implementation{Name: name, Version: mcp.Version}, &sdk.ServerOptions{Instructions: opts.Instructions, Logger: opts.Logger})}
 	var acts []*action.Action
 	if opts.Actions != nil {
 		acts = opts.Actions.All()
 	}
+	agents := map[string]runtime.AgentSpec{}
 	for _, spec := range opts.Agents {
+		agents[spec.Name] = spec
 		spec.Run.NonInteractive = true
 		a, err := runtime.AgentAction(spec)
 		if err != nil {
@@ -98,7 +107,11 @@ func New(opts Options) (*Server, error) {
 			s.skipped = append(s.skipped, runtime.Unavailable{Action: a.Name(), Reason: why})
 			continue
 		}
-		s.srv.AddTool(&sdk.Tool{Name: tool.Name, Description: tool.Description, InputSchema: tool.Parameters}, s.handler(a.Name(), rt))
+		h := s.handler(a.Name(), rt)
+		if spec, ok := agents[a.Name()]; ok {
+			h = s.agentHandler(spec)
+		}
+		s.srv.AddTool(&sdk.Tool{Name: tool.Name, Description: tool.Description, InputSchema: tool.Parameters}, h)
 		s.tools = append(s.tools, a.Name())
 	}
 	if len(s.tools) == 0 {
@@ -176,6 +189,7 @@ func (s *Server) handler(name string, rt *runtime.Runtime) sdk.ToolHandler {
 			return nil, fmt.Errorf("mcpserver: starting the call of %s: %w", name, err)
 		}
 		id := "mcp_" + strconv.FormatUint(callSeq.Add(1), 10)
+		ctx = action.WithCall(ctx, &progressCall{req: req, id: id})
 		step := st.Execute(ctx, runtime.Step{Calls: []runtime.ToolCall{{ID: id, Name: name, Arguments: args}}})
 		resp := step.Responses[0]
 		if !resp.Success {
@@ -218,4 +232,25 @@ func errorResult(resp runtime.ToolResponse) *sdk.CallToolResult {
 		text += "\n" + resp.Stderr
 	}
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
+
+// progressCall sends the progress an action reports (action.Progress) to
+// the client as progress notifications, when the call asked for them (it
+// has a progress token).
+type progressCall struct {
+	req *sdk.CallToolRequest
+	id  string
+	n   atomic.Int64
+}
+
+// IDs implements action.Call: no run, and the call's ID.
+func (p *progressCall) IDs() (string, string) { return "", p.id }
+
+// Progress implements action.Call.
+func (p *progressCall) Progress(ctx context.Context, message string) error {
+	token := p.req.Params.GetProgressToken()
+	if token == nil {
+		return nil
+	}
+	return p.req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: float64(p.n.Add(1)), Message: message})
 }

@@ -135,7 +135,7 @@ func behaviours() []behaviour {
 			script(call("count_rows", `{"table":"<<var:orders>>"}`), done(`"<<var:count_rows_result>>"`))},
 		{&eval.Case{Name: "08-denied", Description: "filtering is denied; the model says it cannot answer instead of guessing",
 			Task: "How many orders are late?", Options: eval.RunOptions{Approval: runtime.ApproveOnToolCall}, Deny: []string{"filter_rows"},
-			Expect: []eval.Expectation{eval.Status(run.StatusCompleted), eval.Equal(nil), eval.ApprovalBefore("filter_rows")}},
+			Expect: []eval.Expectation{eval.Status(run.StatusFailed), eval.FailureKind(run.FailureGaveUp), eval.ApprovalBefore("filter_rows")}},
 			script(filterLate, call("terminate", `{"success":false,"result":"I was not allowed to filter the orders."}`))},
 		{&eval.Case{Name: "09-json-variable", Description: "a starting variable given as JSON, decoded into *demotable.Table",
 			Task: "How many of the returns came late?", Variables: []eval.Var{{Name: "returns", Type: "*demotable.Table", JSON: returns, Description: "this week's returns"}},

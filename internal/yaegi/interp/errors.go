@@ -94,8 +94,10 @@ func walkErrors(err error, visit func(error) bool) bool {
 
 // wrapped returns the interpreted value an error wrapper holds, or the
 // zero Value when e is not a wrapper of the interpreter's.
-func wrapped(e error) reflect.Value {
-	v := reflect.ValueOf(e)
+func wrapped(e error) reflect.Value { return wrappedValue(reflect.ValueOf(e)) }
+
+// wrappedValue is wrapped for a reflect.Value.
+func wrappedValue(v reflect.Value) reflect.Value {
 	if !v.IsValid() || v.Kind() != reflect.Struct || v.NumField() < 2 {
 		return reflect.Value{}
 	}

@@ -3089,6 +3089,14 @@ func _case(n *node) {
 							if stype == typ.id() {
 								return tnext
 							}
+							// byref: an interface case (error...) and an
+							// interpreted value in an error wrapper.
+							if rt := typ.TypeOf(); rt != nil && (typ.cat == valueT || typ.cat == errorT) && rt.Kind() == reflect.Interface && reflect.TypeOf(ival).Implements(rt) {
+								return tnext
+							}
+							if w := wrappedValue(reflect.ValueOf(ival)); w.IsValid() && w.Type() == typ.TypeOf() && typ.TypeOf().Kind() != reflect.Interface {
+								return tnext
+							}
 						}
 						return fnext
 					}
@@ -3144,8 +3152,12 @@ func _case(n *node) {
 						destValue(f).Set(elem)
 						return tnext
 					}
-					if typ.cat == valueT && rtyp.Kind() == reflect.Interface && elem.IsValid() && elem.Type().Implements(rtyp) {
+					if (typ.cat == valueT || typ.cat == errorT) && rtyp.Kind() == reflect.Interface && elem.IsValid() && elem.Type().Implements(rtyp) {
 						destValue(f).Set(elem)
+						return tnext
+					}
+					if w := wrappedValue(elem); w.IsValid() && rtyp.Kind() != reflect.Interface && w.Type() == rtyp {
+						destValue(f).Set(w) // byref: an interpreted value in an error wrapper
 						return tnext
 					}
 					return fnext
@@ -3188,8 +3200,12 @@ func _case(n *node) {
 							destValue(f).Set(elem)
 							return tnext
 						}
-						if typ.cat == valueT && rtyp.Kind() == reflect.Interface && elem.IsValid() && elem.Type().Implements(rtyp) {
+						if (typ.cat == valueT || typ.cat == errorT) && rtyp.Kind() == reflect.Interface && elem.IsValid() && elem.Type().Implements(rtyp) {
 							destValue(f).Set(elem)
+							return tnext
+						}
+						if w := wrappedValue(elem); w.IsValid() && rtyp.Kind() != reflect.Interface && w.Type() == rtyp {
+							destValue(f).Set(val) // byref: an interpreted value in an error wrapper
 							return tnext
 						}
 					}

@@ -1,0 +1,40 @@
+package action
+
+import "context"
+
+// Call is what the context of an action's call knows of the tool call it
+// runs for, set by the runtime: which call it is, and where its progress
+// goes. Packages that must not import the runtime (an MCP client, for
+// one) reach it through CallOf and Progress.
+type Call interface {
+	// IDs returns the run's ID and the tool call's ID. A retried call (after
+	// InputRequired or AuthorizationRequired) has the same IDs.
+	IDs() (run, call string)
+	// Progress records a message about the call's progress in the run's
+	// log (runtime.Progress).
+	Progress(ctx context.Context, message string) error
+}
+
+type callKey struct{}
+
+// WithCall returns a context carrying the call. The runtime calls it.
+func WithCall(ctx context.Context, c Call) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
+}
+
+// CallOf returns the tool call the context's action runs for; false
+// outside a run's call.
+func CallOf(ctx context.Context) (Call, bool) {
+	c, ok := ctx.Value(callKey{}).(Call)
+	return c, ok
+}
+
+// Progress records a message about the progress of the call ctx runs
+// (runtime.Progress: the inspector and the protocols' streams show it, the
+// model does not). Outside a run's call it does nothing and returns nil.
+func Progress(ctx context.Context, message string) error {
+	if c, ok := CallOf(ctx); ok {
+		return c.Progress(ctx, message)
+	}
+	return nil
+}
