@@ -3,6 +3,7 @@ package a2a
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strconv"
 	"time"
 
@@ -129,10 +130,13 @@ func (p *projector) apply(e run.Event) []sdk.Event {
 		u.OutputTokens += d.OutputTokens
 		u.CacheReadTokens += d.CacheReadTokens
 		u.CacheWriteTokens += d.CacheWriteTokens
-		if p.task.Metadata == nil {
-			p.task.Metadata = map[string]any{}
+		// A new map: tasks already handed out keep theirs.
+		m := maps.Clone(p.task.Metadata)
+		if m == nil {
+			m = map[string]any{}
 		}
-		p.task.Metadata[MetaUsage] = u
+		m[MetaUsage] = u
+		p.task.Metadata = m
 		return nil
 	case run.Progress:
 		// What a long action reports as it runs (runtime.Progress): a
