@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	sdk "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
@@ -162,7 +163,7 @@ func testAgents(store run.Store) []server.Agent {
 		agent(store, "typed", typedModel, runtime.RunOptions{ResultSchema: runtime.ResultSchemaFor[Weather]()}),
 		agent(store, "big", bigModel, runtime.RunOptions{}),
 		agent(store, "worker", workerModel, runtime.RunOptions{}),
-		agent(store, "streamer", llm.Chunked(echoModel, 3), runtime.RunOptions{}),
+		agent(store, "streamer", llm.Chunked(echoModel, 3, 2*time.Millisecond), runtime.RunOptions{}),
 	}
 }
 

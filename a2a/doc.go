@@ -77,7 +77,13 @@
 // A stream (SendStreamingMessage) starts with the task, then sends a
 // status update for each status change and each assistant message, and an
 // artifact update for the result, as the run's events are recorded; it
-// ends when the task awaits or ends. Streams read the store, never the
+// ends when the task awaits or ends. What an action reports with
+// runtime.Progress is a working status update whose message is the
+// progress (metadata "byref.call" names the call). When the model
+// streams, a run in this process sends its text as it is written: the
+// appended chunks (append, then lastChunk with the completed message) of
+// an artifact named "text" (TextArtifact) per step; a task read later has
+// the message, not that live artifact. Streams read the store, never the
 // run: a slow client delays only itself (each write is bounded by
 // Options.WriteTimeout), and a client that goes away leaves the run going;
 // SubscribeToTask picks the task up again (the task as it is, then its

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/agui"
@@ -97,7 +98,7 @@ func testAgents(store run.Store) []server.Agent {
 		agent(store, "approver", callThenSay("shout", `{"text":"hello","return":null}`, "shouted")),
 		agent(store, "awaiter", callThenSay(action.AskUserName, `{"question":"What is your name?"}`, "Hello")),
 		agent(store, "hang", hangModel{}),
-		agent(store, "streamer", llm.Chunked(callThenSay("forecast", `{"city":"<<var:city>>","return":null}`, "The forecast says"), 4)),
+		agent(store, "streamer", llm.Chunked(callThenSay("forecast", `{"city":"<<var:city>>","return":null}`, "The forecast says"), 4, 2*time.Millisecond)),
 	}
 }
 

@@ -172,6 +172,7 @@ func (p *projector) closeText(out []Event) []Event {
 // rather than a wrong one.
 func (p *projector) text(out []Event, id, full string) []Event {
 	sent, open := p.streamed[id], p.textOpen == id
+	delete(p.streamed, id)
 	rest := full
 	switch {
 	case open && strings.HasPrefix(full, sent):
@@ -188,7 +189,6 @@ func (p *projector) text(out []Event, id, full string) []Event {
 		out = append(out, Event{Type: TextMessageContent, MessageID: id, Delta: str(rest)})
 	}
 	p.textOpen = id
-	delete(p.streamed, id)
 	return p.closeText(out)
 }
 

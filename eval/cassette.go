@@ -48,8 +48,11 @@ type Cassette struct {
 type Exchange struct {
 	// Request is the hash of the whole request (see [RequestHash]).
 	Request string `json:"request"`
-	// Tools is the hash of the request's tool list and sampling settings.
-	Tools string `json:"tools"`
+	// Tools is the hash of the request's tool list and sampling settings;
+	// ToolList names each tool with the hash of its schema, so that a miss
+	// can say which tool changed.
+	Tools    string   `json:"tools"`
+	ToolList []string `json:"tool_list,omitempty"`
 	// Messages are the hashes of the request's messages, in order.
 	Messages []string `json:"messages"`
 	// New are the messages of the request that no earlier exchange of the
@@ -115,6 +118,7 @@ func (r RecordedResponse) LLM() llm.Response {
 type shape struct {
 	whole    string
 	tools    string
+	toolList []string // "name hash" per tool
 	messages []string // hashes
 	texts    []string // the messages as text, for diffs
 }
@@ -130,11 +134,15 @@ func RequestHash(req llm.Request) string { return shapeOf(req).whole }
 
 func shapeOf(req llm.Request) shape {
 	var b strings.Builder
+	var list []string
 	for _, t := range req.Tools {
-		field(&b, "tool", t.Name)
-		field(&b, "desc", t.Description)
-		field(&b, "params", canonicalText(t.Parameters))
-		field(&b, "strict", strconv.FormatBool(t.Strict))
+		var tb strings.Builder
+		field(&tb, "tool", t.Name)
+		field(&tb, "desc", t.Description)
+		field(&tb, "params", canonicalText(t.Parameters))
+		field(&tb, "strict", strconv.FormatBool(t.Strict))
+		b.WriteString(tb.String())
+		list = append(list, t.Name+" "+hash(tb.String())[:12])
 	}
 	field(&b, "max_tokens", strconv.Itoa(req.MaxTokens))
 	if req.Temperature != nil {
@@ -143,7 +151,7 @@ func shapeOf(req llm.Request) shape {
 	if req.TopP != nil {
 		field(&b, "top_p", strconv.FormatFloat(*req.TopP, 'g', -1, 64))
 	}
-	s := shape{tools: hash(b.String())}
+	s := shape{tools: hash(b.String()), toolList: list}
 	whole := sha256.New()
 	whole.Write([]byte(s.tools))
 	for _, m := range req.Messages {
@@ -197,7 +205,7 @@ func hash(s string) string {
 
 // add records one exchange, storing the messages the cassette has not seen.
 func (c *Cassette) add(s shape, resp llm.Response, seen map[string]bool) {
-	e := Exchange{Request: s.whole, Tools: s.tools, Messages: s.messages, Response: recordResponse(resp)}
+	e := Exchange{Request: s.whole, Tools: s.tools, ToolList: s.toolList, Messages: s.messages, Response: recordResponse(resp)}
 	for i, h := range s.messages {
 		if !seen[h] {
 			seen[h] = true
@@ -370,7 +378,7 @@ func (c *Cassette) miss(s shape) *MissError {
 	x := c.Exchanges[best]
 	var b strings.Builder
 	if x.Tools != s.tools {
-		b.WriteString("the tools or sampling settings differ from the recording (an action added, removed or changed); ")
+		b.WriteString(toolsDiff(x.ToolList, s.toolList) + "; ")
 	}
 	switch {
 	case bestLen < len(x.Messages) && bestLen < len(s.messages):
@@ -385,6 +393,42 @@ func (c *Cassette) miss(s shape) *MissError {
 	}
 	e.Diff = b.String()
 	return e
+}
+
+// toolsDiff says how the tools of a request differ from a recording's.
+func toolsDiff(recorded, sent []string) string {
+	split := func(list []string) (names []string, hashes map[string]string) {
+		hashes = map[string]string{}
+		for _, t := range list {
+			name, h, _ := strings.Cut(t, " ")
+			names = append(names, name)
+			hashes[name] = h
+		}
+		return names, hashes
+	}
+	rn, rh := split(recorded)
+	sn, sh := split(sent)
+	var out []string
+	for _, n := range sn {
+		switch h, ok := rh[n]; {
+		case !ok:
+			out = append(out, "tool "+n+" added")
+		case h != sh[n]:
+			out = append(out, "tool "+n+" changed (description or schema)")
+		}
+	}
+	for _, n := range rn {
+		if _, ok := sh[n]; !ok {
+			out = append(out, "tool "+n+" removed")
+		}
+	}
+	if len(out) == 0 {
+		if strings.Join(rn, ",") != strings.Join(sn, ",") {
+			return "the tools are in another order than recorded"
+		}
+		return "the sampling settings (max tokens, temperature, top_p) differ from the recording"
+	}
+	return strings.Join(out, ", ")
 }
 
 // messageText returns the text of the message with hash h, as stored by the

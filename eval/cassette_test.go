@@ -3,6 +3,7 @@ package eval_test
 import (
 	"context"
 	"errors"
+	"github.com/byref/byref/action"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,6 +80,21 @@ func TestCassetteRecordReplayMiss(t *testing.T) {
 	if !errors.As(err, &miss) || !errors.Is(err, eval.ErrCassetteMiss) {
 		t.Fatalf("err = %v", err)
 	}
+	// A changed action is named in the miss.
+	c.Task = "How many words are in the minutes?"
+	loaded.Agent.Actions = action.MustSet(
+		action.MustNew(action.Spec{Name: "word_count", Description: "Count the words of a text.", Func: wordCount, Params: []action.Param{{Name: "doc"}}}),
+		action.MustNew(action.Spec{Name: "send_email", Description: "Send an email.", Func: sendEmail, Params: []action.Param{{Name: "to"}, {Name: "body"}}}),
+	)
+	c.FailsOnPurpose = ""
+	r, err = eval.Run(context.Background(), loaded, eval.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := r.Cases[0].Trials[0].Failures[0].Diff; !strings.Contains(d, "tool word_count changed (description or schema)") || strings.Contains(d, "send_email") {
+		t.Fatalf("the miss does not name the changed tool: %s", d)
+	}
+
 	if _, err := eval.ReadCassette(filepath.Join(dir, "cassettes", "nope.json")); err == nil {
 		t.Fatal("reading a missing cassette worked")
 	}

@@ -48,7 +48,10 @@
 // response whole. A [Cassette]'s player answers a request only when it
 // hashes the same as a recorded one; any other request gets a
 // [*MissError] with a diff against the nearest recording, and the trial
-// fails. Nothing is ever answered silently.
+// fails. Nothing is ever answered silently. Replay therefore needs an
+// agent whose tool results are the same from run to run: an action that
+// returns the time or a random number changes the next request; give it a
+// fixed clock or seed in the set's agent.
 //
 // [FromRun] turns a stored run into a case with a cassette. A run's log
 // keeps the model's answers but not its requests: FromRun replays the

@@ -44,8 +44,6 @@ var sandboxRules = []string{
 // goTestKnown are the programs that neither pass nor are refused by a
 // sandbox rule, with why.
 var goTestKnown = map[string]string{
-	"align.go":      "forward reference to a top-level variable",
-	"armimm.go":     "wrong result of constant arithmetic",
 	"const4.go":     "forward reference to a top-level variable",
 	"ddd.go":        "nil pointer in variadic call",
 	"divmod.go":     "forward reference to a top-level constant",
@@ -55,7 +53,6 @@ var goTestKnown = map[string]string{
 	"named.go":      "named types",
 	"newexpr.go":    "new",
 	"recover2.go":   "run-time panic values are not runtime.Error",
-	"reorder.go":    "forward reference to a top-level func",
 	"reorder2.go":   "compiler panic",
 	"shift3.go":     "shifts",
 }

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"slices"
+	"strings"
 )
 
 // hoistDecls lets top-level funcs and types be used before they are
@@ -18,15 +19,14 @@ import (
 // segments keep their order. Code that does not parse is left as it is,
 // for the analysis to report.
 func hoistDecls(body string, segs []segment) []segment {
-	late := false // a declaration after a statement segment
-	for i, sg := range segs {
-		if sg.decl && i > 0 && !segs[i-1].decl {
-			late = true
-		}
+	var decls, stmts bool
+	for _, sg := range segs {
+		decls, stmts = decls || sg.decl, stmts || !sg.decl
 	}
-	if !late {
+	if !decls || !stmts {
 		return segs
 	}
+	segs = liftVars(body, segs)
 	type decl struct {
 		seg    segment
 		uses   map[string]bool // names it uses and does not declare
@@ -34,7 +34,7 @@ func hoistDecls(body string, segs []segment) []segment {
 		target int             // index in segs of the statement segment it follows, -1 for the front
 		floor  int             // the last statement segment before it with a top-level return
 	}
-	var decls []*decl
+	var units []*decl
 	declared := map[string]int{} // top-level name -> the last statement segment declaring it
 	last, returns := -1, -1
 	for i, sg := range segs {
@@ -75,9 +75,9 @@ func hoistDecls(body string, segs []segment) []segment {
 				}
 			}
 		}
-		decls = append(decls, d)
+		units = append(units, d)
 	}
-	for _, d := range decls {
+	for _, d := range units {
 		after := -1
 		for n := range d.uses {
 			if i, ok := declared[n]; ok && i > after {
@@ -90,8 +90,8 @@ func hoistDecls(body string, segs []segment) []segment {
 	}
 	for changed := true; changed; {
 		changed = false
-		for _, d := range decls {
-			for _, e := range decls {
+		for _, d := range units {
+			for _, e := range units {
 				if e.target > d.target && slices.ContainsFunc(e.names, func(n string) bool { return d.uses[n] }) {
 					d.target, changed = e.target, true
 				}
@@ -101,7 +101,7 @@ func hoistDecls(body string, segs []segment) []segment {
 	unit := func(target int) (segment, bool) {
 		var u segment
 		var in []segment
-		for _, d := range decls {
+		for _, d := range units {
 			if d.target == target {
 				in = append(in, d.seg)
 			}
@@ -131,6 +131,88 @@ func hoistDecls(body string, segs []segment) []segment {
 		}
 	}
 	return out
+}
+
+// liftVars moves the top-level var declarations that declarations use and
+// that initialise from literals only (var total int, var seen = 0) to the
+// front of the snippet, each as a statement segment of its own, as a Go
+// file lets a function use a package variable declared after it. Their
+// values do not depend on the statements they move ahead of.
+func liftVars(body string, segs []segment) []segment {
+	used := map[string]bool{}
+	for _, sg := range segs {
+		if !sg.decl {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), "", declPrefix+string(sg.text(body)), 0)
+		if err != nil {
+			return segs
+		}
+		for _, id := range f.Unresolved {
+			used[id.Name] = true
+		}
+	}
+	var lifted, rest []segment
+	for _, sg := range segs {
+		if sg.decl {
+			rest = append(rest, sg)
+			continue
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, "", stmtPrefix+string(sg.text(body))+"\n}", parser.SkipObjectResolution)
+		if err != nil || len(f.Decls) != 1 {
+			return segs
+		}
+		off := func(p token.Pos) int { return fset.Position(p).Offset - len(stmtPrefix) }
+		cut := sg.start
+		for _, st := range f.Decls[0].(*ast.FuncDecl).Body.List {
+			if !liftable(st, used) {
+				continue
+			}
+			start, end := off(st.Pos()), off(st.End())
+			if strings.Trim(body[cut:start], " \t\r\n;") != "" {
+				rest = append(rest, segment{start: cut, end: start})
+			}
+			lifted = append(lifted, segment{start: start, end: end})
+			cut = end
+		}
+		if strings.Trim(body[cut:sg.end], " \t\r\n;") != "" {
+			rest = append(rest, segment{start: cut, end: sg.end})
+		}
+	}
+	if len(lifted) == 0 {
+		return segs
+	}
+	return append(lifted, rest...)
+}
+
+// liftable reports whether st is a var declaration of a used name whose
+// values are literals.
+func liftable(st ast.Stmt, used map[string]bool) bool {
+	ds, ok := st.(*ast.DeclStmt)
+	if !ok {
+		return false
+	}
+	gd, ok := ds.Decl.(*ast.GenDecl)
+	if !ok || gd.Tok != token.VAR {
+		return false
+	}
+	isUsed := false
+	for _, sp := range gd.Specs {
+		vs := sp.(*ast.ValueSpec)
+		for _, id := range vs.Names {
+			isUsed = isUsed || used[id.Name]
+		}
+		for _, v := range vs.Values {
+			if u, ok := v.(*ast.UnaryExpr); ok && u.Op == token.SUB {
+				v = u.X
+			}
+			if _, lit := v.(*ast.BasicLit); !lit {
+				return false
+			}
+		}
+	}
+	return isUsed
 }
 
 // topReturn reports whether top-level statements hold a return outside

@@ -164,6 +164,14 @@ for _, v := range []any{errors.New("e"), 1} {
 		fmt.Print("E ")
 	}
 }`, "ok short 1 SE error e E other 1"},
+		{"multiple assignment from an expression and a call", `func add(x uint32) uint32 { return x + 2 }
+func t() (uint32, uint32) {
+	var a uint32 = 1
+	var want, got uint32
+	want, got = a+2, add(a)
+	return want, got
+}
+fmt.Println(t())`, "3 3"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},

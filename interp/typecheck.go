@@ -320,7 +320,7 @@ func (tc *typeChecker) checkFiles(in checkInput) error {
 		return f, err
 	}
 	for i, seg := range src.segs {
-		body := string(only(src.body, seg.start, seg.end))
+		body := string(seg.text(src.body))
 		if seg.decl {
 			f, err := parse(header+"\n"+body, "snippet")
 			if err != nil {

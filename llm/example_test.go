@@ -109,7 +109,7 @@ func ExampleWithRetry() {
 // Make a scripted model stream, as a provider does: its answer arrives in
 // pieces.
 func ExampleChunked() {
-	m := llm.Chunked(llm.NewScripted(llm.Text("Hello, world")), 5)
+	m := llm.Chunked(llm.NewScripted(llm.Text("Hello, world")), 5, 0)
 	resp, _ := m.Stream(context.Background(), llm.Request{}, func(c llm.Chunk) error {
 		fmt.Printf("%q\n", c.Text)
 		return nil

@@ -88,10 +88,24 @@
 // run.FailureMaxTokens instead of becoming the result or running a tool
 // call whose arguments are cut. The kind is in run.Snapshot.FailureKind.
 //
-// A [Handle] follows a started run: Wait, Events (stored, then live),
+// A [Handle] follows a started run: Wait, Events (stored, then live, with
+// the live deltas between them: see below),
 // Snapshot, Cancel (two-step: cancelling, then canceled once running
 // actions have returned), FollowUp (a completed run goes on with its
 // variables and history), and Pending and Resume for what the run awaits.
+//
+// # Live runs
+//
+// When the model implements llm.Streamer, the run streams each model call
+// and its pieces (text, reasoning, a tool call's arguments) reach the
+// followers of [Handle.Events] as they arrive, as live-only run.Delta
+// events (sequence number 0) tagged with their step and call; so does a
+// snippet's output, line by line. The log keeps each completed message
+// once, not its pieces: with streaming, it holds the same events as
+// without. A follower that joins late reads the log, then the deltas of
+// the message being written and on; one that falls more than
+// [MaxLiveBuffer] behind loses deltas until the log's next event (the
+// completed message). A run never waits for a follower.
 //
 // # Awaits
 //

@@ -116,6 +116,13 @@ func (l *hub) stored(evs []run.Event) {
 	}
 }
 
+// last returns the log's last sequence number.
+func (l *hub) last() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.seq
+}
+
 func (l *hub) subscribe() *follower {
 	f := &follower{wake: make(chan struct{}, 1)}
 	l.mu.Lock()
@@ -162,22 +169,33 @@ func (f *follower) signal() {
 
 // take removes and returns the pending deltas that come before the log
 // event with sequence number next (those produced after event next-1),
-// dropping older ones, which the events read since replace.
+// dropping older ones, which the events read since replace. A follower
+// more than joinAfter deltas behind gets consecutive pieces of the same
+// thing (step, kind and call) joined into one: fewer, longer deltas.
 func (f *follower) take(next int64) []run.Event {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := 0
 	var out []run.Event
+	join := len(f.pending) > joinAfter
 	for _, e := range f.pending {
-		after := e.Data.(run.Delta).After
-		if after >= next {
+		d := e.Data.(run.Delta)
+		if d.After >= next {
 			break
 		}
 		n++
-		if after == next-1 {
-			out = append(out, e)
+		f.size -= len(d.Text) + liveCost
+		if d.After != next-1 {
+			continue
 		}
-		f.size -= len(e.Data.(run.Delta).Text) + liveCost
+		if k := len(out) - 1; join && k >= 0 {
+			if last := out[k].Data.(run.Delta); last.Step == d.Step && last.What == d.What && last.CallID == d.CallID && d.Name == "" {
+				last.Text += d.Text
+				out[k].Data = last
+				continue
+			}
+		}
+		out = append(out, e)
 	}
 	if n > 0 {
 		rest := copy(f.pending, f.pending[n:])
@@ -186,6 +204,10 @@ func (f *follower) take(next int64) []run.Event {
 	}
 	return out
 }
+
+// joinAfter is how many pending deltas a follower may have before the
+// pieces it takes are joined.
+const joinAfter = 16
 
 // followBatch is how many log events Events reads at a time.
 const followBatch = 256
@@ -206,13 +228,20 @@ func (h *Handle) Events(ctx context.Context, from int64) iter.Seq2[run.Event, er
 		f := l.subscribe()
 		defer l.unsubscribe(f)
 		next := max(from, 1)
+		read := true // the first read catches up with the log
 		for {
-			evs, err := h.rec.store.Read(ctx, h.id, next, followBatch)
-			if err != nil {
-				if ctx.Err() == nil {
-					yield(run.Event{}, err)
+			var evs []run.Event
+			if read || l.last() >= next {
+				// (A wake for a delta alone reads nothing.)
+				read = false
+				var err error
+				evs, err = h.rec.store.Read(ctx, h.id, next, followBatch)
+				if err != nil {
+					if ctx.Err() == nil {
+						yield(run.Event{}, err)
+					}
+					return
 				}
-				return
 			}
 			for _, e := range evs {
 				for _, d := range f.take(e.Seq) {
@@ -226,6 +255,7 @@ func (h *Handle) Events(ctx context.Context, from int64) iter.Seq2[run.Event, er
 				next = e.Seq + 1
 			}
 			if len(evs) == followBatch {
+				read = true
 				continue
 			}
 			for _, d := range f.take(next) {

@@ -103,7 +103,7 @@ func TestDeltasReachEvents(t *testing.T) {
 		llm.CallTool("note", `{"text":"the count","return":null}`),
 		llm.Text("There are 3 lines."),
 	)
-	model := llm.Chunked(&gated{Model: script, gates: []chan struct{}{gate}}, 4)
+	model := llm.Chunked(&gated{Model: script, gates: []chan struct{}{gate}}, 4, 0)
 	note := action.MustNew(action.Spec{Name: "note", Description: "Note.", Func: func(text string) string { return text }, Params: []action.Param{{Name: "text"}}})
 	rt, err := runtime.New(runtime.Options{Model: model, Store: store, Actions: action.MustSet(note)})
 	if err != nil {
@@ -197,7 +197,7 @@ func TestLogSizeWithStreaming(t *testing.T) {
 		store := run.NewMemoryStore()
 		var model llm.Model = llm.NewScripted(llm.Response{Text: snippetStep}, llm.Text(strings.Repeat("All counted. ", 200)))
 		if stream {
-			model = llm.Chunked(model, 3)
+			model = llm.Chunked(model, 3, 0)
 		}
 		rt, err := runtime.New(runtime.Options{Model: model, Store: store})
 		if err != nil {
@@ -233,7 +233,7 @@ func TestLateFollower(t *testing.T) {
 	store := run.NewMemoryStore()
 	second := make(chan struct{})
 	script := llm.NewScripted(llm.CallTool("note", `{"text":"a","return":null}`), llm.Text("Second answer."))
-	model := llm.Chunked(&gated{Model: script, gates: []chan struct{}{nil, second}}, 2)
+	model := llm.Chunked(&gated{Model: script, gates: []chan struct{}{nil, second}}, 2, 0)
 	note := action.MustNew(action.Spec{Name: "note", Description: "Note.", Func: func(text string) string { return text }, Params: []action.Param{{Name: "text"}}})
 	rt, _ := runtime.New(runtime.Options{Model: model, Store: store, Actions: action.MustSet(note)})
 	h, err := rt.Start(ctx, runtime.RunOptions{Task: "two steps"})
@@ -277,7 +277,7 @@ func TestStalledFollower(t *testing.T) {
 	store := run.NewMemoryStore()
 	gate := make(chan struct{})
 	text := strings.Repeat("0123456789", 60_000) // 600 KB, past MaxLiveBuffer
-	model := llm.Chunked(&gated{Model: llm.NewScripted(llm.Text(text)), gates: []chan struct{}{gate}}, 100)
+	model := llm.Chunked(&gated{Model: llm.NewScripted(llm.Text(text)), gates: []chan struct{}{gate}}, 100, 0)
 	rt, _ := runtime.New(runtime.Options{Model: model, Store: store})
 	h, err := rt.Start(ctx, runtime.RunOptions{Task: "talk"})
 	if err != nil {

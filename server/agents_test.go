@@ -246,7 +246,7 @@ func testAgents(store run.Store) []server.Agent {
 		scriptedAgent(store, "history_echo", historyEchoModel, runtime.RunOptions{}),
 		scriptedAgent(store, "refuser", refuserModel, runtime.RunOptions{}),
 		scriptedAgent(store, "worker", callsThen("work"), runtime.RunOptions{}),
-		scriptedAgent(store, "streamer", llm.Chunked(echoModel, 3), runtime.RunOptions{}),
+		scriptedAgent(store, "streamer", llm.Chunked(echoModel, 3, 2*time.Millisecond), runtime.RunOptions{}),
 		scriptedAgent(store, "whole_echo", wholeModel{echoModel}, runtime.RunOptions{}),
 		scriptedAgent(store, "impatient", awaiterModel, runtime.RunOptions{AwaitTimeout: 300 * time.Millisecond}),
 		outputAgent(store, "artifacts", callsThen("make_artifacts"), server.Agent{}),

@@ -20,7 +20,7 @@
 //	                           the run as created) or stream (server-sent events)
 //	GET  /runs/{id}            the run
 //	GET  /runs/{id}/events     {"events":[…]}: every event so far, equal to
-//	                           what a stream showed
+//	                           what a stream showed, less its live parts
 //	POST /runs/{id}            resume an awaiting run, in any of the three modes
 //	POST /runs/{id}/cancel     202, the run as cancelling
 //	GET  /sessions/{id}        {"id","history":[url…],"state":null}
@@ -81,17 +81,33 @@
 // named after the part (photo.png gives photo; input, input_2… when it
 // has no name), and the task names those variables.
 //
-// Tool calls, snippets, errors, child runs, the move to cancelling and
-// compactions of the run's context are forwarded as generic events whose
-// object is the byref event's JSON. Before run.awaiting, run.completed,
-// run.failed and run.cancelled, a generic event {"type":"usage","data":…}
-// gives the run's tokens so far, with the parts of the input the
-// provider's prompt cache read and wrote (cache_read_tokens,
-// cache_write_tokens), when the model reported any. Other byref events
-// (phases, variables) have no ACP event.
+// Tool calls, snippets, errors, child runs, progress (runtime.Progress),
+// the move to cancelling and compactions of the run's context are
+// forwarded as generic events whose object is the byref event's JSON.
+// Before run.awaiting, run.completed, run.failed and run.cancelled, a
+// generic event {"type":"usage","data":…} gives the run's tokens so far,
+// with the parts of the input the provider's prompt cache read and wrote
+// (cache_read_tokens, cache_write_tokens), when the model reported any.
+// Other byref events (phases, variables) have no ACP event.
 //
-// Streams read the store, never the run: a slow client delays only its
-// own stream (each write has Options.WriteTimeout), and a client that goes
+// # Live text
+//
+// A stream also shows what a run in this process is writing as it is
+// written (the run's live deltas, run.Delta: see runtime.Handle.Events),
+// which the log does not keep: when the model streams, its text opens a
+// message (message.created) whose parts arrive as message.part events,
+// one per piece, as ACP allows for streamed parts; message.completed then
+// carries the whole message, which is what the event list (GET
+// /runs/{id}/events) has: it equals the stream less message.created and
+// message.part of streamed messages and generic "delta" events. Other
+// deltas (a call's arguments as they form, a snippet's output lines,
+// reasoning) are generic events whose object is the delta event's JSON
+// (type "delta", seq 0). Follow offers the same to other protocols.
+//
+// Streams read the store, and a local run's deltas, never wait on the
+// run: a slow client delays only its own stream (each write has
+// Options.WriteTimeout; a client too far behind gets the completed
+// messages in place of the pieces it missed), and a client that goes
 // away does not cancel the run. A stream ends after run.awaiting or a
 // terminal event; a resume stream starts with the events after the resume,
 // the first of which is run.in-progress.
@@ -225,7 +241,8 @@
 //	                                    cancel,follow_up,why}} (no variable values)
 //	GET  /ui/api/runs/{id}/events       server-sent events: "id: SEQ", "data:
 //	                                    run.Event JSON" (no variable values), from
-//	                                    ?from= or Last-Event-ID; "event: end" when
+//	                                    ?from= or Last-Event-ID, with the live
+//	                                    deltas (no id) between; "event: end" when
 //	                                    terminal
 //	POST /ui/api/runs/{id}/resume       {"await_id","answer":run.Answer}
 //	POST /ui/api/runs/{id}/cancel       {}

@@ -340,7 +340,11 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, id run.ID, mode
 // satisfies until or the run ends.
 func (s *Server) follow(ctx context.Context, id run.ID, from int64, until func(run.Event) bool, emit func([]json.RawMessage) error) (*projector, error) {
 	p := s.newProjector()
-	for e, err := range s.Follow(ctx, id, 1) {
+	events := s.store.Events(ctx, id, 1)
+	if emit != nil {
+		events = s.Follow(ctx, id, 1) // a stream shows live text too
+	}
+	for e, err := range events {
 		if err != nil {
 			return p, err
 		}

@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -225,28 +227,67 @@ func TestProgressReachesTheStream(t *testing.T) {
 	}
 }
 
+// lockstepModel streams its text in pieces of 3 bytes, each once next
+// says the piece before reached the client.
+type lockstepModel struct {
+	text string
+	next chan struct{}
+}
+
+func (m lockstepModel) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	return llm.Text(m.text), nil
+}
+
+func (m lockstepModel) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) error) (llm.Response, error) {
+	for i := 0; i < len(m.text); i += 3 {
+		if i > 0 {
+			select {
+			case <-m.next:
+			case <-ctx.Done():
+				return llm.Response{}, ctx.Err()
+			}
+		}
+		if err := fn(llm.Chunk{Text: m.text[i:min(i+3, len(m.text))]}); err != nil {
+			return llm.Response{}, err
+		}
+	}
+	return llm.Text(m.text), nil
+}
+
 // TestStreamedText: a streaming model's text reaches an ACP stream as it
-// is written, as the parts of a message (message.part, as ACP allows for
+// is written (the model writes each piece only once the client has the
+// one before), as the parts of a message (message.part, as ACP allows for
 // streamed parts), then message.completed with the whole message.
 func TestStreamedText(t *testing.T) {
-	_, ts := startServer(t, server.Options{})
-	c := client{t: t, base: ts.URL}
 	const text = "Hello, streaming world!"
-	evs := c.sse("POST", "/runs", create("streamer", text, "stream"))
+	m := lockstepModel{text: text, next: make(chan struct{}, len(text))}
+	store := run.NewMemoryStore()
+	_, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{scriptedAgent(store, "lockstep", m, runtime.RunOptions{})}})
+	resp, err := http.Post(ts.URL+"/runs", "application/json", strings.NewReader(create("lockstep", "Talk.", "stream")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
 	var types []string
 	var parts strings.Builder
 	completed := ""
-	for _, e := range evs {
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
 		var ev struct {
 			Type    string
 			Part    struct{ Content string }
 			Message struct{ Parts []struct{ Content string } }
 		}
-		_ = json.Unmarshal(e, &ev)
+		_ = json.Unmarshal([]byte(data), &ev)
 		types = append(types, ev.Type)
 		switch ev.Type {
 		case "message.part":
 			parts.WriteString(ev.Part.Content)
+			m.next <- struct{}{}
 		case "message.completed":
 			completed = ev.Message.Parts[0].Content
 		}

@@ -63,10 +63,10 @@ const cases = {
     const agent = new HttpAgent({ url: `${base}/agui/streamer`, initialMessages: [{ id: 'u1', role: 'user', content: 'Weather?' }] });
     const { events } = await run(agent);
     const args = events.filter((e) => e.type === 'TOOL_CALL_ARGS');
-    assert(args.length > 2 && new Set(args.map((e) => e.toolCallId)).size === 1, `arguments ${JSON.stringify(args)}`);
+    assert(args.length > 1 && new Set(args.map((e) => e.toolCallId)).size === 1, `arguments ${JSON.stringify(args)}`);
     assert(args.map((e) => e.delta).join('') === '{"city":"<<var:city>>","return":null}', 'the arguments do not add up');
     const content = events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT');
-    assert(content.length > 2, `text ${JSON.stringify(content)}`);
+    assert(content.length > 1, `text ${JSON.stringify(content)}`);
     const said = texts(agent).find((t) => t.startsWith('The forecast says'));
     assert(said && content.map((e) => e.delta).join('') === said, `streamed ${JSON.stringify(content.map((e) => e.delta).join(''))}, message ${said}`);
     const call = agent.messages.flatMap((m) => m.toolCalls || []);

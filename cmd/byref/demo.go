@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/byref/byref/cmd/byref/demotable"
 	"github.com/byref/byref/codegen"
@@ -47,6 +49,7 @@ func demo(ctx context.Context, args []string, w io.Writer) error {
 	fs := newFlags("demo")
 	modelSpec := fs.String("model", "", "")
 	db := fs.String("db", defaultDB(), "")
+	replay := fs.String("replay", "", "")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -116,8 +119,9 @@ func demo(ctx context.Context, args []string, w io.Writer) error {
 		return err
 	}
 	snap := run.Fold(events)
+	calls, snippets := callsAndSnippets(snap)
 	fmt.Fprintf(w, "\nThe stored run: %s in %s, %s, %s, %s, %s, result %s.\n",
-		h.ID(), *db, count(len(events), "event"), count(len(snap.ToolCalls), "tool call"), count(len(snap.Snippets), "snippet"),
+		h.ID(), *db, count(len(events), "event"), count(calls, "tool call"), count(snippets, "snippet"),
 		count(len(snap.Variables), "variable"), snap.Result)
 	rec, err := codegen.FromEvents(events)
 	if err != nil {
@@ -127,9 +131,21 @@ func demo(ctx context.Context, args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nA Go program that replays it with no model (save it as main.go in a module that requires github.com/byref/byref, then go run .; byref replay %s --db %s prints it again):\n\n", h.ID(), *db)
-	_, err = w.Write(src)
-	return err
+	path := *replay
+	if path == "" {
+		// A folder whose name starts with _ is left out of ./... patterns:
+		// beside a checkout's demo.db it is no package of the module.
+		path = filepath.Join(filepath.Dir(*db), "_byref-demo-replay", "main.go")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("writing the replay program: %w (pass --replay to put it elsewhere)", err)
+	}
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		return fmt.Errorf("writing the replay program: %w (pass --replay to put it elsewhere)", err)
+	}
+	fmt.Fprintf(w, "\nA Go program that replays it with no model, %d lines, is in %s: run it with go run in a module that requires github.com/byref/byref (in a checkout of byref: cd %s && go run .). byref replay %s --db %s prints it again.\n",
+		bytes.Count(src, []byte("\n")), path, filepath.Dir(path), h.ID(), *db)
+	return nil
 }
 
 // count writes n and a noun, plural unless n is 1: "1 snippet", "4 tool

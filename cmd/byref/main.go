@@ -41,14 +41,18 @@ func main() {
 const usage = `byref runs LLM agents whose tools are Go functions and whose state is Go values.
 
 Usage:
-  byref demo [--model provider:name|scripted] [--db file]
+  byref demo [--model provider:name|scripted] [--db file] [--replay file.go]
                                    an agent over a table held by reference, its stored run and
-                                   a Go program that replays it; on the built-in scripted model
-                                   (no API key needed) unless --model names a provider or a
-                                   provider's key is set (--model scripted forces it)
+                                   a Go program that replays it, written to --replay (default
+                                   _byref-demo-replay/main.go beside the database); on the
+                                   built-in scripted model (no API key needed) unless --model
+                                   names a provider or a provider's key is set (--model
+                                   scripted forces it)
   byref run "task" [flags]         run a task, with live progress; approvals and questions
                                    are answered at the prompt
-      --model provider:name        the model (default $BYREF_MODEL), e.g. openai:gpt-4o-mini
+      --model provider:name|scripted
+                                   the model (default $BYREF_MODEL), e.g. openai:gpt-4o-mini;
+                                   scripted is the built-in one (no API key, no network)
       --db file                    the SQLite file runs are recorded in
       --approve on_tool_call|on_start|none
                                    as runtime.Approval: ask before every tool call and snippet
@@ -77,7 +81,7 @@ Usage:
                                    serve the agent as an MCP tool, over stdio or streamable HTTP
   byref a2a call URL "task" [--token] [--task ID] [--context ID]
                                    send a task to any A2A agent and show its progress
-  byref eval run SET [--model provider:name] [--reps n] [--record] [--out dir]
+  byref eval run SET [--model provider:name|scripted] [--reps n] [--record] [--out dir]
                                    run an eval set on its cassettes (no key) or on a model;
                                    byref eval help lists every flag
   byref eval add RUN_ID --set SET  turn a stored run into a case of an eval set

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -54,7 +55,8 @@ func byrefEnv(t *testing.T, env []string, stdin string, args ...string) (string,
 }
 
 func TestDemo(t *testing.T) {
-	out, code := byref(t, "", "demo")
+	dir := t.TempDir()
+	out, code := byref(t, "", "demo", "--db", filepath.Join(dir, "demo.db"))
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
@@ -68,11 +70,33 @@ func TestDemo(t *testing.T) {
 		"result: 14.2",
 		"· completed",
 		"The stored run: ",
-		"func Replay(",
+		"4 tool calls, 1 snippet",
+		filepath.Join(dir, "_byref-demo-replay", "main.go"),
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the demo does not say %q:\n%s", want, out)
 		}
+	}
+	// The replay program is in the file it names, not on the terminal.
+	if strings.Contains(out, "func Replay(") {
+		t.Errorf("the demo printed its replay program:\n%s", out)
+	}
+	src, err := os.ReadFile(filepath.Join(dir, "_byref-demo-replay", "main.go"))
+	if err != nil || !strings.Contains(string(src), "func Replay(") {
+		t.Errorf("the replay program: %v\n%s", err, src)
+	}
+	// Its comments number the steps as the log does, consecutively: the
+	// inspector and the log show the same numbers.
+	last := 0
+	for _, m := range regexp.MustCompile(`// Step (\d+):`).FindAllStringSubmatch(string(src), -1) {
+		n, _ := strconv.Atoi(m[1])
+		if n != last && n != last+1 {
+			t.Errorf("step %d follows step %d in the replay's comments", n, last)
+		}
+		last = n
+	}
+	if last != 5 {
+		t.Errorf("the replay's comments end at step %d; the demo makes 5 steps", last)
 	}
 }
 
@@ -113,7 +137,7 @@ func TestRunWithApprovalAtThePrompt(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("runs show: exit %d:\n%s", code, out)
 	}
-	for _, want := range []string{"status   completed", "result   42", "answer int = 42", "→ run_go", "approved"} {
+	for _, want := range []string{"status   completed", "result   42", "tool calls 1, snippets 1", "answer int = 42", "→ run_go", "approved"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("runs show: no %q in:\n%s", want, out)
 		}
@@ -145,6 +169,9 @@ func TestErrorsNameTheFix(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "x", "--db", db, "--model", "scripted:hello"}, 0, "Hello from the scripted model"},
+		{[]string{"run", "x", "--db", db, "--model", "scripted", "--approve", "none"}, 0, "result: 42"},
+		{[]string{"run", "x", "--db", filepath.Join(t.TempDir(), "new", "dir", "runs.db"), "--model", "scripted", "--approve", "none"}, 0, "result: 42"},
+		{[]string{"eval", "run", "nope", "--model", "scripted"}, 1, "nope"},
 		{[]string{"run", "x", "--db", db}, 2, "pass --model provider:name"},
 		{[]string{"run", "x", "--db", db, "--model", "openai:gpt-4o-mini"}, 1, "OPENAI_API_KEY"},
 		{[]string{"run", "x", "--db", db, "--model", "scripted:nope"}, 1, "scripted:approval"},

@@ -55,12 +55,16 @@ func TestDemoReplaysBuildAndRun(t *testing.T) {
 		t.Fatalf("demo: exit %d:\n%s", code, out)
 	}
 	id := regexp.MustCompile(`byref replay (\S+) --db`).FindStringSubmatch(out)
-	i := strings.Index(out, "// Replay code generated")
-	if id == nil || i < 0 {
-		t.Fatalf("the demo prints no replay program and command:\n%s", out)
+	file := regexp.MustCompile(`is in (\S+): run it`).FindStringSubmatch(out)
+	if id == nil || file == nil {
+		t.Fatalf("the demo names no replay program and command:\n%s", out)
+	}
+	prog, err := os.ReadFile(file[1])
+	if err != nil {
+		t.Fatal(err)
 	}
 	const want = `{"result":14.2,`
-	if got := buildAndRun(t, "printed by the demo", out[i:]); !strings.Contains(got, want) {
+	if got := buildAndRun(t, "written by the demo", string(prog)); !strings.Contains(got, want) {
 		t.Errorf("the demo's replay printed %.300s, want %s", got, want)
 	}
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
 )
 
 // runsCmd is byref runs ls|show.
@@ -78,8 +79,9 @@ func runsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if snap.Result != nil {
 			fmt.Fprintf(stdout, "result   %s\n", term(string(snap.Result)))
 		}
+		calls, snippets := callsAndSnippets(snap)
 		fmt.Fprintf(stdout, "steps    %d, tool calls %d, snippets %d, tokens %s\n",
-			snap.Step, len(snap.ToolCalls), len(snap.Snippets), tokens(snap.Usage))
+			snap.Step, calls, snippets, tokens(snap.Usage))
 		if snap.Compactions > 0 {
 			fmt.Fprintf(stdout, "context  compacted %d times\n", snap.Compactions)
 		}
@@ -95,6 +97,20 @@ func runsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return nil
 	}
 	return usagef("unknown runs command %q; say ls or show RUN_ID", pos[0])
+}
+
+// callsAndSnippets counts a run's tool calls and snippets: a run_go call
+// runs a snippet, and counts as one.
+func callsAndSnippets(snap run.Snapshot) (calls, snippets int) {
+	snippets = len(snap.Snippets)
+	for _, c := range snap.ToolCalls {
+		if c.Call.Action == runtime.RunGoName {
+			snippets++
+		} else {
+			calls++
+		}
+	}
+	return calls, snippets
 }
 
 func clip(s string, n int) string {

@@ -49,14 +49,20 @@ func openExisting(path string) (*sqlite.Store, error) {
 	return openStore(path)
 }
 
-// openModel opens the model named by spec ("provider:model"), or one of
-// the scripted models the command knows ("scripted:NAME", for tests).
+// openModel opens the model named by spec ("provider:model"), the built-in
+// scripted model ("scripted": no API key, no network; it runs one Go
+// snippet and returns its value), or one of the scripted models the
+// command knows ("scripted:NAME", for tests). Every command that takes
+// --model opens it here.
 func openModel(spec string) (llm.Model, error) {
 	if spec == "" {
 		spec = os.Getenv("BYREF_MODEL")
 	}
 	if spec == "" {
-		return nil, usagef("no model; pass --model provider:name (e.g. --model openai:gpt-4o-mini, with OPENAI_API_KEY set) or set BYREF_MODEL")
+		return nil, usagef("no model; pass --model provider:name (e.g. --model openai:gpt-4o-mini, with OPENAI_API_KEY set), --model scripted (built in: no key, no network), or set BYREF_MODEL")
+	}
+	if spec == "scripted" {
+		spec = scriptedSpec
 	}
 	if name, ok := strings.CutPrefix(spec, "scripted:"); ok {
 		return scriptedModel(name)

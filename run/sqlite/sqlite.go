@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -47,10 +49,16 @@ type Store struct {
 var _ run.Store = (*Store)(nil)
 
 // Open opens the SQLite database at path, creating it if needed, and
-// migrates its schema to [SchemaVersion]. The path must not contain '?'.
+// migrates its schema to [SchemaVersion]. The path must not contain '?',
+// and its directory must exist (the error names a missing one, and the fix).
 func Open(path string, opts Options) (*Store, error) {
 	if path == "" || strings.ContainsRune(path, '?') {
 		return nil, fmt.Errorf("sqlite: bad database path %q: it must be a file name without '?'", path)
+	}
+	if dir := filepath.Dir(path); path != ":memory:" && !strings.HasPrefix(path, "file:") {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("sqlite: cannot create %s: its directory %s does not exist; create it first (os.MkdirAll(%q, 0o755)) or choose a path in an existing directory", path, dir, dir)
+		}
 	}
 	if opts.BusyTimeout <= 0 {
 		opts.BusyTimeout = 5 * time.Second
