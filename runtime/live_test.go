@@ -333,3 +333,29 @@ func TestStalledFollower(t *testing.T) {
 		t.Error("the stalled follower did not get the completed message")
 	}
 }
+
+// TestOutputDeltasWithoutAStreamingModel: a snippet's output reaches the
+// followers line by line even when the model does not stream.
+func TestOutputDeltasWithoutAStreamingModel(t *testing.T) {
+	ctx := context.Background()
+	gate := make(chan struct{})
+	script := llm.NewScripted(llm.Response{Text: snippetStep}, llm.Text("Counted."))
+	rt, _ := runtime.New(runtime.Options{Model: &gated{Model: struct{ llm.Model }{script}, gates: []chan struct{}{gate}}})
+	h, err := rt.Start(ctx, runtime.RunOptions{Task: "count"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := follow(h, 1)
+	<-f.subscribed
+	close(gate)
+	if _, err := h.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-f.done
+	if got := deltas(f.events, run.DeltaOutput, 1); got != "line 1\nline 2\nline 3\n" {
+		t.Errorf("output deltas %q", got)
+	}
+	if got := deltas(f.events, run.DeltaText, 1); got != "" {
+		t.Errorf("text deltas from a model that does not stream: %q", got)
+	}
+}
