@@ -3,6 +3,7 @@ package a2a
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strconv"
 	"time"
 
@@ -53,6 +54,12 @@ type projector struct {
 	// chunks of a "text" artifact, 0 for none.
 	streaming int
 }
+
+// MetaUsage is the key, in a task's metadata, of the run's token usage so
+// far: a run.Usage, whose JSON form holds input_tokens, output_tokens and
+// the parts of the input the provider's prompt cache read and wrote
+// (cache_read_tokens, cache_write_tokens).
+const MetaUsage = "byref.usage"
 
 // TextArtifact is the name of the artifact a stream sends a model's text
 // in as it is written, one chunk (append) per piece; the last chunk comes
@@ -114,6 +121,22 @@ func (p *projector) apply(e run.Event) []sdk.Event {
 			Status: sdk.TaskStatus{State: State(p.status, p.await.Await), Message: m, Timestamp: stamp(e.Time)}})
 	case run.AwaitRequested:
 		p.await = d
+		return nil
+	case run.Usage:
+		// The run's usage so far, with the prompt cache's reads and
+		// writes, in the task's metadata.
+		u, _ := p.task.Metadata[MetaUsage].(run.Usage)
+		u.InputTokens += d.InputTokens
+		u.OutputTokens += d.OutputTokens
+		u.CacheReadTokens += d.CacheReadTokens
+		u.CacheWriteTokens += d.CacheWriteTokens
+		// A new map: tasks already handed out keep theirs.
+		m := maps.Clone(p.task.Metadata)
+		if m == nil {
+			m = map[string]any{}
+		}
+		m[MetaUsage] = u
+		p.task.Metadata = m
 		return nil
 	case run.Progress:
 		// What a long action reports as it runs (runtime.Progress): a

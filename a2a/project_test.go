@@ -163,3 +163,23 @@ func BenchmarkProject(b *testing.B) {
 		_ = p.snapshot(nil)
 	}
 }
+
+// The task's metadata holds the run's usage so far, with the prompt
+// cache's reads and writes.
+func TestUsageInMetadata(t *testing.T) {
+	p := &projector{}
+	log := runLog()
+	usage := []run.Payload{run.Usage{InputTokens: 1000, OutputTokens: 7, CacheReadTokens: 900, CacheWriteTokens: 60}, run.Usage{InputTokens: 500, OutputTokens: 3, CacheReadTokens: 400}}
+	for i, e := range log {
+		p.apply(e)
+		if i == 2 {
+			for _, u := range usage {
+				p.apply(run.Event{RunID: e.RunID, Seq: e.Seq, Time: e.Time, Data: u})
+			}
+		}
+	}
+	got, _ := json.Marshal(p.snapshot(nil).Metadata[MetaUsage])
+	if want := `{"input_tokens":1500,"output_tokens":10,"cache_read_tokens":1300,"cache_write_tokens":60}`; string(got) != want {
+		t.Fatalf("usage %s, want %s", got, want)
+	}
+}

@@ -5,7 +5,9 @@
 //
 //	invoke_agent NAME            a run's turn (gen_ai.operation.name=invoke_agent)
 //	├── chat MODEL               each model call (gen_ai.request.model, gen_ai.system,
-//	│                            gen_ai.usage.input_tokens / output_tokens)
+//	│                            gen_ai.usage.input_tokens / output_tokens,
+//	│                            gen_ai.usage.cache_read.input_tokens /
+//	│                            cache_creation.input_tokens when the cache was used)
 //	└── step N                   each step
 //	    ├── snippet              each Go snippet
 //	    └── execute_tool ACTION  each tool call (gen_ai.tool.name, gen_ai.tool.call.id)

@@ -28,14 +28,18 @@ const (
 	AttrRequestModel = "gen_ai.request.model"
 	AttrInputTokens  = "gen_ai.usage.input_tokens"
 	AttrOutputTokens = "gen_ai.usage.output_tokens"
-	AttrAgentName    = "gen_ai.agent.name"
-	AttrToolName     = "gen_ai.tool.name"
-	AttrToolCallID   = "gen_ai.tool.call.id"
-	AttrErrorType    = "error.type"
-	AttrRunID        = "byref.run.id"
-	AttrRunStatus    = "byref.run.status"
-	AttrStep         = "byref.step"
-	AttrSpanKind     = "byref.span.kind"
+	// AttrCacheReadTokens and AttrCacheWriteTokens are the parts of the
+	// input tokens read from and written to the provider's prompt cache.
+	AttrCacheReadTokens  = "gen_ai.usage.cache_read.input_tokens"
+	AttrCacheWriteTokens = "gen_ai.usage.cache_creation.input_tokens"
+	AttrAgentName        = "gen_ai.agent.name"
+	AttrToolName         = "gen_ai.tool.name"
+	AttrToolCallID       = "gen_ai.tool.call.id"
+	AttrErrorType        = "error.type"
+	AttrRunID            = "byref.run.id"
+	AttrRunStatus        = "byref.run.status"
+	AttrStep             = "byref.step"
+	AttrSpanKind         = "byref.span.kind"
 	// AttrTagPrefix is followed by a tag's key: byref.tag.<key>.
 	AttrTagPrefix = "byref.tag."
 )
@@ -153,6 +157,11 @@ func (t *Tracer) Start(ctx context.Context, s runtime.Span) (context.Context, fu
 			span.SetAttributes(
 				attribute.Int(AttrInputTokens, e.Usage.InputTokens),
 				attribute.Int(AttrOutputTokens, e.Usage.OutputTokens))
+			if e.Usage.CacheReadTokens != 0 || e.Usage.CacheWriteTokens != 0 {
+				span.SetAttributes(
+					attribute.Int(AttrCacheReadTokens, e.Usage.CacheReadTokens),
+					attribute.Int(AttrCacheWriteTokens, e.Usage.CacheWriteTokens))
+			}
 		}
 		if e.Status != "" {
 			span.SetAttributes(attribute.String(AttrRunStatus, string(e.Status)))

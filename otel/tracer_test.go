@@ -93,7 +93,7 @@ func TestSpanTreeOfARun(t *testing.T) {
 		llm.Response{
 			Text:      "Checking.\n```go\nn := 1\n```",
 			ToolCalls: []llm.ToolCall{{ID: "c1", Name: "get_weather", Arguments: `{"city":"Paris","return":null}`}},
-			Usage:     llm.Usage{InputTokens: 100, OutputTokens: 20},
+			Usage:     llm.Usage{InputTokens: 100, OutputTokens: 20, CacheReadTokens: 60, CacheWriteTokens: 30},
 		},
 		llm.Response{
 			ToolCalls: []llm.ToolCall{{ID: "c2", Name: "get_weather", Arguments: `{"city":"Atlantis","return":null}`}},
@@ -161,6 +161,7 @@ func TestSpanTreeOfARun(t *testing.T) {
 	for k, want := range map[string]any{
 		"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o-mini", "gen_ai.system": "openai",
 		"gen_ai.usage.input_tokens": int64(100), "gen_ai.usage.output_tokens": int64(20),
+		"gen_ai.usage.cache_read.input_tokens": int64(60), "gen_ai.usage.cache_creation.input_tokens": int64(30),
 	} {
 		if got := first[k].AsInterface(); got != want {
 			t.Errorf("chat span %s = %v, want %v", k, got, want)

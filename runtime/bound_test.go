@@ -284,3 +284,42 @@ func TestPreviewEscapedOnce(t *testing.T) {
 		t.Fatalf("the preview of %d characters costs %d bytes: %s", len(text), len(encoded), encoded)
 	}
 }
+
+// In plain mode a result too large for the conversation reaches the model
+// as valid JSON: its start, and a note with the number of bytes cut (not
+// the whole size).
+func TestPlainCutIsValidAndCounted(t *testing.T) {
+	page := strings.Repeat(`a "quoted" word é `, 1200) // 21.6 KB, escaping and multi-byte runes
+	dump := action.MustNew(action.Spec{Name: "page", Description: "A page.", Func: func() string { return page }})
+	model := llm.NewScripted(llm.CallTool("page", `{}`), llm.CallTool("terminate", `{"success":true,"result":null}`))
+	rt, err := runtime.New(runtime.Options{Model: model, Actions: action.MustSet(dump), HideFromAI: true, DisableSnippets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Run(context.Background(), runtime.RunOptions{Task: "t", NonInteractive: true}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := model.Requests()[1].Messages
+	text := msgs[len(msgs)-1].Text
+	var cut struct{ Note, Start string }
+	if err := json.Unmarshal([]byte(text), &cut); err != nil || len(text) > runtime.DefaultLargeResult {
+		t.Fatalf("the cut result is %d bytes, JSON error %v: %.200s", len(text), err, text)
+	}
+	var was, cutN, bound int
+	if _, err := fmt.Sscanf(cut.Note, "the result was %d bytes and is cut to its start: %d bytes cut, as messages to the model are bounded to %d bytes", &was, &cutN, &bound); err != nil {
+		t.Fatalf("note %q: %v", cut.Note, err)
+	}
+	if !strings.HasPrefix(cut.Start, `{"success":true`) || was < len(page) || cutN != was-len(cut.Start) || bound != runtime.DefaultLargeResult {
+		t.Fatalf("the result was %d bytes, %d kept, and the note says %d cut: %q", was, len(cut.Start), cutN, cut.Note)
+	}
+}
+
+// clip's note counts the bytes it cut.
+func TestClipCountsWhatItCuts(t *testing.T) {
+	s := strings.Repeat("é", 10000) // 20,000 bytes
+	got := runtime.Clip(s, 8000)
+	kept := strings.Index(got, " […")
+	if len(got) > 8000 || kept < 0 || !strings.Contains(got, fmt.Sprintf("…%d more bytes cut", len(s)-kept)) {
+		t.Fatalf("clip kept %d bytes of %d and says: %s", kept, len(s), got[max(kept, 0):])
+	}
+}

@@ -32,3 +32,6 @@ func LiveBuffered(h *Handle) []int {
 	}
 	return out
 }
+
+// Clip exposes clip to tests of its note.
+var Clip = clip

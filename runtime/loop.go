@@ -245,11 +245,11 @@ func (st *State) bound(step int, source, content string, lim Limits) (string, st
 	if st.opts.HideFromAI {
 		// Plain mode has no references: the model gets the start of the
 		// result and is told it was cut, never a name it cannot use.
-		return clip(content, lim.LargeResult), "", nil
+		return clipJSON(content, lim.LargeResult), "", nil
 	}
 	name := st.freeName(source + "_output")
 	if err := st.define(variable.Spec{Name: name, Value: content, Description: "a tool result too large for the conversation"}, step, source); err != nil {
-		return clip(content, lim.LargeResult), "", nil
+		return clipJSON(content, lim.LargeResult), "", nil
 	}
 	kept := st.variableChangeEvents(step, []VariableChange{st.change(name, variable.Created)})
 	head := []rune(content)

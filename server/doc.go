@@ -81,10 +81,14 @@
 // named after the part (photo.png gives photo; input, input_2… when it
 // has no name), and the task names those variables.
 //
-// Tool calls, snippets, errors, child runs, progress (runtime.Progress)
-// and the move to cancelling are forwarded as generic events whose object
-// is the byref event's JSON. Other byref events (phases, usage,
-// variables) have no ACP event.
+// Tool calls, snippets, errors, child runs, progress (runtime.Progress),
+// the move to cancelling and compactions of the run's context are
+// forwarded as generic events whose object is the byref event's JSON.
+// Before run.awaiting, run.completed, run.failed and run.cancelled, a
+// generic event {"type":"usage","data":…} gives the run's tokens so far,
+// with the parts of the input the provider's prompt cache read and wrote
+// (cache_read_tokens, cache_write_tokens), when the model reported any.
+// Other byref events (phases, variables) have no ACP event.
 //
 // # Live text
 //

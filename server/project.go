@@ -41,6 +41,8 @@ type projector struct {
 	// streaming is the step whose text is being streamed as message.part
 	// events (its message.created sent), 0 for none.
 	streaming int
+	// usage sums the run's usage events.
+	usage run.Usage
 }
 
 // newProjector returns a projector for the server's runs.
@@ -77,6 +79,9 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 		p.user = append(p.user, message{Role: "user", Parts: []part{textPart(d.Text)}, CreatedAt: &t, CompletedAt: &t})
 	case run.StatusChanged:
 		p.run.Status = acpStatus(d.To)
+		if d.To == run.StatusAwaiting || d.To.Terminal() {
+			out = append(out, p.usageEvent()...)
+		}
 		switch d.To {
 		case run.StatusRunning:
 			p.run.FinishedAt = nil
@@ -146,13 +151,35 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 			p.failure, p.refusal = d.Failure, d.Refusal
 		}
 		out = append(out, generic(e))
-	case run.ToolCallScheduled, run.ToolCallCompleted, run.SnippetExecuted, run.ChildRunStarted, run.ChildRunFinished, run.Progress:
+	case run.Usage:
+		p.usage.InputTokens += d.InputTokens
+		p.usage.OutputTokens += d.OutputTokens
+		p.usage.CacheReadTokens += d.CacheReadTokens
+		p.usage.CacheWriteTokens += d.CacheWriteTokens
+	case run.ToolCallScheduled, run.ToolCallCompleted, run.SnippetExecuted, run.ChildRunStarted, run.ChildRunFinished, run.Progress,
+		run.ContextCompacted:
 		out = append(out, generic(e))
 	}
 	return out
 }
 
 func (p *projector) role() string { return "agent/" + p.run.AgentName }
+
+// usageEvent returns, when the model reported any tokens, a generic event
+// with the run's usage so far: {"type":"usage","data":{"input_tokens":…,
+// "output_tokens":…, "cache_read_tokens":…, "cache_write_tokens":…}}, the
+// last two the parts of the input the provider's prompt cache read and
+// wrote.
+func (p *projector) usageEvent() []json.RawMessage {
+	if p.usage == (run.Usage{}) {
+		return nil
+	}
+	b, _ := json.Marshal(struct {
+		Type string    `json:"type"`
+		Data run.Usage `json:"data"`
+	}{"usage", p.usage})
+	return []json.RawMessage{encode(acpEvent{Type: "generic", Generic: b})}
+}
 
 // delta returns the ACP events of a live delta: the model's text as the
 // parts of a message being written (message.created first, and

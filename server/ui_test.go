@@ -867,3 +867,21 @@ func TestUILiveText(t *testing.T) {
 	waitJS(t, b, "the whole message, and no live entry", eventWith("assistant_message", "All done, thanks.")+` && !document.querySelector('#events li[data-type="delta"]')`)
 	shot(t, b, "live-done")
 }
+
+// The inspector shows what the provider's prompt cache read and wrote, in
+// the run's facts and in each usage event.
+func TestUICacheUsage(t *testing.T) {
+	model := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+		r := llm.Text("done")
+		r.Usage = llm.Usage{InputTokens: 1000, OutputTokens: 7, CacheReadTokens: 900, CacheWriteTokens: 60}
+		return r, nil
+	})
+	agent := server.Agent{Name: "cached", Runtime: must(runtime.New(runtime.Options{Model: model, DisableSnippets: true}))}
+	_, ts := startServer(t, server.Options{Agents: []server.Agent{agent}})
+	c := client{t: t, base: ts.URL}
+	id := c.run("POST", "/runs", create("cached", "Hello!", "sync"), 200).RunID
+	b := tab(t, ts.URL+"/ui#/runs/"+id)
+	const want = "1000 in (900 read from the prompt cache, 60 written), 7 out"
+	waitJS(t, b, "the cache in the facts", `document.querySelector('#run-facts').innerText.includes('`+want+`')`)
+	waitJS(t, b, "the cache in the usage event", `[...document.querySelectorAll('li[data-type=usage]')].some(li => li.innerText.includes('`+want+`'))`)
+}

@@ -223,6 +223,8 @@ func describe(e run.Event) string {
 		return "result: " + string(d.Value)
 	case run.Error:
 		return "error: " + d.Message
+	case run.ContextCompacted:
+		return fmt.Sprintf("context compacted after step %d: %d messages became a summary (the request was %d tokens, the threshold %d)", d.Step, d.Messages, d.Tokens, d.Threshold)
 	}
 	return ""
 }

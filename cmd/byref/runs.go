@@ -80,8 +80,11 @@ func runsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "result   %s\n", term(string(snap.Result)))
 		}
 		calls, snippets := callsAndSnippets(snap)
-		fmt.Fprintf(stdout, "steps    %d, tool calls %d, snippets %d, tokens %d in / %d out\n",
-			snap.Step, calls, snippets, snap.Usage.InputTokens, snap.Usage.OutputTokens)
+		fmt.Fprintf(stdout, "steps    %d, tool calls %d, snippets %d, tokens %s\n",
+			snap.Step, calls, snippets, tokens(snap.Usage))
+		if snap.Compactions > 0 {
+			fmt.Fprintf(stdout, "context  compacted %d times\n", snap.Compactions)
+		}
 		for _, v := range snap.Variables {
 			fmt.Fprintf(stdout, "var      %s %s = %s\n", term(v.Name), term(v.Type), term(clip(v.Preview, 80)))
 		}
@@ -169,4 +172,13 @@ func resolveID(ctx context.Context, store run.Store, arg, db string) (run.ID, er
 		ids = append(ids, string(id))
 	}
 	return "", fmt.Errorf("%d runs' IDs start with %q (%s…); give more of the ID", len(found), term(arg), strings.Join(ids, ", "))
+}
+
+// tokens writes a run's usage: input (and what of it the provider's prompt
+// cache read and wrote) and output.
+func tokens(u run.Usage) string {
+	if u.CacheReadTokens == 0 && u.CacheWriteTokens == 0 {
+		return fmt.Sprintf("%d in / %d out", u.InputTokens, u.OutputTokens)
+	}
+	return fmt.Sprintf("%d in (%d read from the prompt cache, %d written to it) / %d out", u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens)
 }

@@ -240,7 +240,8 @@
       ['Created', fmtTime(s.created_at)],
       ['Updated', fmtTime(s.updated_at)],
       ['Steps', String(s.step || 0)],
-      ['Tokens', `${s.usage.input_tokens} in, ${s.usage.output_tokens} out`],
+      ['Tokens', tokens(s.usage)],
+      s.compactions ? ['Context', `compacted ${s.compactions} time${s.compactions > 1 ? 's' : ''}`] : null,
       s.options && s.options.model ? ['Model', s.options.model] : null,
       s.options && s.options.approval ? ['Approval', s.options.approval] : null,
       s.failure_reason ? ['Failed because', el('span', { class: 'error' }, s.failure_reason)] : null,
@@ -407,6 +408,13 @@
     return el('li', { class: `k-${kind}${fresh ? ' new' : ''}`, 'data-type': e.type, 'data-seq': String(e.seq) }, head, ...body);
   }
   const minor = (li) => { li.classList.add('minor'); return li; };
+  // tokens writes a usage: input (with what the prompt cache read and
+  // wrote, when it did) and output.
+  function tokens(u) {
+    const cache = u.cache_read_tokens || u.cache_write_tokens
+      ? ` (${u.cache_read_tokens || 0} read from the prompt cache, ${u.cache_write_tokens || 0} written)` : '';
+    return `${u.input_tokens} in${cache}, ${u.output_tokens} out`;
+  }
   const block = (label, text, cls) => (text ? el('div', {}, el('div', { class: 'muted small' }, label), el('pre', { class: cls || null }, text)) : null);
   const names = (label, infos) => (infos && infos.length ? el('div', { class: 'small' }, `${label}: `, infos.map((v) => v.name).join(', ')) : null);
 
@@ -440,7 +448,10 @@
       case 'phase_changed':
         return minor(item('phase', `Phase: ${d.to}`, e));
       case 'usage':
-        return minor(item('usage', `Tokens: ${d.input_tokens} in, ${d.output_tokens} out`, e));
+        return minor(item('usage', `Tokens: ${tokens(d)}`, e));
+      case 'context_compacted':
+        return item('compaction', `Context compacted after step ${d.step}: ${d.messages} messages became a summary (${d.tokens} of ${d.threshold} tokens)`, e,
+          block('summary', d.summary));
       case 'user_message':
         return item('user', 'User', e, el('div', { class: 'ev-body' }, d.text));
       case 'assistant_message':
