@@ -128,44 +128,13 @@ var ErrEvents = errors.New("codegen: unusable event log")
 // it holds must be a valid variable name ([variable.ValidName]), or
 // FromEvents fails with ErrEvents.
 func FromEvents(events []run.Event) (*Recording, error) {
-	rec := &Recording{Actions: map[string]run.GoAction{}, Types: map[string]run.NamedType{}}
-	type pending struct {
-		step int
-		call run.ToolCall
+	f := &fold{
+		rec:   &Recording{Actions: map[string]run.GoAction{}, Types: map[string]run.NamedType{}},
+		calls: map[string]*pending{}, reasons: map[int]string{}, notes: map[string][]string{}, denied: map[string]string{},
+		children: map[string]*ChildRun{}, awaits: map[string]run.AwaitRequested{}, questionOf: map[string]string{},
+		answers: map[string]string{}, index: map[string]int{}, vars: map[string]int{},
 	}
-	calls := map[string]*pending{}
-	reasons := map[int]string{}
-	notes := map[string][]string{} // by call ID; "" for the next instruction
-	denied := map[string]string{}
-	children := map[string]*ChildRun{}
-	awaits := map[string]run.AwaitRequested{}
-	asking := []string{}              // ask_user calls scheduled, not completed, in order
-	questionOf := map[string]string{} // await ID -> the ask_user call it asks for
-	answers := map[string]string{}    // ask_user call ID -> the user's answer
-	index := map[string]int{}         // call ID -> index in rec.Steps
-	vars := map[string]int{}          // name -> index in rec.Variables
-	started := false
-	take := func(id string) []string {
-		n := notes[id]
-		delete(notes, id)
-		if id != "" {
-			n = append(notes[""], n...)
-			delete(notes, "")
-		}
-		return n
-	}
-	types := func(nts []run.NamedType) {
-		for _, nt := range nts {
-			rec.Types[nt.Name] = nt
-		}
-	}
-	identity := func(id run.GoAction) {
-		if id.Name != "" {
-			types(id.Types)
-			id.Types = nil
-			rec.Actions[id.Name] = id
-		}
-	}
+	rec := f.rec
 	for _, e := range events {
 		if rec.RunID == "" {
 			rec.RunID = e.RunID
@@ -175,144 +144,220 @@ func FromEvents(events []run.Event) (*Recording, error) {
 		}
 		switch p := e.Data.(type) {
 		case run.AssistantMessage:
-			reasons[p.Step] = p.Text
+			f.reasons[p.Step] = p.Text
 		case run.ToolCallScheduled:
-			started = true
+			f.started = true
 			c := p.Call
-			calls[c.ID] = &pending{step: p.Step, call: c}
+			f.calls[c.ID] = &pending{step: p.Step, call: c}
 			if c.Action == action.AskUserName {
-				asking = append(asking, c.ID)
+				f.asking = append(f.asking, c.ID)
 			}
 		case run.AwaitRequested:
-			awaits[p.ID] = p
-			// A question with no call is ask_user's: calls run one at a
-			// time, so it is the first ask_user call not yet completed.
-			if p.Await == run.AwaitQuestion && p.Call == nil && len(asking) > 0 {
-				questionOf[p.ID] = asking[0]
-				break
-			}
-			if p.Await != run.AwaitApproval && p.Await != run.AwaitAuthorization {
-				notes[""] = append(notes[""], fmt.Sprintf("The run asked (%s): %s", p.Await, oneLine(p.Message)))
-			}
+			f.awaitRequested(p)
 		case run.AwaitResolved:
-			req := awaits[p.ID]
-			id := ""
-			if req.Call != nil {
-				id = req.Call.ID
-			}
-			switch {
-			case questionOf[p.ID] != "":
-				answers[questionOf[p.ID]] = p.Answer.Text
-			case req.Await == run.AwaitQuestion || req.Await == run.AwaitInput:
-				ans := p.Answer.Text
-				if ans == "" && len(p.Answer.Input) > 0 {
-					ans = string(p.Answer.Input)
-				}
-				notes[""] = append(notes[""], "Answer: "+oneLine(ans))
-			case p.Answer.Decision == run.Denied:
-				why := p.Answer.Reason
-				if why == "" {
-					why = "no reason given"
-				}
-				denied[id] = why
-			default:
-				what := "the plan"
-				if req.Call != nil {
-					what = "this call"
-				} else if req.Snippet != nil {
-					what = "this snippet"
-				}
-				n := fmt.Sprintf("Approved: %s (%s %s).", what, req.Await, p.ID)
-				if p.Answer.Arguments != "" && req.Call != nil {
-					n += " The approver edited the arguments to " + oneLine(p.Answer.Arguments) + "."
-					if pc := calls[id]; pc != nil {
-						pc.call.Arguments = p.Answer.Arguments
-					}
-				}
-				notes[id] = append(notes[id], n)
-			}
+			f.awaitResolved(p)
 		case run.ChildRunStarted:
-			children[p.CallID] = &ChildRun{ID: p.Child, Name: p.Name}
+			f.children[p.CallID] = &ChildRun{ID: p.Child, Name: p.Name}
 		case run.ChildRunFinished:
-			c := children[p.CallID]
-			if c == nil {
-				c = &ChildRun{ID: p.Child}
-				children[p.CallID] = c
-			}
-			c.Status, c.Result, c.Error = p.Status, p.Result, p.Error
-			if i, ok := index[p.CallID]; ok {
-				rec.Steps[i].Child = c
-			}
+			f.childFinished(p)
 		case run.VariableCreated:
-			types(p.Types)
-			if _, ok := vars[p.Variable.Name]; ok {
-				break
-			}
-			t := p.GoType
-			if t == "" {
-				t = p.Variable.Type
-			}
-			v := Variable{Name: p.Variable.Name, Type: t, Secret: p.Secret, Start: p.Step == variable.HostStep && !started}
-			if v.Start && !p.Secret && !p.Tainted {
-				v.Value = p.Value
-			}
-			vars[v.Name] = len(rec.Variables)
-			rec.Variables = append(rec.Variables, v)
+			f.variableCreated(p)
 		case run.VariableModified:
-			types(p.Types)
+			f.types(p.Types)
 		case run.SnippetExecuted:
-			started = true
-			for _, id := range p.Actions {
-				identity(id)
-			}
-			in := Instruction{Instruction: run.Instruction{Step: p.Step, Kind: KindSnippet, Reason: reasons[p.Step],
-				Code: interp.NormalizeCode(p.Snippet.Code), Reads: p.Snippet.Reads, Writes: p.Snippet.Writes,
-				Created: names(p.Created), Modified: names(p.Modified), Err: p.Error, Duration: p.Duration}}
-			if !p.Success && in.Err == "" {
-				in.Err = "the snippet failed"
-			}
-			in.Notes = take("")
-			rec.Steps = append(rec.Steps, in)
+			f.snippetExecuted(p)
 		case run.ToolCallCompleted:
-			pc := calls[p.CallID]
-			if pc == nil {
-				return nil, fmt.Errorf("%w: tool_call_completed event %d names call %q, which was never scheduled", ErrEvents, e.Seq, p.CallID)
-			}
-			delete(calls, p.CallID)
-			if i := slices.Index(asking, p.CallID); i >= 0 {
-				asking = slices.Delete(asking, i, i+1)
-			}
-			if p.Action != nil {
-				id := *p.Action
-				if id.Name == "" {
-					id.Name = pc.call.Action
-				}
-				identity(id)
-			}
-			in, err := callInstruction(pc.step, reasons[pc.step], pc.call, p)
-			if err != nil {
+			if err := f.toolCallCompleted(p); err != nil {
 				return nil, fmt.Errorf("%w: event %d: %w", ErrEvents, e.Seq, err)
 			}
-			in.Notes, in.Denied, in.Child = take(p.CallID), denied[p.CallID], children[p.CallID]
-			if ans, ok := answers[p.CallID]; ok && in.Action == action.AskUserName {
-				in.Answer = &ans
-			}
-			delete(denied, p.CallID)
-			index[p.CallID] = len(rec.Steps)
-			rec.Steps = append(rec.Steps, in)
 		case run.Result:
 			rec.Result = p.Value
 		}
 	}
 	// Calls denied before they ran have no completion event.
-	for id, why := range denied {
-		if pc := calls[id]; pc != nil {
-			in := Instruction{Instruction: run.Instruction{Step: pc.step, Kind: KindCall, Reason: reasons[pc.step], CallID: id,
-				Action: pc.call.Action, Arguments: pc.call.Arguments, Err: "denied: " + why}, Denied: why, Notes: take(id)}
+	for id, why := range f.denied {
+		if pc := f.calls[id]; pc != nil {
+			in := Instruction{Instruction: run.Instruction{Step: pc.step, Kind: KindCall, Reason: f.reasons[pc.step], CallID: id,
+				Action: pc.call.Action, Arguments: pc.call.Arguments, Err: "denied: " + why}, Denied: why, Notes: f.take(id)}
 			rec.Steps = append(rec.Steps, in)
 		}
 	}
 	return rec, nil
+}
+
+// pending is a call scheduled and not yet completed.
+type pending struct {
+	step int
+	call run.ToolCall
+}
+
+// fold is FromEvents' state while it reads a log.
+type fold struct {
+	rec        *Recording
+	calls      map[string]*pending
+	reasons    map[int]string
+	notes      map[string][]string // by call ID; "" for the next instruction
+	denied     map[string]string
+	children   map[string]*ChildRun
+	awaits     map[string]run.AwaitRequested
+	asking     []string          // ask_user calls scheduled, not completed, in order
+	questionOf map[string]string // await ID -> the ask_user call it asks for
+	answers    map[string]string // ask_user call ID -> the user's answer
+	index      map[string]int    // call ID -> index in rec.Steps
+	vars       map[string]int    // name -> index in rec.Variables
+	started    bool
+}
+
+// take returns the notes of the call id (and those for the next
+// instruction), and forgets them.
+func (f *fold) take(id string) []string {
+	n := f.notes[id]
+	delete(f.notes, id)
+	if id != "" {
+		n = append(f.notes[""], n...)
+		delete(f.notes, "")
+	}
+	return n
+}
+
+func (f *fold) types(nts []run.NamedType) {
+	for _, nt := range nts {
+		f.rec.Types[nt.Name] = nt
+	}
+}
+
+func (f *fold) identity(id run.GoAction) {
+	if id.Name != "" {
+		f.types(id.Types)
+		id.Types = nil
+		f.rec.Actions[id.Name] = id
+	}
+}
+
+func (f *fold) awaitRequested(p run.AwaitRequested) {
+	f.awaits[p.ID] = p
+	// A question with no call is ask_user's: calls run one at a time, so
+	// it is the first ask_user call not yet completed.
+	if p.Await == run.AwaitQuestion && p.Call == nil && len(f.asking) > 0 {
+		f.questionOf[p.ID] = f.asking[0]
+		return
+	}
+	if p.Await != run.AwaitApproval && p.Await != run.AwaitAuthorization {
+		f.notes[""] = append(f.notes[""], fmt.Sprintf("The run asked (%s): %s", p.Await, oneLine(p.Message)))
+	}
+}
+
+func (f *fold) awaitResolved(p run.AwaitResolved) {
+	req := f.awaits[p.ID]
+	id := ""
+	if req.Call != nil {
+		id = req.Call.ID
+	}
+	switch {
+	case f.questionOf[p.ID] != "":
+		f.answers[f.questionOf[p.ID]] = p.Answer.Text
+	case req.Await == run.AwaitQuestion || req.Await == run.AwaitInput:
+		ans := p.Answer.Text
+		if ans == "" && len(p.Answer.Input) > 0 {
+			ans = string(p.Answer.Input)
+		}
+		f.notes[""] = append(f.notes[""], "Answer: "+oneLine(ans))
+	case p.Answer.Decision == run.Denied:
+		why := p.Answer.Reason
+		if why == "" {
+			why = "no reason given"
+		}
+		f.denied[id] = why
+	default:
+		what := "the plan"
+		if req.Call != nil {
+			what = "this call"
+		} else if req.Snippet != nil {
+			what = "this snippet"
+		}
+		n := fmt.Sprintf("Approved: %s (%s %s).", what, req.Await, p.ID)
+		if p.Answer.Arguments != "" && req.Call != nil {
+			n += " The approver edited the arguments to " + oneLine(p.Answer.Arguments) + "."
+			if pc := f.calls[id]; pc != nil {
+				pc.call.Arguments = p.Answer.Arguments
+			}
+		}
+		f.notes[id] = append(f.notes[id], n)
+	}
+}
+
+func (f *fold) childFinished(p run.ChildRunFinished) {
+	c := f.children[p.CallID]
+	if c == nil {
+		c = &ChildRun{ID: p.Child}
+		f.children[p.CallID] = c
+	}
+	c.Status, c.Result, c.Error = p.Status, p.Result, p.Error
+	if i, ok := f.index[p.CallID]; ok {
+		f.rec.Steps[i].Child = c
+	}
+}
+
+func (f *fold) variableCreated(p run.VariableCreated) {
+	f.types(p.Types)
+	if _, ok := f.vars[p.Variable.Name]; ok {
+		return
+	}
+	t := p.GoType
+	if t == "" {
+		t = p.Variable.Type
+	}
+	v := Variable{Name: p.Variable.Name, Type: t, Secret: p.Secret, Start: p.Step == variable.HostStep && !f.started}
+	if v.Start && !p.Secret && !p.Tainted {
+		v.Value = p.Value
+	}
+	f.vars[v.Name] = len(f.rec.Variables)
+	f.rec.Variables = append(f.rec.Variables, v)
+}
+
+func (f *fold) snippetExecuted(p run.SnippetExecuted) {
+	f.started = true
+	for _, id := range p.Actions {
+		f.identity(id)
+	}
+	in := Instruction{Instruction: run.Instruction{Step: p.Step, Kind: KindSnippet, Reason: f.reasons[p.Step],
+		Code: interp.NormalizeCode(p.Snippet.Code), Reads: p.Snippet.Reads, Writes: p.Snippet.Writes,
+		Created: names(p.Created), Modified: names(p.Modified), Err: p.Error, Duration: p.Duration}}
+	if !p.Success && in.Err == "" {
+		in.Err = "the snippet failed"
+	}
+	in.Notes = f.take("")
+	f.rec.Steps = append(f.rec.Steps, in)
+}
+
+func (f *fold) toolCallCompleted(p run.ToolCallCompleted) error {
+	pc := f.calls[p.CallID]
+	if pc == nil {
+		return fmt.Errorf("tool_call_completed names call %q, which was never scheduled", p.CallID)
+	}
+	delete(f.calls, p.CallID)
+	if i := slices.Index(f.asking, p.CallID); i >= 0 {
+		f.asking = slices.Delete(f.asking, i, i+1)
+	}
+	if p.Action != nil {
+		id := *p.Action
+		if id.Name == "" {
+			id.Name = pc.call.Action
+		}
+		f.identity(id)
+	}
+	in, err := callInstruction(pc.step, f.reasons[pc.step], pc.call, p)
+	if err != nil {
+		return err
+	}
+	in.Notes, in.Denied, in.Child = f.take(p.CallID), f.denied[p.CallID], f.children[p.CallID]
+	if ans, ok := f.answers[p.CallID]; ok && in.Action == action.AskUserName {
+		in.Answer = &ans
+	}
+	delete(f.denied, p.CallID)
+	f.index[p.CallID] = len(f.rec.Steps)
+	f.rec.Steps = append(f.rec.Steps, in)
+	return nil
 }
 
 func names(infos []run.VariableInfo) []string {

@@ -407,9 +407,7 @@ func (v *stmtScan) Visit(n ast.Node) ast.Visitor {
 		// Field names resolve to ast.Var objects too; they are not
 		// locals and keep their names.
 		for _, f := range n.Fields.List {
-			for _, id := range f.Names {
-				v.fields = append(v.fields, id)
-			}
+			v.fields = append(v.fields, f.Names...)
 		}
 	case *ast.Ident:
 		if n.Obj != nil && n.Obj.Kind == ast.Var && n.Name != "_" && !slices.Contains(v.fields, n) {

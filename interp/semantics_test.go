@@ -172,6 +172,13 @@ func t() (uint32, uint32) {
 	return want, got
 }
 fmt.Println(t())`, "3 3"},
+		{"new of a value (Go 1.26)", `p := new(123)
+x := 42
+q := new(x)
+x = 1
+type T struct{ N int }
+s := new(T{3})
+fmt.Printf("%d %d %d %T", *p, *q, s.N, p)`, "123 42 3 *int"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},

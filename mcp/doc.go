@@ -48,8 +48,11 @@
 //     recorded as the call's progress (action.Progress, runtime.Progress):
 //     the inspector and the protocols' streams show them; the model does
 //     not.
-//   - Sampling is off by default: ConnectOptions.Sampling serves it, and
-//     [Sample] serves it with a byref model (text messages only).
+//   - Sampling is off by default. ConnectOptions.SampleWithRunModel
+//     serves a request made during a tool call with the model of the run
+//     that made the call; ConnectOptions.Sampling serves them with a
+//     handler of the host's, such as [Sample] with a model of its choice.
+//     Text messages only; the tokens are not counted in the run's usage.
 //
 // # Resources and prompts
 //

@@ -49,3 +49,36 @@ func ExampleImport() {
 	fmt.Println(tools.Names(), v.Name, v.Type, v.Preview)
 	// Output: [get_forecast] forecast string sunny in Lyon
 }
+
+// An MCP server's resources become variables the model passes by
+// reference: a Resource holds the contents and their MIME type, and the
+// model sees a preview.
+func ExampleResources() {
+	ctx := context.Background()
+	server := sdk.NewServer(&sdk.Implementation{Name: "files", Version: "1"}, nil)
+	server.AddResource(&sdk.Resource{Name: "orders", URI: "file:///orders.csv", MIMEType: "text/csv", Description: "Today's orders."},
+		func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/csv", Text: "id,total\n1,9.50\n"}}}, nil
+		})
+	st, ct := sdk.NewInMemoryTransports()
+	ss, _ := server.Connect(ctx, st, nil)
+	defer ss.Close()
+	session, err := mcp.Connect(ctx, ct)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer session.Close()
+
+	vars, err := mcp.Resources(ctx, session, mcp.ResourceOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	orders := vars[0].Value.(mcp.Resource)
+	fmt.Println(vars[0].Name, orders.MIMEType, len(orders.Bytes()))
+	fmt.Println(orders.Preview(40))
+	// Output:
+	// orders text/csv 16
+	// text/csv, 16 bytes, file:///orders.csv: …
+}

@@ -29,6 +29,12 @@ type ConnectOptions struct {
 	// with the model the host's runs use. Nil refuses them, and the client
 	// does not declare sampling: it is off unless the host turns it on.
 	Sampling func(context.Context, *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error)
+	// SampleWithRunModel serves the sampling requests the server makes
+	// during a tool call with the model of the run that made the call (as
+	// Sample does; the tokens are not counted in the run's usage).
+	// Sampling, when set, is used instead. False, with Sampling nil,
+	// refuses sampling.
+	SampleWithRunModel bool
 	// ElicitTimeout is how long a tool call whose server asked a question
 	// (elicitation) waits for its run's answer before the question is
 	// answered "cancel". Zero means DefaultElicitTimeout.
@@ -119,8 +125,11 @@ func ConnectWith(ctx context.Context, t sdk.Transport, opts ConnectOptions) (*sd
 		Capabilities: &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{
 			Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}},
 	}
-	if opts.Sampling != nil {
+	switch {
+	case opts.Sampling != nil:
 		copts.CreateMessageHandler = opts.Sampling
+	case opts.SampleWithRunModel:
+		copts.CreateMessageHandler = st.sampleWithRunModel
 	}
 	c := sdk.NewClient(&sdk.Implementation{Name: "byref", Version: Version}, copts)
 	s, err := c.Connect(ctx, t, nil)
@@ -272,31 +281,56 @@ func onlyProperty(schema any) (string, bool) {
 	return "", false
 }
 
+// callOf returns the tool call in flight a server's request belongs to:
+// the one whose request the handler's context comes from (multi
+// round-trip), else the session's only call in flight.
+func (st *session) callOf(ctx context.Context) (*inflight, error) {
+	if p, ok := ctx.Value(inflightKey{}).(*inflight); ok {
+		return p, nil
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var p *inflight
+	for _, c := range st.calls {
+		select {
+		case <-c.ended:
+			continue
+		default:
+		}
+		if p != nil {
+			return nil, errors.New("byref cannot tell which of several tool calls in flight this request belongs to; it serves requests made during one call at a time")
+		}
+		p = c
+	}
+	if p == nil {
+		return nil, errors.New("byref serves requests made during a tool call only")
+	}
+	return p, nil
+}
+
+// sampleWithRunModel serves a sampling request with the model of the run
+// whose tool call it belongs to.
+func (st *session) sampleWithRunModel(ctx context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+	p, err := st.callOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, _ := action.CallOf(p.attempt)
+	withModel, ok := c.(interface{ Model() llm.Model })
+	if !ok || withModel.Model() == nil {
+		return nil, errors.New("byref samples with the model of the run that made the tool call, and this call is not part of a run")
+	}
+	return Sample(withModel.Model())(ctx, req)
+}
+
 // elicit is the session's elicitation handler: it hands the question to
 // the tool call it belongs to (the one whose request the handler's
 // context comes from, else the session's only call in flight) and waits
 // for the run's answer.
 func (st *session) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-	p, _ := ctx.Value(inflightKey{}).(*inflight)
-	if p == nil {
-		st.mu.Lock()
-		for _, c := range st.calls {
-			select {
-			case <-c.ended:
-				continue
-			default:
-			}
-			if p != nil {
-				p = nil
-				st.mu.Unlock()
-				return nil, errors.New("byref cannot tell which of several tool calls in flight this question belongs to; it answers questions asked during one call at a time")
-			}
-			p = c
-		}
-		st.mu.Unlock()
-	}
-	if p == nil {
-		return nil, errors.New("byref answers questions asked during a tool call only")
+	p, err := st.callOf(ctx)
+	if err != nil {
+		return nil, err
 	}
 	q := &question{params: req.Params, answer: make(chan *sdk.ElicitResult, 1)}
 	timer := time.NewTimer(st.opts.ElicitTimeout)

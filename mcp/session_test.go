@@ -211,6 +211,40 @@ func TestSampling(t *testing.T) {
 	}
 }
 
+// TestSamplingWithTheRunModel: with SampleWithRunModel, a sampling request
+// made during a run's tool call is served by that run's model.
+func TestSamplingWithTheRunModel(t *testing.T) {
+	ctx := context.Background()
+	cs := connectHuman(t, "memory", mcp.ConnectOptions{SampleWithRunModel: true})
+	set, err := mcp.Import(ctx, cs, mcp.ImportOptions{Filter: func(tool *sdk.Tool) bool { return tool.Name == "muse" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+		last := req.Messages[len(req.Messages)-1]
+		switch {
+		case last.Text == "a haiku": // the server's sampling request
+			return llm.Text("autumn moon"), nil
+		case last.Role == llm.RoleTool:
+			return llm.CallTool(action.TerminateName, `{"success":true,"result":"<<var:muse_result>>"}`), nil
+		}
+		return llm.CallTool("muse", `{"return":null}`), nil
+	})
+	rt, err := runtime.New(runtime.Options{Model: model, Actions: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := rt.Run(ctx, runtime.RunOptions{Task: "muse"})
+	if err != nil || string(out.Result) != `"the model said: autumn moon"` {
+		t.Fatalf("result %s, %v", out.Result, err)
+	}
+	// Outside a run's call, there is no run's model to serve it.
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "muse", Arguments: map[string]any{}})
+	if err == nil && !res.IsError {
+		t.Fatalf("sampling outside a run was served: %+v", res.Content[0])
+	}
+}
+
 // TestResourcesAreVariables: resources are variables of their contents
 // (text and binary, with the MIME type), templates are actions that read
 // one, and prompts give their text.

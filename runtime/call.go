@@ -199,10 +199,10 @@ func (st *State) call(ctx context.Context, j *stepJob, endCall func(SpanEnd), c 
 	default:
 		// A bare State's step runs on the host's goroutine, which only
 		// the action can give back: a result later than the deadline is
-		// discarded.
+		// discarded (a failure changes nothing, and keeps its error).
 		start := time.Now()
 		res.value, res.err = a.Call(f.callCtx, p.args)
-		if time.Since(start) > d {
+		if res.err == nil && time.Since(start) > d {
 			return st.abandoned(f), nil, nil, false
 		}
 	}

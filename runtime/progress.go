@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 
+	"github.com/byref/byref/llm"
+
 	"github.com/byref/byref/run"
 )
 
@@ -50,4 +52,15 @@ func (c *callInfo) Progress(ctx context.Context, message string) error {
 		return c.outer.Progress(ctx, clip(message, MaxProgress))
 	}
 	return Progress(ctx, message)
+}
+
+// Model returns the model of the run the call is part of, nil outside a
+// run: an MCP client serves its server's sampling requests with it when
+// its host allows (mcp.ConnectOptions.SampleWithRunModel). The tokens such
+// requests spend are not counted in the run's usage.
+func (c *callInfo) Model() llm.Model {
+	if c.run == nil {
+		return nil
+	}
+	return c.run.model
 }

@@ -138,33 +138,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 	for _, v := range st.Variables() { // they come from the log
 		st.Delete(v.Name)
 	}
-	types := map[string]reflect.Type{}
-	for _, t := range append(builtinTypes, ro.Types...) {
-		types[variable.TypeName(t)] = t
-	}
-	given := map[string]variable.Spec{}
-	for _, s := range ro.Variables {
-		given[s.Name] = s
-	}
-	var specs []variable.Spec
-	var lost []string
-	for _, v := range snap.Variables {
-		if s, ok := given[v.Name]; ok {
-			specs = append(specs, s)
-			continue
-		}
-		t, known := types[v.Type]
-		if v.Value == nil || !known {
-			lost = append(lost, v.Name+" ("+v.Type+")")
-			continue
-		}
-		ptr := reflect.New(t)
-		if err := json.Unmarshal(v.Value, ptr.Interface()); err != nil {
-			lost = append(lost, v.Name+" ("+v.Type+")")
-			continue
-		}
-		specs = append(specs, variable.Spec{Name: v.Name, Value: ptr.Elem().Interface(), Type: t, Secret: v.Secret, Tainted: v.Tainted})
-	}
+	specs, lost := restoredVariables(snap, ro)
 	sum, err := store.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -222,6 +196,46 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 	st.attach(ropts.Actions, ropts.ResultSchema, !ropts.NonInteractive)
 	st.mu.Unlock()
 
+	if err := h.resume(ctx, snap, work); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// restoredVariables are the variables of a run as its log and ro give
+// them back; lost names those that cannot be (no value in the log, or a
+// type ro.Types does not name).
+func restoredVariables(snap run.Snapshot, ro RestoreOptions) (specs []variable.Spec, lost []string) {
+	types := map[string]reflect.Type{}
+	for _, t := range append(builtinTypes, ro.Types...) {
+		types[variable.TypeName(t)] = t
+	}
+	given := map[string]variable.Spec{}
+	for _, s := range ro.Variables {
+		given[s.Name] = s
+	}
+	for _, v := range snap.Variables {
+		if s, ok := given[v.Name]; ok {
+			specs = append(specs, s)
+			continue
+		}
+		t, known := types[v.Type]
+		if v.Value == nil || !known {
+			lost = append(lost, v.Name+" ("+v.Type+")")
+			continue
+		}
+		ptr := reflect.New(t)
+		if err := json.Unmarshal(v.Value, ptr.Interface()); err != nil {
+			lost = append(lost, v.Name+" ("+v.Type+")")
+			continue
+		}
+		specs = append(specs, variable.Spec{Name: v.Name, Value: ptr.Elem().Interface(), Type: t, Secret: v.Secret, Tainted: v.Tainted})
+	}
+	return specs, lost
+}
+
+// resume goes on with a restored run from where its log left it (snap).
+func (h *Handle) resume(ctx context.Context, snap run.Snapshot, work unfinished) error {
 	switch snap.Status {
 	case run.StatusAwaiting:
 		p := newPendingAwait(*snap.Await, true)
@@ -238,11 +252,9 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 		reason := "canceled while its process was gone"
 		err := h.rec.transition(ctx, run.StatusCanceled, reason)
 		h.end(Outcome{Status: run.StatusCanceled, Reason: reason})
-		if err != nil {
-			return nil, err
-		}
+		return err
 	}
-	return h, nil
+	return nil
 }
 
 // continueRunning goes on with a run that was running when its process

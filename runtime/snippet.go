@@ -183,18 +183,8 @@ func (st *State) snippet(ctx context.Context, g gate, n int, callID, code string
 		vars = append(vars, interp.Var{Name: snippetContext, Value: reflect.ValueOf(&evalCtx).Elem()})
 	}
 	input := interp.Input{Code: code, Vars: vars, Funcs: funcs}
-	var live *lineWriter
-	if st.run != nil && !tainted {
-		// Followers of the run see the output line by line (live.go).
-		live = &lineWriter{h: st.run, step: n, callID: callID}
-		if callID == "" { // a code block of the model's text
-			live.callID = "snippet-" + strconv.Itoa(n) + "-" + strconv.FormatInt(st.run.snippets.Add(1), 10)
-		}
-		st.mu.Lock()
-		if len(st.secrets) > 0 {
-			live.red = st.redactor()
-		}
-		st.mu.Unlock()
+	live := st.liveOutput(n, callID, tainted)
+	if live != nil {
 		input.Stdout = live
 	}
 	res, err := ip.Eval(evalCtx, input)
@@ -206,27 +196,19 @@ func (st *State) snippet(ctx context.Context, g gate, n int, callID, code string
 		resp.Stdout, resp.Stderr = hideOutput(resp.Stdout), hideOutput(resp.Stderr)
 	}
 	if err != nil {
-		resp.Err = err
-		// The interpreter put back what it saved; whatever still differs,
-		// or could not be saved, is told to the model and recorded.
-		st.mu.Lock()
-		changed := st.leftChangedLocked(before, res.Unrestored, n, tainted)
-		for _, name := range changed {
-			resp.left = append(resp.left, st.change(name, variable.Modified))
-		}
-		st.mu.Unlock()
-		msg := err.Error()
-		if tainted {
-			msg = hideError("the snippet", err)
-		}
-		if len(changed) > 0 {
-			msg += fmt.Sprintf("\nThe snippet failed, but it may have changed %s in place before failing (a change that could not be undone); check before relying on it.", strings.Join(changed, ", "))
-		}
-		return fail(msg)
+		return fail(st.snippetFailed(&resp, err, res, before, n, tainted))
 	}
 
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	return st.keepSnippetLocked(resp, res, names, before, n, tainted)
+}
+
+// keepSnippetLocked keeps the changes of snippet step n, which returned
+// res, and completes its response: all of them or, when one cannot be
+// kept, none. names are the variables the snippet was given, and before
+// their fingerprints; callers hold mu.
+func (st *State) keepSnippetLocked(resp SnippetResponse, res interp.Result, names []string, before map[string]uint64, n int, tainted bool) SnippetResponse {
 	// Check every change before making any: a snippet's changes are kept
 	// all together or not at all.
 	var assigns []string
@@ -284,6 +266,48 @@ func (st *State) snippet(ctx context.Context, g gate, n int, callID, code string
 	resp.Stdout, resp.Stderr = st.redact(resp.Stdout), st.redact(resp.Stderr)
 	resp.Duration = time.Since(resp.start)
 	return resp
+}
+
+// snippetFailed records in resp the failure err of snippet step n, which
+// returned res, and returns the model's message: what the snippet may have
+// changed in place before failing is told and recorded.
+func (st *State) snippetFailed(resp *SnippetResponse, err error, res interp.Result, before map[string]uint64, n int, tainted bool) string {
+	resp.Err = err
+	// The interpreter put back what it saved; whatever still differs,
+	// or could not be saved, is told to the model and recorded.
+	st.mu.Lock()
+	changed := st.leftChangedLocked(before, res.Unrestored, n, tainted)
+	for _, name := range changed {
+		resp.left = append(resp.left, st.change(name, variable.Modified))
+	}
+	st.mu.Unlock()
+	msg := err.Error()
+	if tainted {
+		msg = hideError("the snippet", err)
+	}
+	if len(changed) > 0 {
+		msg += fmt.Sprintf("\nThe snippet failed, but it may have changed %s in place before failing (a change that could not be undone); check before relying on it.", strings.Join(changed, ", "))
+	}
+	return msg
+}
+
+// liveOutput is the writer that shows the output of snippet step n to the
+// run's followers line by line (live.go); nil for a State with no run, or
+// a tainted snippet.
+func (st *State) liveOutput(n int, callID string, tainted bool) *lineWriter {
+	if st.run == nil || tainted {
+		return nil
+	}
+	live := &lineWriter{h: st.run, step: n, callID: callID}
+	if callID == "" { // a code block of the model's text
+		live.callID = "snippet-" + strconv.Itoa(n) + "-" + strconv.FormatInt(st.run.snippets.Add(1), 10)
+	}
+	st.mu.Lock()
+	if len(st.secrets) > 0 {
+		live.red = st.redactor()
+	}
+	st.mu.Unlock()
+	return live
 }
 
 // leftChangedLocked names the variables a failed snippet may have left

@@ -5,6 +5,9 @@
 // builds the A2A SDK; package llm imports only the standard library, and
 // the runtime, otel, codegen, the server and eval link no provider client;
 // package mcp (MCP tools as actions) links no runtime; codegen does not
-// import the runtime (replay code comes from a run's log). It has no code
-// of its own.
+// import the runtime (replay code comes from a run's log). It also keeps
+// the shape of the runtime and codegen: no function over 100 lines (but a
+// shrinking list), and a ceiling on the uses between runtime's files that
+// run against the layering (go test ./internal/archtest -run
+// TestRuntimeLayering -v prints them). It has no code of its own.
 package archtest

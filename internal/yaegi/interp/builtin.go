@@ -243,3 +243,28 @@ func _clear(n *node) {
 		return nil
 	})
 }
+
+// newOfValue generates new(expr) (Go 1.26): a pointer to a new variable
+// holding the value of expr, when the operand of new is not a type. It
+// reports whether it did.
+func newOfValue(n *node) bool {
+	c := n.child[1]
+	if c.ext == nil || c.ext.meta != newValueMark {
+		return false
+	}
+	next := getExec(n.tnext)
+	elem := n.typ.val
+	value := genDestValue(elem, c)
+	rt := elem.frameType()
+	dest := genValueOutput(n, reflect.PointerTo(rt))
+	n.exec = func(f *frame) bltn {
+		p := reflect.New(rt)
+		p.Elem().Set(value(f))
+		dest(f).Set(p)
+		return next
+	}
+	return true
+}
+
+// newValueMark marks the operand of new that is an expression, not a type.
+var newValueMark = new(int)

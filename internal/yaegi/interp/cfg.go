@@ -1213,6 +1213,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 			case isBuiltinCall(n, sc):
 				bname := c0.ident
+				if bname == bltnNew && len(n.child) == 2 && !n.child[1].isType(sc) {
+					n.child[1].x().meta = newValueMark // byref: new(expr), Go 1.26
+				}
 				err = check.builtin(bname, n, n.child[1:], n.action == aCallSlice)
 				if err != nil {
 					break

@@ -3529,6 +3529,9 @@ func _len(n *node) {
 
 func _new(n *node) {
 	next := getExec(n.tnext)
+	if newOfValue(n) {
+		return
+	}
 	t1 := n.child[1].typ
 	typ := t1.TypeOf()
 	dest := genValueOutput(n, reflect.PtrTo(typ))

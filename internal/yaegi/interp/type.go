@@ -715,6 +715,12 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 				t, err = nodeType2(interp, sc, n.child[1], seen)
 			case bltnNew:
 				t, err = nodeType2(interp, sc, n.child[1], seen)
+				if err != nil {
+					return nil, err
+				}
+				if t.untyped {
+					t = sc.fixType(t) // byref: new(123) is a *int (Go 1.26)
+				}
 				incomplete := t.incomplete
 				t = ptrOf(t, withScope(sc))
 				t.incomplete = incomplete
