@@ -90,8 +90,8 @@ func indexOf(evs []run.Event, ok func(run.Event) bool) int {
 
 const snippetStep = "Let me count.\n```go\nfor i := 1; i <= 3; i++ {\n\tfmt.Println(\"line\", i)\n}\nn := 3\n```"
 
-// TestDeltasReachEvents: a streaming model's text, tool-call arguments and
-// a snippet's output lines reach Handle.Events as deltas, tagged with
+// TestDeltasReachEvents: a streaming model's text, reasoning, tool-call
+// arguments and a snippet's output lines reach Handle.Events as deltas, tagged with
 // their step and call, each before the completed message the log keeps;
 // the log holds no delta.
 func TestDeltasReachEvents(t *testing.T) {
@@ -99,7 +99,7 @@ func TestDeltasReachEvents(t *testing.T) {
 	store := run.NewMemoryStore()
 	gate := make(chan struct{})
 	script := llm.NewScripted(
-		llm.Response{Text: snippetStep},
+		llm.Response{Text: snippetStep, Reasoning: "Counting is printing."},
 		llm.CallTool("note", `{"text":"the count","return":null}`),
 		llm.Text("There are 3 lines."),
 	)
@@ -124,6 +124,9 @@ func TestDeltasReachEvents(t *testing.T) {
 	if got := deltas(evs, run.DeltaText, 1); got != snippetStep {
 		t.Errorf("step 1 text deltas %q", got)
 	}
+	if got := deltas(evs, run.DeltaReasoning, 1); got != "Counting is printing." {
+		t.Errorf("step 1 reasoning deltas %q", got)
+	}
 	if got := deltas(evs, run.DeltaOutput, 1); got != "line 1\nline 2\nline 3\n" {
 		t.Errorf("step 1 output deltas %q", got)
 	}
@@ -144,7 +147,7 @@ func TestDeltasReachEvents(t *testing.T) {
 		// Every delta comes before the completed message of its kind.
 		var done int
 		switch d.What {
-		case run.DeltaText:
+		case run.DeltaText, run.DeltaReasoning:
 			done = indexOf(evs, func(e run.Event) bool { m, ok := e.Data.(run.AssistantMessage); return ok && m.Step == d.Step })
 		case run.DeltaOutput:
 			done = indexOf(evs, func(e run.Event) bool { m, ok := e.Data.(run.SnippetExecuted); return ok && m.Step == d.Step })
