@@ -668,7 +668,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 		if seg.decl {
 			src := "package main\n" + prog.edits.apply(seg.text(body), seg.start, seg.end)
 			declSrcs = append(declSrcs, src)
-			declOrigs = append(declOrigs, string(only(body, seg.start, seg.end)))
+			declOrigs = append(declOrigs, string(seg.text(body)))
 			err = evalText(ctx, inst.yi, src)
 		} else {
 			b := prog.bodies[i]

@@ -317,7 +317,7 @@ func nativeSource(in *Interpreter, pkg, code string, vars []Var, funcs map[strin
 	var body bytes.Buffer
 	fset := token.NewFileSet()
 	for _, seg := range prog.src.segs {
-		text := string(only(prog.src.body, seg.start, seg.end))
+		text := string(seg.text(prog.src.body))
 		if seg.decl {
 			decls.WriteString(strings.TrimSpace(text) + "\n\n")
 			continue

@@ -179,6 +179,11 @@ x = 1
 type T struct{ N int }
 s := new(T{3})
 fmt.Printf("%d %d %d %T", *p, *q, s.N, p)`, "123 42 3 *int"},
+		{"a shifted untyped constant takes the other operand's type", `func f(v uint64, p int) uint64 { return v | 1<<uint(p) }
+var m uint8
+n := 3
+m = m | 1<<n
+fmt.Println(f(0, 63), m)`, "9223372036854775808 8"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},
