@@ -49,26 +49,8 @@ type Options struct {
 	Progress func(done, total int, t *Trial)
 }
 
-// Price is what a model's tokens cost, in dollars per million tokens:
-// input tokens, output tokens, input tokens read from the provider's
-// prompt cache (CacheRead) and written to it (CacheWrite; zero means the
-// Input price).
-type Price struct {
-	Input      float64 `json:"input"`
-	Output     float64 `json:"output"`
-	CacheRead  float64 `json:"cache_read,omitempty"`
-	CacheWrite float64 `json:"cache_write,omitempty"`
-}
-
-// cost prices a trial's tokens.
-func (p Price) cost(u llm.Usage) float64 {
-	write := p.CacheWrite
-	if write == 0 {
-		write = p.Input
-	}
-	plain := u.InputTokens - u.CacheReadTokens - u.CacheWriteTokens
-	return (float64(plain)*p.Input + float64(u.CacheReadTokens)*p.CacheRead + float64(u.CacheWriteTokens)*write + float64(u.OutputTokens)*p.Output) / 1e6
-}
+// Price is what a model's tokens cost (llm.Price).
+type Price = llm.Price
 
 // ErrNoCases is returned by Run for a set without cases.
 var ErrNoCases = errors.New("eval: the set has no cases")
@@ -243,7 +225,7 @@ func (r *runner) trial(ctx context.Context, ci, rep int) *Trial {
 	t.Status, t.FailureKind, t.Reason, t.Result = o.Status, snap.FailureKind, o.Reason, o.Result
 	t.Steps, t.InputTokens, t.OutputTokens = o.Steps, o.Usage.InputTokens, o.Usage.OutputTokens
 	t.CacheReadTokens, t.CacheWriteTokens = o.Usage.CacheReadTokens, o.Usage.CacheWriteTokens
-	t.Cost = r.opts.Price.cost(o.Usage)
+	t.Cost = r.opts.Price.Cost(o.Usage)
 	t.Trajectory = trajectory(events)
 	t.leaks = obs.leaked()
 	r.tokens.Add(int64(t.Tokens()))

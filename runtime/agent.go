@@ -196,8 +196,12 @@ type Outcome struct {
 	Redacted bool
 	// Steps is the number of model calls made.
 	Steps int
-	// Usage totals the tokens the model reported.
+	// Usage totals the tokens the model reported, with the parts of the
+	// input its provider's prompt cache read and wrote.
 	Usage llm.Usage
+	// Cost is what Usage cost, in dollars, at the model's price in
+	// Options.Prices; 0 when the model has none.
+	Cost float64
 }
 
 // OK reports whether the run completed with a non-null result.

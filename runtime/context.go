@@ -132,3 +132,15 @@ func compactedTools(events []run.Event) []string {
 	}
 	return nil
 }
+
+// cost is what u cost at the price of the run's model, or 0.
+func (h *Handle) cost(u llm.Usage) float64 {
+	if h.rt == nil {
+		return 0
+	}
+	p, ok := h.rt.opts.Prices[h.opts.ModelName]
+	if !ok {
+		return 0
+	}
+	return p.Cost(u)
+}

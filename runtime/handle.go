@@ -37,11 +37,8 @@ type Handle struct {
 	// turnSteps and turnTokens are the steps and tokens spent before the
 	// current turn: limits apply per turn.
 	turnSteps, turnTokens int
-	// pinned is the index of the follow-up message that opened the current
-	// turn, kept when old turns are dropped (0 when none).
-	pinned int
-	fatal  string // set when an await timed out and the run failed
-	planOK bool   // the plan was approved (ApproveOnStart)
+	fatal                 string // set when an await timed out and the run failed
+	planOK                bool   // the plan was approved (ApproveOnStart)
 	// drive is the rendezvous with Advance of a driven run; nil otherwise.
 	drive *driver
 	// ctx is the run's context layout: what request() keeps fixed between
@@ -148,7 +145,6 @@ func (h *Handle) FollowUp(ctx context.Context, text string) error {
 	}
 	h.done = make(chan struct{})
 	h.messages = append(h.messages, llm.UserMessage(clip(text, h.st.opts.MaxMessage)))
-	h.pinned = len(h.messages) - 1
 	h.turnSteps, h.turnTokens = h.steps, h.usage.Total()
 	h.mu.Unlock()
 	if h.drive != nil {
@@ -171,6 +167,7 @@ func (h *Handle) end(o Outcome) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	o.RunID, o.Steps, o.Usage = h.id, h.steps, h.usage
+	o.Cost = h.cost(h.usage)
 	if o.Result == nil && o.Status == run.StatusCompleted {
 		o.Result = json.RawMessage("null")
 	}

@@ -173,9 +173,6 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 	}
 	msgs, work := replayLog(events, ropts.Limits.withDefaults().LargeResult)
 	h.messages = append([]llm.Message{llm.SystemMessage("")}, ropts.History...)
-	if work.pinned > 0 {
-		h.pinned = work.pinned + len(ropts.History)
-	}
 	h.messages = append(h.messages, msgs[1:]...)
 	if snap.Status == run.StatusCreated {
 		h.messages = append(h.messages, llm.UserMessage(taskText(ropts, rt.opts.HideFromAI, rt.opts.MaxMessage)))
@@ -299,11 +296,9 @@ func (h *Handle) continueRunning(ctx context.Context, w unfinished) Outcome {
 type unfinished struct {
 	modelSteps int
 	// turnSteps and turnTokens are the model steps and tokens before the
-	// latest turn; pinned is the index of the follow-up that opened it in
-	// the rebuilt conversation (0 for the first turn).
+	// latest turn.
 	turnSteps    int
 	turnTokens   int64
-	pinned       int
 	awaits       int
 	planApproved bool
 	reason       string
@@ -345,7 +340,7 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 			flush()
 			flushSnippets()
 			if users++; users > 1 {
-				w.turnSteps, w.turnTokens, w.pinned = w.modelSteps, tokens, len(msgs)
+				w.turnSteps, w.turnTokens = w.modelSteps, tokens
 			}
 			msgs = append(msgs, llm.UserMessage(p.Text))
 		case run.Usage:
@@ -387,7 +382,6 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 			flush()
 			flushSnippets()
 			msgs = append(msgs[:2:2], llm.UserMessage(p.Summary))
-			w.pinned = 0
 		case run.AwaitRequested:
 			w.awaits++
 			if p.Await == run.AwaitApproval && p.Call == nil && p.Snippet == nil {

@@ -71,6 +71,11 @@ type Options struct {
 
 	// Model is the model runs use unless RunOptions.Model overrides it.
 	Model llm.Model
+	// Prices are what the models' tokens cost, by the model name a run
+	// records (RunOptions.ModelName; the key "" prices the runs that name
+	// none), so that a run reports its cost (Outcome.Cost). Nil prices
+	// nothing: byref ships no price table.
+	Prices map[string]llm.Price
 	// Store records runs. Nil means an in-memory store of the runtime's
 	// own; use run/sqlite for runs that survive the process.
 	Store run.Store

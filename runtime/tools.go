@@ -135,20 +135,6 @@ func (st *State) strict(r *row, spec schema.ToolSpec, tool schema.Tool) bool {
 	return err == nil
 }
 
-// strictTools reports, for each name of tools, whether its schema passes
-// OpenAI's strict rules (computed when the schema was built).
-func (st *State) strictTools() map[string]bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	out := make(map[string]bool, len(st.m.rows))
-	for _, r := range st.m.rows {
-		if r.tool.built {
-			out[r.act.Name()] = r.tool.strict
-		}
-	}
-	return out
-}
-
 // Unavailable lists the actions left out of the schemas and why.
 func (st *State) Unavailable() []Unavailable {
 	st.mu.Lock()

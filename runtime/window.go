@@ -82,7 +82,6 @@ func (h *Handle) compact(ctx context.Context, tokens, threshold int) error {
 // callers hold mu.
 func (h *Handle) applyCompaction(e run.ContextCompacted) {
 	h.messages = append(h.messages[:h.head():h.head()], llm.UserMessage(e.Summary))
-	h.pinned = 0
 	h.ctx.tools, h.ctx.only = nil, e.Tools
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -31,6 +32,10 @@ const (
 	cacheTask  = "Fetch the six council pages, summarize and count each, total the counts, publish the first summary, and answer the total."
 	followUp   = "Now count the words of the third summary."
 )
+
+// sonnet is an example price, Claude Sonnet's published one in dollars per
+// million tokens: input, output, cache reads (0.1×) and writes (1.25×).
+var sonnet = llm.Price{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}
 
 func pageURLOf(i int) string { return fmt.Sprintf("https://news.example/council/%d", i) }
 
@@ -175,7 +180,7 @@ func since(msgs []llm.Message) []string {
 // outcome and the run's snapshot.
 func driveScenario(t *testing.T, model llm.Model, size int, plain bool) (runtime.Outcome, run.Snapshot) {
 	t.Helper()
-	rt, err := runtime.New(runtime.Options{Model: model, Actions: cacheActions(size), HideFromAI: plain})
+	rt, err := runtime.New(runtime.Options{Model: model, Actions: cacheActions(size), HideFromAI: plain, Prices: map[string]llm.Price{"": sonnet}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -519,6 +524,9 @@ func TestPrefixKept(t *testing.T) {
 			// reach the outcome and the snapshot.
 			if o.Usage != w.usage {
 				t.Errorf("%s, %s mode: outcome usage %+v, the provider reported %+v", p, mode, o.Usage, w.usage)
+			}
+			if want := sonnet.Cost(w.usage); math.Abs(o.Cost-want) > 1e-12 || o.Cost == 0 {
+				t.Errorf("%s, %s mode: the run cost $%f, its usage at the price $%f", p, mode, o.Cost, want)
 			}
 			if snap.Usage.CacheReadTokens != int64(w.usage.CacheReadTokens) || snap.Usage.CacheWriteTokens != int64(w.usage.CacheWriteTokens) || w.usage.CacheReadTokens == 0 {
 				t.Errorf("%s, %s mode: snapshot usage %+v, the provider reported %+v", p, mode, snap.Usage, w.usage)
