@@ -184,6 +184,10 @@ var m uint8
 n := 3
 m = m | 1<<n
 fmt.Println(f(0, 63), m)`, "9223372036854775808 8"},
+		{"a Stringer formatted with other verbs", `type Money int64
+func (m Money) String() string { return fmt.Sprintf("€%d.%02d", m/100, m%100) }
+var total Money = 222345
+fmt.Printf("%v %s %d %5d|%x", total, total, total, Money(7), Money(255))`, "€2223.45 €2223.45 222345     7|e282ac322e3535"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},
