@@ -149,7 +149,10 @@
 // still pass any of them by reference. The compaction is an event
 // (run.ContextCompacted, with the summary as sent) that the inspector,
 // runs show and Snapshot.Compactions show and that Restore replays; tool
-// selection may choose again. After it the context is append-only again.
+// selection may choose again. With Limits.ModelSummary (off by default)
+// the model also writes a summary of what it folds, in one call without
+// tools, which is added to the runtime's. After it the context is
+// append-only again.
 //
 // # Awaits
 //
