@@ -64,7 +64,6 @@ var knownFailing = map[string]string{
 	"198-anon-struct-table-test": "unexported fields of a snippet's struct come back as exported Xin, Xwant (reflect.StructOf)",
 	"241-generics-stack":         "unexported fields of a snippet's generic struct come back as exported Xitems (reflect.StructOf)",
 	"274-struct-embedding":       "an embedded field of a snippet's struct is not embedded in the type yaegi builds: encoding/json nests it as Base instead of promoting ID",
-	"275-stringer-method":        "a value of a snippet's named integer type passed to fmt inside its own String method prints as {2223 5398208} (yaegi's wrapper), not 2223",
 }
 
 type corpusCase struct {

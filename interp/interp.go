@@ -719,6 +719,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 			assigned = append(assigned, w)
 		}
 	}
+	in.tc.learn(values, created)
 	r := res()
 	r.Values, r.Created, r.Assigned = values, created, assigned
 	return r, nil

@@ -151,7 +151,58 @@ var fmtStops = []reflect.Type{stringerType, errorType, formatterType}
 var jsonStops = []reflect.Type{jsonMarshaler}
 var xmlStops = []reflect.Type{xmlMarshaler}
 
-func fmtArgs(what string, a []any) { checkPrint(what, false, fmtStops, a...) }
+func fmtArgs(what string, a []any) {
+	checkPrint(what, false, fmtStops, a...)
+	for i, x := range a {
+		if p, ok := stringerProxy(x); ok {
+			a[i] = p
+		}
+	}
+}
+
+// stringProxy formats a value of a snippet's type with a String method as
+// fmt formats a compiled one: through String for %v, %s, %q, %x and %X,
+// as the value itself for the other verbs (%d of a named integer type with
+// a String method prints the integer). The interpreter hands such a value
+// to fmt in a wrapper struct (the value, then the method), which fmt
+// printed field by field for the other verbs.
+type stringProxy struct {
+	value  any
+	string func() string
+}
+
+// Format implements fmt.Formatter.
+func (p stringProxy) Format(f fmt.State, verb rune) {
+	switch {
+	case verb == 'v' && f.Flag('#'), verb != 'v' && verb != 's' && verb != 'q' && verb != 'x' && verb != 'X':
+		fmt.Fprintf(f, fmt.FormatString(f, verb), p.value)
+	default:
+		fmt.Fprintf(f, fmt.FormatString(f, verb), p.string())
+	}
+}
+
+// String implements fmt.Stringer.
+func (p stringProxy) String() string { return p.string() }
+
+// stringerProxy returns the proxy of x when x is the interpreter's wrapper
+// of a value with a String method only.
+func stringerProxy(x any) (stringProxy, bool) {
+	v := reflect.ValueOf(x)
+	if !v.IsValid() || v.Kind() != reflect.Struct || v.NumField() != 2 {
+		return stringProxy{}, false
+	}
+	t := v.Type()
+	if t.Field(0).Name != "IValue" || t.Field(1).Name != "WString" || !t.Implements(stringerType) {
+		return stringProxy{}, false
+	}
+	if _, isErr := x.(error); isErr {
+		return stringProxy{}, false
+	}
+	if _, isFmt := x.(fmt.Formatter); isFmt {
+		return stringProxy{}, false
+	}
+	return stringProxy{value: v.Field(0).Interface(), string: x.(fmt.Stringer).String}, true
+}
 
 // The bounded functions, by package and name. They are package-level
 // values so that yaegi's MapTypes (which lets interpreted Stringers reach

@@ -179,6 +179,15 @@ x = 1
 type T struct{ N int }
 s := new(T{3})
 fmt.Printf("%d %d %d %T", *p, *q, s.N, p)`, "123 42 3 *int"},
+		{"a shifted untyped constant takes the other operand's type", `func f(v uint64, p int) uint64 { return v | 1<<uint(p) }
+var m uint8
+n := 3
+m = m | 1<<n
+fmt.Println(f(0, 63), m)`, "9223372036854775808 8"},
+		{"a Stringer formatted with other verbs", `type Money int64
+func (m Money) String() string { return fmt.Sprintf("€%d.%02d", m/100, m%100) }
+var total Money = 222345
+fmt.Printf("%v %s %d %5d|%x", total, total, total, Money(7), Money(255))`, "€2223.45 €2223.45 222345     7|e282ac322e3535"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},

@@ -135,6 +135,51 @@ type typeChecker struct {
 	decls map[string]*ast.File      // earlier snippets' declarations, by source
 	sizes types.Sizes
 	last  checkMemo // the last snippet that passed, and what it passed against
+	// lastDefs are the types of the top-level variables of the last
+	// snippet checked successfully, in lastPkg; learn reads them.
+	lastDefs map[string]types.Type
+	lastPkg  *types.Package
+	// varTypes are the types, as Go source, of the variables, by name,
+	// whose types are the snippets' own (a []pair): yaegi hands them over
+	// as reflect types without the name, so a later snippet's check
+	// declares them in source, against the earlier snippets' declarations.
+	varTypes map[string]carriedType
+}
+
+// carriedType is a variable's type as Go source in a snippet, the imports
+// it needs (path to name), and the reflect type the variable had when it
+// was created (the type applies while the variable still has it).
+type carriedType struct {
+	expr    string
+	imports map[string]string
+	rtype   reflect.Type
+}
+
+// learn records the types of the variables a successful snippet created
+// whose types involve the snippet's own declarations.
+func (tc *typeChecker) learn(values map[string]reflect.Value, created []string) {
+	for _, name := range created {
+		t, ok := tc.lastDefs[name]
+		v, okv := values[name]
+		if !ok || !okv || !v.IsValid() {
+			continue
+		}
+		own := false
+		imports := map[string]string{}
+		expr := types.TypeString(t, func(p *types.Package) string {
+			if p == tc.lastPkg {
+				own = true
+				return ""
+			}
+			imports[p.Path()] = p.Name()
+			return p.Name()
+		})
+		if own {
+			tc.varTypes[name] = carriedType{expr, imports, v.Type()}
+		} else {
+			delete(tc.varTypes, name)
+		}
+	}
 }
 
 // checkMemo is a snippet that passed the check and everything it was
@@ -190,11 +235,13 @@ func (m *checkMemo) remember(in checkInput) {
 
 func newTypeChecker() *typeChecker {
 	return &typeChecker{
-		fset:  token.NewFileSet(),
-		host:  map[reflect.Type]types.Type{},
-		pkgs:  map[string]*types.Package{},
-		decls: map[string]*ast.File{},
-		sizes: types.SizesFor("gc", runtime.GOARCH),
+		fset:     token.NewFileSet(),
+		host:     map[reflect.Type]types.Type{},
+		pkgs:     map[string]*types.Package{},
+		decls:    map[string]*ast.File{},
+		sizes:    types.SizesFor("gc", runtime.GOARCH),
+		lastDefs: map[string]types.Type{},
+		varTypes: map[string]carriedType{},
 	}
 }
 
@@ -384,11 +431,32 @@ func (tc *typeChecker) checkFiles(in checkInput) error {
 
 	pkg := types.NewPackage("main", "main")
 	scope := pkg.Scope()
+	var carried strings.Builder // variables of snippet types, declared in source
+	carriedImports := map[string]string{}
 	for _, v := range in.vars {
 		if h.varDecl[v.Name] {
 			continue // the snippet declares it anew with var
 		}
+		if st, ok := tc.varTypes[v.Name]; ok && st.rtype == v.Value.Type() && !redecl[v.Name] {
+			carried.WriteString("var " + v.Name + " " + st.expr + ";")
+			for p, n := range st.imports {
+				carriedImports[p] = n
+			}
+			continue
+		}
 		scope.Insert(types.NewVar(token.NoPos, pkg, v.Name, tc.typeOf(v.Value.Type())))
+	}
+	if carried.Len() > 0 {
+		var b strings.Builder
+		b.WriteString("package main;import(")
+		for p, n := range carriedImports {
+			b.WriteString(n + " " + strconv.Quote(p) + ";")
+		}
+		b.WriteString(")\n")
+		b.WriteString(carried.String())
+		if f, err := parser.ParseFile(tc.fset, "variables", b.String(), parser.SkipObjectResolution); err == nil {
+			files = append(files, f)
+		}
 	}
 	for name, f := range in.funcs {
 		scope.Insert(types.NewVar(token.NoPos, pkg, name, tc.typeOf(f.Type())))
@@ -439,6 +507,14 @@ func (tc *typeChecker) checkFiles(in checkInput) error {
 		}
 	}
 	if first == nil {
+		// The types of the variables the snippet declares, for learn.
+		clear(tc.lastDefs)
+		for name := range h.hoisted {
+			if obj, ok := scope.Lookup(name).(*types.Var); ok {
+				tc.lastDefs[name] = obj.Type()
+			}
+		}
+		tc.lastPkg = pkg
 		if in.defs != nil {
 			for id, obj := range info.Defs {
 				if at, ok := h.hoisted[id.Name]; ok && at.pos == id.Pos() && obj != nil {

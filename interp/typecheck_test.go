@@ -128,3 +128,34 @@ func TestFirstSnippet(t *testing.T) {
 	}
 	t.Logf("first snippet: %v (New %v)", time.Since(start), created)
 }
+
+// TestTypeCheckCarriedTypes: a variable of a snippet's own type, created by
+// one snippet and handed back by the caller, has that type in the next
+// snippet's check (its reflect type has lost the name and the unexported
+// field names), so it can be assigned to and from the type.
+func TestTypeCheckCarriedTypes(t *testing.T) {
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := in.Eval(context.Background(), Input{Code: "type pair struct {\n\tname string\n\tN    int\n}\nps := []pair{{\"a\", 1}}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := []Var{{Name: "ps", Value: res.Values["ps"]}}
+	for _, code := range []string{
+		"var q pair = ps[0]\nfmt.Println(q.N)",
+		"ps = append(ps, pair{\"b\", 2})\nfmt.Println(len(ps))",
+	} {
+		res, err := in.Eval(context.Background(), Input{Code: code, Vars: vars})
+		if err != nil {
+			t.Errorf("%q: %v", code, err)
+			continue
+		}
+		vars = []Var{{Name: "ps", Value: res.Values["ps"]}}
+	}
+	_, err = in.Eval(context.Background(), Input{Code: "var s string = ps[0]", Vars: vars})
+	if err == nil || !strings.Contains(err.Error(), "cannot use ps[0] (variable of struct type pair) as string value") {
+		t.Errorf("a wrong use of the carried type: %v", err)
+	}
+}

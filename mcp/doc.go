@@ -53,6 +53,8 @@
 //     that made the call; ConnectOptions.Sampling serves them with a
 //     handler of the host's, such as [Sample] with a model of its choice.
 //     Text messages only; the tokens are not counted in the run's usage.
+//     (MCP 2026-07-28 deprecates sampling; the SDK serves it through its
+//     deprecation window.)
 //
 // # Resources and prompts
 //

@@ -1,5 +1,7 @@
 package mcp
 
+//lint:file-ignore SA1019 sampling is deprecated by MCP 2026-07-28 (SEP-2577) but served for its deprecation window, off by default, as the host allows
+
 import (
 	"context"
 	"crypto/rand"

@@ -77,7 +77,7 @@ func (st *State) logStep(n int, step Step, res StepResult) {
 		f.AssistantMessage(run.AssistantMessage{Step: n, Text: step.Reason})
 	}
 	for _, c := range step.Calls {
-		f.ToolCallScheduled(run.ToolCallScheduled{Step: n, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments}})
+		f.ToolCallScheduled(run.ToolCallScheduled{Step: n, Call: logged(c)})
 	}
 	for _, s := range res.Snippets {
 		f.SnippetExecuted(s.executed(n))

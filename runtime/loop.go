@@ -63,10 +63,7 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 		h.messages = append(h.messages, resp.Message())
 		h.mu.Unlock()
 
-		calls := make([]ToolCall, len(resp.ToolCalls))
-		for i, c := range resp.ToolCalls {
-			calls[i] = ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
-		}
+		calls := resp.ToolCalls // one type from the provider to the step
 		snippets := extractCode(resp.Text)
 		before := []run.Payload{usageEvent(resp.Usage)}
 		if resp.Text != "" || resp.Reasoning != "" || len(resp.Thinking) > 0 {
@@ -94,11 +91,11 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 		}
 
 		before = append(before, run.PhaseChanged{From: run.PhasePlanning, To: run.PhaseExecuting})
-		for i, c := range calls {
+		for _, c := range calls {
 			// Resolved when it runs (after the step's snippets and earlier
 			// calls, which may make the variables it refers to); the
 			// resolution is recorded with its completion.
-			before = append(before, run.ToolCallScheduled{Step: step, Call: run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, Signature: resp.ToolCalls[i].Signature}})
+			before = append(before, run.ToolCallScheduled{Step: step, Call: logged(c)})
 		}
 		if err := h.rec.appendPhased(ctx, before...); err != nil {
 			return h.storeFault(ctx, err)
@@ -287,9 +284,7 @@ func (h *Handle) terminate(ctx context.Context, res StepResult, retries *int, li
 		// The model gave up: the run fails, typed, with its reason.
 		reason := "the model gave up: it reported that it could not do the task"
 		if t.Result != nil && !t.Tainted {
-			h.st.mu.Lock()
-			reason += ": " + h.st.redact(fmt.Sprint(t.Result))
-			h.st.mu.Unlock()
+			reason += ": " + h.st.redacted(fmt.Sprint(t.Result))
 		}
 		return h.failAs(ctx, run.FailureGaveUp, reason), true
 	}
@@ -360,10 +355,7 @@ func (h *Handle) resultJSON(v any) (json.RawMessage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the result cannot be written as JSON (%v); return a JSON value or a JSON-representable variable", err)
 	}
-	h.st.mu.Lock()
-	secret := h.st.holdsSecret(string(b))
-	h.st.mu.Unlock()
-	if secret {
+	if h.st.showsSecret(string(b)) {
 		return nil, errors.New("the result holds the value of a secret variable, and results are recorded; return something that does not contain it")
 	}
 	if h.result == nil {

@@ -362,9 +362,9 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 			if cur == nil {
 				cur = &llm.Message{Role: llm.RoleAssistant}
 			}
-			c := llm.ToolCall{ID: p.Call.ID, Name: p.Call.Action, Arguments: p.Call.Arguments, Signature: p.Call.Signature}
+			c := fromLog(p.Call)
 			cur.ToolCalls = append(cur.ToolCalls, c)
-			scheduled = append(scheduled, ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+			scheduled = append(scheduled, c)
 		case run.ToolCallCompleted:
 			flush()
 			done[p.CallID] = true

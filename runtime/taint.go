@@ -108,6 +108,21 @@ func hideError(name string, err error) string {
 	return name + " " + hiddenError
 }
 
+// redacted is redact for a caller that does not hold mu (a Handle).
+func (st *State) redacted(text string) string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.redact(text)
+}
+
+// showsSecret is holdsSecret for a caller that does not hold mu (a
+// Handle).
+func (st *State) showsSecret(text string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.holdsSecret(text)
+}
+
 // redact hides the texts of sensitive variables, and their common
 // encodings, in text the model or the log will read; callers hold mu.
 func (st *State) redact(text string) string {

@@ -921,6 +921,19 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			if err != nil {
 				break
 			}
+			if n.action != aShl && n.action != aShr {
+				// byref: a non-constant shift of an untyped constant
+				// (1<<n) takes the type of the other operand, as the
+				// constant alone would (val|1<<n is a uint64 for a uint64
+				// val); it was an int.
+				for i, c := range n.child[:2] {
+					if o := n.child[1-i]; (c.action == aShl || c.action == aShr) && c.typ != nil && !c.rval.IsValid() &&
+						c.child[0].rval.IsValid() && c.child[0].typ != nil && c.child[0].typ.untyped && o.typ != nil && !o.typ.untyped && isNumber(o.typ.TypeOf()) {
+						c.typ = o.typ
+						c.findex = sc.add(c.typ)
+					}
+				}
+			}
 
 			switch n.action {
 			case aRem:
