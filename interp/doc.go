@@ -122,12 +122,13 @@
 //
 //   - Reach outside the process: no files, network, processes, environment,
 //     reflection or unsafe; no go statements (see Allow-list).
-//   - Use yaegi v0.16.1's remaining gaps: printing a slice of a
-//     snippet-declared Stringer type (print the elements), %T of a
-//     snippet-declared type (it names the underlying type), and generic
-//     functions whose type parameters are only reachable through a
-//     constraint such as S ~[]E (the sandbox's slices and maps take []E and
-//     map[K]V instead; a named slice type passed in comes back as []E).
+//   - Use yaegi v0.16.1's remaining gaps: printing a map or a struct
+//     holding values of a snippet-declared Stringer type (print the
+//     values), %T of a snippet-declared type (it names the underlying
+//     type), and generic functions whose type parameters are only
+//     reachable through a constraint such as S ~[]E (the sandbox's slices
+//     and maps take []E and map[K]V instead; a named slice type passed in
+//     comes back as []E).
 //   - Print or encode a cyclic value, one nested more than 1,000 levels deep,
 //     or one of more than 4M elements with fmt, encoding/json or
 //     encoding/xml: that panics with [ErrPrintLimit] instead of overflowing

@@ -53,6 +53,8 @@ type RunOptions struct {
 	// CompactAt is the request size, in tokens, past which the run
 	// compacts its context; 0 for the share of the window.
 	CompactAt int `json:"compact_at,omitempty"`
+	// ModelSummary reports that a compaction adds the model's summary.
+	ModelSummary bool `json:"model_summary,omitempty"`
 	// LargeResult is the size above which a tool result is kept as a
 	// variable.
 	LargeResult int `json:"large_result,omitempty"`
@@ -475,6 +477,10 @@ type ContextCompacted struct {
 	// Tools names the tools offered from here on, when relevance
 	// selection chose them again; empty when the tool list is unchanged.
 	Tools []string `json:"tools,omitempty"`
+	// Usage is the tokens of the model call that wrote a part of the
+	// summary (a run's Limits.ModelSummary), nil when none did; the
+	// snapshot counts them with the run's usage.
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // Usage records tokens spent by one model call.

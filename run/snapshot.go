@@ -243,6 +243,12 @@ func (s *Snapshot) Apply(e Event) {
 		s.Result = p.Value
 	case ContextCompacted:
 		s.Compactions++
+		if u := p.Usage; u != nil {
+			s.Usage.InputTokens += u.InputTokens
+			s.Usage.OutputTokens += u.OutputTokens
+			s.Usage.CacheReadTokens += u.CacheReadTokens
+			s.Usage.CacheWriteTokens += u.CacheWriteTokens
+		}
 	case Usage:
 		s.Usage.InputTokens += p.InputTokens
 		s.Usage.OutputTokens += p.OutputTokens

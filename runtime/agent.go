@@ -69,6 +69,11 @@ type Limits struct {
 	// preview (the values stay in the variables). Zero means ContextShare
 	// of ContextWindow.
 	CompactAt int
+	// ModelSummary adds, at a compaction, a summary the model writes of
+	// the messages it folds (one model call without tools) to the one the
+	// runtime writes; the log records the whole text. Off by default: the
+	// runtime's summary costs no call and names every variable.
+	ModelSummary bool
 	// LargeResult is the size, in bytes, above which a tool result is
 	// kept as a variable and the model gets its preview and reference.
 	// Zero means DefaultLargeResult.
@@ -396,7 +401,7 @@ func SpecOf(opts RunOptions) run.RunCreated {
 			Task: opts.Task, Instructions: opts.Instructions, Model: opts.ModelName, Interactive: !opts.NonInteractive,
 			Approval: string(opts.Approval), MaxSteps: opts.Limits.withDefaults().MaxSteps, MaxTokens: opts.Limits.MaxTokens,
 			ResultRetries: opts.Limits.ResultRetries, ContextWindow: opts.Limits.ContextWindow, ContextShare: opts.Limits.ContextShare,
-			CompactAt: opts.Limits.CompactAt, LargeResult: opts.Limits.LargeResult, RetryAttempts: opts.Limits.Retry.Attempts, RetryBackoff: opts.Limits.Retry.Backoff,
+			CompactAt: opts.Limits.CompactAt, ModelSummary: opts.Limits.ModelSummary, LargeResult: opts.Limits.LargeResult, RetryAttempts: opts.Limits.Retry.Attempts, RetryBackoff: opts.Limits.Retry.Backoff,
 			RetryMaxBackoff: opts.Limits.Retry.MaxBackoff, AwaitTimeout: opts.AwaitTimeout, ToolLimit: opts.ToolLimit,
 			Driven: opts.Driven, Actions: opts.Actions, InputSchema: opts.InputSchema, ResultSchema: opts.ResultSchema,
 		},
@@ -419,7 +424,7 @@ func OptionsOf(id run.ID, c run.RunCreated) RunOptions {
 		ToolLimit: o.ToolLimit, Driven: o.Driven,
 		Limits: Limits{
 			MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens, ResultRetries: o.ResultRetries, ContextWindow: o.ContextWindow,
-			ContextShare: o.ContextShare, CompactAt: o.CompactAt, LargeResult: o.LargeResult,
+			ContextShare: o.ContextShare, CompactAt: o.CompactAt, ModelSummary: o.ModelSummary, LargeResult: o.LargeResult,
 			Retry: llm.RetryPolicy{Attempts: o.RetryAttempts, Backoff: o.RetryBackoff, MaxBackoff: o.RetryMaxBackoff},
 		},
 	}

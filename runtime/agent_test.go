@@ -583,3 +583,47 @@ func TestNeedsApprovalRefusedWithoutARun(t *testing.T) {
 		t.Fatalf("resp = %+v, paid %v", resp, paid)
 	}
 }
+
+// With Limits.ModelSummary, a compaction adds the model's own summary,
+// written in a call without tools, to the runtime's; the log keeps the
+// whole text and the call's tokens. Off by default.
+func TestAgentModelSummary(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		big := strings.Repeat("word ", 400)
+		asked := 0
+		model := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+			if last := req.Messages[len(req.Messages)-1]; strings.HasPrefix(last.Text, "The conversation is about to be compacted") {
+				asked++
+				if len(req.Tools) != 0 {
+					t.Error("the summary request offers tools")
+				}
+				r := llm.Text("MODEL-SUMMARY: the weather in Paris was checked.")
+				r.Usage = llm.Usage{InputTokens: 100, OutputTokens: 10}
+				return r, nil
+			}
+			r := llm.CallTool("get_weather", `{"location":"Paris","unit":"c","return":null}`)
+			r.Text = big
+			return r, nil
+		})
+		rt := newAgent(t, model, runtime.Options{})
+		h, _ := rt.Start(context.Background(), runtime.RunOptions{Task: "the task", Limits: runtime.Limits{MaxSteps: 8, ContextWindow: 4000, ModelSummary: on}})
+		o, _ := h.Wait(context.Background())
+		snap, _ := h.Snapshot(context.Background())
+		if snap.Compactions == 0 {
+			t.Fatalf("on=%v: no compaction", on)
+		}
+		reqs := model.Requests()
+		sawSummary := false
+		for _, req := range reqs {
+			for _, m := range req.Messages {
+				sawSummary = sawSummary || strings.Contains(m.Text, "were compacted") && strings.Contains(m.Text, "MODEL-SUMMARY")
+			}
+		}
+		if on != (asked == snap.Compactions) || on != sawSummary || (!on && asked != 0) {
+			t.Errorf("on=%v: the model was asked %d times for %d compactions; its summary reached the conversation: %v", on, asked, snap.Compactions, sawSummary)
+		}
+		if on && (o.Usage.InputTokens < 100*asked || snap.Usage.InputTokens != int64(o.Usage.InputTokens)) {
+			t.Errorf("on=%v: usage %+v, snapshot %+v", on, o.Usage, snap.Usage)
+		}
+	}
+}

@@ -41,7 +41,7 @@ func (h *Handle) request(ctx context.Context, lim Limits) (llm.Request, error) {
 	compact := tokens > lim.CompactAt && len(h.messages) > h.head()+1
 	h.mu.Unlock()
 	if compact {
-		if err := h.compact(ctx, tokens, lim.CompactAt); err != nil {
+		if err := h.compact(ctx, tokens, lim.CompactAt, lim.ModelSummary); err != nil {
 			return llm.Request{}, err
 		}
 	}

@@ -107,6 +107,53 @@
 // [MaxLiveBuffer] behind loses deltas until the log's next event (the
 // completed message). A run never waits for a follower.
 //
+// # What the model reads: an append-only context
+//
+// Providers bill per run, with a prompt cache: the part of a request that
+// repeats an earlier request byte for byte, from its first byte, is read
+// from the cache at a fraction of the price. So from the second request of
+// a run on, each request begins with the previous one: tools, system
+// prompt, then messages, each appended once and never rewritten.
+//
+//   - The tool list is built at the run's first request and sent unchanged:
+//     the same tools, in the same order, with the same bytes. A parameter
+//     that takes references offers the reference pattern whether or not a
+//     variable fits it yet (schema.Param.Referable), never the list of
+//     compatible variables; in reference mode the list holds the actions
+//     whose reference-only parameters no variable fits yet too, and a call
+//     made before one exists is refused with the action that makes one.
+//     Relevance selection (RunOptions.ToolLimit) chooses once, from the
+//     task.
+//   - The system prompt is written once, from the starting variables. A
+//     variable made later is announced in the tool result or snippet
+//     result that made it, with its type and preview.
+//   - Follow-ups, approvals, answers and denials append. A restored run
+//     rebuilds the same messages from its log (a result whose text cannot
+//     be rebuilt from its event is recorded in it: run.ToolCallCompleted.
+//     Content), so its next request begins with the bytes sent before.
+//   - Each request carries llm.Request.CacheKey, derived from the tools and
+//     the system prompt, which OpenAI's client sends as prompt_cache_key;
+//     Anthropic's client marks the cache breakpoints (cache_control).
+//     Outcome.Usage and run.Snapshot count the cache's reads and writes,
+//     and Options.Prices gives Outcome.Cost.
+//
+// # Compaction
+//
+// When the next request would pass Limits.CompactAt tokens (by default
+// ContextShare of ContextWindow), the run compacts once: every message
+// after the task becomes one summary the runtime writes from the log,
+// which names each earlier step's calls and snippets and the variables
+// they made, by reference with a one-line preview (past a quarter of the
+// threshold, the oldest steps are named by their variables only). The
+// values stay in the run's variables, so nothing is lost and the model can
+// still pass any of them by reference. The compaction is an event
+// (run.ContextCompacted, with the summary as sent) that the inspector,
+// runs show and Snapshot.Compactions show and that Restore replays; tool
+// selection may choose again. With Limits.ModelSummary (off by default)
+// the model also writes a summary of what it folds, in one call without
+// tools, which is added to the runtime's. After it the context is
+// append-only again.
+//
 // # Awaits
 //
 // A run waits for a human when its approval strategy says so
@@ -123,8 +170,10 @@
 // [AgentAction] turns an agent into an action of another agent: each call
 // is a child run linked explicitly to its parent run and tool call
 // (RunOptions.Parent, [ParentOf]). With more actions
-// than RunOptions.ToolLimit, each step offers the most relevant ones (BM25
-// over names and descriptions) plus those whose references are in play.
+// than RunOptions.ToolLimit, a run offers the most relevant ones for its
+// task (BM25 over names and descriptions), chosen at its first request and
+// again, with those whose references are in play first, only at a
+// compaction.
 // After a restart, [Recover] marks orphaned runs interrupted and [Restore]
 // brings awaiting runs back from the log (their options too) when their
 // variables are JSON values (an engine that knows a run's process is gone restores running and

@@ -53,12 +53,21 @@ const (
 // reference. The compaction is recorded (run.ContextCompacted) so that a
 // restored run rebuilds the same conversation; relevance selection, if
 // on, chooses the tools again. From here the context is append-only again.
-func (h *Handle) compact(ctx context.Context, tokens, threshold int) error {
+func (h *Handle) compact(ctx context.Context, tokens, threshold int, byModel bool) error {
 	events, err := h.rec.store.Read(ctx, h.id, 1, 0)
 	if err != nil {
 		return err
 	}
 	summary, step := summarize(events, threshold)
+	var usage *run.Usage
+	if byModel {
+		if text, u, called := h.modelSummary(ctx, threshold); called {
+			usage = &u
+			if text != "" {
+				summary += "\n\nYour own summary of those steps:\n" + text
+			}
+		}
+	}
 	var tools []string
 	if h.opts.ToolLimit > 0 {
 		for _, t := range h.st.runTools(h.opts.ToolLimit, h.opts.Task+" "+summary, true, nil) {
@@ -68,7 +77,7 @@ func (h *Handle) compact(ctx context.Context, tokens, threshold int) error {
 	h.mu.Lock()
 	folded := len(h.messages) - h.head()
 	h.mu.Unlock()
-	e := run.ContextCompacted{Step: step, Messages: folded, Tokens: tokens, Threshold: threshold, Summary: summary, Tools: tools}
+	e := run.ContextCompacted{Step: step, Messages: folded, Tokens: tokens, Threshold: threshold, Summary: summary, Tools: tools, Usage: usage}
 	if err := h.rec.append(ctx, e); err != nil {
 		return err
 	}
@@ -76,6 +85,28 @@ func (h *Handle) compact(ctx context.Context, tokens, threshold int) error {
 	h.applyCompaction(e)
 	h.mu.Unlock()
 	return nil
+}
+
+// summaryRequest is what the model is asked for a summary with.
+const summaryRequest = "The conversation is about to be compacted to fit your context window: the messages after the task will be replaced by a list of the steps and the variables they made. In a few sentences, write what that list will not say: what you learned, what you decided and what is left to do. Answer with the summary only."
+
+// modelSummary asks the model for a summary of the conversation, without
+// tools, and adds the call's usage to the run's; called is false when the
+// call failed (the runtime's summary then stands alone, as it does when the
+// model says nothing).
+func (h *Handle) modelSummary(ctx context.Context, threshold int) (text string, u run.Usage, called bool) {
+	h.mu.Lock()
+	msgs := append(clipMessages(append([]llm.Message(nil), h.messages...), h.st.opts.MaxMessage), llm.UserMessage(summaryRequest))
+	h.mu.Unlock()
+	resp, err := h.model.Generate(ctx, llm.Request{Messages: msgs})
+	if err != nil {
+		h.st.log().Warn("runtime: the model's summary failed; the compaction keeps the runtime's", "run", string(h.id), "err", err)
+		return "", run.Usage{}, false
+	}
+	h.mu.Lock()
+	h.usage = h.usage.Add(resp.Usage)
+	h.mu.Unlock()
+	return clip(strings.TrimSpace(resp.Text), threshold), usageEvent(resp.Usage), true
 }
 
 // applyCompaction replaces the messages after the head with e's summary;

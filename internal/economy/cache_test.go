@@ -613,3 +613,26 @@ func TestRestoreKeepsThePrefix(t *testing.T) {
 		_ = rt2.Close(ctx)
 	}
 }
+
+// cacheSection writes the cache-priced figures of docs/model-economy.md:
+// the cache scenario at three page sizes, with references, in plain mode
+// and as a plain loop, and the long run.
+func cacheSection(t *testing.T, doc *strings.Builder) {
+	fmt.Fprintf(doc, "\n## Priced with a prompt cache\n\n")
+	fmt.Fprintf(doc, "Scenario: %d pages fetched, each summarized and counted, two Go snippets, a call that needs approval, the answer, and a follow-up of two steps (%d requests).\n", cachePages, 3*cachePages+6)
+	fmt.Fprintf(doc, "Each request is priced as a prompt cache bills it: the part that begins with the previous request is read (0.1× the input price), the rest written (1.25×); units are input bytes at the full price.\n")
+	fmt.Fprintf(doc, "Prefix kept is the mean share of each request that repeats the previous one; \"vs ideal\" is the run's price against the same requests priced as an ideal append-only context.\n\n")
+	fmt.Fprintf(doc, "| page | byref | byref, plain mode | plain loop | plain loop ÷ byref | bytes per request, loop ÷ byref |\n|---|---|---|---|---|---|\n")
+	for _, size := range []int{2 << 10, 20 << 10, 200 << 10} {
+		b := measure(renderAll(scriptedScenario(t, size, false)))
+		p := measure(renderAll(scriptedScenario(t, size, true)))
+		l := measure(plainLoop(size))
+		cell := func(f cacheFigures) string {
+			return fmt.Sprintf("%s (prefix kept %.1f%%, %.2f× ideal)", human(int(f.priced)), 100*f.prefixMean, f.ratio())
+		}
+		fmt.Fprintf(doc, "| %s | %s | %s | %s | %.1f× | %.1f× |\n", human(size), cell(b), cell(p), cell(l), l.priced/b.priced, float64(l.meanRequest)/float64(b.meanRequest))
+	}
+	f := longRunOnce(t)
+	fmt.Fprintf(doc, "\nLong run: %d steps, %.1f MB of tool results, a %d-token window (compaction at %.0f%% of it): %d compactions, the largest request %d tokens (bytes ÷ 4), each request keeps %.2f%% of the previous one on average and every request that follows no compaction keeps %.2f%%; at step %d the model passes the variable of step 3 by reference.\n",
+		f.steps, float64(f.resultBytes)/(1<<20), longWindow, 100*runtime.DefaultContextShare, f.compactions, f.maxTokens, 100*f.prefixMean, 100*f.prefixMin, longSteps-1)
+}

@@ -210,7 +210,7 @@ func newCounter(t testing.TB) counter {
 func TestModelEconomy(t *testing.T) {
 	c := newCounter(t)
 	var doc strings.Builder
-	fmt.Fprintf(&doc, "# What the model reads\n\nProduced by `go test ./internal/economy -run TestModelEconomy -update` (tokens: o200k_base).\n")
+	fmt.Fprintf(&doc, "# What the model reads\n\nProduced by `go test ./internal/economy -update` (tokens: o200k_base).\n")
 	fmt.Fprintf(&doc, "Scenario: fetch an article page, summarize it, count its words, finish; byref passes the page by reference, the plain loop by value.\n\n")
 	fmt.Fprintf(&doc, "| page | byref reads | plain reads | reads saved | byref writes | plain writes |\n|---|---|---|---|---|---|\n")
 	for _, size := range []int{2 << 10, 20 << 10, 200 << 10, 2 << 20} {
@@ -263,6 +263,8 @@ func TestModelEconomy(t *testing.T) {
 		t.Errorf("with 50 variables the first request is %.2f× the one with 1; the goal is 2×", r)
 	}
 	fmt.Fprintf(&doc, "With 1 string variable the first request is %d B; with 50, %d B (%.2f×).\n", one, fifty, float64(fifty)/float64(one))
+
+	cacheSection(t, &doc)
 
 	t.Log("\n" + doc.String())
 	if *update {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/byref/byref/action"
@@ -124,12 +125,23 @@ func longRun(t testing.TB) longFigures {
 	return f
 }
 
+var (
+	longOnce sync.Once
+	longOf   longFigures
+)
+
+// longRunOnce is longRun, run once for every test that reads its figures.
+func longRunOnce(t testing.TB) longFigures {
+	longOnce.Do(func() { longOf = longRun(t) })
+	return longOf
+}
+
 // TestLongRun: 500 steps with 50 MB of tool results stay within a
 // 128k-token window (no request passes it; the run never fails for lack of
 // window), each request keeps on average 90% or more of the previous one,
 // and at step 499 the model passes a variable of step 3 by reference.
 func TestLongRun(t *testing.T) {
-	f := longRun(t)
+	f := longRunOnce(t)
 	t.Logf("%d steps, %.1f MB of results, %d compactions, largest request %d tokens, prefix kept mean %.2f%%, min between compactions %.2f%%",
 		f.steps, float64(f.resultBytes)/(1<<20), f.compactions, f.maxTokens, 100*f.prefixMean, 100*f.prefixMin)
 	if f.steps != longSteps || f.resultBytes < 50<<20 {
