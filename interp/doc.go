@@ -83,14 +83,13 @@
 // Where the interpreter still computes something else than compiled Go,
 // the corpus says so: TestNative compiles every corpus snippet that is not
 // meant to fail with Go (one build, one binary) and compares its stdout,
-// stderr and variables with the interpreter's. Of 302 such snippets, 296
-// agree; the 6 that differ are listed, each with its cause, in
+// stderr and variables with the interpreter's. Of 302 such snippets, 297
+// agree; the 5 that differ are listed, each with its cause, in
 // corpus_test.go (knownFailing): the unexported fields of a snippet's
 // struct type come back to the host exported (Xname: reflect.StructOf
 // cannot make unexported fields), an embedded field is not embedded for
-// encoding/json, a created value of a snippet type cannot run its methods
-// after the Eval, and a value of a snippet's named type printed inside its
-// own String method prints yaegi's wrapper.
+// encoding/json, and a created value of a snippet type cannot run its
+// methods after the Eval.
 //
 // # What a snippet can do, in a model's terms
 //
@@ -123,12 +122,13 @@
 //
 //   - Reach outside the process: no files, network, processes, environment,
 //     reflection or unsafe; no go statements (see Allow-list).
-//   - Use yaegi v0.16.1's remaining gaps: printing a slice of a
-//     snippet-declared Stringer type (print the elements), %T of a
-//     snippet-declared type (it names the underlying type), and generic
-//     functions whose type parameters are only reachable through a
-//     constraint such as S ~[]E (the sandbox's slices and maps take []E and
-//     map[K]V instead; a named slice type passed in comes back as []E).
+//   - Use yaegi v0.16.1's remaining gaps: printing a map or a struct
+//     holding values of a snippet-declared Stringer type (print the
+//     values), %T of a snippet-declared type (it names the underlying
+//     type), and generic functions whose type parameters are only
+//     reachable through a constraint such as S ~[]E (the sandbox's slices
+//     and maps take []E and map[K]V instead; a named slice type passed in
+//     comes back as []E).
 //   - Print or encode a cyclic value, one nested more than 1,000 levels deep,
 //     or one of more than 4M elements with fmt, encoding/json or
 //     encoding/xml: that panics with [ErrPrintLimit] instead of overflowing

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 )
 
 // fmt and encoding/json (and xml) recurse in host code over the values a
@@ -156,6 +157,19 @@ func fmtArgs(what string, a []any) {
 	for i, x := range a {
 		if p, ok := stringerProxy(x); ok {
 			a[i] = p
+		} else if xs, ok := x.([]any); ok {
+			// The elements of a slice of such values (the interpreter
+			// hands them over as a []any of wrappers), in a copy.
+			var ys []any
+			for j, e := range xs {
+				if p, ok := stringerProxy(e); ok {
+					if ys == nil {
+						ys = slices.Clone(xs)
+						a[i] = ys
+					}
+					ys[j] = p
+				}
+			}
 		}
 	}
 }

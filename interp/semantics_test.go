@@ -188,6 +188,13 @@ fmt.Println(f(0, 63), m)`, "9223372036854775808 8"},
 func (m Money) String() string { return fmt.Sprintf("€%d.%02d", m/100, m%100) }
 var total Money = 222345
 fmt.Printf("%v %s %d %5d|%x", total, total, total, Money(7), Money(255))`, "€2223.45 €2223.45 222345     7|e282ac322e3535"},
+		{"a slice of Stringers", `type S struct{ n int }
+func (s S) String() string { return fmt.Sprint("S", s.n) }
+type M int
+func (m M) String() string { return "m" }
+type P struct{ X int }
+fmt.Println([]S{{1}, {2}}, [2]S{{4}, {5}}, []P{{1}})
+fmt.Printf("%d %v", []M{1, 2}, []M{3})`, "[S1 S2] [S4 S5] [{1}]\n[1 2] [m]"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},

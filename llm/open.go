@@ -56,30 +56,16 @@ type Provider struct {
 	Open func(c Config) (Model, error)
 }
 
-// Config is what [OpenWith] resolved for a [Provider]: [Options] with the key
-// and base URL looked up and the model named.
+// Config is what [OpenWith] resolved for a [Provider]: the [Options], with
+// the key and base URL looked up (APIKey is empty only when the provider's
+// key is optional; BaseURL empty means the provider's public endpoint),
+// HTTPClient and Getenv never nil, and the model named.
 type Config struct {
+	Options
 	// Provider is the provider's registered name.
 	Provider string
 	// Model is the model name, the part of the spec after the colon.
 	Model string
-	// APIKey is the key; empty only when the provider's key is optional.
-	APIKey string
-	// BaseURL is the base URL from Options or the environment; empty means
-	// the provider's public endpoint.
-	BaseURL string
-	// HTTPClient sends requests; never nil.
-	HTTPClient *http.Client
-	// MaxTokens is the output cap of requests that leave theirs at 0; 0
-	// sends none where the API allows.
-	MaxTokens int
-	// Temperature is the temperature of requests that leave theirs nil;
-	// nil sends none.
-	Temperature *float64
-	// TopP is the top_p of requests that leave theirs nil; nil sends none.
-	TopP *float64
-	// Getenv looks up other environment variables the provider reads.
-	Getenv func(string) string
 }
 
 var (
@@ -157,10 +143,8 @@ func OpenWith(spec string, opts Options) (Model, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	c := Config{
-		Provider: name, Model: model, APIKey: opts.APIKey, BaseURL: opts.BaseURL, HTTPClient: opts.HTTPClient,
-		MaxTokens: opts.MaxTokens, Temperature: opts.Temperature, TopP: opts.TopP, Getenv: getenv,
-	}
+	c := Config{Options: opts, Provider: name, Model: model}
+	c.Getenv = getenv
 	if c.APIKey == "" {
 		for _, v := range p.KeyEnv {
 			if c.APIKey = getenv(v); c.APIKey != "" {

@@ -61,24 +61,6 @@ func newPendingAwait(req run.AwaitRequested, ready bool) *pendingAwait {
 	return p
 }
 
-// gate is how execute asks a human, when the loop drives it: it is nil for
-// a bare Execute, which never waits.
-type gate interface {
-	// approveCall may edit c's arguments; it returns why the call must not
-	// run, or "".
-	// refs gives the call's references as resolved, for the approver.
-	approveCall(ctx context.Context, c *ToolCall, refs func() map[string]run.VariableRef, needsApproval bool) (deny string)
-	// approveSnippet returns why the snippet must not run, or "". guarded
-	// names the actions declared NeedsApproval that the snippet calls: it
-	// then needs approval whatever the strategy.
-	approveSnippet(ctx context.Context, code string, access interp.Access, guarded []string) (deny string)
-	// human waits for the authorization or input an action asked for and
-	// returns the context to retry the call with, or why not to.
-	human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (retry context.Context, deny string)
-	// ask waits for the user's answer to a question.
-	ask(ctx context.Context, c ToolCall, question string) (answer string, deny string)
-}
-
 // Pending returns what the run awaits, if anything.
 func (h *Handle) Pending() (run.AwaitRequested, bool) {
 	h.mu.Lock()

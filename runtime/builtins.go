@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -17,9 +18,9 @@ import (
 // resolution).
 type builtin func(st *State, ctx context.Context, j *stepJob, c ToolCall, p *prepared, resp ToolResponse) (ToolResponse, *action.Termination)
 
-// builtins are the built-in actions, in the order of the tool list, with
+// builtinRows are the built-in actions, in the order of the tool list, with
 // their behaviour.
-func builtins(snippets bool) []struct {
+func builtinRows(snippets bool) []struct {
 	act *action.Action
 	run builtin
 } {
@@ -77,3 +78,18 @@ func runGoCall(st *State, ctx context.Context, j *stepJob, c ToolCall, p *prepar
 	resp.ran, resp.start = &ranSnippet{snippet: &run.Snippet{Code: s.Code, Reads: s.Reads, Writes: s.Writes}, left: s.left}, s.start
 	return resp, nil
 }
+
+// RunGoName is the name of the built-in action through which the model
+// sends Go code.
+const RunGoName = "run_go"
+
+// runGo is the built-in run_go action. The runtime intercepts its calls and
+// runs the code as a snippet; its function only reports misuse.
+var runGo = action.MustNew(action.Spec{
+	Name:        RunGoName,
+	Description: "Run Go code over the variables (see the system prompt).",
+	Func: func(code string) error {
+		return errors.New("run_go is executed by byref's runtime, not called directly")
+	},
+	Params: []action.Param{{Name: "code", Description: "Go statements; imports first.", RawOnly: true}},
+})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/interp"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 )
@@ -388,4 +389,38 @@ func (st *State) approve(ctx context.Context, g gate, c ToolCall, p *prepared, p
 // refuse returns the response of call c, refused.
 func (st *State) refuse(c ToolCall, why string) ToolResponse {
 	return st.fail(ToolResponse{CallID: c.ID, Name: c.Name, start: time.Now()}, why)
+}
+
+func infos(changes []VariableChange, kinds ...string) []run.VariableInfo {
+	return appendInfos(nil, changes, kinds...)
+}
+
+// appendInfos is infos appended to out.
+func appendInfos(out []run.VariableInfo, changes []VariableChange, kinds ...string) []run.VariableInfo {
+	for _, c := range changes {
+		for _, k := range kinds {
+			if c.Change == k {
+				out = append(out, run.VariableInfo{Name: c.Name, Type: c.Type, Preview: c.Preview})
+			}
+		}
+	}
+	return out
+}
+
+// gate is how execute asks a human, when the loop drives it: it is nil for
+// a bare Execute, which never waits.
+type gate interface {
+	// approveCall may edit c's arguments; it returns why the call must not
+	// run, or "".
+	// refs gives the call's references as resolved, for the approver.
+	approveCall(ctx context.Context, c *ToolCall, refs func() map[string]run.VariableRef, needsApproval bool) (deny string)
+	// approveSnippet returns why the snippet must not run, or "". guarded
+	// names the actions declared NeedsApproval that the snippet calls: it
+	// then needs approval whatever the strategy.
+	approveSnippet(ctx context.Context, code string, access interp.Access, guarded []string) (deny string)
+	// human waits for the authorization or input an action asked for and
+	// returns the context to retry the call with, or why not to.
+	human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (retry context.Context, deny string)
+	// ask waits for the user's answer to a question.
+	ask(ctx context.Context, c ToolCall, question string) (answer string, deny string)
 }

@@ -470,22 +470,6 @@ func (h *Handle) storeFault(ctx context.Context, err error) Outcome {
 	return Outcome{Status: run.StatusFailed, Reason: reason}
 }
 
-func infos(changes []VariableChange, kinds ...string) []run.VariableInfo {
-	return appendInfos(nil, changes, kinds...)
-}
-
-// appendInfos is infos appended to out.
-func appendInfos(out []run.VariableInfo, changes []VariableChange, kinds ...string) []run.VariableInfo {
-	for _, c := range changes {
-		for _, k := range kinds {
-			if c.Change == k {
-				out = append(out, run.VariableInfo{Name: c.Name, Type: c.Type, Preview: c.Preview})
-			}
-		}
-	}
-	return out
-}
-
 // appendPhased appends events, skipping phase changes that are not changes.
 func (r *recorder) appendPhased(ctx context.Context, payloads ...run.Payload) error {
 	r.mu.Lock()

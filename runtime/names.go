@@ -40,3 +40,18 @@ func hostPackage(opts *Options, name string) (string, bool) {
 	}
 	return "", false
 }
+
+// verbs are stripped from action names to name their results:
+// get_weather → weather.
+var verbs = []string{"get_", "fetch_", "load_", "read_", "find_", "search_", "create_", "make_", "new_", "build_", "compute_", "open_", "start_", "generate_", "parse_"}
+
+// resultName is the base name of the variable receiving a result of the
+// named action.
+func resultName(actionName string) string {
+	for _, v := range verbs {
+		if base, ok := strings.CutPrefix(actionName, v); ok && variable.ValidName(base) == nil {
+			return base
+		}
+	}
+	return actionName + "_result"
+}

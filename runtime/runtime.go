@@ -168,7 +168,7 @@ func New(opts Options) (*Runtime, error) {
 	}
 	st := &State{rt: rt, opts: &rt.opts, m: newMatrix(), actions: actions}
 	st.vars.PreviewLimit = opts.PreviewLimit
-	for _, b := range builtins(!opts.DisableSnippets) {
+	for _, b := range builtinRows(!opts.DisableSnippets) {
 		st.m.addAction(b.act, b.run, nil, st.typeOf)
 	}
 	for _, a := range actions.All() {

@@ -71,21 +71,6 @@ func (s SnippetResponse) Content() string {
 	return string(b)
 }
 
-// RunGoName is the name of the built-in action through which the model
-// sends Go code.
-const RunGoName = "run_go"
-
-// runGo is the built-in run_go action. The runtime intercepts its calls and
-// runs the code as a snippet; its function only reports misuse.
-var runGo = action.MustNew(action.Spec{
-	Name:        RunGoName,
-	Description: "Run Go code over the variables (see the system prompt).",
-	Func: func(code string) error {
-		return errors.New("run_go is executed by byref's runtime, not called directly")
-	},
-	Params: []action.Param{{Name: "code", Description: "Go statements; imports first.", RawOnly: true}},
-})
-
 // snippetContext is the name under which snippets see the step's context.
 const snippetContext = "ctx"
 

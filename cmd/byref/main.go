@@ -48,8 +48,9 @@ Usage:
                                    built-in scripted model (no API key needed) unless --model
                                    names a provider or a provider's key is set (--model
                                    scripted forces it)
-  byref run "task" [flags]         run a task, with live progress; approvals and questions
-                                   are answered at the prompt
+  byref run "task" [flags]         run a task, with live progress (the model's text as it
+                                   is written); approvals and questions are answered at the
+                                   prompt
       --model provider:name|scripted
                                    the model (default $BYREF_MODEL), e.g. openai:gpt-4o-mini;
                                    scripted is the built-in one (no API key, no network)

@@ -244,3 +244,75 @@ func idleWorkers() int {
 	}
 	return n
 }
+
+// TestGoSemanticsInYaegi: the semantics patches as yaegi alone shows them
+// (byref's interp tests them through the sandbox, TestGoSemantics).
+func TestGoSemanticsInYaegi(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"loop variables", `package main
+func main() {
+	var fs []func()
+	for i := 0; i < 3; i++ { fs = append(fs, func() { print(i) }) }
+	for _, s := range []string{"a", "b"} { fs = append(fs, func() { print(s) }) }
+	for i := range 2 { defer func() { print(i) }() }
+	for _, f := range fs { f() }
+}`, "012ab10"},
+		{"range over a function", `package main
+func seq(yield func(int, string) bool) { _ = yield(1, "x") && yield(2, "y") && yield(3, "z") }
+func main() {
+	for k, v := range seq { if k == 3 { break }; print(k, v) }
+}`, "1x2y"},
+		{"min, max, clear, new", `package main
+func main() {
+	m := map[int]int{1: 1}
+	clear(m)
+	p := new(7)
+	print(max(3.5, 2, 7), " ", min(2, 1), " ", len(m), " ", *p)
+}`, "7 1 0 7"},
+		{"method expression", `package main
+type T struct{ n int }
+func (t T) Add(x int) int { return t.n + x }
+func main() { print(T.Add(T{1}, 2)) }`, "3"},
+		{"index panic", `package main
+func main() {
+	defer func() { print(recover().(error).Error()) }()
+	s := []int{1, 2}
+	i := 5
+	_ = s[i]
+}`, "runtime error: index out of range [5] with length 2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out strings.Builder
+			i := New(Options{Stdout: &out, Stderr: &out})
+			if _, err := i.Eval(c.src); err != nil {
+				t.Fatal(err)
+			}
+			if got := out.String(); got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestHoldTopDefers: a top-level defer runs once; held, it waits for the
+// next run that does not hold.
+func TestHoldTopDefers(t *testing.T) {
+	var out strings.Builder
+	i := New(Options{Stdout: &out, Stderr: &out})
+	i.HoldTopDefers(true)
+	if _, err := i.Eval(`defer print("d1 ")`); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "" {
+		t.Fatalf("a held defer ran: %q", got)
+	}
+	i.HoldTopDefers(false)
+	for _, src := range []string{`print("a ")`, `print("b ")`} {
+		if _, err := i.Eval(src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := out.String(), "a d1 b "; got != want {
+		t.Errorf("got %q, want %q: the defer runs at the end of the next run, once", got, want)
+	}
+}

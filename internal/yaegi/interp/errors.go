@@ -123,3 +123,40 @@ func convertToHostInterface(n *node) {
 		return next
 	}
 }
+
+// genElemWrappers returns the elements of the slice or array n as a []any
+// of the wrappers of the host interface typ (fmt.Stringer, error), each
+// with the element type's interpreted methods (byref).
+func genElemWrappers(n *node, typ reflect.Type) func(*frame) reflect.Value {
+	value := genValue(n)
+	elem := &node{interp: n.interp, typ: n.typ.val, pos: n.pos, kind: identExpr, findex: notInFrame}
+	wrap := getWrapper(elem, typ)
+	mn := wrap.NumField() - 1
+	methods := make([]*node, mn)
+	indexes := make([][]int, mn)
+	for i := range mn {
+		methods[i], indexes[i] = elem.typ.lookupMethod(wrap.Field(i + 1).Name[1:])
+		if methods[i] == nil {
+			return value // a method that is not interpreted: leave the value alone
+		}
+	}
+	return func(f *frame) reflect.Value {
+		v := value(f)
+		for v.Kind() == reflect.Pointer {
+			v = v.Elem()
+		}
+		out := make([]any, v.Len())
+		for i := range out {
+			e := v.Index(i)
+			w := reflect.New(wrap).Elem()
+			w.Field(0).Set(e)
+			for j, m := range methods {
+				nod := *m
+				nod.recv = &receiver{val: e, index: indexes[j]}
+				w.Field(j + 1).Set(genFunctionWrapper(&nod)(f))
+			}
+			out[i] = w.Interface()
+		}
+		return reflect.ValueOf(out)
+	}
+}
