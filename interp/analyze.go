@@ -50,7 +50,7 @@ func Analyze(code string, vars map[string]reflect.Type) (Access, error) {
 	for n := range vars {
 		names[n] = true
 	}
-	p, err := analyze(NormalizeCode(code), names, nil, nil, vars, nil)
+	p, err := analyze(NormalizeCode(code), names, nil, nil, vars, nil, nil)
 	if err != nil {
 		return Access{}, err
 	}
@@ -82,7 +82,12 @@ type known func(name string) bool
 // the access sets and the instrumentation. Statement segments are parsed in
 // fset (the interpreter's, so yaegi can compile their AST; a new one when
 // nil) with the name yaegi gives its own sources.
-func analyze(code string, vars map[string]bool, isKnown known, hostNames map[string]string, types map[string]reflect.Type, fset *token.FileSet) (*program, error) {
+//
+// check, when not nil, type-checks the snippet with its statement
+// segments as parsed here, before they are instrumented; its error is
+// returned when the snippet has no other (a refusal or a syntax error
+// comes first, as it did when the check ran after analyze).
+func analyze(code string, vars map[string]bool, isKnown known, hostNames map[string]string, types map[string]reflect.Type, fset *token.FileSet, check func(*program, []*ast.File) error) (*program, error) {
 	if isKnown == nil {
 		isKnown = func(string) bool { return false }
 	}
@@ -111,13 +116,46 @@ func analyze(code string, vars map[string]bool, isKnown known, hostNames map[str
 	if !vars["os"] {
 		a.osNames["os"] = true // os used without an import
 	}
+	var parsed []*ast.File
+	var checkErr error
+	if check != nil {
+		parsed = make([]*ast.File, len(src.segs))
+		for i, seg := range src.segs {
+			if seg.decl {
+				continue
+			}
+			f, err := a.parseStmts(seg)
+			if err != nil {
+				return nil, err
+			}
+			parsed[i] = f
+		}
+		checkErr = check(p, parsed)
+	}
 	for i, seg := range src.segs {
-		if err := a.segment(i, seg); err != nil {
+		var f *ast.File
+		if parsed != nil {
+			f = parsed[i]
+		}
+		if err := a.segment(i, seg, f); err != nil {
 			return nil, err
 		}
 	}
+	if checkErr != nil {
+		return nil, checkErr
+	}
 	p.edits.sort()
 	return p, nil
+}
+
+// parseStmts parses a statement segment in the wrapper segment gives it.
+func (a *walker) parseStmts(seg segment) (*ast.File, error) {
+	a.fset, a.prefix = a.stmtFset, len(stmtPrefix)
+	f, err := parser.ParseFile(a.fset, yaegi.DefaultSourceName, stmtPrefix+string(seg.text(a.p.src.body))+"\n}", 0)
+	if err != nil {
+		return nil, a.parseError(err)
+	}
+	return f, nil
 }
 
 type walker struct {
@@ -238,7 +276,7 @@ func (a *walker) pos(p token.Pos) (line, col int) {
 
 func (a *walker) off(p token.Pos) int { return a.fset.Position(p).Offset - a.prefix }
 
-func (a *walker) segment(i int, seg segment) error {
+func (a *walker) segment(i int, seg segment, parsed *ast.File) error {
 	src := a.p.src
 	prefix := stmtPrefix
 	if seg.decl {
@@ -257,9 +295,12 @@ func (a *walker) segment(i int, seg segment) error {
 		a.enters, a.exprOps, a.renames, a.lists, a.marks = a.enters[:0], a.exprOps[:0], a.renames[:0], a.lists[:0], a.marks[:0]
 	}
 	a.prefix = len(prefix)
-	f, err := parser.ParseFile(a.fset, name, text, 0)
-	if err != nil {
-		return a.parseError(err)
+	f := parsed
+	if f == nil {
+		var err error
+		if f, err = parser.ParseFile(a.fset, name, text, 0); err != nil {
+			return a.parseError(err)
+		}
 	}
 	if seg.decl {
 		a.collectConsts(f)

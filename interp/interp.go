@@ -219,9 +219,28 @@ func New(opts Options) (*Interpreter, error) {
 	return in, nil
 }
 
+// resolvePackage is the package a name used as a qualifier refers to when
+// a snippet has not imported it: a host package, an allowed one, os, or
+// the host's package main.
+func (in *Interpreter) resolvePackage(name string) (checkImport, bool) {
+	if p, ok := in.hostNames[name]; ok {
+		if p == mainPath {
+			return checkImport{"main", "main"}, true
+		}
+		return checkImport{name, p}, true
+	}
+	if p, ok := stdByNameLookup(name); ok {
+		return checkImport{name, p}, true
+	}
+	if name == "os" {
+		return checkImport{"os", "os"}, true
+	}
+	return checkImport{}, false
+}
+
 // checkImports are the packages a snippet's check may name: its own
-// imports, the packages it uses without importing them, and those of
-// earlier snippets.
+// imports, those it uses without importing them (when analyze has found
+// them) and those of earlier snippets.
 func (in *Interpreter) checkImports(prog *program) []checkImport {
 	seen := map[string]bool{}
 	var out []checkImport
@@ -321,7 +340,7 @@ func (in *Interpreter) rebuild() error {
 		return err
 	}
 	in.inst = inst
-	in.tc.reset()
+	in.tc.reset(inst.yi.FileSet())
 	in.stats.Rebuilds++
 	return nil
 }
@@ -430,11 +449,11 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 		types[v.Name] = v.Value.Type()
 	}
 	code := NormalizeCode(input.Code)
-	prog, err := analyze(code, vars, known, in.hostNames, types, in.inst.yi.FileSet())
-	if err != nil {
-		return Result{}, err
+	check := func(p *program, stmts []*ast.File) error {
+		return in.tc.check(checkInput{prog: p, stmts: stmts, imports: in.checkImports(p), resolve: in.resolvePackage, vars: input.Vars, funcs: input.Funcs, decls: in.decls})
 	}
-	if err := in.tc.check(checkInput{prog: prog, imports: in.checkImports(prog), vars: input.Vars, funcs: input.Funcs, decls: in.decls}); err != nil {
+	prog, err := analyze(code, vars, known, in.hostNames, types, in.inst.yi.FileSet(), check)
+	if err != nil {
 		return Result{}, err
 	}
 
@@ -481,7 +500,7 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 			return Result{}, err
 		}
 		// The statements' AST must be in the new interpreter's FileSet.
-		again, err := analyze(code, vars, known, in.hostNames, types, in.inst.yi.FileSet())
+		again, err := analyze(code, vars, known, in.hostNames, types, in.inst.yi.FileSet(), nil)
 		if err != nil {
 			return Result{}, err
 		}

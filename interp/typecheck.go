@@ -9,6 +9,7 @@ import (
 	"go/token"
 	"go/types"
 	"io"
+	"maps"
 	"reflect"
 	"runtime"
 	"slices"
@@ -245,10 +246,11 @@ func newTypeChecker() *typeChecker {
 	}
 }
 
-// reset starts a new FileSet with a new yaegi instance, so neither grows
-// without bound; the host's types stay.
-func (tc *typeChecker) reset() {
-	tc.fset = token.NewFileSet()
+// reset takes a new yaegi instance's FileSet (analyze parses the
+// statements there, and the check reads them), so no FileSet grows without
+// bound; the host's types stay.
+func (tc *typeChecker) reset(fset *token.FileSet) {
+	tc.fset = fset
 	clear(tc.decls)
 	tc.last.code = ""
 }
@@ -318,11 +320,72 @@ func (tc *typeChecker) Import(path string) (*types.Package, error) {
 // checkImport is an import of the check's files.
 type checkImport struct{ name, path string }
 
+// withImports returns f with an import declaration of imports first (a
+// shallow copy: the declarations are shared). The declaration has no
+// position, so what go/types says of it (an unused import) is on no
+// snippet line.
+func withImports(f *ast.File, imports []checkImport) *ast.File {
+	if len(imports) == 0 {
+		return f
+	}
+	gd := &ast.GenDecl{Tok: token.IMPORT}
+	for _, im := range imports {
+		gd.Specs = append(gd.Specs, &ast.ImportSpec{Name: ast.NewIdent(im.name), Path: &ast.BasicLit{Kind: token.STRING, Value: strconv.Quote(im.path)}})
+	}
+	c := *f
+	c.Decls = append([]ast.Decl{gd}, f.Decls...)
+	return &c
+}
+
+// unresolvedQualifiers adds the names f uses as x in x.Sel that the parser
+// did not resolve in f: the packages it may name.
+func unresolvedQualifiers(f *ast.File, into map[string]bool) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		if se, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := se.X.(*ast.Ident); ok && x.Obj == nil {
+				into[x.Name] = true
+			}
+		}
+		return true
+	})
+}
+
+// declaredNames are the names a declaration segment declares: funcs,
+// methods as T.M, and types.
+func declaredNames(f *ast.File) []string {
+	var names []string
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			name := d.Name.Name
+			if d.Recv != nil && len(d.Recv.List) > 0 {
+				name = recvName(d.Recv.List[0].Type) + "." + name
+			}
+			names = append(names, name)
+		case *ast.GenDecl:
+			for _, sp := range d.Specs {
+				if ts, ok := sp.(*ast.TypeSpec); ok {
+					names = append(names, ts.Name.Name)
+				}
+			}
+		}
+	}
+	return names
+}
+
 // checkInput is what a snippet is checked against.
 type checkInput struct {
-	prog    *program
-	imports []checkImport // every package the snippet may name
-	vars    []Var         // run variables
+	prog *program
+	// stmts are the statement segments as analyze parsed them, by segment
+	// (nil for a declaration segment), in the check's FileSet; when nil,
+	// check parses them itself.
+	stmts []*ast.File
+	// imports are the snippet's own and earlier snippets' imports;
+	// resolve names the package a name used as a qualifier refers to,
+	// when the snippet uses one without importing it.
+	imports []checkImport
+	resolve func(name string) (checkImport, bool)
+	vars    []Var // run variables
 	funcs   map[string]reflect.Value
 	decls   []declRecord // earlier snippets' declarations still in force
 	// defs, when not nil, receives the type of every variable the
@@ -345,38 +408,46 @@ func (tc *typeChecker) check(in checkInput) error {
 
 func (tc *typeChecker) checkFiles(in checkInput) error {
 	src := in.prog.src
-	var hdr strings.Builder
-	hdr.WriteString("package main;")
-	if len(in.imports) > 0 {
-		hdr.WriteString("import(")
-		for _, im := range in.imports {
-			hdr.WriteString(im.name + " " + strconv.Quote(im.path) + ";")
-		}
-		hdr.WriteString(");")
-	}
-	header := hdr.String()
-
 	var files []*ast.File
 	var errs []types.Error
 	snippetFile := map[*token.File]bool{}
+	// Every file starts with "package main;" on line 1, so a snippet line
+	// L is line L+1; the imports are added as nodes (see withImports).
 	parse := func(text string, name string) (*ast.File, error) {
-		f, err := parser.ParseFile(tc.fset, name, text, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(tc.fset, name, text, 0)
 		if f != nil {
 			snippetFile[tc.fset.File(f.Pos())] = true
 		}
 		return f, err
 	}
+	var declNames []string
 	for i, seg := range src.segs {
 		body := string(seg.text(src.body))
 		if seg.decl {
-			f, err := parse(header+"\n"+body, "snippet")
+			f, err := parse("package main;\n"+body, "snippet")
 			if err != nil {
-				return nil // analyze has reported what does not parse
+				return nil // analyze reports what does not parse
 			}
+			declNames = append(declNames, declaredNames(f)...)
 			files = append(files, f)
 			continue
 		}
-		f, err := parse(header+"func _byrefTop"+strconv.Itoa(i)+"(){\n"+body+"\n}", "snippet")
+		if i < len(in.stmts) && in.stmts[i] != nil {
+			// The statements as analyze parsed them (line 1 is its
+			// wrapper's), in a function of the check's own.
+			orig := in.stmts[i]
+			fd, ok := orig.Decls[0].(*ast.FuncDecl)
+			if len(orig.Decls) != 1 || !ok || fd.Body == nil {
+				return nil // analyze reports the stray brace
+			}
+			top := &ast.FuncDecl{Name: &ast.Ident{NamePos: fd.Name.NamePos, Name: "_byrefTop" + strconv.Itoa(i)}, Type: fd.Type,
+				Body: &ast.BlockStmt{Lbrace: fd.Body.Lbrace, List: slices.Clone(fd.Body.List), Rbrace: fd.Body.Rbrace}}
+			f := &ast.File{Package: orig.Package, Name: &ast.Ident{NamePos: orig.Name.NamePos, Name: "main"}, Decls: []ast.Decl{top}, FileStart: orig.FileStart, FileEnd: orig.FileEnd}
+			snippetFile[tc.fset.File(f.Pos())] = true
+			files = append(files, f)
+			continue
+		}
+		f, err := parse("package main;func _byrefTop"+strconv.Itoa(i)+"(){\n"+body+"\n}", "snippet")
 		if err != nil {
 			return nil
 		}
@@ -386,12 +457,15 @@ func (tc *typeChecker) checkFiles(in checkInput) error {
 	for _, v := range in.vars {
 		h.runVars[v.Name] = true
 	}
-	for _, names := range in.prog.decls {
-		for _, n := range names {
-			if !strings.Contains(n, ".") {
-				h.declared[n] = true
-			}
+	for _, n := range declNames {
+		if !strings.Contains(n, ".") {
+			h.declared[n] = true
 		}
+	}
+	// Qualifiers are read before hoisting, which moves declarations.
+	qualifiers := map[string]bool{}
+	for _, f := range files {
+		unresolvedQualifiers(f, qualifiers)
 	}
 	for _, f := range files {
 		h.file(f)
@@ -402,10 +476,8 @@ func (tc *typeChecker) checkFiles(in checkInput) error {
 
 	// Declarations of earlier snippets, unless this one redeclares them.
 	redecl := h.declared // every top-level name of this snippet
-	for _, names := range in.prog.decls {
-		for _, n := range names {
-			redecl[n] = true
-		}
+	for _, n := range declNames {
+		redecl[n] = true
 	}
 	for _, d := range in.decls {
 		hit := false
@@ -416,19 +488,39 @@ func (tc *typeChecker) checkFiles(in checkInput) error {
 		if hit || d.orig == "" {
 			continue
 		}
-		key := header + d.orig
-		f, ok := tc.decls[key]
+		f, ok := tc.decls[d.orig]
 		if !ok {
 			var err error
-			f, err = parser.ParseFile(tc.fset, "earlier", header+"\n"+d.orig, parser.SkipObjectResolution)
+			f, err = parser.ParseFile(tc.fset, "earlier", "package main;\n"+d.orig, 0)
 			if err != nil {
 				continue
 			}
-			tc.decls[key] = f
+			tc.decls[d.orig] = f
 		}
+		unresolvedQualifiers(f, qualifiers)
 		files = append(files, f)
 	}
 
+	// The imports: the snippet's and earlier snippets' (in.imports), and
+	// the packages its code names without importing them, except names
+	// the snippet or the run declares.
+	imports := slices.Clone(in.imports)
+	named := map[string]bool{}
+	for _, im := range imports {
+		named[im.name] = true
+	}
+	for _, q := range slices.Sorted(maps.Keys(qualifiers)) {
+		if named[q] || redecl[q] || h.runVars[q] || in.funcs[q].IsValid() || in.resolve == nil {
+			continue
+		}
+		if im, ok := in.resolve(q); ok {
+			named[q] = true
+			imports = append(imports, im)
+		}
+	}
+	for i, f := range files {
+		files[i] = withImports(f, imports)
+	}
 	pkg := types.NewPackage("main", "main")
 	scope := pkg.Scope()
 	var carried strings.Builder // variables of snippet types, declared in source
