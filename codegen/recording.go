@@ -172,6 +172,8 @@ func FromEvents(events []run.Event) (*Recording, error) {
 			}
 		case run.Result:
 			rec.Result = p.Value
+		case run.ContextCompacted:
+			f.notes[""] = append(f.notes[""], fmt.Sprintf("The model's context was compacted after step %d: the messages before became a summary naming the variables, which stayed.", p.Step))
 		}
 	}
 	// Calls denied before they ran have no completion event.

@@ -63,7 +63,6 @@ var knownFailing = map[string]string{
 	"116-custom-error-type":      "a created variable holding a value of a snippet-declared type: its methods are interpreted code, which the sandbox refuses to run after the Eval ends (the host's err.Error() panics)",
 	"198-anon-struct-table-test": "unexported fields of a snippet's struct come back as exported Xin, Xwant (reflect.StructOf)",
 	"241-generics-stack":         "unexported fields of a snippet's generic struct come back as exported Xitems (reflect.StructOf)",
-	"274-struct-embedding":       "an embedded field of a snippet's struct is not embedded in the type yaegi builds: encoding/json nests it as Base instead of promoting ID",
 }
 
 type corpusCase struct {

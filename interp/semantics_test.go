@@ -195,6 +195,13 @@ func (m M) String() string { return "m" }
 type P struct{ X int }
 fmt.Println([]S{{1}, {2}}, [2]S{{4}, {5}}, []P{{1}})
 fmt.Printf("%d %v", []M{1, 2}, []M{3})`, "[S1 S2] [S4 S5] [{1}]\n[1 2] [m]"},
+		{"embedded fields are promoted for encoding/json", `type Base struct{ ID int }
+type Product struct {
+	Base
+	Name string
+}
+b, _ := json.Marshal(Product{Base{7}, "pen"})
+fmt.Print(string(b))`, `{"ID":7,"Name":"pen"}`},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},

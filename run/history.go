@@ -62,6 +62,10 @@ type Instruction struct {
 	Start time.Time
 	// Duration is how long it ran.
 	Duration time.Duration
+	// Compacted reports that the model's context was compacted
+	// ([ContextCompacted]) before this instruction: from here the model
+	// read the earlier steps as a summary.
+	Compacted bool
 }
 
 // OK reports whether the instruction succeeded.
@@ -101,6 +105,8 @@ type HistoryFolder struct {
 	reasonStep int
 	// pending are the calls scheduled and not yet completed, in order.
 	pending []pendingCall
+	// compacted is set by a compaction until the next instruction.
+	compacted bool
 	// approvals maps the ID of an await for the approval of a call to the
 	// call's ID.
 	approvals map[string]string
@@ -144,6 +150,8 @@ func (f *HistoryFolder) Apply(e Event) {
 		f.ToolCallCompleted(p)
 	case SnippetExecuted:
 		f.SnippetExecuted(p)
+	case ContextCompacted:
+		f.compacted = true
 	}
 }
 
@@ -161,7 +169,9 @@ func (f *HistoryFolder) ToolCallScheduled(p ToolCallScheduled) {
 
 // ToolCallCompleted is Apply of an event of that type.
 func (f *HistoryFolder) ToolCallCompleted(p ToolCallCompleted) {
-	f.completed(f.next(), &p)
+	e := f.next()
+	f.completed(e, &p)
+	e.compacted, f.compacted = f.compacted, false
 }
 
 // entry is an instruction as a folder keeps it, expanded by Instructions:
@@ -178,6 +188,7 @@ type entry struct {
 	// snippet is what a snippet has; nil for a call.
 	snippet       *snippetEntry
 	returnCreated bool
+	compacted     bool
 }
 
 type snippetEntry struct {
@@ -188,7 +199,8 @@ type snippetEntry struct {
 // instruction expands e.
 func (e *entry) instruction() Instruction {
 	in := Instruction{Step: e.step, Kind: KindCall, Reason: e.reason, CallID: e.callID, Action: e.action, Arguments: e.arguments,
-		Return: e.ret, ReturnCreated: e.returnCreated, Created: e.created, Modified: e.modified, Err: e.err, Start: e.start, Duration: e.duration}
+		Return: e.ret, ReturnCreated: e.returnCreated, Created: e.created, Modified: e.modified, Err: e.err, Start: e.start, Duration: e.duration,
+		Compacted: e.compacted}
 	in.Args = e.args
 	if s := e.snippet; s != nil {
 		in.Kind, in.Code, in.Reads, in.Writes = KindSnippet, s.code, s.reads, s.writes
@@ -220,6 +232,7 @@ func (f *HistoryFolder) SnippetExecuted(p SnippetExecuted) {
 	if !p.Success && e.err == "" {
 		e.err = "the snippet failed"
 	}
+	e.compacted, f.compacted = f.compacted, false
 	*f.next() = e
 }
 

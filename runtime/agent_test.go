@@ -330,6 +330,20 @@ func TestAgentContextCompaction(t *testing.T) {
 	if snap, _ := h.Snapshot(context.Background()); snap.Compactions != len(events) {
 		t.Errorf("snapshot counts %d compactions, the log %d", snap.Compactions, len(events))
 	}
+	// History marks the instructions that followed a compaction.
+	hist, _ := h.History(context.Background())
+	marked := 0
+	for _, in := range hist {
+		if in.Compacted {
+			marked++
+			if in.Step != events[marked-1].Step+1 {
+				t.Errorf("instruction of step %d marked, the compaction folded steps up to %d", in.Step, events[marked-1].Step)
+			}
+		}
+	}
+	if marked != len(events) {
+		t.Errorf("%d instructions marked as following a compaction, want %d", marked, len(events))
+	}
 }
 
 func TestAgentLargeResultBecomesVariable(t *testing.T) {

@@ -171,7 +171,6 @@ func TestErrorsNameTheFix(t *testing.T) {
 		{[]string{"run", "x", "--db", db, "--model", "scripted:hello"}, 0, "Hello from the scripted model"},
 		{[]string{"run", "x", "--db", db, "--model", "scripted", "--approve", "none"}, 0, "result: 42"},
 		{[]string{"run", "x", "--db", filepath.Join(t.TempDir(), "new", "dir", "runs.db"), "--model", "scripted", "--approve", "none"}, 0, "result: 42"},
-		{[]string{"eval", "run", "nope", "--model", "scripted"}, 1, "nope"},
 		{[]string{"run", "x", "--db", db}, 2, "pass --model provider:name"},
 		{[]string{"run", "x", "--db", db, "--model", "openai:gpt-4o-mini"}, 1, "OPENAI_API_KEY"},
 		{[]string{"run", "x", "--db", db, "--model", "scripted:nope"}, 1, "scripted:approval"},

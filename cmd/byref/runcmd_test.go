@@ -35,3 +35,15 @@ func TestPrintsTextAsItArrives(t *testing.T) {
 		t.Fatalf("printed %q, want %q", got, want)
 	}
 }
+
+// Every command that takes --model opens it with openModel, which takes
+// "scripted", the built-in model, as demo does.
+func TestOpenModelTakesScripted(t *testing.T) {
+	m, err := openModel("scripted")
+	if err != nil || m == nil {
+		t.Fatalf("openModel(scripted) = %v, %v", m, err)
+	}
+	if _, err := openModel("scripted:nope"); err == nil || !strings.Contains(err.Error(), "scripted:approval") {
+		t.Fatalf("openModel(scripted:nope): %v", err)
+	}
+}

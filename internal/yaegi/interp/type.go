@@ -2260,9 +2260,12 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 				Type: f.typ.refType(ctx),
 				Tag:  reflect.StructTag(f.tag),
 			}
-			if len(t.field) == 1 && f.embed {
+			if f.embed && (len(t.field) == 1 || noMethods(field.Type)) {
 				// Mark the field as embedded (anonymous) only if it is the
-				// only one, to avoid a panic due to golang/go#15924 issue.
+				// only one, to avoid a panic due to golang/go#15924 issue
+				// (byref: or when its type has no methods in reflect, as
+				// interpreted types do not, so encoding/json promotes
+				// its fields).
 				field.Anonymous = true
 			}
 			fields = append(fields, field)
@@ -2702,4 +2705,16 @@ func genericResultType(interp *Interpreter, sc *scope, n *node, ft *itype) *ityp
 		return nil
 	}
 	return rt
+}
+
+// noMethods reports whether t and *t have no methods in reflect
+// (reflect.StructOf embeds such a type at any position) (byref).
+func noMethods(t reflect.Type) bool {
+	if t == nil || t.Kind() == reflect.Interface || t.NumMethod() > 0 {
+		return false
+	}
+	if t.Kind() == reflect.Pointer {
+		return t.Elem().NumMethod() == 0 && reflect.PointerTo(t.Elem()).NumMethod() == 0
+	}
+	return reflect.PointerTo(t).NumMethod() == 0
 }
