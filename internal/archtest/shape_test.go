@@ -47,7 +47,6 @@ var longFuncs = map[string]int{
 	"runtime/window.go summarize":     115,
 	"codegen/generate.go newGen":      133,
 	"codegen/generate.go file":        129,
-	"codegen/literal.go literal":      174,
 	"codegen/snippet.go parseSnippet": 140,
 }
 

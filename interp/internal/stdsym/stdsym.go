@@ -4,9 +4,11 @@
 // holds the whole standard library (and registers net/http/pprof and expvar
 // handlers on http.DefaultServeMux when linked).
 //
-// The zz_*.go files are generated: run `go generate ./interp/internal/stdsym`
-// after changing [Packages] or the Go version; TestUpToDate in ./gen fails
-// when they are stale.
+// The zz_*.go files are generated, and so is export/, the compiler export
+// data of the same packages (and io) that snippets are type-checked
+// against ([ExportData]): run `go generate ./interp/internal/stdsym` after
+// changing [Packages] or the Go version; TestUpToDate and
+// TestExportDataUpToDate in ./gen fail when they are stale.
 package stdsym
 
 //go:generate go run ./gen
