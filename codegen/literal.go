@@ -83,18 +83,7 @@ func (g *gen) literal(v any, t *gotype, typed, elide bool) (string, error) {
 		return ts + "(" + s + ")", err
 	}
 	if v == nil {
-		switch u.kind {
-		case kPointer, kSlice, kMap, kAny, kIface, kError, kFunc, kChan:
-			if typed {
-				return "nil", nil
-			}
-			ts, err := g.typeExpr(t)
-			if u.kind == kPointer || u.kind == kFunc || u.kind == kChan {
-				ts = "(" + ts + ")"
-			}
-			return ts + "(nil)", err
-		}
-		return g.zero(t)
+		return g.nilLiteral(t, u, typed)
 	}
 	switch u.kind {
 	case kAny:
@@ -127,20 +116,7 @@ func (g *gen) literal(v any, t *gotype, typed, elide bool) (string, error) {
 		}
 		return "", errNoLiteral
 	case kPointer:
-		el, _ := g.cat.underlying(u.elem)
-		if el != nil && (el.kind == kStruct || el.kind == kSlice || el.kind == kMap || el.kind == kArray) {
-			s, err := g.literal(v, u.elem, false, false)
-			return "&" + s, err
-		}
-		s, err := g.literal(v, u.elem, true, false)
-		if err != nil {
-			return "", err
-		}
-		if g.snippet {
-			return "", fmt.Errorf("%w: a pointer to a %s", errNoLiteral, u.elem)
-		}
-		ts, err := g.typeExpr(u.elem)
-		return g.imp.use(replayPath, "replay") + ".Ptr[" + ts + "](" + s + ")", err
+		return g.pointerLiteral(v, u)
 	}
 	// Composite literals.
 	var elems []string
@@ -158,74 +134,14 @@ func (g *gen) literal(v any, t *gotype, typed, elide bool) (string, error) {
 			elems = append(elems, s)
 		}
 	case kMap:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return "", errNoLiteral
-		}
-		ku, unm := g.cat.underlying(u.key)
-		if unm || ku == nil || ku.kind != kBasic {
-			return "", errNoLiteral
-		}
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			var ks string
-			var err error
-			if ku.name == "string" {
-				ks, err = g.literal(k, u.key, true, false)
-			} else {
-				ks, err = g.literal(json.Number(k), u.key, true, false)
-			}
-			if err != nil {
-				return "", err
-			}
-			e, err := g.element(obj[k], u.elem)
-			if err != nil {
-				return "", err
-			}
-			elems = append(elems, ks+": "+e)
+		var err error
+		if elems, err = g.mapElems(v, u); err != nil {
+			return "", err
 		}
 	case kStruct:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return "", errNoLiteral
-		}
-		for _, f := range u.fields {
-			if f.name == "" || !token.IsIdentifier(f.name) {
-				return "", errNoLiteral // embedded fields promote theirs
-			}
-			key, opts, _ := strings.Cut(jsonTag(f.tag), ",")
-			if key == "-" && opts == "" {
-				continue
-			}
-			if strings.Contains(","+opts+",", ",string,") {
-				return "", errNoLiteral
-			}
-			if key == "" {
-				key = f.name
-			}
-			fv, ok := obj[key]
-			if !ok {
-				for k, x := range obj { // encoding/json matches case-insensitively
-					if strings.EqualFold(k, key) {
-						fv, ok = x, true
-						break
-					}
-				}
-			}
-			if !ok || isZeroJSON(fv) {
-				continue // the zero value, as Go leaves it
-			}
-			// A field's value keeps its type: Go elides the types of
-			// elements, keys and values only.
-			s, err := g.literal(fv, f.typ, true, false)
-			if err != nil {
-				return "", err
-			}
-			elems = append(elems, f.name+": "+s)
+		var err error
+		if elems, err = g.structElems(v, u); err != nil {
+			return "", err
 		}
 	default:
 		return "", errNoLiteral
@@ -239,6 +155,121 @@ func (g *gen) literal(v any, t *gotype, typed, elide bool) (string, error) {
 	}
 	ts, err := g.typeExpr(t)
 	return ts + body, err
+}
+
+// nilLiteral writes JSON's null as a value of type t (underlying u): nil,
+// converted unless typed, or t's zero value.
+func (g *gen) nilLiteral(t, u *gotype, typed bool) (string, error) {
+	switch u.kind {
+	case kPointer, kSlice, kMap, kAny, kIface, kError, kFunc, kChan:
+		if typed {
+			return "nil", nil
+		}
+		ts, err := g.typeExpr(t)
+		if u.kind == kPointer || u.kind == kFunc || u.kind == kChan {
+			ts = "(" + ts + ")"
+		}
+		return ts + "(nil)", err
+	}
+	return g.zero(t)
+}
+
+// pointerLiteral writes v as a pointer of underlying type u: &T{…} for a
+// composite, replay.Ptr[T](v) for a basic value.
+func (g *gen) pointerLiteral(v any, u *gotype) (string, error) {
+	el, _ := g.cat.underlying(u.elem)
+	if el != nil && (el.kind == kStruct || el.kind == kSlice || el.kind == kMap || el.kind == kArray) {
+		s, err := g.literal(v, u.elem, false, false)
+		return "&" + s, err
+	}
+	s, err := g.literal(v, u.elem, true, false)
+	if err != nil {
+		return "", err
+	}
+	if g.snippet {
+		return "", fmt.Errorf("%w: a pointer to a %s", errNoLiteral, u.elem)
+	}
+	ts, err := g.typeExpr(u.elem)
+	return g.imp.use(replayPath, "replay") + ".Ptr[" + ts + "](" + s + ")", err
+}
+
+// mapElems writes the keys and values of map literal v, of underlying
+// type u, sorted by key.
+func (g *gen) mapElems(v any, u *gotype) (elems []string, err error) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, errNoLiteral
+	}
+	ku, unm := g.cat.underlying(u.key)
+	if unm || ku == nil || ku.kind != kBasic {
+		return nil, errNoLiteral
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		var ks string
+		if ku.name == "string" {
+			ks, err = g.literal(k, u.key, true, false)
+		} else {
+			ks, err = g.literal(json.Number(k), u.key, true, false)
+		}
+		if err != nil {
+			return nil, err
+		}
+		e, err := g.element(obj[k], u.elem)
+		if err != nil {
+			return nil, err
+		}
+		elems = append(elems, ks+": "+e)
+	}
+	return elems, nil
+}
+
+// structElems writes the fields of struct literal v, of underlying type
+// u, that are not their zero value.
+func (g *gen) structElems(v any, u *gotype) (elems []string, err error) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, errNoLiteral
+	}
+	for _, f := range u.fields {
+		if f.name == "" || !token.IsIdentifier(f.name) {
+			return nil, errNoLiteral // embedded fields promote theirs
+		}
+		key, opts, _ := strings.Cut(jsonTag(f.tag), ",")
+		if key == "-" && opts == "" {
+			continue
+		}
+		if strings.Contains(","+opts+",", ",string,") {
+			return nil, errNoLiteral
+		}
+		if key == "" {
+			key = f.name
+		}
+		fv, ok := obj[key]
+		if !ok {
+			for k, x := range obj { // encoding/json matches case-insensitively
+				if strings.EqualFold(k, key) {
+					fv, ok = x, true
+					break
+				}
+			}
+		}
+		if !ok || isZeroJSON(fv) {
+			continue // the zero value, as Go leaves it
+		}
+		// A field's value keeps its type: Go elides the types of
+		// elements, keys and values only.
+		s, err := g.literal(fv, f.typ, true, false)
+		if err != nil {
+			return nil, err
+		}
+		elems = append(elems, f.name+": "+s)
+	}
+	return elems, nil
 }
 
 // element writes a composite literal's element or map value.

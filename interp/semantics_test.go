@@ -202,6 +202,15 @@ type Product struct {
 }
 b, _ := json.Marshal(Product{Base{7}, "pen"})
 fmt.Print(string(b))`, `{"ID":7,"Name":"pen"}`},
+		{"method values bind their receiver when evaluated", `type T int
+func (t *T) P() int { return int(*t) }
+func (t T) V() int { return int(t) }
+var ps, vs []func() int
+for t := T(0); t < 3; t++ { ps = append(ps, t.P); vs = append(vs, t.V) }
+x := T(1)
+f := x.V
+x = 5
+fmt.Print(ps[0](), ps[1](), ps[2](), vs[0](), vs[1](), vs[2](), f())`, "0 1 2 0 1 2 1"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},

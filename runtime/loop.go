@@ -139,7 +139,7 @@ func (h *Handle) afterStep(ctx context.Context, res StepResult, retries *int, li
 		// the log, or a restored run would find its awaited call failed.
 		return h.closed(ctx), true
 	}
-	after, toolMsgs, snippetMsg := h.stepEvents(res, lim)
+	after, toolMsgs, snippetMsg := h.st.stepEvents(res, lim)
 	if err := h.rec.append(ctx, after...); err != nil {
 		return h.storeFault(ctx, err), true
 	}
@@ -197,17 +197,17 @@ func (h *Handle) closed(ctx context.Context) Outcome {
 }
 
 // stepEvents turns a step's outcome into events and messages for the model.
-func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, toolMsgs []llm.Message, snippetMsg string) {
-	h.st.mu.Lock()
-	defer h.st.mu.Unlock()
+func (st *State) stepEvents(res StepResult, lim Limits) (events []run.Payload, toolMsgs []llm.Message, snippetMsg string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	var snippetParts []string
 	for _, s := range res.Snippets {
 		e := s.executed(res.Step)
-		e.Actions = h.st.snippetIdentities(s.Code)
+		e.Actions = st.snippetIdentities(s.Code)
 		// Variable events are made before a large result is kept, so
 		// that they describe the snippet's own changes.
-		changes := h.st.variableChangeEvents(res.Step, slices.Concat(s.Variables, s.left))
-		content, name, kept := h.st.bound(res.Step, "snippet", s.Content(), lim)
+		changes := st.variableChangeEvents(res.Step, slices.Concat(s.Variables, s.left))
+		content, name, kept := st.bound(res.Step, "snippet", s.Content(), lim)
 		e.Kept = name
 		if content != sentSnippet(e, lim.LargeResult) {
 			e.Content = content
@@ -218,9 +218,9 @@ func (h *Handle) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 	for i := range res.Responses {
 		r := &res.Responses[i]
 		e := r.completed()
-		e.Action = h.st.actionIdentity(r.Name)
-		changes := h.st.variableChangeEvents(res.Step, slices.Concat(r.Variables, r.left()))
-		content, name, kept := h.st.bound(res.Step, r.Name, r.Content(), lim)
+		e.Action = st.actionIdentity(r.Name)
+		changes := st.variableChangeEvents(res.Step, slices.Concat(r.Variables, r.left()))
+		content, name, kept := st.bound(res.Step, r.Name, r.Content(), lim)
 		e.Kept = name
 		if content != sentTool(e, lim.LargeResult) {
 			e.Content = content

@@ -132,3 +132,46 @@ func callMethod(f *frame, info *methodExprInfo, recv reflect.Value, args []refle
 func exprTypeNode(n *node) *node {
 	return &node{anc: n, interp: n.interp, pos: n.pos, kind: funcType, findex: notInFrame}
 }
+
+// bindRecv is the receiver src of a method value or of an interface
+// wrapper's method, as the method of receiver type dest takes it,
+// evaluated now: the address of an addressable value for a pointer
+// receiver, a copy of a value for a value receiver. A pointer stays a
+// pointer, dereferenced at each call (derefRecv): an interface holding a
+// pointer sees the pointee as it is then (byref).
+func bindRecv(src reflect.Value, dest reflect.Type) reflect.Value {
+	for {
+		vs, ok := src.Interface().(valueInterface)
+		if !ok {
+			break
+		}
+		src = vs.value
+	}
+	sk, dk := src.Kind(), dest.Kind()
+	switch {
+	case sk == reflect.Ptr:
+		return src
+	case dk == reflect.Ptr:
+		if src.CanAddr() {
+			return src.Addr()
+		}
+		p := reflect.New(src.Type())
+		p.Elem().Set(src)
+		return p
+	}
+	c := reflect.New(dest).Elem()
+	c.Set(src)
+	return c
+}
+
+// derefRecv is a bound receiver as a method of receiver type dest takes it
+// at a call (byref).
+func derefRecv(bound reflect.Value, dest reflect.Type) reflect.Value {
+	if bound.Kind() == reflect.Ptr && dest.Kind() != reflect.Ptr {
+		if bound.IsNil() {
+			panic(nilDeref)
+		}
+		return bound.Elem()
+	}
+	return bound
+}

@@ -1055,6 +1055,15 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 	funcType := n.typ.TypeOf()
 
 	return func(f *frame) reflect.Value {
+		// byref: the receiver of a method value is evaluated when the
+		// method value is (as Go does: a copy for a value receiver, the
+		// address for a pointer one), not read again from the frame at
+		// each call, where a later assignment or the next iteration of a
+		// loop had changed it.
+		var bound reflect.Value
+		if rcvr != nil {
+			bound = bindRecv(rcvr(f), def.types()[numRet])
+		}
 		return reflect.MakeFunc(funcType, func(in []reflect.Value) []reflect.Value {
 			// Allocate and init local frame. All values to be settable and addressable.
 			fr := newFrame(f, len(def.types()), f.runid())
@@ -1067,24 +1076,7 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 				d = d[numRet:]
 			} else {
 				// Copy method receiver as first argument.
-				src, dest := rcvr(f), d[numRet]
-				sk, dk := src.Kind(), dest.Kind()
-				for {
-					vs, ok := src.Interface().(valueInterface)
-					if !ok {
-						break
-					}
-					src = vs.value
-					sk = src.Kind()
-				}
-				switch {
-				case sk == reflect.Ptr && dk != reflect.Ptr:
-					dest.Set(src.Elem())
-				case sk != reflect.Ptr && dk == reflect.Ptr:
-					dest.Set(src.Addr())
-				default:
-					dest.Set(src)
-				}
+				d[numRet].Set(derefRecv(bound, d[numRet].Type()))
 				d = d[numRet+1:]
 			}
 
