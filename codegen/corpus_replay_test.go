@@ -111,15 +111,11 @@ func TestCorpusReplay(t *testing.T) {
 }
 
 // replayRefused are corpus snippets whose replay Generate refuses, with
-// the refusal naming what to change: a snippet that declares variables
-// after a top-level return (the model's "if err != nil {
-// fmt.Println(err); return }" followed by more code) cannot be inlined
-// into Replay yet, nor a func declaration that uses the snippet's
-// top-level variables or the actions (they are locals of Replay).
+// the refusal naming what to change: a func declaration that uses the
+// snippet's top-level variables or the actions (they are locals of Replay,
+// out of a file-level declaration's reach).
 var replayRefused = map[string]string{
-	"146-action-combined":    "the snippet's declaration describe uses the snippet's top-level variable capital, which replay code declares inside Replay and a file-level declaration cannot reach; pass it to describe as a parameter",
-	"144-action-fetch-parse": "the snippet declares title after a top-level return, which cannot be inlined; declare it before the return",
-	"293-action-fetch-parse": "the snippet declares re after a top-level return, which cannot be inlined; declare it before the return",
+	"146-action-combined": "the snippet's declaration describe uses the snippet's top-level variable capital, which replay code declares inside Replay and a file-level declaration cannot reach; pass it to describe as a parameter",
 }
 
 // corpusCode returns the code of a corpus case that is expected to

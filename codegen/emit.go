@@ -418,8 +418,16 @@ func (g *gen) snippetStep(i int, in *Instruction) error {
 	for _, d := range p.decls {
 		g.decls = append(g.decls, strings.TrimSpace(d))
 	}
+	typeOf := func(name string) (string, bool) {
+		t := g.vtypes[name]
+		if t == nil {
+			return "", false
+		}
+		s, err := g.typeExpr(t)
+		return s, err == nil
+	}
 	code, err := p.inline(func(name string) bool { return g.declared[name] },
-		func() string { return g.names.fresh(fmt.Sprintf("step%dSnippet", in.Step)) })
+		func() string { return g.names.fresh(fmt.Sprintf("step%dSnippet", in.Step)) }, typeOf)
 	if err != nil {
 		return err
 	}

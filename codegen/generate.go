@@ -182,15 +182,42 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 	g.names.reserve(action.TerminateName, action.AskUserName, runGoName)
 
 	// Snippets first: their identifiers and import names are fixed.
+	if err := g.parseSnippets(types, actionNames); err != nil {
+		return nil, err
+	}
+	g.ctx, g.err, g.actions = g.names.fresh("ctx"), g.names.fresh("err"), g.names.fresh("actions")
+
+	// Where each action called lives.
+	for _, in := range rec.Steps {
+		if in.Kind == KindCall && in.OK() && in.Denied == "" && in.Action != action.TerminateName && in.Action != action.AskUserName && (in.Child == nil || in.Child.Result == nil) {
+			if err := g.locateAction(in.Action); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, name := range g.snippetActions {
+		if err := g.locateAction(name); err != nil {
+			return nil, err
+		}
+	}
+	if err := g.result(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrGenerate, err)
+	}
+	return g, nil
+}
+
+// parseSnippets parses the run's snippets, reserves their identifiers
+// and fixes their imports' names; types names the run's variables.
+func (g *gen) parseSnippets(types map[string]reflect.Type, actionNames []string) error {
 	snippetNames := map[string]string{} // import name -> path
 	used := map[string]bool{}
-	for i, in := range rec.Steps {
+	for i, in := range g.rec.Steps {
 		if in.Kind != KindSnippet || !in.OK() || in.Denied != "" {
 			continue
 		}
 		p, err := parseSnippet(in.Code, types)
 		if err != nil {
-			return nil, fmt.Errorf("%w: step %d: %w", ErrGenerate, in.Step, err)
+			return fmt.Errorf("%w: step %d: %w", ErrGenerate, in.Step, err)
 		}
 		g.parsed[i] = p
 		for id := range p.idents {
@@ -207,7 +234,7 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 		for _, d := range p.declFree {
 			for _, n := range d.free {
 				_, isVar := types[n]
-				_, isAction := rec.Actions[n]
+				_, isAction := g.rec.Actions[n]
 				if isVar || isAction || slices.Contains(p.defined, n) {
 					what := "the run's variable"
 					switch {
@@ -216,13 +243,13 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 					case slices.Contains(p.defined, n):
 						what = "the snippet's top-level variable"
 					}
-					return nil, fmt.Errorf("%w: step %d: the snippet's declaration %s uses %s %s, which replay code declares inside Replay and a file-level declaration cannot reach; pass it to %s as a parameter", ErrGenerate, in.Step, d.name, what, n, d.name)
+					return fmt.Errorf("%w: step %d: the snippet's declaration %s uses %s %s, which replay code declares inside Replay and a file-level declaration cannot reach; pass it to %s as a parameter", ErrGenerate, in.Step, d.name, what, n, d.name)
 				}
 			}
 		}
 		for _, im := range p.imports {
 			if old, ok := snippetNames[im.Name]; ok && old != im.Path {
-				return nil, fmt.Errorf("%w: step %d imports %s as %s, but an earlier snippet imports %s under that name; rename one import", ErrGenerate, in.Step, im.Path, im.Name, old)
+				return fmt.Errorf("%w: step %d imports %s as %s, but an earlier snippet imports %s under that name; rename one import", ErrGenerate, in.Step, im.Path, im.Name, old)
 			}
 			snippetNames[im.Name] = im.Path
 		}
@@ -238,52 +265,37 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 			g.imp.fixed(path, name)
 		}
 	}
-	g.ctx, g.err, g.actions = g.names.fresh("ctx"), g.names.fresh("err"), g.names.fresh("actions")
+	return nil
+}
 
-	// Where each action called lives.
-	need := func(name string) error {
-		if _, ok := g.funcs[name]; ok {
-			return nil
-		}
-		a, err := g.action(name)
-		if err != nil {
-			return fmt.Errorf("%w: %w", ErrGenerate, err)
-		}
-		ref, local := locate(a.id.Func).inPackage(g.inMain() && !snippet)
-		g.usesMain = g.usesMain || local
-		g.funcs[name] = ref
-		if ref.Why != "" && !snippet {
-			g.lookups = append(g.lookups, name)
-			field := camel(name, true)
-			for taken := true; taken; {
-				taken = false
-				for _, f := range g.fields {
-					if f == field {
-						field, taken = field+"_", true
-					}
-				}
-			}
-			g.fields[name] = field
-			g.lookupVar[name] = g.actions + "." + field
-		}
+// locateAction finds where the named action's function lives, and gives
+// the ones replay code cannot name a field of the Actions struct.
+func (g *gen) locateAction(name string) error {
+	if _, ok := g.funcs[name]; ok {
 		return nil
 	}
-	for _, in := range rec.Steps {
-		if in.Kind == KindCall && in.OK() && in.Denied == "" && in.Action != action.TerminateName && in.Action != action.AskUserName && (in.Child == nil || in.Child.Result == nil) {
-			if err := need(in.Action); err != nil {
-				return nil, err
+	a, err := g.action(name)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrGenerate, err)
+	}
+	ref, local := locate(a.id.Func).inPackage(g.inMain() && !g.snippet)
+	g.usesMain = g.usesMain || local
+	g.funcs[name] = ref
+	if ref.Why != "" && !g.snippet {
+		g.lookups = append(g.lookups, name)
+		field := camel(name, true)
+		for taken := true; taken; {
+			taken = false
+			for _, f := range g.fields {
+				if f == field {
+					field, taken = field+"_", true
+				}
 			}
 		}
+		g.fields[name] = field
+		g.lookupVar[name] = g.actions + "." + field
 	}
-	for _, name := range g.snippetActions {
-		if err := need(name); err != nil {
-			return nil, err
-		}
-	}
-	if err := g.result(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrGenerate, err)
-	}
-	return g, nil
+	return nil
 }
 
 // checkRecording checks the names a recording would write into code: its
@@ -393,33 +405,9 @@ func (g *gen) file() ([]byte, error) {
 		args = append(args, v.Name)
 	}
 	// The Variables struct.
-	var fields, inits, left []string
-	fieldNames := newNamer()
-	for _, v := range g.rec.Variables {
-		if !g.declared[v.Name] {
-			left = append(left, v.Name)
-			continue
-		}
-		t := g.vtypes[v.Name]
-		ts, err := g.typeExpr(t)
-		if err != nil || t == nil {
-			ts = "any"
-		}
-		f := fieldNames.fresh(camel(v.Name, true))
-		tag := v.Name
-		comment := ""
-		switch {
-		case v.Secret:
-			tag, comment = "-", " // secret: never encoded"
-		case t != nil && !g.cat.representable(t, map[string]bool{}):
-			tag, comment = "-", " // not JSON-representable"
-		}
-		tagText := fmt.Sprintf("json:%q", tag)
-		if strings.Contains(tagText, "`") {
-			return nil, fmt.Errorf("variable %q cannot be a struct tag in backquotes", v.Name)
-		}
-		fields = append(fields, fmt.Sprintf("%s %s `%s`%s", f, ts, tagText, comment))
-		inits = append(inits, f+": "+v.Name)
+	fields, inits, left, err := g.variableFields()
+	if err != nil {
+		return nil, err
 	}
 
 	var b strings.Builder
@@ -437,16 +425,8 @@ func (g *gen) file() ([]byte, error) {
 		fmt.Fprintf(w, "// Not replayed (set by the runtime, not by a step): %s.\n", strings.Join(left, ", "))
 	}
 	fmt.Fprintf(w, "type Variables struct {\n%s\n}\n\n", strings.Join(fields, "\n"))
-	if len(g.lookups) > 0 {
-		fmt.Fprintf(w, "// Actions holds the functions of the run's actions that replay code\n// cannot call through an import path (closures, methods): a field per\n// action, with the function's exact signature.\ntype Actions struct {\n")
-		for _, name := range g.lookups {
-			ft, err := g.typeExpr(g.acts[name].typ)
-			if err != nil {
-				return nil, fmt.Errorf("action %s: %w", name, err)
-			}
-			fmt.Fprintf(w, "// %s is the action %s: %s.\n%s %s\n", g.fields[name], name, commentLine(g.funcs[name].Why), g.fields[name], ft)
-		}
-		w.WriteString("}\n\n")
+	if err := g.actionsStruct(w); err != nil {
+		return nil, err
 	}
 	fmt.Fprintf(w, "// Replay performs the run%s again, step by step, and returns its result.\n", run)
 	if len(g.lookups) > 0 {
@@ -481,6 +461,56 @@ func (g *gen) file() ([]byte, error) {
 	imports.WriteString(g.imp.spec() + "\n")
 	b.WriteString(rest.String())
 	return []byte(b.String()), nil
+}
+
+// variableFields are the fields of the Variables struct, their
+// initialisers in Replay's return, and the variables left out (no step sets
+// them).
+func (g *gen) variableFields() (fields, inits, left []string, err error) {
+	fieldNames := newNamer()
+	for _, v := range g.rec.Variables {
+		if !g.declared[v.Name] {
+			left = append(left, v.Name)
+			continue
+		}
+		t := g.vtypes[v.Name]
+		ts, err := g.typeExpr(t)
+		if err != nil || t == nil {
+			ts = "any"
+		}
+		f := fieldNames.fresh(camel(v.Name, true))
+		tag := v.Name
+		comment := ""
+		switch {
+		case v.Secret:
+			tag, comment = "-", " // secret: never encoded"
+		case t != nil && !g.cat.representable(t, map[string]bool{}):
+			tag, comment = "-", " // not JSON-representable"
+		}
+		tagText := fmt.Sprintf("json:%q", tag)
+		if strings.Contains(tagText, "`") {
+			return nil, nil, nil, fmt.Errorf("variable %q cannot be a struct tag in backquotes", v.Name)
+		}
+		fields = append(fields, fmt.Sprintf("%s %s `%s`%s", f, ts, tagText, comment))
+		inits = append(inits, f+": "+v.Name)
+	}
+	return fields, inits, left, nil
+}
+
+// actionsStruct writes the Actions struct, when replay code needs one.
+func (g *gen) actionsStruct(w *strings.Builder) error {
+	if len(g.lookups) > 0 {
+		fmt.Fprintf(w, "// Actions holds the functions of the run's actions that replay code\n// cannot call through an import path (closures, methods): a field per\n// action, with the function's exact signature.\ntype Actions struct {\n")
+		for _, name := range g.lookups {
+			ft, err := g.typeExpr(g.acts[name].typ)
+			if err != nil {
+				return fmt.Errorf("action %s: %w", name, err)
+			}
+			fmt.Fprintf(w, "// %s is the action %s: %s.\n%s %s\n", g.fields[name], name, commentLine(g.funcs[name].Why), g.fields[name], ft)
+		}
+		w.WriteString("}\n\n")
+	}
+	return nil
 }
 
 // snippetFuncs declares the actions snippets call by name, with the

@@ -214,6 +214,16 @@ func topLevelNames(st ast.Stmt) []string {
 	return out
 }
 
+// declStmtVar returns the var declaration st is, if it is one.
+func declStmtVar(st ast.Stmt) (*ast.GenDecl, bool) {
+	ds, ok := st.(*ast.DeclStmt)
+	if !ok {
+		return nil, false
+	}
+	gd, ok := ds.Decl.(*ast.GenDecl)
+	return gd, ok && gd.Tok == token.VAR
+}
+
 // topReturns are the returns of a snippet's top-level code (not of its
 // function literals): in the interpreter they end the snippet.
 func topReturns(st ast.Stmt) []*ast.ReturnStmt {
@@ -236,30 +246,49 @@ func topReturns(st ast.Stmt) []*ast.ReturnStmt {
 // snippet: the statements from the first one holding such a return on go
 // into `L: switch { default: ... }` (L named by label, called only then),
 // and each top-level return becomes `break L`. This works in a Go file and
-// in the interpreter (GenerateSnippet) alike. A snippet that declares
-// variables in that part cannot be inlined (they would be local to the
-// switch).
-func (p *parsedSnippet) inline(declared func(string) bool, label func() string) (string, error) {
+// in the interpreter (GenerateSnippet) alike. A variable that part
+// declares is declared before the switch with its recorded type (typeOf)
+// and assigned inside it; one whose type the log lacks (the run never
+// created it) cannot be inlined.
+func (p *parsedSnippet) inline(declared func(string) bool, label func() string, typeOf func(string) (string, bool)) (string, error) {
 	type edit struct {
 		from, to int
 		text     string
 	}
 	var edits []edit
 	off := func(pos token.Pos) int { return p.fset.Position(pos).Offset - len(stmtPrefix) }
+	predeclared := map[string]bool{} // declared before the switch
+	var predecls strings.Builder
+	isDeclared := func(n string) bool { return declared(n) || predeclared[n] }
 	allDeclared := func(names []string) bool {
 		for _, n := range names {
-			if n != "_" && !declared(n) {
+			if n != "_" && !isDeclared(n) {
 				return false
 			}
 		}
 		return true
 	}
 	end := ""
+	switchEdit := -1
 	for _, st := range p.body.List {
 		if end != "" {
 			for _, n := range topLevelNames(st) {
-				if !declared(n) {
+				if isDeclared(n) {
+					continue
+				}
+				t, ok := typeOf(n)
+				if !ok {
 					return "", fmt.Errorf("the snippet declares %s after a top-level return, which cannot be inlined; declare it before the return", n)
+				}
+				predeclared[n] = true
+				predecls.WriteString("var " + n + " " + t + "\n")
+			}
+			if gd, ok := declStmtVar(st); ok && len(gd.Specs) == 1 && len(gd.Specs[0].(*ast.ValueSpec).Values) == 0 {
+				// var x T with no value: the declaration before the
+				// switch is the whole of it.
+				if allDeclared(topLevelNames(st)) {
+					edits = append(edits, edit{off(st.Pos()), off(st.End()), ""})
+					continue
 				}
 			}
 		}
@@ -267,6 +296,7 @@ func (p *parsedSnippet) inline(declared func(string) bool, label func() string) 
 			if end == "" {
 				end = label()
 				at := off(st.Pos())
+				switchEdit = len(edits)
 				edits = append(edits, edit{at, at, end + ":\nswitch {\ndefault:\n"})
 			}
 			edits = append(edits, edit{off(r.Pos()), off(r.Pos()) + len("return"), "break " + end})
@@ -302,6 +332,9 @@ func (p *parsedSnippet) inline(declared func(string) bool, label func() string) 
 				edits = append(edits, edit{off(gd.Pos()), off(vs.Values[0].Pos()), strings.Join(names, ", ") + " = "})
 			}
 		}
+	}
+	if switchEdit >= 0 && predecls.Len() > 0 {
+		edits[switchEdit].text = predecls.String() + edits[switchEdit].text
 	}
 	// From the end; at one offset, a replacement before an insertion.
 	sort.Slice(edits, func(i, j int) bool {

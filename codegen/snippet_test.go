@@ -15,7 +15,7 @@ func TestInlineTopLevelReturn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := p.inline(declared, label)
+	got, err := p.inline(declared, label, noTypes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,14 +27,36 @@ func TestInlineTopLevelReturn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := p.inline(declared, label); err != nil || got != "end:\nswitch {\ndefault:\nbreak end\nx++\n}" {
+	if got, err := p.inline(declared, label, noTypes); err != nil || got != "end:\nswitch {\ndefault:\nbreak end\nx++\n}" {
 		t.Errorf("bare return: %q, %v", got, err)
 	}
 	p, err = parseSnippet("if true {\n\treturn\n}\ny := 2", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.inline(declared, label); err == nil || !strings.Contains(err.Error(), "declares y after a top-level return") {
+	if _, err := p.inline(declared, label, noTypes); err == nil || !strings.Contains(err.Error(), "declares y after a top-level return") {
 		t.Errorf("err = %v", err)
 	}
+	// With the recorded type, y is declared before the switch and
+	// assigned in it.
+	intY := func(n string) (string, bool) { return "int", n == "y" }
+	p, err = parseSnippet("if true {\n\treturn\n}\ny := 2\nvar z int", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.inline(declared, label, intY); err == nil || !strings.Contains(err.Error(), "declares z after a top-level return") {
+		t.Errorf("z has no recorded type: %v", err)
+	}
+	p, err = parseSnippet("if true {\n\treturn\n}\ny := 2\nvar w = y", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	intYW := func(n string) (string, bool) { return "int", n == "y" || n == "w" }
+	want = "var y int\nvar w int\nend:\nswitch {\ndefault:\nif true {\n\tbreak end\n}\ny = 2\nw = y\n}"
+	if got, err := p.inline(declared, label, intYW); err != nil || got != want {
+		t.Errorf("got\n%s\nwant\n%s (%v)", got, want, err)
+	}
 }
+
+// noTypes knows the type of no variable.
+func noTypes(string) (string, bool) { return "", false }
