@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"sync"
 
 	"github.com/byref/byref/run"
 )
@@ -42,13 +43,71 @@ func (st *State) History() []Instruction {
 // fold folds the State's log.
 func (st *State) fold(ctx context.Context) ([]Instruction, error) {
 	st.mu.Lock()
-	h := st.run
-	if h == nil {
-		defer st.mu.Unlock()
-		return st.folded.Instructions(), nil
-	}
+	l := st.stepLog()
 	st.mu.Unlock()
-	return h.History(ctx)
+	return l.history(ctx)
+}
+
+// stepLog is where a State's steps are recorded and its history is read
+// back from: one interface, whether or not the State has a run.
+type stepLog interface {
+	// step records step n, which ran step and gave res; callers hold the
+	// State's mu.
+	step(n int, step Step, res StepResult)
+	// history folds the log into the instructions executed, in order.
+	history(ctx context.Context) ([]Instruction, error)
+}
+
+// stepLog returns the State's log: a bare State folds its own; callers
+// hold mu.
+func (st *State) stepLog() stepLog {
+	if st.record == nil {
+		st.record = &foldLog{}
+	}
+	return st.record
+}
+
+// runLog is a run's log, in its store. The run's loop appends each step's
+// events as it goes (with what the model is told), so step has nothing
+// more to record.
+type runLog struct{ h *Handle }
+
+func (runLog) step(int, Step, StepResult) {}
+
+func (l runLog) history(ctx context.Context) ([]Instruction, error) { return l.h.History(ctx) }
+
+// foldLog is the log of a State with no run, which has no store: the fold
+// of the events its steps would have logged (the reason, the scheduled
+// calls, the snippets' and calls' records), not the events.
+type foldLog struct {
+	mu     sync.Mutex
+	folded run.HistoryFolder
+	// buf holds the variables of the call being folded.
+	buf []run.VariableInfo
+}
+
+func (l *foldLog) step(n int, step Step, res StepResult) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f := &l.folded
+	if step.Reason != "" {
+		f.AssistantMessage(run.AssistantMessage{Step: n, Text: step.Reason})
+	}
+	for _, c := range step.Calls {
+		f.ToolCallScheduled(run.ToolCallScheduled{Step: n, Call: logged(c)})
+	}
+	for _, s := range res.Snippets {
+		f.SnippetExecuted(s.executed(n))
+	}
+	for i := range res.Responses {
+		f.ToolCallCompleted(res.Responses[i].folded(&l.buf))
+	}
+}
+
+func (l *foldLog) history(context.Context) ([]Instruction, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.folded.Instructions(), nil
 }
 
 // History folds the run's log, read from its store, into the instructions
@@ -61,28 +120,10 @@ func (h *Handle) History(ctx context.Context) ([]run.Instruction, error) {
 	return run.History(events), nil
 }
 
-// logStep folds the events of step n of a State with no run (and does
-// nothing for a run's State), which has no store: what a run's log would hold of its instructions (the reason, the
-// scheduled calls, the snippets' and calls' records). It keeps the fold,
-// not the events. Callers hold execMu.
+// logStep records step n in the State's log; callers hold execMu.
 func (st *State) logStep(n int, step Step, res StepResult) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.change1 = nil
-	if st.run != nil {
-		return // a run's steps are in its log
-	}
-	f := &st.folded
-	if step.Reason != "" {
-		f.AssistantMessage(run.AssistantMessage{Step: n, Text: step.Reason})
-	}
-	for _, c := range step.Calls {
-		f.ToolCallScheduled(run.ToolCallScheduled{Step: n, Call: logged(c)})
-	}
-	for _, s := range res.Snippets {
-		f.SnippetExecuted(s.executed(n))
-	}
-	for i := range res.Responses {
-		f.ToolCallCompleted(res.Responses[i].folded(&st.foldBuf))
-	}
+	st.stepLog().step(n, step, res)
 }

@@ -37,35 +37,48 @@ func manyActions() *action.Set {
 	return action.MustSet(list...)
 }
 
+// Relevance selection chooses once per run, from the task, so that the
+// tool list is the same at every request; it chooses again, with the
+// actions whose references are in play first, only at a compaction.
 func TestRelevanceSelectionWith200Actions(t *testing.T) {
-	model := llm.NewScripted(
-		llm.CallTool("new_thing", `{"name":"crate","return":null}`),
-		llm.CallTool("terminate", `{"success":true,"result":null}`),
-	)
-	st := newAgent(t, model, runtime.Options{Actions: manyActions()})
-	if _, err := st.Run(context.Background(), runtime.RunOptions{Task: "What is the weather forecast in Paris? Convert 10 euros to dollars.", ToolLimit: 5}); err != nil {
-		t.Fatal(err)
-	}
-	offered := func(i int) []string {
-		var names []string
-		for _, tool := range model.Requests()[i].Tools {
-			names = append(names, tool.Name)
+	for _, compactAt := range []int{0, 1} {
+		model := llm.NewScripted(
+			llm.CallTool("new_thing", `{"name":"crate","return":null}`),
+			llm.CallTool("terminate", `{"success":true,"result":null}`),
+		)
+		st := newAgent(t, model, runtime.Options{Actions: manyActions()})
+		if _, err := st.Run(context.Background(), runtime.RunOptions{Task: "What is the weather forecast in Paris? Convert 10 euros to dollars.", ToolLimit: 3,
+			Limits: runtime.Limits{CompactAt: compactAt}}); err != nil {
+			t.Fatal(err)
 		}
-		return names
-	}
-	first := offered(0)
-	for _, want := range []string{"get_weather", "convert_currency", "terminate", "ask_user", "run_go"} {
-		if !slices.Contains(first, want) {
-			t.Errorf("step 1 offers %v, without %s", first, want)
+		offered := func(i int) []string {
+			var names []string
+			for _, tool := range model.Requests()[i].Tools {
+				names = append(names, tool.Name)
+			}
+			return names
 		}
-	}
-	if n := len(first) - 3; n > 5 {
-		t.Errorf("step 1 offers %d actions, want at most 5", n)
-	}
-	// Once the run made a *Thing, the action that takes one is offered
-	// whatever its score.
-	if second := offered(1); !slices.Contains(second, "inspect") {
-		t.Errorf("step 2 offers %v, without inspect, whose reference is in play", second)
+		first := offered(0)
+		for _, want := range []string{"get_weather", "convert_currency", "terminate", "ask_user", "run_go"} {
+			if !slices.Contains(first, want) {
+				t.Errorf("step 1 offers %v, without %s", first, want)
+			}
+		}
+		if n := len(first) - 3; n > 3 || slices.Contains(first, "inspect") {
+			t.Errorf("step 1 offers %d actions, want at most 3 and not inspect (no *Thing yet): %v", n, first)
+		}
+		second := offered(1)
+		if compactAt == 0 {
+			if !slices.Equal(first, second) {
+				t.Errorf("the tool list changed without a compaction:\n%v\n%v", first, second)
+			}
+			continue
+		}
+		// At a compaction, the action that takes the *Thing the run made
+		// is offered whatever its score.
+		if !slices.Contains(second, "inspect") {
+			t.Errorf("after a compaction, step 2 offers %v, without inspect, whose reference is in play", second)
+		}
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/interp"
-	"github.com/byref/byref/run"
 	"github.com/byref/byref/variable"
 )
 
@@ -41,14 +40,10 @@ type State struct {
 	actions *action.Set
 	m       *matrix
 	step    int
-	// folded is the history of a State with no run: the fold of the
-	// events its steps would have logged. A run's history is folded from
-	// the log in its store.
-	folded run.HistoryFolder
-	// foldBuf holds the variables of the call being folded (folded), under
-	// mu.
-	foldBuf []run.VariableInfo
-	in      *interp.Interpreter
+	// steps are recorded in record, and the history read back from it
+	// (history.go): a run's log, or the fold of a bare State's steps.
+	record stepLog
+	in     *interp.Interpreter
 	// secrets holds the names of the sensitive variables: secret or
 	// tainted (see taint.go).
 	secrets   map[string]bool

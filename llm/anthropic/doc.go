@@ -16,4 +16,18 @@
 // "model_context_window_exceeded" is [llm.StopMaxTokens]. Failures are
 // [*llm.ProviderError] values; a stream that ends before message_stop is
 // [llm.ErrBadResponse].
+//
+// # Prompt caching
+//
+// Anthropic caches a prompt only where a request marks it. Each request
+// carries two of the four cache_control breakpoints the API allows, both
+// "ephemeral": one on the system prompt (or, with none, on the last tool),
+// the end of the prefix every request of a byref run repeats, and one on
+// the last block of the last message (not a thinking block), which moves
+// with the conversation so that the next request reads all of this one
+// from the cache. [Options.NoCacheControl] sends none. The body is written
+// in the order the cache reads the prompt: tools, system, messages. The
+// usage's cache_read_input_tokens and cache_creation_input_tokens are
+// [llm.Usage.CacheReadTokens] and [llm.Usage.CacheWriteTokens], counted in
+// InputTokens too.
 package anthropic

@@ -17,6 +17,15 @@
 // Gemini's thought signatures ([llm.ToolCall.Signature]) go back in
 // extra_content.google.thought_signature, as Google documents for Gemini 3.
 //
+// OpenAI caches prompts over 1,024 tokens by itself, by prefix; requests
+// carry a prompt_cache_key so that one agent's requests reach the same
+// cache: [Options.PromptCacheKey], else the request's [llm.Request.CacheKey]
+// (which a byref run derives from its tools and system prompt). The other
+// endpoints get none ([Dialect.NoPromptCacheKey]): Gemini caches implicitly,
+// by prefix, and Mistral refuses fields it does not know. The body is
+// written in the order the cache reads the prompt: tools, then messages.
+// prompt_tokens_details.cached_tokens is read as [llm.Usage.CacheReadTokens].
+//
 // # What is read
 //
 // Content as a string or as an array of parts (Mistral's Magistral, whose
