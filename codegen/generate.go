@@ -215,7 +215,7 @@ func (g *gen) parseSnippets(types map[string]reflect.Type, actionNames []string)
 		if in.Kind != KindSnippet || !in.OK() || in.Denied != "" {
 			continue
 		}
-		p, err := parseSnippet(in.Code, types)
+		p, err := parseSnippet(in.Code, types, g.rec.Actions)
 		if err != nil {
 			return fmt.Errorf("%w: step %d: %w", ErrGenerate, in.Step, err)
 		}

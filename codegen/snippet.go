@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"go/ast"
 	"go/parser"
+	"go/printer"
 	"go/token"
 	"reflect"
 	"sort"
 	"strings"
 
 	"github.com/byref/byref/interp"
+	"github.com/byref/byref/run"
 )
 
 // snippetImport is one import a snippet needs.
@@ -53,7 +55,7 @@ const stmtPrefix = "package p\n\nfunc _() {\n"
 // parseSnippet splits and parses a snippet's code; vars are the variables'
 // types at the point it ran, for finding packages it uses without importing.
 // The split is the interpreter's own ([interp.Split]).
-func parseSnippet(code string, vars map[string]reflect.Type) (*parsedSnippet, error) {
+func parseSnippet(code string, vars map[string]reflect.Type, actions map[string]run.GoAction) (*parsedSnippet, error) {
 	parts := interp.Split(code)
 	p := &parsedSnippet{idents: map[string]bool{}, qualifiers: map[string]bool{}}
 	qualifier := func(n ast.Node) {
@@ -68,14 +70,39 @@ func parseSnippet(code string, vars map[string]reflect.Type) (*parsedSnippet, er
 	}
 	stmts := []byte(parts.Body)
 	for _, d := range parts.Decls {
-		p.decls = append(p.decls, parts.Body[d.Start:d.End])
 		for i := d.Start; i < d.End; i++ {
 			if stmts[i] != '\n' {
 				stmts[i] = ' '
 			}
 		}
 	}
-	p.stmts = string(stmts)
+	// A func declaration that uses the run's variables, the actions or the
+	// snippet's own top-level variables cannot go to file level (they are
+	// locals of Replay): it stays where it is, as a func value.
+	locals := map[string]bool{}
+	for n := range vars {
+		locals[n] = true
+	}
+	for n := range actions {
+		locals[n] = true
+	}
+	for _, n := range definedNames(string(stmts)) {
+		locals[n] = true
+	}
+	var text strings.Builder
+	last := 0
+	for _, d := range parts.Decls {
+		decl := parts.Body[d.Start:d.End]
+		if closure, ok := funcValue(decl, locals); ok {
+			text.Write(stmts[last:d.Start])
+			text.WriteString(closure)
+			last = d.End
+			continue
+		}
+		p.decls = append(p.decls, decl)
+	}
+	text.Write(stmts[last:])
+	p.stmts = text.String()
 
 	p.fset = token.NewFileSet()
 	f, err := parser.ParseFile(p.fset, "", stmtPrefix+p.stmts+"\n}\n", parser.ParseComments)
@@ -178,6 +205,51 @@ func parseSnippet(code string, vars map[string]reflect.Type) (*parsedSnippet, er
 	}
 	p.imports = kept
 	return p, nil
+}
+
+// definedNames are the names the top-level statements of stmts declare
+// (none when they do not parse; the full parse reports that).
+func definedNames(stmts string) []string {
+	f, err := parser.ParseFile(token.NewFileSet(), "", stmtPrefix+stmts+"\n}\n", parser.SkipObjectResolution)
+	if err != nil || len(f.Decls) != 1 {
+		return nil
+	}
+	var out []string
+	for _, st := range f.Decls[0].(*ast.FuncDecl).Body.List {
+		out = append(out, topLevelNames(st)...)
+	}
+	return out
+}
+
+// funcValue returns a func declaration that uses one of locals as a func
+// value declared and assigned in place (so it may call itself), on one
+// line: var f func(T) R; f = func(t T) R {...}; _ = f. Methods and generic
+// funcs cannot be values: they stay declarations.
+func funcValue(decl string, locals map[string]bool) (string, bool) {
+	const prefix = "package p\n"
+	fset := token.NewFileSet()
+	df, err := parser.ParseFile(fset, "", prefix+decl, 0)
+	if err != nil || len(df.Decls) != 1 {
+		return "", false
+	}
+	fd, ok := df.Decls[0].(*ast.FuncDecl)
+	if !ok || fd.Recv != nil || fd.Type.TypeParams != nil || fd.Body == nil {
+		return "", false
+	}
+	uses := false
+	for _, id := range df.Unresolved {
+		uses = uses || locals[id.Name]
+	}
+	if !uses {
+		return "", false
+	}
+	var sig strings.Builder
+	if err := printer.Fprint(&sig, fset, fd.Type); err != nil {
+		return "", false
+	}
+	body := decl[fset.Position(fd.Body.Pos()).Offset-len(prefix) : fset.Position(fd.Body.End()).Offset-len(prefix)]
+	name := fd.Name.Name
+	return "var " + name + " " + sig.String() + "; " + name + " = " + sig.String() + " " + body + "; _ = " + name, true
 }
 
 // firstLine is the first line of s, for a message.

@@ -38,7 +38,11 @@ func (h *Handle) request(ctx context.Context, lim Limits) (llm.Request, error) {
 	h.mu.Lock()
 	h.fix()
 	tokens := estimateRequest(h.ctx.tools, h.messages)
-	compact := tokens > lim.CompactAt && len(h.messages) > h.head()+1
+	// A compaction folds what follows the head (system prompt, session
+	// history, task); when the tools and the head alone pass the
+	// threshold, it could not bring the request under it, and is not
+	// tried.
+	compact := tokens > lim.CompactAt && len(h.messages) > h.head()+1 && estimateRequest(h.ctx.tools, h.messages[:h.head()]) < lim.CompactAt
 	h.mu.Unlock()
 	if compact {
 		if err := h.compact(ctx, tokens, lim.CompactAt, lim.ModelSummary); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/byref/byref/action"
@@ -41,11 +42,11 @@ func manyActions() *action.Set {
 // tool list is the same at every request; it chooses again, with the
 // actions whose references are in play first, only at a compaction.
 func TestRelevanceSelectionWith200Actions(t *testing.T) {
-	for _, compactAt := range []int{0, 1} {
-		model := llm.NewScripted(
-			llm.CallTool("new_thing", `{"name":"crate","return":null}`),
-			llm.CallTool("terminate", `{"success":true,"result":null}`),
-		)
+	for _, compactAt := range []int{0, 2000} {
+		// The first answer's text (5,000 tokens) passes 2,000.
+		makeThing := llm.CallTool("new_thing", `{"name":"crate","return":null}`)
+		makeThing.Text = strings.Repeat("word ", 4000)
+		model := llm.NewScripted(makeThing, llm.CallTool("terminate", `{"success":true,"result":null}`))
 		st := newAgent(t, model, runtime.Options{Actions: manyActions()})
 		if _, err := st.Run(context.Background(), runtime.RunOptions{Task: "What is the weather forecast in Paris? Convert 10 euros to dollars.", ToolLimit: 3,
 			Limits: runtime.Limits{CompactAt: compactAt}}); err != nil {
