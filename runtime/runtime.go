@@ -43,7 +43,10 @@ type Options struct {
 	// deadline. An action that takes a context sees the deadline; one that
 	// does not return by it is abandoned: its call fails with
 	// ErrCallTimeout, the run goes on, and the late result is discarded.
-	// Zero means DefaultCallTimeout; negative means no bound.
+	// A bare State's Execute runs on its caller's goroutine and returns
+	// when the action does; a success later than the deadline is
+	// discarded there too. Zero means DefaultCallTimeout; negative means
+	// no bound.
 	CallTimeout time.Duration
 	// CancelGrace is how long a cancelled step waits for a running action
 	// to return before abandoning it (the run then reaches canceled).
