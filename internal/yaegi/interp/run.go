@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/byref/byref/internal/yaegi/unsafe2"
 )
 
 // bltn type defines functions which run at CFG execution.
@@ -2152,7 +2154,7 @@ func lookupMethodValue(val valueInterface, name string) (r reflect.Value, m *nod
 	}
 	nf := v.NumField()
 	for i := 0; i < nf; i++ {
-		vi, ok := v.Field(i).Interface().(valueInterface)
+		vi, ok := unsafe2.Exported(v.Field(i)).Interface().(valueInterface)
 		if !ok {
 			continue
 		}
@@ -2185,7 +2187,7 @@ func getIndexSeq(n *node) {
 		fnext := getExec(n.fnext)
 		n.exec = func(f *frame) bltn {
 			v := value(f)
-			r := v.FieldByIndex(index)
+			r := unsafe2.Exported(v.FieldByIndex(index))
 			getFrame(f, l).data[i] = r
 			if r.Bool() {
 				return tnext
@@ -2195,7 +2197,7 @@ func getIndexSeq(n *node) {
 	} else {
 		n.exec = func(f *frame) bltn {
 			v := value(f)
-			getFrame(f, l).data[i] = v.FieldByIndex(index)
+			getFrame(f, l).data[i] = unsafe2.Exported(v.FieldByIndex(index))
 			return tnext
 		}
 	}
@@ -2211,7 +2213,7 @@ func getPtrIndexSeq(n *node) {
 	if n.fnext != nil {
 		fnext := getExec(n.fnext)
 		n.exec = func(f *frame) bltn {
-			r := value(f).Elem().FieldByIndex(index)
+			r := unsafe2.Exported(value(f).Elem().FieldByIndex(index))
 			getFrame(f, l).data[i] = r
 			if r.Bool() {
 				return tnext
@@ -2220,7 +2222,7 @@ func getPtrIndexSeq(n *node) {
 		}
 	} else {
 		n.exec = func(f *frame) bltn {
-			getFrame(f, l).data[i] = value(f).Elem().FieldByIndex(index)
+			getFrame(f, l).data[i] = unsafe2.Exported(value(f).Elem().FieldByIndex(index))
 			return tnext
 		}
 	}
@@ -2237,7 +2239,7 @@ func getIndexSeqField(n *node) {
 		fnext := getExec(n.fnext)
 		if n.child[0].typ.TypeOf().Kind() == reflect.Ptr {
 			n.exec = func(f *frame) bltn {
-				r := value(f).Elem().FieldByIndex(index)
+				r := unsafe2.Exported(value(f).Elem().FieldByIndex(index))
 				getFrame(f, l).data[i] = r
 				if r.Bool() {
 					return tnext
@@ -2246,7 +2248,7 @@ func getIndexSeqField(n *node) {
 			}
 		} else {
 			n.exec = func(f *frame) bltn {
-				r := value(f).FieldByIndex(index)
+				r := unsafe2.Exported(value(f).FieldByIndex(index))
 				getFrame(f, l).data[i] = r
 				if r.Bool() {
 					return tnext
@@ -2257,12 +2259,12 @@ func getIndexSeqField(n *node) {
 	} else {
 		if n.child[0].typ.TypeOf().Kind() == reflect.Ptr {
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = value(f).Elem().FieldByIndex(index)
+				getFrame(f, l).data[i] = unsafe2.Exported(value(f).Elem().FieldByIndex(index))
 				return tnext
 			}
 		} else {
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = value(f).FieldByIndex(index)
+				getFrame(f, l).data[i] = unsafe2.Exported(value(f).FieldByIndex(index))
 				return tnext
 			}
 		}
@@ -2286,7 +2288,7 @@ func getIndexSeqPtrMethod(n *node) {
 			}
 		} else {
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = value(f).Elem().FieldByIndex(fi).Addr().Method(mi)
+				getFrame(f, l).data[i] = unsafe2.Exported(value(f).Elem().FieldByIndex(fi)).Addr().Method(mi)
 				return next
 			}
 		}
@@ -2298,7 +2300,7 @@ func getIndexSeqPtrMethod(n *node) {
 			}
 		} else {
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = value(f).FieldByIndex(fi).Addr().Method(mi)
+				getFrame(f, l).data[i] = unsafe2.Exported(value(f).FieldByIndex(fi)).Addr().Method(mi)
 				return next
 			}
 		}
@@ -2322,7 +2324,7 @@ func getIndexSeqMethod(n *node) {
 			}
 		} else {
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = value(f).Elem().FieldByIndex(fi).Method(mi)
+				getFrame(f, l).data[i] = unsafe2.Exported(value(f).Elem().FieldByIndex(fi)).Method(mi)
 				return next
 			}
 		}
@@ -2334,7 +2336,7 @@ func getIndexSeqMethod(n *node) {
 			}
 		} else {
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = value(f).FieldByIndex(fi).Method(mi)
+				getFrame(f, l).data[i] = unsafe2.Exported(value(f).FieldByIndex(fi)).Method(mi)
 				return next
 			}
 		}
@@ -2799,7 +2801,7 @@ func doCompositeBinStruct(n *node, hasType bool) {
 	n.exec = func(f *frame) bltn {
 		s := reflect.New(typ).Elem()
 		for i, v := range values {
-			s.FieldByIndex(fieldIndex[i]).Set(v(f))
+			unsafe2.Exported(s.FieldByIndex(fieldIndex[i])).Set(v(f))
 		}
 		d := value(f)
 		switch {
@@ -2872,7 +2874,7 @@ func doComposite(n *node, hasType bool, keyed bool) {
 	n.exec = func(f *frame) bltn {
 		a := reflect.New(rt).Elem()
 		for i, v := range values {
-			a.Field(i).Set(v(f))
+			unsafe2.Exported(a.Field(i)).Set(v(f))
 		}
 		d := value(f)
 		switch {
