@@ -8,6 +8,7 @@ import (
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
+	"github.com/byref/byref/variable"
 )
 
 // runContext is what a run keeps fixed from one request to the next, so
@@ -147,4 +148,27 @@ func (h *Handle) cost(u llm.Usage) float64 {
 		return 0
 	}
 	return p.Cost(u)
+}
+
+// completedContent rebuilds the tool result the model was sent.
+func completedContent(p run.ToolCallCompleted) string {
+	b, _ := marshal(toolContent{Success: p.Success, Error: p.Error, Stdout: p.Stdout, Stderr: p.Stderr, Variables: changes(p.Created, p.Modified)})
+	return string(b)
+}
+
+// restoredContent is a tool or snippet result as the model first saw it:
+// one longer than large was kept in a variable (which the system prompt
+// names), so it comes back cut, with a note.
+func restoredContent(content string, large int) string {
+	if len(content) <= large {
+		return content
+	}
+	b, _ := marshal(struct {
+		Note  string `json:"note"`
+		Start string `json:"start"`
+	}{
+		Note:  fmt.Sprintf("the result was %d bytes, so it was kept as a variable (see the variables)", len(content)),
+		Start: clip(content, min(large, variable.DefaultPreviewLimit)),
+	})
+	return string(b)
 }

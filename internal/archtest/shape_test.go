@@ -98,7 +98,9 @@ func useGraph(files map[string]*ast.File) map[string][]string {
 						plain[s.Name.Name] = append(plain[s.Name.Name], name)
 					case *ast.ValueSpec:
 						for _, n := range s.Names {
-							plain[n.Name] = append(plain[n.Name], name)
+							if n.Name != "_" {
+								plain[n.Name] = append(plain[n.Name], name)
+							}
 						}
 					}
 				}
