@@ -120,9 +120,10 @@
 //
 //   - Reach outside the process: no files, network, processes, environment,
 //     reflection or unsafe; no go statements (see Allow-list).
-//   - Use yaegi v0.16.1's remaining gaps: printing a map or a struct
-//     holding values of a snippet-declared Stringer type (print the
-//     values), %T of a snippet-declared type (it names the underlying
+//   - Use yaegi v0.16.1's remaining gaps: printing a struct holding
+//     values of a snippet-declared Stringer type, or a map whose keys are
+//     (print the values; slices, arrays and map values print through
+//     String), %T of a snippet-declared type (it names the underlying
 //     type), and generic functions whose type parameters are only
 //     reachable through a constraint such as S ~[]E (the sandbox's slices
 //     and maps take []E and map[K]V instead; a named slice type passed in

@@ -218,6 +218,13 @@ func (m M) String() string { return "m" }
 type P struct{ X int }
 fmt.Println([]S{{1}, {2}}, [2]S{{4}, {5}}, []P{{1}})
 fmt.Printf("%d %v", []M{1, 2}, []M{3})`, "[S1 S2] [S4 S5] [{1}]\n[1 2] [m]"},
+		{"a map of Stringers", `type S struct{ n int }
+func (s S) String() string { return fmt.Sprint("S", s.n) }
+type M int
+func (m M) String() string { return "m" }
+var none map[string]S
+fmt.Println(map[string]S{"b": {2}, "a": {1}}, map[int]M{1: 1}, none)
+fmt.Printf("%d %v", map[int]M{7: 2}, map[string]int{"z": 1})`, "map[a:S1 b:S2] map[1:m] map[]\nmap[7:2] map[z:1]"},
 		{"embedded fields are promoted for encoding/json", `type Base struct{ ID int }
 type Product struct {
 	Base

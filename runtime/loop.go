@@ -21,110 +21,149 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 	lim := h.opts.Limits.withDefaults()
 	retries := 0
 	for {
-		if o, stop := h.stopped(ctx); stop {
-			return o
-		}
-		h.mu.Lock()
-		steps, usage := h.steps-h.turnSteps, h.usage.Total()-h.turnTokens
-		h.mu.Unlock()
-		if steps >= lim.MaxSteps {
-			return h.complete(ctx, nil, fmt.Sprintf("the step limit (%d) was reached before the task was done", lim.MaxSteps))
-		}
-		if lim.MaxTokens > 0 && int64(usage) >= lim.MaxTokens {
-			return h.complete(ctx, nil, fmt.Sprintf("the token budget (%d) was spent before the task was done", lim.MaxTokens))
-		}
-		if err := h.checkpoint(ctx, PauseModel); err != nil {
-			if o, stop := h.stopped(ctx); stop {
-				return o
-			}
-			return h.fail(ctx, err.Error())
-		}
-		if err := h.rec.setPhase(ctx, run.PhasePlanning); err != nil {
-			return h.storeFault(ctx, err)
-		}
-		req, err := h.request(ctx, lim)
-		if err != nil {
-			return h.storeFault(ctx, err)
-		}
-		modelCtx, endModel := h.st.startSpan(ctx, Span{Kind: SpanModel, Name: h.opts.ModelName, Step: h.st.Steps() + 1})
-		resp, err := h.generate(modelCtx, req)
-		endModel(SpanEnd{Err: err, Usage: resp.Usage})
-		if err != nil {
-			h.st.log().Warn("model call failed", "run", string(h.id), "err", err)
-			if o, stop := h.stopped(ctx); stop {
-				return o
-			}
-			return h.failAs(ctx, run.FailureModel, "model: "+err.Error())
-		}
-		h.mu.Lock()
-		h.steps++
-		step := h.st.Steps() + 1 // the loop is the only executor of its runtime's steps
-		h.usage = h.usage.Add(resp.Usage)
-		h.messages = append(h.messages, resp.Message())
-		h.mu.Unlock()
-
-		calls := resp.ToolCalls // one type from the provider to the step
-		snippets := extractCode(resp.Text)
-		before := []run.Payload{usageEvent(resp.Usage)}
-		if resp.Text != "" || resp.Reasoning != "" || len(resp.Thinking) > 0 {
-			before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning, Thinking: thinkingOf(resp.Thinking)})
-		}
-		if kind, reason := stopFailure(resp); kind != "" {
-			// A refused or cut answer is not a result, and its calls are
-			// not run: fail with the typed reason, keeping what was said.
-			if err := h.rec.append(ctx, before...); err != nil {
-				return h.storeFault(ctx, err)
-			}
-			return h.failWith(ctx, run.Error{Step: step, Message: reason, Failure: kind, Refusal: resp.Refusal}, reason)
-		}
-
-		if len(calls) == 0 && len(snippets) == 0 {
-			// A plain answer: it is the result.
-			if err := h.rec.append(ctx, before...); err != nil {
-				return h.storeFault(ctx, err)
-			}
-			o, done := h.textResult(ctx, resp.Text, &retries, lim)
-			if done {
-				return o
-			}
-			continue
-		}
-
-		before = append(before, run.PhaseChanged{From: run.PhasePlanning, To: run.PhaseExecuting})
-		for _, c := range calls {
-			// Resolved when it runs (after the step's snippets and earlier
-			// calls, which may make the variables it refers to); the
-			// resolution is recorded with its completion.
-			before = append(before, run.ToolCallScheduled{Step: step, Call: logged(c)})
-		}
-		if err := h.rec.appendPhased(ctx, before...); err != nil {
-			return h.storeFault(ctx, err)
-		}
-
-		if err := h.checkpoint(ctx, PauseStep); err != nil {
-			if o, stop := h.stopped(ctx); stop {
-				return o
-			}
-			return h.fail(ctx, err.Error())
-		}
-		if h.opts.Approval == ApproveOnStart && !h.planApproved() {
-			deny := h.approvePlan(ctx, resp.Text, snippets, calls)
-			if f := h.fatalReason(); f != "" {
-				return Outcome{Status: run.StatusFailed, Reason: f}
-			}
-			if o, stop := h.stopped(ctx); stop {
-				return o
-			}
-			if deny != "" {
-				h.refuseStep(calls, snippets, deny)
-				continue
-			}
-		}
-		res := h.st.execute(ctx, Step{Snippets: snippets, Calls: calls, Reason: resp.Text}, h)
-		if o, done := h.afterStep(ctx, res, &retries, lim); done {
+		if o, done := h.modelStep(ctx, &retries, lim); done {
 			return o
 		}
 	}
+}
+
+// modelStep is one model call and the step it asks for: done reports that
+// the turn ended, with its outcome.
+func (h *Handle) modelStep(ctx context.Context, retries *int, lim Limits) (Outcome, bool) {
+	if o, done := h.beforeModel(ctx, lim); done {
+		return o, true
+	}
+	resp, step, o, done := h.callModel(ctx, lim)
+	if done {
+		return o, true
+	}
+	calls := resp.ToolCalls // one type from the provider to the step
+	snippets := extractCode(resp.Text)
+	before := []run.Payload{usageEvent(resp.Usage)}
+	if resp.Text != "" || resp.Reasoning != "" || len(resp.Thinking) > 0 {
+		before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning, Thinking: thinkingOf(resp.Thinking)})
+	}
+	if kind, reason := stopFailure(resp); kind != "" {
+		// A refused or cut answer is not a result, and its calls are
+		// not run: fail with the typed reason, keeping what was said.
+		if err := h.rec.append(ctx, before...); err != nil {
+			return h.storeFault(ctx, err), true
+		}
+		return h.failWith(ctx, run.Error{Step: step, Message: reason, Failure: kind, Refusal: resp.Refusal}, reason), true
+	}
+
+	if len(calls) == 0 && len(snippets) == 0 {
+		// A plain answer: it is the result.
+		if err := h.rec.append(ctx, before...); err != nil {
+			return h.storeFault(ctx, err), true
+		}
+		return h.textResult(ctx, resp.Text, retries, lim)
+	}
+
+	if o, done := h.schedule(ctx, step, before, calls); done {
+		return o, true
+	}
+	if o, done, refused := h.approveStep(ctx, resp.Text, snippets, calls); done || refused {
+		return o, done
+	}
+	res := h.st.execute(ctx, Step{Snippets: snippets, Calls: calls, Reason: resp.Text}, h)
+	return h.afterStep(ctx, res, retries, lim)
+}
+
+// beforeModel checks, before a model call, that the run goes on: not
+// cancelled, within its step limit and token budget, and not paused.
+func (h *Handle) beforeModel(ctx context.Context, lim Limits) (Outcome, bool) {
+	if o, stop := h.stopped(ctx); stop {
+		return o, true
+	}
+	h.mu.Lock()
+	steps, usage := h.steps-h.turnSteps, h.usage.Total()-h.turnTokens
+	h.mu.Unlock()
+	if steps >= lim.MaxSteps {
+		return h.complete(ctx, nil, fmt.Sprintf("the step limit (%d) was reached before the task was done", lim.MaxSteps)), true
+	}
+	if lim.MaxTokens > 0 && int64(usage) >= lim.MaxTokens {
+		return h.complete(ctx, nil, fmt.Sprintf("the token budget (%d) was spent before the task was done", lim.MaxTokens)), true
+	}
+	if err := h.checkpoint(ctx, PauseModel); err != nil {
+		if o, stop := h.stopped(ctx); stop {
+			return o, true
+		}
+		return h.fail(ctx, err.Error()), true
+	}
+	return Outcome{}, false
+}
+
+// callModel asks the model for the next step, and counts the call: step
+// is the number of the step it asks for.
+func (h *Handle) callModel(ctx context.Context, lim Limits) (resp llm.Response, step int, o Outcome, done bool) {
+	if err := h.rec.setPhase(ctx, run.PhasePlanning); err != nil {
+		return resp, 0, h.storeFault(ctx, err), true
+	}
+	req, err := h.request(ctx, lim)
+	if err != nil {
+		return resp, 0, h.storeFault(ctx, err), true
+	}
+	modelCtx, endModel := h.st.startSpan(ctx, Span{Kind: SpanModel, Name: h.opts.ModelName, Step: h.st.Steps() + 1})
+	resp, err = h.generate(modelCtx, req)
+	endModel(SpanEnd{Err: err, Usage: resp.Usage})
+	if err != nil {
+		h.st.log().Warn("model call failed", "run", string(h.id), "err", err)
+		if o, stop := h.stopped(ctx); stop {
+			return resp, 0, o, true
+		}
+		return resp, 0, h.failAs(ctx, run.FailureModel, "model: "+err.Error()), true
+	}
+	h.mu.Lock()
+	h.steps++
+	step = h.st.Steps() + 1 // the loop is the only executor of its runtime's steps
+	h.usage = h.usage.Add(resp.Usage)
+	h.messages = append(h.messages, resp.Message())
+	h.mu.Unlock()
+	return resp, step, Outcome{}, false
+}
+
+// schedule records the step's calls as scheduled, after the model's
+// message (before), and pauses there if asked to.
+func (h *Handle) schedule(ctx context.Context, step int, before []run.Payload, calls []ToolCall) (Outcome, bool) {
+	before = append(before, run.PhaseChanged{From: run.PhasePlanning, To: run.PhaseExecuting})
+	for _, c := range calls {
+		// Resolved when it runs (after the step's snippets and earlier
+		// calls, which may make the variables it refers to); the
+		// resolution is recorded with its completion.
+		before = append(before, run.ToolCallScheduled{Step: step, Call: logged(c)})
+	}
+	if err := h.rec.appendPhased(ctx, before...); err != nil {
+		return h.storeFault(ctx, err), true
+	}
+	if err := h.checkpoint(ctx, PauseStep); err != nil {
+		if o, stop := h.stopped(ctx); stop {
+			return o, true
+		}
+		return h.fail(ctx, err.Error()), true
+	}
+	return Outcome{}, false
+}
+
+// approveStep asks for the approval of the run's plan, under
+// ApproveOnStart, before its first step: refused reports that the step was
+// denied (and recorded so), done that the turn ended.
+func (h *Handle) approveStep(ctx context.Context, text string, snippets []string, calls []ToolCall) (o Outcome, done, refused bool) {
+	if h.opts.Approval != ApproveOnStart || h.planApproved() {
+		return Outcome{}, false, false
+	}
+	deny := h.approvePlan(ctx, text, snippets, calls)
+	if f := h.fatalReason(); f != "" {
+		return Outcome{Status: run.StatusFailed, Reason: f}, true, false
+	}
+	if o, stop := h.stopped(ctx); stop {
+		return o, true, false
+	}
+	if deny != "" {
+		h.refuseStep(calls, snippets, deny)
+		return Outcome{}, false, true
+	}
+	return Outcome{}, false, false
 }
 
 // afterStep records a step's outcome, gives it to the model and handles

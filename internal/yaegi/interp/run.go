@@ -1615,16 +1615,16 @@ func callBin(n *node) {
 				}
 			}
 			var elemWrap reflect.Type // byref: the wrapper of a slice's elements
-			if getMapType != nil && (c.typ.cat == sliceT || c.typ.cat == arrayT) && c.typ.val != nil && !isInterface(c.typ.val) && c.typ.val.cat != valueT {
+			if getMapType != nil && (c.typ.cat == sliceT || c.typ.cat == arrayT || c.typ.cat == mapT) && c.typ.val != nil && !isInterface(c.typ.val) && c.typ.val.cat != valueT {
 				elemWrap = getMapType(c.typ.val)
 			}
 
 			switch {
 			case elemWrap != nil:
-				// byref: the elements of a slice or array of an
+				// byref: the elements of a slice, array or map of an
 				// interpreted type with a String or Error method reach fmt
-				// with their methods, as a []any of wrappers (fmt printed
-				// their fields).
+				// with their methods, as a []any or map[K]any of wrappers
+				// (fmt printed their fields).
 				values = append(values, genElemWrappers(c, elemWrap))
 			case isEmptyInterface(c.typ):
 				values = append(values, genValue(c))
