@@ -340,10 +340,6 @@ func topReturns(st ast.Stmt) []*ast.ReturnStmt {
 // and assigned inside it; one whose type the log lacks (the run never
 // created it) cannot be inlined.
 func (p *parsedSnippet) inline(declared func(string) bool, label func() string, typeOf func(string) (string, bool)) (string, error) {
-	type edit struct {
-		from, to int
-		text     string
-	}
 	var edits []edit
 	off := func(pos token.Pos) int { return p.fset.Position(pos).Offset - len(stmtPrefix) }
 	predeclared := map[string]bool{} // declared before the switch
@@ -390,55 +386,76 @@ func (p *parsedSnippet) inline(declared func(string) bool, label func() string, 
 			}
 			edits = append(edits, edit{off(r.Pos()), off(r.Pos()) + len("return"), "break " + end})
 		}
-		switch st := st.(type) {
-		case *ast.AssignStmt:
-			if st.Tok != token.DEFINE {
-				continue
-			}
-			var names []string
-			for _, e := range st.Lhs {
-				if id, ok := e.(*ast.Ident); ok {
-					names = append(names, id.Name)
-				}
-			}
-			if allDeclared(names) {
-				edits = append(edits, edit{off(st.TokPos), off(st.TokPos) + 2, "="})
-			}
-		case *ast.DeclStmt:
-			gd, ok := st.Decl.(*ast.GenDecl)
-			if !ok || gd.Tok != token.VAR || len(gd.Specs) != 1 {
-				continue
-			}
-			vs := gd.Specs[0].(*ast.ValueSpec)
-			if len(vs.Values) == 0 {
-				continue
-			}
-			var names []string
-			for _, n := range vs.Names {
-				names = append(names, n.Name)
-			}
-			if allDeclared(names) {
-				edits = append(edits, edit{off(gd.Pos()), off(vs.Values[0].Pos()), strings.Join(names, ", ") + " = "})
-			}
+		if e, ok := assignment(st, allDeclared, off); ok {
+			edits = append(edits, e)
 		}
 	}
 	if switchEdit >= 0 && predecls.Len() > 0 {
 		edits[switchEdit].text = predecls.String() + edits[switchEdit].text
 	}
-	// From the end; at one offset, a replacement before an insertion.
+	out := strings.TrimSpace(applyEdits(p.stmts, edits))
+	if end != "" {
+		out += "\n}"
+	}
+	return out, nil
+}
+
+// edit replaces the text from from to to with text.
+type edit struct {
+	from, to int
+	text     string
+}
+
+// assignment is the edit that makes a top-level := or var statement of
+// names all already declared an assignment, as the runtime treats a
+// re-declared variable; off maps a position to an offset in the
+// statements.
+func assignment(st ast.Stmt, allDeclared func([]string) bool, off func(token.Pos) int) (edit, bool) {
+	switch st := st.(type) {
+	case *ast.AssignStmt:
+		if st.Tok != token.DEFINE {
+			return edit{}, false
+		}
+		var names []string
+		for _, e := range st.Lhs {
+			if id, ok := e.(*ast.Ident); ok {
+				names = append(names, id.Name)
+			}
+		}
+		if allDeclared(names) {
+			return edit{off(st.TokPos), off(st.TokPos) + 2, "="}, true
+		}
+	case *ast.DeclStmt:
+		gd, ok := st.Decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.VAR || len(gd.Specs) != 1 {
+			return edit{}, false
+		}
+		vs := gd.Specs[0].(*ast.ValueSpec)
+		if len(vs.Values) == 0 {
+			return edit{}, false
+		}
+		var names []string
+		for _, n := range vs.Names {
+			names = append(names, n.Name)
+		}
+		if allDeclared(names) {
+			return edit{off(gd.Pos()), off(vs.Values[0].Pos()), strings.Join(names, ", ") + " = "}, true
+		}
+	}
+	return edit{}, false
+}
+
+// applyEdits applies edits to s, from the end; at one offset, a
+// replacement before an insertion.
+func applyEdits(s string, edits []edit) string {
 	sort.Slice(edits, func(i, j int) bool {
 		if edits[i].from != edits[j].from {
 			return edits[i].from > edits[j].from
 		}
 		return edits[i].to > edits[j].to
 	})
-	out := p.stmts
 	for _, e := range edits {
-		out = out[:e.from] + e.text + out[e.to:]
+		s = s[:e.from] + e.text + s[e.to:]
 	}
-	out = strings.TrimSpace(out)
-	if end != "" {
-		out += "\n}"
-	}
-	return out, nil
+	return s
 }
