@@ -241,6 +241,27 @@ x := T(1)
 f := x.V
 x = 5
 fmt.Print(ps[0](), ps[1](), ps[2](), vs[0](), vs[1](), vs[2](), f())`, "0 1 2 0 1 2 1"},
+		{"a value method through a pointer copies the pointee when evaluated", `type T int
+func (t T) V() int { return int(t) }
+func taken(p *T) (err any) {
+	defer func() { err = recover() }()
+	_ = p.V
+	return nil
+}
+x := T(1)
+p := &x
+f := p.V
+x = 5
+fmt.Print(f(), " ", taken(nil))`, "1 runtime error: invalid memory address or nil pointer dereference"},
+		{"a panic recovered by a caller leaves nothing on stderr", `func f() { panic("x") }
+func g() (r any) { defer func() { r = recover() }(); f(); return nil }
+func h() bool { return strings.Contains(fmt.Sprint(stringer{}), "PANIC") }
+type stringer struct{}
+func (stringer) String() string { panic("in String") }
+fmt.Print(g(), " ", h())`, "x true"},
+		{"unnamed parameters", `type B bool
+func f(B, int) (n int) { x := 5; return x }
+fmt.Print(f(true, 3))`, "5"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},

@@ -234,12 +234,15 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 			// suppress the logging here accordingly, to get a similar and consistent
 			// behavior.
 			if !ok || errorer.Error() != errAbortHandler.Error() {
-				fmt.Fprintln(n.interp.stderr, oNode.cfgErrorf("panic: %s(...)", panicFunc(oNode.scope)))
+				n.interp.tracePanic(oNode.cfgErrorf("panic: %s(...)", panicFunc(oNode.scope)).Error(), f == f.root)
 			}
 			f.mutex.Unlock()
 			panic(f.recovered)
 		}
 		f.mutex.Unlock()
+		// byref: a function returning normally ends any panic unwinding
+		// below it (one a host function recovered, as fmt does).
+		n.interp.dropTrace()
 	}()
 
 	dbg := n.interp.debugger
@@ -989,6 +992,7 @@ func _recover(n *node) {
 			dest(f).Set(reflect.ValueOf(valueInterface{n, reflect.ValueOf(af.recovered)}))
 		}
 		af.recovered = nil
+		n.interp.dropTrace()
 		return tnext
 	}
 }
@@ -1064,7 +1068,7 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 		// loop had changed it.
 		var bound reflect.Value
 		if rcvr != nil {
-			bound = bindRecv(rcvr(f), def.types()[numRet])
+			bound = bindRecv(rcvr(f), def.types()[numRet], !n.recv.val.IsValid())
 		}
 		return reflect.MakeFunc(funcType, func(in []reflect.Value) []reflect.Value {
 			// Allocate and init local frame. All values to be settable and addressable.
