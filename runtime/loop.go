@@ -61,11 +61,15 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 		step := h.st.Steps() + 1 // the loop is the only executor of its runtime's steps
 		h.usage = h.usage.Add(resp.Usage)
 		h.messages = append(h.messages, resp.Message())
+		u := usageEvent(resp.Usage)
+		if h.steps == 1 {
+			u.System = h.messages[0].Text // what a restored run sends again
+		}
 		h.mu.Unlock()
 
 		calls := resp.ToolCalls // one type from the provider to the step
 		snippets := extractCode(resp.Text)
-		before := []run.Payload{usageEvent(resp.Usage)}
+		before := []run.Payload{u}
 		if resp.Text != "" || resp.Reasoning != "" || len(resp.Thinking) > 0 {
 			before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning, Thinking: thinkingOf(resp.Thinking)})
 		}
@@ -116,7 +120,9 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 				return o
 			}
 			if deny != "" {
-				h.refuseStep(calls, snippets, deny)
+				if err := h.refuseStep(ctx, calls, snippets, deny); err != nil {
+					return h.storeFault(ctx, err)
+				}
 				continue
 			}
 		}
@@ -338,12 +344,17 @@ const maxErrorQuote = 1 << 10
 // retryResult tells the model its result was invalid, or gives up.
 func (h *Handle) retryResult(ctx context.Context, err error, retries *int, lim Limits) (Outcome, bool) {
 	*retries++
-	_ = h.rec.append(ctx, run.Error{Message: "invalid result: " + clip(err.Error(), maxErrorQuote)})
-	if lim.ResultRetries < 0 || *retries > lim.ResultRetries {
+	fault := run.Error{Message: "invalid result: " + clip(err.Error(), maxErrorQuote)}
+	give := *retries <= lim.ResultRetries && lim.ResultRetries >= 0
+	if give {
+		fault.Sent = "Your result is not valid: " + clip(err.Error(), maxErrorQuote) + ". Call terminate again with a result that matches the result schema."
+	}
+	_ = h.rec.append(ctx, fault)
+	if !give {
 		return h.complete(ctx, nil, "no valid result after "+fmt.Sprint(*retries)+" attempts: "+clip(err.Error(), maxErrorQuote)), true
 	}
 	h.mu.Lock()
-	h.messages = append(h.messages, llm.UserMessage("Your result is not valid: "+clip(err.Error(), maxErrorQuote)+". Call terminate again with a result that matches the result schema."))
+	h.messages = append(h.messages, llm.UserMessage(fault.Sent))
 	h.mu.Unlock()
 	return Outcome{}, false
 }
@@ -528,15 +539,22 @@ func (h *Handle) approvePlan(ctx context.Context, text string, snippets []string
 	return ""
 }
 
-// refuseStep answers every call of a step that must not run.
-func (h *Handle) refuseStep(calls []ToolCall, snippets []string, why string) {
+// refuseStep answers every call of a step that must not run, and records
+// the answers, so that a restored run rebuilds them (and does not run the
+// refused calls).
+func (h *Handle) refuseStep(ctx context.Context, calls []ToolCall, snippets []string, why string) error {
+	var answers []run.Payload
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	for _, c := range calls {
+		// completedContent rebuilds these bytes from the event.
 		b, _ := marshal(toolContent{Success: false, Error: why})
 		h.messages = append(h.messages, llm.ToolResultMessage(llm.ToolCall{ID: c.ID, Name: c.Name}, string(b)))
+		answers = append(answers, run.ToolCallCompleted{CallID: c.ID, Success: false, Error: why})
 	}
 	if len(calls) == 0 {
 		h.messages = append(h.messages, llm.UserMessage(why))
+		answers = append(answers, run.Error{Message: why, Sent: why})
 	}
+	h.mu.Unlock()
+	return h.rec.append(ctx, answers...)
 }

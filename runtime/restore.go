@@ -172,7 +172,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 		}
 	}
 	msgs, work := replayLog(events, ropts.Limits.withDefaults().LargeResult)
-	h.messages = append([]llm.Message{llm.SystemMessage("")}, ropts.History...)
+	h.messages = append([]llm.Message{llm.SystemMessage(sentSystem(events))}, ropts.History...)
 	h.messages = append(h.messages, msgs[1:]...)
 	if snap.Status == run.StatusCreated {
 		h.messages = append(h.messages, llm.UserMessage(taskText(ropts, rt.opts.HideFromAI, rt.opts.MaxMessage)))
@@ -281,7 +281,9 @@ func (h *Handle) continueRunning(ctx context.Context, w unfinished) Outcome {
 			return o
 		}
 		if deny != "" {
-			h.refuseStep(w.calls, w.snippets, deny)
+			if err := h.refuseStep(ctx, w.calls, w.snippets, deny); err != nil {
+				return h.storeFault(ctx, err)
+			}
 			return h.loop(ctx)
 		}
 	}
@@ -342,7 +344,17 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 			if users++; users > 1 {
 				w.turnSteps, w.turnTokens = w.modelSteps, tokens
 			}
-			msgs = append(msgs, llm.UserMessage(p.Text))
+			text := p.Text
+			if p.Sent != "" {
+				text = p.Sent
+			}
+			msgs = append(msgs, llm.UserMessage(text))
+		case run.Error:
+			if p.Sent != "" { // an invalid result, a rejected plan
+				flush()
+				flushSnippets()
+				msgs = append(msgs, llm.UserMessage(p.Sent))
+			}
 		case run.Usage:
 			flush()
 			flushSnippets()
@@ -449,7 +461,9 @@ func (h *Handle) continueRestored(ctx context.Context, p *pendingAwait, w unfini
 			if reason == "" {
 				reason = "no reason given"
 			}
-			h.refuseStep(w.calls, w.snippets, "the user rejected the plan: "+reason+". Propose another plan.")
+			if err := h.refuseStep(ctx, w.calls, w.snippets, "the user rejected the plan: "+reason+". Propose another plan."); err != nil {
+				return h.storeFault(ctx, err)
+			}
 			return h.loop(ctx)
 		}
 		h.mu.Lock()
