@@ -59,10 +59,7 @@ func shopFuncs(sent *[]string) map[string]reflect.Value {
 // -update-native writes it). TestCorpus and TestNative report them as known
 // and fail when one starts to agree, so the list only shrinks.
 var knownFailing = map[string]string{
-	"032-revenue-by-customer":    "yaegi builds a snippet's struct types with reflect.StructOf, which cannot make unexported fields: a value read back has fields Xname and Xsum, where compiled Go's has the unexported name and sum",
-	"116-custom-error-type":      "a created variable holding a value of a snippet-declared type: its methods are interpreted code, which the sandbox refuses to run after the Eval ends (the host's err.Error() panics)",
-	"198-anon-struct-table-test": "unexported fields of a snippet's struct come back as exported Xin, Xwant (reflect.StructOf)",
-	"241-generics-stack":         "unexported fields of a snippet's generic struct come back as exported Xitems (reflect.StructOf)",
+	"116-custom-error-type": "a created variable holding a value of a snippet-declared type: its methods are interpreted code, which the sandbox refuses to run after the Eval ends (the host's err.Error() panics)",
 }
 
 type corpusCase struct {

@@ -83,12 +83,12 @@
 // Where the interpreter still computes something else than compiled Go,
 // the corpus says so: TestNative compiles every corpus snippet that is not
 // meant to fail with Go (one build, one binary) and compares its stdout,
-// stderr and variables with the interpreter's. Of 302 such snippets, 298
-// agree; the 4 that differ are listed, each with its cause, in
-// corpus_test.go (knownFailing): the unexported fields of a snippet's
-// struct type come back to the host exported (Xname: reflect.StructOf
-// cannot make unexported fields), and a created value of a snippet type
-// cannot run its methods after the Eval.
+// stderr and variables with the interpreter's. Of 302 such snippets, 301
+// agree; the one that differs is listed, with its cause, in corpus_test.go
+// (knownFailing): a created value of a snippet type cannot run its methods
+// after the Eval. The unexported fields of a snippet's struct types keep
+// their names, so %+v prints them and encoding/json skips them, as for
+// compiled Go.
 //
 // # What a snippet can do, in a model's terms
 //

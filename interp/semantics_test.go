@@ -54,6 +54,29 @@ s := []int{1, 2}
 clear(m)
 clear(s)
 fmt.Println(len(m), s)`, "0 [0 0]"},
+		{"unexported fields keep their names", `type row struct {
+	name string
+	sum  float64
+	id   int ` + "`json:\"id\"`" + `
+	Tag  string
+}
+func (r *row) add(v float64) { r.sum += v }
+r := row{"a", 1.5, 7, "t"}
+r.add(1)
+p := &r
+p.name = "b"
+b, _ := json.Marshal(r)
+fmt.Printf("%+v %s %s\n", r, b, r.name)
+anon := []struct{ in string; want int }{{"x", 1}}
+anon[0].want++
+b, _ = json.Marshal(anon)
+fmt.Printf("%+v %s\n", anon, b)`, "{name:b sum:2.5 id:7 Tag:t} {\"Tag\":\"t\"} b\n[{in:x want:2}] [{}]"},
+		{"unexported fields of a generic struct", `type stack[T any] struct{ items []T }
+func (s *stack[T]) push(v T) { s.items = append(s.items, v) }
+var st stack[string]
+st.push("a")
+st.push("b")
+fmt.Printf("%+v %d\n", st, len(st.items))`, "{items:[a b]} 2"},
 		{"a func used before its declaration", `fmt.Println(double(2))
 func double(x int) int { return x * 2 }`, "4"},
 		{"types, methods and funcs in any order", `var t T = T{1}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/byref/byref/internal/yaegi/unsafe2"
 )
 
 // bltn type defines functions which run at CFG execution.
@@ -2148,7 +2150,7 @@ func lookupMethodValue(val valueInterface, name string) (r reflect.Value, m *nod
 	}
 	nf := v.NumField()
 	for i := 0; i < nf; i++ {
-		vi, ok := v.Field(i).Interface().(valueInterface)
+		vi, ok := unsafe2.Exported(v.Field(i)).Interface().(valueInterface)
 		if !ok {
 			continue
 		}
@@ -2181,7 +2183,7 @@ func getIndexSeq(n *node) {
 		fnext := getExec(n.fnext)
 		n.exec = func(f *frame) bltn {
 			v := value(f)
-			r := v.FieldByIndex(index)
+			r := unsafe2.Exported(v.FieldByIndex(index))
 			getFrame(f, l).data[i] = r
 			if r.Bool() {
 				return tnext
@@ -2191,7 +2193,7 @@ func getIndexSeq(n *node) {
 	} else {
 		n.exec = func(f *frame) bltn {
 			v := value(f)
-			getFrame(f, l).data[i] = v.FieldByIndex(index)
+			getFrame(f, l).data[i] = unsafe2.Exported(v.FieldByIndex(index))
 			return tnext
 		}
 	}
@@ -2207,7 +2209,7 @@ func getPtrIndexSeq(n *node) {
 	if n.fnext != nil {
 		fnext := getExec(n.fnext)
 		n.exec = func(f *frame) bltn {
-			r := value(f).Elem().FieldByIndex(index)
+			r := unsafe2.Exported(value(f).Elem().FieldByIndex(index))
 			getFrame(f, l).data[i] = r
 			if r.Bool() {
 				return tnext
@@ -2216,7 +2218,7 @@ func getPtrIndexSeq(n *node) {
 		}
 	} else {
 		n.exec = func(f *frame) bltn {
-			getFrame(f, l).data[i] = value(f).Elem().FieldByIndex(index)
+			getFrame(f, l).data[i] = unsafe2.Exported(value(f).Elem().FieldByIndex(index))
 			return tnext
 		}
 	}
@@ -2233,7 +2235,7 @@ func getIndexSeqField(n *node) {
 		fnext := getExec(n.fnext)
 		if n.child[0].typ.TypeOf().Kind() == reflect.Ptr {
 			n.exec = func(f *frame) bltn {
-				r := value(f).Elem().FieldByIndex(index)
+				r := unsafe2.Exported(value(f).Elem().FieldByIndex(index))
 				getFrame(f, l).data[i] = r
 				if r.Bool() {
 					return tnext
@@ -2242,7 +2244,7 @@ func getIndexSeqField(n *node) {
 			}
 		} else {
 			n.exec = func(f *frame) bltn {
-				r := value(f).FieldByIndex(index)
+				r := unsafe2.Exported(value(f).FieldByIndex(index))
 				getFrame(f, l).data[i] = r
 				if r.Bool() {
 					return tnext
@@ -2253,12 +2255,12 @@ func getIndexSeqField(n *node) {
 	} else {
 		if n.child[0].typ.TypeOf().Kind() == reflect.Ptr {
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = value(f).Elem().FieldByIndex(index)
+				getFrame(f, l).data[i] = unsafe2.Exported(value(f).Elem().FieldByIndex(index))
 				return tnext
 			}
 		} else {
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = value(f).FieldByIndex(index)
+				getFrame(f, l).data[i] = unsafe2.Exported(value(f).FieldByIndex(index))
 				return tnext
 			}
 		}
@@ -2282,7 +2284,7 @@ func getIndexSeqPtrMethod(n *node) {
 			}
 		} else {
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = value(f).Elem().FieldByIndex(fi).Addr().Method(mi)
+				getFrame(f, l).data[i] = unsafe2.Exported(value(f).Elem().FieldByIndex(fi)).Addr().Method(mi)
 				return next
 			}
 		}
@@ -2294,7 +2296,7 @@ func getIndexSeqPtrMethod(n *node) {
 			}
 		} else {
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = value(f).FieldByIndex(fi).Addr().Method(mi)
+				getFrame(f, l).data[i] = unsafe2.Exported(value(f).FieldByIndex(fi)).Addr().Method(mi)
 				return next
 			}
 		}
@@ -2318,7 +2320,7 @@ func getIndexSeqMethod(n *node) {
 			}
 		} else {
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = value(f).Elem().FieldByIndex(fi).Method(mi)
+				getFrame(f, l).data[i] = unsafe2.Exported(value(f).Elem().FieldByIndex(fi)).Method(mi)
 				return next
 			}
 		}
@@ -2330,7 +2332,7 @@ func getIndexSeqMethod(n *node) {
 			}
 		} else {
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = value(f).FieldByIndex(fi).Method(mi)
+				getFrame(f, l).data[i] = unsafe2.Exported(value(f).FieldByIndex(fi)).Method(mi)
 				return next
 			}
 		}
@@ -2795,7 +2797,7 @@ func doCompositeBinStruct(n *node, hasType bool) {
 	n.exec = func(f *frame) bltn {
 		s := reflect.New(typ).Elem()
 		for i, v := range values {
-			s.FieldByIndex(fieldIndex[i]).Set(v(f))
+			unsafe2.Exported(s.FieldByIndex(fieldIndex[i])).Set(v(f))
 		}
 		d := value(f)
 		switch {
@@ -2868,7 +2870,7 @@ func doComposite(n *node, hasType bool, keyed bool) {
 	n.exec = func(f *frame) bltn {
 		a := reflect.New(rt).Elem()
 		for i, v := range values {
-			a.Field(i).Set(v(f))
+			unsafe2.Exported(a.Field(i)).Set(v(f))
 		}
 		d := value(f)
 		switch {

@@ -2260,6 +2260,15 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 				Type: f.typ.refType(ctx),
 				Tag:  reflect.StructTag(f.tag),
 			}
+			if !f.embed && !canExport(f.name) {
+				// byref: an unexported field keeps its name, under one
+				// package path for all (reflect requires it), so that fmt's
+				// %+v prints it and encoding/json skips it as for compiled
+				// Go; the interpreter reads and sets it through
+				// unsafe2.Exported. Embedded fields stay exported: reflect
+				// refuses an embedded field with a package path.
+				field.Name, field.PkgPath = f.name, "main"
+			}
 			if f.embed && (len(t.field) == 1 || noMethods(field.Type)) {
 				// Mark the field as embedded (anonymous) only if it is the
 				// only one, to avoid a panic due to golang/go#15924 issue

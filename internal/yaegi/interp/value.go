@@ -3,6 +3,8 @@ package interp
 import (
 	"go/constant"
 	"reflect"
+
+	"github.com/byref/byref/internal/yaegi/unsafe2"
 )
 
 const (
@@ -61,7 +63,7 @@ func genValueRecv(n *node) func(*frame) reflect.Value {
 			}
 			// Note that we can't use reflect FieldByIndex method, as we may
 			// traverse valueInterface wrappers to access the embedded receiver.
-			r = r.Field(i)
+			r = unsafe2.Exported(r.Field(i))
 			vi, ok := r.Interface().(valueInterface)
 			if ok {
 				r = vi.value

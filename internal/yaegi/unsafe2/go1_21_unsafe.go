@@ -70,3 +70,22 @@ func unpackType(t reflect.Type) *abiType {
 	eface := *(*emptyInterface)(unsafe.Pointer(&v))
 	return eface.typ
 }
+
+// flagRO is reflect's flagStickyRO|flagEmbedRO: the bits a reflect.Value
+// obtained through an unexported field carries (src/reflect/value.go).
+const flagRO = 1<<5 | 1<<6
+
+// reflectValue mirrors the layout of reflect.Value.
+type reflectValue struct {
+	_    unsafe.Pointer
+	_    unsafe.Pointer
+	flag uintptr
+}
+
+// Exported returns v without the read-only mark of a value obtained
+// through an unexported struct field, so that the interpreter can read and
+// set the unexported fields of the struct types it builds (byref).
+func Exported(v reflect.Value) reflect.Value {
+	(*reflectValue)(unsafe.Pointer(&v)).flag &^= flagRO
+	return v
+}
