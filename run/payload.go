@@ -512,9 +512,13 @@ type Error struct {
 	// [FailureRefusal] or [FailureContentFilter]).
 	Refusal string `json:"refusal,omitempty"`
 	// Sent is the message the model was given about this fault, when it
-	// was told (an invalid result, a rejected plan with no call to
-	// answer): a restored run gives the model the same bytes.
+	// was told (an invalid result, a rejected plan): a restored run gives
+	// the model the same bytes.
 	Sent string `json:"sent,omitempty"`
+	// Refused are the IDs of the calls of a step that did not run (a
+	// rejected plan); the model got Sent as the error of each, instead of
+	// Sent as a message of its own. They have no completion.
+	Refused []string `json:"refused,omitempty"`
 }
 
 // Unknown is an event of a type this version of the package does not know,

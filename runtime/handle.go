@@ -159,7 +159,7 @@ func (h *Handle) FollowUp(ctx context.Context, text string) error {
 	if sent != text {
 		msg.Sent = sent
 	}
-	if err := h.rec.append(ctx, append(append([]run.Payload{run.PhaseChanged{From: h.rec.currentPhase(), To: run.PhasePrompted}}, hostVars...), msg)...); err != nil {
+	if err := h.rec.append(ctx, append([]run.Payload{run.PhaseChanged{From: h.rec.currentPhase(), To: run.PhasePrompted}, msg}, hostVars...)...); err != nil {
 		h.fail(ctx, "store: "+err.Error())
 		return err
 	}

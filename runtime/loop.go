@@ -540,21 +540,24 @@ func (h *Handle) approvePlan(ctx context.Context, text string, snippets []string
 }
 
 // refuseStep answers every call of a step that must not run, and records
-// the answers, so that a restored run rebuilds them (and does not run the
-// refused calls).
+// the answers (run.Error.Refused), so that a restored run rebuilds them
+// and does not run the refused calls.
 func (h *Handle) refuseStep(ctx context.Context, calls []ToolCall, snippets []string, why string) error {
-	var answers []run.Payload
+	refusal := run.Error{Message: why, Sent: why}
 	h.mu.Lock()
 	for _, c := range calls {
-		// completedContent rebuilds these bytes from the event.
-		b, _ := marshal(toolContent{Success: false, Error: why})
-		h.messages = append(h.messages, llm.ToolResultMessage(llm.ToolCall{ID: c.ID, Name: c.Name}, string(b)))
-		answers = append(answers, run.ToolCallCompleted{CallID: c.ID, Success: false, Error: why})
+		h.messages = append(h.messages, llm.ToolResultMessage(llm.ToolCall{ID: c.ID, Name: c.Name}, refusedContent(why)))
+		refusal.Refused = append(refusal.Refused, c.ID)
 	}
 	if len(calls) == 0 {
 		h.messages = append(h.messages, llm.UserMessage(why))
-		answers = append(answers, run.Error{Message: why, Sent: why})
 	}
 	h.mu.Unlock()
-	return h.rec.append(ctx, answers...)
+	return h.rec.append(ctx, refusal)
+}
+
+// refusedContent is the tool message that answers a call that was not run.
+func refusedContent(why string) string {
+	b, _ := marshal(toolContent{Success: false, Error: why})
+	return string(b)
 }

@@ -350,10 +350,26 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 			}
 			msgs = append(msgs, llm.UserMessage(text))
 		case run.Error:
-			if p.Sent != "" { // an invalid result, a rejected plan
-				flush()
+			if p.Sent == "" {
+				break
+			}
+			flush()
+			// Whatever code of the answer did not run will not.
+			executedSnippets = max(executedSnippets, len(extractCode(lastText)))
+			if len(p.Refused) == 0 { // an invalid result, a rejected plan without calls
 				flushSnippets()
 				msgs = append(msgs, llm.UserMessage(p.Sent))
+				break
+			}
+			for _, id := range p.Refused { // a rejected plan's calls
+				done[id] = true
+				name := ""
+				for _, c := range scheduled {
+					if c.ID == id {
+						name = c.Name
+					}
+				}
+				msgs = append(msgs, llm.ToolResultMessage(llm.ToolCall{ID: id, Name: name}, refusedContent(p.Sent)))
 			}
 		case run.Usage:
 			flush()
