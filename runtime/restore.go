@@ -114,10 +114,11 @@ var builtinTypes = []reflect.Type{
 // running run is for an engine that knows its process is gone and that the
 // run's actions may run again (package temporal).
 //
-// Not restored: session History (pass it again in ro), variables the
-// host set or deleted outside steps, and the exact text of earlier tool
-// results (they are rebuilt from the log, equivalent but not
-// byte-identical).
+// The conversation comes back as it was sent, byte for byte (see "What
+// the model reads" in the package doc). Not restored: session History
+// (pass it again in ro), and variables the host set or deleted during a
+// turn (those it defines between turns are logged with the follow-up that
+// announces them).
 func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*Handle, error) {
 	store := rt.store
 	events, err := store.Read(ctx, id, 1, 0)
