@@ -67,16 +67,15 @@
 // $(go env GOROOT)/test that imports only allowed packages, with its
 // package clause dropped and func main renamed and called at the end, and
 // compares its output with the program's .out file where there is one.
-// With Go 1.26's test directory, of 73 such programs 50 pass, 13 are
+// With Go 1.26's test directory, of 73 such programs 52 pass, 13 are
 // refused before they run by a sandbox rule that names itself (go
 // statements, func init, arrays beyond 2^24 elements, an array length the
 // sandbox cannot fold), 1 is not run (divmod.go runs past 10s
-// interpreted), and 9 still fail, each listed with its cause in
-// gotest_test.go (goTestKnown): 6 compute a wrong result (an untyped
+// interpreted), and 7 still fail, each listed with its cause in
+// gotest_test.go (goTestKnown): 4 compute a wrong result (an untyped
 // constant shift count; a variadic func value in a package-level
-// variable; a map keyed by a snippet interface type; a value method
-// through a nil pointer does not panic; named bool and func types; the
-// name in the panic of an unhashable key) and 3 are refused though valid
+// variable; a map keyed by a snippet interface type; the name in the
+// panic of an unhashable key) and 3 are refused though valid
 // (package-level variables initialised from later ones, an implicitly
 // repeated iota conversion, a compiler panic).
 //
@@ -121,9 +120,10 @@
 //
 //   - Reach outside the process: no files, network, processes, environment,
 //     reflection or unsafe; no go statements (see Allow-list).
-//   - Use yaegi v0.16.1's remaining gaps: printing a map or a struct
-//     holding values of a snippet-declared Stringer type (print the
-//     values), %T of a snippet-declared type (it names the underlying
+//   - Use yaegi v0.16.1's remaining gaps: printing a struct holding
+//     values of a snippet-declared Stringer type, or a map whose keys are
+//     (print the values; slices, arrays and map values print through
+//     String), %T of a snippet-declared type (it names the underlying
 //     type), and generic functions whose type parameters are only
 //     reachable through a constraint such as S ~[]E (the sandbox's slices
 //     and maps take []E and map[K]V instead; a named slice type passed in

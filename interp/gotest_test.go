@@ -55,8 +55,6 @@ var goTestKnown = map[string]string{
 	"ddd.go":       "wrong result: calling a variadic func value held in a package-level variable panics with a nil pointer dereference",
 	"iota.go":      "refused though valid: the implicit repetition of a constant spec that converts iota (s = string(iota + 'a'); t) gets no type",
 	"maplinear.go": "wrong result: a map keyed by an interpreted non-empty interface type refuses a concrete key (reflect.Value.MapIndex)",
-	"method5.go":   "wrong result: a value method called through a nil pointer of an interpreted type does not panic",
-	"named.go":     "wrong result: values of named bool and func types mix up their reflect types (reflect.Set)",
 	"recover2.go":  "wrong result: the panic of an unhashable map key names the struct reflect built (hash of unhashable type: struct {...}), not main.T",
 	"reorder2.go":  "refused though valid: the interpreter's compiler panics (interface conversion: reflect.Type is nil)",
 	"shift3.go":    "wrong result: an untyped constant shift amount (x<<1.) and an untyped constant shifted by a non-constant amount are typed as int",

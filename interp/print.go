@@ -170,8 +170,37 @@ func fmtArgs(what string, a []any) {
 					ys[j] = p
 				}
 			}
+		} else if v := reflect.ValueOf(x); v.Kind() == reflect.Map && v.Type().Elem() == anyType {
+			// The values of a map of such values (a map[K]any of
+			// wrappers), in a copy.
+			a[i] = proxyMapValues(v)
 		}
 	}
+}
+
+var anyType = reflect.TypeFor[any]()
+
+// proxyMapValues returns m, or a copy of m whose values that are
+// interpreted Stringers are their proxies.
+func proxyMapValues(m reflect.Value) any {
+	var out reflect.Value
+	for it := m.MapRange(); it.Next(); {
+		if _, ok := stringerProxy(it.Value().Interface()); ok {
+			out = reflect.MakeMapWithSize(m.Type(), m.Len())
+			break
+		}
+	}
+	if !out.IsValid() {
+		return m.Interface()
+	}
+	for it := m.MapRange(); it.Next(); {
+		v := it.Value()
+		if p, ok := stringerProxy(v.Interface()); ok {
+			v = reflect.ValueOf(p)
+		}
+		out.SetMapIndex(it.Key(), v)
+	}
+	return out.Interface()
 }
 
 // stringProxy formats a value of a snippet's type with a String method as

@@ -218,6 +218,13 @@ func (m M) String() string { return "m" }
 type P struct{ X int }
 fmt.Println([]S{{1}, {2}}, [2]S{{4}, {5}}, []P{{1}})
 fmt.Printf("%d %v", []M{1, 2}, []M{3})`, "[S1 S2] [S4 S5] [{1}]\n[1 2] [m]"},
+		{"a map of Stringers", `type S struct{ n int }
+func (s S) String() string { return fmt.Sprint("S", s.n) }
+type M int
+func (m M) String() string { return "m" }
+var none map[string]S
+fmt.Println(map[string]S{"b": {2}, "a": {1}}, map[int]M{1: 1}, none)
+fmt.Printf("%d %v", map[int]M{7: 2}, map[string]int{"z": 1})`, "map[a:S1 b:S2] map[1:m] map[]\nmap[7:2] map[z:1]"},
 		{"embedded fields are promoted for encoding/json", `type Base struct{ ID int }
 type Product struct {
 	Base
@@ -234,6 +241,27 @@ x := T(1)
 f := x.V
 x = 5
 fmt.Print(ps[0](), ps[1](), ps[2](), vs[0](), vs[1](), vs[2](), f())`, "0 1 2 0 1 2 1"},
+		{"a value method through a pointer copies the pointee when evaluated", `type T int
+func (t T) V() int { return int(t) }
+func taken(p *T) (err any) {
+	defer func() { err = recover() }()
+	_ = p.V
+	return nil
+}
+x := T(1)
+p := &x
+f := p.V
+x = 5
+fmt.Print(f(), " ", taken(nil))`, "1 runtime error: invalid memory address or nil pointer dereference"},
+		{"a panic recovered by a caller leaves nothing on stderr", `func f() { panic("x") }
+func g() (r any) { defer func() { r = recover() }(); f(); return nil }
+func h() bool { return strings.Contains(fmt.Sprint(stringer{}), "PANIC") }
+type stringer struct{}
+func (stringer) String() string { panic("in String") }
+fmt.Print(g(), " ", h())`, "x true"},
+		{"unnamed parameters", `type B bool
+func f(B, int) (n int) { x := 5; return x }
+fmt.Print(f(true, 3))`, "5"},
 		{"anonymous struct fields keep their names", `p := struct{ Name string; Age int }{Name: "a", Age: 3}
 b, _ := json.Marshal(p)
 fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},

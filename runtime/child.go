@@ -24,20 +24,6 @@ type Parent struct {
 	Run *Handle
 }
 
-// callInfo is what a running call knows of where it runs.
-type callInfo struct {
-	run    *Handle // nil for a bare State.Execute
-	callID string
-	// sensitive names the secret or tainted variables the call was given
-	// (for a snippet: that it read).
-	sensitive []string
-	// outer is the call the context of a bare Execute carried, which
-	// takes the call's progress.
-	outer action.Call
-}
-
-type callKey struct{}
-
 // ParentOf returns the link to the run and tool call executing, for an
 // action that starts a child run (as AgentAction does): set it as the
 // child's RunOptions.Parent. It reports false outside a run's tool call.

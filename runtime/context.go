@@ -9,6 +9,7 @@ import (
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
+	"github.com/byref/byref/variable"
 )
 
 // runContext is what a run keeps fixed from one request to the next, so
@@ -113,6 +114,18 @@ func sentSystem(events []run.Event) string {
 	return ""
 }
 
+// sentUsage is the log's record of the model call just made: its usage,
+// and on the run's first call the system prompt it was sent.
+func (h *Handle) sentUsage(u llm.Usage) run.Usage {
+	e := usageEvent(u)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.steps == 1 {
+		e.System = h.messages[0].Text // what a restored run sends again
+	}
+	return e
+}
+
 // usageEvent is the log's record of a model call's usage.
 func usageEvent(u llm.Usage) run.Usage {
 	return run.Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens),
@@ -202,4 +215,27 @@ func (h *Handle) announceHostVariables(text string) (string, []run.Payload) {
 		st.writeVariable(&b, n)
 	}
 	return b.String(), st.variableEvents(names, true)
+}
+
+// completedContent rebuilds the tool result the model was sent.
+func completedContent(p run.ToolCallCompleted) string {
+	b, _ := marshal(toolContent{Success: p.Success, Error: p.Error, Stdout: p.Stdout, Stderr: p.Stderr, Variables: changes(p.Created, p.Modified)})
+	return string(b)
+}
+
+// restoredContent is a tool or snippet result as the model first saw it:
+// one longer than large was kept in a variable (which the system prompt
+// names), so it comes back cut, with a note.
+func restoredContent(content string, large int) string {
+	if len(content) <= large {
+		return content
+	}
+	b, _ := marshal(struct {
+		Note  string `json:"note"`
+		Start string `json:"start"`
+	}{
+		Note:  fmt.Sprintf("the result was %d bytes, so it was kept as a variable (see the variables)", len(content)),
+		Start: clip(content, min(large, variable.DefaultPreviewLimit)),
+	})
+	return string(b)
 }

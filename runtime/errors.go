@@ -55,3 +55,22 @@ func (e *ActionError) Error() string {
 
 // Unwrap returns the action's error.
 func (e *ActionError) Unwrap() error { return e.Err }
+
+// Errors of Start, FollowUp and Cancel.
+var (
+	// ErrNoModel: neither Options.Model nor RunOptions.Model is set.
+	ErrNoModel = errors.New("runtime: no model; set Options.Model or RunOptions.Model (llm.NewScripted for tests)")
+	// ErrRunExists: RunOptions.ID names a run the store already holds and
+	// that is not going on in this agent; Restore it instead.
+	ErrRunExists = errors.New("runtime: the run already exists")
+	// ErrInvalidInput: the input does not match RunOptions.InputSchema.
+	ErrInvalidInput = errors.New("runtime: invalid input")
+	// ErrNotFollowable: a follow-up was sent to a run that is not completed,
+	// or that is non-interactive.
+	ErrNotFollowable = errors.New("runtime: the run does not accept follow-ups")
+	// ErrTerminal: the run has already ended (completed, failed or
+	// canceled), so it cannot be cancelled.
+	ErrTerminal = errors.New("runtime: the run has already ended")
+)
+
+var errCanceled = errors.New("run canceled")

@@ -123,8 +123,6 @@ func (h *Handle) Cancel(ctx context.Context) error {
 	return nil
 }
 
-var errCanceled = errors.New("run canceled")
-
 // FollowUp sends a message to a completed, interactive run: it moves back to
 // running with its own variables and history, and Wait returns the new
 // outcome. ctx bounds the call only, as with Start.

@@ -21,116 +21,151 @@ func (h *Handle) loop(ctx context.Context) Outcome {
 	lim := h.opts.Limits.withDefaults()
 	retries := 0
 	for {
-		if o, stop := h.stopped(ctx); stop {
-			return o
-		}
-		h.mu.Lock()
-		steps, usage := h.steps-h.turnSteps, h.usage.Total()-h.turnTokens
-		h.mu.Unlock()
-		if steps >= lim.MaxSteps {
-			return h.complete(ctx, nil, fmt.Sprintf("the step limit (%d) was reached before the task was done", lim.MaxSteps))
-		}
-		if lim.MaxTokens > 0 && int64(usage) >= lim.MaxTokens {
-			return h.complete(ctx, nil, fmt.Sprintf("the token budget (%d) was spent before the task was done", lim.MaxTokens))
-		}
-		if err := h.checkpoint(ctx, PauseModel); err != nil {
-			if o, stop := h.stopped(ctx); stop {
-				return o
-			}
-			return h.fail(ctx, err.Error())
-		}
-		if err := h.rec.setPhase(ctx, run.PhasePlanning); err != nil {
-			return h.storeFault(ctx, err)
-		}
-		req, err := h.request(ctx, lim)
-		if err != nil {
-			return h.storeFault(ctx, err)
-		}
-		modelCtx, endModel := h.st.startSpan(ctx, Span{Kind: SpanModel, Name: h.opts.ModelName, Step: h.st.Steps() + 1})
-		resp, err := h.generate(modelCtx, req)
-		endModel(SpanEnd{Err: err, Usage: resp.Usage})
-		if err != nil {
-			h.st.log().Warn("model call failed", "run", string(h.id), "err", err)
-			if o, stop := h.stopped(ctx); stop {
-				return o
-			}
-			return h.failAs(ctx, run.FailureModel, "model: "+err.Error())
-		}
-		h.mu.Lock()
-		h.steps++
-		step := h.st.Steps() + 1 // the loop is the only executor of its runtime's steps
-		h.usage = h.usage.Add(resp.Usage)
-		h.messages = append(h.messages, resp.Message())
-		u := usageEvent(resp.Usage)
-		if h.steps == 1 {
-			u.System = h.messages[0].Text // what a restored run sends again
-		}
-		h.mu.Unlock()
-
-		calls := resp.ToolCalls // one type from the provider to the step
-		snippets := extractCode(resp.Text)
-		before := []run.Payload{u}
-		if resp.Text != "" || resp.Reasoning != "" || len(resp.Thinking) > 0 {
-			before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning, Thinking: thinkingOf(resp.Thinking)})
-		}
-		if kind, reason := stopFailure(resp); kind != "" {
-			// A refused or cut answer is not a result, and its calls are
-			// not run: fail with the typed reason, keeping what was said.
-			if err := h.rec.append(ctx, before...); err != nil {
-				return h.storeFault(ctx, err)
-			}
-			return h.failWith(ctx, run.Error{Step: step, Message: reason, Failure: kind, Refusal: resp.Refusal}, reason)
-		}
-
-		if len(calls) == 0 && len(snippets) == 0 {
-			// A plain answer: it is the result.
-			if err := h.rec.append(ctx, before...); err != nil {
-				return h.storeFault(ctx, err)
-			}
-			o, done := h.textResult(ctx, resp.Text, &retries, lim)
-			if done {
-				return o
-			}
-			continue
-		}
-
-		before = append(before, run.PhaseChanged{From: run.PhasePlanning, To: run.PhaseExecuting})
-		for _, c := range calls {
-			// Resolved when it runs (after the step's snippets and earlier
-			// calls, which may make the variables it refers to); the
-			// resolution is recorded with its completion.
-			before = append(before, run.ToolCallScheduled{Step: step, Call: logged(c)})
-		}
-		if err := h.rec.appendPhased(ctx, before...); err != nil {
-			return h.storeFault(ctx, err)
-		}
-
-		if err := h.checkpoint(ctx, PauseStep); err != nil {
-			if o, stop := h.stopped(ctx); stop {
-				return o
-			}
-			return h.fail(ctx, err.Error())
-		}
-		if h.opts.Approval == ApproveOnStart && !h.planApproved() {
-			deny := h.approvePlan(ctx, resp.Text, snippets, calls)
-			if f := h.fatalReason(); f != "" {
-				return Outcome{Status: run.StatusFailed, Reason: f}
-			}
-			if o, stop := h.stopped(ctx); stop {
-				return o
-			}
-			if deny != "" {
-				if err := h.refuseStep(ctx, calls, snippets, deny); err != nil {
-					return h.storeFault(ctx, err)
-				}
-				continue
-			}
-		}
-		res := h.st.execute(ctx, Step{Snippets: snippets, Calls: calls, Reason: resp.Text}, h)
-		if o, done := h.afterStep(ctx, res, &retries, lim); done {
+		if o, done := h.modelStep(ctx, &retries, lim); done {
 			return o
 		}
 	}
+}
+
+// modelStep is one model call and the step it asks for: done reports that
+// the turn ended, with its outcome.
+func (h *Handle) modelStep(ctx context.Context, retries *int, lim Limits) (Outcome, bool) {
+	if o, done := h.beforeModel(ctx, lim); done {
+		return o, true
+	}
+	resp, step, o, done := h.callModel(ctx, lim)
+	if done {
+		return o, true
+	}
+	calls := resp.ToolCalls // one type from the provider to the step
+	snippets := extractCode(resp.Text)
+	before := []run.Payload{h.sentUsage(resp.Usage)}
+	if resp.Text != "" || resp.Reasoning != "" || len(resp.Thinking) > 0 {
+		before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning, Thinking: thinkingOf(resp.Thinking)})
+	}
+	if kind, reason := stopFailure(resp); kind != "" {
+		// A refused or cut answer is not a result, and its calls are
+		// not run: fail with the typed reason, keeping what was said.
+		if err := h.rec.append(ctx, before...); err != nil {
+			return h.storeFault(ctx, err), true
+		}
+		return h.failWith(ctx, run.Error{Step: step, Message: reason, Failure: kind, Refusal: resp.Refusal}, reason), true
+	}
+
+	if len(calls) == 0 && len(snippets) == 0 {
+		// A plain answer: it is the result.
+		if err := h.rec.append(ctx, before...); err != nil {
+			return h.storeFault(ctx, err), true
+		}
+		return h.textResult(ctx, resp.Text, retries, lim)
+	}
+
+	if o, done := h.schedule(ctx, step, before, calls); done {
+		return o, true
+	}
+	if o, done, refused := h.approveStep(ctx, resp.Text, snippets, calls); done || refused {
+		return o, done
+	}
+	res := h.st.execute(ctx, Step{Snippets: snippets, Calls: calls, Reason: resp.Text}, h)
+	return h.afterStep(ctx, res, retries, lim)
+}
+
+// beforeModel checks, before a model call, that the run goes on: not
+// cancelled, within its step limit and token budget, and not paused.
+func (h *Handle) beforeModel(ctx context.Context, lim Limits) (Outcome, bool) {
+	if o, stop := h.stopped(ctx); stop {
+		return o, true
+	}
+	h.mu.Lock()
+	steps, usage := h.steps-h.turnSteps, h.usage.Total()-h.turnTokens
+	h.mu.Unlock()
+	if steps >= lim.MaxSteps {
+		return h.complete(ctx, nil, fmt.Sprintf("the step limit (%d) was reached before the task was done", lim.MaxSteps)), true
+	}
+	if lim.MaxTokens > 0 && int64(usage) >= lim.MaxTokens {
+		return h.complete(ctx, nil, fmt.Sprintf("the token budget (%d) was spent before the task was done", lim.MaxTokens)), true
+	}
+	if err := h.checkpoint(ctx, PauseModel); err != nil {
+		if o, stop := h.stopped(ctx); stop {
+			return o, true
+		}
+		return h.fail(ctx, err.Error()), true
+	}
+	return Outcome{}, false
+}
+
+// callModel asks the model for the next step, and counts the call: step
+// is the number of the step it asks for.
+func (h *Handle) callModel(ctx context.Context, lim Limits) (resp llm.Response, step int, o Outcome, done bool) {
+	if err := h.rec.setPhase(ctx, run.PhasePlanning); err != nil {
+		return resp, 0, h.storeFault(ctx, err), true
+	}
+	req, err := h.request(ctx, lim)
+	if err != nil {
+		return resp, 0, h.storeFault(ctx, err), true
+	}
+	modelCtx, endModel := h.st.startSpan(ctx, Span{Kind: SpanModel, Name: h.opts.ModelName, Step: h.st.Steps() + 1})
+	resp, err = h.generate(modelCtx, req)
+	endModel(SpanEnd{Err: err, Usage: resp.Usage})
+	if err != nil {
+		h.st.log().Warn("model call failed", "run", string(h.id), "err", err)
+		if o, stop := h.stopped(ctx); stop {
+			return resp, 0, o, true
+		}
+		return resp, 0, h.failAs(ctx, run.FailureModel, "model: "+err.Error()), true
+	}
+	h.mu.Lock()
+	h.steps++
+	step = h.st.Steps() + 1 // the loop is the only executor of its runtime's steps
+	h.usage = h.usage.Add(resp.Usage)
+	h.messages = append(h.messages, resp.Message())
+	h.mu.Unlock()
+	return resp, step, Outcome{}, false
+}
+
+// schedule records the step's calls as scheduled, after the model's
+// message (before), and pauses there if asked to.
+func (h *Handle) schedule(ctx context.Context, step int, before []run.Payload, calls []ToolCall) (Outcome, bool) {
+	before = append(before, run.PhaseChanged{From: run.PhasePlanning, To: run.PhaseExecuting})
+	for _, c := range calls {
+		// Resolved when it runs (after the step's snippets and earlier
+		// calls, which may make the variables it refers to); the
+		// resolution is recorded with its completion.
+		before = append(before, run.ToolCallScheduled{Step: step, Call: logged(c)})
+	}
+	if err := h.rec.appendPhased(ctx, before...); err != nil {
+		return h.storeFault(ctx, err), true
+	}
+	if err := h.checkpoint(ctx, PauseStep); err != nil {
+		if o, stop := h.stopped(ctx); stop {
+			return o, true
+		}
+		return h.fail(ctx, err.Error()), true
+	}
+	return Outcome{}, false
+}
+
+// approveStep asks for the approval of the run's plan, under
+// ApproveOnStart, before its first step: refused reports that the step was
+// denied (and recorded so), done that the turn ended.
+func (h *Handle) approveStep(ctx context.Context, text string, snippets []string, calls []ToolCall) (o Outcome, done, refused bool) {
+	if h.opts.Approval != ApproveOnStart || h.planApproved() {
+		return Outcome{}, false, false
+	}
+	deny := h.approvePlan(ctx, text, snippets, calls)
+	if f := h.fatalReason(); f != "" {
+		return Outcome{Status: run.StatusFailed, Reason: f}, true, false
+	}
+	if o, stop := h.stopped(ctx); stop {
+		return o, true, false
+	}
+	if deny != "" {
+		if err := h.refuseStep(ctx, calls, snippets, deny); err != nil {
+			return h.storeFault(ctx, err), true, false
+		}
+		return Outcome{}, false, true
+	}
+	return Outcome{}, false, false
 }
 
 // afterStep records a step's outcome, gives it to the model and handles
@@ -165,41 +200,6 @@ func (h *Handle) afterStep(ctx context.Context, res StepResult, retries *int, li
 		return h.terminate(ctx, res, retries, lim)
 	}
 	return Outcome{}, false
-}
-
-// stopped reports whether the run was cancelled, and records canceled.
-func (h *Handle) stopped(ctx context.Context) (Outcome, bool) {
-	// A run is stopped once cancelled, even if the loop runs ahead of the
-	// cancellation of its context.
-	if ctx.Err() == nil && h.rec.current() != run.StatusCancelling {
-		return Outcome{}, false
-	}
-	if errors.Is(context.Cause(ctx), ErrClosed) && h.rec.current() != run.StatusCancelling {
-		return h.closed(ctx), true
-	}
-	reason := "canceled"
-	if c := context.Cause(ctx); c != nil && !errors.Is(c, errCanceled) {
-		reason = c.Error()
-	}
-	if h.rec.current() != run.StatusCancelling {
-		_ = h.rec.transition(ctx, run.StatusCancelling, reason)
-	}
-	if err := h.rec.transition(ctx, run.StatusCanceled, reason); err != nil {
-		return Outcome{Status: h.rec.current(), Reason: err.Error()}, true
-	}
-	return Outcome{Status: run.StatusCanceled, Reason: reason}, true
-}
-
-// closed ends the turn of a run whose agent was closed: an awaiting run
-// stays awaiting in its log (Restore brings it back after a restart); any
-// other is marked failed as interrupted.
-func (h *Handle) closed(ctx context.Context) Outcome {
-	if s := h.rec.current(); s == run.StatusAwaiting {
-		return Outcome{Status: s, Reason: ErrClosed.Error()}
-	}
-	reason := "interrupted: the agent was closed"
-	_ = h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason, Failure: run.FailureInterrupted})
-	return Outcome{Status: run.StatusFailed, Reason: reason}
 }
 
 // stepEvents turns a step's outcome into events and messages for the model.
@@ -385,24 +385,6 @@ func (h *Handle) resultJSON(v any) (json.RawMessage, error) {
 	return nil, verr
 }
 
-// complete ends the turn as completed with result (nil for null).
-func (h *Handle) complete(ctx context.Context, result json.RawMessage, reason string) Outcome {
-	if result == nil {
-		result = json.RawMessage("null")
-	}
-	err := h.rec.transition(ctx, run.StatusCompleted, reason,
-		run.PhaseChanged{From: h.rec.currentPhase(), To: run.PhaseSynthesizing}, run.Result{Value: result})
-	if err != nil {
-		if isIllegal(err) { // cancelled meanwhile
-			if o, stop := h.stopped(ctx); stop {
-				return o
-			}
-		}
-		return h.storeFault(ctx, err)
-	}
-	return Outcome{Status: run.StatusCompleted, Result: result, Reason: reason}
-}
-
 // thinkingOf converts a response's thinking blocks for the log.
 func thinkingOf(ts []llm.Thinking) []run.Thinking {
 	if len(ts) == 0 {
@@ -443,63 +425,6 @@ func preview(s string) string {
 		return string(r[:limit]) + "…"
 	}
 	return s
-}
-
-// fail ends the run as failed.
-func (h *Handle) fail(ctx context.Context, reason string) Outcome {
-	return h.failWith(ctx, run.Error{Message: reason}, reason)
-}
-
-// failWith ends the run as failed, recording e before the status change.
-func (h *Handle) failWith(ctx context.Context, e run.Error, reason string) Outcome {
-	if err := h.rec.transition(ctx, run.StatusFailed, reason, e); err != nil && isIllegal(err) {
-		if o, stop := h.stopped(ctx); stop {
-			return o
-		}
-	}
-	return Outcome{Status: run.StatusFailed, Reason: reason}
-}
-
-// failAs ends the run as failed, with the kind of failure.
-func (h *Handle) failAs(ctx context.Context, kind run.FailureKind, reason string) Outcome {
-	if err := h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason, Failure: kind}); err != nil && isIllegal(err) {
-		if o, stop := h.stopped(ctx); stop {
-			return o
-		}
-	}
-	return Outcome{Status: run.StatusFailed, Reason: reason}
-}
-
-// storeFault ends the run on a store error: failed if the store still takes
-// the status change.
-func (h *Handle) storeFault(ctx context.Context, err error) Outcome {
-	if o, stop := h.stopped(ctx); stop {
-		return o
-	}
-	reason := "store: " + err.Error()
-	_ = h.rec.transition(ctx, run.StatusFailed, reason)
-	return Outcome{Status: run.StatusFailed, Reason: reason}
-}
-
-// appendPhased appends events, skipping phase changes that are not changes.
-func (r *recorder) appendPhased(ctx context.Context, payloads ...run.Payload) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	kept := payloads[:0:0]
-	phase := r.phase
-	for _, p := range payloads {
-		if pc, ok := p.(run.PhaseChanged); ok {
-			if pc.To == phase {
-				continue
-			}
-			pc.From = phase
-			phase = pc.To
-			p = pc
-		}
-		kept = append(kept, p)
-	}
-	_, err := r.appendLocked(ctx, kept...)
-	return err
 }
 
 func (h *Handle) planApproved() bool {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -57,4 +58,12 @@ func (o *callOutput) texts(secret bool) (stdout, stderr string) {
 		stdout, stderr = hideOutput(stdout), hideOutput(stderr)
 	}
 	return stdout, stderr
+}
+
+// hideOutput replaces non-empty output with a note.
+func hideOutput(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return s
+	}
+	return hiddenOutput
 }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 
+	"github.com/byref/byref/action"
 	"github.com/byref/byref/llm"
 
 	"github.com/byref/byref/run"
@@ -64,3 +65,17 @@ func (c *callInfo) Model() llm.Model {
 	}
 	return c.run.model
 }
+
+// callInfo is what a running call knows of where it runs.
+type callInfo struct {
+	run    *Handle // nil for a bare State.Execute
+	callID string
+	// sensitive names the secret or tainted variables the call was given
+	// (for a snippet: that it read).
+	sensitive []string
+	// outer is the call the context of a bare Execute carried, which
+	// takes the call's progress.
+	outer action.Call
+}
+
+type callKey struct{}

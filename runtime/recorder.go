@@ -143,3 +143,24 @@ func (r *recorder) currentPhase() run.Phase {
 var errIllegal = run.ErrIllegalTransition
 
 func isIllegal(err error) bool { return errors.Is(err, errIllegal) }
+
+// appendPhased appends events, skipping phase changes that are not changes.
+func (r *recorder) appendPhased(ctx context.Context, payloads ...run.Payload) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kept := payloads[:0:0]
+	phase := r.phase
+	for _, p := range payloads {
+		if pc, ok := p.(run.PhaseChanged); ok {
+			if pc.To == phase {
+				continue
+			}
+			pc.From = phase
+			phase = pc.To
+			p = pc
+		}
+		kept = append(kept, p)
+	}
+	_, err := r.appendLocked(ctx, kept...)
+	return err
+}

@@ -438,23 +438,6 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 	return msgs, w
 }
 
-// completedContent rebuilds the tool result the model was sent.
-func completedContent(p run.ToolCallCompleted) string {
-	b, _ := marshal(toolContent{Success: p.Success, Error: p.Error, Stdout: p.Stdout, Stderr: p.Stderr, Variables: changes(p.Created, p.Modified)})
-	return string(b)
-}
-
-func changes(created, modified []run.VariableInfo) []VariableChange {
-	var out []VariableChange
-	for _, v := range created {
-		out = append(out, VariableChange{Name: v.Name, Type: v.Type, Preview: v.Preview, Change: string(variable.Created)})
-	}
-	for _, v := range modified {
-		out = append(out, VariableChange{Name: v.Name, Type: v.Type, Preview: v.Preview, Change: string(variable.Modified)})
-	}
-	return out
-}
-
 // continueRestored waits for the answer to the await that was pending when
 // the run's process stopped, finishes the step it interrupted and goes on
 // with the loop.
@@ -567,21 +550,4 @@ func (g *answered) ask(ctx context.Context, c ToolCall, question string) (string
 		return a.Text, ""
 	}
 	return g.Handle.ask(ctx, c, question)
-}
-
-// restoredContent is a tool or snippet result as the model first saw it:
-// one longer than large was kept in a variable (which the system prompt
-// names), so it comes back cut, with a note.
-func restoredContent(content string, large int) string {
-	if len(content) <= large {
-		return content
-	}
-	b, _ := marshal(struct {
-		Note  string `json:"note"`
-		Start string `json:"start"`
-	}{
-		Note:  fmt.Sprintf("the result was %d bytes, so it was kept as a variable (see the variables)", len(content)),
-		Start: clip(content, min(large, variable.DefaultPreviewLimit)),
-	})
-	return string(b)
 }

@@ -15,61 +15,8 @@ import (
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/interp"
-	"github.com/byref/byref/run"
 	"github.com/byref/byref/variable"
 )
-
-// SnippetResponse is the outcome of one Go snippet, to send back to the
-// model.
-type SnippetResponse struct {
-	// CallID is set when the snippet came through the run_go action.
-	CallID string
-	// Code is the snippet as run.
-	Code string
-	// Reads and Writes are the variables the static pass found the snippet
-	// reading and writing.
-	Reads, Writes []string
-	// Success reports whether the snippet compiled and ran to the end.
-	Success bool
-	// Error says what went wrong, with snippet line:column where known.
-	Error string
-	// Stdout and Stderr are what the snippet printed, bounded.
-	Stdout, Stderr string
-	// Variables are the variables the snippet created or changed.
-	Variables []VariableChange
-	// Duration is how long it ran.
-	Duration time.Duration
-	// Err is the typed failure behind Error, for the host (for example an
-	// *interp.CompileError, or an error wrapping context.DeadlineExceeded);
-	// it is not sent to the model.
-	Err error
-
-	// start is when the snippet started, for the log.
-	start time.Time
-	// left are the variables a failed snippet may have changed in place
-	// (changes that could not be undone), for the log.
-	left []VariableChange
-}
-
-// executed is the snippet's record in the log, as the step's instruction
-// n; its Kept is set by the caller when the content was kept as a variable.
-func (s SnippetResponse) executed(n int) run.SnippetExecuted {
-	return run.SnippetExecuted{
-		Step: n, Snippet: run.Snippet{Code: s.Code, Reads: s.Reads, Writes: s.Writes},
-		Success: s.Success, Error: s.Error, Duration: s.Duration, Stdout: s.Stdout, Stderr: s.Stderr,
-		Created: infos(s.Variables, "created"), Modified: append(infos(s.Variables, "assigned", "modified"), infos(s.left, "modified")...),
-		Start: s.start,
-	}
-}
-
-// Content returns the response as JSON text for the model.
-func (s SnippetResponse) Content() string {
-	b, err := marshal(toolContent{Success: s.Success, Error: s.Error, Stdout: s.Stdout, Stderr: s.Stderr, Variables: s.Variables})
-	if err != nil {
-		return `{"success":false,"error":"internal: the snippet's response could not be encoded"}`
-	}
-	return string(b)
-}
 
 // snippetContext is the name under which snippets see the step's context.
 const snippetContext = "ctx"

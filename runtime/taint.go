@@ -5,7 +5,6 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/byref/byref/interp"
 	"github.com/byref/byref/variable"
@@ -230,12 +229,4 @@ func collectTexts(v reflect.Value, depth int, fn func(string)) int {
 		}
 	}
 	return n
-}
-
-// hideOutput replaces non-empty output with a note.
-func hideOutput(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return s
-	}
-	return hiddenOutput
 }

@@ -121,29 +121,23 @@ func (h *Handle) applyCompaction(e run.ContextCompacted) {
 // It is bounded by a quarter of threshold tokens: past that, the oldest
 // steps are named by the variables they made only.
 func summarize(events []run.Event, threshold int) (string, int) {
+	lines, made, step := summaryLines(events)
+	return summaryText(lines, made, step, threshold), step
+}
+
+// summaryLines are the lines of a compaction's summary, one per user
+// message (after the task), tool call and snippet, with the references
+// each line's step made (made) and the last step covered.
+func summaryLines(events []run.Event) (lines []string, made [][]string, step int) {
 	type call struct {
 		name, args string
 		step       int
 	}
 	calls := map[string]call{}
-	var lines []string
-	var made [][]string // per line, the references it introduced
-	step, users := 0, 0
+	users := 0
 	add := func(line string, refs []string) {
 		lines = append(lines, line)
 		made = append(made, refs)
-	}
-	vars := func(b *strings.Builder, created, modified []run.VariableInfo) []string {
-		var refs []string
-		for i, v := range append(created, modified...) {
-			what := "made"
-			if i >= len(created) {
-				what = "changed"
-			}
-			fmt.Fprintf(b, "; %s %s (%s): %s", what, schema.Ref(v.Name), v.Type, oneLine(v.Preview, summaryPreview))
-			refs = append(refs, schema.Ref(v.Name)+" ("+v.Type+")")
-		}
-		return refs
 	}
 	for _, e := range events {
 		switch p := e.Data.(type) {
@@ -161,7 +155,7 @@ func summarize(events []run.Event, threshold int) (string, int) {
 			if !p.Success {
 				b.WriteString(" failed: " + oneLine(p.Error, summaryPreview))
 			}
-			refs := vars(&b, p.Created, p.Modified)
+			refs := summaryVars(&b, p.Created, p.Modified)
 			if p.Stdout != "" {
 				b.WriteString("; printed: " + oneLine(p.Stdout, summaryPreview))
 			}
@@ -173,7 +167,7 @@ func summarize(events []run.Event, threshold int) (string, int) {
 			if !p.Success {
 				b.WriteString(" failed: " + oneLine(p.Error, summaryPreview))
 			}
-			refs := vars(&b, p.Created, p.Modified)
+			refs := summaryVars(&b, p.Created, p.Modified)
 			if p.Stdout != "" {
 				b.WriteString("; printed: " + oneLine(p.Stdout, summaryPreview))
 			}
@@ -182,6 +176,28 @@ func summarize(events []run.Event, threshold int) (string, int) {
 			step = max(step, p.Step)
 		}
 	}
+	return lines, made, step
+}
+
+// summaryVars writes the variables a step made and changed to b, and
+// returns their references.
+func summaryVars(b *strings.Builder, created, modified []run.VariableInfo) []string {
+	var refs []string
+	for i, v := range append(created, modified...) {
+		what := "made"
+		if i >= len(created) {
+			what = "changed"
+		}
+		fmt.Fprintf(b, "; %s %s (%s): %s", what, schema.Ref(v.Name), v.Type, oneLine(v.Preview, summaryPreview))
+		refs = append(refs, schema.Ref(v.Name)+" ("+v.Type+")")
+	}
+	return refs
+}
+
+// summaryText joins a summary's lines under its intro, within a quarter of
+// threshold tokens: past that, the oldest lines give way to the references
+// they made.
+func summaryText(lines []string, made [][]string, step, threshold int) string {
 	intro := fmt.Sprintf("Steps 1 to %d were compacted to keep the conversation within the model's window. Their results are still in the variables below: pass any of them by reference, or read them in Go code.", step)
 	limit := threshold // characters: a quarter of threshold tokens
 	total := len(intro)
@@ -220,7 +236,7 @@ func summarize(events []run.Event, threshold int) (string, int) {
 		b.WriteByte('\n')
 		b.WriteString(l)
 	}
-	return b.String(), step
+	return b.String()
 }
 
 // oneLine is s on one line, cut to at most n characters.

@@ -273,6 +273,10 @@ func main() {
 type T struct{ n int }
 func (t T) Add(x int) int { return t.n + x }
 func main() { print(T.Add(T{1}, 2)) }`, "3"},
+		{"unnamed parameters have their frame slot", `package main
+func enter() func() { return func() {} }
+func f(bool, int) (n int) { defer enter()(); x := 5; return x }
+func main() { print(f(true, 3)) }`, "5"},
 		{"index panic", `package main
 func main() {
 	defer func() { print(recover().(error).Error()) }()

@@ -125,8 +125,9 @@ func convertToHostInterface(n *node) {
 }
 
 // genElemWrappers returns the elements of the slice or array n as a []any
-// of the wrappers of the host interface typ (fmt.Stringer, error), each
-// with the element type's interpreted methods (byref).
+// (the values of the map n as a map[K]any) of the wrappers of the host
+// interface typ (fmt.Stringer, error), each with the element type's
+// interpreted methods (byref).
 func genElemWrappers(n *node, typ reflect.Type) func(*frame) reflect.Value {
 	value := genValue(n)
 	elem := &node{interp: n.interp, typ: n.typ.val, pos: n.pos, kind: identExpr, findex: notInFrame}
@@ -140,6 +141,29 @@ func genElemWrappers(n *node, typ reflect.Type) func(*frame) reflect.Value {
 			return value // a method that is not interpreted: leave the value alone
 		}
 	}
+	wrapped := func(f *frame, e reflect.Value) reflect.Value {
+		w := reflect.New(wrap).Elem()
+		w.Field(0).Set(e)
+		for j, m := range methods {
+			nod := *m
+			nod.recv = &receiver{val: e, index: indexes[j]}
+			w.Field(j + 1).Set(genFunctionWrapper(&nod)(f))
+		}
+		return w
+	}
+	if n.typ.cat == mapT {
+		return func(f *frame) reflect.Value {
+			v := value(f)
+			if v.IsNil() {
+				return v
+			}
+			out := reflect.MakeMapWithSize(reflect.MapOf(v.Type().Key(), emptyInterfaceType), v.Len())
+			for it := v.MapRange(); it.Next(); {
+				out.SetMapIndex(it.Key(), wrapped(f, it.Value()))
+			}
+			return out
+		}
+	}
 	return func(f *frame) reflect.Value {
 		v := value(f)
 		for v.Kind() == reflect.Pointer {
@@ -147,15 +171,7 @@ func genElemWrappers(n *node, typ reflect.Type) func(*frame) reflect.Value {
 		}
 		out := make([]any, v.Len())
 		for i := range out {
-			e := v.Index(i)
-			w := reflect.New(wrap).Elem()
-			w.Field(0).Set(e)
-			for j, m := range methods {
-				nod := *m
-				nod.recv = &receiver{val: e, index: indexes[j]}
-				w.Field(j + 1).Set(genFunctionWrapper(&nod)(f))
-			}
-			out[i] = w.Interface()
+			out[i] = wrapped(f, v.Index(i)).Interface()
 		}
 		return reflect.ValueOf(out)
 	}

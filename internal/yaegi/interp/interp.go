@@ -272,6 +272,42 @@ type Interpreter struct {
 	// byref: deferred calls of the global frame wait for a later run
 	// (see HoldTopDefers).
 	holdTopDefers atomic.Bool
+
+	// byref: the trace lines of the panic unwinding now (see tracePanic).
+	trace struct {
+		pending atomic.Bool
+		mu      sync.Mutex
+		lines   []string
+	}
+}
+
+// tracePanic records the trace line of a panic leaving a function. The
+// lines are written to stderr when the panic leaves the global frame
+// (top), and dropped when a deferred call recovers it, so a recovered
+// panic leaves nothing on stderr, as in Go (byref).
+func (interp *Interpreter) tracePanic(line string, top bool) {
+	interp.trace.mu.Lock()
+	defer interp.trace.mu.Unlock()
+	interp.trace.lines = append(interp.trace.lines, line)
+	interp.trace.pending.Store(true)
+	if top {
+		for _, l := range interp.trace.lines {
+			fmt.Fprintln(interp.stderr, l)
+		}
+		interp.trace.lines = interp.trace.lines[:0]
+		interp.trace.pending.Store(false)
+	}
+}
+
+// dropTrace forgets the trace lines of a panic that was recovered (byref).
+func (interp *Interpreter) dropTrace() {
+	if !interp.trace.pending.Load() {
+		return
+	}
+	interp.trace.mu.Lock()
+	interp.trace.lines = interp.trace.lines[:0]
+	interp.trace.pending.Store(false)
+	interp.trace.mu.Unlock()
 }
 
 // HoldTopDefers sets whether the calls deferred by top-level statements

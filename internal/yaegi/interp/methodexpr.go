@@ -136,10 +136,12 @@ func exprTypeNode(n *node) *node {
 // bindRecv is the receiver src of a method value or of an interface
 // wrapper's method, as the method of receiver type dest takes it,
 // evaluated now: the address of an addressable value for a pointer
-// receiver, a copy of a value for a value receiver. A pointer stays a
+// receiver, a copy of a value for a value receiver. For a method value
+// (methodValue), p.M of a value method is (*p).M: the pointee is copied
+// now, and a nil p panics now, as Go does. Otherwise a pointer stays a
 // pointer, dereferenced at each call (derefRecv): an interface holding a
 // pointer sees the pointee as it is then (byref).
-func bindRecv(src reflect.Value, dest reflect.Type) reflect.Value {
+func bindRecv(src reflect.Value, dest reflect.Type, methodValue bool) reflect.Value {
 	for {
 		vs, ok := src.Interface().(valueInterface)
 		if !ok {
@@ -149,6 +151,15 @@ func bindRecv(src reflect.Value, dest reflect.Type) reflect.Value {
 	}
 	sk, dk := src.Kind(), dest.Kind()
 	switch {
+	case sk == reflect.Ptr && dk != reflect.Ptr && methodValue && src.Type().Elem() == dest:
+		// p.M of a value method is (*p).M: *p is evaluated, and copied,
+		// when the method value is, so a nil p panics there.
+		if src.IsNil() {
+			panic(nilDeref)
+		}
+		c := reflect.New(dest).Elem()
+		c.Set(src.Elem())
+		return c
 	case sk == reflect.Ptr:
 		return src
 	case dk == reflect.Ptr:

@@ -234,12 +234,15 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 			// suppress the logging here accordingly, to get a similar and consistent
 			// behavior.
 			if !ok || errorer.Error() != errAbortHandler.Error() {
-				fmt.Fprintln(n.interp.stderr, oNode.cfgErrorf("panic: %s(...)", panicFunc(oNode.scope)))
+				n.interp.tracePanic(oNode.cfgErrorf("panic: %s(...)", panicFunc(oNode.scope)).Error(), f == f.root)
 			}
 			f.mutex.Unlock()
 			panic(f.recovered)
 		}
 		f.mutex.Unlock()
+		// byref: a function returning normally ends any panic unwinding
+		// below it (one a host function recovered, as fmt does).
+		n.interp.dropTrace()
 	}()
 
 	dbg := n.interp.debugger
@@ -989,6 +992,7 @@ func _recover(n *node) {
 			dest(f).Set(reflect.ValueOf(valueInterface{n, reflect.ValueOf(af.recovered)}))
 		}
 		af.recovered = nil
+		n.interp.dropTrace()
 		return tnext
 	}
 }
@@ -1064,7 +1068,7 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 		// loop had changed it.
 		var bound reflect.Value
 		if rcvr != nil {
-			bound = bindRecv(rcvr(f), def.types()[numRet])
+			bound = bindRecv(rcvr(f), def.types()[numRet], !n.recv.val.IsValid())
 		}
 		return reflect.MakeFunc(funcType, func(in []reflect.Value) []reflect.Value {
 			// Allocate and init local frame. All values to be settable and addressable.
@@ -1611,16 +1615,16 @@ func callBin(n *node) {
 				}
 			}
 			var elemWrap reflect.Type // byref: the wrapper of a slice's elements
-			if getMapType != nil && (c.typ.cat == sliceT || c.typ.cat == arrayT) && c.typ.val != nil && !isInterface(c.typ.val) && c.typ.val.cat != valueT {
+			if getMapType != nil && (c.typ.cat == sliceT || c.typ.cat == arrayT || c.typ.cat == mapT) && c.typ.val != nil && !isInterface(c.typ.val) && c.typ.val.cat != valueT {
 				elemWrap = getMapType(c.typ.val)
 			}
 
 			switch {
 			case elemWrap != nil:
-				// byref: the elements of a slice or array of an
+				// byref: the elements of a slice, array or map of an
 				// interpreted type with a String or Error method reach fmt
-				// with their methods, as a []any of wrappers (fmt printed
-				// their fields).
+				// with their methods, as a []any or map[K]any of wrappers
+				// (fmt printed their fields).
 				values = append(values, genElemWrappers(c, elemWrap))
 			case isEmptyInterface(c.typ):
 				values = append(values, genValue(c))
