@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -345,32 +346,15 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 			if users++; users > 1 {
 				w.turnSteps, w.turnTokens = w.modelSteps, tokens
 			}
-			text := p.Text
-			if p.Sent != "" {
-				text = p.Sent
-			}
-			msgs = append(msgs, llm.UserMessage(text))
+			msgs = append(msgs, llm.UserMessage(cmp.Or(p.Sent, p.Text))) // as sent
 		case run.Error:
-			if p.Sent == "" {
-				break
-			}
-			flush()
-			// Whatever code of the answer did not run will not.
-			executedSnippets = max(executedSnippets, len(extractCode(lastText)))
-			if len(p.Refused) == 0 { // an invalid result, a rejected plan without calls
-				flushSnippets()
-				msgs = append(msgs, llm.UserMessage(p.Sent))
-				break
-			}
-			for _, id := range p.Refused { // a rejected plan's calls
-				done[id] = true
-				name := ""
-				for _, c := range scheduled {
-					if c.ID == id {
-						name = c.Name
-					}
+			if p.Sent != "" { // the model was told: a refused plan, an invalid result
+				flush()
+				if len(p.Refused) == 0 {
+					flushSnippets()
 				}
-				msgs = append(msgs, llm.ToolResultMessage(llm.ToolCall{ID: id, Name: name}, refusedContent(p.Sent)))
+				executedSnippets = max(executedSnippets, len(extractCode(lastText))) // no code of the answer will run
+				msgs = append(msgs, answerMessages(p, scheduled, done)...)
 			}
 		case run.Usage:
 			flush()
@@ -397,13 +381,7 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 		case run.ToolCallCompleted:
 			flush()
 			done[p.CallID] = true
-			name := ""
-			for _, c := range scheduled {
-				if c.ID == p.CallID {
-					name = c.Name
-				}
-			}
-			msgs = append(msgs, llm.ToolResultMessage(llm.ToolCall{ID: p.CallID, Name: name}, sentTool(p, large)))
+			msgs = append(msgs, llm.ToolResultMessage(llm.ToolCall{ID: p.CallID, Name: callName(scheduled, p.CallID)}, sentTool(p, large)))
 		case run.SnippetExecuted:
 			executedSnippets++
 			snippetOut = append(snippetOut, sentSnippet(p, large))
@@ -550,4 +528,30 @@ func (g *answered) ask(ctx context.Context, c ToolCall, question string) (string
 		return a.Text, ""
 	}
 	return g.Handle.ask(ctx, c, question)
+}
+
+// callName is the name of the call id among scheduled, or "".
+func callName(scheduled []ToolCall, id string) string {
+	for _, c := range scheduled {
+		if c.ID == id {
+			return c.Name
+		}
+	}
+	return ""
+}
+
+// answerMessages are the messages a fault the model was told of gave it
+// (p.Sent is set): one answer per refused call (marked done), else Sent
+// as a message of its own (an invalid result, a rejected plan without
+// calls).
+func answerMessages(p run.Error, scheduled []ToolCall, done map[string]bool) []llm.Message {
+	if len(p.Refused) == 0 {
+		return []llm.Message{llm.UserMessage(p.Sent)}
+	}
+	var out []llm.Message
+	for _, id := range p.Refused {
+		done[id] = true
+		out = append(out, llm.ToolResultMessage(llm.ToolCall{ID: id, Name: callName(scheduled, id)}, refusedContent(p.Sent)))
+	}
+	return out
 }
