@@ -57,7 +57,6 @@ var goTestKnown = map[string]string{
 	"maplinear.go": "wrong result: a map keyed by an interpreted non-empty interface type refuses a concrete key (reflect.Value.MapIndex)",
 	"recover2.go":  "wrong result: the panic of an unhashable map key names the struct reflect built (hash of unhashable type: struct {...}), not main.T",
 	"reorder2.go":  "refused though valid: the interpreter's compiler panics (interface conversion: reflect.Type is nil)",
-	"shift3.go":    "wrong result: an untyped constant shift amount (x<<1.) and an untyped constant shifted by a non-constant amount are typed as int",
 }
 
 func TestGoTests(t *testing.T) {

@@ -259,6 +259,10 @@ func h() bool { return strings.Contains(fmt.Sprint(stringer{}), "PANIC") }
 type stringer struct{}
 func (stringer) String() string { panic("in String") }
 fmt.Print(g(), " ", h())`, "x true"},
+		{"untyped constant shift counts", `x := 1
+var v uint64 = 1
+p := 63
+fmt.Print(x<<1., " ", x<<(1<<x), " ", x<<(1.<<x), " ", x<<((1+0i)<<x), " ", v|(1<<p))`, "2 4 4 4 9223372036854775809"},
 		{"unnamed parameters", `type B bool
 func f(B, int) (n int) { x := 5; return x }
 fmt.Print(f(true, 3))`, "5"},

@@ -931,12 +931,26 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				// (1<<n) takes the type of the other operand, as the
 				// constant alone would (val|1<<n is a uint64 for a uint64
 				// val); it was an int.
-				for i, c := range n.child[:2] {
-					if o := n.child[1-i]; (c.action == aShl || c.action == aShr) && c.typ != nil && !c.rval.IsValid() &&
+				for i, cp := range n.child[:2] {
+					if c, o := unparen(cp), n.child[1-i]; (c.action == aShl || c.action == aShr) && c.typ != nil && !c.rval.IsValid() &&
 						c.child[0].rval.IsValid() && c.child[0].typ != nil && c.child[0].typ.untyped && o.typ != nil && !o.typ.untyped && isNumber(o.typ.TypeOf()) {
 						c.typ = o.typ
 						c.findex = sc.add(c.typ)
+						for p := cp; p != c; p = p.lastChild() {
+							p.typ, p.findex = c.typ, c.findex
+						}
 					}
+				}
+			} else if c := unparen(c1); (c.action == aShl || c.action == aShr) && c.typ != nil && !c.rval.IsValid() &&
+				c.child[0].rval.IsValid() && c.child[0].typ != nil && c.child[0].typ.untyped {
+				// byref: a shift count that is a non-constant shift of an
+				// untyped constant (x<<(1<<y), x<<(1.<<y)) is a uint; it
+				// was an int, or a float or complex the shift had no code
+				// for (the expression did nothing).
+				c.typ = sc.getType("uint")
+				c.findex = sc.add(c.typ)
+				for p := c1; p != c; p = p.lastChild() {
+					p.typ, p.findex = c.typ, c.findex
 				}
 			}
 
@@ -3351,4 +3365,12 @@ func sizeof(n *node) {
 	n.gen = nop
 	n.typ = n.scope.getType("uintptr")
 	n.rval = reflect.ValueOf(n.child[1].typ.TypeOf().Size())
+}
+
+// unparen is n without the parentheses around it (byref).
+func unparen(n *node) *node {
+	for n.kind == parenExpr {
+		n = n.lastChild()
+	}
+	return n
 }
