@@ -58,16 +58,41 @@ const stmtPrefix = "package p\n\nfunc _() {\n"
 func parseSnippet(code string, vars map[string]reflect.Type, actions map[string]run.GoAction) (*parsedSnippet, error) {
 	parts := interp.Split(code)
 	p := &parsedSnippet{idents: map[string]bool{}, qualifiers: map[string]bool{}}
-	qualifier := func(n ast.Node) {
-		if se, ok := n.(*ast.SelectorExpr); ok {
-			if x, ok := se.X.(*ast.Ident); ok && x.Obj == nil {
-				p.qualifiers[x.Name] = true
-			}
-		}
-	}
 	for _, im := range parts.Imports {
 		p.imports = append(p.imports, snippetImport{Name: im.Name, Path: im.Path})
 	}
+	p.splitDecls(parts, vars, actions)
+	if err := p.parseBody(); err != nil {
+		return nil, err
+	}
+	if err := p.parseDecls(); err != nil {
+		return nil, err
+	}
+	p.addImplicitImports(code, vars)
+	p.keepUsedImports()
+	return p, nil
+}
+
+// see records the identifiers of n, and the package-like qualifiers of its
+// selectors (x.Sel with x unresolved); it is an ast.Inspect visitor.
+func (p *parsedSnippet) see(n ast.Node) bool {
+	if id, ok := n.(*ast.Ident); ok {
+		p.idents[id.Name] = true
+	}
+	if se, ok := n.(*ast.SelectorExpr); ok {
+		if x, ok := se.X.(*ast.Ident); ok && x.Obj == nil {
+			p.qualifiers[x.Name] = true
+		}
+	}
+	return true
+}
+
+// splitDecls sets the snippet's statements (p.stmts) and its file-level
+// declarations (p.decls). A func declaration that uses the run's
+// variables, the actions or the snippet's own top-level variables cannot
+// go to file level (they are locals of Replay): it stays where it is, as a
+// func value.
+func (p *parsedSnippet) splitDecls(parts interp.Parts, vars map[string]reflect.Type, actions map[string]run.GoAction) {
 	stmts := []byte(parts.Body)
 	for _, d := range parts.Decls {
 		for i := d.Start; i < d.End; i++ {
@@ -76,9 +101,6 @@ func parseSnippet(code string, vars map[string]reflect.Type, actions map[string]
 			}
 		}
 	}
-	// A func declaration that uses the run's variables, the actions or the
-	// snippet's own top-level variables cannot go to file level (they are
-	// locals of Replay): it stays where it is, as a func value.
 	locals := map[string]bool{}
 	for n := range vars {
 		locals[n] = true
@@ -103,85 +125,78 @@ func parseSnippet(code string, vars map[string]reflect.Type, actions map[string]
 	}
 	text.Write(stmts[last:])
 	p.stmts = text.String()
+}
 
+// parseBody parses the statements as the body of Replay's wrapper (p.body),
+// and records the names they use and declare at top level.
+func (p *parsedSnippet) parseBody() error {
 	p.fset = token.NewFileSet()
 	f, err := parser.ParseFile(p.fset, "", stmtPrefix+p.stmts+"\n}\n", parser.ParseComments)
 	if err != nil {
-		return nil, fmt.Errorf("the snippet does not parse as Go statements: %w", err)
+		return fmt.Errorf("the snippet does not parse as Go statements: %w", err)
 	}
 	// The statements are pasted into Replay as text: they must be exactly
 	// the wrapper's body. A stray closing brace would end the wrapper early
 	// and make what follows file-level code (an init, say).
 	if len(f.Decls) != 1 {
-		return nil, fmt.Errorf("the snippet does not parse as Go statements: a closing brace at its top level matches no opening brace")
+		return fmt.Errorf("the snippet does not parse as Go statements: a closing brace at its top level matches no opening brace")
 	}
 	p.body = f.Decls[0].(*ast.FuncDecl).Body
 	if want := len(stmtPrefix) + len(p.stmts) + 1; p.fset.Position(p.body.Rbrace).Offset != want {
-		return nil, fmt.Errorf("the snippet does not parse as Go statements: a closing brace at its top level matches no opening brace")
+		return fmt.Errorf("the snippet does not parse as Go statements: a closing brace at its top level matches no opening brace")
 	}
-	ast.Inspect(p.body, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok {
-			p.idents[id.Name] = true
-		}
-		qualifier(n)
-		return true
-	})
+	ast.Inspect(p.body, p.see)
 	for _, st := range p.body.List {
 		p.defined = append(p.defined, topLevelNames(st)...)
 	}
-	// Each declaration is pasted at file level as text: it must parse on
-	// its own as exactly one func or type declaration, and not be an init
-	// or main, which the interpreter refuses too.
+	return nil
+}
+
+// parseDecls checks the file-level declarations: each is pasted at file
+// level as text, so it must parse on its own as exactly one func or type
+// declaration, and not be an init or main, which the interpreter refuses
+// too. It records the names each uses, leaves free and declares.
+func (p *parsedSnippet) parseDecls() error {
 	for _, decl := range p.decls {
 		df, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+decl, 0)
 		if err != nil {
-			return nil, fmt.Errorf("the snippet's declarations do not parse: %w", err)
+			return fmt.Errorf("the snippet's declarations do not parse: %w", err)
 		}
 		if len(df.Decls) != 1 {
-			return nil, fmt.Errorf("the snippet's declaration %q is not one func or type declaration", firstLine(decl))
+			return fmt.Errorf("the snippet's declaration %q is not one func or type declaration", firstLine(decl))
 		}
-		ast.Inspect(df, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok {
-				p.idents[id.Name] = true
-			}
-			qualifier(n)
-			return true
-		})
+		ast.Inspect(df, p.see)
 		free := declFree{name: firstLine(decl)}
 		for _, id := range df.Unresolved {
 			free.free = append(free.free, id.Name)
 		}
-		if len(df.Decls) == 1 {
-			switch d := df.Decls[0].(type) {
-			case *ast.FuncDecl:
-				free.name = d.Name.Name
-			case *ast.GenDecl:
-				if ts, ok := d.Specs[0].(*ast.TypeSpec); ok {
-					free.name = ts.Name.Name
+		switch d := df.Decls[0].(type) {
+		case *ast.FuncDecl:
+			free.name = d.Name.Name
+			if d.Recv == nil && (d.Name.Name == "init" || d.Name.Name == "main") {
+				return fmt.Errorf("the snippet declares func %s, which a snippet may not (the interpreter refuses it)", d.Name.Name)
+			}
+			if d.Recv == nil {
+				p.declNames = append(p.declNames, d.Name.Name)
+			}
+		case *ast.GenDecl:
+			if ts, ok := d.Specs[0].(*ast.TypeSpec); ok {
+				free.name = ts.Name.Name
+			}
+			for _, s := range d.Specs {
+				if ts, ok := s.(*ast.TypeSpec); ok {
+					p.declNames = append(p.declNames, ts.Name.Name)
 				}
 			}
 		}
 		p.declFree = append(p.declFree, free)
-		for _, d := range df.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				if d.Recv == nil && (d.Name.Name == "init" || d.Name.Name == "main") {
-					return nil, fmt.Errorf("the snippet declares func %s, which a snippet may not (the interpreter refuses it)", d.Name.Name)
-				}
-				if d.Recv == nil {
-					p.declNames = append(p.declNames, d.Name.Name)
-				}
-			case *ast.GenDecl:
-				for _, s := range d.Specs {
-					if ts, ok := s.(*ast.TypeSpec); ok {
-						p.declNames = append(p.declNames, ts.Name.Name)
-					}
-				}
-			}
-		}
 	}
-	// Packages used without an import: the interpreter imports them by
-	// name; the Go file needs them spelled out.
+	return nil
+}
+
+// addImplicitImports adds the packages used without an import: the
+// interpreter imports them by name; the Go file needs them spelled out.
+func (p *parsedSnippet) addImplicitImports(code string, vars map[string]reflect.Type) {
 	explicit := map[string]bool{}
 	for _, im := range p.imports {
 		explicit[im.Path] = true
@@ -193,7 +208,10 @@ func parseSnippet(code string, vars map[string]reflect.Type, actions map[string]
 			}
 		}
 	}
-	// Keep the imports the code uses: Go refuses unused ones.
+}
+
+// keepUsedImports keeps the imports the code uses: Go refuses unused ones.
+func (p *parsedSnippet) keepUsedImports() {
 	kept := p.imports[:0]
 	for _, im := range p.imports {
 		if im.Name == "" {
@@ -204,7 +222,6 @@ func parseSnippet(code string, vars map[string]reflect.Type, actions map[string]
 		}
 	}
 	p.imports = kept
-	return p, nil
 }
 
 // definedNames are the names the top-level statements of stmts declare
@@ -323,10 +340,6 @@ func topReturns(st ast.Stmt) []*ast.ReturnStmt {
 // and assigned inside it; one whose type the log lacks (the run never
 // created it) cannot be inlined.
 func (p *parsedSnippet) inline(declared func(string) bool, label func() string, typeOf func(string) (string, bool)) (string, error) {
-	type edit struct {
-		from, to int
-		text     string
-	}
 	var edits []edit
 	off := func(pos token.Pos) int { return p.fset.Position(pos).Offset - len(stmtPrefix) }
 	predeclared := map[string]bool{} // declared before the switch
@@ -373,55 +386,76 @@ func (p *parsedSnippet) inline(declared func(string) bool, label func() string, 
 			}
 			edits = append(edits, edit{off(r.Pos()), off(r.Pos()) + len("return"), "break " + end})
 		}
-		switch st := st.(type) {
-		case *ast.AssignStmt:
-			if st.Tok != token.DEFINE {
-				continue
-			}
-			var names []string
-			for _, e := range st.Lhs {
-				if id, ok := e.(*ast.Ident); ok {
-					names = append(names, id.Name)
-				}
-			}
-			if allDeclared(names) {
-				edits = append(edits, edit{off(st.TokPos), off(st.TokPos) + 2, "="})
-			}
-		case *ast.DeclStmt:
-			gd, ok := st.Decl.(*ast.GenDecl)
-			if !ok || gd.Tok != token.VAR || len(gd.Specs) != 1 {
-				continue
-			}
-			vs := gd.Specs[0].(*ast.ValueSpec)
-			if len(vs.Values) == 0 {
-				continue
-			}
-			var names []string
-			for _, n := range vs.Names {
-				names = append(names, n.Name)
-			}
-			if allDeclared(names) {
-				edits = append(edits, edit{off(gd.Pos()), off(vs.Values[0].Pos()), strings.Join(names, ", ") + " = "})
-			}
+		if e, ok := assignment(st, allDeclared, off); ok {
+			edits = append(edits, e)
 		}
 	}
 	if switchEdit >= 0 && predecls.Len() > 0 {
 		edits[switchEdit].text = predecls.String() + edits[switchEdit].text
 	}
-	// From the end; at one offset, a replacement before an insertion.
+	out := strings.TrimSpace(applyEdits(p.stmts, edits))
+	if end != "" {
+		out += "\n}"
+	}
+	return out, nil
+}
+
+// edit replaces the text from from to to with text.
+type edit struct {
+	from, to int
+	text     string
+}
+
+// assignment is the edit that makes a top-level := or var statement of
+// names all already declared an assignment, as the runtime treats a
+// re-declared variable; off maps a position to an offset in the
+// statements.
+func assignment(st ast.Stmt, allDeclared func([]string) bool, off func(token.Pos) int) (edit, bool) {
+	switch st := st.(type) {
+	case *ast.AssignStmt:
+		if st.Tok != token.DEFINE {
+			return edit{}, false
+		}
+		var names []string
+		for _, e := range st.Lhs {
+			if id, ok := e.(*ast.Ident); ok {
+				names = append(names, id.Name)
+			}
+		}
+		if allDeclared(names) {
+			return edit{off(st.TokPos), off(st.TokPos) + 2, "="}, true
+		}
+	case *ast.DeclStmt:
+		gd, ok := st.Decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.VAR || len(gd.Specs) != 1 {
+			return edit{}, false
+		}
+		vs := gd.Specs[0].(*ast.ValueSpec)
+		if len(vs.Values) == 0 {
+			return edit{}, false
+		}
+		var names []string
+		for _, n := range vs.Names {
+			names = append(names, n.Name)
+		}
+		if allDeclared(names) {
+			return edit{off(gd.Pos()), off(vs.Values[0].Pos()), strings.Join(names, ", ") + " = "}, true
+		}
+	}
+	return edit{}, false
+}
+
+// applyEdits applies edits to s, from the end; at one offset, a
+// replacement before an insertion.
+func applyEdits(s string, edits []edit) string {
 	sort.Slice(edits, func(i, j int) bool {
 		if edits[i].from != edits[j].from {
 			return edits[i].from > edits[j].from
 		}
 		return edits[i].to > edits[j].to
 	})
-	out := p.stmts
 	for _, e := range edits {
-		out = out[:e.from] + e.text + out[e.to:]
+		s = s[:e.from] + e.text + s[e.to:]
 	}
-	out = strings.TrimSpace(out)
-	if end != "" {
-		out += "\n}"
-	}
-	return out, nil
+	return s
 }

@@ -3,6 +3,8 @@ package interp
 import (
 	"reflect"
 	"sort"
+
+	"github.com/byref/byref/internal/yaegi/unsafe2"
 )
 
 // A failed snippet must leave every variable as it was. Values it replaces
@@ -133,8 +135,18 @@ func (s *snapshot) walk(v reflect.Value, writable bool) {
 	case reflect.Struct:
 		t := v.Type()
 		for i := range t.NumField() {
-			if needsWalk(t.Field(i).Type) {
-				s.walk(v.Field(i), writable && t.Field(i).IsExported())
+			f := t.Field(i)
+			if !needsWalk(f.Type) {
+				continue
+			}
+			switch {
+			case f.IsExported():
+				s.walk(v.Field(i), writable)
+			case snippetStruct(t):
+				// The interpreter reads and sets these fields itself.
+				s.walk(unsafe2.Exported(v.Field(i)), writable)
+			default:
+				s.walk(v.Field(i), false)
 			}
 		}
 	case reflect.Array:
@@ -211,4 +223,19 @@ func snapshots(vars []Var, names []string) (snaps []*snapshot, unsaved []string)
 	}
 	sort.Strings(unsaved)
 	return snaps, unsaved
+}
+
+// snippetStruct reports whether t is a struct type the interpreter built for
+// a snippet's type: unnamed, its unexported fields under the package path
+// "main" (internal/yaegi's refType).
+func snippetStruct(t reflect.Type) bool {
+	if t.Name() != "" {
+		return false
+	}
+	for i := range t.NumField() {
+		if f := t.Field(i); !f.IsExported() && f.PkgPath != "main" {
+			return false
+		}
+	}
+	return true
 }

@@ -83,3 +83,29 @@ func TestUnrestored(t *testing.T) {
 		t.Errorf("Unrestored = %v, want [h]", res.Unrestored)
 	}
 }
+
+// TestRestoreSnippetStruct: the unexported fields of a snippet's own struct
+// type (a created variable handed back) are restored on failure, as the
+// interpreter builds them and reads and sets them itself.
+func TestRestoreSnippetStruct(t *testing.T) {
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := in.Eval(context.Background(), Input{Code: "type stack struct{ items []int }\nst := &stack{items: []int{1, 2}}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := []Var{{Name: "st", Value: res.Values["st"]}}
+	res, err = in.Eval(context.Background(), Input{Code: "st.items[0] = 9\npanic(1)", Vars: vars})
+	if err == nil {
+		t.Fatal("the snippet succeeded")
+	}
+	if len(res.Unrestored) != 0 {
+		t.Errorf("Unrestored = %v, want none", res.Unrestored)
+	}
+	res, err = in.Eval(context.Background(), Input{Code: "fmt.Println(st.items)", Vars: vars})
+	if err != nil || res.Stdout != "[1 2]\n" {
+		t.Errorf("after the failure: %q %v, want [1 2]", res.Stdout, err)
+	}
+}

@@ -124,6 +124,10 @@ type UserMessage struct {
 	// so that a protocol server shows the history as sent; nil for a
 	// message from Go. The model never reads it.
 	Message json.RawMessage `json:"message,omitempty"`
+	// Sent is the text the model was given for this message, when it is
+	// not Text (a follow-up that also announces variables the host defined
+	// since the last turn): a restored run gives the model the same bytes.
+	Sent string `json:"sent,omitempty"`
 }
 
 // AssistantMessage is text from the model, with the reasoning it stated.
@@ -491,6 +495,10 @@ type Usage struct {
 	// the provider read from its prompt cache and wrote to it.
 	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+	// System is the system prompt the call was sent, recorded on the run's
+	// first model call only (it is written once per run): a restored run
+	// sends the same bytes, whatever its variables hold by then.
+	System string `json:"system,omitempty"`
 }
 
 // Error records a fault worth keeping: a model call retried, a result that
@@ -503,6 +511,14 @@ type Error struct {
 	// Refusal is what the model said when it declined (Failure
 	// [FailureRefusal] or [FailureContentFilter]).
 	Refusal string `json:"refusal,omitempty"`
+	// Sent is the message the model was given about this fault, when it
+	// was told (an invalid result, a rejected plan): a restored run gives
+	// the model the same bytes.
+	Sent string `json:"sent,omitempty"`
+	// Refused are the IDs of the calls of a step that did not run (a
+	// rejected plan); the model got Sent as the error of each, instead of
+	// Sent as a message of its own. They have no completion.
+	Refused []string `json:"refused,omitempty"`
 }
 
 // Unknown is an event of a type this version of the package does not know,

@@ -28,15 +28,6 @@ const (
 	ApproveOnToolCall Approval = "on_tool_call"
 )
 
-// Errors of Resume.
-var (
-	// ErrNoAwait: the run is not waiting for anything.
-	ErrNoAwait = errors.New("runtime: the run awaits nothing")
-	// ErrAwaitMismatch: the answer is for another await, or of the wrong
-	// kind, than the one pending.
-	ErrAwaitMismatch = errors.New("runtime: the answer does not match what the run awaits")
-)
-
 // pendingAwait is the await a run's loop is blocked on. ready is closed
 // once the move to awaiting is recorded (or failed): Resume waits for it,
 // so an answer that comes at once is never refused by the lifecycle.

@@ -186,20 +186,6 @@ func (st *State) failed(resp ToolResponse, step int, a *action.Action, err error
 	return st.failErr(resp, &ActionError{Action: a.Name(), CallID: resp.CallID, Step: step, Msg: a.Name() + " failed: " + err.Error(), Err: err}), need
 }
 
-// abandoned is the response of call f, which the watchdog abandoned: at
-// its deadline, or CancelGrace after its step was cancelled.
-func (st *State) abandoned(f *inflight) ToolResponse {
-	resp := f.resp
-	resp.Stdout, resp.Stderr = f.out.texts(f.secret)
-	cause := ErrCallTimeout
-	if f.ctx.Err() != nil && f.ctx.Err() != context.DeadlineExceeded {
-		cause = context.Cause(f.ctx)
-	}
-	msg := abandonedWhy(resp.Name, f.ctx, f.callCtx, f.timeout)
-	st.log().Warn("call abandoned", "action", resp.Name, "call", resp.CallID, "step", f.step, "why", msg)
-	return st.failErr(resp, &ActionError{Action: resp.Name, CallID: resp.CallID, Step: f.step, Msg: msg, Err: cause})
-}
-
 // commit stores a successful call's result and the changes it made and
 // completes the response; callers hold mu.
 func (st *State) commit(resp ToolResponse, step int, a *action.Action, p *prepared, value reflect.Value, changed []bool) ToolResponse {
@@ -246,17 +232,6 @@ func (st *State) peek(name string) (any, reflect.Type, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.vars.Value(name)
-}
-
-func abandonedWhy(name string, step, call context.Context, timeout time.Duration) string {
-	if err := step.Err(); err != nil && err != context.DeadlineExceeded {
-		return fmt.Sprintf("the step was cancelled while %s ran (%v); its result, if any, is ignored", name, step.Err())
-	}
-	why := call.Err()
-	if why == nil { // bounded by a timer: the action takes no context
-		why = context.DeadlineExceeded
-	}
-	return fmt.Sprintf("%s did not return before its deadline (%v, after %v); it was abandoned and its result, if any, is ignored. Try smaller inputs, or another action", name, why, timeout)
 }
 
 // change describes a variable as the model sees it after a change; callers

@@ -11,19 +11,6 @@ import (
 	"github.com/byref/byref/run"
 )
 
-// Parent links a child run to the tool call of its parent run that
-// started it. The IDs are recorded in the child's first event.
-type Parent struct {
-	// RunID is the parent run's ID; CallID is the ID of its tool call.
-	RunID  run.ID
-	CallID string
-	// Run is the parent run when it goes on in this process: the child's
-	// start and end are recorded in its log, and a child of an agent with
-	// no store of its own records beside it. Nil when only the IDs are
-	// known.
-	Run *Handle
-}
-
 // ParentOf returns the link to the run and tool call executing, for an
 // action that starts a child run (as AgentAction does): set it as the
 // child's RunOptions.Parent. It reports false outside a run's tool call.

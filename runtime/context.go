@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
@@ -25,6 +26,9 @@ type runContext struct {
 	// only names the tools the last compaction chose (nil: choose from
 	// the task), so that a restored run offers the same ones.
 	only []string
+	// announced names the variables the host defined between turns that
+	// a follow-up message announced already.
+	announced map[string]bool
 	// cacheKey is the request's llm.Request.CacheKey: derived from what
 	// the run's requests begin with (the tools and the system prompt), so
 	// that the runs of one agent, which begin alike, share it.
@@ -98,6 +102,30 @@ func startingNames(events []run.Event) []string {
 	return names
 }
 
+// sentSystem is the system prompt a run's log says its first model call
+// was sent, or "" (the run has not called its model: the prompt is built
+// from the starting variables as they are).
+func sentSystem(events []run.Event) string {
+	for _, e := range events {
+		if u, ok := e.Data.(run.Usage); ok && u.System != "" {
+			return u.System
+		}
+	}
+	return ""
+}
+
+// sentUsage is the log's record of the model call just made: its usage,
+// and on the run's first call the system prompt it was sent.
+func (h *Handle) sentUsage(u llm.Usage) run.Usage {
+	e := usageEvent(u)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.steps == 1 {
+		e.System = h.messages[0].Text // what a restored run sends again
+	}
+	return e
+}
+
 // usageEvent is the log's record of a model call's usage.
 func usageEvent(u llm.Usage) run.Usage {
 	return run.Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens),
@@ -148,6 +176,45 @@ func (h *Handle) cost(u llm.Usage) float64 {
 		return 0
 	}
 	return p.Cost(u)
+}
+
+// announceHostVariables returns the text of a follow-up message: text,
+// then the variables the host defined since the model last heard of its
+// variables (neither starting variables nor made by a step), with their
+// types and previews, since nothing earlier in the context may be
+// rewritten to name them; and their events for the log, which a restored
+// run reads them back from. Callers hold h.mu.
+func (h *Handle) announceHostVariables(text string) (string, []run.Payload) {
+	starting := map[string]bool{}
+	for _, n := range h.ctx.starting {
+		starting[n] = true
+	}
+	st := h.st
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var names []string
+	for _, n := range st.vars.Names() {
+		v, _ := st.vars.Head(n)
+		if starting[n] || h.ctx.announced[n] || len(v.History) == 0 || v.History[0].By != "host" {
+			continue
+		}
+		if h.ctx.announced == nil {
+			h.ctx.announced = map[string]bool{}
+		}
+		h.ctx.announced[n] = true
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return text, nil
+	}
+	var b strings.Builder
+	b.WriteString(text)
+	b.WriteString("\n\nNew variables:")
+	for _, n := range names {
+		b.WriteString("\n- ")
+		st.writeVariable(&b, n)
+	}
+	return b.String(), st.variableEvents(names, true)
 }
 
 // completedContent rebuilds the tool result the model was sent.

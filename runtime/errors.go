@@ -74,3 +74,12 @@ var (
 )
 
 var errCanceled = errors.New("run canceled")
+
+// Errors of Resume.
+var (
+	// ErrNoAwait: the run is not waiting for anything.
+	ErrNoAwait = errors.New("runtime: the run awaits nothing")
+	// ErrAwaitMismatch: the answer is for another await, or of the wrong
+	// kind, than the one pending.
+	ErrAwaitMismatch = errors.New("runtime: the answer does not match what the run awaits")
+)

@@ -120,9 +120,3 @@ func (st *State) valueJSON(v variable.Variable) []byte {
 	}
 	return b
 }
-
-// holdsSecret reports whether text contains the value of a secret
-// variable; callers hold mu.
-func (st *State) holdsSecret(text string) bool {
-	return len(st.secrets) > 0 && st.redact(text) != text
-}

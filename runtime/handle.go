@@ -142,7 +142,8 @@ func (h *Handle) FollowUp(ctx context.Context, text string) error {
 		return fmt.Errorf("%w: run %s is %s, and only a completed run can be followed up", ErrNotFollowable, h.id, s)
 	}
 	h.done = make(chan struct{})
-	h.messages = append(h.messages, llm.UserMessage(clip(text, h.st.opts.MaxMessage)))
+	sent, hostVars := h.announceHostVariables(clip(text, h.st.opts.MaxMessage))
+	h.messages = append(h.messages, llm.UserMessage(sent))
 	h.turnSteps, h.turnTokens = h.steps, h.usage.Total()
 	h.mu.Unlock()
 	if h.drive != nil {
@@ -152,7 +153,11 @@ func (h *Handle) FollowUp(ctx context.Context, text string) error {
 		h.end(Outcome{Status: h.rec.current(), Reason: err.Error()})
 		return err
 	}
-	if err := h.rec.append(ctx, run.PhaseChanged{From: h.rec.currentPhase(), To: run.PhasePrompted}, run.UserMessage{Text: text}); err != nil {
+	msg := run.UserMessage{Text: text}
+	if sent != text {
+		msg.Sent = sent
+	}
+	if err := h.rec.append(ctx, append([]run.Payload{run.PhaseChanged{From: h.rec.currentPhase(), To: run.PhasePrompted}, msg}, hostVars...)...); err != nil {
 		h.fail(ctx, "store: "+err.Error())
 		return err
 	}

@@ -39,7 +39,7 @@ func (h *Handle) modelStep(ctx context.Context, retries *int, lim Limits) (Outco
 	}
 	calls := resp.ToolCalls // one type from the provider to the step
 	snippets := extractCode(resp.Text)
-	before := []run.Payload{usageEvent(resp.Usage)}
+	before := []run.Payload{h.sentUsage(resp.Usage)}
 	if resp.Text != "" || resp.Reasoning != "" || len(resp.Thinking) > 0 {
 		before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning, Thinking: thinkingOf(resp.Thinking)})
 	}
@@ -160,7 +160,9 @@ func (h *Handle) approveStep(ctx context.Context, text string, snippets []string
 		return o, true, false
 	}
 	if deny != "" {
-		h.refuseStep(calls, snippets, deny)
+		if err := h.refuseStep(ctx, calls, snippets, deny); err != nil {
+			return h.storeFault(ctx, err), true, false
+		}
 		return Outcome{}, false, true
 	}
 	return Outcome{}, false, false
@@ -342,12 +344,17 @@ const maxErrorQuote = 1 << 10
 // retryResult tells the model its result was invalid, or gives up.
 func (h *Handle) retryResult(ctx context.Context, err error, retries *int, lim Limits) (Outcome, bool) {
 	*retries++
-	_ = h.rec.append(ctx, run.Error{Message: "invalid result: " + clip(err.Error(), maxErrorQuote)})
-	if lim.ResultRetries < 0 || *retries > lim.ResultRetries {
+	fault := run.Error{Message: "invalid result: " + clip(err.Error(), maxErrorQuote)}
+	give := *retries <= lim.ResultRetries && lim.ResultRetries >= 0
+	if give {
+		fault.Sent = "Your result is not valid: " + clip(err.Error(), maxErrorQuote) + ". Call terminate again with a result that matches the result schema."
+	}
+	_ = h.rec.append(ctx, fault)
+	if !give {
 		return h.complete(ctx, nil, "no valid result after "+fmt.Sprint(*retries)+" attempts: "+clip(err.Error(), maxErrorQuote)), true
 	}
 	h.mu.Lock()
-	h.messages = append(h.messages, llm.UserMessage("Your result is not valid: "+clip(err.Error(), maxErrorQuote)+". Call terminate again with a result that matches the result schema."))
+	h.messages = append(h.messages, llm.UserMessage(fault.Sent))
 	h.mu.Unlock()
 	return Outcome{}, false
 }
@@ -457,15 +464,25 @@ func (h *Handle) approvePlan(ctx context.Context, text string, snippets []string
 	return ""
 }
 
-// refuseStep answers every call of a step that must not run.
-func (h *Handle) refuseStep(calls []ToolCall, snippets []string, why string) {
+// refuseStep answers every call of a step that must not run, and records
+// the answers (run.Error.Refused), so that a restored run rebuilds them
+// and does not run the refused calls.
+func (h *Handle) refuseStep(ctx context.Context, calls []ToolCall, snippets []string, why string) error {
+	refusal := run.Error{Message: why, Sent: why}
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	for _, c := range calls {
-		b, _ := marshal(toolContent{Success: false, Error: why})
-		h.messages = append(h.messages, llm.ToolResultMessage(llm.ToolCall{ID: c.ID, Name: c.Name}, string(b)))
+		h.messages = append(h.messages, llm.ToolResultMessage(llm.ToolCall{ID: c.ID, Name: c.Name}, refusedContent(why)))
+		refusal.Refused = append(refusal.Refused, c.ID)
 	}
 	if len(calls) == 0 {
 		h.messages = append(h.messages, llm.UserMessage(why))
 	}
+	h.mu.Unlock()
+	return h.rec.append(ctx, refusal)
+}
+
+// refusedContent is the tool message that answers a call that was not run.
+func refusedContent(why string) string {
+	b, _ := marshal(toolContent{Success: false, Error: why})
+	return string(b)
 }

@@ -67,3 +67,10 @@ func hideOutput(s string) string {
 	}
 	return hiddenOutput
 }
+
+// Texts shown instead of what a call or snippet that received a secret
+// printed or returned as an error.
+const (
+	hiddenOutput = "<output hidden: the call was given a secret or a value derived from one>"
+	hiddenError  = "failed; its error is hidden because the call was given a secret or a value derived from one"
+)

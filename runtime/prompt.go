@@ -66,17 +66,8 @@ func (st *State) systemPrompt(opts RunOptions, starting []string) string {
 			writeByType(&b, &st.vars, older)
 		}
 		for _, name := range names[latest:] {
-			v, _ := st.vars.Head(name)
 			b.WriteString("\n- ")
-			b.WriteString(v.Name)
-			b.WriteString(" (")
-			b.WriteString(variable.TypeName(v.Type))
-			b.WriteString("): ")
-			b.WriteString(st.redact(v.Preview(min(st.opts.PreviewLimit, listPreview))))
-			if v.Description != "" {
-				b.WriteString(" — ")
-				b.WriteString(v.Description)
-			}
+			st.writeVariable(&b, name)
 		}
 	}
 	st.mu.Unlock()
@@ -88,6 +79,21 @@ func (st *State) systemPrompt(opts RunOptions, starting []string) string {
 		b.WriteString(opts.Instructions)
 	}
 	return b.String()
+}
+
+// writeVariable writes a variable as the model reads it: "name (type):
+// preview — description", the preview short and redacted; callers hold mu.
+func (st *State) writeVariable(b *strings.Builder, name string) {
+	v, _ := st.vars.Head(name)
+	b.WriteString(v.Name)
+	b.WriteString(" (")
+	b.WriteString(variable.TypeName(v.Type))
+	b.WriteString("): ")
+	b.WriteString(st.redact(v.Preview(min(st.opts.PreviewLimit, listPreview))))
+	if v.Description != "" {
+		b.WriteString(" — ")
+		b.WriteString(v.Description)
+	}
 }
 
 // writeByType writes names grouped by type: "a, b (string); n (int)".

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -114,10 +115,11 @@ var builtinTypes = []reflect.Type{
 // running run is for an engine that knows its process is gone and that the
 // run's actions may run again (package temporal).
 //
-// Not restored: session History (pass it again in ro), variables the
-// host set or deleted outside steps, and the exact text of earlier tool
-// results (they are rebuilt from the log, equivalent but not
-// byte-identical).
+// The conversation comes back as it was sent, byte for byte (see "What
+// the model reads" in the package doc). Not restored: session History
+// (pass it again in ro), and variables the host set or deleted during a
+// turn (those it defines between turns are logged with the follow-up that
+// announces them).
 func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*Handle, error) {
 	store := rt.store
 	events, err := store.Read(ctx, id, 1, 0)
@@ -172,7 +174,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 		}
 	}
 	msgs, work := replayLog(events, ropts.Limits.withDefaults().LargeResult)
-	h.messages = append([]llm.Message{llm.SystemMessage("")}, ropts.History...)
+	h.messages = append([]llm.Message{llm.SystemMessage(sentSystem(events))}, ropts.History...)
 	h.messages = append(h.messages, msgs[1:]...)
 	if snap.Status == run.StatusCreated {
 		h.messages = append(h.messages, llm.UserMessage(taskText(ropts, rt.opts.HideFromAI, rt.opts.MaxMessage)))
@@ -281,7 +283,9 @@ func (h *Handle) continueRunning(ctx context.Context, w unfinished) Outcome {
 			return o
 		}
 		if deny != "" {
-			h.refuseStep(w.calls, w.snippets, deny)
+			if err := h.refuseStep(ctx, w.calls, w.snippets, deny); err != nil {
+				return h.storeFault(ctx, err)
+			}
 			return h.loop(ctx)
 		}
 	}
@@ -342,7 +346,16 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 			if users++; users > 1 {
 				w.turnSteps, w.turnTokens = w.modelSteps, tokens
 			}
-			msgs = append(msgs, llm.UserMessage(p.Text))
+			msgs = append(msgs, llm.UserMessage(cmp.Or(p.Sent, p.Text))) // as sent
+		case run.Error:
+			if p.Sent != "" { // the model was told: a refused plan, an invalid result
+				flush()
+				if len(p.Refused) == 0 {
+					flushSnippets()
+				}
+				executedSnippets = max(executedSnippets, len(extractCode(lastText))) // no code of the answer will run
+				msgs = append(msgs, answerMessages(p, scheduled, done)...)
+			}
 		case run.Usage:
 			flush()
 			flushSnippets()
@@ -368,13 +381,7 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 		case run.ToolCallCompleted:
 			flush()
 			done[p.CallID] = true
-			name := ""
-			for _, c := range scheduled {
-				if c.ID == p.CallID {
-					name = c.Name
-				}
-			}
-			msgs = append(msgs, llm.ToolResultMessage(llm.ToolCall{ID: p.CallID, Name: name}, sentTool(p, large)))
+			msgs = append(msgs, llm.ToolResultMessage(llm.ToolCall{ID: p.CallID, Name: callName(scheduled, p.CallID)}, sentTool(p, large)))
 		case run.SnippetExecuted:
 			executedSnippets++
 			snippetOut = append(snippetOut, sentSnippet(p, large))
@@ -432,7 +439,9 @@ func (h *Handle) continueRestored(ctx context.Context, p *pendingAwait, w unfini
 			if reason == "" {
 				reason = "no reason given"
 			}
-			h.refuseStep(w.calls, w.snippets, "the user rejected the plan: "+reason+". Propose another plan.")
+			if err := h.refuseStep(ctx, w.calls, w.snippets, "the user rejected the plan: "+reason+". Propose another plan."); err != nil {
+				return h.storeFault(ctx, err)
+			}
 			return h.loop(ctx)
 		}
 		h.mu.Lock()
@@ -519,4 +528,30 @@ func (g *answered) ask(ctx context.Context, c ToolCall, question string) (string
 		return a.Text, ""
 	}
 	return g.Handle.ask(ctx, c, question)
+}
+
+// callName is the name of the call id among scheduled, or "".
+func callName(scheduled []ToolCall, id string) string {
+	for _, c := range scheduled {
+		if c.ID == id {
+			return c.Name
+		}
+	}
+	return ""
+}
+
+// answerMessages are the messages a fault the model was told of gave it
+// (p.Sent is set): one answer per refused call (marked done), else Sent
+// as a message of its own (an invalid result, a rejected plan without
+// calls).
+func answerMessages(p run.Error, scheduled []ToolCall, done map[string]bool) []llm.Message {
+	if len(p.Refused) == 0 {
+		return []llm.Message{llm.UserMessage(p.Sent)}
+	}
+	var out []llm.Message
+	for _, id := range p.Refused {
+		done[id] = true
+		out = append(out, llm.ToolResultMessage(llm.ToolCall{ID: id, Name: callName(scheduled, id)}, refusedContent(p.Sent)))
+	}
+	return out
 }

@@ -147,3 +147,16 @@ func taskText(opts RunOptions, plain bool, limit int) string {
 	}
 	return text
 }
+
+// Parent links a child run to the tool call of its parent run that
+// started it. The IDs are recorded in the child's first event.
+type Parent struct {
+	// RunID is the parent run's ID; CallID is the ID of its tool call.
+	RunID  run.ID
+	CallID string
+	// Run is the parent run when it goes on in this process: the child's
+	// start and end are recorded in its log, and a child of an agent with
+	// no store of its own records beside it. Nil when only the IDs are
+	// known.
+	Run *Handle
+}

@@ -151,32 +151,6 @@ func (r *ToolResponse) folded(buf *[]run.VariableInfo) run.ToolCallCompleted {
 	return c
 }
 
-// toolContent is the JSON shape of a ToolResponse for the model.
-type toolContent struct {
-	Success   bool             `json:"success"`
-	Error     string           `json:"error,omitempty"`
-	Stdout    string           `json:"stdout,omitempty"`
-	Stderr    string           `json:"stderr,omitempty"`
-	Variables []VariableChange `json:"variables,omitempty"`
-	Result    json.RawMessage  `json:"result,omitempty"`
-}
-
-// Content returns the response as the JSON text sent to the model as the
-// tool result.
-func (r ToolResponse) Content() string {
-	if r.Result == nil {
-		// The common case, written directly: the same text as
-		// encoding/json's without HTML escaping, in one allocation.
-		var buf [512]byte // on the stack when it fits: the string is the one allocation
-		return string(appendContent(buf[:0], r.Success, r.Error, r.Stdout, r.Stderr, r.Variables))
-	}
-	b, err := marshal(toolContent{r.Success, r.Error, r.Stdout, r.Stderr, r.Variables, r.Result})
-	if err != nil { // only a Result that is not JSON could cause this
-		b, _ = marshal(toolContent{Success: false, Error: "the result could not be written as JSON: " + err.Error()})
-	}
-	return string(b)
-}
-
 // marshal is json.Marshal without HTML escaping, so that <<var:name>> stays
 // readable for the model.
 func marshal(v any) ([]byte, error) {
@@ -269,13 +243,4 @@ func (s SnippetResponse) executed(n int) run.SnippetExecuted {
 		Created: infos(s.Variables, "created"), Modified: append(infos(s.Variables, "assigned", "modified"), infos(s.left, "modified")...),
 		Start: s.start,
 	}
-}
-
-// Content returns the response as JSON text for the model.
-func (s SnippetResponse) Content() string {
-	b, err := marshal(toolContent{Success: s.Success, Error: s.Error, Stdout: s.Stdout, Stderr: s.Stderr, Variables: s.Variables})
-	if err != nil {
-		return `{"success":false,"error":"internal: the snippet's response could not be encoded"}`
-	}
-	return string(b)
 }

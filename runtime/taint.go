@@ -22,13 +22,6 @@ import (
 // from the model. Every text bound for the model or the log also goes
 // through a variable.Redactor of the sensitive values, as a second line.
 
-// Texts shown instead of what a call or snippet that received a secret
-// printed or returned as an error.
-const (
-	hiddenOutput = "<output hidden: the call was given a secret or a value derived from one>"
-	hiddenError  = "failed; its error is hidden because the call was given a secret or a value derived from one"
-)
-
 // minTaintedText is the shortest text of a tainted value that the redactor
 // hides: shorter derived texts ("true", "done") would hide ordinary words.
 const minTaintedText = 8
@@ -229,4 +222,10 @@ func collectTexts(v reflect.Value, depth int, fn func(string)) int {
 		}
 	}
 	return n
+}
+
+// holdsSecret reports whether text contains the value of a secret
+// variable; callers hold mu.
+func (st *State) holdsSecret(text string) bool {
+	return len(st.secrets) > 0 && st.redact(text) != text
 }

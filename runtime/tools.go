@@ -267,3 +267,10 @@ func (st *State) toolSpec(r *row) schema.ToolSpec {
 	}
 	return spec
 }
+
+// warnNonStrict reports whether the action's going out non-strict is news
+// to the log: true the first time for each action of the agent.
+func (rt *Runtime) warnNonStrict(name string) bool {
+	_, seen := rt.nonStrict.LoadOrStore(name, true)
+	return !seen
+}
