@@ -76,8 +76,8 @@
 // by a snippet interface type; the name in the panic of an unhashable
 // key) and 4 are refused though valid (package-level variables
 // initialised from later ones, string(iota + 'a') in a constant
-// declaration, a recursive slice type as a variadic parameter, a compiler
-// panic).
+// declaration, and the recursive types type T []T and type F func(string)
+// F, on which the compiler crashes).
 //
 // Where the interpreter still computes something else than compiled Go,
 // the corpus says so: TestNative compiles every corpus snippet that is not
