@@ -131,8 +131,8 @@ func TestFirstSnippet(t *testing.T) {
 
 // TestTypeCheckCarriedTypes: a variable of a snippet's own type, created by
 // one snippet and handed back by the caller, has that type in the next
-// snippet's check (its reflect type has lost the name and the unexported
-// field names), so it can be assigned to and from the type.
+// snippet's check (its reflect type has lost the name), so it can be
+// assigned to and from the type.
 func TestTypeCheckCarriedTypes(t *testing.T) {
 	in, err := New(Options{})
 	if err != nil {
