@@ -72,12 +72,12 @@
 // statements, func init, arrays beyond 2^24 elements, an array length the
 // sandbox cannot fold), 1 is not run (divmod.go runs past 10s
 // interpreted), and 6 still fail, each listed with its cause in
-// gotest_test.go (goTestKnown): 3 compute a wrong result (a variadic
-// func value in a package-level variable; a map keyed by a snippet
-// interface type; the name in the panic of an unhashable key) and 3 are
-// refused though valid
-// (package-level variables initialised from later ones, an implicitly
-// repeated iota conversion, a compiler panic).
+// gotest_test.go (goTestKnown): 2 compute a wrong result (a map keyed
+// by a snippet interface type; the name in the panic of an unhashable
+// key) and 4 are refused though valid (package-level variables
+// initialised from later ones, string(iota + 'a') in a constant
+// declaration, a recursive slice type as a variadic parameter, a compiler
+// panic).
 //
 // Where the interpreter still computes something else than compiled Go,
 // the corpus says so: TestNative compiles every corpus snippet that is not
