@@ -120,10 +120,12 @@
 //
 //   - Reach outside the process: no files, network, processes, environment,
 //     reflection or unsafe; no go statements (see Allow-list).
-//   - Use yaegi v0.16.1's remaining gaps: printing a struct holding
-//     values of a snippet-declared Stringer type, or a map whose keys are
-//     (print the values; slices, arrays and map values print through
-//     String), %T of a snippet-declared type (it names the underlying
+//   - Use yaegi v0.16.1's remaining gaps: printing a value of a
+//     snippet-declared Stringer (or error) type nested deeper than one
+//     level (in a struct in a slice, in a map key, behind a pointer to a
+//     struct: print the values; the elements of a slice, an array or a
+//     map and the exported fields of a struct print through String),
+//     a verb other than %v and %s on a struct holding one, %T of a snippet-declared type (it names the underlying
 //     type), and generic functions whose type parameters are only
 //     reachable through a constraint such as S ~[]E (the sandbox's slices
 //     and maps take []E and map[K]V instead; a named slice type passed in

@@ -225,6 +225,22 @@ func (m M) String() string { return "m" }
 var none map[string]S
 fmt.Println(map[string]S{"b": {2}, "a": {1}}, map[int]M{1: 1}, none)
 fmt.Printf("%d %v", map[int]M{7: 2}, map[string]int{"z": 1})`, "map[a:S1 b:S2] map[1:m] map[]\nmap[7:2] map[z:1]"},
+		{"a struct holding Stringers", `type S struct{ n int }
+func (s S) String() string { return fmt.Sprint("S", s.n) }
+type E struct{ code int }
+func (e *E) Error() string { return "bad" }
+type row struct {
+	A    S
+	n    int
+	hide S
+	Err  *E
+}
+r := row{S{1}, 2, S{3}, &E{4}}
+fmt.Println(r)
+fmt.Printf("%v|%+v|%s\n", r, r, struct{ X, Y S }{S{5}, S{6}})
+type T struct{ A S }
+func (T) String() string { return "T!" }
+fmt.Println(T{S{7}})`, "{S1 2 {3} bad}\n{S1 2 {3} bad}|{A:S1 n:2 hide:{n:3} Err:bad}|{S5 S6}\nT!"},
 		{"embedded fields are promoted for encoding/json", `type Base struct{ ID int }
 type Product struct {
 	Base

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/schema"
 	"github.com/byref/byref/variable"
 )
 
@@ -38,6 +39,16 @@ type row struct {
 	// args is made once for the action and shared by the rows of every
 	// State cloned from this one.
 	args *argsType
+}
+
+// toolCache holds an action's last built schema and the versions of the
+// groups it was built from.
+type toolCache struct {
+	tool     schema.Tool
+	strict   bool // tool passes schema.CheckOpenAIStrict
+	versions []uint64
+	plain    bool
+	built    bool
 }
 
 // argsType is a struct type with one field per parameter of an action, to

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
@@ -61,18 +60,3 @@ type runInfo struct {
 	id   run.ID
 	tags map[string]string
 }
-
-// startSpan starts a span when the runtime has a tracer; end is never nil.
-func (rt *Runtime) startSpan(ctx context.Context, s Span) (context.Context, func(SpanEnd)) {
-	if rt.opts.Tracer == nil {
-		return ctx, func(SpanEnd) {}
-	}
-	if info, ok := ctx.Value(runInfoKey{}).(*runInfo); ok && s.RunID == "" {
-		s.RunID, s.Tags = info.id, info.tags
-	}
-	return rt.opts.Tracer.Start(ctx, s)
-}
-
-// log returns the runtime's logger (New replaces a nil one with one that
-// discards).
-func (rt *Runtime) log() *slog.Logger { return rt.opts.Logger }

@@ -194,3 +194,18 @@ func (rt *Runtime) live(id run.ID) (*Handle, bool) {
 	h, ok := rt.runs[id]
 	return h, ok
 }
+
+// startSpan starts a span when the runtime has a tracer; end is never nil.
+func (rt *Runtime) startSpan(ctx context.Context, s Span) (context.Context, func(SpanEnd)) {
+	if rt.opts.Tracer == nil {
+		return ctx, func(SpanEnd) {}
+	}
+	if info, ok := ctx.Value(runInfoKey{}).(*runInfo); ok && s.RunID == "" {
+		s.RunID, s.Tags = info.id, info.tags
+	}
+	return rt.opts.Tracer.Start(ctx, s)
+}
+
+// log returns the runtime's logger (New replaces a nil one with one that
+// discards).
+func (rt *Runtime) log() *slog.Logger { return rt.opts.Logger }

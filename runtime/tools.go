@@ -10,16 +10,6 @@ import (
 	"github.com/byref/byref/variable"
 )
 
-// toolCache holds an action's last built schema and the versions of the
-// groups it was built from.
-type toolCache struct {
-	tool     schema.Tool
-	strict   bool // tool passes schema.CheckOpenAIStrict
-	versions []uint64
-	plain    bool
-	built    bool
-}
-
 // Unavailable says why an action is left out of the schemas.
 type Unavailable struct {
 	// Action is the action's name.

@@ -63,10 +63,27 @@ func TestNoLongFunctions(t *testing.T) {
 // useGraph is which file of a package uses which: file A uses file B when
 // A names an identifier that B alone declares at package level: a
 // function, type, variable or constant by its bare name, a method through
-// a selector (x.Method). Names declared in more than one file (methods such
-// as String) and the names of imported packages are left out.
+// a selector (x.Method). Ambiguous names are left out: names declared in
+// more than one file (methods such as String), and selectors whose name is
+// also a field of a struct of the package (x.ID may be a field of a tool
+// call as well as Handle.ID; without types the two cannot be told apart).
+// So are the blank identifier (var _ I = ...) and the names of imported
+// packages.
 func useGraph(files map[string]*ast.File) map[string][]string {
 	plain, methods := map[string][]string{}, map[string][]string{}
+	fields := map[string]bool{}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if st, ok := n.(*ast.StructType); ok {
+				for _, fl := range st.Fields.List {
+					for _, id := range fl.Names {
+						fields[id.Name] = true
+					}
+				}
+			}
+			return true
+		})
+	}
 	for name, f := range files {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
@@ -114,7 +131,7 @@ func useGraph(files map[string]*ast.File) map[string][]string {
 			switch n := n.(type) {
 			case *ast.SelectorExpr:
 				sels[n.Sel] = true
-				if x, ok := n.X.(*ast.Ident); !ok || !imported[x.Name] {
+				if x, ok := n.X.(*ast.Ident); (!ok || !imported[x.Name]) && !fields[n.Sel.Name] {
 					use(methods[n.Sel.Name])
 				}
 			case *ast.Ident:
@@ -218,7 +235,7 @@ func againstLayering(uses map[string][]string) (against, all int, back []string)
 
 // maxAgainstLayering is the most uses between runtime's files that may run
 // against the layering (see againstLayering); it only comes down.
-const maxAgainstLayering = 65
+const maxAgainstLayering = 25
 
 // TestRuntimeLayering counts the uses between runtime's files that run
 // against the layering, and fails when they pass maxAgainstLayering. Run

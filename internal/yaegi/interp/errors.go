@@ -3,6 +3,8 @@ package interp
 import (
 	"errors"
 	"reflect"
+
+	"github.com/byref/byref/internal/yaegi/unsafe2"
 )
 
 // byref: errors.As and errors.Is for interpreted code. An interpreted type
@@ -130,26 +132,9 @@ func convertToHostInterface(n *node) {
 // interpreted methods (byref).
 func genElemWrappers(n *node, typ reflect.Type) func(*frame) reflect.Value {
 	value := genValue(n)
-	elem := &node{interp: n.interp, typ: n.typ.val, pos: n.pos, kind: identExpr, findex: notInFrame}
-	wrap := getWrapper(elem, typ)
-	mn := wrap.NumField() - 1
-	methods := make([]*node, mn)
-	indexes := make([][]int, mn)
-	for i := range mn {
-		methods[i], indexes[i] = elem.typ.lookupMethod(wrap.Field(i + 1).Name[1:])
-		if methods[i] == nil {
-			return value // a method that is not interpreted: leave the value alone
-		}
-	}
-	wrapped := func(f *frame, e reflect.Value) reflect.Value {
-		w := reflect.New(wrap).Elem()
-		w.Field(0).Set(e)
-		for j, m := range methods {
-			nod := *m
-			nod.recv = &receiver{val: e, index: indexes[j]}
-			w.Field(j + 1).Set(genFunctionWrapper(&nod)(f))
-		}
-		return w
+	wrapped := valueWrapper(n, n.typ.val, typ)
+	if wrapped == nil {
+		return value // a method that is not interpreted: leave the value alone
 	}
 	if n.typ.cat == mapT {
 		return func(f *frame) reflect.Value {
@@ -174,5 +159,66 @@ func genElemWrappers(n *node, typ reflect.Type) func(*frame) reflect.Value {
 			out[i] = wrapped(f, v.Index(i)).Interface()
 		}
 		return reflect.ValueOf(out)
+	}
+}
+
+// valueWrapper returns a function that puts a value of the interpreted type
+// t in the wrapper of the host interface typ, with t's interpreted methods,
+// or nil when one of them is not interpreted (byref).
+func valueWrapper(n *node, t *itype, typ reflect.Type) func(*frame, reflect.Value) reflect.Value {
+	elem := &node{interp: n.interp, typ: t, pos: n.pos, kind: identExpr, findex: notInFrame}
+	wrap := getWrapper(elem, typ)
+	mn := wrap.NumField() - 1
+	methods := make([]*node, mn)
+	indexes := make([][]int, mn)
+	for i := range mn {
+		methods[i], indexes[i] = elem.typ.lookupMethod(wrap.Field(i + 1).Name[1:])
+		if methods[i] == nil {
+			return nil
+		}
+	}
+	return func(f *frame, e reflect.Value) reflect.Value {
+		w := reflect.New(wrap).Elem()
+		w.Field(0).Set(e)
+		for j, m := range methods {
+			nod := *m
+			nod.recv = &receiver{val: e, index: indexes[j]}
+			w.Field(j + 1).Set(genFunctionWrapper(&nod)(f))
+		}
+		return w
+	}
+}
+
+// genFieldWrappers returns the struct n as a copy in a struct type whose
+// exported fields of an interpreted type with a String or Error method
+// (wraps[i], the host interface) hold that method's wrapper in an any, so
+// that fmt prints them through the method, as it prints a compiled
+// struct's (byref).
+func genFieldWrappers(n *node, wraps []reflect.Type) func(*frame) reflect.Value {
+	value := genValue(n)
+	rt := n.typ.TypeOf()
+	fields := make([]reflect.StructField, rt.NumField())
+	wrapped := make([]func(*frame, reflect.Value) reflect.Value, len(fields))
+	for i := range fields {
+		fields[i] = rt.Field(i)
+		fields[i].Index, fields[i].Offset = nil, 0
+		if wraps[i] != nil {
+			if wrapped[i] = valueWrapper(n, n.typ.field[i].typ, wraps[i]); wrapped[i] != nil {
+				fields[i].Type = emptyInterfaceType
+			}
+		}
+	}
+	proxy := reflect.StructOf(fields)
+	return func(f *frame) reflect.Value {
+		v := value(f)
+		out := reflect.New(proxy).Elem()
+		for i := range fields {
+			e := unsafe2.Exported(v.Field(i))
+			if wrapped[i] != nil {
+				e = wrapped[i](f, e)
+			}
+			unsafe2.Exported(out.Field(i)).Set(e)
+		}
+		return out
 	}
 }

@@ -1619,7 +1619,27 @@ func callBin(n *node) {
 				elemWrap = getMapType(c.typ.val)
 			}
 
+			var fieldWraps []reflect.Type // byref: the wrappers of a struct's fields
+			if getMapType != nil && elemWrap == nil && c.typ.cat == structT && getMapType(c.typ) == nil && len(c.typ.field) == c.typ.TypeOf().NumField() {
+				for j, fl := range c.typ.field {
+					if fl.embed || !canExport(fl.name) || fl.typ == nil || isInterface(fl.typ) || fl.typ.cat == valueT {
+						continue
+					}
+					if w := getMapType(fl.typ); w != nil {
+						if fieldWraps == nil {
+							fieldWraps = make([]reflect.Type, len(c.typ.field))
+						}
+						fieldWraps[j] = w
+					}
+				}
+			}
+
 			switch {
+			case fieldWraps != nil:
+				// byref: the exported fields of a struct of an interpreted
+				// type that have a String or Error method reach fmt with
+				// it (fmt printed their fields).
+				values = append(values, genFieldWrappers(c, fieldWraps))
 			case elemWrap != nil:
 				// byref: the elements of a slice, array or map of an
 				// interpreted type with a String or Error method reach fmt
