@@ -36,6 +36,10 @@ func ExampleMount() {
 		return
 	}
 	defer resp.Body.Close()
+	// How the text is cut into TEXT_MESSAGE_CONTENT events depends on
+	// timing (a follower that falls behind gets pieces joined), so the
+	// example prints the text whole at TEXT_MESSAGE_END.
+	var text strings.Builder
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		data, ok := strings.CutPrefix(sc.Text(), "data: ")
@@ -48,8 +52,10 @@ func ExampleMount() {
 		}
 		_ = json.Unmarshal([]byte(data), &ev)
 		switch {
-		case ev.Delta != "":
-			fmt.Printf("%s %q\n", ev.Type, ev.Delta)
+		case ev.Type == "TEXT_MESSAGE_CONTENT":
+			text.WriteString(ev.Delta)
+		case ev.Type == "TEXT_MESSAGE_END":
+			fmt.Printf("TEXT_MESSAGE_CONTENT… %q\n%s\n", text.String(), ev.Type)
 		case ev.Outcome != nil:
 			fmt.Println(ev.Type, ev.Outcome.Type)
 		default:
@@ -61,8 +67,7 @@ func ExampleMount() {
 	// STATE_SNAPSHOT
 	// STEP_STARTED
 	// TEXT_MESSAGE_START
-	// TEXT_MESSAGE_CONTENT "Hello, "
-	// TEXT_MESSAGE_CONTENT "AG-UI!"
+	// TEXT_MESSAGE_CONTENT… "Hello, AG-UI!"
 	// TEXT_MESSAGE_END
 	// STEP_FINISHED
 	// MESSAGES_SNAPSHOT
