@@ -15,6 +15,31 @@ type Call interface {
 	Progress(ctx context.Context, message string) error
 }
 
+// Ending is implemented by a Call that can tell when the run it is part
+// of stops for good (the runtime's calls do). An action whose work
+// outlives the attempt that returned InputRequired or
+// AuthorizationRequired (an MCP call parked on its server's question)
+// selects on Done to let go of that work when the run will not come
+// back to it. Probe it with RunDone.
+type Ending interface {
+	// Done returns a channel closed once the run is cancelling, canceled
+	// or failed (an await that timed out fails its run). A completed run
+	// is not done: a follow-up may go on with it.
+	Done() <-chan struct{}
+}
+
+// RunDone returns the Done channel of the run ctx's call is part of
+// (see Ending); nil, which never becomes ready, outside a run's call or
+// when the call cannot tell.
+func RunDone(ctx context.Context) <-chan struct{} {
+	if c, ok := CallOf(ctx); ok {
+		if e, ok := c.(Ending); ok {
+			return e.Done()
+		}
+	}
+	return nil
+}
+
 type callKey struct{}
 
 // WithCall returns a context carrying the call. The runtime calls it.

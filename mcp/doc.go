@@ -40,10 +40,12 @@
 //     server and the call goes on where it was. A URL the server asks the
 //     user to visit (URL mode) becomes an await for an authorization with
 //     that link. The call's request stays open meanwhile, at most
-//     ConnectOptions.ElicitTimeout; a question asked outside a run is
-//     declined. Questions are matched to the call they belong to; with
-//     several calls in flight on one session, a question asked outside
-//     the multi round-trip flow is refused.
+//     ConnectOptions.ElicitTimeout; when the run is cancelled or fails
+//     first (action.RunDone), the question is answered "cancel" at once.
+//     A question asked outside a run is declined. Questions are matched
+//     to the call they belong to; with several calls in flight on one
+//     session, a question asked outside the multi round-trip flow is
+//     refused.
 //   - Progress: the server's progress notifications about a call are
 //     recorded as the call's progress (action.Progress, runtime.Progress):
 //     the inspector and the protocols' streams show them; the model does

@@ -39,7 +39,8 @@ type ConnectOptions struct {
 	SampleWithRunModel bool
 	// ElicitTimeout is how long a tool call whose server asked a question
 	// (elicitation) waits for its run's answer before the question is
-	// answered "cancel". Zero means DefaultElicitTimeout.
+	// answered "cancel". A run cancelled or failed first has it answered
+	// "cancel" at once (action.RunDone). Zero means DefaultElicitTimeout.
 	ElicitTimeout time.Duration
 	// Logger logs what the server sends that cannot be used. Nil means
 	// no logs.
@@ -76,6 +77,9 @@ type inflight struct {
 	done    chan toolOutcome // the result
 	ended   chan struct{}    // closed once the result is in done
 	pending *question        // the question the run is asked, while parked
+	// runDone is closed once the call's run stops for good
+	// (action.RunDone): a question parked then is answered "cancel".
+	runDone <-chan struct{}
 }
 
 // question is an elicitation request waiting for its answer.
@@ -175,7 +179,7 @@ func (st *session) callTool(ctx context.Context, cs *sdk.ClientSession, params *
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	p = &inflight{token: hex.EncodeToString(b[:]), attempt: ctx, cancel: cancel, asked: make(chan *question), done: make(chan toolOutcome, 1), ended: make(chan struct{})}
+	p = &inflight{token: hex.EncodeToString(b[:]), attempt: ctx, cancel: cancel, asked: make(chan *question), done: make(chan toolOutcome, 1), ended: make(chan struct{}), runDone: action.RunDone(ctx)}
 	cctx = context.WithValue(cctx, inflightKey{}, p)
 	params.SetProgressToken(p.token)
 	st.mu.Lock()
@@ -341,17 +345,35 @@ func (st *session) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Eli
 	case p.asked <- q:
 	case <-p.ended:
 		return &sdk.ElicitResult{Action: "cancel"}, nil
+	case <-p.runDone:
+		return &sdk.ElicitResult{Action: "cancel"}, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	select {
 	case a := <-q.answer:
 		return a, nil
+	case <-p.runDone:
+		// The run was cancelled or failed while it awaited the answer:
+		// it will not come back for this call.
+		st.unpark(p)
+		return &sdk.ElicitResult{Action: "cancel"}, nil
 	case <-timer.C:
 		st.log.Warn("mcp: a question of the server was not answered in time", "message", req.Params.Message)
 		return &sdk.ElicitResult{Action: "cancel"}, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+}
+
+// unpark forgets the parked call p, whose run will not come back to it.
+func (st *session) unpark(p *inflight) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for k, v := range st.parked {
+		if v == p {
+			delete(st.parked, k)
+		}
 	}
 }
 

@@ -3,12 +3,16 @@ package mcp_test
 //lint:file-ignore SA1019 sampling is deprecated by MCP 2026-07-28 (SEP-2577) but served for its deprecation window, off by default, as the host allows
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime/pprof"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -296,3 +300,88 @@ func TestResourcesAreVariables(t *testing.T) {
 		t.Fatalf("prompt %q %v", text, err)
 	}
 }
+
+// TestCancelReleasesAParkedCall: cancelling a run whose MCP call is
+// parked on its server's question answers the question "cancel" at once
+// (not after ElicitTimeout, which the logger would tell), ending the
+// server's request and the call's goroutine.
+func TestCancelReleasesAParkedCall(t *testing.T) {
+	answered := make(chan string, 1)
+	srv := sdk.NewServer(&sdk.Implementation{Name: "asker", Version: "1"}, nil)
+	srv.AddTool(&sdk.Tool{Name: "ask", Description: "Asks the user a question.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			r, ok := req.Params.InputResponses["q"].(*sdk.ElicitResult)
+			if !ok {
+				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"q": &sdk.ElicitParams{Message: "Go on?",
+					RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)}}}, nil
+			}
+			answered <- r.Action
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: r.Action}}}, nil
+		})
+	ctx := context.Background()
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	var logs strings.Builder
+	var logMu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(b []byte) (int, error) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return logs.Write(b)
+	}), nil))
+	cs, err := mcp.ConnectWith(ctx, ct, mcp.ConnectOptions{ElicitTimeout: time.Minute, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	set, err := mcp.Import(ctx, cs, mcp.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := llm.NewScripted(llm.CallTool("ask", `{"return":null}`))
+	rt, err := runtime.New(runtime.Options{Model: model, Actions: set, Store: run.NewMemoryStore()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := rt.Start(ctx, runtime.RunOptions{Task: "ask"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, ok := h.Pending(); ok {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := h.Cancel(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-answered; got != "cancel" {
+		t.Fatalf("the server's question was answered %q, want cancel", got)
+	}
+	logMu.Lock()
+	if logs.Len() > 0 {
+		t.Errorf("the question was answered by the timeout, not the cancel: %s", logs.String())
+	}
+	logMu.Unlock()
+	if out, err := h.Wait(ctx); err != nil || out.Status != run.StatusCanceled {
+		t.Fatalf("outcome %+v, %v", out, err)
+	}
+	// The call's goroutine and the question's handler end.
+	for {
+		var stacks bytes.Buffer
+		_ = pprof.Lookup("goroutine").WriteTo(&stacks, 2)
+		s := stacks.String()
+		if !strings.Contains(s, "mcp.(*session).callTool") && !strings.Contains(s, "mcp.(*session).elicit") {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }

@@ -55,6 +55,19 @@ func (c *callInfo) Progress(ctx context.Context, message string) error {
 	return Progress(ctx, message)
 }
 
+// Done implements action.Ending: closed once the run is cancelling,
+// canceled or failed; for a bare Execute, the Done of the call its
+// caller's context carried, if it has one.
+func (c *callInfo) Done() <-chan struct{} {
+	if c.run == nil {
+		if e, ok := c.outer.(action.Ending); ok {
+			return e.Done()
+		}
+		return nil
+	}
+	return c.run.rec.stopped()
+}
+
 // Model returns the model of the run the call is part of, nil outside a
 // run: an MCP client serves its server's sampling requests with it when
 // its host allows (mcp.ConnectOptions.SampleWithRunModel). The tokens such

@@ -24,6 +24,38 @@ type recorder struct {
 	hook   func(run.StatusChanged)
 	// tap, when set, gets every batch appended, as stored.
 	tap func([]run.Event)
+	// stop, made on first use, is closed once the status stops the run
+	// for good (stops); stopClosed says it is.
+	stop       chan struct{}
+	stopClosed bool
+}
+
+// stops reports whether status s stops the run for good: nothing it
+// awaited will be resumed. A completed run is not stopped (a follow-up
+// may go on with it).
+func stops(s run.Status) bool {
+	return s == run.StatusCancelling || s == run.StatusCanceled || s == run.StatusFailed
+}
+
+// stopped returns a channel closed once the run stops for good (stops):
+// what the run's calls give as action.Ending's Done.
+func (r *recorder) stopped() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stop == nil {
+		r.stop = make(chan struct{})
+		r.closeStopLocked()
+	}
+	return r.stop
+}
+
+// closeStopLocked closes stop if it is made, open, and the run has
+// stopped; callers hold mu.
+func (r *recorder) closeStopLocked() {
+	if r.stop != nil && !r.stopClosed && stops(r.status) {
+		close(r.stop)
+		r.stopClosed = true
+	}
 }
 
 // append writes payloads as one atomic batch. Appends survive the
@@ -67,6 +99,7 @@ func (r *recorder) appendLocked(ctx context.Context, payloads ...run.Payload) ([
 			r.phase = p.To
 		}
 	}
+	r.closeStopLocked()
 	return changes, nil
 }
 
