@@ -41,6 +41,29 @@ func (s *Server) lockRun(id run.ID) func() {
 	return mu.Unlock
 }
 
+// lockForCancel takes the control lock of a run that a cancel found as
+// sum, and reads the run again under it. When a resume answered the await
+// the cancel was sent for in the meantime, it answers 409 and returns
+// false, the lock released; otherwise the caller holds the lock until it
+// calls unlock.
+func (s *Server) lockForCancel(w http.ResponseWriter, r *http.Request, sum run.Summary) (now run.Summary, unlock func(), ok bool) {
+	unlock = s.lockRun(sum.ID)
+	now, err := s.store.Get(r.Context(), sum.ID)
+	if err != nil {
+		unlock()
+		s.fail(w, r, sum.ID, err)
+		return run.Summary{}, nil, false
+	}
+	if sum.Status == run.StatusAwaiting && now.Status != run.StatusAwaiting && now.Status != run.StatusCancelling {
+		// A resume won the race: the await this cancel was sent for has
+		// been answered.
+		unlock()
+		writeConflict(w, sum.ID, now.Status, "it was resumed as this cancel arrived, which was not applied; cancel it again to cancel it")
+		return run.Summary{}, nil, false
+	}
+	return now, unlock, true
+}
+
 // writeConflict answers 409 with the run's status in the message and in
 // data.status.
 func writeConflict(w http.ResponseWriter, id run.ID, status run.Status, msg string) {

@@ -487,19 +487,11 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	unlock := s.lockRun(sum.ID)
+	now, unlock, ok := s.lockForCancel(w, r, sum) // see control.go
+	if !ok {
+		return
+	}
 	defer unlock()
-	now, err := s.store.Get(r.Context(), sum.ID)
-	if err != nil {
-		s.fail(w, r, sum.ID, err)
-		return
-	}
-	if sum.Status == run.StatusAwaiting && now.Status != run.StatusAwaiting && now.Status != run.StatusCancelling {
-		// A resume won the race: the await this cancel was sent for has
-		// been answered.
-		writeConflict(w, sum.ID, now.Status, "it was resumed as this cancel arrived, which was not applied; cancel it again to cancel it")
-		return
-	}
 	sum = now
 	if sum.Status.Final() || sum.Status == run.StatusCompleted {
 		// Too late: the run has ended (a resume that raced this cancel may

@@ -495,17 +495,11 @@ func (s *Server) uiCancel(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	unlock := s.lockRun(sum.ID) // see control.go
+	now, unlock, ok := s.lockForCancel(w, r, sum) // see control.go
+	if !ok {
+		return
+	}
 	defer unlock()
-	now, err := s.store.Get(r.Context(), sum.ID)
-	if err != nil {
-		s.fail(w, r, sum.ID, err)
-		return
-	}
-	if sum.Status == run.StatusAwaiting && now.Status != run.StatusAwaiting && now.Status != run.StatusCancelling {
-		writeConflict(w, sum.ID, now.Status, "it was resumed as this cancel arrived, which was not applied; cancel it again to cancel it")
-		return
-	}
 	sum = now
 	switch {
 	case sum.Status == run.StatusCancelling || sum.Status == run.StatusCanceled:
