@@ -54,7 +54,7 @@ func Load(dir string) (*Set, error) {
 		return nil, err
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("eval: %s holds no cases; an eval set is a directory with one JSON file per case in %s/", dir, casesDir)
+		return nil, fmt.Errorf("eval: %s holds no cases; an eval set is a directory with one JSON file per case in %s/ (%w)", dir, casesDir, ErrNoCases)
 	}
 	slices.Sort(files)
 	for _, f := range files {

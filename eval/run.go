@@ -52,7 +52,8 @@ type Options struct {
 // Price is what a model's tokens cost (llm.Price).
 type Price = llm.Price
 
-// ErrNoCases is returned by Run for a set without cases.
+// ErrNoCases is returned by Run for a set without cases, and by Load
+// (wrapped) for a directory that holds none.
 var ErrNoCases = errors.New("eval: the set has no cases")
 
 // Run runs every case of the set opts.Repetitions times and checks its

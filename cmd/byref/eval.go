@@ -232,18 +232,14 @@ func evalAdd(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer store.Close()
-	id, err := resolveID(ctx, store, pos[0], *db)
-	if err != nil {
-		return err
-	}
-	events, err := store.Read(ctx, id, 1, 0)
+	id, events, err := readRun(ctx, store, pos[0], *db)
 	if err != nil {
 		return err
 	}
 	set, err := eval.Load(*setDir)
 	switch {
 	case err == nil:
-	case errors.Is(err, os.ErrNotExist) || strings.Contains(err.Error(), "holds no cases"):
+	case errors.Is(err, os.ErrNotExist) || errors.Is(err, eval.ErrNoCases):
 		// A new set: it is for the agent that made the run.
 		set = &eval.Set{Name: filepath.Base(*setDir), Dir: *setDir, AgentName: "plain"}
 		if runName(events) == demoName {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/byref/byref/codegen"
@@ -28,13 +27,9 @@ func replayCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer store.Close()
-	id, err := resolveID(ctx, store, pos[0], *db)
+	_, events, err := readRun(ctx, store, pos[0], *db)
 	if err != nil {
 		return err
-	}
-	events, err := store.Read(ctx, id, 1, 0)
-	if err != nil {
-		return fmt.Errorf("%w (byref runs ls lists the runs in %s)", err, *db)
 	}
 	rec, err := codegen.FromEvents(events)
 	if err != nil {

@@ -54,13 +54,9 @@ func runsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if len(pos) != 2 {
 			return usagef("say which run: byref runs show RUN_ID (byref runs ls lists them)")
 		}
-		id, err := resolveID(ctx, store, pos[1], *db)
+		_, events, err := readRun(ctx, store, pos[1], *db)
 		if err != nil {
 			return err
-		}
-		events, err := store.Read(ctx, id, 1, 0)
-		if err != nil {
-			return fmt.Errorf("%w (byref runs ls lists the runs in %s)", err, *db)
 		}
 		snap := run.Fold(events)
 		// Everything from the run goes through term: a run's text may hold
@@ -137,6 +133,20 @@ func taskOf(ctx context.Context, store run.Store, id run.ID) (string, error) {
 }
 
 // resolveID returns the ID of the one run whose ID is arg or starts with
+// readRun reads the whole log of the run that arg names (an ID or any
+// unique prefix of one) in the store of the database db.
+func readRun(ctx context.Context, store run.Store, arg, db string) (run.ID, []run.Event, error) {
+	id, err := resolveID(ctx, store, arg, db)
+	if err != nil {
+		return "", nil, err
+	}
+	events, err := store.Read(ctx, id, 1, 0)
+	if err != nil {
+		return "", nil, fmt.Errorf("%w (byref runs ls lists the runs in %s)", err, db)
+	}
+	return id, events, nil
+}
+
 // arg.
 func resolveID(ctx context.Context, store run.Store, arg, db string) (run.ID, error) {
 	if _, err := store.Get(ctx, run.ID(arg)); err == nil {
