@@ -413,7 +413,7 @@ func stopFailure(resp llm.Response) (run.FailureKind, string) {
 	case resp.StopReason == llm.StopContentFilter:
 		return run.FailureContentFilter, "the provider's content filter stopped the model's answer"
 	case resp.StopReason.Truncated():
-		return run.FailureMaxTokens, "the model's answer was cut off by its output token limit; raise the model's max tokens (llm.Options.MaxTokens)"
+		return run.FailureMaxTokens, "the model's answer was cut off by its output token limit; raise the model's max tokens (llm.Config.MaxTokens)"
 	}
 	return "", ""
 }
