@@ -46,7 +46,7 @@
 // Package github.com/byref/byref/llm/openai speaks OpenAI's chat completions
 // (OpenAI itself, and the OpenAI-compatible endpoints of Gemini, Mistral,
 // Ollama and vLLM); github.com/byref/byref/llm/anthropic speaks Anthropic's
-// Messages API. Both are written over net/http. [OpenWith] takes [Options]
+// Messages API. Both are written over net/http. [OpenWith] takes a [Config]
 // to override keys, base URLs and the HTTP client, for example to point at
 // an httptest server. No sampling parameter the caller did not set is sent.
 //

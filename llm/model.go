@@ -231,7 +231,7 @@ type Request struct {
 	// Tools are the tools the model may call; none means a plain chat.
 	Tools []Tool
 	// MaxTokens caps the output tokens; 0 means the model's default (for
-	// models built by Open, Options.MaxTokens, and then the provider's: the
+	// models built by Open, Config.MaxTokens, and then the provider's: the
 	// field is not sent, except to Anthropic, whose API requires it).
 	MaxTokens int
 	// Temperature sets the sampling temperature; nil means the model's

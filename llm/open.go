@@ -9,9 +9,18 @@ import (
 	"sync"
 )
 
-// Options configures [OpenWith]. The zero value reads keys and base URLs from
-// the environment, uses a plain HTTP client and sends no sampling parameter.
-type Options struct {
+// Config is one provider configuration: what [OpenWith] takes, what a
+// [Provider]'s Open function is given, and what the provider packages'
+// Options embed (openai.Options, anthropic.Options), so that each setting
+// is declared once. The zero value reads keys and base URLs from the
+// environment, uses a plain HTTP client and sends no sampling parameter.
+type Config struct {
+	// Provider is the provider's registered name ("openai"), which errors
+	// name. OpenWith sets it from the spec.
+	Provider string
+	// Model is the model name sent with every request ("gpt-4o-mini").
+	// OpenWith sets it from the spec, the part after the colon.
+	Model string
 	// APIKey is the provider's API key; empty means the provider's usual
 	// environment variable (see [Open]).
 	APIKey string
@@ -31,8 +40,9 @@ type Options struct {
 	Temperature *float64
 	// TopP is used by requests that leave TopP nil; nil sends none.
 	TopP *float64
-	// Getenv looks up environment variables; nil means os.Getenv. Tests set
-	// it to keep the real environment out.
+	// Getenv looks up environment variables for OpenWith (and a provider's
+	// Open); nil means os.Getenv. Tests set it to keep the real environment
+	// out.
 	Getenv func(string) string
 }
 
@@ -51,21 +61,12 @@ type Provider struct {
 	KeyOptional bool
 	// BaseURLEnv is the environment variable that may override the base URL.
 	BaseURLEnv string
-	// Open builds the model once the key and base URL are resolved. It must
-	// do no network I/O.
+	// Open builds the model once the key and base URL are resolved: its
+	// Config has Provider and Model set from the spec, APIKey empty only
+	// when the key is optional, BaseURL empty for the provider's public
+	// endpoint, and HTTPClient and Getenv never nil. It must do no network
+	// I/O.
 	Open func(c Config) (Model, error)
-}
-
-// Config is what [OpenWith] resolved for a [Provider]: the [Options], with
-// the key and base URL looked up (APIKey is empty only when the provider's
-// key is optional; BaseURL empty means the provider's public endpoint),
-// HTTPClient and Getenv never nil, and the model named.
-type Config struct {
-	Options
-	// Provider is the provider's registered name.
-	Provider string
-	// Model is the model name, the part of the spec after the colon.
-	Model string
 }
 
 var (
@@ -119,11 +120,12 @@ func Providers() []string {
 // to set; an unregistered provider is an error wrapping [ErrUnknownProvider]
 // that names the import to add. Construction does no network I/O.
 func Open(spec string) (Model, error) {
-	return OpenWith(spec, Options{})
+	return OpenWith(spec, Config{})
 }
 
-// OpenWith is [Open] with options.
-func OpenWith(spec string, opts Options) (Model, error) {
+// OpenWith is [Open] with a configuration: c's settings win over the
+// environment. Its Provider and Model are those of spec.
+func OpenWith(spec string, c Config) (Model, error) {
 	name, model, ok := strings.Cut(spec, ":")
 	name = strings.ToLower(strings.TrimSpace(name))
 	registryMu.RLock()
@@ -139,12 +141,11 @@ func OpenWith(spec string, opts Options) (Model, error) {
 	if !ok || model == "" {
 		return nil, fmt.Errorf("llm: model spec %q names no model; write %s:<model>", spec, name)
 	}
-	getenv := opts.Getenv
+	getenv := c.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	c := Config{Options: opts, Provider: name, Model: model}
-	c.Getenv = getenv
+	c.Provider, c.Model, c.Getenv = name, model, getenv
 	if c.APIKey == "" {
 		for _, v := range p.KeyEnv {
 			if c.APIKey = getenv(v); c.APIKey != "" {
@@ -152,7 +153,7 @@ func OpenWith(spec string, opts Options) (Model, error) {
 			}
 		}
 		if c.APIKey == "" && !p.KeyOptional {
-			return nil, fmt.Errorf("%w for %s: set %s in the environment (or Options.APIKey)", ErrMissingKey, name, strings.Join(p.KeyEnv, " or "))
+			return nil, fmt.Errorf("%w for %s: set %s in the environment (or Config.APIKey)", ErrMissingKey, name, strings.Join(p.KeyEnv, " or "))
 		}
 	}
 	if c.BaseURL == "" && p.BaseURLEnv != "" {

@@ -23,7 +23,7 @@ var keyed = func() string {
 
 func TestOpenResolvesKeyAndBaseURL(t *testing.T) {
 	env := map[string]string{"TEST_KEYED_OTHER": "k2", "TEST_KEYED_BASE": "http://127.0.0.1:1"}
-	m, err := OpenWith(" Test-Keyed : m1 ", Options{Getenv: func(k string) string { return env[k] }})
+	m, err := OpenWith(" Test-Keyed : m1 ", Config{Getenv: func(k string) string { return env[k] }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,22 +34,22 @@ func TestOpenResolvesKeyAndBaseURL(t *testing.T) {
 }
 
 func TestOpenMissingKeyNamesTheVariables(t *testing.T) {
-	_, err := OpenWith(keyed+":m", Options{Getenv: noEnv})
+	_, err := OpenWith(keyed+":m", Config{Getenv: noEnv})
 	if !errors.Is(err, ErrMissingKey) || !strings.Contains(err.Error(), "TEST_KEYED_KEY or TEST_KEYED_OTHER") {
 		t.Errorf("err = %v", err)
 	}
-	if _, err := OpenWith(keyed+":m", Options{APIKey: "k", Getenv: noEnv}); err != nil {
+	if _, err := OpenWith(keyed+":m", Config{APIKey: "k", Getenv: noEnv}); err != nil {
 		t.Errorf("Options.APIKey: %v", err)
 	}
 }
 
 func TestOpenBadSpecs(t *testing.T) {
-	_, err := OpenWith("cohere:command", Options{Getenv: noEnv})
+	_, err := OpenWith("cohere:command", Config{Getenv: noEnv})
 	if !errors.Is(err, ErrUnknownProvider) || !strings.Contains(err.Error(), keyed) {
 		t.Errorf("unknown provider: err = %v, want ErrUnknownProvider listing the registered ones", err)
 	}
 	for _, spec := range []string{keyed, keyed + ":", "gpt-4o"} {
-		if _, err := OpenWith(spec, Options{APIKey: "k", Getenv: noEnv}); err == nil {
+		if _, err := OpenWith(spec, Config{APIKey: "k", Getenv: noEnv}); err == nil {
 			t.Errorf("%q: no error", spec)
 		}
 	}

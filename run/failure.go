@@ -17,6 +17,6 @@ const (
 	// FailureMaxTokens means the model's answer was cut by its output token
 	// limit, so its text or its tool calls are incomplete. The runtime does
 	// not continue such an answer; raise the model's output limit (for
-	// models opened with llm.Open, llm.Options.MaxTokens).
+	// models opened with llm.Open, llm.Config.MaxTokens).
 	FailureMaxTokens FailureKind = "max_tokens"
 )

@@ -31,7 +31,7 @@ import (
 func openaiAgent(t *testing.T, h openaitest.Handler, opts runtime.Options) (*runtime.Runtime, *openaitest.Server) {
 	t.Helper()
 	srv := openaitest.New(t, h)
-	m, err := llm.OpenWith("openai:gpt-4o-mini", llm.Options{
+	m, err := llm.OpenWith("openai:gpt-4o-mini", llm.Config{
 		BaseURL: srv.BaseURL(), APIKey: "test-key", HTTPClient: srv.Client(),
 		Getenv: func(string) string { return "" }, // keep OPENAI_* of the environment out
 	})

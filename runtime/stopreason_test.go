@@ -27,7 +27,7 @@ func modelOver(t *testing.T, provider string, body string) llm.Model {
 		suffix, base = "/v1/messages", ""
 	}
 	srv := llmtest.NewServer(t, suffix, llmtest.Reply{Body: body})
-	m, err := llm.OpenWith(provider+":test-model", llm.Options{APIKey: "k", BaseURL: srv.URL() + base, Getenv: func(string) string { return "" }})
+	m, err := llm.OpenWith(provider+":test-model", llm.Config{APIKey: "k", BaseURL: srv.URL() + base, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestThoughtSignaturesGoBackThroughTheLoop(t *testing.T) {
 	} {
 		t.Run(tc.provider, func(t *testing.T) {
 			srv := llmtest.NewServer(t, tc.suffix, llmtest.Reply{Body: tc.first}, llmtest.Reply{Body: tc.second})
-			m, err := llm.OpenWith(tc.provider+":test-model", llm.Options{APIKey: "k", BaseURL: srv.URL() + tc.base, Getenv: func(string) string { return "" }})
+			m, err := llm.OpenWith(tc.provider+":test-model", llm.Config{APIKey: "k", BaseURL: srv.URL() + tc.base, Getenv: func(string) string { return "" }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,7 +168,7 @@ func TestRestoredRunSendsSignaturesBack(t *testing.T) {
 	ctx := context.Background()
 	store := run.NewMemoryStore()
 	open := func(srv *llmtest.Server) llm.Model {
-		m, err := llm.OpenWith("gemini:test-model", llm.Options{APIKey: "k", BaseURL: srv.URL() + "/v1beta/openai", Getenv: func(string) string { return "" }})
+		m, err := llm.OpenWith("gemini:test-model", llm.Config{APIKey: "k", BaseURL: srv.URL() + "/v1beta/openai", Getenv: func(string) string { return "" }})
 		if err != nil {
 			t.Fatal(err)
 		}

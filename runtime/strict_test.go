@@ -30,7 +30,7 @@ func strictOnWire(t *testing.T, actions *action.Set, vars []variable.Spec) (map[
 		openaitest.Text("one"),
 		openaitest.Text("two"),
 	))
-	m, err := llm.OpenWith("openai:gpt-4o-mini", llm.Options{BaseURL: srv.BaseURL(), APIKey: "k", HTTPClient: srv.Client(), Getenv: func(string) string { return "" }})
+	m, err := llm.OpenWith("openai:gpt-4o-mini", llm.Config{BaseURL: srv.BaseURL(), APIKey: "k", HTTPClient: srv.Client(), Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -481,9 +481,9 @@ func wireScenario(t *testing.T, provider string, size int, plain bool) (*wire, r
 	var model llm.Model
 	var err error
 	if w.anth {
-		model, err = anthropic.New(anthropic.Options{Model: "claude-test", APIKey: "k", BaseURL: srv.URL})
+		model, err = anthropic.New(anthropic.Options{Config: llm.Config{Model: "claude-test", APIKey: "k", BaseURL: srv.URL}})
 	} else {
-		model, err = openai.New(openai.Options{Model: "gpt-test", APIKey: "k", BaseURL: srv.URL})
+		model, err = openai.New(openai.Options{Config: llm.Config{Model: "gpt-test", APIKey: "k", BaseURL: srv.URL}})
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -43,7 +43,7 @@ type rig struct {
 
 func newRig(tb testing.TB, stream bool) *rig {
 	p := newProvider(tb)
-	m, err := llm.OpenWith("openai:drip", llm.Options{APIKey: "k", BaseURL: p.srv.URL, Getenv: func(string) string { return "" }})
+	m, err := llm.OpenWith("openai:drip", llm.Config{APIKey: "k", BaseURL: p.srv.URL, Getenv: func(string) string { return "" }})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -19,7 +19,7 @@
 //		openaitest.Call("get_weather", `{"city":"Paris"}`),
 //		openaitest.Text("Sunny."),
 //	))
-//	m, _ := llm.OpenWith("openai:gpt-4o-mini", llm.Options{
+//	m, _ := llm.OpenWith("openai:gpt-4o-mini", llm.Config{
 //		BaseURL: srv.BaseURL(), APIKey: "test-key", HTTPClient: srv.Client(),
 //	})
 //

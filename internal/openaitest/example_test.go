@@ -20,7 +20,7 @@ func Example() {
 		return openaitest.Call("get_weather", `{"city":"Paris"}`), nil
 	})
 	defer srv.Close()
-	m, err := llm.OpenWith("openai:gpt-4o-mini", llm.Options{
+	m, err := llm.OpenWith("openai:gpt-4o-mini", llm.Config{
 		BaseURL: srv.BaseURL(), APIKey: "test-key", HTTPClient: srv.Client(),
 		Getenv: func(string) string { return "" },
 	})

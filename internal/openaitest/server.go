@@ -134,7 +134,7 @@ func Start(h Handler) *Server {
 func (s *Server) URL() string { return s.srv.URL }
 
 // BaseURL returns the API's base URL, URL() + "/v1": what OpenAI clients
-// (and llm.Options.BaseURL) take.
+// (and llm.Config.BaseURL) take.
 func (s *Server) BaseURL() string { return s.srv.URL + "/v1" }
 
 // Client returns an HTTP client for the server.

@@ -18,7 +18,7 @@ import (
 
 func open(t *testing.T, srv *openaitest.Server) llm.Model {
 	t.Helper()
-	m, err := llm.OpenWith("openai:gpt-4o-mini", llm.Options{
+	m, err := llm.OpenWith("openai:gpt-4o-mini", llm.Config{
 		BaseURL: srv.BaseURL(), APIKey: "test-key", HTTPClient: srv.Client(),
 		Getenv: func(string) string { return "" },
 	})

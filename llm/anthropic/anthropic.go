@@ -22,28 +22,18 @@ const DefaultMaxTokens = 4096
 // Version is the anthropic-version header sent with every request.
 const Version = "2023-06-01"
 
-// Options configures [New]. Model is required; the zero value of every other
-// field works and sends nothing the user did not set.
+// Options configures [New]: a provider configuration ([llm.Config]) and
+// what only this adapter has. Model is required ("claude-sonnet-4-5"); the
+// zero value of every other field works and sends nothing the user did not
+// set. Of the configuration: APIKey is sent as the x-api-key header;
+// BaseURL is the base URL, with or without the trailing /v1,
+// https://api.anthropic.com when empty; Provider names the provider in
+// errors, "anthropic" when empty; MaxTokens is max_tokens for requests that
+// leave theirs at 0, [DefaultMaxTokens] when 0; Temperature and TopP apply
+// to requests that leave theirs nil (newer Claude models refuse the two
+// together); Getenv is not read.
 type Options struct {
-	// Model is the model name, e.g. "claude-sonnet-4-5".
-	Model string
-	// APIKey is sent as the x-api-key header.
-	APIKey string
-	// BaseURL is the API's base URL, with or without the trailing /v1;
-	// empty means https://api.anthropic.com.
-	BaseURL string
-	// HTTPClient sends the requests; nil means a client without a timeout.
-	HTTPClient *http.Client
-	// Provider names the provider in errors; empty means "anthropic".
-	Provider string
-	// MaxTokens is max_tokens for requests that leave MaxTokens at 0; 0
-	// means [DefaultMaxTokens].
-	MaxTokens int
-	// Temperature is used by requests that leave Temperature nil; nil
-	// sends none (newer Claude models refuse it together with top_p).
-	Temperature *float64
-	// TopP is used by requests that leave TopP nil; nil sends none.
-	TopP *float64
+	llm.Config
 	// NoCacheControl sends no cache_control breakpoints. By default a
 	// request carries two of Anthropic's four: one at the end of the
 	// stable prefix (the system prompt, or the last tool when there is

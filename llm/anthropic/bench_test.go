@@ -9,7 +9,7 @@ import (
 )
 
 func BenchmarkEncode(b *testing.B) {
-	m, _ := New(Options{Model: "claude-sonnet-4-5"})
+	m, _ := New(Options{Config: llm.Config{Model: "claude-sonnet-4-5"}})
 	req := llm.Request{Messages: []llm.Message{llm.SystemMessage("You are terse."), llm.UserMessage("Go.")}}
 	for i := range 10 {
 		req.Tools = append(req.Tools, llm.Tool{Name: fmt.Sprint("tool_", i), Description: "A tool.",
@@ -29,7 +29,7 @@ func BenchmarkEncode(b *testing.B) {
 
 func BenchmarkDecode(b *testing.B) {
 	body := []byte(`{"id":"m","type":"message","role":"assistant","content":[{"type":"thinking","thinking":"Look it up.","signature":"c2ln"},{"type":"text","text":"Checking."},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}}],"stop_reason":"tool_use","usage":{"input_tokens":20,"output_tokens":9}}`)
-	m, _ := New(Options{Model: "claude-sonnet-4-5"})
+	m, _ := New(Options{Config: llm.Config{Model: "claude-sonnet-4-5"}})
 	b.ReportAllocs()
 	for b.Loop() {
 		var r response

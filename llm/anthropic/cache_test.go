@@ -28,7 +28,7 @@ func cacheRequest() llm.Request {
 func TestCacheControl(t *testing.T) {
 	for _, off := range []bool{false, true} {
 		s := llmtest.NewServer(t, "/v1/messages", llmtest.Reply{Body: okMessage})
-		m, err := anthropic.New(anthropic.Options{Model: "claude-test", APIKey: "k", BaseURL: s.URL(), NoCacheControl: off})
+		m, err := anthropic.New(anthropic.Options{Config: llm.Config{Model: "claude-test", APIKey: "k", BaseURL: s.URL()}, NoCacheControl: off})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +58,7 @@ func TestCacheControl(t *testing.T) {
 // Without a system prompt the stable prefix ends with the last tool.
 func TestCacheControlWithoutSystem(t *testing.T) {
 	s := llmtest.NewServer(t, "/v1/messages", llmtest.Reply{Body: okMessage})
-	m, _ := anthropic.New(anthropic.Options{Model: "claude-test", APIKey: "k", BaseURL: s.URL()})
+	m, _ := anthropic.New(anthropic.Options{Config: llm.Config{Model: "claude-test", APIKey: "k", BaseURL: s.URL()}})
 	req := cacheRequest()
 	req.Messages = req.Messages[1:]
 	if _, err := m.Generate(context.Background(), req); err != nil {

@@ -14,7 +14,7 @@ func TestConformance(t *testing.T) {
 	for _, name := range []string{"anthropic", "claude"} {
 		t.Run(name, func(t *testing.T) {
 			llmtest.Run(t, llmtest.Anthropic, func(t *testing.T, url string) llm.Model {
-				m, err := llm.OpenWith(name+":claude-test", llm.Options{APIKey: "test-key", BaseURL: url, Getenv: func(string) string { return "" }})
+				m, err := llm.OpenWith(name+":claude-test", llm.Config{APIKey: "test-key", BaseURL: url, Getenv: func(string) string { return "" }})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -33,7 +33,7 @@ func TestNewNeedsAModel(t *testing.T) {
 // The base URL may end in /v1 or not, as ANTHROPIC_BASE_URL usually does not.
 func TestBaseURLWithV1(t *testing.T) {
 	s := llmtest.NewServer(t, "/v1/messages", llmtest.Reply{Body: `{"type":"message","content":[],"stop_reason":"end_turn","usage":{}}`})
-	m, err := anthropic.New(anthropic.Options{Model: "m", BaseURL: s.URL() + "/v1/"})
+	m, err := anthropic.New(anthropic.Options{Config: llm.Config{Model: "m", BaseURL: s.URL() + "/v1/"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@
 // [New] builds a model without the registry.
 //
 // Only what the caller set is sent, except max_tokens, which the API
-// requires: the request's, else [Options.MaxTokens], else [DefaultMaxTokens].
+// requires: the request's, else Options.MaxTokens (its [llm.Config]), else [DefaultMaxTokens].
 // System messages are joined into the system prompt. Extended thinking comes
 // back as [llm.Response.Thinking] (thinking and redacted_thinking blocks with
 // their signatures) and is sent back, unchanged and first, with the assistant

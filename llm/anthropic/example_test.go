@@ -19,7 +19,7 @@ func ExampleNew() {
 		io.WriteString(w, `{"id":"m","type":"message","role":"assistant","content":[{"type":"thinking","thinking":"Look it up.","signature":"c2ln"},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}}],"stop_reason":"tool_use","usage":{"input_tokens":20,"output_tokens":9}}`)
 	}))
 	defer srv.Close()
-	m, err := anthropic.New(anthropic.Options{Model: "claude-sonnet-4-5", BaseURL: srv.URL, APIKey: "sk-ant-test"})
+	m, err := anthropic.New(anthropic.Options{Config: llm.Config{Model: "claude-sonnet-4-5", BaseURL: srv.URL, APIKey: "sk-ant-test"}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -9,10 +9,7 @@ func init() {
 		llm.Register(llm.Provider{
 			Name: name, KeyEnv: []string{"ANTHROPIC_API_KEY"}, BaseURLEnv: "ANTHROPIC_BASE_URL",
 			Open: func(c llm.Config) (llm.Model, error) {
-				return New(Options{
-					Model: c.Model, APIKey: c.APIKey, BaseURL: c.BaseURL, HTTPClient: c.HTTPClient, Provider: c.Provider,
-					MaxTokens: c.MaxTokens, Temperature: c.Temperature, TopP: c.TopP,
-				})
+				return New(Options{Config: c})
 			},
 		})
 	}

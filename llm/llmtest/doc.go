@@ -5,7 +5,7 @@
 //
 //	func TestConformance(t *testing.T) {
 //		llmtest.Run(t, llmtest.OpenAI, func(t *testing.T, url string) llm.Model {
-//			m, err := llm.OpenWith("openai:gpt-4o-mini", llm.Options{APIKey: "k", BaseURL: url + "/v1"})
+//			m, err := llm.OpenWith("openai:gpt-4o-mini", llm.Config{APIKey: "k", BaseURL: url + "/v1"})
 //			if err != nil {
 //				t.Fatal(err)
 //			}

@@ -23,7 +23,7 @@ func benchRequest() llm.Request {
 }
 
 func BenchmarkEncode(b *testing.B) {
-	m, _ := New(Options{Model: "gpt-4o-mini"})
+	m, _ := New(Options{Config: llm.Config{Model: "gpt-4o-mini"}})
 	req := benchRequest()
 	b.ReportAllocs()
 	for b.Loop() {

@@ -50,7 +50,7 @@ func TestPromptCacheKey(t *testing.T) {
 func TestPromptCacheKeyOnlyForOpenAI(t *testing.T) {
 	for _, p := range []string{"openai", "gemini", "mistral", "ollama", "vllm"} {
 		s := llmtest.NewServer(t, "/chat/completions", llmtest.Reply{Body: okCompletion})
-		m, err := llm.OpenWith(p+":m", llm.Options{APIKey: "k", BaseURL: s.URL(), Getenv: func(string) string { return "" }})
+		m, err := llm.OpenWith(p+":m", llm.Config{APIKey: "k", BaseURL: s.URL(), Getenv: func(string) string { return "" }})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,7 +26,7 @@ func TestConformance(t *testing.T) {
 				case "ollama":
 					base = url // OLLAMA_HOST style: the adapter adds /v1
 				}
-				m, err := llm.OpenWith(name+":test-model", llm.Options{APIKey: "test-key", BaseURL: base, Getenv: func(string) string { return "" }})
+				m, err := llm.OpenWith(name+":test-model", llm.Config{APIKey: "test-key", BaseURL: base, Getenv: func(string) string { return "" }})
 				if err != nil {
 					t.Fatal(err)
 				}

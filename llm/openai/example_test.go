@@ -19,7 +19,7 @@ func ExampleNew() {
 		io.WriteString(w, `{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":7}}`)
 	}))
 	defer srv.Close()
-	m, err := openai.New(openai.Options{Model: "gpt-4o-mini", BaseURL: srv.URL + "/v1", APIKey: "sk-test"})
+	m, err := openai.New(openai.Options{Config: llm.Config{Model: "gpt-4o-mini", BaseURL: srv.URL + "/v1", APIKey: "sk-test"}})
 	if err != nil {
 		fmt.Println(err)
 		return

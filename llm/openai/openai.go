@@ -12,32 +12,19 @@ import (
 	"github.com/byref/byref/llm/internal/wire"
 )
 
-// Options configures [New]. Model is required; the zero value of every other
-// field works and sends nothing the user did not set.
+// Options configures [New]: a provider configuration ([llm.Config]) and
+// what only this adapter has. Model is required; the zero value of every
+// other field works and sends nothing the user did not set. Of the
+// configuration: APIKey is sent as a bearer token, none when empty (local
+// servers such as Ollama and vLLM need none); BaseURL is the base URL to
+// which "/chat/completions" is appended, https://api.openai.com/v1 when
+// empty; Provider names the provider in errors, "openai" when empty;
+// MaxTokens, Temperature and TopP apply to requests that leave theirs unset;
+// Getenv is not read.
 type Options struct {
-	// Model is the model name sent with every request, e.g. "gpt-4o-mini".
-	Model string
-	// APIKey is sent as a bearer token; empty sends no Authorization header
-	// (local servers such as Ollama and vLLM need none).
-	APIKey string
-	// BaseURL is the API's base URL, to which "/chat/completions" is
-	// appended; empty means https://api.openai.com/v1.
-	BaseURL string
-	// HTTPClient sends the requests; nil means a client without a timeout
-	// (the context of each call bounds it).
-	HTTPClient *http.Client
-	// Provider names the provider in errors; empty means "openai".
-	Provider string
+	llm.Config
 	// Organization, when set, is sent as the OpenAI-Organization header.
 	Organization string
-	// MaxTokens caps the output tokens of requests that leave MaxTokens at
-	// 0; 0 sends no cap.
-	MaxTokens int
-	// Temperature is used by requests that leave Temperature nil; nil
-	// sends none.
-	Temperature *float64
-	// TopP is used by requests that leave TopP nil; nil sends none.
-	TopP *float64
 	// Dialect adapts the request to an OpenAI-compatible endpoint; the zero
 	// value is OpenAI's own API.
 	Dialect Dialect

@@ -14,21 +14,17 @@ func init() {
 		llm.Register(llm.Provider{
 			Name: name, KeyEnv: keyEnv, KeyOptional: keyOptional, BaseURLEnv: baseEnv,
 			Open: func(c llm.Config) (llm.Model, error) {
-				b := c.BaseURL
 				if base != nil {
-					b = base(b)
+					c.BaseURL = base(c.BaseURL)
 				}
-				if b == "" {
-					b = defaultBase
+				if c.BaseURL == "" {
+					c.BaseURL = defaultBase
 				}
 				org := ""
 				if name == "openai" {
 					org = c.Getenv("OPENAI_ORGANIZATION")
 				}
-				return New(Options{
-					Model: c.Model, APIKey: c.APIKey, BaseURL: b, HTTPClient: c.HTTPClient, Provider: c.Provider,
-					Organization: org, MaxTokens: c.MaxTokens, Temperature: c.Temperature, TopP: c.TopP, Dialect: d,
-				})
+				return New(Options{Config: c, Organization: org, Dialect: d})
 			},
 		})
 	}

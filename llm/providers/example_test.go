@@ -11,7 +11,7 @@ import (
 // With the providers registered, Open chooses one by name; a missing key
 // names the variable to set.
 func Example() {
-	_, err := llm.OpenWith("anthropic:claude-sonnet-4-5", llm.Options{
+	_, err := llm.OpenWith("anthropic:claude-sonnet-4-5", llm.Config{
 		Getenv: func(string) string { return "" }, // an empty environment
 	})
 	fmt.Println(errors.Is(err, llm.ErrMissingKey))
@@ -19,6 +19,6 @@ func Example() {
 	fmt.Println(llm.Providers())
 	// Output:
 	// true
-	// llm: missing API key for anthropic: set ANTHROPIC_API_KEY in the environment (or Options.APIKey)
+	// llm: missing API key for anthropic: set ANTHROPIC_API_KEY in the environment (or Config.APIKey)
 	// [anthropic claude gemini google mistral ollama openai vllm]
 }
