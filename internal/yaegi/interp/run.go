@@ -1077,9 +1077,7 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 			// Allocate and init local frame. All values to be settable and addressable.
 			fr := newFrame(f, len(def.types()), f.runid())
 			d := fr.data
-			for i, t := range def.types() {
-				d[i] = reflect.New(t).Elem()
-			}
+			fillFrame(def, d, def.types(), 0) // byref: one allocation (frameslots.go)
 
 			if rcvr == nil {
 				d = d[numRet:]
@@ -1434,15 +1432,12 @@ func call(n *node) {
 		for i, v := range rvalues {
 			if v != nil {
 				nf.data[i] = v(f)
-			} else {
-				nf.data[i] = reflect.New(def.types()[i]).Elem()
 			}
 		}
 
-		// Init local frame values
-		for i, t := range def.types()[numRet:] {
-			nf.data[numRet+i] = reflect.New(t).Elem()
-		}
+		// Init the other return values and local frame values (byref:
+		// from one allocation, frameslots.go).
+		fillFrame(def, nf.data, def.types(), 0)
 
 		// Init variadic argument vector
 		if variadic >= 0 {
