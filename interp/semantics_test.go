@@ -255,6 +255,19 @@ fmt.Printf("%v|%+v|%s\n", r, r, struct{ X, Y S }{S{5}, S{6}})
 type T struct{ A S }
 func (T) String() string { return "T!" }
 fmt.Println(T{S{7}})`, "{S1 2 {3} bad}\n{S1 2 {3} bad}|{A:S1 n:2 hide:{n:3} Err:bad}|{S5 S6}\nT!"},
+		{"Stringers nested deeper", `type S struct{ n int }
+func (s S) String() string { return fmt.Sprint("S", s.n) }
+type E struct{ code int }
+func (e *E) Error() string { return fmt.Sprint("E", e.code) }
+type row struct{ A S; B int; Err *E }
+type outer struct{ Rows []row; M map[string]row }
+rows := []row{{S{1}, 2, nil}, {S{3}, 4, &E{5}}}
+m := map[string]row{"x": {S{6}, 7, &E{8}}}
+o := outer{rows, map[string]row{"k": {S{10}, 11, nil}}}
+fmt.Println(rows, m, [1]row{{S{12}, 13, nil}})
+fmt.Printf("%v|%+v\n", o, m)
+b, _ := json.Marshal(m)
+fmt.Println(string(b))`, "[{S1 2 <nil>} {S3 4 E5}] map[x:{S6 7 E8}] [{S12 13 <nil>}]\n{[{S1 2 <nil>} {S3 4 E5}] map[k:{S10 11 <nil>}]}|map[x:{A:S6 B:7 Err:E8}]\n{\"x\":{\"A\":{},\"B\":7,\"Err\":{}}}"},
 		{"embedded fields are promoted for encoding/json", `type Base struct{ ID int }
 type Product struct {
 	Base

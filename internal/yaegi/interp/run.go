@@ -1648,6 +1648,11 @@ func callBin(n *node) {
 				// byref: a map keyed by an interface reaches fmt with
 				// its keys' values (mapkey.go).
 				values = append(values, genPlainKeys(c))
+			case getMapType != nil && !isInterfaceSrc(c.typ) && c.typ.cat != valueT && !isFuncSrc(c.typ) && !isPtrSrc(c.typ) && getMapType(c.typ) == nil && wrapsBelow(c.typ, getMapType, 0, map[*itype]bool{}):
+				// byref: the values of interpreted types with a String or
+				// Error method nested deeper (a map of structs holding
+				// them) reach fmt in their wrappers (hostvalues.go).
+				values = append(values, genHostValue(c, getMapType, genValue(c)))
 			case isEmptyInterface(c.typ):
 				values = append(values, genValue(c))
 			case isInterfaceSrc(c.typ) && defType.Kind() == reflect.Interface && defType.NumMethod() > 0:
