@@ -68,4 +68,3 @@ func fillFrame(def *node, data []reflect.Value, types []reflect.Type, start int)
 		}
 	}
 }
-

@@ -3519,7 +3519,7 @@ func _real(n *node) {
 }
 
 func _delete(n *node) {
-	value0 := genValue(n.child[1])               // map
+	value0 := genValue(n.child[1])              // map
 	value1 := genMapKey(n.child[1], n.child[2]) // key (byref: mapkey.go)
 	in := []func(*frame) reflect.Value{value0, value1}
 	var z reflect.Value
