@@ -104,6 +104,30 @@ fmt.Println(f())
 y := f()
 func g() int { return y + f() }
 fmt.Println(g())`, "1\n2"},
+		{"top-level vars initialise in dependency order", `var (
+	n = len(<-c)
+	m = twice()
+)
+var c = func() chan *[3]int { ch := make(chan *[3]int, 1); ch <- nil; return ch }()
+func twice() int { return 2 * k }
+var k = compute()
+func compute() int { fmt.Print("k "); return 21 }
+fmt.Print(n, " ", m)`, "k 3 42"},
+		{"statements keep their order around the vars that move", `fmt.Print("a ")
+var total = sum()
+fmt.Print("b ")
+var prices = []int{1, 2, 3}
+func sum() (s int) { for _, p := range prices { s += p }; return }
+fmt.Print(total)`, "a b 6"},
+		{"constants in any order", `const a = b * 2
+const b = c + 1
+var x = [a]int{}
+const c = 2
+fmt.Print(a, b, len(x))`, "6 3 6"},
+		{"len and cap of arrays", `var s [][30]int
+var p *[40]int
+const n = len(s[10])
+fmt.Print(n, len(p), cap(p))`, "30 40 40"},
 		{"errors.As with a snippet type", `type NotFound struct{ Key string }
 func (e *NotFound) Error() string { return "not found: " + e.Key }
 err := fmt.Errorf("lookup: %w", &NotFound{"k"})

@@ -370,3 +370,20 @@ const (
 		})
 	}
 }
+
+// TestLenOfArrays: len and cap of an array are constants whose operand is
+// not evaluated (s[10] of an empty s panicked), and of a nil pointer to an
+// array its type's length (the pointer was dereferenced).
+func TestLenOfArrays(t *testing.T) {
+	i := New(Options{})
+	if _, err := i.Eval("var s [][30]int\nvar p *[40]int\nconst n, c = len(s[10]), cap(s[9])\nvar r = []int{n, c, len(p), cap(p)}"); err != nil {
+		t.Fatal(err)
+	}
+	v, err := i.Eval("r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(v.Interface()), "[30 30 40 40]"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}

@@ -3530,7 +3530,9 @@ func lenConst(n *node) {
 func _len(n *node) {
 	dest := genValueOutput(n, reflect.TypeOf(int(0)))
 	value := genValue(n.child[1])
-	if isPtr(n.child[1].typ) {
+	// byref: reflect gives the length of a pointer to an array, nil or
+	// not, as Go does; it was dereferenced, and a nil one panicked.
+	if t := n.child[1].typ.TypeOf(); isPtr(n.child[1].typ) && t.Elem().Kind() != reflect.Array {
 		val := value
 		value = func(f *frame) reflect.Value {
 			v := val(f).Elem()
