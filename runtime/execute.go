@@ -214,4 +214,17 @@ type gate interface {
 	human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (retry context.Context, deny string)
 	// ask waits for the user's answer to a question.
 	ask(ctx context.Context, c ToolCall, question string) (answer string, deny string)
+	// owner is the run whose loop asks for the step: its calls report
+	// their progress to it, its snippets' output reaches its followers.
+	owner() *Handle
+}
+
+// runOf is the run whose loop asks for a step through g; nil for a bare
+// Execute, which has no gate. The State keeps no link to its run: the run
+// hands itself in with each step.
+func runOf(g gate) *Handle {
+	if g == nil {
+		return nil
+	}
+	return g.owner()
 }

@@ -29,7 +29,6 @@ import (
 type State struct {
 	rt   *Runtime
 	opts *Options // the agent's, never modified
-	run  *Handle  // the run that owns the State; nil for NewState's
 
 	execMu sync.Mutex // serialises steps
 	// steps runs the steps on their goroutine and watches their calls
