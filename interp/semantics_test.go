@@ -47,6 +47,20 @@ fmt.Println(max(0, x), min(x, 1), max(n, 7), min(n, 2, 9))`, "2.5 1 7 2"},
 		{"max is a constant of constants", `const c = max(1, 2.5)
 var a [min(2, 3)]int
 fmt.Println(c, len(a))`, "2.5 2"},
+		{"constant declarations", `const (
+	s = string(iota + 'a')
+	t
+)
+const (
+	m = iota == 0
+	n
+	o = s < t && 1.5 > 1
+)
+const (
+	a, b = 1 << iota, 1<<iota - 1
+	c, d
+)
+fmt.Print(s, t, " ", m, n, o, " ", a, b, c, d)`, "ab true false true 1 0 2 1"},
 		{"min and max of floats", `nan := math.NaN()
 fmt.Println(min(1.0, nan), max(-0.0, 0.0), math.Signbit(min(0.0, math.Copysign(0, -1))))`, "NaN 0 true"},
 		{"clear", `m := map[string]int{"a": 1}

@@ -12,29 +12,6 @@ import (
 	"github.com/byref/byref/variable"
 )
 
-// runContext is what a run keeps fixed from one request to the next, so
-// that every request begins with the previous one byte for byte (tools,
-// system prompt, then messages) and a provider's prompt cache serves it.
-// Only a compaction changes it.
-type runContext struct {
-	// starting names the run's starting variables, which the system
-	// prompt lists; later variables are announced where they are made.
-	starting []string
-	// tools is the run's tool list, built at its first request and again
-	// only after a compaction; nil until then.
-	tools []llm.Tool
-	// only names the tools the last compaction chose (nil: choose from
-	// the task), so that a restored run offers the same ones.
-	only []string
-	// announced names the variables the host defined between turns that
-	// a follow-up message announced already.
-	announced map[string]bool
-	// cacheKey is the request's llm.Request.CacheKey: derived from what
-	// the run's requests begin with (the tools and the system prompt), so
-	// that the runs of one agent, which begin alike, share it.
-	cacheKey string
-}
-
 // request builds the model request of the next step: the fixed tools and
 // system prompt, then the messages, each appended once and never
 // rewritten, unless the request would pass the compaction threshold: then
@@ -70,13 +47,13 @@ func (h *Handle) fix() {
 		h.messages[0] = llm.SystemMessage(h.st.systemPrompt(h.opts, h.ctx.starting))
 	}
 	if h.ctx.cacheKey == "" {
-		h.ctx.cacheKey = cacheKey(h.ctx.tools, h.messages[0].Text)
+		h.ctx.cacheKey = cacheKeyOf(h.ctx.tools, h.messages[0].Text)
 	}
 }
 
-// cacheKey names the prompt cache of requests that begin with tools and
+// cacheKeyOf names the prompt cache of requests that begin with tools and
 // the system prompt system: "byref-" and 16 hex digits of their SHA-256.
-func cacheKey(tools []llm.Tool, system string) string {
+func cacheKeyOf(tools []llm.Tool, system string) string {
 	d := sha256.New()
 	for _, t := range tools {
 		fmt.Fprintf(d, "%s\x00%s\x00%s\x00%t\x00", t.Name, t.Description, t.Parameters, t.Strict)
@@ -124,12 +101,6 @@ func (h *Handle) sentUsage(u llm.Usage) run.Usage {
 		e.System = h.messages[0].Text // what a restored run sends again
 	}
 	return e
-}
-
-// usageEvent is the log's record of a model call's usage.
-func usageEvent(u llm.Usage) run.Usage {
-	return run.Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens),
-		CacheReadTokens: int64(u.CacheReadTokens), CacheWriteTokens: int64(u.CacheWriteTokens)}
 }
 
 // usageOf is usageEvent's inverse: a run's usage from its log's totals.

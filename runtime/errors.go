@@ -83,3 +83,6 @@ var (
 	// kind, than the one pending.
 	ErrAwaitMismatch = errors.New("runtime: the answer does not match what the run awaits")
 )
+
+// ErrUnknownVariable is returned for a name that is not a variable.
+var ErrUnknownVariable = errors.New("runtime: unknown variable")

@@ -48,16 +48,6 @@ func (st *State) fold(ctx context.Context) ([]Instruction, error) {
 	return l.history(ctx)
 }
 
-// stepLog is where a State's steps are recorded and its history is read
-// back from: one interface, whether or not the State has a run.
-type stepLog interface {
-	// step records step n, which ran step and gave res; callers hold the
-	// State's mu.
-	step(n int, step Step, res StepResult)
-	// history folds the log into the instructions executed, in order.
-	history(ctx context.Context) ([]Instruction, error)
-}
-
 // stepLog returns the State's log: a bare State folds its own; callers
 // hold mu.
 func (st *State) stepLog() stepLog {

@@ -5,14 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/schema"
-	"github.com/byref/byref/variable"
 )
 
 // loop drives the model over the runtime until the run ends; it returns the
@@ -200,84 +197,6 @@ func (h *Handle) afterStep(ctx context.Context, res StepResult, retries *int, li
 		return h.terminate(ctx, res, retries, lim)
 	}
 	return Outcome{}, false
-}
-
-// stepEvents turns a step's outcome into events and messages for the model.
-func (st *State) stepEvents(res StepResult, lim Limits) (events []run.Payload, toolMsgs []llm.Message, snippetMsg string) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	var snippetParts []string
-	for _, s := range res.Snippets {
-		e := s.executed(res.Step)
-		e.Actions = st.snippetIdentities(s.Code)
-		// Variable events are made before a large result is kept, so
-		// that they describe the snippet's own changes.
-		changes := st.variableChangeEvents(res.Step, slices.Concat(s.Variables, s.left))
-		content, name, kept := st.bound(res.Step, "snippet", s.Content(), lim)
-		e.Kept = name
-		if content != sentSnippet(e, lim.LargeResult) {
-			e.Content = content
-		}
-		events = append(append(append(events, e), changes...), kept...)
-		snippetParts = append(snippetParts, content)
-	}
-	for i := range res.Responses {
-		r := &res.Responses[i]
-		e := r.completed()
-		e.Action = st.actionIdentity(r.Name)
-		changes := st.variableChangeEvents(res.Step, slices.Concat(r.Variables, r.left()))
-		content, name, kept := st.bound(res.Step, r.Name, r.Content(), lim)
-		e.Kept = name
-		if content != sentTool(e, lim.LargeResult) {
-			e.Content = content
-		}
-		events = append(append(append(events, e), changes...), kept...)
-		toolMsgs = append(toolMsgs, llm.ToolResultMessage(llm.ToolCall{ID: r.CallID, Name: r.Name}, content))
-	}
-	if len(snippetParts) > 0 {
-		snippetMsg = "Results of your Go code:\n" + strings.Join(snippetParts, "\n")
-	}
-	return events, toolMsgs, snippetMsg
-}
-
-// bound keeps a tool result of more than lim.LargeResult bytes as a
-// variable and returns what the model gets instead, the variable's name and
-// its event; callers hold st.mu. The variable is the instruction's, like any
-// the call made: its record in the log names it (Kept).
-func (st *State) bound(step int, source, content string, lim Limits) (string, string, []run.Payload) {
-	if len(content) <= lim.LargeResult {
-		return content, "", nil
-	}
-	if st.opts.HideFromAI {
-		// Plain mode has no references: the model gets the start of the
-		// result and is told it was cut, never a name it cannot use.
-		return clipJSON(content, lim.LargeResult), "", nil
-	}
-	name := st.freeName(source + "_output")
-	if err := st.define(variable.Spec{Name: name, Value: content, Description: "a tool result too large for the conversation"}, step, source); err != nil {
-		return clipJSON(content, lim.LargeResult), "", nil
-	}
-	kept := st.variableChangeEvents(step, []VariableChange{st.change(name, variable.Created)})
-	head := []rune(content)
-	if len(head) > st.opts.PreviewLimit {
-		head = append(head[:st.opts.PreviewLimit], '…')
-	}
-	b, _ := marshal(largeResult{
-		Note:      fmt.Sprintf("the result was %d characters, so it was stored in the string variable %s; pass <<var:%s>> to actions or read it in Go code", len(content), name, name),
-		Variable:  name,
-		Reference: schema.Ref(name),
-		Start:     string(head),
-	})
-	return string(b), name, kept
-}
-
-// largeResult is what the model gets instead of a result too large for the
-// conversation.
-type largeResult struct {
-	Note      string `json:"note"`
-	Variable  string `json:"variable"`
-	Reference string `json:"reference"`
-	Start     string `json:"start"`
 }
 
 // terminate handles a step that called terminate.

@@ -197,3 +197,11 @@ func (r *recorder) appendPhased(ctx context.Context, payloads ...run.Payload) er
 	_, err := r.appendLocked(ctx, kept...)
 	return err
 }
+
+// ended reports whether the run has reached a terminal status with every
+// event before next read.
+func (r *recorder) ended(next int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.status.Terminal() && r.last < next
+}

@@ -21,9 +21,6 @@ const (
 	DefaultCancelGrace = 10 * time.Second
 )
 
-// ErrUnknownVariable is returned for a name that is not a variable.
-var ErrUnknownVariable = errors.New("runtime: unknown variable")
-
 // ErrClosed is returned by Start, Create and Restore on an agent that was
 // closed, and is the cause of the cancellation its runs see.
 var ErrClosed = errors.New("runtime: the agent is closed")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/interp"
+	"github.com/byref/byref/run"
 	"github.com/byref/byref/variable"
 )
 
@@ -314,3 +315,21 @@ func (st *State) startSpan(ctx context.Context, s Span) (context.Context, func(S
 
 // log returns the agent's logger.
 func (st *State) log() *slog.Logger { return st.opts.Logger }
+
+// stepLog is where a State's steps are recorded and its history is read
+// back from: one interface, whether or not the State has a run.
+type stepLog interface {
+	// step records step n, which ran step and gave res; callers hold the
+	// State's mu.
+	step(n int, step Step, res StepResult)
+	// history folds the log into the instructions executed, in order.
+	history(ctx context.Context) ([]run.Instruction, error)
+}
+
+// redaction caches the Redactor of a run's sensitive texts, with the count
+// of changes of each sensitive variable it was built from.
+type redaction struct {
+	texts   map[string]string
+	changes map[string]int
+	r       *variable.Redactor
+}

@@ -168,14 +168,6 @@ func (st *State) redactor() *variable.Redactor {
 	return st.redaction.r
 }
 
-// redaction caches the Redactor of a run's sensitive texts, with the count
-// of changes of each sensitive variable it was built from.
-type redaction struct {
-	texts   map[string]string
-	changes map[string]int
-	r       *variable.Redactor
-}
-
 // Bounds of the walk that collects the texts inside a sensitive value.
 const (
 	maxTextDepth = 4

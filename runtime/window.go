@@ -248,3 +248,9 @@ func oneLine(s string, n int) string {
 	r := []rune(s)
 	return string(r[:n]) + "…"
 }
+
+// usageEvent is the log's record of a model call's usage.
+func usageEvent(u llm.Usage) run.Usage {
+	return run.Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens),
+		CacheReadTokens: int64(u.CacheReadTokens), CacheWriteTokens: int64(u.CacheWriteTokens)}
+}
