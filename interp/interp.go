@@ -120,7 +120,10 @@ type Result struct {
 	// Created names the new top-level variables, in declaration order.
 	// Variables whose type is or contains a func or chan (struct fields,
 	// elements, pointers) are left out (they would only work inside this
-	// interpreter); declare helpers with func declarations.
+	// interpreter); declare helpers with func declarations. So are those
+	// holding a value of a snippet-declared type behind an interface
+	// other than error; errors of snippet types are kept as
+	// [SnippetError] values.
 	Created []string
 	// Assigned names input variables the snippet writes, as [Analyze]
 	// defines it.
@@ -178,8 +181,9 @@ type instance struct {
 	declared map[string]reflect.Type
 	last     map[string]reflect.Value // values read back after the last Eval
 	broken   bool
-	replay   bool            // persisted decls still to be replayed (after variables are set)
-	generics map[string]bool // generic standard packages compiled
+	replay   bool                            // persisted decls still to be replayed (after variables are set)
+	generics map[string]bool                 // generic standard packages compiled
+	kept     map[*SnippetError]reflect.Value // the interpreter's own values of the errors kept by its Evals
 }
 
 const sandboxKey = "byref.local/sandbox/_byref"
@@ -725,6 +729,18 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 		inst.broken = true
 		return res(), err
 	}
+	if created, err = in.keep(ctx, inst, values, created, prog.access.Writes, vars); err != nil {
+		var ke keepError
+		if errors.As(err, &ke) {
+			_, err = fail(ke.err)
+			if ctx.Err() != nil {
+				err = fmt.Errorf("%w (in the Error method of the value in %s, which runs once when the snippet ends, to keep its message)", err, ke.name)
+			}
+			return res(), err
+		}
+		inst.broken = true
+		return res(), err
+	}
 	clear(inst.last)
 	for name, v := range values {
 		inst.last[name] = v
@@ -790,6 +806,9 @@ func (in *Interpreter) setup(inst *instance, input Input) (setupStmts, error) {
 				fresh = map[string]reflect.Value{}
 			}
 			fresh["V"+it.name] = cell
+		}
+		if !it.fn {
+			it.val = inst.restoreKept(it.val)
 		}
 		if err := setValue(cell, it.val); err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrInput, it.name, err)

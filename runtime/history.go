@@ -112,7 +112,7 @@ func (l *foldLog) step(_ context.Context, n int, step Step, res StepResult) erro
 		f.AssistantMessage(run.AssistantMessage{Step: n, Text: step.Reason})
 	}
 	for _, c := range step.Calls {
-		f.ToolCallScheduled(run.ToolCallScheduled{Step: n, Call: logged(c)})
+		f.ToolCallScheduled(run.ToolCallScheduled{Step: n, Call: c})
 	}
 	for _, s := range res.Snippets {
 		f.SnippetExecuted(s.executed(n))

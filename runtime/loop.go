@@ -38,7 +38,7 @@ func (h *Handle) modelStep(ctx context.Context, retries *int, lim Limits) (Outco
 	snippets := extractCode(resp.Text)
 	before := []run.Payload{h.sentUsage(resp.Usage)}
 	if resp.Text != "" || resp.Reasoning != "" || len(resp.Thinking) > 0 {
-		before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning, Thinking: thinkingOf(resp.Thinking)})
+		before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning, Thinking: resp.Thinking})
 	}
 	if kind, reason := stopFailure(resp); kind != "" {
 		// A refused or cut answer is not a result, and its calls are
@@ -128,7 +128,7 @@ func (h *Handle) schedule(ctx context.Context, step int, before []run.Payload, c
 		// Resolved when it runs (after the step's snippets and earlier
 		// calls, which may make the variables it refers to); the
 		// resolution is recorded with its completion.
-		before = append(before, run.ToolCallScheduled{Step: step, Call: logged(c)})
+		before = append(before, run.ToolCallScheduled{Step: step, Call: c})
 	}
 	if err := h.rec.appendPhased(ctx, before...); err != nil {
 		return h.storeFault(ctx, err), true
@@ -295,18 +295,6 @@ func (h *Handle) resultJSON(v any) (json.RawMessage, error) {
 		}
 	}
 	return nil, verr
-}
-
-// thinkingOf converts a response's thinking blocks for the log.
-func thinkingOf(ts []llm.Thinking) []run.Thinking {
-	if len(ts) == 0 {
-		return nil
-	}
-	out := make([]run.Thinking, len(ts))
-	for i, t := range ts {
-		out[i] = run.Thinking{Text: t.Text, Signature: t.Signature, Redacted: t.Redacted}
-	}
-	return out
 }
 
 // stopFailure says whether the model's stop reason fails the run, and why:

@@ -368,14 +368,12 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 				cur = &llm.Message{Role: llm.RoleAssistant}
 			}
 			cur.Text, lastText = p.Text, p.Text
-			for _, t := range p.Thinking {
-				cur.Thinking = append(cur.Thinking, llm.Thinking{Text: t.Text, Signature: t.Signature, Redacted: t.Redacted})
-			}
+			cur.Thinking = append(cur.Thinking, p.Thinking...)
 		case run.ToolCallScheduled:
 			if cur == nil {
 				cur = &llm.Message{Role: llm.RoleAssistant}
 			}
-			c := fromLog(p.Call)
+			c := p.Call
 			cur.ToolCalls = append(cur.ToolCalls, c)
 			scheduled = append(scheduled, c)
 		case run.ToolCallCompleted:

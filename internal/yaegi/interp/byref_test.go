@@ -320,3 +320,53 @@ func TestHoldTopDefers(t *testing.T) {
 		t.Errorf("got %q, want %q: the defer runs at the end of the next run, once", got, want)
 	}
 }
+
+// TestConstDecls: constant declarations as Go computes them, at top level
+// (which yaegi compiles twice, gta then cfg) and in a function alike:
+//   - string(n) of an integer constant (the conversion turned its operand
+//     into the string, and the second visit failed on it);
+//   - a comparison of constants is a constant (it was left to run, and a
+//     constant declaration never runs: false);
+//   - iota counts specs, not names;
+//   - an implicit repetition of a spec of several names repeats each value
+//     (it repeated the last, and panicked).
+func TestConstDecls(t *testing.T) {
+	const decls = `const (
+	s = string(iota + 'a')
+	t
+)
+type S string
+const u S = S(0x263A)
+const v, w = string(-1), string(1 << 70)
+const (
+	m = iota == 0
+	n
+	o = u > "a" && 2.5 >= 2
+)
+const (
+	a, b = 1 << iota, 1<<iota - 1
+	c, d
+	e, f
+)
+`
+	const expr = `[]any{s + t, string(u), v + w, m, n, o, a, b, c, d, e, f}`
+	const want = "[ab \u263a \ufffd\ufffd true false true 1 0 2 1 4 3]"
+	for _, c := range []struct{ name, src string }{
+		{"top level", decls + "var r = " + expr},
+		{"in a function", "func g() []any {\n" + decls + "return " + expr + "\n}\nvar r = g()"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			i := New(Options{})
+			if _, err := i.Eval(c.src); err != nil {
+				t.Fatal(err)
+			}
+			v, err := i.Eval("r")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprint(v.Interface()); got != want {
+				t.Errorf("got %q, want %q", got, want)
+			}
+		})
+	}
+}

@@ -842,6 +842,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if sym, _, ok := sc.lookup(dest.ident); ok {
 						sym.kind = constSym
 					}
+					// byref: iota counts specs, not names (a, b = 1 << iota,
+					// 1<<iota - 1 is one step).
+					if i < n.nleft-1 {
+						continue
+					}
 					if childPos(n) == len(n.anc.child)-1 {
 						sc.iota = 0
 					} else {
@@ -989,6 +994,8 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			if c0.rval.IsValid() && c1.rval.IsValid() && (!isInterface(n.typ)) && constOp[n.action] != nil {
 				n.typ.TypeOf()       // Force compute of reflection type.
 				constOp[n.action](n) // Compute a constant result now rather than during exec.
+			} else if c0.rval.IsValid() && c1.rval.IsValid() && isInConstOrTypeDecl(n) {
+				compareConst(n) // byref: constcmp.go
 			}
 			switch {
 			case n.rval.IsValid():
@@ -1351,7 +1358,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					n.findex = notInFrame
 					n.typ = c0.typ
 					if c, ok := c1.rval.Interface().(constant.Value); ok {
-						i, _ := constant.Int64Val(constant.ToInt(c))
+						i, exact := constant.Int64Val(constant.ToInt(c))
+						if !exact && isString(c0.typ.TypeOf()) {
+							i = -1 // byref: string(n) of an n beyond int64 is "\uFFFD"
+						}
 						n.rval = reflect.ValueOf(i).Convert(c0.typ.rtype)
 					} else {
 						n.rval = c1.rval.Convert(c0.typ.rtype)
@@ -1823,6 +1833,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			if n.start.action == aNop {
 				n.start.gen = branch
 			}
+			if isInConstOrTypeDecl(n) {
+				logicConst(n, true) // byref: constcmp.go
+			}
 
 		case lorExpr:
 			if isBlank(n.child[0]) || isBlank(n.child[1]) {
@@ -1837,6 +1850,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			n.findex = sc.add(n.typ)
 			if n.start.action == aNop {
 				n.start.gen = branch
+			}
+			if isInConstOrTypeDecl(n) {
+				logicConst(n, false) // byref: constcmp.go
 			}
 
 		case parenExpr:

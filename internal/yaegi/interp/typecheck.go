@@ -664,12 +664,13 @@ func (check typecheck) conversion(n *node, typ *itype) error {
 		case representableConst(c, t):
 			ok = true
 		case isInt(n.typ.TypeOf()) && isString(t):
-			codepoint := int64(-1)
-			if i, ok := constant.Int64Val(c); ok {
-				codepoint = i
-			}
-			n.rval = reflect.ValueOf(constant.MakeString(string(rune(codepoint))))
-			ok = true
+			// byref: the operand keeps its integer value and type; the
+			// conversion's own node gets the string (cfg, callExpr). The
+			// operand was made the string constant, and a second visit of
+			// the same nodes (a constant declaration is compiled by gta,
+			// then by cfg) failed on it: "cannot use type untyped int as
+			// type string".
+			return nil
 		}
 
 	case n.typ.convertibleTo(typ):
