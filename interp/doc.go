@@ -67,16 +67,15 @@
 // $(go env GOROOT)/test that imports only allowed packages, with its
 // package clause dropped and func main renamed and called at the end, and
 // compares its output with the program's .out file where there is one.
-// With Go 1.26's test directory, of 73 such programs 54 pass, 13 are
+// With Go 1.26's test directory, of 73 such programs 56 pass, 13 are
 // refused before they run by a sandbox rule that names itself (go
 // statements, func init, arrays beyond 2^24 elements, an array length the
 // sandbox cannot fold), 1 is not run (divmod.go runs past 10s
-// interpreted), and 5 still fail, each listed with its cause in
-// gotest_test.go (goTestKnown): 2 compute a wrong result (a map keyed
-// by a snippet interface type; the name in the panic of an unhashable
-// key) and 3 are refused though valid (package-level variables
-// initialised from later ones, and the recursive types type T []T and
-// type F func(string) F, on which the compiler crashes).
+// interpreted), and 3 still fail, each listed with its cause in
+// gotest_test.go (goTestKnown): none computes a wrong result; the 3 are
+// refused though valid (package-level variables initialised from later
+// ones, and the recursive types type T []T and type F func(string) F, on
+// which the compiler crashes).
 //
 // Where the interpreter still computes something else than compiled Go,
 // the corpus says so: TestNative compiles every corpus snippet that is not
