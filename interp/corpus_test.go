@@ -58,9 +58,7 @@ func shopFuncs(sent *[]string) map[string]reflect.Value {
 // section holds what compiled Go prints (go test -run TestNative
 // -update-native writes it). TestCorpus and TestNative report them as known
 // and fail when one starts to agree, so the list only shrinks.
-var knownFailing = map[string]string{
-	"116-custom-error-type": "a created variable holding a value of a snippet-declared type: its methods are interpreted code, which the sandbox refuses to run after the Eval ends (the host's err.Error() panics)",
-}
+var knownFailing = map[string]string{}
 
 type corpusCase struct {
 	name, comment, code, stdout, changes, err string

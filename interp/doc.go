@@ -72,25 +72,38 @@
 // $(go env GOROOT)/test that imports only allowed packages, with its
 // package clause dropped and func main renamed and called at the end, and
 // compares its output with the program's .out file where there is one.
-// With Go 1.26's test directory, of 73 such programs 55 pass, 13 are
+// With Go 1.26's test directory, of 73 such programs 57 pass, 13 are
 // refused before they run by a sandbox rule that names itself (go
 // statements, func init, arrays beyond 2^24 elements, an array length the
 // sandbox cannot fold), 1 is not run (divmod.go runs past 10s
-// interpreted), and 4 still fail, each listed with its cause in
-// gotest_test.go (goTestKnown): 2 compute a wrong result (a map keyed
-// by a snippet interface type; the name in the panic of an unhashable
-// key) and 2 are refused though valid (the recursive types type T []T
-// and type F func(string) F, on which the compiler crashes).
+// interpreted), and 2 still fail, each listed with its cause in
+// gotest_test.go (goTestKnown): none computes a wrong result; the 2 are
+// refused though valid (the recursive types type T []T and type F
+// func(string) F, on which the compiler crashes).
 //
 // Where the interpreter still computes something else than compiled Go,
 // the corpus says so: TestNative compiles every corpus snippet that is not
 // meant to fail with Go (one build, one binary) and compares its stdout,
-// stderr and variables with the interpreter's. Of 302 such snippets, 301
-// agree; the one that differs is listed, with its cause, in corpus_test.go
-// (knownFailing): a created value of a snippet type cannot run its methods
-// after the Eval. The unexported fields of a snippet's struct types keep
-// their names, so %+v prints them and encoding/json skips them, as for
-// compiled Go.
+// stderr and variables with the interpreter's. All 305 such snippets
+// agree; one that stops agreeing is listed, with its cause, in
+// corpus_test.go (knownFailing). The unexported fields of a snippet's
+// struct types keep their names, so %+v prints them and encoding/json
+// skips them, as for compiled Go.
+//
+// Values of the snippet's types after the Eval: the methods of a type a
+// snippet declares are interpreted code, and the sandbox never runs
+// interpreted code after its Eval has returned. So an error of such a
+// type that a variable holds (err := check("PN-3"), a []error, an
+// exported field) is kept as a [SnippetError]: its Error method is called
+// once when the snippet ends, on the snippet's goroutine and under its
+// limits (time, call depth, memory, output), and the host gets the text
+// and the value's data, which is what encoding/json encodes. An Error
+// method that loops forever stops the Eval with [ErrTimeout], one that
+// panics fails it with a [PanicError]; the message names the variable,
+// and as with every failure no variable changes. A created variable
+// holding such a value behind another interface (fmt.Stringer,
+// sort.Interface) is left out of [Result.Values], like one holding a
+// func; a written input variable refuses the snippet with [ErrRefused].
 //
 // # What a snippet can do, in a model's terms
 //

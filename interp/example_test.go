@@ -2,6 +2,7 @@ package interp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -95,4 +96,26 @@ func ExampleExtractCode() {
 	fmt.Printf("%q\n", interp.ExtractCode(text))
 	// Output:
 	// ["fmt.Println(len(items))"]
+}
+
+// An error of a type the snippet declares reaches the host as a
+// SnippetError: the text its Error method returned when the snippet ended,
+// and its data, which encoding/json encodes.
+func ExampleSnippetError() {
+	in, err := interp.New(interp.Options{})
+	if err != nil {
+		panic(err)
+	}
+	res, err := in.Eval(context.Background(), interp.Input{Code: `type StockError struct{ SKU string }
+func (e *StockError) Error() string { return "out of stock: " + e.SKU }
+var err error = &StockError{"PN-3"}`})
+	if err != nil {
+		panic(err)
+	}
+	kept := res.Values["err"].Interface().(error)
+	var se *interp.SnippetError
+	data, _ := json.Marshal(kept)
+	fmt.Println(kept, errors.As(kept, &se), string(data))
+	// Output:
+	// out of stock: PN-3 true {"SKU":"PN-3"}
 }

@@ -23,6 +23,9 @@ type guard struct {
 	// quiet silences the instance's stderr while a top-level return unwinds
 	// (yaegi writes a trace line per frame a panic leaves).
 	quiet func()
+	// keeping, when set, is what _byref.Keep runs: the Error methods of
+	// values the host keeps after the Eval (see keeper).
+	keeping func()
 }
 
 // depthPanic is the panic value raised when the call depth limit is hit.
@@ -62,6 +65,13 @@ func (g *guard) ret(created int) {
 		g.quiet()
 	}
 	panic(returnPanic{created})
+}
+
+// keep runs g.keeping, on the snippet's goroutine.
+func (g *guard) keep() {
+	if g.keeping != nil {
+		g.keeping()
+	}
 }
 
 // enter is called (as `defer _byref.Enter()()`) at the start of every function
@@ -213,6 +223,7 @@ func (g *guard) exports() map[string]reflect.Value {
 		"Enter":  reflect.ValueOf(g.enter),
 		"Size":   reflect.ValueOf(g.size),
 		"Return": reflect.ValueOf(g.ret),
+		"Keep":   reflect.ValueOf(g.keep),
 	}
 }
 

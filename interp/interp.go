@@ -120,7 +120,10 @@ type Result struct {
 	// Created names the new top-level variables, in declaration order.
 	// Variables whose type is or contains a func or chan (struct fields,
 	// elements, pointers) are left out (they would only work inside this
-	// interpreter); declare helpers with func declarations.
+	// interpreter); declare helpers with func declarations. So are those
+	// holding a value of a snippet-declared type behind an interface
+	// other than error; errors of snippet types are kept as
+	// [SnippetError] values.
 	Created []string
 	// Assigned names input variables the snippet writes, as [Analyze]
 	// defines it.
@@ -178,8 +181,10 @@ type instance struct {
 	declared map[string]reflect.Type
 	last     map[string]reflect.Value // values read back after the last Eval
 	broken   bool
-	replay   bool            // persisted decls still to be replayed (after variables are set)
-	generics map[string]bool // generic standard packages compiled
+	replay   bool                            // persisted decls still to be replayed (after variables are set)
+	generics map[string]bool                 // generic standard packages compiled
+	kept     map[*SnippetError]reflect.Value // the interpreter's own values of the errors kept by its Evals
+	streams  [2]*io.Writer                   // the snippet's os.Stdout and os.Stderr
 }
 
 const sandboxKey = "byref.local/sandbox/_byref"
@@ -323,7 +328,10 @@ func (in *Interpreter) rebuild() error {
 		}
 	}
 	// os is the snippet's own output streams, and nothing else.
+	// Each Eval starts with them as they are: a snippet that assigns
+	// os.Stdout changes its own program's, not the next one's.
 	stdout, stderr := io.Writer(inst.out), io.Writer(inst.err)
+	inst.streams = [2]*io.Writer{&stdout, &stderr}
 	if err := inst.yi.Use(Exports{"os/os": {"Stdout": reflect.ValueOf(&stdout).Elem(), "Stderr": reflect.ValueOf(&stderr).Elem()}}); err != nil {
 		return fmt.Errorf("interp: internal: %w", err)
 	}
@@ -628,6 +636,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	errBuf.floodAt, errBuf.onFlood = flood, func() { cancel(ErrOutputLimit) }
 	inst.g.ctx = ctx
 	inst.g.depth, inst.g.tripped = 0, false
+	*inst.streams[0], *inst.streams[1] = inst.out, inst.err
 	endWatch := watchHeap(in.opts.MaxHeapGrowth, 10*time.Millisecond, func() { cancel(ErrMemoryLimit) })
 	defer endWatch()
 	start := time.Now()
@@ -725,6 +734,18 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 		inst.broken = true
 		return res(), err
 	}
+	if created, err = in.keep(ctx, inst, values, created, prog.access.Writes, vars); err != nil {
+		var ke keepError
+		if errors.As(err, &ke) {
+			_, err = fail(ke.err)
+			if ctx.Err() != nil {
+				err = fmt.Errorf("%w (in the Error method of the value in %s, which runs once when the snippet ends, to keep its message)", err, ke.name)
+			}
+			return res(), err
+		}
+		inst.broken = true
+		return res(), err
+	}
 	clear(inst.last)
 	for name, v := range values {
 		inst.last[name] = v
@@ -790,6 +811,9 @@ func (in *Interpreter) setup(inst *instance, input Input) (setupStmts, error) {
 				fresh = map[string]reflect.Value{}
 			}
 			fresh["V"+it.name] = cell
+		}
+		if !it.fn {
+			it.val = inst.restoreKept(it.val)
 		}
 		if err := setValue(cell, it.val); err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrInput, it.name, err)

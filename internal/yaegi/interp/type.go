@@ -2234,7 +2234,13 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 		}
 		t.rtype = valueInterfaceType
 	case mapT:
-		t.rtype = reflect.MapOf(t.key.refType(ctx), t.val.refType(ctx))
+		// byref: a map keyed by an interface has interface{} keys,
+		// stored in their comparable form (mapkey.go).
+		kt := t.key.refType(ctx)
+		if kt == valueInterfaceType {
+			kt = emptyInterfaceType
+		}
+		t.rtype = reflect.MapOf(kt, t.val.refType(ctx))
 	case ptrT:
 		rt := t.val.refType(ctx)
 		if rt == unsafe2.DummyType && ctx.slevel > 1 {
@@ -2294,6 +2300,9 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 		}
 		fieldFix := []fixStructField{} // Slice of field indices to fix for recursivity.
 		t.rtype = reflect.StructOf(fields)
+		if t.name != "" && t.path != "" {
+			recordTypeName(t.rtype, t.path+"."+t.name) // byref: for Go's panic messages (mapkey.go)
+		}
 		if ctx.isComplete() {
 			for _, s := range ctx.defined {
 				for i := 0; i < s.rtype.NumField(); i++ {
@@ -2361,7 +2370,11 @@ func (t *itype) frameType() (r reflect.Type) {
 		}
 		r = valueInterfaceType
 	case mapT:
-		r = reflect.MapOf(t.key.frameType(), t.val.frameType())
+		kt := t.key.frameType()
+		if kt == valueInterfaceType {
+			kt = emptyInterfaceType // byref: mapkey.go
+		}
+		r = reflect.MapOf(kt, t.val.frameType())
 	case ptrT:
 		r = reflect.PtrTo(t.val.frameType())
 	default:
