@@ -66,10 +66,10 @@ func FromRun(ctx context.Context, events []run.Event, name string, set *Set) (*C
 			}
 			c.Variables = append(c.Variables, v)
 		case run.ToolCallScheduled:
-			if p.Call.Action == "terminate" {
+			if p.Call.Name == "terminate" {
 				continue
 			}
-			spec := CallSpec{Action: p.Call.Action}
+			spec := CallSpec{Action: p.Call.Name}
 			if err := json.Unmarshal([]byte(p.Call.Arguments), &spec.Args); err != nil {
 				spec.Args = nil
 			}
@@ -97,10 +97,10 @@ func FromRun(ctx context.Context, events []run.Event, name string, set *Set) (*C
 			case req.Await == run.AwaitQuestion:
 				c.Replies = append(c.Replies, p.Answer.Text)
 			case req.Call != nil && p.Answer.Decision == run.Denied:
-				c.Deny = append(c.Deny, req.Call.Action)
-			case req.Call != nil && !approved[req.Call.Action]:
-				approved[req.Call.Action] = true
-				c.Expect = append(c.Expect, ApprovalBefore(req.Call.Action))
+				c.Deny = append(c.Deny, req.Call.Name)
+			case req.Call != nil && !approved[req.Call.Name]:
+				approved[req.Call.Name] = true
+				c.Expect = append(c.Expect, ApprovalBefore(req.Call.Name))
 			}
 		}
 	}
@@ -132,7 +132,7 @@ func FromRun(ctx context.Context, events []run.Event, name string, set *Set) (*C
 func actionOf(events []run.Event, callID string) string {
 	for _, e := range events {
 		if p, ok := e.Data.(run.ToolCallScheduled); ok && p.Call.ID == callID {
-			return p.Call.Action
+			return p.Call.Name
 		}
 	}
 	return ""
@@ -156,12 +156,10 @@ func responsesOf(events []run.Event) []llm.Response {
 		case run.AssistantMessage:
 			r := last()
 			r.Text, r.Reasoning = p.Text, p.Reasoning
-			for _, t := range p.Thinking {
-				r.Thinking = append(r.Thinking, llm.Thinking(t))
-			}
+			r.Thinking = append(r.Thinking, p.Thinking...)
 		case run.ToolCallScheduled:
 			r := last()
-			r.ToolCalls = append(r.ToolCalls, llm.ToolCall{ID: p.Call.ID, Name: p.Call.Action, Arguments: p.Call.Arguments, Signature: p.Call.Signature})
+			r.ToolCalls = append(r.ToolCalls, p.Call)
 			r.StopReason = llm.StopToolCalls
 		case run.Error:
 			switch p.Failure {

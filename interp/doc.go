@@ -69,20 +69,19 @@
 // $(go env GOROOT)/test that imports only allowed packages, with its
 // package clause dropped and func main renamed and called at the end, and
 // compares its output with the program's .out file where there is one.
-// With Go 1.26's test directory, of 73 such programs 56 pass, 13 are
+// With Go 1.26's test directory, of 73 such programs 58 pass, 13 are
 // refused before they run by a sandbox rule that names itself (go
 // statements, func init, arrays beyond 2^24 elements, an array length the
 // sandbox cannot fold), 1 is not run (divmod.go runs past 10s
-// interpreted), and 3 still fail, each listed with its cause in
-// gotest_test.go (goTestKnown): 2 compute a wrong result (a map keyed
-// by a snippet interface type; the name in the panic of an unhashable
-// key) and 1 is refused though valid (package-level variables
-// initialised from later ones).
+// interpreted), and 1 still fails, listed with its cause in
+// gotest_test.go (goTestKnown): none computes a wrong result; const4.go is
+// refused though valid (package-level variables initialised from later
+// ones).
 //
 // Where the interpreter still computes something else than compiled Go,
 // the corpus says so: TestNative compiles every corpus snippet that is not
 // meant to fail with Go (one build, one binary) and compares its stdout,
-// stderr and variables with the interpreter's. All 302 such snippets
+// stderr and variables with the interpreter's. All 305 such snippets
 // agree; one that stops agreeing is listed, with its cause, in
 // corpus_test.go (knownFailing). The unexported fields of a snippet's
 // struct types keep their names, so %+v prints them and encoding/json

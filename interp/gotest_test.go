@@ -51,9 +51,7 @@ var goTestSlow = map[string]string{
 // goTestKnown are the programs that neither pass nor are refused by a
 // sandbox rule, with why.
 var goTestKnown = map[string]string{
-	"const4.go":    "refused though valid: package-level variables initialised from expressions over variables declared after them (len(<-c)); a snippet's top-level statements run in order and only literal initialisers move ahead",
-	"maplinear.go": "wrong result: a map keyed by an interpreted non-empty interface type refuses a concrete key (reflect.Value.MapIndex)",
-	"recover2.go":  "wrong result: the panic of an unhashable map key names the struct reflect built (hash of unhashable type: struct {...}), not main.T",
+	"const4.go": "refused though valid: package-level variables initialised from expressions over variables declared after them (len(<-c)); a snippet's top-level statements run in order and only literal initialisers move ahead",
 }
 
 func TestGoTests(t *testing.T) {

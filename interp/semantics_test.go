@@ -340,6 +340,55 @@ for _, p := range []string{"a/b", "a/c", "d"} {
 }
 b, _ := json.Marshal(tr)
 fmt.Println(len(tr), len(tr["a"]), string(b))`, `2 2 {"a":{"b":{},"c":{}},"d":{}}`},
+		{"a map keyed by a snippet interface", `type I interface{ Name() string }
+type C int
+func (c C) Name() string { return fmt.Sprint("c", int(c)) }
+type P struct{ n int }
+func (p *P) Name() string { return fmt.Sprint("p", p.n) }
+type S struct{ a, b string }
+func (s S) Name() string { return s.a + s.b }
+p := &P{1}
+m := map[I]int{C(1): 1, S{"x", "y"}: 2, p: 3}
+m[C(1)] += 10
+m[S{"x", "y"}]++
+m[p] *= 2
+m[&P{1}] = 7
+var nilI I
+m[nilI] = 9
+v, ok := m[S{"x", "y"}]
+fmt.Println(len(m), m[C(1)], v, ok, m[p], m[nil])
+var names []string
+for k, v := range m {
+	switch k.(type) {
+	case nil:
+		names = append(names, fmt.Sprint("nil=", v))
+	case C:
+		names = append(names, "C:"+k.Name())
+	case *P:
+		names = append(names, "P:"+k.Name())
+	default:
+		names = append(names, "?:"+k.Name())
+	}
+}
+sort.Strings(names)
+fmt.Println(names, len(slices.Collect(maps.Keys(m))))
+delete(m, C(1))
+delete(m, nilI)
+fmt.Println(len(m), map[I]int{C(5): 5})`, "5 11 3 true 6 9\n[?:xy C:c1 P:p1 P:p1 nil=9] 5\n3 map[5:5]"},
+		{"interface values compare by dynamic type and value", `type I interface{ Name() string }
+type C int
+func (c C) Name() string { return "c" }
+type S struct{ a, b string }
+func (s S) Name() string { return s.a + s.b }
+var a, b any = S{"x", "y"}, S{"x", "y"}
+var i1, i2 I = C(2), C(2)
+fmt.Println(a == b, i1 == i2, i1 != C(3), i1 == C(2), a == any(C(2)), any(i1) == a)
+set := map[any]bool{}
+set[C(1)] = true
+set[I(C(1))] = true
+set[1] = true
+set["s"] = true
+fmt.Println(len(set), set[C(1)], set[1], set[2])`, "true true true true false false\n3 true true false"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -393,6 +442,8 @@ func TestGoPanics(t *testing.T) {
 		{"var p *struct{ X int }\nfmt.Println(p.X)", "runtime error: invalid memory address or nil pointer dereference"},
 		{"var i any = \"s\"\nn := i.(int)\n_ = n", "interface conversion: interface {} is string, not int"},
 		{"var m map[string]int\nm[\"a\"] = 1", "assignment to entry in nil map"},
+		{"type T struct{ s []int }\nvar z any = T{}\nm := map[any]int{}\nm[z] = 1", "runtime error: hash of unhashable type main.T"},
+		{"type T struct{ s []int }\nvar a, b any = T{}, T{}\nfmt.Println(a == b)", "runtime error: comparing uncomparable type main.T"},
 	} {
 		in, err := New(Options{})
 		if err != nil {

@@ -211,7 +211,7 @@ func TestAgentRunUsesImportedTools(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if pending.Await != run.AwaitApproval || pending.Call == nil || pending.Call.Action != "add" {
+	if pending.Await != run.AwaitApproval || pending.Call == nil || pending.Call.Name != "add" {
 		t.Fatalf("pending: %+v", pending)
 	}
 	if err := h.Resume(ctx, pending.ID, run.Answer{Decision: run.Approved}); err != nil {

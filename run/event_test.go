@@ -101,7 +101,7 @@ func TestEventJSONErrors(t *testing.T) {
 }
 
 func TestEventReferencesNotEscaped(t *testing.T) {
-	e := run.Event{Data: run.ToolCallScheduled{Call: run.ToolCall{ID: "c", Action: "a", Arguments: `{"p":"<<var:x>>"}`}}}
+	e := run.Event{Data: run.ToolCallScheduled{Call: run.ToolCall{ID: "c", Name: "a", Arguments: `{"p":"<<var:x>>"}`}}}
 	b, err := e.MarshalJSON()
 	if err != nil || !strings.Contains(string(b), `<<var:x>>`) {
 		t.Fatalf("MarshalJSON = %s, %v; want the reference readable", b, err)

@@ -145,9 +145,15 @@ type AssistantMessage struct {
 // unchanged: the text and the provider's signature over it, or the opaque
 // data of a redacted block.
 type Thinking struct {
-	Text      string `json:"text,omitempty"`
+	// Text is the reasoning as the provider showed it; empty for a redacted
+	// block.
+	Text string `json:"text,omitempty"`
+	// Signature is the provider's signature over Text, which it checks when
+	// the block comes back.
 	Signature string `json:"signature,omitempty"`
-	Redacted  string `json:"redacted,omitempty"`
+	// Redacted is the opaque data of a block the provider encrypted
+	// (Anthropic's redacted_thinking); Text is then empty.
+	Redacted string `json:"redacted,omitempty"`
 }
 
 // VariableRef is a reference resolved to the variable it names, as an
@@ -156,23 +162,6 @@ type VariableRef struct {
 	Variable string `json:"variable"`
 	Type     string `json:"type"`
 	Preview  string `json:"preview,omitempty"` // bounded, redacted for secrets
-}
-
-// ToolCall is a call of an action as the model made it.
-type ToolCall struct {
-	// ID is the call's ID, unique within the run.
-	ID string `json:"id"`
-	// Action is the name of the action called.
-	Action string `json:"action"`
-	// Arguments are the arguments as sent by the model: a JSON object, with
-	// references still in their <<var:name>> form.
-	Arguments string `json:"arguments,omitempty"`
-	// References maps each parameter given a reference to the variable it
-	// resolved to (set where a person sees the call: an await).
-	References map[string]VariableRef `json:"references,omitempty"`
-	// Signature is the provider's thought signature for the call (Gemini
-	// 3), sent back with it on the next model call.
-	Signature string `json:"signature,omitempty"`
 }
 
 // Argument is how one argument of a tool call was resolved: by reference

@@ -167,7 +167,7 @@ func TestActionNeedsApprovalWhateverTheStrategy(t *testing.T) {
 	rt := newAgent(t, model, runtime.Options{Actions: action.MustSet(pay)})
 	h, _ := rt.Start(context.Background(), runtime.RunOptions{Task: "t"})
 	req := waitFor(t, h, 1)
-	if req.Call == nil || req.Call.Action != "pay" {
+	if req.Call == nil || req.Call.Name != "pay" {
 		t.Fatalf("await = %+v", req)
 	}
 	resume(t, h, req.ID, run.Answer{Decision: run.Approved})
@@ -210,7 +210,7 @@ func TestAuthorizationAwaitRetriesTheCall(t *testing.T) {
 	rt := newAgent(t, model, runtime.Options{Actions: action.MustSet(mail)})
 	h, _ := rt.Start(context.Background(), runtime.RunOptions{Task: "t"})
 	req := waitFor(t, h, 1)
-	if req.Await != run.AwaitAuthorization || req.Link != "https://auth.example/consent" || req.Call.Action != "read_mail" {
+	if req.Await != run.AwaitAuthorization || req.Link != "https://auth.example/consent" || req.Call.Name != "read_mail" {
 		t.Fatalf("await = %+v", req)
 	}
 	resume(t, h, req.ID, run.Answer{Decision: run.Approved})

@@ -87,7 +87,7 @@ func TestStructActionEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := waitFor(t, h, 1)
-	if req.Call == nil || req.Call.Action != "find" || req.Call.References["query"].Variable != "topic" || req.Call.References["in"].Variable != "docs" {
+	if req.Call == nil || req.Call.Name != "find" || req.Call.References["query"].Variable != "topic" || req.Call.References["in"].Variable != "docs" {
 		t.Fatalf("the approver sees %+v", req.Call)
 	}
 	resume(t, h, req.ID, run.Answer{Decision: run.Approved})

@@ -55,8 +55,7 @@ func (st *State) Tools() []schema.Tool {
 func (st *State) runTools(limit int, query string, play bool, only []string) []llm.Tool {
 	st.mu.Lock()
 	plain := st.opts.HideFromAI
-	var tools []schema.Tool
-	var strict []bool
+	var tools []llm.Tool
 	for _, builtins := range []bool{false, true} {
 		for _, r := range st.m.rows {
 			if (r.builtin != nil) != builtins || !st.isAttached(r.act.Name()) {
@@ -65,28 +64,19 @@ func (st *State) runTools(limit int, query string, play bool, only []string) []l
 			if plain && r.unavailable(true) != "" {
 				continue
 			}
-			tools = append(tools, st.tool(r))
-			strict = append(strict, r.tool.strict)
+			t := st.tool(r)
+			t.Strict = r.tool.strict
+			tools = append(tools, t)
 		}
 	}
 	st.mu.Unlock()
-	keep := tools
 	switch {
 	case only != nil:
-		keep = slices.DeleteFunc(slices.Clone(tools), func(t schema.Tool) bool { return !slices.Contains(only, t.Name) })
+		return slices.DeleteFunc(tools, func(t llm.Tool) bool { return !slices.Contains(only, t.Name) })
 	case limit > 0:
-		keep = st.selectTools(tools, limit, query, play)
+		return st.selectTools(tools, limit, query, play)
 	}
-	out := make([]llm.Tool, 0, len(keep))
-	for i, j := 0, 0; i < len(tools) && j < len(keep); i++ {
-		if tools[i].Name != keep[j].Name {
-			continue
-		}
-		t := tools[i]
-		out = append(out, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Strict: strict[i]})
-		j++
-	}
-	return out
+	return tools
 }
 
 // rawStrict reports why the parts of r's schema that do not change with the

@@ -187,7 +187,7 @@ func describe(e run.Event) string {
 		}
 		return "model: " + d.Text
 	case run.ToolCallScheduled:
-		return fmt.Sprintf("→ %s %s", d.Call.Action, d.Call.Arguments)
+		return fmt.Sprintf("→ %s %s", d.Call.Name, d.Call.Arguments)
 	case run.ToolCallCompleted:
 		if !d.Success {
 			return "← error: " + d.Error

@@ -100,7 +100,7 @@ func runsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 func callsAndSnippets(snap run.Snapshot) (calls, snippets int) {
 	snippets = len(snap.Snippets)
 	for _, c := range snap.ToolCalls {
-		if c.Call.Action == runtime.RunGoName {
+		if c.Call.Name == runtime.RunGoName {
 			snippets++
 		} else {
 			calls++

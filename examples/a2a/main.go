@@ -215,7 +215,7 @@ func callDirection(ctx context.Context, out io.Writer, url string) error {
 		}
 		switch d := e.Data.(type) {
 		case run.ToolCallScheduled:
-			fmt.Fprintf(out, "call: %s %s\n", d.Call.Action, d.Call.Arguments)
+			fmt.Fprintf(out, "call: %s %s\n", d.Call.Name, d.Call.Arguments)
 		case run.VariableCreated:
 			fmt.Fprintf(out, "variable %s (%s) = %s\n", d.Variable.Name, d.Variable.Type, d.Variable.Preview)
 		case run.AwaitRequested:

@@ -101,7 +101,7 @@ func progress(e runlog.Event) string {
 	case runlog.AssistantMessage:
 		return "assistant: " + d.Text
 	case runlog.ToolCallScheduled:
-		return fmt.Sprintf("call %s %s", d.Call.Action, d.Call.Arguments)
+		return fmt.Sprintf("call %s %s", d.Call.Name, d.Call.Arguments)
 	case runlog.ToolCallCompleted:
 		if !d.Success {
 			return "call failed: " + d.Error

@@ -142,7 +142,7 @@ func run(ctx context.Context, w io.Writer) error {
 func progress(e runlog.Event) string {
 	switch d := e.Data.(type) {
 	case runlog.ToolCallScheduled:
-		return fmt.Sprintf("→ %s %s", d.Call.Action, d.Call.Arguments)
+		return fmt.Sprintf("→ %s %s", d.Call.Name, d.Call.Arguments)
 	case runlog.ToolCallCompleted:
 		if !d.Success {
 			return "  failed: " + d.Error

@@ -18,7 +18,7 @@ func EveryKind() []run.Payload {
 		"city": {Variable: "paris", Type: "string", Preview: `"Paris"`},
 		"page": {Variable: "page", Type: "*browser.Page", Preview: "<page https://example.com>"},
 	}
-	call := run.ToolCall{ID: "call_1", Action: "get_weather",
+	call := run.ToolCall{ID: "call_1", Name: "get_weather",
 		Arguments: `{"city":"<<var:paris>>","units":"metric"}`, References: refs, Signature: "Sig_A=="}
 	vars := []run.VariableInfo{{Name: "weather", Type: "main.Weather", Preview: `{Temp:21}`}}
 	mods := []run.VariableInfo{{Name: "notes", Type: "[]string", Preview: `["a" "b"]`}}

@@ -144,7 +144,7 @@ func genElemWrappers(n *node, typ reflect.Type) func(*frame) reflect.Value {
 			}
 			out := reflect.MakeMapWithSize(reflect.MapOf(v.Type().Key(), emptyInterfaceType), v.Len())
 			for it := v.MapRange(); it.Next(); {
-				out.SetMapIndex(it.Key(), wrapped(f, it.Value()))
+				out.SetMapIndex(plainKey(it.Key()), wrapped(f, it.Value()))
 			}
 			return out
 		}

@@ -267,6 +267,10 @@ type Interpreter struct {
 	// instead of once per node (see hostType).
 	hostTypes map[reflect.Type]*itype
 
+	// byref: the node of each type a map key of an interface type was
+	// made of, by type name (an ifaceKey's) or reflect type (mapkey.go).
+	keyNodes sync.Map
+
 	debugger *Debugger
 
 	// byref: deferred calls of the global frame wait for a later run

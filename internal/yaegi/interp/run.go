@@ -707,9 +707,12 @@ func assign(n *node) {
 			svalue[i] = genDestValue(dest.typ, src)
 		}
 		if isMapEntry(dest) {
-			if isInterfaceSrc(dest.child[1].typ) { // key
+			switch {
+			case isIfaceMap(dest.child[0].typ):
+				ivalue[i] = genMapKey(dest.child[0], dest.child[1]) // byref: mapkey.go
+			case isInterfaceSrc(dest.child[1].typ): // key
 				ivalue[i] = genValueInterface(dest.child[1])
-			} else {
+			default:
 				ivalue[i] = genValue(dest.child[1])
 			}
 			dvalue[i] = genValue(dest.child[0])
@@ -1650,6 +1653,10 @@ func callBin(n *node) {
 				// with their methods, as a []any or map[K]any of wrappers
 				// (fmt printed their fields).
 				values = append(values, genElemWrappers(c, elemWrap))
+			case getMapType != nil && isIfaceMap(c.typ):
+				// byref: a map keyed by an interface reaches fmt with
+				// its keys' values (mapkey.go).
+				values = append(values, genPlainKeys(c))
 			case isEmptyInterface(c.typ):
 				values = append(values, genValue(c))
 			case isInterfaceSrc(c.typ) && defType.Kind() == reflect.Interface && defType.NumMethod() > 0:
@@ -1908,7 +1915,7 @@ func getIndexMap(n *node) {
 	tnext := getExec(n.tnext)
 	z := reflect.New(n.child[0].typ.frameType().Elem()).Elem()
 
-	if n.child[1].rval.IsValid() { // constant map index
+	if n.child[1].rval.IsValid() && !isIfaceMap(n.child[0].typ) { // constant map index
 		mi := n.child[1].rval
 
 		switch {
@@ -1933,7 +1940,7 @@ func getIndexMap(n *node) {
 			}
 		}
 	} else {
-		value1 := genValue(n.child[1]) // map index
+		value1 := genMapKey(n.child[0], n.child[1]) // map index (byref: mapkey.go)
 
 		switch {
 		case n.fnext != nil:
@@ -1972,7 +1979,7 @@ func getIndexMap2(n *node) {
 		nop(n)
 		return
 	}
-	if n.child[1].rval.IsValid() { // constant map index
+	if n.child[1].rval.IsValid() && !isIfaceMap(n.child[0].typ) { // constant map index
 		mi := n.child[1].rval
 		switch {
 		case !doValue:
@@ -1994,7 +2001,7 @@ func getIndexMap2(n *node) {
 			}
 		}
 	} else {
-		value1 := genValue(n.child[1]) // map index
+		value1 := genMapKey(n.child[0], n.child[1]) // map index (byref: mapkey.go)
 		switch {
 		case !doValue:
 			n.exec = func(f *frame) bltn {
@@ -2693,7 +2700,11 @@ func mapLit(n *node) {
 	keys := make([]func(*frame) reflect.Value, len(child))
 	values := make([]func(*frame) reflect.Value, len(child))
 	for i, c := range child {
-		keys[i] = genDestValue(n.typ.key, c.child[0])
+		if isIfaceMap(n.typ) {
+			keys[i] = genMapKey(n, c.child[0]) // byref: mapkey.go
+		} else {
+			keys[i] = genDestValue(n.typ.key, c.child[0])
+		}
 		values[i] = genDestValue(n.typ.val, c.child[1])
 	}
 
@@ -3049,6 +3060,9 @@ func rangeMap(n *node) {
 	tnext := getExec(n.tnext)
 
 	var value func(*frame) reflect.Value
+	// byref: a key of a map keyed by an interface is read back from its
+	// comparable form (mapkey.go).
+	keyOut := genKeyOut(n.interp, n.child[len(n.child)-2].typ)
 	if len(n.child) == 4 {
 		index1 := n.child[1].findex  // map value location in frame
 		value = genValue(n.child[2]) // map
@@ -3057,7 +3071,11 @@ func rangeMap(n *node) {
 			if !iter.Next() {
 				return fnext
 			}
-			f.data[index0].Set(iter.Key())
+			if keyOut != nil {
+				f.data[index0].Set(keyOut(iter.Key()))
+			} else {
+				f.data[index0].Set(iter.Key())
+			}
 			f.data[index1].Set(iter.Value())
 			return tnext
 		}
@@ -3068,7 +3086,11 @@ func rangeMap(n *node) {
 			if !iter.Next() {
 				return fnext
 			}
-			f.data[index0].Set(iter.Key())
+			if keyOut != nil {
+				f.data[index0].Set(keyOut(iter.Key()))
+			} else {
+				f.data[index0].Set(iter.Key())
+			}
 			return tnext
 		}
 	}
@@ -3504,8 +3526,8 @@ func _real(n *node) {
 }
 
 func _delete(n *node) {
-	value0 := genValue(n.child[1]) // map
-	value1 := genValue(n.child[2]) // key
+	value0 := genValue(n.child[1])              // map
+	value1 := genMapKey(n.child[1], n.child[2]) // key (byref: mapkey.go)
 	in := []func(*frame) reflect.Value{value0, value1}
 	var z reflect.Value
 

@@ -2345,7 +2345,13 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 		}
 		t.rtype = valueInterfaceType
 	case mapT:
-		t.rtype = reflect.MapOf(t.key.refType(ctx), t.val.refType(ctx))
+		// byref: a map keyed by an interface has interface{} keys,
+		// stored in their comparable form (mapkey.go).
+		kt := t.key.refType(ctx)
+		if kt == valueInterfaceType {
+			kt = emptyInterfaceType
+		}
+		t.rtype = reflect.MapOf(kt, t.val.refType(ctx))
 	case ptrT:
 		rt := t.val.refType(ctx)
 		if rt == unsafe2.DummyType && ctx.slevel > 1 {
@@ -2405,6 +2411,9 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 		}
 		fieldFix := []fixStructField{} // Slice of field indices to fix for recursivity.
 		t.rtype = reflect.StructOf(fields)
+		if t.name != "" && t.path != "" {
+			recordTypeName(t.rtype, t.path+"."+t.name) // byref: for Go's panic messages (mapkey.go)
+		}
 		if ctx.isComplete() {
 			for _, s := range ctx.defined {
 				for i := 0; i < s.rtype.NumField(); i++ {
@@ -2481,7 +2490,11 @@ func (t *itype) frameType() (r reflect.Type) {
 		if r = t.namedRecursive(); r != nil {
 			break
 		}
-		r = reflect.MapOf(t.key.frameType(), t.val.frameType())
+		kt := t.key.frameType()
+		if kt == valueInterfaceType {
+			kt = emptyInterfaceType // byref: mapkey.go
+		}
+		r = reflect.MapOf(kt, t.val.frameType())
 	case ptrT:
 		if r = t.namedRecursive(); r != nil {
 			break

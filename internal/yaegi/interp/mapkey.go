@@ -1,0 +1,292 @@
+package interp
+
+import (
+	"reflect"
+	"sync"
+)
+
+// byref: interface values as map keys and in comparisons.
+//
+// The interpreter keeps a value of an interpreted type with methods in an
+// interface as a valueInterface, a struct of the node that gives its type
+// and a reflect.Value. Go hashes and compares such a struct by its fields:
+// the node pointer differs from one expression to the next and the
+// reflect.Value points to a copy of the value, so two equal interface
+// values were never equal (any(C(1)) == any(C(1)) was false, a map[I]int
+// got one entry per assignment of the same key), and a map keyed by a
+// non-empty interpreted interface refused a concrete key outright
+// (reflect.Value.MapIndex: value of type int is not assignable to type
+// interp.valueInterface).
+//
+// Now a map whose key type is an interpreted interface has interface{}
+// keys in reflect (refType, frameType), and a key is stored in its
+// comparable form (mapKey): the value itself, or, for a value of an
+// interpreted type with methods, an ifaceKey of the type's name and the
+// value, so that equal keys are equal as Go has them. The interpreter
+// remembers the node of each type it made a key of (keyNodes), to give a
+// key read back by a range its valueInterface again. == and != between
+// interface values compare the same comparable forms (ifaceEqual).
+
+// ifaceKey is the comparable form of a value of an interpreted type with
+// methods in an interface: its type's name and the value.
+type ifaceKey struct {
+	typ string
+	val any
+}
+
+// hasIfaceKey reports whether a value of type t is kept in an interface as
+// a valueInterface that names its type, so its comparable form is an
+// ifaceKey: t is interpreted and has methods.
+func hasIfaceKey(t *itype) bool {
+	return t != nil && t.cat != valueT && t.cat != nilT && !isInterfaceSrc(t) && len(t.method) > 0
+}
+
+// keyOf returns the comparable form of v, a value of the static type t (nil
+// when v comes from an interface), and the node of its dynamic type, if
+// any.
+func keyOf(v reflect.Value, t *itype) (any, *node) {
+	var nod *node
+	for v.IsValid() {
+		if v.Kind() == reflect.Interface {
+			if v.IsNil() {
+				return nil, nil
+			}
+			v = v.Elem()
+			continue
+		}
+		vi, ok := v.Interface().(valueInterface)
+		if !ok {
+			break
+		}
+		if vi.node == nil {
+			return nil, nil
+		}
+		nod, t, v = vi.node, vi.node.typ, vi.value
+	}
+	if !v.IsValid() {
+		return nil, nil
+	}
+	x := v.Interface()
+	if vi, ok := x.(valueInterface); ok && vi.node == nil {
+		return nil, nil
+	}
+	if !v.Type().Comparable() {
+		panic(runtimeError("hash of unhashable type " + goTypeName(v.Type(), t)))
+	}
+	if hasIfaceKey(t) {
+		return ifaceKey{t.id(), x}, nod
+	}
+	return x, nod
+}
+
+// goTypeName is the name Go gives the dynamic type of a value of reflect type
+// rt and interpreted type t (nil if unknown).
+func goTypeName(rt reflect.Type, t *itype) string {
+	if t != nil && !isInterfaceSrc(t) && t.cat != valueT && t.str != "" {
+		return t.id()
+	}
+	if name, ok := rtypeNames.Load(rt); ok && name != "" {
+		return name.(string)
+	}
+	return rt.String()
+}
+
+// rtypeNames maps a struct type reflect built for a named interpreted type
+// to that type's name, or to "" when types of different names share it
+// (refType records them; typeName reads them for Go's panic messages).
+var rtypeNames sync.Map
+
+func recordTypeName(rt reflect.Type, name string) {
+	if rt == nil || rt.Name() != "" || rt.Kind() != reflect.Struct || name == "" {
+		return
+	}
+	if old, loaded := rtypeNames.LoadOrStore(rt, name); loaded && old != name {
+		rtypeNames.Store(rt, "")
+	}
+}
+
+// isIfaceMap reports whether t is (or names) a map type of the interpreter
+// whose key type is an interface.
+func isIfaceMap(t *itype) bool {
+	for t != nil && t.cat == linkedT {
+		t = t.val
+	}
+	return t != nil && t.cat == mapT && isInterfaceSrc(t.key)
+}
+
+// mapKeyType returns the interpreted key type of the map type t.
+func mapKeyType(t *itype) *itype {
+	for t.cat == linkedT {
+		t = t.val
+	}
+	return t.key
+}
+
+// genMapKey returns the key n of the map m as the map stores it.
+func genMapKey(m, n *node) func(*frame) reflect.Value {
+	if !isIfaceMap(m.typ) {
+		return genValue(n)
+	}
+	interp := n.interp
+	var t *itype // the static type, when not an interface
+	if n.typ != nil && !isInterfaceSrc(n.typ) {
+		t = n.typ
+	}
+	if n.typ != nil && n.typ.cat == nilT {
+		z := reflect.Zero(emptyInterfaceType)
+		return func(*frame) reflect.Value { return z }
+	}
+	value := genValue(n)
+	return func(f *frame) reflect.Value {
+		k, nod := keyOf(value(f), t)
+		if k == nil {
+			return reflect.Zero(emptyInterfaceType)
+		}
+		if nod == nil && t != nil {
+			nod = n
+		}
+		if nod != nil {
+			interp.rememberKeyNode(k, nod)
+		}
+		return reflect.ValueOf(k)
+	}
+}
+
+// rememberKeyNode records nod as the node of the dynamic type of the key k.
+func (interp *Interpreter) rememberKeyNode(k any, nod *node) {
+	var id any
+	if ik, ok := k.(ifaceKey); ok {
+		id = ik.typ
+	} else {
+		id = reflect.TypeOf(k)
+	}
+	if old, ok := interp.keyNodes.Load(id); ok && old.(*node).typ == nod.typ {
+		return
+	}
+	interp.keyNodes.Store(id, nod)
+}
+
+// genKeyOut returns a function giving a key of the map of type m, read
+// back from the map, as a value of the map's key type.
+func genKeyOut(interp *Interpreter, m *itype) func(reflect.Value) reflect.Value {
+	if !isIfaceMap(m) {
+		return nil
+	}
+	empty := isEmptyInterface(mapKeyType(m))
+	return func(k reflect.Value) reflect.Value {
+		if k.Kind() == reflect.Interface {
+			if k.IsNil() {
+				if empty {
+					return k
+				}
+				return zeroInterfaceValue()
+			}
+			k = k.Elem()
+		}
+		x := k.Interface()
+		var id any
+		if ik, ok := x.(ifaceKey); ok {
+			id, k = ik.typ, reflect.ValueOf(ik.val)
+		} else if empty {
+			return k
+		} else {
+			id = k.Type()
+		}
+		var nod *node
+		if v, ok := interp.keyNodes.Load(id); ok {
+			nod = v.(*node)
+		} else {
+			nod = &node{interp: interp, typ: valueTOf(k.Type()), kind: identExpr, findex: notInFrame}
+		}
+		return reflect.ValueOf(valueInterface{nod, k})
+	}
+}
+
+// ifaceEqual reports whether the interface values a and b, of the static
+// types ta and tb (nil for an interface), are equal as Go has them.
+func ifaceEqual(a, b reflect.Value, ta, tb *itype) bool {
+	ka, _ := compareKey(a, ta)
+	kb, _ := compareKey(b, tb)
+	return ka == kb
+}
+
+// compareKey is keyOf with Go's panic for a comparison.
+func compareKey(v reflect.Value, t *itype) (k any, nod *node) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(runtimeError); ok && len(e) > 24 && e[:24] == "hash of unhashable type " {
+				panic(runtimeError("comparing uncomparable type " + string(e[24:])))
+			}
+			panic(r)
+		}
+	}()
+	return keyOf(v, t)
+}
+
+// genIfaceEqual compiles n, an == (or != when not eq) with an operand of
+// an interpreted interface type, as ifaceEqual. It reports false when n
+// is left to the generic code.
+func genIfaceEqual(n *node, eq bool) bool {
+	c0, c1 := n.child[0], n.child[1]
+	if !isInterfaceSrc(c0.typ) && !isInterfaceSrc(c1.typ) || n.typ.TypeOf().Kind() == reflect.Interface {
+		return false
+	}
+	var t0, t1 *itype
+	if !isInterfaceSrc(c0.typ) {
+		t0 = c0.typ
+	}
+	if !isInterfaceSrc(c1.typ) {
+		t1 = c1.typ
+	}
+	tnext := getExec(n.tnext)
+	dest := genValueOutput(n, reflect.TypeOf(true))
+	v0, v1 := genValue(c0), genValue(c1)
+	if n.fnext != nil {
+		fnext := getExec(n.fnext)
+		n.exec = func(f *frame) bltn {
+			if ifaceEqual(v0(f), v1(f), t0, t1) == eq {
+				dest(f).SetBool(true)
+				return tnext
+			}
+			dest(f).SetBool(false)
+			return fnext
+		}
+		return true
+	}
+	n.exec = func(f *frame) bltn {
+		dest(f).SetBool(ifaceEqual(v0(f), v1(f), t0, t1) == eq)
+		return tnext
+	}
+	return true
+}
+
+// plainKey returns the value a map key stands for: an ifaceKey's value.
+func plainKey(k reflect.Value) reflect.Value {
+	if k.Kind() == reflect.Interface && !k.IsNil() {
+		if ik, ok := k.Elem().Interface().(ifaceKey); ok {
+			return reflect.ValueOf(ik.val)
+		}
+	}
+	return k
+}
+
+// genPlainKeys returns the map n, keyed by an interface, as a copy whose
+// keys are the values they stand for, for fmt to print (the map itself
+// when two keys stand for the same value).
+func genPlainKeys(n *node) func(*frame) reflect.Value {
+	value := genValue(n)
+	return func(f *frame) reflect.Value {
+		v := value(f)
+		if v.IsNil() {
+			return v
+		}
+		out := reflect.MakeMapWithSize(v.Type(), v.Len())
+		for it := v.MapRange(); it.Next(); {
+			out.SetMapIndex(plainKey(it.Key()), it.Value())
+		}
+		if out.Len() < v.Len() {
+			return v // keys of two types with one value (C(1) and 1): keep them apart
+		}
+		return out
+	}
+}
