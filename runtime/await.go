@@ -223,3 +223,6 @@ func (h *Handle) ask(ctx context.Context, c ToolCall, question string) (string, 
 	}
 	return a.Text, ""
 }
+
+// owner implements gate: a run's loop asks for its steps itself.
+func (h *Handle) owner() *Handle { return h }

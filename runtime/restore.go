@@ -194,7 +194,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 	}
 	st.step = snap.Step
 	st.seedDescribed(events)
-	st.run, st.record = h, runLog{h}
+	st.record = runLog{h}
 	st.attach(ropts.Actions, ropts.ResultSchema, !ropts.NonInteractive)
 	st.mu.Unlock()
 
@@ -289,8 +289,8 @@ func (h *Handle) continueRunning(ctx context.Context, w unfinished) Outcome {
 			return h.loop(ctx)
 		}
 	}
-	res := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
-	if o, done := h.afterStep(ctx, res, &retries, lim); done {
+	res, err := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
+	if o, done := h.afterStep(ctx, res, err, &retries, lim); done {
 		return o
 	}
 	return h.loop(ctx)
@@ -445,15 +445,15 @@ func (h *Handle) continueRestored(ctx context.Context, p *pendingAwait, w unfini
 		h.mu.Lock()
 		h.planOK = true
 		h.mu.Unlock()
-		res := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
-		if o, done := h.afterStep(ctx, res, &retries, lim); done {
+		res, err := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
+		if o, done := h.afterStep(ctx, res, err, &retries, lim); done {
 			return o
 		}
 		return h.loop(ctx)
 	}
 	g := &answered{Handle: h, req: p.req, answer: answer}
-	res := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, g)
-	if o, done := h.afterStep(ctx, res, &retries, lim); done {
+	res, err := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, g)
+	if o, done := h.afterStep(ctx, res, err, &retries, lim); done {
 		return o
 	}
 	return h.loop(ctx)

@@ -29,7 +29,6 @@ import (
 type State struct {
 	rt   *Runtime
 	opts *Options // the agent's, never modified
-	run  *Handle  // the run that owns the State; nil for NewState's
 
 	execMu sync.Mutex // serialises steps
 	// steps runs the steps on their goroutine and watches their calls
@@ -319,9 +318,9 @@ func (st *State) log() *slog.Logger { return st.opts.Logger }
 // stepLog is where a State's steps are recorded and its history is read
 // back from: one interface, whether or not the State has a run.
 type stepLog interface {
-	// step records step n, which ran step and gave res; callers hold the
-	// State's mu.
-	step(n int, step Step, res StepResult)
+	// step records step n, which ran step and gave res (for a run, in
+	// its store, which may fail); callers hold execMu, not mu.
+	step(ctx context.Context, n int, step Step, res StepResult) error
 	// history folds the log into the instructions executed, in order.
 	history(ctx context.Context) ([]run.Instruction, error)
 }
