@@ -217,7 +217,7 @@ func TestARunAndABareStateRecordAStepAlike(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:loud>>"}`),
 	)
 	rt := newAgent(t, model, runtime.Options{})
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "t"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
 	if err != nil {
 		t.Fatal(err)
 	}
