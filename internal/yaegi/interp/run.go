@@ -1454,7 +1454,11 @@ func call(n *node) {
 			for i, v := range values {
 				switch {
 				case variadic >= 0 && i >= variadic:
-					if v(f).Type() == vararg.Type() {
+					// byref: the slice itself when the call spreads it
+					// (f(s...)); an argument of the slice's type is an
+					// element otherwise (ln([]T{}) with ln(args ...T) and
+					// type T []T passes one argument).
+					if hasVariadicArgs {
 						vararg.Set(v(f))
 					} else {
 						vararg.Set(reflect.Append(vararg, v(f)))
@@ -2571,7 +2575,10 @@ func _return(n *node) {
 		case errorT:
 			values[i] = genInterfaceWrapper(c, t.TypeOf())
 		case funcT:
-			values[i] = genValue(c)
+			// byref: a declared func returned as a value (return
+			// lexSpace) is wrapped as assignments wrap it: its node is
+			// not a value of the result's func type.
+			values[i] = genFuncValue(c)
 		case valueT:
 			switch t.rtype.Kind() {
 			case reflect.Interface:
@@ -3519,7 +3526,7 @@ func _real(n *node) {
 }
 
 func _delete(n *node) {
-	value0 := genValue(n.child[1])               // map
+	value0 := genValue(n.child[1])              // map
 	value1 := genMapKey(n.child[1], n.child[2]) // key (byref: mapkey.go)
 	in := []func(*frame) reflect.Value{value0, value1}
 	var z reflect.Value
