@@ -101,6 +101,9 @@
 // holding such a value behind another interface (fmt.Stringer,
 // sort.Interface) is left out of [Result.Values], like one holding a
 // func; a written input variable refuses the snippet with [ErrRefused].
+// A value of a snippet type with methods in an any ([]any{Row{2}}) comes
+// back as its data, as a variable of that type does: encoding/json and
+// %v see its fields, and its methods stay in the interpreter.
 //
 // # What a snippet can do, in a model's terms
 //

@@ -290,18 +290,6 @@ func (st *State) assignResult(step int, r *row, target string, value reflect.Val
 	return name, true, nil
 }
 
-// freeName returns base, or base_2, base_3…, whichever names neither a
-// variable nor an action; callers hold mu.
-func (st *State) freeName(base string) string {
-	for {
-		n := st.vars.FreeName(base)
-		if _, isAction := st.m.byName[n]; !isAction {
-			return n
-		}
-		base = n + "_result"
-	}
-}
-
 // fail completes a failed response.
 func (st *State) fail(resp ToolResponse, msg string) ToolResponse {
 	st.mu.Lock()

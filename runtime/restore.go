@@ -451,7 +451,7 @@ func (h *Handle) continueRestored(ctx context.Context, p *pendingAwait, w unfini
 		}
 		return h.loop(ctx)
 	}
-	g := &answered{Handle: h, req: p.req, answer: answer}
+	g := &restoredGate{Handle: h, req: p.req, answer: answer}
 	res, err := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, g)
 	if o, done := h.afterStep(ctx, res, err, &retries, lim); done {
 		return o
@@ -459,17 +459,17 @@ func (h *Handle) continueRestored(ctx context.Context, p *pendingAwait, w unfini
 	return h.loop(ctx)
 }
 
-// answered is the gate of a restored step: the first question of the kind
+// restoredGate is the gate of a restored step: the first question of the kind
 // that was pending gets the answer given to the restored await; the rest go
 // to the run as usual.
-type answered struct {
+type restoredGate struct {
 	*Handle
 	req    run.AwaitRequested
 	answer run.Answer
 	used   bool
 }
 
-func (g *answered) take(kind run.AwaitKind) (run.Answer, bool) {
+func (g *restoredGate) take(kind run.AwaitKind) (run.Answer, bool) {
 	if g.used || g.req.Await != kind {
 		return run.Answer{}, false
 	}
@@ -477,7 +477,7 @@ func (g *answered) take(kind run.AwaitKind) (run.Answer, bool) {
 	return g.answer, true
 }
 
-func (g *answered) approveCall(ctx context.Context, c *ToolCall, refs func() map[string]run.VariableRef, needsApproval bool) string {
+func (g *restoredGate) approveCall(ctx context.Context, c *ToolCall, refs func() map[string]run.VariableRef, needsApproval bool) string {
 	if g.req.Call != nil && g.req.Call.ID == c.ID {
 		if a, ok := g.take(run.AwaitApproval); ok {
 			if a.Decision == run.Denied {
@@ -492,7 +492,7 @@ func (g *answered) approveCall(ctx context.Context, c *ToolCall, refs func() map
 	return g.Handle.approveCall(ctx, c, refs, needsApproval)
 }
 
-func (g *answered) approveSnippet(ctx context.Context, code string, access interp.Access, guarded []string) string {
+func (g *restoredGate) approveSnippet(ctx context.Context, code string, access interp.Access, guarded []string) string {
 	if g.req.Snippet != nil {
 		if a, ok := g.take(run.AwaitApproval); ok {
 			if a.Decision == run.Denied {
@@ -504,7 +504,7 @@ func (g *answered) approveSnippet(ctx context.Context, code string, access inter
 	return g.Handle.approveSnippet(ctx, code, access, guarded)
 }
 
-func (g *answered) human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (context.Context, string) {
+func (g *restoredGate) human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (context.Context, string) {
 	if g.req.Call != nil && g.req.Call.ID == c.ID {
 		if a, ok := g.take(g.req.Await); ok {
 			switch g.req.Await {
@@ -521,7 +521,7 @@ func (g *answered) human(ctx context.Context, c ToolCall, refs func() map[string
 	return g.Handle.human(ctx, c, refs, need)
 }
 
-func (g *answered) ask(ctx context.Context, c ToolCall, question string) (string, string) {
+func (g *restoredGate) ask(ctx context.Context, c ToolCall, question string) (string, string) {
 	if a, ok := g.take(run.AwaitQuestion); ok {
 		return a.Text, ""
 	}

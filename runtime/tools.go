@@ -109,7 +109,7 @@ func (st *State) strict(r *row, spec schema.ToolSpec, tool schema.Tool) bool {
 	if err == nil {
 		err = schema.CheckOpenAIStrict(tool)
 	}
-	if err != nil && st.rt != nil && st.rt.warnNonStrict(r.act.Name()) {
+	if err != nil && st.warnNonStrict(r.act.Name()) {
 		st.opts.Logger.Warn("runtime: tool sent without strict mode; its schema breaks a limit of OpenAI's strict mode", "action", r.act.Name(), "reason", err)
 	}
 	return err == nil
@@ -250,7 +250,10 @@ func (st *State) toolSpec(r *row) schema.ToolSpec {
 
 // warnNonStrict reports whether the action's going out non-strict is news
 // to the log: true the first time for each action of the agent.
-func (rt *Runtime) warnNonStrict(name string) bool {
-	_, seen := rt.nonStrict.LoadOrStore(name, true)
+func (st *State) warnNonStrict(name string) bool {
+	if st.nonStrict == nil {
+		return false
+	}
+	_, seen := st.nonStrict.LoadOrStore(name, true)
 	return !seen
 }

@@ -10,7 +10,9 @@
 // the shape of the runtime and codegen: no function over 100 lines (but a
 // shrinking list), and a ceiling on the uses between runtime's files that
 // run against the layering (go test ./internal/archtest -run
-// TestRuntimeLayering -v prints them), and one type for each thing that
+// TestRuntimeLayering -v prints them), one way of recording a step
+// (through the State's stepLog, whether or not the State has a run), and
+// one type for each thing that
 // crosses packages (TestOneOfEachType: a tool, a tool call, a thinking
 // block, a run's options, a provider's configuration). It has no code of
 // its own.
