@@ -218,7 +218,7 @@ func (p *projector) apply(e run.Event) []Event {
 		out = p.openStep(out, d.Step)
 		out = p.closeText(out)
 		c := d.Call
-		p.callNames[c.ID] = c.Action
+		p.callNames[c.ID] = c.Name
 		parent := p.messageID(d.Step)
 		if sent, open := p.calls[c.ID]; open && strings.HasPrefix(c.Arguments, sent) {
 			// Streamed: the rest of the arguments, if any were missed.
@@ -235,11 +235,11 @@ func (p *projector) apply(e run.Event) []Event {
 				out = append(out, Event{Type: ToolCallEnd, ToolCallID: c.ID})
 			}
 			out = append(out,
-				Event{Type: ToolCallStart, ToolCallID: c.ID, ToolCallName: c.Action, ParentMessageID: parent},
+				Event{Type: ToolCallStart, ToolCallID: c.ID, ToolCallName: c.Name, ParentMessageID: parent},
 				Event{Type: ToolCallArgs, ToolCallID: c.ID, Delta: str(c.Arguments)},
 				Event{Type: ToolCallEnd, ToolCallID: c.ID})
 		}
-		p.addCall(parent, ToolCall{ID: c.ID, Type: "function", Function: FunctionCall{Name: c.Action, Arguments: c.Arguments}})
+		p.addCall(parent, ToolCall{ID: c.ID, Type: "function", Function: FunctionCall{Name: c.Name, Arguments: c.Arguments}})
 	case run.ToolCallCompleted:
 		content := toolContent(d)
 		id := string(p.id) + "-r-" + d.CallID

@@ -149,7 +149,7 @@ func FromEvents(events []run.Event) (*Recording, error) {
 			f.started = true
 			c := p.Call
 			f.calls[c.ID] = &pending{step: p.Step, call: c}
-			if c.Action == action.AskUserName {
+			if c.Name == action.AskUserName {
 				f.asking = append(f.asking, c.ID)
 			}
 		case run.AwaitRequested:
@@ -180,7 +180,7 @@ func FromEvents(events []run.Event) (*Recording, error) {
 	for id, why := range f.denied {
 		if pc := f.calls[id]; pc != nil {
 			in := Instruction{Instruction: run.Instruction{Step: pc.step, Kind: KindCall, Reason: f.reasons[pc.step], CallID: id,
-				Action: pc.call.Action, Arguments: pc.call.Arguments, Err: "denied: " + why}, Denied: why, Notes: f.take(id)}
+				Action: pc.call.Name, Arguments: pc.call.Arguments, Err: "denied: " + why}, Denied: why, Notes: f.take(id)}
 			rec.Steps = append(rec.Steps, in)
 		}
 	}
@@ -344,7 +344,7 @@ func (f *fold) toolCallCompleted(p run.ToolCallCompleted) error {
 	if p.Action != nil {
 		id := *p.Action
 		if id.Name == "" {
-			id.Name = pc.call.Action
+			id.Name = pc.call.Name
 		}
 		f.identity(id)
 	}
@@ -374,7 +374,7 @@ func names(infos []run.VariableInfo) []string {
 // they were resolved when the call was scheduled (run.Resolution), never
 // parsed again.
 func callInstruction(step int, reason string, c run.ToolCall, done run.ToolCallCompleted) (Instruction, error) {
-	in := Instruction{Instruction: run.Instruction{Step: step, Kind: KindCall, Reason: reason, CallID: c.ID, Action: c.Action,
+	in := Instruction{Instruction: run.Instruction{Step: step, Kind: KindCall, Reason: reason, CallID: c.ID, Action: c.Name,
 		Arguments: c.Arguments, Created: names(done.Created), Modified: names(done.Modified), Err: done.Error, Duration: done.Duration}}
 	if !done.Success && in.Err == "" {
 		in.Err = "the call failed"
@@ -386,7 +386,7 @@ func callInstruction(step int, reason string, c run.ToolCall, done run.ToolCallC
 		return in, nil
 	}
 	in.Args = done.Resolution.Args
-	if c.Action == runGoName {
+	if c.Name == runGoName {
 		for _, a := range in.Args {
 			var code string
 			if a.Param == "code" && json.Unmarshal(a.Raw, &code) == nil {

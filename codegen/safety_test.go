@@ -62,7 +62,7 @@ func TestSnippetCannotLeaveReplay(t *testing.T) {
 // the question; an answer the recording lacks makes Generate fail
 // naming the call instead of asking at replay time.
 func TestAskUserFromLog(t *testing.T) {
-	ask := run.ToolCall{ID: "c1", Action: "ask_user", Arguments: `{"question":"Your name?","return":null}`}
+	ask := run.ToolCall{ID: "c1", Name: "ask_user", Arguments: `{"question":"Your name?","return":null}`}
 	events := []run.Event{
 		{RunID: "run_ask", Seq: 1, Data: run.RunCreated{}},
 		{Seq: 2, Data: run.AssistantMessage{Step: 1, Text: "Ask."}},
@@ -72,7 +72,7 @@ func TestAskUserFromLog(t *testing.T) {
 		{Seq: 6, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Created: []run.VariableInfo{{Name: "ask_user_result", Type: "string"}},
 			Resolution: &run.Resolution{Args: []run.Argument{{Param: "question", Raw: json.RawMessage(`"Your name?"`)}}}, Result: "ask_user_result"}},
 		{Seq: 7, Data: run.VariableCreated{Step: 1, Variable: run.VariableInfo{Name: "ask_user_result", Type: "string"}, Value: json.RawMessage(`"Ada\u0000 \"L\""`)}},
-		{Seq: 8, Data: run.ToolCallScheduled{Step: 2, Call: run.ToolCall{ID: "c2", Action: "terminate", Arguments: `{"success":true,"result":"<<var:ask_user_result>>"}`}}},
+		{Seq: 8, Data: run.ToolCallScheduled{Step: 2, Call: run.ToolCall{ID: "c2", Name: "terminate", Arguments: `{"success":true,"result":"<<var:ask_user_result>>"}`}}},
 		{Seq: 9, Data: run.ToolCallCompleted{CallID: "c2", Success: true, Resolution: &run.Resolution{Args: []run.Argument{
 			{Param: "success", Raw: json.RawMessage("true")}, {Param: "result", Ref: "ask_user_result", Type: "string"}}}}},
 	}
@@ -107,7 +107,7 @@ func TestAskUserFromRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "t"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,19 +235,19 @@ func TestLogNamesValidated(t *testing.T) {
 	logs := map[string][]run.Event{
 		"variable": {{Seq: 1, Data: run.VariableCreated{Variable: run.VariableInfo{Name: bad, Type: "string"}, Value: json.RawMessage(`"v"`)}}},
 		"return": {
-			{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Action: "list_items", Arguments: `{"return":` + strconv.Quote(bad) + `}`}}},
+			{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "list_items", Arguments: `{"return":` + strconv.Quote(bad) + `}`}}},
 			{Seq: 2, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Resolution: &run.Resolution{Target: bad}}},
 		},
 		"result": {
-			{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Action: "list_items", Arguments: `{}`}}},
+			{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "list_items", Arguments: `{}`}}},
 			{Seq: 2, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Resolution: &run.Resolution{}, Result: bad}},
 		},
 		"ref": {
-			{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Action: "total", Arguments: `{}`}}},
+			{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "total", Arguments: `{}`}}},
 			{Seq: 2, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Resolution: &run.Resolution{Args: []run.Argument{{Param: "items", Ref: bad}}}}},
 		},
 		"created": {
-			{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Action: "list_items", Arguments: `{}`}}},
+			{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "list_items", Arguments: `{}`}}},
 			{Seq: 2, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Created: []run.VariableInfo{{Name: "a b", Type: "[]codegentest.Item"}}}},
 		},
 		"snippet": {{Seq: 1, Data: run.SnippetExecuted{Step: 1, Snippet: run.Snippet{Code: "x := 1"}, Success: true, Created: []run.VariableInfo{{Name: "x;y", Type: "int"}}}}},

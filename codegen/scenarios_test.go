@@ -81,7 +81,7 @@ func (s *steps) run(t testing.TB, id string) (*runtime.State, []run.Event) {
 		responses = append(responses, r)
 	}
 	responses = append(responses, llm.Response{ToolCalls: []llm.ToolCall{tool("end", "terminate", `{"success":true}`)}})
-	st, _, events := runScripted(t, runtime.RunOptions{ID: run.ID(id), Limits: runtime.Limits{MaxSteps: len(responses)}}, s.vars, responses...)
+	st, _, events := runScripted(t, runtime.RunOptions{Spec: runtime.Spec{Limits: runtime.Limits{MaxSteps: len(responses)}}, ID: run.ID(id)}, s.vars, responses...)
 	return st, events
 }
 
@@ -291,7 +291,7 @@ func recordSecret(t *testing.T) (*codegen.Recording, map[string]json.RawMessage,
 
 // A run with a result schema and a structured raw result.
 func recordStructured(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
-	rt, out, events := runScripted(t, runtime.RunOptions{ResultSchema: runtime.ResultSchemaFor[codegentest.Summary]()}, nil,
+	rt, out, events := runScripted(t, runtime.RunOptions{Spec: runtime.Spec{ResultSchema: runtime.ResultSchemaFor[codegentest.Summary]()}}, nil,
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c1", "list_items", `{}`)}},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c2", "total", `{"items":"<<var:list_items_result>>"}`)}},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c3", "terminate", `{"success":true,"result":{"city":"Paris","total":26.5,"items":["apples","bread","tea"],"warning":null}}`)}},
@@ -307,9 +307,9 @@ func recordStructured(t *testing.T) (*codegen.Recording, map[string]json.RawMess
 // runs yet. The child's recorded result stands in for the call; the call
 // was approved, and a second call was denied.
 func recordChildRun(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
-	call1 := run.ToolCall{ID: "c1", Action: "research", Arguments: `{"topic":"<<var:topic>>"}`,
+	call1 := run.ToolCall{ID: "c1", Name: "research", Arguments: `{"topic":"<<var:topic>>"}`,
 		References: map[string]run.VariableRef{"topic": {Variable: "topic", Type: "string", Preview: `"generics"`}}}
-	call2 := run.ToolCall{ID: "c2", Action: "get_weather", Arguments: `{"location":"Paris"}`}
+	call2 := run.ToolCall{ID: "c2", Name: "get_weather", Arguments: `{"location":"Paris"}`}
 	events := []run.Event{
 		{RunID: "run_parent", Seq: 1, Data: run.RunCreated{Name: "parent"}},
 		{Seq: 2, Data: run.VariableCreated{Variable: run.VariableInfo{Name: "topic", Type: "string"}, Value: json.RawMessage(`"generics"`)}},
@@ -332,7 +332,7 @@ func recordChildRun(t *testing.T) (*codegen.Recording, map[string]json.RawMessag
 		{Seq: 17, Data: run.SnippetExecuted{Step: 3, Snippet: run.Snippet{Code: "words := len(strings.Fields(research_result))"}, Success: true,
 			Created: []run.VariableInfo{{Name: "words", Type: "int"}}}},
 		{Seq: 18, Data: run.VariableCreated{Step: 3, Variable: run.VariableInfo{Name: "words", Type: "int"}, Value: json.RawMessage(`5`)}},
-		{Seq: 19, Data: run.ToolCallScheduled{Step: 4, Call: run.ToolCall{ID: "c3", Action: "terminate", Arguments: `{"success":true,"result":"<<var:research_result>>"}`}}},
+		{Seq: 19, Data: run.ToolCallScheduled{Step: 4, Call: run.ToolCall{ID: "c3", Name: "terminate", Arguments: `{"success":true,"result":"<<var:research_result>>"}`}}},
 		{Seq: 20, Data: run.ToolCallCompleted{CallID: "c3", Success: true, Resolution: &run.Resolution{Args: []run.Argument{
 			{Param: "success", Raw: json.RawMessage("true")}, {Param: "result", Ref: "research_result", Type: "string"}}}}},
 		{Seq: 21, Data: run.Result{Value: json.RawMessage(`"Go generics arrived in 1.18."`)}},
@@ -376,7 +376,7 @@ func recordAskUser(t *testing.T) (*codegen.Recording, map[string]json.RawMessage
 	), variable.Spec{Name: "city", Value: "Paris"})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	h, err := rt.Start(ctx, runtime.RunOptions{ID: "run_ask_user", Task: "the weather where I am"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "the weather where I am"}, ID: "run_ask_user"})
 	if err != nil {
 		t.Fatal(err)
 	}

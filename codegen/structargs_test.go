@@ -82,7 +82,7 @@ func TestValuesFromJSON(t *testing.T) {
 // identities cannot be replayed, and the error says what to do.
 func TestOldLogNamesTheFix(t *testing.T) {
 	events := []run.Event{
-		{RunID: "run_old", Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Action: "list_items", Arguments: `{}`}}},
+		{RunID: "run_old", Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "list_items", Arguments: `{}`}}},
 		{Seq: 2, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Resolution: &run.Resolution{}}},
 	}
 	rec, err := codegen.FromEvents(events)

@@ -79,7 +79,10 @@ type RecordedResponse struct {
 	Usage      RecordedUsage  `json:"usage"`
 }
 
-// RecordedCall is a tool call of a recorded response.
+// RecordedCall is a tool call of a recorded response, as a cassette stores
+// it: the cassette's own keys ("name", where the run's log writes
+// "action"), so that cassettes recorded before llm.ToolCall and
+// run.ToolCall became one type still play.
 type RecordedCall struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
@@ -99,7 +102,7 @@ func recordResponse(r llm.Response) RecordedResponse {
 	out := RecordedResponse{Text: r.Text, Reasoning: r.Reasoning, Thinking: r.Thinking, Refusal: r.Refusal,
 		StopReason: r.StopReason, Usage: RecordedUsage(r.Usage)}
 	for _, c := range r.ToolCalls {
-		out.ToolCalls = append(out.ToolCalls, RecordedCall(c))
+		out.ToolCalls = append(out.ToolCalls, RecordedCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Signature: c.Signature})
 	}
 	return out
 }
@@ -109,7 +112,7 @@ func (r RecordedResponse) LLM() llm.Response {
 	out := llm.Response{Text: r.Text, Reasoning: r.Reasoning, Thinking: append([]llm.Thinking(nil), r.Thinking...), Refusal: r.Refusal,
 		StopReason: r.StopReason, Usage: llm.Usage(r.Usage)}
 	for _, c := range r.ToolCalls {
-		out.ToolCalls = append(out.ToolCalls, llm.ToolCall(c))
+		out.ToolCalls = append(out.ToolCalls, llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Signature: c.Signature})
 	}
 	return out
 }

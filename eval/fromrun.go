@@ -10,7 +10,6 @@ import (
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // FromRun turns a stored run into a case named name, for the sets agent
@@ -42,7 +41,7 @@ func FromRun(ctx context.Context, events []run.Event, name string, set *Set) (*C
 	o := created.Options
 	c := &Case{
 		Name: name, Description: fmt.Sprintf("made from run %s by byref eval add", snap.RunID), Task: o.Task, Input: created.Input,
-		Options: RunOptions{Instructions: o.Instructions, Approval: runtime.Approval(o.Approval), MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
+		Options: RunOptions{Instructions: o.Instructions, Approval: o.Approval, MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
 			InputSchema: o.InputSchema, ResultSchema: o.ResultSchema, Actions: o.Actions, ToolLimit: o.ToolLimit},
 	}
 	own := map[string]bool{"input": true}
@@ -66,10 +65,10 @@ func FromRun(ctx context.Context, events []run.Event, name string, set *Set) (*C
 			}
 			c.Variables = append(c.Variables, v)
 		case run.ToolCallScheduled:
-			if p.Call.Action == "terminate" {
+			if p.Call.Name == "terminate" {
 				continue
 			}
-			spec := CallSpec{Action: p.Call.Action}
+			spec := CallSpec{Action: p.Call.Name}
 			if err := json.Unmarshal([]byte(p.Call.Arguments), &spec.Args); err != nil {
 				spec.Args = nil
 			}
@@ -97,10 +96,10 @@ func FromRun(ctx context.Context, events []run.Event, name string, set *Set) (*C
 			case req.Await == run.AwaitQuestion:
 				c.Replies = append(c.Replies, p.Answer.Text)
 			case req.Call != nil && p.Answer.Decision == run.Denied:
-				c.Deny = append(c.Deny, req.Call.Action)
-			case req.Call != nil && !approved[req.Call.Action]:
-				approved[req.Call.Action] = true
-				c.Expect = append(c.Expect, ApprovalBefore(req.Call.Action))
+				c.Deny = append(c.Deny, req.Call.Name)
+			case req.Call != nil && !approved[req.Call.Name]:
+				approved[req.Call.Name] = true
+				c.Expect = append(c.Expect, ApprovalBefore(req.Call.Name))
 			}
 		}
 	}
@@ -115,7 +114,7 @@ func FromRun(ctx context.Context, events []run.Event, name string, set *Set) (*C
 
 	// Bind the logged answers to the requests they answer.
 	one := &Set{Name: set.Name, Agent: agent, Types: set.Types, Predicates: set.Predicates, Cases: []*Case{c}}
-	r, err := Run(ctx, one, Options{Model: &sequence{responses: responses}, ModelName: o.Model, Record: true, Parallel: 1})
+	r, err := Run(ctx, one, Options{Model: &sequence{responses: responses}, ModelName: o.ModelName, Record: true, Parallel: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +131,7 @@ func FromRun(ctx context.Context, events []run.Event, name string, set *Set) (*C
 func actionOf(events []run.Event, callID string) string {
 	for _, e := range events {
 		if p, ok := e.Data.(run.ToolCallScheduled); ok && p.Call.ID == callID {
-			return p.Call.Action
+			return p.Call.Name
 		}
 	}
 	return ""
@@ -156,12 +155,10 @@ func responsesOf(events []run.Event) []llm.Response {
 		case run.AssistantMessage:
 			r := last()
 			r.Text, r.Reasoning = p.Text, p.Reasoning
-			for _, t := range p.Thinking {
-				r.Thinking = append(r.Thinking, llm.Thinking(t))
-			}
+			r.Thinking = append(r.Thinking, p.Thinking...)
 		case run.ToolCallScheduled:
 			r := last()
-			r.ToolCalls = append(r.ToolCalls, llm.ToolCall{ID: p.Call.ID, Name: p.Call.Action, Arguments: p.Call.Arguments, Signature: p.Call.Signature})
+			r.ToolCalls = append(r.ToolCalls, p.Call)
 			r.StopReason = llm.StopToolCalls
 		case run.Error:
 			switch p.Failure {

@@ -84,7 +84,7 @@ func findCopies(events []run.Event, min int, paramType func(action, param string
 			for n, v := range vars {
 				snap[n] = v
 			}
-			at[p.Call.ID], actions[p.Call.ID], steps[p.Call.ID] = snap, p.Call.Action, p.Step
+			at[p.Call.ID], actions[p.Call.ID], steps[p.Call.ID] = snap, p.Call.Name, p.Step
 		case run.ToolCallCompleted:
 			if p.Resolution == nil {
 				continue

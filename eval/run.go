@@ -385,7 +385,7 @@ func (a *answerer) answer(ctx context.Context, h *brt.Handle) {
 		ans.Decision = run.Approved
 		if req.Call != nil {
 			for _, d := range a.c.Deny {
-				if d == req.Call.Action {
+				if d == req.Call.Name {
 					ans.Decision, ans.Reason = run.Denied, "denied by the eval case"
 				}
 			}

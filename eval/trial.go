@@ -106,7 +106,7 @@ func trajectory(events []run.Event) []Step {
 			}
 		case run.ToolCallScheduled:
 			calls[p.Call.ID] = len(out)
-			out = append(out, Step{Step: p.Step, Kind: "call", Action: p.Call.Action, Arguments: p.Call.Arguments, callID: p.Call.ID})
+			out = append(out, Step{Step: p.Step, Kind: "call", Action: p.Call.Name, Arguments: p.Call.Arguments, callID: p.Call.ID})
 		case run.ToolCallCompleted:
 			if i, ok := calls[p.CallID]; ok {
 				out[i].Success, out[i].Error = p.Success, p.Error
@@ -122,7 +122,7 @@ func trajectory(events []run.Event) []Step {
 		case run.AwaitRequested:
 			s := Step{Kind: "await", Text: string(p.Await) + ": " + p.Message}
 			if p.Call != nil {
-				s.Action, s.Arguments = p.Call.Action, p.Call.Arguments
+				s.Action, s.Arguments = p.Call.Name, p.Call.Arguments
 			}
 			if p.Snippet != nil {
 				s.Code = p.Snippet.Code

@@ -53,11 +53,18 @@
 // deferred calls alike; a top-level defer runs when its snippet ends and
 // never again; top-level funcs and types may be used before they are
 // declared (and a top-level var with a literal initialiser before its
-// declaration, by the funcs that use it); min, max and clear are the
+// declaration, by the funcs that use it); top-level var and const
+// declarations are initialised in dependency order, as a package's are:
+// one whose values use a var or const declared after it (directly or
+// through the funcs and types it names) has that declaration made just
+// before it, while statements keep their order (within one var (...)
+// group the specs keep theirs); min, max and clear are the
 // built-ins, constants included; range works over integers of every type
 // and over functions (every iterator of the allowed packages:
 // slices.All, slices.Backward, maps.Keys, strings.Lines...); method
-// expressions (T.M, (*T).M, I.M); new(expr); errors.As and errors.Is with
+// expressions (T.M, (*T).M, I.M); types that contain themselves through
+// slices, maps and funcs (type Node []Node, type Tree map[string]Tree,
+// type stateFn func(*lexer) stateFn); new(expr); errors.As and errors.Is with
 // the snippet's own types; print and println write to stderr as Go's do;
 // and run-time panics carry Go's runtime.Error messages ("index out of
 // range [5] with length 2", "invalid memory address or nil pointer
@@ -67,22 +74,20 @@
 // $(go env GOROOT)/test that imports only allowed packages, with its
 // package clause dropped and func main renamed and called at the end, and
 // compares its output with the program's .out file where there is one.
-// With Go 1.26's test directory, of 73 such programs 57 pass, 13 are
+// With Go 1.26's test directory, of 73 such programs 60 pass and 13 are
 // refused before they run by a sandbox rule that names itself (go
 // statements, func init, arrays beyond 2^24 elements, an array length the
-// sandbox cannot fold), and 3 still fail, each listed with its cause in
-// gotest_test.go (goTestKnown): none computes a wrong result; the 3 are
-// refused though valid (package-level variables initialised from later
-// ones, and the recursive types type T []T and type F func(string) F, on
-// which the compiler crashes). One of the 57, divmod.go (about 4 million
-// divisions checked in every integer type), takes the interpreter minutes:
-// TestGoTestsSlow runs it without the race detector, when
-// BYREF_SLOW_TESTS=1, as `make test` does in a step of its own.
+// sandbox cannot fold); none fails: none computes a wrong result, and none
+// that is valid is refused outside the sandbox's rules. One of the 60,
+// divmod.go (about 4 million divisions checked in every integer type),
+// takes the interpreter minutes: TestGoTestsSlow runs it without the race
+// detector, when BYREF_SLOW_TESTS=1, as `make test` does in a step of its
+// own.
 //
 // Where the interpreter still computes something else than compiled Go,
 // the corpus says so: TestNative compiles every corpus snippet that is not
 // meant to fail with Go (one build, one binary) and compares its stdout,
-// stderr and variables with the interpreter's. All 302 such snippets
+// stderr and variables with the interpreter's. All 305 such snippets
 // agree; one that stops agreeing is listed, with its cause, in
 // corpus_test.go (knownFailing). The unexported fields of a snippet's
 // struct types keep their names, so %+v prints them and encoding/json
@@ -102,6 +107,9 @@
 // holding such a value behind another interface (fmt.Stringer,
 // sort.Interface) is left out of [Result.Values], like one holding a
 // func; a written input variable refuses the snippet with [ErrRefused].
+// A value of a snippet type with methods in an any ([]any{Row{2}}) comes
+// back as its data, as a variable of that type does: encoding/json and
+// %v see its fields, and its methods stay in the interpreter.
 //
 // # What a snippet can do, in a model's terms
 //

@@ -50,11 +50,7 @@ var goTestSlow = map[string]string{
 
 // goTestKnown are the programs that neither pass nor are refused by a
 // sandbox rule, with why.
-var goTestKnown = map[string]string{
-	"const4.go":   "refused though valid: package-level variables initialised from expressions over variables declared after them (len(<-c)); a snippet's top-level statements run in order and only literal initialisers move ahead",
-	"ddd.go":      "refused though valid: the recursive slice type of a variadic parameter (type T []T; func ln(args ...T)) crashes the interpreter's compiler (frame type: nil pointer dereference)",
-	"reorder2.go": "refused though valid: the recursive func type type F func(s string) F as a result type crashes the interpreter's compiler (its reflect type is nil: interface conversion: reflect.Type is nil)",
-}
+var goTestKnown = map[string]string{}
 
 func TestGoTests(t *testing.T) {
 	if testing.Short() {

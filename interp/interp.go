@@ -184,6 +184,7 @@ type instance struct {
 	replay   bool                            // persisted decls still to be replayed (after variables are set)
 	generics map[string]bool                 // generic standard packages compiled
 	kept     map[*SnippetError]reflect.Value // the interpreter's own values of the errors kept by its Evals
+	streams  [2]*io.Writer                   // the snippet's os.Stdout and os.Stderr
 }
 
 const sandboxKey = "byref.local/sandbox/_byref"
@@ -327,7 +328,10 @@ func (in *Interpreter) rebuild() error {
 		}
 	}
 	// os is the snippet's own output streams, and nothing else.
+	// Each Eval starts with them as they are: a snippet that assigns
+	// os.Stdout changes its own program's, not the next one's.
 	stdout, stderr := io.Writer(inst.out), io.Writer(inst.err)
+	inst.streams = [2]*io.Writer{&stdout, &stderr}
 	if err := inst.yi.Use(Exports{"os/os": {"Stdout": reflect.ValueOf(&stdout).Elem(), "Stderr": reflect.ValueOf(&stderr).Elem()}}); err != nil {
 		return fmt.Errorf("interp: internal: %w", err)
 	}
@@ -632,6 +636,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	errBuf.floodAt, errBuf.onFlood = flood, func() { cancel(ErrOutputLimit) }
 	inst.g.ctx = ctx
 	inst.g.depth, inst.g.tripped = 0, false
+	*inst.streams[0], *inst.streams[1] = inst.out, inst.err
 	endWatch := watchHeap(in.opts.MaxHeapGrowth, 10*time.Millisecond, func() { cancel(ErrMemoryLimit) })
 	defer endWatch()
 	start := time.Now()

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	yaegi "github.com/byref/byref/internal/yaegi/interp"
 )
 
 // SnippetError is how the host holds an error value of a type a snippet
@@ -150,6 +152,21 @@ func (k *keeper) walk(v reflect.Value) (reflect.Value, bool) {
 		}
 		e := v.Elem()
 		var nv reflect.Value
+		if held, ok := yaegi.HeldValue(e); ok {
+			// A value of a snippet type with methods in an any: its data.
+			inner, _ := k.walk(held)
+			out := reflect.New(v.Type()).Elem()
+			if inner.IsValid() {
+				if !inner.Type().Implements(v.Type()) {
+					if k.bad == "" {
+						k.bad = fmt.Sprintf("%s holds a value of a type the snippet declared, behind the interface %s: its methods are the snippet's code, which cannot run after the snippet", k.name, v.Type())
+					}
+					return v, false
+				}
+				out.Set(inner)
+			}
+			return out, true
+		}
 		if methods, ok := wrapperMethods(e.Type()); ok {
 			if len(methods) != 1 || methods[0] != "Error" || !snippetErrorType.Implements(v.Type()) || e.Field(1).IsNil() {
 				if k.bad == "" {

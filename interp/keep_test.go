@@ -92,6 +92,30 @@ func mustJSON(t *testing.T, v any) string {
 	return string(b)
 }
 
+// TestKeepHeldValues: a value of a snippet type with methods in an any
+// reaches the host as its data, not as the interpreter's node, and a
+// later snippet can still assert its type.
+func TestKeepHeldValues(t *testing.T) {
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := in.Eval(context.Background(), Input{Code: "type Row struct{ N int }\nfunc (r Row) String() string { return \"row\" }\nxs := []any{Row{2}, 3}\nvar y any = &Row{4}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mustJSON(t, res.Values["xs"].Interface()) + " " + mustJSON(t, res.Values["y"].Interface()); got != `[{"N":2},3] {"N":4}` {
+		t.Errorf("json: %s", got)
+	}
+	if got := fmt.Sprintf("%+v", res.Values["xs"].Interface()); got != "[{N:2} 3]" {
+		t.Errorf("%%+v: %s", got)
+	}
+	res, err = in.Eval(context.Background(), Input{Code: "r, ok := xs[0].(Row)\nfmt.Println(r.N, ok)", Vars: []Var{{Name: "xs", Value: res.Values["xs"]}}})
+	if err != nil || res.Stdout != "2 true\n" {
+		t.Errorf("the next snippet: %q, %v", res.Stdout, err)
+	}
+}
+
 // TestKeepBadErrorMethod: an Error method that never returns or panics
 // when the snippet ends fails the Eval with an error naming the variable;
 // the input variables are as they were, and the interpreter keeps working.

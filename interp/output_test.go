@@ -45,6 +45,15 @@ json.NewEncoder(os.Stdout).Encode(map[string]int{"a": 1})`})
 	if err != nil || res.Stdout != "renamed" {
 		t.Errorf("renamed os: %q %v", res.Stdout, err)
 	}
+	// A snippet that replaces os.Stdout replaces its own only.
+	res, err = in.Eval(context.Background(), Input{Code: "os.Stdout = os.Stderr\nfmt.Fprint(os.Stdout, \"to stderr\")"})
+	if err != nil || res.Stdout != "" || res.Stderr != "to stderr" {
+		t.Errorf("os.Stdout = os.Stderr: stdout %q stderr %q, %v", res.Stdout, res.Stderr, err)
+	}
+	res, err = in.Eval(context.Background(), Input{Code: "fmt.Fprint(os.Stdout, \"next\")"})
+	if err != nil || res.Stdout != "next" {
+		t.Errorf("the next snippet's os.Stdout: stdout %q stderr %q, %v", res.Stdout, res.Stderr, err)
+	}
 	for _, code := range []string{"x := os.Args", "import \"os\"\nos.Exit(1)", "f, _ := os.Open(\"/etc/passwd\")"} {
 		_, err := in.Eval(context.Background(), Input{Code: code})
 		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "only os.Stdout and os.Stderr") {

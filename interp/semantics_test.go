@@ -104,6 +104,30 @@ fmt.Println(f())
 y := f()
 func g() int { return y + f() }
 fmt.Println(g())`, "1\n2"},
+		{"top-level vars initialise in dependency order", `var (
+	n = len(<-c)
+	m = twice()
+)
+var c = func() chan *[3]int { ch := make(chan *[3]int, 1); ch <- nil; return ch }()
+func twice() int { return 2 * k }
+var k = compute()
+func compute() int { fmt.Print("k "); return 21 }
+fmt.Print(n, " ", m)`, "k 3 42"},
+		{"statements keep their order around the vars that move", `fmt.Print("a ")
+var total = sum()
+fmt.Print("b ")
+var prices = []int{1, 2, 3}
+func sum() (s int) { for _, p := range prices { s += p }; return }
+fmt.Print(total)`, "a b 6"},
+		{"constants in any order", `const a = b * 2
+const b = c + 1
+var x = [a]int{}
+const c = 2
+fmt.Print(a, b, len(x))`, "6 3 6"},
+		{"len and cap of arrays", `var s [][30]int
+var p *[40]int
+const n = len(s[10])
+fmt.Print(n, len(p), cap(p))`, "30 40 40"},
 		{"errors.As with a snippet type", `type NotFound struct{ Key string }
 func (e *NotFound) Error() string { return "not found: " + e.Key }
 err := fmt.Errorf("lookup: %w", &NotFound{"k"})
@@ -316,6 +340,43 @@ fmt.Printf("%+v %s", p, b)`, `{Name:a Age:3} {"Name":"a","Age":3}`},
 fmt.Printf("%+v", cfg)`, "{Host:h Port:80}"},
 		{"anonymous struct slice", `rows := []struct{ K string; V int }{{"x", 1}}
 for _, r := range rows { fmt.Print(r.K, r.V) }`, "x1"},
+		{"a recursive slice type", `type Node []Node
+func depth(n Node) int { d := 0; for _, c := range n { d = max(d, depth(c)) }; return d + 1 }
+func count(ns ...Node) int { return len(ns) }
+t := Node{Node{Node{}}, Node{}}
+fmt.Println(depth(t), len(t), len(t[0][0]), count(t, nil), count(Node{}), count(t...), t)`, "3 2 0 2 1 2 [[[]] []]"},
+		{"a state machine of func types", `type stateFn func(*lexer) stateFn
+type lexer struct{ input string; pos int; out []string }
+func lexWord(l *lexer) stateFn {
+	start := l.pos
+	for l.pos < len(l.input) && l.input[l.pos] != ' ' { l.pos++ }
+	l.out = append(l.out, l.input[start:l.pos])
+	return lexSpace
+}
+func lexSpace(l *lexer) stateFn {
+	for l.pos < len(l.input) && l.input[l.pos] == ' ' { l.pos++ }
+	if l.pos == len(l.input) { return nil }
+	return lexWord
+}
+l := &lexer{input: "go is  fun"}
+for state := stateFn(lexWord); state != nil; { state = state(l) }
+fmt.Println(len(l.out), l.out)`, "3 [go is fun]"},
+		{"a func type that returns itself", `type F func(s string) F
+var log string
+func a(s string) F { log += "a(" + s + ")"; return F(a) }
+a("1")("2")("3")
+fmt.Println(log)`, "a(1)a(2)a(3)"},
+		{"a recursive map type", `type Tree map[string]Tree
+tr := Tree{}
+for _, p := range []string{"a/b", "a/c", "d"} {
+	cur := tr
+	for _, k := range strings.Split(p, "/") {
+		if cur[k] == nil { cur[k] = Tree{} }
+		cur = cur[k]
+	}
+}
+b, _ := json.Marshal(tr)
+fmt.Println(len(tr), len(tr["a"]), string(b))`, `2 2 {"a":{"b":{},"c":{}},"d":{}}`},
 		{"a map keyed by a snippet interface", `type I interface{ Name() string }
 type C int
 func (c C) Name() string { return fmt.Sprint("c", int(c)) }

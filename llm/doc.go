@@ -2,8 +2,10 @@
 // interface the agent loop drives, typed messages, tool schemas, tool calls,
 // stop reasons and token usage, typed provider errors, a retry wrapper, a
 // scripted model for tests and demos, and a registry of providers that
-// [Open] picks from by name. It imports only the standard library: a program
-// that brings its own Model links no provider code.
+// [Open] picks from by name. It imports only the standard library and
+// package run, whose [Tool], [ToolCall] and [Thinking] it names (a model's
+// answer and the run's log share one type for each): a program that brings
+// its own Model links no provider code.
 //
 // # Models
 //

@@ -2,7 +2,8 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
+
+	"github.com/byref/byref/run"
 )
 
 // Model generates the next assistant turn of a conversation.
@@ -109,17 +110,8 @@ type Message struct {
 // unchanged, on the next turn: Anthropic's thinking and redacted_thinking
 // blocks. A [Response] carries them in the order the model wrote them, and
 // [Response.Message] puts them in the assistant message that records it.
-type Thinking struct {
-	// Text is the reasoning as the provider showed it; empty for a redacted
-	// block.
-	Text string
-	// Signature is the provider's signature over Text, which it checks when
-	// the block comes back.
-	Signature string
-	// Redacted is the opaque data of a block the provider encrypted
-	// (Anthropic's redacted_thinking); Text is then empty.
-	Redacted string
-}
+// It is [run.Thinking], the type the log keeps them in.
+type Thinking = run.Thinking
 
 // SystemMessage returns a system message with the given text.
 func SystemMessage(text string) Message { return Message{Role: RoleSystem, Text: text} }
@@ -132,37 +124,14 @@ func ToolResultMessage(call ToolCall, result string) Message {
 	return Message{Role: RoleTool, Text: result, ToolCallID: call.ID, ToolName: call.Name}
 }
 
-// Tool describes a function the model may call.
-type Tool struct {
-	// Name is the tool's name, unique in a request. Providers accept
-	// [a-zA-Z0-9_-] and at most 64 characters.
-	Name string
-	// Description tells the model what the tool does and when to use it.
-	Description string
-	// Parameters is a JSON Schema object describing the arguments. Empty means
-	// a tool without parameters ({"type":"object","properties":{}}).
-	Parameters json.RawMessage
-	// Strict asks providers that support it (OpenAI) to guarantee that the
-	// arguments validate against Parameters; others ignore it.
-	Strict bool
-}
+// Tool describes a function the model may call. It is [run.Tool], the
+// one tool type the schemas build, the models take and the runtime offers.
+type Tool = run.Tool
 
-// ToolCall is the model's request to call a tool.
-type ToolCall struct {
-	// ID identifies the call within the conversation; the tool result names
-	// it in [Message.ToolCallID].
-	ID string
-	// Name is the tool's name.
-	Name string
-	// Arguments is the JSON object of arguments, as text. It is what the
-	// provider sent and may be invalid JSON; callers validate it.
-	Arguments string
-	// Signature is the provider's thought signature for the call (Gemini 3
-	// through its OpenAI-compatible endpoint, extra_content.google.
-	// thought_signature), sent back with the call on the next turn as
-	// Google's documentation requires; empty for other providers.
-	Signature string
-}
+// ToolCall is the model's request to call a tool: its ID, the tool's Name,
+// the Arguments object as text and the provider's Signature. It is
+// [run.ToolCall], one type from the provider's answer to the run's log.
+type ToolCall = run.ToolCall
 
 // Usage counts the tokens of one model call.
 type Usage struct {

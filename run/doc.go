@@ -1,7 +1,9 @@
 // Package run is the durable record of an agent run: its identity, its
 // lifecycle, its append-only event log, the state derived from that log,
 // and the interface of the stores that keep it. It imports only the
-// standard library.
+// standard library. It also declares the types a run's log shares with the
+// model interface and the schemas, once: [Tool], [ToolCall] and [Thinking]
+// (package llm and package schema name them by aliases).
 //
 // # Lifecycle
 //

@@ -17,7 +17,7 @@ import (
 func TestEventJSONRoundTripEveryKind(t *testing.T) {
 	payloads := append([]run.Payload{run.RunCreated{Name: "n", Session: "s", Turn: "t",
 		ParentRun: "p", ParentToolCall: "c", Tags: map[string]string{"a": "b"},
-		Input: json.RawMessage(`{"x":1}`), Options: run.RunOptions{Model: "m", Actions: []string{"a"}}}},
+		Input: json.RawMessage(`{"x":1}`), Options: run.RunOptions{ModelName: "m", Actions: []string{"a"}}}},
 		storetest.EveryKind()...)
 	seen := map[run.EventType]bool{}
 	for i, p := range payloads {
@@ -101,7 +101,7 @@ func TestEventJSONErrors(t *testing.T) {
 }
 
 func TestEventReferencesNotEscaped(t *testing.T) {
-	e := run.Event{Data: run.ToolCallScheduled{Call: run.ToolCall{ID: "c", Action: "a", Arguments: `{"p":"<<var:x>>"}`}}}
+	e := run.Event{Data: run.ToolCallScheduled{Call: run.ToolCall{ID: "c", Name: "a", Arguments: `{"p":"<<var:x>>"}`}}}
 	b, err := e.MarshalJSON()
 	if err != nil || !strings.Contains(string(b), `<<var:x>>`) {
 		t.Fatalf("MarshalJSON = %s, %v; want the reference readable", b, err)

@@ -27,7 +27,7 @@ func ExampleFold() {
 	events := []run.Event{
 		{RunID: "run_1", Seq: 1, Time: at, Data: run.RunCreated{Name: "weather"}},
 		{RunID: "run_1", Seq: 2, Time: at, Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
-		{RunID: "run_1", Seq: 3, Time: at, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Action: "get_weather"}}},
+		{RunID: "run_1", Seq: 3, Time: at, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "get_weather"}}},
 		{RunID: "run_1", Seq: 4, Time: at.Add(300 * time.Millisecond), Data: run.ToolCallCompleted{CallID: "c1", Success: true, Duration: 300 * time.Millisecond}},
 		{RunID: "run_1", Seq: 5, Time: at, Data: run.Result{Value: json.RawMessage(`{"temp":21}`)}},
 		{RunID: "run_1", Seq: 6, Time: at, Data: run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted}},
@@ -35,7 +35,7 @@ func ExampleFold() {
 	s := run.Fold(events)
 	fmt.Println(s.Name, s.Status, string(s.Result))
 	for _, tc := range s.ToolCalls {
-		fmt.Println(tc.Call.Action, tc.Success, tc.Duration)
+		fmt.Println(tc.Call.Name, tc.Success, tc.Duration)
 	}
 	// Output:
 	// weather completed {"temp":21}
@@ -118,7 +118,7 @@ func ExampleArtifact() {
 func ExampleHistory() {
 	events := []run.Event{
 		{Seq: 1, Data: run.AssistantMessage{Step: 1, Text: "Get the weather."}},
-		{Seq: 2, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Action: "get_weather", Arguments: `{"location":"<<var:city>>"}`}}},
+		{Seq: 2, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "get_weather", Arguments: `{"location":"<<var:city>>"}`}}},
 		{Seq: 3, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Result: "weather",
 			Created:    []run.VariableInfo{{Name: "weather", Type: "string"}},
 			Resolution: &run.Resolution{Args: []run.Argument{{Param: "location", Ref: "city", Type: "string"}}}}},

@@ -285,7 +285,7 @@ func (f *HistoryFolder) completed(e *entry, p *ToolCallCompleted) {
 		e.snippet = &snippetEntry{code: s.Code, reads: s.Reads, writes: s.Writes}
 		return
 	}
-	e.action, e.arguments = c.call.Action, c.call.Arguments
+	e.action, e.arguments = c.call.Name, c.call.Arguments
 	if p.Resolution != nil {
 		e.args = p.Resolution.Args
 	}

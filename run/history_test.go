@@ -17,7 +17,7 @@ func TestHistory(t *testing.T) {
 		return out
 	}
 	call := func(step int, id, action, args string) run.ToolCallScheduled {
-		return run.ToolCallScheduled{Step: step, Call: run.ToolCall{ID: id, Action: action, Arguments: args}}
+		return run.ToolCallScheduled{Step: step, Call: run.ToolCall{ID: id, Name: action, Arguments: args}}
 	}
 	created := []run.VariableInfo{{Name: "weather", Type: "string"}}
 	resolution := &run.Resolution{Args: []run.Argument{{Param: "location", Raw: json.RawMessage(`"Paris"`)}}}
@@ -39,7 +39,7 @@ func TestHistory(t *testing.T) {
 			ev(call(1, "c1", "a", `{}`), run.AwaitRequested{ID: "p", Await: run.AwaitApproval}, run.AwaitResolved{ID: "p", Answer: run.Answer{Decision: run.Denied}}),
 			nil},
 		{"an approver's edit is the call's arguments",
-			ev(call(2, "c1", "a", `{"x":1}`), run.AwaitRequested{ID: "w1", Await: run.AwaitApproval, Call: &run.ToolCall{ID: "c1", Action: "a", Arguments: `{"x":1}`}},
+			ev(call(2, "c1", "a", `{"x":1}`), run.AwaitRequested{ID: "w1", Await: run.AwaitApproval, Call: &run.ToolCall{ID: "c1", Name: "a", Arguments: `{"x":1}`}},
 				run.AwaitResolved{ID: "w1", Answer: run.Answer{Decision: run.Approved, Arguments: `{"x":2}`}}, run.ToolCallCompleted{CallID: "c1", Success: true}),
 			[]run.Instruction{{Step: 2, Kind: run.KindCall, CallID: "c1", Action: "a", Arguments: `{"x":2}`}}},
 		{"a denied call keeps its arguments and the denial is its error",

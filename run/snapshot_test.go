@@ -52,7 +52,7 @@ func (b *logBuilder) phase(from, to run.Phase) *logBuilder {
 }
 
 func weatherCall(id string) run.ToolCall {
-	return run.ToolCall{ID: id, Action: "get_weather", Arguments: `{"city":"<<var:city>>"}`,
+	return run.ToolCall{ID: id, Name: "get_weather", Arguments: `{"city":"<<var:city>>"}`,
 		References: map[string]run.VariableRef{"city": {Variable: "city", Type: "string", Preview: `"Paris"`}}}
 }
 
@@ -93,7 +93,7 @@ func recordedLogs() map[string][]run.Event {
 			run.Result{Value: json.RawMessage(`null`)}).
 		to(run.StatusCompleted, "")
 
-	approval := newLog("run_approval", run.RunCreated{Name: "approve", Options: run.RunOptions{Approval: "on_tool_call"}}).
+	approval := newLog("run_approval", run.RunCreated{Name: "approve", Options: run.RunOptions{Approval: run.ApproveOnToolCall, NonInteractive: true}}).
 		to(run.StatusRunning, "").
 		add(run.ToolCallScheduled{Step: 1, Call: weatherCall("c1")},
 			run.AwaitRequested{ID: "a1", Await: run.AwaitApproval, Message: "Call get_weather?", Call: ptr(weatherCall("c1"))}).
@@ -122,9 +122,9 @@ func recordedLogs() map[string][]run.Event {
 
 	parent := newLog("run_parent", run.RunCreated{Name: "manager"}).
 		to(run.StatusRunning, "").
-		add(run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Action: "researcher"}},
+		add(run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "researcher"}},
 			run.ChildRunStarted{Child: "run_child1", CallID: "c1", Name: "researcher"},
-			run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c2", Action: "researcher"}},
+			run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c2", Name: "researcher"}},
 			run.ChildRunStarted{Child: "run_child2", CallID: "c2", Name: "researcher"},
 			run.ChildRunFinished{Child: "run_child1", CallID: "c1", Status: run.StatusCompleted, Result: json.RawMessage(`"found"`)},
 			run.ToolCallCompleted{CallID: "c1", Success: true, Duration: time.Second}).

@@ -128,7 +128,7 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 	}
 	h.drivenBy(opts.Driven)
 	st.mu.Lock()
-	st.run, st.record = h, runLog{h}
+	st.record = runLog{h}
 	st.attach(opts.Actions, opts.ResultSchema, !opts.NonInteractive)
 	if input != nil {
 		if _, _, taken := st.vars.Value(inputVariable); !taken {

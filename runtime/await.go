@@ -146,7 +146,7 @@ func (h *Handle) approveCall(ctx context.Context, c *ToolCall, refs func() map[s
 	a, err := h.awaitAnswer(ctx, run.AwaitRequested{
 		Await:   run.AwaitApproval,
 		Message: fmt.Sprintf("Approve the call of %s with %s?", c.Name, c.Arguments),
-		Call:    loggedWith(*c, refs()),
+		Call:    withRefs(*c, refs()),
 	})
 	if err != nil {
 		return "not run: " + err.Error()
@@ -192,7 +192,7 @@ func (h *Handle) approveSnippet(ctx context.Context, code string, access interp.
 
 // human implements gate.
 func (h *Handle) human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (context.Context, string) {
-	call := loggedWith(c, refs())
+	call := withRefs(c, refs())
 	var auth *action.AuthorizationRequired
 	if errors.As(need, &auth) {
 		a, err := h.awaitAnswer(ctx, run.AwaitRequested{Await: run.AwaitAuthorization, Message: auth.Message, Link: auth.Link, Call: call})
@@ -223,3 +223,6 @@ func (h *Handle) ask(ctx context.Context, c ToolCall, question string) (string, 
 	}
 	return a.Text, ""
 }
+
+// owner implements gate: a run's loop asks for its steps itself.
+func (h *Handle) owner() *Handle { return h }

@@ -68,7 +68,7 @@ func (st *State) call(ctx context.Context, j *stepJob, endCall func(SpanEnd), c 
 		// An action that takes a context gets one with the call's
 		// deadline, its own output writers and its call.
 		var cancel context.CancelFunc
-		f.callCtx, cancel = st.callContext(ctx, c, p, f)
+		f.callCtx, cancel = st.callContext(ctx, runOf(j.g), c, p, f)
 		defer cancel()
 	}
 	var res callResult
@@ -100,16 +100,17 @@ func (st *State) call(ctx context.Context, j *stepJob, endCall func(SpanEnd), c 
 }
 
 // callContext is the context of a call of an action that takes one: the
-// call's deadline, its output writers (f.out) and its call's information.
-func (st *State) callContext(ctx context.Context, c ToolCall, p *prepared, f *inflight) (context.Context, context.CancelFunc) {
+// call's deadline, its output writers (f.out) and its call's information,
+// with h, the run the call is part of (nil for a bare Execute).
+func (st *State) callContext(ctx context.Context, h *Handle, c ToolCall, p *prepared, f *inflight) (context.Context, context.CancelFunc) {
 	cancel := context.CancelFunc(func() {})
 	if st.opts.CallTimeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, st.opts.CallTimeout)
 	}
 	f.out = &callOutput{stdout: boundedBuffer{limit: st.opts.MaxOutput}, stderr: boundedBuffer{limit: st.opts.MaxOutput}}
 	ctx = action.WithOutput(ctx, &f.out.stdout, &f.out.stderr)
-	info := &callInfo{run: st.run, callID: c.ID, sensitive: p.secretIn}
-	if st.run == nil {
+	info := &callInfo{run: h, callID: c.ID, sensitive: p.secretIn}
+	if h == nil {
 		// A bare Execute (an MCP server's call): progress goes to the
 		// caller's own call, if its context carries one.
 		info.outer, _ = action.CallOf(ctx)
@@ -287,18 +288,6 @@ func (st *State) assignResult(step int, r *row, target string, value reflect.Val
 		return "", false, err
 	}
 	return name, true, nil
-}
-
-// freeName returns base, or base_2, base_3…, whichever names neither a
-// variable nor an action; callers hold mu.
-func (st *State) freeName(base string) string {
-	for {
-		n := st.vars.FreeName(base)
-		if _, isAction := st.m.byName[n]; !isAction {
-			return n
-		}
-		base = n + "_result"
-	}
 }
 
 // fail completes a failed response.

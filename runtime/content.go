@@ -2,8 +2,11 @@ package runtime
 
 import (
 	"encoding/json"
+	"fmt"
 
+	"github.com/byref/byref/run"
 	"github.com/byref/byref/schema"
+	"github.com/byref/byref/variable"
 )
 
 // appendContent appends the JSON of a tool response without a result, as
@@ -74,5 +77,46 @@ func (s SnippetResponse) Content() string {
 	if err != nil {
 		return `{"success":false,"error":"internal: the snippet's response could not be encoded"}`
 	}
+	return string(b)
+}
+
+// sentTool is the tool message a call's completion gave the model: the
+// text the log recorded, or the one rebuilt from its fields.
+func sentTool(p run.ToolCallCompleted, large int) string {
+	if p.Content != "" {
+		return p.Content
+	}
+	return restoredContent(completedContent(p), large)
+}
+
+// sentSnippet is sentTool for a snippet's part of its results message.
+func sentSnippet(p run.SnippetExecuted, large int) string {
+	if p.Content != "" {
+		return p.Content
+	}
+	b, _ := marshal(toolContent{Success: p.Success, Error: p.Error, Stdout: p.Stdout, Stderr: p.Stderr, Variables: changes(p.Created, p.Modified)})
+	return restoredContent(string(b), large)
+}
+
+// completedContent rebuilds the tool result the model was sent.
+func completedContent(p run.ToolCallCompleted) string {
+	b, _ := marshal(toolContent{Success: p.Success, Error: p.Error, Stdout: p.Stdout, Stderr: p.Stderr, Variables: changes(p.Created, p.Modified)})
+	return string(b)
+}
+
+// restoredContent is a tool or snippet result as the model first saw it:
+// one longer than large was kept in a variable (which the system prompt
+// names), so it comes back cut, with a note.
+func restoredContent(content string, large int) string {
+	if len(content) <= large {
+		return content
+	}
+	b, _ := marshal(struct {
+		Note  string `json:"note"`
+		Start string `json:"start"`
+	}{
+		Note:  fmt.Sprintf("the result was %d bytes, so it was kept as a variable (see the variables)", len(content)),
+		Start: clip(content, min(large, variable.DefaultPreviewLimit)),
+	})
 	return string(b)
 }

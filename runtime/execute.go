@@ -15,18 +15,20 @@ import (
 // ToolResponse and changes nothing. A cancelled ctx fails the calls that had
 // not finished. Steps are serialised: a concurrent Execute waits.
 func (st *State) Execute(ctx context.Context, step Step) StepResult {
-	return st.execute(ctx, step, nil)
+	res, _ := st.execute(ctx, step, nil) // a bare State's log is its own fold, which cannot fail
+	return res
 }
 
 // maxHumanRetries bounds how often one call may ask for authorization or
 // input before it counts as failed.
 const maxHumanRetries = 3
 
-// execute runs a step, asking g (when not nil) for approvals and answers.
-// A run's step (g is its Handle) runs on the State's step goroutine, watched
-// from this one; a bare State's runs on the caller's goroutine (see
-// watchdog.go).
-func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
+// execute runs a step, asking g (when not nil) for approvals and answers,
+// and records it in the State's log (stepLog), whether or not the State
+// has a run; err is the log's. A run's step (g is its Handle) runs on the
+// State's step goroutine, watched from this one; a bare State's runs on the
+// caller's goroutine (see watchdog.go).
+func (st *State) execute(ctx context.Context, step Step, g gate) (_ StepResult, err error) {
 	st.execMu.Lock()
 	defer st.execMu.Unlock()
 	res := StepResult{}
@@ -46,13 +48,13 @@ func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 	st.mu.Unlock()
 	res.Step = n
 
-	ctx, endStep := st.startSpan(ctx, Span{Kind: SpanStep, Name: "step", Step: n})
+	stepCtx, endStep := st.startSpan(ctx, Span{Kind: SpanStep, Name: "step", Step: n})
 	defer endStep(SpanEnd{})
 	if st.steps == nil {
 		st.steps = new(stepper)
 	}
 	j := &st.steps.job
-	*j = stepJob{st: st, ctx: ctx, step: step, g: g, n: n, res: res, watched: g != nil}
+	*j = stepJob{st: st, ctx: stepCtx, step: step, g: g, n: n, res: res, watched: g != nil}
 	if j.watched {
 		st.steps.run(j)
 	} else {
@@ -60,8 +62,7 @@ func (st *State) execute(ctx context.Context, step Step, g gate) StepResult {
 	}
 	res = j.res
 	*j = stepJob{}
-	st.logStep(n, step, res)
-	return res
+	return res, st.logStep(ctx, n, step, res)
 }
 
 // runJob runs what is left of step j: its snippets, then its calls. It
@@ -214,4 +215,17 @@ type gate interface {
 	human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (retry context.Context, deny string)
 	// ask waits for the user's answer to a question.
 	ask(ctx context.Context, c ToolCall, question string) (answer string, deny string)
+	// owner is the run whose loop asks for the step: its calls report
+	// their progress to it, its snippets' output reaches its followers.
+	owner() *Handle
+}
+
+// runOf is the run whose loop asks for a step through g; nil for a bare
+// Execute, which has no gate. The State keeps no link to its run: the run
+// hands itself in with each step.
+func runOf(g gate) *Handle {
+	if g == nil {
+		return nil
+	}
+	return g.owner()
 }

@@ -41,7 +41,7 @@ type Handle struct {
 	// ctx is the run's context layout: what request() keeps fixed between
 	// compactions (context.go).
 	ctx runContext
-	// liveHub delivers deltas to followers; nil until the first (live.go).
+	// liveHub delivers deltas to followers; nil until the first (hub.go).
 	liveHub atomic.Pointer[hub]
 	// snippets numbers the code blocks whose output is streamed.
 	snippets atomic.Int64

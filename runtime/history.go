@@ -2,8 +2,10 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"sync"
 
+	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 )
 
@@ -57,12 +59,36 @@ func (st *State) stepLog() stepLog {
 	return st.record
 }
 
-// runLog is a run's log, in its store. The run's loop appends each step's
-// events as it goes (with what the model is told), so step has nothing
-// more to record.
+// runLog is a run's log, in its store, and its conversation with the
+// model.
 type runLog struct{ h *Handle }
 
-func (runLog) step(int, Step, StepResult) {}
+// step appends step n's records to the run's log (what its snippets and
+// calls did, the variables they changed, the results kept as variables)
+// and gives their results to the model. The model's answer that asked for
+// the step (its message and the calls it scheduled) is in the log
+// already: the loop recorded it before the step ran, so that a restored
+// run knows what was under way. A run that failed during the step (an
+// await timed out) or whose agent was closed records nothing: what the
+// step's calls say then is not what they did, and a restored run must not
+// find an awaited call failed.
+func (l runLog) step(ctx context.Context, _ int, _ Step, res StepResult) error {
+	h := l.h
+	if h.fatalReason() != "" || errors.Is(context.Cause(ctx), ErrClosed) {
+		return nil
+	}
+	events, toolMsgs, snippetMsg := h.st.stepEvents(res, withDefaults(h.opts.Limits))
+	if err := h.rec.append(ctx, events...); err != nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.messages = append(h.messages, toolMsgs...)
+	if snippetMsg != "" {
+		h.messages = append(h.messages, llm.UserMessage(snippetMsg))
+	}
+	return nil
+}
 
 func (l runLog) history(ctx context.Context) ([]Instruction, error) { return l.h.History(ctx) }
 
@@ -76,7 +102,9 @@ type foldLog struct {
 	buf []run.VariableInfo
 }
 
-func (l *foldLog) step(n int, step Step, res StepResult) {
+// step folds step n: the events a run would have logged, its reason and
+// scheduled calls included.
+func (l *foldLog) step(_ context.Context, n int, step Step, res StepResult) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	f := &l.folded
@@ -84,7 +112,7 @@ func (l *foldLog) step(n int, step Step, res StepResult) {
 		f.AssistantMessage(run.AssistantMessage{Step: n, Text: step.Reason})
 	}
 	for _, c := range step.Calls {
-		f.ToolCallScheduled(run.ToolCallScheduled{Step: n, Call: logged(c)})
+		f.ToolCallScheduled(run.ToolCallScheduled{Step: n, Call: c})
 	}
 	for _, s := range res.Snippets {
 		f.SnippetExecuted(s.executed(n))
@@ -92,6 +120,7 @@ func (l *foldLog) step(n int, step Step, res StepResult) {
 	for i := range res.Responses {
 		f.ToolCallCompleted(res.Responses[i].folded(&l.buf))
 	}
+	return nil
 }
 
 func (l *foldLog) history(context.Context) ([]Instruction, error) {
@@ -110,10 +139,12 @@ func (h *Handle) History(ctx context.Context) ([]run.Instruction, error) {
 	return run.History(events), nil
 }
 
-// logStep records step n in the State's log; callers hold execMu.
-func (st *State) logStep(n int, step Step, res StepResult) {
+// logStep records step n in the State's log, and returns the log's
+// error; callers hold execMu.
+func (st *State) logStep(ctx context.Context, n int, step Step, res StepResult) error {
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	st.change1 = nil
-	st.stepLog().step(n, step, res)
+	l := st.stepLog()
+	st.mu.Unlock()
+	return l.step(ctx, n, step, res)
 }

@@ -74,7 +74,7 @@ func runHistoryScript(t *testing.T) (*runtime.Handle, *runtime.Runtime) {
 	t.Helper()
 	model, opts := historyScript()
 	rt := newAgent(t, model, opts)
-	h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "t", Approval: runtime.ApproveOnToolCall, Limits: runtime.Limits{LargeResult: 200}})
+	h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t", Approval: runtime.ApproveOnToolCall, Limits: runtime.Limits{LargeResult: 200}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestHistoryAfterRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, _ := first.Start(ctx, runtime.RunOptions{Task: "t"})
+	h, _ := first.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
 	req := waitFor(t, h, 1)
 	before := h.State().History()
 	if len(before) != 1 || before[0].Action != "get_weather" || before[0].Reason != "Look it up." {
@@ -194,5 +194,49 @@ func TestHistoryAfterRestore(t *testing.T) {
 	after := r.State().History()
 	if len(after) != 3 || after[0].CallID != "c1" || after[1].Action != "ask_user" || after[1].Return == "" || after[2].Action != "terminate" {
 		t.Fatalf("history after the restart = %+v", after)
+	}
+}
+
+// TestARunAndABareStateRecordAStepAlike: a step is recorded in one way
+// (the State's stepLog), whether or not the State has a run: the same step,
+// asked by a run's model or given to a bare State's Execute, has the same
+// history, the reason and each call's resolution included.
+func TestARunAndABareStateRecordAStepAlike(t *testing.T) {
+	ctx := context.Background()
+	step := runtime.Step{
+		Reason:   "Look it up, and make it loud.",
+		Snippets: []string{`loud := city + "!"`},
+		Calls: []runtime.ToolCall{
+			{ID: "c1", Name: "get_weather", Arguments: `{"location":"<<var:city>>","unit":"c","return":null}`},
+			{ID: "c2", Name: "get_weather", Arguments: `{"location":"<<var:nope>>","unit":"c","return":null}`},
+		},
+	}
+	code := "```go\n" + step.Snippets[0] + "\n```"
+	model := llm.NewScripted(
+		llm.Response{Text: step.Reason + "\n" + code, ToolCalls: step.Calls},
+		llm.CallTool("terminate", `{"success":true,"result":"<<var:loud>>"}`),
+	)
+	rt := newAgent(t, model, runtime.Options{})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := wait(t, h); o.Status != run.StatusCompleted {
+		t.Fatalf("outcome = %+v\n%s", o, stable(t, h.State().History()))
+	}
+	inRun := h.State().History()
+
+	st, err := newAgent(t, llm.NewScripted(), runtime.Options{}).NewState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	step.Reason += "\n" + code
+	st.Execute(ctx, step)
+	bare := st.History()
+	if len(inRun) != len(bare)+1 { // the run's terminate is a step of its own
+		t.Fatalf("the run's history has %d instructions, the bare State's %d; want one more (terminate)", len(inRun), len(bare))
+	}
+	if a, b := stable(t, inRun[:len(bare)]), stable(t, bare); !bytes.Equal(a, b) {
+		t.Errorf("the run recorded the step as\n%s\na bare State as\n%s", a, b)
 	}
 }

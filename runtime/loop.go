@@ -15,7 +15,7 @@ import (
 // loop drives the model over the runtime until the run ends; it returns the
 // outcome of the turn. It is the only goroutine that executes steps.
 func (h *Handle) loop(ctx context.Context) Outcome {
-	lim := h.opts.Limits.withDefaults()
+	lim := withDefaults(h.opts.Limits)
 	retries := 0
 	for {
 		if o, done := h.modelStep(ctx, &retries, lim); done {
@@ -38,7 +38,7 @@ func (h *Handle) modelStep(ctx context.Context, retries *int, lim Limits) (Outco
 	snippets := extractCode(resp.Text)
 	before := []run.Payload{h.sentUsage(resp.Usage)}
 	if resp.Text != "" || resp.Reasoning != "" || len(resp.Thinking) > 0 {
-		before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning, Thinking: thinkingOf(resp.Thinking)})
+		before = append(before, run.AssistantMessage{Step: step, Text: resp.Text, Reasoning: resp.Reasoning, Thinking: resp.Thinking})
 	}
 	if kind, reason := stopFailure(resp); kind != "" {
 		// A refused or cut answer is not a result, and its calls are
@@ -63,8 +63,8 @@ func (h *Handle) modelStep(ctx context.Context, retries *int, lim Limits) (Outco
 	if o, done, refused := h.approveStep(ctx, resp.Text, snippets, calls); done || refused {
 		return o, done
 	}
-	res := h.st.execute(ctx, Step{Snippets: snippets, Calls: calls, Reason: resp.Text}, h)
-	return h.afterStep(ctx, res, retries, lim)
+	res, err := h.st.execute(ctx, Step{Snippets: snippets, Calls: calls, Reason: resp.Text}, h)
+	return h.afterStep(ctx, res, err, retries, lim)
 }
 
 // beforeModel checks, before a model call, that the run goes on: not
@@ -128,7 +128,7 @@ func (h *Handle) schedule(ctx context.Context, step int, before []run.Payload, c
 		// Resolved when it runs (after the step's snippets and earlier
 		// calls, which may make the variables it refers to); the
 		// resolution is recorded with its completion.
-		before = append(before, run.ToolCallScheduled{Step: step, Call: logged(c)})
+		before = append(before, run.ToolCallScheduled{Step: step, Call: c})
 	}
 	if err := h.rec.appendPhased(ctx, before...); err != nil {
 		return h.storeFault(ctx, err), true
@@ -165,21 +165,20 @@ func (h *Handle) approveStep(ctx context.Context, text string, snippets []string
 	return Outcome{}, false, false
 }
 
-// afterStep records a step's outcome, gives it to the model and handles
+// afterStep goes on from a step that the State ran and recorded (runLog:
+// in the log, and given to the model; recorded is the log's error): it
+// fails the run on a call's failure of a typed kind, and handles
 // terminate; done reports that the turn ended.
-func (h *Handle) afterStep(ctx context.Context, res StepResult, retries *int, lim Limits) (Outcome, bool) {
+func (h *Handle) afterStep(ctx context.Context, res StepResult, recorded error, retries *int, lim Limits) (Outcome, bool) {
 	if f := h.fatalReason(); f != "" {
 		return Outcome{Status: run.StatusFailed, Reason: f}, true
 	}
 	if errors.Is(context.Cause(ctx), ErrClosed) {
-		// The agent was closed during the step: what the step's calls say
-		// now (an await given up) is not what they did, and must not reach
-		// the log, or a restored run would find its awaited call failed.
+		// The agent was closed during the step, which was not recorded.
 		return h.closed(ctx), true
 	}
-	after, toolMsgs, snippetMsg := h.st.stepEvents(res, lim)
-	if err := h.rec.append(ctx, after...); err != nil {
-		return h.storeFault(ctx, err), true
+	if recorded != nil {
+		return h.storeFault(ctx, recorded), true
 	}
 	for _, r := range res.Responses {
 		if f := r.Failure; f != nil {
@@ -187,12 +186,6 @@ func (h *Handle) afterStep(ctx context.Context, res StepResult, retries *int, li
 			return h.failAs(ctx, f.Kind, reason), true
 		}
 	}
-	h.mu.Lock()
-	h.messages = append(h.messages, toolMsgs...)
-	if snippetMsg != "" {
-		h.messages = append(h.messages, llm.UserMessage(snippetMsg))
-	}
-	h.mu.Unlock()
 	if res.Termination != nil {
 		return h.terminate(ctx, res, retries, lim)
 	}
@@ -302,18 +295,6 @@ func (h *Handle) resultJSON(v any) (json.RawMessage, error) {
 		}
 	}
 	return nil, verr
-}
-
-// thinkingOf converts a response's thinking blocks for the log.
-func thinkingOf(ts []llm.Thinking) []run.Thinking {
-	if len(ts) == 0 {
-		return nil
-	}
-	out := make([]run.Thinking, len(ts))
-	for i, t := range ts {
-		out[i] = run.Thinking{Text: t.Text, Signature: t.Signature, Redacted: t.Redacted}
-	}
-	return out
 }
 
 // stopFailure says whether the model's stop reason fails the run, and why:

@@ -60,3 +60,15 @@ type runInfo struct {
 	id   run.ID
 	tags map[string]string
 }
+
+// startSpan starts a span on tracer, if there is one, naming the run that
+// ctx is part of.
+func startSpan(ctx context.Context, tracer Tracer, s Span) (context.Context, func(SpanEnd)) {
+	if tracer == nil {
+		return ctx, func(SpanEnd) {}
+	}
+	if info, ok := ctx.Value(runInfoKey{}).(*runInfo); ok && s.RunID == "" {
+		s.RunID, s.Tags = info.id, info.tags
+	}
+	return tracer.Start(ctx, s)
+}

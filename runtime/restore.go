@@ -173,7 +173,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 			return nil, err
 		}
 	}
-	msgs, work := replayLog(events, ropts.Limits.withDefaults().LargeResult)
+	msgs, work := replayLog(events, withDefaults(ropts.Limits).LargeResult)
 	h.messages = append([]llm.Message{llm.SystemMessage(sentSystem(events))}, ropts.History...)
 	h.messages = append(h.messages, msgs[1:]...)
 	if snap.Status == run.StatusCreated {
@@ -194,7 +194,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 	}
 	st.step = snap.Step
 	st.seedDescribed(events)
-	st.run, st.record = h, runLog{h}
+	st.record = runLog{h}
 	st.attach(ropts.Actions, ropts.ResultSchema, !ropts.NonInteractive)
 	st.mu.Unlock()
 
@@ -266,7 +266,7 @@ func (h *Handle) continueRunning(ctx context.Context, w unfinished) Outcome {
 	if len(w.calls) == 0 && len(w.snippets) == 0 {
 		return h.loop(ctx)
 	}
-	lim := h.opts.Limits.withDefaults()
+	lim := withDefaults(h.opts.Limits)
 	retries := 0
 	if err := h.checkpoint(ctx, PauseStep); err != nil {
 		if o, stop := h.stopped(ctx); stop {
@@ -289,8 +289,8 @@ func (h *Handle) continueRunning(ctx context.Context, w unfinished) Outcome {
 			return h.loop(ctx)
 		}
 	}
-	res := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
-	if o, done := h.afterStep(ctx, res, &retries, lim); done {
+	res, err := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
+	if o, done := h.afterStep(ctx, res, err, &retries, lim); done {
 		return o
 	}
 	return h.loop(ctx)
@@ -368,14 +368,12 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 				cur = &llm.Message{Role: llm.RoleAssistant}
 			}
 			cur.Text, lastText = p.Text, p.Text
-			for _, t := range p.Thinking {
-				cur.Thinking = append(cur.Thinking, llm.Thinking{Text: t.Text, Signature: t.Signature, Redacted: t.Redacted})
-			}
+			cur.Thinking = append(cur.Thinking, p.Thinking...)
 		case run.ToolCallScheduled:
 			if cur == nil {
 				cur = &llm.Message{Role: llm.RoleAssistant}
 			}
-			c := fromLog(p.Call)
+			c := p.Call
 			cur.ToolCalls = append(cur.ToolCalls, c)
 			scheduled = append(scheduled, c)
 		case run.ToolCallCompleted:
@@ -430,7 +428,7 @@ func (h *Handle) continueRestored(ctx context.Context, p *pendingAwait, w unfini
 	if err != nil {
 		return h.fail(ctx, err.Error())
 	}
-	lim := h.opts.Limits.withDefaults()
+	lim := withDefaults(h.opts.Limits)
 	retries := 0
 	plan := p.req.Await == run.AwaitApproval && p.req.Call == nil && p.req.Snippet == nil
 	if plan {
@@ -447,31 +445,31 @@ func (h *Handle) continueRestored(ctx context.Context, p *pendingAwait, w unfini
 		h.mu.Lock()
 		h.planOK = true
 		h.mu.Unlock()
-		res := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
-		if o, done := h.afterStep(ctx, res, &retries, lim); done {
+		res, err := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
+		if o, done := h.afterStep(ctx, res, err, &retries, lim); done {
 			return o
 		}
 		return h.loop(ctx)
 	}
-	g := &answered{Handle: h, req: p.req, answer: answer}
-	res := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, g)
-	if o, done := h.afterStep(ctx, res, &retries, lim); done {
+	g := &restoredGate{Handle: h, req: p.req, answer: answer}
+	res, err := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, g)
+	if o, done := h.afterStep(ctx, res, err, &retries, lim); done {
 		return o
 	}
 	return h.loop(ctx)
 }
 
-// answered is the gate of a restored step: the first question of the kind
+// restoredGate is the gate of a restored step: the first question of the kind
 // that was pending gets the answer given to the restored await; the rest go
 // to the run as usual.
-type answered struct {
+type restoredGate struct {
 	*Handle
 	req    run.AwaitRequested
 	answer run.Answer
 	used   bool
 }
 
-func (g *answered) take(kind run.AwaitKind) (run.Answer, bool) {
+func (g *restoredGate) take(kind run.AwaitKind) (run.Answer, bool) {
 	if g.used || g.req.Await != kind {
 		return run.Answer{}, false
 	}
@@ -479,7 +477,7 @@ func (g *answered) take(kind run.AwaitKind) (run.Answer, bool) {
 	return g.answer, true
 }
 
-func (g *answered) approveCall(ctx context.Context, c *ToolCall, refs func() map[string]run.VariableRef, needsApproval bool) string {
+func (g *restoredGate) approveCall(ctx context.Context, c *ToolCall, refs func() map[string]run.VariableRef, needsApproval bool) string {
 	if g.req.Call != nil && g.req.Call.ID == c.ID {
 		if a, ok := g.take(run.AwaitApproval); ok {
 			if a.Decision == run.Denied {
@@ -494,7 +492,7 @@ func (g *answered) approveCall(ctx context.Context, c *ToolCall, refs func() map
 	return g.Handle.approveCall(ctx, c, refs, needsApproval)
 }
 
-func (g *answered) approveSnippet(ctx context.Context, code string, access interp.Access, guarded []string) string {
+func (g *restoredGate) approveSnippet(ctx context.Context, code string, access interp.Access, guarded []string) string {
 	if g.req.Snippet != nil {
 		if a, ok := g.take(run.AwaitApproval); ok {
 			if a.Decision == run.Denied {
@@ -506,7 +504,7 @@ func (g *answered) approveSnippet(ctx context.Context, code string, access inter
 	return g.Handle.approveSnippet(ctx, code, access, guarded)
 }
 
-func (g *answered) human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (context.Context, string) {
+func (g *restoredGate) human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (context.Context, string) {
 	if g.req.Call != nil && g.req.Call.ID == c.ID {
 		if a, ok := g.take(g.req.Await); ok {
 			switch g.req.Await {
@@ -523,7 +521,7 @@ func (g *answered) human(ctx context.Context, c ToolCall, refs func() map[string
 	return g.Handle.human(ctx, c, refs, need)
 }
 
-func (g *answered) ask(ctx context.Context, c ToolCall, question string) (string, string) {
+func (g *restoredGate) ask(ctx context.Context, c ToolCall, question string) (string, string) {
 	if a, ok := g.take(run.AwaitQuestion); ok {
 		return a.Text, ""
 	}

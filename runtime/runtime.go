@@ -88,7 +88,7 @@ func New(opts Options) (*Runtime, error) {
 	if rt.store == nil {
 		rt.store = run.NewMemoryStore()
 	}
-	st := &State{rt: rt, opts: &rt.opts, m: newMatrix(), actions: actions}
+	st := &State{opts: &rt.opts, nonStrict: &rt.nonStrict, m: newMatrix(), actions: actions}
 	st.vars.PreviewLimit = opts.PreviewLimit
 	for _, b := range builtinRows(!opts.DisableSnippets) {
 		st.m.addAction(b.act, b.run, nil, st.typeOf)
@@ -194,13 +194,7 @@ func (rt *Runtime) live(id run.ID) (*Handle, bool) {
 
 // startSpan starts a span when the runtime has a tracer; end is never nil.
 func (rt *Runtime) startSpan(ctx context.Context, s Span) (context.Context, func(SpanEnd)) {
-	if rt.opts.Tracer == nil {
-		return ctx, func(SpanEnd) {}
-	}
-	if info, ok := ctx.Value(runInfoKey{}).(*runInfo); ok && s.RunID == "" {
-		s.RunID, s.Tags = info.id, info.tags
-	}
-	return rt.opts.Tracer.Start(ctx, s)
+	return startSpan(ctx, rt.opts.Tracer, s)
 }
 
 // log returns the runtime's logger (New replaces a nil one with one that

@@ -101,7 +101,7 @@ func (st *State) snippet(ctx context.Context, g gate, n int, callID, code string
 	// its output and know their call, like tool calls.
 	actionOut := &boundedBuffer{limit: st.opts.MaxOutput}
 	actionCtx := action.WithOutput(evalCtx, actionOut, actionOut)
-	info := &callInfo{run: st.run, callID: callID}
+	info := &callInfo{run: runOf(g), callID: callID}
 	if tainted {
 		info.sensitive = read
 	}
@@ -115,7 +115,7 @@ func (st *State) snippet(ctx context.Context, g gate, n int, callID, code string
 		vars = append(vars, interp.Var{Name: snippetContext, Value: reflect.ValueOf(&evalCtx).Elem()})
 	}
 	input := interp.Input{Code: code, Vars: vars, Funcs: funcs}
-	live := st.liveOutput(n, callID, tainted)
+	live := st.liveOutput(runOf(g), n, callID, tainted)
 	if live != nil {
 		input.Stdout = live
 	}
@@ -224,15 +224,15 @@ func (st *State) snippetFailed(resp *SnippetResponse, err error, res interp.Resu
 }
 
 // liveOutput is the writer that shows the output of snippet step n to the
-// run's followers line by line (live.go); nil for a State with no run, or
-// a tainted snippet.
-func (st *State) liveOutput(n int, callID string, tainted bool) *lineWriter {
-	if st.run == nil || tainted {
+// followers of h, the run it is part of, line by line (live.go); nil for a
+// bare Execute (h is nil), or a tainted snippet.
+func (st *State) liveOutput(h *Handle, n int, callID string, tainted bool) *lineWriter {
+	if h == nil || tainted {
 		return nil
 	}
-	live := &lineWriter{h: st.run, step: n, callID: callID}
+	live := &lineWriter{h: h, step: n, callID: callID}
 	if callID == "" { // a code block of the model's text
-		live.callID = "snippet-" + strconv.Itoa(n) + "-" + strconv.FormatInt(st.run.snippets.Add(1), 10)
+		live.callID = "snippet-" + strconv.Itoa(n) + "-" + strconv.FormatInt(h.snippets.Add(1), 10)
 	}
 	st.mu.Lock()
 	if len(st.secrets) > 0 {

@@ -27,9 +27,10 @@ import (
 // concurrent Execute calls are serialised. Variables may be read and set
 // while a step runs; a call's result is committed after the call returns.
 type State struct {
-	rt   *Runtime
 	opts *Options // the agent's, never modified
-	run  *Handle  // the run that owns the State; nil for NewState's
+	// nonStrict is the agent's (Runtime.nonStrict): the actions whose
+	// going out without strict mode was logged.
+	nonStrict *sync.Map
 
 	execMu sync.Mutex // serialises steps
 	// steps runs the steps on their goroutine and watches their calls
@@ -76,7 +77,7 @@ type State struct {
 func (st *State) clone() *State {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	c := &State{rt: st.rt, opts: st.opts, actions: st.actions, m: st.m.clone(), vars: st.vars.Clone(), step: st.step}
+	c := &State{opts: st.opts, nonStrict: st.nonStrict, actions: st.actions, m: st.m.clone(), vars: st.vars.Clone(), step: st.step}
 	if st.secrets != nil {
 		c.secrets = maps.Clone(st.secrets)
 	}
@@ -310,7 +311,7 @@ func (st *State) attachedNames() []string {
 
 // startSpan starts a span on the agent's tracer.
 func (st *State) startSpan(ctx context.Context, s Span) (context.Context, func(SpanEnd)) {
-	return st.rt.startSpan(ctx, s)
+	return startSpan(ctx, st.opts.Tracer, s)
 }
 
 // log returns the agent's logger.
@@ -319,9 +320,9 @@ func (st *State) log() *slog.Logger { return st.opts.Logger }
 // stepLog is where a State's steps are recorded and its history is read
 // back from: one interface, whether or not the State has a run.
 type stepLog interface {
-	// step records step n, which ran step and gave res; callers hold the
-	// State's mu.
-	step(n int, step Step, res StepResult)
+	// step records step n, which ran step and gave res (for a run, in
+	// its store, which may fail); callers hold execMu, not mu.
+	step(ctx context.Context, n int, step Step, res StepResult) error
 	// history folds the log into the instructions executed, in order.
 	history(ctx context.Context) ([]run.Instruction, error)
 }
@@ -332,4 +333,16 @@ type redaction struct {
 	texts   map[string]string
 	changes map[string]int
 	r       *variable.Redactor
+}
+
+// freeName returns base, or base_2, base_3…, whichever names neither a
+// variable nor an action; callers hold mu.
+func (st *State) freeName(base string) string {
+	for {
+		n := st.vars.FreeName(base)
+		if _, isAction := st.m.byName[n]; !isAction {
+			return n
+		}
+		base = n + "_result"
+	}
 }

@@ -24,27 +24,15 @@ type Step struct {
 	Reason string
 }
 
-// ToolCall is one call as a model sends it: llm.ToolCall, one type from the
-// provider's answer to the step (ID, the action's Name, the Arguments
-// object as text). The log records it as run.ToolCall.
+// ToolCall is one call as a model sends it: llm.ToolCall, which is
+// run.ToolCall, one type from the provider's answer through the step to
+// the log (ID, the action's Name, the Arguments object as text).
 type ToolCall = llm.ToolCall
 
-// logged is c as the run's log records it: the one conversion between the
-// two (package run, the log's core, imports no model package).
-func logged(c ToolCall) run.ToolCall {
-	return run.ToolCall{ID: c.ID, Action: c.Name, Arguments: c.Arguments, Signature: c.Signature}
-}
-
-// loggedWith is logged with the references as resolved, for a person.
-func loggedWith(c ToolCall, refs map[string]run.VariableRef) *run.ToolCall {
-	l := logged(c)
-	l.References = refs
-	return &l
-}
-
-// fromLog is a call of the log as a model sent it.
-func fromLog(c run.ToolCall) ToolCall {
-	return ToolCall{ID: c.ID, Name: c.Action, Arguments: c.Arguments, Signature: c.Signature}
+// withRefs is c with the references as resolved, for a person.
+func withRefs(c ToolCall, refs map[string]run.VariableRef) *run.ToolCall {
+	c.References = refs
+	return &c
 }
 
 // VariableChange is a variable a call created or changed, as the model sees

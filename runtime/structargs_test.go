@@ -82,12 +82,12 @@ func TestStructActionEndToEnd(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:find_result>>"}`),
 	)
 	rt := newAgent(t, model, runtime.Options{Actions: action.MustSet(findAction), Variables: corpusVars()})
-	h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "find go docs"})
+	h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "find go docs"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	req := waitFor(t, h, 1)
-	if req.Call == nil || req.Call.Action != "find" || req.Call.References["query"].Variable != "topic" || req.Call.References["in"].Variable != "docs" {
+	if req.Call == nil || req.Call.Name != "find" || req.Call.References["query"].Variable != "topic" || req.Call.References["in"].Variable != "docs" {
 		t.Fatalf("the approver sees %+v", req.Call)
 	}
 	resume(t, h, req.ID, run.Answer{Decision: run.Approved})

@@ -55,8 +55,7 @@ func (st *State) Tools() []schema.Tool {
 func (st *State) runTools(limit int, query string, play bool, only []string) []llm.Tool {
 	st.mu.Lock()
 	plain := st.opts.HideFromAI
-	var tools []schema.Tool
-	var strict []bool
+	var tools []llm.Tool
 	for _, builtins := range []bool{false, true} {
 		for _, r := range st.m.rows {
 			if (r.builtin != nil) != builtins || !st.isAttached(r.act.Name()) {
@@ -65,28 +64,19 @@ func (st *State) runTools(limit int, query string, play bool, only []string) []l
 			if plain && r.unavailable(true) != "" {
 				continue
 			}
-			tools = append(tools, st.tool(r))
-			strict = append(strict, r.tool.strict)
+			t := st.tool(r)
+			t.Strict = r.tool.strict
+			tools = append(tools, t)
 		}
 	}
 	st.mu.Unlock()
-	keep := tools
 	switch {
 	case only != nil:
-		keep = slices.DeleteFunc(slices.Clone(tools), func(t schema.Tool) bool { return !slices.Contains(only, t.Name) })
+		return slices.DeleteFunc(tools, func(t llm.Tool) bool { return !slices.Contains(only, t.Name) })
 	case limit > 0:
-		keep = st.selectTools(tools, limit, query, play)
+		return st.selectTools(tools, limit, query, play)
 	}
-	out := make([]llm.Tool, 0, len(keep))
-	for i, j := 0, 0; i < len(tools) && j < len(keep); i++ {
-		if tools[i].Name != keep[j].Name {
-			continue
-		}
-		t := tools[i]
-		out = append(out, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Strict: strict[i]})
-		j++
-	}
-	return out
+	return tools
 }
 
 // rawStrict reports why the parts of r's schema that do not change with the
@@ -119,7 +109,7 @@ func (st *State) strict(r *row, spec schema.ToolSpec, tool schema.Tool) bool {
 	if err == nil {
 		err = schema.CheckOpenAIStrict(tool)
 	}
-	if err != nil && st.rt != nil && st.rt.warnNonStrict(r.act.Name()) {
+	if err != nil && st.warnNonStrict(r.act.Name()) {
 		st.opts.Logger.Warn("runtime: tool sent without strict mode; its schema breaks a limit of OpenAI's strict mode", "action", r.act.Name(), "reason", err)
 	}
 	return err == nil
@@ -260,7 +250,10 @@ func (st *State) toolSpec(r *row) schema.ToolSpec {
 
 // warnNonStrict reports whether the action's going out non-strict is news
 // to the log: true the first time for each action of the agent.
-func (rt *Runtime) warnNonStrict(name string) bool {
-	_, seen := rt.nonStrict.LoadOrStore(name, true)
+func (st *State) warnNonStrict(name string) bool {
+	if st.nonStrict == nil {
+		return false
+	}
+	_, seen := st.nonStrict.LoadOrStore(name, true)
 	return !seen
 }

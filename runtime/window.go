@@ -147,7 +147,7 @@ func summaryLines(events []run.Event) (lines []string, made [][]string, step int
 			}
 		case run.ToolCallScheduled:
 			step = max(step, p.Step)
-			calls[p.Call.ID] = call{p.Call.Action, p.Call.Arguments, p.Step}
+			calls[p.Call.ID] = call{p.Call.Name, p.Call.Arguments, p.Step}
 		case run.ToolCallCompleted:
 			c := calls[p.CallID]
 			var b strings.Builder

@@ -4,18 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/byref/byref/run"
 )
 
 // Tool is what a model provider needs to offer one action: its name, its
-// description and the JSON Schema of its arguments object.
-type Tool struct {
-	// Name is the action's name, what the model calls.
-	Name string
-	// Description says what the action does.
-	Description string
-	// Parameters is the JSON Schema of the arguments object.
-	Parameters json.RawMessage
-}
+// description and the JSON Schema of its arguments object (and whether
+// the provider should hold the arguments to it, Strict, which BuildTool
+// leaves false). It is [run.Tool], the one tool type of byref, which
+// llm.Tool names too.
+type Tool = run.Tool
 
 // Param describes one parameter to BuildTool.
 type Param struct {

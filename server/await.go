@@ -36,7 +36,7 @@ func awaitText(d run.AwaitRequested) string {
 	case run.AwaitApproval:
 		switch {
 		case d.Call != nil:
-			fmt.Fprintf(&b, "Approve the call %s(%s)?\n", d.Call.Action, d.Call.Arguments)
+			fmt.Fprintf(&b, "Approve the call %s(%s)?\n", d.Call.Name, d.Call.Arguments)
 			writeRefs(&b, d.Call)
 			b.WriteString(replyApproval + `, or the edited arguments as a JSON object.`)
 		case d.Snippet != nil:
@@ -60,7 +60,7 @@ func awaitText(d run.AwaitRequested) string {
 	case run.AwaitAuthorization:
 		msg := d.Message
 		if msg == "" && d.Call != nil {
-			msg = "The call of " + d.Call.Action + " needs your authorization."
+			msg = "The call of " + d.Call.Name + " needs your authorization."
 		}
 		b.WriteString(msg + "\n")
 		if d.Link != "" {

@@ -26,7 +26,7 @@ func benchLog(n int) []run.Event {
 	}
 	for i := 1; i <= n; i++ {
 		add(run.AssistantMessage{Step: i, Text: fmt.Sprintf("step %d", i)})
-		add(run.ToolCallScheduled{Step: i, Call: run.ToolCall{ID: fmt.Sprint("call_", i), Action: "export", Arguments: `{"return":null}`}})
+		add(run.ToolCallScheduled{Step: i, Call: run.ToolCall{ID: fmt.Sprint("call_", i), Name: "export", Arguments: `{"return":null}`}})
 		add(run.ToolCallCompleted{CallID: fmt.Sprint("call_", i), Success: true})
 		add(run.VariableCreated{Step: i, Variable: run.VariableInfo{Name: fmt.Sprint("export_result_", i), Type: artifactType},
 			Value: []byte(`{"name":"report.csv","content_type":"text/csv","content":"aWQsc3RhdHVzCjEsbGF0ZQo="}`)})

@@ -120,7 +120,7 @@ func walk(ctx context.Context, out io.Writer, addr string) error {
 	}
 	srv, err := server.New(server.Options{Agents: []server.Agent{{
 		Name: "weather", Description: "Says the weather in a city; asks which city.", Runtime: remote,
-		Run: runtime.RunOptions{ResultSchema: runtime.ResultSchemaFor[Weather]()},
+		Run: runtime.RunOptions{Spec: runtime.Spec{ResultSchema: runtime.ResultSchemaFor[Weather]()}},
 	}}})
 	if err != nil {
 		return err
@@ -205,7 +205,7 @@ func callDirection(ctx context.Context, out io.Writer, url string) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "Put the weather in the report."})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Put the weather in the report."}})
 	if err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func callDirection(ctx context.Context, out io.Writer, url string) error {
 		}
 		switch d := e.Data.(type) {
 		case run.ToolCallScheduled:
-			fmt.Fprintf(out, "call: %s %s\n", d.Call.Action, d.Call.Arguments)
+			fmt.Fprintf(out, "call: %s %s\n", d.Call.Name, d.Call.Arguments)
 		case run.VariableCreated:
 			fmt.Fprintf(out, "variable %s (%s) = %s\n", d.Variable.Name, d.Variable.Type, d.Variable.Preview)
 		case run.AwaitRequested:

@@ -63,7 +63,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Name: "forecasts", Task: "Forecast home and Oslo for 3 days."})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Forecast home and Oslo for 3 days."}, Name: "forecasts"})
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func progress(e runlog.Event) string {
 	case runlog.AssistantMessage:
 		return "assistant: " + d.Text
 	case runlog.ToolCallScheduled:
-		return fmt.Sprintf("call %s %s", d.Call.Action, d.Call.Arguments)
+		return fmt.Sprintf("call %s %s", d.Call.Name, d.Call.Arguments)
 	case runlog.ToolCallCompleted:
 		if !d.Success {
 			return "call failed: " + d.Error

@@ -103,7 +103,7 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "browser actions offered at first: %s\n", strings.Join(offered, ", "))
 
-	h, err := rt.Start(ctx, runtime.RunOptions{Name: "order-status", Task: "What is the status of order 1042 on the shop at " + site.URL + "?"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "What is the status of order 1042 on the shop at " + site.URL + "?"}, Name: "order-status"})
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func run(ctx context.Context, w io.Writer) error {
 func progress(e runlog.Event) string {
 	switch d := e.Data.(type) {
 	case runlog.ToolCallScheduled:
-		return fmt.Sprintf("→ %s %s", d.Call.Action, d.Call.Arguments)
+		return fmt.Sprintf("→ %s %s", d.Call.Name, d.Call.Arguments)
 	case runlog.ToolCallCompleted:
 		if !d.Success {
 			return "  failed: " + d.Error

@@ -34,8 +34,8 @@ func TestCoreStaysLight(t *testing.T) {
 				}
 			}
 			if strings.HasPrefix(dep, "github.com/byref/byref/") && !strings.HasPrefix(dep, "github.com/byref/byref/schema") &&
-				!strings.HasPrefix(dep, "github.com/byref/byref/"+pkg) && !(pkg == "action" && dep == "github.com/byref/byref/schema") {
-				t.Errorf("%s depends on %s; core packages depend only on schema", pkg, dep)
+				!strings.HasPrefix(dep, "github.com/byref/byref/"+pkg) && dep != "github.com/byref/byref/run" {
+				t.Errorf("%s depends on %s; core packages depend only on schema and run", pkg, dep)
 			}
 		}
 	}
@@ -90,7 +90,10 @@ func TestBrowserDoesNotLinkTheInterpreter(t *testing.T) {
 	}
 }
 
-// TestProvidersAreOptIn: package llm imports only the standard library, and
+// TestProvidersAreOptIn: package llm imports only the standard library and
+// package run (which declares the tool, tool call and thinking types a
+// model's answer shares with the run's log, and itself imports only the
+// standard library), and
 // the runtime, otel, codegen, the server and eval link no provider client
 // (byref's own or langchaingo): a program that brings its own llm.Model pays
 // for none. Programs that open models by name import llm/providers.
@@ -99,8 +102,10 @@ func TestProvidersAreOptIn(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list llm: %v\n%s", err, out)
 	}
-	if deps := strings.Fields(string(out)); len(deps) != 1 || deps[0] != "github.com/byref/byref/llm" {
-		t.Errorf("llm depends on %v; it may import only the standard library", deps)
+	for _, dep := range strings.Fields(string(out)) {
+		if dep != "github.com/byref/byref/llm" && dep != "github.com/byref/byref/run" {
+			t.Errorf("llm depends on %s; it may import only the standard library and package run", dep)
+		}
 	}
 	providers := []string{
 		"github.com/tmc/langchaingo", "github.com/pkoukk/tiktoken-go", "github.com/dlclark/regexp2",
@@ -148,7 +153,7 @@ func TestMCPImportNeedsNoRuntime(t *testing.T) {
 		t.Fatalf("go list mcp: %v\n%s", err, out)
 	}
 	allowed := []string{"github.com/byref/byref/mcp", "github.com/byref/byref/action", "github.com/byref/byref/schema",
-		"github.com/byref/byref/variable", "github.com/byref/byref/llm"} // the core: std only
+		"github.com/byref/byref/variable", "github.com/byref/byref/llm", "github.com/byref/byref/run"} // the core: std only
 	for _, dep := range strings.Fields(string(out)) {
 		if strings.HasPrefix(dep, "github.com/byref/byref/") && !slices.Contains(allowed, dep) {
 			t.Errorf("mcp depends on %s; importing MCP tools as actions may use only action and schema (serving belongs in mcp/mcpserver)", dep)

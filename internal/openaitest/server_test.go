@@ -157,7 +157,7 @@ func TestStreamThroughTheClient(t *testing.T) {
 		t.Errorf("streamed %q, final %q", text.String(), resp.Text)
 	}
 	want := llm.ToolCall{ID: "call_a", Name: "get_weather", Arguments: `{"city":"Zürich, <<var:home>>"}`}
-	if len(resp.ToolCalls) != 1 || resp.ToolCalls[0] != want {
+	if len(resp.ToolCalls) != 1 || !reflect.DeepEqual(resp.ToolCalls[0], want) {
 		t.Errorf("tool calls = %+v", resp.ToolCalls)
 	}
 	if len(fragments) < 2 || fragments[0].ID != "call_a" || fragments[0].Name != "get_weather" {

@@ -370,3 +370,119 @@ const (
 		})
 	}
 }
+
+// TestLenOfArrays: len and cap of an array are constants whose operand is
+// not evaluated (s[10] of an empty s panicked), and of a nil pointer to an
+// array its type's length (the pointer was dereferenced).
+func TestLenOfArrays(t *testing.T) {
+	i := New(Options{})
+	if _, err := i.Eval("var s [][30]int\nvar p *[40]int\nconst n, c = len(s[10]), cap(s[9])\nvar r = []int{n, c, len(p), cap(p)}"); err != nil {
+		t.Fatal(err)
+	}
+	v, err := i.Eval("r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(v.Interface()), "[30 30 40 40]"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// TestRecursiveTypes: a named type that contains itself through unnamed
+// slices, maps, pointers and funcs compiles, runs, and has one reflect
+// type that contains itself.
+func TestRecursiveTypes(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"slice", `package main
+type T []T
+func ln(args ...T) int { return len(args) }
+func main() {
+	x := T{T{}, T{T{}}}
+	y := x[1]
+	print(ln(T{}, nil, x), ln([]T{}), ln(x...), len(y), len(y[0]), len(x[1][0]))
+}`, "312100"},
+		{"slice of pointers", `package main
+type T []*T
+func main() {
+	t := T{}
+	t = append(t, &t)
+	p := &T{}
+	t = append(t, p)
+	print(len(*t[0]), (*t[0])[0] == &t, t[1] == p, t[0] == p)
+}`, "2truetruefalse"},
+		{"map of pointers", `package main
+type Tree map[string]*Tree
+func main() {
+	root := Tree{}
+	child := &Tree{"leaf": nil}
+	root["a"] = child
+	print(root["a"] == child, len(*root["a"]))
+}`, "true1"},
+		{"through a named struct", `package main
+type Nodes []Node
+type Node struct{ Name string; Kids Nodes }
+func walk(ns Nodes) string { s := ""; for _, n := range ns { s += n.Name + "(" + walk(n.Kids) + ")" }; return s }
+func main() { print(walk(Nodes{{"a", Nodes{{"b", nil}, {Name: "c"}}}, {Name: "d"}})) }`, "a(b()c())d()"},
+		{"slice of an unnamed struct", `package main
+type T []struct{ N int; Kids T }
+func sum(t T) int { s := 0; for _, e := range t { s += e.N + sum(e.Kids) }; return s }
+func main() {
+	t := T{{N: 1, Kids: T{{N: 2}, {N: 3, Kids: T{{N: 4}}}}}}
+	print(sum(t))
+}`, "10"},
+		{"two types through each other", `package main
+type A []B
+type B []A
+func main() {
+	a := A{B{A{}, nil}}
+	var b B = a[0]
+	print(len(a), len(b), len(b[0]))
+}`, "120"},
+		{"map", `package main
+type Tree map[string]Tree
+func main() {
+	t := Tree{"a": Tree{"b": nil}}
+	t["a"]["c"] = Tree{}
+	print(len(t), len(t["a"]), t["a"]["c"] != nil)
+}`, "12true"},
+		{"func", `package main
+type F func(s string) F
+var log string
+func a(s string) F { log += "a(" + s + ")"; return F(a) }
+func b(s string) F { log += "b(" + s + ")"; return a }
+func main() {
+	var f F = b
+	f("1")("2")("3")
+	print(log)
+}`, "b(1)a(2)a(3)"},
+		{"method expression of a variadic method", `package main
+type T []T
+func (*T) Sum(args ...int) int { s := 0; for _, v := range args { s += v }; return s }
+func main() { print((*T).Sum(nil, 1, 3, 5, 6), ((*T)(nil)).Sum(1, 2)) }`, "153"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out strings.Builder
+			i := New(Options{Stdout: &out, Stderr: &out})
+			if _, err := i.Eval(c.src); err != nil {
+				t.Fatal(err)
+			}
+			if got := out.String(); got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+	i := New(Options{})
+	if _, err := i.Eval("type T []T\ntype F func(string) F\ntype M map[string]M"); err != nil {
+		t.Fatal(err)
+	}
+	for name, next := range map[string]func(reflect.Type) reflect.Type{
+		"T": reflect.Type.Elem,
+		"F": func(rt reflect.Type) reflect.Type { return rt.Out(0) },
+		"M": reflect.Type.Elem,
+	} {
+		rt := i.scopes["main"].sym[name].typ.TypeOf()
+		if next(rt) != rt {
+			t.Errorf("%s: the reflect type %v does not contain itself", name, rt)
+		}
+	}
+}

@@ -367,6 +367,8 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 			sym.typ = n.typ
 			if !n.typ.isComplete() {
 				revisit = append(revisit, n)
+			} else {
+				tieDecl(n.typ)
 			}
 			return false
 		}
@@ -538,4 +540,47 @@ func isKnownIdent(sc *scope, name string) bool {
 	// resolve yet; after the last retry, it means the name is undefined.
 	placeholder := ok && sym.kind == typeSym && sym.node == nil && sym.typ != nil && sym.typ.incomplete && sym.typ.cat == nilT
 	return ok && !placeholder
+}
+
+// tieDecl makes a named type declared from itself through unnamed
+// composite types (type T []T, type F func(string) F) contain itself
+// (byref). Parsing such a declaration again, nodeType leaves in its place
+// earlier itypes of the same declaration, the last one an unresolved
+// forward reference that reports no type: an element of an element of a T
+// had none. A struct is already made to contain itself (structType).
+func tieDecl(t *itype) {
+	if t.name == "" || !recursible(t.cat) {
+		return
+	}
+	seen := map[*itype]bool{}
+	var walk func(u *itype)
+	fix := func(c **itype) {
+		switch u := *c; {
+		case u == nil || u == t:
+		case u.name == t.name && u.path == t.path && u.scope == t.scope && (u.cat == t.cat || u.cat == nilT):
+			*c = t
+		case u.name == "":
+			walk(u)
+		}
+	}
+	walk = func(u *itype) {
+		if seen[u] {
+			return
+		}
+		seen[u] = true
+		fix(&u.val)
+		fix(&u.key)
+		for i := range u.arg {
+			fix(&u.arg[i])
+		}
+		for i := range u.ret {
+			fix(&u.ret[i])
+		}
+		if u.cat == structT {
+			for i := range u.field {
+				fix(&u.field[i].typ)
+			}
+		}
+	}
+	walk(t)
 }

@@ -90,17 +90,24 @@ func genMethodExpr(n *node) {
 	info := n.val.(*methodExprInfo)
 	ftype := n.typ.TypeOf()
 	dest := genValue(n)
+	// A variadic method gets its variadic arguments as the slice
+	// MakeFunc packed them in, and passes them on as one.
+	call := reflect.Value.Call
+	if ftype.IsVariadic() {
+		call = reflect.Value.CallSlice
+	}
 	n.exec = func(f *frame) bltn {
 		fn := reflect.MakeFunc(ftype, func(in []reflect.Value) []reflect.Value {
-			return callMethod(f, info, in[0], in[1:])
+			return callMethod(f, info, in[0], in[1:], call)
 		})
 		dest(f).Set(fn)
 		return next
 	}
 }
 
-// callMethod calls the method of info on recv with args.
-func callMethod(f *frame, info *methodExprInfo, recv reflect.Value, args []reflect.Value) []reflect.Value {
+// callMethod calls the method of info on recv with args, by call
+// (reflect.Value.Call, or CallSlice for a variadic method).
+func callMethod(f *frame, info *methodExprInfo, recv reflect.Value, args []reflect.Value, call func(reflect.Value, []reflect.Value) []reflect.Value) []reflect.Value {
 	m, index := info.m, info.index
 	if info.iface {
 		for recv.Kind() == reflect.Interface && !recv.IsNil() {
@@ -111,7 +118,7 @@ func callMethod(f *frame, info *methodExprInfo, recv reflect.Value, args []refle
 			if !recv.IsValid() {
 				panic(nilDeref)
 			}
-			return recv.MethodByName(info.name).Call(args)
+			return call(recv.MethodByName(info.name), args)
 		}
 		if vi.node == nil {
 			panic(nilDeref)
@@ -119,12 +126,12 @@ func callMethod(f *frame, info *methodExprInfo, recv reflect.Value, args []refle
 		m, index = vi.node.typ.lookupMethod(info.name)
 		recv = vi.value
 		if m == nil {
-			return recv.MethodByName(info.name).Call(args)
+			return call(recv.MethodByName(info.name), args)
 		}
 	}
 	nod := *m
 	nod.recv = &receiver{val: recv, index: index}
-	return genFunctionWrapper(&nod)(f).Call(args)
+	return call(genFunctionWrapper(&nod)(f), args)
 }
 
 // exprTypeNode is the node a method expression's func type refers to: not

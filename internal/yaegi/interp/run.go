@@ -1449,7 +1449,11 @@ func call(n *node) {
 			for i, v := range values {
 				switch {
 				case variadic >= 0 && i >= variadic:
-					if v(f).Type() == vararg.Type() {
+					// byref: the slice itself when the call spreads it
+					// (f(s...)); an argument of the slice's type is an
+					// element otherwise (ln([]T{}) with ln(args ...T) and
+					// type T []T passes one argument).
+					if hasVariadicArgs {
 						vararg.Set(v(f))
 					} else {
 						vararg.Set(reflect.Append(vararg, v(f)))
@@ -2571,7 +2575,10 @@ func _return(n *node) {
 		case errorT:
 			values[i] = genInterfaceWrapper(c, t.TypeOf())
 		case funcT:
-			values[i] = genValue(c)
+			// byref: a declared func returned as a value (return
+			// lexSpace) is wrapped as assignments wrap it: its node is
+			// not a value of the result's func type.
+			values[i] = genFuncValue(c)
 		case valueT:
 			switch t.rtype.Kind() {
 			case reflect.Interface:
@@ -3552,7 +3559,9 @@ func lenConst(n *node) {
 func _len(n *node) {
 	dest := genValueOutput(n, reflect.TypeOf(int(0)))
 	value := genValue(n.child[1])
-	if isPtr(n.child[1].typ) {
+	// byref: reflect gives the length of a pointer to an array, nil or
+	// not, as Go does; it was dereferenced, and a nil one panicked.
+	if t := n.child[1].typ.TypeOf(); isPtr(n.child[1].typ) && t.Elem().Kind() != reflect.Array {
 		val := value
 		value = func(f *frame) reflect.Value {
 			v := val(f).Elem()

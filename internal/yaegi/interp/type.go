@@ -1572,6 +1572,11 @@ func (t *itype) assignableTo(o *itype) bool {
 	}
 
 	if t.cat == sliceT && o.cat == sliceT {
+		if t.name != "" && o.name != "" {
+			// byref: two named types that are not the same are not
+			// assignable, and the elements of type T []T are T again.
+			return false
+		}
 		return t.val.assignableTo(o.val)
 	}
 
@@ -2088,6 +2093,141 @@ type refTypeContext struct {
 	rect       *itype
 	rebuilding bool
 	slevel     int
+
+	// byref: the named types other than structs being built, innermost
+	// last (recursiveType).
+	recs []*recType
+}
+
+// recType is a named type other than a struct while refType builds it
+// (byref). Met again inside itself (type T []T, type F func(string) F),
+// it stands as a placeholder of its own layout, which the built type then
+// replaces (unsafe2.Tie): reflect cannot build a type that contains
+// itself, but the runtime represents one.
+type recType struct {
+	t           *itype
+	placeholder reflect.Type
+	copies      []*itype // the other itypes of the same declaration met inside
+}
+
+// recursible reports whether a named type of category c can contain
+// itself without a struct or an interface between (byref).
+func recursible(c tcat) bool {
+	switch c {
+	case arrayT, sliceT, funcT, mapT, ptrT, chanT, chanRecvT, chanSendT:
+		return true
+	}
+	return false
+}
+
+// sameDecl reports whether t and u are itypes of the same named type,
+// as gta builds more than one for a type declared from itself.
+func sameDecl(t, u *itype) bool {
+	return t == u || t.name == u.name && t.path == u.path && t.scope == u.scope && t.cat == u.cat
+}
+
+// recursiveType returns the type that stands for t when t is being built
+// by ctx already, or adds t to the types being built and returns it
+// (byref).
+func (t *itype) recursiveType(ctx *refTypeContext) (reflect.Type, *recType) {
+	for _, r := range ctx.recs {
+		if !sameDecl(r.t, t) {
+			continue
+		}
+		if r.placeholder == nil {
+			var k reflect.Kind
+			switch t.cat {
+			case sliceT:
+				k = reflect.Slice
+			case funcT:
+				k = reflect.Func
+			case mapT:
+				k = reflect.Map
+			case ptrT:
+				k = reflect.Ptr
+			case chanT, chanRecvT, chanSendT:
+				k = reflect.Chan
+			}
+			ph, ok := unsafe2.Placeholder(k)
+			if !ok {
+				panic(fmt.Errorf("recursive type %s: a recursive array type is not supported", t.name))
+			}
+			r.placeholder = ph
+		}
+		if t != r.t {
+			r.copies = append(r.copies, t)
+		}
+		return r.placeholder, nil
+	}
+	if t.scope != nil {
+		// Another itype of the declaration (gta builds more than one for a
+		// type declared from itself) gets the declared type's, built once.
+		if sym := t.scope.sym[t.name]; sym != nil && sym.typ != nil && sym.typ != t && sameDecl(sym.typ, t) && !sym.typ.incomplete {
+			t.rtype = sym.typ.refType(ctx)
+			return t.rtype, nil
+		}
+	}
+	r := &recType{t: t}
+	ctx.recs = append(ctx.recs, r)
+	return nil, r
+}
+
+// tie ends the build of r.t: when it was met inside itself, the
+// placeholder is replaced by the built type, which the other itypes of the
+// declaration met inside get too (byref).
+func (ctx *refTypeContext) tie(r *recType) {
+	ctx.recs = ctx.recs[:len(ctx.recs)-1]
+	t := r.t
+	if r.placeholder == nil || t.rtype == nil {
+		return
+	}
+	inner, err := unsafe2.Tie(t.rtype, r.placeholder)
+	if err != nil {
+		panic(fmt.Errorf("recursive type %s: %w", t.name, err))
+	}
+	for _, c := range r.copies {
+		c.rtype = t.rtype
+	}
+	// The unnamed types built around the placeholder (*T in type T []*T)
+	// are rebuilt from t's type, to be the ones reflect returns for them
+	// from now on (a pointer made by &x must compare equal to the same
+	// pointer read from a T); the named ones, t's among them, stay.
+	fixed := map[reflect.Type]bool{t.rtype: true}
+	var unnamed []*itype
+	seen := map[*itype]bool{}
+	var visit func(u *itype)
+	visit = func(u *itype) {
+		if u == nil || seen[u] || u.rtype == nil || !inner[u.rtype] {
+			return
+		}
+		seen[u] = true
+		if u.name != "" {
+			fixed[u.rtype] = true
+		} else {
+			unnamed = append(unnamed, u)
+		}
+		visit(u.val)
+		visit(u.key)
+		for _, a := range u.arg {
+			visit(a)
+		}
+		for _, a := range u.ret {
+			visit(a)
+		}
+		for _, f := range u.field {
+			visit(f.typ)
+		}
+	}
+	visit(t)
+	canon, err := unsafe2.Canonical(inner, fixed)
+	if err != nil {
+		panic(fmt.Errorf("recursive type %s: %w", t.name, err))
+	}
+	for _, u := range unnamed {
+		if c, ok := canon[u.rtype]; ok {
+			u.rtype = c
+		}
+	}
 }
 
 // Clone creates a copy of the ref type context.
@@ -2198,6 +2338,18 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 	}
 	if isGeneric(t) {
 		return reflect.TypeOf((*generic)(nil)).Elem()
+	}
+	if t.name != "" && recursible(t.cat) {
+		// byref: a named type that can contain itself through unnamed
+		// composite types (type T []T).
+		if ctx.rebuilding && t.rtype != nil && unsafe2.Tied(t.rtype) {
+			return t.rtype
+		}
+		ph, r := t.recursiveType(ctx)
+		if ph != nil {
+			return ph
+		}
+		defer ctx.tie(r)
 	}
 	switch t.cat {
 	case linkedT:
@@ -2359,8 +2511,14 @@ func (t *itype) frameType() (r reflect.Type) {
 	case linkedT:
 		r = t.val.frameType()
 	case arrayT:
+		if r = t.namedRecursive(); r != nil {
+			break
+		}
 		r = reflect.ArrayOf(t.length, t.val.frameType())
 	case sliceT, variadicT:
+		if r = t.namedRecursive(); r != nil {
+			break
+		}
 		r = reflect.SliceOf(t.val.frameType())
 	case interfaceT:
 		if len(t.field) == 0 {
@@ -2370,17 +2528,36 @@ func (t *itype) frameType() (r reflect.Type) {
 		}
 		r = valueInterfaceType
 	case mapT:
+		if r = t.namedRecursive(); r != nil {
+			break
+		}
 		kt := t.key.frameType()
 		if kt == valueInterfaceType {
 			kt = emptyInterfaceType // byref: mapkey.go
 		}
 		r = reflect.MapOf(kt, t.val.frameType())
 	case ptrT:
+		if r = t.namedRecursive(); r != nil {
+			break
+		}
 		r = reflect.PtrTo(t.val.frameType())
 	default:
 		r = t.TypeOf()
 	}
 	return r
+}
+
+// namedRecursive returns the reflect type of a named type that contains
+// itself through unnamed composite types (type T []T), which frameType
+// would build forever, or nil (byref).
+func (t *itype) namedRecursive() reflect.Type {
+	if t.name == "" {
+		return nil
+	}
+	if rt := t.TypeOf(); unsafe2.Tied(rt) {
+		return rt
+	}
+	return nil
 }
 
 func (t *itype) implements(it *itype) bool {
