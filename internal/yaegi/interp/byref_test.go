@@ -406,8 +406,23 @@ type T []*T
 func main() {
 	t := T{}
 	t = append(t, &t)
-	print(len(*t[0]), len(*(*t[0])[0]))
-}`, "11"},
+	p := &T{}
+	t = append(t, p)
+	print(len(*t[0]), (*t[0])[0] == &t, t[1] == p, t[0] == p)
+}`, "2truetruefalse"},
+		{"map of pointers", `package main
+type Tree map[string]*Tree
+func main() {
+	root := Tree{}
+	child := &Tree{"leaf": nil}
+	root["a"] = child
+	print(root["a"] == child, len(*root["a"]))
+}`, "true1"},
+		{"through a named struct", `package main
+type Nodes []Node
+type Node struct{ Name string; Kids Nodes }
+func walk(ns Nodes) string { s := ""; for _, n := range ns { s += n.Name + "(" + walk(n.Kids) + ")" }; return s }
+func main() { print(walk(Nodes{{"a", Nodes{{"b", nil}, {Name: "c"}}}, {Name: "d"}})) }`, "a(b()c())d()"},
 		{"slice of an unnamed struct", `package main
 type T []struct{ N int; Kids T }
 func sum(t T) int { s := 0; for _, e := range t { s += e.N + sum(e.Kids) }; return s }
