@@ -348,9 +348,13 @@ const (
 	c, d
 	e, f
 )
+const (
+	g, h int8 = iota, -iota
+	k, l
+)
 `
-	const expr = `[]any{s + t, string(u), v + w, m, n, o, a, b, c, d, e, f}`
-	const want = "[ab \u263a \ufffd\ufffd true false true 1 0 2 1 4 3]"
+	const expr = `[]any{s + t, string(u), v + w, m, n, o, a, b, c, d, e, f, g, h, k, l}`
+	const want = "[ab \u263a \ufffd\ufffd true false true 1 0 2 1 4 3 0 0 1 -1]"
 	for _, c := range []struct{ name, src string }{
 		{"top level", decls + "var r = " + expr},
 		{"in a function", "func g() []any {\n" + decls + "return " + expr + "\n}\nvar r = g()"},
