@@ -160,7 +160,7 @@ func testAgents(store run.Store) []server.Agent {
 		agent(store, "hang", hangModel{}, runtime.RunOptions{}),
 		agent(store, "awaiter", awaiterModel, runtime.RunOptions{}),
 		agent(store, "auth", authModel, runtime.RunOptions{}),
-		agent(store, "typed", typedModel, runtime.RunOptions{ResultSchema: runtime.ResultSchemaFor[Weather]()}),
+		agent(store, "typed", typedModel, runtime.RunOptions{Spec: runtime.Spec{ResultSchema: runtime.ResultSchemaFor[Weather]()}}),
 		agent(store, "big", bigModel, runtime.RunOptions{}),
 		agent(store, "worker", workerModel, runtime.RunOptions{}),
 		agent(store, "streamer", llm.Chunked(echoModel, 3, 2*time.Millisecond), runtime.RunOptions{}),

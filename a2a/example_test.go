@@ -72,7 +72,7 @@ func ExampleImport() {
 			llm.CallTool("terminate", `{"success":true,"result":"<<var:weather_result>>"}`),
 		),
 	})
-	out, _ := rt.Run(ctx, runtime.RunOptions{Task: "What is the weather in Paris?"})
+	out, _ := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "What is the weather in Paris?"}})
 	fmt.Println(out.Status, string(out.Result))
 	// Output: completed {"celsius":21,"city":"Paris"}
 }

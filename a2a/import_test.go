@@ -59,7 +59,7 @@ func localRun(t *testing.T, remote *action.Action, task string) (*runtime.Handle
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Start(context.Background(), runtime.RunOptions{Task: task})
+	h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: task}})
 	if err != nil {
 		t.Fatal(err)
 	}

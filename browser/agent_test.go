@@ -121,7 +121,7 @@ func runTask(t testing.TB, rt *runtime.Runtime, task string) (runtime.Outcome, *
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: task})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: task}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func TestCompactionNoted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := agent.Run(ctx, runtime.RunOptions{Task: "Weather.", Limits: runtime.Limits{ContextWindow: 2000}})
+	out, err := agent.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Weather.", Limits: runtime.Limits{ContextWindow: 2000}}})
 	if err != nil || !out.OK() {
 		t.Fatalf("%+v %v", out, err)
 	}

@@ -27,7 +27,7 @@ func ExampleGenerate() {
 			llm.CallTool("terminate", `{"success":true,"result":"<<var:describe_result>>"}`),
 		),
 	})
-	out, _ := agent.Run(ctx, runtime.RunOptions{ID: "run_weather", Task: "Describe the weather in the city."})
+	out, _ := agent.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Describe the weather in the city."}, ID: "run_weather"})
 
 	// The run's log is all replay code needs.
 	events, _ := store.Read(ctx, out.RunID, 1, 0)

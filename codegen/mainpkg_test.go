@@ -57,7 +57,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	o, err := rt.Run(ctx, runtime.RunOptions{Task: "late rows"})
+	o, err := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "late rows"}})
 	if err != nil || o.Status != run.StatusCompleted {
 		panic(fmt.Sprint(o, err))
 	}

@@ -107,7 +107,7 @@ func TestAskUserFromRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "t"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func (s *steps) run(t testing.TB, id string) (*runtime.State, []run.Event) {
 		responses = append(responses, r)
 	}
 	responses = append(responses, llm.Response{ToolCalls: []llm.ToolCall{tool("end", "terminate", `{"success":true}`)}})
-	st, _, events := runScripted(t, runtime.RunOptions{ID: run.ID(id), Limits: runtime.Limits{MaxSteps: len(responses)}}, s.vars, responses...)
+	st, _, events := runScripted(t, runtime.RunOptions{Spec: runtime.Spec{Limits: runtime.Limits{MaxSteps: len(responses)}}, ID: run.ID(id)}, s.vars, responses...)
 	return st, events
 }
 
@@ -291,7 +291,7 @@ func recordSecret(t *testing.T) (*codegen.Recording, map[string]json.RawMessage,
 
 // A run with a result schema and a structured raw result.
 func recordStructured(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
-	rt, out, events := runScripted(t, runtime.RunOptions{ResultSchema: runtime.ResultSchemaFor[codegentest.Summary]()}, nil,
+	rt, out, events := runScripted(t, runtime.RunOptions{Spec: runtime.Spec{ResultSchema: runtime.ResultSchemaFor[codegentest.Summary]()}}, nil,
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c1", "list_items", `{}`)}},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c2", "total", `{"items":"<<var:list_items_result>>"}`)}},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c3", "terminate", `{"success":true,"result":{"city":"Paris","total":26.5,"items":["apples","bread","tea"],"warning":null}}`)}},
@@ -376,7 +376,7 @@ func recordAskUser(t *testing.T) (*codegen.Recording, map[string]json.RawMessage
 	), variable.Spec{Name: "city", Value: "Paris"})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	h, err := rt.Start(ctx, runtime.RunOptions{ID: "run_ask_user", Task: "the weather where I am"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "the weather where I am"}, ID: "run_ask_user"})
 	if err != nil {
 		t.Fatal(err)
 	}

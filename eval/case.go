@@ -135,12 +135,14 @@ func (c *Case) check() error {
 // runOptions returns the runtime options of one trial of c.
 func (s *Set) runOptions(c *Case) (runtime.RunOptions, error) {
 	opts := runtime.RunOptions{
-		Name: c.Name, Task: c.Task, Input: c.Input, NonInteractive: true,
-		Instructions: c.Options.Instructions, Approval: c.Options.Approval,
-		InputSchema: c.Options.InputSchema, ResultSchema: c.Options.ResultSchema,
-		Actions: c.Options.Actions, ToolLimit: c.Options.ToolLimit,
-		Limits: runtime.Limits{MaxSteps: c.Options.MaxSteps, MaxTokens: c.Options.MaxTokens},
-		Tags:   map[string]string{"eval.case": c.Name},
+		Spec: runtime.Spec{
+			Task: c.Task, NonInteractive: true, Instructions: c.Options.Instructions, Approval: c.Options.Approval,
+			InputSchema: c.Options.InputSchema, ResultSchema: c.Options.ResultSchema, Actions: c.Options.Actions,
+			ToolLimit: c.Options.ToolLimit, Limits: runtime.Limits{MaxSteps: c.Options.MaxSteps, MaxTokens: c.Options.MaxTokens},
+		},
+		Name:  c.Name,
+		Input: c.Input,
+		Tags:  map[string]string{"eval.case": c.Name},
 	}
 	for _, v := range c.Variables {
 		value, err := s.value(v)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // FromRun turns a stored run into a case named name, for the sets agent
@@ -42,7 +41,7 @@ func FromRun(ctx context.Context, events []run.Event, name string, set *Set) (*C
 	o := created.Options
 	c := &Case{
 		Name: name, Description: fmt.Sprintf("made from run %s by byref eval add", snap.RunID), Task: o.Task, Input: created.Input,
-		Options: RunOptions{Instructions: o.Instructions, Approval: runtime.Approval(o.Approval), MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
+		Options: RunOptions{Instructions: o.Instructions, Approval: o.Approval, MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
 			InputSchema: o.InputSchema, ResultSchema: o.ResultSchema, Actions: o.Actions, ToolLimit: o.ToolLimit},
 	}
 	own := map[string]bool{"input": true}
@@ -115,7 +114,7 @@ func FromRun(ctx context.Context, events []run.Event, name string, set *Set) (*C
 
 	// Bind the logged answers to the requests they answer.
 	one := &Set{Name: set.Name, Agent: agent, Types: set.Types, Predicates: set.Predicates, Cases: []*Case{c}}
-	r, err := Run(ctx, one, Options{Model: &sequence{responses: responses}, ModelName: o.Model, Record: true, Parallel: 1})
+	r, err := Run(ctx, one, Options{Model: &sequence{responses: responses}, ModelName: o.ModelName, Record: true, Parallel: 1})
 	if err != nil {
 		return nil, err
 	}

@@ -21,8 +21,10 @@ func TestFromRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := rt.Run(ctx, runtime.RunOptions{Task: "How many words are in the memo?", ModelName: "scripted:good",
-		Variables: []variable.Spec{{Name: "memo", Value: &Doc{Title: "memo", Body: "a b c"}}}})
+	o, err := rt.Run(ctx, runtime.RunOptions{
+		Spec:      runtime.Spec{Task: "How many words are in the memo?", ModelName: "scripted:good"},
+		Variables: []variable.Spec{{Name: "memo", Value: &Doc{Title: "memo", Body: "a b c"}}},
+	})
 	if err != nil || o.Status != run.StatusCompleted {
 		t.Fatal(o, err)
 	}

@@ -17,8 +17,10 @@ import (
 // Declaration segments that land at the same place are compiled together,
 // as one unit, so they may refer to each other in any order. Statement
 // segments keep their order. Code that does not parse is left as it is,
-// for the analysis to report.
+// for the analysis to report. Top-level var and const declarations are
+// first put in dependency order (orderInits).
 func hoistDecls(body string, segs []segment) []segment {
+	segs = orderInits(body, segs)
 	var decls, stmts bool
 	for _, sg := range segs {
 		decls, stmts = decls || sg.decl, stmts || !sg.decl

@@ -23,6 +23,8 @@ func TestTypeCheckRefuses(t *testing.T) {
 		{"x := 1 +\nfmt.Println(x)", 2, 13, "undefined: x"},
 		{"q := 1\nq := 2", 2, 3, "no new variables on left side of :="},
 		{"fmt.Println(y)\ny := 2", 1, 13, "undefined: y"},
+		{"var a = b + 1\nb := 2", 1, 9, "undefined: b"},
+		{"var a = f()\nfmt.Println(a)\nx := 1\nfunc f() int { return y }\nvar y = x", 1, 9, "undefined: f"},
 		{"n := len(orders)\nn = \"many\"", 2, 5, `cannot use "many" (untyped string constant) as int value in assignment`},
 		{"if count > 1 {\n\tunused := 3\n}", 2, 2, "declared and not used: unused"},
 		{"s := strings.ToUpper(count)", 1, 22, "cannot use count (variable of type int) as string value in argument to strings.ToUpper"},

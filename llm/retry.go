@@ -5,23 +5,17 @@ import (
 	"errors"
 	"math/rand/v2"
 	"time"
+
+	"github.com/byref/byref/run"
 )
 
 // RetryPolicy bounds the retries of [WithRetry]. The zero value means 3
-// attempts, a first delay of 500ms doubling up to 30s.
-type RetryPolicy struct {
-	// Attempts is the total number of calls, the first included; 0 means 3,
-	// and 1 means no retry.
-	Attempts int
-	// Backoff is the delay before the first retry, doubled before each next
-	// one; 0 means 500ms. Each delay gets up to 20% random jitter.
-	Backoff time.Duration
-	// MaxBackoff caps every delay, a provider's Retry-After included; 0
-	// means 30s.
-	MaxBackoff time.Duration
-}
+// attempts, a first delay of 500ms doubling up to 30s. It is
+// [run.RetryPolicy], the type a run's limits (run.Limits.Retry) hold.
+type RetryPolicy = run.RetryPolicy
 
-func (p RetryPolicy) withDefaults() RetryPolicy {
+// retryDefaults returns p with its zero fields set to their defaults.
+func retryDefaults(p RetryPolicy) RetryPolicy {
 	if p.Attempts <= 0 {
 		p.Attempts = 3
 	}
@@ -34,8 +28,9 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	return p
 }
 
-// delay returns the wait before retry number n (1 for the first retry).
-func (p RetryPolicy) delay(n int, err error) time.Duration {
+// retryDelay returns p's wait before retry number n (1 for the first
+// retry).
+func retryDelay(p RetryPolicy, n int, err error) time.Duration {
 	d := p.Backoff
 	for i := 1; i < n && d < p.MaxBackoff; i++ {
 		d *= 2
@@ -57,7 +52,7 @@ func (p RetryPolicy) delay(n int, err error) time.Duration {
 // so the callback never sees a piece twice. The result is safe for concurrent
 // use when m is.
 func WithRetry(m Model, p RetryPolicy) Model {
-	r := &retrying{m: m, p: p.withDefaults()}
+	r := &retrying{m: m, p: retryDefaults(p)}
 	if s, ok := m.(Streamer); ok {
 		return &retryingStreamer{retrying: r, s: s}
 	}
@@ -80,7 +75,7 @@ func (r *retrying) do(ctx context.Context, call func() (Response, error), starte
 		if err == nil || attempt >= r.p.Attempts || !IsRetryable(err) || (started != nil && started()) {
 			return resp, err
 		}
-		t := time.NewTimer(r.p.delay(attempt, err))
+		t := time.NewTimer(retryDelay(r.p, attempt, err))
 		select {
 		case <-ctx.Done():
 			t.Stop()

@@ -65,15 +65,15 @@ func TestWithRetryStopsOnCancel(t *testing.T) {
 }
 
 func TestRetryDelay(t *testing.T) {
-	p := RetryPolicy{Backoff: time.Second, MaxBackoff: 5 * time.Second}.withDefaults()
-	if d := p.delay(1, errors.New("x")); d < time.Second || d > 1200*time.Millisecond {
+	p := retryDefaults(RetryPolicy{Backoff: time.Second, MaxBackoff: 5 * time.Second})
+	if d := retryDelay(p, 1, errors.New("x")); d < time.Second || d > 1200*time.Millisecond {
 		t.Errorf("first delay = %v, want 1s plus at most 20%%", d)
 	}
-	if d := p.delay(10, errors.New("x")); d != 5*time.Second {
+	if d := retryDelay(p, 10, errors.New("x")); d != 5*time.Second {
 		t.Errorf("capped delay = %v, want 5s", d)
 	}
 	withAfter := &ProviderError{Retryable: true, RetryAfter: 3 * time.Second}
-	if d := p.delay(1, withAfter); d != 3*time.Second {
+	if d := retryDelay(p, 1, withAfter); d != 3*time.Second {
 		t.Errorf("delay with Retry-After 3s = %v", d)
 	}
 }

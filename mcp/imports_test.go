@@ -195,7 +195,7 @@ func TestAgentRunUsesImportedTools(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "greet who, then add 40 and 2", Variables: []variable.Spec{{Name: "who", Value: json.RawMessage(who)}}})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "greet who, then add 40 and 2"}, Variables: []variable.Spec{{Name: "who", Value: json.RawMessage(who)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestRelevanceSelectsImportedTools(t *testing.T) {
 	set := mcptest.Import(t, mcptest.InMemory(t, toolServer()), mcp.ImportOptions{})
 	model := llm.NewScripted(llm.Text("done"))
 	rt, _ := runtime.New(runtime.Options{Model: model, Actions: set})
-	if _, err := rt.Run(context.Background(), runtime.RunOptions{Task: "Adds two numbers: 2 and 3", ToolLimit: 1}); err != nil {
+	if _, err := rt.Run(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "Adds two numbers: 2 and 3", ToolLimit: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	var offered []string
@@ -267,7 +267,7 @@ func TestImportedToolEchoingASecret(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "greet pw"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "greet pw"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -143,7 +143,7 @@ func TestElicitationBecomesAnAwait(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			h, err := rt.Start(ctx, runtime.RunOptions{Task: "count, then paint the wall"})
+			h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "count, then paint the wall"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -240,7 +240,7 @@ func TestSamplingWithTheRunModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := rt.Run(ctx, runtime.RunOptions{Task: "muse"})
+	out, err := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "muse"}})
 	if err != nil || string(out.Result) != `"the model said: autumn moon"` {
 		t.Fatalf("result %s, %v", out.Result, err)
 	}
@@ -287,7 +287,7 @@ func TestResourcesAreVariables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := rt.Run(ctx, runtime.RunOptions{Task: "size the logo, read plan b", Variables: vars})
+	out, err := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "size the logo, read plan b"}, Variables: vars})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +346,7 @@ func TestCancelReleasesAParkedCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "ask"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "ask"}})
 	if err != nil {
 		t.Fatal(err)
 	}

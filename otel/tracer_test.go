@@ -113,7 +113,8 @@ func TestSpanTreeOfARun(t *testing.T) {
 		t.Fatal(err)
 	}
 	o, err := rt.Run(context.Background(), runtime.RunOptions{
-		Task: "weather?", Name: "forecaster", ModelName: "openai:gpt-4o-mini",
+		Spec: runtime.Spec{Task: "weather?", ModelName: "openai:gpt-4o-mini"},
+		Name: "forecaster",
 		Tags: map[string]string{"tenant": "acme"},
 	})
 	if err != nil || !o.OK() {
@@ -199,7 +200,7 @@ func TestFailedRunAndModelErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "t", ModelName: "script-1"})
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t", ModelName: "script-1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func TestRunIsAChildOfTheCallersSpan(t *testing.T) {
 		Model:  llm.NewScripted(llm.Text("hi")),
 		Tracer: byrefotel.NewTracer(byrefotel.Options{TracerProvider: tp}),
 	})
-	if _, err := rt.Run(ctx, runtime.RunOptions{Task: "t", Name: "n"}); err != nil {
+	if _, err := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "t"}, Name: "n"}); err != nil {
 		t.Fatal(err)
 	}
 	parent.End()
@@ -261,7 +262,7 @@ func TestSpansHoldNoSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rt.Run(context.Background(), runtime.RunOptions{Task: "go"}); err != nil {
+	if _, err := rt.Run(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "go"}}); err != nil {
 		t.Fatal(err)
 	}
 	spans := exp.GetSpans()

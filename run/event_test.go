@@ -17,7 +17,7 @@ import (
 func TestEventJSONRoundTripEveryKind(t *testing.T) {
 	payloads := append([]run.Payload{run.RunCreated{Name: "n", Session: "s", Turn: "t",
 		ParentRun: "p", ParentToolCall: "c", Tags: map[string]string{"a": "b"},
-		Input: json.RawMessage(`{"x":1}`), Options: run.RunOptions{Model: "m", Actions: []string{"a"}}}},
+		Input: json.RawMessage(`{"x":1}`), Options: run.RunOptions{ModelName: "m", Actions: []string{"a"}}}},
 		storetest.EveryKind()...)
 	seen := map[run.EventType]bool{}
 	for i, p := range payloads {

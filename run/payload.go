@@ -24,60 +24,6 @@ type Payload interface {
 	isPayload()
 }
 
-// RunOptions is the serializable part of a run's spec: together with the
-// other fields of [RunCreated] (name, session, turn, parent, tags, input)
-// it is everything a run was started with but the process-local hooks (the
-// model, callbacks, live variables). Restore, the server and workflow
-// engines read it from the log instead of being handed the options again.
-type RunOptions struct {
-	// Task is the initial prompt: what the model was asked to do.
-	Task string `json:"task,omitempty"`
-	// Instructions are added to the system prompt.
-	Instructions string `json:"instructions,omitempty"`
-	// Model names the model, as "provider:model".
-	Model string `json:"model,omitempty"`
-	// Approval is the approval strategy: none, on_start or on_tool_call.
-	Approval string `json:"approval,omitempty"`
-	// Interactive reports whether follow-up messages are accepted.
-	Interactive bool `json:"interactive,omitempty"`
-	// MaxSteps is the step limit; 0 for none.
-	MaxSteps int `json:"max_steps,omitempty"`
-	// MaxTokens is the token budget; 0 for none.
-	MaxTokens int64 `json:"max_tokens,omitempty"`
-	// ResultRetries is how many invalid results go back to the model.
-	ResultRetries int `json:"result_retries,omitempty"`
-	// ContextWindow is the model's context window, in tokens, and
-	// ContextShare the share of it the conversation may fill.
-	ContextWindow int     `json:"context_window,omitempty"`
-	ContextShare  float64 `json:"context_share,omitempty"`
-	// CompactAt is the request size, in tokens, past which the run
-	// compacts its context; 0 for the share of the window.
-	CompactAt int `json:"compact_at,omitempty"`
-	// ModelSummary reports that a compaction adds the model's summary.
-	ModelSummary bool `json:"model_summary,omitempty"`
-	// LargeResult is the size above which a tool result is kept as a
-	// variable.
-	LargeResult int `json:"large_result,omitempty"`
-	// RetryAttempts, RetryBackoff and RetryMaxBackoff are how model calls
-	// are retried.
-	RetryAttempts   int           `json:"retry_attempts,omitempty"`
-	RetryBackoff    time.Duration `json:"retry_backoff,omitempty"`
-	RetryMaxBackoff time.Duration `json:"retry_max_backoff,omitempty"`
-	// AwaitTimeout fails the run when an await is not answered in time.
-	AwaitTimeout time.Duration `json:"await_timeout,omitempty"`
-	// ToolLimit is how many actions the model is offered at each step; 0
-	// for all.
-	ToolLimit int `json:"tool_limit,omitempty"`
-	// Driven reports a run stepped by an engine.
-	Driven bool `json:"driven,omitempty"`
-	// Actions is the allow-list of attached actions; empty for all.
-	Actions []string `json:"actions,omitempty"`
-	// InputSchema is the JSON Schema the input was validated against.
-	InputSchema json.RawMessage `json:"input_schema,omitempty"`
-	// ResultSchema is the JSON Schema of the result.
-	ResultSchema json.RawMessage `json:"result_schema,omitempty"`
-}
-
 // RunCreated is the first event of every run (sequence number 1), written
 // by [Store.Create]. Its run starts in [StatusCreated].
 type RunCreated struct {

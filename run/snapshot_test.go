@@ -93,7 +93,7 @@ func recordedLogs() map[string][]run.Event {
 			run.Result{Value: json.RawMessage(`null`)}).
 		to(run.StatusCompleted, "")
 
-	approval := newLog("run_approval", run.RunCreated{Name: "approve", Options: run.RunOptions{Approval: "on_tool_call"}}).
+	approval := newLog("run_approval", run.RunCreated{Name: "approve", Options: run.RunOptions{Approval: run.ApproveOnToolCall, NonInteractive: true}}).
 		to(run.StatusRunning, "").
 		add(run.ToolCallScheduled{Step: 1, Call: weatherCall("c1")},
 			run.AwaitRequested{ID: "a1", Await: run.AwaitApproval, Message: "Call get_weather?", Call: ptr(weatherCall("c1"))}).

@@ -59,7 +59,7 @@ func BenchmarkLoopStep(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		rt := newRuntime()
-		o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "loop"})
+		o, err := rt.Run(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "loop"}})
 		if err != nil || o.Status != run.StatusCompleted || o.Steps != steps+1 {
 			b.Fatalf("%+v %v", o, err)
 		}
@@ -99,7 +99,7 @@ func BenchmarkWaitingRunMemory(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "what is the weather in the city?"})
+			h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "what is the weather in the city?"}})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -126,7 +126,7 @@ func BenchmarkDrivenLoopStep(b *testing.B) {
 	newRuntime := stepRuntimes(b, steps)
 	b.ReportAllocs()
 	for b.Loop() {
-		h, err := newRuntime().Start(context.Background(), runtime.RunOptions{Task: "loop", Driven: true})
+		h, err := newRuntime().Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "loop", Driven: true}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,19 +2,20 @@ package runtime
 
 import "github.com/byref/byref/run"
 
-// Approval is a run's approval strategy.
-type Approval string
+// Approval is a run's approval strategy: run.Approval, which the run's
+// log records.
+type Approval = run.Approval
 
-// The approval strategies.
+// The approval strategies (package run's, named here too).
 const (
 	// ApproveNone runs everything without asking (the default), except
 	// actions declared with NeedsApproval.
-	ApproveNone Approval = "none"
+	ApproveNone = run.ApproveNone
 	// ApproveOnStart has the model state a plan first; nothing runs until a
 	// human approves it.
-	ApproveOnStart Approval = "on_start"
+	ApproveOnStart = run.ApproveOnStart
 	// ApproveOnToolCall asks before every tool call and every snippet.
-	ApproveOnToolCall Approval = "on_tool_call"
+	ApproveOnToolCall = run.ApproveOnToolCall
 )
 
 // pendingAwait is the await a run's loop is blocked on. ready is closed

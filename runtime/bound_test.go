@@ -92,7 +92,7 @@ func TestNothingUnbounded(t *testing.T) {
 			llm.CallTool("terminate", `{"success":true,"result":"`+megabyte+`"}`),
 			llm.CallTool("terminate", `{"success":true,"result":7}`),
 		)
-		h := startRun(t, newAgent(t, model, nil), runtime.RunOptions{Task: "a number", ResultSchema: json.RawMessage(`{"type":"integer","maximum":5}`)})
+		h := startRun(t, newAgent(t, model, nil), runtime.RunOptions{Spec: runtime.Spec{Task: "a number", ResultSchema: json.RawMessage(`{"type":"integer","maximum":5}`)}})
 		if _, err := h.Wait(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestNothingUnbounded(t *testing.T) {
 			llm.Text("```go\nfmt.Print(blob)\n```"),
 			llm.CallTool("terminate", `{"success":true,"result":null}`),
 		)
-		h := startRun(t, newAgent(t, model, nil), runtime.RunOptions{Task: "dump"})
+		h := startRun(t, newAgent(t, model, nil), runtime.RunOptions{Spec: runtime.Spec{Task: "dump"}})
 		if _, err := h.Wait(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +121,7 @@ func TestNothingUnbounded(t *testing.T) {
 			llm.CallTool("guarded", `{}`),
 		)
 		rt := newAgent(t, model, store)
-		h := startRun(t, rt, runtime.RunOptions{Task: "dump, then wait"})
+		h := startRun(t, rt, runtime.RunOptions{Spec: runtime.Spec{Task: "dump, then wait"}})
 		waitAwait(t, h)
 		if err := rt.Close(ctx); err != nil {
 			t.Fatal(err)
@@ -159,7 +159,7 @@ func TestNothingUnbounded(t *testing.T) {
 		input, _ := json.Marshal(map[string]string{"document": megabyte})
 		model := llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":null}`))
 		rt := newAgent(t, model, nil)
-		h := startRun(t, rt, runtime.RunOptions{Task: "read the input", Input: input})
+		h := startRun(t, rt, runtime.RunOptions{Spec: runtime.Spec{Task: "read the input"}, Input: input})
 		if _, err := h.Wait(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +181,7 @@ func TestNothingUnbounded(t *testing.T) {
 			llm.CallTool("nope_"+megabyte[:100], `{"a":"`+megabyte+`"}`),
 			llm.CallTool("terminate", `{"success":true,"result":null}`),
 		)
-		h := startRun(t, newAgent(t, model, nil), runtime.RunOptions{Task: "err"})
+		h := startRun(t, newAgent(t, model, nil), runtime.RunOptions{Spec: runtime.Spec{Task: "err"}})
 		if _, err := h.Wait(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -194,7 +194,7 @@ func TestNothingUnbounded(t *testing.T) {
 			llm.CallTool("ask_user", `{"question":"what now?"}`),
 			llm.CallTool("terminate", `{"success":true,"result":null}`),
 		)
-		h := startRun(t, newAgent(t, model, nil), runtime.RunOptions{Task: "ask"})
+		h := startRun(t, newAgent(t, model, nil), runtime.RunOptions{Spec: runtime.Spec{Task: "ask"}})
 		p := waitAwait(t, h)
 		if err := h.Resume(ctx, p.ID, run.Answer{Decision: run.Denied, Reason: megabyte}); err != nil {
 			t.Fatal(err)
@@ -220,7 +220,7 @@ func TestNothingUnbounded(t *testing.T) {
 			llm.CallTool("terminate", `{"success":true,"result":null}`),
 			llm.CallTool("terminate", `{"success":true,"result":null}`),
 		)
-		h := startRun(t, newAgent(t, model, nil), runtime.RunOptions{Task: "first"})
+		h := startRun(t, newAgent(t, model, nil), runtime.RunOptions{Spec: runtime.Spec{Task: "first"}})
 		if _, err := h.Wait(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +250,7 @@ func TestSystemPromptGrowsSlowly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := rt.Run(context.Background(), runtime.RunOptions{Task: "t"}); err != nil {
+		if _, err := rt.Run(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t"}}); err != nil {
 			t.Fatal(err)
 		}
 		return len(model.Requests()[0].Messages[0].Text)
@@ -296,7 +296,7 @@ func TestPlainCutIsValidAndCounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rt.Run(context.Background(), runtime.RunOptions{Task: "t", NonInteractive: true}); err != nil {
+	if _, err := rt.Run(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t", NonInteractive: true}}); err != nil {
 		t.Fatal(err)
 	}
 	msgs := model.Requests()[1].Messages

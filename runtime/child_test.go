@@ -39,7 +39,7 @@ func TestChildRun(t *testing.T) {
 	)
 	store := run.NewMemoryStore()
 	rt := newAgent(t, parent, runtime.Options{Store: store, Actions: action.MustSet(researcher(t, child, action.MustSet(weatherAction)))})
-	h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "delegate"})
+	h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "delegate"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestCancellingTheParentCancelsTheChild(t *testing.T) {
 	parent := llm.NewScripted(llm.CallTool("researcher", `{"task":"block forever","return":null}`))
 	store := run.NewMemoryStore()
 	rt := newAgent(t, parent, runtime.Options{Store: store, Actions: action.MustSet(researcher(t, child, action.MustSet(block)))})
-	h, _ := rt.Start(context.Background(), runtime.RunOptions{Task: "delegate"})
+	h, _ := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "delegate"}})
 	<-started
 	if err := h.Cancel(context.Background()); err != nil {
 		t.Fatal(err)

@@ -92,7 +92,7 @@ func crashChild(path string) {
 					fmt.Println("error", err)
 					os.Exit(1)
 				}
-				h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "weather"})
+				h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "weather"}})
 				if err != nil {
 					fmt.Println("error", err)
 					os.Exit(1)
@@ -221,7 +221,7 @@ func TestRestoreRefusesRunsWithLiveVariables(t *testing.T) {
 		{Name: "ch", Value: make(chan int)},
 		{Name: "n", Value: 7},
 	}})
-	h, _ := rt.Start(ctx, runtime.RunOptions{Task: "t"})
+	h, _ := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
 	waitFor(t, h, 1)
 	rt2, _ := runtime.New(runtime.Options{Model: model, Store: store})
 	_, err = rt2.Restore(ctx, h.ID(), runtime.RestoreOptions{})

@@ -12,7 +12,7 @@
 // restored after a restart has the steps it made before it.
 //
 //	rt, _ := runtime.New(runtime.Options{Actions: set, Model: model})
-//	out, _ := rt.Run(ctx, runtime.RunOptions{Task: "...", Variables: vars})
+//	out, _ := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "..."}, Variables: vars})
 //
 // Sharing between runs is explicit: Options.Variables start every run,
 // RunOptions.Variables start one, and [State.Specs] starts a run from

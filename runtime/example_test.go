@@ -130,7 +130,7 @@ func ExampleRuntime_Run() {
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}},
 		Model:     model,
 	})
-	out, _ := rt.Run(context.Background(), runtime.RunOptions{Task: "What is the weather in the city?"})
+	out, _ := rt.Run(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "What is the weather in the city?"}})
 	fmt.Println(out.Status, string(out.Result), out.Steps)
 	// Output:
 	// completed "sunny, 21°C in Paris" 2
@@ -145,7 +145,7 @@ func ExampleHandle_Resume() {
 	)
 	rt, _ := runtime.New(runtime.Options{Actions: action.MustSet(weatherAction), Model: model})
 	ctx := context.Background()
-	h, _ := rt.Start(ctx, runtime.RunOptions{Task: "What is the weather?"})
+	h, _ := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "What is the weather?"}})
 	for e := range h.Events(ctx, 1) {
 		if req, ok := e.Data.(run.AwaitRequested); ok {
 			fmt.Println(req.Await, req.Message)
@@ -173,7 +173,7 @@ func ExampleHandle_History() {
 		Model:     model,
 	})
 	ctx := context.Background()
-	h, _ := rt.Start(ctx, runtime.RunOptions{Task: "What is the weather in the city?"})
+	h, _ := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "What is the weather in the city?"}})
 	h.Wait(ctx)
 	history, _ := h.History(ctx)
 	for _, in := range history {

@@ -16,7 +16,7 @@ import (
 func TestGivingUpFailsTheRun(t *testing.T) {
 	model := llm.NewScripted(llm.CallTool("terminate", `{"success":false,"result":"the city has no weather service"}`))
 	rt := newAgent(t, model, runtime.Options{})
-	h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "t"})
+	h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
 	if err != nil {
 		t.Fatal(err)
 	}

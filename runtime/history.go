@@ -77,7 +77,7 @@ func (l runLog) step(ctx context.Context, _ int, _ Step, res StepResult) error {
 	if h.fatalReason() != "" || errors.Is(context.Cause(ctx), ErrClosed) {
 		return nil
 	}
-	events, toolMsgs, snippetMsg := h.st.stepEvents(res, h.opts.Limits.withDefaults())
+	events, toolMsgs, snippetMsg := h.st.stepEvents(res, withDefaults(h.opts.Limits))
 	if err := h.rec.append(ctx, events...); err != nil {
 		return err
 	}

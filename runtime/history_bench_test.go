@@ -97,7 +97,7 @@ func BenchmarkRecordedCallMemory(b *testing.B) {
 					b.Fatal(err)
 				}
 				before := heapAlloc()
-				h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "t", Limits: runtime.Limits{MaxSteps: recordedCalls + 1}})
+				h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t", Limits: runtime.Limits{MaxSteps: recordedCalls + 1}}})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -74,7 +74,7 @@ func runHistoryScript(t *testing.T) (*runtime.Handle, *runtime.Runtime) {
 	t.Helper()
 	model, opts := historyScript()
 	rt := newAgent(t, model, opts)
-	h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "t", Approval: runtime.ApproveOnToolCall, Limits: runtime.Limits{LargeResult: 200}})
+	h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t", Approval: runtime.ApproveOnToolCall, Limits: runtime.Limits{LargeResult: 200}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestHistoryAfterRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, _ := first.Start(ctx, runtime.RunOptions{Task: "t"})
+	h, _ := first.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
 	req := waitFor(t, h, 1)
 	before := h.State().History()
 	if len(before) != 1 || before[0].Action != "get_weather" || before[0].Reason != "Look it up." {
@@ -217,7 +217,7 @@ func TestARunAndABareStateRecordAStepAlike(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:loud>>"}`),
 	)
 	rt := newAgent(t, model, runtime.Options{})
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "t"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
 	if err != nil {
 		t.Fatal(err)
 	}

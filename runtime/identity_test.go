@@ -47,7 +47,7 @@ func TestGoIdentityIsRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := rt.Run(context.Background(), runtime.RunOptions{Task: "t"})
+	o, err := rt.Run(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
 	if err != nil || o.Status != run.StatusCompleted {
 		t.Fatalf("%+v %v", o, err)
 	}
@@ -114,7 +114,7 @@ func TestGoIdentityOnceAcrossRestore(t *testing.T) {
 		return rt
 	}
 	rt := agent(llm.NewScripted(llm.CallTool("fill", `{"b":"<<var:box>>"}`), llm.CallTool("guarded", `{}`)))
-	h := startRun(t, rt, runtime.RunOptions{Task: "fill, then wait"})
+	h := startRun(t, rt, runtime.RunOptions{Spec: runtime.Spec{Task: "fill, then wait"}})
 	waitAwait(t, h)
 	if err := rt.Close(ctx); err != nil {
 		t.Fatal(err)

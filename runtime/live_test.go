@@ -109,7 +109,7 @@ func TestDeltasReachEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "count"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "count"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestLogSizeWithStreaming(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := rt.Start(ctx, runtime.RunOptions{Task: "count", ID: "01a2c3d4-0000-7000-8000-000000000001"})
+		h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "count"}, ID: "01a2c3d4-0000-7000-8000-000000000001"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +239,7 @@ func TestLateFollower(t *testing.T) {
 	model := llm.Chunked(&gated{Model: script, gates: []chan struct{}{nil, second}}, 2, 0)
 	note := action.MustNew(action.Spec{Name: "note", Description: "Note.", Func: func(text string) string { return text }, Params: []action.Param{{Name: "text"}}})
 	rt, _ := runtime.New(runtime.Options{Model: model, Store: store, Actions: action.MustSet(note)})
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "two steps"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "two steps"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestStalledFollower(t *testing.T) {
 	text := strings.Repeat("0123456789", 60_000) // 600 KB, past MaxLiveBuffer
 	model := llm.Chunked(&gated{Model: llm.NewScripted(llm.Text(text)), gates: []chan struct{}{gate}}, 100, 0)
 	rt, _ := runtime.New(runtime.Options{Model: model, Store: store})
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "talk"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "talk"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +344,7 @@ func TestOutputDeltasWithoutAStreamingModel(t *testing.T) {
 	gate := make(chan struct{})
 	script := llm.NewScripted(llm.Response{Text: snippetStep}, llm.Text("Counted."))
 	rt, _ := runtime.New(runtime.Options{Model: &gated{Model: struct{ llm.Model }{script}, gates: []chan struct{}{gate}}})
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "count"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "count"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 // loop drives the model over the runtime until the run ends; it returns the
 // outcome of the turn. It is the only goroutine that executes steps.
 func (h *Handle) loop(ctx context.Context) Outcome {
-	lim := h.opts.Limits.withDefaults()
+	lim := withDefaults(h.opts.Limits)
 	retries := 0
 	for {
 		if o, done := h.modelStep(ctx, &retries, lim); done {

@@ -30,7 +30,7 @@ func TestMediaIsRecordedWithItsType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, _ := rt.Start(context.Background(), runtime.RunOptions{Task: "t"})
+	h, _ := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
 	wait(t, h)
 	events, err := rt.Store().Read(context.Background(), h.ID(), 1, 0)
 	if err != nil {

@@ -35,7 +35,7 @@ func TestProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "crawl"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "crawl"}})
 	if err != nil {
 		t.Fatal(err)
 	}

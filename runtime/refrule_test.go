@@ -154,7 +154,7 @@ func TestResolutionIsRecorded(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:greet_result>>"}`),
 	)
 	rt := newAgent(t, model, runtime.Options{Actions: action.MustSet(optional)})
-	h, _ := rt.Start(context.Background(), runtime.RunOptions{Task: "t"})
+	h, _ := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
 	if o := wait(t, h); string(o.Result) != `"Hi, Ada"` {
 		t.Fatalf("outcome = %+v", o)
 	}

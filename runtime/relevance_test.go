@@ -48,8 +48,9 @@ func TestRelevanceSelectionWith200Actions(t *testing.T) {
 		makeThing.Text = strings.Repeat("word ", 4000)
 		model := llm.NewScripted(makeThing, llm.CallTool("terminate", `{"success":true,"result":null}`))
 		st := newAgent(t, model, runtime.Options{Actions: manyActions()})
-		if _, err := st.Run(context.Background(), runtime.RunOptions{Task: "What is the weather forecast in Paris? Convert 10 euros to dollars.", ToolLimit: 3,
-			Limits: runtime.Limits{CompactAt: compactAt}}); err != nil {
+		if _, err := st.Run(context.Background(), runtime.RunOptions{
+			Spec: runtime.Spec{Task: "What is the weather forecast in Paris? Convert 10 euros to dollars.", ToolLimit: 3, Limits: runtime.Limits{CompactAt: compactAt}},
+		}); err != nil {
 			t.Fatal(err)
 		}
 		offered := func(i int) []string {

@@ -173,7 +173,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 			return nil, err
 		}
 	}
-	msgs, work := replayLog(events, ropts.Limits.withDefaults().LargeResult)
+	msgs, work := replayLog(events, withDefaults(ropts.Limits).LargeResult)
 	h.messages = append([]llm.Message{llm.SystemMessage(sentSystem(events))}, ropts.History...)
 	h.messages = append(h.messages, msgs[1:]...)
 	if snap.Status == run.StatusCreated {
@@ -266,7 +266,7 @@ func (h *Handle) continueRunning(ctx context.Context, w unfinished) Outcome {
 	if len(w.calls) == 0 && len(w.snippets) == 0 {
 		return h.loop(ctx)
 	}
-	lim := h.opts.Limits.withDefaults()
+	lim := withDefaults(h.opts.Limits)
 	retries := 0
 	if err := h.checkpoint(ctx, PauseStep); err != nil {
 		if o, stop := h.stopped(ctx); stop {
@@ -428,7 +428,7 @@ func (h *Handle) continueRestored(ctx context.Context, p *pendingAwait, w unfini
 	if err != nil {
 		return h.fail(ctx, err.Error())
 	}
-	lim := h.opts.Limits.withDefaults()
+	lim := withDefaults(h.opts.Limits)
 	retries := 0
 	plan := p.req.Await == run.AwaitApproval && p.req.Call == nil && p.req.Snippet == nil
 	if plan {

@@ -81,7 +81,7 @@ func TestRestoreAfterARejectedPlanKeepsThePrefix(t *testing.T) {
 	opts := runtime.Options{Store: run.NewMemoryStore()}
 	before := byTurn(responses...)
 	rt := newAgent(t, before, opts)
-	h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "t", Approval: runtime.ApproveOnStart})
+	h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t", Approval: runtime.ApproveOnStart}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestRestoreAfterAnInvalidResultKeepsThePrefix(t *testing.T) {
 	opts := runtime.Options{Store: run.NewMemoryStore()}
 	before := byTurn(responses...)
 	rt := newAgent(t, before, opts)
-	h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "t", ResultSchema: []byte(`{"type":"integer"}`)})
+	h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t", ResultSchema: []byte(`{"type":"integer"}`)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestRestoreAfterAStartingVariableChangedKeepsThePrompt(t *testing.T) {
 	opts := runtime.Options{Store: run.NewMemoryStore()}
 	before := byTurn(responses...)
 	rt := newAgent(t, before, opts)
-	h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "t"})
+	h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestHostVariableBetweenTurnsIsAnnounced(t *testing.T) {
 	opts := runtime.Options{Store: run.NewMemoryStore()}
 	before := byTurn(responses...)
 	rt := newAgent(t, before, opts)
-	h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "t"})
+	h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -209,7 +209,7 @@ func TestSnippetCannotBypassNeedsApproval(t *testing.T) {
 	}
 	model := llm.NewScripted(llm.Text("```go\nx := pay(5)\n```"), llm.CallTool("terminate", `{"success":true,"result":"<<var:x>>"}`))
 	rt2, _ := runtime.New(runtime.Options{Actions: action.MustSet(pay), Model: model})
-	h, _ := rt2.Start(context.Background(), runtime.RunOptions{Task: "t"})
+	h, _ := rt2.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
 	req := waitFor(t, h, 1)
 	if req.Snippet == nil || !strings.Contains(req.Message, "pay") || paid != 0 {
 		t.Fatalf("await = %+v, paid %d", req, paid)

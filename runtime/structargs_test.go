@@ -82,7 +82,7 @@ func TestStructActionEndToEnd(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:find_result>>"}`),
 	)
 	rt := newAgent(t, model, runtime.Options{Actions: action.MustSet(findAction), Variables: corpusVars()})
-	h, err := rt.Start(context.Background(), runtime.RunOptions{Task: "find go docs"})
+	h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "find go docs"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func taintRuntime(t *testing.T, model llm.Model) *runtime.Runtime {
 // state.
 func runTaint(t *testing.T, rt *runtime.Runtime, task string) (runtime.Outcome, *runtime.State) {
 	t.Helper()
-	h, err := rt.Start(context.Background(), runtime.RunOptions{Task: task})
+	h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: task}})
 	if err != nil {
 		t.Fatal(err)
 	}

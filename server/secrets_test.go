@@ -160,7 +160,7 @@ func TestSecretsDoNotLeak(t *testing.T) {
 				return llm.Text("child read: " + req.Messages[len(req.Messages)-1].Text), nil
 			})
 			store := run.NewMemoryStore()
-			tmpl := runtime.RunOptions{Approval: runtime.ApproveNone}
+			tmpl := runtime.RunOptions{Spec: runtime.Spec{Approval: runtime.ApproveNone}}
 			if x.resultSchema != "" {
 				tmpl.ResultSchema = json.RawMessage(x.resultSchema)
 			}

@@ -291,7 +291,7 @@ func (s *Server) uiView(ctx context.Context, id run.ID) (uiRun, error) {
 		_, can.Resume = h.Pending()
 		can.Cancel = !snap.Status.Terminal() && snap.Status != run.StatusCancelling
 	}
-	can.FollowUp = held && snap.Status == run.StatusCompleted && snap.Options.Interactive
+	can.FollowUp = held && snap.Status == run.StatusCompleted && !snap.Options.NonInteractive
 	switch {
 	case h == nil && !snap.Status.Terminal() && snap.Status != run.StatusCancelling && snap.ParentRun != "":
 		can.Why = "This is a child run: answer or cancel it through its parent run."
@@ -301,7 +301,7 @@ func (s *Server) uiView(ctx context.Context, id run.ID) (uiRun, error) {
 		can.Why = fmt.Sprintf("This run is %s but neither this server process nor its engine runs it, so it cannot be answered or cancelled here.", snap.Status)
 	case h == nil && !snap.Status.Terminal() && snap.Status != run.StatusCancelling:
 		can.Why = fmt.Sprintf("This run is %s but not running in this server process (it was started before a restart, or by another program), so it cannot be answered or cancelled here.", snap.Status)
-	case snap.Status == run.StatusCompleted && !snap.Options.Interactive:
+	case snap.Status == run.StatusCompleted && snap.Options.NonInteractive:
 		can.Why = "This run is non-interactive: it takes no follow-up."
 	case snap.Status == run.StatusCompleted && !held && engine && !asked:
 		can.Why = "This run cannot take a follow-up here: this server could not ask its engine about it; try again."

@@ -24,7 +24,7 @@ func (cl *cluster) a2aOnTemporal(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err := server.New(server.Options{Store: cl.store, Engine: e, Agents: []server.Agent{
-		{Name: "quick", Description: "The weather, with approval.", Run: runtime.RunOptions{Approval: runtime.ApproveOnToolCall}},
+		{Name: "quick", Description: "The weather, with approval.", Run: runtime.RunOptions{Spec: runtime.Spec{Approval: runtime.ApproveOnToolCall}}},
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -63,7 +63,7 @@
 // The program that starts runs (or server.Options.Engine):
 //
 //	e, _ := temporal.NewEngine(c, temporal.EngineOptions{Store: store})
-//	r, _ := e.Start(ctx, "weather", runtime.RunOptions{Task: "…"})
+//	r, _ := e.Start(ctx, "weather", runtime.RunOptions{Spec: runtime.Spec{Task: "…"}})
 //	o, _ := r.Wait(ctx)
 //
 // Workers and starters share the store: one SQLite file on one machine

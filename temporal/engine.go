@@ -305,7 +305,7 @@ func (r *Run) FollowUp(ctx context.Context, text string) error {
 	if err != nil {
 		return err
 	}
-	if !s.Options.Interactive {
+	if s.Options.NonInteractive {
 		return fmt.Errorf("%w: run %s is non-interactive", runtime.ErrNotFollowable, r.id)
 	}
 	if s.Status != run.StatusCompleted {

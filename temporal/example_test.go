@@ -53,7 +53,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	r, err := e.Start(ctx, "weather", runtime.RunOptions{Task: "What is the weather in Paris?"})
+	r, err := e.Start(ctx, "weather", runtime.RunOptions{Spec: runtime.Spec{Task: "What is the weather in Paris?"}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -309,7 +309,7 @@ func (cl *cluster) timePerStep(t *testing.T) {
 	steps := 0
 	for range runs {
 		start := time.Now()
-		r, err := e.Start(ctx, "noop", runtime.RunOptions{Task: "loop", NonInteractive: true})
+		r, err := e.Start(ctx, "noop", runtime.RunOptions{Spec: runtime.Spec{Task: "loop", NonInteractive: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -335,7 +335,7 @@ func (cl *cluster) killMidRun(t *testing.T, agent, queue string) runtime.Outcome
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a hang guard
 	defer cancel()
-	r, err := e.Start(ctx, agent, runtime.RunOptions{Task: "What is the weather?", NonInteractive: true})
+	r, err := e.Start(ctx, agent, runtime.RunOptions{Spec: runtime.Spec{Task: "What is the weather?", NonInteractive: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ func (cl *cluster) acp(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err := server.New(server.Options{Store: cl.store, Engine: e, Agents: []server.Agent{
-		{Name: "quick", Description: "The weather, with approval.", Run: runtime.RunOptions{Approval: runtime.ApproveOnToolCall}},
+		{Name: "quick", Description: "The weather, with approval.", Run: runtime.RunOptions{Spec: runtime.Spec{Approval: runtime.ApproveOnToolCall}}},
 	}})
 	if err != nil {
 		t.Fatal(err)

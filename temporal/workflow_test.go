@@ -256,7 +256,7 @@ func TestWorkflowChildRun(t *testing.T) {
 	}
 	child, err := runtime.AgentAction(runtime.AgentSpec{
 		Name: "researcher", Description: "Finds things out.", Agent: researcher,
-		Run: runtime.RunOptions{NonInteractive: true},
+		Run: runtime.RunOptions{Spec: runtime.Spec{NonInteractive: true}},
 	})
 	if err != nil {
 		t.Fatal(err)

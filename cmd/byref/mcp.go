@@ -69,7 +69,7 @@ func mcpCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			Name:        "byref",
 			Description: "A byref agent that can run Go snippets. Give it a task, in full; it returns the run's result.",
 			Agent:       agent,
-			Run:         runtime.RunOptions{ModelName: *modelSpec, Name: "byref mcp"},
+			Run:         runtime.RunOptions{Spec: runtime.Spec{ModelName: *modelSpec}, Name: "byref mcp"},
 		}},
 	})
 	if err != nil {

@@ -43,7 +43,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: pos[0], Name: "byref run", ModelName: *modelSpec, Approval: approval})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: pos[0], ModelName: *modelSpec, Approval: approval}, Name: "byref run"})
 	if err != nil {
 		return err
 	}
@@ -169,8 +169,8 @@ func (p *printer) end() {
 func describe(e run.Event) string {
 	switch d := e.Data.(type) {
 	case run.RunCreated:
-		if d.Options.Model != "" {
-			return "· created (model " + d.Options.Model + ")"
+		if d.Options.ModelName != "" {
+			return "· created (model " + d.Options.ModelName + ")"
 		}
 		return "· created"
 	case run.StatusChanged:

@@ -62,8 +62,8 @@ func runsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		// Everything from the run goes through term: a run's text may hold
 		// escape sequences.
 		fmt.Fprintf(stdout, "run      %s\nname     %s\nstatus   %s\n", term(string(snap.RunID)), term(snap.Name), snap.Status)
-		if snap.Options.Model != "" {
-			fmt.Fprintf(stdout, "model    %s\n", term(snap.Options.Model))
+		if snap.Options.ModelName != "" {
+			fmt.Fprintf(stdout, "model    %s\n", term(snap.Options.ModelName))
 		}
 		if snap.Session != "" {
 			fmt.Fprintf(stdout, "session  %s\n", term(string(snap.Session)))

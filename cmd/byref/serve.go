@@ -63,7 +63,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			Name:        "byref",
 			Description: agentDescription(spec),
 			Runtime:     agent,
-			Run:         runtime.RunOptions{ModelName: spec, Approval: approval},
+			Run:         runtime.RunOptions{Spec: runtime.Spec{ModelName: spec, Approval: approval}},
 		}},
 	})
 	if err != nil {

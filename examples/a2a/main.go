@@ -120,7 +120,7 @@ func walk(ctx context.Context, out io.Writer, addr string) error {
 	}
 	srv, err := server.New(server.Options{Agents: []server.Agent{{
 		Name: "weather", Description: "Says the weather in a city; asks which city.", Runtime: remote,
-		Run: runtime.RunOptions{ResultSchema: runtime.ResultSchemaFor[Weather]()},
+		Run: runtime.RunOptions{Spec: runtime.Spec{ResultSchema: runtime.ResultSchemaFor[Weather]()}},
 	}}})
 	if err != nil {
 		return err
@@ -205,7 +205,7 @@ func callDirection(ctx context.Context, out io.Writer, url string) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "Put the weather in the report."})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Put the weather in the report."}})
 	if err != nil {
 		return err
 	}

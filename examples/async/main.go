@@ -63,7 +63,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Name: "forecasts", Task: "Forecast home and Oslo for 3 days."})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Forecast home and Oslo for 3 days."}, Name: "forecasts"})
 	if err != nil {
 		return err
 	}

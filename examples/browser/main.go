@@ -103,7 +103,7 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "browser actions offered at first: %s\n", strings.Join(offered, ", "))
 
-	h, err := rt.Start(ctx, runtime.RunOptions{Name: "order-status", Task: "What is the status of order 1042 on the shop at " + site.URL + "?"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "What is the status of order 1042 on the shop at " + site.URL + "?"}, Name: "order-status"})
 	if err != nil {
 		return err
 	}

@@ -157,7 +157,7 @@ func main() {
 			Name:               "notes",
 			Description:        "Keeps notes. Adding one needs your approval.",
 			Runtime:            agent,
-			Run:                runtime.RunOptions{Instructions: "Add what the user says as a note with add_note, then export the notes."},
+			Run:                runtime.RunOptions{Spec: runtime.Spec{Instructions: "Add what the user says as a note with add_note, then export the notes."}},
 			OutputContentTypes: []string{"text/plain", "application/json", "text/csv"},
 		}},
 	})

@@ -77,7 +77,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "Which region sold the most this week? Tell the sales team."})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Which region sold the most this week? Tell the sales team."}})
 	if err != nil {
 		return err
 	}

@@ -185,7 +185,7 @@ func driveScenario(t *testing.T, model llm.Model, size int, plain bool) (runtime
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: cacheTask})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: cacheTask}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -568,7 +568,7 @@ func TestRestoreKeepsThePrefix(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := rt.Start(ctx, runtime.RunOptions{Task: cacheTask, Limits: runtime.Limits{CompactAt: c.compactAt}})
+		h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: cacheTask, Limits: runtime.Limits{CompactAt: c.compactAt}}})
 		if err != nil {
 			t.Fatal(err)
 		}

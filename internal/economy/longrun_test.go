@@ -104,8 +104,9 @@ func longRun(t testing.TB) longFigures {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "Fetch the records one by one, then count the words of the third.", NonInteractive: true,
-		Limits: runtime.Limits{MaxSteps: longSteps, ContextWindow: longWindow}})
+	h, err := rt.Start(ctx, runtime.RunOptions{
+		Spec: runtime.Spec{Task: "Fetch the records one by one, then count the words of the third.", NonInteractive: true, Limits: runtime.Limits{MaxSteps: longSteps, ContextWindow: longWindow}},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,8 +34,8 @@ func askingAgents() []runtime.AgentSpec {
 		panic(err)
 	}
 	return []runtime.AgentSpec{
-		{Name: "asker", Description: "Asks which color.", Agent: rtAsk, Run: runtime.RunOptions{AwaitTimeout: time.Minute}},
-		{Name: "approver", Description: "Shouts, once approved.", Agent: shouter(), Run: runtime.RunOptions{Approval: runtime.ApproveOnToolCall, AwaitTimeout: time.Minute}},
+		{Name: "asker", Description: "Asks which color.", Agent: rtAsk, Run: runtime.RunOptions{Spec: runtime.Spec{AwaitTimeout: time.Minute}}},
+		{Name: "approver", Description: "Shouts, once approved.", Agent: shouter(), Run: runtime.RunOptions{Spec: runtime.Spec{Approval: runtime.ApproveOnToolCall, AwaitTimeout: time.Minute}}},
 	}
 }
 
@@ -144,7 +144,7 @@ func agentAwaitBothWays(t *testing.T, transport string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "ask the asker"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "ask the asker"}})
 	if err != nil {
 		t.Fatal(err)
 	}

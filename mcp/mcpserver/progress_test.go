@@ -129,7 +129,7 @@ func TestProgressBothWays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Task: "work"})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "work"}})
 	if err != nil {
 		t.Fatal(err)
 	}

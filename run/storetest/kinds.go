@@ -63,8 +63,9 @@ func created(id run.ID, at time.Time) run.Event {
 		ParentRun: "run_parent", ParentToolCall: "call_9",
 		Tags:  map[string]string{"order": "42", "team": "ops"},
 		Input: json.RawMessage(`{"city":"Paris"}`),
-		Options: run.RunOptions{Model: "openai:gpt-4o-mini", Approval: "on_tool_call",
-			Interactive: true, MaxSteps: 20, MaxTokens: 100000, Actions: []string{"get_weather"},
+		Options: run.RunOptions{ModelName: "openai:gpt-4o-mini", Approval: run.ApproveOnToolCall,
+			Limits:       run.Limits{MaxSteps: 20, MaxTokens: 100000, Retry: run.RetryPolicy{Attempts: 2, Backoff: time.Second}},
+			Actions:      []string{"get_weather"},
 			InputSchema:  json.RawMessage(`{"type":"object"}`),
 			ResultSchema: json.RawMessage(`{"type":"object","required":["temp"]}`)},
 	}}

@@ -371,6 +371,23 @@ const (
 	}
 }
 
+// TestLenOfArrays: len and cap of an array are constants whose operand is
+// not evaluated (s[10] of an empty s panicked), and of a nil pointer to an
+// array its type's length (the pointer was dereferenced).
+func TestLenOfArrays(t *testing.T) {
+	i := New(Options{})
+	if _, err := i.Eval("var s [][30]int\nvar p *[40]int\nconst n, c = len(s[10]), cap(s[9])\nvar r = []int{n, c, len(p), cap(p)}"); err != nil {
+		t.Fatal(err)
+	}
+	v, err := i.Eval("r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(v.Interface()), "[30 30 40 40]"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
 // TestRecursiveTypes: a named type that contains itself through unnamed
 // slices, maps, pointers and funcs compiles, runs, and has one reflect
 // type that contains itself.
@@ -389,8 +406,23 @@ type T []*T
 func main() {
 	t := T{}
 	t = append(t, &t)
-	print(len(*t[0]), len(*(*t[0])[0]))
-}`, "11"},
+	p := &T{}
+	t = append(t, p)
+	print(len(*t[0]), (*t[0])[0] == &t, t[1] == p, t[0] == p)
+}`, "2truetruefalse"},
+		{"map of pointers", `package main
+type Tree map[string]*Tree
+func main() {
+	root := Tree{}
+	child := &Tree{"leaf": nil}
+	root["a"] = child
+	print(root["a"] == child, len(*root["a"]))
+}`, "true1"},
+		{"through a named struct", `package main
+type Nodes []Node
+type Node struct{ Name string; Kids Nodes }
+func walk(ns Nodes) string { s := ""; for _, n := range ns { s += n.Name + "(" + walk(n.Kids) + ")" }; return s }
+func main() { print(walk(Nodes{{"a", Nodes{{"b", nil}, {Name: "c"}}}, {Name: "d"}})) }`, "a(b()c())d()"},
 		{"slice of an unnamed struct", `package main
 type T []struct{ N int; Kids T }
 func sum(t T) int { s := 0; for _, e := range t { s += e.N + sum(e.Kids) }; return s }

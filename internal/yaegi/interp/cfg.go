@@ -1289,6 +1289,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					}
 					n.findex = notInFrame
 					n.gen = nop
+					// byref: the argument is not evaluated (const n = len(s[10])
+					// indexed s, and panicked).
+					n.start = n
 				case bname == "len" && isInConstOrTypeDecl(n):
 					t := n.child[1].typ.TypeOf()
 					for t.Kind() == reflect.Ptr {
@@ -1302,6 +1305,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					}
 					n.findex = notInFrame
 					n.gen = nop
+					// byref: the argument is not evaluated (const n = len(s[10])
+					// indexed s, and panicked).
+					n.start = n
 				default:
 					n.findex = sc.add(n.typ)
 				}

@@ -2181,11 +2181,52 @@ func (ctx *refTypeContext) tie(r *recType) {
 	if r.placeholder == nil || t.rtype == nil {
 		return
 	}
-	if err := unsafe2.Tie(t.rtype, r.placeholder); err != nil {
+	inner, err := unsafe2.Tie(t.rtype, r.placeholder)
+	if err != nil {
 		panic(fmt.Errorf("recursive type %s: %w", t.name, err))
 	}
 	for _, c := range r.copies {
 		c.rtype = t.rtype
+	}
+	// The unnamed types built around the placeholder (*T in type T []*T)
+	// are rebuilt from t's type, to be the ones reflect returns for them
+	// from now on (a pointer made by &x must compare equal to the same
+	// pointer read from a T); the named ones, t's among them, stay.
+	fixed := map[reflect.Type]bool{t.rtype: true}
+	var unnamed []*itype
+	seen := map[*itype]bool{}
+	var visit func(u *itype)
+	visit = func(u *itype) {
+		if u == nil || seen[u] || u.rtype == nil || !inner[u.rtype] {
+			return
+		}
+		seen[u] = true
+		if u.name != "" {
+			fixed[u.rtype] = true
+		} else {
+			unnamed = append(unnamed, u)
+		}
+		visit(u.val)
+		visit(u.key)
+		for _, a := range u.arg {
+			visit(a)
+		}
+		for _, a := range u.ret {
+			visit(a)
+		}
+		for _, f := range u.field {
+			visit(f.typ)
+		}
+	}
+	visit(t)
+	canon, err := unsafe2.Canonical(inner, fixed)
+	if err != nil {
+		panic(fmt.Errorf("recursive type %s: %w", t.name, err))
+	}
+	for _, u := range unnamed {
+		if c, ok := canon[u.rtype]; ok {
+			u.rtype = c
+		}
 	}
 }
 

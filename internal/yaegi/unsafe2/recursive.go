@@ -90,19 +90,19 @@ func Placeholder(k reflect.Kind) (reflect.Type, bool) {
 }
 
 // Tie replaces placeholder, in t and in every type t was made of that
-// contains it, with t itself. All those types must have been made with
-// placeholder (by reflect's SliceOf, FuncOf, MapOf, ...), after
-// Placeholder. This is very unsafe; every slot is checked against what
-// reflect reads before it is written, so that a changed layout is an
-// error instead of a corruption.
-func Tie(t, placeholder reflect.Type) error {
+// contains it, with t itself, and returns those types (t included). All
+// of them must have been made with placeholder (by reflect's SliceOf,
+// FuncOf, MapOf, ...), after Placeholder. This is very unsafe; every slot
+// is checked against what reflect reads before it is written, so that a
+// changed layout is an error instead of a corruption.
+func Tie(t, placeholder reflect.Type) (map[reflect.Type]bool, error) {
 	switch t.Kind() {
 	case reflect.Slice, reflect.Func, reflect.Map, reflect.Ptr, reflect.Chan:
 	default:
-		return errors.New("unsafe2: a placeholder for a " + t.Kind().String())
+		return nil, errors.New("unsafe2: a placeholder for a " + t.Kind().String())
 	}
 	if t.Size() != placeholder.Size() || t.Align() != placeholder.Align() {
-		return errors.New("unsafe2: a placeholder of another layout")
+		return nil, errors.New("unsafe2: a placeholder of another layout")
 	}
 	marker := " " + placeholder.Field(0).Name + " "
 	root, ph := unpackType(t), unpackType(placeholder)
@@ -135,16 +135,88 @@ func Tie(t, placeholder reflect.Type) error {
 		return nil
 	}
 	if err := walk(t); err != nil {
-		return err
+		return nil, err
 	}
-	for typ := range seen {
-		tied.Store(typ, struct{}{})
-	}
-	return nil
+	return seen, nil
 }
 
-// Tied reports whether Tie made t recursive, or t is one of the types of
-// another recursive type that contain it (B in type A []B; type B []A).
+// Canonical rebuilds with reflect's own constructors the types of inner
+// (what Tie returned) that are not in fixed (t itself and the other
+// defined types among them), and makes the fixed ones refer to the
+// rebuilt ones. A type made around the placeholder (*T in type T []*T) is
+// not the one reflect makes of T afterwards (reflect.PointerTo(t)), and
+// values of two such types do not compare equal; rebuilt, they are the
+// same. It returns the rebuilt type of each type replaced.
+func Canonical(inner, fixed map[reflect.Type]bool) (map[reflect.Type]reflect.Type, error) {
+	canon := map[reflect.Type]reflect.Type{}
+	var rebuild func(reflect.Type) reflect.Type
+	rebuild = func(x reflect.Type) reflect.Type {
+		if fixed[x] || !inner[x] {
+			return x
+		}
+		if c, ok := canon[x]; ok {
+			return c
+		}
+		c := x
+		switch x.Kind() {
+		case reflect.Ptr:
+			c = reflect.PointerTo(rebuild(x.Elem()))
+		case reflect.Slice:
+			c = reflect.SliceOf(rebuild(x.Elem()))
+		case reflect.Array:
+			c = reflect.ArrayOf(x.Len(), rebuild(x.Elem()))
+		case reflect.Chan:
+			c = reflect.ChanOf(x.ChanDir(), rebuild(x.Elem()))
+		case reflect.Map:
+			c = reflect.MapOf(rebuild(x.Key()), rebuild(x.Elem()))
+		case reflect.Func:
+			in := make([]reflect.Type, x.NumIn())
+			for i := range in {
+				in[i] = rebuild(x.In(i))
+			}
+			out := make([]reflect.Type, x.NumOut())
+			for i := range out {
+				out[i] = rebuild(x.Out(i))
+			}
+			c = reflect.FuncOf(in, out, x.IsVariadic())
+		case reflect.Struct:
+			fields := make([]reflect.StructField, x.NumField())
+			for i := range fields {
+				f := x.Field(i)
+				fields[i] = reflect.StructField{Name: f.Name, PkgPath: f.PkgPath, Type: rebuild(f.Type), Tag: f.Tag, Anonymous: f.Anonymous}
+			}
+			c = reflect.StructOf(fields)
+		}
+		canon[x] = c
+		return c
+	}
+	for typ := range fixed {
+		slots, children, err := typeSlots(typ)
+		if err != nil {
+			return nil, err
+		}
+		for i, slot := range slots {
+			if typ.Kind() == reflect.Map && i == 2 || typ.Kind() == reflect.Array && i == 1 {
+				// A map's group and an array's slice type keep the layout
+				// computed for them.
+				continue
+			}
+			if c := rebuild(children[i]); c != children[i] {
+				*slot = unpackType(c)
+			}
+		}
+	}
+	for typ := range fixed {
+		tied.Store(typ, struct{}{})
+	}
+	for _, c := range canon {
+		tied.Store(c, struct{}{})
+	}
+	return canon, nil
+}
+
+// Tied reports whether t is one of the types Canonical fixed or rebuilt:
+// a recursive type, or a type that contains one.
 func Tied(t reflect.Type) bool {
 	_, ok := tied.Load(t)
 	return ok

@@ -19,15 +19,30 @@ func TestTie(t *testing.T) {
 		{Name: "Kids", Type: ph},
 		{Name: "Parent", Type: elem},
 	}))
-	if err := Tie(st, ph); err != nil {
+	inner, err := Tie(st, ph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if node := st.Elem(); node.Field(1).Type != st || node.Field(2).Type.Elem() != st {
+		t.Fatalf("not tied: %v, %v", node.Field(1).Type, node.Field(2).Type.Elem())
+	}
+	if !inner[st] || !inner[st.Elem()] || !inner[elem] || len(inner) != 3 {
+		t.Errorf("Tie returned %v", inner)
+	}
+	built := st.Elem()
+	canon, err := Canonical(inner, map[reflect.Type]bool{st: true})
+	if err != nil {
 		t.Fatal(err)
 	}
 	node := st.Elem()
-	if node.Field(1).Type != st || node.Field(2).Type.Elem() != st {
-		t.Fatalf("not tied: %v, %v", node.Field(1).Type, node.Field(2).Type.Elem())
+	if canon[elem] != reflect.PointerTo(st) || node.Field(2).Type != reflect.PointerTo(st) {
+		t.Errorf("the pointer built around the placeholder is not the one reflect makes of the type: %v", canon)
 	}
-	if !Tied(st) || !Tied(node) || Tied(reflect.TypeOf(0)) {
-		t.Error("Tied does not report the types Tie made")
+	if node.Field(1).Type != st || canon[built] != node {
+		t.Errorf("the struct lost its tie: %v", node.Field(1).Type)
+	}
+	if !Tied(st) || !Tied(node) || !Tied(reflect.PointerTo(st)) || Tied(reflect.TypeOf(0)) {
+		t.Error("Tied does not report the types Canonical made")
 	}
 	root := reflect.MakeSlice(st, 0, 0)
 	for i := range 100 {
@@ -46,7 +61,7 @@ func TestTie(t *testing.T) {
 
 	fph, _ := Placeholder(reflect.Func)
 	ft := reflect.FuncOf([]reflect.Type{reflect.TypeOf("")}, []reflect.Type{fph}, false)
-	if err := Tie(ft, fph); err != nil {
+	if _, err := Tie(ft, fph); err != nil {
 		t.Fatal(err)
 	}
 	if ft.Out(0) != ft {
@@ -55,7 +70,7 @@ func TestTie(t *testing.T) {
 	if _, ok := Placeholder(reflect.Array); ok {
 		t.Error("a placeholder for an array, whose layout depends on its element")
 	}
-	if err := Tie(reflect.TypeOf(0), fph); err == nil {
+	if _, err := Tie(reflect.TypeOf(0), fph); err == nil {
 		t.Error("Tie accepted a placeholder of another layout")
 	}
 }

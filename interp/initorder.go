@@ -1,0 +1,271 @@
+package interp
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"slices"
+	"strings"
+)
+
+// orderInits initialises a snippet's top-level var and const declarations
+// in dependency order, as Go initialises package-level variables: a
+// declaration whose values use a variable or constant declared by a later
+// top-level var or const (directly, or through the funcs and types it
+// names) has that declaration moved to just before it, each in its own
+// statement segment, after the ones it needs in turn, in the order Go
+// would initialise them. Nothing else moves: statements keep their order,
+// and a declaration that cannot move (it needs a name that x := ... or
+// another statement declares between the two, or a top-level return lies
+// between them) stays, for the type check to report the use ("undefined").
+//
+// The dependencies are found syntactically, before the type check: a name
+// used and not declared in the statement's own segment (the parser leaves
+// it unresolved), and the names the funcs and types it uses use in turn.
+// Method values (x.M) are not followed.
+func orderInits(body string, segs []segment) []segment {
+	if strings.Count(body, "var")+strings.Count(body, "const") < 2 || !forwardUse(body) {
+		return segs
+	}
+	return moveInits(body, segs)
+}
+
+// moveInits is orderInits without the scan that tells it has nothing to
+// do.
+func moveInits(body string, segs []segment) []segment {
+	type item struct {
+		seg        int
+		start, end int      // offsets into body
+		movable    bool     // a var or const declaration
+		names      []string // the names it declares
+		uses       []string // the names it uses and its segment does not declare (movable only)
+		ret        bool     // holds a top-level return
+	}
+	var items []item
+	declUses := map[string][]string{} // func or type name -> the names its declaration uses
+	for si, sg := range segs {
+		if sg.decl {
+			f, err := parser.ParseFile(token.NewFileSet(), "", declPrefix+string(sg.text(body)), 0)
+			if err != nil {
+				return segs
+			}
+			var uses []string
+			for _, id := range f.Unresolved {
+				uses = append(uses, id.Name)
+			}
+			for _, d := range f.Decls {
+				switch d := d.(type) {
+				case *ast.FuncDecl:
+					if d.Recv == nil {
+						declUses[d.Name.Name] = uses
+					}
+				case *ast.GenDecl:
+					for _, sp := range d.Specs {
+						if ts, ok := sp.(*ast.TypeSpec); ok {
+							declUses[ts.Name.Name] = uses
+						}
+					}
+				}
+			}
+			continue
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, "", stmtPrefix+string(sg.text(body))+"\n}", 0)
+		if err != nil || len(f.Decls) != 1 {
+			return segs
+		}
+		off := func(p token.Pos) int { return fset.Position(p).Offset - len(stmtPrefix) }
+		for _, st := range f.Decls[0].(*ast.FuncDecl).Body.List {
+			list := []ast.Stmt{st}
+			it := item{seg: si, start: off(st.Pos()), end: off(st.End()), names: topNames(list), ret: topReturn(list)}
+			if ds, ok := st.(*ast.DeclStmt); ok {
+				if gd, ok := ds.Decl.(*ast.GenDecl); ok && (gd.Tok == token.VAR || gd.Tok == token.CONST) {
+					it.movable = true
+					for _, id := range f.Unresolved {
+						if id.Pos() >= st.Pos() && id.Pos() < st.End() {
+							it.uses = append(it.uses, id.Name)
+						}
+					}
+				}
+			}
+			items = append(items, it)
+		}
+	}
+	declAt := map[string]int{} // top-level name -> the first item declaring it
+	for i, it := range items {
+		for _, n := range it.names {
+			if _, ok := declAt[n]; !ok {
+				declAt[n] = i
+			}
+		}
+	}
+	// deps are the items a movable item needs initialised first, in
+	// declaration order: those declaring what it uses, through the funcs
+	// and types it uses.
+	memo := map[int][]int{}
+	deps := func(i int) []int {
+		if d, ok := memo[i]; ok {
+			return d
+		}
+		var out []int
+		seen := map[string]bool{}
+		var use func(names []string)
+		use = func(names []string) {
+			for _, n := range names {
+				if seen[n] {
+					continue
+				}
+				seen[n] = true
+				if k, ok := declAt[n]; ok && k != i && !slices.Contains(out, k) {
+					out = append(out, k)
+				}
+				use(declUses[n])
+			}
+		}
+		use(items[i].uses)
+		slices.Sort(out)
+		memo[i] = out
+		return out
+	}
+
+	before := map[int][]int{} // item -> the items moved to just before it
+	moved := map[int]bool{}
+	for j, it := range items {
+		if !it.movable || moved[j] {
+			continue
+		}
+		var order []int
+		placed := map[int]bool{}
+		visiting := map[int]bool{j: true}
+		// place puts the items i needs that come after j into order,
+		// each after what it needs; false when one cannot move.
+		var place func(i int) bool
+		place = func(i int) bool {
+			for _, k := range deps(i) {
+				if k < j || moved[k] || placed[k] {
+					continue
+				}
+				if visiting[k] || !items[k].movable || slices.ContainsFunc(items[j:k], func(x item) bool { return x.ret }) {
+					return false // a cycle, a statement, or past a return
+				}
+				visiting[k] = true
+				if !place(k) {
+					return false
+				}
+				placed[k] = true
+				order = append(order, k)
+			}
+			return true
+		}
+		if place(j) && len(order) > 0 {
+			before[j] = order
+			for _, k := range order {
+				moved[k] = true
+			}
+		}
+	}
+	if len(before) == 0 {
+		return segs
+	}
+
+	out := make([]segment, 0, len(segs)+3*len(moved))
+	k := 0
+	for si, sg := range segs {
+		if sg.decl {
+			out = append(out, sg)
+			continue
+		}
+		cut := sg.start
+		flush := func(to int) {
+			if strings.Trim(body[cut:to], " \t\r\n;") != "" {
+				out = append(out, segment{start: cut, end: to})
+			}
+		}
+		for ; k < len(items) && items[k].seg == si; k++ {
+			it := items[k]
+			switch {
+			case moved[k]:
+				flush(it.start)
+				cut = it.end
+			case len(before[k]) > 0:
+				flush(it.start)
+				cut = it.start
+				for _, w := range before[k] {
+					out = append(out, segment{start: items[w].start, end: items[w].end})
+				}
+			}
+		}
+		flush(sg.end)
+	}
+	return out
+}
+
+// forwardUse reports whether a snippet has two top-level var or const
+// declarations and a name that a top-level declaration (var, const, func
+// or type) declares appears before it is declared, as far as a scan of the
+// tokens can tell. When it does not, no declaration needs another that
+// comes after it (the chain of uses from one to the other would have to
+// name something before its declaration), so orderInits need not parse:
+// most snippets declare before they use, and a scan costs a fraction of a
+// parse. It may say true when nothing needs to move.
+func forwardUse(body string) bool {
+	var sc scanner.Scanner
+	file := token.NewFileSet().AddFile("", -1, len(body))
+	sc.Init(file, []byte(body), nil, 0)
+	first := map[string]token.Pos{} // each identifier's first occurrence
+	forward, valueDecls := false, 0
+	depth, group, groupNames := 0, 0, 0 // bracket depth; the depth inside a top-level declaration group (0 outside one) and what its specs declare
+	// names is what the next identifier is: 0 a use, 1 a var or const
+	// name, 2 a type or func name, -1 a use after a var or const name (a
+	// comma brings another name).
+	names := 0
+	prev := token.SEMICOLON
+	for {
+		pos, tok, lit := sc.Scan()
+		next := 0
+		switch tok {
+		case token.EOF:
+			return forward && valueDecls >= 2
+		case token.IDENT:
+			if at, ok := first[lit]; !ok {
+				first[lit] = pos
+			} else if names > 0 && at < pos {
+				forward = true
+			}
+			if names == 1 {
+				next = -1
+			}
+		case token.COMMA:
+			if names == -1 {
+				next = 1
+			}
+		case token.VAR, token.CONST:
+			if depth == 0 && prev == token.SEMICOLON {
+				next = 1
+				valueDecls++
+			}
+		case token.TYPE, token.FUNC:
+			if depth == 0 && prev == token.SEMICOLON {
+				next = 2
+			}
+		case token.LPAREN:
+			depth++
+			if depth == 1 && names > 0 && (prev == token.VAR || prev == token.CONST || prev == token.TYPE) {
+				group, groupNames, next = depth, names, names
+			}
+		case token.LBRACK, token.LBRACE:
+			depth++
+		case token.RPAREN, token.RBRACK, token.RBRACE:
+			if depth == group {
+				group = 0
+			}
+			depth--
+		case token.SEMICOLON:
+			if group > 0 && depth == group {
+				next = groupNames
+			}
+		}
+		names, prev = next, tok
+	}
+}
