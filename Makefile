@@ -5,7 +5,7 @@ GOBIN ?= $(shell $(GO) env GOPATH)/bin
 
 .PHONY: test vet staticcheck unit bench demo fmt chromium temporal
 
-## test: vet, staticcheck and the race-enabled test suite (what CI runs)
+## test: vet, staticcheck, the race-enabled test suite and, without -race, Go's slow test programs (what CI runs)
 test: fmt vet staticcheck unit
 
 ## fmt: fail if any file is not gofmt-clean
@@ -30,6 +30,7 @@ temporal:
 
 unit: chromium
 	$(GO) test -race -count=1 ./...
+	BYREF_SLOW_TESTS=1 $(GO) test -count=1 -timeout 30m -run '^TestGoTestsSlow$$' ./interp
 
 ## bench: every benchmark, with allocations
 bench:

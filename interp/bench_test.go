@@ -201,3 +201,33 @@ func BenchmarkGrowth(b *testing.B) {
 		b.ReportMetric(float64(last.d)/float64(first.d), "last/first")
 	}
 }
+
+// BenchmarkCalls runs a snippet that makes 10,000 calls of a small
+// interpreted function, the shape of Go's test/divmod.go (which makes
+// millions): what a call costs, its frame included.
+func BenchmarkCalls(b *testing.B) {
+	in, err := New(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	code := `func divmod(x, y uint64) (q, r uint64) {
+	q = x / y
+	r = x - q*y
+	if r >= y {
+		panic("remainder")
+	}
+	return q, r
+}
+var sum uint64
+for i := uint64(1); i <= 10000; i++ {
+	q, r := divmod(i*7919, i)
+	sum += q + r
+}
+_ = sum`
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := in.Eval(context.Background(), Input{Code: code}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -41,11 +41,11 @@ var sandboxRules = []string{
 	"Perm",
 }
 
-// goTestSlow are programs that run correctly as far as they get but take
-// the interpreter longer than a unit test should (CI runs it with -race
-// on two cores); they are counted, not run.
+// goTestSlow are programs that take the interpreter minutes: TestGoTests
+// leaves them to TestGoTestsSlow, which runs them without the race
+// detector (gotest_slow_test.go; `make test` runs it as its own step).
 var goTestSlow = map[string]string{
-	"divmod.go": "checks the division of every pair of thousands of values: interpreted, it runs past 10s, so its outcome is unknown",
+	"divmod.go": "checks x/y and x%y in every integer type for about 4 million pairs against a shift-and-subtract division: minutes interpreted",
 }
 
 // goTestKnown are the programs that neither pass nor are refused by a
@@ -56,14 +56,9 @@ func TestGoTests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Go's own test programs")
 	}
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Skipf("no go command: %v", err)
-	}
-	dir := filepath.Join(strings.TrimSpace(string(out)), "test")
-	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	files, _ := filepath.Glob(filepath.Join(goTestDir(t), "*.go"))
 	if len(files) == 0 {
-		t.Skipf("no test programs in %s", dir)
+		t.Skip("no test programs")
 	}
 	var pass, refused, known, slow []string
 	for _, f := range files {
@@ -74,23 +69,19 @@ func TestGoTests(t *testing.T) {
 		name := filepath.Base(f)
 		if why, ok := goTestSlow[name]; ok {
 			slow = append(slow, name)
-			t.Logf("%s: not run: %s", name, why)
+			t.Logf("%s: run by TestGoTestsSlow: %s", name, why)
 			continue
 		}
-		want := ""
-		if b, err := os.ReadFile(strings.TrimSuffix(f, ".go") + ".out"); err == nil {
-			want = string(b)
-		}
+		want := goTestWant(f)
 		got, err := runGoTest(code)
-		var re *RefusedError
 		switch {
-		case err == nil && got == want:
+		case goTestPassed(got, want, err):
 			pass = append(pass, name)
 			if why, ok := goTestKnown[name]; ok {
 				t.Errorf("%s passes now; take it off goTestKnown (%s)", name, why)
 			}
 			continue
-		case errors.As(err, &re) && slices.ContainsFunc(sandboxRules, func(r string) bool { return strings.HasPrefix(re.What, r) }):
+		case goTestRefused(err):
 			refused = append(refused, name)
 			t.Logf("%s: refused by rule: %v", name, err)
 			continue
@@ -105,8 +96,36 @@ func TestGoTests(t *testing.T) {
 			t.Errorf("%s: output differs\ngot:\n%s\nwant:\n%s", name, clip(got), clip(want))
 		}
 	}
-	t.Logf("%d programs: %d pass, %d refused by a sandbox rule, %d fail (%s), %d not run (%s)",
+	t.Logf("%d programs: %d pass, %d refused by a sandbox rule, %d fail (%s), %d left to TestGoTestsSlow (%s)",
 		len(pass)+len(refused)+len(known)+len(slow), len(pass), len(refused), len(known), strings.Join(known, " "), len(slow), strings.Join(slow, " "))
+}
+
+// goTestDir is $(go env GOROOT)/test; the test is skipped without a go
+// command.
+func goTestDir(t *testing.T) string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skipf("no go command: %v", err)
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "test")
+}
+
+// goTestWant is what the program f must print: its .out file, or nothing.
+func goTestWant(f string) string {
+	b, err := os.ReadFile(strings.TrimSuffix(f, ".go") + ".out")
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// goTestPassed reports whether a program ran to its end printing want.
+func goTestPassed(got, want string, err error) bool { return err == nil && got == want }
+
+// goTestRefused reports whether err is a refusal by one of sandboxRules.
+func goTestRefused(err error) bool {
+	var re *RefusedError
+	return errors.As(err, &re) && slices.ContainsFunc(sandboxRules, func(r string) bool { return strings.HasPrefix(re.What, r) })
 }
 
 func clip(s string) string {
@@ -162,8 +181,11 @@ func goTestProgram(t *testing.T, path string) (string, bool) {
 
 // runGoTest runs a program's snippet form on a fresh interpreter and
 // returns its stdout and stderr together.
-func runGoTest(code string) (string, error) {
-	in, err := New(Options{})
+func runGoTest(code string) (string, error) { return runGoTestWith(code, Options{}) }
+
+// runGoTestWith is runGoTest with the interpreter's options.
+func runGoTestWith(code string, opts Options) (string, error) {
+	in, err := New(opts)
 	if err != nil {
 		return "", err
 	}

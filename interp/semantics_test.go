@@ -279,6 +279,19 @@ fmt.Printf("%v|%+v|%s\n", r, r, struct{ X, Y S }{S{5}, S{6}})
 type T struct{ A S }
 func (T) String() string { return "T!" }
 fmt.Println(T{S{7}})`, "{S1 2 {3} bad}\n{S1 2 {3} bad}|{A:S1 n:2 hide:{n:3} Err:bad}|{S5 S6}\nT!"},
+		{"Stringers nested deeper", `type S struct{ n int }
+func (s S) String() string { return fmt.Sprint("S", s.n) }
+type E struct{ code int }
+func (e *E) Error() string { return fmt.Sprint("E", e.code) }
+type row struct{ A S; B int; Err *E }
+type outer struct{ Rows []row; M map[string]row }
+rows := []row{{S{1}, 2, nil}, {S{3}, 4, &E{5}}}
+m := map[string]row{"x": {S{6}, 7, &E{8}}}
+o := outer{rows, map[string]row{"k": {S{10}, 11, nil}}}
+fmt.Println(rows, m, [1]row{{S{12}, 13, nil}})
+fmt.Printf("%v|%+v\n", o, m)
+b, _ := json.Marshal(m)
+fmt.Println(string(b))`, "[{S1 2 <nil>} {S3 4 E5}] map[x:{S6 7 E8}] [{S12 13 <nil>}]\n{[{S1 2 <nil>} {S3 4 E5}] map[k:{S10 11 <nil>}]}|map[x:{A:S6 B:7 Err:E8}]\n{\"x\":{\"A\":{},\"B\":7,\"Err\":{}}}"},
 		{"embedded fields are promoted for encoding/json", `type Base struct{ ID int }
 type Product struct {
 	Base
@@ -413,6 +426,25 @@ set[I(C(1))] = true
 set[1] = true
 set["s"] = true
 fmt.Println(len(set), set[C(1)], set[1], set[2])`, "true true true true false false\n3 true true false"},
+		{"values of snippet types in interfaces print and marshal as themselves", `type C int
+func (C) f() {}
+type T struct{ A int }
+func (T) f() {}
+type S struct{ n int }
+func (s S) String() string { return fmt.Sprint("S", s.n) }
+type E struct{ code int }
+func (e E) Error() string { return "E!" }
+type I interface{ Name() string }
+type N struct{ s string }
+func (n N) Name() string { return n.s }
+var a any = C(1)
+items := []any{C(1), "x", T{2}, S{3}, E{4}}
+fmt.Println(a, items, map[string]any{"a": C(1)}, []error{E{1}}, map[string]error{"a": E{2}})
+type R struct{ X any; y any }
+is := []I{N{"a"}, nil}
+fmt.Printf("%v %+v %v %s %d\n", R{C(3), N{"c"}}, R{S{12}, 3}, is, []any{S{8}}, []any{S{9}})
+b, err := json.Marshal(map[string]any{"t": T{4}, "c": C(5), "l": struct{ L []I }{is}})
+fmt.Println(string(b), err)`, "1 [1 x {2} S3 E!] map[a:1] [E!] map[a:E!]\n{3 {c}} {X:S12 y:3} [{a} <nil>] [S8] [{9}]\n{\"c\":5,\"l\":{\"L\":[{},null]},\"t\":{\"A\":4}} <nil>"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -64,6 +64,8 @@ type nodeExt struct {
 	param []*itype       // generic parameter nodes (AST)
 	types []reflect.Type // frame types, used by function literals only
 	meta  interface{}    // meta stores meta information between gta runs, like errors
+
+	layout atomic.Pointer[frameLayout] // the frame's slots as one struct (byref, frameslots.go)
 }
 
 // x returns n's side fields, allocating them on first use (byref).

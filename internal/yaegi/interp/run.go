@@ -1077,9 +1077,7 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 			// Allocate and init local frame. All values to be settable and addressable.
 			fr := newFrame(f, len(def.types()), f.runid())
 			d := fr.data
-			for i, t := range def.types() {
-				d[i] = reflect.New(t).Elem()
-			}
+			fillFrame(def, d, def.types(), 0) // byref: one allocation (frameslots.go)
 
 			if rcvr == nil {
 				d = d[numRet:]
@@ -1434,15 +1432,12 @@ func call(n *node) {
 		for i, v := range rvalues {
 			if v != nil {
 				nf.data[i] = v(f)
-			} else {
-				nf.data[i] = reflect.New(def.types()[i]).Elem()
 			}
 		}
 
-		// Init local frame values
-		for i, t := range def.types()[numRet:] {
-			nf.data[numRet+i] = reflect.New(t).Elem()
-		}
+		// Init the other return values and local frame values (byref:
+		// from one allocation, frameslots.go).
+		fillFrame(def, nf.data, def.types(), 0)
 
 		// Init variadic argument vector
 		if variadic >= 0 {
@@ -1657,6 +1652,11 @@ func callBin(n *node) {
 				// byref: a map keyed by an interface reaches fmt with
 				// its keys' values (mapkey.go).
 				values = append(values, genPlainKeys(c))
+			case getMapType != nil && !isInterfaceSrc(c.typ) && c.typ.cat != valueT && !isFuncSrc(c.typ) && !isPtrSrc(c.typ) && getMapType(c.typ) == nil && wrapsBelow(c.typ, getMapType, 0, map[*itype]bool{}):
+				// byref: the values of interpreted types with a String or
+				// Error method nested deeper (a map of structs holding
+				// them) reach fmt in their wrappers (hostvalues.go).
+				values = append(values, genHostValue(c, getMapType, genValue(c)))
 			case isEmptyInterface(c.typ):
 				values = append(values, genValue(c))
 			case isInterfaceSrc(c.typ) && defType.Kind() == reflect.Interface && defType.NumMethod() > 0:

@@ -333,11 +333,18 @@ func getBinValue(getMapType func(*itype) reflect.Type, value func(*frame) reflec
 		return v
 	}
 	val, ok := v.Interface().(valueInterface)
-	if !ok || val.node == nil {
-		return v
+	if ok && val.node != nil {
+		if rt := getMapType(val.node.typ); rt != nil {
+			return genInterfaceWrapper(val.node, rt)(f)
+		}
 	}
-	if rt := getMapType(val.node.typ); rt != nil {
-		return genInterfaceWrapper(val.node, rt)(f)
+	// byref: the boxes of interpreted values in v (v itself, the elements
+	// of a []any...) reach the host function unboxed (hostvalues.go).
+	if hv, changed := hostValue(f, getMapType, v); changed {
+		if !hv.IsValid() {
+			return reflect.Zero(emptyInterfaceType)
+		}
+		return hv
 	}
 	return v
 }
