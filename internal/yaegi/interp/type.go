@@ -1619,7 +1619,13 @@ func (t *itype) convertibleTo(o *itype) bool {
 		return true
 	}
 
-	return t.TypeOf().ConvertibleTo(o.TypeOf())
+	if tt != ot && unsafe2.Tied(tt) && unsafe2.Tied(ot) {
+		// byref: two different types that contain themselves (type A []A,
+		// type B []B) are never convertible in Go, and reflect compares
+		// their elements forever (a fatal stack overflow).
+		return false
+	}
+	return tt.ConvertibleTo(ot)
 }
 
 // ordered returns true if the type is ordered.
@@ -2149,8 +2155,11 @@ func (t *itype) recursiveType(ctx *refTypeContext) (reflect.Type, *recType) {
 				k = reflect.Chan
 			}
 			ph, ok := unsafe2.Placeholder(k)
+			if t.cat == arrayT {
+				ph, ok = unsafe2.ArrayPlaceholder(t.length, layoutKind(t.val))
+			}
 			if !ok {
-				panic(fmt.Errorf("recursive type %s: a recursive array type is not supported", t.name))
+				panic(fmt.Errorf("recursive type %s: an array of this element type that contains itself is not supported", t.name))
 			}
 			r.placeholder = ph
 		}
@@ -2170,6 +2179,30 @@ func (t *itype) recursiveType(ctx *refTypeContext) (reflect.Type, *recType) {
 	r := &recType{t: t}
 	ctx.recs = append(ctx.recs, r)
 	return nil, r
+}
+
+// layoutKind is the reflect kind of the values of a type that can hold a
+// recursive type's placeholder, or reflect.Invalid (byref).
+func layoutKind(t *itype) reflect.Kind {
+	for t != nil && t.cat == linkedT {
+		t = t.val
+	}
+	if t == nil {
+		return reflect.Invalid
+	}
+	switch t.cat {
+	case sliceT, variadicT:
+		return reflect.Slice
+	case funcT:
+		return reflect.Func
+	case mapT:
+		return reflect.Map
+	case ptrT:
+		return reflect.Ptr
+	case chanT, chanRecvT, chanSendT:
+		return reflect.Chan
+	}
+	return reflect.Invalid
 }
 
 // tie ends the build of r.t: when it was met inside itself, the
