@@ -57,8 +57,8 @@
 // declarations are initialised in dependency order, as a package's are:
 // one whose values use a var or const declared after it (directly or
 // through the funcs and types it names) has that declaration made just
-// before it, while statements keep their order (within one var (...)
-// group the specs keep theirs); min, max and clear are the
+// before it (a spec of a var (...) group too), while statements keep
+// their order; min, max and clear are the
 // built-ins, constants included; range works over integers of every type
 // and over functions (every iterator of the allowed packages:
 // slices.All, slices.Backward, maps.Keys, strings.Lines...); method
