@@ -419,6 +419,22 @@ func main() {
 	t = append(t, p)
 	print(len(*t[0]), (*t[0])[0] == &t, t[1] == p, t[0] == p)
 }`, "2truetruefalse"},
+		{"array of pointers", `package main
+type A [2]*A
+func main() {
+	var a A
+	a[0] = &a
+	b := A{&a, nil}
+	s := a[:]
+	print(a[0] == &a, b[0][0] == &a, s[0] == &a, len(s))
+}`, "truetruetrue2"},
+		{"array of slices", `package main
+type B [2][]B
+func main() {
+	var b B
+	b[1] = []B{{}, b}
+	print(len(b[1]), len(b[1][1][0]), len(b[1][1][1]))
+}`, "200"},
 		{"map of pointers", `package main
 type Tree map[string]*Tree
 func main() {
