@@ -150,8 +150,10 @@
 //     arrays and maps and the fields of structs print through String at
 //     any depth, and so does any value of such a type in an interface);
 //     a verb other than %v and %s on a struct holding one; %T of a
-//     snippet-declared type (it names the underlying type); and generic
-//     functions whose type parameters are only
+//     snippet-declared type where one argument is formatted by %T and by
+//     another verb too (fmt.Printf("%v %[1]T", t) names the type reflect
+//     built, struct { A int } for main.T; %T alone prints main.T, []main.T,
+//     main.Pair[string,int] as Go does); and generic functions whose type parameters are only
 //     reachable through a constraint such as S ~[]E (the sandbox's slices
 //     and maps take []E and map[K]V instead; a named slice type passed in
 //     comes back as []E).
