@@ -20,10 +20,10 @@ import (
 // another statement declares between the two, or a top-level return lies
 // between them) stays, for the type check to report the use ("undefined").
 //
-// The dependencies are found syntactically, before the type check: a name
-// used and not declared in the statement's own segment (the parser leaves
-// it unresolved), and the names the funcs and types it uses use in turn.
-// Method values (x.M) are not followed.
+// The dependencies are found syntactically, before the type check: the
+// names a declaration uses and does not declare itself, and the names the
+// funcs and types it uses use in turn. Method values (x.M) are not
+// followed.
 func orderInits(body string, segs []segment) []segment {
 	if strings.Count(body, "var")+strings.Count(body, "const") < 2 || !forwardUse(body) {
 		return segs
@@ -82,11 +82,7 @@ func moveInits(body string, segs []segment) []segment {
 			if ds, ok := st.(*ast.DeclStmt); ok {
 				if gd, ok := ds.Decl.(*ast.GenDecl); ok && (gd.Tok == token.VAR || gd.Tok == token.CONST) {
 					it.movable = true
-					for _, id := range f.Unresolved {
-						if id.Pos() >= st.Pos() && id.Pos() < st.End() {
-							it.uses = append(it.uses, id.Name)
-						}
-					}
+					it.uses = outerNames(st)
 				}
 			}
 			items = append(items, it)
@@ -199,6 +195,37 @@ func moveInits(body string, segs []segment) []segment {
 		flush(sg.end)
 	}
 	return out
+}
+
+// outerNames are the names st uses that it does not declare itself: each
+// identifier the parser left unresolved or resolved to a declaration
+// outside st (an earlier top-level one; the wrapper has no parameters),
+// with field and method names (x.f) left out.
+func outerNames(st ast.Stmt) []string {
+	var names []string
+	ast.Inspect(st, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			ast.Inspect(n.X, func(m ast.Node) bool {
+				if id, ok := m.(*ast.Ident); ok {
+					names = appendOuter(names, id, st)
+				}
+				return true
+			})
+			return false
+		case *ast.Ident:
+			names = appendOuter(names, n, st)
+		}
+		return true
+	})
+	return names
+}
+
+func appendOuter(names []string, id *ast.Ident, st ast.Stmt) []string {
+	if o := id.Obj; o != nil && o.Pos() >= st.Pos() && o.Pos() < st.End() {
+		return names // declared in st
+	}
+	return append(names, id.Name)
 }
 
 // forwardUse reports whether a snippet has two top-level var or const

@@ -24,6 +24,8 @@ func TestTypeCheckRefuses(t *testing.T) {
 		{"q := 1\nq := 2", 2, 3, "no new variables on left side of :="},
 		{"fmt.Println(y)\ny := 2", 1, 13, "undefined: y"},
 		{"var a = b + 1\nb := 2", 1, 9, "undefined: b"},
+		{"var a = b\nvar b = a\nfmt.Println(a)", 1, 9, "undefined: b"},
+		{"var a = b\nx := 1\nvar b = x\nfmt.Println(a)", 1, 9, "undefined: b"},
 		{"var a = f()\nfmt.Println(a)\nx := 1\nfunc f() int { return y }\nvar y = x", 1, 9, "undefined: f"},
 		{"n := len(orders)\nn = \"many\"", 2, 5, `cannot use "many" (untyped string constant) as int value in assignment`},
 		{"if count > 1 {\n\tunused := 3\n}", 2, 2, "declared and not used: unused"},

@@ -378,13 +378,21 @@ func TestAgentLargeResultBecomesVariable(t *testing.T) {
 }
 
 func TestAgentIdempotentCreate(t *testing.T) {
-	model := llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":"x"}`))
+	// The model answers once the second Start has returned: a run that
+	// ended before it would no longer be going on in the agent.
+	release := make(chan struct{})
+	model := llm.NewScriptedFunc(func(llm.Request) (llm.Response, error) {
+		<-release
+		return llm.CallTool("terminate", `{"success":true,"result":"x"}`), nil
+	})
 	rt := newAgent(t, model, runtime.Options{})
 	h1, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t"}, ID: "run_fixed"})
 	if err != nil {
+		close(release)
 		t.Fatal(err)
 	}
 	h2, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t"}, ID: "run_fixed"})
+	close(release)
 	if err != nil || h2 != h1 {
 		t.Fatalf("second Start = %v, %v; want the same handle", h2, err)
 	}

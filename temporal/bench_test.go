@@ -45,7 +45,7 @@ func BenchmarkWorkflowStep(b *testing.B) {
 	for b.Loop() {
 		i++
 		e := newEnv(b, a)
-		e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "noop", Run: byreftemporal.RunSpec{ID: "bench-" + strconv.Itoa(i), Task: "loop", NonInteractive: true}})
+		e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "noop", Run: byreftemporal.RunSpec{Spec: runtime.Spec{Task: "loop", NonInteractive: true}, ID: "bench-" + strconv.Itoa(i)}})
 		var o runtime.Outcome
 		if err := e.GetWorkflowResult(&o); err != nil || o.Status != run.StatusCompleted || o.Steps != steps+1 {
 			b.Fatalf("%+v %v", o, err)

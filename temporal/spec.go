@@ -3,7 +3,6 @@ package temporal
 import (
 	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
@@ -12,27 +11,18 @@ import (
 
 // RunSpec is the part of runtime.RunOptions that travels through Temporal:
 // everything but the model, the values and the status hook, which are the
-// worker's (Agent.Run).
+// worker's (Agent.Run). Spec is the options a run's log records, as it
+// records them.
 type RunSpec struct {
-	ID             string            `json:"id,omitempty"`
-	Session        string            `json:"session,omitempty"`
-	Turn           string            `json:"turn,omitempty"`
-	Name           string            `json:"name,omitempty"`
-	Tags           map[string]string `json:"tags,omitempty"`
-	Task           string            `json:"task,omitempty"`
-	Message        json.RawMessage   `json:"message,omitempty"`
-	Input          json.RawMessage   `json:"input,omitempty"`
-	InputSchema    json.RawMessage   `json:"input_schema,omitempty"`
-	ResultSchema   json.RawMessage   `json:"result_schema,omitempty"`
-	Actions        []string          `json:"actions,omitempty"`
-	NonInteractive bool              `json:"non_interactive,omitempty"`
-	Instructions   string            `json:"instructions,omitempty"`
-	ModelName      string            `json:"model_name,omitempty"`
-	Limits         runtime.Limits    `json:"limits,omitzero"`
-	Approval       runtime.Approval  `json:"approval,omitempty"`
-	AwaitTimeout   time.Duration     `json:"await_timeout,omitempty"`
-	ToolLimit      int               `json:"tool_limit,omitempty"`
-	History        []llm.Message     `json:"history,omitempty"`
+	ID      string            `json:"id,omitempty"`
+	Session string            `json:"session,omitempty"`
+	Turn    string            `json:"turn,omitempty"`
+	Name    string            `json:"name,omitempty"`
+	Tags    map[string]string `json:"tags,omitempty"`
+	Message json.RawMessage   `json:"message,omitempty"`
+	Input   json.RawMessage   `json:"input,omitempty"`
+	History []llm.Message     `json:"history,omitempty"`
+	Spec    runtime.Spec      `json:"spec,omitzero"`
 }
 
 // errLocal is returned by SpecOf for options that cannot leave the
@@ -47,10 +37,7 @@ func SpecOf(opts runtime.RunOptions) (RunSpec, error) {
 	}
 	return RunSpec{
 		ID: string(opts.ID), Session: string(opts.Session), Turn: string(opts.Turn), Name: opts.Name, Tags: opts.Tags,
-		Task: opts.Task, Message: opts.Message, Input: opts.Input, InputSchema: opts.InputSchema, ResultSchema: opts.ResultSchema,
-		Actions: opts.Actions, NonInteractive: opts.NonInteractive, Instructions: opts.Instructions,
-		ModelName: opts.ModelName, Limits: opts.Limits, Approval: opts.Approval, AwaitTimeout: opts.AwaitTimeout,
-		ToolLimit: opts.ToolLimit, History: opts.History,
+		Message: opts.Message, Input: opts.Input, History: opts.History, Spec: opts.Spec,
 	}, nil
 }
 
@@ -59,7 +46,7 @@ func SpecOf(opts runtime.RunOptions) (RunSpec, error) {
 // status hook. The run is driven.
 func (s RunSpec) options(template runtime.RunOptions) runtime.RunOptions {
 	o := template
-	o.ID, o.Session, o.Turn, o.Task, o.Input = run.ID(s.ID), run.SessionID(s.Session), run.TurnID(s.Turn), s.Task, s.Input
+	o.ID, o.Session, o.Turn, o.Task, o.Input = run.ID(s.ID), run.SessionID(s.Session), run.TurnID(s.Turn), s.Spec.Task, s.Input
 	o.Message = s.Message
 	set := func(dst *string, v string) {
 		if v != "" {
@@ -67,32 +54,32 @@ func (s RunSpec) options(template runtime.RunOptions) runtime.RunOptions {
 		}
 	}
 	set(&o.Name, s.Name)
-	set(&o.Instructions, s.Instructions)
-	set(&o.ModelName, s.ModelName)
+	set(&o.Instructions, s.Spec.Instructions)
+	set(&o.ModelName, s.Spec.ModelName)
 	if s.Tags != nil {
 		o.Tags = s.Tags
 	}
-	if len(s.InputSchema) > 0 {
-		o.InputSchema = s.InputSchema
+	if len(s.Spec.InputSchema) > 0 {
+		o.InputSchema = s.Spec.InputSchema
 	}
-	if len(s.ResultSchema) > 0 {
-		o.ResultSchema = s.ResultSchema
+	if len(s.Spec.ResultSchema) > 0 {
+		o.ResultSchema = s.Spec.ResultSchema
 	}
-	if s.Actions != nil {
-		o.Actions = s.Actions
+	if s.Spec.Actions != nil {
+		o.Actions = s.Spec.Actions
 	}
-	o.NonInteractive = o.NonInteractive || s.NonInteractive
-	if s.Limits != (runtime.Limits{}) {
-		o.Limits = s.Limits
+	o.NonInteractive = o.NonInteractive || s.Spec.NonInteractive
+	if s.Spec.Limits != (runtime.Limits{}) {
+		o.Limits = s.Spec.Limits
 	}
-	if s.Approval != "" {
-		o.Approval = s.Approval
+	if s.Spec.Approval != "" {
+		o.Approval = s.Spec.Approval
 	}
-	if s.AwaitTimeout > 0 {
-		o.AwaitTimeout = s.AwaitTimeout
+	if s.Spec.AwaitTimeout > 0 {
+		o.AwaitTimeout = s.Spec.AwaitTimeout
 	}
-	if s.ToolLimit > 0 {
-		o.ToolLimit = s.ToolLimit
+	if s.Spec.ToolLimit > 0 {
+		o.ToolLimit = s.Spec.ToolLimit
 	}
 	if s.History != nil {
 		o.History = s.History

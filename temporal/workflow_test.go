@@ -140,7 +140,7 @@ func (e *env) answerLater(t *testing.T, id string, a run.Answer) {
 
 func TestWorkflowCompletesARun(t *testing.T) {
 	e := newEnv(t, weatherAgent())
-	o := e.execute(t, "weather", byreftemporal.RunSpec{ID: "run-1", Task: "What is the weather?", NonInteractive: true})
+	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "What is the weather?", NonInteractive: true}, ID: "run-1"})
 	if !o.OK() || string(o.Result) != `"sunny, 21°C in Paris"` {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -169,7 +169,7 @@ func TestWorkflowCompletesARun(t *testing.T) {
 func TestWorkflowApprovalBySignal(t *testing.T) {
 	e := newEnv(t, weatherAgent())
 	e.answerLater(t, "run-a", run.Answer{Decision: run.Approved})
-	o := e.execute(t, "weather", byreftemporal.RunSpec{ID: "run-a", Task: "weather?", NonInteractive: true, Approval: runtime.ApproveOnToolCall})
+	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "weather?", NonInteractive: true, Approval: runtime.ApproveOnToolCall}, ID: "run-a"})
 	if !o.OK() {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -200,7 +200,7 @@ func TestWorkflowQuestionAndAnswer(t *testing.T) {
 	}
 	e := newEnv(t, agent("asker", model, nil))
 	e.answerLater(t, "run-q", run.Answer{Text: "Rome"})
-	o := e.execute(t, "asker", byreftemporal.RunSpec{ID: "run-q", Task: "ask me"})
+	o := e.execute(t, "asker", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "ask me"}, ID: "run-q"})
 	if !o.OK() || !strings.Contains(string(o.Result), "Rome") {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -208,7 +208,7 @@ func TestWorkflowQuestionAndAnswer(t *testing.T) {
 
 func TestWorkflowAwaitTimeoutIsATimer(t *testing.T) {
 	e := newEnv(t, weatherAgent())
-	o := e.execute(t, "weather", byreftemporal.RunSpec{ID: "run-t", Task: "weather?", Approval: runtime.ApproveOnToolCall, AwaitTimeout: time.Hour})
+	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "weather?", Approval: runtime.ApproveOnToolCall, AwaitTimeout: time.Hour}, ID: "run-t"})
 	if o.Status != run.StatusFailed || o.Reason != "the approval await_1 was not answered within 1h0m0s" {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -235,7 +235,7 @@ func TestWorkflowCancelWhileAStepRuns(t *testing.T) {
 		<-started
 		e.CancelWorkflow()
 	}()
-	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "slow", Run: byreftemporal.RunSpec{ID: "run-c", Task: "go"}})
+	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "slow", Run: byreftemporal.RunSpec{Spec: runtime.Spec{Task: "go"}, ID: "run-c"}})
 	if err := e.GetWorkflowError(); !temporal.IsCanceledError(err) {
 		t.Fatalf("workflow error = %v, want canceled", err)
 	}
@@ -271,7 +271,7 @@ func TestWorkflowChildRun(t *testing.T) {
 		})
 	}
 	e := newEnv(t, agent("lead", model, nil, child))
-	o := e.execute(t, "lead", byreftemporal.RunSpec{ID: "run-p", Task: "delegate", NonInteractive: true})
+	o := e.execute(t, "lead", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "delegate", NonInteractive: true}, ID: "run-p"})
 	if !o.OK() {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -293,7 +293,7 @@ func TestWorkflowFollowUp(t *testing.T) {
 		}
 		e.SignalWorkflow(byreftemporal.SignalFollowUp, "and in fahrenheit?")
 	}, time.Minute)
-	o := e.execute(t, "weather", byreftemporal.RunSpec{ID: "run-f", Task: "weather?"})
+	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "weather?"}, ID: "run-f"})
 	if string(o.Result) != `"still sunny"` {
 		t.Fatalf("the workflow ended with %+v, want the follow-up's outcome", o)
 	}
@@ -314,7 +314,7 @@ func TestWorkflowFollowUp(t *testing.T) {
 // no follow-up comes within the window (a workflow timer).
 func TestWorkflowFollowUpWindowEnds(t *testing.T) {
 	e := newEnv(t, weatherAgent())
-	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "weather", Run: byreftemporal.RunSpec{ID: "run-w", Task: "weather?"}, Timing: byreftemporal.Timing{FollowUpWindow: time.Hour}})
+	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "weather", Run: byreftemporal.RunSpec{Spec: runtime.Spec{Task: "weather?"}, ID: "run-w"}, Timing: byreftemporal.Timing{FollowUpWindow: time.Hour}})
 	if !e.IsWorkflowCompleted() || e.GetWorkflowError() != nil {
 		t.Fatalf("completed %v, error %v", e.IsWorkflowCompleted(), e.GetWorkflowError())
 	}
@@ -339,7 +339,7 @@ func TestWorkflowHostsALostRunAgain(t *testing.T) {
 	}}
 	e := newEnv(t, a)
 	w = e.worker
-	o := e.execute(t, "weather", byreftemporal.RunSpec{ID: "run-l", Task: "weather?", NonInteractive: true})
+	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "weather?", NonInteractive: true}, ID: "run-l"})
 	if !o.OK() || string(o.Result) != `"sunny, 21°C in Paris"` {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -368,7 +368,7 @@ func TestWorkflowLostRunWithLiveVariableIsInterrupted(t *testing.T) {
 	}}
 	e := newEnv(t, a)
 	w = e.worker
-	o := e.execute(t, "weather", byreftemporal.RunSpec{ID: "run-i", Task: "weather?", NonInteractive: true})
+	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "weather?", NonInteractive: true}, ID: "run-i"})
 	if o.Status != run.StatusFailed || !strings.HasPrefix(o.Reason, "interrupted") || !strings.Contains(o.Reason, "counter") {
 		t.Fatalf("outcome = %+v, want failed as interrupted naming counter", o)
 	}
@@ -379,7 +379,7 @@ func TestWorkflowLostRunWithLiveVariableIsInterrupted(t *testing.T) {
 
 func TestWorkflowUnknownAgent(t *testing.T) {
 	e := newEnv(t, weatherAgent())
-	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "nobody", Run: byreftemporal.RunSpec{ID: "run-u", Task: "t"}})
+	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "nobody", Run: byreftemporal.RunSpec{Spec: runtime.Spec{Task: "t"}, ID: "run-u"}})
 	err := e.GetWorkflowError()
 	var app *temporal.ApplicationError
 	if !errors.As(err, &app) || !strings.Contains(app.Error(), `no agent "nobody"`) {
@@ -400,7 +400,7 @@ func TestWorkflowGivingUpEndsTheLog(t *testing.T) {
 	}
 	e := newEnv(t, agent("weather", forgetful, city))
 	w = e.worker
-	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "weather", Run: byreftemporal.RunSpec{ID: "run-g", Task: "weather?", NonInteractive: true}, Timing: byreftemporal.Timing{MaxHosts: 2}})
+	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "weather", Run: byreftemporal.RunSpec{Spec: runtime.Spec{Task: "weather?", NonInteractive: true}, ID: "run-g"}, Timing: byreftemporal.Timing{MaxHosts: 2}})
 	if err := e.GetWorkflowError(); err == nil || !strings.Contains(err.Error(), "hosted 2 times") {
 		t.Fatalf("workflow error = %v", err)
 	}

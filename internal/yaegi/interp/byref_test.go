@@ -348,9 +348,13 @@ const (
 	c, d
 	e, f
 )
+const (
+	g, h int8 = iota, -iota
+	k, l
+)
 `
-	const expr = `[]any{s + t, string(u), v + w, m, n, o, a, b, c, d, e, f}`
-	const want = "[ab \u263a \ufffd\ufffd true false true 1 0 2 1 4 3]"
+	const expr = `[]any{s + t, string(u), v + w, m, n, o, a, b, c, d, e, f, g, h, k, l}`
+	const want = "[ab \u263a \ufffd\ufffd true false true 1 0 2 1 4 3 0 0 1 -1]"
 	for _, c := range []struct{ name, src string }{
 		{"top level", decls + "var r = " + expr},
 		{"in a function", "func g() []any {\n" + decls + "return " + expr + "\n}\nvar r = g()"},
@@ -410,6 +414,22 @@ func main() {
 	t = append(t, p)
 	print(len(*t[0]), (*t[0])[0] == &t, t[1] == p, t[0] == p)
 }`, "2truetruefalse"},
+		{"array of pointers", `package main
+type A [2]*A
+func main() {
+	var a A
+	a[0] = &a
+	b := A{&a, nil}
+	s := a[:]
+	print(a[0] == &a, b[0][0] == &a, s[0] == &a, len(s))
+}`, "truetruetrue2"},
+		{"array of slices", `package main
+type B [2][]B
+func main() {
+	var b B
+	b[1] = []B{{}, b}
+	print(len(b[1]), len(b[1][1][0]), len(b[1][1][1]))
+}`, "200"},
 		{"map of pointers", `package main
 type Tree map[string]*Tree
 func main() {

@@ -2149,8 +2149,11 @@ func (t *itype) recursiveType(ctx *refTypeContext) (reflect.Type, *recType) {
 				k = reflect.Chan
 			}
 			ph, ok := unsafe2.Placeholder(k)
+			if t.cat == arrayT {
+				ph, ok = unsafe2.ArrayPlaceholder(t.length, layoutKind(t.val))
+			}
 			if !ok {
-				panic(fmt.Errorf("recursive type %s: a recursive array type is not supported", t.name))
+				panic(fmt.Errorf("recursive type %s: an array of this element type that contains itself is not supported", t.name))
 			}
 			r.placeholder = ph
 		}
@@ -2170,6 +2173,30 @@ func (t *itype) recursiveType(ctx *refTypeContext) (reflect.Type, *recType) {
 	r := &recType{t: t}
 	ctx.recs = append(ctx.recs, r)
 	return nil, r
+}
+
+// layoutKind is the reflect kind of the values of a type that can hold a
+// recursive type's placeholder, or reflect.Invalid (byref).
+func layoutKind(t *itype) reflect.Kind {
+	for t != nil && t.cat == linkedT {
+		t = t.val
+	}
+	if t == nil {
+		return reflect.Invalid
+	}
+	switch t.cat {
+	case sliceT, variadicT:
+		return reflect.Slice
+	case funcT:
+		return reflect.Func
+	case mapT:
+		return reflect.Map
+	case ptrT:
+		return reflect.Ptr
+	case chanT, chanRecvT, chanSendT:
+		return reflect.Chan
+	}
+	return reflect.Invalid
 }
 
 // tie ends the build of r.t: when it was met inside itself, the

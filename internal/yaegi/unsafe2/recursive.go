@@ -89,6 +89,27 @@ func Placeholder(k reflect.Kind) (reflect.Type, bool) {
 	return reflect.StructOf(fields), true
 }
 
+// ArrayPlaceholder returns a new type that stands for a recursive array
+// type of n elements of kind elem while it is built, with its layout (an
+// array of slices or of pointers, funcs, maps or chans). It reports false
+// for the other kinds of element.
+func ArrayPlaceholder(n int, elem reflect.Kind) (reflect.Type, bool) {
+	var e reflect.Type
+	switch elem {
+	case reflect.Slice:
+		e = reflect.TypeOf(struct {
+			Data     unsafe.Pointer
+			Len, Cap uintptr
+		}{})
+	case reflect.Func, reflect.Map, reflect.Ptr, reflect.Chan:
+		e = pointerType
+	default:
+		return nil, false
+	}
+	name := "Recursive" + strconv.FormatUint(placeholders.Add(1), 10)
+	return reflect.StructOf([]reflect.StructField{{Name: name, Type: reflect.ArrayOf(n, e)}}), true
+}
+
 // Tie replaces placeholder, in t and in every type t was made of that
 // contains it, with t itself, and returns those types (t included). All
 // of them must have been made with placeholder (by reflect's SliceOf,
@@ -97,7 +118,7 @@ func Placeholder(k reflect.Kind) (reflect.Type, bool) {
 // changed layout is an error instead of a corruption.
 func Tie(t, placeholder reflect.Type) (map[reflect.Type]bool, error) {
 	switch t.Kind() {
-	case reflect.Slice, reflect.Func, reflect.Map, reflect.Ptr, reflect.Chan:
+	case reflect.Slice, reflect.Func, reflect.Map, reflect.Ptr, reflect.Chan, reflect.Array:
 	default:
 		return nil, errors.New("unsafe2: a placeholder for a " + t.Kind().String())
 	}
@@ -196,9 +217,8 @@ func Canonical(inner, fixed map[reflect.Type]bool) (map[reflect.Type]reflect.Typ
 			return nil, err
 		}
 		for i, slot := range slots {
-			if typ.Kind() == reflect.Map && i == 2 || typ.Kind() == reflect.Array && i == 1 {
-				// A map's group and an array's slice type keep the layout
-				// computed for them.
+			if typ.Kind() == reflect.Map && i == 2 {
+				// A map's group keeps the layout computed for it.
 				continue
 			}
 			if c := rebuild(children[i]); c != children[i] {

@@ -70,6 +70,21 @@ func TestTie(t *testing.T) {
 	if _, ok := Placeholder(reflect.Array); ok {
 		t.Error("a placeholder for an array, whose layout depends on its element")
 	}
+	if _, ok := ArrayPlaceholder(2, reflect.Struct); ok {
+		t.Error("a placeholder for an array of structs, whose layout is unknown")
+	}
+	aph, _ := ArrayPlaceholder(3, reflect.Ptr)
+	at := reflect.ArrayOf(3, reflect.PointerTo(aph))
+	ainner, err := Tie(at, aph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Canonical(ainner, map[reflect.Type]bool{at: true}); err != nil {
+		t.Fatal(err)
+	}
+	if at.Elem() != reflect.PointerTo(at) {
+		t.Errorf("array type not tied: %v", at.Elem())
+	}
 	if _, err := Tie(reflect.TypeOf(0), fph); err == nil {
 		t.Error("Tie accepted a placeholder of another layout")
 	}
