@@ -91,7 +91,7 @@
 // Where the interpreter still computes something else than compiled Go,
 // the corpus says so: TestNative compiles every corpus snippet that is not
 // meant to fail with Go (one build, one binary) and compares its stdout,
-// stderr and variables with the interpreter's. All 305 such snippets
+// stderr and variables with the interpreter's. All 306 such snippets
 // agree; one that stops agreeing is listed, with its cause, in
 // corpus_test.go (knownFailing). The unexported fields of a snippet's
 // struct types keep their names, so %+v prints them and encoding/json
@@ -113,7 +113,12 @@
 // func; a written input variable refuses the snippet with [ErrRefused].
 // A value of a snippet type with methods in an any ([]any{Row{2}}) comes
 // back as its data, as a variable of that type does: encoding/json and
-// %v see its fields, and its methods stay in the interpreter.
+// %v see its fields, and its methods stay in the interpreter. A later
+// snippet gets each SnippetError its variables hold (at the top, in
+// elements, fields, map values, pointees) as a value of its own type
+// again, built by the current instance from the kept data, so
+// err.(*StockError) and errors.As hold, also after a rebuild; when the
+// snippet ends the host holds SnippetErrors again.
 //
 // # What a snippet can do, in a model's terms
 //
