@@ -491,6 +491,12 @@ func main() { print((*T).Sum(nil, 1, 3, 5, 6), ((*T)(nil)).Sum(1, 2)) }`, "153"}
 			}
 		})
 	}
+	// Two such types are not convertible: reflect alone would compare
+	// their elements until the stack overflows.
+	_, err := New(Options{}).Eval("package main\ntype A []A\ntype B []B\nfunc main() { a := A{}; b := B(a); _ = b }")
+	if err == nil || !strings.Contains(err.Error(), "cannot convert") {
+		t.Errorf("B(a): got %v, want a cannot convert error", err)
+	}
 	i := New(Options{})
 	if _, err := i.Eval("type T []T\ntype F func(string) F\ntype M map[string]M"); err != nil {
 		t.Fatal(err)

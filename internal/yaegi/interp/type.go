@@ -1619,7 +1619,13 @@ func (t *itype) convertibleTo(o *itype) bool {
 		return true
 	}
 
-	return t.TypeOf().ConvertibleTo(o.TypeOf())
+	if tt != ot && unsafe2.Tied(tt) && unsafe2.Tied(ot) {
+		// byref: two different types that contain themselves (type A []A,
+		// type B []B) are never convertible in Go, and reflect compares
+		// their elements forever (a fatal stack overflow).
+		return false
+	}
+	return tt.ConvertibleTo(ot)
 }
 
 // ordered returns true if the type is ordered.
