@@ -97,7 +97,7 @@
 // Where the interpreter still computes something else than compiled Go,
 // the corpus says so: TestNative compiles every corpus snippet that is not
 // meant to fail with Go (one build, one binary) and compares its stdout,
-// stderr and variables with the interpreter's. All 306 such snippets
+// stderr and variables with the interpreter's. All 307 such snippets
 // agree; one that stops agreeing is listed, with its cause, in
 // corpus_test.go (knownFailing). The unexported fields of a snippet's
 // struct types keep their names, so %+v prints them and encoding/json
@@ -229,7 +229,13 @@
 // os.Stderr are io.Writers writing to [Result.Stdout] and [Result.Stderr]
 // (for tabwriter.NewWriter(os.Stdout, ...), fmt.Fprintf(os.Stderr, ...),
 // json.NewEncoder(os.Stdout)); any other name of os is refused by that
-// rule, with or without an import.
+// rule, with or without an import. Their dynamic type prints as *os.File
+// (%T), as in compiled Go. A writer made around them and kept in a
+// variable (tw := tabwriter.NewWriter(os.Stdout, ...)) writes to the
+// output of the snippet that uses it, also after the interpreter was
+// rebuilt; after a snippet on the same instance was stopped (its goroutine
+// may still be writing), using it panics with a message saying to make it
+// again.
 //
 // Refused, with a [RefusedError] naming what to do instead: the rest of os, os/exec,
 // net and net/..., syscall, unsafe, plugin, reflect, runtime and
