@@ -141,6 +141,12 @@ fmt.Print(total, " ", n)`, "6 3"},
 )
 func next() int { count++; return count }
 fmt.Print(count, used)`, "1 1"},
+		{"a var group whose func uses a spec it uses too", `var (
+	base = 10
+	used = base + double()
+)
+func double() int { return base * 2 }
+fmt.Print(used)`, "30"},
 		{"len and cap of arrays", `var s [][30]int
 var p *[40]int
 const n = len(s[10])
