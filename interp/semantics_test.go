@@ -315,6 +315,24 @@ fmt.Println(rows, m, [1]row{{S{12}, 13, nil}})
 fmt.Printf("%v|%+v\n", o, m)
 b, _ := json.Marshal(m)
 fmt.Println(string(b))`, "[{S1 2 <nil>} {S3 4 E5}] map[x:{S6 7 E8}] [{S12 13 <nil>}]\n{[{S1 2 <nil>} {S3 4 E5}] map[k:{S10 11 <nil>}]}|map[x:{A:S6 B:7 Err:E8}]\n{\"x\":{\"A\":{},\"B\":7,\"Err\":{}}}"},
+		{"%T names snippet types", `type C int
+func (C) f() {}
+type T struct{ A int }
+type P struct{ S string }
+func (p *P) Name() string { return p.S }
+type Pair[K comparable, V any] struct{ K K; V V }
+type S struct{ n int }
+func (s S) String() string { return "S!" }
+type I interface{ f() }
+var a any = C(1)
+var i I = C(2)
+var e error = fmt.Errorf("x")
+var t any = T{3}
+fmt.Printf("%T %T %T %T %T %T %T %T\n", a, i, C(2), T{}, []T{}, map[string]*T{}, &P{}, S{})
+fmt.Printf("%T|%-8T|%v|%T|%T|%d%%|%[1]T\n", t, C(5), C(6), e, 1.5, 3)
+s := fmt.Sprintf("%T %v %T", Pair[string, int]{"a", 1}, Pair[string, int]{"a", 1}, func(x int) string { return "" })
+fmt.Println(s, fmt.Errorf("%T: %w", S{}, e))
+fmt.Printf("%T %T %T\n", struct{ X C }{}, [2]C{}, []any{C(1)})`, "main.C main.C main.C main.T []main.T map[string]*main.T *main.P main.S\nmain.T|main.C  |6|*errors.errorString|float64|3%|main.T\nmain.Pair[string,int] {a 1} func(int) string main.S: x\nstruct { X main.C } [2]main.C []interface {}"},
 		{"embedded fields are promoted for encoding/json", `type Base struct{ ID int }
 type Product struct {
 	Base

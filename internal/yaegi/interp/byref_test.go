@@ -435,6 +435,17 @@ func main() {
 	b[1] = []B{{}, b}
 	print(len(b[1]), len(b[1][1][0]), len(b[1][1][1]))
 }`, "200"},
+		{"array of structs", `package main
+type T [2]struct{ Name string; Next *T }
+type S struct{ N int; Ts []U }
+type U [1]S
+func main() {
+	var a, b T
+	a[0].Name, a[1].Next = "a", &b
+	b[1].Name = "b"
+	u := U{{N: 1, Ts: []U{{{N: 2}}}}}
+	print(a[1].Next[1].Name, a[1].Next == &b, u[0].Ts[0][0].N)
+}`, "btrue2"},
 		{"map of pointers", `package main
 type Tree map[string]*Tree
 func main() {
