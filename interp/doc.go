@@ -45,7 +45,13 @@
 // without a symbol table: shop.Customer for a type of example.com/shop,
 // main.Order for a type of the host program's package main. Error messages
 // name them the same way. Standard-library types are named through the
-// allowed packages only.
+// allowed packages only. A second host package with a name already taken
+// (two packages model), or one named like an allowed standard package (a
+// host package time), is shown and written under a name of its own,
+// model2.User or time2.Slot (variable.PackageQualifier). A generic host
+// type (page.Page[page.Item]) cannot be named: its values can be used
+// (p := pg, pg.Items[0].SKU) and the types of its fields can be named; a
+// snippet that names it is refused with a message saying so.
 //
 // What it computes is what compiled Go computes, as internal/yaegi's
 // patches make it (each listed in its README): each iteration of a range
