@@ -57,8 +57,8 @@
 // declarations are initialised in dependency order, as a package's are:
 // one whose values use a var or const declared after it (directly or
 // through the funcs and types it names) has that declaration made just
-// before it, while statements keep their order (within one var (...)
-// group the specs keep theirs); min, max and clear are the
+// before it (a spec of a var (...) group too), while statements keep
+// their order; min, max and clear are the
 // built-ins, constants included; range works over integers of every type
 // and over functions (every iterator of the allowed packages:
 // slices.All, slices.Backward, maps.Keys, strings.Lines...); method
@@ -92,7 +92,7 @@
 // Where the interpreter still computes something else than compiled Go,
 // the corpus says so: TestNative compiles every corpus snippet that is not
 // meant to fail with Go (one build, one binary) and compares its stdout,
-// stderr and variables with the interpreter's. All 305 such snippets
+// stderr and variables with the interpreter's. All 306 such snippets
 // agree; one that stops agreeing is listed, with its cause, in
 // corpus_test.go (knownFailing). The unexported fields of a snippet's
 // struct types keep their names, so %+v prints them and encoding/json
@@ -114,7 +114,12 @@
 // func; a written input variable refuses the snippet with [ErrRefused].
 // A value of a snippet type with methods in an any ([]any{Row{2}}) comes
 // back as its data, as a variable of that type does: encoding/json and
-// %v see its fields, and its methods stay in the interpreter.
+// %v see its fields, and its methods stay in the interpreter. A later
+// snippet gets each SnippetError its variables hold (at the top, in
+// elements, fields, map values, pointees) as a value of its own type
+// again, built by the current instance from the kept data, so
+// err.(*StockError) and errors.As hold, also after a rebuild; when the
+// snippet ends the host holds SnippetErrors again.
 //
 // # What a snippet can do, in a model's terms
 //

@@ -60,7 +60,11 @@ const (
 	a, b = 1 << iota, 1<<iota - 1
 	c, d
 )
-fmt.Print(s, t, " ", m, n, o, " ", a, b, c, d)`, "ab true false true 1 0 2 1"},
+const (
+	p = q
+	q = iota
+)
+fmt.Print(s, t, " ", m, n, o, " ", a, b, c, d, " ", p, q)`, "ab true false true 1 0 2 1 1 1"},
 		{"min and max of floats", `nan := math.NaN()
 fmt.Println(min(1.0, nan), max(-0.0, 0.0), math.Signbit(min(0.0, math.Copysign(0, -1))))`, "NaN 0 true"},
 		{"clear", `m := map[string]int{"a": 1}
@@ -124,6 +128,25 @@ const b = c + 1
 var x = [a]int{}
 const c = 2
 fmt.Print(a, b, len(x))`, "6 3 6"},
+		{"the specs of a var group in dependency order", `var (
+	total = sum(prices)
+	prices = []int{1, 2, 3}
+	n = len(prices)
+)
+func sum(p []int) (s int) { for _, x := range p { s += x }; return }
+fmt.Print(total, " ", n)`, "6 3"},
+		{"a var group whose func uses its other specs", `var (
+	count int
+	used = next()
+)
+func next() int { count++; return count }
+fmt.Print(count, used)`, "1 1"},
+		{"a var group whose func uses a spec it uses too", `var (
+	base = 10
+	used = base + double()
+)
+func double() int { return base * 2 }
+fmt.Print(used)`, "30"},
 		{"len and cap of arrays", `var s [][30]int
 var p *[40]int
 const n = len(s[10])

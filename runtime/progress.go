@@ -28,9 +28,7 @@ func Progress(ctx context.Context, message string) error {
 	if len(info.sensitive) > 0 {
 		message = hiddenOutput
 	} else if st := info.run.st; st != nil {
-		st.mu.Lock()
-		message = st.redact(message)
-		st.mu.Unlock()
+		message = st.redacted(message)
 	}
 	return info.run.rec.append(ctx, run.Progress{CallID: info.callID, Message: clip(message, MaxProgress)})
 }
