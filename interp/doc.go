@@ -57,8 +57,8 @@
 // declarations are initialised in dependency order, as a package's are:
 // one whose values use a var or const declared after it (directly or
 // through the funcs and types it names) has that declaration made just
-// before it, while statements keep their order (within one var (...)
-// group the specs keep theirs); min, max and clear are the
+// before it (a spec of a var (...) group too), while statements keep
+// their order; min, max and clear are the
 // built-ins, constants included; range works over integers of every type
 // and over functions (every iterator of the allowed packages:
 // slices.All, slices.Backward, maps.Keys, strings.Lines...); method
@@ -66,9 +66,13 @@
 // slices, maps and funcs (type Node []Node, type Tree map[string]Tree,
 // type stateFn func(*lexer) stateFn); new(expr); errors.As and errors.Is with
 // the snippet's own types; print and println write to stderr as Go's do;
-// and run-time panics carry Go's runtime.Error messages ("index out of
-// range [5] with length 2", "invalid memory address or nil pointer
-// dereference").
+// interface values compare, and key maps, by dynamic type and value
+// (map[I]int with the snippet's types, any(T{1}) == any(T{1})); a value of
+// a snippet type inside an interface prints and marshals as itself, and
+// %T names it as Go does (main.T); and run-time panics carry Go's
+// runtime.Error messages ("index out of range [5] with length 2",
+// "invalid memory address or nil pointer dereference", "hash of
+// unhashable type main.T").
 //
 // Go's own tests keep it so: TestGoTests runs every "// run" program of
 // $(go env GOROOT)/test that imports only allowed packages, with its
@@ -87,7 +91,7 @@
 // Where the interpreter still computes something else than compiled Go,
 // the corpus says so: TestNative compiles every corpus snippet that is not
 // meant to fail with Go (one build, one binary) and compares its stdout,
-// stderr and variables with the interpreter's. All 305 such snippets
+// stderr and variables with the interpreter's. All 306 such snippets
 // agree; one that stops agreeing is listed, with its cause, in
 // corpus_test.go (knownFailing). The unexported fields of a snippet's
 // struct types keep their names, so %+v prints them and encoding/json
@@ -109,7 +113,12 @@
 // func; a written input variable refuses the snippet with [ErrRefused].
 // A value of a snippet type with methods in an any ([]any{Row{2}}) comes
 // back as its data, as a variable of that type does: encoding/json and
-// %v see its fields, and its methods stay in the interpreter.
+// %v see its fields, and its methods stay in the interpreter. A later
+// snippet gets each SnippetError its variables hold (at the top, in
+// elements, fields, map values, pointees) as a value of its own type
+// again, built by the current instance from the kept data, so
+// err.(*StockError) and errors.As hold, also after a rebuild; when the
+// snippet ends the host holds SnippetErrors again.
 //
 // # What a snippet can do, in a model's terms
 //
@@ -150,8 +159,10 @@
 //     arrays and maps and the fields of structs print through String at
 //     any depth, and so does any value of such a type in an interface);
 //     a verb other than %v and %s on a struct holding one; %T of a
-//     snippet-declared type (it names the underlying type); and generic
-//     functions whose type parameters are only
+//     snippet-declared type where one argument is formatted by %T and by
+//     another verb too (fmt.Printf("%v %[1]T", t) names the type reflect
+//     built, struct { A int } for main.T; %T alone prints main.T, []main.T,
+//     main.Pair[string,int] as Go does); and generic functions whose type parameters are only
 //     reachable through a constraint such as S ~[]E (the sandbox's slices
 //     and maps take []E and map[K]V instead; a named slice type passed in
 //     comes back as []E).

@@ -26,6 +26,9 @@ type guard struct {
 	// keeping, when set, is what _byref.Keep runs: the Error methods of
 	// values the host keeps after the Eval (see keeper).
 	keeping func()
+	// back, when set, is what _byref.Of, Back and Put read and fill: the
+	// SnippetErrors given back to a snippet as values of its types.
+	back *backState
 }
 
 // depthPanic is the panic value raised when the call depth limit is hit.
@@ -224,6 +227,9 @@ func (g *guard) exports() map[string]reflect.Value {
 		"Size":   reflect.ValueOf(g.size),
 		"Return": reflect.ValueOf(g.ret),
 		"Keep":   reflect.ValueOf(g.keep),
+		"Of":     reflect.ValueOf(g.backOf),
+		"Back":   reflect.ValueOf(g.backData),
+		"Put":    reflect.ValueOf(g.backPut),
 	}
 }
 

@@ -173,13 +173,13 @@ func liftVars(body string, segs []segment) []segment {
 			}
 			start, end := off(st.Pos()), off(st.End())
 			if strings.Trim(body[cut:start], " \t\r\n;") != "" {
-				rest = append(rest, segment{start: cut, end: start})
+				rest = append(rest, segment{start: cut, end: start, gaps: sg.gaps})
 			}
-			lifted = append(lifted, segment{start: start, end: end})
+			lifted = append(lifted, segment{start: start, end: end, gaps: sg.gaps})
 			cut = end
 		}
 		if strings.Trim(body[cut:sg.end], " \t\r\n;") != "" {
-			rest = append(rest, segment{start: cut, end: sg.end})
+			rest = append(rest, segment{start: cut, end: sg.end, gaps: sg.gaps})
 		}
 	}
 	if len(lifted) == 0 {

@@ -25,7 +25,7 @@ import (
 // funcs and types it uses use in turn. Method values (x.M) are not
 // followed.
 func orderInits(body string, segs []segment) []segment {
-	if strings.Count(body, "var")+strings.Count(body, "const") < 2 || !forwardUse(body) {
+	if !strings.Contains(body, "var") && !strings.Contains(body, "const") || !forwardUse(body) {
 		return segs
 	}
 	return moveInits(body, segs)
@@ -36,11 +36,13 @@ func orderInits(body string, segs []segment) []segment {
 func moveInits(body string, segs []segment) []segment {
 	type item struct {
 		seg        int
-		start, end int      // offsets into body
-		movable    bool     // a var or const declaration
-		names      []string // the names it declares
-		uses       []string // the names it uses and its segment does not declare (movable only)
-		ret        bool     // holds a top-level return
+		start, end int       // offsets into body
+		gaps       []segment // the other specs of its var (...) group, left out
+		group      int       // the first item of its var (...) group, -1 outside one
+		movable    bool      // a var or const declaration, or a spec of a var group
+		names      []string  // the names it declares
+		uses       []string  // the names it uses and does not declare itself (movable only)
+		ret        bool      // holds a top-level return
 	}
 	var items []item
 	declUses := map[string][]string{} // func or type name -> the names its declaration uses
@@ -78,12 +80,35 @@ func moveInits(body string, segs []segment) []segment {
 		off := func(p token.Pos) int { return fset.Position(p).Offset - len(stmtPrefix) }
 		for _, st := range f.Decls[0].(*ast.FuncDecl).Body.List {
 			list := []ast.Stmt{st}
-			it := item{seg: si, start: off(st.Pos()), end: off(st.End()), names: topNames(list), ret: topReturn(list)}
+			it := item{seg: si, start: off(st.Pos()), end: off(st.End()), group: -1, names: topNames(list), ret: topReturn(list)}
+			var gd *ast.GenDecl
 			if ds, ok := st.(*ast.DeclStmt); ok {
-				if gd, ok := ds.Decl.(*ast.GenDecl); ok && (gd.Tok == token.VAR || gd.Tok == token.CONST) {
-					it.movable = true
-					it.uses = outerNames(st)
+				gd, _ = ds.Decl.(*ast.GenDecl)
+			}
+			switch {
+			case gd != nil && gd.Tok == token.VAR && gd.Lparen.IsValid() && len(gd.Specs) > 1:
+				// Each spec of a var group is an item of its own: the
+				// group with the other specs left out (a const group
+				// stays whole: its iota counts its specs).
+				first := len(items)
+				for _, sp := range gd.Specs {
+					spec := it
+					spec.group, spec.movable, spec.names = first, true, nil
+					for _, id := range sp.(*ast.ValueSpec).Names {
+						spec.names = append(spec.names, id.Name)
+					}
+					spec.uses = outerNames(sp)
+					for _, o := range gd.Specs {
+						if o != sp {
+							spec.gaps = append(spec.gaps, segment{start: off(o.Pos()), end: specEnd(body, off(o.End()))})
+						}
+					}
+					items = append(items, spec)
 				}
+				continue
+			case gd != nil && (gd.Tok == token.VAR || gd.Tok == token.CONST):
+				it.movable = true
+				it.uses = outerNames(st)
 			}
 			items = append(items, it)
 		}
@@ -96,33 +121,45 @@ func moveInits(body string, segs []segment) []segment {
 			}
 		}
 	}
-	// deps are the items a movable item needs initialised first, in
-	// declaration order: those declaring what it uses, through the funcs
-	// and types it uses.
-	memo := map[int][]int{}
-	deps := func(i int) []int {
-		if d, ok := memo[i]; ok {
-			return d
+	// needs are the items a movable item needs initialised first, in
+	// declaration order: those that declare what it uses, directly or
+	// through the funcs and types it uses (all), and those it needs
+	// through a func or type (via). A spec of a var group that needs
+	// another of its group through a func is made after it, in a segment
+	// of its own, as the func is declared after the variables it uses
+	// (hoistDecls).
+	type need struct{ all, via []int }
+	memo := map[int]need{}
+	needs := func(i int) need {
+		if nd, ok := memo[i]; ok {
+			return nd
 		}
-		var out []int
+		var nd need
 		seen := map[string]bool{}
-		var use func(names []string)
-		use = func(names []string) {
+		var walk func(names []string)
+		walk = func(names []string) {
 			for _, n := range names {
 				if seen[n] {
 					continue
 				}
 				seen[n] = true
-				if k, ok := declAt[n]; ok && k != i && !slices.Contains(out, k) {
-					out = append(out, k)
+				if k, ok := declAt[n]; ok && k != i {
+					nd.via = append(nd.via, k)
 				}
-				use(declUses[n])
+				walk(declUses[n])
 			}
 		}
-		use(items[i].uses)
-		slices.Sort(out)
-		memo[i] = out
-		return out
+		for _, n := range items[i].uses {
+			if k, ok := declAt[n]; ok && k != i {
+				nd.all = append(nd.all, k)
+			}
+			walk(declUses[n])
+		}
+		nd.all = append(nd.all, nd.via...)
+		slices.Sort(nd.all)
+		nd.all = slices.Compact(nd.all)
+		memo[i] = nd
+		return nd
 	}
 
 	before := map[int][]int{} // item -> the items moved to just before it
@@ -138,7 +175,7 @@ func moveInits(body string, segs []segment) []segment {
 		// each after what it needs; false when one cannot move.
 		var place func(i int) bool
 		place = func(i int) bool {
-			for _, k := range deps(i) {
+			for _, k := range needs(i).all {
 				if k < j || moved[k] || placed[k] {
 					continue
 				}
@@ -161,7 +198,7 @@ func moveInits(body string, segs []segment) []segment {
 			}
 		}
 	}
-	if len(before) == 0 {
+	if len(before) == 0 && !slices.ContainsFunc(items, func(it item) bool { return it.group >= 0 }) {
 		return segs
 	}
 
@@ -175,11 +212,40 @@ func moveInits(body string, segs []segment) []segment {
 		cut := sg.start
 		flush := func(to int) {
 			if strings.Trim(body[cut:to], " \t\r\n;") != "" {
-				out = append(out, segment{start: cut, end: to})
+				out = append(out, segment{start: cut, end: to, gaps: sg.gaps})
 			}
 		}
 		for ; k < len(items) && items[k].seg == si; k++ {
 			it := items[k]
+			if it.group >= 0 {
+				// A var group: its specs, as segments of their own once
+				// one of them moves, has another moved before it, or
+				// needs another of the group through a func.
+				last := k
+				for last+1 < len(items) && items[last+1].group == it.group {
+					last++
+				}
+				changed := false
+				for x := k; x <= last; x++ {
+					changed = changed || moved[x] || len(before[x]) > 0 ||
+						slices.ContainsFunc(needs(x).via, func(y int) bool { return y >= k && y <= last })
+				}
+				if changed {
+					flush(it.start)
+					for x := k; x <= last; x++ {
+						if moved[x] {
+							continue
+						}
+						for _, w := range before[x] {
+							out = append(out, segment{start: items[w].start, end: items[w].end, gaps: items[w].gaps})
+						}
+						out = append(out, segment{start: it.start, end: it.end, gaps: items[x].gaps})
+					}
+					cut = it.end
+				}
+				k = last
+				continue
+			}
 			switch {
 			case moved[k]:
 				flush(it.start)
@@ -188,7 +254,7 @@ func moveInits(body string, segs []segment) []segment {
 				flush(it.start)
 				cut = it.start
 				for _, w := range before[k] {
-					out = append(out, segment{start: items[w].start, end: items[w].end})
+					out = append(out, segment{start: items[w].start, end: items[w].end, gaps: items[w].gaps})
 				}
 			}
 		}
@@ -197,11 +263,11 @@ func moveInits(body string, segs []segment) []segment {
 	return out
 }
 
-// outerNames are the names st uses that it does not declare itself: each
-// identifier the parser left unresolved or resolved to a declaration
-// outside st (an earlier top-level one; the wrapper has no parameters),
-// with field and method names (x.f) left out.
-func outerNames(st ast.Stmt) []string {
+// outerNames are the names st (a statement or a spec of one) uses that it
+// does not declare itself: each identifier the parser left unresolved or
+// resolved to a declaration outside st (an earlier top-level one; the
+// wrapper has no parameters), with field and method names (x.f) left out.
+func outerNames(st ast.Node) []string {
 	var names []string
 	ast.Inspect(st, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -221,15 +287,29 @@ func outerNames(st ast.Stmt) []string {
 	return names
 }
 
-func appendOuter(names []string, id *ast.Ident, st ast.Stmt) []string {
+func appendOuter(names []string, id *ast.Ident, st ast.Node) []string {
 	if o := id.Obj; o != nil && o.Pos() >= st.Pos() && o.Pos() < st.End() {
 		return names // declared in st
 	}
 	return append(names, id.Name)
 }
 
+// specEnd extends the end of a spec left out of its group past the
+// semicolon that ends it on its line, if any, so the group still parses
+// (var ( a = b; b = 1 ) with a left out).
+func specEnd(body string, end int) int {
+	i := end
+	for i < len(body) && (body[i] == ' ' || body[i] == '\t') {
+		i++
+	}
+	if i < len(body) && body[i] == ';' {
+		return i + 1
+	}
+	return end
+}
+
 // forwardUse reports whether a snippet has two top-level var or const
-// declarations and a name that a top-level declaration (var, const, func
+// declarations (or specs of one group) and a name that a top-level declaration (var, const, func
 // or type) declares appears before it is declared, as far as a scan of the
 // tokens can tell. When it does not, no declaration needs another that
 // comes after it (the chain of uses from one to the other would have to
@@ -291,6 +371,9 @@ func forwardUse(body string) bool {
 		case token.SEMICOLON:
 			if group > 0 && depth == group {
 				next = groupNames
+				if groupNames == 1 {
+					valueDecls++ // a spec of a group is a declaration of its own
+				}
 			}
 		}
 		names, prev = next, tok

@@ -181,10 +181,9 @@ type instance struct {
 	declared map[string]reflect.Type
 	last     map[string]reflect.Value // values read back after the last Eval
 	broken   bool
-	replay   bool                            // persisted decls still to be replayed (after variables are set)
-	generics map[string]bool                 // generic standard packages compiled
-	kept     map[*SnippetError]reflect.Value // the interpreter's own values of the errors kept by its Evals
-	streams  [2]*io.Writer                   // the snippet's os.Stdout and os.Stderr
+	replay   bool            // persisted decls still to be replayed (after variables are set)
+	generics map[string]bool // generic standard packages compiled
+	streams  [2]*io.Writer   // the snippet's os.Stdout and os.Stderr
 }
 
 const sandboxKey = "byref.local/sandbox/_byref"
@@ -668,7 +667,10 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 		return res(), err
 	}
 	segs := prog.src.segs
-	if (len(segs) == 0 || segs[0].decl || inst.replay) && len(setup) > 0 {
+	// Kept errors are given back once the variables are set and the
+	// earlier snippets' types declared.
+	back := snippetErrorsMade.Load() && anyVarHoldsInterface(input.Vars)
+	if (len(segs) == 0 || segs[0].decl || inst.replay || back) && len(setup) > 0 {
 		if err := evalText(ctx, inst.yi, ";"+setup.text()); err != nil {
 			return fail(err)
 		}
@@ -677,6 +679,15 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	if inst.replay {
 		in.replayDecls(ctx, inst)
 		inst.replay = false
+	}
+	var givenBack map[string]bool
+	if back {
+		changed, undo, err := in.giveBack(ctx, inst, input.Vars)
+		if err != nil {
+			return fail(err)
+		}
+		defer undo()
+		givenBack = changed
 	}
 	body := prog.src.body
 	var declSrcs, declOrigs []string
@@ -734,7 +745,18 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 		inst.broken = true
 		return res(), err
 	}
-	if created, err = in.keep(ctx, inst, values, created, prog.access.Writes, vars); err != nil {
+	for name := range givenBack {
+		// An input variable the snippet does not write is what the host
+		// passed (its global holds the values given back).
+		if !slices.Contains(prog.access.Writes, name) {
+			for _, v := range input.Vars {
+				if v.Name == name {
+					values[name] = v.Value
+				}
+			}
+		}
+	}
+	if created, err = in.keep(ctx, inst, values, created, prog.access.Writes, vars, prog.decls); err != nil {
 		var ke keepError
 		if errors.As(err, &ke) {
 			_, err = fail(ke.err)
@@ -811,9 +833,6 @@ func (in *Interpreter) setup(inst *instance, input Input) (setupStmts, error) {
 				fresh = map[string]reflect.Value{}
 			}
 			fresh["V"+it.name] = cell
-		}
-		if !it.fn {
-			it.val = inst.restoreKept(it.val)
 		}
 		if err := setValue(cell, it.val); err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrInput, it.name, err)

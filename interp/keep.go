@@ -19,11 +19,15 @@ import (
 // the value's data. Its methods are the snippet's code, which the sandbox
 // never runs after the Eval; so the variable holding it, and every error
 // reached through created and written variables (slice and map elements,
-// exported fields, pointers), gets a SnippetError in its place. Later
-// snippets of the same Interpreter get the original value back, until the
-// interpreter is rebuilt (every [Options.RebuildEvery] Evals and after a
-// failed one): from then on they see a *SnippetError, whose Error still
-// returns the kept text, but which no longer has the snippet's type.
+// exported fields, pointers), gets a SnippetError in its place. A later
+// snippet of the same Interpreter gets, wherever its variables hold a
+// SnippetError (at the top, in elements, fields or pointees), a value of
+// the snippet's type again, with the data of Value, so err.(*StockError)
+// and errors.As work, also after the interpreter was rebuilt (every
+// [Options.RebuildEvery] Evals and after a failed one). It stays a
+// *SnippetError only where Go would not see the snippet's type either:
+// a later snippet declared the type anew, or two of the snippets' types
+// have the same fields and could not be told apart when it was kept.
 type SnippetError struct {
 	// Message is what the value's Error method returned at the end of the
 	// snippet.
@@ -31,6 +35,8 @@ type SnippetError struct {
 	// Value is the value without its methods: a pointer to or a copy of
 	// the type's data, as a variable of a snippet-declared type holds it.
 	Value any
+
+	typ string // the snippet's type, as it writes it (*StockError); "" when unknown
 }
 
 // Error returns the kept message.
@@ -69,6 +75,8 @@ type keeper struct {
 	// be kept as text.
 	bad  string
 	name string // the variable being walked
+	// names names the snippet types of kept errors' data (typeName).
+	names typeNamer
 }
 
 type keepCall struct {
@@ -177,6 +185,9 @@ func (k *keeper) walk(v reflect.Value) (reflect.Value, bool) {
 			se := &SnippetError{}
 			if inner, _ := k.walk(e.Field(0)); inner.IsValid() && !(inner.Kind() == reflect.Interface && inner.IsNil()) {
 				se.Value = inner.Interface()
+				if se.Value != nil {
+					se.typ = k.names.typeName(reflect.TypeOf(se.Value))
+				}
 			}
 			k.errs = append(k.errs, se)
 			k.calls = append(k.calls, keepCall{name: k.name, fn: e.Field(1)})
@@ -300,11 +311,11 @@ func (k *keeper) call(at *atomic.Int64) []string {
 // holds one behind another interface is left out, like one holding a
 // func; a written input variable that does fails the Eval. It returns the
 // created variables kept.
-func (in *Interpreter) keep(ctx context.Context, inst *instance, values map[string]reflect.Value, created []string, writes []string, inputs map[string]bool) ([]string, error) {
+func (in *Interpreter) keep(ctx context.Context, inst *instance, values map[string]reflect.Value, created []string, writes []string, inputs map[string]bool, decls [][]string) ([]string, error) {
 	if !anyHoldsInterface(values, created) && !anyHoldsInterface(values, writes) {
 		return created, nil
 	}
-	var k keeper
+	k := keeper{names: typeNamer{in: in, inst: inst, current: decls}}
 	var replaced map[string]reflect.Value
 	visit := func(name string) (ok bool) {
 		v, found := values[name]
@@ -358,19 +369,12 @@ func (in *Interpreter) keep(ctx context.Context, inst *instance, values map[stri
 		for i, se := range k.errs {
 			se.Message = texts[i]
 		}
+		snippetErrorsMade.Store(true)
 	}
 	for _, set := range k.sets {
 		set()
 	}
 	for name, nv := range replaced {
-		if orig := values[name]; nv.Kind() == reflect.Interface && orig.Kind() == reflect.Interface {
-			if se, ok := nv.Elem().Interface().(*SnippetError); ok {
-				if inst.kept == nil {
-					inst.kept = map[*SnippetError]reflect.Value{}
-				}
-				inst.kept[se] = orig
-			}
-		}
 		values[name] = nv
 	}
 	return kept, nil
@@ -396,18 +400,3 @@ type keepError struct {
 
 func (e keepError) Error() string { return e.err.Error() }
 func (e keepError) Unwrap() error { return e.err }
-
-// restoreKept returns the interpreter's own value for a *SnippetError that
-// this instance kept, so later snippets see their own type; any other
-// value as it is.
-func (inst *instance) restoreKept(v reflect.Value) reflect.Value {
-	if len(inst.kept) == 0 || v.Kind() != reflect.Interface || v.IsNil() {
-		return v
-	}
-	if se, ok := v.Elem().Interface().(*SnippetError); ok {
-		if orig, ok := inst.kept[se]; ok && orig.Type() == v.Type() {
-			return orig
-		}
-	}
-	return v
-}

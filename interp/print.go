@@ -7,6 +7,8 @@ import (
 	"io"
 	"reflect"
 	"slices"
+
+	yaegi "github.com/byref/byref/internal/yaegi/interp"
 )
 
 // fmt and encoding/json (and xml) recurse in host code over the values a
@@ -254,6 +256,7 @@ var boundedFmt = map[string]any{
 	"Sprint":   func(a ...any) string { fmtArgs("fmt.Sprint", a); return fmt.Sprint(a...) },
 	"Sprintln": func(a ...any) string { fmtArgs("fmt.Sprintln", a); return fmt.Sprintln(a...) },
 	"Sprintf": func(format string, a ...any) string {
+		format, a = typeNames(format, a)
 		fmtArgs("fmt.Sprintf", a)
 		return fmt.Sprintf(format, a...)
 	},
@@ -263,16 +266,22 @@ var boundedFmt = map[string]any{
 		return fmt.Fprintln(w, a...)
 	},
 	"Fprintf": func(w io.Writer, format string, a ...any) (int, error) {
+		format, a = typeNames(format, a)
 		fmtArgs("fmt.Fprintf", a)
 		return fmt.Fprintf(w, format, a...)
 	},
-	"Errorf": func(format string, a ...any) error { fmtArgs("fmt.Errorf", a); return fmt.Errorf(format, a...) },
+	"Errorf": func(format string, a ...any) error {
+		format, a = typeNames(format, a)
+		fmtArgs("fmt.Errorf", a)
+		return fmt.Errorf(format, a...)
+	},
 	"Append": func(b []byte, a ...any) []byte { fmtArgs("fmt.Append", a); return fmt.Append(b, a...) },
 	"Appendln": func(b []byte, a ...any) []byte {
 		fmtArgs("fmt.Appendln", a)
 		return fmt.Appendln(b, a...)
 	},
 	"Appendf": func(b []byte, format string, a ...any) []byte {
+		format, a = typeNames(format, a)
 		fmtArgs("fmt.Appendf", a)
 		return fmt.Appendf(b, format, a...)
 	},
@@ -354,6 +363,11 @@ func boundPrinting(table map[string]map[string]reflect.Value, mapTypes map[refle
 				if mt, ok := mapTypes[reflect.ValueOf(orig)]; ok {
 					mapTypes[v] = mt
 				}
+			}
+			if formatsTypes[p.key+"."+name] {
+				// yaegi hands these their arguments' type names for %T
+				// (typeNames).
+				mapTypes[v] = append(slices.Clone(mapTypes[v]), yaegi.TypeNameMarker)
 			}
 		}
 		table[p.key] = syms

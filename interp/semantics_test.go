@@ -60,7 +60,11 @@ const (
 	a, b = 1 << iota, 1<<iota - 1
 	c, d
 )
-fmt.Print(s, t, " ", m, n, o, " ", a, b, c, d)`, "ab true false true 1 0 2 1"},
+const (
+	p = q
+	q = iota
+)
+fmt.Print(s, t, " ", m, n, o, " ", a, b, c, d, " ", p, q)`, "ab true false true 1 0 2 1 1 1"},
 		{"min and max of floats", `nan := math.NaN()
 fmt.Println(min(1.0, nan), max(-0.0, 0.0), math.Signbit(min(0.0, math.Copysign(0, -1))))`, "NaN 0 true"},
 		{"clear", `m := map[string]int{"a": 1}
@@ -124,6 +128,25 @@ const b = c + 1
 var x = [a]int{}
 const c = 2
 fmt.Print(a, b, len(x))`, "6 3 6"},
+		{"the specs of a var group in dependency order", `var (
+	total = sum(prices)
+	prices = []int{1, 2, 3}
+	n = len(prices)
+)
+func sum(p []int) (s int) { for _, x := range p { s += x }; return }
+fmt.Print(total, " ", n)`, "6 3"},
+		{"a var group whose func uses its other specs", `var (
+	count int
+	used = next()
+)
+func next() int { count++; return count }
+fmt.Print(count, used)`, "1 1"},
+		{"a var group whose func uses a spec it uses too", `var (
+	base = 10
+	used = base + double()
+)
+func double() int { return base * 2 }
+fmt.Print(used)`, "30"},
 		{"len and cap of arrays", `var s [][30]int
 var p *[40]int
 const n = len(s[10])
@@ -292,6 +315,24 @@ fmt.Println(rows, m, [1]row{{S{12}, 13, nil}})
 fmt.Printf("%v|%+v\n", o, m)
 b, _ := json.Marshal(m)
 fmt.Println(string(b))`, "[{S1 2 <nil>} {S3 4 E5}] map[x:{S6 7 E8}] [{S12 13 <nil>}]\n{[{S1 2 <nil>} {S3 4 E5}] map[k:{S10 11 <nil>}]}|map[x:{A:S6 B:7 Err:E8}]\n{\"x\":{\"A\":{},\"B\":7,\"Err\":{}}}"},
+		{"%T names snippet types", `type C int
+func (C) f() {}
+type T struct{ A int }
+type P struct{ S string }
+func (p *P) Name() string { return p.S }
+type Pair[K comparable, V any] struct{ K K; V V }
+type S struct{ n int }
+func (s S) String() string { return "S!" }
+type I interface{ f() }
+var a any = C(1)
+var i I = C(2)
+var e error = fmt.Errorf("x")
+var t any = T{3}
+fmt.Printf("%T %T %T %T %T %T %T %T\n", a, i, C(2), T{}, []T{}, map[string]*T{}, &P{}, S{})
+fmt.Printf("%T|%-8T|%v|%T|%T|%d%%|%[1]T\n", t, C(5), C(6), e, 1.5, 3)
+s := fmt.Sprintf("%T %v %T", Pair[string, int]{"a", 1}, Pair[string, int]{"a", 1}, func(x int) string { return "" })
+fmt.Println(s, fmt.Errorf("%T: %w", S{}, e))
+fmt.Printf("%T %T %T\n", struct{ X C }{}, [2]C{}, []any{C(1)})`, "main.C main.C main.C main.T []main.T map[string]*main.T *main.P main.S\nmain.T|main.C  |6|*errors.errorString|float64|3%|main.T\nmain.Pair[string,int] {a 1} func(int) string main.S: x\nstruct { X main.C } [2]main.C []interface {}"},
 		{"embedded fields are promoted for encoding/json", `type Base struct{ ID int }
 type Product struct {
 	Base

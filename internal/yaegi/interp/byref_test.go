@@ -327,7 +327,8 @@ func TestHoldTopDefers(t *testing.T) {
 //     into the string, and the second visit failed on it);
 //   - a comparison of constants is a constant (it was left to run, and a
 //     constant declaration never runs: false);
-//   - iota counts specs, not names;
+//   - iota is the index of its spec: it counts specs, not names, and a
+//     spec compiled late (p = q before q = iota) does not shift it;
 //   - an implicit repetition of a spec of several names repeats each value
 //     (it repeated the last, and panicked).
 func TestConstDecls(t *testing.T) {
@@ -352,9 +353,13 @@ const (
 	g, h int8 = iota, -iota
 	k, l
 )
+const (
+	p = q
+	q = iota
+)
 `
-	const expr = `[]any{s + t, string(u), v + w, m, n, o, a, b, c, d, e, f, g, h, k, l}`
-	const want = "[ab \u263a \ufffd\ufffd true false true 1 0 2 1 4 3 0 0 1 -1]"
+	const expr = `[]any{s + t, string(u), v + w, m, n, o, a, b, c, d, e, f, g, h, k, l, p, q}`
+	const want = "[ab \u263a \ufffd\ufffd true false true 1 0 2 1 4 3 0 0 1 -1 1 1]"
 	for _, c := range []struct{ name, src string }{
 		{"top level", decls + "var r = " + expr},
 		{"in a function", "func g() []any {\n" + decls + "return " + expr + "\n}\nvar r = g()"},
@@ -430,6 +435,17 @@ func main() {
 	b[1] = []B{{}, b}
 	print(len(b[1]), len(b[1][1][0]), len(b[1][1][1]))
 }`, "200"},
+		{"array of structs", `package main
+type T [2]struct{ Name string; Next *T }
+type S struct{ N int; Ts []U }
+type U [1]S
+func main() {
+	var a, b T
+	a[0].Name, a[1].Next = "a", &b
+	b[1].Name = "b"
+	u := U{{N: 1, Ts: []U{{{N: 2}}}}}
+	print(a[1].Next[1].Name, a[1].Next == &b, u[0].Ts[0][0].N)
+}`, "btrue2"},
 		{"map of pointers", `package main
 type Tree map[string]*Tree
 func main() {
@@ -490,6 +506,12 @@ func main() { print((*T).Sum(nil, 1, 3, 5, 6), ((*T)(nil)).Sum(1, 2)) }`, "153"}
 				t.Errorf("got %q, want %q", got, c.want)
 			}
 		})
+	}
+	// Two such types are not convertible: reflect alone would compare
+	// their elements until the stack overflows.
+	_, err := New(Options{}).Eval("package main\ntype A []A\ntype B []B\nfunc main() { a := A{}; b := B(a); _ = b }")
+	if err == nil || !strings.Contains(err.Error(), "cannot convert") {
+		t.Errorf("B(a): got %v, want a cannot convert error", err)
 	}
 	i := New(Options{})
 	if _, err := i.Eval("type T []T\ntype F func(string) F\ntype M map[string]M"); err != nil {

@@ -842,16 +842,6 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if sym, _, ok := sc.lookup(dest.ident); ok {
 						sym.kind = constSym
 					}
-					// byref: iota counts specs, not names (a, b = 1 << iota,
-					// 1<<iota - 1 is one step).
-					if i < n.nleft-1 {
-						continue
-					}
-					if childPos(n) == len(n.anc.child)-1 {
-						sc.iota = 0
-					} else {
-						sc.iota++
-					}
 				}
 			}
 
@@ -995,7 +985,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				n.typ.TypeOf()       // Force compute of reflection type.
 				constOp[n.action](n) // Compute a constant result now rather than during exec.
 			} else if c0.rval.IsValid() && c1.rval.IsValid() && isInConstOrTypeDecl(n) {
-				compareConst(n) // byref: constcmp.go
+				compareConst(n) // byref: constdecl.go
 			}
 			switch {
 			case n.rval.IsValid():
@@ -1719,7 +1709,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					n.rval = sym.rval
 					n.kind = basicLit
 				case n.ident == "iota":
-					n.rval = reflect.ValueOf(constant.MakeInt64(int64(sc.iota)))
+					n.rval = reflect.ValueOf(constant.MakeInt64(int64(iotaOf(n))))
 					n.kind = basicLit
 				case n.ident == nilIdent:
 					n.kind = basicLit
@@ -1840,7 +1830,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				n.start.gen = branch
 			}
 			if isInConstOrTypeDecl(n) {
-				logicConst(n, true) // byref: constcmp.go
+				logicConst(n, true) // byref: constdecl.go
 			}
 
 		case lorExpr:
@@ -1858,7 +1848,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				n.start.gen = branch
 			}
 			if isInConstOrTypeDecl(n) {
-				logicConst(n, false) // byref: constcmp.go
+				logicConst(n, false) // byref: constdecl.go
 			}
 
 		case parenExpr:

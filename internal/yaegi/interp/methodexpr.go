@@ -167,6 +167,14 @@ func bindRecv(src reflect.Value, dest reflect.Type, methodValue bool) reflect.Va
 		c := reflect.New(dest).Elem()
 		c.Set(src.Elem())
 		return c
+	case sk == reflect.Ptr && src.CanAddr():
+		// The pointer as it is now: src may be a frame slot that the next
+		// iteration of a loop overwrites (every error wrapper made by
+		// errs = append(errs, a.(*E)) in a loop called the last one's
+		// Error).
+		c := reflect.New(src.Type()).Elem()
+		c.Set(src)
+		return c
 	case sk == reflect.Ptr:
 		return src
 	case dk == reflect.Ptr:

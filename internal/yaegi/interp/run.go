@@ -1552,7 +1552,9 @@ func callBin(n *node) {
 	// getMapType returns a reflect type suitable for interface wrapper for functions
 	// with some special processing in case of interface{} argument, i.e. fmt.Printf.
 	var getMapType func(*itype) reflect.Type
+	typeNames := false // byref: the function asks for type names (typenames.go)
 	if lr, ok := n.interp.mapTypes[c0.rval]; ok {
+		typeNames = wantsTypeNames(lr)
 		getMapType = func(typ *itype) reflect.Type {
 			for _, rt := range lr {
 				if typ.implements(wrapperIface(rt)) { // byref: built once
@@ -1684,6 +1686,9 @@ func callBin(n *node) {
 				values = append(values, genValue(c))
 			default:
 				values = append(values, genInterfaceWrapper(c, defType))
+			}
+			if typeNames {
+				values[len(values)-1] = genTypeNamed(c, values[len(values)-1])
 			}
 		}
 	}

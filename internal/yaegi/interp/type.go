@@ -1619,7 +1619,13 @@ func (t *itype) convertibleTo(o *itype) bool {
 		return true
 	}
 
-	return t.TypeOf().ConvertibleTo(o.TypeOf())
+	if tt != ot && unsafe2.Tied(tt) && unsafe2.Tied(ot) {
+		// byref: two different types that contain themselves (type A []A,
+		// type B []B) are never convertible in Go, and reflect compares
+		// their elements forever (a fatal stack overflow).
+		return false
+	}
+	return tt.ConvertibleTo(ot)
 }
 
 // ordered returns true if the type is ordered.
@@ -2148,9 +2154,14 @@ func (t *itype) recursiveType(ctx *refTypeContext) (reflect.Type, *recType) {
 			case chanT, chanRecvT, chanSendT:
 				k = reflect.Chan
 			}
-			ph, ok := unsafe2.Placeholder(k)
+			var ph reflect.Type
+			ok := false
 			if t.cat == arrayT {
-				ph, ok = unsafe2.ArrayPlaceholder(t.length, layoutKind(t.val))
+				if l := layoutOf(t, 0); l != nil {
+					ph, ok = unsafe2.LayoutPlaceholder(l), true
+				}
+			} else {
+				ph, ok = unsafe2.Placeholder(k)
 			}
 			if !ok {
 				panic(fmt.Errorf("recursive type %s: an array of this element type that contains itself is not supported", t.name))
@@ -2175,28 +2186,49 @@ func (t *itype) recursiveType(ctx *refTypeContext) (reflect.Type, *recType) {
 	return nil, r
 }
 
-// layoutKind is the reflect kind of the values of a type that can hold a
-// recursive type's placeholder, or reflect.Invalid (byref).
-func layoutKind(t *itype) reflect.Kind {
+// layoutOf returns a reflect type with the layout of t's values, built
+// without t's own reflect type (which is being built), or nil (byref).
+func layoutOf(t *itype, depth int) reflect.Type {
 	for t != nil && t.cat == linkedT {
 		t = t.val
 	}
-	if t == nil {
-		return reflect.Invalid
+	if t == nil || depth > 32 {
+		return nil
 	}
 	switch t.cat {
 	case sliceT, variadicT:
-		return reflect.Slice
-	case funcT:
-		return reflect.Func
-	case mapT:
-		return reflect.Map
-	case ptrT:
-		return reflect.Ptr
-	case chanT, chanRecvT, chanSendT:
-		return reflect.Chan
+		return unsafe2.SliceLayout
+	case ptrT, funcT, mapT, chanT, chanRecvT, chanSendT:
+		return unsafe2.PointerLayout
+	case arrayT:
+		if e := layoutOf(t.val, depth+1); e != nil {
+			return reflect.ArrayOf(t.length, e)
+		}
+	case structT:
+		fields := make([]reflect.StructField, len(t.field))
+		for i, f := range t.field {
+			ft := layoutOf(f.typ, depth+1)
+			if ft == nil {
+				return nil
+			}
+			fields[i] = reflect.StructField{Name: "F" + strconv.Itoa(i), Type: ft}
+		}
+		return reflect.StructOf(fields)
+	case interfaceT:
+		if len(t.field) == 0 {
+			return emptyInterfaceType
+		}
+		return valueInterfaceType
+	case nilT:
+	default:
+		if t.rtype != nil {
+			return t.rtype
+		}
+		if z, _ := t.zero(); z.IsValid() {
+			return z.Type()
+		}
 	}
-	return reflect.Invalid
+	return nil
 }
 
 // tie ends the build of r.t: when it was met inside itself, the

@@ -227,6 +227,9 @@ func fixStdlib(interp *Interpreter) {
 	// Update mapTypes to virtualized symbols as well.
 	interp.mapTypes[p["Print"]] = interp.mapTypes[reflect.ValueOf(fmt.Print)]
 	interp.mapTypes[p["Printf"]] = interp.mapTypes[reflect.ValueOf(fmt.Printf)]
+	if mt, ok := interp.mapTypes[p["Fprintf"]]; ok && wantsTypeNames(mt) {
+		interp.mapTypes[p["Printf"]] = mt // byref: the table's Fprintf asks for type names (typenames.go)
+	}
 	interp.mapTypes[p["Println"]] = interp.mapTypes[reflect.ValueOf(fmt.Println)]
 	interp.mapTypes[p["Scan"]] = interp.mapTypes[reflect.ValueOf(fmt.Scan)]
 	interp.mapTypes[p["Scanf"]] = interp.mapTypes[reflect.ValueOf(fmt.Scanf)]

@@ -89,26 +89,22 @@ func Placeholder(k reflect.Kind) (reflect.Type, bool) {
 	return reflect.StructOf(fields), true
 }
 
-// ArrayPlaceholder returns a new type that stands for a recursive array
-// type of n elements of kind elem while it is built, with its layout (an
-// array of slices or of pointers, funcs, maps or chans). It reports false
-// for the other kinds of element.
-func ArrayPlaceholder(n int, elem reflect.Kind) (reflect.Type, bool) {
-	var e reflect.Type
-	switch elem {
-	case reflect.Slice:
-		e = reflect.TypeOf(struct {
-			Data     unsafe.Pointer
-			Len, Cap uintptr
-		}{})
-	case reflect.Func, reflect.Map, reflect.Ptr, reflect.Chan:
-		e = pointerType
-	default:
-		return nil, false
-	}
+// LayoutPlaceholder returns a new type that stands for a recursive type
+// while it is built, with the layout of layout (an array type whose
+// element layout the caller computed).
+func LayoutPlaceholder(layout reflect.Type) reflect.Type {
 	name := "Recursive" + strconv.FormatUint(placeholders.Add(1), 10)
-	return reflect.StructOf([]reflect.StructField{{Name: name, Type: reflect.ArrayOf(n, e)}}), true
+	return reflect.StructOf([]reflect.StructField{{Name: name, Type: layout}})
 }
+
+// SliceLayout is the layout of a slice header.
+var SliceLayout = reflect.TypeOf(struct {
+	Data     unsafe.Pointer
+	Len, Cap uintptr
+}{})
+
+// PointerLayout is the layout of a pointer, func, map or chan.
+var PointerLayout = pointerType
 
 // Tie replaces placeholder, in t and in every type t was made of that
 // contains it, with t itself, and returns those types (t included). All

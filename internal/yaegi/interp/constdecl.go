@@ -6,10 +6,11 @@ import (
 	"reflect"
 )
 
-// byref: a comparison of constants in a constant declaration is a constant
-// (const m = iota == 0), and so are && and || of constants. yaegi folded
-// only arithmetic; the rest was left to run, and a constant declaration
-// never runs, so m was false.
+// byref: constant declarations as Go computes them. A comparison of
+// constants in a constant declaration is a constant (const m = iota ==
+// 0), and so are && and || of constants: yaegi folded only arithmetic; the
+// rest was left to run, and a constant declaration never runs, so m was
+// false. iota is the index of its spec (iotaOf).
 
 // compareTokens are the comparison actions' operators.
 var compareTokens = map[action]token.Token{
@@ -81,4 +82,17 @@ func logicConst(n *node, and bool) {
 	}
 	// Nothing of it runs: its operands are constants too.
 	n.start, n.gen, n.findex = n, nop, notInFrame
+}
+
+// iotaOf is the value of iota at n: the index of the constant spec that
+// holds it in its declaration (byref: it was a counter the compilation of
+// each spec advanced, once per name, and not for a spec that failed to
+// compile on the first pass: const (p = q; q = iota) made q 0).
+func iotaOf(n *node) int {
+	for ; n.anc != nil; n = n.anc {
+		if n.anc.kind == constDecl {
+			return childPos(n)
+		}
+	}
+	return 0
 }

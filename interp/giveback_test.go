@@ -1,0 +1,100 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestGiveBackSnippetError: a later snippet sees the errors of its own
+// types as those types wherever its variables hold them (at the top, in a
+// slice, a struct field, a map, behind a pointer), on the same instance,
+// after a forced rebuild and after a failed Eval (which rebuilds too); the
+// host holds SnippetErrors again once each Eval ends.
+func TestGiveBackSnippetError(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		every int
+		fail  bool // a failed Eval between the two
+	}{
+		{"same instance", 100, false},
+		{"rebuilt every Eval", 1, false},
+		{"after a failed Eval", 100, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := New(Options{RebuildEvery: tc.every})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			book := map[string]error{}
+			res, err := in.Eval(ctx, Input{
+				Code: stockError + `type Late struct{ Days int }
+func (l Late) Error() string { return fmt.Sprint("late by ", l.Days) }
+type Order struct{ ID string; Err error }
+var err error = &StockError{"PN-3"}
+errs := []error{nil, &StockError{"BK-1"}, Late{2}}
+o := Order{"o1", &StockError{"CH-2"}}
+po := &Order{"o2", Late{5}}
+book["x"] = &StockError{"MP-4"}
+`,
+				Vars: []Var{{Name: "book", Value: reflect.ValueOf(book)}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.fail {
+				if _, err := in.Eval(ctx, Input{Code: `panic("boom")`}); err == nil {
+					t.Fatal("the failing Eval succeeded")
+				}
+			}
+			vars := []Var{{Name: "book", Value: reflect.ValueOf(book)}}
+			for _, n := range []string{"err", "errs", "o", "po"} {
+				vars = append(vars, Var{Name: n, Value: res.Values[n]})
+			}
+			rebuilds := in.Stats().Rebuilds
+			res2, err := in.Eval(ctx, Input{Code: `var se *StockError
+var late Late
+s1, ok1 := err.(*StockError)
+_, ok2 := errs[1].(*StockError)
+fmt.Println(ok1, s1.SKU, errors.As(err, &se), se.SKU)
+fmt.Println(ok2, errors.As(errs[2], &late), late.Days)
+fmt.Println(errors.As(o.Err, &se), se.SKU, errors.As(po.Err, &late), late.Days)
+fmt.Println(errors.As(book["x"], &se), se.SKU, errs[1], o.Err)
+s1.SKU = "PN-9"
+fmt.Println(err)`, Vars: vars})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "true PN-3 true PN-3\ntrue true 2\ntrue CH-2 true 5\ntrue MP-4 out of stock: BK-1 out of stock: CH-2\nout of stock: PN-9\n"
+			if res2.Stdout != want {
+				t.Errorf("stdout:\n%s\nwant:\n%s", res2.Stdout, want)
+			}
+			if tc.every == 1 || tc.fail {
+				if in.Stats().Rebuilds == rebuilds {
+					t.Errorf("no rebuild before the second snippet")
+				}
+			}
+			// The host holds SnippetErrors again: nothing it holds calls
+			// into the interpreter.
+			var se *SnippetError
+			for what, e := range map[string]error{
+				"book[x]": book["x"],
+				"errs[1]": res.Values["errs"].Interface().([]error)[1],
+				"po.Err":  reflect.Indirect(res.Values["po"]).FieldByName("Err").Interface().(error),
+			} {
+				if !errors.As(e, &se) {
+					t.Errorf("%s is a %T after the Eval, want a *SnippetError", what, e)
+				}
+			}
+			if e := res.Values["err"].Interface().(error); !errors.As(e, &se) || e.Error() != "out of stock: PN-3" {
+				t.Errorf("err is %T %q after the Eval", e, e)
+			}
+			if _, ok := res2.Values["err"]; ok && !strings.Contains(reflect.TypeOf(res2.Values["err"].Interface()).String(), "SnippetError") {
+				t.Errorf("err read back is a %s", res2.Values["err"].Type())
+			}
+		})
+	}
+}
