@@ -73,7 +73,8 @@
 // type stateFn func(*lexer) stateFn); new(expr); errors.As and errors.Is with
 // the snippet's own types; print and println write to stderr as Go's do;
 // interface values compare, and key maps, by dynamic type and value
-// (map[I]int with the snippet's types, any(T{1}) == any(T{1})); a value of
+// (map[I]int with the snippet's types, any(T{1}) == any(T{1}), and structs
+// and arrays holding them with ==); a value of
 // a snippet type inside an interface prints and marshals as itself, and
 // %T names it as Go does (main.T); and run-time panics carry Go's
 // runtime.Error messages ("index out of range [5] with length 2",
@@ -168,7 +169,10 @@
 //     snippet-declared type where one argument is formatted by %T and by
 //     another verb too (fmt.Printf("%v %[1]T", t) names the type reflect
 //     built, struct { A int } for main.T; %T alone prints main.T, []main.T,
-//     main.Pair[string,int] as Go does); and generic functions whose type parameters are only
+//     main.Pair[string,int] as Go does); a map keyed by a struct or array
+//     type with interface fields or elements holding values of the
+//     snippet's types with methods (map[struct{ k I }]int: equal keys make
+//     separate entries; == on such structs is right); and generic functions whose type parameters are only
 //     reachable through a constraint such as S ~[]E (the sandbox's slices
 //     and maps take []E and map[K]V instead; a named slice type passed in
 //     comes back as []E).

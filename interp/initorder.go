@@ -121,57 +121,45 @@ func moveInits(body string, segs []segment) []segment {
 			}
 		}
 	}
-	// deps are the items a movable item needs initialised first, in
-	// declaration order: those declaring what it uses, through the funcs
-	// and types it uses.
-	memo := map[int][]int{}
-	deps := func(i int) []int {
-		if d, ok := memo[i]; ok {
-			return d
+	// needs are the items a movable item needs initialised first, in
+	// declaration order: those that declare what it uses, directly or
+	// through the funcs and types it uses (all), and those it needs
+	// through a func or type (via). A spec of a var group that needs
+	// another of its group through a func is made after it, in a segment
+	// of its own, as the func is declared after the variables it uses
+	// (hoistDecls).
+	type need struct{ all, via []int }
+	memo := map[int]need{}
+	needs := func(i int) need {
+		if nd, ok := memo[i]; ok {
+			return nd
 		}
-		var out []int
+		var nd need
 		seen := map[string]bool{}
-		var use func(names []string)
-		use = func(names []string) {
+		var walk func(names []string)
+		walk = func(names []string) {
 			for _, n := range names {
 				if seen[n] {
 					continue
 				}
 				seen[n] = true
-				if k, ok := declAt[n]; ok && k != i && !slices.Contains(out, k) {
-					out = append(out, k)
+				if k, ok := declAt[n]; ok && k != i {
+					nd.via = append(nd.via, k)
 				}
-				use(declUses[n])
+				walk(declUses[n])
 			}
 		}
-		use(items[i].uses)
-		slices.Sort(out)
-		memo[i] = out
-		return out
-	}
-
-	// throughDecls are the items a movable item needs through the funcs
-	// and types it uses: a spec of a var group that needs another of the
-	// same group so is made after it, in a segment of its own, as the
-	// funcs are declared after the variables they use (hoistDecls).
-	throughDecls := func(i int) []int {
-		var out []int
-		seen := map[string]bool{}
-		var use func(names []string, direct bool)
-		use = func(names []string, direct bool) {
-			for _, n := range names {
-				if seen[n] {
-					continue
-				}
-				seen[n] = true
-				if k, ok := declAt[n]; ok && !direct && k != i {
-					out = append(out, k)
-				}
-				use(declUses[n], false)
+		for _, n := range items[i].uses {
+			if k, ok := declAt[n]; ok && k != i {
+				nd.all = append(nd.all, k)
 			}
+			walk(declUses[n])
 		}
-		use(items[i].uses, true)
-		return out
+		nd.all = append(nd.all, nd.via...)
+		slices.Sort(nd.all)
+		nd.all = slices.Compact(nd.all)
+		memo[i] = nd
+		return nd
 	}
 
 	before := map[int][]int{} // item -> the items moved to just before it
@@ -187,7 +175,7 @@ func moveInits(body string, segs []segment) []segment {
 		// each after what it needs; false when one cannot move.
 		var place func(i int) bool
 		place = func(i int) bool {
-			for _, k := range deps(i) {
+			for _, k := range needs(i).all {
 				if k < j || moved[k] || placed[k] {
 					continue
 				}
@@ -231,7 +219,8 @@ func moveInits(body string, segs []segment) []segment {
 			it := items[k]
 			if it.group >= 0 {
 				// A var group: its specs, as segments of their own once
-				// one of them moves or has another moved before it.
+				// one of them moves, has another moved before it, or
+				// needs another of the group through a func.
 				last := k
 				for last+1 < len(items) && items[last+1].group == it.group {
 					last++
@@ -239,7 +228,7 @@ func moveInits(body string, segs []segment) []segment {
 				changed := false
 				for x := k; x <= last; x++ {
 					changed = changed || moved[x] || len(before[x]) > 0 ||
-						slices.ContainsFunc(throughDecls(x), func(y int) bool { return y >= k && y <= last })
+						slices.ContainsFunc(needs(x).via, func(y int) bool { return y >= k && y <= last })
 				}
 				if changed {
 					flush(it.start)

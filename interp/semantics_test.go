@@ -141,6 +141,12 @@ fmt.Print(total, " ", n)`, "6 3"},
 )
 func next() int { count++; return count }
 fmt.Print(count, used)`, "1 1"},
+		{"a var group whose func uses a spec it uses too", `var (
+	base = 10
+	used = base + double()
+)
+func double() int { return base * 2 }
+fmt.Print(used)`, "30"},
 		{"len and cap of arrays", `var s [][30]int
 var p *[40]int
 const n = len(s[10])
@@ -460,7 +466,10 @@ set[C(1)] = true
 set[I(C(1))] = true
 set[1] = true
 set["s"] = true
-fmt.Println(len(set), set[C(1)], set[1], set[2])`, "true true true true false false\n3 true true false"},
+fmt.Println(len(set), set[C(1)], set[1], set[2])
+type K struct{ a I; n int }
+var x, y any = K{C(1), 2}, K{C(1), 2}
+fmt.Println(K{C(1), 2} == K{C(1), 2}, K{C(1), 2} != K{C(2), 2}, [2]I{C(1)} == [2]I{C(1)}, x == y, x != K{C(1), 3})`, "true true true true false false\n3 true true false\ntrue true true true true"},
 		{"values of snippet types in interfaces print and marshal as themselves", `type C int
 func (C) f() {}
 type T struct{ A int }

@@ -2,7 +2,10 @@ package interp
 
 import (
 	"reflect"
+	"strconv"
 	"sync"
+
+	"github.com/byref/byref/internal/yaegi/unsafe2"
 )
 
 // byref: interface values as map keys and in comparisons.
@@ -44,7 +47,12 @@ func hasIfaceKey(t *itype) bool {
 // keyOf returns the comparable form of v, a value of the static type t (nil
 // when v comes from an interface), and the node of its dynamic type, if
 // any.
-func keyOf(v reflect.Value, t *itype) (any, *node) {
+func keyOf(v reflect.Value, t *itype) (any, *node) { return comparableOf(v, t, false) }
+
+// comparableOf is keyOf; with canon, a struct or array holding interface
+// values is given in its comparable form (canonValue), for ==: a map key
+// keeps its own type, to be read back by a range.
+func comparableOf(v reflect.Value, t *itype, canon bool) (any, *node) {
 	var nod *node
 	for v.IsValid() {
 		if v.Kind() == reflect.Interface {
@@ -73,10 +81,39 @@ func keyOf(v reflect.Value, t *itype) (any, *node) {
 	if !v.Type().Comparable() {
 		panic(runtimeError("hash of unhashable type " + goTypeName(v.Type(), t)))
 	}
+	if k := v.Kind(); canon && (k == reflect.Struct || k == reflect.Array) && holdsBox(v.Type()) {
+		x = canonValue(v) // interface values in its fields or elements
+	}
 	if hasIfaceKey(t) {
 		return ifaceKey{t.id(), x}, nod
 	}
 	return x, nod
+}
+
+// canonValue returns the comparable form of the struct or array v whose
+// fields or elements hold interface values: a value of a struct type of
+// the same shape whose fields are each one's comparable form, so that ==
+// compares them as Go does.
+func canonValue(v reflect.Value) any {
+	n := v.Len
+	at := func(i int) reflect.Value { return v.Index(i) }
+	if v.Kind() == reflect.Struct {
+		n = v.NumField
+		at = func(i int) reflect.Value { return unsafe2.Exported(v.Field(i)) }
+	}
+	fields := make([]reflect.StructField, n())
+	vals := make([]any, n())
+	for i := range fields {
+		fields[i] = reflect.StructField{Name: "F" + strconv.Itoa(i), Type: emptyInterfaceType}
+		vals[i], _ = comparableOf(at(i), nil, true)
+	}
+	out := reflect.New(reflect.StructOf(fields)).Elem()
+	for i, x := range vals {
+		if x != nil {
+			out.Field(i).Set(reflect.ValueOf(x))
+		}
+	}
+	return out.Interface()
 }
 
 // goTypeName is the name Go gives the dynamic type of a value of reflect type
@@ -220,7 +257,17 @@ func compareKey(v reflect.Value, t *itype) (k any, nod *node) {
 			panic(r)
 		}
 	}()
-	return keyOf(v, t)
+	return comparableOf(v, t, true)
+}
+
+// holdsBoxedFields reports whether t is an interpreted struct or array
+// type whose values hold interface values.
+func holdsBoxedFields(t *itype) bool {
+	if t == nil || t.cat == valueT || t.cat == nilT {
+		return false
+	}
+	rt := t.TypeOf()
+	return rt != nil && (rt.Kind() == reflect.Struct && rt != valueInterfaceType || rt.Kind() == reflect.Array) && holdsBox(rt)
 }
 
 // genIfaceEqual compiles n, an == (or != when not eq) with an operand of
@@ -228,7 +275,7 @@ func compareKey(v reflect.Value, t *itype) (k any, nod *node) {
 // is left to the generic code.
 func genIfaceEqual(n *node, eq bool) bool {
 	c0, c1 := n.child[0], n.child[1]
-	if !isInterfaceSrc(c0.typ) && !isInterfaceSrc(c1.typ) || n.typ.TypeOf().Kind() == reflect.Interface {
+	if !isInterfaceSrc(c0.typ) && !isInterfaceSrc(c1.typ) && !holdsBoxedFields(c0.typ) || n.typ.TypeOf().Kind() == reflect.Interface {
 		return false
 	}
 	var t0, t1 *itype
