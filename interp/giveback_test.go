@@ -98,3 +98,23 @@ fmt.Println(err)`, Vars: vars})
 		})
 	}
 }
+
+// BenchmarkEvalGiveBack: a warm snippet whose input variable holds a kept
+// error of the snippet's type, given back as that type before it runs.
+func BenchmarkEvalGiveBack(b *testing.B) {
+	in, err := New(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := in.Eval(context.Background(), Input{Code: stockError + "var err error = &StockError{\"PN-3\"}"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	input := Input{Code: "_, ok := err.(*StockError)", Vars: []Var{{Name: "err", Value: res.Values["err"]}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := in.Eval(context.Background(), input); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
