@@ -80,6 +80,7 @@ func (f *backFinder) walk(v reflect.Value) {
 		if e.Type() == snippetErrorType {
 			if se := snippetErrorIn(e); se != nil && v.CanSet() {
 				f.items = append(f.items, backItem{se: se, slot: func() reflect.Value { return v }, set: v.Set})
+				f.walkData(se)
 			}
 			return
 		}
@@ -121,6 +122,7 @@ func (f *backFinder) walk(v reflect.Value) {
 				if se := snippetErrorIn(ev.Elem()); se != nil {
 					m, key := v, it.Key()
 					f.items = append(f.items, backItem{se: se, slot: func() reflect.Value { return m.MapIndex(key) }, set: func(nv reflect.Value) { m.SetMapIndex(key, nv) }})
+					f.walkData(se)
 					continue
 				}
 				ev = ev.Elem()
@@ -129,6 +131,14 @@ func (f *backFinder) walk(v reflect.Value) {
 				f.walk(ev)
 			}
 		}
+	}
+}
+
+// walkData walks the data of a kept error held by a pointer (an error
+// field of the snippet's error type: type Wrap struct{ Err error }).
+func (f *backFinder) walkData(se *SnippetError) {
+	if d := reflect.ValueOf(se.Value); d.Kind() == reflect.Pointer {
+		f.walk(d)
 	}
 }
 
