@@ -45,7 +45,13 @@
 // without a symbol table: shop.Customer for a type of example.com/shop,
 // main.Order for a type of the host program's package main. Error messages
 // name them the same way. Standard-library types are named through the
-// allowed packages only.
+// allowed packages only. A second host package with a name already taken
+// (two packages model), or one named like an allowed standard package (a
+// host package time), is shown and written under a name of its own,
+// model2.User or time2.Slot (variable.PackageQualifier). A generic host
+// type (page.Page[page.Item]) cannot be named: its values can be used
+// (p := pg, pg.Items[0].SKU) and the types of its fields can be named; a
+// snippet that names it is refused with a message saying so.
 //
 // What it computes is what compiled Go computes, as internal/yaegi's
 // patches make it (each listed in its README): each iteration of a range
@@ -92,7 +98,7 @@
 // Where the interpreter still computes something else than compiled Go,
 // the corpus says so: TestNative compiles every corpus snippet that is not
 // meant to fail with Go (one build, one binary) and compares its stdout,
-// stderr and variables with the interpreter's. All 306 such snippets
+// stderr and variables with the interpreter's. All 307 such snippets
 // agree; one that stops agreeing is listed, with its cause, in
 // corpus_test.go (knownFailing). The unexported fields of a snippet's
 // struct types keep their names, so %+v prints them and encoding/json
@@ -227,7 +233,13 @@
 // os.Stderr are io.Writers writing to [Result.Stdout] and [Result.Stderr]
 // (for tabwriter.NewWriter(os.Stdout, ...), fmt.Fprintf(os.Stderr, ...),
 // json.NewEncoder(os.Stdout)); any other name of os is refused by that
-// rule, with or without an import.
+// rule, with or without an import. Their dynamic type prints as *os.File
+// (%T), as in compiled Go. A writer made around them and kept in a
+// variable (tw := tabwriter.NewWriter(os.Stdout, ...)) writes to the
+// output of the snippet that uses it, also after the interpreter was
+// rebuilt; after a snippet on the same instance was stopped (its goroutine
+// may still be writing), using it panics with a message saying to make it
+// again.
 //
 // Refused, with a [RefusedError] naming what to do instead: the rest of os, os/exec,
 // net and net/..., syscall, unsafe, plugin, reflect, runtime and

@@ -3,6 +3,8 @@ package interp
 import (
 	"reflect"
 	"strings"
+
+	"github.com/byref/byref/variable"
 )
 
 // The host's types are nameable in snippets without a symbol table: every
@@ -11,7 +13,9 @@ import (
 // registered with the interpreter under the package that declares it, as
 // variable.TypeName and the prompt show it. A type of package example.com/shop
 // is shop.Customer; a type of the host program's own package main is
-// main.Order. The package is imported without an import, like the allowed
+// main.Order. The package's name is variable.PackageQualifier's: a second
+// host package of the same name, or one named like an allowed standard
+// package, is model2 or time2, in the prompt and in the snippet alike. The package is imported without an import, like the allowed
 // ones. Standard-library types are not registered: a snippet names those
 // through the allowed packages only.
 
@@ -31,10 +35,19 @@ func (in *Interpreter) registerHostTypes(vars []Var, funcs map[string]reflect.Va
 	add := func(t reflect.Type) {
 		walkNamed(t, in.hostSeen, func(n reflect.Type) {
 			p := n.PkgPath()
-			if !hostPath(p) || !isExported(n.Name()) || strings.ContainsAny(n.Name(), "[") {
+			if !hostPath(p) || !isExported(n.Name()) {
 				return
 			}
-			name := hostPkgName(n)
+			if base, _, generic := strings.Cut(n.Name(), "["); generic {
+				// yaegi cannot instantiate a host generic type: the
+				// type check names it in its refusal.
+				if in.tc.generics == nil {
+					in.tc.generics = map[string]string{}
+				}
+				in.tc.generics[variable.PackageQualifier(p, hostPkgName(n))+"."+base] = variable.TypeName(n)
+				return
+			}
+			name := variable.PackageQualifier(p, hostPkgName(n))
 			yp := p
 			if p == "main" {
 				yp = mainPath

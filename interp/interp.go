@@ -16,9 +16,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	yaegi "github.com/byref/byref/internal/yaegi/interp"
+	sandboxos "github.com/byref/byref/interp/internal/os"
 )
 
 // Exports is a table of host symbols in yaegi's form: import path plus "/"
@@ -156,6 +158,9 @@ type Interpreter struct {
 	hostSyms    Exports // the host's named types found in variables and actions, replayed on rebuild
 	tc          *typeChecker
 	stats       Stats
+	// live are the current instance's stdout and stderr writers, which
+	// the writers of replaced instances forward to.
+	live [2]atomic.Pointer[switchWriter]
 }
 
 // Stats counts what an Interpreter did, for tests and monitoring.
@@ -184,6 +189,8 @@ type instance struct {
 	replay   bool            // persisted decls still to be replayed (after variables are set)
 	generics map[string]bool // generic standard packages compiled
 	streams  [2]*io.Writer   // the snippet's os.Stdout and os.Stderr
+	files    [2]io.Writer    // what they are at the start of each Eval (*os.File to %T)
+	stopped  bool            // an Eval was stopped: its goroutine may still run
 }
 
 const sandboxKey = "byref.local/sandbox/_byref"
@@ -329,7 +336,8 @@ func (in *Interpreter) rebuild() error {
 	// os is the snippet's own output streams, and nothing else.
 	// Each Eval starts with them as they are: a snippet that assigns
 	// os.Stdout changes its own program's, not the next one's.
-	stdout, stderr := io.Writer(inst.out), io.Writer(inst.err)
+	inst.files = [2]io.Writer{sandboxos.NewFile(inst.out), sandboxos.NewFile(inst.err)}
+	stdout, stderr := inst.files[0], inst.files[1]
 	inst.streams = [2]*io.Writer{&stdout, &stderr}
 	if err := inst.yi.Use(Exports{"os/os": {"Stdout": reflect.ValueOf(&stdout).Elem(), "Stderr": reflect.ValueOf(&stderr).Elem()}}); err != nil {
 		return fmt.Errorf("interp: internal: %w", err)
@@ -346,6 +354,19 @@ func (in *Interpreter) rebuild() error {
 	if err := inst.importAll(in.importOrder, in.imports); err != nil {
 		return err
 	}
+	if old := in.inst; old != nil {
+		// Values an earlier snippet made around os.Stdout write to the
+		// new instance's streams; after a stop, they refuse.
+		for i, w := range [2]*switchWriter{old.out, old.err} {
+			if old.stopped {
+				w.retire(nil, [2]string{"os.Stdout", "os.Stderr"}[i])
+			} else {
+				w.retire(&in.live[i], "")
+			}
+		}
+	}
+	in.live[0].Store(inst.out)
+	in.live[1].Store(inst.err)
 	in.inst = inst
 	in.tc.reset(inst.yi.FileSet())
 	in.stats.Rebuilds++
@@ -635,7 +656,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	errBuf.floodAt, errBuf.onFlood = flood, func() { cancel(ErrOutputLimit) }
 	inst.g.ctx = ctx
 	inst.g.depth, inst.g.tripped = 0, false
-	*inst.streams[0], *inst.streams[1] = inst.out, inst.err
+	*inst.streams[0], *inst.streams[1] = inst.files[0], inst.files[1]
 	endWatch := watchHeap(in.opts.MaxHeapGrowth, 10*time.Millisecond, func() { cancel(ErrMemoryLimit) })
 	defer endWatch()
 	start := time.Now()
@@ -657,6 +678,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	fail := func(err error) (Result, error) {
 		inst.broken = true
 		if ctx.Err() != nil {
+			inst.stopped = true
 			return res(), stopError(ctx, limit, in.opts.MaxOutput, in.opts.MaxHeapGrowth, time.Since(start))
 		}
 		err = in.yaegiError(err, prog, panicLog)

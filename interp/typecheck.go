@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/byref/byref/interp/internal/stdsym"
+	"github.com/byref/byref/variable"
 )
 
 // A snippet is type-checked with go/types before it runs, in the shape it
@@ -150,6 +151,11 @@ type typeChecker struct {
 	// as reflect types without the name, so a later snippet's check
 	// declares them in source, against the earlier snippets' declarations.
 	varTypes map[string]carriedType
+	// generics are the generic host types found in variables and
+	// actions, which snippets cannot name: the name a snippet would
+	// write without its type arguments (page.Page) to the type's name
+	// (page.Page[page.Item]).
+	generics map[string]string
 }
 
 // carriedType is a variable's type as Go source in a snippet, the imports
@@ -621,7 +627,11 @@ func (tc *typeChecker) checkFiles(in checkInput) error {
 		}
 		return nil
 	}
-	return tc.compileError(src, first.Pos, first.Msg)
+	msg := first.Msg
+	if q, ok := strings.CutPrefix(msg, "undefined: "); ok && tc.generics[q] != "" {
+		msg += fmt.Sprintf(" (%s is a generic type of the host, which a snippet cannot name; take the value from the variable that holds it, v := name, and name only the types of its fields and elements)", tc.generics[q])
+	}
+	return tc.compileError(src, first.Pos, msg)
 }
 
 // compileError is a CompileError at a position of a check file, whose line
@@ -831,7 +841,7 @@ func (tc *typeChecker) typeOf(t reflect.Type) types.Type {
 				return obj.Type()
 			}
 		}
-		pkg := tc.hostPackage(t.PkgPath(), hostPkgName(t))
+		pkg := tc.hostPackage(t.PkgPath(), variable.PackageQualifier(t.PkgPath(), hostPkgName(t)))
 		tn := types.NewTypeName(token.NoPos, pkg, t.Name(), nil)
 		named := types.NewNamed(tn, nil, nil)
 		tc.host[t] = named

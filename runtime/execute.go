@@ -25,10 +25,10 @@ const maxHumanRetries = 3
 
 // execute runs a step, asking g (when not nil) for approvals and answers,
 // and records it in the State's log (stepLog), whether or not the State
-// has a run; err is the log's. A run's step (g is its Handle) runs on the
+// has a run; the error is the log's. A run's step (g is its Handle) runs on the
 // State's step goroutine, watched from this one; a bare State's runs on the
 // caller's goroutine (see watchdog.go).
-func (st *State) execute(ctx context.Context, step Step, g gate) (_ StepResult, err error) {
+func (st *State) execute(ctx context.Context, step Step, g gate) (StepResult, error) {
 	st.execMu.Lock()
 	defer st.execMu.Unlock()
 	res := StepResult{}

@@ -7,7 +7,10 @@
 // is the per-run collection; the runtime owns one and guards it.
 //
 // The model never sees a value, only a [Preview]: its type and a bounded
-// representation.
+// representation. Its type is shown by [TypeName], in Go syntax with
+// package names: the host's packages are named by [PackageQualifier],
+// which gives each one a name of its own (model, model2; time2 for a host
+// package named like a standard one), the name snippets write too.
 //
 // # Secrets
 //

@@ -93,18 +93,6 @@ func (v Variable) TypeName() string {
 	return TypeName(v.Type)
 }
 
-// TypeName formats a type the way byref shows it to the model: Go syntax,
-// with package names but not import paths.
-func TypeName(t reflect.Type) string {
-	if t == nil {
-		return "any"
-	}
-	if t == anyType {
-		return "any"
-	}
-	return t.String()
-}
-
 // Redacted is the preview of a secret variable of type t.
 func Redacted(t reflect.Type) string {
 	return "<secret " + TypeName(t) + ">"

@@ -37,6 +37,9 @@ func TestTypeName(t *testing.T) {
 		{reflect.TypeFor[[]point](), "[]variable_test.point"},
 		{reflect.TypeFor[map[string][]byte](), "map[string][]uint8"},
 		{reflect.TypeFor[error](), "error"},
+		{reflect.TypeFor[box[point]](), "variable_test.box[variable_test.point]"},
+		{reflect.TypeFor[map[string]*box[[]point]](), "map[string]*variable_test.box[[]variable_test.point]"},
+		{reflect.TypeFor[func(point, ...int) (box[int], error)](), "func(variable_test.point, ...int) (variable_test.box[int], error)"},
 	}
 	for _, tt := range tests {
 		if got := variable.TypeName(tt.t); got != tt.want {
@@ -86,5 +89,27 @@ func TestAs(t *testing.T) {
 	got, err := variable.As[*point](variable.Variable{Name: "p", Value: p})
 	if err != nil || got != p {
 		t.Errorf("As[*point] = %p, %v; want %p", got, err, p)
+	}
+}
+
+type box[T any] struct{ V T }
+
+// TestPackageQualifier: host packages get distinct names, never a
+// standard package's a snippet may use; the standard library and the
+// host's package main keep theirs.
+func TestPackageQualifier(t *testing.T) {
+	for _, c := range []struct{ path, name, want string }{
+		{"example.test/qa/store", "store", "store"},
+		{"example.test/qb/store", "store", "store2"},
+		{"example.test/qa/store", "store", "store"}, // the same again
+		{"example.test/qa/time", "time", "time2"},
+		{"example.test/qa/errors", "errors", "errors2"},
+		{"time", "time", "time"},
+		{"encoding/json", "json", "json"},
+		{"main", "main", "main"},
+	} {
+		if got := variable.PackageQualifier(c.path, c.name); got != c.want {
+			t.Errorf("PackageQualifier(%q, %q) = %q, want %q", c.path, c.name, got, c.want)
+		}
 	}
 }
