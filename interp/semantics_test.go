@@ -315,6 +315,18 @@ fmt.Println(rows, m, [1]row{{S{12}, 13, nil}})
 fmt.Printf("%v|%+v\n", o, m)
 b, _ := json.Marshal(m)
 fmt.Println(string(b))`, "[{S1 2 <nil>} {S3 4 E5}] map[x:{S6 7 E8}] [{S12 13 <nil>}]\n{[{S1 2 <nil>} {S3 4 E5}] map[k:{S10 11 <nil>}]}|map[x:{A:S6 B:7 Err:E8}]\n{\"x\":{\"A\":{},\"B\":7,\"Err\":{}}}"},
+		{"a pointer to a struct holding Stringers", `type Status int
+func (s Status) String() string { return [...]string{"new", "paid"}[s] }
+type Order struct{ ID int; St Status; Tags []Status }
+o := &Order{1, 1, []Status{0, 1}}
+fmt.Println(o)
+fmt.Printf("%v %+v\n", o, o)
+var none *Order
+fmt.Println(none)
+b, _ := json.Marshal(o)
+fmt.Println(string(b))
+var back Order
+fmt.Println(json.Unmarshal(b, &back), back.ID, back.St)`, "&{1 paid [new paid]}\n&{1 paid [new paid]} &{ID:1 St:paid Tags:[new paid]}\n<nil>\n{\"ID\":1,\"St\":1,\"Tags\":[0,1]}\n<nil> 1 paid"},
 		{"%T names snippet types", `type C int
 func (C) f() {}
 type T struct{ A int }

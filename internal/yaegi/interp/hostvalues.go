@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"reflect"
 	"sync"
 
@@ -38,8 +39,8 @@ func hostValue(f *frame, getMapType func(*itype) reflect.Type, v reflect.Value) 
 	return hv, changed
 }
 
-// genHostValue returns value, a value of n's type t that holds, below its
-// top level, values of interpreted types with a method the MapTypes of
+// genHostValue returns value, a value of n's type t (or a pointer to one,
+// for fmt's functions) that holds, below its top level, values of interpreted types with a method the MapTypes of
 // the called function name (a map of structs holding Stringers), as a
 // copy in which each of them is in its wrapper with the method, in a slot
 // of type any; fmt printed their fields. It returns value itself when t
@@ -49,15 +50,49 @@ func genHostValue(n *node, getMapType func(*itype) reflect.Type, value func(*fra
 	if getMapType == nil || !wrapsBelow(t, getMapType, 0, map[*itype]bool{}) {
 		return value
 	}
+	pointee := isPtrSrc(t)
+	if pointee {
+		for t.cat == linkedT {
+			t = t.val
+		}
+		t = t.val
+	}
 	return func(f *frame) reflect.Value {
 		v := value(f)
-		c := unboxer{interp: n.interp, f: f, getMapType: getMapType}
-		if hv, changed := c.value(v, t, 0); changed && hv.IsValid() && !c.abort {
-			return hv
+		w := v
+		if pointee {
+			if v.Kind() != reflect.Pointer || v.IsNil() {
+				return v
+			}
+			w = v.Elem()
 		}
-		return v
+		c := unboxer{interp: n.interp, f: f, getMapType: getMapType}
+		hv, changed := c.value(w, t, 0)
+		if !changed || !hv.IsValid() || c.abort {
+			return v
+		}
+		if pointee {
+			p := reflect.New(hv.Type())
+			p.Elem().Set(hv)
+			return p
+		}
+		return hv
 	}
 }
+
+// printsPointee reports whether the MapTypes lr are fmt's: a pointer
+// argument is only printed, as &{...} (fmt.Stringer is among them), not
+// written through (json.Unmarshal's name Unmarshalers).
+func printsPointee(lr []reflect.Type) bool {
+	for _, rt := range lr {
+		if rt == stringerType {
+			return true
+		}
+	}
+	return false
+}
+
+var stringerType = reflect.TypeOf((*fmt.Stringer)(nil)).Elem()
 
 // wrapsBelow reports whether a value of type t holds, below depth 0 and
 // not behind a pointer, a value of an interpreted type that getMapType
@@ -76,6 +111,10 @@ func wrapsBelow(t *itype, getMapType func(*itype) reflect.Type, depth int, seen 
 		u = u.val
 	}
 	switch u.cat {
+	case ptrT:
+		if depth == 0 { // an argument's pointee, which fmt prints as &{...}
+			return wrapsBelow(u.val, getMapType, 0, seen)
+		}
 	case sliceT, arrayT:
 		return wrapsBelow(u.val, getMapType, depth+1, seen)
 	case mapT:

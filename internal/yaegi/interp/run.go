@@ -1553,8 +1553,10 @@ func callBin(n *node) {
 	// with some special processing in case of interface{} argument, i.e. fmt.Printf.
 	var getMapType func(*itype) reflect.Type
 	typeNames := false // byref: the function asks for type names (typenames.go)
+	printsPtr := false // byref: the function prints a pointer's pointee (hostvalues.go)
 	if lr, ok := n.interp.mapTypes[c0.rval]; ok {
 		typeNames = wantsTypeNames(lr)
+		printsPtr = printsPointee(lr)
 		getMapType = func(typ *itype) reflect.Type {
 			for _, rt := range lr {
 				if typ.implements(wrapperIface(rt)) { // byref: built once
@@ -1654,7 +1656,7 @@ func callBin(n *node) {
 				// byref: a map keyed by an interface reaches fmt with
 				// its keys' values (mapkey.go).
 				values = append(values, genPlainKeys(c))
-			case getMapType != nil && !isInterfaceSrc(c.typ) && c.typ.cat != valueT && !isFuncSrc(c.typ) && !isPtrSrc(c.typ) && getMapType(c.typ) == nil && wrapsBelow(c.typ, getMapType, 0, map[*itype]bool{}):
+			case getMapType != nil && !isInterfaceSrc(c.typ) && c.typ.cat != valueT && !isFuncSrc(c.typ) && (!isPtrSrc(c.typ) || printsPtr) && getMapType(c.typ) == nil && wrapsBelow(c.typ, getMapType, 0, map[*itype]bool{}):
 				// byref: the values of interpreted types with a String or
 				// Error method nested deeper (a map of structs holding
 				// them) reach fmt in their wrappers (hostvalues.go).
