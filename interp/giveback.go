@@ -51,6 +51,7 @@ type backItem struct {
 type backFinder struct {
 	items []backItem
 	seen  map[seenKey]bool
+	found bool // a SnippetError to give back was seen, settable or not
 }
 
 func (f *backFinder) visited(v reflect.Value, n int) bool {
@@ -78,8 +79,11 @@ func (f *backFinder) walk(v reflect.Value) {
 		}
 		e := v.Elem()
 		if e.Type() == snippetErrorType {
-			if se := snippetErrorIn(e); se != nil && v.CanSet() {
+			se := snippetErrorIn(e)
+			f.found = f.found || se != nil
+			if se != nil && v.CanSet() {
 				f.items = append(f.items, backItem{se: se, slot: func() reflect.Value { return v }, set: v.Set})
+				f.walkData(se)
 			}
 			return
 		}
@@ -119,8 +123,10 @@ func (f *backFinder) walk(v reflect.Value) {
 					continue
 				}
 				if se := snippetErrorIn(ev.Elem()); se != nil {
+					f.found = true
 					m, key := v, it.Key()
 					f.items = append(f.items, backItem{se: se, slot: func() reflect.Value { return m.MapIndex(key) }, set: func(nv reflect.Value) { m.SetMapIndex(key, nv) }})
+					f.walkData(se)
 					continue
 				}
 				ev = ev.Elem()
@@ -129,6 +135,14 @@ func (f *backFinder) walk(v reflect.Value) {
 				f.walk(ev)
 			}
 		}
+	}
+}
+
+// walkData walks the data of a kept error held by a pointer (an error
+// field of the snippet's error type: type Wrap struct{ Err error }).
+func (f *backFinder) walkData(se *SnippetError) {
+	if d := reflect.ValueOf(se.Value); d.Kind() == reflect.Pointer {
+		f.walk(d)
 	}
 }
 
@@ -300,12 +314,19 @@ func (g *guard) backData(i int) any { return g.back.data[i] }
 // backPut receives item i as a value of its snippet type (_byref.Put).
 func (g *guard) backPut(i int, e error) { g.back.out[i] = reflect.ValueOf(&e).Elem() }
 
-// anyVarHoldsInterface reports whether one of vars can hold an interface
-// value.
-func anyVarHoldsInterface(vars []Var) bool {
+// holdSnippetErrors reports whether the values of vars reach a
+// SnippetError to give back (once any was made in the process).
+func holdSnippetErrors(vars []Var) bool {
+	if !snippetErrorsMade.Load() {
+		return false
+	}
+	var f backFinder
 	for _, v := range vars {
 		if mayHoldInterface(v.Value.Type()) {
-			return true
+			f.walk(v.Value)
+			if f.found {
+				return true
+			}
 		}
 	}
 	return false

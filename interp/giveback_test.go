@@ -38,6 +38,9 @@ var err error = &StockError{"PN-3"}
 errs := []error{nil, &StockError{"BK-1"}, Late{2}}
 o := Order{"o1", &StockError{"CH-2"}}
 po := &Order{"o2", Late{5}}
+type Wrap struct{ Err error }
+func (w *Wrap) Error() string { return "wrap: " + w.Err.Error() }
+var we error = &Wrap{&StockError{"IN-1"}}
 book["x"] = &StockError{"MP-4"}
 `,
 				Vars: []Var{{Name: "book", Value: reflect.ValueOf(book)}},
@@ -51,7 +54,7 @@ book["x"] = &StockError{"MP-4"}
 				}
 			}
 			vars := []Var{{Name: "book", Value: reflect.ValueOf(book)}}
-			for _, n := range []string{"err", "errs", "o", "po"} {
+			for _, n := range []string{"err", "errs", "o", "po", "we"} {
 				vars = append(vars, Var{Name: n, Value: res.Values[n]})
 			}
 			rebuilds := in.Stats().Rebuilds
@@ -64,11 +67,13 @@ fmt.Println(ok2, errors.As(errs[2], &late), late.Days)
 fmt.Println(errors.As(o.Err, &se), se.SKU, errors.As(po.Err, &late), late.Days)
 fmt.Println(errors.As(book["x"], &se), se.SKU, errs[1], o.Err)
 s1.SKU = "PN-9"
-fmt.Println(err)`, Vars: vars})
+fmt.Println(err)
+_, ok3 := we.(*Wrap).Err.(*StockError)
+fmt.Println(ok3, we)`, Vars: vars})
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := "true PN-3 true PN-3\ntrue true 2\ntrue CH-2 true 5\ntrue MP-4 out of stock: BK-1 out of stock: CH-2\nout of stock: PN-9\n"
+			want := "true PN-3 true PN-3\ntrue true 2\ntrue CH-2 true 5\ntrue MP-4 out of stock: BK-1 out of stock: CH-2\nout of stock: PN-9\ntrue wrap: out of stock: IN-1\n"
 			if res2.Stdout != want {
 				t.Errorf("stdout:\n%s\nwant:\n%s", res2.Stdout, want)
 			}
@@ -96,5 +101,25 @@ fmt.Println(err)`, Vars: vars})
 				t.Errorf("err read back is a %s", res2.Values["err"].Type())
 			}
 		})
+	}
+}
+
+// BenchmarkEvalGiveBack: a warm snippet whose input variable holds a kept
+// error of the snippet's type, given back as that type before it runs.
+func BenchmarkEvalGiveBack(b *testing.B) {
+	in, err := New(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := in.Eval(context.Background(), Input{Code: stockError + "var err error = &StockError{\"PN-3\"}"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	input := Input{Code: "_, ok := err.(*StockError)", Vars: []Var{{Name: "err", Value: res.Values["err"]}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := in.Eval(context.Background(), input); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

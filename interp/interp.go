@@ -691,7 +691,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 	segs := prog.src.segs
 	// Kept errors are given back once the variables are set and the
 	// earlier snippets' types declared.
-	back := snippetErrorsMade.Load() && anyVarHoldsInterface(input.Vars)
+	back := holdSnippetErrors(input.Vars)
 	if (len(segs) == 0 || segs[0].decl || inst.replay || back) && len(setup) > 0 {
 		if err := evalText(ctx, inst.yi, ";"+setup.text()); err != nil {
 			return fail(err)
