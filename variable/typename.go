@@ -34,7 +34,7 @@ func mentionsHost(t reflect.Type, depth int) bool {
 		return false
 	}
 	if t.Name() != "" {
-		return t.PkgPath() != "" && hostPackage(t.PkgPath())
+		return t.PkgPath() != "" && (hostPackage(t.PkgPath()) || strings.Contains(t.Name(), "["))
 	}
 	switch t.Kind() {
 	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Chan:
@@ -64,7 +64,7 @@ func mentionsHost(t reflect.Type, depth int) bool {
 
 func writeType(b *strings.Builder, t reflect.Type) {
 	if t.Name() != "" {
-		if t.PkgPath() == "" || !hostPackage(t.PkgPath()) {
+		if t.PkgPath() == "" || !hostPackage(t.PkgPath()) && !strings.Contains(t.Name(), "[") {
 			b.WriteString(t.String())
 			return
 		}

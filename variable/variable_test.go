@@ -3,6 +3,7 @@ package variable_test
 import (
 	"fmt"
 	"io"
+	"iter"
 	"reflect"
 	"strings"
 	"testing"
@@ -40,6 +41,11 @@ func TestTypeName(t *testing.T) {
 		{reflect.TypeFor[box[point]](), "variable_test.box[variable_test.point]"},
 		{reflect.TypeFor[map[string]*box[[]point]](), "map[string]*variable_test.box[[]variable_test.point]"},
 		{reflect.TypeFor[func(point, ...int) (box[int], error)](), "func(variable_test.point, ...int) (variable_test.box[int], error)"},
+		{reflect.TypeFor[iter.Seq[point]](), "iter.Seq[variable_test.point]"},
+		{reflect.TypeFor[struct {
+			P point `json:"p"`
+			N int
+		}](), "struct { P variable_test.point \"json:\\\"p\\\"\"; N int }"},
 	}
 	for _, tt := range tests {
 		if got := variable.TypeName(tt.t); got != tt.want {
