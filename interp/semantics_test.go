@@ -327,6 +327,17 @@ b, _ := json.Marshal(o)
 fmt.Println(string(b))
 var back Order
 fmt.Println(json.Unmarshal(b, &back), back.ID, back.St)`, "&{1 paid [new paid]}\n&{1 paid [new paid]} &{ID:1 St:paid Tags:[new paid]}\n<nil>\n{\"ID\":1,\"St\":1,\"Tags\":[0,1]}\n<nil> 1 paid"},
+		{"Stringer map keys", `type Status int
+func (s Status) String() string { return [...]string{"zero", "one", "two"}[s] }
+type S struct{ n int }
+func (s S) String() string { return fmt.Sprint("S", s.n) }
+counts := map[Status]int{2: 1, 0: 3, 1: 2}
+fmt.Println(counts)
+fmt.Printf("%v %d %+v\n", counts, counts, map[Status]S{1: {5}})
+type row struct{ M map[Status]int }
+fmt.Println(row{counts}, []map[Status]bool{{1: true}})
+b, _ := json.Marshal(counts)
+fmt.Println(string(b))`, "map[zero:3 one:2 two:1]\nmap[zero:3 one:2 two:1] map[0:3 1:2 2:1] map[one:S5]\n{map[zero:3 one:2 two:1]} [map[one:true]]\n{\"0\":3,\"1\":2,\"2\":1}"},
 		{"%T names snippet types", `type C int
 func (C) f() {}
 type T struct{ A int }

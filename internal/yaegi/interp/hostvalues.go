@@ -118,7 +118,7 @@ func wrapsBelow(t *itype, getMapType func(*itype) reflect.Type, depth int, seen 
 	case sliceT, arrayT:
 		return wrapsBelow(u.val, getMapType, depth+1, seen)
 	case mapT:
-		return wrapsBelow(u.val, getMapType, depth+1, seen) // keys stay as they are
+		return proxiesKey(u.key, getMapType) || wrapsBelow(u.val, getMapType, depth+1, seen)
 	case structT:
 		for _, fl := range u.field {
 			if wrapsBelow(fl.typ, getMapType, depth+1, seen) {
@@ -244,15 +244,19 @@ func (c *unboxer) value(v reflect.Value, t *itype, depth int) (reflect.Value, bo
 			return v, false
 		}
 		defer leave()
-		var et *itype
+		var kt, et *itype
 		if u != nil && u.cat == mapT {
-			et = u.val
+			kt, et = u.key, u.val
 		}
+		proxy := proxiesKey(kt, c.getMapType)
 		out := reflect.MakeMapWithSize(ht, v.Len())
 		changed := ht != rt
 		for it := v.MapRange(); it.Next(); {
 			k0 := plainKey(it.Key())
 			k, kc := c.value(k0, nil, depth+1) // a key stays comparable: no wrapper
+			if proxy {
+				k, kc = c.keyProxy(k0, kt), true
+			}
 			e, ec := c.value(it.Value(), et, depth+1)
 			changed = changed || kc || ec || k0 != it.Key()
 			out.SetMapIndex(setIn(k, ht.Key()), setIn(e, ht.Elem()))
@@ -347,6 +351,9 @@ func (c *unboxer) computeHostType(rt reflect.Type, t *itype) reflect.Type {
 	case reflect.Map:
 		if u.cat == mapT {
 			k, e := hostType(rt.Key()), slot(rt.Elem(), u.val)
+			if proxiesKey(u.key, c.getMapType) {
+				k = keyProxyType
+			}
 			if k != rt.Key() || e != rt.Elem() {
 				return reflect.MapOf(k, e)
 			}
@@ -568,4 +575,63 @@ func hostStructOf(fields []reflect.StructField, t reflect.Type) (st reflect.Type
 		}
 	}()
 	return reflect.StructOf(fields)
+}
+
+// proxiesKey reports whether a map key of type t reaches fmt as a
+// keyProxy: t is interpreted, with a String or Error method (a wrapper is
+// not comparable, so it cannot be a key).
+func proxiesKey(t *itype, getMapType func(*itype) reflect.Type) bool {
+	if !hasWrapper(t, getMapType) {
+		return false
+	}
+	rt := getMapType(t)
+	return rt == stringerType || rt == errorType
+}
+
+// keyProxy is a map key of an interpreted type with a String or Error
+// method, for fmt: the key, and what the method returns. It sorts as the
+// key does (fmt sorts struct keys field by field) and formats as the
+// method's result for %v, %s, %q, %x and %X, as fmt formats a Stringer.
+type keyProxy struct {
+	V any
+	S string
+}
+
+var keyProxyType = reflect.TypeOf(keyProxy{})
+
+// Format implements fmt.Formatter.
+func (k keyProxy) Format(f fmt.State, verb rune) {
+	switch {
+	case verb == 'v' && f.Flag('#'), verb != 'v' && verb != 's' && verb != 'q' && verb != 'x' && verb != 'X':
+		fmt.Fprintf(f, fmt.FormatString(f, verb), k.V)
+	default:
+		fmt.Fprintf(f, fmt.FormatString(f, verb), k.S)
+	}
+}
+
+// keyProxy returns the key k, of type t, as a keyProxy.
+func (c *unboxer) keyProxy(k reflect.Value, t *itype) (out reflect.Value) {
+	if !k.IsValid() {
+		return reflect.Zero(keyProxyType)
+	}
+	p := keyProxy{V: k.Interface()}
+	if k.Kind() == reflect.Pointer && k.IsNil() {
+		p.S = "<nil>" // as fmt prints a nil receiver whose method panics
+		return reflect.ValueOf(p)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			p.S = fmt.Sprintf("%%!v(PANIC=String method: %v)", r)
+			out = reflect.ValueOf(p)
+		}
+	}()
+	if w := c.wrapper(t); w != nil {
+		switch x := w(c.f, k).Interface().(type) {
+		case error:
+			p.S = x.Error()
+		case fmt.Stringer:
+			p.S = x.String()
+		}
+	}
+	return reflect.ValueOf(p)
 }

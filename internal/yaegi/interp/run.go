@@ -1621,7 +1621,7 @@ func callBin(n *node) {
 				}
 			}
 			var elemWrap reflect.Type // byref: the wrapper of a slice's elements
-			if getMapType != nil && (c.typ.cat == sliceT || c.typ.cat == arrayT || c.typ.cat == mapT) && c.typ.val != nil && !isInterface(c.typ.val) && c.typ.val.cat != valueT {
+			if getMapType != nil && (c.typ.cat == sliceT || c.typ.cat == arrayT || c.typ.cat == mapT) && c.typ.val != nil && !isInterface(c.typ.val) && c.typ.val.cat != valueT && !(c.typ.cat == mapT && proxiesKey(c.typ.key, getMapType)) {
 				elemWrap = getMapType(c.typ.val)
 			}
 
