@@ -220,11 +220,10 @@ func (in *Interpreter) giveBack(ctx context.Context, inst *instance, vars []Var)
 	defer func() { inst.g.back = nil }()
 	for t, typ := range st.types {
 		src := fmt.Sprintf("for _, i := range _byref.Of(%d) { v := _byref.Back(i).(%s); _byref.Put(i, v) }", t, typ)
-		if err := evalText(ctx, inst.yi, src); err != nil {
-			if ctx.Err() != nil {
-				return nil, nil, err
-			}
-			continue // not expected: the items were checked above
+		// The items' types were checked above; an error other than a
+		// stop leaves them as kept (their out stays unset).
+		if err := evalText(ctx, inst.yi, src); err != nil && ctx.Err() != nil {
+			return nil, nil, err
 		}
 	}
 	var undos []func()
