@@ -181,12 +181,27 @@ func (in *Interpreter) giveBack(ctx context.Context, inst *instance, vars []Var)
 			owner = append(owner, v.Name)
 		}
 	}
-	if len(f.items) == 0 {
-		return nil, func() {}, nil
-	}
 	st := &backState{out: make([]reflect.Value, len(f.items)), data: make([]any, len(f.items))}
 	typeIndex := map[string]int{}
+	current := map[string]reflect.Type{} // type expression -> its values' type in this instance
 	for i, it := range f.items {
+		want, seen := current[it.se.typ]
+		if !seen {
+			name, ptr := strings.CutPrefix(it.se.typ, "*")
+			if rt, ok := inst.yi.GlobalType(name); ok {
+				want = rt
+				if ptr {
+					want = reflect.PointerTo(rt)
+				}
+			}
+			current[it.se.typ] = want
+		}
+		if want == nil || reflect.TypeOf(it.se.Value) != want {
+			// The type is no longer declared, or was declared anew
+			// with other fields: in Go a value of the old type is not
+			// one of the new, so it stays as kept.
+			continue
+		}
 		t, ok := typeIndex[it.se.typ]
 		if !ok {
 			t = len(st.types)
@@ -197,6 +212,9 @@ func (in *Interpreter) giveBack(ctx context.Context, inst *instance, vars []Var)
 		st.of[t] = append(st.of[t], i)
 		st.data[i] = it.se.Value
 	}
+	if len(st.types) == 0 {
+		return nil, func() {}, nil
+	}
 	inst.g.back = st
 	defer func() { inst.g.back = nil }()
 	for t, typ := range st.types {
@@ -205,10 +223,7 @@ func (in *Interpreter) giveBack(ctx context.Context, inst *instance, vars []Var)
 			if ctx.Err() != nil {
 				return nil, nil, err
 			}
-			// The type is no longer declared (redeclared by this
-			// snippet, or its declaration was dropped): in Go a value of
-			// the old type is not one of the new, so it stays as kept.
-			continue
+			continue // not expected: the items were checked above
 		}
 	}
 	var undos []func()

@@ -123,3 +123,29 @@ func BenchmarkEvalGiveBack(b *testing.B) {
 		}
 	}
 }
+
+// TestGiveBackRedeclared: a kept error whose type a later snippet declares
+// anew with other fields is not a value of the new type, as in Go: it
+// stays a SnippetError, with its message, and nothing is written to the
+// snippet's stderr.
+func TestGiveBackRedeclared(t *testing.T) {
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	res, err := in.Eval(ctx, Input{Code: stockError + "var err error = &StockError{\"PN-3\"}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := []Var{{Name: "err", Value: res.Values["err"]}}
+	for _, code := range []string{
+		"type StockError struct{ Code int }\nfunc (e *StockError) Error() string { return \"new\" }\n_, ok := err.(*StockError)\nfmt.Println(ok, err)",
+		"_, ok := err.(*StockError)\nfmt.Println(ok, err)",
+	} {
+		res, err := in.Eval(ctx, Input{Code: code, Vars: vars})
+		if err != nil || res.Stdout != "false out of stock: PN-3\n" || res.Stderr != "" {
+			t.Errorf("%s:\nstdout %q stderr %q, %v; want false and the kept message, no stderr", code, res.Stdout, res.Stderr, err)
+		}
+	}
+}
