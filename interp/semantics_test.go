@@ -338,6 +338,13 @@ type row struct{ M map[Status]int }
 fmt.Println(row{counts}, []map[Status]bool{{1: true}})
 b, _ := json.Marshal(counts)
 fmt.Println(string(b))`, "map[zero:3 one:2 two:1]\nmap[zero:3 one:2 two:1] map[0:3 1:2 2:1] map[one:S5]\n{map[zero:3 one:2 two:1]} [map[one:true]]\n{\"0\":3,\"1\":2,\"2\":1}"},
+		{"a pointer-receiver String is not in a value's method set", `type S struct{ n int }
+func (s *S) String() string { return fmt.Sprint("S", s.n) }
+type row struct{ A S; P *S }
+var a any = S{1}
+s := S{3}
+fmt.Println(S{1}, &S{2}, a, s, &s, []any{S{4}, &S{5}})
+fmt.Println([]row{{S{1}, &S{2}}}, map[string]row{"k": {S{3}, &S{4}}}, []S{{5}}, []*S{{6}}, map[S]int{{7}: 1})`, "{1} S2 {1} {3} S3 [{4} S5]\n[{{1} S2}] map[k:{{3} S4}] [{5}] [S6] map[{7}:1]"},
 		{"%T names snippet types", `type C int
 func (C) f() {}
 type T struct{ A int }

@@ -635,3 +635,24 @@ func (c *unboxer) keyProxy(k reflect.Value, t *itype) (out reflect.Value) {
 	}
 	return reflect.ValueOf(p)
 }
+
+// inValueMethodSet reports whether the methods of the host interface rt
+// that t implements are in the method set of t's values: a method with a
+// pointer receiver is not, unless t is a pointer (fmt.Println(S{1}) with
+// func (*S) String prints {1} in Go; the interpreter called String). A
+// method promoted through an embedded field counts as in the set.
+func inValueMethodSet(t *itype, rt reflect.Type) bool {
+	if t == nil || isPtrSrc(t) || rt.Kind() != reflect.Interface {
+		return true
+	}
+	for i := range rt.NumMethod() {
+		m, index := t.lookupMethod(rt.Method(i).Name)
+		if m == nil || len(index) > 0 || len(m.child) == 0 || len(m.child[0].child) == 0 {
+			continue
+		}
+		if recv := m.child[0].child[0].lastChild(); recv != nil && recv.kind == starExpr {
+			return false
+		}
+	}
+	return true
+}

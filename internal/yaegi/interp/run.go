@@ -1559,7 +1559,9 @@ func callBin(n *node) {
 		printsPtr = printsPointee(lr)
 		getMapType = func(typ *itype) reflect.Type {
 			for _, rt := range lr {
-				if typ.implements(wrapperIface(rt)) { // byref: built once
+				// byref: built once; and a value's method set has no
+				// pointer-receiver method (hostvalues.go)
+				if typ.implements(wrapperIface(rt)) && inValueMethodSet(typ, rt) {
 					return rt
 				}
 			}
