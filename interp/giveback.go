@@ -22,10 +22,11 @@ import (
 // SnippetError back (written variables are kept again, as any error of a
 // snippet type is).
 //
-// A SnippetError whose type is no longer declared (a later snippet
-// redeclared it: in Go a different type) stays a *SnippetError, as does one
+// A SnippetError whose type is no longer declared, or declared anew with
+// other fields (in Go a different type), stays a *SnippetError, as does one
 // whose type could not be told apart from another declared type with the
-// same fields when it was kept.
+// same fields when it was kept. One declared anew with the same fields
+// takes it back (Go would not: yaegi gives both the same reflect type).
 
 // snippetErrorsMade is set once any Eval of the process kept a
 // SnippetError: until then no Eval looks for one in its variables.
@@ -219,11 +220,10 @@ func (in *Interpreter) giveBack(ctx context.Context, inst *instance, vars []Var)
 	defer func() { inst.g.back = nil }()
 	for t, typ := range st.types {
 		src := fmt.Sprintf("for _, i := range _byref.Of(%d) { v := _byref.Back(i).(%s); _byref.Put(i, v) }", t, typ)
-		if err := evalText(ctx, inst.yi, src); err != nil {
-			if ctx.Err() != nil {
-				return nil, nil, err
-			}
-			continue // not expected: the items were checked above
+		// The items' types were checked above; an error other than a
+		// stop leaves them as kept (their out stays unset).
+		if err := evalText(ctx, inst.yi, src); err != nil && ctx.Err() != nil {
+			return nil, nil, err
 		}
 	}
 	var undos []func()

@@ -25,9 +25,11 @@ import (
 // the snippet's type again, with the data of Value, so err.(*StockError)
 // and errors.As work, also after the interpreter was rebuilt (every
 // [Options.RebuildEvery] Evals and after a failed one). It stays a
-// *SnippetError only where Go would not see the snippet's type either:
-// a later snippet declared the type anew, or two of the snippets' types
-// have the same fields and could not be told apart when it was kept.
+// *SnippetError where a later snippet declared the type anew with other
+// fields (in Go a different type; one declared anew with the same fields
+// takes it back, unlike Go), and where two of the snippets' types have
+// the same fields, so that it could not be told which one it was when
+// it was kept (its Error text is right; an assertion to either is false).
 type SnippetError struct {
 	// Message is what the value's Error method returned at the end of the
 	// snippet.
