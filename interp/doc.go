@@ -160,12 +160,13 @@
 //     reflection or unsafe; no go statements (see Allow-list).
 //   - Use yaegi v0.16.1's remaining gaps: printing a value of a
 //     snippet-declared Stringer (or error) type in a map key of an
-//     interface or struct type, or in a struct of a snippet type without
-//     methods that sits in an interface ([]any{row}): these print its
+//     interface or struct type, or in a struct sitting in an interface
+//     whose snippet type shares its shape with another named type
+//     ([]any{row} when type row2 has the same fields): these print its
 //     fields (map keys of such a type, the elements of slices, arrays and
-//     maps and the fields of structs print through String at any depth,
-//     also behind the pointer fmt prints as &{...}, and so does any value
-//     of such a type in an interface);
+//     maps and the exported fields of structs print through String at any
+//     depth, also behind the pointer fmt prints as &{...} and inside an
+//     interface, as compiled Go prints them);
 //     a verb other than %v and %s on a struct holding one; %T of a
 //     snippet-declared type where one argument is formatted by %T and by
 //     another verb too (fmt.Printf("%v %[1]T", t) names the type reflect

@@ -345,6 +345,18 @@ var a any = S{1}
 s := S{3}
 fmt.Println(S{1}, &S{2}, a, s, &s, []any{S{4}, &S{5}})
 fmt.Println([]row{{S{1}, &S{2}}}, map[string]row{"k": {S{3}, &S{4}}}, []S{{5}}, []*S{{6}}, map[S]int{{7}: 1})`, "{1} S2 {1} {3} S3 [{4} S5]\n[{{1} S2}] map[k:{{3} S4}] [{5}] [S6] map[{7}:1]"},
+		{"Stringers in a struct in an interface, and none through unexported fields", `type S struct{ n int }
+func (s S) String() string { return fmt.Sprint("S", s.n) }
+type row struct{ A S; B int }
+type plain struct{ X, Y int }
+var x any = row{S{1}, 2}
+items := []any{row{S{4}, 5}, plain{1, 2}, 3}
+fmt.Println(x, items, map[string]any{"r": row{S{6}, 7}})
+fmt.Printf("%v %+v\n", items, x)
+type hid struct{ a S; B S }
+var h any = hid{S{5}, S{6}}
+fmt.Println([]hid{{S{1}, S{2}}}, map[string]hid{"k": {S{3}, S{4}}})
+fmt.Printf("%v %+v\n", h, []any{hid{S{7}, S{8}}})`, "{S1 2} [{S4 5} {1 2} 3] map[r:{S6 7}]\n[{S4 5} {1 2} 3] {A:S1 B:2}\n[{{1} S2}] map[k:{{3} S4}]\n{{5} S6} [{a:{n:7} B:S8}]"},
 		{"%T names snippet types", `type C int
 func (C) f() {}
 type T struct{ A int }

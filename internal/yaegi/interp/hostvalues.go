@@ -27,11 +27,11 @@ import (
 
 // hostValue returns v with the valueInterface boxes it holds replaced, and
 // whether there was any. v itself may be a box.
-func hostValue(f *frame, getMapType func(*itype) reflect.Type, v reflect.Value) (reflect.Value, bool) {
+func hostValue(interp *Interpreter, f *frame, getMapType func(*itype) reflect.Type, v reflect.Value) (reflect.Value, bool) {
 	if !v.IsValid() || !holdsBox(v.Type()) {
 		return v, false
 	}
-	c := unboxer{f: f, getMapType: getMapType}
+	c := unboxer{interp: interp, f: f, getMapType: getMapType}
 	hv, changed := c.value(v, nil, 0)
 	if c.abort {
 		return v, false
@@ -121,7 +121,7 @@ func wrapsBelow(t *itype, getMapType func(*itype) reflect.Type, depth int, seen 
 		return proxiesKey(u.key, getMapType) || wrapsBelow(u.val, getMapType, depth+1, seen)
 	case structT:
 		for _, fl := range u.field {
-			if wrapsBelow(fl.typ, getMapType, depth+1, seen) {
+			if canExport(fl.name) && wrapsBelow(fl.typ, getMapType, depth+1, seen) {
 				return true
 			}
 		}
@@ -144,6 +144,8 @@ type unboxer struct {
 	getMapType func(*itype) reflect.Type
 	wrappers   map[*itype]func(*frame, reflect.Value) reflect.Value
 	types      map[typedKey]reflect.Type
+	below      map[*itype]bool
+	raw        bool // below an unexported field, where fmt calls no method
 
 	// onPath holds the slices and maps being copied; abort is set on a
 	// cycle or a nesting beyond maxUnboxDepth, and the value is then left
@@ -183,6 +185,19 @@ type typedKey struct {
 	t  *itype
 }
 
+// wrapsBelow is wrapsBelow for the function's MapTypes, remembered by type.
+func (c *unboxer) wrapsBelow(t *itype) bool {
+	if w, ok := c.below[t]; ok {
+		return w
+	}
+	if c.below == nil {
+		c.below = map[*itype]bool{}
+	}
+	w := wrapsBelow(t, c.getMapType, 0, map[*itype]bool{})
+	c.below[t] = w
+	return w
+}
+
 // maxUnboxDepth bounds the nesting unboxer follows (fmt's checks refuse
 // deeper values anyway).
 const maxUnboxDepth = 1000
@@ -198,11 +213,18 @@ func (c *unboxer) value(v reflect.Value, t *itype, depth int) (reflect.Value, bo
 		return v, false
 	}
 	rt := v.Type()
-	if t != nil && depth > 0 && hasWrapper(t, c.getMapType) && !(rt.Kind() == reflect.Pointer && v.IsNil()) {
+	if t != nil && depth > 0 && !c.raw && hasWrapper(t, c.getMapType) && !(rt.Kind() == reflect.Pointer && v.IsNil()) {
 		// (a nil pointer stays one: fmt prints <nil> for it, as for a
 		// compiled nil receiver whose method panics)
 		if w := c.wrapper(t); w != nil {
 			return w(c.f, v), true
+		}
+	}
+	if t == nil && rt.Kind() == reflect.Struct && depth > 0 && !c.raw {
+		// a value of a snippet struct type without methods in an
+		// interface is not boxed: its type is found by its reflect type
+		if st := c.interp.structTypeOf(rt); st != nil && c.wrapsBelow(st) {
+			t = st
 		}
 	}
 	if t == nil && !holdsBox(rt) {
@@ -248,7 +270,7 @@ func (c *unboxer) value(v reflect.Value, t *itype, depth int) (reflect.Value, bo
 		if u != nil && u.cat == mapT {
 			kt, et = u.key, u.val
 		}
-		proxy := proxiesKey(kt, c.getMapType)
+		proxy := !c.raw && proxiesKey(kt, c.getMapType)
 		out := reflect.MakeMapWithSize(ht, v.Len())
 		changed := ht != rt
 		for it := v.MapRange(); it.Next(); {
@@ -274,7 +296,13 @@ func (c *unboxer) value(v reflect.Value, t *itype, depth int) (reflect.Value, bo
 			if fields != nil {
 				ft = fields[i].typ
 			}
+			raw := c.raw
+			if !rt.Field(i).IsExported() {
+				// fmt reaches no method below an unexported field
+				c.raw, ft = true, nil
+			}
 			e, ec := c.value(unsafe2.Exported(v.Field(i)), ft, depth+1)
+			c.raw = raw
 			changed = changed || ec
 			unsafe2.Exported(out.Field(i)).Set(setIn(e, ht.Field(i).Type))
 		}
@@ -364,7 +392,11 @@ func (c *unboxer) computeHostType(rt reflect.Type, t *itype) reflect.Type {
 			changed := false
 			for i := range fields {
 				fields[i] = rt.Field(i)
-				if ft := slot(fields[i].Type, fl[i].typ); ft != fields[i].Type {
+				ft := hostType(fields[i].Type) // an unexported field: no wrappers below
+				if fields[i].IsExported() {
+					ft = slot(fields[i].Type, fl[i].typ)
+				}
+				if ft != fields[i].Type {
 					fields[i].Type, changed = ft, true
 				}
 			}
@@ -447,7 +479,10 @@ func (c *unboxer) unbox(vi valueInterface, depth int) reflect.Value {
 	if c.interp == nil {
 		c.interp = vi.node.interp
 	}
-	if hasWrapper(t, c.getMapType) {
+	if c.raw {
+		t = nil // below an unexported field: the value, without methods
+	}
+	if t != nil && hasWrapper(t, c.getMapType) {
 		if w := c.wrapper(t); w != nil {
 			return w(c.f, vi.value)
 		}
@@ -655,4 +690,31 @@ func inValueMethodSet(t *itype, rt reflect.Type) bool {
 		}
 	}
 	return true
+}
+
+// recordStructType records t, a named struct type, as the type of the
+// values of reflect type rt: the latest declaration of a name wins, and
+// two names for one reflect type record neither.
+func (interp *Interpreter) recordStructType(rt reflect.Type, t *itype) {
+	old, loaded := interp.structTypes.LoadOrStore(rt, t)
+	if !loaded || old.(*itype) == nil || old.(*itype) == t {
+		return
+	}
+	if old.(*itype).id() == t.id() {
+		interp.structTypes.Store(rt, t)
+		return
+	}
+	interp.structTypes.Store(rt, (*itype)(nil))
+}
+
+// structTypeOf returns the named struct type whose values have reflect
+// type rt, or nil.
+func (interp *Interpreter) structTypeOf(rt reflect.Type) *itype {
+	if interp == nil {
+		return nil
+	}
+	if t, ok := interp.structTypes.Load(rt); ok {
+		return t.(*itype)
+	}
+	return nil
 }

@@ -273,6 +273,10 @@ type Interpreter struct {
 	// made of, by type name (an ifaceKey's) or reflect type (mapkey.go).
 	keyNodes sync.Map
 
+	// byref: the named struct type of each struct type reflect built
+	// for one, or nil when two share it (hostvalues.go).
+	structTypes sync.Map
+
 	debugger *Debugger
 
 	// byref: deferred calls of the global frame wait for a later run

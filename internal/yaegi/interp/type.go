@@ -2513,6 +2513,9 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 		t.rtype = reflect.StructOf(fields)
 		if t.name != "" && t.path != "" {
 			recordTypeName(t.rtype, t.path+"."+t.name) // byref: for Go's panic messages (mapkey.go)
+			if t.node != nil && t.node.interp != nil {
+				t.node.interp.recordStructType(t.rtype, t) // byref: for fmt (hostvalues.go)
+			}
 		}
 		if ctx.isComplete() {
 			for _, s := range ctx.defined {

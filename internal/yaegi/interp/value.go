@@ -327,7 +327,7 @@ func genValueOutput(n *node, t reflect.Type) func(*frame) reflect.Value {
 	return value
 }
 
-func getBinValue(getMapType func(*itype) reflect.Type, value func(*frame) reflect.Value, f *frame) reflect.Value {
+func getBinValue(interp *Interpreter, getMapType func(*itype) reflect.Type, value func(*frame) reflect.Value, f *frame) reflect.Value {
 	v := value(f)
 	if getMapType == nil {
 		return v
@@ -340,7 +340,7 @@ func getBinValue(getMapType func(*itype) reflect.Type, value func(*frame) reflec
 	}
 	// byref: the boxes of interpreted values in v (v itself, the elements
 	// of a []any...) reach the host function unboxed (hostvalues.go).
-	if hv, changed := hostValue(f, getMapType, v); changed {
+	if hv, changed := hostValue(interp, f, getMapType, v); changed {
 		if !hv.IsValid() {
 			return reflect.Zero(emptyInterfaceType)
 		}
