@@ -531,6 +531,78 @@ is := []I{N{"a"}, nil}
 fmt.Printf("%v %+v %v %s %d\n", R{C(3), N{"c"}}, R{S{12}, 3}, is, []any{S{8}}, []any{S{9}})
 b, err := json.Marshal(map[string]any{"t": T{4}, "c": C(5), "l": struct{ L []I }{is}})
 fmt.Println(string(b), err)`, "1 [1 x {2} S3 E!] map[a:1] [E!] map[a:E!]\n{3 {c}} {X:S12 y:3} [{a} <nil>] [S8] [{9}]\n{\"c\":5,\"l\":{\"L\":[{},null]},\"t\":{\"A\":4}} <nil>"},
+		{"error types with the same fields are different types", `type NotFound struct{ ID string }
+func (e *NotFound) Error() string { return "not found: " + e.ID }
+type Invalid struct{ ID string }
+func (e *Invalid) Error() string { return "invalid: " + e.ID }
+var err error = &Invalid{"x"}
+nf, ok := err.(*NotFound)
+inv, ok2 := err.(*Invalid)
+fmt.Println(nf, ok, inv, ok2)
+var target *NotFound
+var target2 *Invalid
+fmt.Println(errors.As(err, &target), target, errors.As(fmt.Errorf("wrap: %w", err), &target2), target2.ID)
+_, ok = any(&Invalid{}).(*NotFound)
+_, ok2 = any(Invalid{}).(NotFound)
+fmt.Println(ok, ok2)
+defer func() { fmt.Println("recovered:", recover() != nil) }()
+_ = err.(*NotFound)`, "<nil> false invalid: x true\nfalse <nil> true x\nfalse false\nrecovered: true"},
+		{"a type switch tells error types with the same fields apart", `type NotFound struct{ ID string }
+func (e *NotFound) Error() string { return "not found: " + e.ID }
+type Invalid struct{ ID string }
+func (e *Invalid) Error() string { return "invalid: " + e.ID }
+errs := []error{&Invalid{"a"}, &NotFound{"b"}, fmt.Errorf("plain")}
+for _, err := range errs {
+	switch e := err.(type) {
+	case *NotFound:
+		fmt.Println("404", e.ID)
+	case *Invalid:
+		fmt.Println("400", e.ID)
+	default:
+		fmt.Println("500", e)
+	}
+}
+switch e := errs[0].(type) {
+case *NotFound:
+	fmt.Println("top 404", e.ID)
+case *Invalid:
+	fmt.Println("top 400", e.ID)
+}`, "400 a\n404 b\n500 plain\ntop 400 a"},
+		{"errors.Is with value sentinels of types with the same fields", `type Code struct{ N int }
+func (c Code) Error() string { return fmt.Sprint("code ", c.N) }
+type Status struct{ N int }
+func (s Status) Error() string { return fmt.Sprint("status ", s.N) }
+var ErrCode = Code{404}
+var ErrStatus = Status{404}
+err := fmt.Errorf("get: %w", ErrStatus)
+_, ok := error(ErrStatus).(Code)
+fmt.Println(errors.Is(err, ErrCode), errors.Is(err, ErrStatus), ok)`, "false true false"},
+		{"%T names declared types with the same fields", `type NotFound struct{ ID string }
+func (e *NotFound) Error() string { return "not found: " + e.ID }
+type Invalid struct{ ID string }
+func (e *Invalid) Error() string { return "invalid: " + e.ID }
+type P struct{ ID string }
+var err error = &Invalid{"x"}
+var a, b any = NotFound{}, &P{}
+fmt.Printf("%T %T %T %T %T %T\n", NotFound{}, &Invalid{}, err, a, b, []any{P{}, Invalid{}})`, "main.NotFound *main.Invalid *main.Invalid main.NotFound *main.P []interface {}"},
+		{"an unnamed struct value is assigned to a declared struct type", `type NotFound struct{ ID string }
+type Invalid struct{ ID string }
+type Wrap struct{ N NotFound }
+func make1() NotFound { return struct{ ID string }{"r"} }
+func id(n NotFound) string { return n.ID }
+var n NotFound = struct{ ID string }{"lit"}
+u := struct{ ID string }{"u"}
+var m NotFound
+m = u
+s := []NotFound{struct{ ID string }{"s"}}
+s = append(s, u)
+w := Wrap{N: struct{ ID string }{"w"}}
+var back struct{ ID string } = n
+c := NotFound(Invalid{"c"})
+var a any = n
+_, ok := a.(NotFound)
+_, ok2 := any(c).(Invalid)
+fmt.Printf("%v %v %v %v %v %v %v %v %T %v %v\n", n, m, s, w, make1(), id(u), back, c, c, ok, ok2)`, "{lit} {u} [{s} {u}] {{w}} {r} u {lit} {c} main.NotFound true false"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -528,3 +528,71 @@ func main() { print((*T).Sum(nil, 1, 3, 5, 6), ((*T)(nil)).Sum(1, 2)) }`, "153"}
 		}
 	}
 }
+
+// TestDeclaredStructIdentity: two declared struct types with the same
+// fields are two types to assertions, type switches, errors.As and
+// errors.Is, and a value of the unnamed struct type is still assigned,
+// passed and returned as either (identity.go).
+func TestDeclaredStructIdentity(t *testing.T) {
+	var out strings.Builder
+	i := New(Options{Stdout: &out, Stderr: &out})
+	if err := i.Use(Exports{"errors/errors": {
+		"As": reflect.ValueOf(ErrorsAs),
+		"Is": reflect.ValueOf(ErrorsIs),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := i.Eval(`package main
+import "errors"
+type NotFound struct{ ID string }
+func (e *NotFound) Error() string { return "not found " + e.ID }
+type Invalid struct{ ID string }
+func (e *Invalid) Error() string { return "invalid " + e.ID }
+type Code struct{ N int }
+func (c Code) Error() string { return "code" }
+type Status struct{ N int }
+func (s Status) Error() string { return "status" }
+func kind(err error) string {
+	switch err.(type) {
+	case *NotFound:
+		return "nf"
+	case *Invalid:
+		return "inv"
+	}
+	return "?"
+}
+func lit() NotFound { return struct{ ID string }{"r"} }
+func take(n NotFound) string { return n.ID }
+func main() {
+	var err error = &Invalid{"x"}
+	_, ok := err.(*NotFound)
+	_, ok2 := err.(*Invalid)
+	var nf *NotFound
+	_, ok3 := any(&Invalid{}).(*NotFound)
+	print(ok, ok2, errors.As(err, &nf), ok3, kind(err), kind(&NotFound{}), " ")
+	var e2 error = Status{1}
+	_, ok = e2.(Code)
+	print(ok, errors.Is(e2, Code{1}), errors.Is(e2, Status{1}), " ")
+	var n NotFound = struct{ ID string }{"lit"}
+	u := struct{ ID string }{"u"}
+	n2 := NotFound(Invalid{"c"})
+	var back struct{ ID string } = n
+	print(n.ID, lit().ID, take(u), n2.ID, back.ID)
+}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "falsetruefalsefalseinvnf falsefalsetrue litruclit"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if _, err := i.Eval("type J struct{ ID string `json:\"id\"` }"); err != nil {
+		t.Fatal(err)
+	}
+	sym := i.scopes["main"].sym
+	if tag := sym["J"].typ.TypeOf().Field(0).Tag; tag.Get("json") != "id" || tag.Get(identityTagKey) != "main.J" {
+		t.Errorf("J's first field has the tag %q, want its json key and the type's name", tag)
+	}
+	if sym["NotFound"].typ.TypeOf() == sym["Invalid"].typ.TypeOf() {
+		t.Error("NotFound and Invalid have one reflect type")
+	}
+}

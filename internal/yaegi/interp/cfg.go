@@ -812,6 +812,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						// Skip optimization, as it does not work when assigning to a struct field or a dereferenced pointer.
 						break
 					}
+					if sameStructFields(src.typ, dest.typ) {
+						// byref: the literal's unnamed type is converted to
+						// the declared one (identity.go).
+						break
+					}
 					n.gen = nop
 					src.findex = dest.findex
 					src.level = level

@@ -1309,6 +1309,8 @@ func call(n *node) {
 				values = append(values, genInterfaceWrapper(c, arg.rtype))
 			case isFuncSrc(arg):
 				values = append(values, genFuncValue(c))
+			case sameStructFields(c.typ, arg):
+				values = append(values, genConvertedValue(c, arg.TypeOf())) // byref: identity.go
 			default:
 				values = append(values, genValue(c))
 			}
@@ -2611,6 +2613,8 @@ func _return(n *node) {
 				values[i] = genValueInterface(c)
 			case c.typ.untyped:
 				values[i] = genValueAs(c, t.TypeOf())
+			case sameStructFields(c.typ, t):
+				values[i] = genConvertedValue(c, t.TypeOf()) // byref: identity.go
 			default:
 				values[i] = genValue(c)
 			}
@@ -2909,6 +2913,8 @@ func doComposite(n *node, hasType bool, keyed bool) {
 			values[fieldIndex] = genValueInterface(val)
 		case isInterface(ft):
 			values[fieldIndex] = genInterfaceWrapper(val, rft)
+		case sameStructFields(val.typ, ft):
+			values[fieldIndex] = genConvertedValue(val, rft) // byref: identity.go
 		default:
 			values[fieldIndex] = genValue(val)
 		}
@@ -3395,6 +3401,8 @@ func _append(n *node) {
 				values[i] = genInterfaceWrapper(arg, elem.rtype)
 			case arg.typ.untyped:
 				values[i] = genValueAs(arg, n.child[1].typ.TypeOf().Elem())
+			case sameStructFields(arg.typ, elem):
+				values[i] = genConvertedValue(arg, elem.TypeOf()) // byref: identity.go
 			default:
 				values[i] = genValue(arg)
 			}
@@ -3417,6 +3425,8 @@ func _append(n *node) {
 			value0 = genInterfaceWrapper(n.child[2], elem.rtype)
 		case n.child[2].typ.untyped:
 			value0 = genValueAs(n.child[2], n.child[1].typ.TypeOf().Elem())
+		case sameStructFields(n.child[2].typ, elem):
+			value0 = genConvertedValue(n.child[2], elem.TypeOf()) // byref: identity.go
 		default:
 			value0 = genValue(n.child[2])
 		}

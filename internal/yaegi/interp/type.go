@@ -1184,6 +1184,12 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 		}
 
 	case typeAssertExpr:
+		if len(n.child) < 2 {
+			// byref: x.(type), the guard of a type switch (e := err.(type)
+			// at a snippet's top level), has the type of x.
+			t, err = nodeType2(interp, sc, n.child[0], seen)
+			break
+		}
 		t, err = nodeType2(interp, sc, n.child[1], seen)
 
 	default:
@@ -1563,7 +1569,7 @@ func (t *itype) assignableTo(o *itype) bool {
 		return true
 	}
 
-	if t.TypeOf().AssignableTo(o.TypeOf()) {
+	if t.TypeOf().AssignableTo(o.TypeOf()) || sameStructFields(t, o) {
 		return true
 	}
 
@@ -2510,6 +2516,9 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 			index int
 		}
 		fieldFix := []fixStructField{} // Slice of field indices to fix for recursivity.
+		if t.name != "" && t.path != "" && len(fields) > 0 {
+			fields[0].Tag = typeIdentityTag(fields[0].Tag, t.path+"."+t.name)
+		}
 		t.rtype = reflect.StructOf(fields)
 		if t.name != "" && t.path != "" {
 			recordTypeName(t.rtype, t.path+"."+t.name) // byref: for Go's panic messages (mapkey.go)

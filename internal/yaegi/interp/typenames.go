@@ -48,10 +48,16 @@ func wantsTypeNames(lr []reflect.Type) bool {
 // type's.
 func genTypeNamed(n *node, value func(*frame) reflect.Value) func(*frame) reflect.Value {
 	t := n.typ
-	if t == nil || t.cat == valueT || t.untyped || isFuncSrc(t) && n.kind == funcDecl {
+	if t == nil || t.untyped || isFuncSrc(t) && n.kind == funcDecl {
 		return value
 	}
-	if !isInterfaceSrc(t) {
+	// A host interface (error, fmt.Stringer) may hold the interpreter's
+	// wrapper of a snippet value, named by dynamicTypeName.
+	hostIface := (t.cat == valueT || t.cat == errorT) && t.TypeOf() != nil && t.TypeOf().Kind() == reflect.Interface
+	if t.cat == valueT && !hostIface {
+		return value
+	}
+	if !isInterfaceSrc(t) && !hostIface {
 		rt := t.TypeOf()
 		name := goTypeString(t)
 		if rt == nil || name == "" || name == rt.String() {
@@ -87,6 +93,9 @@ func dynamicTypeName(v reflect.Value) (string, bool) {
 	if !v.IsValid() || v.Kind() == reflect.Interface {
 		return "", false
 	}
+	if w := wrappedValue(v); w.IsValid() {
+		v = w // the interpreter's wrapper of a host interface (error)
+	}
 	var t *itype
 	for v.Type() == valueInterfaceType {
 		vi := v.Interface().(valueInterface)
@@ -105,13 +114,45 @@ func dynamicTypeName(v reflect.Value) (string, bool) {
 	var name string
 	if t != nil && t.cat != valueT && !isInterfaceSrc(t) {
 		name = goTypeString(t)
-	} else if n, ok := rtypeNames.Load(rt); ok {
-		name = n.(string)
+	} else {
+		name = recordedTypeName(rt)
 	}
 	if name == "" || name == rt.String() {
 		return "", false
 	}
 	return name, true
+}
+
+// recordedTypeName is the Go name of rt, a reflect type the interpreter
+// made for a declared struct type, or a pointer, slice, array or map of
+// one (`*main.NotFound`), or "" when rt holds none.
+func recordedTypeName(rt reflect.Type) string {
+	if n, ok := rtypeNames.Load(rt); ok {
+		return n.(string)
+	}
+	elem := func(rt reflect.Type) string {
+		if n := recordedTypeName(rt); n != "" {
+			return n
+		}
+		return rt.String()
+	}
+	switch rt.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		if n := recordedTypeName(rt.Elem()); n != "" {
+			switch rt.Kind() {
+			case reflect.Pointer:
+				return "*" + n
+			case reflect.Slice:
+				return "[]" + n
+			}
+			return "[" + strconv.Itoa(rt.Len()) + "]" + n
+		}
+	case reflect.Map:
+		if recordedTypeName(rt.Key()) != "" || recordedTypeName(rt.Elem()) != "" {
+			return "map[" + elem(rt.Key()) + "]" + elem(rt.Elem())
+		}
+	}
+	return ""
 }
 
 // goTypeString is the name compiled Go (reflect.Type.String) gives t.

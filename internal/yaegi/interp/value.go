@@ -170,6 +170,8 @@ func genDestValue(typ *itype, n *node) func(*frame) reflect.Value {
 		return genValueComplex(n)
 	case n.typ.untyped && !typ.untyped:
 		return genValueAs(n, typ.TypeOf())
+	case sameStructFields(n.typ, typ):
+		return genConvertedValue(n, typ.TypeOf()) // byref: identity.go
 	}
 	return genValue(n)
 }
