@@ -167,7 +167,8 @@
 //     maps and the exported fields of structs print through String at any
 //     depth, also behind the pointer fmt prints as &{...} and inside an
 //     interface, as compiled Go prints them);
-//     a verb other than %v and %s on a struct holding one; %T of a
+//     %#v of a value of a snippet type (it writes the types reflect
+//     built: struct { n int }{n:1} for main.S{n:1}); %T of a
 //     snippet-declared type where one argument is formatted by %T and by
 //     another verb too (fmt.Printf("%v %[1]T", t) names the type reflect
 //     built, struct { A int } for main.T; %T alone prints main.T, []main.T,

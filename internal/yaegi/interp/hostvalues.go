@@ -217,7 +217,7 @@ func (c *unboxer) value(v reflect.Value, t *itype, depth int) (reflect.Value, bo
 		// (a nil pointer stays one: fmt prints <nil> for it, as for a
 		// compiled nil receiver whose method panics)
 		if w := c.wrapper(t); w != nil {
-			return w(c.f, v), true
+			return c.proxy(t, v, w(c.f, v)), true
 		}
 	}
 	if t == nil && rt.Kind() == reflect.Struct && depth > 0 && !c.raw {
@@ -484,7 +484,7 @@ func (c *unboxer) unbox(vi valueInterface, depth int) reflect.Value {
 	}
 	if t != nil && hasWrapper(t, c.getMapType) {
 		if w := c.wrapper(t); w != nil {
-			return w(c.f, vi.value)
+			return c.proxy(t, vi.value, w(c.f, vi.value))
 		}
 	}
 	if t != nil && (t.cat == valueT || isInterfaceSrc(t)) {
@@ -642,6 +642,45 @@ func (k keyProxy) Format(f fmt.State, verb rune) {
 	default:
 		fmt.Fprintf(f, fmt.FormatString(f, verb), k.S)
 	}
+}
+
+// methodProxy is a nested value of an interpreted type with a String or
+// Error method, for fmt: the value, and its wrapper with the method. It
+// formats as fmt formats a compiled value of the type: through the method
+// for %v, %s, %q, %x and %X, as the value for the other verbs and %#v
+// (the wrapper alone printed its fields and func pointers for %d).
+type methodProxy struct {
+	V any
+	M any
+}
+
+// Format implements fmt.Formatter.
+func (p methodProxy) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') || verb != 'v' && verb != 's' && verb != 'q' && verb != 'x' && verb != 'X' {
+		fmt.Fprintf(f, fmt.FormatString(f, verb), p.V)
+		return
+	}
+	var s string
+	switch m := p.M.(type) {
+	case error:
+		s = m.Error()
+	case fmt.Stringer:
+		s = m.String()
+	default:
+		fmt.Fprintf(f, fmt.FormatString(f, verb), p.M)
+		return
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), s)
+}
+
+// proxy returns the wrapper w of the value v, of type t, in a methodProxy
+// when it stands for a String or Error method (fmt's), as it is otherwise
+// (json's and xml's Marshalers).
+func (c *unboxer) proxy(t *itype, v, w reflect.Value) reflect.Value {
+	if rt := c.getMapType(t); (rt == stringerType || rt == errorType) && v.CanInterface() && w.CanInterface() {
+		return reflect.ValueOf(methodProxy{v.Interface(), w.Interface()})
+	}
+	return w
 }
 
 // keyProxy returns the key k, of type t, as a keyProxy.

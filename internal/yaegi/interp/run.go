@@ -1646,8 +1646,9 @@ func callBin(n *node) {
 			case fieldWraps != nil:
 				// byref: the exported fields of a struct of an interpreted
 				// type that have a String or Error method reach fmt with
-				// it (fmt printed their fields).
-				values = append(values, genFieldWrappers(c, fieldWraps))
+				// it (fmt printed their fields), in a copy that also
+				// formats them as their values for %d (hostvalues.go).
+				values = append(values, genHostValue(c, getMapType, genValue(c)))
 			case elemWrap != nil:
 				// byref: the elements of a slice, array or map of an
 				// interpreted type with a String or Error method reach fmt
