@@ -49,7 +49,7 @@ func (in *Interpreter) registerHostTypes(vars []Var, funcs map[string]reflect.Va
 			}
 			name := variable.PackageQualifier(p, hostPkgName(n))
 			yp := p
-			if p == "main" {
+			if name == "main" { // the host's package main, whatever its path
 				yp = mainPath
 			}
 			if q, taken := in.hostNames[name]; taken && q != yp {

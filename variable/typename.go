@@ -253,10 +253,11 @@ var qualifiers struct {
 // itself, unless a package seen earlier in this process took it or it is
 // a standard package a snippet may use (time, errors, json, ...); then
 // name2, name3, and so on, in the order packages are first seen. The
-// host's package main is always main. A path outside the host's packages
+// host's package main is always main (a program has one; its path is
+// "main", or its import path in a test binary). A path outside the host's packages
 // (the standard library) keeps name.
 func PackageQualifier(p, name string) string {
-	if p == "main" || !hostPackage(p) {
+	if p == "main" || name == "main" || !hostPackage(p) {
 		return name
 	}
 	qualifiers.Lock()

@@ -1,8 +1,9 @@
 // Snippets shows a snippet-driven task: instead of one tool call per step,
 // the model writes Go code in a fenced block. The code sees the variable
-// sales as a real []Row, loops over it, calls the action notify as a plain Go
-// function, and its new top-level variables (totals, best) become run
-// variables that the model then returns by reference.
+// sales as a real []Row, names the host's type as the prompt shows it
+// (main.Row), loops over it, calls the action notify as a plain Go
+// function, and its new top-level variables (totals, best, biggest) become
+// run variables that the model then returns by reference.
 //
 // It runs on llm.NewScripted, a model that plays back what a real model would
 // send, so it needs no API key and no network: go run ./examples/snippets.
@@ -45,10 +46,16 @@ for _, region := range []string{"APAC", "EU", "US"} {
 		best = region
 	}
 }
+biggest := main.Row{}
+for _, r := range sales {
+	if r.Amount > biggest.Amount {
+		biggest = r
+	}
+}
 if _, err := notify("sales", fmt.Sprintf("best region: %s with %.2f", best, totals[best])); err != nil {
 	panic(err)
 }
-fmt.Printf("%d sales, best region %s\n", len(sales), best)
+fmt.Printf("%d sales, best region %s, biggest sale %v\n", len(sales), best, biggest)
 ` + "```"
 
 func run(ctx context.Context, w io.Writer) error {
