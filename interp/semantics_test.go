@@ -364,6 +364,13 @@ func (s St) String() string { return "st" }
 type row struct{ A S; B int; C St }
 fmt.Printf("%d|%x|%q\n", []row{{S{1}, 2, 3}}, []row{{S{1}, 2, 3}}, []row{{S{1}, 2, 3}})
 fmt.Printf("%d|%v|%+v|%05d\n", row{S{1}, 2, 3}, []any{row{S{1}, 2, 3}}, row{S{4}, 5, 6}, []St{1})`, "[{{1} 2 3}]|[{5331 2 7374}]|[{\"S1\" '\\x02' \"st\"}]\n{{1} 2 3}|[{S1 2 st}]|{A:S4 B:5 C:st}|[00001]"},
+		{"nested nil receivers", `type S struct{ n int }
+func (s *S) String() string { return fmt.Sprint("S", s.n) }
+type E struct{ c int }
+func (e *E) Error() string { if e == nil { return "nil E" }; return "E" }
+type row struct{ Err *E; P *S; N int }
+fmt.Println([]row{{nil, nil, 1}, {&E{}, &S{2}, 2}})
+fmt.Printf("%s|%v\n", []row{{nil, nil, 1}}, map[string]row{"a": {nil, nil, 3}})`, "[{nil E <nil> 1} {E S2 2}]\n[{nil E <nil> %!s(int=1)}]|map[a:{nil E <nil> 3}]"},
 		{"%T names snippet types", `type C int
 func (C) f() {}
 type T struct{ A int }

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"io"
 	"reflect"
 	"sync"
 
@@ -213,10 +214,10 @@ func (c *unboxer) value(v reflect.Value, t *itype, depth int) (reflect.Value, bo
 		return v, false
 	}
 	rt := v.Type()
-	if t != nil && depth > 0 && !c.raw && hasWrapper(t, c.getMapType) && !(rt.Kind() == reflect.Pointer && v.IsNil()) {
-		// (a nil pointer stays one: fmt prints <nil> for it, as for a
-		// compiled nil receiver whose method panics)
-		if w := c.wrapper(t); w != nil {
+	if t != nil && depth > 0 && !c.raw && hasWrapper(t, c.getMapType) {
+		nilPtr := rt.Kind() == reflect.Pointer && v.IsNil()
+		if w := c.wrapper(t); w != nil && (!nilPtr || c.forFmt(t)) {
+			// (a nil pointer stays one for json, which writes null)
 			return c.proxy(t, v, w(c.f, v)), true
 		}
 	}
@@ -660,6 +661,15 @@ func (p methodProxy) Format(f fmt.State, verb rune) {
 		fmt.Fprintf(f, fmt.FormatString(f, verb), p.V)
 		return
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			if rv := reflect.ValueOf(p.V); rv.Kind() == reflect.Pointer && rv.IsNil() {
+				io.WriteString(f, "<nil>") // as fmt prints a nil receiver whose method panics
+				return
+			}
+			panic(r)
+		}
+	}()
 	var s string
 	switch m := p.M.(type) {
 	case error:
@@ -677,7 +687,7 @@ func (p methodProxy) Format(f fmt.State, verb rune) {
 // when it stands for a String or Error method (fmt's), as it is otherwise
 // (json's and xml's Marshalers).
 func (c *unboxer) proxy(t *itype, v, w reflect.Value) reflect.Value {
-	if rt := c.getMapType(t); (rt == stringerType || rt == errorType) && v.CanInterface() && w.CanInterface() {
+	if c.forFmt(t) && v.CanInterface() && w.CanInterface() {
 		return reflect.ValueOf(methodProxy{v.Interface(), w.Interface()})
 	}
 	return w
@@ -756,4 +766,11 @@ func (interp *Interpreter) structTypeOf(rt reflect.Type) *itype {
 		return t.(*itype)
 	}
 	return nil
+}
+
+// forFmt reports whether the wrapper of type t is fmt's (a String or Error
+// method).
+func (c *unboxer) forFmt(t *itype) bool {
+	rt := c.getMapType(t)
+	return rt == stringerType || rt == errorType
 }
