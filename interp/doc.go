@@ -159,8 +159,8 @@
 //   - Reach outside the process: no files, network, processes, environment,
 //     reflection or unsafe; no go statements (see Allow-list).
 //   - Use yaegi v0.16.1's remaining gaps: printing a value of a
-//     snippet-declared Stringer (or error) type in a map key of an
-//     interface or struct type, or in a struct sitting in an interface
+//     snippet-declared Stringer (or error) type in a map key of a
+//     struct type, or in a struct sitting in an interface
 //     whose snippet type shares its shape with another named type
 //     ([]any{row} when type row2 has the same fields): these print its
 //     fields (map keys of such a type, the elements of slices, arrays and

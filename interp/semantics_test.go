@@ -371,6 +371,13 @@ func (e *E) Error() string { if e == nil { return "nil E" }; return "E" }
 type row struct{ Err *E; P *S; N int }
 fmt.Println([]row{{nil, nil, 1}, {&E{}, &S{2}, 2}})
 fmt.Printf("%s|%v\n", []row{{nil, nil, 1}}, map[string]row{"a": {nil, nil, 3}})`, "[{nil E <nil> 1} {E S2 2}]\n[{nil E <nil> %!s(int=1)}]|map[a:{nil E <nil> 3}]"},
+		{"Stringer keys of a map keyed by an interface", `type I interface{ f() }
+type C int
+func (C) f() {}
+func (c C) String() string { return fmt.Sprint("c", int(c)) }
+m := map[I]int{C(2): 1, C(1): 2}
+fmt.Println(m, len(m))
+fmt.Printf("%v %d\n", m, map[string]map[I]int{"k": {C(3): 3}})`, "map[c1:2 c2:1] 2\nmap[c1:2 c2:1] map[%!d(string=k):map[3:3]]"},
 		{"%T names snippet types", `type C int
 func (C) f() {}
 type T struct{ A int }

@@ -277,6 +277,9 @@ func (c *unboxer) value(v reflect.Value, t *itype, depth int) (reflect.Value, bo
 		for it := v.MapRange(); it.Next(); {
 			k0 := plainKey(it.Key())
 			k, kc := c.value(k0, nil, depth+1) // a key stays comparable: no wrapper
+			if !c.raw && k0 != it.Key() {
+				k = c.interfaceKey(it.Key()) // a key of a map keyed by an interface
+			}
 			if proxy {
 				k, kc = c.keyProxy(k0, kt), true
 			}

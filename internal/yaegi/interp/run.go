@@ -1658,7 +1658,7 @@ func callBin(n *node) {
 			case getMapType != nil && isIfaceMap(c.typ):
 				// byref: a map keyed by an interface reaches fmt with
 				// its keys' values (mapkey.go).
-				values = append(values, genPlainKeys(c))
+				values = append(values, genPlainKeys(c, getMapType))
 			case getMapType != nil && !isInterfaceSrc(c.typ) && c.typ.cat != valueT && !isFuncSrc(c.typ) && (!isPtrSrc(c.typ) || printsPtr) && getMapType(c.typ) == nil && wrapsBelow(c.typ, getMapType, 0, map[*itype]bool{}):
 				// byref: the values of interpreted types with a String or
 				// Error method nested deeper (a map of structs holding
