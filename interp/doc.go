@@ -159,15 +159,16 @@
 //   - Reach outside the process: no files, network, processes, environment,
 //     reflection or unsafe; no go statements (see Allow-list).
 //   - Use yaegi v0.16.1's remaining gaps: printing a value of a
-//     snippet-declared Stringer (or error) type in a map key of an
-//     interface or struct type, or in a struct sitting in an interface
+//     snippet-declared Stringer (or error) type in a map key of a
+//     struct type, or in a struct sitting in an interface
 //     whose snippet type shares its shape with another named type
 //     ([]any{row} when type row2 has the same fields): these print its
 //     fields (map keys of such a type, the elements of slices, arrays and
 //     maps and the exported fields of structs print through String at any
 //     depth, also behind the pointer fmt prints as &{...} and inside an
 //     interface, as compiled Go prints them);
-//     a verb other than %v and %s on a struct holding one; %T of a
+//     %#v of a value of a snippet type (it writes the types reflect
+//     built: struct { n int }{n:1} for main.S{n:1}); %T of a
 //     snippet-declared type where one argument is formatted by %T and by
 //     another verb too (fmt.Printf("%v %[1]T", t) names the type reflect
 //     built, struct { A int } for main.T; %T alone prints main.T, []main.T,

@@ -357,6 +357,27 @@ type hid struct{ a S; B S }
 var h any = hid{S{5}, S{6}}
 fmt.Println([]hid{{S{1}, S{2}}}, map[string]hid{"k": {S{3}, S{4}}})
 fmt.Printf("%v %+v\n", h, []any{hid{S{7}, S{8}}})`, "{S1 2} [{S4 5} {1 2} 3] map[r:{S6 7}]\n[{S4 5} {1 2} 3] {A:S1 B:2}\n[{{1} S2}] map[k:{{3} S4}]\n{{5} S6} [{a:{n:7} B:S8}]"},
+		{"other verbs on Stringers nested in structs", `type S struct{ n int }
+func (s S) String() string { return fmt.Sprint("S", s.n) }
+type St int
+func (s St) String() string { return "st" }
+type row struct{ A S; B int; C St }
+fmt.Printf("%d|%x|%q\n", []row{{S{1}, 2, 3}}, []row{{S{1}, 2, 3}}, []row{{S{1}, 2, 3}})
+fmt.Printf("%d|%v|%+v|%05d\n", row{S{1}, 2, 3}, []any{row{S{1}, 2, 3}}, row{S{4}, 5, 6}, []St{1})`, "[{{1} 2 3}]|[{5331 2 7374}]|[{\"S1\" '\\x02' \"st\"}]\n{{1} 2 3}|[{S1 2 st}]|{A:S4 B:5 C:st}|[00001]"},
+		{"nested nil receivers", `type S struct{ n int }
+func (s *S) String() string { return fmt.Sprint("S", s.n) }
+type E struct{ c int }
+func (e *E) Error() string { if e == nil { return "nil E" }; return "E" }
+type row struct{ Err *E; P *S; N int }
+fmt.Println([]row{{nil, nil, 1}, {&E{}, &S{2}, 2}})
+fmt.Printf("%s|%v\n", []row{{nil, nil, 1}}, map[string]row{"a": {nil, nil, 3}})`, "[{nil E <nil> 1} {E S2 2}]\n[{nil E <nil> %!s(int=1)}]|map[a:{nil E <nil> 3}]"},
+		{"Stringer keys of a map keyed by an interface", `type I interface{ f() }
+type C int
+func (C) f() {}
+func (c C) String() string { return fmt.Sprint("c", int(c)) }
+m := map[I]int{C(2): 1, C(1): 2}
+fmt.Println(m, len(m))
+fmt.Printf("%v %d\n", m, map[string]map[I]int{"k": {C(3): 3}})`, "map[c1:2 c2:1] 2\nmap[c1:2 c2:1] map[%!d(string=k):map[3:3]]"},
 		{"%T names snippet types", `type C int
 func (C) f() {}
 type T struct{ A int }

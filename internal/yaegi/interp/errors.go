@@ -3,8 +3,6 @@ package interp
 import (
 	"errors"
 	"reflect"
-
-	"github.com/byref/byref/internal/yaegi/unsafe2"
 )
 
 // byref: errors.As and errors.Is for interpreted code. An interpreted type
@@ -186,39 +184,5 @@ func valueWrapper(n *node, t *itype, typ reflect.Type) func(*frame, reflect.Valu
 			w.Field(j + 1).Set(genFunctionWrapper(&nod)(f))
 		}
 		return w
-	}
-}
-
-// genFieldWrappers returns the struct n as a copy in a struct type whose
-// exported fields of an interpreted type with a String or Error method
-// (wraps[i], the host interface) hold that method's wrapper in an any, so
-// that fmt prints them through the method, as it prints a compiled
-// struct's (byref).
-func genFieldWrappers(n *node, wraps []reflect.Type) func(*frame) reflect.Value {
-	value := genValue(n)
-	rt := n.typ.TypeOf()
-	fields := make([]reflect.StructField, rt.NumField())
-	wrapped := make([]func(*frame, reflect.Value) reflect.Value, len(fields))
-	for i := range fields {
-		fields[i] = rt.Field(i)
-		fields[i].Index, fields[i].Offset = nil, 0
-		if wraps[i] != nil {
-			if wrapped[i] = valueWrapper(n, n.typ.field[i].typ, wraps[i]); wrapped[i] != nil {
-				fields[i].Type = emptyInterfaceType
-			}
-		}
-	}
-	proxy := reflect.StructOf(fields)
-	return func(f *frame) reflect.Value {
-		v := value(f)
-		out := reflect.New(proxy).Elem()
-		for i := range fields {
-			e := unsafe2.Exported(v.Field(i))
-			if wrapped[i] != nil {
-				e = wrapped[i](f, e)
-			}
-			unsafe2.Exported(out.Field(i)).Set(e)
-		}
-		return out
 	}
 }

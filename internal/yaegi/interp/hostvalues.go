@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"io"
 	"reflect"
 	"sync"
 
@@ -213,11 +214,11 @@ func (c *unboxer) value(v reflect.Value, t *itype, depth int) (reflect.Value, bo
 		return v, false
 	}
 	rt := v.Type()
-	if t != nil && depth > 0 && !c.raw && hasWrapper(t, c.getMapType) && !(rt.Kind() == reflect.Pointer && v.IsNil()) {
-		// (a nil pointer stays one: fmt prints <nil> for it, as for a
-		// compiled nil receiver whose method panics)
-		if w := c.wrapper(t); w != nil {
-			return w(c.f, v), true
+	if t != nil && depth > 0 && !c.raw && hasWrapper(t, c.getMapType) {
+		nilPtr := rt.Kind() == reflect.Pointer && v.IsNil()
+		if w := c.wrapper(t); w != nil && (!nilPtr || c.forFmt(t)) {
+			// (a nil pointer stays one for json, which writes null)
+			return c.proxy(t, v, w(c.f, v)), true
 		}
 	}
 	if t == nil && rt.Kind() == reflect.Struct && depth > 0 && !c.raw {
@@ -276,6 +277,9 @@ func (c *unboxer) value(v reflect.Value, t *itype, depth int) (reflect.Value, bo
 		for it := v.MapRange(); it.Next(); {
 			k0 := plainKey(it.Key())
 			k, kc := c.value(k0, nil, depth+1) // a key stays comparable: no wrapper
+			if !c.raw && k0 != it.Key() {
+				k = c.interfaceKey(it.Key()) // a key of a map keyed by an interface
+			}
 			if proxy {
 				k, kc = c.keyProxy(k0, kt), true
 			}
@@ -484,7 +488,7 @@ func (c *unboxer) unbox(vi valueInterface, depth int) reflect.Value {
 	}
 	if t != nil && hasWrapper(t, c.getMapType) {
 		if w := c.wrapper(t); w != nil {
-			return w(c.f, vi.value)
+			return c.proxy(t, vi.value, w(c.f, vi.value))
 		}
 	}
 	if t != nil && (t.cat == valueT || isInterfaceSrc(t)) {
@@ -644,6 +648,54 @@ func (k keyProxy) Format(f fmt.State, verb rune) {
 	}
 }
 
+// methodProxy is a nested value of an interpreted type with a String or
+// Error method, for fmt: the value, and its wrapper with the method. It
+// formats as fmt formats a compiled value of the type: through the method
+// for %v, %s, %q, %x and %X, as the value for the other verbs and %#v
+// (the wrapper alone printed its fields and func pointers for %d).
+type methodProxy struct {
+	V any
+	M any
+}
+
+// Format implements fmt.Formatter.
+func (p methodProxy) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') || verb != 'v' && verb != 's' && verb != 'q' && verb != 'x' && verb != 'X' {
+		fmt.Fprintf(f, fmt.FormatString(f, verb), p.V)
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if rv := reflect.ValueOf(p.V); rv.Kind() == reflect.Pointer && rv.IsNil() {
+				io.WriteString(f, "<nil>") // as fmt prints a nil receiver whose method panics
+				return
+			}
+			panic(r)
+		}
+	}()
+	var s string
+	switch m := p.M.(type) {
+	case error:
+		s = m.Error()
+	case fmt.Stringer:
+		s = m.String()
+	default:
+		fmt.Fprintf(f, fmt.FormatString(f, verb), p.M)
+		return
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), s)
+}
+
+// proxy returns the wrapper w of the value v, of type t, in a methodProxy
+// when it stands for a String or Error method (fmt's), as it is otherwise
+// (json's and xml's Marshalers).
+func (c *unboxer) proxy(t *itype, v, w reflect.Value) reflect.Value {
+	if c.forFmt(t) && v.CanInterface() && w.CanInterface() {
+		return reflect.ValueOf(methodProxy{v.Interface(), w.Interface()})
+	}
+	return w
+}
+
 // keyProxy returns the key k, of type t, as a keyProxy.
 func (c *unboxer) keyProxy(k reflect.Value, t *itype) (out reflect.Value) {
 	if !k.IsValid() {
@@ -717,4 +769,11 @@ func (interp *Interpreter) structTypeOf(rt reflect.Type) *itype {
 		return t.(*itype)
 	}
 	return nil
+}
+
+// forFmt reports whether the wrapper of type t is fmt's (a String or Error
+// method).
+func (c *unboxer) forFmt(t *itype) bool {
+	rt := c.getMapType(t)
+	return rt == stringerType || rt == errorType
 }

@@ -318,22 +318,38 @@ func plainKey(k reflect.Value) reflect.Value {
 }
 
 // genPlainKeys returns the map n, keyed by an interface, as a copy whose
-// keys are the values they stand for, for fmt to print (the map itself
-// when two keys stand for the same value).
-func genPlainKeys(n *node) func(*frame) reflect.Value {
+// keys are the values they stand for, for fmt to print, a key of a type
+// with a String or Error method as a keyProxy (the map itself when two
+// keys stand for the same value).
+func genPlainKeys(n *node, getMapType func(*itype) reflect.Type) func(*frame) reflect.Value {
 	value := genValue(n)
 	return func(f *frame) reflect.Value {
 		v := value(f)
 		if v.IsNil() {
 			return v
 		}
+		c := unboxer{interp: n.interp, f: f, getMapType: getMapType}
 		out := reflect.MakeMapWithSize(v.Type(), v.Len())
 		for it := v.MapRange(); it.Next(); {
-			out.SetMapIndex(plainKey(it.Key()), it.Value())
+			out.SetMapIndex(c.interfaceKey(it.Key()), it.Value())
 		}
 		if out.Len() < v.Len() {
 			return v // keys of two types with one value (C(1) and 1): keep them apart
 		}
 		return out
 	}
+}
+
+// interfaceKey returns the key k of a map keyed by an interface as fmt is
+// to print it: the value it stands for, as a keyProxy when its type has a
+// String or Error method.
+func (c *unboxer) interfaceKey(k reflect.Value) reflect.Value {
+	if k.Kind() == reflect.Interface && !k.IsNil() {
+		if ik, ok := k.Elem().Interface().(ifaceKey); ok && c.interp != nil {
+			if nod, ok := c.interp.keyNodes.Load(ik.typ); ok && proxiesKey(nod.(*node).typ, c.getMapType) {
+				return c.keyProxy(reflect.ValueOf(ik.val), nod.(*node).typ)
+			}
+		}
+	}
+	return plainKey(k)
 }

@@ -1648,8 +1648,9 @@ func callBin(n *node) {
 			case fieldWraps != nil:
 				// byref: the exported fields of a struct of an interpreted
 				// type that have a String or Error method reach fmt with
-				// it (fmt printed their fields).
-				values = append(values, genFieldWrappers(c, fieldWraps))
+				// it (fmt printed their fields), in a copy that also
+				// formats them as their values for %d (hostvalues.go).
+				values = append(values, genHostValue(c, getMapType, genValue(c)))
 			case elemWrap != nil:
 				// byref: the elements of a slice, array or map of an
 				// interpreted type with a String or Error method reach fmt
@@ -1659,7 +1660,7 @@ func callBin(n *node) {
 			case getMapType != nil && isIfaceMap(c.typ):
 				// byref: a map keyed by an interface reaches fmt with
 				// its keys' values (mapkey.go).
-				values = append(values, genPlainKeys(c))
+				values = append(values, genPlainKeys(c, getMapType))
 			case getMapType != nil && !isInterfaceSrc(c.typ) && c.typ.cat != valueT && !isFuncSrc(c.typ) && (!isPtrSrc(c.typ) || printsPtr) && getMapType(c.typ) == nil && wrapsBelow(c.typ, getMapType, 0, map[*itype]bool{}):
 				// byref: the values of interpreted types with a String or
 				// Error method nested deeper (a map of structs holding
