@@ -158,26 +158,28 @@
 //
 //   - Reach outside the process: no files, network, processes, environment,
 //     reflection or unsafe; no go statements (see Allow-list).
-//   - Use yaegi v0.16.1's remaining gaps: printing a value of a
-//     snippet-declared Stringer (or error) type in a map key of a
-//     struct type, or in a struct sitting in an interface
-//     whose snippet type shares its shape with another named type
-//     ([]any{row} when type row2 has the same fields): these print its
-//     fields (map keys of such a type, the elements of slices, arrays and
-//     maps and the exported fields of structs print through String at any
-//     depth, also behind the pointer fmt prints as &{...} and inside an
-//     interface, as compiled Go prints them);
-//     %#v of a value of a snippet type (it writes the types reflect
-//     built: struct { n int }{n:1} for main.S{n:1}); %T of a
-//     snippet-declared type where one argument is formatted by %T and by
-//     another verb too (fmt.Printf("%v %[1]T", t) names the type reflect
-//     built, struct { A int } for main.T; %T alone prints main.T, []main.T,
-//     main.Pair[string,int] as Go does); a map keyed by a struct or array
-//     type with interface fields or elements holding values of the
-//     snippet's types with methods (map[struct{ k I }]int: equal keys make
-//     separate entries; == on such structs is right); and generic functions whose type parameters are only
-//     reachable through a constraint such as S ~[]E (the sandbox's slices
-//     and maps take []E and map[K]V instead; a named slice type passed in
+//   - Rely on the interpreter where it still differs from compiled Go
+//     (yaegi v0.16.1, patched): the next five items say where.
+//   - Printing a snippet-declared Stringer (or error) inside a map key of
+//     a struct type, or inside a struct in an interface whose snippet type
+//     has the same fields as another named type ([]any{row} when type
+//     row2 has row's fields), prints its fields. Everywhere else such
+//     values print as compiled Go prints them, at any depth: map keys,
+//     elements, exported fields, behind the pointer fmt prints as &{...},
+//     inside interfaces, for every verb.
+//   - %#v of a value of a snippet type writes the types reflect built
+//     (struct { n int }{n:1} for main.S{n:1}).
+//   - %T of an argument that another verb formats too
+//     (fmt.Printf("%v %[1]T", t)) names the type reflect built
+//     (struct { A int } for main.T); %T alone prints main.T, []main.T,
+//     main.Pair[string,int] as Go does.
+//   - A map keyed by a struct or array type whose interface fields or
+//     elements hold values of the snippet's types with methods
+//     (map[struct{ k I }]int) makes separate entries for equal keys (== on
+//     such structs is right).
+//   - Generic functions whose type parameters are only reachable through a
+//     constraint such as S ~[]E are not inferred (the sandbox's slices and
+//     maps take []E and map[K]V instead; a named slice type passed in
 //     comes back as []E).
 //   - Print or encode a cyclic value, one nested more than 1,000 levels deep,
 //     or one of more than 4M elements with fmt, encoding/json or
