@@ -98,7 +98,7 @@
 // Where the interpreter still computes something else than compiled Go,
 // the corpus says so: TestNative compiles every corpus snippet that is not
 // meant to fail with Go (one build, one binary) and compares its stdout,
-// stderr and variables with the interpreter's. All 307 such snippets
+// stderr and variables with the interpreter's. All 308 such snippets
 // agree; one that stops agreeing is listed, with its cause, in
 // corpus_test.go (knownFailing). The unexported fields of a snippet's
 // struct types keep their names, so %+v prints them and encoding/json
@@ -159,16 +159,21 @@
 //   - Reach outside the process: no files, network, processes, environment,
 //     reflection or unsafe; no go statements (see Allow-list).
 //   - Rely on the interpreter where it still differs from compiled Go
-//     (yaegi v0.16.1, patched): the next five items say where.
+//     (yaegi v0.16.1, patched): the next six items say where.
+//   - Two declared struct types without fields (type A struct{}; type B
+//     struct{}) are one type to type assertions, type switches, errors.As
+//     and errors.Is: any(A{}).(B) holds. Declared struct types with at
+//     least one field are told apart, also when their fields are the same.
 //   - Printing a snippet-declared Stringer (or error) inside a map key of
 //     a struct type, or inside a struct in an interface whose snippet type
-//     has the same fields as another named type ([]any{row} when type
-//     row2 has row's fields), prints its fields. Everywhere else such
+//     is a struct without fields, like another named type, prints its
+//     fields. Everywhere else such
 //     values print as compiled Go prints them, at any depth: map keys,
 //     elements, exported fields, behind the pointer fmt prints as &{...},
 //     inside interfaces, for every verb.
-//   - %#v of a value of a snippet type writes the types reflect built
-//     (struct { n int }{n:1} for main.S{n:1}).
+//   - %#v of a value of a snippet type writes the types reflect built,
+//     with the tag that names a declared struct type
+//     (struct { n int "byreftype:\"main.S\"" }{n:1} for main.S{n:1}).
 //   - %T of an argument that another verb formats too
 //     (fmt.Printf("%v %[1]T", t)) names the type reflect built
 //     (struct { A int } for main.T); %T alone prints main.T, []main.T,

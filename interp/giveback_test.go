@@ -149,3 +149,40 @@ func TestGiveBackRedeclared(t *testing.T) {
 		}
 	}
 }
+
+// TestGiveBackSameFields: kept errors of two declared types with the same
+// fields come back each as its own type, on the same instance and after a
+// rebuild.
+func TestGiveBackSameFields(t *testing.T) {
+	for _, every := range []int{100, 1} {
+		in, err := New(Options{RebuildEvery: every})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		res, err := in.Eval(ctx, Input{Code: `type NotFound struct{ ID string }
+func (e *NotFound) Error() string { return "not found: " + e.ID }
+type Invalid struct{ ID string }
+func (e *Invalid) Error() string { return "invalid: " + e.ID }
+var a error = &Invalid{"x"}
+var b error = &NotFound{"y"}`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var se *SnippetError
+		if !errors.As(res.Values["a"].Interface().(error), &se) {
+			t.Fatalf("a is kept as %T, want a *SnippetError", res.Values["a"].Interface())
+		}
+		res, err = in.Eval(ctx, Input{Code: `_, ok1 := a.(*Invalid)
+_, ok2 := a.(*NotFound)
+var nf *NotFound
+fmt.Println(ok1, ok2, errors.As(b, &nf), nf.ID, errors.As(a, &nf))`,
+			Vars: []Var{{Name: "a", Value: res.Values["a"]}, {Name: "b", Value: res.Values["b"]}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "true false true y false\n"; res.Stdout != want {
+			t.Errorf("RebuildEvery %d: stdout %q, want %q", every, res.Stdout, want)
+		}
+	}
+}
