@@ -606,6 +606,28 @@ type P struct{ ID string }
 var err error = &Invalid{"x"}
 var a, b any = NotFound{}, &P{}
 fmt.Printf("%T %T %T %T %T %T\n", NotFound{}, &Invalid{}, err, a, b, []any{P{}, Invalid{}})`, "main.NotFound *main.Invalid *main.Invalid main.NotFound *main.P []interface {}"},
+		{"errors of snippet types compared with ==", `type NotFound struct{ ID string }
+func (e *NotFound) Error() string { return "not found: " + e.ID }
+type Code struct{ N int }
+func (c Code) Error() string { return fmt.Sprint("code ", c.N) }
+type Status struct{ N int }
+func (s Status) Error() string { return fmt.Sprint("status ", s.N) }
+var ErrNotFound = &NotFound{"x"}
+var ErrCode = Code{404}
+find := func(id string) error {
+	if id == "" {
+		return ErrNotFound
+	}
+	if id == "c" {
+		return Status{404}
+	}
+	return nil
+}
+err := find("")
+var other error = &NotFound{"x"}
+fmt.Println(err == ErrNotFound, err != ErrNotFound, err == other, err == nil, find("a") == nil)
+err = find("c")
+fmt.Println(err == ErrCode, err == Status{404}, err == error(Status{404}), err == errors.ErrUnsupported)`, "true false false false true\nfalse true true false"},
 		{"an unnamed struct value is assigned to a declared struct type", `type NotFound struct{ ID string }
 type Invalid struct{ ID string }
 type Wrap struct{ N NotFound }

@@ -186,3 +186,57 @@ func valueWrapper(n *node, t *itype, typ reflect.Type) func(*frame, reflect.Valu
 		return w
 	}
 }
+
+// genWrapperEqual compiles n, an == (or != when not eq) with an operand of
+// a host interface type (error) and neither one nil, comparing the values
+// the interpreter's wrappers hold: a wrapper holds the methods as funcs,
+// so comparing two of them (err == ErrNotFound, for var ErrNotFound =
+// &NotFoundError{}) panicked with "comparing uncomparable type
+// interp._error" (byref). It reports false when n is left to the generic
+// code.
+func genWrapperEqual(n *node, eq bool) bool {
+	c0, c1 := n.child[0], n.child[1]
+	if !isInterfaceBin(c0.typ) && !isInterfaceBin(c1.typ) || c0.typ.cat == nilT || c1.typ.cat == nilT ||
+		n.typ.TypeOf().Kind() == reflect.Interface {
+		return false
+	}
+	tnext := getExec(n.tnext)
+	dest := genValueOutput(n, reflect.TypeOf(true))
+	v0, v1 := genValue(c0), genValue(c1)
+	if n.fnext != nil {
+		fnext := getExec(n.fnext)
+		n.exec = func(f *frame) bltn {
+			if wrapperEqual(v0(f), v1(f)) == eq {
+				dest(f).SetBool(true)
+				return tnext
+			}
+			dest(f).SetBool(false)
+			return fnext
+		}
+		return true
+	}
+	n.exec = func(f *frame) bltn {
+		dest(f).SetBool(wrapperEqual(v0(f), v1(f)) == eq)
+		return tnext
+	}
+	return true
+}
+
+// wrapperEqual reports whether a and b, each an interface value or a
+// concrete one, hold the same dynamic type and value, looking through the
+// interpreter's wrappers. It panics as Go does on an uncomparable type.
+func wrapperEqual(a, b reflect.Value) bool {
+	unwrap := func(v reflect.Value) any {
+		for v.IsValid() && v.Kind() == reflect.Interface && !v.IsNil() {
+			v = v.Elem()
+		}
+		if w := wrappedValue(v); w.IsValid() {
+			v = w
+		}
+		if !v.IsValid() || v.Kind() == reflect.Interface {
+			return nil
+		}
+		return valueInterfaceValue(v).Interface()
+	}
+	return unwrap(a) == unwrap(b)
+}

@@ -2620,7 +2620,7 @@ func posConst(n *node) {
 
 func equal(n *node) {
 	// byref: interface values compare as Go has them (mapkey.go).
-	if genIfaceEqual(n, true) {
+	if genIfaceEqual(n, true) || genWrapperEqual(n, true) {
 		return
 	}
 	tnext := getExec(n.tnext)
@@ -4536,7 +4536,7 @@ func lowerEqual(n *node) {
 
 func notEqual(n *node) {
 	// byref: interface values compare as Go has them (mapkey.go).
-	if genIfaceEqual(n, false) {
+	if genIfaceEqual(n, false) || genWrapperEqual(n, false) {
 		return
 	}
 	tnext := getExec(n.tnext)
