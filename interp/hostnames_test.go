@@ -86,3 +86,25 @@ func TestReservedQualifiers(t *testing.T) {
 		t.Errorf("a host package os is shown as os")
 	}
 }
+
+// TestSnippetStructTypeName: the type of a variable a snippet creates with
+// a declared struct type is shown as before, without the tag by which the
+// interpreter tells declared struct types apart.
+func TestSnippetStructTypeName(t *testing.T) {
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := in.Eval(context.Background(), Input{Code: "type Row struct{ N int `json:\"n\"`; Name string }\ntype Col struct{ N int `json:\"n\"`; Name string }\nrows := []Row{{1, \"a\"}}\nc := Col{2, \"b\"}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"rows": "[]struct { N int \"json:\\\"n\\\"\"; Name string }",
+		"c":    "struct { N int \"json:\\\"n\\\"\"; Name string }",
+	} {
+		if got := variable.TypeName(res.Values[name].Type()); got != want {
+			t.Errorf("%s: TypeName %q, want %q", name, got, want)
+		}
+	}
+}

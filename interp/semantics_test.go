@@ -628,6 +628,18 @@ var other error = &NotFound{"x"}
 fmt.Println(err == ErrNotFound, err != ErrNotFound, err == other, err == nil, find("a") == nil)
 err = find("c")
 fmt.Println(err == ErrCode, err == Status{404}, err == error(Status{404}), err == errors.ErrUnsupported)`, "true false false false true\nfalse true true false"},
+		{"a failed assertion to a declared struct type names both types", `type NotFound struct{ ID string }
+func (e *NotFound) Error() string { return "not found: " + e.ID }
+type Invalid struct{ ID string }
+func (e *Invalid) Error() string { return "invalid: " + e.ID }
+try := func(f func()) {
+	defer func() { fmt.Println(recover()) }()
+	f()
+}
+var err error = &Invalid{"x"}
+try(func() { _ = err.(*NotFound) })
+try(func() { _ = any(Invalid{}).(NotFound) })
+try(func() { _ = any(&Invalid{}).(*NotFound) })`, "interface conversion: error is *main.Invalid, not *main.NotFound\ninterface conversion: interface {} is main.Invalid, not main.NotFound\ninterface conversion: interface {} is *main.Invalid, not *main.NotFound"},
 		{"an unnamed struct value is assigned to a declared struct type", `type NotFound struct{ ID string }
 type Invalid struct{ ID string }
 type Wrap struct{ N NotFound }

@@ -19,12 +19,35 @@ func TypeName(t reflect.Type) string {
 	if t == nil || t == anyType {
 		return "any"
 	}
-	if !mentionsHost(t, 0) {
-		return t.String()
+	if s := t.String(); !mentionsHost(t, 0) && !strings.Contains(s, identityTagKey) {
+		return s
 	}
 	var b strings.Builder
 	writeType(&b, t)
 	return b.String()
+}
+
+// identityTagKey is the struct tag key by which the snippet interpreter
+// tells two declared struct types with the same fields apart (on the first
+// field of each, `byreftype:"main.Row"`). It is not the model's to read,
+// so TypeName leaves it out.
+const identityTagKey = "byreftype:"
+
+// withoutIdentity returns tag without its identityTagKey entry.
+func withoutIdentity(tag reflect.StructTag) string {
+	s := string(tag)
+	i := strings.Index(s, identityTagKey)
+	if i < 0 || i > 0 && s[i-1] != ' ' {
+		return s
+	}
+	if _, ok := tag.Lookup(strings.TrimSuffix(identityTagKey, ":")); !ok {
+		return s
+	}
+	rest := s[i+len(identityTagKey):]
+	if v, err := strconv.QuotedPrefix(rest); err == nil {
+		rest = rest[len(v):]
+	}
+	return strings.TrimSpace(s[:i] + strings.TrimPrefix(rest, " "))
 }
 
 // mentionsHost reports whether t names a type of a host package anywhere
@@ -139,8 +162,8 @@ func writeType(b *strings.Builder, t reflect.Type) {
 				b.WriteString(f.Name + " ")
 			}
 			writeType(b, f.Type)
-			if f.Tag != "" {
-				b.WriteString(" " + strconv.Quote(string(f.Tag)))
+			if tag := withoutIdentity(f.Tag); tag != "" {
+				b.WriteString(" " + strconv.Quote(tag))
 			}
 		}
 		if t.NumField() > 0 {

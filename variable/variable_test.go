@@ -46,6 +46,14 @@ func TestTypeName(t *testing.T) {
 			P point `json:"p"`
 			N int
 		}](), "struct { P variable_test.point \"json:\\\"p\\\"\"; N int }"},
+		// The snippet interpreter's tag naming a declared struct type is left out.
+		{reflect.SliceOf(reflect.StructOf([]reflect.StructField{
+			{Name: "N", Type: reflect.TypeFor[int](), Tag: `json:"n" byreftype:"main.Row"`},
+			{Name: "M", Type: reflect.TypeFor[string](), Tag: `xml:"byreftype:"`},
+		})), "[]struct { N int \"json:\\\"n\\\"\"; M string \"xml:\\\"byreftype:\\\"\" }"},
+		{reflect.StructOf([]reflect.StructField{
+			{Name: "P", Type: reflect.TypeFor[point](), Tag: `byreftype:"main.Row"`},
+		}), "struct { P variable_test.point }"},
 	}
 	for _, tt := range tests {
 		if got := variable.TypeName(tt.t); got != tt.want {

@@ -492,7 +492,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 					if ctyp == nil {
 						panic(assertionErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
 					}
-					panic(assertionErrorf("interface conversion: interface {} is %s, not %s", ctyp.String(), rtype.String()))
+					panic(assertionErrorf("interface conversion: interface {} is %s, not %s", reflectTypeName(ctyp), reflectTypeName(rtype)))
 				}
 				return next
 			}
@@ -529,6 +529,10 @@ func typeAssert(n *node, withResult, withOk bool) {
 			ok = canAssertTypes(v.Type(), rtype)
 			if !ok {
 				if !withOk {
+					if rtype.Kind() != reflect.Interface {
+						// byref: Go's message for a concrete type.
+						panic(assertionErrorf("interface conversion: %s is %s, not %s", c0.typ.id(), reflectTypeName(v.Type()), reflectTypeName(rtype)))
+					}
 					method := firstMissingMethod(v.Type(), rtype)
 					panic(assertionErrorf("interface conversion: %s is not %s: missing method %s", v.Type().String(), rtype.String(), method))
 				}
@@ -558,7 +562,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			ok = canAssertTypes(v.value.Type(), rtype)
 			if !ok {
 				if !withOk {
-					panic(assertionErrorf("interface conversion: interface {} is %s, not %s", v.value.Type().String(), rtype.String()))
+					panic(assertionErrorf("interface conversion: interface {} is %s, not %s", reflectTypeName(v.value.Type()), reflectTypeName(rtype)))
 				}
 				return next
 			}

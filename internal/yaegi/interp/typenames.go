@@ -155,6 +155,15 @@ func recordedTypeName(rt reflect.Type) string {
 	return ""
 }
 
+// reflectTypeName is rt's Go name, for Go's panic messages: the declared
+// type's for a type the interpreter made (*main.NotFound), else reflect's.
+func reflectTypeName(rt reflect.Type) string {
+	if n := recordedTypeName(rt); n != "" {
+		return n
+	}
+	return rt.String()
+}
+
 // goTypeString is the name compiled Go (reflect.Type.String) gives t.
 func goTypeString(t *itype) string {
 	if t == nil {
