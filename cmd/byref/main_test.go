@@ -116,6 +116,10 @@ func TestRunWithApprovalAtThePrompt(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"perhaps" is not a decision`) || !strings.Contains(out, "  denied") || !strings.Contains(out, "not approved") {
 		t.Fatalf("deny: exit %d:\n%s", code, out)
 	}
+	// The model's text, streamed as it is written, is printed once.
+	if n := strings.Count(out, "model: The snippet was not approved"); n != 1 {
+		t.Errorf("deny: the model's message printed %d times, want once:\n%s", n, out)
+	}
 
 	out, code = byref(t, "", "run", "compute the answer", "--model", "scripted:approval", "--db", db, "--approve", "none")
 	if code != 0 || strings.Contains(out, "> ") || !strings.Contains(out, "result: 42") {

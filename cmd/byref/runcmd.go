@@ -150,10 +150,14 @@ func (p *printer) show(e run.Event) {
 			p.end() // some of it was missed: print it whole
 		}
 	}
-	p.end()
-	if line := describe(e); line != "" {
-		fmt.Fprintln(p.out, term(line))
+	line := describe(e)
+	if line == "" {
+		// An event shown as nothing (usage, a phase) leaves the text
+		// being written as it is: its message follows.
+		return
 	}
+	p.end()
+	fmt.Fprintln(p.out, term(line))
 }
 
 // end ends a line of text being written.

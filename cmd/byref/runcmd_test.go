@@ -27,6 +27,9 @@ func TestPrintsTextAsItArrives(t *testing.T) {
 		t.Fatalf("after the first piece: %q", got)
 	}
 	p.show(run.Event{Data: run.Delta{Step: 1, What: run.DeltaText, Text: "world."}})
+	// The model call's usage is logged before its message, and shows as
+	// nothing: the message is not printed again.
+	p.show(run.Event{Data: run.Usage{InputTokens: 10, OutputTokens: 3}})
 	p.show(run.Event{Data: run.AssistantMessage{Step: 1, Text: "Hello, world."}})
 	p.show(run.Event{Data: run.Delta{Step: 2, What: run.DeltaText, Text: "Par"}})
 	p.show(run.Event{Data: run.AssistantMessage{Step: 2, Text: "Partial, then whole."}})
