@@ -247,6 +247,11 @@ func (g *gen) parseSnippets(types map[string]reflect.Type, actionNames []string)
 				}
 			}
 		}
+		if !g.snippet {
+			if err := g.addHostImports(in.Step, p, types); err != nil {
+				return err
+			}
+		}
 		for _, im := range p.imports {
 			if old, ok := snippetNames[im.Name]; ok && old != im.Path {
 				return fmt.Errorf("%w: step %d imports %s as %s, but an earlier snippet imports %s under that name; rename one import", ErrGenerate, in.Step, im.Path, im.Name, old)

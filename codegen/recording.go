@@ -36,6 +36,14 @@ type Recording struct {
 	// literals; a value of a type not described here is decoded from its
 	// JSON (replay.JSON) instead.
 	Types map[string]run.NamedType
+	// Packages are the import paths of the host packages the run's prompt
+	// and snippets named, by the name they were named under
+	// (variable.PackageQualifier): "model2" -> "example.com/b/model". A
+	// snippet's code is copied into the replay as written, so the replay
+	// imports each package it names under that name. FromEvents reads
+	// them from the variables' types; a caller adds the ones a log does
+	// not show (Generate names them when it needs one).
+	Packages map[string]string
 	// Variables are the run's variables in creation order. Starting ones
 	// (Start) become parameters of Replay.
 	Variables []Variable
@@ -129,7 +137,7 @@ var ErrEvents = errors.New("codegen: unusable event log")
 // FromEvents fails with ErrEvents.
 func FromEvents(events []run.Event) (*Recording, error) {
 	f := &fold{
-		rec:   &Recording{Actions: map[string]run.GoAction{}, Types: map[string]run.NamedType{}},
+		rec:   &Recording{Actions: map[string]run.GoAction{}, Types: map[string]run.NamedType{}, Packages: map[string]string{}},
 		calls: map[string]*pending{}, reasons: map[int]string{}, notes: map[string][]string{}, denied: map[string]string{},
 		children: map[string]*ChildRun{}, awaits: map[string]run.AwaitRequested{}, questionOf: map[string]string{},
 		answers: map[string]string{}, index: map[string]int{}, vars: map[string]int{},
@@ -164,6 +172,7 @@ func FromEvents(events []run.Event) (*Recording, error) {
 			f.variableCreated(p)
 		case run.VariableModified:
 			f.types(p.Types)
+			alignPackages(p.Variable.Type, p.GoType, rec.Packages)
 		case run.SnippetExecuted:
 			f.snippetExecuted(p)
 		case run.ToolCallCompleted:
@@ -302,6 +311,7 @@ func (f *fold) childFinished(p run.ChildRunFinished) {
 
 func (f *fold) variableCreated(p run.VariableCreated) {
 	f.types(p.Types)
+	alignPackages(p.Variable.Type, p.GoType, f.rec.Packages)
 	if _, ok := f.vars[p.Variable.Name]; ok {
 		return
 	}

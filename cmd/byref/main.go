@@ -71,13 +71,16 @@ Usage:
       --model, --db, --approve     as for run
   byref runs ls [--db file] [--limit n]   list recorded runs, newest first, with their tasks
   byref runs show RUN_ID [--db file]      show a run: its state and events
-  byref replay RUN_ID [--db file] [--actions path.Func]
+  byref replay RUN_ID [--db file] [--actions path.Func] [--package name=path]
                                    print a Go program that replays a recorded run, any run:
                                    its log names the Go functions of the actions it called.
                                    Closures and methods become fields of an Actions struct;
                                    --actions names a function returning the run's
                                    *action.Set (example.com/app.Actions, or main.actions for
                                    a replay beside your package main) for main to fill them
+                                   --package says which import path a host package the
+                                   snippets name is (model2=example.com/b/model) when the
+                                   log does not show it
   byref mcp [--model] [--db] [--http 127.0.0.1:PORT]
                                    serve the agent as an MCP tool, over stdio or streamable HTTP
   byref a2a call URL "task" [--token] [--task ID] [--context ID]
