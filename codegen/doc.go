@@ -98,7 +98,15 @@
 // init or main): a stray closing brace, which would end Replay's body and
 // put the rest at file level, fails Generate. Actions called in snippets
 // resolve to the same functions, through local funcs named as the actions,
-// with the snippet's signature (no context). [GenerateSnippet] writes the
+// with the snippet's signature (no context). A host package a snippet
+// names as the prompt showed it (model2.User for a second package named
+// model, time2.Slot for a host package named time) is imported under that
+// name (model2 "example.com/b/model"): [Recording.Packages] maps the names
+// to import paths, and FromEvents fills it from each variable's type as the
+// model saw it and as the log qualifies it. A log that does not show a
+// name, when several of the run's packages could be meant, fails Generate
+// with an error that names Recording.Packages (byref replay --package
+// name=path); a single candidate is taken. [GenerateSnippet] writes the
 // whole replay as one snippet instead, for package interp.
 //
 // # Secrets
