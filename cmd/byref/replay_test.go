@@ -107,3 +107,11 @@ func TestDemoReplaysBuildAndRun(t *testing.T) {
 	}
 	s.stop()
 }
+
+// TestReplayPackageFlag: --package takes name=path, and says so when not.
+func TestReplayPackageFlag(t *testing.T) {
+	out, code := byref(t, "", "replay", "run_x", "--db", filepath.Join(t.TempDir(), "none.db"), "--package", "model2")
+	if code == 0 || !strings.Contains(out, "--package takes NAME=IMPORTPATH") {
+		t.Fatalf("byref replay --package model2: exit %d\n%s", code, out)
+	}
+}
