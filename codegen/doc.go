@@ -103,7 +103,8 @@
 // model, time2.Slot for a host package named time) is imported under that
 // name (model2 "example.com/b/model"): [Recording.Packages] maps the names
 // to import paths, and FromEvents fills it from each variable's type as the
-// model saw it and as the log qualifies it. A log that does not show a
+// model saw it and as the log qualifies it, and from each action's
+// signature likewise (run.GoAction.Shown). A log that does not show a
 // name, when several of the run's packages could be meant, fails Generate
 // with an error that names Recording.Packages (byref replay --package
 // name=path); a single candidate is taken. [GenerateSnippet] writes the

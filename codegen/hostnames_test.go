@@ -9,11 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/byref/byref/action"
 	"github.com/byref/byref/codegen"
 	amodel "github.com/byref/byref/codegen/codegentest/hostnames/a/model"
 	bmodel "github.com/byref/byref/codegen/codegentest/hostnames/b/model"
 	htime "github.com/byref/byref/codegen/codegentest/hostnames/time"
 	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
@@ -102,6 +104,62 @@ fmt.Println(first.Name, len(team), slot.Hours)
 	}
 	if string(src2) != string(src) {
 		t.Errorf("the replay with model2 given differs from the one the log names:\n%s", src2)
+	}
+}
+
+// TestReplayHostPackageNamesOfActions replays a snippet that names a host
+// type only an action's signature shows (no variable has it): the action's
+// identity in the log says which package model2 is, where two packages
+// named model could be meant.
+func TestReplayHostPackageNamesOfActions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the replay")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go toolchain:", err)
+	}
+	if a, b := variable.TypeName(reflect.TypeFor[amodel.User]()), variable.TypeName(reflect.TypeFor[bmodel.User]()); a != "model.User" || b != "model2.User" {
+		t.Fatalf("host type names %s, %s; want model.User, model2.User", a, b)
+	}
+	set := action.MustSet(
+		// The second package first: the replay must not name the
+		// packages by the order it meets them in.
+		action.MustNew(action.Spec{Name: "next", Description: "The next user.", Func: bmodel.Next, Params: []action.Param{{Name: "u", Whole: true}}}),
+		action.MustNew(action.Spec{Name: "greet", Description: "Greets a user.", Func: amodel.Greet, Params: []action.Param{{Name: "u", Whole: true}}}),
+	)
+	code := "n := next(model2.User{ID: 41, Email: \"x@example.com\"}).ID\ng := greet(model.User{Name: \"Ada\"})\nfmt.Println(n, g)\n"
+	rt, err := runtime.New(runtime.Options{Actions: set, Model: llm.NewScripted(
+		llm.Response{Text: "```go\n" + code + "```"},
+		llm.Response{ToolCalls: []llm.ToolCall{tool("end", "terminate", `{"success":true}`)}},
+	), CallTimeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "test"}, ID: "run_actions"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := h.Wait(ctx); err != nil || out.Status != run.StatusCompleted {
+		t.Fatalf("run: %v %+v", err, out)
+	}
+	var events []run.Event
+	for e, err := range h.Events(ctx, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, e)
+	}
+	rec, err := codegen.FromEvents(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := codegen.Generate(rec, codegen.Options{Main: true})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	if out := buildAndRun(t, src); !strings.HasPrefix(out, "42 hello Ada\n") {
+		t.Errorf("the replay printed %q, want the snippet's output 42 hello Ada first", out)
 	}
 }
 

@@ -17,7 +17,8 @@ import (
 // names under the snippet's name (model2 "example.com/b/model").
 // Recording.Packages holds those names; FromEvents reads them from the
 // variables' events, which carry each variable's type both as the model
-// saw it (model2.User) and in the log's form (example.com/b/model.User).
+// saw it (model2.User) and in the log's form (example.com/b/model.User),
+// and from the actions' identities (run.GoAction's Shown and Type).
 
 // alignPackages adds to into the host package names that the shown form
 // of a type uses for the import paths of its logged form.

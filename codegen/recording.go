@@ -240,6 +240,7 @@ func (f *fold) types(nts []run.NamedType) {
 func (f *fold) identity(id run.GoAction) {
 	if id.Name != "" {
 		f.types(id.Types)
+		alignPackages(id.Shown, id.Type, f.rec.Packages)
 		id.Types = nil
 		f.rec.Actions[id.Name] = id
 	}

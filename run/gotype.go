@@ -29,6 +29,11 @@ type GoAction struct {
 	// Type is the function's type in the form of [GoType]:
 	// "func(context.Context, string) ([]example.com/shop.Item, error)".
 	Type string `json:"type"`
+	// Shown is the function's type as the model's prompt names types
+	// (variable.TypeName: "func(context.Context, model2.User) error"),
+	// when it differs from Type: it says which host package each name a
+	// snippet writes (model2) is. Empty in logs written before it.
+	Shown string `json:"shown,omitempty"`
 	// Params are the names of the action's parameters, in the order of the
 	// function's parameters after a leading context.
 	Params []string `json:"params,omitempty"`

@@ -9,6 +9,7 @@ import (
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/run"
+	"github.com/byref/byref/variable"
 )
 
 // What replay code needs of a run, recorded in its log (run.GoAction,
@@ -26,6 +27,9 @@ func identityOf(a *action.Action) run.GoAction {
 		return id.(run.GoAction)
 	}
 	id := run.GoAction{Name: a.Name(), Func: run.FuncSymbol(a.Func()), Type: run.GoType(reflect.TypeOf(a.Func()))}
+	if shown := variable.TypeName(reflect.TypeOf(a.Func())); shown != id.Type {
+		id.Shown = shown
+	}
 	for _, p := range a.Params() {
 		id.Params = append(id.Params, p.Name)
 		if a.ArgsStruct() != nil {

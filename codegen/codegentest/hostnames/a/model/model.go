@@ -7,3 +7,6 @@ type User struct {
 	Name string `json:"name"`
 	Age  int    `json:"age"`
 }
+
+// Greet greets u, as an action whose parameter is a User of this package.
+func Greet(u User) string { return "hello " + u.Name }

@@ -7,3 +7,10 @@ type User struct {
 	ID    int    `json:"id"`
 	Email string `json:"email"`
 }
+
+// Next returns u with the next ID, as an action whose parameter and result
+// are Users of this package.
+func Next(u User) User {
+	u.ID++
+	return u
+}
