@@ -22,9 +22,10 @@ import (
 
 // TestReplayHostPackageNames replays a run whose snippet names host types
 // under the names the prompt shows them by: a second package named model
-// (model2.User) and a package named like the standard time (time2.Slot).
-// The replay imports each package under the snippet's name, builds and
-// ends with the run's variables.
+// (model2.User) and a package named like the standard time (time2.Slot),
+// next to its own explicit imports (the standard time, strings renamed
+// str). The replay imports each package under the snippet's name, builds,
+// prints what the snippet printed and ends with the run's variables.
 func TestReplayHostPackageNames(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the replay")
@@ -39,13 +40,19 @@ func TestReplayHostPackageNames(t *testing.T) {
 	if a != "model.User" || b != "model2.User" || s != "time2.Slot" {
 		t.Fatalf("host type names %s, %s, %s; want model.User, model2.User, time2.Slot (another test named these packages first?)", a, b, s)
 	}
-	code := `u := model2.User{ID: buyer.ID + 1, Email: "new@example.com"}
+	code := `import (
+	"fmt"
+	str "strings"
+	"time"
+)
+
+u := model2.User{ID: buyer.ID + 1, Email: "new@example.com"}
 buyer = u
 slot = time2.Slot{Start: slot.Start, Hours: slot.Hours * 2}
 team := []model2.User{u, {ID: 9}}
 var first model.User = owner
 first.Age++
-fmt.Println(first.Name, len(team), slot.Hours)
+fmt.Println(str.ToUpper(first.Name), len(team), time.Duration(slot.Hours)*time.Hour)
 `
 	vars := []variable.Spec{
 		// Not in the order the names were given: the replay must not
@@ -74,8 +81,8 @@ fmt.Println(first.Name, len(team), slot.Hours)
 	}
 	out := buildAndRun(t, src)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if lines[0] != "Ada 2 4" {
-		t.Errorf("the replay printed %q, want the snippet's output Ada 2 4", lines[0])
+	if lines[0] != "ADA 2 4h0m0s" {
+		t.Errorf("the replay printed %q, want the snippet's output ADA 2 4h0m0s", lines[0])
 	}
 	var got struct {
 		Variables map[string]json.RawMessage `json:"variables"`
