@@ -658,6 +658,51 @@ var a any = n
 _, ok := a.(NotFound)
 _, ok2 := any(c).(Invalid)
 fmt.Printf("%v %v %v %v %v %v %v %v %T %v %v\n", n, m, s, w, make1(), id(u), back, c, c, ok, ok2)`, "{lit} {u} [{s} {u}] {{w}} {r} u {lit} {c} main.NotFound true false"},
+		{"a struct literal assigned to a snippet interface", `type I interface{ M() int }
+type S struct{ N int }
+func (s S) M() int { return s.N }
+type E struct{ Code int }
+func (e E) Error() string  { return fmt.Sprint("code ", e.Code) }
+type T struct{ Code int }
+func (t T) String() string { return fmt.Sprint("T", t.Code) }
+func f() int {
+	var k I = S{4}
+	var l I
+	l = S{N: 5}
+	return k.M() + l.M()
+}
+var i I = S{2}
+var j I
+j = S{N: 3}
+var e error = E{1}
+var s fmt.Stringer = T{2}
+xs := []I{S{1}, S{2}}
+m := map[string]I{"a": S{1}}
+_, ok := i.(S)
+fmt.Println(i.M(), j.M(), f(), e, s, xs[1].M(), m["a"].M(), ok, i == I(S{2}), errors.Is(e, E{1}))
+fmt.Printf("%T %v\n", i, j)`, "2 3 9 code 1 T2 2 1 true true true\nmain.S {3}"},
+		{"interface keys and == by the dynamic type, converted or not", `type I interface{ M() int }
+type S struct{ N int }
+func (s S) M() int { return s.N }
+func g() any { return I(S{3}) }
+func h() any { return S{4} }
+i := I(S{2})
+m := map[I]int{}
+m[S{2}] = 1
+fmt.Println(m[i], len(m))
+m[i] = 7
+fmt.Println(len(m), m[S{2}])
+var k I = S{2}
+fmt.Println(k == i, m[k], m[I(S{2})], I(S{2}) == S{2})
+lit := map[I]int{S{1}: 1, I(S{1}): 2}
+fmt.Println(len(lit), lit[S{1}])
+delete(m, I(S{2}))
+fmt.Println(len(m))
+var a any = I(S{3})
+ma := map[any]int{S{3}: 1}
+_, ok := a.(I)
+_, ok2 := h().(I)
+fmt.Println(ma[a], a == any(S{3}), ok, g() == a, ok2, h() == any(S{4}))`, "1 1\n1 7\ntrue 7 7 true\n1 2\n0\n1 true true true true true"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -44,6 +44,30 @@ func hasIfaceKey(t *itype) bool {
 	return t != nil && t.cat != valueT && t.cat != nilT && !isInterfaceSrc(t) && len(t.method) > 0
 }
 
+// dynamicTypeOf returns the concrete type a node of type t gives the value
+// it puts in an interface: t itself, or for a conversion to an interface
+// (I(S{2})), whose node has the interface type, the converted operand's
+// type it keeps in val. The comparable form of an interface value depends
+// on its dynamic type alone: a key stored through I(S{2}) was the bare
+// struct and one stored as S{2} an ifaceKey, so the two missed each other.
+func dynamicTypeOf(t *itype) *itype {
+	for t != nil && isInterfaceSrc(t) && t.val != nil && t.val != t {
+		t = t.val
+	}
+	return t
+}
+
+// staticConcrete returns the concrete type of the values a node of type t
+// gives, or nil when t is an interface that may hold any. A conversion
+// I(S{2}) gives the bare S value in a node of type I: its concrete type
+// is S (dynamicTypeOf).
+func staticConcrete(t *itype) *itype {
+	if t = dynamicTypeOf(t); t != nil && !isInterfaceSrc(t) {
+		return t
+	}
+	return nil
+}
+
 // keyOf returns the comparable form of v, a value of the static type t (nil
 // when v comes from an interface), and the node of its dynamic type, if
 // any.
@@ -69,7 +93,7 @@ func comparableOf(v reflect.Value, t *itype, canon bool) (any, *node) {
 		if vi.node == nil {
 			return nil, nil
 		}
-		nod, t, v = vi.node, vi.node.typ, vi.value
+		nod, t, v = vi.node, dynamicTypeOf(vi.node.typ), vi.value
 	}
 	if !v.IsValid() {
 		return nil, nil
@@ -165,10 +189,7 @@ func genMapKey(m, n *node) func(*frame) reflect.Value {
 		return genValue(n)
 	}
 	interp := n.interp
-	var t *itype // the static type, when not an interface
-	if n.typ != nil && !isInterfaceSrc(n.typ) {
-		t = n.typ
-	}
+	t := staticConcrete(n.typ) // the static type, when not an interface
 	if n.typ != nil && n.typ.cat == nilT {
 		z := reflect.Zero(emptyInterfaceType)
 		return func(*frame) reflect.Value { return z }
@@ -278,13 +299,7 @@ func genIfaceEqual(n *node, eq bool) bool {
 	if !isInterfaceSrc(c0.typ) && !isInterfaceSrc(c1.typ) && !holdsBoxedFields(c0.typ) || n.typ.TypeOf().Kind() == reflect.Interface {
 		return false
 	}
-	var t0, t1 *itype
-	if !isInterfaceSrc(c0.typ) {
-		t0 = c0.typ
-	}
-	if !isInterfaceSrc(c1.typ) {
-		t1 = c1.typ
-	}
+	t0, t1 := staticConcrete(c0.typ), staticConcrete(c1.typ)
 	tnext := getExec(n.tnext)
 	dest := genValueOutput(n, reflect.TypeOf(true))
 	v0, v1 := genValue(c0), genValue(c1)

@@ -2608,7 +2608,10 @@ func _return(n *node) {
 		default:
 			switch {
 			case isInterfaceSrc(t):
-				if len(t.field) == 0 {
+				if len(t.field) == 0 && len(dynamicTypeOf(c.typ).method) == 0 {
+					// byref: a value with methods keeps them in an empty
+					// interface result, as assignments keep them
+					// (func g() any { return S{3} }: g().(I) failed).
 					// empty interface case.
 					// we can't let genValueInterface deal with it, because we call on c,
 					// not on n, which means that the interfaceT knowledge is lost.
@@ -2882,6 +2885,32 @@ func destType(n *node) *itype {
 	}
 }
 
+// compositeIntoInterface reports whether the struct literal n is stored
+// directly in a destination of interface type, the assignment of n having
+// been compiled as a store into the destination's slot.
+//
+// byref: it was whether the first destination of the enclosing assignment
+// had an interface type. The assignment of a literal to an interface is no
+// longer compiled as a direct store (cfg.go, assign), so the literal's slot
+// has the struct type, and `var i I = S{2}` with a snippet interface I
+// panicked setting the valueInterface in it (reflect.Set: value of type
+// interp.valueInterface is not assignable to type struct {...}).
+func compositeIntoInterface(n *node) bool {
+	a := n.anc
+	if a == nil || (a.kind != assignStmt && a.kind != defineStmt) || a.nright == 0 {
+		return false
+	}
+	sbase := len(a.child) - a.nright
+	for i := 0; i < a.nleft && sbase+i < len(a.child); i++ {
+		if a.child[sbase+i] != n {
+			continue
+		}
+		dest := a.child[i]
+		return isInterfaceSrc(dest.typ) && dest.findex == n.findex && dest.level == n.level
+	}
+	return false
+}
+
 func doComposite(n *node, hasType bool, keyed bool) {
 	value := valueGenerator(n, n.findex)
 	next := getExec(n.tnext)
@@ -2893,7 +2922,7 @@ func doComposite(n *node, hasType bool, keyed bool) {
 	if hasType {
 		child = n.child[1:]
 	}
-	destInterface := isInterfaceSrc(destType(n))
+	destInterface := compositeIntoInterface(n)
 
 	values := make(map[int]func(*frame) reflect.Value)
 	for i, c := range child {
