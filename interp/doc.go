@@ -160,10 +160,13 @@
 //     reflection or unsafe; no go statements (see Allow-list).
 //   - Rely on the interpreter where it still differs from compiled Go
 //     (yaegi v0.16.1, patched): the next six items say where.
-//   - Two declared struct types without fields (type A struct{}; type B
-//     struct{}) are one type to type assertions, type switches, errors.As
-//     and errors.Is: any(A{}).(B) holds. Declared struct types with at
-//     least one field are told apart, also when their fields are the same.
+//   - A pointer to a struct that holds a value of a declared struct type
+//     without fields (type Pair struct{ A Empty; N int }) prints the
+//     inner value as {{}} (&{{{}} 1}, Go: &{{} 1}) when it reaches fmt
+//     inside an interface (fmt.Println(any(&p))); passed as a *Pair, or
+//     not behind a pointer, it prints as in Go. Every declared
+//     struct type, with or without fields, is its own type to type
+//     assertions, type switches, ==, errors.As, errors.Is and %T.
 //   - Printing a snippet-declared Stringer (or error) inside a map key of
 //     a struct type, or inside a struct in an interface whose snippet type
 //     is a struct without fields, like another named type, prints its
@@ -173,7 +176,8 @@
 //     inside interfaces, for every verb.
 //   - %#v of a value of a snippet type writes the types reflect built,
 //     with the tag that names a declared struct type
-//     (struct { n int "byreftype:\"main.S\"" }{n:1} for main.S{n:1}).
+//     (struct { n int "byreftype:\"main.S\"" }{n:1} for main.S{n:1}; a
+//     type without fields prints as struct {}{}).
 //   - %T of an argument that another verb formats too
 //     (fmt.Printf("%v %[1]T", t)) names the type reflect built
 //     (struct { A int } for main.T); %T alone prints main.T, []main.T,

@@ -25,7 +25,7 @@ import (
 // A SnippetError whose type is no longer declared, or declared anew with
 // other fields (in Go a different type), stays a *SnippetError, as does one
 // whose type could not be told apart from another declared type when it
-// was kept (two struct types without fields). One declared anew with the
+// was kept. One declared anew with the
 // same name and fields takes it back (Go would not: yaegi gives both the
 // same reflect type).
 
@@ -313,7 +313,7 @@ func (tn *typeNamer) add(names []string) {
 			name string
 		}{{t, n}, {reflect.PointerTo(t), "*" + n}} {
 			if old, dup := tn.m[c.t]; dup && old != c.name {
-				tn.m[c.t] = "" // two declared struct types without fields
+				tn.m[c.t] = "" // two declared types with one reflect type
 			} else {
 				tn.m[c.t] = c.name
 			}

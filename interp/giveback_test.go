@@ -186,3 +186,35 @@ fmt.Println(ok1, ok2, errors.As(b, &nf), nf.ID, errors.As(a, &nf))`,
 		}
 	}
 }
+
+// TestGiveBackNoFields: kept errors of two declared struct types without
+// fields come back each as its own type, also after a rebuild.
+func TestGiveBackNoFields(t *testing.T) {
+	for _, every := range []int{100, 1} {
+		in, err := New(Options{RebuildEvery: every})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		res, err := in.Eval(ctx, Input{Code: `type ErrA struct{}
+func (ErrA) Error() string { return "a" }
+type ErrB struct{}
+func (ErrB) Error() string { return "b" }
+var a error = ErrA{}
+var b error = ErrB{}`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err = in.Eval(ctx, Input{Code: `_, ok1 := a.(ErrA)
+_, ok2 := a.(ErrB)
+_, ok3 := b.(ErrB)
+fmt.Println(ok1, ok2, ok3, errors.Is(b, ErrB{}), errors.Is(b, ErrA{}), a, b)`,
+			Vars: []Var{{Name: "a", Value: res.Values["a"]}, {Name: "b", Value: res.Values["b"]}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "true false true true false a b\n"; res.Stdout != want {
+			t.Errorf("RebuildEvery %d: stdout %q, want %q", every, res.Stdout, want)
+		}
+	}
+}

@@ -27,10 +27,8 @@ import (
 // [Options.RebuildEvery] Evals and after a failed one). It stays a
 // *SnippetError where a later snippet declared the type anew with other
 // fields (in Go a different type; one declared anew with the same fields
-// takes it back, unlike Go), and where two of the snippets' types are
-// structs without fields, so that it could not be told which one it was
-// when it was kept (its Error text is right; an assertion to either is
-// false). Declared types with the same fields are told apart.
+// takes it back, unlike Go). Declared struct types with the same fields,
+// or without fields, are told apart.
 type SnippetError struct {
 	// Message is what the value's Error method returned at the end of the
 	// snippet.
