@@ -598,6 +598,48 @@ var ErrStatus = Status{404}
 err := fmt.Errorf("get: %w", ErrStatus)
 _, ok := error(ErrStatus).(Code)
 fmt.Println(errors.Is(err, ErrCode), errors.Is(err, ErrStatus), ok)`, "false true false"},
+		{"error types without fields are different types", `type E struct{}
+
+func (E) Error() string { return "e" }
+
+type F struct{}
+
+func (F) Error() string { return "f" }
+var e error = F{}
+_, ok := e.(E)
+_, ok2 := e.(F)
+fmt.Println(ok, ok2, e == error(E{}), e == error(F{}))
+for _, err := range []error{E{}, F{}, fmt.Errorf("w: %w", F{})} {
+	switch err.(type) {
+	case E:
+		fmt.Println("case E")
+	case F:
+		fmt.Println("case F")
+	default:
+		fmt.Println("default", err)
+	}
+}
+var target E
+var target2 F
+fmt.Println(errors.As(e, &target), errors.As(fmt.Errorf("w: %w", e), &target2), errors.Is(e, E{}), errors.Is(fmt.Errorf("w: %w", e), F{}))
+fmt.Printf("%T %T %T %v %v\n", e, E{}, []any{F{}}, e, any(E{}) == any(F{}))`, "false true false true\ncase E\ncase F\ndefault w: f\nfalse true false true\nmain.F main.E []interface {} f false"},
+		{"a declared struct type without fields prints, marshals and converts as struct{}", `type Empty struct{}
+type Other struct{}
+type Pair struct {
+	A Empty
+	B int
+}
+var x Empty = struct{}{}
+y := Empty(struct{}{})
+z := struct{}(y)
+o := Other(x)
+b, _ := json.Marshal(map[string]any{"x": x, "p": Pair{B: 1}, "s": []Empty{{}}})
+fmt.Println(x, y, z, o, Pair{B: 1}, []Empty{{}}, map[string]Empty{"k": {}}, string(b))
+fmt.Printf("%v %+v %+v %v %s\n", x, x, Pair{B: 2}, &x, []any{x, Pair{}})
+fmt.Println(x == y, x == Empty{}, any(x) == any(o), any(x) == any(struct{}{}))
+set := map[string]Empty{"a": {}}
+_, has := set["a"]
+fmt.Println(has, len(set), fmt.Sprint(set))`, "{} {} {} {} {{} 1} [{}] map[k:{}] {\"p\":{\"A\":{},\"B\":1},\"s\":[{}],\"x\":{}}\n{} {} {A:{} B:2} &{} [{} {{} %!s(int=0)}]\ntrue true false false\ntrue 1 map[a:{}]"},
 		{"%T names declared types with the same fields", `type NotFound struct{ ID string }
 func (e *NotFound) Error() string { return "not found: " + e.ID }
 type Invalid struct{ ID string }

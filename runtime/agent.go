@@ -128,7 +128,7 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 	}
 	h.drivenBy(opts.Driven)
 	st.mu.Lock()
-	st.record = runLog{h}
+	st.record = storeLog{store: h.rec.store, id: h.id}
 	st.attach(opts.Actions, opts.ResultSchema, !opts.NonInteractive)
 	if input != nil {
 		if _, _, taken := st.vars.Value(inputVariable); !taken {

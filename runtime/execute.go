@@ -14,8 +14,16 @@ import (
 // others' failures. It never returns an error: a bad call gets a failed
 // ToolResponse and changes nothing. A cancelled ctx fails the calls that had
 // not finished. Steps are serialised: a concurrent Execute waits.
+//
+// The step is recorded in the State's History when the State has no run
+// (Runtime.NewState). On the State of a run (Handle.State) it changes the
+// run's variables but is not one of the run's steps: the model did not
+// ask for it, so the run's log, its History and its conversation with the
+// model do not get it.
 func (st *State) Execute(ctx context.Context, step Step) StepResult {
-	res, _ := st.execute(ctx, step, nil) // a bare State's log is its own fold, which cannot fail
+	// With no gate the step goes to the State's own log (logStep): a bare
+	// State's fold, or nothing for a run's State; neither can fail.
+	res, _ := st.execute(ctx, step, nil)
 	return res
 }
 
@@ -24,8 +32,8 @@ func (st *State) Execute(ctx context.Context, step Step) StepResult {
 const maxHumanRetries = 3
 
 // execute runs a step, asking g (when not nil) for approvals and answers,
-// and records it in the State's log (stepLog), whether or not the State
-// has a run; the error is the log's. A run's step (g is its Handle) runs on the
+// and records it behind stepLog (logStep): in the log of the run g names,
+// or, with no gate, in the State's own; the error is the log's. A run's step (g is its Handle) runs on the
 // State's step goroutine, watched from this one; a bare State's runs on the
 // caller's goroutine (see watchdog.go).
 func (st *State) execute(ctx context.Context, step Step, g gate) (StepResult, error) {
@@ -62,7 +70,7 @@ func (st *State) execute(ctx context.Context, step Step, g gate) (StepResult, er
 	}
 	res = j.res
 	*j = stepJob{}
-	return res, st.logStep(ctx, n, step, res)
+	return res, st.logStep(ctx, n, step, res, g)
 }
 
 // runJob runs what is left of step j: its snippets, then its calls. It

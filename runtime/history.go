@@ -35,8 +35,10 @@ type Instruction = run.Instruction
 // restored after a restart has the steps it made before it; for a State
 // with no run (Runtime.NewState), of the events its steps would have
 // logged, folded as its steps end. A step's instructions appear once the
-// step has ended and been recorded. A store that cannot be read gives an
-// empty history: use Handle.History for the error.
+// step has ended and been recorded. A run's history has the steps its
+// model asked for, not those a host gave its State with Execute. A store
+// that cannot be read gives an empty history: use Handle.History for the
+// error.
 func (st *State) History() []Instruction {
 	h, _ := st.fold(context.Background())
 	return h
@@ -45,14 +47,16 @@ func (st *State) History() []Instruction {
 // fold folds the State's log.
 func (st *State) fold(ctx context.Context) ([]Instruction, error) {
 	st.mu.Lock()
-	l := st.stepLog()
+	l := st.ownLog()
 	st.mu.Unlock()
 	return l.history(ctx)
 }
 
-// stepLog returns the State's log: a bare State folds its own; callers
-// hold mu.
-func (st *State) stepLog() stepLog {
+// ownLog returns the State's own log, which History reads and a step
+// with no gate (a host's Execute) is recorded in: a bare State folds its
+// own steps (foldLog); a State a run holds has that run's log in its
+// store (storeLog), which only the run's loop writes. Callers hold mu.
+func (st *State) ownLog() stepLog {
 	if st.record == nil {
 		st.record = &foldLog{}
 	}
@@ -60,7 +64,8 @@ func (st *State) stepLog() stepLog {
 }
 
 // runLog is a run's log, in its store, and its conversation with the
-// model.
+// model: where the steps the run's loop asks for (through its gate) are
+// recorded.
 type runLog struct{ h *Handle }
 
 // step appends step n's records to the run's log (what its snippets and
@@ -91,6 +96,27 @@ func (l runLog) step(ctx context.Context, _ int, _ Step, res StepResult) error {
 }
 
 func (l runLog) history(ctx context.Context) ([]Instruction, error) { return l.h.History(ctx) }
+
+// storeLog is a run's log as the State the run holds knows it: where it
+// is (the run's store and ID), to read the run's history back from; the
+// State keeps no link to the run itself. It records no step: the run's
+// steps are recorded by its loop (runLog), and a host's Execute on the
+// run's State is not one of them: the model did not ask for it, so
+// neither the run's log nor its conversation gets it.
+type storeLog struct {
+	store run.Store
+	id    run.ID
+}
+
+func (storeLog) step(context.Context, int, Step, StepResult) error { return nil }
+
+func (l storeLog) history(ctx context.Context) ([]Instruction, error) {
+	events, err := l.store.Read(ctx, l.id, 1, 0)
+	if err != nil {
+		return nil, err
+	}
+	return run.History(events), nil
+}
 
 // foldLog is the log of a State with no run, which has no store: the fold
 // of the events its steps would have logged (the reason, the scheduled
@@ -132,19 +158,22 @@ func (l *foldLog) history(context.Context) ([]Instruction, error) {
 // History folds the run's log, read from its store, into the instructions
 // it executed, in order (run.History); see State.History.
 func (h *Handle) History(ctx context.Context) ([]run.Instruction, error) {
-	events, err := h.rec.store.Read(ctx, h.id, 1, 0)
-	if err != nil {
-		return nil, err
-	}
-	return run.History(events), nil
+	return storeLog{store: h.rec.store, id: h.id}.history(ctx)
 }
 
-// logStep records step n in the State's log, and returns the log's
-// error; callers hold execMu.
-func (st *State) logStep(ctx context.Context, n int, step Step, res StepResult) error {
+// logStep records step n, asked for through g, and returns the log's
+// error; callers hold execMu. The log is chosen per step: a step the
+// run's loop asks for goes to the run g names (runLog of g.owner()); a
+// step with no gate to the State's own log (ownLog), which cannot fail.
+func (st *State) logStep(ctx context.Context, n int, step Step, res StepResult, g gate) error {
 	st.mu.Lock()
 	st.change1 = nil
-	l := st.stepLog()
+	var l stepLog
+	if h := runOf(g); h != nil {
+		l = runLog{h}
+	} else {
+		l = st.ownLog()
+	}
 	st.mu.Unlock()
 	return l.step(ctx, n, step, res)
 }

@@ -240,3 +240,61 @@ func TestARunAndABareStateRecordAStepAlike(t *testing.T) {
 		t.Errorf("the run recorded the step as\n%s\na bare State as\n%s", a, b)
 	}
 }
+
+// TestAHostsExecuteIsNotTheRunsStep: a host's Execute on a run's State
+// changes the run's variables, but the model did not ask for it, so the
+// run's log, its history and its conversation do not get it: a completed
+// run's log does not go on after its final status, and the model is never
+// sent a tool message that answers no call of its own (a provider rejects
+// such a conversation).
+func TestAHostsExecuteIsNotTheRunsStep(t *testing.T) {
+	ctx := context.Background()
+	model := llm.NewScripted(append(weatherThenDone, weatherThenDone...)...)
+	rt := newAgent(t, model, runtime.Options{})
+	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := wait(t, h); o.Status != run.StatusCompleted {
+		t.Fatalf("outcome = %+v", o)
+	}
+	before, hist := events(t, h), h.State().History()
+
+	res := h.State().Execute(ctx, runtime.Step{
+		Snippets: []string{`host := city + "!"`},
+		Calls:    []runtime.ToolCall{{ID: "h1", Name: "get_weather", Arguments: `{"location":"<<var:city>>","unit":"c","return":null}`}},
+	})
+	if !res.Snippets[0].Success || !res.Responses[0].Success {
+		t.Fatalf("the host's step failed: %+v", res)
+	}
+	if v, _ := runtime.Value[string](h.State(), "host"); v != "Paris!" {
+		t.Fatal("the host's step did not change the run's variables")
+	}
+	if after := events(t, h); len(after) != len(before) {
+		t.Fatalf("the host's step went into the run's log: %v after %v", types(after[len(before):]), types(before))
+	}
+	if got := h.State().History(); len(got) != len(hist) {
+		t.Fatalf("the run's history has %d instructions after the host's step, %d before", len(got), len(hist))
+	}
+
+	if err := h.FollowUp(ctx, "again"); err != nil {
+		t.Fatal(err)
+	}
+	if o := wait(t, h); o.Status != run.StatusCompleted {
+		t.Fatalf("outcome after the follow-up = %+v", o)
+	}
+	for i, req := range model.Requests() {
+		asked := map[string]bool{}
+		for _, m := range req.Messages {
+			for _, c := range m.ToolCalls {
+				asked[c.ID] = true
+			}
+			if m.Role == llm.RoleTool && !asked[m.ToolCallID] {
+				t.Fatalf("request %d sends the model a tool message for call %q, which it never made", i, m.ToolCallID)
+			}
+			if strings.Contains(m.Text, "host :=") || strings.Contains(m.Text, "Paris!") {
+				t.Fatalf("request %d tells the model of the host's step: %q", i, m.Text)
+			}
+		}
+	}
+}

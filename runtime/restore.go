@@ -194,7 +194,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 	}
 	st.step = snap.Step
 	st.seedDescribed(events)
-	st.record = runLog{h}
+	st.record = storeLog{store: h.rec.store, id: h.id}
 	st.attach(ropts.Actions, ropts.ResultSchema, !ropts.NonInteractive)
 	st.mu.Unlock()
 

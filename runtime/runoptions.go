@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"errors"
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
@@ -22,8 +23,9 @@ type Spec = run.RunOptions
 // fields read as the RunOptions' own (opts.Task). The other fields are the
 // run's identity, which its first event records beside the Spec, and what
 // stays in the process: the model, the starting variables' values, the
-// session's history, the parent's handle and the status hook. Marshalled
-// as JSON, a RunOptions is its Spec.
+// session's history, the parent's handle and the status hook. A
+// RunOptions does not marshal as JSON (MarshalJSON says what to marshal
+// instead): its Spec, SpecOf's event or temporal.SpecOf do.
 type RunOptions struct {
 	Spec
 
@@ -67,6 +69,24 @@ type RunOptions struct {
 	// block: the run waits for it.
 	OnStatus func(run.StatusChanged)
 }
+
+// errNotJSON is the error of RunOptions' MarshalJSON and UnmarshalJSON.
+var errNotJSON = errors.New("runtime: RunOptions is not JSON: its Model, Variables' Go values, Parent and OnStatus stay in the process, " +
+	"and without them it would lose its identity and history silently; marshal opts.Spec (the options a run's log records), " +
+	"runtime.SpecOf(opts) (the run's first event, identity included) or temporal.SpecOf(opts) (all that can travel), " +
+	"and unmarshal into a Spec or read a run.RunCreated back with OptionsOf")
+
+// MarshalJSON refuses: a RunOptions holds what cannot be written (the
+// model, the starting variables' Go values, the status hook), and the
+// Spec it embeds would otherwise marshal alone, dropping the ID, session,
+// turn, name, tags, message, input and history without a word. The error
+// names what to marshal instead: opts.Spec, SpecOf(opts) or
+// temporal.SpecOf(opts).
+func (RunOptions) MarshalJSON() ([]byte, error) { return nil, errNotJSON }
+
+// UnmarshalJSON refuses, as MarshalJSON does: unmarshal into a Spec, or
+// read a run's first event (run.RunCreated) and use OptionsOf.
+func (*RunOptions) UnmarshalJSON([]byte) error { return errNotJSON }
 
 // SpecOf returns the serializable spec of a run started with opts: the
 // first event of its log. Restore reads it back (OptionsOf); the model,

@@ -42,8 +42,10 @@ type State struct {
 	actions *action.Set
 	m       *matrix
 	step    int
-	// steps are recorded in record, and the history read back from it
-	// (history.go): a run's log, or the fold of a bare State's steps.
+	// record is the State's own log (history.go), which History reads and
+	// a step with no gate is recorded in: the fold of a bare State's
+	// steps, or where the run that holds the State keeps its log (its
+	// store and ID, not the run).
 	record stepLog
 	in     *interp.Interpreter
 	// secrets holds the names of the sensitive variables: secret or

@@ -50,6 +50,17 @@ func withoutIdentity(tag reflect.StructTag) string {
 	return strings.TrimSpace(s[:i] + strings.TrimPrefix(rest, " "))
 }
 
+// identityOnly reports whether t is the snippet interpreter's struct type
+// of a declared type without fields: one blank struct{} field carrying the
+// identityTagKey. It reads as struct {}.
+func identityOnly(t reflect.Type) bool {
+	if t.NumField() != 1 {
+		return false
+	}
+	f := t.Field(0)
+	return f.Name == "_" && f.Type == reflect.TypeFor[struct{}]() && f.Tag != "" && withoutIdentity(f.Tag) == ""
+}
+
 // mentionsHost reports whether t names a type of a host package anywhere
 // (depth-bounded: a deeper type is printed as reflect prints it).
 func mentionsHost(t reflect.Type, depth int) bool {
@@ -151,6 +162,10 @@ func writeType(b *strings.Builder, t reflect.Type) {
 			b.WriteByte(')')
 		}
 	case reflect.Struct:
+		if identityOnly(t) {
+			b.WriteString("struct {}")
+			return
+		}
 		b.WriteString("struct {")
 		for i := range t.NumField() {
 			f := t.Field(i)

@@ -54,6 +54,13 @@ func TestTypeName(t *testing.T) {
 		{reflect.StructOf([]reflect.StructField{
 			{Name: "P", Type: reflect.TypeFor[point](), Tag: `byreftype:"main.Row"`},
 		}), "struct { P variable_test.point }"},
+		// A declared struct type without fields carries it on a blank field.
+		{reflect.SliceOf(reflect.StructOf([]reflect.StructField{
+			{Name: "_", PkgPath: "main", Type: reflect.TypeFor[struct{}](), Tag: `byreftype:"main.Empty"`},
+		})), "[]struct {}"},
+		{reflect.StructOf([]reflect.StructField{
+			{Name: "_", PkgPath: "main", Type: reflect.TypeFor[struct{}](), Tag: `json:"-"`},
+		}), "struct { _ struct {} \"json:\\\"-\\\"\" }"},
 	}
 	for _, tt := range tests {
 		if got := variable.TypeName(tt.t); got != tt.want {

@@ -29,7 +29,7 @@ import (
 // hostValue returns v with the valueInterface boxes it holds replaced, and
 // whether there was any. v itself may be a box.
 func hostValue(interp *Interpreter, f *frame, getMapType func(*itype) reflect.Type, v reflect.Value) (reflect.Value, bool) {
-	if !v.IsValid() || !holdsBox(v.Type()) {
+	if !v.IsValid() || !needsCopy(v.Type()) {
 		return v, false
 	}
 	c := unboxer{interp: interp, f: f, getMapType: getMapType}
@@ -147,6 +147,7 @@ type unboxer struct {
 	types      map[typedKey]reflect.Type
 	below      map[*itype]bool
 	raw        bool // below an unexported field, where fmt calls no method
+	inHost     bool // below a host struct (a wrapper): values stay as they are
 
 	// onPath holds the slices and maps being copied; abort is set on a
 	// cycle or a nesting beyond maxUnboxDepth, and the value is then left
@@ -228,7 +229,7 @@ func (c *unboxer) value(v reflect.Value, t *itype, depth int) (reflect.Value, bo
 			t = st
 		}
 	}
-	if t == nil && !holdsBox(rt) {
+	if t == nil && !needsCopy(rt) {
 		return v, false
 	}
 	switch {
@@ -291,7 +292,24 @@ func (c *unboxer) value(v reflect.Value, t *itype, depth int) (reflect.Value, bo
 			return v, false
 		}
 		return out, true
+	case reflect.Pointer:
+		if !v.IsNil() && !c.inHost && isIdentityStruct(rt.Elem()) {
+			return reflect.New(emptyStructType), true // &{} (identity.go)
+		}
 	case reflect.Struct:
+		if ht.Kind() == reflect.Struct && ht.NumField() == 0 && rt.NumField() > 0 {
+			if c.inHost {
+				return v, false // the value a wrapper holds keeps its type
+			}
+			return reflect.Zero(ht), true // a declared struct without fields (identity.go)
+		}
+		if _, ok := rt.FieldByName("IValue"); ok && rt.Name() != "" {
+			// a method wrapper (an error's): errors.Is and errors.As
+			// read the value it holds
+			inHost := c.inHost
+			c.inHost = true
+			defer func() { c.inHost = inHost }()
+		}
 		fields := structFields(u, rt)
 		out := reflect.New(ht).Elem()
 		changed := ht != rt
@@ -520,6 +538,7 @@ var boxTypes sync.Map // reflect.Type → boxInfo
 
 type boxInfo struct {
 	holds bool
+	marks bool // holds a declared struct without fields (isIdentityStruct)
 	host  reflect.Type
 }
 
@@ -537,6 +556,26 @@ func holdsBox(t reflect.Type) bool {
 		return false
 	}
 	return boxInfoOf(t).holds
+}
+
+// needsCopy reports whether a value of type t reaches fmt, encoding/json
+// or encoding/xml as a copy: it holds a box (holdsBox), or a value of a
+// declared struct type without fields, whose blank identity field fmt
+// would print (identity.go); the copy holds struct{} instead.
+func needsCopy(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String,
+		reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return false
+	case reflect.Interface:
+		return true
+	case reflect.Pointer:
+		return isIdentityStruct(t.Elem())
+	}
+	bi := boxInfoOf(t)
+	return bi.holds || bi.marks
 }
 
 // hostType is t with valueInterface replaced by interface{} wherever
@@ -568,12 +607,16 @@ func computeBoxInfo(t reflect.Type, seen map[reflect.Type]bool) (bi boxInfo) {
 		if t == valueInterfaceType {
 			return boxInfo{holds: true, host: emptyInterfaceType}
 		}
+		if isIdentityStruct(t) {
+			return boxInfo{marks: true, host: emptyStructType}
+		}
 		fields := make([]reflect.StructField, t.NumField())
 		changed := false
 		for i := range fields {
 			fields[i] = t.Field(i)
 			fi := computeBoxInfo(fields[i].Type, seen)
 			bi.holds = bi.holds || fi.holds
+			bi.marks = bi.marks || fi.marks
 			if fi.host != fields[i].Type {
 				fields[i].Type, changed = fi.host, true
 			}
@@ -583,19 +626,20 @@ func computeBoxInfo(t reflect.Type, seen map[reflect.Type]bool) (bi boxInfo) {
 		}
 	case reflect.Slice:
 		ei := computeBoxInfo(t.Elem(), seen)
-		bi.holds = ei.holds
+		bi.holds, bi.marks = ei.holds, ei.marks
 		if ei.host != t.Elem() {
 			bi.host = reflect.SliceOf(ei.host)
 		}
 	case reflect.Array:
 		ei := computeBoxInfo(t.Elem(), seen)
-		bi.holds = ei.holds
+		bi.holds, bi.marks = ei.holds, ei.marks
 		if ei.host != t.Elem() {
 			bi.host = reflect.ArrayOf(t.Len(), ei.host)
 		}
 	case reflect.Map:
 		ki, ei := computeBoxInfo(t.Key(), seen), computeBoxInfo(t.Elem(), seen)
 		bi.holds = ki.holds || ei.holds
+		bi.marks = ki.marks || ei.marks
 		if ki.host != t.Key() || ei.host != t.Elem() {
 			bi.host = reflect.MapOf(ki.host, ei.host)
 		}

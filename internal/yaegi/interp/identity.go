@@ -19,8 +19,12 @@ import (
 // assigns a value of an unnamed struct type to a declared one of the same
 // fields (var n NotFound = struct{ ID string }{"x"}), or the reverse, the
 // value is converted (genDestValue). A struct type without fields has no
-// field to carry the tag: `type A struct{}` and `type B struct{}` still
-// share struct{}.
+// field to carry the tag, so it gets one: a blank field of type struct{}
+// carrying the tag (identityField), which keeps it comparable and of size
+// zero. encoding/json and encoding/xml skip a blank field; fmt would
+// print it ({{}}), so the copy of fmt's arguments (hostvalues.go) presents
+// such a value as struct{}. Between struct{} and such a type, assignment
+// and conversion give the zero value (emptyStructPair).
 
 // identityTagKey is the struct tag key of a declared type's name.
 const identityTagKey = "byreftype"
@@ -46,11 +50,49 @@ func sameStructFields(t, o *itype) bool {
 	if tt == nil || ot == nil || tt == ot || tt.Kind() != reflect.Struct || ot.Kind() != reflect.Struct {
 		return false
 	}
-	return tt.ConvertibleTo(ot)
+	return tt.ConvertibleTo(ot) || emptyStructPair(tt, ot)
 }
 
 // genConvertedValue returns n's value converted to rt.
 func genConvertedValue(n *node, rt reflect.Type) func(*frame) reflect.Value {
 	value := genValue(n)
+	if nt := n.typ.TypeOf(); nt != nil && emptyStructPair(nt, rt) {
+		zero := reflect.Zero(rt)
+		return func(f *frame) reflect.Value { return zero }
+	}
 	return func(f *frame) reflect.Value { return value(f).Convert(rt) }
+}
+
+// emptyStructType is the reflect type of struct{}.
+var emptyStructType = reflect.TypeOf(struct{}{})
+
+// identityField returns the blank field that carries the name of a
+// declared struct type without fields.
+func identityField(name string) reflect.StructField {
+	return reflect.StructField{Name: "_", PkgPath: "main", Type: emptyStructType, Tag: typeIdentityTag("", name)}
+}
+
+// isIdentityStruct reports whether t is the reflect type of a declared
+// struct type without fields: its one field is an identityField.
+func isIdentityStruct(t reflect.Type) bool {
+	if t.Kind() != reflect.Struct || t.NumField() != 1 {
+		return false
+	}
+	f := t.Field(0)
+	if f.Name != "_" || f.Type != emptyStructType {
+		return false
+	}
+	_, ok := f.Tag.Lookup(identityTagKey)
+	return ok
+}
+
+// emptyStructPair reports whether t and o are two struct types with no
+// fields in Go, at least one of them declared (isIdentityStruct): they
+// have the one zero value, which reflect does not convert.
+func emptyStructPair(t, o reflect.Type) bool {
+	if t == o || t.Kind() != reflect.Struct || o.Kind() != reflect.Struct {
+		return false
+	}
+	ti, oi := isIdentityStruct(t), isIdentityStruct(o)
+	return ti && (oi || o.NumField() == 0) || oi && t.NumField() == 0
 }

@@ -655,6 +655,16 @@ func convert(n *node) {
 		return
 	}
 
+	if vt := c.typ.TypeOf(); vt != nil && emptyStructPair(vt, typ) {
+		// byref: struct{} and a declared struct type without fields
+		// (identity.go) have the one zero value.
+		n.exec = func(f *frame) bltn {
+			dest(f).Set(reflect.Zero(typ))
+			return next
+		}
+		return
+	}
+
 	n.exec = func(f *frame) bltn {
 		if doConvert {
 			dest(f).Set(value(f).Convert(typ))

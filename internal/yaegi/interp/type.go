@@ -2516,8 +2516,12 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 			index int
 		}
 		fieldFix := []fixStructField{} // Slice of field indices to fix for recursivity.
-		if t.name != "" && t.path != "" && len(fields) > 0 {
-			fields[0].Tag = typeIdentityTag(fields[0].Tag, t.path+"."+t.name)
+		if t.name != "" && t.path != "" {
+			if len(fields) > 0 {
+				fields[0].Tag = typeIdentityTag(fields[0].Tag, t.path+"."+t.name)
+			} else {
+				fields = []reflect.StructField{identityField(t.path + "." + t.name)} // byref: identity.go
+			}
 		}
 		t.rtype = reflect.StructOf(fields)
 		if t.name != "" && t.path != "" {
