@@ -640,6 +640,54 @@ fmt.Println(x == y, x == Empty{}, any(x) == any(o), any(x) == any(struct{}{}))
 set := map[string]Empty{"a": {}}
 _, has := set["a"]
 fmt.Println(has, len(set), fmt.Sprint(set))`, "{} {} {} {} {{} 1} [{}] map[k:{}] {\"p\":{\"A\":{},\"B\":1},\"s\":[{}],\"x\":{}}\n{} {} {A:{} B:2} &{} [{} {{} %!s(int=0)}]\ntrue true false false\ntrue 1 map[a:{}]"},
+		{"declared struct types without fields embedded, in fields, behind a pointer and as map keys", `type Empty struct{}
+
+func (Empty) String() string { return "E!" }
+
+type Plain struct{}
+type T struct {
+	Plain
+	N int
+}
+type Pair struct {
+	A Plain
+	B int
+}
+var s fmt.Stringer = Empty{}
+t := T{N: 1}
+b, _ := json.Marshal(t)
+fmt.Println(s, Empty{}, t, string(b), []T{t}, map[Plain]int{{}: 3})
+fmt.Printf("%v %+v %v\n", &Pair{B: 1}, t, []*Plain{})
+var x any = Plain{}
+switch x.(type) {
+case Empty:
+	fmt.Println("Empty")
+case Plain:
+	fmt.Println("Plain")
+}`, "E! E! {{} 1} {\"N\":1} [{{} 1}] map[{}:3]\n&{{} 1} {Plain:{} N:1} []\nPlain"},
+		{"a type switch without a variable matches declared struct types in an any", `type Plain struct{ A int }
+type Other struct{ A int }
+type Empty struct{}
+
+func kind(x any) string {
+	switch x.(type) {
+	case Other:
+		return "Other"
+	case Plain, Empty:
+		return "Plain or Empty"
+	case *Plain:
+		return "*Plain"
+	}
+	return "none"
+}
+fmt.Println(kind(Plain{}), kind(Other{}), kind(Empty{}), kind(&Plain{}), kind(struct{ A int }{}), kind(struct{}{}))
+var x any = Other{1}
+switch x.(type) {
+case Plain:
+	fmt.Println("Plain")
+case Other:
+	fmt.Println("Other")
+}`, "Plain or Empty Other Plain or Empty *Plain none none\nOther"},
 		{"%T names declared types with the same fields", `type NotFound struct{ ID string }
 func (e *NotFound) Error() string { return "not found: " + e.ID }
 type Invalid struct{ ID string }

@@ -114,7 +114,7 @@ func wrapsBelow(t *itype, getMapType func(*itype) reflect.Type, depth int, seen 
 	switch u.cat {
 	case ptrT:
 		if depth == 0 { // an argument's pointee, which fmt prints as &{...}
-			return wrapsBelow(u.val, getMapType, 0, seen)
+			return wrapsBelow(u.val, getMapType, 0, seen) || marksBelow(u.val)
 		}
 	case sliceT, arrayT:
 		return wrapsBelow(u.val, getMapType, depth+1, seen)
@@ -128,6 +128,14 @@ func wrapsBelow(t *itype, getMapType func(*itype) reflect.Type, depth int, seen 
 		}
 	}
 	return false
+}
+
+// marksBelow reports whether a value of the struct type t holds a value of
+// a declared struct type without fields (identity.go), which fmt's copy
+// presents as struct{}.
+func marksBelow(t *itype) bool {
+	rt := t.TypeOf()
+	return rt != nil && rt.Kind() == reflect.Struct && boxInfoOf(rt).marks
 }
 
 // hasWrapper reports whether a value of type t, in a slot of type any,

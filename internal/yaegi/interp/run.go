@@ -3226,6 +3226,13 @@ func _case(n *node) {
 							if stype == typ.id() {
 								return tnext
 							}
+							// byref: a value of a declared type, unboxed in
+							// an any (a struct without methods), matches by
+							// its reflect type, one per declared struct type
+							// (identity.go); its string is not typ.id().
+							if rt := typ.TypeOf(); rt != nil && rt.Kind() != reflect.Interface && reflect.TypeOf(ival) == rt {
+								return tnext
+							}
 							// byref: an interface case (error...) and an
 							// interpreted value in an error wrapper.
 							if rt := typ.TypeOf(); rt != nil && (typ.cat == valueT || typ.cat == errorT) && rt.Kind() == reflect.Interface && reflect.TypeOf(ival).Implements(rt) {
