@@ -793,6 +793,25 @@ ma := map[any]int{S{3}: 1}
 _, ok := a.(I)
 _, ok2 := h().(I)
 fmt.Println(ma[a], a == any(S{3}), ok, g() == a, ok2, h() == any(S{4}))`, "1 1\n1 7\ntrue 7 7 true\n1 2\n0\n1 true true true true true"},
+		{"a named type without methods is its own type in an interface", `type I = any
+type MyInt int
+type L []string
+func p(xs ...any) bool { _, ok := xs[0].(MyInt); return ok }
+m := map[I]int{MyInt(1): 1, 1: 2}
+fmt.Println(len(m), any(MyInt(1)) == any(1), m[MyInt(1)], m[1])
+var a any = MyInt(2)
+_, ok := a.(int)
+v, ok2 := a.(MyInt)
+fmt.Printf("%v %v %v %v %T %d\n", ok, ok2, v+1, a, a, a)
+switch x := a.(type) {
+case int:
+	fmt.Println("int", x)
+case MyInt:
+	fmt.Println("MyInt", x)
+}
+xs := []any{MyInt(3), 3, L{"a"}}
+b, _ := json.Marshal(xs)
+fmt.Println(xs, string(b), xs[0] == any(3), xs[0] == any(MyInt(3)), p(MyInt(4)))`, "2 false 1 2\nfalse true 3 2 main.MyInt 2\nMyInt 2\n[3 3 [a]] [3,3,[\"a\"]] false true true"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

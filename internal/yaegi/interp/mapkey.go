@@ -41,7 +41,37 @@ type ifaceKey struct {
 // a valueInterface that names its type, so its comparable form is an
 // ifaceKey: t is interpreted and has methods.
 func hasIfaceKey(t *itype) bool {
-	return t != nil && t.cat != valueT && t.cat != nilT && !isInterfaceSrc(t) && len(t.method) > 0
+	return t != nil && t.cat != valueT && t.cat != nilT && !isInterfaceSrc(t) && (len(t.method) > 0 || namedPlain(t))
+}
+
+// boxedInIface reports whether a value of type t (or, for a conversion to
+// an interface, of its operand's type) is kept in an interface as a
+// valueInterface: its type has methods, or is a named type that reflect
+// does not tell from its underlying type (namedPlain).
+func boxedInIface(t *itype) bool {
+	t = dynamicTypeOf(t)
+	return t != nil && (len(t.method) > 0 || namedPlain(t))
+}
+
+// namedPlain reports whether t is a type the snippet declared, without
+// methods, whose values reflect gives the type of its underlying type
+// (type MyInt int, type L []string): in an interface, such a value is
+// boxed with its type, so that any(MyInt(1)) != any(1) and the two are
+// two keys of a map[any]int, as in Go. Struct types are told apart by
+// reflect already (identity.go).
+func namedPlain(t *itype) bool {
+	if t == nil || t.name == "" || t.path == "" || len(t.method) > 0 {
+		return false
+	}
+	u := t
+	for u.cat == linkedT && u.val != nil {
+		u = u.val
+	}
+	switch u.cat {
+	case structT, interfaceT, valueT, nilT, errorT, genericT, linkedT:
+		return false
+	}
+	return true
 }
 
 // dynamicTypeOf returns the concrete type a node of type t gives the value

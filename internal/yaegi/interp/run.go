@@ -481,11 +481,20 @@ func typeAssert(n *node, withResult, withOk bool) {
 			concrete := val.Interface()
 			ctyp := reflect.TypeOf(concrete)
 
+			named := "" // byref: the type of a boxed value of a named type without methods
 			if vv, ok := concrete.(valueInterface); ok {
 				ctyp = vv.value.Type()
 				concrete = vv.value.Interface()
+				if vv.node != nil {
+					if dt := dynamicTypeOf(vv.node.typ); namedPlain(dt) {
+						named = dt.id()
+					}
+				}
 			}
 			ok = canAssertTypes(ctyp, rtype)
+			if ok && named != "" && !isInterfaceSrc(typ) {
+				ok = named == typID // any(MyInt(1)).(int) fails, as in Go
+			}
 			if !ok {
 				if !withOk {
 					// TODO(mpl): think about whether this should ever happen.
@@ -1317,7 +1326,7 @@ func call(n *node) {
 			switch {
 			case hasVariadicArgs:
 				values = append(values, genValue(c))
-			case isInterfaceSrc(arg) && (!isEmptyInterface(arg) || len(c.typ.method) > 0):
+			case isInterfaceSrc(arg) && (!isEmptyInterface(arg) || boxedInIface(c.typ)):
 				values = append(values, genValueInterface(c))
 			case isInterfaceBin(arg):
 				values = append(values, genInterfaceWrapper(c, arg.rtype))
@@ -2618,7 +2627,7 @@ func _return(n *node) {
 		default:
 			switch {
 			case isInterfaceSrc(t):
-				if len(t.field) == 0 && len(dynamicTypeOf(c.typ).method) == 0 {
+				if len(t.field) == 0 && !boxedInIface(c.typ) {
 					// byref: a value with methods keeps them in an empty
 					// interface result, as assignments keep them
 					// (func g() any { return S{3} }: g().(I) failed).
@@ -2953,7 +2962,7 @@ func doComposite(n *node, hasType bool, keyed bool) {
 			values[fieldIndex] = func(*frame) reflect.Value { return reflect.New(rft).Elem() }
 		case isNamedFuncSrc(val.typ):
 			values[fieldIndex] = genValueAsFunctionWrapper(val)
-		case isInterfaceSrc(ft) && (!isEmptyInterface(ft) || len(val.typ.method) > 0):
+		case isInterfaceSrc(ft) && (!isEmptyInterface(ft) || boxedInIface(val.typ)):
 			values[fieldIndex] = genValueInterface(val)
 		case isInterface(ft):
 			values[fieldIndex] = genInterfaceWrapper(val, rft)
@@ -3162,6 +3171,18 @@ func rangeMap(n *node) {
 	}
 }
 
+// boxedPlain returns the box in the interface value v when it holds a
+// value of a named type without methods (namedPlain), for a type switch
+// to match the box's type, and v otherwise.
+func boxedPlain(v reflect.Value) reflect.Value {
+	if v.IsValid() && v.Kind() == reflect.Interface && !v.IsNil() {
+		if vi, ok := v.Elem().Interface().(valueInterface); ok && vi.node != nil && namedPlain(dynamicTypeOf(vi.node.typ)) {
+			return v.Elem()
+		}
+	}
+	return v
+}
+
 func _case(n *node) {
 	tnext := getExec(n.tnext)
 
@@ -3249,7 +3270,7 @@ func _case(n *node) {
 			// match against 1 type: assign var to concrete value
 			typ := types[0]
 			n.exec = func(f *frame) bltn {
-				v := srcValue(f)
+				v := boxedPlain(srcValue(f))
 				if !v.IsValid() {
 					// match zero value against nil
 					if typ.cat == nilT {
@@ -3303,7 +3324,7 @@ func _case(n *node) {
 
 		default:
 			n.exec = func(f *frame) bltn {
-				val := srcValue(f)
+				val := boxedPlain(srcValue(f))
 				if t := val.Type(); t.Kind() == reflect.Interface {
 					for _, typ := range types {
 						if typ.cat == nilT && val.IsNil() {
@@ -3446,7 +3467,7 @@ func _append(n *node) {
 		values := make([]func(*frame) reflect.Value, l)
 		for i, arg := range args {
 			switch elem := n.typ.elem(); {
-			case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || len(arg.typ.method) > 0):
+			case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || boxedInIface(arg.typ)):
 				values[i] = genValueInterface(arg)
 			case isInterfaceBin(elem):
 				values[i] = genInterfaceWrapper(arg, elem.rtype)
@@ -3470,7 +3491,7 @@ func _append(n *node) {
 	default:
 		var value0 func(*frame) reflect.Value
 		switch elem := n.typ.elem(); {
-		case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || len(n.child[2].typ.method) > 0):
+		case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || boxedInIface(n.child[2].typ)):
 			value0 = genValueInterface(n.child[2])
 		case isInterfaceBin(elem):
 			value0 = genInterfaceWrapper(n.child[2], elem.rtype)

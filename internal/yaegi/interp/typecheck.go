@@ -358,6 +358,10 @@ func (check typecheck) mapLitExpr(child []*node, ktyp, vtyp *itype) error {
 
 		if key.rval.IsValid() {
 			kval := key.rval.Interface()
+			if isInterfaceSrc(ktyp) && namedPlain(key.typ) {
+				// byref: MyInt(1) and 1 are two keys of a map[any]int.
+				kval = [2]any{key.typ.id(), kval}
+			}
 			if visited[kval] {
 				return c.cfgErrorf("duplicate key %s in map literal", kval)
 			}

@@ -158,7 +158,7 @@ func genValue(n *node) func(*frame) reflect.Value {
 func genDestValue(typ *itype, n *node) func(*frame) reflect.Value {
 	convertLiteralValue(n, typ.TypeOf())
 	switch {
-	case isInterfaceSrc(typ) && (!isEmptyInterface(typ) || len(dynamicTypeOf(n.typ).method) > 0):
+	case isInterfaceSrc(typ) && (!isEmptyInterface(typ) || boxedInIface(n.typ)):
 		// byref: the methods of a conversion's operand too (var a any =
 		// I(S{3}) stored the bare S, so a.(I) failed; mapkey.go).
 		return genValueInterface(n)
