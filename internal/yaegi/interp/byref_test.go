@@ -595,4 +595,11 @@ func main() {
 	if sym["NotFound"].typ.TypeOf() == sym["Invalid"].typ.TypeOf() {
 		t.Error("NotFound and Invalid have one reflect type")
 	}
+	if _, err := i.Eval("type E struct{}\ntype F struct{}"); err != nil {
+		t.Fatal(err)
+	}
+	sym = i.scopes["main"].sym
+	if e, f := sym["E"].typ.TypeOf(), sym["F"].typ.TypeOf(); e == f || e.Size() != 0 || !e.Comparable() || !isIdentityStruct(e) {
+		t.Errorf("E is %v (size %d), F is %v: want two comparable types of size zero", e, e.Size(), f)
+	}
 }
