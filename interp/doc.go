@@ -159,7 +159,7 @@
 //   - Reach outside the process: no files, network, processes, environment,
 //     reflection or unsafe; no go statements (see Allow-list).
 //   - Rely on the interpreter where it still differs from compiled Go
-//     (yaegi v0.16.1, patched): the next six items say where.
+//     (yaegi v0.16.1, patched): the next nine items say where.
 //   - A pointer to a struct that holds a value of a declared struct type
 //     without fields (type Pair struct{ A Empty; N int }) prints the
 //     inner value as {{}} (&{{{}} 1}, Go: &{{} 1}) when it reaches fmt
@@ -186,6 +186,16 @@
 //     elements hold values of the snippet's types with methods
 //     (map[struct{ k I }]int) makes separate entries for equal keys (== on
 //     such structs is right).
+//   - Two struct types of the same name and the same fields declared in
+//     different scopes (a type P in a func literal and a top-level P) are
+//     one type to assertions and ==.
+//   - A value of a type with both Error and String held in a
+//     fmt.Stringer (var s fmt.Stringer = e) prints through String; Go
+//     prints an error through Error.
+//   - A plain constant or value of a basic type asserted to a snippet's
+//     named type without methods (any(1).(MyInt)) succeeds; Go's
+//     assertion fails. The other way round (any(MyInt(1)).(int)), ==,
+//     map keys, type switches and %T tell them apart as Go does.
 //   - Generic functions whose type parameters are only reachable through a
 //     constraint such as S ~[]E are not inferred (the sandbox's slices and
 //     maps take []E and map[K]V instead; a named slice type passed in
