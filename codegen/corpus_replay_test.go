@@ -158,16 +158,6 @@ func recordShop(t *testing.T, id, code string) (*codegen.Recording, map[string]j
 	if out.Status != run.StatusCompleted {
 		t.Fatalf("run ended %s: %s", out.Status, out.Reason)
 	}
-	var events []run.Event
-	for e, err := range h.Events(ctx, 1) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		events = append(events, e)
-	}
-	rec, err := codegen.FromEvents(events)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := recordingOf(ctx, t, h)
 	return rec, finalVars(t, h.State())
 }

@@ -150,17 +150,7 @@ func TestReplayHostPackageNamesOfActions(t *testing.T) {
 	if out, err := h.Wait(ctx); err != nil || out.Status != run.StatusCompleted {
 		t.Fatalf("run: %v %+v", err, out)
 	}
-	var events []run.Event
-	for e, err := range h.Events(ctx, 1) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		events = append(events, e)
-	}
-	rec, err := codegen.FromEvents(events)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := recordingOf(ctx, t, h)
 	src, err := codegen.Generate(rec, codegen.Options{Main: true})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, src)

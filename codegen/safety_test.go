@@ -124,13 +124,7 @@ func TestAskUserFromRun(t *testing.T) {
 	if err != nil || !out.OK() {
 		t.Fatalf("%+v %v", out, err)
 	}
-	var events []run.Event
-	for e, err := range h.Events(ctx, 1) {
-		must(t, err)
-		events = append(events, e)
-	}
-	rec, err := codegen.FromEvents(events)
-	must(t, err)
+	rec := recordingOf(ctx, t, h)
 	src, err := codegen.Generate(rec, codegen.Options{})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, src)

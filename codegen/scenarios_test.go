@@ -98,6 +98,24 @@ func (s *steps) record(t testing.TB, id string) (*codegen.Recording, map[string]
 }
 
 // finalVars is what the replay's Variables must encode to: every variable
+// recordingOf reads the log of h, a run that ended, and makes its
+// Recording.
+func recordingOf(ctx context.Context, t testing.TB, h *runtime.Handle) *codegen.Recording {
+	t.Helper()
+	var events []run.Event
+	for e, err := range h.Events(ctx, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, e)
+	}
+	rec, err := codegen.FromEvents(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
 // that is neither secret nor not JSON-representable.
 func finalVars(t testing.TB, rt *runtime.State) map[string]json.RawMessage {
 	t.Helper()
@@ -401,16 +419,6 @@ func recordAskUser(t *testing.T) (*codegen.Recording, map[string]json.RawMessage
 	if out.Status != run.StatusCompleted {
 		t.Fatalf("run ended %s: %s", out.Status, out.Reason)
 	}
-	var events []run.Event
-	for e, err := range h.Events(ctx, 1) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		events = append(events, e)
-	}
-	rec, err := codegen.FromEvents(events)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := recordingOf(ctx, t, h)
 	return rec, finalVars(t, h.State()), out.Result
 }
