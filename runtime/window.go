@@ -150,28 +150,12 @@ func summaryLines(events []run.Event) (lines []string, made [][]string, step int
 			calls[p.Call.ID] = call{p.Call.Name, p.Call.Arguments, p.Step}
 		case run.ToolCallCompleted:
 			c := calls[p.CallID]
-			var b strings.Builder
-			fmt.Fprintf(&b, "- step %d: %s %s", c.step, c.name, oneLine(c.args, summaryArgs))
-			if !p.Success {
-				b.WriteString(" failed: " + oneLine(p.Error, summaryPreview))
-			}
-			refs := summaryVars(&b, p.Created, p.Modified)
-			if p.Stdout != "" {
-				b.WriteString("; printed: " + oneLine(p.Stdout, summaryPreview))
-			}
-			add(b.String(), refs)
+			add(summaryLine(fmt.Sprintf("- step %d: %s %s", c.step, c.name, oneLine(c.args, summaryArgs)),
+				p.Success, p.Error, p.Stdout, p.Created, p.Modified))
 		case run.SnippetExecuted:
 			step = max(step, p.Step)
-			var b strings.Builder
-			fmt.Fprintf(&b, "- step %d: Go code %s", p.Step, oneLine(p.Snippet.Code, summaryArgs))
-			if !p.Success {
-				b.WriteString(" failed: " + oneLine(p.Error, summaryPreview))
-			}
-			refs := summaryVars(&b, p.Created, p.Modified)
-			if p.Stdout != "" {
-				b.WriteString("; printed: " + oneLine(p.Stdout, summaryPreview))
-			}
-			add(b.String(), refs)
+			add(summaryLine(fmt.Sprintf("- step %d: Go code %s", p.Step, oneLine(p.Snippet.Code, summaryArgs)),
+				p.Success, p.Error, p.Stdout, p.Created, p.Modified))
 		case run.AssistantMessage:
 			step = max(step, p.Step)
 		}
@@ -180,6 +164,22 @@ func summaryLines(events []run.Event) (lines []string, made [][]string, step int
 }
 
 // summaryVars writes the variables a step made and changed to b, and
+// summaryLine is a compaction summary's line for a call or a snippet that
+// head begins: whether it failed, the variables it made or changed, what it
+// printed; it returns the line and the variables it names.
+func summaryLine(head string, success bool, errText, stdout string, created, modified []run.VariableInfo) (string, []string) {
+	var b strings.Builder
+	b.WriteString(head)
+	if !success {
+		b.WriteString(" failed: " + oneLine(errText, summaryPreview))
+	}
+	refs := summaryVars(&b, created, modified)
+	if stdout != "" {
+		b.WriteString("; printed: " + oneLine(stdout, summaryPreview))
+	}
+	return b.String(), refs
+}
+
 // returns their references.
 func summaryVars(b *strings.Builder, created, modified []run.VariableInfo) []string {
 	var refs []string
