@@ -77,6 +77,21 @@ func (n *Notifier) Notify(id ID) {
 	}
 }
 
+// NotifyAll wakes every waiter of every run, as if each run had been
+// notified. A store calls it when it may have missed notifications, such
+// as after its connection to the notifications of other processes was
+// lost and restored: woken followers read again, and find what they
+// missed.
+func (n *Notifier) NotifyAll() {
+	n.mu.Lock()
+	waits := n.waits
+	n.waits = nil
+	n.mu.Unlock()
+	for _, w := range waits {
+		close(w.ch)
+	}
+}
+
 // Close wakes every waiter of every run, and makes every later Wait return
 // a closed channel: a store calls it when it closes, so that its followers
 // wake, fail to read and end.
