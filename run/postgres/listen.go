@@ -59,6 +59,9 @@ func (s *Store) listen(ctx context.Context, cfg *pgx.ConnConfig, conn *pgx.Conn)
 			return
 		}
 		s.log.Warn("postgres: lost the connection that listens for appends; reconnecting", "schema", s.schema, "err", err)
+		if s.opts.onLost != nil {
+			s.opts.onLost()
+		}
 		if conn = s.reconnect(ctx, cfg); conn == nil {
 			return
 		}

@@ -46,6 +46,9 @@ type Options struct {
 	// onNotify, when set by a test, is called with each notification's
 	// payload, after the followers of its run were woken.
 	onNotify func(payload string)
+	// onLost, when set by a test, is called when the listening
+	// connection was lost, before reconnecting.
+	onLost func()
 }
 
 // Store is a [run.Store] and [run.Records] in a PostgreSQL database,

@@ -76,8 +76,9 @@ func dropSchema(t testing.TB, u, schema string) {
 	}
 }
 
-// superuser runs one statement on the test server as its superuser.
-func superuser(t testing.TB, sql string, args ...any) {
+// queryInt runs a query that returns one integer, as the test server's
+// superuser.
+func queryInt(t testing.TB, sql string, args ...any) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -86,9 +87,11 @@ func superuser(t testing.TB, sql string, args ...any) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, sql, args...); err != nil {
+	var n int
+	if err := conn.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
+	return n
 }
 
 func TestConformance(t *testing.T) {
