@@ -185,7 +185,14 @@ func start() (*Server, error) {
 		return nil, err
 	}
 	s := &Server{bin: bin}
-	if s.dir, err = os.MkdirTemp("", "byref-pg-"); err != nil {
+	// As root, the server runs as nobody, who must reach the directory:
+	// /tmp, not a $TMPDIR that may sit in root's home. It is short too,
+	// as a unix socket's path must be.
+	parent := ""
+	if os.Geteuid() == 0 {
+		parent = "/tmp"
+	}
+	if s.dir, err = os.MkdirTemp(parent, "byref-pg-"); err != nil {
 		return nil, err
 	}
 	if err := s.initdb(); err != nil {
