@@ -261,3 +261,33 @@ func TestLongRunID(t *testing.T) {
 		t.Fatal("the subscription did not end with the run")
 	}
 }
+
+// TryLock gives a name's lock to one session of all those sharing a
+// schema, and to the next once it is unlocked; schemas do not share
+// locks.
+func TestTryLock(t *testing.T) {
+	ctx := context.Background()
+	a := openAt(t, "", Options{})
+	b := openAt(t, "", Options{Schema: a.schema})
+	other := openAt(t, "", Options{})
+	l, ok, err := a.TryLock(ctx, "byref serve")
+	if err != nil || !ok {
+		t.Fatalf("first TryLock = %v, %v", ok, err)
+	}
+	if _, ok, err := b.TryLock(ctx, "byref serve"); err != nil || ok {
+		t.Fatalf("TryLock of a held lock = %v, %v; want false", ok, err)
+	}
+	if l2, ok, err := other.TryLock(ctx, "byref serve"); err != nil || !ok {
+		t.Fatalf("TryLock in another schema = %v, %v; want true", ok, err)
+	} else {
+		l2.Unlock(ctx)
+	}
+	if err := l.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l, ok, err = b.TryLock(ctx, "byref serve")
+	if err != nil || !ok {
+		t.Fatalf("TryLock after Unlock = %v, %v", ok, err)
+	}
+	l.Unlock(ctx)
+}
