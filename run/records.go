@@ -14,8 +14,7 @@ import (
 // event of it, such as the A2A push notification configurations of a
 // task and how far their deliveries have gone. Servers probe for it with a
 // type assertion; the memory store, run/sqlite and run/postgres implement
-// it, and
-// storetest.Records checks an implementation.
+// it, and storetest.Records checks an implementation.
 //
 // A record belongs to an existing run (PutRecord refuses others with
 // ErrRunNotFound) and is named by its kind and its key. Methods are safe
