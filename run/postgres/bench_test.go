@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -83,6 +84,50 @@ func BenchmarkAppendToFollower(b *testing.B) {
 		}
 		if got := <-seen; got != last {
 			b.Fatalf("followed %d, want %d", got, last)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	reportLatency(b, lat)
+}
+
+// BenchmarkDeltaToFollower measures from PublishDelta in one process to a
+// follower's Live in another yielding the delta: the queue, the
+// notification and the listener.
+func BenchmarkDeltaToFollower(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := openAt(b, "", Options{})
+	r := openAt(b, "", Options{Schema: w.schema})
+	if _, _, err := w.Create(ctx, run.Event{RunID: "run_bench", Data: run.RunCreated{}}); err != nil {
+		b.Fatal(err)
+	}
+	seen := make(chan run.Delta, 1)
+	go func() {
+		for e, err := range r.Live(ctx, "run_bench", 1) {
+			if err != nil {
+				return
+			}
+			if d, ok := e.Data.(run.Delta); ok {
+				seen <- d
+			} else {
+				seen <- run.Delta{} // events 1 (the follower has joined) and 2
+			}
+		}
+	}()
+	<-seen
+	if _, err := w.Append(ctx, "run_bench", 1, run.Event{Data: run.AssistantMessage{Text: "hello"}}); err != nil {
+		b.Fatal(err)
+	}
+	<-seen
+	lat := make([]time.Duration, 0, 1024)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		start := time.Now()
+		w.PublishDelta("run_bench", run.Delta{Step: 1, What: run.DeltaText, Text: "token", After: 2, CallID: strconv.Itoa(i)})
+		if d := <-seen; d.CallID != strconv.Itoa(i) {
+			b.Fatalf("followed delta %q, want %d", d.CallID, i)
 		}
 		lat = append(lat, time.Since(start))
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // The listener: one connection per Store, outside the pool, LISTENs on
-// the schema's channel. Every Append notifies the run's ID on it in its
+// the schema's channel (and on its channel of deltas: see live.go). Every Append notifies the run's ID on it in its
 // own statement, so the notification is delivered when (and only if) the
 // append commits, to every Store of every process, which wakes the run's
 // followers. While it waits, the connection sends nothing.
@@ -27,9 +27,9 @@ func (s *Store) startListening(ctx context.Context, cfg *pgx.ConnConfig) error {
 	if err != nil {
 		return err
 	}
-	lctx, stop := context.WithCancel(context.Background())
-	s.stop, s.stopped = stop, make(chan struct{})
-	go s.listen(lctx, cfg, conn)
+	s.bg, s.stop = context.WithCancel(context.Background())
+	s.wg.Add(1)
+	go s.listen(s.bg, cfg, conn)
 	return nil
 }
 
@@ -39,7 +39,7 @@ func (s *Store) listenConn(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn,
 	if err != nil {
 		return nil, err
 	}
-	if _, err := conn.Exec(ctx, "LISTEN "+s.quoted); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+s.quoted+"; LISTEN "+pgx.Identifier{s.schema + deltaSuffix}.Sanitize()); err != nil {
 		conn.Close(ctx)
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (s *Store) listenConn(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn,
 // listen receives notifications until ctx is done, reconnecting whenever
 // the connection is lost.
 func (s *Store) listen(ctx context.Context, cfg *pgx.ConnConfig, conn *pgx.Conn) {
-	defer close(s.stopped)
+	defer s.wg.Done()
 	for {
 		err := s.receive(ctx, conn)
 		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -67,6 +67,10 @@ func (s *Store) listen(ctx context.Context, cfg *pgx.ConnConfig, conn *pgx.Conn)
 		}
 		s.log.Info("postgres: listening for appends again", "schema", s.schema)
 		s.notify.NotifyAll()
+		s.live.gapAll() // deltas were lost too
+		if s.opts.onBack != nil {
+			s.opts.onBack()
+		}
 	}
 }
 
@@ -77,6 +81,10 @@ func (s *Store) receive(ctx context.Context, conn *pgx.Conn) error {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
 			return err
+		}
+		if n.Channel != s.schema {
+			s.live.received(n.Payload)
+			continue
 		}
 		if n.Payload == "" { // a run ID too long for a payload
 			s.notify.NotifyAll()

@@ -49,6 +49,9 @@ type Options struct {
 	// onLost, when set by a test, is called when the listening
 	// connection was lost, before reconnecting.
 	onLost func()
+	// onBack, when set by a test, is called when the listening
+	// connection listens again, after the followers were woken.
+	onBack func()
 }
 
 // Store is a [run.Store] and [run.Records] in a PostgreSQL database,
@@ -63,11 +66,14 @@ type Store struct {
 	log     *slog.Logger
 	now     func() time.Time
 
-	notify  run.Notifier
-	stop    context.CancelFunc // stops the listener
-	stopped chan struct{}      // closed when the listener has returned
-	closed  atomic.Bool
-	opts    Options
+	notify run.Notifier
+	live   deltas    // the followers of Live, by run
+	pub    publisher // the deltas PublishDelta queued
+	bg     context.Context
+	stop   context.CancelFunc // cancels bg: stops the listener and the publisher
+	wg     sync.WaitGroup     // the listener and the publisher
+	closed atomic.Bool
+	opts   Options
 
 	// cache holds the summaries of runs this Store appended to lately, so
 	// that an Append of the run's writer costs one statement: its UPDATE
@@ -93,8 +99,8 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if opts.Schema == "" {
 		opts.Schema = "byref"
 	}
-	if len(opts.Schema) > 63 {
-		return nil, fmt.Errorf("postgres: schema name %q is longer than PostgreSQL's 63 bytes; choose a shorter Options.Schema", opts.Schema)
+	if len(opts.Schema)+len(deltaSuffix) > 63 {
+		return nil, fmt.Errorf("postgres: schema name %q is too long: it names a notification channel too, which with %q must fit PostgreSQL's 63 bytes; choose a shorter Options.Schema", opts.Schema, deltaSuffix)
 	}
 	if opts.QueryTimeout <= 0 {
 		opts.QueryTimeout = 30 * time.Second
@@ -146,8 +152,9 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.stop()
-	<-s.stopped
+	s.wg.Wait()
 	s.notify.Close()
+	s.live.closeAll()
 	s.pool.Close()
 	return nil
 }
