@@ -27,6 +27,7 @@ import (
 	"github.com/byref/byref/run/sqlite"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
+	"github.com/byref/byref/internal/pgtest"
 	byreftemporal "github.com/byref/byref/temporal"
 	"github.com/byref/byref/variable"
 )
@@ -40,7 +41,7 @@ func TestMain(m *testing.M) {
 		workerMain(strings.Split(cfg, "|"))
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m))
 }
 
 // timing makes a lost worker noticed within seconds.
