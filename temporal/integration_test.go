@@ -23,11 +23,11 @@ import (
 	"go.temporal.io/sdk/log"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/internal/pgtest"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/sqlite"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
-	"github.com/byref/byref/internal/pgtest"
 	byreftemporal "github.com/byref/byref/temporal"
 	"github.com/byref/byref/variable"
 )
