@@ -312,8 +312,13 @@ func (cl *cluster) deltas(t *testing.T, store *postgres.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o, err := r.Wait(ctx); err != nil || o.Status != run.StatusAwaiting {
-		t.Fatalf("the run's first turn: %+v, %v; want awaiting", o, err)
+	for ev, err := range store.Events(ctx, r.ID(), 1) { // until it awaits
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc, ok := ev.Data.(run.StatusChanged); ok && sc.To == run.StatusAwaiting {
+			break
+		}
 	}
 	calls := make(chan string, 100)
 	go func() {
