@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -39,6 +40,12 @@ func (m *Model) encode(req llm.Request, stream bool) ([]byte, error) {
 	}
 	if stream && !m.opts.Dialect.NoStreamOptions {
 		r.StreamOptions = &streamOptions{IncludeUsage: true}
+	}
+	if f := req.ResponseFormat; f != nil {
+		if !json.Valid(f.Schema) {
+			return nil, fmt.Errorf("llm: %s: Request.ResponseFormat.Schema is not valid JSON; give a JSON Schema object", m.provider)
+		}
+		r.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{Name: cmp.Or(f.Name, "response"), Description: f.Description, Schema: f.Schema, Strict: f.Strict}}
 	}
 	for _, t := range req.Tools {
 		params := t.Parameters

@@ -20,16 +20,31 @@ import (
 // (tools, then messages), after the settings, so that the bodies of a
 // run's requests begin alike byte for byte.
 type request struct {
-	Model               string         `json:"model"`
-	PromptCacheKey      string         `json:"prompt_cache_key,omitempty"`
-	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
-	MaxTokens           int            `json:"max_tokens,omitempty"`
-	Temperature         *float64       `json:"temperature,omitempty"`
-	TopP                *float64       `json:"top_p,omitempty"`
-	Stream              bool           `json:"stream,omitempty"`
-	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
-	Tools               []tool         `json:"tools,omitempty"`
-	Messages            []message      `json:"messages"`
+	Model               string          `json:"model"`
+	PromptCacheKey      string          `json:"prompt_cache_key,omitempty"`
+	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
+	MaxTokens           int             `json:"max_tokens,omitempty"`
+	Temperature         *float64        `json:"temperature,omitempty"`
+	TopP                *float64        `json:"top_p,omitempty"`
+	Stream              bool            `json:"stream,omitempty"`
+	StreamOptions       *streamOptions  `json:"stream_options,omitempty"`
+	ResponseFormat      *responseFormat `json:"response_format,omitempty"`
+	Tools               []tool          `json:"tools,omitempty"`
+	Messages            []message       `json:"messages"`
+}
+
+// responseFormat is response_format {"type":"json_schema"}, structured
+// output.
+type responseFormat struct {
+	Type       string     `json:"type"`
+	JSONSchema jsonSchema `json:"json_schema"`
+}
+
+type jsonSchema struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Schema      json.RawMessage `json:"schema"`
+	Strict      bool            `json:"strict,omitempty"`
 }
 
 type streamOptions struct {
