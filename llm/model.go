@@ -153,6 +153,14 @@ type Usage struct {
 	// its prompt cache (Anthropic's cache_creation_input_tokens), billed
 	// above the input price; OpenAI reports none.
 	CacheWriteTokens int
+	// ReasoningTokens is the part of OutputTokens the model spent
+	// reasoning (OpenAI's reasoning_tokens), for providers that count them
+	// apart.
+	ReasoningTokens int
+	// Cost is what the provider says the call cost, in dollars
+	// (OpenRouter's usage.cost); 0 when it says nothing. A runtime's
+	// Options.Prices computes a cost of its own from the tokens.
+	Cost float64
 }
 
 // Total returns InputTokens + OutputTokens.
@@ -163,6 +171,7 @@ func (u Usage) Add(v Usage) Usage {
 	return Usage{
 		InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens + v.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		ReasoningTokens: u.ReasoningTokens + v.ReasoningTokens, Cost: u.Cost + v.Cost,
 	}
 }
 
