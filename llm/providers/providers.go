@@ -9,7 +9,8 @@
 //	model, err := llm.Open("openai:gpt-4o-mini")
 //
 // It imports [github.com/byref/byref/llm/openai] (openai, google/gemini,
-// mistral, ollama, vllm) and [github.com/byref/byref/llm/anthropic]
+// mistral, ollama, vllm), [github.com/byref/byref/llm/openai/responses]
+// (openai-responses) and [github.com/byref/byref/llm/anthropic]
 // (anthropic/claude). A program that needs only one can import that package
 // instead; one that brings its own [llm.Model] needs neither.
 package providers
@@ -18,4 +19,5 @@ import (
 	// Registered for llm.Open.
 	_ "github.com/byref/byref/llm/anthropic"
 	_ "github.com/byref/byref/llm/openai"
+	_ "github.com/byref/byref/llm/openai/responses"
 )
