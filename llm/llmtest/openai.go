@@ -270,8 +270,9 @@ func openAICases(f Flavor) []Case {
 		{"usage", func(t *testing.T, open Open) {
 			_, m := chat(t, open, Reply{Body: completion(`{"role":"assistant","content":"ok"}`, `"stop"`,
 				`{"prompt_tokens":1200,"completion_tokens":340,"total_tokens":1540,"prompt_tokens_details":{"cached_tokens":1024},"completion_tokens_details":{"reasoning_tokens":300}}`)})
-			// cached_tokens is a part of prompt_tokens.
-			wantCachedUsage(t, generate(t, m, ask("Hi")), llm.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 1024})
+			// cached_tokens is a part of prompt_tokens, reasoning_tokens of
+			// completion_tokens.
+			wantCachedUsage(t, generate(t, m, ask("Hi")), llm.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 1024, ReasoningTokens: 300})
 		}},
 		{"reasoning_content", func(t *testing.T, open Open) {
 			// vLLM's reasoning outputs

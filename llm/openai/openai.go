@@ -25,6 +25,9 @@ type Options struct {
 	llm.Config
 	// Organization, when set, is sent as the OpenAI-Organization header.
 	Organization string
+	// Header holds more headers sent with every request (OpenRouter's
+	// HTTP-Referer and X-Title, which attribute the calls to an app).
+	Header http.Header
 	// Dialect adapts the request to an OpenAI-compatible endpoint; the zero
 	// value is OpenAI's own API.
 	Dialect Dialect
@@ -76,7 +79,10 @@ func New(opts Options) (*Model, error) {
 	if base == "" {
 		base = "https://api.openai.com/v1"
 	}
-	m := &Model{opts: opts, url: base + "/chat/completions", header: http.Header{}, client: opts.HTTPClient, provider: opts.Provider}
+	m := &Model{opts: opts, url: base + "/chat/completions", header: opts.Header.Clone(), client: opts.HTTPClient, provider: opts.Provider}
+	if m.header == nil {
+		m.header = http.Header{}
+	}
 	if m.client == nil {
 		m.client = &http.Client{}
 	}
@@ -157,7 +163,12 @@ func stopReason(s string) llm.StopReason {
 	return llm.StopReason(s)
 }
 
-// streamError turns an error object sent with a 200 status into an error.
+// streamError turns an error object sent with a 200 status into an error:
+// of the kind its code says when the code is an HTTP status (OpenRouter's
+// upstream 429s), else a retryable unavailability.
 func streamError(provider string, e *apiError) error {
+	if code, ok := e.Code.(float64); ok && code >= 400 && code < 600 {
+		return llm.StatusError(provider, int(code), 0, errors.New(e.Message))
+	}
 	return &llm.ProviderError{Provider: provider, Retryable: true, Kind: llm.ErrProviderUnavailable, Err: errors.New(e.Message)}
 }
