@@ -20,7 +20,8 @@ type Flavor string
 
 // The flavors the suite knows. The first five speak OpenAI's chat
 // completions (POST …/chat/completions); Anthropic speaks the Messages API
-// (POST …/v1/messages).
+// (POST …/v1/messages); [Responses], declared with its cases, speaks
+// OpenAI's Responses API (POST …/responses).
 const (
 	// OpenAI is OpenAI's own chat completions API.
 	OpenAI Flavor = "openai"
@@ -55,8 +56,11 @@ type Case struct {
 
 // Cases returns the cases of flavor f, in the order [Run] runs them.
 func Cases(f Flavor) []Case {
-	if f == Anthropic {
+	switch f {
+	case Anthropic:
 		return anthropicCases()
+	case Responses:
+		return responsesCases()
 	}
 	return openAICases(f)
 }
