@@ -3,7 +3,6 @@ package llmtest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -327,24 +326,9 @@ func responsesCases() []Case {
 				respEvent("response.output_text.delta", `"item_id":"msg_1","output_index":0,"delta":"two"`),
 				completed(respText, respUsage),
 			}})
-			stop := errors.New("enough")
-			calls := 0
-			_, err := llm.Stream(context.Background(), m, ask("Hi"), func(llm.Chunk) error { calls++; return stop })
-			if !errors.Is(err, stop) || calls != 1 {
-				t.Errorf("err = %v after %d callbacks; want the callback's error after 1", err, calls)
-			}
+			callbackStops(t, m)
 		}},
 	)
-	for _, he := range httpErrorCases {
-		cases = append(cases, Case{"http_error_" + he.name, func(t *testing.T, open Open) {
-			_, m := serve(t, open, Reply{Status: he.status, Body: `{"error":{"message":"scripted failure","type":"invalid_request_error","param":null,"code":null}}`})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, he.kind, he.status, he.retryable)
-			if !strings.Contains(err.Error(), "scripted failure") {
-				t.Errorf("err = %v; want the provider's message in it", err)
-			}
-		}})
-	}
 	cases = append(cases,
 		Case{"retries", func(t *testing.T, open Open) {
 			s, m := serve(t, open,
@@ -357,27 +341,7 @@ func responsesCases() []Case {
 				t.Errorf("resp %+v, err %v after %d requests; want the text after 3", resp, err, s.Requests())
 			}
 		}},
-		Case{"concurrent_use", func(t *testing.T, open Open) {
-			replies := make([]Reply, 16)
-			for i := range replies {
-				replies[i] = Reply{Body: responseObject("completed", respText, respUsage)}
-			}
-			_, m := serve(t, open, replies...)
-			concurrentUse(t, m, len(replies))
-		}},
-		Case{"canceled", func(t *testing.T, open Open) {
-			s, m := serve(t, open, Reply{Hang: true})
-			ctx, cancel := context.WithCancel(context.Background())
-			errc := make(chan error, 1)
-			go func() { _, err := m.Generate(ctx, ask("Hi")); errc <- err }()
-			for s.Requests() == 0 {
-				runtimeGosched()
-			}
-			cancel()
-			if err := <-errc; !errors.Is(err, context.Canceled) || llm.IsRetryable(err) {
-				t.Errorf("err = %v, want context.Canceled, not retryable", err)
-			}
-		}},
 	)
-	return cases
+	return append(cases, sharedCases(serve, httpErrorCases, `{"error":{"message":"scripted failure","type":"invalid_request_error","param":null,"code":null}}`,
+		Reply{Body: responseObject("completed", respText, respUsage)})...)
 }

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -75,26 +76,8 @@ func New(opts Options) (*Model, error) {
 	if strings.TrimSpace(opts.Model) == "" {
 		return nil, errors.New("openai: Options.Model is empty; name a model, e.g. gpt-4o-mini")
 	}
-	base := strings.TrimSuffix(opts.BaseURL, "/")
-	if base == "" {
-		base = "https://api.openai.com/v1"
-	}
-	m := &Model{opts: opts, url: base + "/chat/completions", header: opts.Header.Clone(), client: opts.HTTPClient, provider: opts.Provider}
-	if m.header == nil {
-		m.header = http.Header{}
-	}
-	if m.client == nil {
-		m.client = &http.Client{}
-	}
-	if m.provider == "" {
-		m.provider = "openai"
-	}
-	if opts.APIKey != "" {
-		m.header.Set("Authorization", "Bearer "+opts.APIKey)
-	}
-	if opts.Organization != "" {
-		m.header.Set("OpenAI-Organization", opts.Organization)
-	}
+	m := &Model{opts: opts, provider: cmp.Or(opts.Provider, "openai")}
+	m.url, m.header, m.client = wire.OpenAIEndpoint(opts.Config, "https://api.openai.com/v1", "/chat/completions", opts.Organization, opts.Header)
 	return m, nil
 }
 

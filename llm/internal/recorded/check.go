@@ -84,3 +84,20 @@ func CheckResult(t *testing.T, resp llm.Response, chunks []llm.Chunk, err error,
 			text.String(), reasoning.String(), calls, resp.Text, resp.Reasoning, resp.ToolCalls)
 	}
 }
+
+// CheckSent checks the client's last request against the recording: its
+// path with the query, the credentials header (header: value), and the
+// body's shape, by check (CheckChatRequest or CheckResponsesRequest).
+func CheckSent(t *testing.T, s *Server, r *Recording, check func(got, want map[string]any) []string, header, value string) {
+	t.Helper()
+	got, path, hdr := s.Sent(t)
+	if path != r.Request.Path {
+		t.Errorf("path %s, recorded %s", path, r.Request.Path)
+	}
+	if hdr.Get(header) != value {
+		t.Errorf("%s: %q, want %q", header, hdr.Get(header), value)
+	}
+	for _, d := range check(got, r.RequestBody(t)) {
+		t.Error(d)
+	}
+}

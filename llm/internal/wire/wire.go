@@ -229,6 +229,33 @@ func Events(r io.Reader, fn func(Event) error) error {
 	return nil
 }
 
+// OpenAIEndpoint returns the URL, headers and HTTP client of an API
+// that authenticates as OpenAI's do: c.BaseURL (defaultBase when empty)
+// without its trailing slash, followed by path; a copy of header with the
+// API key as a bearer token and the OpenAI-Organization header, when they
+// are set; c.HTTPClient, or a new client.
+func OpenAIEndpoint(c llm.Config, defaultBase, path, organization string, header http.Header) (string, http.Header, *http.Client) {
+	base := strings.TrimSuffix(c.BaseURL, "/")
+	if base == "" {
+		base = defaultBase
+	}
+	h := header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	if c.APIKey != "" {
+		h.Set("Authorization", "Bearer "+c.APIKey)
+	}
+	if organization != "" {
+		h.Set("OpenAI-Organization", organization)
+	}
+	client := c.HTTPClient
+	if client == nil {
+		client = &http.Client{}
+	}
+	return base + path, h, client
+}
+
 // PostJSON posts body, as Post does, and decodes the whole answer into v.
 // what names the answer in the error of a body that is not its JSON ("the
 // completion", "the message").

@@ -32,16 +32,7 @@ func TestRecorded(t *testing.T) {
 			recorded.CheckResult(t, resp, chunks, err, exp)
 			checkThinking(t, resp, exp)
 			r.CheckFeatures(t, resp.Usage)
-			got, path, hdr := srv.Sent(t)
-			if path != r.Request.Path {
-				t.Errorf("path %s, recorded %s", path, r.Request.Path)
-			}
-			if hdr.Get("Authorization") != "Bearer sk-test" {
-				t.Errorf("Authorization = %q", hdr.Get("Authorization"))
-			}
-			for _, d := range recorded.CheckResponsesRequest(got, r.RequestBody(t)) {
-				t.Error(d)
-			}
+			recorded.CheckSent(t, srv, r, recorded.CheckResponsesRequest, "Authorization", "Bearer sk-test")
 		})
 	}
 }

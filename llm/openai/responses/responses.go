@@ -1,6 +1,7 @@
 package responses
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,26 +73,8 @@ func New(opts Options) (*Model, error) {
 	if strings.TrimSpace(opts.Model) == "" {
 		return nil, errors.New("responses: Options.Model is empty; name a model, e.g. gpt-5-mini")
 	}
-	base := strings.TrimSuffix(opts.BaseURL, "/")
-	if base == "" {
-		base = "https://api.openai.com/v1"
-	}
-	m := &Model{opts: opts, url: base + "/responses", header: opts.Header.Clone(), client: opts.HTTPClient, provider: opts.Provider}
-	if m.header == nil {
-		m.header = http.Header{}
-	}
-	if m.client == nil {
-		m.client = &http.Client{}
-	}
-	if m.provider == "" {
-		m.provider = Provider
-	}
-	if opts.APIKey != "" {
-		m.header.Set("Authorization", "Bearer "+opts.APIKey)
-	}
-	if opts.Organization != "" {
-		m.header.Set("OpenAI-Organization", opts.Organization)
-	}
+	m := &Model{opts: opts, provider: cmp.Or(opts.Provider, Provider)}
+	m.url, m.header, m.client = wire.OpenAIEndpoint(opts.Config, "https://api.openai.com/v1", "/responses", opts.Organization, opts.Header)
 	reasons := Reasons(opts.Model)
 	if opts.Reasoning != nil {
 		reasons = *opts.Reasoning
