@@ -105,3 +105,29 @@ func TestBadOptions(t *testing.T) {
 		t.Errorf("Open without a key: %v, want ErrMissingKey", err)
 	}
 }
+
+// An answer Azure's content filter stops ends with StopContentFilter, on
+// either API: chat's finish_reason content_filter (with the choice's
+// content_filter_results), a Responses answer incomplete for
+// content_filter.
+func TestOutputContentFilter(t *testing.T) {
+	chat := llmtest.NewServer(t, "/chat/completions", llmtest.Reply{Body: `{"id":"c","object":"chat.completion","choices":[{"index":0,"finish_reason":"content_filter","message":{"role":"assistant","content":"Here is how"},` +
+		`"content_filter_results":{"violence":{"filtered":true,"severity":"high"}}}],"prompt_filter_results":[{"prompt_index":0,"content_filter_results":{}}],"usage":{"prompt_tokens":9,"completion_tokens":3}}`})
+	resp := llmtest.NewServer(t, "/responses", llmtest.Reply{Body: `{"status":"incomplete","incomplete_details":{"reason":"content_filter"},"output":[],"usage":{"input_tokens":9,"output_tokens":0}}`})
+	o := azure.Options{Config: llm.Config{Model: "d", BaseURL: chat.URL(), APIKey: "k"}}
+	cm, err := azure.NewChat(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.BaseURL = resp.URL()
+	rm, err := azure.NewResponses(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []llm.Model{cm, rm} {
+		got, err := m.Generate(context.Background(), llm.Request{Messages: []llm.Message{llm.UserMessage("hi")}})
+		if err != nil || got.StopReason != llm.StopContentFilter || !got.StopReason.Refused() {
+			t.Errorf("%T: %+v, %v", m, got, err)
+		}
+	}
+}

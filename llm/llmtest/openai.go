@@ -341,6 +341,19 @@ func openAICases(f Flavor) []Case {
 				t.Errorf("messages = %v", b["messages"])
 			}
 		}},
+		{"structured_output", func(t *testing.T, open Open) {
+			s, m := chat(t, open, Reply{Body: completion(`{"role":"assistant","content":"{\"city\":\"Paris\"}"}`, `"stop"`, usage19x10)})
+			req := ask("Which city?")
+			req.ResponseFormat = &llm.ResponseFormat{Name: "city", Schema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`), Strict: true}
+			if resp := generate(t, m, req); resp.Text != `{"city":"Paris"}` {
+				t.Errorf("Text = %q", resp.Text)
+			}
+			f := Path(t, s.Body(0), "response_format")
+			if Path(t, f, "type") != "json_schema" || Path(t, f, "json_schema", "name") != "city" || Path(t, f, "json_schema", "strict") != true ||
+				Path(t, f, "json_schema", "schema", "type") != "object" {
+				t.Errorf("response_format = %v", f)
+			}
+		}},
 		{"unset_parameters", func(t *testing.T, open Open) {
 			s, m := chat(t, open,
 				Reply{Body: completion(`{"role":"assistant","content":"ok"}`, `"stop"`, usage19x10)},

@@ -23,7 +23,6 @@ type event struct {
 	Code         any       `json:"code"`
 	Message      string    `json:"message"`
 	Error        *apiError `json:"error"`
-	SummaryIndex int       `json:"summary_index"`
 }
 
 // Stream implements [llm.Streamer]. Text, reasoning summaries and
