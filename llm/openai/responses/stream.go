@@ -14,15 +14,15 @@ import (
 
 // event is one streaming event: its type and the fields its type uses.
 type event struct {
-	Type         string    `json:"type"`
-	ItemID       string    `json:"item_id"`
-	OutputIndex  int       `json:"output_index"`
-	Delta        string    `json:"delta"`
-	Item         *item     `json:"item"`
-	Response     *response `json:"response"`
-	Code         any       `json:"code"`
-	Message      string    `json:"message"`
-	Error        *apiError `json:"error"`
+	Type        string    `json:"type"`
+	ItemID      string    `json:"item_id"`
+	OutputIndex int       `json:"output_index"`
+	Delta       string    `json:"delta"`
+	Item        *item     `json:"item"`
+	Response    *response `json:"response"`
+	Code        any       `json:"code"`
+	Message     string    `json:"message"`
+	Error       *apiError `json:"error"`
 }
 
 // Stream implements [llm.Streamer]. Text, reasoning summaries and
