@@ -201,6 +201,17 @@ func anthropicCases() []Case {
 			// counts them in InputTokens and apart.
 			wantCachedUsage(t, generate(t, m, ask("Hi")), llm.Usage{InputTokens: 3050, OutputTokens: 20, CacheReadTokens: 2000, CacheWriteTokens: 1000})
 		}},
+		{"usage_compaction_iterations", func(t *testing.T, open Open) {
+			// A message the server compacted first (context management):
+			// usage.iterations counts the compaction and the message, the
+			// top-level fields only the last (as recorded from
+			// claude-sonnet-4-6).
+			_, m := msgs(t, open, Reply{Body: `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-6","content":[{"type":"text","text":"Hello!"}],"stop_reason":"end_turn",` +
+				`"usage":{"input_tokens":181,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":8,"iterations":[` +
+				`{"input_tokens":100,"output_tokens":83,"cache_read_input_tokens":55096,"cache_creation_input_tokens":0,"type":"compaction"},` +
+				`{"input_tokens":181,"output_tokens":8,"cache_read_input_tokens":0,"cache_creation_input_tokens":0,"type":"message"}]}}`})
+			wantCachedUsage(t, generate(t, m, ask("Hi")), llm.Usage{InputTokens: 55377, OutputTokens: 91, CacheReadTokens: 55096})
+		}},
 		{"thinking", func(t *testing.T, open Open) {
 			s, m := msgs(t, open,
 				Reply{Body: message(`{"type":"thinking","thinking":"Paris is a city; look it up.","signature":"WaUjzkypQ2mUEVM36O2TxuC06KN8xyfbJwyem2dw3URve/op91XWHOEBLLqIOMfFG/UvLEczmEsUjavL=="},`+
