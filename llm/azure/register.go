@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/byref/byref/llm"
+	"github.com/byref/byref/llm/openai/responses"
 )
 
 // init registers the providers azure (chat completions) and
@@ -14,7 +15,8 @@ import (
 // (required), the key AZURE_OPENAI_API_KEY, or a Microsoft Entra ID token
 // in AZURE_OPENAI_AD_TOKEN; AZURE_OPENAI_API_VERSION, when set, selects
 // the deployment endpoints with that api-version, and otherwise the v1
-// endpoint is used.
+// endpoint is used. azure-responses reads OPENAI_REASONING_EFFORT and
+// OPENAI_REASONING_SUMMARY as openai-responses does.
 func init() {
 	for _, p := range []struct {
 		name string
@@ -26,7 +28,7 @@ func init() {
 		llm.Register(llm.Provider{
 			Name: p.name, KeyEnv: []string{"AZURE_OPENAI_API_KEY"}, KeyOptional: true, BaseURLEnv: "AZURE_OPENAI_ENDPOINT",
 			Open: func(c llm.Config) (llm.Model, error) {
-				o := Options{Config: c, APIVersion: c.Getenv("AZURE_OPENAI_API_VERSION")}
+				o := Options{Config: c, APIVersion: c.Getenv("AZURE_OPENAI_API_VERSION"), Responses: responses.FromEnv(c.Getenv)}
 				if tok := c.Getenv("AZURE_OPENAI_AD_TOKEN"); tok != "" {
 					o.Token = func(context.Context) (string, error) { return tok, nil }
 				} else if c.APIKey == "" {

@@ -82,3 +82,20 @@ func TestPromptCacheKey(t *testing.T) {
 		t.Errorf("prompt_cache_key = %v", got)
 	}
 }
+
+// A model opened by name takes its reasoning settings from the
+// environment.
+func TestReasoningFromEnv(t *testing.T) {
+	srv := llmtest.NewServer(t, "/responses", llmtest.Reply{Body: `{"status":"completed","output":[],"usage":{"input_tokens":1,"output_tokens":1}}`})
+	env := map[string]string{"OPENAI_REASONING_EFFORT": "high", "OPENAI_REASONING_SUMMARY": "detailed"}
+	m, err := llm.OpenWith("openai-responses:o3", llm.Config{APIKey: "k", BaseURL: srv.URL(), Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Generate(context.Background(), llm.Request{Messages: []llm.Message{llm.UserMessage("Hi")}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := srv.Body(0)["reasoning"]; llmtest.Path(t, r, "effort") != "high" || llmtest.Path(t, r, "summary") != "detailed" {
+		t.Errorf("reasoning = %v", r)
+	}
+}

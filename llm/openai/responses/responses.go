@@ -139,6 +139,9 @@ func (m *Model) result(r response) (llm.Response, error) {
 			}
 		case "message":
 			var parts []part
+			if len(it.Content) == 0 {
+				continue
+			}
 			if err := json.Unmarshal(it.Content, &parts); err != nil {
 				return llm.Response{}, wire.BadResponse(m.provider, errors.New("a message's content is not an array of parts"))
 			}
