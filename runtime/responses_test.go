@@ -110,3 +110,33 @@ func TestResponsesRestoreSendsReasoningBack(t *testing.T) {
 		t.Errorf("input types %s: the reasoning item goes before the calls it led to and their outputs", got)
 	}
 }
+
+// The live run sends the reasoning items back as the restored one does:
+// its second request carries the first turn's item before its call.
+func TestResponsesLiveRunSendsReasoningBack(t *testing.T) {
+	srv := llmtest.NewServer(t, "/responses",
+		responsesTurn("rs_1", "gAAAAAB-first-turn==", functionCall("call_1", "get_weather", `{"location":"<<var:city>>","unit":"c","return":null}`)),
+		responsesTurn("rs_2", "gAAAAAB-second-turn==", functionCall("call_2", "terminate", `{"success":true,"result":"<<var:weather>>"}`)))
+	m, err := responses.New(responses.Options{Config: llm.Config{Model: "gpt-5-mini", APIKey: "k", BaseURL: srv.URL() + "/v1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := newAgent(t, m, runtime.Options{}).Run(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "Weather in my city?"}})
+	if err != nil || o.Status != run.StatusCompleted || !strings.Contains(string(o.Result), "Paris") {
+		t.Fatalf("outcome %+v, %v", o, err)
+	}
+	in := srv.Body(1)["input"].([]any)
+	var types []string
+	for _, v := range in {
+		it := v.(map[string]any)
+		if typ, ok := it["type"].(string); ok {
+			types = append(types, typ)
+			if typ == "reasoning" && it["encrypted_content"] != "gAAAAAB-first-turn==" {
+				t.Errorf("reasoning item %v", it)
+			}
+		}
+	}
+	if got := strings.Join(types, " "); got != "reasoning function_call function_call_output" {
+		t.Errorf("input item types %q", got)
+	}
+}

@@ -8,7 +8,9 @@
 // Importing the package registers the provider openai-responses with
 // [llm.Register], so that llm.Open("openai-responses:gpt-5-mini") works,
 // with OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_ORGANIZATION as for the
-// chat completions provider; [New] builds a model without the registry.
+// chat completions provider, and OPENAI_REASONING_EFFORT and
+// OPENAI_REASONING_SUMMARY ([FromEnv]); [New] builds a model without the
+// registry.
 //
 // # Reasoning between turns
 //
