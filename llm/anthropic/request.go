@@ -7,10 +7,8 @@ import (
 	"strings"
 
 	"github.com/byref/byref/llm"
+	"github.com/byref/byref/llm/internal/wire"
 )
-
-// emptySchema is the input_schema of a tool without parameters.
-var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // encode builds the JSON body of req. System messages are joined into the
 // system prompt; consecutive tool results share one user message, as the API
@@ -35,11 +33,9 @@ func (m *Model) encode(req llm.Request, stream bool) ([]byte, error) {
 		r.TopP = m.opts.TopP
 	}
 	for _, t := range req.Tools {
-		s := t.Parameters
-		if len(bytes.TrimSpace(s)) == 0 {
-			s = emptySchema
-		} else if !json.Valid(s) {
-			return nil, fmt.Errorf("llm: %s: tool %q: Parameters is not valid JSON; give a JSON Schema object", m.provider, t.Name)
+		s, err := wire.Parameters(m.provider, t)
+		if err != nil {
+			return nil, err
 		}
 		r.Tools = append(r.Tools, tool{Name: t.Name, Description: t.Description, InputSchema: s})
 	}

@@ -229,6 +229,22 @@ func Events(r io.Reader, fn func(Event) error) error {
 	return nil
 }
 
+// emptyParameters is the schema of a tool without parameters.
+var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// Parameters returns the JSON Schema a tool's parameters are sent as: an
+// object without properties when it has none, and an error naming the
+// tool when they are not JSON.
+func Parameters(provider string, t llm.Tool) (json.RawMessage, error) {
+	switch {
+	case len(bytes.TrimSpace(t.Parameters)) == 0:
+		return emptyParameters, nil
+	case !json.Valid(t.Parameters):
+		return nil, fmt.Errorf("llm: %s: tool %q: Parameters is not valid JSON; give a JSON Schema object", provider, t.Name)
+	}
+	return t.Parameters, nil
+}
+
 // OpenAIEndpoint returns the URL, headers and HTTP client of an API
 // that authenticates as OpenAI's do: c.BaseURL (defaultBase when empty)
 // without its trailing slash, followed by path; a copy of header with the
