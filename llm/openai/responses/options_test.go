@@ -24,11 +24,13 @@ func TestReasons(t *testing.T) {
 // What a request asks for, by model and options: encrypted reasoning only
 // from a model that reasons and only when responses are not stored; the
 // reasoning parameters only when set; a reasoning item without its
-// encrypted_content goes back only to a provider that stored it.
+// encrypted_content goes back only to a provider that stored it, and none
+// to a model that does not reason.
 func TestStoreAndReasoning(t *testing.T) {
 	yes, no := true, false
 	back := llm.Request{Messages: []llm.Message{llm.UserMessage("Hi"),
 		{Role: llm.RoleAssistant, Text: "Hello.", Thinking: []llm.Thinking{{Provider: responses.Provider, ID: "rs_1", Text: "plain"}}},
+		{Role: llm.RoleAssistant, Text: "Again.", Thinking: []llm.Thinking{{Provider: responses.Provider, ID: "rs_2", Text: "sealed", Signature: "gAAAA"}}},
 		llm.UserMessage("Again")}}
 	for _, tc := range []struct {
 		name      string
@@ -37,11 +39,11 @@ func TestStoreAndReasoning(t *testing.T) {
 		reasoning any
 		itemsBack int
 	}{
-		{"reasoning model", responses.Options{Config: llm.Config{Model: "gpt-5-mini"}}, true, nil, 3},
-		{"plain model", responses.Options{Config: llm.Config{Model: "gpt-4o"}}, false, nil, 3},
-		{"deployment said to reason", responses.Options{Config: llm.Config{Model: "prod"}, Reasoning: &yes, ReasoningEffort: "low", ReasoningSummary: "auto"}, true, map[string]any{"effort": "low", "summary": "auto"}, 3},
-		{"reasoning model said not to", responses.Options{Config: llm.Config{Model: "o3"}, Reasoning: &no}, false, nil, 3},
-		{"stored", responses.Options{Config: llm.Config{Model: "gpt-5"}, Store: true}, false, nil, 4},
+		{"reasoning model", responses.Options{Config: llm.Config{Model: "gpt-5-mini"}}, true, nil, 5},
+		{"plain model", responses.Options{Config: llm.Config{Model: "gpt-4o"}}, false, nil, 4},
+		{"deployment said to reason", responses.Options{Config: llm.Config{Model: "prod"}, Reasoning: &yes, ReasoningEffort: "low", ReasoningSummary: "auto"}, true, map[string]any{"effort": "low", "summary": "auto"}, 5},
+		{"reasoning model said not to", responses.Options{Config: llm.Config{Model: "o3"}, Reasoning: &no}, false, nil, 4},
+		{"stored", responses.Options{Config: llm.Config{Model: "gpt-5"}, Store: true}, false, nil, 6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := llmtest.NewServer(t, "/responses", llmtest.Reply{Body: `{"status":"completed","output":[],"usage":{"input_tokens":1,"output_tokens":1}}`})

@@ -87,8 +87,13 @@ func (m *Model) encode(req llm.Request, stream bool) ([]byte, error) {
 // consecutive blocks with one ID are one item, whose summary is their
 // texts. Other providers' blocks are left out, and so is an item the
 // provider could not read back: one without encrypted_content when
-// responses are not stored (it would answer "Item not found").
+// responses are not stored (it would answer "Item not found"), and any
+// item when the model does not reason (a conversation that changed
+// models).
 func (m *Model) appendReasoning(input []item, blocks []llm.Thinking) []item {
+	if !m.encrypted && !m.opts.Store {
+		return input // a model that does not reason reads no reasoning items
+	}
 	for i := 0; i < len(blocks); {
 		b := blocks[i]
 		j := i + 1
