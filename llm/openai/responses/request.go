@@ -26,7 +26,7 @@ func (m *Model) encode(req llm.Request, stream bool) ([]byte, error) {
 	if r.TopP == nil {
 		r.TopP = m.opts.TopP
 	}
-	if m.encrypted {
+	if m.reasons && !m.opts.Store {
 		r.Include = []string{"reasoning.encrypted_content"}
 	}
 	if m.opts.ReasoningEffort != "" || m.opts.ReasoningSummary != "" {
@@ -91,7 +91,7 @@ func (m *Model) encode(req llm.Request, stream bool) ([]byte, error) {
 // item when the model does not reason (a conversation that changed
 // models).
 func (m *Model) appendReasoning(input []item, blocks []llm.Thinking) []item {
-	if !m.encrypted && !m.opts.Store {
+	if !m.reasons {
 		return input // a model that does not reason reads no reasoning items
 	}
 	for i := 0; i < len(blocks); {

@@ -60,12 +60,14 @@ type Options struct {
 // Model is a [llm.Model] and [llm.Streamer] over a Responses API endpoint
 // (POST …/responses). It is safe for concurrent use.
 type Model struct {
-	opts      Options
-	url       string
-	header    http.Header
-	client    *http.Client
-	provider  string
-	encrypted bool
+	opts     Options
+	url      string
+	header   http.Header
+	client   *http.Client
+	provider string
+	// reasons says whether the model writes reasoning items (Reasons, or
+	// Options.Reasoning).
+	reasons bool
 }
 
 // New returns a Model for opts. It does no network I/O.
@@ -75,11 +77,10 @@ func New(opts Options) (*Model, error) {
 	}
 	m := &Model{opts: opts, provider: cmp.Or(opts.Provider, Provider)}
 	m.url, m.header, m.client = wire.OpenAIEndpoint(opts.Config, "https://api.openai.com/v1", "/responses", opts.Organization, opts.Header)
-	reasons := Reasons(opts.Model)
+	m.reasons = Reasons(opts.Model)
 	if opts.Reasoning != nil {
-		reasons = *opts.Reasoning
+		m.reasons = *opts.Reasoning
 	}
-	m.encrypted = reasons && !opts.Store
 	return m, nil
 }
 
