@@ -231,7 +231,7 @@ func restoredVariables(snap run.Snapshot, ro RestoreOptions) (specs []variable.S
 			lost = append(lost, v.Name+" ("+v.Type+")")
 			continue
 		}
-		specs = append(specs, variable.Spec{Name: v.Name, Value: ptr.Elem().Interface(), Type: t, Secret: v.Secret, Tainted: v.Tainted})
+		specs = append(specs, variable.Spec{Name: v.Name, Value: ptr.Elem().Interface(), Type: t, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly})
 	}
 	return specs, lost
 }

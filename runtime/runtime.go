@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sync"
 	"time"
 
@@ -45,6 +46,13 @@ type Runtime struct {
 	// nonStrict holds the names of the actions whose going out without
 	// strict mode was logged.
 	nonStrict sync.Map
+
+	// held are the variables sessions' ended runs left in this process
+	// (session.go); types are the Go types of session variables by name,
+	// built once.
+	held      heldSessions
+	typesOnce sync.Once
+	types     map[string]reflect.Type
 }
 
 // New returns an agent with the given actions, model and store, or an error
@@ -68,6 +76,9 @@ func New(opts Options) (*Runtime, error) {
 	}
 	if opts.MaxOutput <= 0 {
 		opts.MaxOutput = DefaultMaxOutput
+	}
+	if opts.SessionCache == 0 {
+		opts.SessionCache = DefaultSessionCache
 	}
 	actions := opts.Actions
 	if actions == nil {
@@ -175,8 +186,10 @@ func (rt *Runtime) track(h *Handle) error {
 	return nil
 }
 
-// untrack forgets a run whose turn ended.
+// untrack forgets a run whose turn ended, after holding the variables it
+// leaves its session.
 func (rt *Runtime) untrack(h *Handle) {
+	rt.held.keep(h, rt.opts.SessionCache)
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if rt.runs[h.id] == h {
