@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/internal/sessiontest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/sqlite"
@@ -15,39 +16,10 @@ import (
 	"github.com/byref/byref/variable"
 )
 
-// Order is a row of the table the two-turn chat loads, then filters.
-type Order struct {
-	ID   int  `json:"id"`
-	Late bool `json:"late"`
-}
-
-// DB is a live handle: unexported state, so it travels by reference only
-// and its value is never in the log.
-type DB struct{ conn int }
-
-var chatActions = action.MustSet(
-	action.MustNew(action.Spec{Name: "load_orders", Description: "Load the orders.",
-		Func: func() []Order { return []Order{{1, false}, {2, true}, {3, true}} }}),
-	action.MustNew(action.Spec{Name: "late_orders", Description: "Keep the late orders.",
-		Params: []action.Param{{Name: "orders"}}, Func: func(orders []Order) []Order {
-			var out []Order
-			for _, o := range orders {
-				if o.Late {
-					out = append(out, o)
-				}
-			}
-			return out
-		}}),
-	action.MustNew(action.Spec{Name: "open_db", Description: "Open the database.",
-		Func: func() *DB { return &DB{conn: 7} }}),
-	action.MustNew(action.Spec{Name: "ping_db", Description: "Ping the database.",
-		Params: []action.Param{{Name: "db"}}, Func: func(db *DB) int { return db.conn }}),
-)
-
 // chat returns an agent over store and opts (Actions and Store set).
 func chat(t *testing.T, store run.Store, opts runtime.Options) *runtime.Runtime {
 	t.Helper()
-	opts.Actions, opts.Store = chatActions, store
+	opts.Actions, opts.Store = sessiontest.Actions, store
 	rt, err := runtime.New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +70,7 @@ func TestSessionTwoTurns(t *testing.T) {
 	}
 	// Announced once, in the system prompt, as starting variables are.
 	system := reqs[0].Messages[0].Text
-	for _, want := range []string{"orders ([]runtime_test.Order)", "db (*runtime_test.DB)"} {
+	for _, want := range []string{"orders ([]sessiontest.Order)", "db (*sessiontest.DB)"} {
 		if !strings.Contains(system, want) {
 			t.Errorf("turn 2's system prompt does not name %s:\n%s", want, system)
 		}
@@ -149,7 +121,7 @@ func TestSessionRestart(t *testing.T) {
 		t.Fatalf("turn 2's calls failed: %v", errs)
 	}
 	system := reqs[0].Messages[0].Text
-	if !strings.Contains(system, "Gone since an earlier turn (not usable):\n- db (*runtime_test.DB): a live value") {
+	if !strings.Contains(system, "Gone since an earlier turn (not usable):\n- db (*sessiontest.DB): a live value") {
 		t.Errorf("the system prompt does not name db as gone:\n%s", system)
 	}
 	if _, ok := snap.Variable("db"); ok {
@@ -160,13 +132,13 @@ func TestSessionRestart(t *testing.T) {
 	var asked []string
 	rt = chat(t, store, runtime.Options{Rebind: func(_ context.Context, name, typ string) (any, bool) {
 		asked = append(asked, name+" "+typ)
-		return &DB{conn: 9}, name == "db" && typ == "*runtime_test.DB"
+		return sessiontest.NewDB(9), name == "db" && typ == "*sessiontest.DB"
 	}})
 	snap, reqs = turn(t, rt, runtime.RunOptions{}, "ping it", llm.CallTool("ping_db", `{"db":"<<var:db>>"}`))
 	if errs := failedCalls(snap); len(errs) > 0 || strings.Contains(reqs[0].Messages[0].Text, "Gone") {
 		t.Fatalf("db did not come back: %v\n%s", errs, reqs[0].Messages[0].Text)
 	}
-	if want := []string{"db *runtime_test.DB"}; !reflect.DeepEqual(asked, want) {
+	if want := []string{"db *sessiontest.DB"}; !reflect.DeepEqual(asked, want) {
 		t.Errorf("Rebind was asked %v, want %v", asked, want)
 	}
 }
@@ -187,7 +159,7 @@ func TestSessionOptOut(t *testing.T) {
 		t.Errorf("a run with NoSessionVariables started with %+v", snap.Variables)
 	}
 	// The run's own variables win over the session's.
-	snap, _ = turn(t, rt, runtime.RunOptions{Variables: []variable.Spec{{Name: "orders", Value: []Order{}}}}, "mine")
+	snap, _ = turn(t, rt, runtime.RunOptions{Variables: []variable.Spec{{Name: "orders", Value: []sessiontest.Order{}}}}, "mine")
 	if v, _ := snap.Variable("orders"); string(v.Value) != "[]" {
 		t.Errorf("orders = %s, want the run's own []", v.Value)
 	}

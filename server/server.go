@@ -403,6 +403,7 @@ func (s *Server) routes() {
 	handle("/runs/{id}/cancel", map[string]http.HandlerFunc{"POST": s.cancelRun})
 	handle("/sessions/{id}", map[string]http.HandlerFunc{"GET": s.getSession})
 	handle("/session/{id}", map[string]http.HandlerFunc{"GET": s.getSession})
+	handle("/sessions/{id}/state", map[string]http.HandlerFunc{"GET": s.getSessionState})
 	handle("/resources/{id}", map[string]http.HandlerFunc{"GET": s.getResource})
 	s.uiRoutes(handle)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

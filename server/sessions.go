@@ -395,8 +395,9 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("Session %s not found", id))
 		return
 	}
-	d := sessionDescriptor{ID: id, History: []string{}}
 	base := s.baseURL(r)
+	state := base + "/sessions/" + url.PathEscape(id) + "/state"
+	d := sessionDescriptor{ID: id, History: []string{}, State: &state}
 	for _, rid := range ids {
 		d.History = append(d.History, base+"/resources/"+rid)
 	}
