@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/variable"
 )
@@ -21,6 +22,21 @@ const DefaultSessionCache = 1024
 // those variables (see "Sessions" in the package documentation).
 func (rt *Runtime) Session(ctx context.Context, id run.SessionID) (run.Session, error) {
 	return run.LoadSession(ctx, rt.store, id, "")
+}
+
+// HistoryOf returns a session's messages as the history of its next run
+// (RunOptions.History): the users' messages and the runs' results, in
+// order.
+func HistoryOf(s run.Session) []llm.Message {
+	out := make([]llm.Message, 0, len(s.Messages))
+	for _, m := range s.Messages {
+		if m.Role == "user" {
+			out = append(out, llm.UserMessage(m.Text))
+		} else {
+			out = append(out, llm.Message{Role: llm.RoleAssistant, Text: m.Text})
+		}
+	}
+	return out
 }
 
 // ForgetSession lets go of the values this agent holds for session id
