@@ -105,3 +105,27 @@ func TestSessionVariablesOverACP(t *testing.T) {
 		}
 	}
 }
+
+// The run inspector shows, beside a run, its session's variables: what
+// the session's next run starts with.
+func TestUISessionVariables(t *testing.T) {
+	needChromium(t)
+	const session = "7c1f7a4e-0d2b-4c6e-9a8f-1b2c3d4e5f60"
+	c := chatServer(t, run.NewMemoryStore())
+	c.say(session, "load the orders")
+	var m map[string]any
+	_ = json.Unmarshal([]byte(create("chat", "now only the late ones", "sync")), &m)
+	m["session_id"] = session
+	body, _ := json.Marshal(m)
+	id := c.run("POST", "/runs", string(body), 200).RunID
+
+	b := tab(t, c.base+"/ui#/runs/"+id)
+	waitJS(t, b, "the session's variables", `document.querySelector('#session-vars li[data-session-var="late_orders_result"]')`)
+	got := text(t, b, "#session")
+	for _, want := range []string{"2 runs; its next run starts with these variables:", "orders []sessiontest.Order", "db *sessiontest.DB", "{2, true}, {3, true}"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the session panel does not say %q:\n%s", want, got)
+		}
+	}
+	shot(t, b, "session")
+}
