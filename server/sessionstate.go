@@ -54,19 +54,27 @@ func (s *Server) Session(ctx context.Context, id run.SessionID) (run.Session, bo
 
 // getSessionState serves GET /sessions/{id}/state: the session's state.
 func (s *Server) getSessionState(w http.ResponseWriter, r *http.Request) {
+	if sess, ok := s.requestedSession(w, r); ok {
+		writeJSON(w, http.StatusOK, StateOf(sess))
+	}
+}
+
+// requestedSession returns the session the request's path names, or
+// answers that it cannot (404 for a session without runs, 500 when the
+// store fails) and returns false.
+func (s *Server) requestedSession(w http.ResponseWriter, r *http.Request) (run.Session, bool) {
 	id := r.PathValue("id")
 	sess, ok, err := s.Session(r.Context(), run.SessionID(id))
 	if err != nil {
 		if r.Context().Err() == nil {
 			s.internal(w, "reading a session", err, "session", id)
 		}
-		return
+		return sess, false
 	}
 	if !ok {
 		writeError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("Session %s not found", id))
-		return
 	}
-	writeJSON(w, http.StatusOK, StateOf(sess))
+	return sess, ok
 }
 
 // uiSession is the answer of GET /ui/api/sessions/{id}: the session's
@@ -79,16 +87,8 @@ type uiSession struct {
 }
 
 func (s *Server) uiGetSession(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	sess, ok, err := s.Session(r.Context(), run.SessionID(id))
-	if err != nil {
-		if r.Context().Err() == nil {
-			s.internal(w, "reading a session", err, "session", id)
-		}
-		return
-	}
+	sess, ok := s.requestedSession(w, r)
 	if !ok {
-		writeError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("Session %s not found", id))
 		return
 	}
 	msgs := sess.Messages
