@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/internal/lru"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/variable"
 )
@@ -47,10 +48,12 @@ type Runtime struct {
 	// strict mode was logged.
 	nonStrict sync.Map
 
-	// held are the variables sessions' ended runs left in this process
-	// (session.go); types are the Go types of session variables by name,
-	// built once.
-	held      heldSessions
+	// held are the variables the runs of each session left in this
+	// process when their turn ended, by name, for the most recently used
+	// Options.SessionCache sessions (nil when it is negative); a map in
+	// it is never changed, keep puts a new one (session.go). types are
+	// the Go types of session variables by name, built once.
+	held      *lru.Cache[run.SessionID, map[string]heldVariable]
 	typesOnce sync.Once
 	types     map[string]reflect.Type
 }
@@ -96,6 +99,9 @@ func New(opts Options) (*Runtime, error) {
 		}
 	}
 	rt := &Runtime{opts: opts, actions: actions, store: opts.Store}
+	if opts.SessionCache > 0 {
+		rt.held = lru.New[run.SessionID, map[string]heldVariable](opts.SessionCache)
+	}
 	if rt.store == nil {
 		rt.store = run.NewMemoryStore()
 	}
@@ -189,7 +195,7 @@ func (rt *Runtime) track(h *Handle) error {
 // untrack forgets a run whose turn ended, after holding the variables it
 // leaves its session.
 func (rt *Runtime) untrack(h *Handle) {
-	rt.held.keep(h, rt.opts.SessionCache)
+	rt.keep(h)
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if rt.runs[h.id] == h {

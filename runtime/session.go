@@ -1,12 +1,11 @@
 package runtime
 
 import (
-	"container/list"
 	"context"
 	"encoding/json"
+	"maps"
 	"reflect"
 	"slices"
-	"sync"
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
@@ -44,7 +43,9 @@ func HistoryOf(s run.Session) []llm.Message {
 // back what the log and Options.Rebind can give. Runs still going keep
 // theirs.
 func (rt *Runtime) ForgetSession(id run.SessionID) {
-	rt.held.forget(id)
+	if rt.held != nil {
+		rt.held.Remove(id)
+	}
 }
 
 // sessionStart is what a new run of a session starts with: the variables
@@ -92,7 +93,7 @@ func (rt *Runtime) startSession(ctx context.Context, opts RunOptions) (sessionSt
 // bringBack returns a session variable as a spec, or why it cannot come
 // back.
 func (rt *Runtime) bringBack(ctx context.Context, session run.SessionID, v run.SessionVariable) (variable.Spec, string) {
-	if h, ok := rt.held.variable(rt, session, v); ok {
+	if h, ok := rt.heldVariable(session, v); ok {
 		return variable.Spec{Name: v.Name, Value: h.Value, Type: h.Type, Description: h.Description, Secret: h.Secret, Tainted: h.Tainted}, ""
 	}
 	t, known := rt.typeNamed(v.Type)
@@ -159,81 +160,45 @@ func (rt *Runtime) typeNamed(name string) (reflect.Type, bool) {
 	return t, ok
 }
 
-// heldSessions are the variables the runs of each session left in this
-// process when their turn ended, each with the run that left it, for the
-// most recently used Options.SessionCache sessions. It is safe for
-// concurrent use.
-type heldSessions struct {
-	mu    sync.Mutex
-	m     map[run.SessionID]*list.Element
-	order list.List // of *heldSession, most recently used first
-}
-
-type heldSession struct {
-	id   run.SessionID
-	vars map[string]heldVariable
-}
-
+// heldVariable is a variable a session's run left in this process
+// (Runtime.held), and the run.
 type heldVariable struct {
 	run run.ID
 	v   variable.Variable
 }
 
-// keep holds the variables of a run whose turn ended, but its run-only
-// ones, under its session; limit is the most sessions held.
-func (c *heldSessions) keep(h *Handle, limit int) {
-	if h.opts.Session == "" || h.opts.Parent != nil || limit < 0 {
+// keep holds the variables of a run whose turn ended under its session,
+// but its run-only ones.
+func (rt *Runtime) keep(h *Handle) {
+	if rt.held == nil || h.opts.Session == "" || h.opts.Parent != nil {
 		return
 	}
 	vars := h.st.Variables()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[run.SessionID]*list.Element{}
-	}
-	el, ok := c.m[h.opts.Session]
-	if ok {
-		c.order.MoveToFront(el)
-	} else {
-		el = c.order.PushFront(&heldSession{id: h.opts.Session, vars: map[string]heldVariable{}})
-		c.m[h.opts.Session] = el
-		if c.order.Len() > max(limit, 1) {
-			delete(c.m, c.order.Remove(c.order.Back()).(*heldSession).id)
+	rt.held.Update(h.opts.Session, func(old map[string]heldVariable, _ bool) map[string]heldVariable {
+		m := maps.Clone(old)
+		if m == nil {
+			m = make(map[string]heldVariable, len(vars))
 		}
-	}
-	s := el.Value.(*heldSession)
-	for _, v := range vars {
-		if !v.RunOnly {
-			s.vars[v.Name] = heldVariable{run: h.id, v: v}
+		for _, v := range vars {
+			if !v.RunOnly {
+				m[v.Name] = heldVariable{run: h.id, v: v}
+			}
 		}
-	}
+		return m
+	})
 }
 
-// variable returns the value this process holds of a session variable as
-// the run that last set it left it: from that run while its turn goes on
-// (it holds its variables until it is untracked), else from the held
-// session.
-func (c *heldSessions) variable(rt *Runtime, session run.SessionID, sv run.SessionVariable) (variable.Variable, bool) {
+// heldVariable returns the value this process holds of a session
+// variable as the run that last set it left it: from that run while its
+// turn goes on (it is untracked after keep), else from the held session.
+func (rt *Runtime) heldVariable(session run.SessionID, sv run.SessionVariable) (variable.Variable, bool) {
 	if h, ok := rt.live(sv.Run); ok {
 		return h.st.Variable(sv.Name)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.m[session]
-	if !ok {
+	if rt.held == nil {
 		return variable.Variable{}, false
 	}
-	c.order.MoveToFront(el)
-	hv, ok := el.Value.(*heldSession).vars[sv.Name]
+	m, _ := rt.held.Get(session)
+	hv, ok := m[sv.Name]
 	return hv.v, ok && hv.run == sv.Run
-}
-
-// forget drops a session's held variables.
-func (c *heldSessions) forget(id run.SessionID) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.m[id]; ok {
-		c.order.Remove(el)
-		delete(c.m, id)
-	}
 }

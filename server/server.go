@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/byref/byref/internal/lru"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 )
@@ -160,7 +161,7 @@ type Server struct {
 	mu         sync.Mutex
 	live       map[run.ID]runtime.Controller // runs whose turn is going on
 	followable followable                    // completed runs that can take a follow-up (ui.go)
-	convs      convCache                     // runs' conversations for session history (sessions.go)
+	convs      *lru.Cache[run.ID, convEntry] // runs' conversations for session history (sessions.go)
 	closed     bool
 	onClose    []func()                 // OnClose
 	inFlight   budget                   // of session history being expanded
@@ -173,7 +174,8 @@ func New(opts Options) (*Server, error) {
 	if len(opts.Agents) == 0 {
 		return nil, errors.New("server: no agents; set Options.Agents")
 	}
-	s := &Server{opts: opts, store: opts.Store, agents: map[string]*Agent{}, log: opts.Logger, live: map[run.ID]runtime.Controller{}}
+	s := &Server{opts: opts, store: opts.Store, agents: map[string]*Agent{}, log: opts.Logger, live: map[run.ID]runtime.Controller{},
+		convs: lru.New[run.ID, convEntry](HistoryCacheRuns)}
 	for _, a := range opts.Agents {
 		if s.store == nil && a.Runtime != nil {
 			s.store = a.Runtime.Store()
