@@ -29,8 +29,10 @@ type Session struct {
 	// later run-only variable of the same name takes an earlier one out.
 	Variables []SessionVariable `json:"variables,omitempty"`
 
-	// runs holds the state of each folded run.
-	runs map[ID]sessionRun
+	// runs holds the state of each folded run; index the index of each
+	// variable in Variables, by name.
+	runs  map[ID]sessionRun
+	index map[string]int
 }
 
 // sessionRun is what the fold remembers of one run.
@@ -114,16 +116,24 @@ func resultText(v json.RawMessage) string {
 }
 
 func (s *Session) setVariable(r ID, p VariableCreated) {
-	i := slices.IndexFunc(s.Variables, func(v SessionVariable) bool { return v.Name == p.Variable.Name })
+	if s.index == nil {
+		s.index = map[string]int{}
+	}
+	i, ok := s.index[p.Variable.Name]
 	if p.RunOnly {
-		if i >= 0 {
+		if ok {
 			s.Variables = slices.Delete(s.Variables, i, i+1)
+			delete(s.index, p.Variable.Name)
+			for j := i; j < len(s.Variables); j++ {
+				s.index[s.Variables[j].Name] = j
+			}
 		}
 		return
 	}
-	if i < 0 {
-		s.Variables = append(s.Variables, SessionVariable{VariableState: VariableState{CreatedStep: p.Step}, Run: r})
-		i = len(s.Variables) - 1
+	if !ok {
+		i = len(s.Variables)
+		s.index[p.Variable.Name] = i
+		s.Variables = append(s.Variables, SessionVariable{VariableState: VariableState{CreatedStep: p.Step}})
 	}
 	v := &s.Variables[i]
 	v.VariableInfo, v.Step, v.Secret, v.Tainted, v.Value, v.Run = p.Variable, p.Step, p.Secret, p.Tainted, p.Value, r
@@ -131,10 +141,8 @@ func (s *Session) setVariable(r ID, p VariableCreated) {
 
 // Variable returns the named variable, and whether the session has one.
 func (s *Session) Variable(name string) (SessionVariable, bool) {
-	for _, v := range s.Variables {
-		if v.Name == name {
-			return v, true
-		}
+	if i, ok := s.index[name]; ok {
+		return s.Variables[i], true
 	}
 	return SessionVariable{}, false
 }
