@@ -124,6 +124,19 @@ func (rt *Runtime) bringBack(ctx context.Context, session run.SessionID, v run.S
 	return variable.Spec{}, "its type is not one this agent can rebuild from JSON"
 }
 
+// withKnownTypes returns ro with the types the agent knows (typeNamed)
+// before its own (which win over them), so that a restored run's JSON
+// values get their types back as a session's do.
+func (rt *Runtime) withKnownTypes(ro RestoreOptions) RestoreOptions {
+	rt.typeNamed("")
+	types := make([]reflect.Type, 0, len(rt.types)+len(ro.Types))
+	for _, t := range rt.types {
+		types = append(types, t)
+	}
+	ro.Types = append(types, ro.Types...)
+	return ro
+}
+
 // typeNamed returns the Go type a variable's type name (variable.TypeName)
 // names, among those the agent knows: the types Restore knows without
 // being told, Options.Types, the types of its actions' parameters and

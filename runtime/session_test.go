@@ -183,10 +183,6 @@ func TestSessionSecrets(t *testing.T) {
 	}
 	v, ok := h.State().Variable("derive_result")
 	if !ok {
-		vs := h.State().Variables()
-		for _, v := range vs {
-			t.Log(v.Name)
-		}
 		t.Fatal("the derived variable did not reach the next run")
 	}
 	if !v.Tainted || v.Value != "k-s3cret" {
@@ -195,5 +191,25 @@ func TestSessionSecrets(t *testing.T) {
 	snap, _ := h.Snapshot(context.Background())
 	if sv, _ := snap.Variable("derive_result"); sv.Value != nil || strings.Contains(sv.Preview, "s3cret") {
 		t.Errorf("the next run's log shows the derived secret: %+v", sv)
+	}
+
+	// Another process on the store: the log has no value of the derived
+	// secret; the host re-binds it, and it is still treated as a secret.
+	rt2, err := runtime.New(runtime.Options{Actions: action.MustSet(derive), Store: rt.Store(),
+		Variables: []variable.Spec{{Name: "token", Value: "s3cret", Secret: true}},
+		Rebind: func(_ context.Context, name, typ string) (any, bool) { return "k-s3cret", name == "derive_result" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt2.Close(context.Background())
+	h, err = rt2.Start(context.Background(), runtime.RunOptions{Session: "chat", Spec: runtime.Spec{Task: "once more"}, Model: llm.NewScripted(llm.Text("done"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := h.State().Variable("derive_result"); !ok || !v.Tainted || v.Value != "k-s3cret" {
+		t.Errorf("derive_result after a restart: %+v, %v", v, ok)
 	}
 }
