@@ -40,7 +40,8 @@
 //
 //	openai:gpt-4o-mini           OPENAI_API_KEY     (base URL: OPENAI_BASE_URL)
 //	anthropic:claude-sonnet-4-5  ANTHROPIC_API_KEY  (base URL: ANTHROPIC_BASE_URL)
-//	google:gemini-2.5-flash      GOOGLE_API_KEY or GEMINI_API_KEY
+//	gemini:gemini-2.5-flash      GOOGLE_API_KEY or GEMINI_API_KEY (alias google:; base URL: GOOGLE_GEMINI_BASE_URL)
+//	gemini-openai:gemini-2.5-flash  the same keys, through Gemini's OpenAI-compatible endpoint
 //	mistral:mistral-large-latest MISTRAL_API_KEY
 //	ollama:llama3.1              no key; OLLAMA_HOST or http://127.0.0.1:11434
 //	vllm:<model>                 VLLM_API_KEY if set; VLLM_BASE_URL or http://127.0.0.1:8000/v1
@@ -48,7 +49,11 @@
 // Package github.com/byref/byref/llm/openai speaks OpenAI's chat completions
 // (OpenAI itself, and the OpenAI-compatible endpoints of Gemini, Mistral,
 // Ollama and vLLM); github.com/byref/byref/llm/anthropic speaks Anthropic's
-// Messages API. Both are written over net/http. [OpenWith] takes a [Config]
+// Messages API; github.com/byref/byref/llm/gemini speaks Gemini's own API.
+// All three are written over net/http. AWS Bedrock's Converse API
+// (bedrock:<model id>) is github.com/byref/byref/llm/bedrock, which the
+// providers package leaves out because it brings the AWS SDK: import it
+// yourself. [OpenWith] takes a [Config]
 // to override keys, base URLs and the HTTP client, for example to point at
 // an httptest server. No sampling parameter the caller did not set is sent.
 //

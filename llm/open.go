@@ -111,7 +111,8 @@ func Providers() []string {
 //
 //	openai:gpt-4o-mini      OPENAI_API_KEY; OPENAI_BASE_URL, default https://api.openai.com/v1
 //	anthropic:claude-...    ANTHROPIC_API_KEY; ANTHROPIC_BASE_URL, default https://api.anthropic.com (alias claude:)
-//	google:gemini-...       GOOGLE_API_KEY or GEMINI_API_KEY (alias gemini:)
+//	gemini:gemini-...       GOOGLE_API_KEY or GEMINI_API_KEY; GOOGLE_GEMINI_BASE_URL (alias google:)
+//	gemini-openai:gemini-...  the same, through Gemini's OpenAI-compatible endpoint
 //	mistral:mistral-...     MISTRAL_API_KEY
 //	ollama:llama3.1         no key; OLLAMA_HOST, default http://127.0.0.1:11434
 //	vllm:<model>            VLLM_API_KEY if set; VLLM_BASE_URL, default http://127.0.0.1:8000/v1

@@ -23,6 +23,10 @@ type Reply struct {
 	SSE []string
 	// Hang waits until the client gives up, and answers nothing.
 	Hang bool
+	// ContentType, when set, is the Content-Type of Body, which is then
+	// written as it is (SSE text, binary event-stream bytes); empty means
+	// a JSON body, or text/event-stream for SSE.
+	ContentType string
 }
 
 // Server is an httptest server on 127.0.0.1 that answers POSTs to any path
@@ -67,7 +71,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.bodies = append(s.bodies, body)
 	s.raw = append(s.raw, b)
 	s.headers = append(s.headers, r.Header.Clone())
-	s.paths = append(s.paths, r.URL.Path)
+	s.paths = append(s.paths, r.URL.RequestURI())
 	if len(s.replies) == 0 {
 		s.mu.Unlock()
 		http.Error(w, `{"error":{"message":"script exhausted"}}`, http.StatusTeapot)
@@ -103,9 +107,25 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
+	ct := reply.ContentType
+	if ct == "" {
+		ct = "application/json"
+	}
+	w.Header().Set("Content-Type", ct)
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, reply.Body)
+}
+
+// RequestPath returns the URL path of request i, with its query, as sent
+// (escaped).
+func (s *Server) RequestPath(i int) string {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i >= len(s.paths) {
+		s.t.Fatalf("the server got %d requests, want at least %d", len(s.paths), i+1)
+	}
+	return s.paths[i]
 }
 
 // Requests returns how many requests the server received.

@@ -20,7 +20,7 @@ type Flavor string
 
 // The flavors the suite knows. The first five speak OpenAI's chat
 // completions (POST …/chat/completions); Anthropic speaks the Messages API
-// (POST …/v1/messages).
+// (POST …/v1/messages); GeminiAPI speaks Gemini's own API.
 const (
 	// OpenAI is OpenAI's own chat completions API.
 	OpenAI Flavor = "openai"
@@ -38,6 +38,9 @@ const (
 	VLLM Flavor = "vllm"
 	// Anthropic is Anthropic's Messages API.
 	Anthropic Flavor = "anthropic"
+	// GeminiAPI is Gemini's own API (POST …/models/{model}:generateContent
+	// and :streamGenerateContent?alt=sse), with thought signatures on parts.
+	GeminiAPI Flavor = "gemini-api"
 )
 
 // Open returns the adapter under test talking to the suite's server at
@@ -55,8 +58,11 @@ type Case struct {
 
 // Cases returns the cases of flavor f, in the order [Run] runs them.
 func Cases(f Flavor) []Case {
-	if f == Anthropic {
+	switch f {
+	case Anthropic:
 		return anthropicCases()
+	case GeminiAPI:
+		return geminiCases()
 	}
 	return openAICases(f)
 }

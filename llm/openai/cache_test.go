@@ -48,7 +48,7 @@ func TestPromptCacheKey(t *testing.T) {
 // prompt_cache_key: Gemini caches by prefix, and Mistral refuses unknown
 // fields.
 func TestPromptCacheKeyOnlyForOpenAI(t *testing.T) {
-	for _, p := range []string{"openai", "gemini", "mistral", "ollama", "vllm"} {
+	for _, p := range []string{"openai", "gemini-openai", "mistral", "ollama", "vllm"} {
 		s := llmtest.NewServer(t, "/chat/completions", llmtest.Reply{Body: okCompletion})
 		m, err := llm.OpenWith(p+":m", llm.Config{APIKey: "k", BaseURL: s.URL(), Getenv: func(string) string { return "" }})
 		if err != nil {

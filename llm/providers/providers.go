@@ -8,14 +8,18 @@
 //
 //	model, err := llm.Open("openai:gpt-4o-mini")
 //
-// It imports [github.com/byref/byref/llm/openai] (openai, google/gemini,
-// mistral, ollama, vllm) and [github.com/byref/byref/llm/anthropic]
-// (anthropic/claude). A program that needs only one can import that package
+// It imports [github.com/byref/byref/llm/openai] (openai, gemini-openai,
+// mistral, ollama, vllm), [github.com/byref/byref/llm/anthropic]
+// (anthropic/claude) and [github.com/byref/byref/llm/gemini]
+// (gemini/google). It leaves out github.com/byref/byref/llm/bedrock
+// (bedrock), which brings the AWS SDK for Go: a program that wants Bedrock
+// imports that package itself. A program that needs only one can import that package
 // instead; one that brings its own [llm.Model] needs neither.
 package providers
 
 import (
 	// Registered for llm.Open.
 	_ "github.com/byref/byref/llm/anthropic"
+	_ "github.com/byref/byref/llm/gemini"
 	_ "github.com/byref/byref/llm/openai"
 )

@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/byref/byref/llm"
@@ -45,7 +46,37 @@ func Post(ctx context.Context, client *http.Client, provider, url string, header
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	return nil, llm.StatusError(provider, resp.StatusCode, RetryAfter(resp.Header.Get("Retry-After")), errors.New(errorMessage(b)))
+	wait := RetryAfter(resp.Header.Get("Retry-After"))
+	if wait == 0 {
+		wait = retryInfo(b)
+	}
+	return nil, llm.StatusError(provider, resp.StatusCode, wait, errors.New(errorMessage(b)))
+}
+
+// retryInfo reads the delay of a google.rpc.RetryInfo detail, which
+// Google's APIs (Gemini's 429 RESOURCE_EXHAUSTED) send in the body rather
+// than in a Retry-After header: {"error":{"details":[{"@type":
+// "type.googleapis.com/google.rpc.RetryInfo","retryDelay":"34.4s"}]}}.
+func retryInfo(b []byte) time.Duration {
+	var body struct {
+		Error struct {
+			Details []struct {
+				Type       string `json:"@type"`
+				RetryDelay string `json:"retryDelay"`
+			} `json:"details"`
+		} `json:"error"`
+	}
+	if !bytes.Contains(b, []byte("RetryInfo")) || json.Unmarshal(b, &body) != nil {
+		return 0
+	}
+	for _, d := range body.Error.Details {
+		if strings.HasSuffix(d.Type, "google.rpc.RetryInfo") {
+			if wait, err := time.ParseDuration(d.RetryDelay); err == nil && wait > 0 {
+				return wait
+			}
+		}
+	}
+	return 0
 }
 
 // errorMessage finds the message of an error body: {"error":{"message"}}
