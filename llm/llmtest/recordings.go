@@ -37,6 +37,9 @@ type Recording struct {
 		ContentType  string `json:"content_type"`
 		Body         string `json:"body"`
 		BodyEncoding string `json:"body_encoding"`
+		// Events are a binary event stream's messages, decoded: each
+		// {"headers": {...}, "payload": {...}}.
+		Events []json.RawMessage `json:"events"`
 	} `json:"response"`
 	// Features lists what the exchange shows, for searching.
 	Features []string `json:"features"`
