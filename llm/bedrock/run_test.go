@@ -16,7 +16,9 @@ import (
 
 var secretAction = action.MustNew(action.Spec{
 	Name: "secret_retrieval_tool", Description: "A tool that requires a password to retrieve a secret.",
-	Func:   func(password string) string { return map[string]string{"mellon": "Welcome to Moria!", "radiance": "Life before Death"}[password] },
+	Func: func(password string) string {
+		return map[string]string{"mellon": "Welcome to Moria!", "radiance": "Life before Death"}[password]
+	},
 	Params: []action.Param{{Name: "password", Description: "The password."}},
 })
 
