@@ -7,12 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/document"
@@ -104,6 +106,10 @@ func New(opts Options) (*Model, error) {
 		if opts.HTTPClient != nil {
 			o.HTTPClient = opts.HTTPClient
 		}
+		if o.HTTPClient == nil {
+			o.HTTPClient = awshttp.NewBuildableClient()
+		}
+		o.HTTPClient = wholeBody{o.HTTPClient}
 		if opts.APIKey != "" {
 			key := opts.APIKey
 			o.BearerAuthTokenProvider = bearer.TokenProviderFunc(func(context.Context) (bearer.Token, error) {
@@ -113,6 +119,31 @@ func New(opts Options) (*Model, error) {
 		}
 	})
 	return m, nil
+}
+
+// wholeBody reads a request's body into memory before sending it. The SDK
+// hands ConverseStream's request body to net/http as a stream that it
+// closes once the answer starts; when that close comes before net/http's
+// last read of the body (the one that returns io.EOF), net/http takes the
+// failed read for a broken request and closes the connection under the
+// answer being streamed ("use of closed network connection"), one stream
+// in ten on a local server. A body in memory ends without a race.
+type wholeBody struct {
+	next bedrockruntime.HTTPClient
+}
+
+// Do implements bedrockruntime.HTTPClient.
+func (c wholeBody) Do(req *http.Request) (*http.Response, error) {
+	if req.Body != nil && req.Body != http.NoBody {
+		b, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read the request body: %w", err)
+		}
+		req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	}
+	return c.next.Do(req)
 }
 
 // Generate implements [llm.Model] with Converse.

@@ -3,7 +3,6 @@ package bedrock_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/url"
 	"reflect"
 	"strings"
@@ -14,40 +13,28 @@ import (
 	"github.com/byref/byref/llm/llmtest"
 )
 
-// want is what a recorded exchange says the client's result is.
-type want struct {
-	text, reasoning string // prefixes of the text and of the reasoning
-	calls           []llm.ToolCall
-	thinking        int
-	usage           llm.Usage
-	stop            llm.StopReason
-	errKind         error
-	status          int
-	errText         string
-}
-
 // wants holds, for every recording in shared/recordings/bedrock, what its
 // response means, read from the recorded body (or its decoded events) by
 // hand.
-var wants = map[string]want{
-	"converse-cache-read":  {text: "21", usage: llm.Usage{InputTokens: 2 + 1322, OutputTokens: 5, CacheReadTokens: 1322}, stop: llm.StopEnd},
-	"converse-cache-write": {text: "21", usage: llm.Usage{InputTokens: 2 + 1322, OutputTokens: 5, CacheWriteTokens: 1322}, stop: llm.StopEnd},
-	"converse-error-400":   {errKind: llm.ErrRequestRejected, status: 400, errText: "The provided model identifier is invalid."},
-	"converse-max-tokens":  {text: "The capital of France is", usage: llm.Usage{InputTokens: 13, OutputTokens: 5}, stop: llm.StopMaxTokens},
-	"converse-stream-reasoning": {text: "Hello! It's nice to meet you. How can I help you today?", reasoning: "The user has greeted me with a simple \"Hello\".",
-		thinking: 1, usage: llm.Usage{InputTokens: 36, OutputTokens: 73}, stop: llm.StopEnd},
-	"converse-stream-text": {text: "The capital of France is Paris. Paris is not only the capital city", usage: llm.Usage{InputTokens: 13, OutputTokens: 82}, stop: llm.StopEnd},
-	"converse-stream-tool-use": {text: "<thinking> To find the temperature of the capital of France,",
-		calls: []llm.ToolCall{{ID: "tooluse_lAG_zP8QRHmSYOwZzzaCqA", Name: "get_temperature", Arguments: `{"city":"Paris"}`}},
-		usage: llm.Usage{InputTokens: 471, OutputTokens: 91}, stop: llm.StopToolCalls},
-	"converse-text": {text: "Hello! How can I assist you today?", usage: llm.Usage{InputTokens: 7, OutputTokens: 30}, stop: llm.StopEnd},
-	"converse-tool-result-followup": {text: "<thinking> The `secret_retrieval_tool` has returned the secrets",
-		usage: llm.Usage{InputTokens: 591, OutputTokens: 123}, stop: llm.StopEnd},
-	"converse-tool-use": {text: "<thinking> I need to retrieve secrets",
-		calls: []llm.ToolCall{
+var wants = map[string]llmtest.Expected{
+	"converse-cache-read":  {Text: "21", Usage: llm.Usage{InputTokens: 2 + 1322, OutputTokens: 5, CacheReadTokens: 1322}, Stop: llm.StopEnd},
+	"converse-cache-write": {Text: "21", Usage: llm.Usage{InputTokens: 2 + 1322, OutputTokens: 5, CacheWriteTokens: 1322}, Stop: llm.StopEnd},
+	"converse-error-400":   {Err: llm.ErrRequestRejected, Status: 400, ErrText: "The provided model identifier is invalid."},
+	"converse-max-tokens":  {Text: "The capital of France is", Usage: llm.Usage{InputTokens: 13, OutputTokens: 5}, Stop: llm.StopMaxTokens},
+	"converse-stream-reasoning": {Text: "Hello! It's nice to meet you. How can I help you today?", Reasoning: "The user has greeted me with a simple \"Hello\".",
+		Thinking: 1, Usage: llm.Usage{InputTokens: 36, OutputTokens: 73}, Stop: llm.StopEnd},
+	"converse-stream-text": {Text: "The capital of France is Paris. Paris is not only the capital city", Usage: llm.Usage{InputTokens: 13, OutputTokens: 82}, Stop: llm.StopEnd},
+	"converse-stream-tool-use": {Text: "<thinking> To find the temperature of the capital of France,",
+		Calls: []llm.ToolCall{{ID: "tooluse_lAG_zP8QRHmSYOwZzzaCqA", Name: "get_temperature", Arguments: `{"city":"Paris"}`}},
+		Usage: llm.Usage{InputTokens: 471, OutputTokens: 91}, Stop: llm.StopToolCalls},
+	"converse-text": {Text: "Hello! How can I assist you today?", Usage: llm.Usage{InputTokens: 7, OutputTokens: 30}, Stop: llm.StopEnd},
+	"converse-tool-result-followup": {Text: "<thinking> The `secret_retrieval_tool` has returned the secrets",
+		Usage: llm.Usage{InputTokens: 591, OutputTokens: 123}, Stop: llm.StopEnd},
+	"converse-tool-use": {Text: "<thinking> I need to retrieve secrets",
+		Calls: []llm.ToolCall{
 			{ID: "tooluse_nz0CoSg6TyuVDvWTCaatSw", Name: "secret_retrieval_tool", Arguments: `{"password":"mellon"}`},
 			{ID: "tooluse_KBNwKhm1RwK4iTLuHbyOtg", Name: "secret_retrieval_tool", Arguments: `{"password":"radiance"}`}},
-		usage: llm.Usage{InputTokens: 440, OutputTokens: 93}, stop: llm.StopToolCalls},
+		Usage: llm.Usage{InputTokens: 440, OutputTokens: 93}, Stop: llm.StopToolCalls},
 }
 
 // opaque are the request keys whose values are free-form: a tool's JSON
@@ -119,6 +106,28 @@ func TestRecordings(t *testing.T) {
 	}
 }
 
+// The recorded streams, played many times over, each reach messageStop:
+// the connection is not closed under a stream (see wholeBody), which it
+// was for one stream in ten before.
+func TestRecordedStreamsRepeatedly(t *testing.T) {
+	for _, rec := range llmtest.LoadRecordings(t, "bedrock") {
+		req, model, streamed := fromRecording(t, rec)
+		if !streamed {
+			continue
+		}
+		replies := make([]llmtest.Reply, 40)
+		for i := range replies {
+			replies[i] = rec.Reply(t)
+		}
+		m := newModel(t, model, llmtest.NewServer(t, "", replies...).URL())
+		for i := range replies {
+			if _, err := m.Stream(context.Background(), req, func(llm.Chunk) error { return nil }); err != nil {
+				t.Fatalf("%s, play %d: %v", rec.Name, i, err)
+			}
+		}
+	}
+}
+
 func newModel(t *testing.T, model, url string) *bedrock.Model {
 	t.Helper()
 	m, err := bedrock.New(bedrock.Options{Config: llm.Config{Model: model, BaseURL: url}, Region: "us-east-1", Credentials: fakeCredentials})
@@ -128,45 +137,14 @@ func newModel(t *testing.T, model, url string) *bedrock.Model {
 	return m
 }
 
-func checkResult(t *testing.T, w want, resp llm.Response, err error) {
+// checkResult is llmtest.CheckResult, and each reasoning block is the
+// response's reasoning with the signature Claude gave it.
+func checkResult(t *testing.T, w llmtest.Expected, resp llm.Response, err error) {
 	t.Helper()
-	if w.errKind != nil {
-		var pe *llm.ProviderError
-		if !errors.Is(err, w.errKind) || !errors.As(err, &pe) || pe.StatusCode != w.status || !strings.Contains(err.Error(), w.errText) {
-			t.Fatalf("err = %v; want %v, HTTP %d, saying %q", err, w.errKind, w.status, w.errText)
-		}
-		return
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(resp.Text, w.text) || (w.text == "" && resp.Text != "") {
-		t.Errorf("Text = %q, want %q…", resp.Text, w.text)
-	}
-	if !strings.HasPrefix(resp.Reasoning, w.reasoning) || (w.reasoning == "" && resp.Reasoning != "") {
-		t.Errorf("Reasoning = %q, want %q…", resp.Reasoning, w.reasoning)
-	}
-	if len(resp.Thinking) != w.thinking {
-		t.Errorf("%d thinking blocks, want %d", len(resp.Thinking), w.thinking)
-	}
+	llmtest.CheckResult(t, w, resp, err)
 	for _, th := range resp.Thinking {
 		if th.Text != resp.Reasoning || th.Signature == "" {
 			t.Errorf("thinking %+v; want the reasoning with its signature", th)
-		}
-	}
-	if resp.Usage != w.usage {
-		t.Errorf("Usage = %+v, want %+v", resp.Usage, w.usage)
-	}
-	if resp.StopReason != w.stop {
-		t.Errorf("StopReason = %q, want %q", resp.StopReason, w.stop)
-	}
-	if len(resp.ToolCalls) != len(w.calls) {
-		t.Fatalf("calls %+v, want %+v", resp.ToolCalls, w.calls)
-	}
-	for i, c := range resp.ToolCalls {
-		wc := w.calls[i]
-		if c.ID != wc.ID || c.Name != wc.Name || !reflect.DeepEqual(decode(t, []byte(c.Arguments)), decode(t, []byte(wc.Arguments))) {
-			t.Errorf("call %d = %+v, want %+v", i, c, wc)
 		}
 	}
 }

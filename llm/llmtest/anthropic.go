@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/byref/byref/llm"
@@ -289,25 +288,15 @@ func anthropicCases() []Case {
 			absent(t, b, "top_p")
 		}},
 	}
-	for _, sr := range []struct {
-		stop string
-		want llm.StopReason
-	}{
+	cases = append(cases, stopReasonCases(msgs, "stop_reason_", func(reason string) Reply {
+		return Reply{Body: message(`{"type":"text","text":"The answer is"}`, `"`+reason+`"`, 1, 1)}
+	}, []stopRow{
 		{"end_turn", llm.StopEnd},
 		{"stop_sequence", llm.StopEnd},
 		{"max_tokens", llm.StopMaxTokens},
 		{"model_context_window_exceeded", llm.StopMaxTokens},
 		{"pause_turn", "pause_turn"},
-	} {
-		cases = append(cases, Case{"stop_reason_" + sr.stop, func(t *testing.T, open Open) {
-			_, m := msgs(t, open, Reply{Body: message(`{"type":"text","text":"The answer is"}`, `"`+sr.stop+`"`, 1, 1)})
-			resp := generate(t, m, ask("Hi"))
-			wantStop(t, resp, sr.want)
-			if resp.Text != "The answer is" {
-				t.Errorf("Text = %q", resp.Text)
-			}
-		}})
-	}
+	})...)
 	cases = append(cases,
 		Case{"stop_reason_max_tokens_stream", func(t *testing.T, open Open) {
 			_, m := msgs(t, open, Reply{SSE: events(`"max_tokens"`, blockStart(0, `{"type":"text","text":""}`), blockDelta(0, `{"type":"text_delta","text":"The answer is"}`), blockStop(0))})
@@ -352,74 +341,15 @@ func anthropicCases() []Case {
 			_, err := llm.Stream(context.Background(), m, ask("Hi"), func(llm.Chunk) error { return nil })
 			wantKind(t, err, llm.ErrProviderUnavailable, 0, true)
 		}},
-		Case{"stream_callback_error", func(t *testing.T, open Open) {
-			_, m := msgs(t, open, Reply{SSE: events(`"end_turn"`, blockStart(0, `{"type":"text","text":""}`),
-				blockDelta(0, `{"type":"text_delta","text":"one "}`), blockDelta(0, `{"type":"text_delta","text":"two"}`), blockStop(0))})
-			stop := errors.New("enough")
-			calls := 0
-			_, err := llm.Stream(context.Background(), m, ask("Hi"), func(llm.Chunk) error { calls++; return stop })
-			if !errors.Is(err, stop) || calls != 1 {
-				t.Errorf("err = %v after %d callbacks; want the callback's error after 1", err, calls)
-			}
-		}},
 	)
-	errs := append(httpErrorCases[:len(httpErrorCases):len(httpErrorCases)], struct {
-		name      string
-		status    int
-		kind      error
-		retryable bool
-	}{"529_overloaded", 529, llm.ErrProviderUnavailable, true})
-	for _, he := range errs {
-		cases = append(cases, Case{"http_error_" + he.name, func(t *testing.T, open Open) {
-			_, m := msgs(t, open, Reply{Status: he.status, Body: `{"type":"error","error":{"type":"invalid_request_error","message":"scripted failure"}}`})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, he.kind, he.status, he.retryable)
-			if !strings.Contains(err.Error(), "scripted failure") {
-				t.Errorf("err = %v; want the provider's message in it", err)
-			}
-		}})
+	ok := func(stream bool) Reply {
+		if stream {
+			return Reply{SSE: events(`"end_turn"`, blockStart(0, `{"type":"text","text":""}`),
+				blockDelta(0, `{"type":"text_delta","text":"o"}`), blockDelta(0, `{"type":"text_delta","text":"k"}`), blockStop(0))}
+		}
+		return Reply{Body: message(`{"type":"text","text":"ok"}`, `"end_turn"`, 1, 1)}
 	}
-	cases = append(cases,
-		Case{"retries", func(t *testing.T, open Open) {
-			s, m := msgs(t, open,
-				Reply{Status: 529, Body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`},
-				Reply{Status: 429, Header: map[string]string{"retry-after": "1"}, Body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`},
-				Reply{Body: message(`{"type":"text","text":"ok"}`, `"end_turn"`, 1, 1)},
-			)
-			resp, err := llm.WithRetry(m, retry).Generate(context.Background(), ask("Hi"))
-			if err != nil || resp.Text != "ok" || s.Requests() != 3 {
-				t.Errorf("resp %+v, err %v after %d requests; want ok after 3", resp, err, s.Requests())
-			}
-		}},
-		Case{"retry_after", func(t *testing.T, open Open) {
-			_, m := msgs(t, open, Reply{Status: 429, Header: map[string]string{"retry-after": "7"}, Body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			var pe *llm.ProviderError
-			if !errors.As(err, &pe) || pe.RetryAfter.Seconds() != 7 {
-				t.Errorf("err = %v; want RetryAfter 7s", err)
-			}
-		}},
-		Case{"concurrent_use", func(t *testing.T, open Open) {
-			replies := make([]Reply, 16)
-			for i := range replies {
-				replies[i] = Reply{Body: message(`{"type":"text","text":"ok"}`, `"end_turn"`, 1, 1)}
-			}
-			_, m := msgs(t, open, replies...)
-			concurrentUse(t, m, len(replies))
-		}},
-		Case{"canceled", func(t *testing.T, open Open) {
-			s, m := msgs(t, open, Reply{Hang: true})
-			ctx, cancel := context.WithCancel(context.Background())
-			errc := make(chan error, 1)
-			go func() { _, err := m.Generate(ctx, ask("Hi")); errc <- err }()
-			for s.Requests() == 0 {
-				runtimeGosched()
-			}
-			cancel()
-			if err := <-errc; !errors.Is(err, context.Canceled) || llm.IsRetryable(err) {
-				t.Errorf("err = %v, want context.Canceled, not retryable", err)
-			}
-		}},
-	)
-	return cases
+	rateLimited := Reply{Status: 429, Header: map[string]string{"retry-after": "7"}, Body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`}
+	return append(cases, commonCases(msgs, ok, `{"type":"error","error":{"type":"invalid_request_error","message":"scripted failure"}}`, rateLimited,
+		httpErrorCase{"529_overloaded", 529, llm.ErrProviderUnavailable, true})...)
 }

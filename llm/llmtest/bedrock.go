@@ -205,27 +205,11 @@ func bedrockCases() []Case {
 				t.Errorf("messages = %s", s.Raw(0))
 			}
 		}},
-		{"unset_parameters", func(t *testing.T, open Open) {
-			s, m := serve(t, open, ok(false))
-			generate(t, m, ask("Hi"))
-			absent(t, s.Body(0), "inferenceConfig", "additionalModelRequestFields", "guardrailConfig", "modelId")
-		}},
-		{"set_parameters", func(t *testing.T, open Open) {
-			s, m := serve(t, open, ok(false))
-			req := ask("Hi")
-			req.MaxTokens, req.Temperature = 100, ptr(0)
-			generate(t, m, req)
-			ic := Path(t, s.Body(0), "inferenceConfig").(map[string]any)
-			if ic["maxTokens"] != float64(100) || ic["temperature"] != float64(0) {
-				t.Errorf("inferenceConfig = %v", ic)
-			}
-			absent(t, ic, "topP")
-		}},
 	}
-	for _, sr := range []struct {
-		stop string
-		want llm.StopReason
-	}{
+	cases = append(cases, settingsCases(serve, ok, "inferenceConfig", "maxTokens", "additionalModelRequestFields", "guardrailConfig", "modelId")...)
+	cases = append(cases, stopReasonCases(serve, "stop_reason_", func(reason string) Reply {
+		return Reply{Body: converseResponse(`{"text":"The answer is"}`, reason, converseUsage(1, 1))}
+	}, []stopRow{
 		{"end_turn", llm.StopEnd},
 		{"stop_sequence", llm.StopEnd},
 		{"max_tokens", llm.StopMaxTokens},
@@ -233,16 +217,7 @@ func bedrockCases() []Case {
 		{"guardrail_intervened", llm.StopContentFilter},
 		{"content_filtered", llm.StopContentFilter},
 		{"malformed_model_output", "malformed_model_output"},
-	} {
-		cases = append(cases, Case{"stop_reason_" + sr.stop, func(t *testing.T, open Open) {
-			_, m := serve(t, open, Reply{Body: converseResponse(`{"text":"The answer is"}`, sr.stop, converseUsage(1, 1))})
-			resp := generate(t, m, ask("Hi"))
-			wantStop(t, resp, sr.want)
-			if resp.Text != "The answer is" {
-				t.Errorf("Text = %q", resp.Text)
-			}
-		}})
-	}
+	})...)
 	cases = append(cases,
 		Case{"stop_reason_max_tokens_stream", func(t *testing.T, open Open) {
 			_, m := serve(t, open, converseStream("max_tokens", converseUsage(1, 1), blockDeltaEvent(0, `{"text":"The answer is"}`), blockStopEvent(0)))

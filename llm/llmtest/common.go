@@ -16,10 +16,11 @@ type serveFunc func(t *testing.T, open Open, replies ...Reply) (*Server, llm.Mod
 // commonCases are the cases every flavor shares, given its server, a
 // successful reply with the text "ok" (streamed when asked), an error body that carries the
 // message "scripted failure" and the reply of a rate limit that asks for
-// a 7-second wait in the flavor's own way.
-func commonCases(serve serveFunc, ok func(stream bool) Reply, failure string, rateLimited Reply) []Case {
+// a 7-second wait in the flavor's own way; extra are statuses only this
+// flavor's provider sends.
+func commonCases(serve serveFunc, ok func(stream bool) Reply, failure string, rateLimited Reply, extra ...httpErrorCase) []Case {
 	var cases []Case
-	for _, he := range httpErrorCases {
+	for _, he := range append(httpErrorCases[:len(httpErrorCases):len(httpErrorCases)], extra...) {
 		cases = append(cases, Case{"http_error_" + he.name, func(t *testing.T, open Open) {
 			_, m := serve(t, open, Reply{Status: he.status, Body: failure})
 			_, err := m.Generate(context.Background(), ask("Hi"))
@@ -76,4 +77,53 @@ func commonCases(serve serveFunc, ok func(stream bool) Reply, failure string, ra
 			}
 		}},
 	)
+}
+
+// stopRow is a provider's stop reason and what byref maps it to.
+type stopRow struct {
+	reason string
+	want   llm.StopReason
+}
+
+// stopReasonCases checks each row's mapping on an answer with the text
+// "The answer is" that reply builds for the provider's stop reason.
+func stopReasonCases(serve serveFunc, prefix string, reply func(reason string) Reply, rows []stopRow) []Case {
+	cases := make([]Case, 0, len(rows))
+	for _, sr := range rows {
+		cases = append(cases, Case{prefix + sr.reason, func(t *testing.T, open Open) {
+			_, m := serve(t, open, reply(sr.reason))
+			resp := generate(t, m, ask("Hi"))
+			wantStop(t, resp, sr.want)
+			if resp.Text != "The answer is" {
+				t.Errorf("Text = %q; the cut text is kept", resp.Text)
+			}
+		}})
+	}
+	return cases
+}
+
+// settingsCases checks that no sampling setting goes out unless the
+// caller set it, and that a set cap and temperature do, in the object
+// named config ("generationConfig", "inferenceConfig") under the names
+// maxKey and "temperature"; unset are the top-level fields a request
+// without settings must not carry.
+func settingsCases(serve serveFunc, ok func(stream bool) Reply, config, maxKey string, unset ...string) []Case {
+	return []Case{
+		{"unset_parameters", func(t *testing.T, open Open) {
+			s, m := serve(t, open, ok(false))
+			generate(t, m, ask("Hi"))
+			absent(t, s.Body(0), append(unset, config)...)
+		}},
+		{"set_parameters", func(t *testing.T, open Open) {
+			s, m := serve(t, open, ok(false))
+			req := ask("Hi")
+			req.MaxTokens, req.Temperature = 100, ptr(0)
+			generate(t, m, req)
+			c, _ := Path(t, s.Body(0), config).(map[string]any)
+			if c[maxKey] != float64(100) || c["temperature"] != float64(0) {
+				t.Errorf("%s = %v; want %s 100 and temperature 0", config, c, maxKey)
+			}
+			absent(t, c, "topP")
+		}},
+	}
 }

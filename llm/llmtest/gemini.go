@@ -208,48 +208,23 @@ func geminiCases() []Case {
 				t.Errorf("contents = %v", body["contents"])
 			}
 		}},
-		{"unset_parameters", func(t *testing.T, open Open) {
-			s, m := serve(t, open, ok(false))
-			generate(t, m, ask("Hi"))
-			absent(t, s.Body(0), "generationConfig", "safetySettings", "toolConfig", "cachedContent")
-		}},
-		{"set_parameters", func(t *testing.T, open Open) {
-			s, m := serve(t, open, ok(false))
-			req := ask("Hi")
-			req.MaxTokens, req.Temperature = 100, ptr(0)
-			generate(t, m, req)
-			gc := Path(t, s.Body(0), "generationConfig").(map[string]any)
-			if gc["maxOutputTokens"] != float64(100) || gc["temperature"] != float64(0) {
-				t.Errorf("generationConfig = %v", gc)
-			}
-			absent(t, gc, "topP")
-		}},
 		{"prompt_blocked", func(t *testing.T, open Open) {
 			_, m := serve(t, open, Reply{Body: `{"promptFeedback":{"blockReason":"SAFETY","safetyRatings":[{"category":"HARM_CATEGORY_HATE_SPEECH","probability":"HIGH"}]},"usageMetadata":{"promptTokenCount":8,"totalTokenCount":8}}`})
 			resp := generate(t, m, ask("Something bad"))
 			wantStop(t, resp, llm.StopContentFilter)
 		}},
 	}
-	for _, sr := range []struct {
-		finish string
-		want   llm.StopReason
-	}{
+	cases = append(cases, settingsCases(serve, ok, "generationConfig", "maxOutputTokens", "safetySettings", "toolConfig", "cachedContent")...)
+	cases = append(cases, stopReasonCases(serve, "finish_reason_", func(reason string) Reply {
+		return Reply{Body: geminiResponse(`{"text":"The answer is"}`, `"`+reason+`"`, 1, 1, 0)}
+	}, []stopRow{
 		{"STOP", llm.StopEnd},
 		{"MAX_TOKENS", llm.StopMaxTokens},
 		{"SAFETY", llm.StopContentFilter},
 		{"RECITATION", llm.StopContentFilter},
 		{"PROHIBITED_CONTENT", llm.StopContentFilter},
 		{"MALFORMED_FUNCTION_CALL", "MALFORMED_FUNCTION_CALL"},
-	} {
-		cases = append(cases, Case{"finish_reason_" + sr.finish, func(t *testing.T, open Open) {
-			_, m := serve(t, open, Reply{Body: geminiResponse(`{"text":"The answer is"}`, `"`+sr.finish+`"`, 1, 1, 0)})
-			resp := generate(t, m, ask("Hi"))
-			wantStop(t, resp, sr.want)
-			if resp.Text != "The answer is" {
-				t.Errorf("Text = %q", resp.Text)
-			}
-		}})
-	}
+	})...)
 	cases = append(cases,
 		Case{"finish_max_tokens_no_parts", func(t *testing.T, open Open) {
 			// As recorded: the budget went to thinking; content has no parts.

@@ -432,67 +432,13 @@ func openAICases(f Flavor) []Case {
 			_, err := llm.Stream(context.Background(), m, ask("Hi"), func(llm.Chunk) error { return nil })
 			wantKind(t, err, llm.ErrProviderUnavailable, 0, true)
 		}},
-		Case{"stream_callback_error", func(t *testing.T, open Open) {
-			_, m := chat(t, open, Reply{SSE: []string{chunk(`{"content":"one "}`, "null"), chunk(`{"content":"two"}`, `"stop"`), done}})
-			stop := errors.New("enough")
-			calls := 0
-			_, err := llm.Stream(context.Background(), m, ask("Hi"), func(llm.Chunk) error { calls++; return stop })
-			if !errors.Is(err, stop) || calls != 1 {
-				t.Errorf("err = %v after %d callbacks; want the callback's error after 1", err, calls)
-			}
-		}},
 	)
-	for _, he := range httpErrorCases {
-		cases = append(cases, Case{"http_error_" + he.name, func(t *testing.T, open Open) {
-			_, m := chat(t, open, Reply{Status: he.status, Body: `{"error":{"message":"scripted failure","type":"invalid_request_error","param":null,"code":null}}`})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, he.kind, he.status, he.retryable)
-			if !strings.Contains(err.Error(), "scripted failure") {
-				t.Errorf("err = %v; want the provider's message in it", err)
-			}
-		}})
+	ok := func(stream bool) Reply {
+		if stream {
+			return Reply{SSE: []string{chunk(`{"content":"o"}`, "null"), chunk(`{"content":"k"}`, `"stop"`), done}}
+		}
+		return Reply{Body: completion(`{"role":"assistant","content":"ok"}`, `"stop"`, usage19x10)}
 	}
-	cases = append(cases,
-		Case{"retries", func(t *testing.T, open Open) {
-			s, m := chat(t, open,
-				Reply{Status: 429, Header: map[string]string{"Retry-After": "1"}, Body: `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`},
-				Reply{Status: 502, Body: `bad gateway`},
-				Reply{Body: completion(`{"role":"assistant","content":"ok"}`, `"stop"`, usage19x10)},
-			)
-			resp, err := llm.WithRetry(m, retry).Generate(context.Background(), ask("Hi"))
-			if err != nil || resp.Text != "ok" || s.Requests() != 3 {
-				t.Errorf("resp %+v, err %v after %d requests; want ok after 3", resp, err, s.Requests())
-			}
-		}},
-		Case{"retry_after", func(t *testing.T, open Open) {
-			_, m := chat(t, open, Reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: `{"error":{"message":"slow down"}}`})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			var pe *llm.ProviderError
-			if !errors.As(err, &pe) || pe.RetryAfter.Seconds() != 7 {
-				t.Errorf("err = %v; want RetryAfter 7s", err)
-			}
-		}},
-		Case{"concurrent_use", func(t *testing.T, open Open) {
-			replies := make([]Reply, 16)
-			for i := range replies {
-				replies[i] = Reply{Body: completion(`{"role":"assistant","content":"ok"}`, `"stop"`, usage19x10)}
-			}
-			_, m := chat(t, open, replies...)
-			concurrentUse(t, m, len(replies))
-		}},
-		Case{"canceled", func(t *testing.T, open Open) {
-			s, m := chat(t, open, Reply{Hang: true})
-			ctx, cancel := context.WithCancel(context.Background())
-			errc := make(chan error, 1)
-			go func() { _, err := m.Generate(ctx, ask("Hi")); errc <- err }()
-			for s.Requests() == 0 {
-				runtimeGosched()
-			}
-			cancel()
-			if err := <-errc; !errors.Is(err, context.Canceled) || llm.IsRetryable(err) {
-				t.Errorf("err = %v, want context.Canceled, not retryable", err)
-			}
-		}},
-	)
-	return cases
+	rateLimited := Reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`}
+	return append(cases, commonCases(chat, ok, `{"error":{"message":"scripted failure","type":"invalid_request_error","param":null,"code":null}}`, rateLimited)...)
 }

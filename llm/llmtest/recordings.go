@@ -3,11 +3,16 @@ package llmtest
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/byref/byref/llm"
 )
 
 // Recording is one recorded HTTP exchange with a provider's API, as the
@@ -158,4 +163,72 @@ func KeyPaths(v any, opaque map[string]bool) map[string]bool {
 	}
 	walk("", v)
 	return out
+}
+
+// Expected is what a recording says a client's result is, read from its
+// response by hand.
+type Expected struct {
+	// Text and Reasoning are prefixes of the response's; "" wants none.
+	Text, Reasoning string
+	// Calls are the calls in order: names and signatures compared
+	// exactly, arguments as JSON values, IDs when set (else any non-empty
+	// one).
+	Calls []llm.ToolCall
+	// Thinking is how many thinking blocks the response has.
+	Thinking int
+	Usage    llm.Usage
+	Stop     llm.StopReason
+	// Err is the kind of a failure (llm.ErrRateLimited, ...), with its
+	// HTTP status, retryability, wait and a part of its message.
+	Err        error
+	Status     int
+	Retryable  bool
+	RetryAfter time.Duration
+	ErrText    string
+}
+
+// CheckResult fails t where the outcome of playing a recording (resp and
+// err) differs from want.
+func CheckResult(t *testing.T, want Expected, resp llm.Response, err error) {
+	t.Helper()
+	if want.Err != nil {
+		var pe *llm.ProviderError
+		if !errors.Is(err, want.Err) || !errors.As(err, &pe) {
+			t.Fatalf("err = %v, want %v", err, want.Err)
+		}
+		if pe.StatusCode != want.Status || pe.Retryable != want.Retryable || pe.RetryAfter != want.RetryAfter || !strings.Contains(err.Error(), want.ErrText) {
+			t.Errorf("error %v (%+v); want HTTP %d, retryable %v, retry after %v, saying %q", err, pe, want.Status, want.Retryable, want.RetryAfter, want.ErrText)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(resp.Text, want.Text) || (want.Text == "" && resp.Text != "") {
+		t.Errorf("Text = %q, want %q…", resp.Text, want.Text)
+	}
+	if !strings.HasPrefix(resp.Reasoning, want.Reasoning) || (want.Reasoning == "" && resp.Reasoning != "") {
+		t.Errorf("Reasoning = %q, want %q…", resp.Reasoning, want.Reasoning)
+	}
+	if len(resp.Thinking) != want.Thinking {
+		t.Errorf("%d thinking blocks, want %d: %+v", len(resp.Thinking), want.Thinking, resp.Thinking)
+	}
+	if resp.Usage != want.Usage {
+		t.Errorf("Usage = %+v, want %+v", resp.Usage, want.Usage)
+	}
+	if resp.StopReason != want.Stop {
+		t.Errorf("StopReason = %q, want %q", resp.StopReason, want.Stop)
+	}
+	if len(resp.ToolCalls) != len(want.Calls) {
+		t.Fatalf("calls %+v, want %+v", resp.ToolCalls, want.Calls)
+	}
+	for i, c := range resp.ToolCalls {
+		w := want.Calls[i]
+		var got, exp any
+		errGot, errExp := json.Unmarshal([]byte(c.Arguments), &got), json.Unmarshal([]byte(w.Arguments), &exp)
+		if c.Name != w.Name || c.Signature != w.Signature || c.ID == "" || (w.ID != "" && c.ID != w.ID) ||
+			errGot != nil || errExp != nil || !reflect.DeepEqual(got, exp) {
+			t.Errorf("call %d = %+v, want %+v", i, c, w)
+		}
+	}
 }

@@ -209,14 +209,18 @@ func wantKind(t *testing.T, err error, kind error, status int, retryable bool) {
 	}
 }
 
-// httpErrorCases are the statuses every adapter must classify, with the
-// kind and retryability byref promises.
-var httpErrorCases = []struct {
+// httpErrorCase is an HTTP status an adapter must classify, with the kind
+// and retryability byref promises.
+type httpErrorCase struct {
 	name      string
 	status    int
 	kind      error
 	retryable bool
-}{
+}
+
+// httpErrorCases are the statuses every adapter must classify, with the
+// kind and retryability byref promises.
+var httpErrorCases = []httpErrorCase{
 	{"400_rejected", 400, llm.ErrRequestRejected, false},
 	{"401_unauthorized", 401, llm.ErrUnauthorized, false},
 	{"403_forbidden", 403, llm.ErrUnauthorized, false},
