@@ -298,11 +298,6 @@ func decode(t *testing.T, b []byte) any {
 	return v
 }
 
-func jsonEqual(t *testing.T, a, b string) bool {
-	t.Helper()
-	return reflect.DeepEqual(decode(t, []byte(a)), decode(t, []byte(b)))
-}
-
 // camel writes a recorded key path in the camelCase the API documents; it
 // accepts snake_case too, which some recorded clients sent.
 func camel(p string) string {

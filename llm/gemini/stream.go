@@ -3,7 +3,6 @@ package gemini
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/byref/byref/llm"
@@ -41,17 +40,8 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) 
 			return cbErr
 		})
 	})
-	switch {
-	case cbErr != nil:
-		return llm.Response{}, fmt.Errorf("llm: %s: stream stopped by its callback: %w", m.provider, cbErr)
-	case err != nil:
-		var pe *llm.ProviderError
-		if errors.As(err, &pe) {
-			return llm.Response{}, err
-		}
-		return llm.Response{}, wire.ReadError(ctx, m.provider, err)
-	case t.finish == "" && t.feedback == "":
-		return llm.Response{}, wire.BadResponse(m.provider, errors.New("the stream ended before a finishReason; it was cut off"))
+	if err := wire.StreamEnd(ctx, m.provider, cbErr, err, t.finish != "" || t.feedback != "", "a finishReason"); err != nil {
+		return llm.Response{}, err
 	}
 	return t.done(), nil
 }

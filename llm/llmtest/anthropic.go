@@ -2,8 +2,6 @@ package llmtest
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"testing"
 
@@ -247,18 +245,7 @@ func anthropicCases() []Case {
 			s, m := msgs(t, open, Reply{Body: message(`{"type":"text","text":"Sunny, noon."}`, `"end_turn"`, 1, 1)})
 			a := llm.ToolCall{ID: "toolu_1", Name: "get_weather", Arguments: `{"city":"Paris"}`}
 			b := llm.ToolCall{ID: "toolu_2", Name: "get_time", Arguments: `not json`}
-			req := ask("Weather and time?")
-			req.Messages = append(req.Messages, llm.SystemMessage("Be brief."),
-				llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{a, b}},
-				llm.ToolResultMessage(a, "sunny"), llm.ToolResultMessage(b, "noon"))
-			generate(t, m, req)
-			body := s.Body(0)
-			if Path(t, body, "system", 0, "text") != "You are terse.\n\nBe brief." {
-				t.Errorf("system = %q; want both system messages joined", body["system"])
-			}
-			if n := len(body["messages"].([]any)); n != 3 {
-				t.Fatalf("%d messages; want user, assistant, and one user message with both results", n)
-			}
+			body := roundTrip(t, s, m, a, b, "messages", "system", 0, "text")
 			if Path(t, body, "messages", 1, "content", 0, "input", "city") != "Paris" ||
 				Path(t, body, "messages", 1, "content", 1, "input") == nil ||
 				Path(t, body, "messages", 2, "content", 0, "tool_use_id") != "toolu_1" ||
@@ -303,26 +290,6 @@ func anthropicCases() []Case {
 			resp, _ := stream(t, m, ask("Hi"))
 			wantStop(t, resp, llm.StopMaxTokens)
 		}},
-		Case{"malformed_body", func(t *testing.T, open Open) {
-			_, m := msgs(t, open, Reply{Body: `{"type":"message","content": nope}`})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, llm.ErrBadResponse, 200, false)
-			var syn *json.SyntaxError
-			if !errors.As(err, &syn) {
-				t.Errorf("err = %v, want it to wrap the *json.SyntaxError", err)
-			}
-		}},
-		Case{"not_a_message", func(t *testing.T, open Open) {
-			_, m := msgs(t, open, Reply{Body: `{"hello":"world"}`})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, llm.ErrBadResponse, 200, false)
-		}},
-		Case{"truncated_body", func(t *testing.T, open Open) {
-			full := message(`{"type":"text","text":"Hello there."}`, `"end_turn"`, 1, 1)
-			_, m := msgs(t, open, Reply{Body: full[:len(full)/2]})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, llm.ErrBadResponse, 200, false)
-		}},
 		Case{"malformed_stream", func(t *testing.T, open Open) {
 			ev := events(`"end_turn"`, blockStart(0, `{"type":"text","text":""}`), "event: content_block_delta\ndata: {not json")
 			_, m := msgs(t, open, Reply{SSE: ev})
@@ -350,6 +317,7 @@ func anthropicCases() []Case {
 		return Reply{Body: message(`{"type":"text","text":"ok"}`, `"end_turn"`, 1, 1)}
 	}
 	rateLimited := Reply{Status: 429, Header: map[string]string{"retry-after": "7"}, Body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`}
+	cases = append(cases, bodyCases(msgs, ok, `{"type":"message","content": nope}`, "not_a_message", `{"hello":"world"}`, 200, true)...)
 	return append(cases, commonCases(msgs, ok, `{"type":"error","error":{"type":"invalid_request_error","message":"scripted failure"}}`, rateLimited,
 		httpErrorCase{"529_overloaded", 529, llm.ErrProviderUnavailable, true})...)
 }

@@ -2,6 +2,7 @@ package llmtest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -126,4 +127,52 @@ func settingsCases(serve serveFunc, ok func(stream bool) Reply, config, maxKey s
 			absent(t, c, "topP")
 		}},
 	}
+}
+
+// bodyCases check that an answer that is not the API's JSON fails as a
+// bad response: malformed JSON, JSON of another shape (the case named
+// otherName), and ok's body cut in half. status is the error's HTTP status
+// (200, or 0 where the client library does not tell it), and syntax says
+// whether the error wraps the *json.SyntaxError.
+func bodyCases(serve serveFunc, ok func(stream bool) Reply, malformed, otherName, other string, status int, syntax bool) []Case {
+	fails := func(body string, syntax bool) func(t *testing.T, open Open) {
+		return func(t *testing.T, open Open) {
+			_, m := serve(t, open, Reply{Body: body})
+			_, err := m.Generate(context.Background(), ask("Hi"))
+			wantKind(t, err, llm.ErrBadResponse, status, false)
+			var syn *json.SyntaxError
+			if syntax && !errors.As(err, &syn) {
+				t.Errorf("err = %v, want it to wrap the *json.SyntaxError", err)
+			}
+		}
+	}
+	full := ok(false).Body
+	return []Case{
+		{"malformed_body", fails(malformed, syntax)},
+		{otherName, fails(other, false)},
+		{"truncated_body", fails(full[:len(full)/2], false)},
+	}
+}
+
+// roundTrip sends, after ask's messages, a second system message, an
+// assistant turn with calls a and b and their results ("sunny", "noon"),
+// and returns the request's body after checking that the two system
+// messages went as one text at systemPath and the conversation as three
+// messages (under messagesKey): user, assistant, and one user message with
+// both results. b's result names its call by ID alone, as a caller may.
+func roundTrip(t *testing.T, s *Server, m llm.Model, a, b llm.ToolCall, messagesKey string, systemPath ...any) map[string]any {
+	t.Helper()
+	req := ask("Weather and time?")
+	req.Messages = append(req.Messages, llm.SystemMessage("Be brief."),
+		llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{a, b}},
+		llm.ToolResultMessage(a, "sunny"), llm.Message{Role: llm.RoleTool, ToolCallID: b.ID, Text: "noon"})
+	generate(t, m, req)
+	body := s.Body(0)
+	if got := Path(t, body, systemPath...); got != "You are terse.\n\nBe brief." {
+		t.Errorf("system = %q; want both system messages joined", got)
+	}
+	if n := len(body[messagesKey].([]any)); n != 3 {
+		t.Fatalf("%d messages; want user, assistant, and one user message with both results", n)
+	}
+	return body
 }

@@ -2,8 +2,6 @@ package llmtest
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"testing"
 
@@ -187,18 +185,7 @@ func geminiCases() []Case {
 			s, m := serve(t, open, Reply{Body: geminiResponse(`{"text":"Sunny, noon."}`, `"STOP"`, 1, 1, 0)})
 			a := llm.ToolCall{ID: "call_1", Name: "get_weather", Arguments: `{"city":"Paris"}`, Signature: "Sig_A"}
 			b := llm.ToolCall{ID: "call_2", Name: "get_time", Arguments: `not json`}
-			req := ask("Weather and time?")
-			req.Messages = append(req.Messages, llm.SystemMessage("Be brief."),
-				llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{a, b}},
-				llm.ToolResultMessage(a, "sunny"), llm.Message{Role: llm.RoleTool, ToolCallID: "call_2", Text: "noon"})
-			generate(t, m, req)
-			body := s.Body(0)
-			if Path(t, body, "systemInstruction", "parts", 0, "text") != "You are terse.\n\nBe brief." {
-				t.Errorf("systemInstruction = %v; want both system messages joined", body["systemInstruction"])
-			}
-			if n := len(body["contents"].([]any)); n != 3 {
-				t.Fatalf("%d contents; want user, model, and one user content with both responses", n)
-			}
+			body := roundTrip(t, s, m, a, b, "contents", "systemInstruction", "parts", 0, "text")
 			if Path(t, body, "contents", 1, "parts", 0, "functionCall", "args", "city") != "Paris" ||
 				Path(t, body, "contents", 1, "parts", 0, "thoughtSignature") != "Sig_A" ||
 				Path(t, body, "contents", 1, "parts", 1, "functionCall", "args") == nil ||
@@ -238,26 +225,6 @@ func geminiCases() []Case {
 			resp, _ := stream(t, m, ask("Hi"))
 			wantStop(t, resp, llm.StopMaxTokens)
 		}},
-		Case{"malformed_body", func(t *testing.T, open Open) {
-			_, m := serve(t, open, Reply{Body: `{"candidates": nope}`})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, llm.ErrBadResponse, 200, false)
-			var syn *json.SyntaxError
-			if !errors.As(err, &syn) {
-				t.Errorf("err = %v, want it to wrap the *json.SyntaxError", err)
-			}
-		}},
-		Case{"no_candidates", func(t *testing.T, open Open) {
-			_, m := serve(t, open, Reply{Body: `{"hello":"world"}`})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, llm.ErrBadResponse, 200, false)
-		}},
-		Case{"truncated_body", func(t *testing.T, open Open) {
-			full := geminiResponse(`{"text":"Hello there."}`, `"STOP"`, 1, 1, 0)
-			_, m := serve(t, open, Reply{Body: full[:len(full)/2]})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, llm.ErrBadResponse, 200, false)
-		}},
 		Case{"malformed_stream", func(t *testing.T, open Open) {
 			_, m := serve(t, open, Reply{SSE: []string{geminiChunk(`{"text":"Hel"}`, "null", 1, 1), `data: {not json`}})
 			_, err := llm.Stream(context.Background(), m, ask("Hi"), func(llm.Chunk) error { return nil })
@@ -276,5 +243,6 @@ func geminiCases() []Case {
 	)
 	// Gemini's 429 asks for its wait in the body, as a google.rpc.RetryInfo.
 	rateLimited := Reply{Status: 429, Body: `{"error":{"code":429,"message":"You exceeded your current quota.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"7s"}]}}`}
+	cases = append(cases, bodyCases(serve, ok, `{"candidates": nope}`, "no_candidates", `{"hello":"world"}`, 200, true)...)
 	return append(cases, commonCases(serve, ok, geminiFailure, rateLimited)...)
 }

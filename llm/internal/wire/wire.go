@@ -148,6 +148,27 @@ func ReadError(ctx context.Context, provider string, err error) error {
 	return BadResponse(provider, err)
 }
 
+// StreamEnd is the error a stream's reading ended with, or nil: the
+// callback's error (cbErr), wrapped to say it stopped the stream; a
+// provider's error as it is; a broken read as [ReadError] classifies it;
+// and, when the stream is not complete, a bad response that names the
+// missing end ("message_stop"): the stream was cut off.
+func StreamEnd(ctx context.Context, provider string, cbErr, err error, complete bool, missing string) error {
+	switch {
+	case cbErr != nil:
+		return fmt.Errorf("llm: %s: stream stopped by its callback: %w", provider, cbErr)
+	case err != nil:
+		var pe *llm.ProviderError
+		if errors.As(err, &pe) {
+			return err
+		}
+		return ReadError(ctx, provider, err)
+	case !complete:
+		return BadResponse(provider, fmt.Errorf("the stream ended before %s; it was cut off", missing))
+	}
+	return nil
+}
+
 // Event is one server-sent event.
 type Event struct {
 	// Name is the event's "event:" field; empty when it has none.
