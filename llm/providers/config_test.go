@@ -6,6 +6,7 @@ import (
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/anthropic"
+	"github.com/byref/byref/llm/gemini"
 	"github.com/byref/byref/llm/openai"
 )
 
@@ -18,7 +19,7 @@ func TestOneConfigType(t *testing.T) {
 	for f := range config.Fields() {
 		shared[f.Name] = true
 	}
-	for _, opts := range []reflect.Type{reflect.TypeFor[openai.Options](), reflect.TypeFor[anthropic.Options]()} {
+	for _, opts := range []reflect.Type{reflect.TypeFor[openai.Options](), reflect.TypeFor[anthropic.Options](), reflect.TypeFor[gemini.Options]()} {
 		embeds := false
 		for f := range opts.Fields() {
 			switch {
