@@ -41,13 +41,23 @@ var wants = map[string]llmtest.Expected{
 // Schema, a call's input.
 var opaque = map[string]bool{"json": true, "input": true}
 
+// required are the fields the Converse API reference requires where their
+// parent is present.
+var required = []string{
+	"messages", "messages[].role", "messages[].content",
+	"messages[].content[].toolUse.toolUseId", "messages[].content[].toolUse.name", "messages[].content[].toolUse.input",
+	"messages[].content[].toolResult.toolUseId", "messages[].content[].toolResult.content",
+	"toolConfig.tools", "toolConfig.tools[].toolSpec.name", "toolConfig.tools[].toolSpec.inputSchema",
+	"messages[].content[].cachePoint.type", "system[].cachePoint.type", "toolConfig.tools[].cachePoint.type",
+}
+
 // TestRecordings plays every recorded Bedrock exchange (Converse JSON and
 // ConverseStream event-stream bytes) to the client, signed with fake static
 // credentials: its result is what the recording says (text, reasoning,
 // calls, usage with cache reads and writes, stop reason, error kind), and
 // its request goes to the recorded path, signed, with no field that no
-// recorded request has, and the recorded messages (documents aside, which
-// byref does not send).
+// recorded request has, the required ones present, and the recorded
+// messages (documents aside, which byref does not send).
 func TestRecordings(t *testing.T) {
 	recs := llmtest.LoadRecordings(t, "bedrock")
 	accepted := map[string]bool{}
@@ -88,6 +98,9 @@ func TestRecordings(t *testing.T) {
 				if !accepted[p] {
 					t.Errorf("the request sends %s, which no recorded request has", p)
 				}
+			}
+			if m := llmtest.MissingRequired(sent, required); len(m) > 0 {
+				t.Errorf("the request lacks %v", m)
 			}
 			recorded := decode(t, rec.Request.Body).(map[string]any)
 			if got, rec := messages(sent["messages"]), messages(recorded["messages"]); !reflect.DeepEqual(got, rec) {

@@ -44,11 +44,20 @@ var wants = map[string]llmtest.Expected{
 // the API's shape.
 var opaque = map[string]bool{"parametersJsonSchema": true, "parameters_json_schema": true, "responseJsonSchema": true, "args": true, "response": true}
 
+// required are the fields the API reference requires where their parent
+// is present.
+var required = []string{
+	"contents", "contents[].parts", "contents[].role",
+	"contents[].parts[].functionCall.name", "contents[].parts[].functionResponse.name", "contents[].parts[].functionResponse.response",
+	"systemInstruction.parts", "tools[].functionDeclarations", "tools[].functionDeclarations[].name",
+}
+
 // TestRecordings plays every recorded Gemini exchange to the client: its
 // result is what the recording says (text, calls with their signatures,
 // usage with cached and thought tokens, finish reason, error kind), and its
 // request goes to the recorded path with no field that no recorded request
-// has and the same contents as the recorded one.
+// has, the required ones present, and the same contents as the recorded
+// one.
 func TestRecordings(t *testing.T) {
 	recs := llmtest.LoadRecordings(t, "gemini")
 	accepted := map[string]bool{}
@@ -103,6 +112,9 @@ func TestRecordings(t *testing.T) {
 				if !accepted[p] {
 					t.Errorf("the request sends %s, which no recorded request has", p)
 				}
+			}
+			if m := llmtest.MissingRequired(sent, required); len(m) > 0 {
+				t.Errorf("the request lacks %v", m)
 			}
 			if got, rec := contents(t, sent["contents"]), contents(t, decode(t, rec.Request.Body).(map[string]any)["contents"]); !reflect.DeepEqual(got, rec) {
 				t.Errorf("contents:\n got %v\nrecorded %v", got, rec)

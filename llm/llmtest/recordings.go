@@ -232,3 +232,53 @@ func CheckResult(t *testing.T, want Expected, resp llm.Response, err error) {
 		}
 	}
 }
+
+// MissingRequired returns the required key paths (in [KeyPaths]' form,
+// "contents[].parts") that some object of body lacks: for each path, every
+// object its parent path reaches must have the last key. A path whose
+// parent body does not have is not required of it ("tools[].name" in a
+// request without tools).
+func MissingRequired(body any, required []string) []string {
+	var missing []string
+	for _, path := range required {
+		parent, key := "", path
+		if i := strings.LastIndex(path, "."); i >= 0 {
+			parent, key = path[:i], path[i+1:]
+		}
+		for _, obj := range reach(body, parent) {
+			if m, ok := obj.(map[string]any); !ok || m[key] == nil {
+				missing = append(missing, path)
+				break
+			}
+		}
+	}
+	return missing
+}
+
+// reach returns the values at path in v, every element of each array
+// marked [].
+func reach(v any, path string) []any {
+	vals := []any{v}
+	if path == "" {
+		return vals
+	}
+	for _, step := range strings.Split(path, ".") {
+		key, each := strings.CutSuffix(step, "[]")
+		var next []any
+		for _, v := range vals {
+			m, ok := v.(map[string]any)
+			if !ok || m[key] == nil {
+				continue
+			}
+			if !each {
+				next = append(next, m[key])
+				continue
+			}
+			if a, ok := m[key].([]any); ok {
+				next = append(next, a...)
+			}
+		}
+		vals = next
+	}
+	return vals
+}
