@@ -55,3 +55,48 @@ func TestMissingKey(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// Gemini 3 refuses a function call of the current turn without a
+// signature; one it did not write (another model's, an injected one) goes
+// with the value Google documents for skipping the check, on the first
+// call of each model turn since the last user text. Earlier turns, calls
+// with their own signature and other models are left as they are.
+func TestSkipSignatureForCallsGeminiDidNotWrite(t *testing.T) {
+	a := llm.ToolCall{ID: "call_1", Name: "get_weather", Arguments: `{"city":"Paris"}`}
+	b := llm.ToolCall{ID: "call_2", Name: "get_time", Arguments: `{}`}
+	signed := llm.ToolCall{ID: "call_3", Name: "get_time", Arguments: `{}`, Signature: "Sig_C"}
+	req := llm.Request{Messages: []llm.Message{
+		llm.UserMessage("Weather?"),
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{a}}, llm.ToolResultMessage(a, "sunny"),
+		llm.UserMessage("And the time, twice?"),
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{b, b}}, llm.ToolResultMessage(b, "noon"), llm.ToolResultMessage(b, "noon"),
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{signed}}, llm.ToolResultMessage(signed, "noon"),
+	}}
+	for model, want := range map[string][]any{
+		"gemini-3-flash-preview": {nil, "skip_thought_signature_validator", nil, "Sig_C"},
+		"gemini-2.5-flash":       {nil, nil, nil, "Sig_C"},
+	} {
+		s := llmtest.NewServer(t, "", llmtest.Reply{Body: `{"candidates":[{"content":{"parts":[{"text":"ok"}],"role":"model"},"finishReason":"STOP"}]}`})
+		m, _ := gemini.New(gemini.Options{Config: llm.Config{Model: model, BaseURL: s.URL()}})
+		if _, err := m.Generate(t.Context(), req); err != nil {
+			t.Fatal(err)
+		}
+		var got []any
+		for _, c := range s.Body(0)["contents"].([]any) {
+			for _, p := range c.(map[string]any)["parts"].([]any) {
+				if _, ok := p.(map[string]any)["functionCall"]; ok {
+					got = append(got, p.(map[string]any)["thoughtSignature"])
+				}
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: signatures %v, want %v", model, got, want)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: signatures %v, want %v", model, got, want)
+				break
+			}
+		}
+	}
+}

@@ -24,8 +24,12 @@
 // signature and no text. [llm.Response.Message] keeps them all, a byref run
 // records them in its log, and the next request sends the model turn back
 // as it came: the thought parts, the text with its signature, then each call
-// with its own (only the first of parallel calls has one). Calls written by
-// another model carry none, and Gemini 3 refuses them.
+// with its own (only the first of parallel calls has one). A call Gemini
+// did not write (another model's, before a switch, or one the caller
+// injected) has none; to a Gemini 3 model the first such call of each
+// model turn since the last user text goes with
+// "skip_thought_signature_validator", the value Google documents for them,
+// which Gemini 3 would otherwise refuse.
 //
 // # What is sent
 //

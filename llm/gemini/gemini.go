@@ -48,6 +48,9 @@ type Model struct {
 	client    *http.Client
 	provider  string
 	ids       atomic.Uint64
+	// strictSignatures is set for Gemini 3 models, which refuse a
+	// function call of the current turn without its signature.
+	strictSignatures bool
 }
 
 // New returns a Model for opts. It does no network I/O.
@@ -63,7 +66,7 @@ func New(opts Options) (*Model, error) {
 	if !strings.HasSuffix(base, "/v1beta") && !strings.HasSuffix(base, "/v1") {
 		base += "/v1beta"
 	}
-	m := &Model{opts: opts, header: http.Header{}, client: opts.HTTPClient, provider: opts.Provider,
+	m := &Model{opts: opts, header: http.Header{}, client: opts.HTTPClient, provider: opts.Provider, strictSignatures: strings.HasPrefix(name, "gemini-3"),
 		url: base + "/models/" + name + ":generateContent", streamURL: base + "/models/" + name + ":streamGenerateContent?alt=sse"}
 	if m.client == nil {
 		m.client = &http.Client{}

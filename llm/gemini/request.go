@@ -86,7 +86,46 @@ func (m *Model) encode(req llm.Request) ([]byte, error) {
 	if len(r.Contents) == 0 {
 		return nil, fmt.Errorf("llm: %s: the request has no user or assistant message; Gemini needs at least one", m.provider)
 	}
+	if m.strictSignatures {
+		skipValidation(r.Contents)
+	}
 	return json.Marshal(r)
+}
+
+// skipSignature is the value Google documents for a function call Gemini
+// 3 did not write (one from another model, or injected by the caller),
+// which has no signature of its own: it tells the API not to check one.
+const skipSignature = "skip_thought_signature_validator"
+
+// skipValidation gives the first function call of each model content of
+// the current turn (after the last user text) that has no signature the
+// one Google documents for calls Gemini 3 did not write, which it would
+// otherwise refuse. Calls Gemini wrote keep their own.
+func skipValidation(cs []content) {
+	start := 0
+	for i, c := range cs {
+		if c.Role != "user" {
+			continue
+		}
+		for _, p := range c.Parts {
+			if p.Text != nil {
+				start = i + 1
+			}
+		}
+	}
+	for i := start; i < len(cs); i++ {
+		if cs[i].Role != "model" {
+			continue
+		}
+		for j := range cs[i].Parts {
+			if p := &cs[i].Parts[j]; p.FunctionCall != nil {
+				if p.ThoughtSignature == "" {
+					p.ThoughtSignature = skipSignature
+				}
+				break
+			}
+		}
+	}
 }
 
 // modelParts rebuilds the parts of an assistant turn: thinking blocks with
