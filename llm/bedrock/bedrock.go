@@ -282,6 +282,17 @@ var exceptions = map[string]int{
 	"ServiceQuotaExceededException": http.StatusBadRequest,
 }
 
+// sdkError says what Bedrock said (the exception's name and message) and
+// unwraps to the SDK's error, so that errors.As finds its typed exception
+// (*types.ThrottlingException, ...).
+type sdkError struct {
+	msg string
+	err error
+}
+
+func (e sdkError) Error() string { return e.msg }
+func (e sdkError) Unwrap() error { return e.err }
+
 // failure turns an SDK error into an [*llm.ProviderError] classified by the
 // HTTP status of the answer, or by the exception's name when it came in a
 // stream; the context's own error when it is done.
@@ -296,7 +307,7 @@ func (m *Model) failure(ctx context.Context, err error) error {
 	msg := err
 	var api smithy.APIError
 	if errors.As(err, &api) {
-		msg = fmt.Errorf("%s: %s", api.ErrorCode(), api.ErrorMessage())
+		msg = sdkError{fmt.Sprintf("%s: %s", api.ErrorCode(), api.ErrorMessage()), err}
 	}
 	var re *smithyhttp.ResponseError
 	if errors.As(err, &re) && re.HTTPStatusCode() >= 300 {

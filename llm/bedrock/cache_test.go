@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
+
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/bedrock"
 	"github.com/byref/byref/llm/llmtest"
@@ -154,5 +156,20 @@ func TestNoCredentials(t *testing.T) {
 	_, err = m.Generate(context.Background(), llm.Request{Messages: []llm.Message{llm.UserMessage("Hi")}})
 	if !errors.Is(err, llm.ErrUnauthorized) || !strings.Contains(err.Error(), "configure AWS credentials") || s.Requests() != 0 {
 		t.Errorf("err = %v after %d requests; want ErrUnauthorized naming the fix, and nothing sent", err, s.Requests())
+	}
+}
+
+// A failure says what Bedrock said and unwraps to the SDK's typed
+// exception as well as to byref's kind.
+func TestFailureUnwrapsToTheException(t *testing.T) {
+	s := llmtest.NewServer(t, "/converse", llmtest.Reply{Status: 429, Header: map[string]string{"x-amzn-ErrorType": "ThrottlingException"}, Body: `{"message":"Too many requests, please wait before trying again."}`})
+	m, err := bedrock.New(bedrock.Options{Config: llm.Config{Model: "amazon.nova-micro-v1:0", BaseURL: s.URL()}, Region: "us-east-1", Credentials: fakeCredentials})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Generate(context.Background(), llm.Request{Messages: []llm.Message{llm.UserMessage("Hi")}})
+	var throttled *types.ThrottlingException
+	if !errors.Is(err, llm.ErrRateLimited) || !errors.As(err, &throttled) || !strings.Contains(err.Error(), "ThrottlingException: Too many requests") {
+		t.Errorf("err = %v", err)
 	}
 }
