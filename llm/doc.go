@@ -39,7 +39,10 @@
 // key from the provider's usual environment variable:
 //
 //	openai:gpt-4o-mini           OPENAI_API_KEY     (base URL: OPENAI_BASE_URL)
+//	openai-responses:gpt-5-mini  OPENAI_API_KEY     (OpenAI's Responses API)
 //	anthropic:claude-sonnet-4-5  ANTHROPIC_API_KEY  (base URL: ANTHROPIC_BASE_URL)
+//	azure:<deployment>           AZURE_OPENAI_ENDPOINT and AZURE_OPENAI_API_KEY (azure-responses: the Responses API)
+//	openrouter:openai/gpt-4o     OPENROUTER_API_KEY
 //	gemini:gemini-2.5-flash      GOOGLE_API_KEY or GEMINI_API_KEY (alias google:; base URL: GOOGLE_GEMINI_BASE_URL)
 //	gemini-openai:gemini-2.5-flash  the same keys, through Gemini's OpenAI-compatible endpoint
 //	mistral:mistral-large-latest MISTRAL_API_KEY
@@ -48,10 +51,12 @@
 //
 // Package github.com/byref/byref/llm/openai speaks OpenAI's chat completions
 // (OpenAI itself, and the OpenAI-compatible endpoints of Gemini, Mistral,
-// Ollama and vLLM); github.com/byref/byref/llm/anthropic speaks Anthropic's
-// Messages API; github.com/byref/byref/llm/gemini speaks Gemini's own API.
-// All three are written over net/http. AWS Bedrock's Converse API
-// (bedrock:<model id>) is github.com/byref/byref/llm/bedrock, which the
+// OpenRouter, Ollama and vLLM); github.com/byref/byref/llm/openai/responses
+// speaks OpenAI's Responses API; github.com/byref/byref/llm/azure opens
+// Azure OpenAI deployments with either; github.com/byref/byref/llm/anthropic
+// speaks Anthropic's Messages API; github.com/byref/byref/llm/gemini speaks
+// Gemini's own API. All are written over net/http. AWS Bedrock's Converse
+// API (bedrock:<model id>) is github.com/byref/byref/llm/bedrock, which the
 // providers package leaves out because it brings the AWS SDK: import it
 // yourself. [OpenWith] takes a [Config]
 // to override keys, base URLs and the HTTP client, for example to point at

@@ -37,8 +37,9 @@ func ExampleNew() {
 		return
 	}
 	fmt.Println(resp.Text, resp.StopReason)
-	fmt.Printf("%+v\n", resp.Usage)
+	u := resp.Usage
+	fmt.Println(u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens)
 	// Output:
 	// 21 end
-	// {InputTokens:1324 OutputTokens:5 CacheReadTokens:1322 CacheWriteTokens:0}
+	// 1324 1322 0 5
 }

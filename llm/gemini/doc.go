@@ -48,8 +48,9 @@
 // usageMetadata: promptTokenCount (with toolUsePromptTokenCount) is
 // [llm.Usage.InputTokens], the cached part of it
 // (cachedContentTokenCount) [llm.Usage.CacheReadTokens], and
-// candidatesTokenCount plus thoughtsTokenCount [llm.Usage.OutputTokens];
-// Gemini reports no cache writes. finishReason STOP is [llm.StopEnd]
+// candidatesTokenCount plus thoughtsTokenCount [llm.Usage.OutputTokens],
+// the thoughts also [llm.Usage.ReasoningTokens]; Gemini reports no cache
+// writes. finishReason STOP is [llm.StopEnd]
 // ([llm.StopToolCalls] when the turn has calls), MAX_TOKENS
 // [llm.StopMaxTokens], SAFETY, RECITATION, BLOCKLIST, PROHIBITED_CONTENT,
 // SPII and the image ones [llm.StopContentFilter], as is a prompt blocked

@@ -225,12 +225,13 @@ func stopReason(s string) llm.StopReason {
 
 // usage maps usageMetadata: the prompt count includes the cached part and
 // the tool-use prompt is input too; thoughts are output, as llm.Usage
-// counts reasoning.
+// counts reasoning, and its reasoning tokens.
 func (u *usageMetadata) usage() llm.Usage {
 	return llm.Usage{
 		InputTokens:     u.PromptTokenCount + u.ToolUsePromptTokenCount,
 		OutputTokens:    u.CandidatesTokenCount + u.ThoughtsTokenCount,
 		CacheReadTokens: u.CachedContentTokenCount,
+		ReasoningTokens: u.ThoughtsTokenCount,
 	}
 }
 

@@ -18,25 +18,25 @@ import (
 // wants holds, for every recording in shared/recordings/gemini, what its
 // response means, read from the recorded body by hand.
 var wants = map[string]llmtest.Expected{
-	"cached-content-explicit": {Text: "Paris.", Usage: llm.Usage{InputTokens: 3520, OutputTokens: 2 + 42, CacheReadTokens: 3512}, Stop: llm.StopEnd},
+	"cached-content-explicit": {Text: "Paris.", Usage: llm.Usage{InputTokens: 3520, OutputTokens: 2 + 42, CacheReadTokens: 3512, ReasoningTokens: 42}, Stop: llm.StopEnd},
 	"error-404-model":         {Err: llm.ErrRequestRejected, Status: 404},
 	"error-429-quota-handwritten": {Err: llm.ErrRateLimited, Status: 429, Retryable: true,
 		RetryAfter: 34400 * time.Millisecond},
-	"finish-max-tokens-no-parts": {Usage: llm.Usage{InputTokens: 15, OutputTokens: 2}, Stop: llm.StopMaxTokens},
+	"finish-max-tokens-no-parts": {Usage: llm.Usage{InputTokens: 15, OutputTokens: 2, ReasoningTokens: 2}, Stop: llm.StopMaxTokens},
 	"finish-safety":              {Usage: llm.Usage{InputTokens: 14}, Stop: llm.StopContentFilter},
 	"function-call-thought-signature": {Calls: []llm.ToolCall{{Name: "get_capital", Arguments: `{"country":"France"}`, Signature: "CpYEAXLI2nxHJhy3F4oMijlAus2CPUEnTw16KkDpmU77MgVhg6piCF3GycCmKbjhGXQ8mBK5lSpsqwI7DapurrH+NcQiuUJYF1CpS438/kC6pw0JsXszEoBQyJN7zTXqfLgiNOzO5sBwQU1fc5cBUiMzzAxHOyltJwZcYOqFXMPQ0c2AaNvHO4nOOFwRrJuwGVfpfP1BnpuiDUz5c5roIwkC8sykcxva7lOniPdd5Soy0juNxCK4BAXTq/TgHPxB6yEUBGaAYaR9JId6EaWV1/gDa+eSpvLI8P4TQiFWa4UUK/89/TmMEQlRsmbGHcuxU+6GGLI0szs5h2dq8yM8Dy5R/DyB9xXPwUl4c9A+m64LEk6aludQE2X/LKb7y1pfL2f6wjH89DY4F4Y0934R21eYeb9MZMuB+IYaEYIvk7Fhdx5VolnNYPoqoLpCxwHVucmEBruS9m7Li6VO7zZdDVgikbWKxZyixLIfy4LKthacCJERSAJl4aAAllotfzZopY+dUkujmlny/UyPotpJXH+3K6L2Ge3uFOmNShPNN3oSMBf2K3DBit6OE5FA4JMyi7PnzlhiSmPLVOFZEWvINXbHim4Bh7QpIyGnIiT5n/8lSIrcNbf/vD/ZqDqivM/gjyS/ayZqW7tzNW5J1xDkiJpEUK1aokoG+GeaKXZ+AsR6xPXj6hYqpYRhtCsY49KhVme/JJp6XMrN"}},
-		Usage: llm.Usage{InputTokens: 57, OutputTokens: 15 + 124}, Stop: llm.StopToolCalls},
+		Usage: llm.Usage{InputTokens: 57, OutputTokens: 15 + 124, ReasoningTokens: 124}, Stop: llm.StopToolCalls},
 	"function-response-followup": {Calls: []llm.ToolCall{{Name: "get_capital", Arguments: `{"country":"La France"}`, Signature: "Ct8GAXLI2nz7mNfYmvoMGtxbp6sB05S83E1PgFbBidrtXSNPmssR19LsxIgLyCeT2CLOe1EiWP9Vw6M4hVSB8yaWgKruIK7GBaUt44ElKq+1tPlYToIrEmM+Y+YATGnWU9BeX8+RTpPzE2j0dEkAxfe+15IrZxBj7RTydL6FL3wpRgeMn3urrBXIDY/JfXlRakk8UKMhrwh4hC6jDEaeRGQUrrXChZ0yqj2MH3uEKsVBTiQi1HIs082MMRPSWE7RWoHCY7zWe3xrGRkiOyIZ/irYsMlMjLyUkqPrmQITg02oRWDsvE1E0Hf3saKxV/KKFjYExsaZpvms8z2Zqmy/vYsSU50PRPjJADOcbooiuUNFNAzf+yGgO2cRyZbZRORzf/nOAGlUJKBfCEnqkwprLr/VfNyBK5VmlPjj8+oPcVH7rCkbH5jLG0PrjB9jpiyYzr7YHUjWYHxLBAlCXMEt/iBc6lMviMJ9GckFGzIOPCzi/PVF/l7kcubCV01mfskGbJAy1UQ2khZW+uCeIc1eWr7+0sC7+mdnfHqpSCZJCom0KQiE/CHKSbn6ROS5dCYHwSYjmxyR1ja4LxssSDKafJUHjE1GlnlQy03bb/QoI+MDCIdRS+y0FwXt2TPgo8nuqIlhzx1NaDtA8431G9UPxCgs6fkRf1/QBo6TvI9VMT/mYhMb0+91ZwEIyA1YlKYErO2MSZwlbgZtMyWYGpLJ9NOBh6+6Ww9oYtNinL9gEhcDXJStJWSiJXGOWUEc6nUG7n8waM1Iqgg/pBx3VxDqrN5Wcnyu0uamQEo63xUeB/YAmOAuuhuPBhcfW3/oqTUaApDtCFMsCoJE3tf//RhW3J1b0IWOvN9/kgsKDpMX+GK5F5+b0JSsz2kdUo9u7he14C8fyLDx1fswFzIwpSmNdqs23RZUfqB9yajh83wWK7UdPxOcX+Mq7TlocixYZf8B4hARE1ORwkmzvL1XUtCLHJWN4KvrkahYS2+El3po/K/+dnmFyYDnusyjpsLnkV7uPBvqBlkP0cg0TT6afeuPffxBM68yI4k+iCFVLxwQCYG68BCRT96rBDyCt4rpECd1PUYFmQWhGbdS4norEcXbwcBNj79LbXak4KI9vbxR0wzgsuShBc78V51cMQU720slB+U="}},
-		Usage: llm.Usage{InputTokens: 109, OutputTokens: 16 + 199}, Stop: llm.StopToolCalls},
+		Usage: llm.Usage{InputTokens: 109, OutputTokens: 16 + 199, ReasoningTokens: 199}, Stop: llm.StopToolCalls},
 	"stream-parallel-calls-with-ids": {Calls: []llm.ToolCall{
 		{ID: "3ae8iwca", Name: "sum", Arguments: `{"a":2,"b":3}`, Signature: "EukBCuYBAb4+9vt/vxxSqnu1O2VmsspptIIuZ5UI1XKt5qIGVw+l6Wp8gHTOskqE5v3VzNm9TnfsQQoZiWn9SnbjHsEB8zT4ABquQukeRIimRFRDehFQR0+Q8d1Ycq/8nu9h9pPtATCiVhb7L705JKNsMPhSk/k8i3XDw/jhFa11w9YWuCP2/nsul7SZP1/AfDJRroE/3/J5U8vUXnBFgmh9ZOAqEpTQvro03WSEEXy7XL5E5lMuPBEu/9CcH+N1OX32GeV0JQgZFA1vnh6DYJRwmWAbqEYqBZj8ruO7cY6FRIKagh+o7gVb+dk="},
 		{ID: "up3kf30e", Name: "sum", Arguments: `{"a":4,"b":5}`},
 		{ID: "ycroch25", Name: "sum", Arguments: `{"a":6,"b":7}`}},
-		Usage: llm.Usage{InputTokens: 161, OutputTokens: 48 + 45}, Stop: llm.StopToolCalls},
-	"stream-text": {Text: "Paris", Usage: llm.Usage{InputTokens: 11, OutputTokens: 1 + 33}, Stop: llm.StopEnd},
-	"text":        {Text: "Paris", Usage: llm.Usage{InputTokens: 11, OutputTokens: 1 + 34}, Stop: llm.StopEnd},
+		Usage: llm.Usage{InputTokens: 161, OutputTokens: 48 + 45, ReasoningTokens: 45}, Stop: llm.StopToolCalls},
+	"stream-text": {Text: "Paris", Usage: llm.Usage{InputTokens: 11, OutputTokens: 1 + 33, ReasoningTokens: 33}, Stop: llm.StopEnd},
+	"text":        {Text: "Paris", Usage: llm.Usage{InputTokens: 11, OutputTokens: 1 + 34, ReasoningTokens: 34}, Stop: llm.StopEnd},
 	"thinking-thought-parts": {Text: "Crossing the street safely is a fundamental skill", Reasoning: "**A Safe Street-Crossing Guide: My Thought Process**",
-		Thinking: 2, Usage: llm.Usage{InputTokens: 29, OutputTokens: 736 + 1001}, Stop: llm.StopEnd},
+		Thinking: 2, Usage: llm.Usage{InputTokens: 29, OutputTokens: 736 + 1001, ReasoningTokens: 1001}, Stop: llm.StopEnd},
 }
 
 // opaque are the request keys whose values are free-form (schemas, a

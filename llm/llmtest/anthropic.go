@@ -2,6 +2,7 @@ package llmtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -199,6 +200,17 @@ func anthropicCases() []Case {
 			// counts them in InputTokens and apart.
 			wantCachedUsage(t, generate(t, m, ask("Hi")), llm.Usage{InputTokens: 3050, OutputTokens: 20, CacheReadTokens: 2000, CacheWriteTokens: 1000})
 		}},
+		{"usage_compaction_iterations", func(t *testing.T, open Open) {
+			// A message the server compacted first (context management):
+			// usage.iterations counts the compaction and the message, the
+			// top-level fields only the last (as recorded from
+			// claude-sonnet-4-6).
+			_, m := msgs(t, open, Reply{Body: `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-6","content":[{"type":"text","text":"Hello!"}],"stop_reason":"end_turn",` +
+				`"usage":{"input_tokens":181,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":8,"iterations":[` +
+				`{"input_tokens":100,"output_tokens":83,"cache_read_input_tokens":55096,"cache_creation_input_tokens":0,"type":"compaction"},` +
+				`{"input_tokens":181,"output_tokens":8,"cache_read_input_tokens":0,"cache_creation_input_tokens":0,"type":"message"}]}}`})
+			wantCachedUsage(t, generate(t, m, ask("Hi")), llm.Usage{InputTokens: 55377, OutputTokens: 91, CacheReadTokens: 55096})
+		}},
 		{"thinking", func(t *testing.T, open Open) {
 			s, m := msgs(t, open,
 				Reply{Body: message(`{"type":"thinking","thinking":"Paris is a city; look it up.","signature":"WaUjzkypQ2mUEVM36O2TxuC06KN8xyfbJwyem2dw3URve/op91XWHOEBLLqIOMfFG/UvLEczmEsUjavL=="},`+
@@ -308,16 +320,35 @@ func anthropicCases() []Case {
 			_, err := llm.Stream(context.Background(), m, ask("Hi"), func(llm.Chunk) error { return nil })
 			wantKind(t, err, llm.ErrProviderUnavailable, 0, true)
 		}},
+		Case{"stream_callback_error", func(t *testing.T, open Open) {
+			_, m := msgs(t, open, Reply{SSE: events(`"end_turn"`, blockStart(0, `{"type":"text","text":""}`),
+				blockDelta(0, `{"type":"text_delta","text":"one "}`), blockDelta(0, `{"type":"text_delta","text":"two"}`), blockStop(0))})
+			callbackStops(t, m)
+		}},
 	)
-	ok := func(stream bool) Reply {
-		if stream {
-			return Reply{SSE: events(`"end_turn"`, blockStart(0, `{"type":"text","text":""}`),
-				blockDelta(0, `{"type":"text_delta","text":"o"}`), blockDelta(0, `{"type":"text_delta","text":"k"}`), blockStop(0))}
-		}
-		return Reply{Body: message(`{"type":"text","text":"ok"}`, `"end_turn"`, 1, 1)}
-	}
-	rateLimited := Reply{Status: 429, Header: map[string]string{"retry-after": "7"}, Body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`}
-	cases = append(cases, bodyCases(msgs, ok, `{"type":"message","content": nope}`, "not_a_message", `{"hello":"world"}`, 200, true)...)
-	return append(cases, commonCases(msgs, ok, `{"type":"error","error":{"type":"invalid_request_error","message":"scripted failure"}}`, rateLimited,
-		httpErrorCase{"529_overloaded", 529, llm.ErrProviderUnavailable, true})...)
+	cases = append(cases,
+		Case{"retries", func(t *testing.T, open Open) {
+			s, m := msgs(t, open,
+				Reply{Status: 529, Body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`},
+				Reply{Status: 429, Header: map[string]string{"retry-after": "1"}, Body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`},
+				Reply{Body: message(`{"type":"text","text":"ok"}`, `"end_turn"`, 1, 1)},
+			)
+			resp, err := llm.WithRetry(m, retry).Generate(context.Background(), ask("Hi"))
+			if err != nil || resp.Text != "ok" || s.Requests() != 3 {
+				t.Errorf("resp %+v, err %v after %d requests; want ok after 3", resp, err, s.Requests())
+			}
+		}},
+		Case{"retry_after", func(t *testing.T, open Open) {
+			_, m := msgs(t, open, Reply{Status: 429, Header: map[string]string{"retry-after": "7"}, Body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`})
+			_, err := m.Generate(context.Background(), ask("Hi"))
+			var pe *llm.ProviderError
+			if !errors.As(err, &pe) || pe.RetryAfter.Seconds() != 7 {
+				t.Errorf("err = %v; want RetryAfter 7s", err)
+			}
+		}},
+	)
+	cases = append(cases, bodyCases(msgs, message(`{"type":"text","text":"Hello there."}`, `"end_turn"`, 1, 1), `{"type":"message","content": nope}`, "not_a_message", `{"hello":"world"}`, 200, true)...)
+	statuses := append(httpErrorCases[:len(httpErrorCases):len(httpErrorCases)], httpErrorCase{"529_overloaded", 529, llm.ErrProviderUnavailable, true})
+	return append(cases, sharedCases(msgs, statuses, `{"type":"error","error":{"type":"invalid_request_error","message":"scripted failure"}}`,
+		Reply{Body: message(`{"type":"text","text":"ok"}`, `"end_turn"`, 1, 1)})...)
 }

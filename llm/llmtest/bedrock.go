@@ -247,6 +247,6 @@ func bedrockCases() []Case {
 	rateLimited := Reply{Status: 429, Header: map[string]string{"x-amzn-ErrorType": "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/", "Retry-After": "7"},
 		Body: `{"message":"Too many requests, please wait before trying again."}`}
 	// The SDK reports no status for an answer it could not read.
-	cases = append(cases, bodyCases(serve, ok, `{"output": nope}`, "not_a_message", `{"output":{"image":{}},"stopReason":"end_turn"}`, 0, false)...)
+	cases = append(cases, bodyCases(serve, ok(false).Body, `{"output": nope}`, "not_a_message", `{"output":{"image":{}},"stopReason":"end_turn"}`, 0, false)...)
 	return append(cases, commonCases(serve, ok, `{"message":"scripted failure"}`, rateLimited)...)
 }

@@ -4,42 +4,25 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/byref/byref/llm"
 )
 
-// serveFunc starts a flavor's server with replies and opens the adapter on
-// it.
-type serveFunc func(t *testing.T, open Open, replies ...Reply) (*Server, llm.Model)
-
-// commonCases are the cases every flavor shares, given its server, a
-// successful reply with the text "ok" (streamed when asked), an error body that carries the
-// message "scripted failure" and the reply of a rate limit that asks for
-// a 7-second wait in the flavor's own way; extra are statuses only this
-// flavor's provider sends.
-func commonCases(serve serveFunc, ok func(stream bool) Reply, failure string, rateLimited Reply, extra ...httpErrorCase) []Case {
-	var cases []Case
-	for _, he := range append(httpErrorCases[:len(httpErrorCases):len(httpErrorCases)], extra...) {
-		cases = append(cases, Case{"http_error_" + he.name, func(t *testing.T, open Open) {
-			_, m := serve(t, open, Reply{Status: he.status, Body: failure})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, he.kind, he.status, he.retryable)
-			if !strings.Contains(err.Error(), "scripted failure") {
-				t.Errorf("err = %v; want the provider's message in it", err)
-			}
-		}})
-	}
-	return append(cases,
-		Case{"retries", func(t *testing.T, open Open) {
+// commonCases are [sharedCases] and the retry cases, for a flavor given
+// its server, a successful reply with the text "ok" (streamed when asked),
+// an error body that carries the message "scripted failure" and the reply
+// of a rate limit that asks for a 7-second wait in the flavor's own way.
+func commonCases(serve serveFunc, ok func(stream bool) Reply, failure string, rateLimited Reply) []Case {
+	cases := []Case{
+		{"retries", func(t *testing.T, open Open) {
 			s, m := serve(t, open, rateLimited, Reply{Status: 503, Body: failure}, ok(false))
 			resp, err := llm.WithRetry(m, retry).Generate(context.Background(), ask("Hi"))
 			if err != nil || resp.Text != "ok" || s.Requests() != 3 {
 				t.Errorf("resp %+v, err %v after %d requests; want ok after 3", resp, err, s.Requests())
 			}
 		}},
-		Case{"retry_after", func(t *testing.T, open Open) {
+		{"retry_after", func(t *testing.T, open Open) {
 			_, m := serve(t, open, rateLimited)
 			_, err := m.Generate(context.Background(), ask("Hi"))
 			var pe *llm.ProviderError
@@ -47,37 +30,12 @@ func commonCases(serve serveFunc, ok func(stream bool) Reply, failure string, ra
 				t.Errorf("err = %v; want a retryable error with RetryAfter 7s", err)
 			}
 		}},
-		Case{"concurrent_use", func(t *testing.T, open Open) {
-			replies := make([]Reply, 16)
-			for i := range replies {
-				replies[i] = ok(false)
-			}
-			_, m := serve(t, open, replies...)
-			concurrentUse(t, m, len(replies))
-		}},
-		Case{"canceled", func(t *testing.T, open Open) {
-			s, m := serve(t, open, Reply{Hang: true})
-			ctx, cancel := context.WithCancel(context.Background())
-			errc := make(chan error, 1)
-			go func() { _, err := m.Generate(ctx, ask("Hi")); errc <- err }()
-			for s.Requests() == 0 {
-				runtimeGosched()
-			}
-			cancel()
-			if err := <-errc; !errors.Is(err, context.Canceled) || llm.IsRetryable(err) {
-				t.Errorf("err = %v, want context.Canceled, not retryable", err)
-			}
-		}},
-		Case{"stream_callback_error", func(t *testing.T, open Open) {
+		{"stream_callback_error", func(t *testing.T, open Open) {
 			_, m := serve(t, open, ok(true))
-			stop := errors.New("enough")
-			calls := 0
-			_, err := llm.Stream(context.Background(), m, ask("Hi"), func(llm.Chunk) error { calls++; return stop })
-			if !errors.Is(err, stop) || calls != 1 {
-				t.Errorf("err = %v after %d callbacks; want the callback's error after 1", err, calls)
-			}
+			callbackStops(t, m)
 		}},
-	)
+	}
+	return append(cases, sharedCases(serve, httpErrorCases, failure, ok(false))...)
 }
 
 // stopRow is a provider's stop reason and what byref maps it to.
@@ -131,10 +89,10 @@ func settingsCases(serve serveFunc, ok func(stream bool) Reply, config, maxKey s
 
 // bodyCases check that an answer that is not the API's JSON fails as a
 // bad response: malformed JSON, JSON of another shape (the case named
-// otherName), and ok's body cut in half. status is the error's HTTP status
+// otherName), and full, a whole answer, cut in half. status is the error's HTTP status
 // (200, or 0 where the client library does not tell it), and syntax says
 // whether the error wraps the *json.SyntaxError.
-func bodyCases(serve serveFunc, ok func(stream bool) Reply, malformed, otherName, other string, status int, syntax bool) []Case {
+func bodyCases(serve serveFunc, full, malformed, otherName, other string, status int, syntax bool) []Case {
 	fails := func(body string, syntax bool) func(t *testing.T, open Open) {
 		return func(t *testing.T, open Open) {
 			_, m := serve(t, open, Reply{Body: body})
@@ -146,7 +104,6 @@ func bodyCases(serve serveFunc, ok func(stream bool) Reply, malformed, otherName
 			}
 		}
 	}
-	full := ok(false).Body
 	return []Case{
 		{"malformed_body", fails(malformed, syntax)},
 		{otherName, fails(other, false)},

@@ -58,8 +58,8 @@ func geminiCases() []Case {
 				t.Errorf("resp = %+v", resp)
 			}
 			wantStop(t, resp, llm.StopEnd)
-			// Thoughts are output tokens, as llm.Usage counts reasoning.
-			wantUsage(t, resp, 11, 35)
+			// Thoughts are output tokens, and reasoning tokens.
+			wantCachedUsage(t, resp, llm.Usage{InputTokens: 11, OutputTokens: 35, ReasoningTokens: 34})
 			if s.Header(0).Get("x-goog-api-key") == "" {
 				t.Errorf("headers = %v; want x-goog-api-key", s.Header(0))
 			}
@@ -141,7 +141,7 @@ func geminiCases() []Case {
 			_, m := serve(t, open, Reply{Body: `{"candidates":[{"content":{"parts":[{"text":"Paris."}],"role":"model"},"finishReason":"STOP","index":0}],` +
 				`"usageMetadata":{"cacheTokensDetails":[{"modality":"TEXT","tokenCount":3512}],"cachedContentTokenCount":3512,"candidatesTokenCount":2,"promptTokenCount":3520,"toolUsePromptTokenCount":5,"thoughtsTokenCount":42,"totalTokenCount":3569}}`})
 			// promptTokenCount includes the cached part.
-			wantCachedUsage(t, generate(t, m, ask("Hi")), llm.Usage{InputTokens: 3525, OutputTokens: 44, CacheReadTokens: 3512})
+			wantCachedUsage(t, generate(t, m, ask("Hi")), llm.Usage{InputTokens: 3525, OutputTokens: 44, CacheReadTokens: 3512, ReasoningTokens: 42})
 		}},
 		{"thought_signatures_round_trip", func(t *testing.T, open Open) {
 			s, m := serve(t, open,
@@ -218,7 +218,7 @@ func geminiCases() []Case {
 			_, m := serve(t, open, Reply{Body: `{"candidates":[{"content":{"role":"model"},"finishReason":"MAX_TOKENS","index":0}],"usageMetadata":{"promptTokenCount":15,"thoughtsTokenCount":2,"totalTokenCount":17}}`})
 			resp := generate(t, m, ask("Hi"))
 			wantStop(t, resp, llm.StopMaxTokens)
-			wantUsage(t, resp, 15, 2)
+			wantCachedUsage(t, resp, llm.Usage{InputTokens: 15, OutputTokens: 2, ReasoningTokens: 2})
 		}},
 		Case{"finish_reason_stream", func(t *testing.T, open Open) {
 			_, m := serve(t, open, Reply{SSE: []string{geminiChunk(`{"text":"The answer is"}`, `"MAX_TOKENS"`, 1, 1)}})
@@ -243,6 +243,6 @@ func geminiCases() []Case {
 	)
 	// Gemini's 429 asks for its wait in the body, as a google.rpc.RetryInfo.
 	rateLimited := Reply{Status: 429, Body: `{"error":{"code":429,"message":"You exceeded your current quota.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"7s"}]}}`}
-	cases = append(cases, bodyCases(serve, ok, `{"candidates": nope}`, "no_candidates", `{"hello":"world"}`, 200, true)...)
+	cases = append(cases, bodyCases(serve, ok(false).Body, `{"candidates": nope}`, "no_candidates", `{"hello":"world"}`, 200, true)...)
 	return append(cases, commonCases(serve, ok, geminiFailure, rateLimited)...)
 }

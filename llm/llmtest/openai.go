@@ -2,6 +2,8 @@ package llmtest
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -268,8 +270,9 @@ func openAICases(f Flavor) []Case {
 		{"usage", func(t *testing.T, open Open) {
 			_, m := chat(t, open, Reply{Body: completion(`{"role":"assistant","content":"ok"}`, `"stop"`,
 				`{"prompt_tokens":1200,"completion_tokens":340,"total_tokens":1540,"prompt_tokens_details":{"cached_tokens":1024},"completion_tokens_details":{"reasoning_tokens":300}}`)})
-			// cached_tokens is a part of prompt_tokens.
-			wantCachedUsage(t, generate(t, m, ask("Hi")), llm.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 1024})
+			// cached_tokens is a part of prompt_tokens, reasoning_tokens of
+			// completion_tokens.
+			wantCachedUsage(t, generate(t, m, ask("Hi")), llm.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 1024, ReasoningTokens: 300})
 		}},
 		{"reasoning_content", func(t *testing.T, open Open) {
 			// vLLM's reasoning outputs
@@ -336,6 +339,19 @@ func openAICases(f Flavor) []Case {
 				Path(t, b, "messages", 3, "role") != "tool" || Path(t, b, "messages", 3, "tool_call_id") != "call_1" ||
 				Path(t, b, "messages", 3, "content") != "sunny" {
 				t.Errorf("messages = %v", b["messages"])
+			}
+		}},
+		{"structured_output", func(t *testing.T, open Open) {
+			s, m := chat(t, open, Reply{Body: completion(`{"role":"assistant","content":"{\"city\":\"Paris\"}"}`, `"stop"`, usage19x10)})
+			req := ask("Which city?")
+			req.ResponseFormat = &llm.ResponseFormat{Name: "city", Schema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`), Strict: true}
+			if resp := generate(t, m, req); resp.Text != `{"city":"Paris"}` {
+				t.Errorf("Text = %q", resp.Text)
+			}
+			f := Path(t, s.Body(0), "response_format")
+			if Path(t, f, "type") != "json_schema" || Path(t, f, "json_schema", "name") != "city" || Path(t, f, "json_schema", "strict") != true ||
+				Path(t, f, "json_schema", "schema", "type") != "object" {
+				t.Errorf("response_format = %v", f)
 			}
 		}},
 		{"unset_parameters", func(t *testing.T, open Open) {
@@ -410,14 +426,33 @@ func openAICases(f Flavor) []Case {
 			_, err := llm.Stream(context.Background(), m, ask("Hi"), func(llm.Chunk) error { return nil })
 			wantKind(t, err, llm.ErrProviderUnavailable, 0, true)
 		}},
+		Case{"stream_callback_error", func(t *testing.T, open Open) {
+			_, m := chat(t, open, Reply{SSE: []string{chunk(`{"content":"one "}`, "null"), chunk(`{"content":"two"}`, `"stop"`), done}})
+			callbackStops(t, m)
+		}},
 	)
-	ok := func(stream bool) Reply {
-		if stream {
-			return Reply{SSE: []string{chunk(`{"content":"o"}`, "null"), chunk(`{"content":"k"}`, `"stop"`), done}}
-		}
-		return Reply{Body: completion(`{"role":"assistant","content":"ok"}`, `"stop"`, usage19x10)}
-	}
-	rateLimited := Reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`}
-	cases = append(cases, bodyCases(chat, ok, `{"choices": nope}`, "no_choices", `{"id":"chatcmpl-1","object":"chat.completion","choices":[]}`, 200, true)...)
-	return append(cases, commonCases(chat, ok, `{"error":{"message":"scripted failure","type":"invalid_request_error","param":null,"code":null}}`, rateLimited)...)
+	cases = append(cases,
+		Case{"retries", func(t *testing.T, open Open) {
+			s, m := chat(t, open,
+				Reply{Status: 429, Header: map[string]string{"Retry-After": "1"}, Body: `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`},
+				Reply{Status: 502, Body: `bad gateway`},
+				Reply{Body: completion(`{"role":"assistant","content":"ok"}`, `"stop"`, usage19x10)},
+			)
+			resp, err := llm.WithRetry(m, retry).Generate(context.Background(), ask("Hi"))
+			if err != nil || resp.Text != "ok" || s.Requests() != 3 {
+				t.Errorf("resp %+v, err %v after %d requests; want ok after 3", resp, err, s.Requests())
+			}
+		}},
+		Case{"retry_after", func(t *testing.T, open Open) {
+			_, m := chat(t, open, Reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: `{"error":{"message":"slow down"}}`})
+			_, err := m.Generate(context.Background(), ask("Hi"))
+			var pe *llm.ProviderError
+			if !errors.As(err, &pe) || pe.RetryAfter.Seconds() != 7 {
+				t.Errorf("err = %v; want RetryAfter 7s", err)
+			}
+		}},
+	)
+	cases = append(cases, bodyCases(chat, completion(`{"role":"assistant","content":"Hello there."}`, `"stop"`, usage19x10), `{"choices": nope}`, "no_choices", `{"id":"chatcmpl-1","object":"chat.completion","choices":[]}`, 200, true)...)
+	return append(cases, sharedCases(chat, httpErrorCases, `{"error":{"message":"scripted failure","type":"invalid_request_error","param":null,"code":null}}`,
+		Reply{Body: completion(`{"role":"assistant","content":"ok"}`, `"stop"`, usage19x10)})...)
 }

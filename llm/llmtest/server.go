@@ -169,6 +169,18 @@ func (s *Server) Header(i int) http.Header {
 	return s.headers[i]
 }
 
+// Path returns the path of request i, with its query, as the client sent
+// it.
+func (s *Server) Path(i int) string {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i >= len(s.paths) {
+		s.t.Fatalf("the server got %d requests, want at least %d", len(s.paths), i+1)
+	}
+	return s.paths[i]
+}
+
 // Path walks a decoded JSON value by keys and indexes, e.g.
 // Path(t, body, "messages", 2, "tool_calls", 0, "id"); it fails the test
 // when the value has no such path.

@@ -6,8 +6,10 @@ import (
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/anthropic"
+	"github.com/byref/byref/llm/azure"
 	"github.com/byref/byref/llm/gemini"
 	"github.com/byref/byref/llm/openai"
+	"github.com/byref/byref/llm/openai/responses"
 )
 
 // TestOneConfigType: a provider's Options hold its configuration as the
@@ -19,7 +21,8 @@ func TestOneConfigType(t *testing.T) {
 	for f := range config.Fields() {
 		shared[f.Name] = true
 	}
-	for _, opts := range []reflect.Type{reflect.TypeFor[openai.Options](), reflect.TypeFor[anthropic.Options](), reflect.TypeFor[gemini.Options]()} {
+	for _, opts := range []reflect.Type{reflect.TypeFor[openai.Options](), reflect.TypeFor[anthropic.Options](),
+		reflect.TypeFor[responses.Options](), reflect.TypeFor[azure.Options](), reflect.TypeFor[gemini.Options]()} {
 		embeds := false
 		for f := range opts.Fields() {
 			switch {
