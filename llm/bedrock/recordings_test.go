@@ -10,13 +10,14 @@ import (
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/bedrock"
+	"github.com/byref/byref/llm/internal/recorded"
 	"github.com/byref/byref/llm/llmtest"
 )
 
 // wants holds, for every recording in shared/recordings/bedrock, what its
 // response means, read from the recorded body (or its decoded events) by
 // hand.
-var wants = map[string]llmtest.Expected{
+var wants = map[string]recorded.ByHand{
 	"converse-cache-read":  {Text: "21", Usage: llm.Usage{InputTokens: 2 + 1322, OutputTokens: 5, CacheReadTokens: 1322}, Stop: llm.StopEnd},
 	"converse-cache-write": {Text: "21", Usage: llm.Usage{InputTokens: 2 + 1322, OutputTokens: 5, CacheWriteTokens: 1322}, Stop: llm.StopEnd},
 	"converse-error-400":   {Err: llm.ErrRequestRejected, Status: 400, ErrText: "The provided model identifier is invalid."},
@@ -59,10 +60,10 @@ var required = []string{
 // recorded request has, the required ones present, and the recorded
 // messages (documents aside, which byref does not send).
 func TestRecordings(t *testing.T) {
-	recs := llmtest.LoadRecordings(t, "bedrock")
+	recs := recorded.Load(t, "bedrock")
 	accepted := map[string]bool{}
 	for _, rec := range recs {
-		for p := range llmtest.KeyPaths(decode(t, rec.Request.Body), opaque) {
+		for p := range recorded.KeyPaths(decode(t, rec.Request.Body), opaque) {
 			accepted[p] = true
 		}
 	}
@@ -94,12 +95,12 @@ func TestRecordings(t *testing.T) {
 				t.Errorf("Authorization = %q; want a SigV4 signature for bedrock in us-east-1", auth)
 			}
 			sent := s.Body(0)
-			for p := range llmtest.KeyPaths(sent, opaque) {
+			for p := range recorded.KeyPaths(sent, opaque) {
 				if !accepted[p] {
 					t.Errorf("the request sends %s, which no recorded request has", p)
 				}
 			}
-			if m := llmtest.MissingRequired(sent, required); len(m) > 0 {
+			if m := recorded.MissingRequired(sent, required); len(m) > 0 {
 				t.Errorf("the request lacks %v", m)
 			}
 			recorded := decode(t, rec.Request.Body).(map[string]any)
@@ -123,7 +124,7 @@ func TestRecordings(t *testing.T) {
 // the connection is not closed under a stream (see wholeBody), which it
 // was for one stream in ten before.
 func TestRecordedStreamsRepeatedly(t *testing.T) {
-	for _, rec := range llmtest.LoadRecordings(t, "bedrock") {
+	for _, rec := range recorded.Load(t, "bedrock") {
 		req, model, streamed := fromRecording(t, rec)
 		if !streamed {
 			continue
@@ -152,9 +153,9 @@ func newModel(t *testing.T, model, url string) *bedrock.Model {
 
 // checkResult is llmtest.CheckResult, and each reasoning block is the
 // response's reasoning with the signature Claude gave it.
-func checkResult(t *testing.T, w llmtest.Expected, resp llm.Response, err error) {
+func checkResult(t *testing.T, w recorded.ByHand, resp llm.Response, err error) {
 	t.Helper()
-	llmtest.CheckResult(t, w, resp, err)
+	recorded.CheckByHand(t, w, resp, err)
 	for _, th := range resp.Thinking {
 		if th.Text != resp.Reasoning || th.Signature == "" {
 			t.Errorf("thinking %+v; want the reasoning with its signature", th)
@@ -164,7 +165,7 @@ func checkResult(t *testing.T, w llmtest.Expected, resp llm.Response, err error)
 
 // fromRecording rebuilds the llm.Request a byref caller would make for the
 // recorded request, and the model ID and whether it streams, from the path.
-func fromRecording(t *testing.T, rec llmtest.Recording) (llm.Request, string, bool) {
+func fromRecording(t *testing.T, rec *recorded.Recording) (llm.Request, string, bool) {
 	t.Helper()
 	rest, ok := strings.CutPrefix(rec.Request.Path, "/model/")
 	if !ok {

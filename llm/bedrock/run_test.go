@@ -8,6 +8,7 @@ import (
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/bedrock"
+	"github.com/byref/byref/llm/internal/recorded"
 	"github.com/byref/byref/llm/llmtest"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
@@ -28,7 +29,7 @@ type generateOnly struct{ llm.Model }
 
 // recordedReasoning is the reasoning block of the recorded ConverseStream
 // with Claude's thinking: its text and signature, from the decoded events.
-func recordedReasoning(t *testing.T, rec llmtest.Recording) map[string]any {
+func recordedReasoning(t *testing.T, rec *recorded.Recording) map[string]any {
 	t.Helper()
 	text, sig := "", ""
 	for _, e := range rec.Response.Events {
@@ -62,8 +63,8 @@ func recordedReasoning(t *testing.T, rec llmtest.Recording) map[string]any {
 // its signature, as Bedrock requires with tool use; the cache tokens
 // reach the outcome's usage.
 func TestRunRestoredKeepsReasoning(t *testing.T) {
-	recs := map[string]llmtest.Recording{}
-	for _, r := range llmtest.LoadRecordings(t, "bedrock") {
+	recs := map[string]*recorded.Recording{}
+	for _, r := range recorded.Load(t, "bedrock") {
 		recs[r.Name] = r
 	}
 	var first map[string]any

@@ -12,12 +12,13 @@ import (
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/gemini"
+	"github.com/byref/byref/llm/internal/recorded"
 	"github.com/byref/byref/llm/llmtest"
 )
 
 // wants holds, for every recording in shared/recordings/gemini, what its
 // response means, read from the recorded body by hand.
-var wants = map[string]llmtest.Expected{
+var wants = map[string]recorded.ByHand{
 	"cached-content-explicit": {Text: "Paris.", Usage: llm.Usage{InputTokens: 3520, OutputTokens: 2 + 42, CacheReadTokens: 3512, ReasoningTokens: 42}, Stop: llm.StopEnd},
 	"error-404-model":         {Err: llm.ErrRequestRejected, Status: 404},
 	"error-429-quota-handwritten": {Err: llm.ErrRateLimited, Status: 429, Retryable: true,
@@ -59,11 +60,11 @@ var required = []string{
 // has, the required ones present, and the same contents as the recorded
 // one.
 func TestRecordings(t *testing.T) {
-	recs := llmtest.LoadRecordings(t, "gemini")
+	recs := recorded.Load(t, "gemini")
 	accepted := map[string]bool{}
 	for _, rec := range recs {
 		if len(rec.Request.Body) > 0 && string(rec.Request.Body) != "null" {
-			for p := range llmtest.KeyPaths(decode(t, rec.Request.Body), opaque) {
+			for p := range recorded.KeyPaths(decode(t, rec.Request.Body), opaque) {
 				accepted[camel(p)] = true
 			}
 		}
@@ -88,7 +89,7 @@ func TestRecordings(t *testing.T) {
 			} else {
 				resp, err = m.Generate(context.Background(), req)
 			}
-			llmtest.CheckResult(t, w, resp, err)
+			recorded.CheckByHand(t, w, resp, err)
 			if streamed && err == nil {
 				var text strings.Builder
 				for _, c := range chunks {
@@ -108,12 +109,12 @@ func TestRecordings(t *testing.T) {
 				t.Errorf("path %s, recorded %s", got, rec.Request.Path)
 			}
 			sent := s.Body(0)
-			for p := range llmtest.KeyPaths(sent, opaque) {
+			for p := range recorded.KeyPaths(sent, opaque) {
 				if !accepted[p] {
 					t.Errorf("the request sends %s, which no recorded request has", p)
 				}
 			}
-			if m := llmtest.MissingRequired(sent, required); len(m) > 0 {
+			if m := recorded.MissingRequired(sent, required); len(m) > 0 {
 				t.Errorf("the request lacks %v", m)
 			}
 			if got, rec := contents(t, sent["contents"]), contents(t, decode(t, rec.Request.Body).(map[string]any)["contents"]); !reflect.DeepEqual(got, rec) {
@@ -129,8 +130,8 @@ func TestRecordings(t *testing.T) {
 // recorded follow-up does (which re-encoded it in base64url: the same
 // bytes).
 func TestRecordedSignatureRoundTrip(t *testing.T) {
-	recs := map[string]llmtest.Recording{}
-	for _, r := range llmtest.LoadRecordings(t, "gemini") {
+	recs := map[string]*recorded.Recording{}
+	for _, r := range recorded.Load(t, "gemini") {
 		recs[r.Name] = r
 	}
 	first, next := recs["function-call-thought-signature"], recs["function-response-followup"]
@@ -161,7 +162,7 @@ func TestRecordedSignatureRoundTrip(t *testing.T) {
 // fromRecording rebuilds the llm.Request (and options) a byref caller
 // would make for the recorded request: its system instruction, its
 // contents, its tools and its generation settings.
-func fromRecording(t *testing.T, rec llmtest.Recording) (llm.Request, gemini.Options, bool) {
+func fromRecording(t *testing.T, rec *recorded.Recording) (llm.Request, gemini.Options, bool) {
 	t.Helper()
 	path := rec.Request.Path
 	if path == "" {

@@ -8,6 +8,7 @@ import (
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/gemini"
+	"github.com/byref/byref/llm/internal/recorded"
 	"github.com/byref/byref/llm/llmtest"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
@@ -23,7 +24,7 @@ var capitalAction = action.MustNew(action.Spec{
 // turn is a recorded response turned into a one-chunk stream, with the
 // first part's function call renamed and given new arguments (a reference
 // to a run's variable), its thought signature kept.
-func turn(t *testing.T, rec llmtest.Recording, name string, args any) llmtest.Reply {
+func turn(t *testing.T, rec *recorded.Recording, name string, args any) llmtest.Reply {
 	t.Helper()
 	var body map[string]any
 	if err := json.Unmarshal([]byte(rec.Response.Body), &body); err != nil {
@@ -44,8 +45,8 @@ func turn(t *testing.T, rec llmtest.Recording, name string, args any) llmtest.Re
 // carries every function call with the thought signature Gemini gave it,
 // and the cached tokens reach the outcome's usage.
 func TestRunRestoredKeepsThoughtSignatures(t *testing.T) {
-	recs := map[string]llmtest.Recording{}
-	for _, r := range llmtest.LoadRecordings(t, "gemini") {
+	recs := map[string]*recorded.Recording{}
+	for _, r := range recorded.Load(t, "gemini") {
 		recs[r.Name] = r
 	}
 	first, second, last := recs["function-call-thought-signature"], recs["function-response-followup"], recs["cached-content-explicit"]

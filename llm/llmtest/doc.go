@@ -25,14 +25,4 @@
 // names the reference it follows. [Server] is the scripted server the cases
 // use, for an adapter's own tests; it serves SSE, JSON and, for Bedrock,
 // AWS event-stream bytes.
-//
-// # Recorded exchanges
-//
-// [LoadRecordings] reads the real provider exchanges kept in the shared
-// recordings folder beside the checkout ([RecordingsDir]: $BYREF_RECORDINGS,
-// else shared/recordings found walking up; the test skips without it,
-// except in CI). A [Recording]'s Reply serves its response as recorded;
-// [CheckResult] compares a client's result with an [Expected] read from it
-// by hand; [KeyPaths] gives a request's shape, to compare with the recorded
-// requests'.
 package llmtest

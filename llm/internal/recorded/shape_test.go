@@ -1,4 +1,4 @@
-package llmtest
+package recorded
 
 import (
 	"encoding/json"

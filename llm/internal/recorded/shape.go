@@ -1,136 +1,27 @@
-package llmtest
+package recorded
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/byref/byref/llm"
+	"github.com/byref/byref/llm/llmtest"
 )
 
-// Recording is one recorded HTTP exchange with a provider's API, as the
-// shared recordings folder (shared/recordings, beside the repository's
-// checkout) keeps it: one request and the response a real server returned.
-// The files are test data read where they lie, never copied into the
-// repository.
-type Recording struct {
-	// Name is the file's name without .json ("function-call-thought-signature").
-	Name string `json:"name"`
-	// Provider is the folder: "gemini", "bedrock", "openai-responses", ...
-	Provider string `json:"provider"`
-	// RecordedBy is "real server" or "hand-written".
-	RecordedBy string `json:"recorded_by"`
-	// Request is what the client sent; Body is null when it was not kept.
-	Request struct {
-		Method  string            `json:"method"`
-		Host    string            `json:"host"`
-		Path    string            `json:"path"`
-		Headers map[string]string `json:"headers"`
-		Body    json.RawMessage   `json:"body"`
-	} `json:"request"`
-	// Response is what the server answered. Body is the JSON or SSE text,
-	// or the base64 of binary bytes when BodyEncoding is "base64".
-	Response struct {
-		Status       int    `json:"status"`
-		ContentType  string `json:"content_type"`
-		Body         string `json:"body"`
-		BodyEncoding string `json:"body_encoding"`
-		// Events are a binary event stream's messages, decoded: each
-		// {"headers": {...}, "payload": {...}}.
-		Events []json.RawMessage `json:"events"`
-	} `json:"response"`
-	// Features lists what the exchange shows, for searching.
-	Features []string `json:"features"`
-	// TurnOf names the recording of the previous turn, on follow-ups.
-	TurnOf string `json:"turn_of"`
-	// Note says what the exchange shows.
-	Note string `json:"note"`
-}
+// This file holds what the Gemini and Bedrock tests use beside Load and
+// Serve: a recording's answer as an llmtest.Reply (for a server that
+// plays several), request shapes walked to any depth, and results
+// compared with what was read from a recording by hand.
 
-// Reply returns the recorded response as a [Server]'s reply: its status,
-// its content type and its body, base64-decoded when it was encoded.
-func (r Recording) Reply(t *testing.T) Reply {
+// Reply returns the recorded answer as an llmtest.Server's reply: its
+// status, content type and body (base64-decoded when it was encoded).
+func (r *Recording) Reply(t *testing.T) llmtest.Reply {
 	t.Helper()
-	body := r.Response.Body
-	if r.Response.BodyEncoding == "base64" {
-		b, err := base64.StdEncoding.DecodeString(body)
-		if err != nil {
-			t.Fatalf("recording %s/%s: body: %v", r.Provider, r.Name, err)
-		}
-		body = string(b)
-	}
-	return Reply{Status: r.Response.Status, ContentType: r.Response.ContentType, Body: body}
-}
-
-// RecordingsDir returns the shared recordings folder: $BYREF_RECORDINGS
-// when set, else the first shared/recordings found walking up from the
-// working directory (a test's package directory). When there is none the
-// test is skipped, except in CI (CI=true), where the folder is always laid
-// beside the checkout and its absence fails the test.
-func RecordingsDir(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("BYREF_RECORDINGS"); d != "" {
-		if _, err := os.Stat(d); err != nil {
-			t.Fatalf("BYREF_RECORDINGS=%s: %v", d, err)
-		}
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		d := filepath.Join(dir, "shared", "recordings")
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			return d
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no shared/recordings folder above the working directory, and BYREF_RECORDINGS is not set; CI lays shared/ beside the checkout")
-	}
-	t.Skip("no shared/recordings folder above the working directory (set BYREF_RECORDINGS to its path)")
-	return ""
-}
-
-// LoadRecordings returns every recording of provider (a folder of the
-// recordings: "gemini", "bedrock", ...), sorted by name; it skips the test
-// as [RecordingsDir] does when the folder is absent, and fails it when the
-// provider has no recording.
-func LoadRecordings(t *testing.T, provider string) []Recording {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(RecordingsDir(t), provider, "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no recordings for %s (err %v)", provider, err)
-	}
-	sort.Strings(files)
-	out := make([]Recording, 0, len(files))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r Recording
-		if err := json.Unmarshal(b, &r); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		if r.Name == "" {
-			r.Name = strings.TrimSuffix(filepath.Base(f), ".json")
-		}
-		out = append(out, r)
-	}
-	return out
+	return llmtest.Reply{Status: r.Response.Status, ContentType: r.Response.ContentType, Body: string(r.answer(t))}
 }
 
 // KeyPaths returns the key paths of a decoded JSON value, each a
@@ -165,9 +56,10 @@ func KeyPaths(v any, opaque map[string]bool) map[string]bool {
 	return out
 }
 
-// Expected is what a recording says a client's result is, read from its
-// response by hand.
-type Expected struct {
+// ByHand is what a recording says a client's result is, read from its
+// response by hand where [Expected] is derived from it by a parser: the
+// text and reasoning as prefixes, the calls' arguments as JSON values.
+type ByHand struct {
 	// Text and Reasoning are prefixes of the response's; "" wants none.
 	Text, Reasoning string
 	// Calls are the calls in order: names and signatures compared
@@ -187,9 +79,9 @@ type Expected struct {
 	ErrText    string
 }
 
-// CheckResult fails t where the outcome of playing a recording (resp and
+// CheckByHand fails t where the outcome of playing a recording (resp and
 // err) differs from want.
-func CheckResult(t *testing.T, want Expected, resp llm.Response, err error) {
+func CheckByHand(t *testing.T, want ByHand, resp llm.Response, err error) {
 	t.Helper()
 	if want.Err != nil {
 		var pe *llm.ProviderError
