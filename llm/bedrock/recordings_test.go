@@ -61,12 +61,7 @@ var required = []string{
 // messages (documents aside, which byref does not send).
 func TestRecordings(t *testing.T) {
 	recs := recorded.Load(t, "bedrock")
-	accepted := map[string]bool{}
-	for _, rec := range recs {
-		for p := range recorded.KeyPaths(decode(t, rec.Request.Body), opaque) {
-			accepted[p] = true
-		}
-	}
+	shape := recorded.NewShape(t, recs, opaque, nil, required...)
 	for _, rec := range recs {
 		t.Run(rec.Name, func(t *testing.T) {
 			w, ok := wants[rec.Name]
@@ -88,30 +83,23 @@ func TestRecordings(t *testing.T) {
 			if streamed && chunks.String() != resp.Text {
 				t.Errorf("streamed text %q, final %q", chunks.String(), resp.Text)
 			}
-			if got := s.RequestPath(0); got != rec.Request.Path {
+			if got := s.Path(0); got != rec.Request.Path {
 				t.Errorf("path %s, recorded %s", got, rec.Request.Path)
 			}
 			if auth := s.Header(0).Get("Authorization"); !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=AKIDTEST/") || !strings.Contains(auth, "/us-east-1/bedrock/aws4_request") {
 				t.Errorf("Authorization = %q; want a SigV4 signature for bedrock in us-east-1", auth)
 			}
 			sent := s.Body(0)
-			for p := range recorded.KeyPaths(sent, opaque) {
-				if !accepted[p] {
-					t.Errorf("the request sends %s, which no recorded request has", p)
-				}
-			}
-			if m := recorded.MissingRequired(sent, required); len(m) > 0 {
-				t.Errorf("the request lacks %v", m)
-			}
-			recorded := decode(t, rec.Request.Body).(map[string]any)
-			if got, rec := messages(sent["messages"]), messages(recorded["messages"]); !reflect.DeepEqual(got, rec) {
+			shape.Check(t, sent)
+			want := rec.RequestBody(t)
+			if got, rec := messages(sent["messages"]), messages(want["messages"]); !reflect.DeepEqual(got, rec) {
 				t.Errorf("messages:\n got %v\nrecorded %v", got, rec)
 			}
 			if strings.HasPrefix(rec.Name, "converse-cache-") {
 				// Claude takes cache points: after the system prompt, the
 				// tools and the last message, where the recording has them.
 				for _, path := range [][]any{{"system", -1}, {"toolConfig", "tools", -1}, {"messages", -1, "content", -1}} {
-					if !isCachePoint(sent, path) || !isCachePoint(recorded, path) {
+					if !isCachePoint(sent, path) || !isCachePoint(want, path) {
 						t.Errorf("no cachePoint at %v: sent %v", path, sent)
 					}
 				}

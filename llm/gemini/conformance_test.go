@@ -42,7 +42,7 @@ func TestURLs(t *testing.T) {
 		if _, err := m.Generate(t.Context(), llm.Request{Messages: []llm.Message{llm.UserMessage("Hi")}}); err != nil {
 			t.Fatal(err)
 		}
-		if p := s.RequestPath(0); p != "/v1beta/models/gemini-2.5-flash:generateContent" {
+		if p := s.Path(0); p != "/v1beta/models/gemini-2.5-flash:generateContent" {
 			t.Errorf("base %q, model %q: path %s", c.base, c.model, p)
 		}
 	}

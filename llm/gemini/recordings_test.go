@@ -61,14 +61,7 @@ var required = []string{
 // one.
 func TestRecordings(t *testing.T) {
 	recs := recorded.Load(t, "gemini")
-	accepted := map[string]bool{}
-	for _, rec := range recs {
-		if len(rec.Request.Body) > 0 && string(rec.Request.Body) != "null" {
-			for p := range recorded.KeyPaths(decode(t, rec.Request.Body), opaque) {
-				accepted[camel(p)] = true
-			}
-		}
-	}
+	shape := recorded.NewShape(t, recs, opaque, camel, required...)
 	for _, rec := range recs {
 		t.Run(rec.Name, func(t *testing.T) {
 			w, ok := wants[rec.Name]
@@ -105,18 +98,11 @@ func TestRecordings(t *testing.T) {
 			if len(rec.Request.Body) == 0 || string(rec.Request.Body) == "null" {
 				return // the request was not recorded
 			}
-			if got := s.RequestPath(0); got != rec.Request.Path {
+			if got := s.Path(0); got != rec.Request.Path {
 				t.Errorf("path %s, recorded %s", got, rec.Request.Path)
 			}
 			sent := s.Body(0)
-			for p := range recorded.KeyPaths(sent, opaque) {
-				if !accepted[p] {
-					t.Errorf("the request sends %s, which no recorded request has", p)
-				}
-			}
-			if m := recorded.MissingRequired(sent, required); len(m) > 0 {
-				t.Errorf("the request lacks %v", m)
-			}
+			shape.Check(t, sent)
 			if got, rec := contents(t, sent["contents"]), contents(t, decode(t, rec.Request.Body).(map[string]any)["contents"]); !reflect.DeepEqual(got, rec) {
 				t.Errorf("contents:\n got %v\nrecorded %v", got, rec)
 			}

@@ -130,7 +130,7 @@ func TestRunRestoredKeepsThoughtSignatures(t *testing.T) {
 			break
 		}
 	}
-	if p := s2.RequestPath(0); p != "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse" {
+	if p := s2.Path(0); p != "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse" {
 		t.Errorf("path %s; the run streams", p)
 	}
 }

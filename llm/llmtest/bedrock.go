@@ -70,7 +70,7 @@ func bedrockCases() []Case {
 			}
 			wantStop(t, resp, llm.StopEnd)
 			wantUsage(t, resp, 7, 30)
-			if p := s.RequestPath(0); !strings.HasPrefix(p, "/model/") || !strings.HasSuffix(p, "/converse") {
+			if p := s.Path(0); !strings.HasPrefix(p, "/model/") || !strings.HasSuffix(p, "/converse") {
 				t.Errorf("path %s; want /model/{id}/converse", p)
 			}
 			if s.Header(0).Get("Authorization") == "" {
@@ -91,7 +91,7 @@ func bedrockCases() []Case {
 			}
 			wantStop(t, resp, llm.StopEnd)
 			wantUsage(t, resp, 13, 82)
-			if p := s.RequestPath(0); !strings.HasSuffix(p, "/converse-stream") {
+			if p := s.Path(0); !strings.HasSuffix(p, "/converse-stream") {
 				t.Errorf("path %s; want /model/{id}/converse-stream", p)
 			}
 		}},

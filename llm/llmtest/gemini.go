@@ -78,7 +78,7 @@ func geminiCases() []Case {
 			}
 			wantStop(t, resp, llm.StopEnd)
 			wantUsage(t, resp, 11, 2) // the last chunk's counts, which are cumulative
-			if p := s.RequestPath(0); p[len(p)-len(":streamGenerateContent?alt=sse"):] != ":streamGenerateContent?alt=sse" {
+			if p := s.Path(0); p[len(p)-len(":streamGenerateContent?alt=sse"):] != ":streamGenerateContent?alt=sse" {
 				t.Errorf("path %s; want …:streamGenerateContent?alt=sse", p)
 			}
 		}},

@@ -116,18 +116,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, reply.Body)
 }
 
-// RequestPath returns the URL path of request i, with its query, as sent
-// (escaped).
-func (s *Server) RequestPath(i int) string {
-	s.t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if i >= len(s.paths) {
-		s.t.Fatalf("the server got %d requests, want at least %d", len(s.paths), i+1)
-	}
-	return s.paths[i]
-}
-
 // Requests returns how many requests the server received.
 func (s *Server) Requests() int {
 	s.mu.Lock()

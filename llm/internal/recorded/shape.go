@@ -174,3 +174,47 @@ func reach(v any, path string) []any {
 	}
 	return vals
 }
+
+// Shape is what a provider's recorded requests show of its API's request:
+// the key paths one of them has, the paths under opaque keys aside, and
+// the paths the API requires.
+type Shape struct {
+	accepted map[string]bool
+	opaque   map[string]bool
+	required []string
+}
+
+// NewShape returns the shape of recs' recorded requests (those that kept
+// one); norm, when not nil, rewrites each recorded path (the snake_case
+// some recorded clients sent into the camelCase a client sends).
+func NewShape(t *testing.T, recs []*Recording, opaque map[string]bool, norm func(string) string, required ...string) *Shape {
+	t.Helper()
+	sh := &Shape{accepted: map[string]bool{}, opaque: opaque, required: required}
+	for _, r := range recs {
+		body := r.RequestBody(t)
+		if body == nil {
+			continue
+		}
+		for p := range KeyPaths(body, opaque) {
+			if norm != nil {
+				p = norm(p)
+			}
+			sh.accepted[p] = true
+		}
+	}
+	return sh
+}
+
+// Check fails t for each key path of sent that no recorded request has (a
+// field the provider may reject) and for each required path sent lacks.
+func (sh *Shape) Check(t *testing.T, sent any) {
+	t.Helper()
+	for p := range KeyPaths(sent, sh.opaque) {
+		if !sh.accepted[p] {
+			t.Errorf("the request sends %s, which no recorded request has", p)
+		}
+	}
+	if m := MissingRequired(sent, sh.required); len(m) > 0 {
+		t.Errorf("the request lacks %v", m)
+	}
+}
