@@ -287,12 +287,3 @@ func isCachePoint(v any, path []any) bool {
 	m, ok := v.(map[string]any)
 	return ok && m["cachePoint"] != nil
 }
-
-func decode(t *testing.T, b []byte) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
