@@ -248,6 +248,9 @@ type VariableCreated struct {
 	// Tainted reports that the value is derived from a secret: the preview
 	// is redacted and Value is omitted, as for a secret.
 	Tainted bool `json:"tainted,omitempty"`
+	// RunOnly reports a variable that stays with its run: a later run of
+	// the session does not start with it ([Session]).
+	RunOnly bool `json:"run_only,omitempty"`
 	// Value is the JSON encoding of the value when its type is
 	// JSON-representable and it is neither secret nor tainted; nil
 	// otherwise. A run is
