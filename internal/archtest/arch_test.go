@@ -17,6 +17,7 @@ var heavy = []string{
 	"go.opentelemetry.io/",
 	"github.com/modelcontextprotocol/",
 	"go.temporal.io/",
+	"github.com/jackc/",
 }
 
 // TestCoreStaysLight lists every dependency of the core packages with go
