@@ -57,7 +57,15 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	o, err := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "late rows"}})
+	printReplay(ctx, rt, store, "late rows")
+}
+` + printReplay
+
+// printReplay is the end of a recorder: it runs the task, reads the
+// run's log and prints its replay code, with a main.
+const printReplay = `
+func printReplay(ctx context.Context, rt *runtime.Runtime, store run.Store, task string) {
+	o, err := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: task}})
 	if err != nil || o.Status != run.StatusCompleted {
 		panic(fmt.Sprint(o, err))
 	}
@@ -134,6 +142,19 @@ func goRun(t *testing.T, dir string) string {
 	return string(out)
 }
 
+// recordReplay runs a recorder program and returns the replay code it
+// prints, which must hold each of want.
+func recordReplay(t *testing.T, recorder string, want ...string) string {
+	t.Helper()
+	src := goRun(t, module(t, map[string]string{"main.go": recorder}))
+	for _, w := range want {
+		if !strings.Contains(src, w) {
+			t.Errorf("the replay has no %q:\n%s", w, src)
+		}
+	}
+	return src
+}
+
 // A run whose action and variables use types (and a function) of package
 // main replays as a file of package main that compiles next to the user's
 // main package, and reproduces the run.
@@ -141,12 +162,7 @@ func TestReplayOfPackageMainTypes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two programs")
 	}
-	src := goRun(t, module(t, map[string]string{"main.go": recorder}))
-	for _, want := range []string{"package main", "rows []row", "lateRows(rows)", "func ReplayMain()"} {
-		if !strings.Contains(src, want) {
-			t.Errorf("the replay has no %q:\n%s", want, src)
-		}
-	}
+	src := recordReplay(t, recorder, "package main", "rows []row", "lateRows(rows)", "func ReplayMain()")
 	out := goRun(t, module(t, map[string]string{"main.go": user, "replay.go": src}))
 	if !strings.Contains(out, `"result":[{"ID":2,"Late":true},{"ID":3,"Late":true}]`) {
 		t.Fatalf("the replay printed %s\n%s", out, src)
@@ -221,25 +237,9 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	o, err := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "count the open tickets"}})
-	if err != nil || o.Status != run.StatusCompleted {
-		panic(fmt.Sprint(o, err))
-	}
-	events, err := store.Read(ctx, o.RunID, 1, 0)
-	if err != nil {
-		panic(err)
-	}
-	rec, err := codegen.FromEvents(events)
-	if err != nil {
-		panic(err)
-	}
-	src, err := codegen.Generate(rec, codegen.Options{Main: true})
-	if err != nil {
-		panic(err)
-	}
-	os.Stdout.Write(src)
+	printReplay(ctx, rt, store, "count the open tickets")
 }
-`
+` + printReplay
 
 // ticketCode is what the recorder and the user's program share: the
 // type, the action, the starting tickets and the database.
@@ -311,12 +311,7 @@ func TestReplayOfPackageMainSnippet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two programs")
 	}
-	src := goRun(t, module(t, map[string]string{"main.go": ticketRecorder}))
-	for _, want := range []string{"[]Ticket{}", "append(open, Ticket{", "db is a live handle (*sql.DB)", "call ReplayVariables with it"} {
-		if !strings.Contains(src, want) {
-			t.Errorf("the replay has no %q:\n%s", want, src)
-		}
-	}
+	src := recordReplay(t, ticketRecorder, "[]Ticket{}", "append(open, Ticket{", "db is a live handle (*sql.DB)", "call ReplayVariables with it")
 	for _, bad := range []string{"main.Ticket", "too large", "hunter2"} {
 		if strings.Contains(src, bad) {
 			t.Errorf("the replay holds %q:\n%s", bad, src)

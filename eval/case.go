@@ -25,7 +25,8 @@ type Set struct {
 	// Agent is the agent under test, without its model: the runner builds
 	// one runtime from it per [Run], with a store of its own in memory,
 	// and gives each run its model. Options.Model and Options.Store are
-	// ignored.
+	// ignored, and so is Options.Answer: a case answers its runs' awaits
+	// (Case.Deny, Case.Replies).
 	Agent runtime.Options
 	// Cases are the cases, run in this order.
 	Cases []*Case

@@ -104,7 +104,7 @@ func Run(ctx context.Context, set *Set, opts Options) (*Report, error) {
 		opts.ModelName = fmt.Sprintf("%T", opts.Model)
 	}
 	agent := set.Agent
-	agent.Model, agent.Store = nil, run.NewMemoryStore()
+	agent.Model, agent.Store, agent.Answer = nil, run.NewMemoryStore(), nil
 	rt, err := brt.New(agent)
 	if err != nil {
 		return nil, fmt.Errorf("eval: the set's agent: %w", err)
