@@ -112,7 +112,10 @@ func (h *Handle) settle(ctx context.Context) (Outcome, error) {
 // Resume answers what the live run id awaits (awaitID as in
 // Outcome.Await.ID; "" for whichever is pending), then waits as Run does:
 // until the run ends or awaits again. It is the way on from an Outcome
-// whose Status is awaiting; see Handle.Resume for the answer's kinds.
+// whose Status is awaiting; see Handle.Resume for the answer's kinds. A
+// run brought back by Restore is not watched for its awaits: for it,
+// Resume waits until the run ends, and its Handle's Events show what it
+// awaits next.
 func (rt *Runtime) Resume(ctx context.Context, id run.ID, awaitID string, answer run.Answer) (Outcome, error) {
 	h, ok := rt.live(id)
 	if !ok {
