@@ -59,6 +59,9 @@ Usage:
       --approve on_tool_call|on_start|none
                                    as runtime.Approval: ask before every tool call and snippet
                                    (the default), approve the plan first, or ask nothing
+      --session ID                 go on with the conversation of session ID (any name): the
+                                   run gets its earlier runs' messages and the variables they
+                                   left whose values the database holds
   byref serve [flags]              serve an agent named "byref" over ACP (HTTP + SSE) and the
                                    run inspector at /ui/; on the built-in scripted model when
                                    no model is named (no API key needed); and over A2A beside
