@@ -197,7 +197,7 @@ func TestSessionSecrets(t *testing.T) {
 	// secret; the host re-binds it, and it is still treated as a secret.
 	rt2, err := runtime.New(runtime.Options{Actions: action.MustSet(derive), Store: rt.Store(),
 		Variables: []variable.Spec{{Name: "token", Value: "s3cret", Secret: true}},
-		Rebind: func(_ context.Context, name, typ string) (any, bool) { return "k-s3cret", name == "derive_result" }})
+		Rebind:    func(_ context.Context, name, typ string) (any, bool) { return "k-s3cret", name == "derive_result" }})
 	if err != nil {
 		t.Fatal(err)
 	}
