@@ -80,7 +80,7 @@ func (rt *Runtime) startSession(ctx context.Context, opts RunOptions) (sessionSt
 			out.specs = append(out.specs, spec)
 			continue
 		}
-		if _, ok := rt.proto.vars.Head(v.Name); ok {
+		if slices.ContainsFunc(rt.opts.Variables, func(s variable.Spec) bool { return s.Name == v.Name }) {
 			continue // the agent's own starting variable stands in
 		}
 		rt.log().Warn("a session variable did not come back; set runtime.Options.Rebind to re-bind live values by name and type",
