@@ -200,8 +200,8 @@
 // Serve stops accepting connections at once and lets requests in flight
 // end; a stream ends as its run pauses or ends.
 //
-// On a durable store (run/sqlite), call Server.Recover once after New and
-// before serving: runs a previous process left running (it crashed) are
+// On a durable store (run/sqlite, run/postgres), call Server.Recover once
+// after New and before serving: runs a previous process left running (it crashed) are
 // marked failed as interrupted, and runs it left awaiting are restored on
 // their agent's runtime, so they can be resumed and cancelled as before:
 // variables come back from the JSON values in the log, and those the log

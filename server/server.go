@@ -87,7 +87,9 @@ type Options struct {
 	// Store keeps the runs. Every agent's Runtime must record into it. Nil
 	// means the store of the agents' runtimes (runtime.Runtime.Store), or
 	// a new run.NewMemoryStore with Options.Engine; use run/sqlite for
-	// runs that outlive the process.
+	// runs that outlive the process, and run/postgres for a store that
+	// processes on several machines share (an engine's workers; one
+	// server per store for now: see Recover).
 	Store run.Store
 	// Token, when set, is the bearer token every request but GET /ping
 	// must send (Authorization: Bearer <token>). It is required to serve
