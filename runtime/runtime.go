@@ -185,7 +185,7 @@ func (rt *Runtime) track(h *Handle) error {
 // untrack forgets a run whose turn ended, after holding the variables it
 // leaves its session.
 func (rt *Runtime) untrack(h *Handle) {
-	if h.opts.Parent == nil {
+	if h.opts.Session != "" && h.opts.Parent == nil {
 		rt.sessions.keep(h.opts.Session, h.id, h.st.Variables())
 	}
 	rt.mu.Lock()
