@@ -17,32 +17,21 @@ type projector struct {
 	id              run.ID // the byref run's
 	emitting        bool   // events are emitted (false while catching up)
 
-	step      int               // the open step, 0 for none
-	textOpen  string            // the open text message's ID
-	streamed  map[string]string // text streamed so far, by message ID
-	reasoning string            // the open reasoning message's ID
-	calls     map[string]string // arguments streamed so far, by open call ID
-	vars      map[string]variable
-	messages  []Message // produced while emitting
+	step      int                             // the open step, 0 for none
+	textOpen  string                          // the open text message's ID
+	streamed  map[string]string               // text streamed so far, by message ID
+	reasoning string                          // the open reasoning message's ID
+	calls     map[string]string               // arguments streamed so far, by open call ID
+	vars      map[string]server.StateVariable // the thread's state
+	messages  []Message                       // produced while emitting
 	await     run.AwaitRequested
 	result    json.RawMessage
 	failure   string
 	callNames map[string]string
 }
 
-// variable is a variable as AG-UI state shows it: its type and preview,
-// never a secret's preview or any value.
-type variable struct {
-	Type    string `json:"type"`
-	Preview string `json:"preview"`
-	Secret  bool   `json:"secret,omitempty"`
-}
-
-// secretPreview stands for a secret variable's preview in the state.
-const secretPreview = "(secret)"
-
 func newProjector(threadID, runID string, id run.ID) *projector {
-	return &projector{threadID: threadID, runID: runID, id: id, streamed: map[string]string{}, vars: map[string]variable{},
+	return &projector{threadID: threadID, runID: runID, id: id, streamed: map[string]string{}, vars: map[string]server.StateVariable{},
 		callNames: map[string]string{}, calls: map[string]string{}}
 }
 
@@ -250,9 +239,9 @@ func (p *projector) apply(e run.Event) []Event {
 		out = append(out, Event{Type: Custom, Name: "byref.snippet", Value: map[string]any{
 			"code": d.Snippet.Code, "success": d.Success, "error": d.Error, "stdout": d.Stdout}})
 	case run.VariableCreated:
-		out = append(out, p.setVariable(d.Variable, d.Secret))
+		out = append(out, p.setVariable(d.Variable, d.Secret || d.Tainted))
 	case run.VariableModified:
-		out = append(out, p.setVariable(d.Variable, d.Secret))
+		out = append(out, p.setVariable(d.Variable, d.Secret || d.Tainted))
 	case run.Progress:
 		out = append(out, Event{Type: ActivitySnapshot, MessageID: string(p.id) + "-p-" + d.CallID, ActivityType: "byref.progress",
 			Content: map[string]any{"toolCallId": d.CallID, "message": d.Message}, Replace: ptr(true)})
@@ -287,10 +276,7 @@ func toolContent(d run.ToolCallCompleted) string {
 // setVariable records a variable's type and preview (never a secret's)
 // and returns the STATE_DELTA that says so.
 func (p *projector) setVariable(v run.VariableInfo, secret bool) Event {
-	sv := variable{Type: v.Type, Preview: v.Preview, Secret: secret}
-	if secret {
-		sv.Preview = secretPreview
-	}
+	sv := server.VariableState(v, secret)
 	p.vars[v.Name] = sv
 	return Event{Type: StateDelta, Patch: []PatchOp{{Op: "add", Path: "/variables/" + pointerToken(v.Name), Value: sv}}}
 }
