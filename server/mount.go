@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/http"
 
+	"github.com/byref/byref/action"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 )
@@ -36,6 +37,11 @@ type StartRequest struct {
 	Message json.RawMessage
 	// Tags are added to the agent's template tags (TagAgent is set too).
 	Tags map[string]string
+	// Actions are actions of this run alone, added to the agent's before
+	// the run begins (an AG-UI front end's tools). A name the agent's
+	// actions or built-ins already take is refused (runtime.ErrInvalidInput).
+	// They live in this process: a server with an Engine refuses them.
+	Actions []*action.Action
 }
 
 // StartRun starts a run of the named agent as POST /runs does (in this
@@ -64,7 +70,7 @@ func (s *Server) StartRun(ctx context.Context, agent string, req StartRequest) (
 	opts.Message = req.Message
 	maps.Copy(opts.Tags, req.Tags)
 	opts.Tags[TagAgent] = a.Name
-	if err := s.start(ctx, a, opts); err != nil {
+	if err := s.start(ctx, a, opts, req.Actions); err != nil {
 		return "", err
 	}
 	return id, nil
