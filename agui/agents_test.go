@@ -9,6 +9,7 @@ import (
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/agui"
+	"github.com/byref/byref/internal/sessiontest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
@@ -126,8 +127,9 @@ func childAgent(store run.Store) *action.Action {
 }
 
 // testAgents are echo, weather (a call by reference, progress), login
-// (a call with the secret), approver, awaiter, hang, and streamer (weather
-// whose model streams in pieces of 4 bytes).
+// (a call with the secret), approver, awaiter, hang, streamer (weather
+// whose model streams in pieces of 4 bytes) and chat (the two-turn chat of
+// package sessiontest).
 func testAgents(store run.Store) []server.Agent {
 	echo := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
 		_, task := lastUser(req)
@@ -148,7 +150,20 @@ func testAgents(store run.Store) []server.Agent {
 		agent(store, "quitter", quitter),
 		agent(store, "thinker", encrypted),
 		agent(store, "parent", callThenSay("helper", `{"task":"the report","return":null}`, "parent"), childAgent(store)),
+		chatAgent(store),
 	}
+}
+
+// chatAgent is the two-turn chat of package sessiontest, named chat,
+// recording into store.
+func chatAgent(store run.Store) server.Agent {
+	opts := sessiontest.Agent()
+	opts.Store = store
+	rt, err := runtime.New(opts)
+	if err != nil {
+		panic(err)
+	}
+	return server.Agent{Name: "chat", Description: "the two-turn chat", Runtime: rt}
 }
 
 // startAGUI serves the test agents over ACP and AG-UI on 127.0.0.1.
