@@ -232,11 +232,11 @@ func ended(id sdk.TaskID, state sdk.TaskState) error {
 
 // stream yields the task's events from sequence number from until one
 // stops it; with withTask, the task as folded up to from first. The task
-// goes out with the first event from on that gives more than a bare
-// status change (or with a delta), so that what it holds and what follows
-// add up to the task: events that give no stream event (the user's
-// message joining the history, recorded after the run is working) are in
-// it.
+// goes out with the turn's input (the user's message or answer, recorded
+// after the run is working), or with the first event from on that gives
+// more than a bare status change (or a delta), so that what it holds and
+// what follows add up to the task: events that give no stream event (the
+// user's message joining the history) are in it.
 func (h *handler) stream(ctx context.Context, id sdk.TaskID, from int64, withTask bool, yield func(sdk.Event, error) bool) {
 	p := &projector{}
 	for e, err := range h.runs.Follow(ctx, run.ID(id), 1) {
@@ -269,7 +269,7 @@ func (h *handler) stream(ctx context.Context, id sdk.TaskID, from int64, withTas
 			continue
 		}
 		if withTask {
-			if bare(evs) && !stops(e) {
+			if bare(evs) && !stops(e) && !turnInput(e) {
 				continue // in the task when it goes out
 			}
 			withTask = false
@@ -285,6 +285,17 @@ func (h *handler) stream(ctx context.Context, id sdk.TaskID, from int64, withTas
 			return
 		}
 	}
+}
+
+// turnInput reports whether e is the input of a turn (the user's message,
+// an answer), after which the task goes out at once: it is in the
+// history, and a client that cancels needs the task's ID.
+func turnInput(e run.Event) bool {
+	switch e.Data.(type) {
+	case run.UserMessage, run.AwaitResolved:
+		return true
+	}
+	return false
 }
 
 // bare reports whether evs are only status changes without a message,
