@@ -271,10 +271,7 @@ func (p *projector) apply(e run.Event) []Event {
 				delete(p.calls, c.ID)
 				out = append(out, Event{Type: ToolCallEnd, ToolCallID: c.ID})
 			}
-			out = append(out,
-				Event{Type: ToolCallStart, ToolCallID: c.ID, ToolCallName: c.Name, ParentMessageID: parent},
-				Event{Type: ToolCallArgs, ToolCallID: c.ID, Delta: str(c.Arguments)},
-				Event{Type: ToolCallEnd, ToolCallID: c.ID})
+			out = append(out, wholeCall(parent, c)...)
 		}
 		p.addCall(parent, ToolCall{ID: c.ID, Type: "function", Function: FunctionCall{Name: c.Name, Arguments: c.Arguments}})
 	case run.ToolCallCompleted:
@@ -302,11 +299,7 @@ func (p *projector) apply(e run.Event) []Event {
 		if c, ok := clientCall(d, p.clientTools); ok {
 			p.pending = c.ID
 			parent := p.messageID(p.callSteps[c.ID])
-			out = p.closeText(out)
-			out = append(out,
-				Event{Type: ToolCallStart, ToolCallID: c.ID, ToolCallName: c.Name, ParentMessageID: parent},
-				Event{Type: ToolCallArgs, ToolCallID: c.ID, Delta: str(c.Arguments)},
-				Event{Type: ToolCallEnd, ToolCallID: c.ID})
+			out = append(p.closeText(out), wholeCall(parent, c)...)
 			p.addCall(parent, ToolCall{ID: c.ID, Type: "function", Function: FunctionCall{Name: c.Name, Arguments: c.Arguments}})
 		}
 	case run.AwaitResolved:
@@ -344,6 +337,16 @@ func (p *projector) apply(e run.Event) []Event {
 		return nil
 	}
 	return out
+}
+
+// wholeCall is a call sent whole: its start, its arguments in one piece,
+// its end.
+func wholeCall(parent string, c run.ToolCall) []Event {
+	return []Event{
+		{Type: ToolCallStart, ToolCallID: c.ID, ToolCallName: c.Name, ParentMessageID: parent},
+		{Type: ToolCallArgs, ToolCallID: c.ID, Delta: str(c.Arguments)},
+		{Type: ToolCallEnd, ToolCallID: c.ID},
+	}
 }
 
 // toolContent is a call's result as the model read it: success, error,
