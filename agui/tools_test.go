@@ -29,7 +29,7 @@ func TestClientToolsBadInput(t *testing.T) {
 	_, ts := startAGUI(t)
 	for _, tc := range []struct {
 		name, body, want string
-		status         int
+		status           int
 	}{
 		{"a name the agent's actions take", withTools(t, "t1", "Hi", []any{map[string]any{"name": "forecast", "description": "mine"}}), "rename the client's tool", 400},
 		{"parameters not an object", withTools(t, "t1", "Hi", []any{map[string]any{"name": "book", "description": "d", "parameters": []int{1}}}), "parameters", 400},
