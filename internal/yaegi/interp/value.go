@@ -339,7 +339,7 @@ func getBinValue(interp *Interpreter, getMapType func(*itype) reflect.Type, valu
 	val, ok := v.Interface().(valueInterface)
 	if ok && val.node != nil {
 		if rt := getMapType(val.node.typ); rt != nil {
-			return genInterfaceWrapper(val.node, rt)(f)
+			return genInterfaceWrapperOf(val.node, rt, val.boxed)(f)
 		}
 	}
 	// byref: the boxes of interpreted values in v (v itself, the elements
