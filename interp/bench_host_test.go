@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -54,19 +55,30 @@ func hostMethodVars() []Var {
 // host struct type with methods, ranging over its slice of host structs
 // and calling a method on each element and on the variable.
 func BenchmarkEvalWarmHostMethods(b *testing.B) {
+	benchWarm(b, Options{}, Input{Code: hostMethodsSnippet, Vars: hostMethodVars()})
+}
+
+// TestHostMethodsSnippet: the benchmark's snippet prints what the same
+// code compiled prints.
+func TestHostMethodsSnippet(t *testing.T) {
+	vars := hostMethodVars()
 	in, err := New(Options{})
 	if err != nil {
-		b.Fatal(err)
+		t.Fatal(err)
 	}
-	input := Input{Code: hostMethodsSnippet, Vars: hostMethodVars()}
-	if _, err := in.Eval(context.Background(), input); err != nil {
-		b.Fatal(err)
+	res, err := in.Eval(context.Background(), Input{Code: hostMethodsSnippet, Vars: vars})
+	if err != nil {
+		t.Fatal(err)
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := in.Eval(context.Background(), input); err != nil {
-			b.Fatal(err)
-		}
+	cart := vars[0].Value.Interface().(*Cart)
+	var want strings.Builder
+	total := 0.0
+	for _, it := range cart.Items {
+		total += it.Total()
+		fmt.Fprintf(&want, "%s x%d = %.2f\n", it.SKU, it.Qty, it.Total())
+	}
+	fmt.Fprintln(&want, cart.Owner, total, cart.Sum())
+	if res.Stdout != want.String() {
+		t.Errorf("stdout:\n%s\nwant:\n%s", res.Stdout, want.String())
 	}
 }

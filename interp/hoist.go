@@ -228,28 +228,12 @@ func liftVars(body string, segs []segment) []segment {
 		if !sg.decl {
 			continue
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), "", declPrefix+string(sg.text(body)), 0)
-		if err != nil {
+		uses := declNameUses(body, sg, declUses)
+		if uses == nil {
 			return segs
 		}
-		var uses []string
-		for _, id := range f.Unresolved {
-			used[id.Name] = true
-			uses = append(uses, id.Name)
-		}
-		for _, d := range f.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				if d.Recv == nil {
-					declUses[d.Name.Name] = uses
-				}
-			case *ast.GenDecl:
-				for _, sp := range d.Specs {
-					if ts, ok := sp.(*ast.TypeSpec); ok {
-						declUses[ts.Name.Name] = uses
-					}
-				}
-			}
+		for _, n := range uses {
+			used[n] = true
 		}
 	}
 	if len(used) == 0 {
