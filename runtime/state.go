@@ -183,7 +183,7 @@ func (st *State) Variables() []variable.Variable {
 }
 
 // Specs returns the current variables as specs (name, value, type,
-// description, secret flag): give them to RunOptions.Variables to start a
+// description, secret, tainted and run-only flags): give them to RunOptions.Variables to start a
 // run from this run's variables. Values are not copied: a pointer is
 // shared by both runs.
 func (st *State) Specs() []variable.Spec {
@@ -193,7 +193,7 @@ func (st *State) Specs() []variable.Spec {
 	out := make([]variable.Spec, 0, len(names))
 	for _, n := range names {
 		v, _ := st.vars.Head(n)
-		out = append(out, variable.Spec{Name: n, Value: v.Value, Type: v.Type, Description: v.Description, Secret: v.Secret})
+		out = append(out, variable.Spec{Name: n, Value: v.Value, Type: v.Type, Description: v.Description, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly})
 	}
 	return out
 }
