@@ -92,6 +92,20 @@ type valueInterface struct {
 	value reflect.Value
 }
 
+// holdsValueInterface reports whether v, a frame slot, holds a
+// valueInterface, without boxing a concrete value to ask (byref: a host
+// call's float64 result was copied to the heap for the question).
+func holdsValueInterface(v reflect.Value) bool {
+	switch {
+	case v.Kind() == reflect.Interface:
+		_, ok := v.Interface().(valueInterface)
+		return ok
+	case v.Kind() == reflect.Struct:
+		return v.Type() == valueInterfaceType
+	}
+	return false
+}
+
 // boxed returns the boxed value, for genInterfaceWrapperOf (byref).
 func (v valueInterface) boxed(*frame) reflect.Value { return v.value }
 
@@ -1827,7 +1841,7 @@ func callBin(n *node) {
 				out := callFn(value(f), in)
 				for i, v := range out {
 					dest := f.data[b+i]
-					if _, ok := dest.Interface().(valueInterface); ok {
+					if holdsValueInterface(dest) {
 						v = reflect.ValueOf(valueInterface{value: v})
 					}
 					dest.Set(v)
@@ -1848,7 +1862,7 @@ func callBin(n *node) {
 						continue
 					}
 					dest := getFrame(f, n.level).data[n.findex+i]
-					if _, ok := dest.Interface().(valueInterface); ok {
+					if holdsValueInterface(dest) {
 						r = reflect.ValueOf(valueInterface{value: r})
 					}
 					dest.Set(r)
