@@ -71,9 +71,13 @@ type program struct {
 	// literal (with the arrays nested in them), by snippet line and
 	// column of their '[', as the type check found them.
 	arrayLens map[[2]int]int64
+	// litIndexes are the values of the keys of composite literals that
+	// are neither literals nor names (len(x): 1), by snippet line and
+	// column, as the type check found them.
+	litIndexes map[[2]int]int64
 	// unsized: there is no type check (Analyze, which runs nothing) or it
-	// failed (its error is returned), so an array length the sandbox does
-	// not fold is not refused.
+	// failed (its error is returned), so an array length or literal index
+	// the sandbox does not fold is not refused.
 	unsized bool
 }
 
@@ -1390,6 +1394,13 @@ func (a *walker) checkLit(lit *ast.CompositeLit, typ ast.Expr, refuse func(ast.N
 				continue
 			}
 			v, ok := a.constInt(kv.Key)
+			if !ok {
+				// A constant the sandbox does not fold: the check's value.
+				l, c := a.pos(kv.Key.Pos())
+				if v, ok = a.p.litIndexes[[2]int{l, c}]; !ok && a.p.unsized {
+					continue
+				}
+			}
 			if !ok {
 				refuse(kv, "a literal index that is not a constant the sandbox can evaluate", notConstMsg)
 				return

@@ -93,10 +93,13 @@
 // refused before they run by a sandbox rule that names itself (go
 // statements, func init, arrays beyond 2^24 elements); none fails: none
 // computes a wrong result, and none that is valid is refused outside the
-// sandbox's rules. One of the 61, divmod.go (about 4 million divisions
-// checked in every integer type), takes the interpreter minutes:
-// TestGoTestsSlow runs it without the race detector, when
-// BYREF_SLOW_TESTS=1, as `make test` does in a step of its own.
+// sandbox's rules. Two of the 61, divmod.go (about 4 million divisions
+// checked in every integer type), which takes the interpreter minutes,
+// and maplinear.go (which times map operations and retries until they
+// look linear, past its 10 s deadline under the race detector on a loaded
+// machine): TestGoTestsSlow runs them without the race detector and
+// without a deadline, when BYREF_SLOW_TESTS=1, as `make test` does in a
+// step of its own.
 //
 // yaegi's own test programs keep it so too: TestYaegiPrograms runs, the
 // same way, every program of yaegi v0.16.1's _test directory (read from
@@ -174,7 +177,7 @@
 //   - Reach outside the process: no files, network, processes, environment,
 //     reflection or unsafe; no go statements (see Allow-list).
 //   - Rely on the interpreter where it still differs from compiled Go
-//     (yaegi v0.16.1, patched): the next nine items say where.
+//     (yaegi v0.16.1, patched): the next ten items say where.
 //   - A pointer to a struct that holds a value of a declared struct type
 //     without fields (type Pair struct{ A Empty; N int }) prints the
 //     inner value as {{}} (&{{{}} 1}, Go: &{{} 1}) when it reaches fmt
@@ -211,6 +214,10 @@
 //     named type without methods (any(1).(MyInt)) succeeds; Go's
 //     assertion fails. The other way round (any(MyInt(1)).(int)), ==,
 //     map keys, type switches and %T tell them apart as Go does.
+//   - The index of a [...]T literal computed from len or cap of an array
+//     with an operator ([...]int{len(a) + 1: 7}) does not compile ("non-constant
+//     expression"); len(a) alone, and any such index of a []T or [N]T
+//     literal, does.
 //   - Generic functions whose type parameters are only reachable through a
 //     constraint such as S ~[]E are not inferred (the sandbox's slices and
 //     maps take []E and map[K]V instead; a named slice type passed in
@@ -289,13 +296,13 @@
 // Perm (calls, method values and method expressions: Builder.Grow,
 // slices.Grow, Rand.Perm); array types longer than 2^24 elements (nested
 // arrays count their product) and keyed array or slice literals with an
-// index above 2^24 ([]byte{1 << 40: 1}); an array length is any constant
-// Go accepts (a constant declared later, len of an array), sized by the
-// type check; a literal index that is a constant the sandbox cannot fold
-// (it folds literals, the snippet's own constants, constants of allowed
-// packages, iota, operators, basic conversions and len of a constant
-// string; write a literal or use make() otherwise); identifiers starting
-// with _byref.
+// index above 2^24 ([]byte{1 << 40: 1}); an array length or literal
+// index is any constant Go accepts (a constant declared later, len of an
+// array), bounded by its value from the type check ([Analyze], which runs
+// no type check, leaves unbounded the ones the sandbox does not fold
+// itself: literals, the snippet's constants, constants of allowed
+// packages, iota, operators, basic conversions, len of a constant
+// string); identifiers starting with _byref.
 // The source filesystem is empty, so nothing is ever imported from disk.
 //
 // # Limits: what is bounded and what is not

@@ -44,7 +44,8 @@ var sandboxRules = []string{
 // leaves them to TestGoTestsSlow, which runs them without the race
 // detector (gotest_slow_test.go; `make test` runs it as its own step).
 var goTestSlow = map[string]string{
-	"divmod.go": "checks x/y and x%y in every integer type for about 4 million pairs against a shift-and-subtract division: minutes interpreted",
+	"divmod.go":    "checks x/y and x%y in every integer type for about 4 million pairs against a shift-and-subtract division: minutes interpreted",
+	"maplinear.go": "times map operations at growing sizes and retries until they look linear: on a loaded machine under the race detector it ran past the 10 s deadline",
 }
 
 // goTestKnown are the programs that neither pass nor are refused by a

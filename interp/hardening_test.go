@@ -44,6 +44,7 @@ var hardeningCases = []struct {
 	{"array length from len of an array", "x := [1 << 20]byte{}\nvar y [len(x)][len(x)]byte\n_ = y", ErrRefused, "array of 1099511627776"},
 	{"array length from a constant declared later", "var z [m]byte\n_ = z\nconst m = 1 << 40", ErrRefused, "array of 1099511627776"},
 	{"literal index", "b := []byte{1 << 40: 1}\n_ = b", ErrRefused, "literal index"},
+	{"literal index from len of an array", "x := [1 << 20]byte{}\nb := []byte{len(x) * len(x): 1}\n_ = b", ErrRefused, "literal index of 1099511627776"},
 	{"named const literal index", "const k = 1 << 40\nb := []byte{k: 1}\n_ = b", ErrRefused, "literal index"},
 	{"nested literal index", "b := [][]byte{{1 << 40: 1}}\n_ = b", ErrRefused, "literal index"},
 	{"named type literal index", "type B []byte\nb := B{1 << 40: 1}\n_ = b", ErrRefused, "literal index"},
@@ -161,10 +162,11 @@ fmt.Println(len(arr), arr[5], b, m[1<<40], len(p), f, j, r, bj, br, lines, len(x
 	}
 }
 
-// TestArrayLengths: an array length is any constant Go accepts, also one
-// the sandbox does not fold itself (it takes the type check's size): a
-// constant declared after the array, at top level and in a func, and len
-// or cap of an array, of a field, of a pointer to an array.
+// TestArrayLengths: an array length or a literal index is any constant Go
+// accepts, also one the sandbox does not fold itself (it takes the type
+// check's value): a constant declared after the array, at top level and
+// in a func, and len or cap of an array, of a field, of a pointer to an
+// array.
 func TestArrayLengths(t *testing.T) {
 	in, err := New(Options{})
 	if err != nil {
@@ -180,13 +182,16 @@ var c [len([3]int{}) + cap(b)]string
 func f() int { var d [k]bool; return len(d) }
 const k = n * 2
 var e [2][len(a)]int
-fmt.Println(len(a), len(b1), len(c), f(), len(e[1]))`
+g := []string{len(a) + 1: "x", cap(b) - 1: "y"}
+h := [...]int{len(t1.Path): 7}
+m := map[int]int{len(a): 1}
+fmt.Println(len(a), len(b1), len(c), f(), len(e[1]), len(g), g[4], len(h), m[3])`
 	for range 2 { // the second time, the check is remembered
 		res, err := in.Eval(context.Background(), Input{Code: code})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := "3 12 15 6 3\n"; res.Stdout != want {
+		if want := "3 12 15 6 3 12 x 13 1\n"; res.Stdout != want {
 			t.Fatalf("stdout = %q, want %q", res.Stdout, want)
 		}
 	}

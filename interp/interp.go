@@ -529,7 +529,7 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 		}
 		// The statements' AST must be in the new interpreter's FileSet.
 		again, err := analyze(code, vars, known, in.hostNames, types, in.inst.yi.FileSet(), func(p *program, _ []*ast.File) error {
-			p.arrayLens = prog.arrayLens // the check's, which this analysis does not repeat
+			p.arrayLens, p.litIndexes = prog.arrayLens, prog.litIndexes // the check's, which this analysis does not repeat
 			return nil
 		})
 		if err != nil {

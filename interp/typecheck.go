@@ -198,12 +198,13 @@ func (tc *typeChecker) learn(values map[string]reflect.Value, created []string) 
 // checked against: the same snippet over the same environment passes
 // again without being checked.
 type checkMemo struct {
-	code      string
-	vars      []Var
-	funcs     []Var
-	imports   []checkImport
-	decls     []string
-	arrayLens map[[2]int]int64 // the snippet's array sizes (program.arrayLens)
+	code       string
+	vars       []Var
+	funcs      []Var
+	imports    []checkImport
+	decls      []string
+	arrayLens  map[[2]int]int64 // the snippet's array sizes (program.arrayLens)
+	litIndexes map[[2]int]int64 // and literal indexes (program.litIndexes)
 }
 
 // same reports whether in is the memo's snippet and environment.
@@ -234,7 +235,7 @@ func (m *checkMemo) same(in checkInput) bool {
 // remember records a snippet that passed, reusing the memo's storage.
 func (m *checkMemo) remember(in checkInput) {
 	m.code = in.prog.src.code
-	m.arrayLens = in.prog.arrayLens
+	m.arrayLens, m.litIndexes = in.prog.arrayLens, in.prog.litIndexes
 	m.vars = append(m.vars[:0], in.vars...)
 	m.funcs = m.funcs[:0]
 	for name, f := range in.funcs {
@@ -410,7 +411,7 @@ type checkInput struct {
 // check type-checks a snippet; a nil error means go/types accepts it.
 func (tc *typeChecker) check(in checkInput) error {
 	if tc.last.same(in) {
-		in.prog.arrayLens = tc.last.arrayLens
+		in.prog.arrayLens, in.prog.litIndexes = tc.last.arrayLens, tc.last.litIndexes
 		return nil
 	}
 	err := tc.checkFiles(in)
@@ -578,20 +579,28 @@ func (tc *typeChecker) checkFiles(in checkInput) error {
 	// len of an array) are read from the check, for the sandbox's bound
 	// on array sizes (checkArray).
 	var lengths []*ast.ArrayType
+	var keys []ast.Expr // keys of literals that are neither a literal nor a name (len(x): 1)
 	for _, f := range files {
 		if !snippetFile[tc.fset.File(f.Pos())] {
 			continue
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
-			if at, ok := n.(*ast.ArrayType); ok && at.Len != nil {
-				if _, lit := at.Len.(*ast.BasicLit); !lit {
-					lengths = append(lengths, at)
+			switch n := n.(type) {
+			case *ast.ArrayType:
+				if _, lit := n.Len.(*ast.BasicLit); n.Len != nil && !lit {
+					lengths = append(lengths, n)
+				}
+			case *ast.KeyValueExpr:
+				switch n.Key.(type) {
+				case *ast.BasicLit, *ast.Ident:
+				default:
+					keys = append(keys, n.Key)
 				}
 			}
 			return true
 		})
 	}
-	if len(lengths) > 0 {
+	if len(lengths) > 0 || len(keys) > 0 {
 		if info == nil {
 			info = &types.Info{}
 		}
@@ -637,6 +646,7 @@ func (tc *typeChecker) checkFiles(in checkInput) error {
 	}
 	if first == nil {
 		in.prog.arrayLens = arrayLens(tc.fset, info, lengths)
+		in.prog.litIndexes = litIndexes(tc.fset, info, keys)
 		// The types of the variables the snippet declares, for learn.
 		clear(tc.lastDefs)
 		for name := range h.hoisted {
@@ -682,6 +692,29 @@ func arrayLens(fset *token.FileSet, info *types.Info, lengths []*ast.ArrayType) 
 		}
 		p := fset.Position(at.Lbrack)
 		m[[2]int{p.Line - 1, p.Column}] = total
+	}
+	return m
+}
+
+// litIndexes returns the value of each integer constant among keys (of
+// composite literals), by its snippet line and column, from the check's
+// info.
+func litIndexes(fset *token.FileSet, info *types.Info, keys []ast.Expr) map[[2]int]int64 {
+	var m map[[2]int]int64
+	for _, k := range keys {
+		tv, ok := info.Types[k]
+		if !ok || tv.Value == nil || tv.Value.Kind() != constant.Int {
+			continue
+		}
+		v, exact := constant.Int64Val(tv.Value)
+		if !exact {
+			v = 1<<63 - 1
+		}
+		if m == nil {
+			m = map[[2]int]int64{}
+		}
+		p := fset.Position(k.Pos())
+		m[[2]int{p.Line - 1, p.Column}] = v
 	}
 	return m
 }
