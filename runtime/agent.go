@@ -41,17 +41,21 @@ func (h *Handle) Begin(ctx context.Context) error {
 	}
 	h.begun = true
 	h.mu.Unlock()
-	if err := h.rec.transition(ctx, run.StatusRunning, ""); err != nil {
+	// The task, the conversation's first user message, is recorded with
+	// the move that begins the run: a run restored after it has it.
+	if err := h.rec.transitionFrom(ctx, run.StatusCreated, run.StatusRunning, "", nil, h.task()...); err != nil {
 		err = fmt.Errorf("runtime: run %s cannot begin: %w", h.id, err)
 		h.end(Outcome{Status: h.rec.current(), Reason: err.Error()})
 		return err
 	}
-	if err := h.rec.append(ctx, run.PhaseChanged{To: run.PhasePrompted}, run.UserMessage{Text: taskText(h.opts, h.st.opts.HideFromAI, h.st.opts.MaxMessage), Turn: h.opts.Turn, Message: h.opts.Message}); err != nil {
-		h.end(h.storeFault(ctx, err))
-		return err
-	}
 	h.launch(ctx)
 	return nil
+}
+
+// task is what records the run's task: the conversation's first user
+// message.
+func (h *Handle) task() []run.Payload {
+	return []run.Payload{run.PhaseChanged{To: run.PhasePrompted}, run.UserMessage{Text: taskText(h.opts, h.st.opts.HideFromAI, h.st.opts.MaxMessage), Turn: h.opts.Turn, Message: h.opts.Message}}
 }
 
 // Create records a new run in the created status without starting it;
@@ -121,10 +125,11 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 		}
 		return nil, fmt.Errorf("%w: run %s is in the store (status %s) but is not going on in this agent; Restore it to continue it", ErrRunExists, id, sum.Status)
 	}
+	conv := newConversation(opts.History, withDefaults(opts.Limits).LargeResult)
 	h := &Handle{
 		rt: rt, st: st, id: id, model: llm.WithRetry(model, opts.Limits.Retry), opts: opts, result: resultValidator,
-		rec:  &recorder{store: store, id: id, last: sum.LastSeq, status: run.StatusCreated, hook: opts.OnStatus},
-		done: make(chan struct{}),
+		rec:  &recorder{store: store, id: id, last: sum.LastSeq, status: run.StatusCreated, hook: opts.OnStatus, conv: conv},
+		done: make(chan struct{}), conv: conv,
 	}
 	h.drivenBy(opts.Driven)
 	st.mu.Lock()
@@ -139,8 +144,6 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 	startVars := st.variableEvents(h.ctx.starting, true)
 	st.mu.Unlock()
 
-	h.messages = append([]llm.Message{llm.SystemMessage("")}, opts.History...)
-	h.messages = append(h.messages, llm.UserMessage(taskText(opts, rt.opts.HideFromAI, rt.opts.MaxMessage)))
 	if err := h.rec.append(ctx, startVars...); err != nil {
 		_ = h.rec.transition(ctx, run.StatusFailed, "store: "+err.Error())
 		return nil, fmt.Errorf("runtime: recording run %s: %w", id, err)

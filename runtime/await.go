@@ -47,7 +47,7 @@ func (h *Handle) Resume(ctx context.Context, awaitID string, answer run.Answer) 
 	h.pending = nil // claimed: the loop now waits for this Resume's word
 	h.mu.Unlock()
 	<-p.ready // closed right after the store answers, whatever it says
-	if err := h.rec.transitionFrom(ctx, run.StatusAwaiting, run.StatusRunning, "", run.AwaitResolved{ID: p.req.ID, Answer: answer}); err != nil {
+	if err := h.rec.transitionFrom(ctx, run.StatusAwaiting, run.StatusRunning, "", []run.Payload{run.AwaitResolved{ID: p.req.ID, Answer: answer}}); err != nil {
 		p.answer <- resumed{err: err}
 		return fmt.Errorf("runtime: the answer to %s could not be recorded: %w", p.req.ID, err)
 	}

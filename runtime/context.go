@@ -17,37 +17,43 @@ import (
 // the run compacts once (window.go), and is append-only again after.
 func (h *Handle) request(ctx context.Context, lim Limits) (llm.Request, error) {
 	h.mu.Lock()
-	h.fix()
-	tokens := estimateRequest(h.ctx.tools, h.messages)
+	tools := h.fix()
+	h.mu.Unlock()
+	msgs, head := h.conv.sent()
+	tokens := estimateRequest(tools, msgs)
 	// A compaction folds what follows the head (system prompt, session
 	// history, task); when the tools and the head alone pass the
 	// threshold, it could not bring the request under it, and is not
 	// tried.
-	compact := tokens > lim.CompactAt && len(h.messages) > h.head()+1 && estimateRequest(h.ctx.tools, h.messages[:h.head()]) < lim.CompactAt
-	h.mu.Unlock()
-	if compact {
-		if err := h.compact(ctx, tokens, lim.CompactAt, lim.ModelSummary); err != nil {
+	if tokens > lim.CompactAt && len(msgs) > head+1 && estimateRequest(tools, msgs[:head]) < lim.CompactAt {
+		if err := h.compact(ctx, msgs, head, tokens, lim.CompactAt, lim.ModelSummary); err != nil {
 			return llm.Request{}, err
 		}
+		h.mu.Lock()
+		tools = h.fix()
+		h.mu.Unlock()
+		msgs, _ = h.conv.sent()
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.fix()
-	return llm.Request{Tools: h.ctx.tools, Messages: clipMessages(append([]llm.Message(nil), h.messages...), h.st.opts.MaxMessage), CacheKey: h.ctx.cacheKey}, nil
+	return llm.Request{Tools: tools, Messages: clipMessages(msgs, h.st.opts.MaxMessage), CacheKey: h.ctx.cacheKey}, nil
 }
 
 // fix builds what stays fixed between compactions, where it is not built
-// yet: the tool list, the system prompt and the cache key; callers hold mu.
-func (h *Handle) fix() {
+// yet: the tool list, the system prompt and the cache key, and returns the
+// tools; callers hold mu.
+func (h *Handle) fix() []llm.Tool {
 	if h.ctx.tools == nil {
 		h.ctx.tools = h.st.runTools(h.opts.ToolLimit, h.opts.Task, false, h.ctx.only)
 	}
-	if h.messages[0].Text == "" {
-		h.messages[0] = llm.SystemMessage(h.st.systemPrompt(h.opts, h.ctx.starting))
+	system := h.conv.system("")
+	if system == "" {
+		system = h.conv.system(h.st.systemPrompt(h.opts, h.ctx.starting))
 	}
 	if h.ctx.cacheKey == "" {
-		h.ctx.cacheKey = cacheKeyOf(h.ctx.tools, h.messages[0].Text)
+		h.ctx.cacheKey = cacheKeyOf(h.ctx.tools, system)
 	}
+	return h.ctx.tools
 }
 
 // cacheKeyOf names the prompt cache of requests that begin with tools and
@@ -78,26 +84,12 @@ func startingNames(events []run.Event) []string {
 	return names
 }
 
-// sentSystem is the system prompt a run's log says its first model call
-// was sent, or "" (the run has not called its model: the prompt is built
-// from the starting variables as they are).
-func sentSystem(events []run.Event) string {
-	for _, e := range events {
-		if u, ok := e.Data.(run.Usage); ok && u.System != "" {
-			return u.System
-		}
-	}
-	return ""
-}
-
 // sentUsage is the log's record of the model call just made: its usage,
 // and on the run's first call the system prompt it was sent.
 func (h *Handle) sentUsage(u llm.Usage) run.Usage {
 	e := usageEvent(u)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.steps == 1 {
-		e.System = h.messages[0].Text // what a restored run sends again
+	if h.stepCount() == 1 {
+		e.System = h.conv.system("") // what a restored run sends again
 	}
 	return e
 }

@@ -128,13 +128,14 @@
 //     variable made later is announced in the tool result or snippet
 //     result that made it, with its type and preview; one the host defines
 //     between turns, in the follow-up message.
-//   - Follow-ups, approvals, answers and denials append. A restored run
-//     rebuilds the same messages from its log, so its next request begins
-//     with the bytes sent before: the log records what cannot be rebuilt
-//     from the other events (the system prompt in run.Usage.System, a
-//     result's text in run.ToolCallCompleted.Content, a follow-up with
-//     its announcements in run.UserMessage.Sent, the answer to a rejected
-//     plan or an invalid result in run.Error.Sent and Refused).
+//   - Follow-ups, approvals, answers and denials append. The messages are
+//     the fold of the run's log (see "The fold" below), so a restored run's
+//     next request begins with the bytes sent before: the log records what
+//     cannot be rebuilt from the other events (the system prompt in
+//     run.Usage.System, a result's text in run.ToolCallCompleted.Content,
+//     a follow-up with its announcements in run.UserMessage.Sent, the
+//     answer to a rejected plan or an invalid result in run.Error.Sent and
+//     Refused).
 //   - Each request carries llm.Request.CacheKey, derived from the tools and
 //     the system prompt, which OpenAI's client sends as prompt_cache_key;
 //     Anthropic's client marks the cache breakpoints (cache_control).

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 
-	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/schema"
 	"github.com/byref/byref/variable"
@@ -125,11 +123,11 @@ func (st *State) valueJSON(v variable.Variable) []byte {
 	return b
 }
 
-// stepEvents turns a step's outcome into events and messages for the model.
-func (st *State) stepEvents(res StepResult, lim Limits) (events []run.Payload, toolMsgs []llm.Message, snippetMsg string) {
+// stepEvents turns a step's outcome into the events that record it (the
+// conversation applies them: conversation.apply).
+func (st *State) stepEvents(res StepResult, lim Limits) (events []run.Payload) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	var snippetParts []string
 	for _, s := range res.Snippets {
 		e := s.executed(res.Step)
 		e.Actions = st.snippetIdentities(s.Code)
@@ -142,7 +140,6 @@ func (st *State) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 			e.Content = content
 		}
 		events = append(append(append(events, e), changes...), kept...)
-		snippetParts = append(snippetParts, content)
 	}
 	for i := range res.Responses {
 		r := &res.Responses[i]
@@ -155,12 +152,8 @@ func (st *State) stepEvents(res StepResult, lim Limits) (events []run.Payload, t
 			e.Content = content
 		}
 		events = append(append(append(events, e), changes...), kept...)
-		toolMsgs = append(toolMsgs, llm.ToolResultMessage(llm.ToolCall{ID: r.CallID, Name: r.Name}, content))
 	}
-	if len(snippetParts) > 0 {
-		snippetMsg = "Results of your Go code:\n" + strings.Join(snippetParts, "\n")
-	}
-	return events, toolMsgs, snippetMsg
+	return events
 }
 
 // bound keeps a tool result of more than lim.LargeResult bytes as a

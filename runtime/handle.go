@@ -20,17 +20,16 @@ type Handle struct {
 	model llm.Model
 	opts  RunOptions
 
-	mu       sync.Mutex
-	done     chan struct{} // closed when the current turn ends
-	outcome  Outcome
-	cancel   context.CancelCauseFunc
-	messages []llm.Message
-	steps    int
-	usage    llm.Usage
-	result   *schema.Validator
-	pending  *pendingAwait
-	awaits   int
-	begun    bool
+	mu      sync.Mutex
+	done    chan struct{} // closed when the current turn ends
+	outcome Outcome
+	cancel  context.CancelCauseFunc
+	steps   int
+	usage   llm.Usage
+	result  *schema.Validator
+	pending *pendingAwait
+	awaits  int
+	begun   bool
 	// turnSteps and turnTokens are the steps and tokens spent before the
 	// current turn: limits apply per turn.
 	turnSteps, turnTokens int
@@ -41,6 +40,9 @@ type Handle struct {
 	// ctx is the run's context layout: what request() keeps fixed between
 	// compactions (context.go).
 	ctx runContext
+	// conv is what the model is sent: the fold of the run's log, which
+	// its recorder applies each event to as it appends it.
+	conv *conversation
 	// liveHub delivers deltas to followers; nil until the first (hub.go).
 	liveHub atomic.Pointer[hub]
 	// snippets numbers the code blocks whose output is streamed.

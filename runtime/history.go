@@ -5,7 +5,6 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 )
 
@@ -82,17 +81,7 @@ func (l runLog) step(ctx context.Context, _ int, _ Step, res StepResult) error {
 	if h.fatalReason() != "" || errors.Is(context.Cause(ctx), ErrClosed) {
 		return nil
 	}
-	events, toolMsgs, snippetMsg := h.st.stepEvents(res, withDefaults(h.opts.Limits))
-	if err := h.rec.append(ctx, events...); err != nil {
-		return err
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.messages = append(h.messages, toolMsgs...)
-	if snippetMsg != "" {
-		h.messages = append(h.messages, llm.UserMessage(snippetMsg))
-	}
-	return nil
+	return h.rec.append(ctx, h.st.stepEvents(res, withDefaults(h.opts.Limits))...)
 }
 
 func (l runLog) history(ctx context.Context) ([]Instruction, error) { return l.h.History(ctx) }

@@ -14,9 +14,9 @@ import (
 
 // loop drives the model over the runtime until the run ends; it returns the
 // outcome of the turn. It is the only goroutine that executes steps.
-func (h *Handle) loop(ctx context.Context) Outcome {
+// retries is how many invalid results the turn has answered already.
+func (h *Handle) loop(ctx context.Context, retries int) Outcome {
 	lim := withDefaults(h.opts.Limits)
-	retries := 0
 	for {
 		if o, done := h.modelStep(ctx, &retries, lim); done {
 			return o
@@ -115,7 +115,6 @@ func (h *Handle) callModel(ctx context.Context, lim Limits) (resp llm.Response, 
 	h.steps++
 	step = h.st.Steps() + 1 // the loop is the only executor of its runtime's steps
 	h.usage = h.usage.Add(resp.Usage)
-	h.messages = append(h.messages, resp.Message())
 	h.mu.Unlock()
 	return resp, step, Outcome{}, false
 }
@@ -157,7 +156,7 @@ func (h *Handle) approveStep(ctx context.Context, text string, snippets []string
 		return o, true, false
 	}
 	if deny != "" {
-		if err := h.refuseStep(ctx, calls, snippets, deny); err != nil {
+		if err := h.refuseStep(ctx, calls, deny); err != nil {
 			return h.storeFault(ctx, err), true, false
 		}
 		return Outcome{}, false, true
@@ -249,6 +248,10 @@ func (h *Handle) textResult(ctx context.Context, text string, retries *int, lim 
 	return h.retryResult(ctx, err, retries, lim)
 }
 
+// invalidResult begins the message of the run.Error that records an
+// invalid result: a restored run counts them (unfinished.retries).
+const invalidResult = "invalid result: "
+
 // maxErrorQuote bounds the text of an error quoted back to the model, which
 // may quote the value it refused.
 const maxErrorQuote = 1 << 10
@@ -256,18 +259,15 @@ const maxErrorQuote = 1 << 10
 // retryResult tells the model its result was invalid, or gives up.
 func (h *Handle) retryResult(ctx context.Context, err error, retries *int, lim Limits) (Outcome, bool) {
 	*retries++
-	fault := run.Error{Message: "invalid result: " + clip(err.Error(), maxErrorQuote)}
+	fault := run.Error{Message: invalidResult + clip(err.Error(), maxErrorQuote)}
 	give := *retries <= lim.ResultRetries && lim.ResultRetries >= 0
 	if give {
 		fault.Sent = "Your result is not valid: " + clip(err.Error(), maxErrorQuote) + ". Call terminate again with a result that matches the result schema."
 	}
-	_ = h.rec.append(ctx, fault)
-	if !give {
-		return h.complete(ctx, nil, "no valid result after "+fmt.Sprint(*retries)+" attempts: "+clip(err.Error(), maxErrorQuote)), true
+	if !give { // recorded with the turn's end, which a restored run then has
+		return h.complete(ctx, nil, "no valid result after "+fmt.Sprint(*retries)+" attempts: "+clip(err.Error(), maxErrorQuote), fault), true
 	}
-	h.mu.Lock()
-	h.messages = append(h.messages, llm.UserMessage(fault.Sent))
-	h.mu.Unlock()
+	_ = h.rec.append(ctx, fault) // told to the model when it applies (conversation)
 	return Outcome{}, false
 }
 
@@ -364,20 +364,15 @@ func (h *Handle) approvePlan(ctx context.Context, text string, snippets []string
 	return ""
 }
 
-// refuseStep answers every call of a step that must not run, and records
-// the answers (run.Error.Refused), so that a restored run rebuilds them
-// and does not run the refused calls.
-func (h *Handle) refuseStep(ctx context.Context, calls []ToolCall, snippets []string, why string) error {
+// refuseStep answers every call of a step that must not run (or the step
+// itself, without calls) by recording the answers (run.Error.Refused):
+// the conversation applies them, and a restored run does not run the
+// refused calls.
+func (h *Handle) refuseStep(ctx context.Context, calls []ToolCall, why string) error {
 	refusal := run.Error{Message: why, Sent: why}
-	h.mu.Lock()
 	for _, c := range calls {
-		h.messages = append(h.messages, llm.ToolResultMessage(llm.ToolCall{ID: c.ID, Name: c.Name}, refusedContent(why)))
 		refusal.Refused = append(refusal.Refused, c.ID)
 	}
-	if len(calls) == 0 {
-		h.messages = append(h.messages, llm.UserMessage(why))
-	}
-	h.mu.Unlock()
 	return h.rec.append(ctx, refusal)
 }
 

@@ -33,10 +33,6 @@ func estimateRequest(tools []llm.Tool, msgs []llm.Message) int {
 	return n
 }
 
-// head is how many messages a compaction keeps at the start of the
-// conversation: the system prompt, the session's history and the task.
-func (h *Handle) head() int { return 2 + len(h.opts.History) }
-
 // compaction limits: a preview in the summary is one line of at most
 // summaryPreview characters, and a call's arguments at most summaryArgs.
 const (
@@ -53,7 +49,7 @@ const (
 // reference. The compaction is recorded (run.ContextCompacted) so that a
 // restored run rebuilds the same conversation; relevance selection, if
 // on, chooses the tools again. From here the context is append-only again.
-func (h *Handle) compact(ctx context.Context, tokens, threshold int, byModel bool) error {
+func (h *Handle) compact(ctx context.Context, msgs []llm.Message, head, tokens, threshold int, byModel bool) error {
 	events, err := h.rec.store.Read(ctx, h.id, 1, 0)
 	if err != nil {
 		return err
@@ -61,7 +57,7 @@ func (h *Handle) compact(ctx context.Context, tokens, threshold int, byModel boo
 	summary, step := summarize(events, threshold)
 	var usage *run.Usage
 	if byModel {
-		if text, u, called := h.modelSummary(ctx, threshold); called {
+		if text, u, called := h.modelSummary(ctx, msgs, threshold); called {
 			usage = &u
 			if text != "" {
 				summary += "\n\nYour own summary of those steps:\n" + text
@@ -74,15 +70,12 @@ func (h *Handle) compact(ctx context.Context, tokens, threshold int, byModel boo
 			tools = append(tools, t.Name)
 		}
 	}
-	h.mu.Lock()
-	folded := len(h.messages) - h.head()
-	h.mu.Unlock()
-	e := run.ContextCompacted{Step: step, Messages: folded, Tokens: tokens, Threshold: threshold, Summary: summary, Tools: tools, Usage: usage}
-	if err := h.rec.append(ctx, e); err != nil {
+	e := run.ContextCompacted{Step: step, Messages: len(msgs) - head, Tokens: tokens, Threshold: threshold, Summary: summary, Tools: tools, Usage: usage}
+	if err := h.rec.append(ctx, e); err != nil { // the conversation applies it
 		return err
 	}
 	h.mu.Lock()
-	h.applyCompaction(e)
+	h.ctx.tools, h.ctx.only = nil, e.Tools
 	h.mu.Unlock()
 	return nil
 }
@@ -94,10 +87,8 @@ const summaryRequest = "The conversation is about to be compacted to fit your co
 // tools, and adds the call's usage to the run's; called is false when the
 // call failed (the runtime's summary then stands alone, as it does when the
 // model says nothing).
-func (h *Handle) modelSummary(ctx context.Context, threshold int) (text string, u run.Usage, called bool) {
-	h.mu.Lock()
-	msgs := append(clipMessages(append([]llm.Message(nil), h.messages...), h.st.opts.MaxMessage), llm.UserMessage(summaryRequest))
-	h.mu.Unlock()
+func (h *Handle) modelSummary(ctx context.Context, sent []llm.Message, threshold int) (text string, u run.Usage, called bool) {
+	msgs := append(clipMessages(sent, h.st.opts.MaxMessage), llm.UserMessage(summaryRequest))
 	resp, err := h.model.Generate(ctx, llm.Request{Messages: msgs})
 	if err != nil {
 		h.st.log().Warn("runtime: the model's summary failed; the compaction keeps the runtime's", "run", string(h.id), "err", err)
@@ -107,13 +98,6 @@ func (h *Handle) modelSummary(ctx context.Context, threshold int) (text string, 
 	h.usage = h.usage.Add(resp.Usage)
 	h.mu.Unlock()
 	return clip(strings.TrimSpace(resp.Text), threshold), usageEvent(resp.Usage), true
-}
-
-// applyCompaction replaces the messages after the head with e's summary;
-// callers hold mu.
-func (h *Handle) applyCompaction(e run.ContextCompacted) {
-	h.messages = append(h.messages[:h.head():h.head()], llm.UserMessage(e.Summary))
-	h.ctx.tools, h.ctx.only = nil, e.Tools
 }
 
 // summarize writes the summary of a run's log that a compaction puts in
