@@ -125,13 +125,14 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 		}
 		return nil, fmt.Errorf("%w: run %s is in the store (status %s) but is not going on in this agent; Restore it to continue it", ErrRunExists, id, sum.Status)
 	}
-	conv := newConversation(opts.History, withDefaults(opts.Limits).LargeResult)
 	h := &Handle{
 		rt: rt, st: st, id: id, model: llm.WithRetry(model, opts.Limits.Retry), opts: opts, result: resultValidator,
-		rec:  &recorder{store: store, id: id, last: sum.LastSeq, status: run.StatusCreated, hook: opts.OnStatus, conv: conv},
-		done: make(chan struct{}), conv: conv,
+		rec:  &recorder{store: store, id: id, last: sum.LastSeq, status: run.StatusCreated, hook: opts.OnStatus},
+		done: make(chan struct{}),
 	}
+	runConversation(h)
 	h.drivenBy(opts.Driven)
+	h.awaits = newAwaits(h.rec, h.drive, &h.opts)
 	st.mu.Lock()
 	st.record = storeLog{store: h.rec.store, id: h.id}
 	st.attach(opts.Actions, opts.ResultSchema, !opts.NonInteractive)
@@ -140,8 +141,7 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 			_ = st.define(variable.Spec{Name: inputVariable, Value: input, Description: "the run's structured input"}, st.step, "host")
 		}
 	}
-	h.ctx.starting = st.vars.Names()
-	startVars := st.variableEvents(h.ctx.starting, true)
+	startVars := st.variableEvents(st.vars.Names(), true) // which the conversation folds as its starting variables
 	st.mu.Unlock()
 
 	if err := h.rec.append(ctx, startVars...); err != nil {

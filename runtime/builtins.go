@@ -61,7 +61,7 @@ func askUser(st *State, ctx context.Context, j *stepJob, c ToolCall, p *prepared
 	if j.g == nil {
 		return st.fail(resp, "ask_user needs a run whose user can answer; there is none"), nil
 	}
-	answer, deny := j.g.ask(ctx, c, p.args[0].String())
+	answer, deny := j.g.question(ctx, c, p.args[0].String())
 	if deny != "" {
 		return st.fail(resp, deny), nil
 	}

@@ -23,6 +23,22 @@ import (
 // the first call (run.Usage.System).
 type conversation struct {
 	mu sync.Mutex
+	t  transcript // guarded by mu
+
+	// What the conversation is built with: the run's executor (its
+	// variables and tools), options, model (for a compaction's summary)
+	// and recorder (where its compactions are recorded). Fixed once the
+	// run is made.
+	st    *State
+	opts  *RunOptions
+	model llm.Model
+	rec   *recorder
+}
+
+// transcript is what a conversation folds and keeps, which its lock
+// guards: the messages, what the next event applies to, and what the
+// run's requests keep fixed between compactions.
+type transcript struct {
 	// messages are the system prompt, the session's history, the task,
 	// then what the log's events added.
 	messages []llm.Message
@@ -42,6 +58,30 @@ type conversation struct {
 	// message after the step's tool results: the next event that adds a
 	// message adds it first, and sent shows it.
 	snippets []string
+	// calls counts the model calls the log records.
+	calls int
+	// starting names the run's starting variables (created at step 0,
+	// before the first model call), which the system prompt lists; later
+	// variables are announced where they are made.
+	starting []string
+	// only names the tools the last compaction chose (nil: choose from
+	// the task), so that a restored run offers the same ones.
+	only []string
+
+	// What the run's requests keep fixed between compactions, so that each
+	// begins with the previous one byte for byte (tools, system prompt,
+	// then messages) and a provider's prompt cache serves it (context.go).
+	//
+	// tools is the run's tool list, built at its first request and again
+	// only after a compaction; nil until then.
+	tools []llm.Tool
+	// cacheKey is the request's llm.Request.CacheKey: derived from what
+	// the run's requests begin with (the tools and the system prompt), so
+	// that the runs of one agent, which begin alike, share it.
+	cacheKey string
+	// announced names the variables the host defined between turns that
+	// a follow-up message announced already.
+	announced map[string]bool
 }
 
 // newConversation is the conversation of a run that has logged nothing:
@@ -49,7 +89,7 @@ type conversation struct {
 // records it) and the session's history; the task is the log's first
 // user message.
 func newConversation(history []llm.Message, large int) *conversation {
-	return &conversation{messages: append([]llm.Message{llm.SystemMessage("")}, history...), large: large}
+	return &conversation{t: transcript{messages: append([]llm.Message{llm.SystemMessage("")}, history...), large: large}}
 }
 
 // fold applies events, in order.
@@ -57,79 +97,84 @@ func (c *conversation) fold(events []run.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, e := range events {
-		c.apply(e.Data)
+		c.t.apply(e.Data)
 	}
 }
 
-// apply applies one logged event to the messages; callers hold mu.
-func (c *conversation) apply(p run.Payload) {
+// apply applies one logged event to the transcript.
+func (t *transcript) apply(p run.Payload) {
 	switch p := p.(type) {
 	case run.UserMessage: // the task, a follow-up with its announcements
-		c.add(llm.UserMessage(cmp.Or(p.Sent, p.Text)))
-		if c.head == 0 {
-			c.head = len(c.messages)
+		t.add(llm.UserMessage(cmp.Or(p.Sent, p.Text)))
+		if t.head == 0 {
+			t.head = len(t.messages)
+		}
+	case run.VariableCreated:
+		if p.Step == 0 && t.calls == 0 {
+			t.starting = append(t.starting, p.Variable.Name)
 		}
 	case run.Usage: // a model call: its answer follows
 		if p.System != "" {
-			c.messages[0] = llm.SystemMessage(p.System)
+			t.messages[0] = llm.SystemMessage(p.System)
 		}
-		c.add(llm.Message{Role: llm.RoleAssistant})
-		c.open, c.scheduled = true, nil
+		t.calls++
+		t.add(llm.Message{Role: llm.RoleAssistant})
+		t.open, t.scheduled = true, nil
 	case run.AssistantMessage:
-		m := c.answer()
+		m := t.answer()
 		m.Text = p.Text
 		m.Thinking = append(m.Thinking, p.Thinking...)
 	case run.ToolCallScheduled:
-		m := c.answer()
+		m := t.answer()
 		m.ToolCalls = append(m.ToolCalls, p.Call)
-		c.scheduled = append(c.scheduled, p.Call)
+		t.scheduled = append(t.scheduled, p.Call)
 	case run.ToolCallCompleted:
-		c.open = false
-		c.messages = append(c.messages, llm.ToolResultMessage(llm.ToolCall{ID: p.CallID, Name: c.callName(p.CallID)}, sentTool(p, c.large)))
+		t.open = false
+		t.messages = append(t.messages, llm.ToolResultMessage(llm.ToolCall{ID: p.CallID, Name: t.callName(p.CallID)}, sentTool(p, t.large)))
 	case run.SnippetExecuted:
-		c.snippets = append(c.snippets, sentSnippet(p, c.large))
+		t.snippets = append(t.snippets, sentSnippet(p, t.large))
 	case run.Error: // told to the model: a refused step, an invalid result
 		if p.Sent == "" {
 			return
 		}
 		if len(p.Refused) == 0 {
-			c.add(llm.UserMessage(p.Sent))
+			t.add(llm.UserMessage(p.Sent))
 			return
 		}
-		c.open = false
+		t.open = false
 		for _, id := range p.Refused {
-			c.messages = append(c.messages, llm.ToolResultMessage(llm.ToolCall{ID: id, Name: c.callName(id)}, refusedContent(p.Sent)))
+			t.messages = append(t.messages, llm.ToolResultMessage(llm.ToolCall{ID: id, Name: t.callName(id)}, refusedContent(p.Sent)))
 		}
 	case run.ContextCompacted: // the summary replaces what follows the head
-		c.messages = append(c.messages[:c.head:c.head], llm.UserMessage(p.Summary))
-		c.open, c.snippets = false, nil
+		t.messages = append(t.messages[:t.head:t.head], llm.UserMessage(p.Summary))
+		t.open, t.snippets = false, nil
+		t.tools, t.only = nil, p.Tools // chosen again
 	}
 }
 
-// add appends m after the pending snippet results, if any; callers hold
-// mu (through apply).
-func (c *conversation) add(m llm.Message) {
-	if len(c.snippets) > 0 {
-		c.messages = append(c.messages, snippetResults(c.snippets))
-		c.snippets = nil
+// add appends m after the pending snippet results, if any.
+func (t *transcript) add(m llm.Message) {
+	if len(t.snippets) > 0 {
+		t.messages = append(t.messages, snippetResults(t.snippets))
+		t.snippets = nil
 	}
-	c.messages = append(c.messages, m)
-	c.open = false
+	t.messages = append(t.messages, m)
+	t.open = false
 }
 
 // answer returns the model's answer being folded, opening one if the log
-// has none open; callers hold mu (through apply).
-func (c *conversation) answer() *llm.Message {
-	if !c.open {
-		c.add(llm.Message{Role: llm.RoleAssistant})
-		c.open = true
+// has none open.
+func (t *transcript) answer() *llm.Message {
+	if !t.open {
+		t.add(llm.Message{Role: llm.RoleAssistant})
+		t.open = true
 	}
-	return &c.messages[len(c.messages)-1]
+	return &t.messages[len(t.messages)-1]
 }
 
 // callName is the name of the call id among the latest answer's, or "".
-func (c *conversation) callName(id string) string {
-	for _, s := range c.scheduled {
+func (t *transcript) callName(id string) string {
+	for _, s := range t.scheduled {
 		if s.ID == id {
 			return s.Name
 		}
@@ -148,17 +193,22 @@ func snippetResults(parts []string) llm.Message {
 func (c *conversation) system(fill string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.messages[0].Text == "" {
-		c.messages[0] = llm.SystemMessage(fill)
+	return c.t.system(fill)
+}
+
+// system is conversation.system, on the transcript.
+func (t *transcript) system(fill string) string {
+	if t.messages[0].Text == "" {
+		t.messages[0] = llm.SystemMessage(fill)
 	}
-	return c.messages[0].Text
+	return t.messages[0].Text
 }
 
 // begun reports whether the task is in the conversation.
 func (c *conversation) begun() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.head > 0
+	return c.t.head > 0
 }
 
 // sent returns a copy of the messages as the next request sends them, and
@@ -166,10 +216,22 @@ func (c *conversation) begun() bool {
 func (c *conversation) sent() (msgs []llm.Message, head int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	msgs = make([]llm.Message, len(c.messages), len(c.messages)+1)
-	copy(msgs, c.messages)
-	if len(c.snippets) > 0 {
-		msgs = append(msgs, snippetResults(c.snippets))
+	return c.t.sent(), c.t.head
+}
+
+// sent is conversation.sent, on the transcript: its messages then the
+// pending snippet results.
+func (t *transcript) sent() []llm.Message {
+	msgs := make([]llm.Message, len(t.messages), len(t.messages)+1)
+	copy(msgs, t.messages)
+	if len(t.snippets) > 0 {
+		msgs = append(msgs, snippetResults(t.snippets))
 	}
-	return msgs, c.head
+	return msgs
+}
+
+// refusedContent is the tool message that answers a call that was not run.
+func refusedContent(why string) string {
+	b, _ := marshal(toolContent{Success: false, Error: why})
+	return string(b)
 }

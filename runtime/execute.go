@@ -221,8 +221,8 @@ type gate interface {
 	// human waits for the authorization or input an action asked for and
 	// returns the context to retry the call with, or why not to.
 	human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (retry context.Context, deny string)
-	// ask waits for the user's answer to a question.
-	ask(ctx context.Context, c ToolCall, question string) (answer string, deny string)
+	// question waits for the user's answer to a question.
+	question(ctx context.Context, c ToolCall, question string) (answer string, deny string)
 	// owner is the run whose loop asks for the step: its calls report
 	// their progress to it, its snippets' output reaches its followers.
 	owner() *Handle

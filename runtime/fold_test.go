@@ -417,16 +417,19 @@ func replayPerson(t *testing.T, h *runtime.Handle, store *foldStore, events []ru
 	if a, ok := h.Pending(); ok && !answer(a) {
 		return
 	}
-	followed := false
-	for {
+	// Each round ends with a turn: one follow-up (the run's) starts the
+	// next; a restored run calls its model within two.
+	for round := range 3 {
 		select {
 		case <-called:
 			return
 		default:
 		}
-		if h.Status() == run.StatusCompleted && !followed {
+		if round > 0 {
+			if round > 1 {
+				break
+			}
 			followUp(t, h, events, b)
-			followed = true
 		}
 		for e, err := range h.Events(ctx, from) {
 			if err != nil {
@@ -441,15 +444,19 @@ func replayPerson(t *testing.T, h *runtime.Handle, store *foldStore, events []ru
 				return
 			}
 		}
-		select {
-		case <-called:
+		if o, err := h.Wait(ctx); err != nil || o.Status != run.StatusCompleted {
+			select {
+			case <-called:
+			default:
+				t.Errorf("the restored run ended %s before calling its model (%v)", o.Status, err)
+			}
 			return
-		default:
 		}
-		if h.Status() != run.StatusCompleted {
-			t.Errorf("the restored run ended %s before calling its model", h.Status())
-			return
-		}
+	}
+	select {
+	case <-called:
+	default:
+		t.Errorf("boundary %d: the restored run's turns ended without a model call", b)
 	}
 }
 

@@ -78,7 +78,7 @@ type runLog struct{ h *Handle }
 // find an awaited call failed.
 func (l runLog) step(ctx context.Context, _ int, _ Step, res StepResult) error {
 	h := l.h
-	if h.fatalReason() != "" || errors.Is(context.Cause(ctx), ErrClosed) {
+	if h.awaits.fatalReason() != "" || errors.Is(context.Cause(ctx), ErrClosed) {
 		return nil
 	}
 	return h.rec.append(ctx, h.st.stepEvents(res, withDefaults(h.opts.Limits))...)

@@ -24,9 +24,9 @@ type recorder struct {
 	hook   func(run.StatusChanged)
 	// tap, when set, gets every batch appended, as stored.
 	tap func([]run.Event)
-	// conv, when set, is the run's conversation: every batch appended is
-	// applied to it (the conversation is a fold of the log).
-	conv *conversation
+	// fold, when set, gets every batch appended, as stored, before tap:
+	// the run's conversation applies it (conversation.fold).
+	fold func([]run.Event)
 	// stop, made on first use, is closed once the status stops the run
 	// for good (stops); stopClosed says it is.
 	stop       chan struct{}
@@ -86,13 +86,15 @@ func (r *recorder) appendLocked(ctx context.Context, payloads ...run.Payload) ([
 		return nil, err
 	}
 	r.last = last
-	if r.conv != nil {
-		r.conv.fold(events)
-	}
-	if r.tap != nil {
+	if r.fold != nil || r.tap != nil {
 		for i := range events {
 			events[i].Seq = last - int64(len(events)-1-i)
 		}
+	}
+	if r.fold != nil {
+		r.fold(events)
+	}
+	if r.tap != nil {
 		r.tap(events)
 	}
 	var changes []run.StatusChanged

@@ -158,20 +158,19 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 	if model == nil {
 		return nil, ErrNoModel
 	}
-	// The conversation is the fold of the log read, with the same method
-	// a live run applies its events with; the task of a run that has not
-	// begun is applied when Begin logs it.
-	conv := newConversation(ropts.History, withDefaults(ropts.Limits).LargeResult)
-	conv.fold(events)
 	h := &Handle{
 		rt: rt, st: st, id: id, model: llm.WithRetry(model, ropts.Limits.Retry), opts: ropts, begun: snap.Status != run.StatusCreated,
 		// The last event read, not the summary: an append by another
 		// writer since the Read makes this run's first append conflict.
-		rec:  &recorder{store: store, id: id, last: snap.LastSeq, status: snap.Status, phase: snap.Phase, hook: ropts.OnStatus, conv: conv},
-		done: make(chan struct{}), conv: conv,
+		rec:  &recorder{store: store, id: id, last: snap.LastSeq, status: snap.Status, phase: snap.Phase, hook: ropts.OnStatus},
+		done: make(chan struct{}),
 	}
+	// The conversation is the fold of the log read, with the same method
+	// a live run applies its events with; the task of a run that has not
+	// begun is applied when Begin logs it.
+	runConversation(h).fold(events)
 	h.drivenBy(ropts.Driven)
-	h.ctx.starting, h.ctx.only = startingNames(events), compactedTools(events)
+	h.awaits = newAwaits(h.rec, h.drive, &h.opts)
 	if len(ropts.ResultSchema) > 0 {
 		if h.result, err = schema.Compile(ropts.ResultSchema); err != nil {
 			return nil, err
@@ -181,8 +180,8 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 	h.usage = usageOf(snap.Usage)
 	h.steps = work.modelSteps
 	h.turnSteps, h.turnTokens = work.turnSteps, int(work.turnTokens)
-	h.awaits = work.awaits
-	h.planOK = work.planApproved || ropts.Approval != ApproveOnStart
+	h.awaits.count = work.awaits
+	h.awaits.planOK = work.planApproved || ropts.Approval != ApproveOnStart
 
 	st.mu.Lock()
 	for _, s := range specs {
@@ -243,11 +242,11 @@ func (h *Handle) resume(ctx context.Context, snap run.Snapshot, work unfinished)
 	switch snap.Status {
 	case run.StatusAwaiting:
 		p := newPendingAwait(*snap.Await, true)
-		h.pending = p
+		h.awaits.restore(p)
 		if h.drive != nil {
 			h.drive.post(Pause{Kind: PauseAwait, Await: snap.Await})
 		}
-		h.launchWith(ctx, func(ctx context.Context) Outcome { return h.continueRestored(ctx, p, work) })
+		h.launchWith(ctx, func(ctx context.Context) Outcome { return h.newLoop(work.retries).continueRestored(ctx, p, work) })
 	case run.StatusRunning:
 		if !h.conv.begun() {
 			// A log written before Begin recorded the task with the
@@ -256,7 +255,7 @@ func (h *Handle) resume(ctx context.Context, snap run.Snapshot, work unfinished)
 				return err
 			}
 		}
-		h.launchWith(ctx, func(ctx context.Context) Outcome { return h.continueRunning(ctx, work) })
+		h.launchWith(ctx, func(ctx context.Context) Outcome { return h.newLoop(work.retries).continueRunning(ctx, work) })
 	case run.StatusCompleted:
 		h.end(Outcome{Status: run.StatusCompleted, Result: snap.Result})
 	case run.StatusCancelling:
@@ -271,38 +270,36 @@ func (h *Handle) resume(ctx context.Context, snap run.Snapshot, work unfinished)
 // continueRunning goes on with a run that was running when its process
 // stopped: it runs the step whose results were not recorded, if any, then
 // the loop.
-func (h *Handle) continueRunning(ctx context.Context, w unfinished) Outcome {
-	retries := w.retries
+func (l *loop) continueRunning(ctx context.Context, w unfinished) Outcome {
 	if len(w.calls) == 0 && len(w.snippets) == 0 {
-		return h.loop(ctx, retries)
+		return l.run(ctx)
 	}
-	lim := withDefaults(h.opts.Limits)
-	if err := h.checkpoint(ctx, PauseStep); err != nil {
-		if o, stop := h.stopped(ctx); stop {
+	if err := l.h.checkpoint(ctx, PauseStep); err != nil {
+		if o, stop := l.h.stopped(ctx); stop {
 			return o
 		}
-		return h.fail(ctx, err.Error())
+		return l.h.fail(ctx, err.Error())
 	}
-	if h.opts.Approval == ApproveOnStart && !h.planApproved() {
-		deny := h.approvePlan(ctx, w.reason, w.snippets, w.calls)
-		if f := h.fatalReason(); f != "" {
+	if l.h.opts.Approval == ApproveOnStart && !l.h.awaits.planApproved() {
+		deny := l.approvePlan(ctx, w.reason, w.snippets, w.calls)
+		if f := l.h.awaits.fatalReason(); f != "" {
 			return Outcome{Status: run.StatusFailed, Reason: f}
 		}
-		if o, stop := h.stopped(ctx); stop {
+		if o, stop := l.h.stopped(ctx); stop {
 			return o
 		}
 		if deny != "" {
-			if err := h.refuseStep(ctx, w.calls, deny); err != nil {
-				return h.storeFault(ctx, err)
+			if err := l.refuseStep(ctx, w.calls, deny); err != nil {
+				return l.h.storeFault(ctx, err)
 			}
-			return h.loop(ctx, retries)
+			return l.run(ctx)
 		}
 	}
-	res, err := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
-	if o, done := h.afterStep(ctx, res, err, &retries, lim); done {
+	res, err := l.h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, runGate{l.h.awaits, l.h})
+	if o, done := l.afterStep(ctx, res, err); done {
 		return o
 	}
-	return h.loop(ctx, retries)
+	return l.run(ctx)
 }
 
 // unfinished is the work of the step that was awaiting when the log ended.
@@ -387,19 +384,17 @@ func unfinishedWork(events []run.Event) unfinished {
 // continueRestored waits for the answer to the await that was pending when
 // the run's process stopped, finishes the step it interrupted and goes on
 // with the loop.
-func (h *Handle) continueRestored(ctx context.Context, p *pendingAwait, w unfinished) Outcome {
-	answer, err := h.waitAnswer(ctx, p)
-	if f := h.fatalReason(); f != "" {
+func (l *loop) continueRestored(ctx context.Context, p *pendingAwait, w unfinished) Outcome {
+	answer, err := l.h.awaits.wait(ctx, p)
+	if f := l.h.awaits.fatalReason(); f != "" {
 		return Outcome{Status: run.StatusFailed, Reason: f}
 	}
-	if o, stop := h.stopped(ctx); stop {
+	if o, stop := l.h.stopped(ctx); stop {
 		return o
 	}
 	if err != nil {
-		return h.fail(ctx, err.Error())
+		return l.h.fail(ctx, err.Error())
 	}
-	lim := withDefaults(h.opts.Limits)
-	retries := w.retries
 	plan := p.req.Await == run.AwaitApproval && p.req.Call == nil && p.req.Snippet == nil
 	if plan {
 		if answer.Decision == run.Denied {
@@ -407,33 +402,31 @@ func (h *Handle) continueRestored(ctx context.Context, p *pendingAwait, w unfini
 			if reason == "" {
 				reason = "no reason given"
 			}
-			if err := h.refuseStep(ctx, w.calls, "the user rejected the plan: "+reason+". Propose another plan."); err != nil {
-				return h.storeFault(ctx, err)
+			if err := l.refuseStep(ctx, w.calls, "the user rejected the plan: "+reason+". Propose another plan."); err != nil {
+				return l.h.storeFault(ctx, err)
 			}
-			return h.loop(ctx, retries)
+			return l.run(ctx)
 		}
-		h.mu.Lock()
-		h.planOK = true
-		h.mu.Unlock()
-		res, err := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
-		if o, done := h.afterStep(ctx, res, err, &retries, lim); done {
+		l.h.awaits.approvePlan()
+		res, err := l.h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, runGate{l.h.awaits, l.h})
+		if o, done := l.afterStep(ctx, res, err); done {
 			return o
 		}
-		return h.loop(ctx, retries)
+		return l.run(ctx)
 	}
-	g := &restoredGate{Handle: h, req: p.req, answer: answer}
-	res, err := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, g)
-	if o, done := h.afterStep(ctx, res, err, &retries, lim); done {
+	g := &restoredGate{runGate: runGate{l.h.awaits, l.h}, req: p.req, answer: answer}
+	res, err := l.h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, g)
+	if o, done := l.afterStep(ctx, res, err); done {
 		return o
 	}
-	return h.loop(ctx, retries)
+	return l.run(ctx)
 }
 
 // restoredGate is the gate of a restored step: the first question of the kind
 // that was pending gets the answer given to the restored await; the rest go
 // to the run as usual.
 type restoredGate struct {
-	*Handle
+	runGate
 	req    run.AwaitRequested
 	answer run.Answer
 	used   bool
@@ -459,7 +452,7 @@ func (g *restoredGate) approveCall(ctx context.Context, c *ToolCall, refs func()
 			return ""
 		}
 	}
-	return g.Handle.approveCall(ctx, c, refs, needsApproval)
+	return g.awaits.approveCall(ctx, c, refs, needsApproval)
 }
 
 func (g *restoredGate) approveSnippet(ctx context.Context, code string, access interp.Access, guarded []string) string {
@@ -471,7 +464,7 @@ func (g *restoredGate) approveSnippet(ctx context.Context, code string, access i
 			return ""
 		}
 	}
-	return g.Handle.approveSnippet(ctx, code, access, guarded)
+	return g.awaits.approveSnippet(ctx, code, access, guarded)
 }
 
 func (g *restoredGate) human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (context.Context, string) {
@@ -488,12 +481,12 @@ func (g *restoredGate) human(ctx context.Context, c ToolCall, refs func() map[st
 			}
 		}
 	}
-	return g.Handle.human(ctx, c, refs, need)
+	return g.awaits.human(ctx, c, refs, need)
 }
 
-func (g *restoredGate) ask(ctx context.Context, c ToolCall, question string) (string, string) {
+func (g *restoredGate) question(ctx context.Context, c ToolCall, question string) (string, string) {
 	if a, ok := g.take(run.AwaitQuestion); ok {
 		return a.Text, ""
 	}
-	return g.Handle.ask(ctx, c, question)
+	return g.awaits.question(ctx, c, question)
 }

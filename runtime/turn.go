@@ -60,7 +60,7 @@ func (h *Handle) FollowUp(ctx context.Context, text string) error {
 		return fmt.Errorf("%w: run %s is %s, and only a completed run can be followed up", ErrNotFollowable, h.id, s)
 	}
 	h.done = make(chan struct{})
-	sent, hostVars := h.announceHostVariables(clip(text, h.st.opts.MaxMessage))
+	sent, hostVars := h.conv.announce(clip(text, h.st.opts.MaxMessage))
 	h.turnSteps, h.turnTokens = h.steps, h.usage.Total()
 	h.mu.Unlock()
 	if h.drive != nil {
@@ -83,7 +83,7 @@ func (h *Handle) FollowUp(ctx context.Context, text string) error {
 
 // launch runs the loop of the current turn in its own goroutine.
 func (h *Handle) launch(ctx context.Context) {
-	h.launchWith(ctx, func(ctx context.Context) Outcome { return h.loop(ctx, 0) })
+	h.launchWith(ctx, h.newLoop(0).run)
 }
 
 // launchWith runs body as the current turn in its own goroutine, with a

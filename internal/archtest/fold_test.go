@@ -75,16 +75,17 @@ func isMessages(x ast.Expr) bool {
 }
 
 // TestOnlyTheFoldWritesTheConversation: what a run's model is sent is the
-// fold of the run's log (runtime's conversation type): the live loop and
-// Restore both apply events with conversation.apply, and nothing else
-// appends to the messages. Only the conversation's methods touch its
-// messages field; among them, only apply writes it (and system, which
-// fills the system prompt of a run whose log has none yet), with the
-// helpers that only they call. No other runtime type has a messages
-// field, so that a second list cannot grow beside the fold.
+// fold of the run's log (runtime's conversation type, whose transcript
+// holds the messages): the live loop and Restore both apply events with
+// transcript.apply, and nothing else appends to the messages. Only the
+// transcript's methods touch its messages field; among them, only apply
+// writes it (and system, which fills the system prompt of a run whose log
+// has none yet), with the helpers that only they call. No other runtime
+// type has a messages field, so that a second list cannot grow beside the
+// fold.
 func TestOnlyTheFoldWritesTheConversation(t *testing.T) {
 	fset, files := runtimeFiles(t)
-	const owner = "conversation"
+	const owner = "transcript"
 	writers := map[string]bool{}      // methods of owner that write messages
 	calledBy := map[string][]string{} // a method's name → the functions calling a method of that name
 	for _, f := range files {
@@ -94,7 +95,7 @@ func TestOnlyTheFoldWritesTheConversation(t *testing.T) {
 					for _, fld := range st.Fields.List {
 						for _, name := range fld.Names {
 							if name.Name == "messages" {
-								t.Errorf("%s: %s has a messages field; what the model is sent is the conversation's (conversation.apply)", fset.Position(name.Pos()), ts.Name.Name)
+								t.Errorf("%s: %s has a messages field; what the model is sent is the transcript's (transcript.apply)", fset.Position(name.Pos()), ts.Name.Name)
 							}
 						}
 					}
@@ -116,7 +117,7 @@ func TestOnlyTheFoldWritesTheConversation(t *testing.T) {
 				switch x := n.(type) {
 				case *ast.SelectorExpr:
 					if x.Sel.Name == "messages" && !inOwner {
-						t.Errorf("%s: %s reads or writes a messages field; only the conversation's methods may (send what conversation.sent returns)", fset.Position(x.Pos()), where)
+						t.Errorf("%s: %s reads or writes a messages field; only the transcript's methods may (send what conversation.sent returns)", fset.Position(x.Pos()), where)
 					}
 				case *ast.AssignStmt:
 					for _, l := range x.Lhs {
@@ -165,9 +166,9 @@ func TestOnlyTheFoldWritesTheConversation(t *testing.T) {
 	}
 	sort.Strings(bad)
 	for _, w := range bad {
-		t.Errorf("conversation.%s writes the messages; only apply (the fold of one logged event) may, and helpers only it calls", w)
+		t.Errorf("transcript.%s writes the messages; only apply (the fold of one logged event) may, and helpers only it calls", w)
 	}
 	if !writers["apply"] {
-		t.Error("conversation.apply writes no messages: the rule checks nothing")
+		t.Error("transcript.apply writes no messages: the rule checks nothing")
 	}
 }
