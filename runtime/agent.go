@@ -134,14 +134,14 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 	h.drivenBy(opts.Driven)
 	h.awaits = newAwaits(h.rec, h.drive, &h.opts)
 	st.mu.Lock()
-	st.record = storeLog{store: h.rec.store, id: h.id}
-	st.attach(opts.Actions, opts.ResultSchema, !opts.NonInteractive)
+	st.s.record = storeLog{store: h.rec.store, id: h.id}
+	st.s.attach(opts.Actions, opts.ResultSchema, !opts.NonInteractive)
 	if input != nil {
-		if _, _, taken := st.vars.Value(inputVariable); !taken {
-			_ = st.define(variable.Spec{Name: inputVariable, Value: input, Description: "the run's structured input"}, st.step, "host")
+		if _, _, taken := st.s.vars.Value(inputVariable); !taken {
+			_ = st.s.define(variable.Spec{Name: inputVariable, Value: input, Description: "the run's structured input"}, st.s.step, "host")
 		}
 	}
-	startVars := st.variableEvents(st.vars.Names(), true) // which the conversation folds as its starting variables
+	startVars := st.s.variableEvents(st.s.vars.Names(), true) // which the conversation folds as its starting variables
 	st.mu.Unlock()
 
 	if err := h.rec.append(ctx, startVars...); err != nil {

@@ -67,7 +67,7 @@ func askUser(st *State, ctx context.Context, j *stepJob, c ToolCall, p *prepared
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.commit(resp, j.n, p.row.act, p, reflect.ValueOf(answer), nil), nil
+	return st.s.commit(resp, j.n, p.row.act, p, reflect.ValueOf(answer), nil), nil
 }
 
 // runGoCall runs a run_go call's code as a snippet.

@@ -22,7 +22,7 @@ import (
 func (st *State) needsApproval(name string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	r, ok := st.m.byName[name]
+	r, ok := st.s.m.byName[name]
 	return ok && r.act.NeedsApproval()
 }
 
@@ -31,9 +31,9 @@ func (st *State) needsApproval(name string) bool {
 // target. Its error is a *RefusedError whose text is what the model gets.
 func (st *State) resolve(c ToolCall, p *prepared) error {
 	st.mu.Lock()
-	err := st.prepare(c, p)
+	err := st.s.prepare(c, p)
 	if err == nil {
-		p.secretIn = st.sensitiveArgs(p)
+		p.secretIn = st.s.sensitiveArgs(p)
 	}
 	st.mu.Unlock()
 	if err != nil {
@@ -146,7 +146,7 @@ func (st *State) returned(resp ToolResponse, step int, p *prepared, out *callOut
 	}
 	if (resp.Stdout != "" || resp.Stderr != "") && st.hasSecrets() {
 		st.mu.Lock()
-		resp.Stdout, resp.Stderr = st.redact(resp.Stdout), st.redact(resp.Stderr)
+		resp.Stdout, resp.Stderr = st.s.redact(resp.Stdout), st.s.redact(resp.Stderr)
 		st.mu.Unlock()
 	}
 	if res.err != nil {
@@ -167,7 +167,7 @@ func (st *State) returned(resp ToolResponse, step int, p *prepared, out *callOut
 		// previews are redacted.
 		p.tainted = true
 	}
-	return st.commit(resp, step, a, p, res.value, changed), nil
+	return st.s.commit(resp, step, a, p, res.value, changed), nil
 }
 
 // failed completes the response of a call whose action returned err (or
@@ -188,16 +188,16 @@ func (st *State) failed(resp ToolResponse, step int, a *action.Action, err error
 }
 
 // commit stores a successful call's result and the changes it made and
-// completes the response; callers hold mu.
-func (st *State) commit(resp ToolResponse, step int, a *action.Action, p *prepared, value reflect.Value, changed []bool) ToolResponse {
+// completes the response.
+func (sc *scope) commit(resp ToolResponse, step int, a *action.Action, p *prepared, value reflect.Value, changed []bool) ToolResponse {
 	if p.tainted && !a.Declassifies() {
-		st.taint(st.carriers(p)...)
+		sc.taint(sc.carriers(p)...)
 	}
 	var modified []string // by name, to describe each variable once
 	if a.Result() != nil {
-		name, created, err := st.assignResult(step, p.row, p.target, value, p.tainted && !a.Declassifies())
+		name, created, err := sc.assignResult(step, p.row, p.target, value, p.tainted && !a.Declassifies())
 		if err != nil {
-			return st.failLocked(resp, err.Error())
+			return sc.failLocked(resp, err.Error())
 		}
 		resp.resultVar = name
 		kind := variable.Assigned
@@ -207,10 +207,10 @@ func (st *State) commit(resp ToolResponse, step int, a *action.Action, p *prepar
 			modified = append(modified, name)
 		}
 		if resp.Variables == nil {
-			resp.Variables, st.change1 = st.change1, nil
+			resp.Variables, sc.change1 = sc.change1, nil
 		}
-		resp.Variables = append(resp.Variables, st.change(name, kind))
-		if st.opts.HideFromAI {
+		resp.Variables = append(resp.Variables, sc.change(name, kind))
+		if sc.opts.HideFromAI {
 			resp.Result = resultJSON(value)
 		}
 	}
@@ -218,9 +218,9 @@ func (st *State) commit(resp ToolResponse, step int, a *action.Action, p *prepar
 		if i >= len(changed) || !changed[i] || t.name == resp.resultVar || slices.Contains(modified, t.name) {
 			continue
 		}
-		if st.vars.Touch(t.name, step, a.Name()) == nil {
+		if sc.vars.Touch(t.name, step, a.Name()) == nil {
 			modified = append(modified, t.name)
-			resp.Variables = append(resp.Variables, st.change(t.name, variable.Modified))
+			resp.Variables = append(resp.Variables, sc.change(t.name, variable.Modified))
 		}
 	}
 	resp.Success = true
@@ -232,17 +232,16 @@ func (st *State) commit(resp ToolResponse, step int, a *action.Action, p *prepar
 func (st *State) peek(name string) (any, reflect.Type, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.vars.Value(name)
+	return st.s.vars.Value(name)
 }
 
-// change describes a variable as the model sees it after a change; callers
-// hold mu.
-func (st *State) change(name string, kind variable.ChangeKind) VariableChange {
-	v, _ := st.vars.Head(name)
+// change describes a variable as the model sees it after a change.
+func (sc *scope) change(name string, kind variable.ChangeKind) VariableChange {
+	v, _ := sc.vars.Head(name)
 	last := v.History.Last() // the preview was made when the change was recorded
 	shown := last.Preview
-	if len(st.secrets) > 0 {
-		shown = st.redact(shown)
+	if len(sc.secrets) > 0 {
+		shown = sc.redact(shown)
 	}
 	return VariableChange{Name: name, Type: last.Type, Preview: shown, Change: string(kind)}
 }
@@ -258,21 +257,20 @@ func resultJSON(v reflect.Value) json.RawMessage {
 	return b
 }
 
-// assignResult stores a call's result in target, or in a new variable;
-// callers hold mu.
-func (st *State) assignResult(step int, r *row, target string, value reflect.Value, tainted bool) (name string, created bool, err error) {
+// assignResult stores a call's result in target, or in a new variable.
+func (sc *scope) assignResult(step int, r *row, target string, value reflect.Value, tainted bool) (name string, created bool, err error) {
 	a := r.act
 	var v any
 	if value.IsValid() {
 		v = value.Interface()
 	}
 	if target != "" {
-		if old, ok := st.vars.Head(target); ok {
+		if old, ok := sc.vars.Head(target); ok {
 			if tainted && !old.Sensitive() {
 				// Mark it before the assignment records its preview.
-				st.taint(target)
+				sc.taint(target)
 			}
-			if err := st.vars.Assign(target, v, step, a.Name()); err != nil {
+			if err := sc.vars.Assign(target, v, step, a.Name()); err != nil {
 				return "", false, fmt.Errorf("the result could not be assigned to %s: %w; pass null as return to create a new variable", target, err)
 			}
 			return target, false, nil
@@ -283,8 +281,8 @@ func (st *State) assignResult(step int, r *row, target string, value reflect.Val
 	if v != nil && t.Kind() == reflect.Interface {
 		t = reflect.TypeOf(v)
 	}
-	name = st.freeName(r.resultBase())
-	if err := st.defineNew(variable.Spec{Name: name, Value: v, Type: t, Tainted: tainted}, step, a.Name()); err != nil {
+	name = sc.freeName(r.resultBase())
+	if err := sc.defineNew(variable.Spec{Name: name, Value: v, Type: t, Tainted: tainted}, step, a.Name()); err != nil {
 		return "", false, err
 	}
 	return name, true, nil
@@ -294,7 +292,7 @@ func (st *State) assignResult(step int, r *row, target string, value reflect.Val
 func (st *State) fail(resp ToolResponse, msg string) ToolResponse {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.failLocked(resp, msg)
+	return st.s.failLocked(resp, msg)
 }
 
 // failErr is fail with a typed error, kept in the response (Err) for the
@@ -302,15 +300,15 @@ func (st *State) fail(resp ToolResponse, msg string) ToolResponse {
 func (st *State) failErr(resp ToolResponse, err error) ToolResponse {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	resp = st.failLocked(resp, err.Error())
+	resp = st.s.failLocked(resp, err.Error())
 	resp.Err = err
 	return resp
 }
 
-func (st *State) failLocked(resp ToolResponse, msg string) ToolResponse {
-	if len(st.secrets) > 0 { // an action's error or output may quote a secret argument
-		msg = st.redact(msg)
-		resp.Stdout, resp.Stderr = st.redact(resp.Stdout), st.redact(resp.Stderr)
+func (sc *scope) failLocked(resp ToolResponse, msg string) ToolResponse {
+	if len(sc.secrets) > 0 { // an action's error or output may quote a secret argument
+		msg = sc.redact(msg)
+		resp.Stdout, resp.Stderr = sc.redact(resp.Stdout), sc.redact(resp.Stderr)
 	}
 	resp.Duration = time.Since(resp.start)
 	resp.Success = false
@@ -320,19 +318,19 @@ func (st *State) failLocked(resp ToolResponse, msg string) ToolResponse {
 
 var nullJSON = []byte("null")
 
-// prepare finds the action, checks the arguments and resolves them; callers
-// hold mu. Its errors are the messages the model gets.
-func (st *State) prepare(c ToolCall, p *prepared) error {
-	r, ok := st.m.byName[c.Name]
+// prepare finds the action, checks the arguments and resolves them. Its
+// errors are the messages the model gets.
+func (sc *scope) prepare(c ToolCall, p *prepared) error {
+	r, ok := sc.m.byName[c.Name]
 	if !ok {
-		return st.unknownAction(c.Name)
+		return sc.unknownAction(c.Name)
 	}
-	if !st.isAttached(c.Name) {
-		return fmt.Errorf("action %s is not attached to this run; attached actions: %s", c.Name, strings.Join(st.attachedNames(), ", "))
+	if !sc.isAttached(c.Name) {
+		return fmt.Errorf("action %s is not attached to this run; attached actions: %s", c.Name, strings.Join(sc.attachedNames(), ", "))
 	}
-	plain := st.opts.HideFromAI
+	plain := sc.opts.HideFromAI
 	if why := r.unavailable(plain); why != "" {
-		return fmt.Errorf("action %s is not available now: %s%s", c.Name, strings.TrimPrefix(why, c.Name+": "), st.creators(r))
+		return fmt.Errorf("action %s is not available now: %s%s", c.Name, strings.TrimPrefix(why, c.Name+": "), sc.creators(r))
 	}
 	a := r.act
 	text := []byte(c.Arguments)
@@ -363,13 +361,13 @@ func (st *State) prepare(c ToolCall, p *prepared) error {
 		if k := at[i]; k >= 0 {
 			raw = fs[k].raw
 		}
-		if err := st.resolveArg(p, i, raw, plain); err != nil {
+		if err := sc.resolveArg(p, i, raw, plain); err != nil {
 			return err
 		}
 	}
 	if !plain {
 		if raw, ok := fs.get(schema.ReturnProperty); ok && !bytes.Equal(raw, nullJSON) {
-			target, err := st.returnTarget(r, raw)
+			target, err := sc.returnTarget(r, raw)
 			if err != nil {
 				return err
 			}
@@ -401,7 +399,7 @@ func checkNames(r *row, fs fields, plain bool) error {
 	return fmt.Errorf("%s has no parameter %s; its parameters are: %s", r.act.Name(), quoteList(unknown), paramList(r, plain))
 }
 
-// resolveArg decodes argument i of a call; callers hold mu.
+// resolveArg decodes argument i of a call.
 //
 // The reference rule: in reference mode, a string argument is a reference
 // if and only if it is exactly <<var:NAME>> (schema.ParseRef). For a
@@ -411,7 +409,7 @@ func checkNames(r *row, fs fields, plain bool) error {
 // take references (raw-only, or an enum) refuses an exact reference, and
 // takes a string that merely resembles one as the text it is: run_go's
 // code may mention the syntax.
-func (st *State) resolveArg(p *prepared, i int, raw json.RawMessage, plain bool) error {
+func (sc *scope) resolveArg(p *prepared, i int, raw json.RawMessage, plain bool) error {
 	a := p.row.act
 	param := p.row.param(i)
 	p.record[i].Param = param.Name
@@ -435,7 +433,7 @@ func (st *State) resolveArg(p *prepared, i int, raw json.RawMessage, plain bool)
 				// A raw-only text parameter (run_go's code) takes the
 				// text as it is.
 			} else {
-				return st.resolveRef(p, i, name)
+				return sc.resolveRef(p, i, name)
 			}
 		} else if param.Refs() && schema.ResemblesRef(s) {
 			return fmt.Errorf("parameter %q of %s: %q is not a reference, and text that looks like one is refused: a reference is exactly %s, with no spaces, other case, brackets or text around it; compatible variables: %s", param.Name, a.Name(), s, schema.Ref("NAME"), refList(p.row.params[i]))
@@ -453,8 +451,8 @@ func (st *State) resolveArg(p *prepared, i int, raw json.RawMessage, plain bool)
 	return nil
 }
 
-// resolveRef resolves a reference to the variable name; callers hold mu.
-func (st *State) resolveRef(p *prepared, i int, name string) error {
+// resolveRef resolves a reference to the variable name.
+func (sc *scope) resolveRef(p *prepared, i int, name string) error {
 	a := p.row.act
 	param := p.row.param(i)
 	g := p.row.params[i]
@@ -464,7 +462,7 @@ func (st *State) resolveRef(p *prepared, i int, name string) error {
 		}
 		return fmt.Errorf("parameter %q of %s takes one of %s, not a reference", param.Name, a.Name(), enumList(param.Enum))
 	}
-	v, t, exists := st.vars.Value(name)
+	v, t, exists := sc.vars.Value(name)
 	if !exists {
 		return fmt.Errorf("%s is not a variable; compatible variables for %q are: %s", schema.Ref(name), param.Name, refList(g))
 	}
@@ -483,8 +481,8 @@ func (st *State) resolveRef(p *prepared, i int, name string) error {
 	return nil
 }
 
-// returnTarget checks the variable named in "return"; callers hold mu.
-func (st *State) returnTarget(r *row, raw json.RawMessage) (string, error) {
+// returnTarget checks the variable named in "return".
+func (sc *scope) returnTarget(r *row, raw json.RawMessage) (string, error) {
 	a := r.act
 	if r.result == nil {
 		return "", fmt.Errorf("%s returns no value, so \"return\" must be null or left out", a.Name())
@@ -504,7 +502,7 @@ func (st *State) returnTarget(r *row, raw json.RawMessage) (string, error) {
 	if err := variable.ValidName(name); err != nil {
 		return "", fmt.Errorf("\"return\": %q is not a variable name; pass null to create a new variable, or one of: %s", name, nameList(r.result.vars))
 	}
-	_, t, exists := st.vars.Value(name)
+	_, t, exists := sc.vars.Value(name)
 	if !exists {
 		return "", fmt.Errorf("\"return\": there is no variable %s; pass null to create a new variable, or one of: %s", name, nameList(r.result.vars))
 	}

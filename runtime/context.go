@@ -112,8 +112,8 @@ func (c *conversation) announce(text string) (string, []run.Payload) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var names []string
-	for _, n := range st.vars.Names() {
-		v, _ := st.vars.Head(n)
+	for _, n := range st.s.vars.Names() {
+		v, _ := st.s.vars.Head(n)
 		if starting[n] || c.t.announced[n] || len(v.History) == 0 || v.History[0].By != "host" {
 			continue
 		}
@@ -131,7 +131,7 @@ func (c *conversation) announce(text string) (string, []run.Payload) {
 	b.WriteString("\n\nNew variables:")
 	for _, n := range names {
 		b.WriteString("\n- ")
-		st.writeVariable(&b, n)
+		st.s.writeVariable(&b, n)
 	}
-	return b.String(), st.variableEvents(names, true)
+	return b.String(), st.s.variableEvents(names, true)
 }

@@ -48,10 +48,10 @@ func (st *State) execute(ctx context.Context, step Step, g gate) (StepResult, er
 		res.Responses = make([]ToolResponse, 0, len(step.Calls))
 	}
 	st.mu.Lock()
-	st.step++
-	n := st.step
+	st.s.step++
+	n := st.s.step
 	if one != nil {
-		st.change1 = one.change[:0:1]
+		st.s.change1 = one.change[:0:1]
 	}
 	st.mu.Unlock()
 	res.Step = n

@@ -11,7 +11,7 @@ import (
 func SchemaBuilds(st *State) int {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.schemaBuilds
+	return st.s.schemas.builds
 }
 
 // SelectTools exposes relevance selection to benchmarks.

@@ -46,7 +46,7 @@ func (st *State) History() []Instruction {
 // fold folds the State's log.
 func (st *State) fold(ctx context.Context) ([]Instruction, error) {
 	st.mu.Lock()
-	l := st.ownLog()
+	l := st.s.ownLog()
 	st.mu.Unlock()
 	return l.history(ctx)
 }
@@ -54,12 +54,12 @@ func (st *State) fold(ctx context.Context) ([]Instruction, error) {
 // ownLog returns the State's own log, which History reads and a step
 // with no gate (a host's Execute) is recorded in: a bare State folds its
 // own steps (foldLog); a State a run holds has that run's log in its
-// store (storeLog), which only the run's loop writes. Callers hold mu.
-func (st *State) ownLog() stepLog {
-	if st.record == nil {
-		st.record = &foldLog{}
+// store (storeLog), which only the run's loop writes.
+func (sc *scope) ownLog() stepLog {
+	if sc.record == nil {
+		sc.record = &foldLog{}
 	}
-	return st.record
+	return sc.record
 }
 
 // runLog is a run's log, in its store, and its conversation with the
@@ -156,12 +156,12 @@ func (h *Handle) History(ctx context.Context) ([]run.Instruction, error) {
 // step with no gate to the State's own log (ownLog), which cannot fail.
 func (st *State) logStep(ctx context.Context, n int, step Step, res StepResult, g gate) error {
 	st.mu.Lock()
-	st.change1 = nil
+	st.s.change1 = nil
 	var l stepLog
 	if h := runOf(g); h != nil {
 		l = runLog{h}
 	} else {
-		l = st.ownLog()
+		l = st.s.ownLog()
 	}
 	st.mu.Unlock()
 	return l.step(ctx, n, step, res)

@@ -185,18 +185,18 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 
 	st.mu.Lock()
 	for _, s := range specs {
-		if err := st.define(s, snap.Step, "restore"); err != nil {
+		if err := st.s.define(s, snap.Step, "restore"); err != nil {
 			st.mu.Unlock()
 			return nil, fmt.Errorf("runtime: restoring variable %s: %w", s.Name, err)
 		}
 	}
-	st.step = snap.Step
+	st.s.step = snap.Step
 	if len(work.calls) > 0 || len(work.snippets) > 0 {
-		st.step-- // the step under way runs again, as the step it was
+		st.s.step-- // the step under way runs again, as the step it was
 	}
-	st.seedDescribed(events)
-	st.record = storeLog{store: h.rec.store, id: h.id}
-	st.attach(ropts.Actions, ropts.ResultSchema, !ropts.NonInteractive)
+	st.s.ids.seed(events)
+	st.s.record = storeLog{store: h.rec.store, id: h.id}
+	st.s.attach(ropts.Actions, ropts.ResultSchema, !ropts.NonInteractive)
 	st.mu.Unlock()
 
 	if err := h.resume(ctx, snap, work); err != nil {

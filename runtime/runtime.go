@@ -88,13 +88,13 @@ func New(opts Options) (*Runtime, error) {
 	if rt.store == nil {
 		rt.store = run.NewMemoryStore()
 	}
-	st := &State{opts: &rt.opts, nonStrict: &rt.nonStrict, m: newMatrix(), actions: actions}
-	st.vars.PreviewLimit = opts.PreviewLimit
+	st := &State{opts: &rt.opts, nonStrict: &rt.nonStrict, s: scope{opts: &rt.opts, schemas: schemas{opts: &rt.opts, nonStrict: &rt.nonStrict}, m: newMatrix(), actions: actions}}
+	st.s.vars.PreviewLimit = opts.PreviewLimit
 	for _, b := range builtinRows(!opts.DisableSnippets) {
-		st.m.addAction(b.act, b.run, nil, st.typeOf)
+		st.s.m.addAction(b.act, b.run, nil, st.s.typeOf)
 	}
 	for _, a := range actions.All() {
-		st.m.addAction(a, nil, nil, st.typeOf)
+		st.s.m.addAction(a, nil, nil, st.s.typeOf)
 	}
 	// Variables come after the actions, so that a variable cannot take an
 	// action's name (snippets see both as Go identifiers).
@@ -102,7 +102,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	for _, spec := range opts.Variables {
-		if err := st.define(spec, variable.HostStep, "host"); err != nil {
+		if err := st.s.define(spec, variable.HostStep, "host"); err != nil {
 			return nil, err
 		}
 	}
@@ -117,7 +117,7 @@ func New(opts Options) (*Runtime, error) {
 func (rt *Runtime) NewState(vars ...variable.Spec) (*State, error) {
 	st := rt.proto.clone()
 	for _, spec := range vars {
-		if err := st.define(spec, variable.HostStep, "host"); err != nil {
+		if err := st.s.define(spec, variable.HostStep, "host"); err != nil {
 			return nil, err
 		}
 	}
