@@ -19,23 +19,23 @@ import (
 )
 
 // needsApproval reports whether the named action always needs approval.
-func (st *State) needsApproval(name string) bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	r, ok := st.s.m.byName[name]
+func (ex *executor) needsApproval(name string) bool {
+	ex.st.mu.Lock()
+	defer ex.st.mu.Unlock()
+	r, ok := ex.st.s.m.byName[name]
 	return ok && r.act.NeedsApproval()
 }
 
 // resolve parses and resolves a call once, into p: the action, its
 // arguments (each a reference, a raw value or a default) and its return
 // target. Its error is a *RefusedError whose text is what the model gets.
-func (st *State) resolve(c ToolCall, p *prepared) error {
-	st.mu.Lock()
-	err := st.s.prepare(c, p)
+func (ex *executor) resolve(c ToolCall, p *prepared) error {
+	ex.st.mu.Lock()
+	err := ex.st.s.prepare(c, p)
 	if err == nil {
-		p.secretIn = st.s.sensitiveArgs(p)
+		p.secretIn = ex.st.s.sensitiveArgs(p)
 	}
-	st.mu.Unlock()
+	ex.st.mu.Unlock()
 	if err != nil {
 		p.row = nil
 		return &RefusedError{Action: c.Name, CallID: c.ID, Msg: err.Error()}
@@ -48,38 +48,38 @@ func (st *State) resolve(c ToolCall, p *prepared) error {
 // response is then failed, and the call may be retried after the run's user
 // answered); gone is set when the watchdog abandoned the call, whose
 // response it made: the caller's goroutine must then end.
-func (st *State) call(ctx context.Context, j *stepJob, endCall func(SpanEnd), c ToolCall, p *prepared, perr error) (_ ToolResponse, _ *action.Termination, need error, gone bool) {
+func (ex *executor) call(ctx context.Context, j *stepJob, endCall func(SpanEnd), c ToolCall, p *prepared, perr error) (_ ToolResponse, _ *action.Termination, need error, gone bool) {
 	resp := ToolResponse{CallID: c.ID, Name: c.Name, start: time.Now()}
 	if perr != nil {
-		return st.failErr(resp, perr), nil, nil, false
+		return ex.failErr(resp, perr), nil, nil, false
 	}
 	resp.Resolution = p.resolution()
 	if b := p.row.builtin; b != nil {
-		resp, term := b(st, ctx, j, c, p, resp)
+		resp, term := b(ex.st, ctx, j, c, p, resp)
 		return resp, term, nil, false
 	}
 	a := p.row.act
 	if err := ctx.Err(); err != nil {
-		return st.fail(resp, "the step was cancelled before "+a.Name()+" ran ("+err.Error()+")"), nil, nil, false
+		return ex.fail(resp, "the step was cancelled before "+a.Name()+" ran ("+err.Error()+")"), nil, nil, false
 	}
 	f := &p.flight
-	*f = inflight{index: j.next, resp: resp, secret: len(p.secretIn) > 0, step: j.n, timeout: st.opts.CallTimeout, ctx: ctx, callCtx: ctx, endCall: endCall}
+	*f = inflight{index: j.next, resp: resp, secret: len(p.secretIn) > 0, step: j.n, timeout: ex.st.opts.CallTimeout, ctx: ctx, callCtx: ctx, endCall: endCall}
 	if a.TakesContext() {
 		// An action that takes a context gets one with the call's
 		// deadline, its own output writers and its call.
 		var cancel context.CancelFunc
-		f.callCtx, cancel = st.callContext(ctx, runOf(j.g), c, p, f)
+		f.callCtx, cancel = ex.callContext(ctx, runOf(j.g), c, p, f)
 		defer cancel()
 	}
 	var res callResult
-	d, bounded := st.callBound(ctx, a)
+	d, bounded := ex.callBound(ctx, a)
 	switch {
 	case !bounded:
 		res.value, res.err = a.Call(f.callCtx, p.args)
 	case j.watched:
 		// Once abandoned, this goroutine touches j no more: it is the
 		// fresh goroutine's.
-		w := st.steps
+		w := ex.steps
 		w.arm(f, d)
 		res.value, res.err = a.Call(f.callCtx, p.args)
 		if !w.disarm(f) {
@@ -92,22 +92,22 @@ func (st *State) call(ctx context.Context, j *stepJob, endCall func(SpanEnd), c 
 		start := time.Now()
 		res.value, res.err = a.Call(f.callCtx, p.args)
 		if res.err == nil && time.Since(start) > d {
-			return st.abandoned(f), nil, nil, false
+			return ex.abandoned(f), nil, nil, false
 		}
 	}
-	resp, need = st.returned(resp, j.n, p, f.out, res)
+	resp, need = ex.returned(resp, j.n, p, f.out, res)
 	return resp, nil, need, false
 }
 
 // callContext is the context of a call of an action that takes one: the
 // call's deadline, its output writers (f.out) and its call's information,
 // with h, the run the call is part of (nil for a bare Execute).
-func (st *State) callContext(ctx context.Context, h *Handle, c ToolCall, p *prepared, f *inflight) (context.Context, context.CancelFunc) {
+func (ex *executor) callContext(ctx context.Context, h *Handle, c ToolCall, p *prepared, f *inflight) (context.Context, context.CancelFunc) {
 	cancel := context.CancelFunc(func() {})
-	if st.opts.CallTimeout > 0 {
-		ctx, cancel = context.WithTimeout(ctx, st.opts.CallTimeout)
+	if ex.st.opts.CallTimeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, ex.st.opts.CallTimeout)
 	}
-	f.out = &callOutput{stdout: boundedBuffer{limit: st.opts.MaxOutput}, stderr: boundedBuffer{limit: st.opts.MaxOutput}}
+	f.out = &callOutput{stdout: boundedBuffer{limit: ex.st.opts.MaxOutput}, stderr: boundedBuffer{limit: ex.st.opts.MaxOutput}}
 	ctx = action.WithOutput(ctx, &f.out.stdout, &f.out.stderr)
 	info := &callInfo{run: h, callID: c.ID, sensitive: p.secretIn}
 	if h == nil {
@@ -123,8 +123,8 @@ func (st *State) callContext(ctx context.Context, h *Handle, c ToolCall, p *prep
 // less when the step's deadline comes first; bounded is false when nothing
 // bounds it. An action that takes a context sees the deadline: it is given
 // a moment more to return with its own error before it is abandoned.
-func (st *State) callBound(ctx context.Context, a *action.Action) (d time.Duration, bounded bool) {
-	d = st.opts.CallTimeout
+func (ex *executor) callBound(ctx context.Context, a *action.Action) (d time.Duration, bounded bool) {
+	d = ex.st.opts.CallTimeout
 	if dl, ok := ctx.Deadline(); ok {
 		if left := time.Until(dl); d <= 0 || left < d {
 			d = max(left, 1)
@@ -137,46 +137,46 @@ func (st *State) callBound(ctx context.Context, a *action.Action) (d time.Durati
 }
 
 // returned completes the response of a call whose action returned res.
-func (st *State) returned(resp ToolResponse, step int, p *prepared, out *callOutput, res callResult) (_ ToolResponse, need error) {
+func (ex *executor) returned(resp ToolResponse, step int, p *prepared, out *callOutput, res callResult) (_ ToolResponse, need error) {
 	a := p.row.act
 	secret := len(p.secretIn) > 0
 	resp.Stdout, resp.Stderr = out.texts(secret)
 	if secret && res.err != nil && !errors.Is(res.err, action.ErrNeedsHuman) {
-		return st.failErr(resp, &ActionError{Action: a.Name(), CallID: resp.CallID, Step: step, Msg: hideError(a.Name(), res.err), Err: res.err}), nil
+		return ex.failErr(resp, &ActionError{Action: a.Name(), CallID: resp.CallID, Step: step, Msg: hideError(a.Name(), res.err), Err: res.err}), nil
 	}
-	if (resp.Stdout != "" || resp.Stderr != "") && st.hasSecrets() {
-		st.mu.Lock()
-		resp.Stdout, resp.Stderr = st.s.redact(resp.Stdout), st.s.redact(resp.Stderr)
-		st.mu.Unlock()
+	if (resp.Stdout != "" || resp.Stderr != "") && ex.st.hasSecrets() {
+		ex.st.mu.Lock()
+		resp.Stdout, resp.Stderr = ex.st.s.redact(resp.Stdout), ex.st.s.redact(resp.Stderr)
+		ex.st.mu.Unlock()
 	}
 	if res.err != nil {
-		return st.failed(resp, step, a, res.err)
+		return ex.failed(resp, step, a, res.err)
 	}
 
 	// Fingerprints are taken before locking: the value may be large.
 	changed := make([]bool, len(p.tracked))
 	for i, t := range p.tracked {
-		v, _, _ := st.peek(t.name)
+		v, _, _ := ex.peek(t.name)
 		changed[i] = variable.Fingerprint(v) != t.before
 	}
 
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	ex.st.mu.Lock()
+	defer ex.st.mu.Unlock()
 	if secret {
 		// Taint before the changes are described, so that their
 		// previews are redacted.
 		p.tainted = true
 	}
-	return st.s.commit(resp, step, a, p, res.value, changed), nil
+	return ex.st.s.commit(resp, step, a, p, res.value, changed), nil
 }
 
 // failed completes the response of a call whose action returned err (or
 // panicked).
-func (st *State) failed(resp ToolResponse, step int, a *action.Action, err error) (_ ToolResponse, need error) {
+func (ex *executor) failed(resp ToolResponse, step int, a *action.Action, err error) (_ ToolResponse, need error) {
 	var pe *action.PanicError
 	if errors.As(err, &pe) {
 		msg := fmt.Sprintf("%s panicked: %v. The action has a bug or was given a value it cannot handle; try other arguments or another action.", a.Name(), pe.Value)
-		return st.failErr(resp, &ActionError{Action: a.Name(), CallID: resp.CallID, Step: step, Msg: msg, Err: err}), nil
+		return ex.failErr(resp, &ActionError{Action: a.Name(), CallID: resp.CallID, Step: step, Msg: msg, Err: err}), nil
 	}
 	if errors.Is(err, action.ErrNeedsHuman) {
 		need = err
@@ -184,7 +184,7 @@ func (st *State) failed(resp ToolResponse, step int, a *action.Action, err error
 	if f := (*run.FailureError)(nil); errors.As(err, &f) {
 		resp.Failure = f
 	}
-	return st.failErr(resp, &ActionError{Action: a.Name(), CallID: resp.CallID, Step: step, Msg: a.Name() + " failed: " + err.Error(), Err: err}), need
+	return ex.failErr(resp, &ActionError{Action: a.Name(), CallID: resp.CallID, Step: step, Msg: a.Name() + " failed: " + err.Error(), Err: err}), need
 }
 
 // commit stores a successful call's result and the changes it made and
@@ -229,10 +229,10 @@ func (sc *scope) commit(resp ToolResponse, step int, a *action.Action, p *prepar
 }
 
 // peek reads a variable's value under the lock.
-func (st *State) peek(name string) (any, reflect.Type, bool) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.s.vars.Value(name)
+func (ex *executor) peek(name string) (any, reflect.Type, bool) {
+	ex.st.mu.Lock()
+	defer ex.st.mu.Unlock()
+	return ex.st.s.vars.Value(name)
 }
 
 // change describes a variable as the model sees it after a change.
@@ -289,18 +289,18 @@ func (sc *scope) assignResult(step int, r *row, target string, value reflect.Val
 }
 
 // fail completes a failed response.
-func (st *State) fail(resp ToolResponse, msg string) ToolResponse {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.s.failLocked(resp, msg)
+func (ex *executor) fail(resp ToolResponse, msg string) ToolResponse {
+	ex.st.mu.Lock()
+	defer ex.st.mu.Unlock()
+	return ex.st.s.failLocked(resp, msg)
 }
 
 // failErr is fail with a typed error, kept in the response (Err) for the
 // host; the model gets its text.
-func (st *State) failErr(resp ToolResponse, err error) ToolResponse {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	resp = st.s.failLocked(resp, err.Error())
+func (ex *executor) failErr(resp ToolResponse, err error) ToolResponse {
+	ex.st.mu.Lock()
+	defer ex.st.mu.Unlock()
+	resp = ex.st.s.failLocked(resp, err.Error())
 	resp.Err = err
 	return resp
 }

@@ -79,7 +79,7 @@ func (l *loop) modelStep(ctx context.Context) (Outcome, bool) {
 	if o, done, refused := l.approveStep(ctx, resp.Text, snippets, calls); done || refused {
 		return o, done
 	}
-	res, err := l.h.st.execute(ctx, Step{Snippets: snippets, Calls: calls, Reason: resp.Text}, runGate{l.h.awaits, l.h})
+	res, err := l.h.st.exec.execute(ctx, Step{Snippets: snippets, Calls: calls, Reason: resp.Text}, runGate{l.h.awaits, l.h})
 	return l.afterStep(ctx, res, err)
 }
 

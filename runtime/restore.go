@@ -295,7 +295,7 @@ func (l *loop) continueRunning(ctx context.Context, w unfinished) Outcome {
 			return l.run(ctx)
 		}
 	}
-	res, err := l.h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, runGate{l.h.awaits, l.h})
+	res, err := l.h.st.exec.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, runGate{l.h.awaits, l.h})
 	if o, done := l.afterStep(ctx, res, err); done {
 		return o
 	}
@@ -408,14 +408,14 @@ func (l *loop) continueRestored(ctx context.Context, p *pendingAwait, w unfinish
 			return l.run(ctx)
 		}
 		l.h.awaits.approvePlan()
-		res, err := l.h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, runGate{l.h.awaits, l.h})
+		res, err := l.h.st.exec.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, runGate{l.h.awaits, l.h})
 		if o, done := l.afterStep(ctx, res, err); done {
 			return o
 		}
 		return l.run(ctx)
 	}
 	g := &restoredGate{runGate: runGate{l.h.awaits, l.h}, req: p.req, answer: answer}
-	res, err := l.h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, g)
+	res, err := l.h.st.exec.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, g)
 	if o, done := l.afterStep(ctx, res, err); done {
 		return o
 	}

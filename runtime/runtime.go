@@ -88,7 +88,7 @@ func New(opts Options) (*Runtime, error) {
 	if rt.store == nil {
 		rt.store = run.NewMemoryStore()
 	}
-	st := &State{opts: &rt.opts, nonStrict: &rt.nonStrict, s: scope{opts: &rt.opts, schemas: schemas{opts: &rt.opts, nonStrict: &rt.nonStrict}, m: newMatrix(), actions: actions}}
+	st := newState(&rt.opts, &rt.nonStrict, scope{m: newMatrix(), actions: actions})
 	st.s.vars.PreviewLimit = opts.PreviewLimit
 	for _, b := range builtinRows(!opts.DisableSnippets) {
 		st.s.m.addAction(b.act, b.run, nil, st.s.typeOf)

@@ -37,51 +37,51 @@ func (sc *scope) interpreter() (*interp.Interpreter, error) {
 }
 
 // snippet runs one Go snippet as instruction of step n.
-func (st *State) snippet(ctx context.Context, g gate, n int, callID, code string) SnippetResponse {
+func (ex *executor) snippet(ctx context.Context, g gate, n int, callID, code string) SnippetResponse {
 	code = interp.NormalizeCode(code)
 	resp := SnippetResponse{CallID: callID, Code: code, start: time.Now()}
 	fail := func(msg string) SnippetResponse {
-		st.mu.Lock()
-		defer st.mu.Unlock()
-		msg = st.s.redact(msg)
+		ex.st.mu.Lock()
+		defer ex.st.mu.Unlock()
+		msg = ex.st.s.redact(msg)
 		resp.Success, resp.Error, resp.Duration = false, msg, time.Since(resp.start)
-		resp.Stdout, resp.Stderr = st.s.redact(resp.Stdout), st.s.redact(resp.Stderr)
+		resp.Stdout, resp.Stderr = ex.st.s.redact(resp.Stdout), ex.st.s.redact(resp.Stderr)
 		return resp
 	}
 
-	st.mu.Lock()
-	ip, err := st.s.interpreter()
+	ex.st.mu.Lock()
+	ip, err := ex.st.s.interpreter()
 	if err != nil {
-		st.mu.Unlock()
+		ex.st.mu.Unlock()
 		return fail("the Go interpreter could not start: " + err.Error())
 	}
-	names := st.s.vars.Names()
+	names := ex.st.s.vars.Names()
 	types := make(map[string]reflect.Type, len(names))
 	vars := make([]interp.Var, 0, len(names))
 	before := make(map[string]uint64)
 	for _, name := range names {
-		value, t, _ := st.s.vars.Value(name)
+		value, t, _ := ex.st.s.vars.Value(name)
 		types[name] = t
 		vars = append(vars, interp.Var{Name: name, Value: typedValue(value, t)})
 		if variable.NeedsFingerprint(t) {
 			before[name] = variable.Fingerprint(value)
 		}
 	}
-	guarded := st.s.guardedActions(code)
-	st.mu.Unlock()
+	guarded := ex.st.s.guardedActions(code)
+	ex.st.mu.Unlock()
 
 	access, aerr := interp.Analyze(code, types)
 	resp.Reads, resp.Writes = access.Reads, access.Writes
 	// A snippet that reads a sensitive variable (or that the analysis
 	// cannot follow, while there are any) taints what it creates and
 	// changes, and its output and errors are hidden.
-	st.mu.Lock()
-	read := st.s.anySensitive(slices.Concat(access.Reads, access.Writes))
-	if aerr != nil && len(st.s.secrets) > 0 {
-		read = slices.Sorted(maps.Keys(st.s.secrets))
+	ex.st.mu.Lock()
+	read := ex.st.s.anySensitive(slices.Concat(access.Reads, access.Writes))
+	if aerr != nil && len(ex.st.s.secrets) > 0 {
+		read = slices.Sorted(maps.Keys(ex.st.s.secrets))
 	}
 	tainted := len(read) > 0
-	st.mu.Unlock()
+	ex.st.mu.Unlock()
 
 	if g != nil {
 		if deny := g.approveSnippet(ctx, code, access, guarded); deny != "" {
@@ -92,29 +92,29 @@ func (st *State) snippet(ctx context.Context, g gate, n int, callID, code string
 	}
 
 	evalCtx, cancel := ctx, context.CancelFunc(func() {})
-	if st.opts.CallTimeout > 0 {
-		evalCtx, cancel = context.WithTimeout(ctx, st.opts.CallTimeout)
+	if ex.st.opts.CallTimeout > 0 {
+		evalCtx, cancel = context.WithTimeout(ctx, ex.st.opts.CallTimeout)
 	}
 	defer cancel()
 	// Actions called from the snippet run under its deadline, write into
 	// its output and know their call, like tool calls.
-	actionOut := &boundedBuffer{limit: st.opts.MaxOutput}
+	actionOut := &boundedBuffer{limit: ex.st.opts.MaxOutput}
 	actionCtx := action.WithOutput(evalCtx, actionOut, actionOut)
 	info := &callInfo{run: runOf(g), callID: callID}
 	if tainted {
 		info.sensitive = read
 	}
 	actionCtx = action.WithCall(context.WithValue(actionCtx, callKey{}, info), info)
-	st.mu.Lock()
-	funcs := st.s.snippetFuncs(actionCtx)
-	st.mu.Unlock()
+	ex.st.mu.Lock()
+	funcs := ex.st.s.snippetFuncs(actionCtx)
+	ex.st.mu.Unlock()
 	if _, taken := types[snippetContext]; !taken {
 		// Methods of host values (a *browser.Browser) take a context:
 		// snippets get the step's as ctx.
 		vars = append(vars, interp.Var{Name: snippetContext, Value: reflect.ValueOf(&evalCtx).Elem()})
 	}
 	input := interp.Input{Code: code, Vars: vars, Funcs: funcs}
-	live := st.liveOutput(runOf(g), n, callID, tainted)
+	live := ex.liveOutput(runOf(g), n, callID, tainted)
 	if live != nil {
 		input.Stdout = live
 	}
@@ -127,12 +127,12 @@ func (st *State) snippet(ctx context.Context, g gate, n int, callID, code string
 		resp.Stdout, resp.Stderr = hideOutput(resp.Stdout), hideOutput(resp.Stderr)
 	}
 	if err != nil {
-		return fail(st.snippetFailed(&resp, err, res, before, n, tainted))
+		return fail(ex.snippetFailed(&resp, err, res, before, n, tainted))
 	}
 
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.s.keepSnippetLocked(resp, res, names, before, n, tainted)
+	ex.st.mu.Lock()
+	defer ex.st.mu.Unlock()
+	return ex.st.s.keepSnippetLocked(resp, res, names, before, n, tainted)
 }
 
 // keepSnippetLocked keeps the changes of snippet step n, which returned
@@ -202,16 +202,16 @@ func (sc *scope) keepSnippetLocked(resp SnippetResponse, res interp.Result, name
 // snippetFailed records in resp the failure err of snippet step n, which
 // returned res, and returns the model's message: what the snippet may have
 // changed in place before failing is told and recorded.
-func (st *State) snippetFailed(resp *SnippetResponse, err error, res interp.Result, before map[string]uint64, n int, tainted bool) string {
+func (ex *executor) snippetFailed(resp *SnippetResponse, err error, res interp.Result, before map[string]uint64, n int, tainted bool) string {
 	resp.Err = err
 	// The interpreter put back what it saved; whatever still differs,
 	// or could not be saved, is told to the model and recorded.
-	st.mu.Lock()
-	changed := st.s.leftChangedLocked(before, res.Unrestored, n, tainted)
+	ex.st.mu.Lock()
+	changed := ex.st.s.leftChangedLocked(before, res.Unrestored, n, tainted)
 	for _, name := range changed {
-		resp.left = append(resp.left, st.s.change(name, variable.Modified))
+		resp.left = append(resp.left, ex.st.s.change(name, variable.Modified))
 	}
-	st.mu.Unlock()
+	ex.st.mu.Unlock()
 	msg := err.Error()
 	if tainted {
 		msg = hideError("the snippet", err)
@@ -225,7 +225,7 @@ func (st *State) snippetFailed(resp *SnippetResponse, err error, res interp.Resu
 // liveOutput is the writer that shows the output of snippet step n to the
 // followers of h, the run it is part of, line by line (live.go); nil for a
 // bare Execute (h is nil), or a tainted snippet.
-func (st *State) liveOutput(h *Handle, n int, callID string, tainted bool) *lineWriter {
+func (ex *executor) liveOutput(h *Handle, n int, callID string, tainted bool) *lineWriter {
 	if h == nil || tainted {
 		return nil
 	}
@@ -233,11 +233,11 @@ func (st *State) liveOutput(h *Handle, n int, callID string, tainted bool) *line
 	if callID == "" { // a code block of the model's text
 		live.callID = "snippet-" + strconv.Itoa(n) + "-" + strconv.FormatInt(h.snippets.Add(1), 10)
 	}
-	st.mu.Lock()
-	if len(st.s.secrets) > 0 {
-		live.red = st.s.redactor()
+	ex.st.mu.Lock()
+	if len(ex.st.s.secrets) > 0 {
+		live.red = ex.st.s.redactor()
 	}
-	st.mu.Unlock()
+	ex.st.mu.Unlock()
 	return live
 }
 

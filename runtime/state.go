@@ -32,13 +32,22 @@ type State struct {
 	// going out without strict mode was logged.
 	nonStrict *sync.Map
 
-	execMu sync.Mutex // serialises steps
-	// steps runs the steps on their goroutine and watches their calls
-	// (watchdog.go); made by the first step, guarded by execMu.
-	steps *stepper
+	exec executor // runs the steps
 
 	mu sync.Mutex
 	s  scope // guarded by mu
+}
+
+// executor runs a State's steps, one at a time: it resolves, calls and
+// commits a step's calls and runs its snippets, on the State's scope under
+// the State's lock. Its own lock serialises the steps and guards the
+// stepper that runs them.
+type executor struct {
+	st *State
+	mu sync.Mutex // serialises steps
+	// steps runs the steps on their goroutine and watches their calls
+	// (watchdog.go); made by the first step.
+	steps *stepper
 }
 
 // schemas writes a State's tool schemas, each rebuilt only when what it
@@ -99,12 +108,21 @@ type described struct {
 	types, actions map[string]bool
 }
 
+// newState is a State of the agent's options (opts, nonStrict) over sc,
+// with its executor.
+func newState(opts *Options, nonStrict *sync.Map, sc scope) *State {
+	st := &State{opts: opts, nonStrict: nonStrict, s: sc}
+	st.s.opts, st.s.schemas = opts, schemas{opts: opts, nonStrict: nonStrict}
+	st.exec.st = st
+	return st
+}
+
 // clone returns a copy of a State that has executed nothing: the same
 // actions and variables, its own matrix and history.
 func (st *State) clone() *State {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	c := &State{opts: st.opts, nonStrict: st.nonStrict, s: scope{opts: st.opts, schemas: schemas{opts: st.opts, nonStrict: st.nonStrict}, actions: st.s.actions, m: st.s.m.clone(), vars: st.s.vars.Clone(), step: st.s.step}}
+	c := newState(st.opts, st.nonStrict, scope{actions: st.s.actions, m: st.s.m.clone(), vars: st.s.vars.Clone(), step: st.s.step})
 	if st.s.secrets != nil {
 		c.s.secrets = maps.Clone(st.s.secrets)
 	}
@@ -347,7 +365,7 @@ func (st *State) log() *slog.Logger { return st.opts.Logger }
 // back from: one interface, whether or not the State has a run.
 type stepLog interface {
 	// step records step n, which ran step and gave res (for a run, in
-	// its store, which may fail); callers hold execMu, not mu.
+	// its store, which may fail); callers hold the executor's lock, not the State's.
 	step(ctx context.Context, n int, step Step, res StepResult) error
 	// history folds the log into the instructions executed, in order.
 	history(ctx context.Context) ([]run.Instruction, error)
