@@ -14,35 +14,37 @@ import (
 // Handle is a started run: its ID, its outcome when it ends, its events, and
 // the ways to cancel it or follow it up. It is safe for concurrent use.
 type Handle struct {
-	rt    *Runtime
-	st    *State
-	id    run.ID
-	rec   *recorder
-	model llm.Model
-	opts  RunOptions
-
-	mu      sync.Mutex
-	done    chan struct{} // closed when the current turn ends
-	outcome Outcome
-	cancel  context.CancelCauseFunc
-	steps   int
-	usage   llm.Usage
-	result  *schema.Validator
-	begun   bool
-	// turnSteps and turnTokens are the steps and tokens spent before the
-	// current turn: limits apply per turn.
-	turnSteps, turnTokens int
+	// Fixed once the run is made (or restored).
+	rt     *Runtime
+	st     *State // the executor
+	id     run.ID
+	rec    *recorder
+	model  llm.Model
+	opts   RunOptions
+	result *schema.Validator
 	// drive is the rendezvous with Advance of a driven run; nil otherwise.
 	drive *driver
-	// awaits is what the run awaits, and the gate its steps ask through.
+	// awaits is what the run awaits, and the gate its steps ask through
+	// (its own lock).
 	awaits *awaits
 	// conv is what the model is sent: the fold of the run's log, which
-	// its recorder applies each event to as it appends it.
+	// its recorder applies each event to as it appends it (its own lock).
 	conv *conversation
 	// liveHub delivers deltas to followers; nil until the first (hub.go).
 	liveHub atomic.Pointer[hub]
 	// snippets numbers the code blocks whose output is streamed.
 	snippets atomic.Int64
+
+	mu      sync.Mutex    // guards the run's lifecycle, below
+	done    chan struct{} // closed when the current turn ends
+	outcome Outcome
+	cancel  context.CancelCauseFunc
+	steps   int
+	usage   llm.Usage
+	begun   bool
+	// turnSteps and turnTokens are the steps and tokens spent before the
+	// current turn: limits apply per turn.
+	turnSteps, turnTokens int
 }
 
 // drivenBy makes the run driven when driven is set: it stops at every
