@@ -64,9 +64,10 @@
 // maps its text, or its data part for an input, onto the answer) and the
 // run goes on as the same task. A message without a taskId starts a new
 // task; with a contextId, in that context, and the run gets the context's
-// earlier turns as its history: that is how a follow-up is sent, since a
-// completed task cannot take more messages (-32004, which names the
-// context to use).
+// earlier turns as its history and starts with the variables its earlier
+// tasks left (see "Sessions" in package runtime): that is how a follow-up
+// is sent, since a completed task cannot take more messages (-32004, which
+// names the context to use).
 //
 // The run's result is the task's artifact, named ResultArtifact: a text
 // part for a string, else an application/json data part, with the run's

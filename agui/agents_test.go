@@ -9,6 +9,7 @@ import (
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/agui"
+	"github.com/byref/byref/internal/sessiontest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
@@ -84,8 +85,9 @@ func agent(store run.Store, name string, m llm.Model) server.Agent {
 }
 
 // testAgents are echo, weather (a call by reference, progress), login
-// (a call with the secret), approver, awaiter, hang, and streamer (weather
-// whose model streams in pieces of 4 bytes).
+// (a call with the secret), approver, awaiter, hang, streamer (weather
+// whose model streams in pieces of 4 bytes) and chat (the two-turn chat of
+// package sessiontest).
 func testAgents(store run.Store) []server.Agent {
 	echo := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
 		_, task := lastUser(req)
@@ -99,7 +101,20 @@ func testAgents(store run.Store) []server.Agent {
 		agent(store, "awaiter", callThenSay(action.AskUserName, `{"question":"What is your name?"}`, "Hello")),
 		agent(store, "hang", hangModel{}),
 		agent(store, "streamer", llm.Chunked(callThenSay("forecast", `{"city":"<<var:city>>","return":null}`, "The forecast says"), 4, 2*time.Millisecond)),
+		chatAgent(store),
 	}
+}
+
+// chatAgent is the two-turn chat of package sessiontest, named chat,
+// recording into store.
+func chatAgent(store run.Store) server.Agent {
+	opts := sessiontest.Agent()
+	opts.Store = store
+	rt, err := runtime.New(opts)
+	if err != nil {
+		panic(err)
+	}
+	return server.Agent{Name: "chat", Description: "the two-turn chat", Runtime: rt}
 }
 
 // startAGUI serves the test agents over ACP and AG-UI on 127.0.0.1.

@@ -8,11 +8,13 @@
 // # Runs
 //
 // A request whose last user message holds a task starts a byref run of
-// the agent in the session named by threadId (so earlier runs of the
-// thread are its history). The stream is:
+// the agent in the session named by threadId: earlier runs of the thread
+// are its history, and it starts with the variables they left (see
+// "Sessions" in package runtime). The stream is:
 //
 //   - RUN_STARTED (its metadata names the byref run: "byref.run"), then
-//     STATE_SNAPSHOT;
+//     STATE_SNAPSHOT: the thread's state, its earlier runs' variables
+//     and the run's starting ones;
 //   - per step, STEP_STARTED "step N" … STEP_FINISHED;
 //   - the model's text as TEXT_MESSAGE_START, TEXT_MESSAGE_CONTENT,
 //     TEXT_MESSAGE_END (its reasoning as REASONING_* events), as it is
@@ -32,6 +34,14 @@
 // The state is {"variables": {name: {"type", "preview", "secret"}}}: the
 // variables' types and bounded previews, as the model sees them. A secret
 // variable's preview is never shown ("(secret)"), nor is any value.
+//
+// The state a client sends in RunAgentInput.state sets variables of the
+// run, typed by the struct the agent declares in Options.State: each key
+// becomes a variable of its field's type ({"limit": 2} an int limit),
+// and a key the agent does not declare, or a value of another type, is
+// refused (400) naming the keys it does. The key "variables", the state
+// the server sent, which clients send back, is ignored: the thread's
+// variables come from its runs' logs, not from the client.
 //
 // # Human in the loop
 //

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,14 +32,24 @@ type Options struct {
 	WriteTimeout time.Duration
 	// Logger logs failures. Nil means no logging.
 	Logger *slog.Logger
+	// State declares, by agent name, the state a client may send in
+	// RunAgentInput.state: a struct type whose JSON fields are the keys
+	// it may set (reflect.TypeFor[ChatState]()). Each key sent becomes a
+	// variable of the run, named after the key, of the field's Go type,
+	// once its JSON schema accepts the value; any other key, or a value
+	// the schema refuses, is refused (400) with the keys the agent
+	// declares. The key "variables" is the state the server sends, which
+	// clients send back: it is ignored. An agent not named takes no keys.
+	State map[string]reflect.Type
 }
 
 // Server serves a server.Server's agents over AG-UI. Create one with
 // Mount.
 type Server struct {
-	opts Options
-	srv  *server.Server
-	log  *slog.Logger
+	opts  Options
+	srv   *server.Server
+	log   *slog.Logger
+	state map[string]map[string]stateKey // declared state keys, by agent
 }
 
 // Mount serves srv's agents over AG-UI beside ACP, on srv itself: each
@@ -47,9 +59,19 @@ func Mount(srv *server.Server, opts Options) (*Server, error) {
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = DefaultWriteTimeout
 	}
-	s := &Server{opts: opts, srv: srv, log: opts.Logger}
+	s := &Server{opts: opts, srv: srv, log: opts.Logger, state: map[string]map[string]stateKey{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	for agent, t := range opts.State {
+		if !slices.ContainsFunc(srv.Agents(), func(a server.Agent) bool { return a.Name == agent }) {
+			return nil, fmt.Errorf("agui: Options.State names agent %q, which the server does not offer", agent)
+		}
+		keys, err := stateKeys(agent, t)
+		if err != nil {
+			return nil, err
+		}
+		s.state[agent] = keys
 	}
 	for _, a := range srv.Agents() {
 		srv.Handle("/agui/"+a.Name, s.endpoint(a.Name))
@@ -109,7 +131,11 @@ func (s *Server) begin(ctx context.Context, agent string, in RunAgentInput) (run
 	if strings.TrimSpace(task) == "" {
 		return "", 0, http.StatusBadRequest, errors.New("the input has no user message with text; send the task as the last user message")
 	}
-	id, err := s.srv.StartRun(ctx, agent, server.StartRequest{Session: run.SessionID(in.ThreadID), Task: task, Tags: map[string]string{TagProtocol: "ag-ui"}})
+	vars, err := stateVariables(agent, s.state[agent], in.State)
+	if err != nil {
+		return "", 0, http.StatusBadRequest, err
+	}
+	id, err := s.srv.StartRun(ctx, agent, server.StartRequest{Session: run.SessionID(in.ThreadID), Task: task, Variables: vars, Tags: map[string]string{TagProtocol: "ag-ui"}})
 	if err != nil {
 		if errors.Is(err, runtime.ErrInvalidInput) {
 			return "", 0, http.StatusBadRequest, err
@@ -224,7 +250,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, agent string, in
 			}
 			break
 		}
-		if e.Seq >= from && !started {
+		if e.Seq >= from && !started && !starting(e) {
 			p.begin()
 			started = true
 			if err := write([]Event{

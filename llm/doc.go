@@ -39,7 +39,10 @@
 // key from the provider's usual environment variable:
 //
 //	openai:gpt-4o-mini           OPENAI_API_KEY     (base URL: OPENAI_BASE_URL)
+//	openai-responses:gpt-5-mini  OPENAI_API_KEY     (OpenAI's Responses API)
 //	anthropic:claude-sonnet-4-5  ANTHROPIC_API_KEY  (base URL: ANTHROPIC_BASE_URL)
+//	azure:<deployment>           AZURE_OPENAI_ENDPOINT and AZURE_OPENAI_API_KEY (azure-responses: the Responses API)
+//	openrouter:openai/gpt-4o     OPENROUTER_API_KEY
 //	google:gemini-2.5-flash      GOOGLE_API_KEY or GEMINI_API_KEY
 //	mistral:mistral-large-latest MISTRAL_API_KEY
 //	ollama:llama3.1              no key; OLLAMA_HOST or http://127.0.0.1:11434
@@ -47,8 +50,10 @@
 //
 // Package github.com/byref/byref/llm/openai speaks OpenAI's chat completions
 // (OpenAI itself, and the OpenAI-compatible endpoints of Gemini, Mistral,
-// Ollama and vLLM); github.com/byref/byref/llm/anthropic speaks Anthropic's
-// Messages API. Both are written over net/http. [OpenWith] takes a [Config]
+// OpenRouter, Ollama and vLLM); github.com/byref/byref/llm/openai/responses
+// speaks OpenAI's Responses API; github.com/byref/byref/llm/azure opens
+// Azure OpenAI deployments with either; github.com/byref/byref/llm/anthropic
+// speaks Anthropic's Messages API. All are written over net/http. [OpenWith] takes a [Config]
 // to override keys, base URLs and the HTTP client, for example to point at
 // an httptest server. No sampling parameter the caller did not set is sent.
 //

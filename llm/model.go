@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/byref/byref/run"
 )
@@ -101,14 +102,15 @@ type Message struct {
 	ToolName string
 	// Thinking are the reasoning blocks of an assistant message, sent back
 	// to the provider that wrote them as its documentation requires
-	// (Anthropic's extended thinking with tool use). Other providers ignore
-	// them.
+	// (Anthropic's extended thinking with tool use, the reasoning items of
+	// OpenAI's Responses API); each names its provider (Thinking.Provider),
+	// and other providers ignore them.
 	Thinking []Thinking
 }
 
 // Thinking is one block of a model's reasoning that its provider wants back,
 // unchanged, on the next turn: Anthropic's thinking and redacted_thinking
-// blocks. A [Response] carries them in the order the model wrote them, and
+// blocks, the parts of a Responses reasoning item with its encrypted_content. A [Response] carries them in the order the model wrote them, and
 // [Response.Message] puts them in the assistant message that records it.
 // It is [run.Thinking], the type the log keeps them in.
 type Thinking = run.Thinking
@@ -151,6 +153,14 @@ type Usage struct {
 	// its prompt cache (Anthropic's cache_creation_input_tokens), billed
 	// above the input price; OpenAI reports none.
 	CacheWriteTokens int
+	// ReasoningTokens is the part of OutputTokens the model spent
+	// reasoning (OpenAI's reasoning_tokens), for providers that count them
+	// apart.
+	ReasoningTokens int
+	// Cost is what the provider says the call cost, in dollars
+	// (OpenRouter's usage.cost); 0 when it says nothing. A runtime's
+	// Options.Prices computes a cost of its own from the tokens.
+	Cost float64
 }
 
 // Total returns InputTokens + OutputTokens.
@@ -161,6 +171,7 @@ func (u Usage) Add(v Usage) Usage {
 	return Usage{
 		InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens + v.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		ReasoningTokens: u.ReasoningTokens + v.ReasoningTokens, Cost: u.Cost + v.Cost,
 	}
 }
 
@@ -214,6 +225,29 @@ type Request struct {
 	// a key (OpenAI's prompt_cache_key) send them to the same cache. Empty
 	// sends none; a key set on the model's own options wins.
 	CacheKey string
+	// ResponseFormat, when set, asks for structured output: an answer
+	// whose text is a JSON document valid against its schema (OpenAI's
+	// response_format and text.format json_schema). nil asks for free
+	// text. A provider that cannot honour it fails the call with an error
+	// that says so, rather than answer in free text.
+	ResponseFormat *ResponseFormat
+}
+
+// ResponseFormat describes the JSON document a [Request] asks the model to
+// answer with.
+type ResponseFormat struct {
+	// Name names the format ([a-zA-Z0-9_-], at most 64 characters); empty
+	// means "response".
+	Name string
+	// Description tells the model what the document is for.
+	Description string
+	// Schema is the JSON Schema of the answer, an object schema.
+	Schema json.RawMessage
+	// Strict asks providers that support it (OpenAI) to guarantee the
+	// answer validates against Schema, which must then follow their
+	// subset of JSON Schema (every property required, no additional
+	// properties).
+	Strict bool
 }
 
 // Response is one assistant turn.
@@ -225,7 +259,7 @@ type Response struct {
 	// thinking blocks), for people to read.
 	Reasoning string
 	// Thinking are the reasoning blocks the provider wants back on the next
-	// turn (Anthropic); [Response.Message] carries them.
+	// turn (Anthropic, OpenAI Responses); [Response.Message] carries them.
 	Thinking []Thinking
 	// Refusal is what the model said when it declined to answer (OpenAI's
 	// message.refusal, or the text of an Anthropic refusal); StopReason is

@@ -31,8 +31,8 @@ func TestStopReasonPredicates(t *testing.T) {
 }
 
 func TestUsageArithmetic(t *testing.T) {
-	u := Usage{InputTokens: 3, OutputTokens: 4, CacheReadTokens: 2}.Add(Usage{InputTokens: 1, OutputTokens: 1, CacheReadTokens: 1, CacheWriteTokens: 1})
-	if u != (Usage{InputTokens: 4, OutputTokens: 5, CacheReadTokens: 3, CacheWriteTokens: 1}) || u.Total() != 9 {
+	u := Usage{InputTokens: 3, OutputTokens: 4, CacheReadTokens: 2, ReasoningTokens: 2, Cost: 0.5}.Add(Usage{InputTokens: 1, OutputTokens: 1, CacheReadTokens: 1, CacheWriteTokens: 1, ReasoningTokens: 1, Cost: 0.25})
+	if u != (Usage{InputTokens: 4, OutputTokens: 5, CacheReadTokens: 3, CacheWriteTokens: 1, ReasoningTokens: 3, Cost: 0.75}) || u.Total() != 9 {
 		t.Errorf("u = %+v, total %d", u, u.Total())
 	}
 }

@@ -109,12 +109,16 @@ func Providers() []string {
 // when github.com/byref/byref/llm/providers is imported (usually with a
 // blank import in package main):
 //
-//	openai:gpt-4o-mini      OPENAI_API_KEY; OPENAI_BASE_URL, default https://api.openai.com/v1
-//	anthropic:claude-...    ANTHROPIC_API_KEY; ANTHROPIC_BASE_URL, default https://api.anthropic.com (alias claude:)
-//	google:gemini-...       GOOGLE_API_KEY or GEMINI_API_KEY (alias gemini:)
-//	mistral:mistral-...     MISTRAL_API_KEY
-//	ollama:llama3.1         no key; OLLAMA_HOST, default http://127.0.0.1:11434
-//	vllm:<model>            VLLM_API_KEY if set; VLLM_BASE_URL, default http://127.0.0.1:8000/v1
+//	openai:gpt-4o-mini           OPENAI_API_KEY; OPENAI_BASE_URL, default https://api.openai.com/v1
+//	openai-responses:gpt-5-mini  the Responses API; as openai:
+//	anthropic:claude-...         ANTHROPIC_API_KEY; ANTHROPIC_BASE_URL, default https://api.anthropic.com (alias claude:)
+//	azure:<deployment>           AZURE_OPENAI_ENDPOINT; AZURE_OPENAI_API_KEY or AZURE_OPENAI_AD_TOKEN; AZURE_OPENAI_API_VERSION
+//	azure-responses:<deployment> the Responses API on Azure; as azure:
+//	openrouter:<vendor>/<model>  OPENROUTER_API_KEY; OPENROUTER_REFERER, OPENROUTER_TITLE
+//	google:gemini-...            GOOGLE_API_KEY or GEMINI_API_KEY (alias gemini:)
+//	mistral:mistral-...          MISTRAL_API_KEY
+//	ollama:llama3.1              no key; OLLAMA_HOST, default http://127.0.0.1:11434
+//	vllm:<model>                 VLLM_API_KEY if set; VLLM_BASE_URL, default http://127.0.0.1:8000/v1
 //
 // A missing key is an error wrapping [ErrMissingKey] that names the variable
 // to set; an unregistered provider is an error wrapping [ErrUnknownProvider]

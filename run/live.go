@@ -1,6 +1,10 @@
 package run
 
-import "encoding/json"
+import (
+	"context"
+	"encoding/json"
+	"iter"
+)
 
 // EventDelta is the type of [Delta] events. It is live-only: followers of
 // a running run see such events as they happen, and no store holds them
@@ -69,4 +73,23 @@ func init() {
 		err := json.Unmarshal(data, &d)
 		return d, err
 	}
+}
+
+// LiveStore is implemented by stores that also carry the live deltas of
+// runs between processes, such as run/postgres: the process that executes
+// a run publishes its deltas, and a follower in any process sees them
+// between the run's events. Servers and engines probe for it with a type
+// assertion.
+type LiveStore interface {
+	Store
+	// PublishDelta hands a delta of a run to its followers in every
+	// process. It never blocks the run: a delta that cannot be sent at
+	// once is dropped with those after it until the run's next event (its
+	// followers read the completed message from the log).
+	PublishDelta(id ID, d Delta)
+	// Live follows a run as Events does, with the deltas published by
+	// any process between its events: each after the event it follows
+	// (Delta.After) and before the next. A follower that joins late, or
+	// misses deltas, sees the deltas only from the run's next event on.
+	Live(ctx context.Context, id ID, from int64) iter.Seq2[Event, error]
 }

@@ -77,13 +77,25 @@ func (n *Notifier) Notify(id ID) {
 	}
 }
 
+// NotifyAll wakes every waiter of every run, as if each run had been
+// notified. A store calls it when it may have missed notifications, such
+// as after its connection to the notifications of other processes was
+// lost and restored: woken followers read again, and find what they
+// missed.
+func (n *Notifier) NotifyAll() { n.wakeAll(false) }
+
 // Close wakes every waiter of every run, and makes every later Wait return
 // a closed channel: a store calls it when it closes, so that its followers
 // wake, fail to read and end.
-func (n *Notifier) Close() {
+func (n *Notifier) Close() { n.wakeAll(true) }
+
+// wakeAll wakes every waiter and, when closing, makes later Waits return
+// a closed channel.
+func (n *Notifier) wakeAll(closing bool) {
 	n.mu.Lock()
 	waits := n.waits
-	n.waits, n.closed = nil, true
+	n.waits = nil
+	n.closed = n.closed || closing
 	n.mu.Unlock()
 	for _, w := range waits {
 		close(w.ch)

@@ -7,6 +7,34 @@ import (
 	"time"
 )
 
+// NotifyAll wakes the waiters of every run and leaves no entry; a Wait
+// after it waits for the next notification, unlike after Close.
+func TestNotifyAll(t *testing.T) {
+	var n Notifier
+	a, ra := n.Wait("a")
+	b, rb := n.Wait("b")
+	n.NotifyAll()
+	for _, ch := range []<-chan struct{}{a, b} {
+		select {
+		case <-ch:
+		default:
+			t.Fatal("NotifyAll left a waiter asleep")
+		}
+	}
+	ra()
+	rb()
+	if got := n.waiting(); got != 0 {
+		t.Fatalf("%d runs have waiters after NotifyAll", got)
+	}
+	c, rc := n.Wait("a")
+	defer rc()
+	select {
+	case <-c:
+		t.Fatal("a Wait after NotifyAll is already closed")
+	default:
+	}
+}
+
 func TestNotifier(t *testing.T) {
 	var n Notifier
 	a1, r1 := n.Wait("a")

@@ -89,17 +89,30 @@ type AssistantMessage struct {
 
 // Thinking is a block of a model's reasoning its provider wants back
 // unchanged: the text and the provider's signature over it, or the opaque
-// data of a redacted block.
+// data of a redacted block. For OpenAI's Responses API, a block is one part
+// of a reasoning item's summary (Text), with the item's ID and, on its first
+// part, its encrypted_content (Signature).
 type Thinking struct {
 	// Text is the reasoning as the provider showed it; empty for a redacted
 	// block.
 	Text string `json:"text,omitempty"`
 	// Signature is the provider's signature over Text, which it checks when
-	// the block comes back.
+	// the block comes back (a Responses reasoning item's encrypted_content).
 	Signature string `json:"signature,omitempty"`
 	// Redacted is the opaque data of a block the provider encrypted
 	// (Anthropic's redacted_thinking); Text is then empty.
 	Redacted string `json:"redacted,omitempty"`
+	// Provider names the wire API that wrote the block, which alone reads
+	// it back: empty for Anthropic's Messages API (the blocks logged before
+	// this field existed), "openai-responses" for a reasoning item of
+	// OpenAI's Responses API. A client sends back only its own blocks, so a
+	// conversation that changes providers never hands one provider's opaque
+	// state to another.
+	Provider string `json:"provider,omitempty"`
+	// ID is the provider's ID of the item the block belongs to (a Responses
+	// reasoning item's "rs_…"), sent back with it. Consecutive blocks with
+	// one ID are parts of one item (the parts of its summary).
+	ID string `json:"id,omitempty"`
 }
 
 // VariableRef is a reference resolved to the variable it names, as an
@@ -235,6 +248,9 @@ type VariableCreated struct {
 	// Tainted reports that the value is derived from a secret: the preview
 	// is redacted and Value is omitted, as for a secret.
 	Tainted bool `json:"tainted,omitempty"`
+	// RunOnly reports a variable that stays with its run: a later run of
+	// the session does not start with it ([Session]).
+	RunOnly bool `json:"run_only,omitempty"`
 	// Value is the JSON encoding of the value when its type is
 	// JSON-representable and it is neither secret nor tainted; nil
 	// otherwise. A run is

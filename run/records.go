@@ -13,8 +13,8 @@ import (
 // beside the runs: what a protocol server keeps about a run that is not an
 // event of it, such as the A2A push notification configurations of a
 // task and how far their deliveries have gone. Servers probe for it with a
-// type assertion; the memory store and run/sqlite implement it, and
-// storetest.Records checks an implementation.
+// type assertion; the memory store, run/sqlite and run/postgres implement
+// it, and storetest.Records checks an implementation.
 //
 // A record belongs to an existing run (PutRecord refuses others with
 // ErrRunNotFound) and is named by its kind and its key. Methods are safe

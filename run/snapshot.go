@@ -128,6 +128,9 @@ type VariableState struct {
 	Secret      bool `json:"secret,omitempty"`
 	// Tainted reports a value derived from a secret, handled like one.
 	Tainted bool `json:"tainted,omitempty"`
+	// RunOnly reports a variable that stays with its run
+	// ([VariableCreated].RunOnly).
+	RunOnly bool `json:"run_only,omitempty"`
 	// Value is the latest JSON value; nil when the variable is secret or
 	// tainted, or its type is not JSON-representable (it cannot be
 	// restored).
@@ -213,10 +216,10 @@ func (s *Snapshot) Apply(e Event) {
 			Success: p.Success, Error: p.Error, Duration: p.Duration, At: e.Time})
 	case VariableCreated:
 		s.step(p.Step)
-		s.setVariable(p.Variable, p.Step, p.Secret, p.Tainted, p.Value)
+		s.setVariable(p.Variable, p.Step, p.Secret, p.Tainted, p.RunOnly, p.Value)
 	case VariableModified:
 		s.step(p.Step)
-		s.setVariable(p.Variable, p.Step, p.Secret, p.Tainted, p.Value)
+		s.setVariable(p.Variable, p.Step, p.Secret, p.Tainted, p.RunOnly, p.Value)
 	case AwaitRequested:
 		s.Await = &p
 	case AwaitResolved:
@@ -278,15 +281,15 @@ func (s *Snapshot) toolCall(id string) *ToolCallState {
 	return nil
 }
 
-func (s *Snapshot) setVariable(v VariableInfo, step int, secret, tainted bool, value json.RawMessage) {
+func (s *Snapshot) setVariable(v VariableInfo, step int, secret, tainted, runOnly bool, value json.RawMessage) {
 	for i := range s.Variables {
 		if sv := &s.Variables[i]; sv.Name == v.Name {
-			sv.VariableInfo, sv.Step, sv.Secret, sv.Tainted, sv.Value = v, step, secret, tainted, value
+			sv.VariableInfo, sv.Step, sv.Secret, sv.Tainted, sv.RunOnly, sv.Value = v, step, secret, tainted, runOnly, value
 			return
 		}
 	}
 	s.Variables = append(s.Variables, VariableState{VariableInfo: v, Step: step,
-		CreatedStep: step, Secret: secret, Tainted: tainted, Value: value})
+		CreatedStep: step, Secret: secret, Tainted: tainted, RunOnly: runOnly, Value: value})
 }
 
 // Variable returns the named variable's state, and whether there is one.

@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// Store keeps the logs of runs. [NewMemoryStore] is the in-memory one and
-// package run/sqlite the durable one; both pass run/storetest.
+// Store keeps the logs of runs. [NewMemoryStore] is the in-memory one,
+// package run/sqlite the embedded durable one and package run/postgres the
+// one several processes share; all pass run/storetest.
 //
 // # Who calls what
 //

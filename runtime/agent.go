@@ -96,7 +96,12 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 			}
 		}
 	}
-	st, err := rt.NewState(opts.Variables...)
+	sess, err := rt.startSession(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: reading session %s: %w", opts.Session, err)
+	}
+	opts.gone = sess.gone
+	st, err := rt.NewState(append(sess.specs, opts.Variables...)...)
 	if err != nil {
 		return nil, fmt.Errorf("runtime: RunOptions.Variables: %w", err)
 	}

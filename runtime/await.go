@@ -21,8 +21,8 @@ import (
 // those fields alone; Resume, Expire and the run's loop meet here.
 type awaits struct {
 	rec      *recorder
-	drive    *driver // nil unless the run is driven
-	approval Approval
+	drive    *driver       // nil unless the run is driven
+	strategy Approval      // the run's approval strategy
 	timeout  time.Duration // RunOptions.AwaitTimeout
 
 	mu      sync.Mutex
@@ -35,7 +35,7 @@ type awaits struct {
 // newAwaits is the awaits of a run recorded by rec, driven by drive (nil
 // if not), with the approval strategy and await timeout of opts.
 func newAwaits(rec *recorder, drive *driver, opts *RunOptions) *awaits {
-	return &awaits{rec: rec, drive: drive, approval: opts.Approval, timeout: opts.AwaitTimeout,
+	return &awaits{rec: rec, drive: drive, strategy: opts.Approval, timeout: opts.AwaitTimeout,
 		planOK: opts.Approval != ApproveOnStart}
 }
 
@@ -157,7 +157,7 @@ func (a *awaits) approvePlan() {
 
 // approveCall implements gate.
 func (a *awaits) approveCall(ctx context.Context, c *ToolCall, refs func() map[string]run.VariableRef, needsApproval bool) string {
-	if a.approval != ApproveOnToolCall && !needsApproval {
+	if a.strategy != ApproveOnToolCall && !needsApproval {
 		return ""
 	}
 	ans, err := a.ask(ctx, run.AwaitRequested{
@@ -186,7 +186,7 @@ func denied(reason string) string {
 
 // approveSnippet implements gate.
 func (a *awaits) approveSnippet(ctx context.Context, code string, access interp.Access, guarded []string) string {
-	if a.approval != ApproveOnToolCall && len(guarded) == 0 {
+	if a.strategy != ApproveOnToolCall && len(guarded) == 0 {
 		return ""
 	}
 	msg := "Approve running this Go snippet?"

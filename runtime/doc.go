@@ -226,6 +226,32 @@
 // model call, step, tool call and snippet (package otel adapts
 // OpenTelemetry).
 //
+// # Sessions
+//
+// Runs with one RunOptions.Session are one conversation (an ACP session,
+// an AG-UI thread, an A2A context, a chat), and a session is a fold of its
+// runs' logs (run.Session, [Runtime.Session]): the messages they exchanged
+// and the variables they left, each in the state the latest run to touch
+// it left it. A new run of a session starts with those variables, under
+// the same names, before its own (RunOptions.Variables, which win over the
+// session's of the same name): they are starting variables, recorded at
+// step 0 of its log and listed in its system prompt, which stays fixed for
+// the run. Its history is the host's to give ([HistoryOf] turns a
+// session's messages into RunOptions.History).
+//
+// A variable comes back from, in order: the run or the agent that holds
+// it in this process (the agent holds the variables of the
+// Options.SessionCache sessions whose runs ended last, live values
+// included; [Runtime.ForgetSession] lets one go); the log's JSON value,
+// typed by a Go type the agent knows (its actions' parameters and
+// results, Options.Variables, Options.Types); or Options.Rebind, which
+// the host answers by name and type name. A variable that comes back
+// none of these ways (a live value after a restart or on another process,
+// a secret) is named in the system prompt as gone, with why, unless the
+// agent's own Options.Variables has one of that name. Secret and tainted
+// variables stay so. RunOptions.NoSessionVariables starts a run without
+// its session's variables; a variable.Spec with RunOnly is not carried.
+//
 // # Concurrency
 //
 // A Runtime is immutable and safe for concurrent use; runs on it never

@@ -191,3 +191,47 @@ func ExampleHandle_History() {
 	// step 2: get_weather(location=<<var:city>>) -> weather, because "Look it up."
 	// step 3: terminate
 }
+
+// Order is a row of the table the chat of Example_session loads.
+type Order struct {
+	ID   int
+	Late bool
+}
+
+// A chat of two messages in one session: the first loads a table, the
+// second filters it by reference. Each message is a run; the second starts
+// with the variables the first left, and with its messages as history.
+func Example_session() {
+	load := action.MustNew(action.Spec{Name: "load_orders", Description: "Load the orders.",
+		Func: func() []Order { return []Order{{1, false}, {2, true}, {3, true}} }})
+	late := action.MustNew(action.Spec{Name: "late_orders", Description: "Keep the late orders.",
+		Params: []action.Param{{Name: "orders"}},
+		Func: func(orders []Order) (out []Order) {
+			for _, o := range orders {
+				if o.Late {
+					out = append(out, o)
+				}
+			}
+			return out
+		}})
+	model := llm.NewScripted(
+		llm.CallTool("load_orders", `{}`), llm.Text("Loaded 3 orders."), // the first message
+		llm.CallTool("late_orders", `{"orders":"<<var:orders>>"}`), llm.Text("2 are late."), // the next
+	)
+	rt, _ := runtime.New(runtime.Options{Actions: action.MustSet(load, late), Model: model})
+	ctx := context.Background()
+	for _, text := range []string{"Load the orders.", "Now only the late ones."} {
+		sess, _ := rt.Session(ctx, "chat-42")
+		out, _ := rt.Run(ctx, runtime.RunOptions{Session: "chat-42", History: runtime.HistoryOf(sess), Spec: runtime.Spec{Task: text}})
+		fmt.Println(string(out.Result))
+	}
+	sess, _ := rt.Session(ctx, "chat-42")
+	for _, v := range sess.Variables {
+		fmt.Println(v.Name, v.Type, v.Preview)
+	}
+	// Output:
+	// "Loaded 3 orders."
+	// "2 are late."
+	// orders []runtime_test.Order 3 rows × 2 columns (ID int, Late bool); first rows: {1, false}, {2, true}, {3, true}
+	// late_orders_result []runtime_test.Order 2 rows × 2 columns (ID int, Late bool); first rows: {2, true}, {3, true}
+}

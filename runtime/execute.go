@@ -3,12 +3,25 @@ package runtime
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/interp"
 	"github.com/byref/byref/run"
 )
+
+// executor runs a State's steps, one at a time: it resolves, calls and
+// commits a step's calls and runs its snippets, on the State's scope under
+// the State's lock. Its own lock serialises the steps and guards the
+// stepper that runs them.
+type executor struct {
+	st *State
+	mu sync.Mutex // serialises steps
+	// steps runs the steps on their goroutine and watches their calls
+	// (watchdog.go); made by the first step.
+	steps *stepper
+}
 
 // Execute runs one step: every call in order, each independent of the
 // others' failures. It never returns an error: a bad call gets a failed
@@ -62,7 +75,7 @@ func (ex *executor) execute(ctx context.Context, step Step, g gate) (StepResult,
 		ex.steps = new(stepper)
 	}
 	j := &ex.steps.job
-	*j = stepJob{st: ex.st, ctx: stepCtx, step: step, g: g, n: n, res: res, watched: g != nil}
+	*j = stepJob{ex: ex, ctx: stepCtx, step: step, g: g, n: n, res: res, watched: g != nil}
 	if j.watched {
 		ex.steps.run(j)
 	} else {
@@ -71,6 +84,23 @@ func (ex *executor) execute(ctx context.Context, step Step, g gate) (StepResult,
 	res = j.res
 	*j = stepJob{}
 	return res, ex.logStep(ctx, n, step, res, g)
+}
+
+// logStep records step n, asked for through g, and returns the log's
+// error; callers hold the executor's lock. The log is chosen per step: a step the
+// run's loop asks for goes to the run g names (runLog of g.owner()); a
+// step with no gate to the State's own log (ownLog), which cannot fail.
+func (ex *executor) logStep(ctx context.Context, n int, step Step, res StepResult, g gate) error {
+	ex.st.mu.Lock()
+	ex.st.s.change1 = nil
+	var l stepLog
+	if h := runOf(g); h != nil {
+		l = runLog{h}
+	} else {
+		l = ex.st.s.ownLog()
+	}
+	ex.st.mu.Unlock()
+	return l.step(ctx, n, step, res)
 }
 
 // runJob runs what is left of step j: its snippets, then its calls. It

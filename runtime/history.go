@@ -149,20 +149,3 @@ func (l *foldLog) history(context.Context) ([]Instruction, error) {
 func (h *Handle) History(ctx context.Context) ([]run.Instruction, error) {
 	return storeLog{store: h.rec.store, id: h.id}.history(ctx)
 }
-
-// logStep records step n, asked for through g, and returns the log's
-// error; callers hold the executor's lock. The log is chosen per step: a step the
-// run's loop asks for goes to the run g names (runLog of g.owner()); a
-// step with no gate to the State's own log (ownLog), which cannot fail.
-func (ex *executor) logStep(ctx context.Context, n int, step Step, res StepResult, g gate) error {
-	ex.st.mu.Lock()
-	ex.st.s.change1 = nil
-	var l stepLog
-	if h := runOf(g); h != nil {
-		l = runLog{h}
-	} else {
-		l = ex.st.s.ownLog()
-	}
-	ex.st.mu.Unlock()
-	return l.step(ctx, n, step, res)
-}

@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"context"
 	"log/slog"
+	"reflect"
 	"time"
 
 	"github.com/byref/byref/action"
@@ -19,6 +21,28 @@ type Options struct {
 	Actions *action.Set
 	// Variables are the starting variables, recorded at step 0.
 	Variables []variable.Spec
+
+	// Rebind brings back a variable of a session (RunOptions.Session)
+	// whose value neither this process holds nor the log can give: a live
+	// value (a database handle, a browser page) after a restart or on
+	// another process, or a secret. It is given the variable's name and
+	// type name (as variable.TypeName writes it: "*sql.DB") and returns
+	// its value, of that type, or false; a variable that comes back
+	// neither way is named to the model as gone, with why. Nil re-binds
+	// nothing.
+	Rebind func(ctx context.Context, name, typ string) (value any, ok bool)
+	// Types are Go types that session variables and restored runs may
+	// hold, so that a JSON value from the log gets its type back (a
+	// []main.Order, not a []any); matched by variable.TypeName. The types
+	// of the actions' parameters and results and of Variables need no
+	// entry, nor do strings, booleans, numbers and slices and maps of
+	// them.
+	Types []reflect.Type
+	// SessionCache is how many sessions' variables the agent holds in
+	// memory after their runs end (the most recently used), so that live
+	// values reach the session's next run. Zero means
+	// DefaultSessionCache; negative holds none.
+	SessionCache int
 	// HideFromAI switches to plain mode: ordinary JSON schemas with no
 	// references, actions with reference-only parameters left out, and tool
 	// responses that carry result values instead of variable names.

@@ -71,6 +71,13 @@ func (st *State) systemPrompt(opts RunOptions, starting []string) string {
 		}
 	}
 	st.mu.Unlock()
+	if len(opts.gone) > 0 {
+		b.WriteString("\n\nGone since an earlier turn (not usable):")
+		for _, g := range opts.gone {
+			b.WriteString("\n- ")
+			b.WriteString(g)
+		}
+	}
 	if opts.Approval == ApproveOnStart {
 		b.WriteString("\n\nBefore anything runs, a person approves your plan: first state your plan in a few lines, with the first step you want to run.")
 	}

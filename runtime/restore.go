@@ -61,7 +61,9 @@ type RestoreOptions struct {
 	// Types are the Go types of the variables to restore, so that they get
 	// their types back (a []main.Row, not a []any); matched by type name as
 	// variable.TypeName writes it. Strings, booleans, numbers, slices and
-	// maps of them, any, json.RawMessage and run.Artifact need no entry.
+	// maps of them, any, json.RawMessage, run.Artifact and the types the
+	// agent knows (Options.Types, its actions' and variables') need no
+	// entry.
 	Types []reflect.Type
 	// Variables supply values the log does not hold, by name: secrets,
 	// and live objects the host can rebuild (a database handle).
@@ -139,7 +141,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 	for _, v := range st.Variables() { // they come from the log
 		st.Delete(v.Name)
 	}
-	specs, lost := restoredVariables(snap, ro)
+	specs, lost := restoredVariables(snap, rt.withKnownTypes(ro))
 	sum, err := store.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -232,7 +234,7 @@ func restoredVariables(snap run.Snapshot, ro RestoreOptions) (specs []variable.S
 			lost = append(lost, v.Name+" ("+v.Type+")")
 			continue
 		}
-		specs = append(specs, variable.Spec{Name: v.Name, Value: ptr.Elem().Interface(), Type: t, Secret: v.Secret, Tainted: v.Tainted})
+		specs = append(specs, variable.Spec{Name: v.Name, Value: ptr.Elem().Interface(), Type: t, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly})
 	}
 	return specs, lost
 }

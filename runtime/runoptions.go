@@ -58,6 +58,10 @@ type RunOptions struct {
 	// History is earlier conversation (a session's previous turns), sent to
 	// the model between the system prompt and the task.
 	History []llm.Message
+	// NoSessionVariables starts the run without the variables its
+	// session's earlier runs left (by default a run with a Session starts
+	// with them; see "Sessions" in the package documentation).
+	NoSessionVariables bool
 
 	// Parent links a child run to the tool call of its parent run that
 	// started it (AgentAction sets it); nil for a top-level run.
@@ -68,6 +72,10 @@ type RunOptions struct {
 	// with no lock held: it may call back into the run. It should not
 	// block: the run waits for it.
 	OnStatus func(run.StatusChanged)
+
+	// gone names the session's variables that did not come back, for the
+	// system prompt (session.go).
+	gone []string
 }
 
 // errNotJSON is the error of RunOptions' MarshalJSON and UnmarshalJSON.

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sync"
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/internal/lru"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/variable"
 )
@@ -45,6 +47,15 @@ type Runtime struct {
 	// nonStrict holds the names of the actions whose going out without
 	// strict mode was logged.
 	nonStrict sync.Map
+
+	// held are the variables the runs of each session left in this
+	// process when their turn ended, by name, for the most recently used
+	// Options.SessionCache sessions (nil when it is negative); a map in
+	// it is never changed, keep puts a new one (session.go). types are
+	// the Go types of session variables by name, built once.
+	held      *lru.Cache[run.SessionID, map[string]heldVariable]
+	typesOnce sync.Once
+	types     map[string]reflect.Type
 }
 
 // New returns an agent with the given actions, model and store, or an error
@@ -69,6 +80,9 @@ func New(opts Options) (*Runtime, error) {
 	if opts.MaxOutput <= 0 {
 		opts.MaxOutput = DefaultMaxOutput
 	}
+	if opts.SessionCache == 0 {
+		opts.SessionCache = DefaultSessionCache
+	}
 	actions := opts.Actions
 	if actions == nil {
 		actions = &action.Set{}
@@ -85,6 +99,9 @@ func New(opts Options) (*Runtime, error) {
 		}
 	}
 	rt := &Runtime{opts: opts, actions: actions, store: opts.Store}
+	if opts.SessionCache > 0 {
+		rt.held = lru.New[run.SessionID, map[string]heldVariable](opts.SessionCache)
+	}
 	if rt.store == nil {
 		rt.store = run.NewMemoryStore()
 	}
@@ -175,8 +192,10 @@ func (rt *Runtime) track(h *Handle) error {
 	return nil
 }
 
-// untrack forgets a run whose turn ended.
+// untrack forgets a run whose turn ended, after holding the variables it
+// leaves its session.
 func (rt *Runtime) untrack(h *Handle) {
+	rt.keep(h)
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if rt.runs[h.id] == h {

@@ -38,18 +38,6 @@ type State struct {
 	s  scope // guarded by mu
 }
 
-// executor runs a State's steps, one at a time: it resolves, calls and
-// commits a step's calls and runs its snippets, on the State's scope under
-// the State's lock. Its own lock serialises the steps and guards the
-// stepper that runs them.
-type executor struct {
-	st *State
-	mu sync.Mutex // serialises steps
-	// steps runs the steps on their goroutine and watches their calls
-	// (watchdog.go); made by the first step.
-	steps *stepper
-}
-
 // schemas writes a State's tool schemas, each rebuilt only when what it
 // depends on changed; it is its scope's, under the State's lock.
 type schemas struct {
@@ -225,7 +213,7 @@ func (st *State) Variables() []variable.Variable {
 }
 
 // Specs returns the current variables as specs (name, value, type,
-// description, secret flag): give them to RunOptions.Variables to start a
+// description, secret, tainted and run-only flags): give them to RunOptions.Variables to start a
 // run from this run's variables. Values are not copied: a pointer is
 // shared by both runs.
 func (st *State) Specs() []variable.Spec {
@@ -235,7 +223,7 @@ func (st *State) Specs() []variable.Spec {
 	out := make([]variable.Spec, 0, len(names))
 	for _, n := range names {
 		v, _ := st.s.vars.Head(n)
-		out = append(out, variable.Spec{Name: n, Value: v.Value, Type: v.Type, Description: v.Description, Secret: v.Secret})
+		out = append(out, variable.Spec{Name: n, Value: v.Value, Type: v.Type, Description: v.Description, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly})
 	}
 	return out
 }

@@ -51,7 +51,7 @@ type stepper struct {
 // stepJob is one step as its goroutines share it: the one that runs it and,
 // after an abandoned call, the fresh one that goes on with it.
 type stepJob struct {
-	st   *State
+	ex   *executor
 	ctx  context.Context
 	step Step
 	g    gate
@@ -107,7 +107,7 @@ func (w *stepper) run(j *stepJob) {
 			w.expire(j, false)
 		case <-done:
 			done = nil
-			g := j.st.opts.CancelGrace
+			g := j.ex.st.opts.CancelGrace
 			switch {
 			case j.ctx.Err() == context.DeadlineExceeded:
 				// The step's own deadline: a call past it is abandoned
@@ -130,7 +130,7 @@ func (w *stepper) run(j *stepJob) {
 func (w *stepper) serve(j *stepJob) {
 	for {
 		if j != nil {
-			if !j.st.exec.runJob(j) {
+			if !j.ex.runJob(j) {
 				return // abandoned: a fresh goroutine goes on with j
 			}
 			w.done <- struct{}{}
@@ -202,7 +202,7 @@ func (w *stepper) expire(j *stepJob, cancelled bool) {
 	f.gone, w.cur = true, nil
 	w.mu.Unlock()
 
-	resp := j.st.exec.abandoned(f)
+	resp := j.ex.abandoned(f)
 	f.endCall(SpanEnd{Err: resp.Err})
 	j.res.Responses = append(j.res.Responses, resp)
 	j.next = f.index + 1

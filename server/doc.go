@@ -23,7 +23,8 @@
 //	                           what a stream showed, less its live parts
 //	POST /runs/{id}            resume an awaiting run, in any of the three modes
 //	POST /runs/{id}/cancel     202, the run as cancelling
-//	GET  /sessions/{id}        {"id","history":[url…],"state":null}
+//	GET  /sessions/{id}        {"id","history":[url…],"state":url}
+//	GET  /sessions/{id}/state  the session's state (SessionState)
 //	GET  /resources/{id}       one message of a session's history
 //
 // Run IDs are UUIDs, and the run's byref ID is the same string: the run
@@ -164,6 +165,13 @@
 // refused, not truncated), and at most MaxHistoryFetched (4 MiB) in all.
 // GET /sessions/{id} lists this server's history of the session only.
 //
+// A new run in the session also starts with the variables the session's
+// earlier runs left (see "Sessions" in package runtime), which is the
+// session's state: GET /sessions/{id} gives its URL as "state", and GET
+// /sessions/{id}/state returns it as a SessionState, {"variables": {name:
+// {"type", "preview", "secret"}}}, the same shape AG-UI's thread state
+// has (a secret's preview is "(secret)"; no value is shown).
+//
 // What a request expands is bounded in bytes, so that its cost follows
 // its size: the messages a descriptor names may hold at most
 // Options.MaxHistoryBytes (2 MiB by default) in all, however often they
@@ -192,8 +200,8 @@
 // Serve stops accepting connections at once and lets requests in flight
 // end; a stream ends as its run pauses or ends.
 //
-// On a durable store (run/sqlite), call Server.Recover once after New and
-// before serving: runs a previous process left running (it crashed) are
+// On a durable store (run/sqlite, run/postgres), call Server.Recover once
+// after New and before serving: runs a previous process left running (it crashed) are
 // marked failed as interrupted, and runs it left awaiting are restored on
 // their agent's runtime, so they can be resumed and cancelled as before:
 // variables come back from the JSON values in the log, and those the log
@@ -251,6 +259,10 @@
 //	                                    (with an engine, any the engine holds)
 //	GET  /ui/api/runs/{id}/replay       the Go replay program (byref replay);
 //	                                    ?download=1 as an attachment
+//	GET  /ui/api/sessions/{id}          {"id","runs":[id…],"messages":[run.
+//	                                    SessionMessage…],"state":SessionState}:
+//	                                    what the page shows beside a run of
+//	                                    a session
 //
 // The page's own files hold no data and are served without the token; the
 // page asks for the token once and keeps it in the tab's sessionStorage.

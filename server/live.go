@@ -16,14 +16,21 @@ type follower interface {
 // Follow yields the run's events from sequence number from, as
 // run.Store.Events does, until the run ends or ctx is done; for a run
 // this process executes, its live deltas (run.Delta) come between them as
-// runtime.Handle.Events says. A run on an engine, or started before a
-// restart, has no deltas here: only its events.
+// runtime.Handle.Events says. For a run another process executes (an
+// engine's worker), the deltas come when the store carries them between
+// processes (run.LiveStore, as run/postgres does) and that process
+// publishes them (as package temporal's workers do): from the message
+// after the one being written when the stream began. Otherwise such a run
+// has no deltas here: only its events.
 func (s *Server) Follow(ctx context.Context, id run.ID, from int64) iter.Seq2[run.Event, error] {
 	s.mu.Lock()
 	c := s.live[id]
 	s.mu.Unlock()
 	if f, ok := c.(follower); ok {
 		return f.Events(ctx, from)
+	}
+	if ls, ok := s.store.(run.LiveStore); ok {
+		return ls.Live(ctx, id, from)
 	}
 	return s.store.Events(ctx, id, from)
 }

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"slices"
 
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/variable"
 )
 
 // This file is the seam through which other protocols are served beside
@@ -36,6 +38,10 @@ type StartRequest struct {
 	Message json.RawMessage
 	// Tags are added to the agent's template tags (TagAgent is set too).
 	Tags map[string]string
+	// Variables are the run's own starting variables (AG-UI's state),
+	// after the template's and over the session's of the same name. A run
+	// on Options.Engine takes none.
+	Variables []variable.Spec
 }
 
 // StartRun starts a run of the named agent as POST /runs does (in this
@@ -56,11 +62,15 @@ func (s *Server) StartRun(ctx context.Context, agent string, req StartRequest) (
 	if session == "" {
 		session = run.SessionID(id)
 	}
+	if len(req.Variables) > 0 && s.opts.Engine != nil {
+		return "", fmt.Errorf("%w: agent %s runs on a workflow engine, which takes no variables; send %s as text", runtime.ErrInvalidInput, agent, req.Variables[0].Name)
+	}
 	history, err := s.history(ctx, session, nil)
 	if err != nil {
 		return "", err
 	}
 	opts := runOptions(a, id, session, req.Task, history)
+	opts.Variables = append(slices.Clone(opts.Variables), req.Variables...)
 	opts.Message = req.Message
 	maps.Copy(opts.Tags, req.Tags)
 	opts.Tags[TagAgent] = a.Name

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/byref/byref/internal/lru"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 )
@@ -86,7 +87,9 @@ type Options struct {
 	// Store keeps the runs. Every agent's Runtime must record into it. Nil
 	// means the store of the agents' runtimes (runtime.Runtime.Store), or
 	// a new run.NewMemoryStore with Options.Engine; use run/sqlite for
-	// runs that outlive the process.
+	// runs that outlive the process, and run/postgres for a store that
+	// processes on several machines share (an engine's workers; one
+	// server per store for now: see Recover).
 	Store run.Store
 	// Token, when set, is the bearer token every request but GET /ping
 	// must send (Authorization: Bearer <token>). It is required to serve
@@ -160,7 +163,7 @@ type Server struct {
 	mu         sync.Mutex
 	live       map[run.ID]runtime.Controller // runs whose turn is going on
 	followable followable                    // completed runs that can take a follow-up (ui.go)
-	convs      convCache                     // runs' conversations for session history (sessions.go)
+	convs      *lru.Cache[run.ID, convEntry] // runs' conversations for session history (sessions.go)
 	closed     bool
 	onClose    []func()                 // OnClose
 	inFlight   budget                   // of session history being expanded
@@ -173,7 +176,8 @@ func New(opts Options) (*Server, error) {
 	if len(opts.Agents) == 0 {
 		return nil, errors.New("server: no agents; set Options.Agents")
 	}
-	s := &Server{opts: opts, store: opts.Store, agents: map[string]*Agent{}, log: opts.Logger, live: map[run.ID]runtime.Controller{}}
+	s := &Server{opts: opts, store: opts.Store, agents: map[string]*Agent{}, log: opts.Logger, live: map[run.ID]runtime.Controller{},
+		convs: lru.New[run.ID, convEntry](HistoryCacheRuns)}
 	for _, a := range opts.Agents {
 		if s.store == nil && a.Runtime != nil {
 			s.store = a.Runtime.Store()
@@ -403,6 +407,7 @@ func (s *Server) routes() {
 	handle("/runs/{id}/cancel", map[string]http.HandlerFunc{"POST": s.cancelRun})
 	handle("/sessions/{id}", map[string]http.HandlerFunc{"GET": s.getSession})
 	handle("/session/{id}", map[string]http.HandlerFunc{"GET": s.getSession})
+	handle("/sessions/{id}/state", map[string]http.HandlerFunc{"GET": s.getSessionState})
 	handle("/resources/{id}", map[string]http.HandlerFunc{"GET": s.getResource})
 	s.uiRoutes(handle)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

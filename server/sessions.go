@@ -1,7 +1,6 @@
 package server
 
 import (
-	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
@@ -119,59 +118,23 @@ func localRuns(history []string) int {
 // user's, then the agent's output), from the cache when its log has not
 // grown since it was folded.
 func (s *Server) conversation(ctx context.Context, sum run.Summary) ([]message, error) {
-	if conv, ok := s.convs.get(sum.ID, sum.LastSeq); ok {
-		return conv, nil
+	if c, ok := s.convs.Get(sum.ID); ok && c.last == sum.LastSeq {
+		return c.conv, nil
 	}
 	p, _, err := s.fold(ctx, sum.ID, nil)
 	if err != nil {
 		return nil, err
 	}
 	conv := p.conversation()
-	s.convs.put(sum.ID, sum.LastSeq, conv)
+	s.convs.Put(sum.ID, convEntry{sum.LastSeq, conv})
 	return conv, nil
 }
 
-// convCache is a bounded cache of runs' conversations, least recently used
-// out first. It is safe for concurrent use.
-type convCache struct {
-	mu    sync.Mutex
-	m     map[run.ID]*list.Element
-	order list.List // of *convEntry, most recently used first
-}
-
+// convEntry is a run's conversation in the cache, folded from its log up
+// to last.
 type convEntry struct {
-	id   run.ID
 	last int64
 	conv []message
-}
-
-func (c *convCache) get(id run.ID, last int64) ([]message, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.m[id]
-	if !ok || el.Value.(*convEntry).last != last {
-		return nil, false
-	}
-	c.order.MoveToFront(el)
-	return el.Value.(*convEntry).conv, true
-}
-
-func (c *convCache) put(id run.ID, last int64, conv []message) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[run.ID]*list.Element{}
-	}
-	if el, ok := c.m[id]; ok {
-		el.Value = &convEntry{id, last, conv}
-		c.order.MoveToFront(el)
-		return
-	}
-	c.m[id] = c.order.PushFront(&convEntry{id, last, conv})
-	if c.order.Len() > HistoryCacheRuns {
-		old := c.order.Remove(c.order.Back()).(*convEntry)
-		delete(c.m, old.id)
-	}
 }
 
 // badInput is an error the client's request caused (422), as opposed to a
@@ -395,8 +358,9 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("Session %s not found", id))
 		return
 	}
-	d := sessionDescriptor{ID: id, History: []string{}}
 	base := s.baseURL(r)
+	state := base + "/sessions/" + url.PathEscape(id) + "/state"
+	d := sessionDescriptor{ID: id, History: []string{}, State: &state}
 	for _, rid := range ids {
 		d.History = append(d.History, base+"/resources/"+rid)
 	}

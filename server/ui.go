@@ -143,6 +143,7 @@ func (s *Server) uiRoutes(handle func(string, map[string]http.HandlerFunc)) {
 	handle("/ui/api/runs/{id}/resume", map[string]http.HandlerFunc{"POST": s.uiResume})
 	handle("/ui/api/runs/{id}/cancel", map[string]http.HandlerFunc{"POST": s.uiCancel})
 	handle("/ui/api/runs/{id}/follow-up", map[string]http.HandlerFunc{"POST": s.uiFollowUp})
+	handle("/ui/api/sessions/{id}", map[string]http.HandlerFunc{"GET": s.uiGetSession})
 }
 
 func (s *Server) uiPage(w http.ResponseWriter, r *http.Request) {

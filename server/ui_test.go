@@ -16,6 +16,7 @@ import (
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/browser"
+	"github.com/byref/byref/internal/pgtest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
@@ -39,7 +40,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := pgtest.Main(m) // stops the PostgreSQL server of the tests that started one
 	if sharedBrowser.b != nil {
 		_ = sharedBrowser.b.Close()
 	}

@@ -35,6 +35,7 @@ func (w *Worker) host(ctx context.Context, in Input) (hostResult, error) {
 		return hostResult{}, err
 	}
 	hr := &hosted{rt: rt, h: h}
+	w.forward(hr)
 	p, err := advance(ctx, hr)
 	if err != nil {
 		return hostResult{}, err
@@ -199,6 +200,7 @@ func (w *Worker) followUp(ctx context.Context, id run.ID, text string) (runtime.
 		}
 		return runtime.Pause{}, err
 	}
+	w.forward(hr)
 	return advance(ctx, hr)
 }
 

@@ -66,7 +66,12 @@
 //	r, _ := e.Start(ctx, "weather", runtime.RunOptions{Spec: runtime.Spec{Task: "…"}})
 //	o, _ := r.Wait(ctx)
 //
-// Workers and starters share the store: one SQLite file on one machine
-// (run/sqlite with Options.Poll, so subscribers see other processes'
-// appends), or any run.Store all processes reach.
+// Workers and starters share the store. Across machines, that is
+// run/postgres: every process opens the same database
+// (postgres.Open(ctx, "postgres://…", postgres.Options{})), and a
+// subscriber in any of them (a server streaming a run's events) is woken
+// by the database's notifications when a worker appends. On one machine,
+// one SQLite file will do (run/sqlite with Options.Poll, so subscribers
+// see other processes' appends within the poll). docs/deploy.md lists the
+// topologies and what each promises on failure.
 package temporal

@@ -7,14 +7,15 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/run/sqlite"
+	"github.com/byref/byref/run/postgres"
 	"github.com/byref/byref/runtime"
 	byreftemporal "github.com/byref/byref/temporal"
 )
 
 // A worker process hosts runs of its agents; any process with an Engine
-// starts and controls them. Both share the store. (Not run: it needs a
-// Temporal server, e.g. temporal server start-dev.)
+// starts and controls them. Both share the store, a PostgreSQL database.
+// (Not run: it needs a Temporal server, e.g. temporal server start-dev,
+// and PostgreSQL.)
 func Example() {
 	ctx := context.Background()
 	c, err := client.Dial(client.Options{HostPort: "127.0.0.1:7233"})
@@ -23,7 +24,8 @@ func Example() {
 		return
 	}
 	defer c.Close()
-	store, err := sqlite.Open("runs.db", sqlite.Options{Poll: 100e6})
+	// Every worker and starter, on any machine, opens the same database.
+	store, err := postgres.Open(ctx, "postgres://byref:secret@db.internal:5432/byref", postgres.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

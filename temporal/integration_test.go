@@ -23,6 +23,7 @@ import (
 	"go.temporal.io/sdk/log"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/internal/pgtest"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/sqlite"
 	"github.com/byref/byref/runtime"
@@ -40,7 +41,7 @@ func TestMain(m *testing.M) {
 		workerMain(strings.Split(cfg, "|"))
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m))
 }
 
 // timing makes a lost worker noticed within seconds.

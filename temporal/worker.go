@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
@@ -80,6 +81,8 @@ type hosted struct {
 
 	mu   sync.Mutex
 	last runtime.Pause // the latest pause an activity returned
+
+	forwarding atomic.Bool // its deltas are being published (see forward)
 }
 
 // pause returns the latest pause an activity returned.

@@ -88,9 +88,15 @@ type env struct {
 
 func newEnv(t testing.TB, agents ...byreftemporal.Agent) *env {
 	t.Helper()
+	return newEnvOn(t, run.NewMemoryStore(), agents...)
+}
+
+// newEnvOn is newEnv with the worker on store.
+func newEnvOn(t testing.TB, store run.Store, agents ...byreftemporal.Agent) *env {
+	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-	e := &env{TestWorkflowEnvironment: s.NewTestWorkflowEnvironment(), store: run.NewMemoryStore()}
+	e := &env{TestWorkflowEnvironment: s.NewTestWorkflowEnvironment(), store: store}
 	w, err := byreftemporal.NewWorker(nil, byreftemporal.WorkerOptions{Store: e.store, Agents: agents})
 	if err != nil {
 		t.Fatal(err)

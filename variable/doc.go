@@ -12,6 +12,30 @@
 // which gives each one a name of its own (model, model2; time2 for a host
 // package named like a standard one), the name snippets write too.
 //
+// # Previews and handles
+//
+// A preview shows what a type exports, never more: a struct's exported
+// fields, or what its Preview, Error, String or MarshalJSON method returns.
+// An unexported field is never read, so a credential a type keeps to
+// itself stays there.
+//
+// A handle is a value that stands for a resource outside the program's
+// memory: a database pool, a connection, a client, an open file. What it
+// holds inside (a connection string, a password, a pool's state) is no
+// business of the model's, and its state changes on every use, read or
+// write. So a handle's preview is its type and a short identity, never its
+// fields ("*sql.DB handle (driver *sqlite.Driver)"), and [Fingerprint]
+// hashes it by identity: a call that uses the handle does not modify it;
+// putting another handle in its place does.
+//
+// Handles are, without being marked: database/sql's DB, Conn, Tx, Stmt,
+// Rows and Row; net/http's Client, Transport and Server; os's File,
+// Process and Root; os/exec's Cmd; crypto/tls's Conn; net's listeners, and
+// every type with net.Conn's deadline methods (SetDeadline,
+// SetReadDeadline, SetWriteDeadline and Close), which net's connections
+// have. A host marks its own types by giving them a HandleIdentity method
+// ([Handle]), and a library's with [RegisterHandle].
+//
 // # Secrets
 //
 // A secret variable ([Spec].Secret) is usable by reference, but neither the

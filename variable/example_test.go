@@ -3,6 +3,7 @@ package variable_test
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/byref/byref/variable"
@@ -58,4 +59,30 @@ func ExampleSet() {
 	// apiKey string = <secret string>
 	//   step 0: created by host: <secret string>
 	// 3 <nil>
+}
+
+// pgPool stands for a library's connection pool: its exported field
+// holds a password.
+type pgPool struct{ DSN string }
+
+// A library's type the host cannot change is marked as a handle once; its
+// previews then show its type only.
+func ExampleRegisterHandle() {
+	variable.RegisterHandle(reflect.TypeFor[*pgPool]())
+	fmt.Println(variable.Preview(&pgPool{DSN: "postgres://app:hunter2@db/prod"}, 0))
+	// Output: *variable_test.pgPool handle
+}
+
+// ordersDB is a host type that wraps a database and names itself.
+type ordersDB struct {
+	DSN string
+}
+
+func (d *ordersDB) HandleIdentity() string { return "orders on db1" }
+
+// A host type with a HandleIdentity method is a handle: its preview is
+// its type and the identity it gives, never its fields.
+func ExampleHandle() {
+	fmt.Println(variable.Preview(&ordersDB{DSN: "postgres://app:hunter2@db1/orders"}, 0))
+	// Output: *variable_test.ordersDB handle (orders on db1)
 }

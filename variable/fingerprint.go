@@ -24,8 +24,10 @@ var fingerprintSeed = maphash.MakeSeed()
 // and every struct field, exported or not. Comparing fingerprints taken
 // before and after a call tells whether the call changed the value in place.
 //
-// Channels and funcs are hashed by identity. A value implementing Versioned
-// is hashed by its Version. Cycles are followed once. The walk stops after
+// Channels, funcs and handles (a *sql.DB, a connection, a file: see
+// RegisterHandle) are hashed by identity, so that using a handle does not
+// count as changing it. A value implementing Versioned is hashed by its
+// Version. Cycles are followed once. The walk stops after
 // 65,536 nodes, so a change deep inside a huge value may go unseen.
 func Fingerprint(v any) uint64 {
 	f := fingerprinter{seen: &seenSet{}}
@@ -121,6 +123,15 @@ func (f *fingerprinter) value(v reflect.Value) {
 		return
 	}
 	f.u64(uint64(v.Kind()))
+	if v.Kind() != reflect.Interface && isHandle(v.Type()) {
+		// A handle's insides change on every use: only which handle it
+		// is counts.
+		f.h.WriteString(v.Type().String())
+		if k := v.Kind(); k == reflect.Pointer || k == reflect.Map || k == reflect.Chan || k == reflect.Func || k == reflect.UnsafePointer {
+			f.u64(uint64(v.Pointer()))
+		}
+		return
+	}
 	switch v.Kind() {
 	case reflect.Bool:
 		if v.Bool() {

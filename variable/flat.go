@@ -19,8 +19,9 @@ import (
 
 // flatField is one field of a flat struct's plan.
 type flatField struct {
-	// prefix is written before the value: "Name: ", after ", " for the
-	// fields after the first.
+	// index is the field's index in its struct; prefix is written before
+	// the value: "Name: ", after ", " for the fields after the first.
+	index  int
 	prefix string
 	kind   reflect.Kind
 	// elem is the kind of a slice's elements.
@@ -33,15 +34,19 @@ func planOf(t reflect.Type) ([]flatField, bool) {
 	if t.NumMethod() > 0 {
 		return nil, false
 	}
-	plan := make([]flatField, t.NumField())
-	for i := range plan {
+	plan := make([]flatField, 0, t.NumField())
+	for i := range t.NumField() {
 		f := t.Field(i)
+		if !f.IsExported() {
+			// Never shown.
+			continue
+		}
 		ft := f.Type
 		if ft.NumMethod() > 0 {
 			return nil, false
 		}
-		ff := flatField{prefix: f.Name + ": ", kind: ft.Kind()}
-		if i > 0 {
+		ff := flatField{index: i, prefix: f.Name + ": ", kind: ft.Kind()}
+		if len(plan) > 0 {
 			ff.prefix = ", " + ff.prefix
 		}
 		switch {
@@ -51,7 +56,7 @@ func planOf(t reflect.Type) ([]flatField, bool) {
 		default:
 			return nil, false
 		}
-		plan[i] = ff
+		plan = append(plan, ff)
 	}
 	return plan, true
 }
@@ -60,6 +65,10 @@ func planOf(t reflect.Type) ([]flatField, bool) {
 // and reports false when v is not a flat struct or its preview is not
 // one the plan writes as the walk would.
 func (p *previewer) flat(v reflect.Value) bool {
+	// Only a registered type without methods can be a handle here.
+	if handlesRegistered.Load() && v.IsValid() && isHandle(v.Type()) {
+		return false
+	}
 	amp := false
 	if v.Kind() == reflect.Pointer {
 		if v.IsNil() || v.Type().NumMethod() > 0 {
@@ -67,7 +76,7 @@ func (p *previewer) flat(v reflect.Value) bool {
 		}
 		v, amp = v.Elem(), true
 	}
-	if v.Kind() != reflect.Struct {
+	if v.Kind() != reflect.Struct || handlesRegistered.Load() && isHandle(v.Type()) {
 		return false
 	}
 	info := infoOf(v.Type())
@@ -81,9 +90,9 @@ func (p *previewer) flat(v reflect.Value) bool {
 		p.b = append(p.b, '&')
 	}
 	p.b = append(append(p.b, info.name...), '{')
-	for i, f := range info.plan {
+	for _, f := range info.plan {
 		p.b = append(p.b, f.prefix...)
-		if !p.flatValue(v.Field(i), f) || len(p.b) >= p.limit {
+		if !p.flatValue(v.Field(f.index), f) || len(p.b) >= p.limit {
 			p.b = p.b[:0]
 			return false
 		}

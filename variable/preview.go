@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -34,8 +35,11 @@ type Previewer interface {
 // Preview returns a bounded, human-readable representation of v: at most
 // limit characters (DefaultPreviewLimit when limit <= 0), ending in "…" when
 // cut. Strings are quoted, byte slices show their size (and a PNG its
-// dimensions), slices and maps their length, structs their fields; a
-// Previewer, an error or a fmt.Stringer describes itself.
+// dimensions), slices and maps their length, structs their exported
+// fields (never the unexported ones); a Previewer, an error, a
+// fmt.Stringer or a json.Marshaler describes itself, and a handle (a
+// database, a connection, a client, a file: see RegisterHandle) shows its
+// type and a short identity only.
 func Preview(v any, limit int) string {
 	if limit <= 0 {
 		limit = DefaultPreviewLimit
@@ -81,6 +85,7 @@ type previewer struct {
 	// themselves (see self).
 	selfType    reflect.Type
 	mayDescribe bool
+	handle      bool
 }
 
 // written is what the previewer wrote since base.
@@ -180,11 +185,12 @@ type typeInfo struct {
 	// walk, or is nil (flat.go).
 	plan    []flatField
 	hasPlan bool
-	name    string   // the struct's name, or "struct"
-	fields  []string // "Name: " per field, exported or not (structures show all)
-	// columns are the exported fields' indexes and header the table's
+	name    string // the struct's name, or "struct"
+	// columns are the exported fields' indexes, the only fields a
+	// preview shows; labels are their "Name: " and header a table's
 	// columns ("ID int, Name string"), for slices of this struct type.
 	columns []int
+	labels  []string
 	header  string
 }
 
@@ -213,10 +219,10 @@ func infoOfType(t reflect.Type) *typeInfo {
 		var head strings.Builder
 		for i := range t.NumField() {
 			f := t.Field(i)
-			ti.fields = append(ti.fields, f.Name+": ")
 			if !f.IsExported() {
 				continue
 			}
+			ti.labels = append(ti.labels, f.Name+": ")
 			if len(ti.columns) > 0 {
 				head.WriteString(", ")
 			}
@@ -230,19 +236,26 @@ func infoOfType(t reflect.Type) *typeInfo {
 	return got.(*typeInfo)
 }
 
-// self reports and writes the self-description of v, if it has one.
+// self reports and writes the self-description of v, if it has one: a
+// handle's type and identity (handle.go), or what its Preview, Error,
+// String or MarshalJSON method returns. An interface value is left to
+// its dynamic value.
 func (p *previewer) self(v reflect.Value) (ok bool) {
-	if !v.CanInterface() {
+	if !v.CanInterface() || v.Kind() == reflect.Interface {
 		return false
 	}
 	if v.Kind() == reflect.Pointer && v.IsNil() {
 		return false
 	}
-	// A type without (exported) methods describes nothing; an interface's
-	// dynamic value may. The answer is kept for the next value, often of
-	// the same type (a list's elements).
+	// A type without (exported) methods describes nothing. The answers
+	// are kept for the next value, often of the same type (a list's
+	// elements).
 	if t := v.Type(); t != p.selfType {
-		p.selfType, p.mayDescribe = t, t.Kind() == reflect.Interface || t.NumMethod() > 0
+		p.selfType, p.mayDescribe, p.handle = t, t.NumMethod() > 0, isHandle(t)
+	}
+	if p.handle {
+		p.str(handlePreview(v))
+		return true
 	}
 	if !p.mayDescribe {
 		return false
@@ -261,6 +274,12 @@ func (p *previewer) self(v reflect.Value) (ok bool) {
 		p.str2("error: ", x.Error())
 	case fmt.Stringer:
 		p.str(x.String())
+	case json.Marshaler:
+		b, err := x.MarshalJSON()
+		if err != nil {
+			return false
+		}
+		p.str(string(b))
 	default:
 		return false
 	}
@@ -612,14 +631,14 @@ func (p *previewer) mapping(v reflect.Value, depth int) {
 func (p *previewer) structure(v reflect.Value, depth int) {
 	info := infoOf(v.Type())
 	p.str2(info.name, "{")
-	for i, f := range info.fields {
+	for j, i := range info.columns {
 		if p.full() {
 			break
 		}
-		if i > 0 {
+		if j > 0 {
 			p.str(", ")
 		}
-		p.str(f)
+		p.str(info.labels[j])
 		p.nested(v.Field(i), depth)
 	}
 	p.str("}")
@@ -663,7 +682,7 @@ func (p *previewer) table(v reflect.Value) bool {
 	if ptr {
 		et = et.Elem()
 	}
-	if et.Kind() != reflect.Struct || implementsSelf(v.Type().Elem()) {
+	if et.Kind() != reflect.Struct || implementsSelf(v.Type().Elem()) || isHandle(v.Type().Elem()) {
 		return false
 	}
 	info := infoOf(et)
@@ -725,7 +744,7 @@ func (p *previewer) table(v reflect.Value) bool {
 
 // implementsSelf reports whether values of t describe themselves.
 func implementsSelf(t reflect.Type) bool {
-	for _, i := range []reflect.Type{reflect.TypeFor[Previewer](), reflect.TypeFor[error](), reflect.TypeFor[fmt.Stringer]()} {
+	for _, i := range []reflect.Type{reflect.TypeFor[Previewer](), reflect.TypeFor[error](), reflect.TypeFor[fmt.Stringer](), reflect.TypeFor[json.Marshaler]()} {
 		if t.Implements(i) {
 			return true
 		}

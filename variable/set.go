@@ -106,7 +106,7 @@ func (s *Set) Define(spec Spec, step int, by string) (created bool, err error) {
 		s.order = append(s.order, spec.Name)
 		kind = Created
 	}
-	v.Value, v.Type, v.Description, v.Secret, v.Tainted = spec.Value, t, spec.Description, spec.Secret, spec.Tainted
+	v.Value, v.Type, v.Description, v.Secret, v.Tainted, v.RunOnly = spec.Value, t, spec.Description, spec.Secret, spec.Tainted, spec.RunOnly
 	s.record(v, step, kind, by)
 	return !exists, nil
 }

@@ -23,6 +23,10 @@ type Spec struct {
 	// documentation). The runtime sets it; a host hands in secrets with
 	// Secret.
 	Tainted bool
+	// RunOnly keeps the variable to its run: a later run of the same
+	// session does not start with it, as it starts with the variables
+	// its earlier runs left (a request's credentials, a per-turn handle).
+	RunOnly bool
 }
 
 // Variable is one named, typed value of a run, with the history of the steps
@@ -45,6 +49,8 @@ type Variable struct {
 	// an action that was given a secret or tainted value, or a variable a
 	// snippet set after reading one. They are handled like secrets.
 	Tainted bool
+	// RunOnly variables stay with their run (see Spec.RunOnly).
+	RunOnly bool
 	// History lists the changes of the variable, oldest first.
 	History History
 }

@@ -83,6 +83,19 @@ const cases = {
     noSecret(events);
     noSecret(agent.messages);
   },
+  async two_turns() {
+    // A thread's second run starts with the variables its first left: the
+    // table loaded in turn 1 is filtered by reference in turn 2.
+    const agent = new HttpAgent({ url: `${base}/agui/chat`, threadId: 'two-turns', initialMessages: [{ id: 'u1', role: 'user', content: 'load the orders' }] });
+    await run(agent);
+    assert(agent.state.variables?.orders, `state after turn 1: ${JSON.stringify(agent.state)}`);
+    agent.messages.push({ id: 'u2', role: 'user', content: 'now only the late ones' });
+    const { events } = await run(agent);
+    const snap = events.find((e) => e.type === 'STATE_SNAPSHOT');
+    assert(snap && snap.snapshot.variables.orders && snap.snapshot.variables.db, `turn 2's STATE_SNAPSHOT: ${JSON.stringify(snap)}`);
+    const last = texts(agent).at(-1);
+    assert(last.includes('{2, true}, {3, true}') && !last.includes('"error"'), `turn 2 said ${last}`);
+  },
   async approval() {
     const agent = new HttpAgent({ url: `${base}/agui/approver`, initialMessages: [{ id: 'u1', role: 'user', content: 'Shout' }] });
     let { events } = await run(agent);

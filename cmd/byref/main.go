@@ -13,7 +13,8 @@
 //	byref help                          show this help
 //
 // Runs are recorded in a SQLite file: --db, else $BYREF_DB, else
-// $XDG_DATA_HOME/byref/runs.db (~/.local/share/byref/runs.db). Models are
+// $XDG_DATA_HOME/byref/runs.db (~/.local/share/byref/runs.db); byref
+// serve records them in PostgreSQL instead with --store postgres://…. Models are
 // named "provider:model" (--model, else $BYREF_MODEL); the provider's API
 // key comes from its usual environment variable (OPENAI_API_KEY, …).
 package main
@@ -58,6 +59,9 @@ Usage:
       --approve on_tool_call|on_start|none
                                    as runtime.Approval: ask before every tool call and snippet
                                    (the default), approve the plan first, or ask nothing
+      --session ID                 go on with the conversation of session ID (any name): the
+                                   run gets its earlier runs' messages and the variables they
+                                   left whose values the database holds
   byref serve [flags]              serve an agent named "byref" over ACP (HTTP + SSE) and the
                                    run inspector at /ui/; on the built-in scripted model when
                                    no model is named (no API key needed); and over A2A beside
@@ -68,6 +72,11 @@ Usage:
                                    (the default), since other users can see a flag in ps
       --grace 10s                  on Ctrl-C or SIGTERM, how long running steps may go on; a
                                    step still going then is marked interrupted
+      --store postgres://user:password@host:5432/db
+                                   record runs in PostgreSQL (its schema "byref", migrated at
+                                   start) instead of the SQLite file of --db; default
+                                   $BYREF_STORE. One byref serve per database for now; see
+                                   docs/deploy.md
       --model, --db, --approve     as for run
   byref runs ls [--db file] [--limit n]   list recorded runs, newest first, with their tasks
   byref runs show RUN_ID [--db file]      show a run: its state and events

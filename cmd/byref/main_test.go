@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/byref/byref/internal/pgtest"
 )
 
 // byrefBin is the command, built once for the tests that run it.
@@ -24,7 +26,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		panic("go build: " + err.Error() + "\n" + string(out))
 	}
-	code := m.Run()
+	code := pgtest.Main(m) // stops the PostgreSQL server of the tests that started one
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -41,7 +43,7 @@ func byrefEnv(t *testing.T, env []string, stdin string, args ...string) (string,
 	t.Helper()
 	cmd := exec.Command(byrefBin, args...)
 	cmd.Stdin = strings.NewReader(stdin)
-	cmd.Env = append(append(os.Environ(), "BYREF_DB=", "BYREF_MODEL=", "OPENAI_API_KEY="), env...)
+	cmd.Env = append(append(os.Environ(), "BYREF_DB=", "BYREF_STORE=", "BYREF_MODEL=", "OPENAI_API_KEY="), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -19,6 +19,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	modelSpec := fs.String("model", "", "")
 	db := fs.String("db", defaultDB(), "")
 	approve := fs.String("approve", string(runtime.ApproveOnToolCall), "")
+	session := fs.String("session", "", "")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -43,7 +44,18 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: pos[0], ModelName: *modelSpec, Approval: approval}, Name: "byref run"})
+	opts := runtime.RunOptions{Spec: runtime.Spec{Task: pos[0], ModelName: *modelSpec, Approval: approval}, Name: "byref run", Session: run.SessionID(*session)}
+	if *session != "" {
+		// The session's earlier messages are the run's history; its
+		// variables the runtime brings back itself.
+		sess, err := rt.Session(ctx, opts.Session)
+		if err != nil {
+			return err
+		}
+		opts.History = runtime.HistoryOf(sess)
+		fmt.Fprintf(stdout, "session %s: %d earlier runs, %d variables\n", *session, len(sess.Runs), len(sess.Variables))
+	}
+	h, err := rt.Start(ctx, opts)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,5 +49,21 @@ func TestOpenModelTakesScripted(t *testing.T) {
 	}
 	if _, err := openModel("scripted:nope"); err == nil || !strings.Contains(err.Error(), "scripted:approval") {
 		t.Fatalf("openModel(scripted:nope): %v", err)
+	}
+}
+
+// TestRunSession: byref run --session goes on with a session's
+// conversation in a new process: the second run finds the variable the
+// first made, from the database, and does not make it again.
+func TestRunSession(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "runs.db")
+	args := []string{"run", "--db", db, "--model", "scripted:session", "--approve", "none", "--session", "chat"}
+	out, code := byref(t, "", append(args, "make the answer")...)
+	if code != 0 || !strings.Contains(out, "session chat: 0 earlier runs, 0 variables") || !strings.Contains(out, "answer := 6 * 7") {
+		t.Fatalf("turn 1: exit %d:\n%s", code, out)
+	}
+	out, code = byref(t, "", append(args, "what was the answer?")...)
+	if code != 0 || !strings.Contains(out, "session chat: 1 earlier runs, 1 variables") || strings.Contains(out, "answer := 6 * 7") || !strings.Contains(out, "42") {
+		t.Fatalf("turn 2: exit %d:\n%s", code, out)
 	}
 }

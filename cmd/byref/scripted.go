@@ -40,6 +40,14 @@ var scripts = map[string]func(llm.Request) (llm.Response, error){
 		}
 		return llm.Text("done\u001b[2J\u001b[H\u009b31m"), nil
 	},
+	// session makes answer in a snippet, unless its system prompt lists
+	// answer (an earlier run of the session left it), then returns it.
+	"session": func(req llm.Request) (llm.Response, error) {
+		if lastTool(req) == nil && !strings.Contains(req.Messages[0].Text, "answer (int)") {
+			return llm.CallTool(runtime.RunGoName, `{"code":"answer := 6 * 7"}`), nil
+		}
+		return llm.CallTool(action.TerminateName, `{"success":true,"result":"<<var:answer>>"}`), nil
+	},
 	// question asks the user's name, then greets them.
 	"question": func(req llm.Request) (llm.Response, error) {
 		if tool := lastTool(req); tool != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/byref/byref/a2a"
 	"github.com/byref/byref/agui"
+	"github.com/byref/byref/run/postgres"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
@@ -19,6 +20,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlags("serve")
 	addr := fs.String("addr", server.DefaultAddr, "")
 	db := fs.String("db", defaultDB(), "")
+	storeSpec := fs.String("store", os.Getenv("BYREF_STORE"), "")
 	token := fs.String("token", os.Getenv("BYREF_TOKEN"), "")
 	modelSpec := fs.String("model", "", "")
 	approve := fs.String("approve", string(runtime.ApproveOnToolCall), "")
@@ -47,11 +49,22 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	store, err := openStore(*db)
+	flagName := "--db"
+	if *storeSpec != "" {
+		*db, flagName = *storeSpec, "--store"
+	}
+	store, where, err := openServed(ctx, *db)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	if pg, ok := store.(*postgres.Store); ok {
+		unlock, err := serveAlone(ctx, pg, where) // before Recover
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	agent, err := runtime.New(runtime.Options{Model: model, Store: store})
 	if err != nil {
 		return err
@@ -93,7 +106,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("listening on %s: %w (pass --addr 127.0.0.1:PORT for another port)", *addr, err)
 	}
 	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(stdout, "byref: serving the agent \"byref\" over ACP at %s, model %s, approval %s (runs in %s)\n", url, spec, approval, *db)
+	fmt.Fprintf(stdout, "byref: serving the agent \"byref\" over ACP at %s, model %s, approval %s (runs in %s)\n", url, spec, approval, where)
 	fmt.Fprintf(stdout, "byref: the run inspector is at %s/ui/\n", url)
 	fmt.Fprintf(stdout, "byref: and over A2A: card at %s/.well-known/agent-card.json, endpoint %s/a2a/byref\n", url, url)
 	fmt.Fprintf(stdout, "byref: and over AG-UI, for front ends: POST %s/agui/byref\n", url)
@@ -104,7 +117,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := s.Serve(ctx, ln); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "byref: stopped; runs awaiting an approval or an answer are kept in %s and go on after byref serve --db %s\n", *db, *db)
+	fmt.Fprintf(stdout, "byref: stopped; runs awaiting an approval or an answer are kept in %s and go on after byref serve %s %s\n", where, flagName, where)
 	return nil
 }
 

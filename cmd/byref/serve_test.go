@@ -59,7 +59,7 @@ func serve(t *testing.T, args ...string) *served {
 	addr := ln.Addr().String()
 	ln.Close()
 	cmd := exec.Command(byrefBin, append([]string{"serve", "--addr", addr}, args...)...)
-	cmd.Env = append(os.Environ(), "BYREF_DB=", "BYREF_MODEL=", "OPENAI_API_KEY=", "BYREF_TOKEN=")
+	cmd.Env = append(os.Environ(), "BYREF_DB=", "BYREF_STORE=", "BYREF_MODEL=", "OPENAI_API_KEY=", "BYREF_TOKEN=")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/byref/byref/llm"
 	_ "github.com/byref/byref/llm/providers"
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/run/postgres"
 	"github.com/byref/byref/run/sqlite"
 )
 
@@ -47,6 +51,37 @@ func openExisting(path string) (*sqlite.Store, error) {
 		return nil, fmt.Errorf("no run database at %s; pass --db with the file your runs were recorded in (or set BYREF_DB)", path)
 	}
 	return openStore(path)
+}
+
+// servedStore is the store byref serve records runs in: run/sqlite's or
+// run/postgres's.
+type servedStore interface {
+	run.Store
+	Close() error
+}
+
+// isPostgresURL reports whether --store names a PostgreSQL database.
+func isPostgresURL(spec string) bool {
+	return strings.HasPrefix(spec, "postgres://") || strings.HasPrefix(spec, "postgresql://")
+}
+
+// openServed opens the store of byref serve: the PostgreSQL database of a
+// postgres:// URL (migrating its schema), else the SQLite file at spec.
+// where names it for messages, without a password.
+func openServed(ctx context.Context, spec string) (store servedStore, where string, err error) {
+	if !isPostgresURL(spec) {
+		s, err := openStore(spec)
+		return s, spec, err
+	}
+	where = spec
+	if u, err := url.Parse(spec); err == nil {
+		where = u.Redacted()
+	}
+	s, err := postgres.Open(ctx, spec, postgres.Options{})
+	if err != nil {
+		return nil, where, fmt.Errorf("opening the run store %s: %w", where, err)
+	}
+	return s, where, nil
 }
 
 // openModel opens the model named by spec ("provider:model"), the built-in

@@ -17,6 +17,7 @@ var heavy = []string{
 	"go.opentelemetry.io/",
 	"github.com/modelcontextprotocol/",
 	"go.temporal.io/",
+	"github.com/jackc/",
 }
 
 // TestCoreStaysLight lists every dependency of the core packages with go
@@ -110,6 +111,7 @@ func TestProvidersAreOptIn(t *testing.T) {
 	providers := []string{
 		"github.com/tmc/langchaingo", "github.com/pkoukk/tiktoken-go", "github.com/dlclark/regexp2",
 		"github.com/byref/byref/llm/openai", "github.com/byref/byref/llm/anthropic", "github.com/byref/byref/llm/providers",
+		"github.com/byref/byref/llm/azure", // llm/openai covers llm/openai/responses
 	}
 	for _, pkg := range []string{"runtime", "otel", "codegen", "server", "eval"} {
 		out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/"+pkg).CombinedOutput()

@@ -149,7 +149,16 @@ func (m *Model) finish(out *llm.Response, reason string) {
 	}
 }
 
+// usage returns u as an llm.Usage: cache reads and writes are part of the
+// input, and a compacted message's usage is the sum of its iterations.
 func (u usage) usage() llm.Usage {
+	if len(u.Iterations) > 0 {
+		var sum llm.Usage
+		for _, it := range u.Iterations {
+			sum = sum.Add(it.usage())
+		}
+		return sum
+	}
 	return llm.Usage{
 		InputTokens: u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens,

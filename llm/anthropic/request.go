@@ -7,16 +7,18 @@ import (
 	"strings"
 
 	"github.com/byref/byref/llm"
+	"github.com/byref/byref/llm/internal/wire"
 )
-
-// emptySchema is the input_schema of a tool without parameters.
-var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // encode builds the JSON body of req. System messages are joined into the
 // system prompt; consecutive tool results share one user message, as the API
-// requires; an assistant message sends its thinking blocks first, unchanged,
-// then its text and its tool_use blocks.
+// requires; an assistant message sends its thinking blocks first, unchanged
+// (other providers' reasoning is left out), then its text and its tool_use
+// blocks.
 func (m *Model) encode(req llm.Request, stream bool) ([]byte, error) {
+	if req.ResponseFormat != nil {
+		return nil, fmt.Errorf("llm: %s: Request.ResponseFormat is not supported by the Messages API adapter; describe the JSON in the prompt, or offer a tool whose parameters are the schema", m.provider)
+	}
 	r := request{Model: m.opts.Model, MaxTokens: req.MaxTokens, Temperature: req.Temperature, TopP: req.TopP, Stream: stream}
 	if r.MaxTokens == 0 {
 		r.MaxTokens = m.opts.MaxTokens
@@ -31,11 +33,9 @@ func (m *Model) encode(req llm.Request, stream bool) ([]byte, error) {
 		r.TopP = m.opts.TopP
 	}
 	for _, t := range req.Tools {
-		s := t.Parameters
-		if len(bytes.TrimSpace(s)) == 0 {
-			s = emptySchema
-		} else if !json.Valid(s) {
-			return nil, fmt.Errorf("llm: %s: tool %q: Parameters is not valid JSON; give a JSON Schema object", m.provider, t.Name)
+		s, err := wire.Parameters(m.provider, t)
+		if err != nil {
+			return nil, err
 		}
 		r.Tools = append(r.Tools, tool{Name: t.Name, Description: t.Description, InputSchema: s})
 	}
@@ -49,6 +49,9 @@ func (m *Model) encode(req llm.Request, stream bool) ([]byte, error) {
 		case llm.RoleAssistant:
 			var blocks []block
 			for _, t := range msg.Thinking {
+				if t.Provider != "" && t.Provider != "anthropic" {
+					continue // another provider's reasoning, which Anthropic cannot read
+				}
 				if t.Redacted != "" {
 					blocks = append(blocks, block{Type: "redacted_thinking", Data: t.Redacted})
 				} else {

@@ -99,6 +99,9 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) 
 				if e.Usage.InputTokens > 0 {
 					u.InputTokens = e.Usage.InputTokens
 				}
+				if len(e.Usage.Iterations) > 0 {
+					u.Iterations = e.Usage.Iterations
+				}
 			}
 		case "message_stop":
 			stopped = true

@@ -70,11 +70,15 @@ type response struct {
 	Error      *apiError `json:"error"`
 }
 
+// usage is a message's usage. When the server compacted the context first
+// (context management's compaction), Iterations counts each model call
+// apart, and the top-level fields count only the last.
 type usage struct {
-	InputTokens              int `json:"input_tokens"`
-	OutputTokens             int `json:"output_tokens"`
-	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
-	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+	InputTokens              int     `json:"input_tokens"`
+	OutputTokens             int     `json:"output_tokens"`
+	CacheCreationInputTokens int     `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int     `json:"cache_read_input_tokens"`
+	Iterations               []usage `json:"iterations"`
 }
 
 type apiError struct {

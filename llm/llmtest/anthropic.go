@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/byref/byref/llm"
@@ -202,6 +201,17 @@ func anthropicCases() []Case {
 			// counts them in InputTokens and apart.
 			wantCachedUsage(t, generate(t, m, ask("Hi")), llm.Usage{InputTokens: 3050, OutputTokens: 20, CacheReadTokens: 2000, CacheWriteTokens: 1000})
 		}},
+		{"usage_compaction_iterations", func(t *testing.T, open Open) {
+			// A message the server compacted first (context management):
+			// usage.iterations counts the compaction and the message, the
+			// top-level fields only the last (as recorded from
+			// claude-sonnet-4-6).
+			_, m := msgs(t, open, Reply{Body: `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-6","content":[{"type":"text","text":"Hello!"}],"stop_reason":"end_turn",` +
+				`"usage":{"input_tokens":181,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":8,"iterations":[` +
+				`{"input_tokens":100,"output_tokens":83,"cache_read_input_tokens":55096,"cache_creation_input_tokens":0,"type":"compaction"},` +
+				`{"input_tokens":181,"output_tokens":8,"cache_read_input_tokens":0,"cache_creation_input_tokens":0,"type":"message"}]}}`})
+			wantCachedUsage(t, generate(t, m, ask("Hi")), llm.Usage{InputTokens: 55377, OutputTokens: 91, CacheReadTokens: 55096})
+		}},
 		{"thinking", func(t *testing.T, open Open) {
 			s, m := msgs(t, open,
 				Reply{Body: message(`{"type":"thinking","thinking":"Paris is a city; look it up.","signature":"WaUjzkypQ2mUEVM36O2TxuC06KN8xyfbJwyem2dw3URve/op91XWHOEBLLqIOMfFG/UvLEczmEsUjavL=="},`+
@@ -355,30 +365,9 @@ func anthropicCases() []Case {
 		Case{"stream_callback_error", func(t *testing.T, open Open) {
 			_, m := msgs(t, open, Reply{SSE: events(`"end_turn"`, blockStart(0, `{"type":"text","text":""}`),
 				blockDelta(0, `{"type":"text_delta","text":"one "}`), blockDelta(0, `{"type":"text_delta","text":"two"}`), blockStop(0))})
-			stop := errors.New("enough")
-			calls := 0
-			_, err := llm.Stream(context.Background(), m, ask("Hi"), func(llm.Chunk) error { calls++; return stop })
-			if !errors.Is(err, stop) || calls != 1 {
-				t.Errorf("err = %v after %d callbacks; want the callback's error after 1", err, calls)
-			}
+			callbackStops(t, m)
 		}},
 	)
-	errs := append(httpErrorCases[:len(httpErrorCases):len(httpErrorCases)], struct {
-		name      string
-		status    int
-		kind      error
-		retryable bool
-	}{"529_overloaded", 529, llm.ErrProviderUnavailable, true})
-	for _, he := range errs {
-		cases = append(cases, Case{"http_error_" + he.name, func(t *testing.T, open Open) {
-			_, m := msgs(t, open, Reply{Status: he.status, Body: `{"type":"error","error":{"type":"invalid_request_error","message":"scripted failure"}}`})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, he.kind, he.status, he.retryable)
-			if !strings.Contains(err.Error(), "scripted failure") {
-				t.Errorf("err = %v; want the provider's message in it", err)
-			}
-		}})
-	}
 	cases = append(cases,
 		Case{"retries", func(t *testing.T, open Open) {
 			s, m := msgs(t, open,
@@ -399,27 +388,8 @@ func anthropicCases() []Case {
 				t.Errorf("err = %v; want RetryAfter 7s", err)
 			}
 		}},
-		Case{"concurrent_use", func(t *testing.T, open Open) {
-			replies := make([]Reply, 16)
-			for i := range replies {
-				replies[i] = Reply{Body: message(`{"type":"text","text":"ok"}`, `"end_turn"`, 1, 1)}
-			}
-			_, m := msgs(t, open, replies...)
-			concurrentUse(t, m, len(replies))
-		}},
-		Case{"canceled", func(t *testing.T, open Open) {
-			s, m := msgs(t, open, Reply{Hang: true})
-			ctx, cancel := context.WithCancel(context.Background())
-			errc := make(chan error, 1)
-			go func() { _, err := m.Generate(ctx, ask("Hi")); errc <- err }()
-			for s.Requests() == 0 {
-				runtimeGosched()
-			}
-			cancel()
-			if err := <-errc; !errors.Is(err, context.Canceled) || llm.IsRetryable(err) {
-				t.Errorf("err = %v, want context.Canceled, not retryable", err)
-			}
-		}},
 	)
-	return cases
+	statuses := append(httpErrorCases[:len(httpErrorCases):len(httpErrorCases)], httpErrorCase{"529_overloaded", 529, llm.ErrProviderUnavailable, true})
+	return append(cases, sharedCases(msgs, statuses, `{"type":"error","error":{"type":"invalid_request_error","message":"scripted failure"}}`,
+		Reply{Body: message(`{"type":"text","text":"ok"}`, `"end_turn"`, 1, 1)})...)
 }

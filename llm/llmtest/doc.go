@@ -16,7 +16,9 @@
 // The cases cover text; one, parallel and streamed tool calls with arguments
 // split across chunks; empty IDs; calls without "type"; content as an array
 // of parts; refusals; each stop reason; usage; reasoning, thinking blocks and
-// thought signatures (and that they go back on the next turn); malformed and
+// thought signatures, Responses reasoning items with their encrypted_content
+// (and that they go back on the next turn, another provider's left out);
+// structured output; malformed and
 // truncated bodies and streams; HTTP errors, Retry-After, retries and
 // cancellation; and that no sampling parameter the caller did not set is
 // sent. [Cases] lists them by name for a [Flavor]. Each fixture's comment

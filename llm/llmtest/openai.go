@@ -270,8 +270,9 @@ func openAICases(f Flavor) []Case {
 		{"usage", func(t *testing.T, open Open) {
 			_, m := chat(t, open, Reply{Body: completion(`{"role":"assistant","content":"ok"}`, `"stop"`,
 				`{"prompt_tokens":1200,"completion_tokens":340,"total_tokens":1540,"prompt_tokens_details":{"cached_tokens":1024},"completion_tokens_details":{"reasoning_tokens":300}}`)})
-			// cached_tokens is a part of prompt_tokens.
-			wantCachedUsage(t, generate(t, m, ask("Hi")), llm.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 1024})
+			// cached_tokens is a part of prompt_tokens, reasoning_tokens of
+			// completion_tokens.
+			wantCachedUsage(t, generate(t, m, ask("Hi")), llm.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 1024, ReasoningTokens: 300})
 		}},
 		{"reasoning_content", func(t *testing.T, open Open) {
 			// vLLM's reasoning outputs
@@ -338,6 +339,19 @@ func openAICases(f Flavor) []Case {
 				Path(t, b, "messages", 3, "role") != "tool" || Path(t, b, "messages", 3, "tool_call_id") != "call_1" ||
 				Path(t, b, "messages", 3, "content") != "sunny" {
 				t.Errorf("messages = %v", b["messages"])
+			}
+		}},
+		{"structured_output", func(t *testing.T, open Open) {
+			s, m := chat(t, open, Reply{Body: completion(`{"role":"assistant","content":"{\"city\":\"Paris\"}"}`, `"stop"`, usage19x10)})
+			req := ask("Which city?")
+			req.ResponseFormat = &llm.ResponseFormat{Name: "city", Schema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`), Strict: true}
+			if resp := generate(t, m, req); resp.Text != `{"city":"Paris"}` {
+				t.Errorf("Text = %q", resp.Text)
+			}
+			f := Path(t, s.Body(0), "response_format")
+			if Path(t, f, "type") != "json_schema" || Path(t, f, "json_schema", "name") != "city" || Path(t, f, "json_schema", "strict") != true ||
+				Path(t, f, "json_schema", "schema", "type") != "object" {
+				t.Errorf("response_format = %v", f)
 			}
 		}},
 		{"unset_parameters", func(t *testing.T, open Open) {
@@ -434,24 +448,9 @@ func openAICases(f Flavor) []Case {
 		}},
 		Case{"stream_callback_error", func(t *testing.T, open Open) {
 			_, m := chat(t, open, Reply{SSE: []string{chunk(`{"content":"one "}`, "null"), chunk(`{"content":"two"}`, `"stop"`), done}})
-			stop := errors.New("enough")
-			calls := 0
-			_, err := llm.Stream(context.Background(), m, ask("Hi"), func(llm.Chunk) error { calls++; return stop })
-			if !errors.Is(err, stop) || calls != 1 {
-				t.Errorf("err = %v after %d callbacks; want the callback's error after 1", err, calls)
-			}
+			callbackStops(t, m)
 		}},
 	)
-	for _, he := range httpErrorCases {
-		cases = append(cases, Case{"http_error_" + he.name, func(t *testing.T, open Open) {
-			_, m := chat(t, open, Reply{Status: he.status, Body: `{"error":{"message":"scripted failure","type":"invalid_request_error","param":null,"code":null}}`})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, he.kind, he.status, he.retryable)
-			if !strings.Contains(err.Error(), "scripted failure") {
-				t.Errorf("err = %v; want the provider's message in it", err)
-			}
-		}})
-	}
 	cases = append(cases,
 		Case{"retries", func(t *testing.T, open Open) {
 			s, m := chat(t, open,
@@ -472,27 +471,7 @@ func openAICases(f Flavor) []Case {
 				t.Errorf("err = %v; want RetryAfter 7s", err)
 			}
 		}},
-		Case{"concurrent_use", func(t *testing.T, open Open) {
-			replies := make([]Reply, 16)
-			for i := range replies {
-				replies[i] = Reply{Body: completion(`{"role":"assistant","content":"ok"}`, `"stop"`, usage19x10)}
-			}
-			_, m := chat(t, open, replies...)
-			concurrentUse(t, m, len(replies))
-		}},
-		Case{"canceled", func(t *testing.T, open Open) {
-			s, m := chat(t, open, Reply{Hang: true})
-			ctx, cancel := context.WithCancel(context.Background())
-			errc := make(chan error, 1)
-			go func() { _, err := m.Generate(ctx, ask("Hi")); errc <- err }()
-			for s.Requests() == 0 {
-				runtimeGosched()
-			}
-			cancel()
-			if err := <-errc; !errors.Is(err, context.Canceled) || llm.IsRetryable(err) {
-				t.Errorf("err = %v, want context.Canceled, not retryable", err)
-			}
-		}},
 	)
-	return cases
+	return append(cases, sharedCases(chat, httpErrorCases, `{"error":{"message":"scripted failure","type":"invalid_request_error","param":null,"code":null}}`,
+		Reply{Body: completion(`{"role":"assistant","content":"ok"}`, `"stop"`, usage19x10)})...)
 }

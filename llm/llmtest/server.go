@@ -67,7 +67,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.bodies = append(s.bodies, body)
 	s.raw = append(s.raw, b)
 	s.headers = append(s.headers, r.Header.Clone())
-	s.paths = append(s.paths, r.URL.Path)
+	s.paths = append(s.paths, r.URL.RequestURI())
 	if len(s.replies) == 0 {
 		s.mu.Unlock()
 		http.Error(w, `{"error":{"message":"script exhausted"}}`, http.StatusTeapot)
@@ -147,6 +147,18 @@ func (s *Server) Header(i int) http.Header {
 		s.t.Fatalf("the server got %d requests, want at least %d", len(s.headers), i+1)
 	}
 	return s.headers[i]
+}
+
+// Path returns the path of request i, with its query, as the client sent
+// it.
+func (s *Server) Path(i int) string {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i >= len(s.paths) {
+		s.t.Fatalf("the server got %d requests, want at least %d", len(s.paths), i+1)
+	}
+	return s.paths[i]
 }
 
 // Path walks a decoded JSON value by keys and indexes, e.g.

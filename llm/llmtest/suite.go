@@ -20,7 +20,8 @@ type Flavor string
 
 // The flavors the suite knows. The first five speak OpenAI's chat
 // completions (POST …/chat/completions); Anthropic speaks the Messages API
-// (POST …/v1/messages).
+// (POST …/v1/messages); [Responses], declared with its cases, speaks
+// OpenAI's Responses API (POST …/responses).
 const (
 	// OpenAI is OpenAI's own chat completions API.
 	OpenAI Flavor = "openai"
@@ -55,8 +56,11 @@ type Case struct {
 
 // Cases returns the cases of flavor f, in the order [Run] runs them.
 func Cases(f Flavor) []Case {
-	if f == Anthropic {
+	switch f {
+	case Anthropic:
 		return anthropicCases()
+	case Responses:
+		return responsesCases()
 	}
 	return openAICases(f)
 }
@@ -196,14 +200,17 @@ func wantKind(t *testing.T, err error, kind error, status int, retryable bool) {
 	}
 }
 
-// httpErrorCases are the statuses every adapter must classify, with the
-// kind and retryability byref promises.
-var httpErrorCases = []struct {
+// httpErrorCase is a status an adapter must classify, with the kind and
+// retryability byref promises.
+type httpErrorCase struct {
 	name      string
 	status    int
 	kind      error
 	retryable bool
-}{
+}
+
+// httpErrorCases are the statuses every adapter must classify.
+var httpErrorCases = []httpErrorCase{
 	{"400_rejected", 400, llm.ErrRequestRejected, false},
 	{"401_unauthorized", 401, llm.ErrUnauthorized, false},
 	{"403_forbidden", 403, llm.ErrUnauthorized, false},
@@ -211,6 +218,63 @@ var httpErrorCases = []struct {
 	{"429_rate_limited", 429, llm.ErrRateLimited, true},
 	{"500_server_error", 500, llm.ErrProviderUnavailable, true},
 	{"503_unavailable", 503, llm.ErrProviderUnavailable, true},
+}
+
+// serveFunc starts a flavor's server with the replies and opens the
+// adapter under test against it.
+type serveFunc func(t *testing.T, open Open, replies ...Reply) (*Server, llm.Model)
+
+// sharedCases are the cases every flavor runs alike but for its bodies:
+// each HTTP error (errorBody is the flavor's error body with the message
+// "scripted failure") classified and with the provider's message, use
+// from many goroutines (ok is a successful answer), and cancellation.
+func sharedCases(serve serveFunc, statuses []httpErrorCase, errorBody string, ok Reply) []Case {
+	var cases []Case
+	for _, he := range statuses {
+		cases = append(cases, Case{"http_error_" + he.name, func(t *testing.T, open Open) {
+			_, m := serve(t, open, Reply{Status: he.status, Body: errorBody})
+			_, err := m.Generate(context.Background(), ask("Hi"))
+			wantKind(t, err, he.kind, he.status, he.retryable)
+			if !strings.Contains(err.Error(), "scripted failure") {
+				t.Errorf("err = %v; want the provider's message in it", err)
+			}
+		}})
+	}
+	return append(cases,
+		Case{"concurrent_use", func(t *testing.T, open Open) {
+			replies := make([]Reply, 16)
+			for i := range replies {
+				replies[i] = ok
+			}
+			_, m := serve(t, open, replies...)
+			concurrentUse(t, m, len(replies))
+		}},
+		Case{"canceled", func(t *testing.T, open Open) {
+			s, m := serve(t, open, Reply{Hang: true})
+			ctx, cancel := context.WithCancel(context.Background())
+			errc := make(chan error, 1)
+			go func() { _, err := m.Generate(ctx, ask("Hi")); errc <- err }()
+			for s.Requests() == 0 {
+				runtimeGosched()
+			}
+			cancel()
+			if err := <-errc; !errors.Is(err, context.Canceled) || llm.IsRetryable(err) {
+				t.Errorf("err = %v, want context.Canceled, not retryable", err)
+			}
+		}},
+	)
+}
+
+// callbackStops checks that an error from the callback stops a stream of
+// two pieces of text after the first, and comes back wrapped.
+func callbackStops(t *testing.T, m llm.Model) {
+	t.Helper()
+	stop := errors.New("enough")
+	calls := 0
+	_, err := llm.Stream(context.Background(), m, ask("Hi"), func(llm.Chunk) error { calls++; return stop })
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("err = %v after %d callbacks; want the callback's error after 1", err, calls)
+	}
 }
 
 // retry is the policy of the retry cases: no real waiting.

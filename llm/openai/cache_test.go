@@ -45,10 +45,10 @@ func TestPromptCacheKey(t *testing.T) {
 }
 
 // The OpenAI-compatible providers other than OpenAI send no
-// prompt_cache_key: Gemini caches by prefix, and Mistral refuses unknown
-// fields.
+// prompt_cache_key: Gemini caches by prefix, Mistral refuses unknown
+// fields, OpenRouter routes by model.
 func TestPromptCacheKeyOnlyForOpenAI(t *testing.T) {
-	for _, p := range []string{"openai", "gemini", "mistral", "ollama", "vllm"} {
+	for _, p := range []string{"openai", "gemini", "mistral", "openrouter", "ollama", "vllm"} {
 		s := llmtest.NewServer(t, "/chat/completions", llmtest.Reply{Body: okCompletion})
 		m, err := llm.OpenWith(p+":m", llm.Config{APIKey: "k", BaseURL: s.URL(), Getenv: func(string) string { return "" }})
 		if err != nil {

@@ -14,7 +14,7 @@ import (
 func TestConformance(t *testing.T) {
 	flavors := map[string]llmtest.Flavor{
 		"openai": llmtest.OpenAI, "mistral": llmtest.Mistral, "google": llmtest.Gemini,
-		"ollama": llmtest.Ollama, "vllm": llmtest.VLLM,
+		"ollama": llmtest.Ollama, "vllm": llmtest.VLLM, "openrouter": llmtest.OpenAI,
 	}
 	for name, flavor := range flavors {
 		t.Run(name, func(t *testing.T) {
@@ -25,6 +25,8 @@ func TestConformance(t *testing.T) {
 					base = url + "/v1beta/openai"
 				case "ollama":
 					base = url // OLLAMA_HOST style: the adapter adds /v1
+				case "openrouter":
+					base = url + "/api/v1"
 				}
 				m, err := llm.OpenWith(name+":test-model", llm.Config{APIKey: "test-key", BaseURL: base, Getenv: func(string) string { return "" }})
 				if err != nil {

@@ -3,9 +3,11 @@
 // [llm.Model] and [llm.Streamer] written directly over net/http, with no SDK.
 //
 // Importing the package registers the providers openai, google (alias
-// gemini), mistral, ollama and vllm with [llm.Register], so that
+// gemini), mistral, openrouter, ollama and vllm with [llm.Register], so that
 // llm.Open("openai:gpt-4o-mini") works; [New] builds a model without the
-// registry.
+// registry. OpenRouter's attribution headers, HTTP-Referer and X-Title,
+// come from OPENROUTER_REFERER and OPENROUTER_TITLE ([OpenRouterHeader]
+// builds them for [Options.Header]).
 //
 // # What is sent
 //
@@ -24,7 +26,11 @@
 // endpoints get none ([Dialect.NoPromptCacheKey]): Gemini caches implicitly,
 // by prefix, and Mistral refuses fields it does not know. The body is
 // written in the order the cache reads the prompt: tools, then messages.
-// prompt_tokens_details.cached_tokens is read as [llm.Usage.CacheReadTokens].
+// prompt_tokens_details.cached_tokens is read as [llm.Usage.CacheReadTokens]
+// (and OpenRouter's cache_write_tokens as CacheWriteTokens),
+// completion_tokens_details.reasoning_tokens as ReasoningTokens, and
+// OpenRouter's usage.cost as Cost. [llm.Request.ResponseFormat] is sent as
+// response_format {"type":"json_schema"}.
 //
 // # What is read
 //
@@ -34,6 +40,8 @@
 // is kept in [llm.Response.Refusal]); tool calls with or without "type" and
 // with or without IDs (a missing ID gets a unique "call_N"); in streams, tool
 // calls split across chunks however the endpoint splits them (see the
-// assembler's rules in stream.go). Failures are [*llm.ProviderError] values;
+// assembler's rules in stream.go). Failures are [*llm.ProviderError] values
+// (an error object in a stream whose code is an HTTP status, as OpenRouter
+// sends for an upstream rate limit, is of that status's kind);
 // a stream that ends before a finish reason or [DONE] is [llm.ErrBadResponse].
 package openai

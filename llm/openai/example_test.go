@@ -28,3 +28,12 @@ func ExampleNew() {
 	fmt.Println(resp.StopReason, resp.Refusal, resp.Usage.Total(), err)
 	// Output: refusal I can't help with that. 16 <nil>
 }
+
+// OpenRouter attributes calls to an app by two headers; a model opened as
+// openrouter:<model> sends them from OPENROUTER_REFERER and
+// OPENROUTER_TITLE, and Options.Header takes them in Go.
+func ExampleOpenRouterHeader() {
+	h := openai.OpenRouterHeader("https://example.com/my-agent", "My agent")
+	fmt.Println(h.Get("HTTP-Referer"), "|", h.Get("X-Title"))
+	// Output: https://example.com/my-agent | My agent
+}

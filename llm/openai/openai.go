@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -25,6 +26,9 @@ type Options struct {
 	llm.Config
 	// Organization, when set, is sent as the OpenAI-Organization header.
 	Organization string
+	// Header holds more headers sent with every request (OpenRouter's
+	// HTTP-Referer and X-Title, which attribute the calls to an app).
+	Header http.Header
 	// Dialect adapts the request to an OpenAI-compatible endpoint; the zero
 	// value is OpenAI's own API.
 	Dialect Dialect
@@ -72,23 +76,8 @@ func New(opts Options) (*Model, error) {
 	if strings.TrimSpace(opts.Model) == "" {
 		return nil, errors.New("openai: Options.Model is empty; name a model, e.g. gpt-4o-mini")
 	}
-	base := strings.TrimSuffix(opts.BaseURL, "/")
-	if base == "" {
-		base = "https://api.openai.com/v1"
-	}
-	m := &Model{opts: opts, url: base + "/chat/completions", header: http.Header{}, client: opts.HTTPClient, provider: opts.Provider}
-	if m.client == nil {
-		m.client = &http.Client{}
-	}
-	if m.provider == "" {
-		m.provider = "openai"
-	}
-	if opts.APIKey != "" {
-		m.header.Set("Authorization", "Bearer "+opts.APIKey)
-	}
-	if opts.Organization != "" {
-		m.header.Set("OpenAI-Organization", opts.Organization)
-	}
+	m := &Model{opts: opts, provider: cmp.Or(opts.Provider, "openai")}
+	m.url, m.header, m.client = wire.OpenAIEndpoint(opts.Config, "https://api.openai.com/v1", "/chat/completions", opts.Organization, opts.Header)
 	return m, nil
 }
 
@@ -157,7 +146,12 @@ func stopReason(s string) llm.StopReason {
 	return llm.StopReason(s)
 }
 
-// streamError turns an error object sent with a 200 status into an error.
+// streamError turns an error object sent with a 200 status into an error:
+// of the kind its code says when the code is an HTTP status (OpenRouter's
+// upstream 429s), else a retryable unavailability.
 func streamError(provider string, e *apiError) error {
+	if code, ok := e.Code.(float64); ok && code >= 400 && code < 600 {
+		return llm.StatusError(provider, int(code), 0, errors.New(e.Message))
+	}
 	return &llm.ProviderError{Provider: provider, Retryable: true, Kind: llm.ErrProviderUnavailable, Err: errors.New(e.Message)}
 }

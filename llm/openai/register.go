@@ -1,14 +1,15 @@
 package openai
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/byref/byref/llm"
 )
 
 // The providers this package registers with [llm.Register]: OpenAI itself,
-// and the OpenAI-compatible endpoints of Google Gemini, Mistral, Ollama and
-// vLLM. Each differs from OpenAI's request only as its [Dialect] says.
+// and the OpenAI-compatible endpoints of Google Gemini, Mistral, OpenRouter,
+// Ollama and vLLM. Each differs from OpenAI's request only as its [Dialect] says.
 func init() {
 	register := func(name string, keyEnv []string, keyOptional bool, baseEnv, defaultBase string, d Dialect, base func(string) string) {
 		llm.Register(llm.Provider{
@@ -20,11 +21,14 @@ func init() {
 				if c.BaseURL == "" {
 					c.BaseURL = defaultBase
 				}
-				org := ""
-				if name == "openai" {
-					org = c.Getenv("OPENAI_ORGANIZATION")
+				opts := Options{Config: c, Dialect: d}
+				switch name {
+				case "openai":
+					opts.Organization = c.Getenv("OPENAI_ORGANIZATION")
+				case "openrouter":
+					opts.Header = OpenRouterHeader(c.Getenv("OPENROUTER_REFERER"), c.Getenv("OPENROUTER_TITLE"))
 				}
-				return New(Options{Config: c, Organization: org, Dialect: d})
+				return New(opts)
 			},
 		})
 	}
@@ -37,8 +41,27 @@ func init() {
 	}
 	register("mistral", []string{"MISTRAL_API_KEY"}, false, "", "https://api.mistral.ai/v1",
 		Dialect{LegacyMaxTokens: true, NoStreamOptions: true, ToolResultName: true, NoPromptCacheKey: true}, nil)
+	// OpenRouter takes OpenAI's request (the recorded exchanges send
+	// max_completion_tokens and stream_options); it routes by model, not
+	// by cache key.
+	register("openrouter", []string{"OPENROUTER_API_KEY"}, false, "OPENROUTER_BASE_URL", "https://openrouter.ai/api/v1", Dialect{NoPromptCacheKey: true}, nil)
 	register("ollama", nil, true, "OLLAMA_HOST", "", compatible, OllamaBaseURL)
 	register("vllm", []string{"VLLM_API_KEY"}, true, "VLLM_BASE_URL", "http://127.0.0.1:8000/v1", compatible, nil)
+}
+
+// OpenRouterHeader returns OpenRouter's attribution headers for
+// [Options.Header]: HTTP-Referer, the URL of the app making the calls, and
+// X-Title, its name, which OpenRouter shows in its rankings and
+// dashboards. An empty value sends no header.
+func OpenRouterHeader(referer, title string) http.Header {
+	h := http.Header{}
+	if referer != "" {
+		h.Set("HTTP-Referer", referer)
+	}
+	if title != "" {
+		h.Set("X-Title", title)
+	}
+	return h
 }
 
 // OllamaBaseURL turns an OLLAMA_HOST value, as Ollama's own CLI reads it

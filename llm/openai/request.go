@@ -1,16 +1,14 @@
 package openai
 
 import (
-	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/byref/byref/llm"
+	"github.com/byref/byref/llm/internal/wire"
 )
-
-// emptyParameters is the schema of a tool without parameters.
-var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // encode builds the JSON body of req. Only what the request or the options
 // set is sent: no temperature, top_p or token cap by default.
@@ -40,12 +38,16 @@ func (m *Model) encode(req llm.Request, stream bool) ([]byte, error) {
 	if stream && !m.opts.Dialect.NoStreamOptions {
 		r.StreamOptions = &streamOptions{IncludeUsage: true}
 	}
+	if f := req.ResponseFormat; f != nil {
+		if !json.Valid(f.Schema) {
+			return nil, fmt.Errorf("llm: %s: Request.ResponseFormat.Schema is not valid JSON; give a JSON Schema object", m.provider)
+		}
+		r.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{Name: cmp.Or(f.Name, "response"), Description: f.Description, Schema: f.Schema, Strict: f.Strict}}
+	}
 	for _, t := range req.Tools {
-		params := t.Parameters
-		if len(bytes.TrimSpace(params)) == 0 {
-			params = emptyParameters
-		} else if !json.Valid(params) {
-			return nil, fmt.Errorf("llm: %s: tool %q: Parameters is not valid JSON; give a JSON Schema object", m.provider, t.Name)
+		params, err := wire.Parameters(m.provider, t)
+		if err != nil {
+			return nil, err
 		}
 		r.Tools = append(r.Tools, tool{Type: "function", Function: function{Name: t.Name, Description: t.Description, Parameters: params, Strict: t.Strict}})
 	}

@@ -20,16 +20,31 @@ import (
 // (tools, then messages), after the settings, so that the bodies of a
 // run's requests begin alike byte for byte.
 type request struct {
-	Model               string         `json:"model"`
-	PromptCacheKey      string         `json:"prompt_cache_key,omitempty"`
-	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
-	MaxTokens           int            `json:"max_tokens,omitempty"`
-	Temperature         *float64       `json:"temperature,omitempty"`
-	TopP                *float64       `json:"top_p,omitempty"`
-	Stream              bool           `json:"stream,omitempty"`
-	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
-	Tools               []tool         `json:"tools,omitempty"`
-	Messages            []message      `json:"messages"`
+	Model               string          `json:"model"`
+	PromptCacheKey      string          `json:"prompt_cache_key,omitempty"`
+	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
+	MaxTokens           int             `json:"max_tokens,omitempty"`
+	Temperature         *float64        `json:"temperature,omitempty"`
+	TopP                *float64        `json:"top_p,omitempty"`
+	Stream              bool            `json:"stream,omitempty"`
+	StreamOptions       *streamOptions  `json:"stream_options,omitempty"`
+	ResponseFormat      *responseFormat `json:"response_format,omitempty"`
+	Tools               []tool          `json:"tools,omitempty"`
+	Messages            []message       `json:"messages"`
+}
+
+// responseFormat is response_format {"type":"json_schema"}, structured
+// output.
+type responseFormat struct {
+	Type       string     `json:"type"`
+	JSONSchema jsonSchema `json:"json_schema"`
+}
+
+type jsonSchema struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Schema      json.RawMessage `json:"schema"`
+	Strict      bool            `json:"strict,omitempty"`
 }
 
 type streamOptions struct {
@@ -99,8 +114,11 @@ type completion struct {
 	Error   *apiError `json:"error"`
 }
 
+// apiError is an error object sent in a 200 answer or a stream
+// (OpenRouter's mid-stream errors), whose code may be an HTTP status.
 type apiError struct {
 	Message string `json:"message"`
+	Code    any    `json:"code"`
 }
 
 type choice struct {
@@ -134,21 +152,31 @@ func (a answer) calls() []toolCall {
 
 func (a answer) reasoning() string { return a.ReasoningContent + a.Reasoning }
 
+// usage is a completion's usage, with what OpenRouter adds: the tokens
+// written to the prompt cache and the call's cost in dollars.
 type usage struct {
 	PromptTokens        int `json:"prompt_tokens"`
 	CompletionTokens    int `json:"completion_tokens"`
 	PromptTokensDetails *struct {
-		CachedTokens int `json:"cached_tokens"`
+		CachedTokens     int `json:"cached_tokens"`
+		CacheWriteTokens int `json:"cache_write_tokens"`
 	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+	Cost float64 `json:"cost"`
 }
 
 func (u *usage) usage() llm.Usage {
 	if u == nil {
 		return llm.Usage{}
 	}
-	out := llm.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+	out := llm.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, Cost: u.Cost}
 	if d := u.PromptTokensDetails; d != nil {
-		out.CacheReadTokens = d.CachedTokens
+		out.CacheReadTokens, out.CacheWriteTokens = d.CachedTokens, d.CacheWriteTokens
+	}
+	if d := u.CompletionTokensDetails; d != nil {
+		out.ReasoningTokens = d.ReasoningTokens
 	}
 	return out
 }

@@ -6,7 +6,9 @@ import (
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/anthropic"
+	"github.com/byref/byref/llm/azure"
 	"github.com/byref/byref/llm/openai"
+	"github.com/byref/byref/llm/openai/responses"
 )
 
 // TestOneConfigType: a provider's Options hold its configuration as the
@@ -18,7 +20,8 @@ func TestOneConfigType(t *testing.T) {
 	for f := range config.Fields() {
 		shared[f.Name] = true
 	}
-	for _, opts := range []reflect.Type{reflect.TypeFor[openai.Options](), reflect.TypeFor[anthropic.Options]()} {
+	for _, opts := range []reflect.Type{reflect.TypeFor[openai.Options](), reflect.TypeFor[anthropic.Options](),
+		reflect.TypeFor[responses.Options](), reflect.TypeFor[azure.Options]()} {
 		embeds := false
 		for f := range opts.Fields() {
 			switch {

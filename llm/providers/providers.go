@@ -9,7 +9,9 @@
 //	model, err := llm.Open("openai:gpt-4o-mini")
 //
 // It imports [github.com/byref/byref/llm/openai] (openai, google/gemini,
-// mistral, ollama, vllm) and [github.com/byref/byref/llm/anthropic]
+// mistral, openrouter, ollama, vllm), [github.com/byref/byref/llm/openai/responses]
+// (openai-responses), [github.com/byref/byref/llm/azure] (azure,
+// azure-responses) and [github.com/byref/byref/llm/anthropic]
 // (anthropic/claude). A program that needs only one can import that package
 // instead; one that brings its own [llm.Model] needs neither.
 package providers
@@ -17,5 +19,7 @@ package providers
 import (
 	// Registered for llm.Open.
 	_ "github.com/byref/byref/llm/anthropic"
+	_ "github.com/byref/byref/llm/azure"
 	_ "github.com/byref/byref/llm/openai"
+	_ "github.com/byref/byref/llm/openai/responses"
 )

@@ -1,5 +1,6 @@
 // Package storetest is the conformance suite of [run.Store]: every store,
-// the memory store and the SQLite one alike, must pass [Run].
+// the memory store, the SQLite one and the PostgreSQL one alike, must pass
+// [Run].
 //
 //	func TestConformance(t *testing.T) {
 //		storetest.Run(t, func(t *testing.T) run.Store { return mystore.New(t.TempDir()) })

@@ -183,7 +183,7 @@
 
   let cur = newRun(null);
   function newRun(id) {
-    return { id, view: null, lastSeq: 0, abort: null, streaming: false, calls: new Map(), vars: new Map(), setters: new Map(), live: new Map(), awaitKey: '', refresh: null };
+    return { id, view: null, lastSeq: 0, abort: null, streaming: false, calls: new Map(), vars: new Map(), setters: new Map(), live: new Map(), awaitKey: '', refresh: null, session: '' };
   }
 
   function openRun(id) {
@@ -192,6 +192,8 @@
     $('#events').replaceChildren();
     $('#vars').replaceChildren();
     $('#vars-empty').hidden = false;
+    $('#session').hidden = true;
+    $('#session-vars').replaceChildren();
     $('#notice').textContent = '';
     $('#await').hidden = true;
     $('#await').replaceChildren();
@@ -262,6 +264,8 @@
     }
     renderAwait();
     markSelected();
+    // Again when the run's status changes: an ended turn left variables.
+    if (s.session && cur.session !== s.session + ' ' + s.status) loadSession(s.session, s.status);
     const row = list.runs.find((r) => r.id === s.run);
     if (row && row.status !== s.status) { row.status = s.status; renderRuns(); }
   }
@@ -549,6 +553,27 @@
       el('details', {}, el('summary', {}, `history (${v.history.length})`),
         el('ol', { class: 'history' }, v.history.map((h) => el('li', {},
           `${h.step ? 'step ' + h.step : 'start'}: ${h.by ? (h.created ? 'created' : 'set') + ' by ' + h.by : 'starting value'} — ${h.type}: ${h.preview}`)))))));
+  }
+
+  // loadSession shows the session of the run: the variables its runs
+  // left (what the session's next run starts with), as previews.
+  async function loadSession(session, status) {
+    const id = cur.id;
+    cur.session = session + ' ' + status;
+    try {
+      const s = await getJSON(`/ui/api/sessions/${encodeURIComponent(session)}`);
+      if (cur.id !== id) return;
+      const vars = Object.entries(s.state.variables);
+      $('#session').hidden = false;
+      $('#session-msg').textContent = `${s.runs.length} run${s.runs.length === 1 ? '' : 's'}; ` +
+        (vars.length ? 'its next run starts with these variables:' : 'no variables yet.');
+      $('#session-vars').replaceChildren(...vars.map(([name, v]) => el('li', { 'data-session-var': name },
+        el('div', {}, el('span', { class: 'var-name' }, name), ' ', el('span', { class: 'var-type' }, v.type), ' ',
+          v.secret ? el('span', { class: 'secret' }, 'secret, redacted') : null),
+        el('div', { class: 'var-preview' }, v.preview))));
+    } catch (e) {
+      if (!(e instanceof AuthError) && cur.id === id) $('#session-msg').textContent = `Could not read the session: ${e.message}`;
+    }
   }
 
   // ---- What the run awaits.

@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/byref/byref/llm"
@@ -64,11 +66,9 @@ func errorMessage(b []byte) string {
 		}
 	}
 	if json.Unmarshal(b, &one) == nil {
-		var inner struct {
-			Message string `json:"message"`
-		}
+		var inner apiError
 		if json.Unmarshal(one.Error, &inner) == nil && inner.Message != "" {
-			return inner.Message
+			return inner.describe()
 		}
 		var s string
 		if json.Unmarshal(one.Error, &s) == nil && s != "" {
@@ -82,6 +82,55 @@ func errorMessage(b []byte) string {
 		return "no error message"
 	}
 	return string(b)
+}
+
+// apiError is the error object of an error body, with what OpenRouter and
+// Azure OpenAI add to it: the upstream provider's own message, and the
+// categories of a content filter that blocked the prompt.
+type apiError struct {
+	Message  string `json:"message"`
+	Code     any    `json:"code"`
+	Metadata *struct {
+		ProviderName string `json:"provider_name"`
+		Raw          any    `json:"raw"`
+	} `json:"metadata"`
+	InnerError *struct {
+		ContentFilterResult map[string]struct {
+			Filtered bool   `json:"filtered"`
+			Severity string `json:"severity"`
+		} `json:"content_filter_result"`
+	} `json:"innererror"`
+}
+
+// describe returns the message, followed by the upstream provider's
+// message (OpenRouter) or the content-filter categories that were
+// filtered (Azure), so that the error says why.
+func (e apiError) describe() string {
+	msg := e.Message
+	if m := e.Metadata; m != nil && m.Raw != nil {
+		raw, ok := m.Raw.(string)
+		if !ok {
+			b, _ := json.Marshal(m.Raw)
+			raw = string(b)
+		}
+		msg += " (" + strings.TrimSpace(m.ProviderName+": "+raw) + ")"
+	}
+	if e.Code == "content_filter" {
+		var cats []string
+		if e.InnerError != nil {
+			for name, r := range e.InnerError.ContentFilterResult {
+				if r.Filtered {
+					cats = append(cats, strings.TrimSpace(name+" "+r.Severity))
+				}
+			}
+		}
+		sort.Strings(cats)
+		msg = "content filter: " + msg
+		if len(cats) > 0 {
+			msg += " (filtered: " + strings.Join(cats, ", ") + ")"
+		}
+	}
+	return msg
 }
 
 // RetryAfter reads a Retry-After header given in seconds or as a date.
@@ -178,6 +227,49 @@ func Events(r io.Reader, fn func(Event) error) error {
 		return err
 	}
 	return nil
+}
+
+// emptyParameters is the schema of a tool without parameters.
+var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// Parameters returns the JSON Schema a tool's parameters are sent as: an
+// object without properties when it has none, and an error naming the
+// tool when they are not JSON.
+func Parameters(provider string, t llm.Tool) (json.RawMessage, error) {
+	switch {
+	case len(bytes.TrimSpace(t.Parameters)) == 0:
+		return emptyParameters, nil
+	case !json.Valid(t.Parameters):
+		return nil, fmt.Errorf("llm: %s: tool %q: Parameters is not valid JSON; give a JSON Schema object", provider, t.Name)
+	}
+	return t.Parameters, nil
+}
+
+// OpenAIEndpoint returns the URL, headers and HTTP client of an API
+// that authenticates as OpenAI's do: c.BaseURL (defaultBase when empty)
+// without its trailing slash, followed by path; a copy of header with the
+// API key as a bearer token and the OpenAI-Organization header, when they
+// are set; c.HTTPClient, or a new client.
+func OpenAIEndpoint(c llm.Config, defaultBase, path, organization string, header http.Header) (string, http.Header, *http.Client) {
+	base := strings.TrimSuffix(c.BaseURL, "/")
+	if base == "" {
+		base = defaultBase
+	}
+	h := header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	if c.APIKey != "" {
+		h.Set("Authorization", "Bearer "+c.APIKey)
+	}
+	if organization != "" {
+		h.Set("OpenAI-Organization", organization)
+	}
+	client := c.HTTPClient
+	if client == nil {
+		client = &http.Client{}
+	}
+	return base + path, h, client
 }
 
 // PostJSON posts body, as Post does, and decodes the whole answer into v.

@@ -27,8 +27,10 @@ func TestErrorMessage(t *testing.T) {
 		`{"object":"error","message":"Unauthorized"}`:                                 "Unauthorized",
 		`[{"error":{"code":400,"message":"Invalid JSON payload"}}]`:                   "Invalid JSON payload",
 		`{"error":"model not found"}`:                                                 "model not found",
-		`bad gateway`:                                                                 "bad gateway",
-		``:                                                                            "no error message",
+		`{"error":{"code":429,"message":"Provider returned error","metadata":{"provider_name":"Google","raw":"rate-limited upstream"}}}`:                                                                 "Provider returned error (Google: rate-limited upstream)",
+		`{"error":{"message":"The response was filtered","code":"content_filter","innererror":{"content_filter_result":{"hate":{"filtered":false},"self_harm":{"filtered":true,"severity":"medium"}}}}}`: "content filter: The response was filtered (filtered: self_harm medium)",
+		`bad gateway`: "bad gateway",
+		``:            "no error message",
 	}
 	for body, want := range tests {
 		if got := errorMessage([]byte(body)); got != want {

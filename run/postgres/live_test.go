@@ -1,0 +1,178 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/byref/byref/run"
+)
+
+var _ run.LiveStore = (*Store)(nil)
+
+// liveFollower follows a run with Live in a goroutine, sending each event
+// and delta as a line: "3" for event 3, "Δ3 text" for a delta after it.
+func liveFollower(ctx context.Context, s *Store, id run.ID) <-chan string {
+	out := make(chan string, 100)
+	go func() {
+		defer close(out)
+		for e, err := range s.Live(ctx, id, 1) {
+			switch d, ok := e.Data.(run.Delta); {
+			case err != nil:
+				out <- "error " + err.Error()
+				return
+			case ok:
+				out <- fmt.Sprintf("Δ%d %s", d.After, d.Text)
+			default:
+				out <- fmt.Sprint(e.Seq)
+			}
+		}
+	}()
+	return out
+}
+
+// expectLines receives the follower's next lines.
+func expectLines(t *testing.T, got <-chan string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if g, ok := <-got; g != w {
+			t.Fatalf("followed %q (open: %t), want %q", g, ok, w)
+		}
+	}
+}
+
+func text(after int64, s string) run.Delta {
+	return run.Delta{Step: 1, What: run.DeltaText, Text: s, After: after}
+}
+
+// A follower in one process sees the deltas another publishes, each
+// between the event it follows and the next; the deltas of the message
+// being written when it joined are dropped.
+func TestLiveDeltasAcrossProcesses(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	w := openAt(t, "", Options{})
+	r := openAt(t, "", Options{Schema: w.schema})
+	mustCreate(t, w, "run_live")
+	last := mustAppend(t, w, "run_live", 1, toRunning)
+	f := liveFollower(ctx, r, "run_live")
+	expectLines(t, f, "1", "2") // the follower has joined, at event 2
+	w.PublishDelta("run_live", text(2, "joined mid-message: dropped"))
+	waitPublished(t, w)
+	last = mustAppend(t, w, "run_live", last, message("joined mid-message: dropped"))
+	w.PublishDelta("run_live", text(3, "Hel"))
+	w.PublishDelta("run_live", text(3, "lo"))
+	waitPublished(t, w)
+	last = mustAppend(t, w, "run_live", last, message("Hello"))
+	w.PublishDelta("run_live", text(4, "Bye"))
+	waitPublished(t, w)
+	mustAppend(t, w, "run_live", last, message("Bye"), toComplete)
+	expectLines(t, f, "3", "Δ3 Hel", "Δ3 lo", "4", "Δ4 Bye", "5", "6")
+	if got, ok := <-f; ok {
+		t.Fatalf("followed %q after the run ended", got)
+	}
+}
+
+// A delta too long for one notification arrives in pieces whose texts add
+// up to it, cut between runes; the tool's name is on the first piece.
+func TestLiveDeltaChunks(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	w := openAt(t, "", Options{})
+	r := openAt(t, "", Options{Schema: w.schema})
+	mustCreate(t, w, "run_big")
+	mustAppend(t, w, "run_big", 1, toRunning)
+	pieces, joined := make(chan run.Delta, 100), make(chan struct{})
+	go func() {
+		for e, err := range r.Live(ctx, "run_big", 1) {
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if d, ok := e.Data.(run.Delta); ok {
+				pieces <- d
+			} else if e.Seq == 2 {
+				close(joined)
+			} else if e.Seq == 4 {
+				close(pieces)
+			}
+		}
+	}()
+	<-joined
+	last := mustAppend(t, w, "run_big", 2, message("before"))
+	big := strings.Repeat("é\"\n\x01日本", 2000) // quotes and control characters grow in JSON
+	w.PublishDelta("run_big", run.Delta{Step: 1, What: run.DeltaToolCall, CallID: "call_1", Name: "get_weather", Text: big, After: 3})
+	waitPublished(t, w)
+	mustAppend(t, w, "run_big", last, message("done"))
+	var sb strings.Builder
+	n := 0
+	for d := range pieces {
+		if (n == 0) != (d.Name == "get_weather") || d.CallID != "call_1" || d.What != run.DeltaToolCall {
+			t.Fatalf("piece %d: %+v", n, d)
+		}
+		sb.WriteString(d.Text)
+		n++
+	}
+	if sb.String() != big || n < 2 {
+		t.Fatalf("%d pieces adding up to %d bytes, want %d bytes in several", n, sb.Len(), len(big))
+	}
+}
+
+// waitPublished waits until the Store has sent the deltas it queued: an
+// append after it is notified after them. (A run's deltas and its
+// appends race otherwise, and a delta that arrives after its message was
+// logged is dropped as stale.)
+func waitPublished(t *testing.T, s *Store) {
+	t.Helper()
+	for {
+		s.pub.mu.Lock()
+		n := len(s.pub.queue) + s.pub.sending
+		s.pub.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Deltas lost while a follower's listening connection is down are not
+// papered over: the follower drops the message they belong to (which the
+// log then holds), and sees the deltas of the next one.
+func TestLiveDeltasAfterALostConnection(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	app := "byref-livelost-" + newSchema()
+	lost, release, back := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	r := openAt(t, app, Options{
+		onLost: func() { lost <- struct{}{}; <-release },
+		onBack: func() { back <- struct{}{} },
+	})
+	w := openAt(t, "", Options{Schema: r.schema})
+	mustCreate(t, w, "run_gap")
+	last := mustAppend(t, w, "run_gap", 1, toRunning)
+	f := liveFollower(ctx, r, "run_gap")
+	expectLines(t, f, "1", "2")
+	last = mustAppend(t, w, "run_gap", last, message("step"))
+	w.PublishDelta("run_gap", text(3, "a"))
+	waitPublished(t, w)
+	expectLines(t, f, "3", "Δ3 a")
+
+	if n := queryInt(t, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE application_name = $1 AND query LIKE 'LISTEN %'`, app); n != 1 {
+		t.Fatalf("ended %d listening sessions, want 1", n)
+	}
+	<-lost
+	w.PublishDelta("run_gap", text(3, "b")) // lost
+	waitPublished(t, w)
+	release <- struct{}{}
+	<-back
+	w.PublishDelta("run_gap", text(3, "c")) // after a hole: dropped
+	waitPublished(t, w)
+	last = mustAppend(t, w, "run_gap", last, message("abc"))
+	w.PublishDelta("run_gap", text(4, "d"))
+	waitPublished(t, w)
+	mustAppend(t, w, "run_gap", last, toComplete)
+	expectLines(t, f, "4", "Δ4 d", "5")
+}

@@ -1,0 +1,45 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Lock is an exclusive session lock on a name, held by one process of
+// all those sharing the store's schema (see [Store.TryLock]).
+type Lock struct {
+	conn *pgx.Conn
+}
+
+// TryLock takes the lock named name, within the store's schema, if no
+// other session holds it, and reports whether it did. The lock is a
+// session-level advisory lock on a connection of its own, taken out of
+// the pool: it is released by [Lock.Unlock], which closes that
+// connection, when the process dies (its session ends), and when the
+// connection is lost (the database restarts). byref serve takes one so
+// that one server at a time serves a schema.
+func (s *Store) TryLock(ctx context.Context, name string) (*Lock, bool, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	pc, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("postgres: locking %q: %w", name, err)
+	}
+	conn := pc.Hijack()
+	var ok bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtext($1), hashtext($2))`, s.schema, name).Scan(&ok); err != nil || !ok {
+		conn.Close(ctx)
+		if err != nil {
+			return nil, false, fmt.Errorf("postgres: locking %q: %w", name, err)
+		}
+		return nil, false, nil
+	}
+	return &Lock{conn: conn}, true, nil
+}
+
+// Unlock releases the lock by closing its session.
+func (l *Lock) Unlock(ctx context.Context) error {
+	return l.conn.Close(ctx)
+}
