@@ -95,7 +95,7 @@ func (h *Handle) cost(u llm.Usage) float64 {
 	return p.Cost(u)
 }
 
-// announceHostVariables returns the text of a follow-up message: text,
+// announce returns the text of a follow-up message: text,
 // then the variables the host defined since the model last heard of its
 // variables (neither starting variables nor made by a step), with their
 // types and previews, since nothing earlier in the context may be

@@ -10,10 +10,11 @@ import (
 )
 
 // conversation is what a run's model is sent: the fold of the run's log.
-// One method, apply, maps a logged event to its effect on the messages
-// (the system prompt, the task and follow-ups with the host variables they
-// announce, the model's answers and the calls they scheduled, tool and
-// snippet results, refusals and invalid-result answers, compactions). A
+// One method, its transcript's apply, maps a logged event to its effect on
+// the messages (the system prompt, the task and follow-ups with the host
+// variables they announce, the model's answers and the calls they
+// scheduled, tool and snippet results, refusals and invalid-result
+// answers, compactions). A
 // live run applies each event as its recorder appends it; Restore applies
 // the same method to the events it reads, so a restored run sends what a
 // live one would. Each event is applied once: the fold is never a re-read

@@ -62,14 +62,15 @@ func (sc *scope) ownLog() stepLog {
 	return sc.record
 }
 
-// runLog is a run's log, in its store, and its conversation with the
-// model: where the steps the run's loop asks for (through its gate) are
-// recorded.
+// runLog is a run's log, in its store, whose fold is its conversation
+// with the model: where the steps the run's loop asks for (through its
+// gate) are recorded.
 type runLog struct{ h *Handle }
 
 // step appends step n's records to the run's log (what its snippets and
-// calls did, the variables they changed, the results kept as variables)
-// and gives their results to the model. The model's answer that asked for
+// calls did, the variables they changed, the results kept as variables),
+// which gives their results to the model: the run's conversation applies
+// them as they are appended. The model's answer that asked for
 // the step (its message and the calls it scheduled) is in the log
 // already: the loop recorded it before the step ran, so that a restored
 // run knows what was under way. A run that failed during the step (an
