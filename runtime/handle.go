@@ -22,6 +22,8 @@ type Handle struct {
 	model  llm.Model
 	opts   RunOptions
 	result *schema.Validator
+	// awaited gets a word that the run awaits its caller (answer.go).
+	awaited chan struct{}
 	// drive is the rendezvous with Advance of a driven run; nil otherwise.
 	drive *driver
 	// awaits is what the run awaits, and the gate its steps ask through

@@ -131,3 +131,26 @@ func TestOutputContentFilter(t *testing.T) {
 		}
 	}
 }
+
+// AZURE_OPENAI_REASONING says a deployment reasons when its name does not:
+// its requests then ask for encrypted reasoning; a value that is not a
+// boolean is refused.
+func TestReasoningFromEnv(t *testing.T) {
+	srv := llmtest.NewServer(t, "/responses", llmtest.Reply{Body: `{"status":"completed","output":[],"usage":{"input_tokens":1,"output_tokens":1}}`})
+	env := map[string]string{"AZURE_OPENAI_REASONING": "true"}
+	getenv := func(k string) string { return env[k] }
+	m, err := llm.OpenWith("azure-responses:prod-agent", llm.Config{APIKey: "k", BaseURL: srv.URL(), Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Generate(context.Background(), llm.Request{Messages: []llm.Message{llm.UserMessage("hi")}}); err != nil {
+		t.Fatal(err)
+	}
+	if inc := srv.Body(0)["include"]; llmtest.Path(t, inc, 0) != "reasoning.encrypted_content" {
+		t.Errorf("include = %v", inc)
+	}
+	env["AZURE_OPENAI_REASONING"] = "sometimes"
+	if _, err := llm.OpenWith("azure-responses:prod-agent", llm.Config{APIKey: "k", BaseURL: srv.URL(), Getenv: getenv}); err == nil || !strings.Contains(err.Error(), "true or false") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/openai/responses"
@@ -16,7 +17,9 @@ import (
 // in AZURE_OPENAI_AD_TOKEN; AZURE_OPENAI_API_VERSION, when set, selects
 // the deployment endpoints with that api-version, and otherwise the v1
 // endpoint is used. azure-responses reads OPENAI_REASONING_EFFORT and
-// OPENAI_REASONING_SUMMARY as openai-responses does.
+// OPENAI_REASONING_SUMMARY as openai-responses does, and
+// AZURE_OPENAI_REASONING (true or false) says whether the deployment's
+// model reasons when its name does not.
 func init() {
 	for _, p := range []struct {
 		name string
@@ -33,6 +36,13 @@ func init() {
 					o.Token = func(context.Context) (string, error) { return tok, nil }
 				} else if c.APIKey == "" {
 					return nil, fmt.Errorf("%w: set AZURE_OPENAI_API_KEY (or AZURE_OPENAI_AD_TOKEN, or Config.APIKey)", llm.ErrMissingKey)
+				}
+				if v := c.Getenv("AZURE_OPENAI_REASONING"); v != "" {
+					reasons, err := strconv.ParseBool(v)
+					if err != nil {
+						return nil, fmt.Errorf("AZURE_OPENAI_REASONING=%q: say true or false (whether the deployment's model reasons)", v)
+					}
+					o.Responses.Reasoning = &reasons
 				}
 				if c.BaseURL == "" {
 					return nil, errors.New("missing endpoint: set AZURE_OPENAI_ENDPOINT to https://<resource>.openai.azure.com (or Config.BaseURL)")
