@@ -83,18 +83,6 @@ func (c *conversation) usage(u llm.Usage) run.Usage {
 	return e
 }
 
-// cost is what u cost at the price of the run's model, or 0.
-func (h *Handle) cost(u llm.Usage) float64 {
-	if h.rt == nil {
-		return 0
-	}
-	p, ok := h.rt.opts.Prices[h.opts.ModelName]
-	if !ok {
-		return 0
-	}
-	return p.Cost(u)
-}
-
 // announce returns the text of a follow-up message: text,
 // then the variables the host defined since the model last heard of its
 // variables (neither starting variables nor made by a step), with their

@@ -12,13 +12,14 @@ import (
 // false.
 var ErrNotDriven = errors.New("runtime: the run is not driven; set RunOptions.Driven to step it with Advance")
 
-// checkpoint stops a driven run before a model call or a step until
-// Advance lets it go on; it returns at once for a run that is not driven.
-func (h *Handle) checkpoint(ctx context.Context, kind PauseKind) error {
-	if h.drive == nil {
+// checkpoint stops the loop of a driven run before a model call or a step
+// until Advance lets it go on; it returns at once for a run that is not
+// driven.
+func (l *loop) checkpoint(ctx context.Context, kind PauseKind) error {
+	if l.h.drive == nil {
 		return nil
 	}
-	return h.drive.checkpoint(ctx, kind)
+	return l.h.drive.checkpoint(ctx, kind)
 }
 
 // Advance lets a driven run (RunOptions.Driven) go on from where it stopped

@@ -103,7 +103,7 @@ func (h *Handle) end(o Outcome) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	o.RunID, o.Steps, o.Usage = h.id, h.steps, h.usage
-	o.Cost = h.cost(h.usage)
+	o.Cost = h.rt.cost(h.opts.ModelName, h.usage)
 	if o.Result == nil && o.Status == run.StatusCompleted {
 		o.Result = json.RawMessage("null")
 	}

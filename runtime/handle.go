@@ -89,12 +89,6 @@ func (h *Handle) Snapshot(ctx context.Context) (run.Snapshot, error) {
 // Status returns the run's current status.
 func (h *Handle) Status() run.Status { return h.rec.current() }
 
-func (h *Handle) stepCount() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.steps
-}
-
 // Options returns the options the run was started (or restored) with.
 func (h *Handle) Options() RunOptions { return h.opts }
 

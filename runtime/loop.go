@@ -98,7 +98,7 @@ func (l *loop) beforeModel(ctx context.Context) (Outcome, bool) {
 	if l.lim.MaxTokens > 0 && int64(usage) >= l.lim.MaxTokens {
 		return l.h.complete(ctx, nil, fmt.Sprintf("the token budget (%d) was spent before the task was done", l.lim.MaxTokens)), true
 	}
-	if err := l.h.checkpoint(ctx, PauseModel); err != nil {
+	if err := l.checkpoint(ctx, PauseModel); err != nil {
 		if o, stop := l.h.stopped(ctx); stop {
 			return o, true
 		}
@@ -151,7 +151,7 @@ func (l *loop) schedule(ctx context.Context, step int, before []run.Payload, cal
 	if err := l.h.rec.appendPhased(ctx, before...); err != nil {
 		return l.h.storeFault(ctx, err), true
 	}
-	if err := l.h.checkpoint(ctx, PauseStep); err != nil {
+	if err := l.checkpoint(ctx, PauseStep); err != nil {
 		if o, stop := l.h.stopped(ctx); stop {
 			return o, true
 		}

@@ -269,7 +269,7 @@ func (l *loop) continueRunning(ctx context.Context, w unfinished) Outcome {
 	if len(w.calls) == 0 && len(w.snippets) == 0 {
 		return l.run(ctx)
 	}
-	if err := l.h.checkpoint(ctx, PauseStep); err != nil {
+	if err := l.checkpoint(ctx, PauseStep); err != nil {
 		if o, stop := l.h.stopped(ctx); stop {
 			return o
 		}

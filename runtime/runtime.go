@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/variable"
 )
@@ -211,3 +212,16 @@ func (rt *Runtime) startSpan(ctx context.Context, s Span) (context.Context, func
 // log returns the runtime's logger (New replaces a nil one with one that
 // discards).
 func (rt *Runtime) log() *slog.Logger { return rt.opts.Logger }
+
+// cost is what u cost at the agent's price of model (Options.Prices), or
+// 0.
+func (rt *Runtime) cost(model string, u llm.Usage) float64 {
+	if rt == nil {
+		return 0
+	}
+	p, ok := rt.opts.Prices[model]
+	if !ok {
+		return 0
+	}
+	return p.Cost(u)
+}

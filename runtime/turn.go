@@ -114,7 +114,10 @@ func (h *Handle) launchWith(ctx context.Context, body func(context.Context) Outc
 			err = errors.New(string(o.Status) + ": " + o.Reason)
 		}
 		endSpan(SpanEnd{Err: err, Status: o.Status})
-		log.Info("run ended", "status", string(o.Status), "reason", o.Reason, "steps", h.stepCount())
+		h.mu.Lock()
+		steps := h.steps
+		h.mu.Unlock()
+		log.Info("run ended", "status", string(o.Status), "reason", o.Reason, "steps", steps)
 		h.end(o)
 		h.rt.untrack(h)
 	}()

@@ -87,7 +87,7 @@ func TestOnlyTheFoldWritesTheConversation(t *testing.T) {
 	fset, files := runtimeFiles(t)
 	const owner = "transcript"
 	writers := map[string]bool{}      // methods of owner that write messages
-	calledBy := map[string][]string{} // a method's name → the functions calling a method of that name
+	calledBy := map[string][]string{} // a method's name → the functions calling the owner's method of that name
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			if ts, ok := n.(*ast.TypeSpec); ok {
@@ -109,6 +109,10 @@ func TestOnlyTheFoldWritesTheConversation(t *testing.T) {
 				continue
 			}
 			inOwner := receiverName(fn) == owner
+			recv := ""
+			if inOwner && len(fn.Recv.List[0].Names) > 0 {
+				recv = fn.Recv.List[0].Names[0].Name
+			}
 			where := fn.Name.Name
 			if !inOwner {
 				where = receiverName(fn) + "." + where // never an allowed caller
@@ -133,8 +137,14 @@ func TestOnlyTheFoldWritesTheConversation(t *testing.T) {
 					if id, ok := x.Fun.(*ast.Ident); ok && (id.Name == "append" || id.Name == "copy") && len(x.Args) > 0 && isMessages(x.Args[0]) {
 						writers[where] = true
 					}
+					// A call of a method of the owner: on the receiver of
+					// one of its methods, or on a field named t.
 					if s, ok := x.Fun.(*ast.SelectorExpr); ok {
-						calledBy[s.Sel.Name] = append(calledBy[s.Sel.Name], where)
+						id, onRecv := s.X.(*ast.Ident)
+						f, onField := s.X.(*ast.SelectorExpr)
+						if inOwner && onRecv && id.Name == recv || onField && f.Sel.Name == "t" {
+							calledBy[s.Sel.Name] = append(calledBy[s.Sel.Name], where)
+						}
 					}
 				}
 				return true
