@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -167,6 +168,9 @@ func OpenWith(spec string, c Config) (Model, error) {
 		c.HTTPClient = &http.Client{}
 	}
 	m, err := p.Open(c)
+	if errors.Is(err, ErrMissingKey) { // already "llm: missing API key for NAME: set …"
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("llm: %s: %w", name, err)
 	}
