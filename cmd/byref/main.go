@@ -137,7 +137,8 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return 2
 	}
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+		if errors.Is(err, flag.ErrHelp) { // -h or --help after the command
+			fmt.Fprint(stdout, commandUsage(args[0]))
 			return 0
 		}
 		var u usageError
@@ -149,6 +150,18 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return 1
 	}
 	return 0
+}
+
+// commandUsage is the help a command's -h or --help prints: the eval and
+// a2a commands have their own, the others share the general one.
+func commandUsage(command string) string {
+	switch command {
+	case "eval":
+		return evalUsage
+	case "a2a":
+		return a2aUsage
+	}
+	return usage
 }
 
 // usageError is a command line the command cannot understand.
