@@ -41,7 +41,7 @@ func TestServeOnPostgres(t *testing.T) {
 		t.Fatalf("resumed after the restart: %+v", got)
 	}
 	s.stop()
-	if o := s.out.String(); strings.Contains(o, "hunter2") || !strings.Contains(o, "byref serve --store postgres://") {
+	if o := s.out.String(); strings.Contains(o, "hunter2") || !strings.Contains(o, "byref serve --store postgres://") || !strings.Contains(o, "(the URL with its password, or $BYREF_STORE)") {
 		t.Fatalf("the output shows the password, or not how to serve the runs again:\n%s", o)
 	}
 }
