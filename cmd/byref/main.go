@@ -74,9 +74,10 @@ Usage:
                                    step still going then is marked interrupted
       --store postgres://user:password@host:5432/db
                                    record runs in PostgreSQL (its schema "byref", migrated at
-                                   start) instead of the SQLite file of --db; default
-                                   $BYREF_STORE. One byref serve per database for now; see
-                                   docs/deploy.md
+                                   start) instead of the SQLite file of --db; prefer
+                                   setting $BYREF_STORE (the default), since other users can
+                                   see a flag, password included, in ps. One byref serve per
+                                   database for now; see docs/deploy.md
       --model, --db, --approve     as for run
   byref runs ls [--db file] [--limit n]   list recorded runs, newest first, with their tasks
   byref runs show RUN_ID [--db file]      show a run: its state and events
