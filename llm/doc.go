@@ -43,7 +43,8 @@
 //	anthropic:claude-sonnet-4-5  ANTHROPIC_API_KEY  (base URL: ANTHROPIC_BASE_URL)
 //	azure:<deployment>           AZURE_OPENAI_ENDPOINT and AZURE_OPENAI_API_KEY (azure-responses: the Responses API)
 //	openrouter:openai/gpt-4o     OPENROUTER_API_KEY
-//	google:gemini-2.5-flash      GOOGLE_API_KEY or GEMINI_API_KEY
+//	gemini:gemini-2.5-flash      GOOGLE_API_KEY or GEMINI_API_KEY (alias google:; base URL: GOOGLE_GEMINI_BASE_URL)
+//	gemini-openai:gemini-2.5-flash  the same keys, through Gemini's OpenAI-compatible endpoint
 //	mistral:mistral-large-latest MISTRAL_API_KEY
 //	ollama:llama3.1              no key; OLLAMA_HOST or http://127.0.0.1:11434
 //	vllm:<model>                 VLLM_API_KEY if set; VLLM_BASE_URL or http://127.0.0.1:8000/v1
@@ -53,7 +54,11 @@
 // OpenRouter, Ollama and vLLM); github.com/byref/byref/llm/openai/responses
 // speaks OpenAI's Responses API; github.com/byref/byref/llm/azure opens
 // Azure OpenAI deployments with either; github.com/byref/byref/llm/anthropic
-// speaks Anthropic's Messages API. All are written over net/http. [OpenWith] takes a [Config]
+// speaks Anthropic's Messages API; github.com/byref/byref/llm/gemini speaks
+// Gemini's own API. All are written over net/http. AWS Bedrock's Converse
+// API (bedrock:<model id>) is github.com/byref/byref/llm/bedrock, which the
+// providers package leaves out because it brings the AWS SDK: import it
+// yourself. [OpenWith] takes a [Config]
 // to override keys, base URLs and the HTTP client, for example to point at
 // an httptest server. No sampling parameter the caller did not set is sent.
 //

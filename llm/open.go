@@ -70,6 +70,11 @@ type Provider struct {
 	Open func(c Config) (Model, error)
 }
 
+// separate names the providers byref ships outside llm/providers, with
+// the package that registers each, so that a spec naming one says what to
+// import.
+var separate = map[string]string{"bedrock": "github.com/byref/byref/llm/bedrock"}
+
 var (
 	registryMu sync.RWMutex
 	registry   = map[string]Provider{}
@@ -116,10 +121,12 @@ func Providers() []string {
 //	azure:<deployment>           AZURE_OPENAI_ENDPOINT; AZURE_OPENAI_API_KEY or AZURE_OPENAI_AD_TOKEN; AZURE_OPENAI_API_VERSION
 //	azure-responses:<deployment> the Responses API on Azure; as azure:
 //	openrouter:<vendor>/<model>  OPENROUTER_API_KEY; OPENROUTER_REFERER, OPENROUTER_TITLE
-//	google:gemini-...            GOOGLE_API_KEY or GEMINI_API_KEY (alias gemini:)
+//	gemini:gemini-...            GOOGLE_API_KEY or GEMINI_API_KEY; GOOGLE_GEMINI_BASE_URL (alias google:)
+//	gemini-openai:gemini-...     the same, through Gemini's OpenAI-compatible endpoint
 //	mistral:mistral-...          MISTRAL_API_KEY
 //	ollama:llama3.1              no key; OLLAMA_HOST, default http://127.0.0.1:11434
 //	vllm:<model>                 VLLM_API_KEY if set; VLLM_BASE_URL, default http://127.0.0.1:8000/v1
+//	bedrock:<model id>           the AWS credential chain and AWS_REGION (import github.com/byref/byref/llm/bedrock)
 //
 // A missing key is an error wrapping [ErrMissingKey] that names the variable
 // to set; an unregistered provider is an error wrapping [ErrUnknownProvider]
@@ -137,6 +144,9 @@ func OpenWith(spec string, c Config) (Model, error) {
 	p, known := registry[name]
 	registryMu.RUnlock()
 	if !known {
+		if pkg, ok := separate[name]; ok {
+			return nil, fmt.Errorf("%w %q in %q: import _ %q in package main (llm/providers leaves it out, for the dependencies it brings)", ErrUnknownProvider, name, spec, pkg)
+		}
 		if len(Providers()) == 0 {
 			return nil, fmt.Errorf("%w %q in %q: no provider is registered; import _ \"github.com/byref/byref/llm/providers\" (or a provider package) in package main", ErrUnknownProvider, name, spec)
 		}

@@ -71,3 +71,12 @@ func TestRegisterRefusesDuplicatesAndBlanks(t *testing.T) {
 		}()
 	}
 }
+
+// A provider byref ships outside llm/providers, not imported, is named
+// with the import to add.
+func TestOpenSeparateProviderNamesItsPackage(t *testing.T) {
+	_, err := OpenWith("bedrock:amazon.nova-micro-v1:0", Config{Getenv: noEnv})
+	if !errors.Is(err, ErrUnknownProvider) || !strings.Contains(err.Error(), `import _ "github.com/byref/byref/llm/bedrock"`) {
+		t.Errorf("err = %v", err)
+	}
+}

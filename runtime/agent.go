@@ -128,9 +128,11 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 	}
 	h := &Handle{
 		rt: rt, st: st, id: id, model: llm.WithRetry(model, opts.Limits.Retry), opts: opts, result: resultValidator,
-		rec:  &recorder{store: store, id: id, last: sum.LastSeq, status: run.StatusCreated, hook: opts.OnStatus},
-		done: make(chan struct{}),
+		rec:     &recorder{store: store, id: id, last: sum.LastSeq, status: run.StatusCreated},
+		done:    make(chan struct{}),
+		awaited: make(chan struct{}, 1),
 	}
+	h.rec.hook = h.statusHook(opts.OnStatus)
 	h.drivenBy(opts.Driven)
 	st.mu.Lock()
 	st.record = storeLog{store: h.rec.store, id: h.id}
@@ -161,11 +163,16 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 // input.
 const inputVariable = "input"
 
-// Run starts a run and waits for it to end.
+// Run starts a run and waits until it ends, or until it awaits an answer
+// that Options.Answer does not give (the approval of an action declared
+// NeedsApproval, a question to the user): then the Outcome's Status is
+// awaiting, its Await says what the run awaits, and Resume answers it and
+// waits again. When ctx is done first, Run returns the run's ID and status
+// with ctx's error; the run goes on (Handle.Cancel, or Close, ends it).
 func (rt *Runtime) Run(ctx context.Context, opts RunOptions) (Outcome, error) {
 	h, err := rt.Start(ctx, opts)
 	if err != nil {
 		return Outcome{}, err
 	}
-	return h.Wait(ctx)
+	return h.settle(ctx)
 }

@@ -123,7 +123,7 @@ func TestThoughtSignaturesGoBackThroughTheLoop(t *testing.T) {
 		check                  func(t *testing.T, body map[string]any)
 	}{
 		{
-			"gemini", "/chat/completions", "/v1beta/openai",
+			"gemini-openai", "/chat/completions", "/v1beta/openai",
 			`{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","tool_calls":[{"extra_content":{"google":{"thought_signature":"Sig_A=="}},"function":{"arguments":"{\"location\":\"<<var:city>>\",\"unit\":\"c\",\"return\":null}","name":"get_weather"},"id":"function-call-1","type":"function"}]},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":6}}`,
 			`{"id":"c2","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Sunny."},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":6}}`,
 			func(t *testing.T, body map[string]any) {
@@ -168,7 +168,7 @@ func TestRestoredRunSendsSignaturesBack(t *testing.T) {
 	ctx := context.Background()
 	store := run.NewMemoryStore()
 	open := func(srv *llmtest.Server) llm.Model {
-		m, err := llm.OpenWith("gemini:test-model", llm.Config{APIKey: "k", BaseURL: srv.URL() + "/v1beta/openai", Getenv: func(string) string { return "" }})
+		m, err := llm.OpenWith("gemini-openai:test-model", llm.Config{APIKey: "k", BaseURL: srv.URL() + "/v1beta/openai", Getenv: func(string) string { return "" }})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/byref/byref/llm"
+	// bedrock: specs; llm/providers leaves Bedrock out for its AWS SDK.
+	_ "github.com/byref/byref/llm/bedrock"
 	_ "github.com/byref/byref/llm/providers"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/postgres"

@@ -112,6 +112,7 @@ func TestProvidersAreOptIn(t *testing.T) {
 		"github.com/tmc/langchaingo", "github.com/pkoukk/tiktoken-go", "github.com/dlclark/regexp2",
 		"github.com/byref/byref/llm/openai", "github.com/byref/byref/llm/anthropic", "github.com/byref/byref/llm/providers",
 		"github.com/byref/byref/llm/azure", // llm/openai covers llm/openai/responses
+		"github.com/byref/byref/llm/gemini", "github.com/byref/byref/llm/bedrock", "github.com/aws/",
 	}
 	for _, pkg := range []string{"runtime", "otel", "codegen", "server", "eval"} {
 		out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/"+pkg).CombinedOutput()
@@ -123,6 +124,44 @@ func TestProvidersAreOptIn(t *testing.T) {
 				if strings.HasPrefix(dep, p) {
 					t.Errorf("%s depends on %s; provider clients are linked only by programs that import them", pkg, dep)
 				}
+			}
+		}
+	}
+}
+
+// TestAWSSDKIsOptIn: the AWS SDK for Go is imported by package llm/bedrock
+// alone (its tests included), and built only by programs that import it:
+// llm/providers leaves Bedrock out, so the runtime, the server and a
+// program that opens the other providers by name do not build the SDK.
+// The CLI imports llm/bedrock, so that bedrock: specs work there.
+func TestAWSSDKIsOptIn(t *testing.T) {
+	out, err := exec.Command("go", "list", "-test", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "github.com/byref/byref/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, " ")
+		// A test variant is listed as "p [p.test]"; p.test is the test main.
+		if name, _, _ := strings.Cut(pkg, " "); name == "github.com/byref/byref/llm/bedrock" || name == "github.com/byref/byref/llm/bedrock_test" {
+			continue
+		}
+		if strings.HasSuffix(pkg, ".test") {
+			continue
+		}
+		for _, imp := range strings.Fields(imports) {
+			if strings.HasPrefix(imp, "github.com/aws/") {
+				t.Errorf("%s imports %s; only llm/bedrock may import the AWS SDK", pkg, imp)
+			}
+		}
+	}
+	for _, pkg := range []string{"llm", "llm/providers", "runtime", "server", "eval", "otel"} {
+		out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/"+pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if strings.HasPrefix(dep, "github.com/aws/") || dep == "github.com/byref/byref/llm/bedrock" {
+				t.Errorf("%s depends on %s; only programs that import llm/bedrock build the AWS SDK", pkg, dep)
 			}
 		}
 	}

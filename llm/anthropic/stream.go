@@ -108,17 +108,8 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) 
 		}
 		return cbErr
 	})
-	switch {
-	case cbErr != nil:
-		return llm.Response{}, fmt.Errorf("llm: %s: stream stopped by its callback: %w", m.provider, cbErr)
-	case err != nil:
-		var pe *llm.ProviderError
-		if errors.As(err, &pe) {
-			return llm.Response{}, err
-		}
-		return llm.Response{}, wire.ReadError(ctx, m.provider, err)
-	case !started || !stopped:
-		return llm.Response{}, wire.BadResponse(m.provider, errors.New("the stream ended before message_stop; it was cut off"))
+	if err := wire.StreamEnd(ctx, m.provider, cbErr, err, started && stopped, "message_stop"); err != nil {
+		return llm.Response{}, err
 	}
 	out := llm.Response{Usage: u.usage()}
 	order := make([]int, 0, len(blocks))

@@ -2,7 +2,6 @@ package llmtest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -258,18 +257,7 @@ func anthropicCases() []Case {
 			s, m := msgs(t, open, Reply{Body: message(`{"type":"text","text":"Sunny, noon."}`, `"end_turn"`, 1, 1)})
 			a := llm.ToolCall{ID: "toolu_1", Name: "get_weather", Arguments: `{"city":"Paris"}`}
 			b := llm.ToolCall{ID: "toolu_2", Name: "get_time", Arguments: `not json`}
-			req := ask("Weather and time?")
-			req.Messages = append(req.Messages, llm.SystemMessage("Be brief."),
-				llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{a, b}},
-				llm.ToolResultMessage(a, "sunny"), llm.ToolResultMessage(b, "noon"))
-			generate(t, m, req)
-			body := s.Body(0)
-			if Path(t, body, "system", 0, "text") != "You are terse.\n\nBe brief." {
-				t.Errorf("system = %q; want both system messages joined", body["system"])
-			}
-			if n := len(body["messages"].([]any)); n != 3 {
-				t.Fatalf("%d messages; want user, assistant, and one user message with both results", n)
-			}
+			body := roundTrip(t, s, m, a, b, "messages", "system", 0, "text")
 			if Path(t, body, "messages", 1, "content", 0, "input", "city") != "Paris" ||
 				Path(t, body, "messages", 1, "content", 1, "input") == nil ||
 				Path(t, body, "messages", 2, "content", 0, "tool_use_id") != "toolu_1" ||
@@ -299,50 +287,20 @@ func anthropicCases() []Case {
 			absent(t, b, "top_p")
 		}},
 	}
-	for _, sr := range []struct {
-		stop string
-		want llm.StopReason
-	}{
+	cases = append(cases, stopReasonCases(msgs, "stop_reason_", func(reason string) Reply {
+		return Reply{Body: message(`{"type":"text","text":"The answer is"}`, `"`+reason+`"`, 1, 1)}
+	}, []stopRow{
 		{"end_turn", llm.StopEnd},
 		{"stop_sequence", llm.StopEnd},
 		{"max_tokens", llm.StopMaxTokens},
 		{"model_context_window_exceeded", llm.StopMaxTokens},
 		{"pause_turn", "pause_turn"},
-	} {
-		cases = append(cases, Case{"stop_reason_" + sr.stop, func(t *testing.T, open Open) {
-			_, m := msgs(t, open, Reply{Body: message(`{"type":"text","text":"The answer is"}`, `"`+sr.stop+`"`, 1, 1)})
-			resp := generate(t, m, ask("Hi"))
-			wantStop(t, resp, sr.want)
-			if resp.Text != "The answer is" {
-				t.Errorf("Text = %q", resp.Text)
-			}
-		}})
-	}
+	})...)
 	cases = append(cases,
 		Case{"stop_reason_max_tokens_stream", func(t *testing.T, open Open) {
 			_, m := msgs(t, open, Reply{SSE: events(`"max_tokens"`, blockStart(0, `{"type":"text","text":""}`), blockDelta(0, `{"type":"text_delta","text":"The answer is"}`), blockStop(0))})
 			resp, _ := stream(t, m, ask("Hi"))
 			wantStop(t, resp, llm.StopMaxTokens)
-		}},
-		Case{"malformed_body", func(t *testing.T, open Open) {
-			_, m := msgs(t, open, Reply{Body: `{"type":"message","content": nope}`})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, llm.ErrBadResponse, 200, false)
-			var syn *json.SyntaxError
-			if !errors.As(err, &syn) {
-				t.Errorf("err = %v, want it to wrap the *json.SyntaxError", err)
-			}
-		}},
-		Case{"not_a_message", func(t *testing.T, open Open) {
-			_, m := msgs(t, open, Reply{Body: `{"hello":"world"}`})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, llm.ErrBadResponse, 200, false)
-		}},
-		Case{"truncated_body", func(t *testing.T, open Open) {
-			full := message(`{"type":"text","text":"Hello there."}`, `"end_turn"`, 1, 1)
-			_, m := msgs(t, open, Reply{Body: full[:len(full)/2]})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, llm.ErrBadResponse, 200, false)
 		}},
 		Case{"malformed_stream", func(t *testing.T, open Open) {
 			ev := events(`"end_turn"`, blockStart(0, `{"type":"text","text":""}`), "event: content_block_delta\ndata: {not json")
@@ -389,6 +347,7 @@ func anthropicCases() []Case {
 			}
 		}},
 	)
+	cases = append(cases, bodyCases(msgs, message(`{"type":"text","text":"Hello there."}`, `"end_turn"`, 1, 1), `{"type":"message","content": nope}`, "not_a_message", `{"hello":"world"}`, 200, true)...)
 	statuses := append(httpErrorCases[:len(httpErrorCases):len(httpErrorCases)], httpErrorCase{"529_overloaded", 529, llm.ErrProviderUnavailable, true})
 	return append(cases, sharedCases(msgs, statuses, `{"type":"error","error":{"type":"invalid_request_error","message":"scripted failure"}}`,
 		Reply{Body: message(`{"type":"text","text":"ok"}`, `"end_turn"`, 1, 1)})...)

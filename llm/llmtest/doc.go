@@ -23,5 +23,6 @@
 // cancellation; and that no sampling parameter the caller did not set is
 // sent. [Cases] lists them by name for a [Flavor]. Each fixture's comment
 // names the reference it follows. [Server] is the scripted server the cases
-// use, for an adapter's own tests.
+// use, for an adapter's own tests; it serves SSE, JSON and, for Bedrock,
+// AWS event-stream bytes.
 package llmtest

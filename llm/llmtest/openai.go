@@ -411,26 +411,6 @@ func openAICases(f Flavor) []Case {
 				t.Errorf("Text = %q; the cut text is kept", resp.Text)
 			}
 		}},
-		Case{"malformed_body", func(t *testing.T, open Open) {
-			_, m := chat(t, open, Reply{Body: `{"choices": nope}`})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, llm.ErrBadResponse, 200, false)
-			var syn *json.SyntaxError
-			if !errors.As(err, &syn) {
-				t.Errorf("err = %v, want it to wrap the *json.SyntaxError", err)
-			}
-		}},
-		Case{"no_choices", func(t *testing.T, open Open) {
-			_, m := chat(t, open, Reply{Body: `{"id":"chatcmpl-1","object":"chat.completion","choices":[]}`})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, llm.ErrBadResponse, 200, false)
-		}},
-		Case{"truncated_body", func(t *testing.T, open Open) {
-			full := completion(`{"role":"assistant","content":"Hello there."}`, `"stop"`, usage19x10)
-			_, m := chat(t, open, Reply{Body: full[:len(full)/2]})
-			_, err := m.Generate(context.Background(), ask("Hi"))
-			wantKind(t, err, llm.ErrBadResponse, 200, false)
-		}},
 		Case{"malformed_stream", func(t *testing.T, open Open) {
 			_, m := chat(t, open, Reply{SSE: []string{chunk(`{"content":"Hel"}`, "null"), `data: {not json`, done}})
 			_, err := llm.Stream(context.Background(), m, ask("Hi"), func(llm.Chunk) error { return nil })
@@ -472,6 +452,7 @@ func openAICases(f Flavor) []Case {
 			}
 		}},
 	)
+	cases = append(cases, bodyCases(chat, completion(`{"role":"assistant","content":"Hello there."}`, `"stop"`, usage19x10), `{"choices": nope}`, "no_choices", `{"id":"chatcmpl-1","object":"chat.completion","choices":[]}`, 200, true)...)
 	return append(cases, sharedCases(chat, httpErrorCases, `{"error":{"message":"scripted failure","type":"invalid_request_error","param":null,"code":null}}`,
 		Reply{Body: completion(`{"role":"assistant","content":"ok"}`, `"stop"`, usage19x10)})...)
 }

@@ -23,6 +23,10 @@ type Reply struct {
 	SSE []string
 	// Hang waits until the client gives up, and answers nothing.
 	Hang bool
+	// ContentType, when set, is the Content-Type of Body, which is then
+	// written as it is (SSE text, binary event-stream bytes); empty means
+	// a JSON body, or text/event-stream for SSE.
+	ContentType string
 }
 
 // Server is an httptest server on 127.0.0.1 that answers POSTs to any path
@@ -103,7 +107,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
+	ct := reply.ContentType
+	if ct == "" {
+		ct = "application/json"
+	}
+	w.Header().Set("Content-Type", ct)
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, reply.Body)
 }

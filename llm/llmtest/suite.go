@@ -21,7 +21,8 @@ type Flavor string
 // The flavors the suite knows. The first five speak OpenAI's chat
 // completions (POST …/chat/completions); Anthropic speaks the Messages API
 // (POST …/v1/messages); [Responses], declared with its cases, speaks
-// OpenAI's Responses API (POST …/responses).
+// OpenAI's Responses API (POST …/responses); GeminiAPI speaks Gemini's own
+// API; Bedrock speaks Bedrock's Converse API.
 const (
 	// OpenAI is OpenAI's own chat completions API.
 	OpenAI Flavor = "openai"
@@ -39,6 +40,13 @@ const (
 	VLLM Flavor = "vllm"
 	// Anthropic is Anthropic's Messages API.
 	Anthropic Flavor = "anthropic"
+	// GeminiAPI is Gemini's own API (POST …/models/{model}:generateContent
+	// and :streamGenerateContent?alt=sse), with thought signatures on parts.
+	GeminiAPI Flavor = "gemini-api"
+	// Bedrock is AWS Bedrock Runtime's Converse API (POST
+	// /model/{id}/converse and /converse-stream, the stream an AWS event
+	// stream).
+	Bedrock Flavor = "bedrock"
 )
 
 // Open returns the adapter under test talking to the suite's server at
@@ -61,6 +69,10 @@ func Cases(f Flavor) []Case {
 		return anthropicCases()
 	case Responses:
 		return responsesCases()
+	case GeminiAPI:
+		return geminiCases()
+	case Bedrock:
+		return bedrockCases()
 	}
 	return openAICases(f)
 }

@@ -48,7 +48,7 @@ func TestPromptCacheKey(t *testing.T) {
 // prompt_cache_key: Gemini caches by prefix, Mistral refuses unknown
 // fields, OpenRouter routes by model.
 func TestPromptCacheKeyOnlyForOpenAI(t *testing.T) {
-	for _, p := range []string{"openai", "gemini", "mistral", "openrouter", "ollama", "vllm"} {
+	for _, p := range []string{"openai", "gemini-openai", "mistral", "openrouter", "ollama", "vllm"} {
 		s := llmtest.NewServer(t, "/chat/completions", llmtest.Reply{Body: okCompletion})
 		m, err := llm.OpenWith(p+":m", llm.Config{APIKey: "k", BaseURL: s.URL(), Getenv: func(string) string { return "" }})
 		if err != nil {

@@ -13,7 +13,7 @@ import (
 // that provider's flavor of chat completions.
 func TestConformance(t *testing.T) {
 	flavors := map[string]llmtest.Flavor{
-		"openai": llmtest.OpenAI, "mistral": llmtest.Mistral, "google": llmtest.Gemini,
+		"openai": llmtest.OpenAI, "mistral": llmtest.Mistral, "gemini-openai": llmtest.Gemini,
 		"ollama": llmtest.Ollama, "vllm": llmtest.VLLM, "openrouter": llmtest.OpenAI,
 	}
 	for name, flavor := range flavors {
@@ -21,7 +21,7 @@ func TestConformance(t *testing.T) {
 			llmtest.Run(t, flavor, func(t *testing.T, url string) llm.Model {
 				base := url + "/v1"
 				switch name {
-				case "google":
+				case "gemini-openai":
 					base = url + "/v1beta/openai"
 				case "ollama":
 					base = url // OLLAMA_HOST style: the adapter adds /v1

@@ -2,8 +2,10 @@
 // OpenAI-compatible endpoints of Google Gemini, Mistral, Ollama and vLLM: a
 // [llm.Model] and [llm.Streamer] written directly over net/http, with no SDK.
 //
-// Importing the package registers the providers openai, google (alias
-// gemini), mistral, openrouter, ollama and vllm with [llm.Register], so that
+// Importing the package registers the providers openai, gemini-openai
+// (Gemini's OpenAI-compatible endpoint; gemini: and google: are Gemini's
+// own API, package github.com/byref/byref/llm/gemini), mistral, openrouter,
+// ollama and vllm with [llm.Register], so that
 // llm.Open("openai:gpt-4o-mini") works; [New] builds a model without the
 // registry. OpenRouter's attribution headers, HTTP-Referer and X-Title,
 // come from OPENROUTER_REFERER and OPENROUTER_TITLE ([OpenRouterHeader]

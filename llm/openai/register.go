@@ -8,8 +8,9 @@ import (
 )
 
 // The providers this package registers with [llm.Register]: OpenAI itself,
-// and the OpenAI-compatible endpoints of Google Gemini, Mistral, OpenRouter,
-// Ollama and vLLM. Each differs from OpenAI's request only as its [Dialect] says.
+// and the OpenAI-compatible endpoints of Google Gemini (gemini-openai),
+// Mistral, OpenRouter, Ollama and vLLM. Each differs from OpenAI's request
+// only as its [Dialect] says.
 func init() {
 	register := func(name string, keyEnv []string, keyOptional bool, baseEnv, defaultBase string, d Dialect, base func(string) string) {
 		llm.Register(llm.Provider{
@@ -36,9 +37,9 @@ func init() {
 	// if at all, and some refuse fields they do not know.
 	compatible := Dialect{LegacyMaxTokens: true, NoPromptCacheKey: true}
 	register("openai", []string{"OPENAI_API_KEY"}, false, "OPENAI_BASE_URL", "https://api.openai.com/v1", Dialect{}, nil)
-	for _, name := range []string{"google", "gemini"} {
-		register(name, []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}, false, "", "https://generativelanguage.googleapis.com/v1beta/openai", compatible, nil)
-	}
+	// Gemini's own API is llm/gemini's (gemini:, google:); its
+	// OpenAI-compatible endpoint stays reachable under its own name.
+	register("gemini-openai", []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}, false, "", "https://generativelanguage.googleapis.com/v1beta/openai", compatible, nil)
 	register("mistral", []string{"MISTRAL_API_KEY"}, false, "", "https://api.mistral.ai/v1",
 		Dialect{LegacyMaxTokens: true, NoStreamOptions: true, ToolResultName: true, NoPromptCacheKey: true}, nil)
 	// OpenRouter takes OpenAI's request (the recorded exchanges send

@@ -43,17 +43,8 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) 
 		}
 		return nil
 	})
-	switch {
-	case cbErr != nil:
-		return llm.Response{}, fmt.Errorf("llm: %s: stream stopped by its callback: %w", m.provider, cbErr)
-	case err != nil:
-		var pe *llm.ProviderError
-		if errors.As(err, &pe) {
-			return llm.Response{}, err
-		}
-		return llm.Response{}, wire.ReadError(ctx, m.provider, err)
-	case a.finish == "" && !done:
-		return llm.Response{}, wire.BadResponse(m.provider, errors.New("the stream ended before a finish reason or [DONE]; it was cut off"))
+	if err := wire.StreamEnd(ctx, m.provider, cbErr, err, a.finish != "" || done, "a finish reason or [DONE]"); err != nil {
+		return llm.Response{}, err
 	}
 	if cbErr = a.closeLast(fn); cbErr != nil {
 		return llm.Response{}, fmt.Errorf("llm: %s: stream stopped by its callback: %w", m.provider, cbErr)

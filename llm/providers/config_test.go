@@ -7,6 +7,7 @@ import (
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/anthropic"
 	"github.com/byref/byref/llm/azure"
+	"github.com/byref/byref/llm/gemini"
 	"github.com/byref/byref/llm/openai"
 	"github.com/byref/byref/llm/openai/responses"
 )
@@ -21,7 +22,7 @@ func TestOneConfigType(t *testing.T) {
 		shared[f.Name] = true
 	}
 	for _, opts := range []reflect.Type{reflect.TypeFor[openai.Options](), reflect.TypeFor[anthropic.Options](),
-		reflect.TypeFor[responses.Options](), reflect.TypeFor[azure.Options]()} {
+		reflect.TypeFor[responses.Options](), reflect.TypeFor[azure.Options](), reflect.TypeFor[gemini.Options]()} {
 		embeds := false
 		for f := range opts.Fields() {
 			switch {

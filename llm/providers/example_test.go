@@ -20,5 +20,5 @@ func Example() {
 	// Output:
 	// true
 	// llm: missing API key for anthropic: set ANTHROPIC_API_KEY in the environment (or Config.APIKey)
-	// [anthropic azure azure-responses claude gemini google mistral ollama openai openai-responses openrouter vllm]
+	// [anthropic azure azure-responses claude gemini gemini-openai google mistral ollama openai openai-responses openrouter vllm]
 }

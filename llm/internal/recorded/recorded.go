@@ -42,7 +42,24 @@ type Recording struct {
 		ContentType  string `json:"content_type"`
 		Body         string `json:"body"`
 		BodyEncoding string `json:"body_encoding"`
+		// Events are a binary event stream's messages, decoded: each
+		// {"headers": {...}, "payload": {...}} (Bedrock's ConverseStream).
+		Events []json.RawMessage `json:"events"`
 	} `json:"response"`
+}
+
+// answer returns the recorded answer's bytes, base64-decoded when the
+// recording encoded them.
+func (r *Recording) answer(t *testing.T) []byte {
+	t.Helper()
+	if r.Response.BodyEncoding != "base64" {
+		return []byte(r.Response.Body)
+	}
+	b, err := base64.StdEncoding.DecodeString(r.Response.Body)
+	if err != nil {
+		t.Fatalf("%s: %v", r.Name, err)
+	}
+	return b
 }
 
 // RequestBody returns the recorded request's body decoded, nil when the
@@ -142,13 +159,7 @@ type Server struct {
 // ends. Every request gets the recorded answer.
 func Serve(t *testing.T, r *Recording) *Server {
 	t.Helper()
-	body := []byte(r.Response.Body)
-	if r.Response.BodyEncoding == "base64" {
-		var err error
-		if body, err = base64.StdEncoding.DecodeString(r.Response.Body); err != nil {
-			t.Fatalf("%s: %v", r.Name, err)
-		}
-	}
+	body := r.answer(t)
 	s := &Server{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		b, _ := io.ReadAll(req.Body)

@@ -47,7 +47,37 @@ func Post(ctx context.Context, client *http.Client, provider, url string, header
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	return nil, llm.StatusError(provider, resp.StatusCode, RetryAfter(resp.Header.Get("Retry-After")), errors.New(errorMessage(b)))
+	wait := RetryAfter(resp.Header.Get("Retry-After"))
+	if wait == 0 {
+		wait = retryInfo(b)
+	}
+	return nil, llm.StatusError(provider, resp.StatusCode, wait, errors.New(errorMessage(b)))
+}
+
+// retryInfo reads the delay of a google.rpc.RetryInfo detail, which
+// Google's APIs (Gemini's 429 RESOURCE_EXHAUSTED) send in the body rather
+// than in a Retry-After header: {"error":{"details":[{"@type":
+// "type.googleapis.com/google.rpc.RetryInfo","retryDelay":"34.4s"}]}}.
+func retryInfo(b []byte) time.Duration {
+	var body struct {
+		Error struct {
+			Details []struct {
+				Type       string `json:"@type"`
+				RetryDelay string `json:"retryDelay"`
+			} `json:"details"`
+		} `json:"error"`
+	}
+	if !bytes.Contains(b, []byte("RetryInfo")) || json.Unmarshal(b, &body) != nil {
+		return 0
+	}
+	for _, d := range body.Error.Details {
+		if strings.HasSuffix(d.Type, "google.rpc.RetryInfo") {
+			if wait, err := time.ParseDuration(d.RetryDelay); err == nil && wait > 0 {
+				return wait
+			}
+		}
+	}
+	return 0
 }
 
 // errorMessage finds the message of an error body: {"error":{"message"}}
@@ -164,6 +194,27 @@ func ReadError(ctx context.Context, provider string, err error) error {
 		return BadResponse(provider, fmt.Errorf("the body ended early: %w", err))
 	}
 	return BadResponse(provider, err)
+}
+
+// StreamEnd is the error a stream's reading ended with, or nil: the
+// callback's error (cbErr), wrapped to say it stopped the stream; a
+// provider's error as it is; a broken read as [ReadError] classifies it;
+// and, when the stream is not complete, a bad response that names the
+// missing end ("message_stop"): the stream was cut off.
+func StreamEnd(ctx context.Context, provider string, cbErr, err error, complete bool, missing string) error {
+	switch {
+	case cbErr != nil:
+		return fmt.Errorf("llm: %s: stream stopped by its callback: %w", provider, cbErr)
+	case err != nil:
+		var pe *llm.ProviderError
+		if errors.As(err, &pe) {
+			return err
+		}
+		return ReadError(ctx, provider, err)
+	case !complete:
+		return BadResponse(provider, fmt.Errorf("the stream ended before %s; it was cut off", missing))
+	}
+	return nil
 }
 
 // Event is one server-sent event.

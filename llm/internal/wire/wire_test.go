@@ -20,6 +20,18 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
+func TestRetryInfo(t *testing.T) {
+	body := `{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure"},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"34.4s"}]}}`
+	if got := retryInfo([]byte(body)); got != 34400*time.Millisecond {
+		t.Errorf("retryInfo = %v, want 34.4s", got)
+	}
+	for _, b := range []string{``, `{"error":{"message":"x"}}`, `{"error":{"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"soon"}]}}`} {
+		if got := retryInfo([]byte(b)); got != 0 {
+			t.Errorf("retryInfo(%s) = %v, want 0", b, got)
+		}
+	}
+}
+
 func TestErrorMessage(t *testing.T) {
 	tests := map[string]string{
 		`{"error":{"message":"bad key","type":"x"}}`:                                  "bad key",
