@@ -181,6 +181,9 @@ func OpenWith(spec string, c Config) (Model, error) {
 	if errors.Is(err, ErrMissingKey) { // already "llm: missing API key for NAME: set …"
 		return nil, err
 	}
+	if err != nil && strings.HasPrefix(err.Error(), name+": ") { // the provider named itself
+		return nil, fmt.Errorf("llm: %w", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("llm: %s: %w", name, err)
 	}
