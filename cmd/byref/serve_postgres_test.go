@@ -92,7 +92,7 @@ func TestServeStandbyTakesOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("the standby served %v after the kill", time.Since(killedAt).Round(time.Millisecond)) // for the notes; it bounds nothing
-	if out := b.out.String(); !strings.Contains(out, "standing by") || !strings.Contains(out, "taking over") || !strings.Contains(out, "1 run awaiting before the restart go on") {
+	if out := b.out.String(); !strings.Contains(out, "standing by") || !strings.Contains(out, "taking over") || !strings.Contains(out, "1 run awaiting before the restart goes on") {
 		t.Fatalf("the standby's output:\n%s", out)
 	}
 	got := b.post("/runs/"+r.RunID, `{"await_resume":{"type":"message","message":{"role":"user","parts":[{"content_type":"text/plain","content":"approve"}]}},"mode":"sync"}`)
