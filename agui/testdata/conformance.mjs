@@ -187,6 +187,13 @@ const cases = {
     assert(started && started.name === 'helper' && started.parentToolCallId === call.toolCallId, `started ${JSON.stringify(started)}`);
     assert(done && done.subagentRunId === started.subagentRunId && JSON.stringify(done.result).includes('helped with the report'), `finished ${JSON.stringify(done)}`);
     assert((await acpRun(started.subagentRunId)).status === 'completed', 'the subagent is a byref run');
+    // A subagent that fails: SUBAGENT_ERROR, and the parent run goes on.
+    const parent = new HttpAgent({ url: `${base}/agui/parent_failing`, initialMessages: [{ id: 'u1', role: 'user', content: 'Delegate' }] });
+    const failed = await run(parent);
+    const err = failed.events.find((e) => e.type === 'SUBAGENT_ERROR');
+    const began = failed.events.find((e) => e.type === 'SUBAGENT_STARTED');
+    assert(err && began && err.subagentRunId === began.subagentRunId && err.message.includes('cannot do the impossible'), `error ${JSON.stringify(err)}`);
+    assert(finished(failed.events)?.outcome?.type === 'success', 'the parent run goes on after its subagent failed');
   },
   async encrypted_reasoning() {
     const agent = new HttpAgent({ url: `${base}/agui/thinker`, initialMessages: [{ id: 'u1', role: 'user', content: 'Think' }] });
