@@ -58,8 +58,10 @@
 // front-end tools, and a restart loses them.
 //
 // The state is {"variables": {name: {"type", "preview", "secret"}}}: the
-// variables' types and bounded previews, as the model sees them. A secret
-// variable's preview is never shown ("(secret)"), nor is any value.
+// variables' types and bounded previews, as the model sees them: a
+// server.SessionState, the same for a thread as for an ACP session. A
+// secret variable's preview (or one derived from a secret) is never shown
+// ("(secret)"), nor is any value.
 //
 // The state a client sends in RunAgentInput.state sets variables of the
 // run, typed by the struct the agent declares in Options.State: each key

@@ -18,13 +18,13 @@ type projector struct {
 	id              run.ID // the byref run's
 	emitting        bool   // events are emitted (false while catching up)
 
-	step      int               // the open step, 0 for none
-	textOpen  string            // the open text message's ID
-	streamed  map[string]string // text streamed so far, by message ID
-	reasoning string            // the open reasoning message's ID
-	calls     map[string]string // arguments streamed so far, by open call ID
-	vars      map[string]variable
-	messages  []Message // produced while emitting
+	step      int                             // the open step, 0 for none
+	textOpen  string                          // the open text message's ID
+	streamed  map[string]string               // text streamed so far, by message ID
+	reasoning string                          // the open reasoning message's ID
+	calls     map[string]string               // arguments streamed so far, by open call ID
+	vars      map[string]server.StateVariable // the thread's state
+	messages  []Message                       // produced while emitting
 	await     run.AwaitRequested
 	result    json.RawMessage
 	failure   string
@@ -41,19 +41,8 @@ type projector struct {
 	model       string // the run's "provider:model"
 }
 
-// variable is a variable as AG-UI state shows it: its type and preview,
-// never a secret's preview or any value.
-type variable struct {
-	Type    string `json:"type"`
-	Preview string `json:"preview"`
-	Secret  bool   `json:"secret,omitempty"`
-}
-
-// secretPreview stands for a secret variable's preview in the state.
-const secretPreview = "(secret)"
-
 func newProjector(threadID, runID string, id run.ID) *projector {
-	return &projector{threadID: threadID, runID: runID, id: id, streamed: map[string]string{}, vars: map[string]variable{},
+	return &projector{threadID: threadID, runID: runID, id: id, streamed: map[string]string{}, vars: map[string]server.StateVariable{},
 		callNames: map[string]string{}, calls: map[string]string{}, callSteps: map[string]int{}, clientTools: map[string]bool{}, hidden: map[string]bool{}, clientCalls: map[string]bool{}}
 }
 
@@ -288,9 +277,9 @@ func (p *projector) apply(e run.Event) []Event {
 		out = append(out, Event{Type: Custom, Name: "byref.snippet", Value: map[string]any{
 			"code": d.Snippet.Code, "success": d.Success, "error": d.Error, "stdout": d.Stdout}})
 	case run.VariableCreated:
-		out = append(out, p.setVariable(d.Variable, d.Secret))
+		out = append(out, p.setVariable(d.Variable, d.Secret || d.Tainted))
 	case run.VariableModified:
-		out = append(out, p.setVariable(d.Variable, d.Secret))
+		out = append(out, p.setVariable(d.Variable, d.Secret || d.Tainted))
 	case run.Progress:
 		id, content := string(p.id)+"-p-"+d.CallID, map[string]any{"toolCallId": d.CallID, "message": d.Message}
 		out = append(out, Event{Type: ActivitySnapshot, MessageID: id, ActivityType: "byref.progress", Content: content, Replace: ptr(true)})
@@ -366,10 +355,7 @@ func toolContent(d run.ToolCallCompleted) string {
 // setVariable records a variable's type and preview (never a secret's)
 // and returns the STATE_DELTA that says so.
 func (p *projector) setVariable(v run.VariableInfo, secret bool) Event {
-	sv := variable{Type: v.Type, Preview: v.Preview, Secret: secret}
-	if secret {
-		sv.Preview = secretPreview
-	}
+	sv := server.VariableState(v, secret)
 	p.vars[v.Name] = sv
 	return Event{Type: StateDelta, Patch: []PatchOp{{Op: "add", Path: "/variables/" + pointerToken(v.Name), Value: sv}}}
 }

@@ -159,6 +159,25 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 	return h, nil
 }
 
+// startSession returns the variables a run of a session starts with (see
+// sessions.start): those its session's earlier runs left, but the run's
+// own (RunOptions.Variables, and its input).
+func (rt *Runtime) startSession(ctx context.Context, opts RunOptions) (sessionStart, error) {
+	own := make([]string, 0, len(opts.Variables)+1)
+	for _, s := range opts.Variables {
+		own = append(own, s.Name)
+	}
+	if len(opts.Input) > 0 {
+		own = append(own, inputVariable)
+	}
+	return rt.sessions.start(ctx, rt.store, opts, own, func(id run.ID, name string) (variable.Variable, bool) {
+		if h, ok := rt.live(id); ok {
+			return h.st.Variable(name)
+		}
+		return variable.Variable{}, false
+	})
+}
+
 // inputVariable is the name of the variable holding a run's structured
 // input.
 const inputVariable = "input"
