@@ -247,16 +247,10 @@ func (s *Snapshot) Apply(e Event) {
 	case ContextCompacted:
 		s.Compactions++
 		if u := p.Usage; u != nil {
-			s.Usage.InputTokens += u.InputTokens
-			s.Usage.OutputTokens += u.OutputTokens
-			s.Usage.CacheReadTokens += u.CacheReadTokens
-			s.Usage.CacheWriteTokens += u.CacheWriteTokens
+			s.addUsage(*u)
 		}
 	case Usage:
-		s.Usage.InputTokens += p.InputTokens
-		s.Usage.OutputTokens += p.OutputTokens
-		s.Usage.CacheReadTokens += p.CacheReadTokens
-		s.Usage.CacheWriteTokens += p.CacheWriteTokens
+		s.addUsage(p)
 	case Error:
 		s.step(p.Step)
 		s.LastError = p.Message
@@ -264,6 +258,17 @@ func (s *Snapshot) Apply(e Event) {
 			s.FailureKind, s.Refusal = p.Failure, p.Refusal
 		}
 	}
+}
+
+// addUsage counts one model call's usage in the run's (System, recorded
+// on the first call only, is not a total).
+func (s *Snapshot) addUsage(u Usage) {
+	s.Usage.InputTokens += u.InputTokens
+	s.Usage.OutputTokens += u.OutputTokens
+	s.Usage.CacheReadTokens += u.CacheReadTokens
+	s.Usage.CacheWriteTokens += u.CacheWriteTokens
+	s.Usage.ReasoningTokens += u.ReasoningTokens
+	s.Usage.Cost += u.Cost
 }
 
 func (s *Snapshot) step(n int) {

@@ -105,7 +105,8 @@ func (h *Handle) sentUsage(u llm.Usage) run.Usage {
 // usageOf is usageEvent's inverse: a run's usage from its log's totals.
 func usageOf(u run.Usage) llm.Usage {
 	return llm.Usage{InputTokens: int(u.InputTokens), OutputTokens: int(u.OutputTokens),
-		CacheReadTokens: int(u.CacheReadTokens), CacheWriteTokens: int(u.CacheWriteTokens)}
+		CacheReadTokens: int(u.CacheReadTokens), CacheWriteTokens: int(u.CacheWriteTokens),
+		ReasoningTokens: int(u.ReasoningTokens), Cost: u.Cost}
 }
 
 // compactedTools returns the tools the log's last compaction chose, or nil.

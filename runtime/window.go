@@ -252,5 +252,6 @@ func oneLine(s string, n int) string {
 // usageEvent is the log's record of a model call's usage.
 func usageEvent(u llm.Usage) run.Usage {
 	return run.Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens),
-		CacheReadTokens: int64(u.CacheReadTokens), CacheWriteTokens: int64(u.CacheWriteTokens)}
+		CacheReadTokens: int64(u.CacheReadTokens), CacheWriteTokens: int64(u.CacheWriteTokens),
+		ReasoningTokens: int64(u.ReasoningTokens), Cost: u.Cost}
 }
