@@ -458,6 +458,16 @@ type Usage struct {
 	System string `json:"system,omitempty"`
 }
 
+// Add returns the sum of u and v, each count and the cost: a run's usage
+// so far. System, the record of one call's prompt, is left empty.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens + v.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		ReasoningTokens: u.ReasoningTokens + v.ReasoningTokens, Cost: u.Cost + v.Cost,
+	}
+}
+
 // Error records a fault worth keeping: a model call retried, a result that
 // failed validation, or, with Failure set, why the run is about to fail.
 type Error struct {

@@ -247,10 +247,10 @@ func (s *Snapshot) Apply(e Event) {
 	case ContextCompacted:
 		s.Compactions++
 		if u := p.Usage; u != nil {
-			s.addUsage(*u)
+			s.Usage = s.Usage.Add(*u)
 		}
 	case Usage:
-		s.addUsage(p)
+		s.Usage = s.Usage.Add(p)
 	case Error:
 		s.step(p.Step)
 		s.LastError = p.Message
@@ -258,17 +258,6 @@ func (s *Snapshot) Apply(e Event) {
 			s.FailureKind, s.Refusal = p.Failure, p.Refusal
 		}
 	}
-}
-
-// addUsage counts one model call's usage in the run's (System, recorded
-// on the first call only, is not a total).
-func (s *Snapshot) addUsage(u Usage) {
-	s.Usage.InputTokens += u.InputTokens
-	s.Usage.OutputTokens += u.OutputTokens
-	s.Usage.CacheReadTokens += u.CacheReadTokens
-	s.Usage.CacheWriteTokens += u.CacheWriteTokens
-	s.Usage.ReasoningTokens += u.ReasoningTokens
-	s.Usage.Cost += u.Cost
 }
 
 func (s *Snapshot) step(n int) {
