@@ -154,7 +154,6 @@ func TestResponsesRunRestoredKeepsReasoning(t *testing.T) {
 		map[string]any{"id": "fc_2", "type": "function_call", "status": "completed", "call_id": "call_2", "name": action.AskUserName, "arguments": `{"question":"In which language?"}`},
 	}
 
-	ctx := context.Background()
 	store := run.NewMemoryStore()
 	agent := func(s *llmtest.Server) *runtime.Runtime {
 		m, err := azure.NewResponses(azure.Options{Config: llm.Config{Model: "gpt-5.5", APIKey: "azure-key", BaseURL: s.URL()}})
@@ -169,40 +168,8 @@ func TestResponsesRunRestoredKeepsReasoning(t *testing.T) {
 		return rt
 	}
 	s1 := llmtest.NewServer(t, "/responses", reply(first))
-	h, err := agent(s1).Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "What is the capital of the country?"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for e, err := range h.Events(ctx, 1) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := e.Data.(run.AwaitRequested); ok {
-			break
-		}
-	}
-	defer h.Cancel(ctx) // the first process's loop, still waiting
-
 	s2 := llmtest.NewServer(t, "/responses", rec.Reply(t))
-	restored, err := agent(s2).Restore(ctx, h.ID(), runtime.RestoreOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, ok := restored.Pending()
-	if !ok {
-		t.Fatal("the restored run awaits nothing")
-	}
-	if err := restored.Resume(ctx, req.ID, run.Answer{Text: "English"}); err != nil {
-		t.Fatal(err)
-	}
-	o, err := restored.Wait(ctx)
-	if err != nil || o.Status != run.StatusCompleted {
-		t.Fatalf("outcome %+v, %v", o, err)
-	}
-	snap, err := restored.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, snap := recorded.RunRestored(t, agent(s1), agent(s2), "What is the capital of the country?", "English")
 	if len(snap.ToolCalls) == 0 || snap.ToolCalls[0].Resolution == nil || snap.ToolCalls[0].Resolution.Args[0].Ref != "country" || !snap.ToolCalls[0].Success {
 		t.Fatalf("get_capital was not called by reference: %+v", snap.ToolCalls)
 	}

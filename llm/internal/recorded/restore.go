@@ -1,0 +1,53 @@
+package recorded
+
+import (
+	"context"
+	"testing"
+
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
+)
+
+// RunRestored is the middle of a provider's run test: it starts a run on
+// first, waits until the run awaits its user, restores it from the log on
+// second (another process sharing the store, whose model talks to the
+// next server), answers the await with answer and waits for the restored
+// run to complete. It returns the outcome and the restored run's
+// snapshot; the first process's run is canceled when the test ends.
+func RunRestored(t *testing.T, first, second *runtime.Runtime, task, answer string) (runtime.Outcome, run.Snapshot) {
+	t.Helper()
+	ctx := context.Background()
+	h, err := first.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: task}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Cancel(ctx) }) // the first process's loop, still waiting
+	for e, err := range h.Events(ctx, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := e.Data.(run.AwaitRequested); ok {
+			break
+		}
+	}
+	restored, err := second.Restore(ctx, h.ID(), runtime.RestoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, ok := restored.Pending()
+	if !ok {
+		t.Fatal("the restored run awaits nothing")
+	}
+	if err := restored.Resume(ctx, req.ID, run.Answer{Text: answer}); err != nil {
+		t.Fatal(err)
+	}
+	o, err := restored.Wait(ctx)
+	if err != nil || o.Status != run.StatusCompleted {
+		t.Fatalf("outcome %+v, %v", o, err)
+	}
+	snap, err := restored.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, snap
+}
