@@ -1,7 +1,6 @@
 package azure_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 
@@ -88,19 +87,7 @@ func TestChatRunCallsByReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Retrieve the secrets of the password and of radiance."}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := h.Wait(ctx)
-	if err != nil || o.Status != run.StatusCompleted {
-		t.Fatalf("outcome %+v, %v", o, err)
-	}
-	snap, err := h.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, snap := recorded.Run(t, rt, "Retrieve the secrets of the password and of radiance.")
 	if len(snap.ToolCalls) != 2 {
 		t.Fatalf("tool calls %+v; want the two recorded", snap.ToolCalls)
 	}

@@ -1,7 +1,6 @@
 package openai_test
 
 import (
-	"context"
 	"encoding/json"
 	"math"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/internal/recorded"
 	"github.com/byref/byref/llm/llmtest"
-	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
@@ -60,19 +58,7 @@ func TestOpenRouterRunCallsByReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "What is the numerator divided by 456?"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := h.Wait(ctx)
-	if err != nil || o.Status != run.StatusCompleted {
-		t.Fatalf("outcome %+v, %v", o, err)
-	}
-	snap, err := h.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, snap := recorded.Run(t, rt, "What is the numerator divided by 456?")
 	if len(snap.ToolCalls) != 1 || snap.ToolCalls[0].Resolution == nil || snap.ToolCalls[0].Resolution.Args[0].Ref != "numerator" || !snap.ToolCalls[0].Success {
 		t.Fatalf("divide was not called by reference: %+v", snap.ToolCalls)
 	}

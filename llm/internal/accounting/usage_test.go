@@ -1,9 +1,7 @@
-package providers_test
+package accounting_test
 
 import (
-	"context"
 	"math"
-	"path/filepath"
 	"testing"
 
 	"github.com/byref/byref/llm"
@@ -11,10 +9,10 @@ import (
 	"github.com/byref/byref/llm/azure"
 	"github.com/byref/byref/llm/bedrock"
 	"github.com/byref/byref/llm/gemini"
+	"github.com/byref/byref/llm/internal/recorded"
 	"github.com/byref/byref/llm/llmtest"
 	"github.com/byref/byref/llm/openai"
 	"github.com/byref/byref/llm/openai/responses"
-	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 )
 
@@ -71,18 +69,7 @@ var (
 // Outcome.Usage, and its log's usage events (the snapshot) say the same,
 // so that /ui, OTel and the protocols show them for all providers alike.
 func TestCacheUsageReachesOutcome(t *testing.T) {
-	// Bedrock reads the AWS environment: give it keys that sign the
-	// requests (no test reaches AWS), and none of the machine's shared
-	// config.
-	dir := t.TempDir()
-	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDTEST")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret-test-key")
-	t.Setenv("AWS_SESSION_TOKEN", "")
-	t.Setenv("AWS_BEARER_TOKEN_BEDROCK", "")
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
-	t.Setenv("AWS_PROFILE", "")
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	recorded.AWSEnv(t) // Bedrock reads the AWS environment
 
 	cfg := func(model, url string) llm.Config { return llm.Config{Model: model, APIKey: "k", BaseURL: url} }
 	openRouter := openai.OpenRouterHeader("https://example.com/app", "Example")
@@ -131,21 +118,9 @@ func TestCacheUsageReachesOutcome(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx := context.Background()
-			h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Say done."}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			o, err := h.Wait(ctx)
-			if err != nil || o.Status != run.StatusCompleted {
-				t.Fatalf("outcome %+v, %v (requests %d)", o, err, srv.Requests())
-			}
+			o, snap := recorded.Run(t, rt, "Say done.")
 			if !sameUsage(o.Usage, c.want) {
 				t.Errorf("Outcome.Usage %+v; want %+v", o.Usage, c.want)
-			}
-			snap, err := h.Snapshot(ctx)
-			if err != nil {
-				t.Fatal(err)
 			}
 			u := snap.Usage
 			logged := llm.Usage{InputTokens: int(u.InputTokens), OutputTokens: int(u.OutputTokens), CacheReadTokens: int(u.CacheReadTokens),

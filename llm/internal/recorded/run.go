@@ -8,6 +8,8 @@ import (
 	"github.com/byref/byref/runtime"
 )
 
+// Run and RunRestored run a provider's run test to its end.
+
 // RunRestored is the middle of a provider's run test: it starts a run on
 // first, waits until the run awaits its user, restores it from the log on
 // second (another process sharing the store, whose model talks to the
@@ -41,11 +43,30 @@ func RunRestored(t *testing.T, first, second *runtime.Runtime, task, answer stri
 	if err := restored.Resume(ctx, req.ID, run.Answer{Text: answer}); err != nil {
 		t.Fatal(err)
 	}
-	o, err := restored.Wait(ctx)
+	return completed(t, restored)
+}
+
+// Run runs task on rt to its end, which must be a completion, and
+// returns the outcome and the run's snapshot.
+func Run(t *testing.T, rt *runtime.Runtime, task string) (runtime.Outcome, run.Snapshot) {
+	t.Helper()
+	h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: task}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return completed(t, h)
+}
+
+// completed waits for h's outcome, which must be a completion, and returns
+// it with the run's snapshot.
+func completed(t *testing.T, h *runtime.Handle) (runtime.Outcome, run.Snapshot) {
+	t.Helper()
+	ctx := context.Background()
+	o, err := h.Wait(ctx)
 	if err != nil || o.Status != run.StatusCompleted {
 		t.Fatalf("outcome %+v, %v", o, err)
 	}
-	snap, err := restored.Snapshot(ctx)
+	snap, err := h.Snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
