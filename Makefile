@@ -30,7 +30,7 @@ temporal:
 
 unit: chromium
 	$(GO) test -race -count=1 ./...
-	BYREF_SLOW_TESTS=1 $(GO) test -count=1 -timeout 30m -run '^TestGoTestsSlow$$' ./interp
+	BYREF_SLOW_TESTS=1 $(GO) test -count=1 -timeout 30m -run '^(TestGoTestsSlow|TestYaegiProgramsSlow)$$' ./interp
 
 ## bench: every benchmark, with allocations
 bench:

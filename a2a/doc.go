@@ -69,22 +69,26 @@
 // is sent, since a completed task cannot take more messages (-32004, which
 // names the context to use).
 //
-// The run's result is the task's artifact, named ResultArtifact: a text
-// part for a string, else an application/json data part, with the run's
-// result schema, when it has one, in the artifact's metadata ("schema").
-// A result of any size is an artifact, never a status message; the
-// completed status carries the run's last assistant text.
+// The task has one artifact, named ResultArtifact: the run's result once
+// it has one (a text part for a string, else an application/json data
+// part, with the run's result schema, when it has one, in the artifact's
+// metadata, "schema"), and until then the model's latest text. A result
+// of any size is an artifact, never a status message; the completed
+// status carries the run's last assistant text.
 //
 // A stream (SendStreamingMessage) starts with the task, then sends a
-// status update for each status change and each assistant message, and an
-// artifact update for the result, as the run's events are recorded; it
-// ends when the task awaits or ends. What an action reports with
-// runtime.Progress is a working status update whose message is the
-// progress (metadata "byref.call" names the call). When the model
-// streams, a run in this process sends its text as it is written: the
-// appended chunks (append, then lastChunk with the completed message) of
-// an artifact named "text" (TextArtifact) per step; a task read later has
-// the message, not that live artifact. Streams read the store, never the
+// status update for each status change and each assistant message (with
+// the run's usage so far in its metadata, MetaUsage), and an artifact
+// update for each text and the result, as the run's events are recorded;
+// it ends when the task awaits or ends. Every status message is in the
+// task's history as well. What an action reports with runtime.Progress is
+// a working status update whose message is the progress (metadata
+// "byref.call" names the call). When the model streams, a run in this
+// process sends its text as it is written: chunks of the answer artifact
+// (the first of a step replaces it, the next append to it), then the
+// whole text replacing them (lastChunk). Applied as the specification
+// defines (and as the reference SDKs do), a stream's updates give exactly
+// the task GetTask returns. Streams read the store, never the
 // run: a slow client delays only itself (each write is bounded by
 // Options.WriteTimeout), and a client that goes away leaves the run going;
 // SubscribeToTask picks the task up again (the task as it is, then its

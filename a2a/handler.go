@@ -231,7 +231,12 @@ func ended(id sdk.TaskID, state sdk.TaskState) error {
 }
 
 // stream yields the task's events from sequence number from until one
-// stops it; with withTask, the task as folded up to from first.
+// stops it; with withTask, the task as folded up to from first. The task
+// goes out with the turn's input (the user's message or answer, recorded
+// after the run is working), or with the first event from on that gives
+// more than a bare status change (or a delta), so that what it holds and
+// what follows add up to the task: events that give no stream event (the
+// user's message joining the history) are in it.
 func (h *handler) stream(ctx context.Context, id sdk.TaskID, from int64, withTask bool, yield func(sdk.Event, error) bool) {
 	p := &projector{}
 	for e, err := range h.runs.Follow(ctx, run.ID(id), 1) {
@@ -243,11 +248,18 @@ func (h *handler) stream(ctx context.Context, id sdk.TaskID, from int64, withTas
 		}
 		if d, ok := e.Data.(run.Delta); ok {
 			// The model's text as it is written, once the task is out.
-			if !withTask && p.seq >= from-1 {
-				for _, ev := range p.delta(e, d) {
-					if !yield(ev, nil) {
-						return
-					}
+			if p.seq < from-1 {
+				continue
+			}
+			if withTask {
+				withTask = false
+				if !yield(p.snapshot(nil), nil) {
+					return
+				}
+			}
+			for _, ev := range p.delta(e, d) {
+				if !yield(ev, nil) {
+					return
 				}
 			}
 			continue
@@ -257,14 +269,12 @@ func (h *handler) stream(ctx context.Context, id sdk.TaskID, from int64, withTas
 			continue
 		}
 		if withTask {
+			if bare(evs) && !stops(e) && !turnInput(e) {
+				continue // in the task when it goes out
+			}
 			withTask = false
-			if !yield(p.snapshot(nil), nil) {
-				return
-			}
-			if stops(e) {
-				return
-			}
-			continue
+			// The task holds what evs say.
+			evs = []sdk.Event{p.snapshot(nil)}
 		}
 		for _, ev := range evs {
 			if !yield(ev, nil) {
@@ -275,6 +285,28 @@ func (h *handler) stream(ctx context.Context, id sdk.TaskID, from int64, withTas
 			return
 		}
 	}
+}
+
+// turnInput reports whether e is the input of a turn (the user's message,
+// an answer), after which the task goes out at once: it is in the
+// history, and a client that cancels needs the task's ID.
+func turnInput(e run.Event) bool {
+	switch e.Data.(type) {
+	case run.UserMessage, run.AwaitResolved:
+		return true
+	}
+	return false
+}
+
+// bare reports whether evs are only status changes without a message,
+// which the task sent after them shows as well.
+func bare(evs []sdk.Event) bool {
+	for _, ev := range evs {
+		if u, ok := ev.(*sdk.TaskStatusUpdateEvent); !ok || u.Status.Message != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // send starts or resumes the task the message is for, and returns its ID

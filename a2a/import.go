@@ -181,7 +181,9 @@ func (r *remote) call(ctx context.Context, task string) (json.RawMessage, error)
 		case *sdk.TaskArtifactUpdateEvent:
 			info = e.TaskInfo()
 			artifacts = mergeArtifact(artifacts, e)
-			fmt.Fprintf(out, "artifact %s\n", artifactName(e.Artifact))
+			if e.LastChunk {
+				fmt.Fprintf(out, "artifact %s\n", artifactName(e.Artifact))
+			}
 		}
 		if cancel.known(info.TaskID) {
 			cancel.wait()

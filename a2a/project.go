@@ -2,7 +2,6 @@ package a2a
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"strconv"
 	"time"
@@ -43,15 +42,14 @@ func State(s run.Status, await run.AwaitKind) sdk.TaskState {
 // into the A2A stream events it gives. It is a pure function of the log,
 // so that a stream, a re-subscription and GetTask agree.
 type projector struct {
-	task    sdk.Task
-	status  run.Status
-	await   run.AwaitRequested
-	schema  json.RawMessage
-	last    *sdk.Message // the latest assistant message of the current turn
-	results int
-	seq     int64 // the sequence number of the last event applied
+	task   sdk.Task
+	status run.Status
+	await  run.AwaitRequested
+	schema json.RawMessage
+	last   *sdk.Message // the latest assistant message of the current turn
+	seq    int64        // the sequence number of the last event applied
 	// streaming is the step whose text is being streamed as the appended
-	// chunks of a "text" artifact, 0 for none.
+	// chunks of the answer artifact, 0 for none.
 	streaming int
 }
 
@@ -61,34 +59,48 @@ type projector struct {
 // (cache_read_tokens, cache_write_tokens).
 const MetaUsage = "byref.usage"
 
-// TextArtifact is the name of the artifact a stream sends a model's text
-// in as it is written, one chunk (append) per piece; the last chunk comes
-// with the completed message, which the task's status carries as well. It
-// is live: a task read later (GetTask) has the message, not the artifact.
-const TextArtifact = "text"
-
 // delta returns the stream events of a live delta: a piece of the model's
-// text as an appended chunk of the step's text artifact. Other deltas
-// (reasoning, tool-call arguments, snippet output) are not sent.
+// text as a chunk of the task's answer artifact (see answerArtifact): the
+// first chunk of a step replaces the artifact, the next ones append to it.
+// Other deltas (reasoning, tool-call arguments, snippet output) are not
+// sent.
 func (p *projector) delta(e run.Event, d run.Delta) []sdk.Event {
 	if d.What != run.DeltaText {
 		return nil
 	}
 	first := p.streaming != d.Step
 	p.streaming = d.Step
-	return []sdk.Event{p.textChunk(e.RunID, d.Step, d.Text, !first, false)}
+	a := &sdk.Artifact{ID: answerID(e.RunID), Name: ResultArtifact, Parts: sdk.ContentParts{sdk.NewTextPart(d.Text)}}
+	return []sdk.Event{&sdk.TaskArtifactUpdateEvent{TaskID: sdk.TaskID(e.RunID), ContextID: p.task.ContextID, Artifact: a, Append: !first}}
 }
 
-// textChunk is a chunk of a step's text artifact.
-func (p *projector) textChunk(id run.ID, step int, text string, appended, last bool) *sdk.TaskArtifactUpdateEvent {
-	a := &sdk.Artifact{ID: sdk.ArtifactID(fmt.Sprintf("%s-%s-%d", id, TextArtifact, step)), Name: TextArtifact, Parts: sdk.ContentParts{sdk.NewTextPart(text)}}
-	return &sdk.TaskArtifactUpdateEvent{TaskID: sdk.TaskID(id), ContextID: p.task.ContextID, Artifact: a, Append: appended, LastChunk: last}
+// answerID is the ID of a task's one artifact, named ResultArtifact: the
+// model's latest text while the run goes on, its result once it has one.
+func answerID(id run.ID) sdk.ArtifactID { return sdk.ArtifactID(string(id) + "-" + ResultArtifact) }
+
+// setAnswer makes a the task's answer artifact and returns the stream
+// event that says so: a replacement (not an append), so that a client
+// that applied the streamed chunks holds exactly the task's artifact.
+func (p *projector) setAnswer(id run.ID, a *sdk.Artifact) sdk.Event {
+	p.task.Artifacts = []*sdk.Artifact{a}
+	return &sdk.TaskArtifactUpdateEvent{TaskID: sdk.TaskID(id), ContextID: p.task.ContextID, Artifact: a, LastChunk: true}
+}
+
+// setStatus sets the task's status and returns the stream event that says
+// so, with the run's usage so far in its metadata (which a client merges
+// into the task's, as it is in the task's).
+func (p *projector) setStatus(id run.ID, st sdk.TaskStatus) sdk.Event {
+	p.task.Status = st
+	ev := &sdk.TaskStatusUpdateEvent{TaskID: sdk.TaskID(id), ContextID: p.task.ContextID, Status: st}
+	if u, ok := p.task.Metadata[MetaUsage]; ok {
+		ev.Metadata = map[string]any{MetaUsage: u}
+	}
+	return ev
 }
 
 // apply folds e into the task and returns the stream events it gives.
 func (p *projector) apply(e run.Event) []sdk.Event {
 	p.seq = e.Seq
-	info := sdk.TaskInfo{TaskID: sdk.TaskID(e.RunID), ContextID: p.task.ContextID}
 	switch d := e.Data.(type) {
 	case run.RunCreated:
 		p.task = sdk.Task{
@@ -111,14 +123,12 @@ func (p *projector) apply(e run.Event) []sdk.Event {
 		m := p.agentMessage(e, sdk.NewTextPart(d.Text))
 		p.last = m
 		p.task.History = append(p.task.History, m)
-		var out []sdk.Event
-		if p.streaming != 0 && p.streaming == d.Step {
-			// The text artifact streamed so far ends here.
-			p.streaming = 0
-			out = append(out, p.textChunk(e.RunID, d.Step, "", true, true))
-		}
-		return append(out, &sdk.TaskStatusUpdateEvent{TaskID: info.TaskID, ContextID: info.ContextID,
-			Status: sdk.TaskStatus{State: State(p.status, p.await.Await), Message: m, Timestamp: stamp(e.Time)}})
+		p.streaming = 0
+		// The text streamed so far, whole: the answer until a later step
+		// or the result replaces it.
+		answer := &sdk.Artifact{ID: answerID(e.RunID), Name: ResultArtifact, Parts: sdk.ContentParts{sdk.NewTextPart(d.Text)}}
+		return []sdk.Event{p.setAnswer(e.RunID, answer),
+			p.setStatus(e.RunID, sdk.TaskStatus{State: State(p.status, p.await.Await), Message: m, Timestamp: stamp(e.Time)})}
 	case run.AwaitRequested:
 		p.await = d
 		return nil
@@ -143,9 +153,8 @@ func (p *projector) apply(e run.Event) []sdk.Event {
 		// status message of the working task, naming the call.
 		m := p.agentMessage(e, sdk.NewTextPart(d.Message))
 		m.Metadata = map[string]any{"byref.call": d.CallID, "byref.kind": "progress"}
-		st := sdk.TaskStatus{State: State(p.status, p.await.Await), Message: m, Timestamp: stamp(e.Time)}
-		p.task.Status = st
-		return []sdk.Event{&sdk.TaskStatusUpdateEvent{TaskID: info.TaskID, ContextID: info.ContextID, Status: st}}
+		p.task.History = append(p.task.History, m)
+		return []sdk.Event{p.setStatus(e.RunID, sdk.TaskStatus{State: State(p.status, p.await.Await), Message: m, Timestamp: stamp(e.Time)})}
 	case run.AwaitResolved:
 		// The answer to input-required or auth-required is the user's
 		// turn: the message as its client sent it, else (an answer from
@@ -156,10 +165,7 @@ func (p *projector) apply(e run.Event) []sdk.Event {
 		if len(d.Value) == 0 || string(d.Value) == "null" {
 			return nil
 		}
-		p.results++
-		a := p.artifact(d.Value)
-		p.task.Artifacts = append(p.task.Artifacts[:0:0], a) // the latest result wins
-		return []sdk.Event{&sdk.TaskArtifactUpdateEvent{TaskID: info.TaskID, ContextID: info.ContextID, Artifact: a, LastChunk: true}}
+		return []sdk.Event{p.setAnswer(e.RunID, p.artifact(e.RunID, d.Value))}
 	case run.StatusChanged:
 		before := State(p.status, p.await.Await)
 		p.status = d.To
@@ -179,15 +185,15 @@ func (p *projector) apply(e run.Event) []sdk.Event {
 		case run.StatusFailed, run.StatusCanceled:
 			if d.Reason != "" {
 				st.Message = p.agentMessage(e, sdk.NewTextPart(d.Reason))
+				p.task.History = append(p.task.History, st.Message)
 			}
 		case run.StatusRunning:
 			p.await = run.AwaitRequested{}
 		}
-		p.task.Status = st
 		if st.State == before && st.Message == nil {
-			return nil // cancelling is still working
+			return nil // cancelling is still working: the status stays
 		}
-		return []sdk.Event{&sdk.TaskStatusUpdateEvent{TaskID: info.TaskID, ContextID: info.ContextID, Status: st}}
+		return []sdk.Event{p.setStatus(e.RunID, st)}
 	}
 	return nil
 }
@@ -247,8 +253,8 @@ func (p *projector) message(e run.Event, role sdk.MessageRole, parts ...*sdk.Par
 // artifact is the result artifact: a text part for a string, else a data
 // part, with the run's result schema in the artifact's metadata when it
 // has one.
-func (p *projector) artifact(value json.RawMessage) *sdk.Artifact {
-	a := &sdk.Artifact{ID: sdk.ArtifactID(fmt.Sprintf("%s-%d", ResultArtifact, p.results)), Name: ResultArtifact, Description: "The run's result"}
+func (p *projector) artifact(id run.ID, value json.RawMessage) *sdk.Artifact {
+	a := &sdk.Artifact{ID: answerID(id), Name: ResultArtifact, Description: "The run's result"}
 	var s string
 	if json.Unmarshal(value, &s) == nil {
 		a.Parts = sdk.ContentParts{sdk.NewTextPart(s)}

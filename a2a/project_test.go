@@ -46,7 +46,9 @@ func TestProjection(t *testing.T) {
 			}
 		}
 	}
-	want := "working input-required working working artifact completed"
+	// The assistant's text is the answer artifact until the result
+	// replaces it.
+	want := "working input-required working artifact working artifact completed"
 	if got := join(kinds); got != want {
 		t.Fatalf("events %q, want %q", got, want)
 	}

@@ -125,7 +125,9 @@ func (h *handler) ListTaskPushConfigs(ctx context.Context, req *sdk.ListTaskPush
 }
 
 // DeleteTaskPushConfig implements a2asrv.RequestHandler: it stops the
-// deliveries to the configuration and removes it from the store.
+// deliveries to the configuration and removes it from the store. Deleting
+// a configuration the task does not have (any more) succeeds, as it does
+// in the reference server: the configuration is gone either way.
 func (h *handler) DeleteTaskPushConfig(ctx context.Context, req *sdk.DeleteTaskPushConfigRequest) error {
 	if h.push == nil {
 		return errNoPush
@@ -133,12 +135,8 @@ func (h *handler) DeleteTaskPushConfig(ctx context.Context, req *sdk.DeleteTaskP
 	if _, _, err := h.task(ctx, req.TaskID, nil); err != nil {
 		return err
 	}
-	ok, err := h.push.delete(ctx, req.TaskID, req.ID)
-	if err != nil {
+	if _, err := h.push.delete(ctx, req.TaskID, req.ID); err != nil {
 		return h.internal("deleting a push notification configuration", err)
-	}
-	if !ok {
-		return noConfig(req.TaskID, req.ID)
 	}
 	return nil
 }

@@ -174,8 +174,12 @@ func TestPushConfigMethods(t *testing.T) {
 	if _, err := c.GetTaskPushConfig(ctx, &sdk.GetTaskPushConfigRequest{TaskID: task.ID, ID: "mine"}); !errors.Is(err, sdk.ErrInvalidParams) {
 		t.Fatalf("a deleted configuration: %v", err)
 	}
-	if err := c.DeleteTaskPushConfig(ctx, &sdk.DeleteTaskPushConfigRequest{TaskID: task.ID, ID: "mine"}); !errors.Is(err, sdk.ErrInvalidParams) {
+	// As in the reference server, deleting it again succeeds: it is gone.
+	if err := c.DeleteTaskPushConfig(ctx, &sdk.DeleteTaskPushConfigRequest{TaskID: task.ID, ID: "mine"}); err != nil {
 		t.Fatalf("deleting it again: %v", err)
+	}
+	if err := c.DeleteTaskPushConfig(ctx, &sdk.DeleteTaskPushConfigRequest{TaskID: "no-such-task", ID: "mine"}); !errors.Is(err, sdk.ErrTaskNotFound) {
+		t.Fatalf("deleting a configuration of an unknown task: %v", err)
 	}
 	if _, err := c.CreateTaskPushConfig(ctx, &sdk.PushConfig{TaskID: "no-such-task", URL: recv.URL}); !errors.Is(err, sdk.ErrTaskNotFound) {
 		t.Fatalf("a configuration of an unknown task: %v", err)

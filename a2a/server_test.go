@@ -207,6 +207,9 @@ func TestStream(t *testing.T) {
 		switch e := ev.(type) {
 		case *sdk.Task:
 			kinds = append(kinds, "task:"+string(e.Status.State))
+			if len(e.History) != 1 || e.History[0].Parts[0].Text() != "streamed" {
+				t.Fatalf("the task sent first has the history %+v, want the user's message", e.History)
+			}
 		case *sdk.TaskStatusUpdateEvent:
 			kinds = append(kinds, "status:"+string(e.Status.State))
 			final = e.Status.State
@@ -215,7 +218,8 @@ func TestStream(t *testing.T) {
 		}
 	}
 	got := strings.Join(kinds, " ")
-	if !strings.HasPrefix(got, "task:TASK_STATE_SUBMITTED status:TASK_STATE_WORKING") || !strings.Contains(got, "artifact:result") || final != sdk.TaskStateCompleted {
+	// The task goes out once it holds the user's message: working.
+	if !strings.HasPrefix(got, "task:TASK_STATE_WORKING ") || !strings.Contains(got, "artifact:result") || final != sdk.TaskStateCompleted {
 		t.Fatalf("stream = %s", got)
 	}
 }

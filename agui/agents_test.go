@@ -74,14 +74,56 @@ var testActions = action.MustSet(
 )
 
 // agent is an agent on m recording into store, with a city and a secret
-// password as starting variables.
-func agent(store run.Store, name string, m llm.Model) server.Agent {
-	rt, err := runtime.New(runtime.Options{Model: m, Store: store, Actions: testActions, DisableSnippets: true,
+// password as starting variables, and the actions given (testActions when
+// none).
+func agent(store run.Store, name string, m llm.Model, actions ...*action.Action) server.Agent {
+	set := testActions
+	if len(actions) > 0 {
+		set = action.MustSet(append(testActions.All(), actions...)...)
+	}
+	rt, err := runtime.New(runtime.Options{Model: m, Store: store, Actions: set, DisableSnippets: true,
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}, {Name: "pw", Value: password, Secret: true}}})
 	if err != nil {
 		panic(err)
 	}
-	return server.Agent{Name: name, Description: "test agent " + name, Runtime: rt}
+	return server.Agent{Name: name, Description: "test agent " + name, Runtime: rt, Run: runtime.RunOptions{Spec: runtime.Spec{ModelName: "scripted:" + name}}}
+}
+
+// counted says "counted", reporting usage with prompt cache reads and
+// writes; quitter gives up the same way.
+var (
+	counted = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+		r := llm.Text("counted")
+		r.Usage = llm.Usage{InputTokens: 120, OutputTokens: 8, CacheReadTokens: 100, CacheWriteTokens: 10}
+		return r, nil
+	})
+	quitter = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+		r := llm.CallTool(action.TerminateName, `{"success":false,"result":"no data"}`)
+		r.Usage = llm.Usage{InputTokens: 50, OutputTokens: 5, CacheReadTokens: 40}
+		return r, nil
+	})
+	// encrypted reasons in a block its provider encrypted.
+	encrypted = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+		r := llm.Text("thought about it")
+		r.Thinking = []llm.Thinking{{Redacted: "opaque-reasoning-blob"}}
+		return r, nil
+	})
+)
+
+// childAgent is the agent the parent agent calls as its action "helper".
+func childAgent(store run.Store) *action.Action {
+	rt, err := runtime.New(runtime.Options{Store: store, DisableSnippets: true, Model: llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+		_, task := lastUser(req)
+		return llm.Text("helped with " + task), nil
+	})})
+	if err != nil {
+		panic(err)
+	}
+	a, err := runtime.AgentAction(runtime.AgentSpec{Name: "helper", Description: "A helper agent.", Agent: rt})
+	if err != nil {
+		panic(err)
+	}
+	return a
 }
 
 // testAgents are echo, weather (a call by reference, progress), login
@@ -101,6 +143,13 @@ func testAgents(store run.Store) []server.Agent {
 		agent(store, "awaiter", callThenSay(action.AskUserName, `{"question":"What is your name?"}`, "Hello")),
 		agent(store, "hang", hangModel{}),
 		agent(store, "streamer", llm.Chunked(callThenSay("forecast", `{"city":"<<var:city>>","return":null}`, "The forecast says"), 4, 2*time.Millisecond)),
+		// frontend calls the front end's tool book (its city by
+		// reference), streaming, then says what the front end answered.
+		agent(store, "frontend", llm.Chunked(callThenSay("book", `{"city":"<<var:city>>","seats":2}`, "booked"), 4, time.Millisecond)),
+		agent(store, "counter", counted),
+		agent(store, "quitter", quitter),
+		agent(store, "thinker", encrypted),
+		agent(store, "parent", callThenSay("helper", `{"task":"the report","return":null}`, "parent"), childAgent(store)),
 		chatAgent(store),
 	}
 }

@@ -10,7 +10,9 @@
 // A request whose last user message holds a task starts a byref run of
 // the agent in the session named by threadId: earlier runs of the thread
 // are its history, and it starts with the variables they left (see
-// "Sessions" in package runtime). The stream is:
+// "Sessions" in package runtime). The input's context reaches the model
+// as part of the task ("Context from the user's application:", one line
+// per item: description, value). The stream is:
 //
 //   - RUN_STARTED (its metadata names the byref run: "byref.run"), then
 //     STATE_SNAPSHOT: the thread's state, its earlier runs' variables
@@ -26,14 +28,40 @@
 //   - what an action reports with runtime.Progress as an ACTIVITY_SNAPSHOT
 //     of type "byref.progress";
 //   - each variable created or changed as a STATE_DELTA;
-//   - at the end, MESSAGES_SNAPSHOT (the input's messages and the run's),
-//     then RUN_FINISHED (outcome "success" with the run's result,
-//     "interrupt", or "cancelled") or RUN_ERROR (a failed run, whose
-//     failure kind is the code).
+//   - a child run (an agent called as an action) as SUBAGENT_STARTED
+//     (subagentRunId is the byref run, parentToolCallId the call), then
+//     SUBAGENT_FINISHED with its result or SUBAGENT_ERROR;
+//   - reasoning the provider encrypted as REASONING_ENCRYPTED_VALUE
+//     (subtype "message", entityId the step's assistant message);
+//   - at the end, MESSAGES_SNAPSHOT (the input's messages and the run's:
+//     exactly what the client folded from the stream), then RUN_FINISHED
+//     (outcome "success" with the run's result, "interrupt", or
+//     "cancelled") or RUN_ERROR (a failed run, whose failure kind is the
+//     code), both with the run's usage: one entry for the run's model,
+//     inputTokens counting the prompt cache's reads (cachedInputTokens)
+//     and writes (cacheWriteInputTokens).
+//
+// # Front-end tools
+//
+// The input's tools become actions of that run alone, whose execution
+// belongs to the front end. The model calls one like any action: its
+// arguments are validated against the tool's schema and may be
+// references to variables. The call awaits the front end (an input await
+// of the byref run, whose message says the client runs it, with the
+// arguments resolved): the stream shows it as TOOL_CALL_START, ARGS (the
+// arguments, references resolved) and END, and the AG-UI run finishes,
+// outcome "success" with the call in pendingToolCallIds. The next input
+// on the thread whose last message is the role "tool" message of that
+// call answers the await: its content is the call's result, and the
+// stream of the run going on follows. A tool named like one of the
+// agent's actions is refused (400). A server on an Engine takes no
+// front-end tools, and a restart loses them.
 //
 // The state is {"variables": {name: {"type", "preview", "secret"}}}: the
-// variables' types and bounded previews, as the model sees them. A secret
-// variable's preview is never shown ("(secret)"), nor is any value.
+// variables' types and bounded previews, as the model sees them: a
+// server.SessionState, the same for a thread as for an ACP session. A
+// secret variable's preview (or one derived from a secret) is never shown
+// ("(secret)"), nor is any value.
 //
 // The state a client sends in RunAgentInput.state sets variables of the
 // run, typed by the struct the agent declares in Options.State: each key

@@ -28,6 +28,10 @@ const (
 	ReasoningMessageContent EventType = "REASONING_MESSAGE_CONTENT"
 	ReasoningMessageEnd     EventType = "REASONING_MESSAGE_END"
 	ReasoningEnd            EventType = "REASONING_END"
+	ReasoningEncryptedValue EventType = "REASONING_ENCRYPTED_VALUE"
+	SubagentStarted         EventType = "SUBAGENT_STARTED"
+	SubagentFinished        EventType = "SUBAGENT_FINISHED"
+	SubagentError           EventType = "SUBAGENT_ERROR"
 	StateSnapshot           EventType = "STATE_SNAPSHOT"
 	StateDelta              EventType = "STATE_DELTA"
 	MessagesSnapshot        EventType = "MESSAGES_SNAPSHOT"
@@ -77,8 +81,35 @@ type Event struct {
 	// Name and Value are a custom event's.
 	Name  string `json:"name,omitempty"`
 	Value any    `json:"value,omitempty"`
+	// Usage is the run's token usage (RUN_FINISHED, RUN_ERROR), one entry
+	// per provider and model.
+	Usage []TokenUsage `json:"usage,omitempty"`
+	// SubagentRunID names a child run (SUBAGENT_*): the byref run's ID;
+	// ParentToolCallID the call that started it.
+	SubagentRunID    string `json:"subagentRunId,omitempty"`
+	ParentToolCallID string `json:"parentToolCallId,omitempty"`
+	// Subtype, EntityID and EncryptedValue are a provider's encrypted
+	// reasoning (REASONING_ENCRYPTED_VALUE): subtype "message", the ID of
+	// the assistant message it belongs to, and the opaque value.
+	Subtype        string `json:"subtype,omitempty"`
+	EntityID       string `json:"entityId,omitempty"`
+	EncryptedValue string `json:"encryptedValue,omitempty"`
 	// Metadata holds byref's own fields (the run's ID on RUN_STARTED).
 	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// TokenUsage is the tokens of a run's model calls for one provider and
+// model, as AG-UI 1.0 counts them: InputTokens counts every prompt token,
+// the cache's reads (CachedInputTokens) and writes
+// (CacheWriteInputTokens) included; TotalTokens is input plus output.
+type TokenUsage struct {
+	Provider              string `json:"provider,omitempty"`
+	Model                 string `json:"model,omitempty"`
+	InputTokens           int64  `json:"inputTokens"`
+	OutputTokens          int64  `json:"outputTokens"`
+	TotalTokens           int64  `json:"totalTokens"`
+	CachedInputTokens     int64  `json:"cachedInputTokens,omitempty"`
+	CacheWriteInputTokens int64  `json:"cacheWriteInputTokens,omitempty"`
 }
 
 // MarshalJSON writes the event, with Patch as STATE_DELTA's "delta".
@@ -101,10 +132,13 @@ type PatchOp struct {
 }
 
 // Outcome is how a run finished: "success", "interrupt" (it awaits the
-// answers to Interrupts) or "cancelled".
+// answers to Interrupts) or "cancelled". A success may leave calls of the
+// front end's tools to it (PendingToolCallIDs), whose results the next
+// input's tool messages carry.
 type Outcome struct {
-	Type       string      `json:"type"`
-	Interrupts []Interrupt `json:"interrupts,omitempty"`
+	Type               string      `json:"type"`
+	Interrupts         []Interrupt `json:"interrupts,omitempty"`
+	PendingToolCallIDs []string    `json:"pendingToolCallIds,omitempty"`
 }
 
 // Interrupt is what a paused run needs before it can go on: an approval,
@@ -131,6 +165,9 @@ type Message struct {
 	Name       string          `json:"name,omitempty"`
 	// ActivityType is an activity message's type.
 	ActivityType string `json:"activityType,omitempty"`
+	// EncryptedValue is the reasoning its provider encrypted, of an
+	// assistant message (REASONING_ENCRYPTED_VALUE).
+	EncryptedValue string `json:"encryptedValue,omitempty"`
 }
 
 // ToolCall is a call of an assistant message.
@@ -161,6 +198,11 @@ type RunAgentInput struct {
 	State    json.RawMessage `json:"state,omitempty"`
 	Messages []Message       `json:"messages"`
 	Resume   []ResumeEntry   `json:"resume,omitempty"`
+	// Tools are the front end's tools, which the run may call and the
+	// front end runs.
+	Tools []Tool `json:"tools,omitempty"`
+	// Context is what the front end tells the agent beside the task.
+	Context []ContextItem `json:"context,omitempty"`
 }
 
 // text returns a message's content as text: a string, or the text parts

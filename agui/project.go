@@ -2,6 +2,7 @@ package agui
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,33 +18,31 @@ type projector struct {
 	id              run.ID // the byref run's
 	emitting        bool   // events are emitted (false while catching up)
 
-	step      int               // the open step, 0 for none
-	textOpen  string            // the open text message's ID
-	streamed  map[string]string // text streamed so far, by message ID
-	reasoning string            // the open reasoning message's ID
-	calls     map[string]string // arguments streamed so far, by open call ID
-	vars      map[string]variable
-	messages  []Message // produced while emitting
+	step      int                             // the open step, 0 for none
+	textOpen  string                          // the open text message's ID
+	streamed  map[string]string               // text streamed so far, by message ID
+	reasoning string                          // the open reasoning message's ID
+	calls     map[string]string               // arguments streamed so far, by open call ID
+	vars      map[string]server.StateVariable // the thread's state
+	messages  []Message                       // produced while emitting
 	await     run.AwaitRequested
 	result    json.RawMessage
 	failure   string
 	callNames map[string]string
+	callSteps map[string]int // the step of each call
+	// clientTools are the front end's tools, by name: their calls are
+	// shown when they await the front end, with their arguments
+	// resolved, and their results are the front end's own tool messages.
+	clientTools map[string]bool
+	hidden      map[string]bool // calls of client tools streamed so far
+	pending     string          // the client call the run awaits, if any
+	usage       run.Usage
+	model       string // the run's "provider:model"
 }
-
-// variable is a variable as AG-UI state shows it: its type and preview,
-// never a secret's preview or any value.
-type variable struct {
-	Type    string `json:"type"`
-	Preview string `json:"preview"`
-	Secret  bool   `json:"secret,omitempty"`
-}
-
-// secretPreview stands for a secret variable's preview in the state.
-const secretPreview = "(secret)"
 
 func newProjector(threadID, runID string, id run.ID) *projector {
-	return &projector{threadID: threadID, runID: runID, id: id, streamed: map[string]string{}, vars: map[string]variable{},
-		callNames: map[string]string{}, calls: map[string]string{}}
+	return &projector{threadID: threadID, runID: runID, id: id, streamed: map[string]string{}, vars: map[string]server.StateVariable{},
+		callNames: map[string]string{}, calls: map[string]string{}, callSteps: map[string]int{}, clientTools: map[string]bool{}, hidden: map[string]bool{}}
 }
 
 // begin starts emitting: steps and messages open in the events before
@@ -81,6 +80,10 @@ func (p *projector) delta(d run.Delta) []Event {
 		call := d.CallID
 		if call == "" {
 			return out // the provider names its calls only at the end
+		}
+		if p.hidden[call] || p.clientTools[d.Name] {
+			p.hidden[call] = true
+			return out // shown when it awaits the front end
 		}
 		if _, open := p.calls[call]; !open && d.Name != "" {
 			p.calls[call] = ""
@@ -210,15 +213,38 @@ func (p *projector) apply(e run.Event) []Event {
 				Event{Type: ReasoningMessageEnd, MessageID: rid},
 				Event{Type: ReasoningEnd, MessageID: rid})
 		}
+		m := Message{ID: id, Role: "assistant"}
 		if d.Text != "" {
 			out = p.text(out, id, d.Text)
-			p.addMessage(Message{ID: id, Role: "assistant", Content: jsonString(d.Text)})
+			m.Content = jsonString(d.Text)
 		}
+		for _, t := range d.Thinking {
+			if t.Redacted != "" {
+				// Reasoning the provider encrypted, for the front end to
+				// keep: it belongs to the step's assistant message.
+				if m.Content == nil {
+					out = append(out, Event{Type: TextMessageStart, MessageID: id, Role: "assistant"}, Event{Type: TextMessageEnd, MessageID: id})
+					m.Content = jsonString("")
+				}
+				out = append(out, Event{Type: ReasoningEncryptedValue, Subtype: "message", EntityID: id, EncryptedValue: t.Redacted})
+				m.EncryptedValue = t.Redacted
+			}
+		}
+		if m.Content != nil {
+			p.addMessage(m)
+		}
+	case run.RunCreated:
+		p.model = d.Options.ModelName
 	case run.ToolCallScheduled:
 		out = p.openStep(out, d.Step)
 		out = p.closeText(out)
 		c := d.Call
 		p.callNames[c.ID] = c.Name
+		p.callSteps[c.ID] = d.Step
+		if p.clientTools[c.Name] {
+			delete(p.hidden, c.ID)
+			break // shown when it awaits the front end
+		}
 		parent := p.messageID(d.Step)
 		if sent, open := p.calls[c.ID]; open && strings.HasPrefix(c.Arguments, sent) {
 			// Streamed: the rest of the arguments, if any were missed.
@@ -234,30 +260,61 @@ func (p *projector) apply(e run.Event) []Event {
 				delete(p.calls, c.ID)
 				out = append(out, Event{Type: ToolCallEnd, ToolCallID: c.ID})
 			}
-			out = append(out,
-				Event{Type: ToolCallStart, ToolCallID: c.ID, ToolCallName: c.Name, ParentMessageID: parent},
-				Event{Type: ToolCallArgs, ToolCallID: c.ID, Delta: str(c.Arguments)},
-				Event{Type: ToolCallEnd, ToolCallID: c.ID})
+			out = append(out, wholeCall(parent, c)...)
 		}
 		p.addCall(parent, ToolCall{ID: c.ID, Type: "function", Function: FunctionCall{Name: c.Name, Arguments: c.Arguments}})
 	case run.ToolCallCompleted:
+		if p.clientTools[p.callNames[d.CallID]] {
+			break // its result is the front end's tool message
+		}
 		content := toolContent(d)
 		id := string(p.id) + "-r-" + d.CallID
 		out = append(out, Event{Type: ToolCallResult, MessageID: id, ToolCallID: d.CallID, Content: content, Role: "tool"})
-		p.addMessage(Message{ID: id, Role: "tool", ToolCallID: d.CallID, Content: jsonString(content)})
+		p.addResult(Message{ID: id, Role: "tool", ToolCallID: d.CallID, Content: jsonString(content)})
 	case run.SnippetExecuted:
 		out = p.openStep(out, d.Step)
 		out = append(out, Event{Type: Custom, Name: "byref.snippet", Value: map[string]any{
 			"code": d.Snippet.Code, "success": d.Success, "error": d.Error, "stdout": d.Stdout}})
 	case run.VariableCreated:
-		out = append(out, p.setVariable(d.Variable, d.Secret))
+		out = append(out, p.setVariable(d.Variable, d.Secret || d.Tainted))
 	case run.VariableModified:
-		out = append(out, p.setVariable(d.Variable, d.Secret))
+		out = append(out, p.setVariable(d.Variable, d.Secret || d.Tainted))
 	case run.Progress:
-		out = append(out, Event{Type: ActivitySnapshot, MessageID: string(p.id) + "-p-" + d.CallID, ActivityType: "byref.progress",
-			Content: map[string]any{"toolCallId": d.CallID, "message": d.Message}, Replace: ptr(true)})
+		id, content := string(p.id)+"-p-"+d.CallID, map[string]any{"toolCallId": d.CallID, "message": d.Message}
+		out = append(out, Event{Type: ActivitySnapshot, MessageID: id, ActivityType: "byref.progress", Content: content, Replace: ptr(true)})
+		p.setActivity(Message{ID: id, Role: "activity", ActivityType: "byref.progress", Content: jsonValue(content)})
 	case run.AwaitRequested:
 		p.await = d
+		if c, ok := clientCall(d, p.clientTools); ok {
+			p.pending = c.ID
+			parent := p.messageID(p.callSteps[c.ID])
+			out = append(p.closeText(out), wholeCall(parent, c)...)
+			p.addCall(parent, ToolCall{ID: c.ID, Type: "function", Function: FunctionCall{Name: c.Name, Arguments: c.Arguments}})
+		}
+	case run.AwaitResolved:
+		p.pending = ""
+	case run.Usage:
+		p.usage.InputTokens += d.InputTokens
+		p.usage.OutputTokens += d.OutputTokens
+		p.usage.CacheReadTokens += d.CacheReadTokens
+		p.usage.CacheWriteTokens += d.CacheWriteTokens
+	case run.ChildRunStarted:
+		out = append(out, Event{Type: SubagentStarted, SubagentRunID: string(d.Child), Name: d.Name, ParentToolCallID: d.CallID,
+			ParentMessageID: p.messageID(p.callSteps[d.CallID])})
+	case run.ChildRunFinished:
+		if d.Status == run.StatusCompleted {
+			fin := Event{Type: SubagentFinished, SubagentRunID: string(d.Child)}
+			if len(d.Result) > 0 && string(d.Result) != "null" {
+				fin.Result = d.Result
+			}
+			out = append(out, fin)
+			break
+		}
+		msg := d.Error
+		if msg == "" {
+			msg = "the subagent's run " + string(d.Status)
+		}
+		out = append(out, Event{Type: SubagentError, SubagentRunID: string(d.Child), Message: msg, Code: string(d.Status)})
 	case run.Result:
 		p.result = d.Value
 	case run.Error:
@@ -269,6 +326,16 @@ func (p *projector) apply(e run.Event) []Event {
 		return nil
 	}
 	return out
+}
+
+// wholeCall is a call sent whole: its start, its arguments in one piece,
+// its end.
+func wholeCall(parent string, c run.ToolCall) []Event {
+	return []Event{
+		{Type: ToolCallStart, ToolCallID: c.ID, ToolCallName: c.Name, ParentMessageID: parent},
+		{Type: ToolCallArgs, ToolCallID: c.ID, Delta: str(c.Arguments)},
+		{Type: ToolCallEnd, ToolCallID: c.ID},
+	}
 }
 
 // toolContent is a call's result as the model read it: success, error,
@@ -287,10 +354,7 @@ func toolContent(d run.ToolCallCompleted) string {
 // setVariable records a variable's type and preview (never a secret's)
 // and returns the STATE_DELTA that says so.
 func (p *projector) setVariable(v run.VariableInfo, secret bool) Event {
-	sv := variable{Type: v.Type, Preview: v.Preview, Secret: secret}
-	if secret {
-		sv.Preview = secretPreview
-	}
+	sv := server.VariableState(v, secret)
 	p.vars[v.Name] = sv
 	return Event{Type: StateDelta, Patch: []PatchOp{{Op: "add", Path: "/variables/" + pointerToken(v.Name), Value: sv}}}
 }
@@ -309,26 +373,47 @@ func (p *projector) end(e run.Event) ([]Event, bool) {
 	}
 	out := p.closeStep(nil)
 	out = append(out, Event{Type: MessagesSnapshot, Messages: p.messages})
-	switch sc.To {
-	case run.StatusAwaiting:
-		out = append(out, Event{Type: RunFinished, ThreadID: p.threadID, RunID: p.runID,
+	usage := p.tokenUsage()
+	switch {
+	case sc.To == run.StatusAwaiting && p.pending != "":
+		// The front end runs the call: the AG-UI run is done, and the
+		// next input's tool message answers it.
+		out = append(out, Event{Type: RunFinished, ThreadID: p.threadID, RunID: p.runID, Usage: usage,
+			Outcome: &Outcome{Type: "success", PendingToolCallIDs: []string{p.pending}}})
+	case sc.To == run.StatusAwaiting:
+		out = append(out, Event{Type: RunFinished, ThreadID: p.threadID, RunID: p.runID, Usage: usage,
 			Outcome: &Outcome{Type: "interrupt", Interrupts: []Interrupt{p.interrupt()}}})
-	case run.StatusCompleted:
-		fin := Event{Type: RunFinished, ThreadID: p.threadID, RunID: p.runID, Outcome: &Outcome{Type: "success"}}
+	case sc.To == run.StatusCompleted:
+		fin := Event{Type: RunFinished, ThreadID: p.threadID, RunID: p.runID, Usage: usage, Outcome: &Outcome{Type: "success"}}
 		if len(p.result) > 0 && string(p.result) != "null" {
 			fin.Result = p.result
 		}
 		out = append(out, fin)
-	case run.StatusCanceled:
-		out = append(out, Event{Type: RunFinished, ThreadID: p.threadID, RunID: p.runID, Outcome: &Outcome{Type: "cancelled"}})
+	case sc.To == run.StatusCanceled:
+		out = append(out, Event{Type: RunFinished, ThreadID: p.threadID, RunID: p.runID, Usage: usage, Outcome: &Outcome{Type: "cancelled"}})
 	default:
 		msg := sc.Reason
 		if msg == "" {
 			msg = "the run failed"
 		}
-		out = append(out, Event{Type: RunError, Message: msg, Code: p.failure})
+		out = append(out, Event{Type: RunError, Message: msg, Code: p.failure, Usage: usage})
 	}
 	return out, true
+}
+
+// tokenUsage is the run's usage as AG-UI counts it: one entry, for the
+// run's model ("provider:model" split), none before any model call.
+func (p *projector) tokenUsage() []TokenUsage {
+	u := p.usage
+	if u == (run.Usage{}) {
+		return nil
+	}
+	provider, model, ok := strings.Cut(p.model, ":")
+	if !ok {
+		provider, model = "", p.model
+	}
+	return []TokenUsage{{Provider: provider, Model: model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		TotalTokens: u.InputTokens + u.OutputTokens, CachedInputTokens: u.CacheReadTokens, CacheWriteInputTokens: u.CacheWriteTokens}}
 }
 
 // interrupt describes what the run awaits.
@@ -364,6 +449,40 @@ func (p *projector) addMessage(m Message) {
 	}
 }
 
+// addResult adds a tool message where TOOL_CALL_RESULT puts it: after the
+// assistant message of its call and the tool messages that follow it.
+func (p *projector) addResult(m Message) {
+	if !p.emitting {
+		return
+	}
+	at := len(p.messages)
+	for i, prev := range p.messages {
+		if prev.Role == "assistant" && slices.ContainsFunc(prev.ToolCalls, func(c ToolCall) bool { return c.ID == m.ToolCallID }) {
+			at = i + 1
+			for at < len(p.messages) && p.messages[at].Role == "tool" {
+				at++
+			}
+			break
+		}
+	}
+	p.messages = slices.Insert(p.messages, at, m)
+}
+
+// setActivity adds an activity message, or replaces the one of its ID, as
+// ACTIVITY_SNAPSHOT does.
+func (p *projector) setActivity(m Message) {
+	if !p.emitting {
+		return
+	}
+	for i := range p.messages {
+		if p.messages[i].ID == m.ID {
+			p.messages[i] = m
+			return
+		}
+	}
+	p.messages = append(p.messages, m)
+}
+
 // addCall adds a call to the assistant message parent, creating it when
 // the step said nothing.
 func (p *projector) addCall(parent string, c ToolCall) {
@@ -377,6 +496,11 @@ func (p *projector) addCall(parent string, c ToolCall) {
 		}
 	}
 	p.messages = append(p.messages, Message{ID: parent, Role: "assistant", ToolCalls: []ToolCall{c}})
+}
+
+func jsonValue(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
 }
 
 func jsonString(s string) json.RawMessage {

@@ -121,6 +121,15 @@ func (s *Server) begin(ctx context.Context, agent string, in RunAgentInput) (run
 	if len(in.Resume) > 0 {
 		return s.resume(ctx, agent, in.Resume)
 	}
+	if n := len(in.Messages); n > 0 && in.Messages[n-1].Role == "tool" {
+		// The result of a call the front end ran: the run that awaits it
+		// goes on.
+		return s.answerTool(ctx, agent, in.ThreadID, in.Messages[n-1])
+	}
+	actions, err := clientActions(in.Tools)
+	if err != nil {
+		return "", 0, http.StatusBadRequest, err
+	}
 	task := ""
 	for i := len(in.Messages) - 1; i >= 0; i-- {
 		if in.Messages[i].Role == "user" {
@@ -135,7 +144,8 @@ func (s *Server) begin(ctx context.Context, agent string, in RunAgentInput) (run
 	if err != nil {
 		return "", 0, http.StatusBadRequest, err
 	}
-	id, err := s.srv.StartRun(ctx, agent, server.StartRequest{Session: run.SessionID(in.ThreadID), Task: task, Variables: vars, Tags: map[string]string{TagProtocol: "ag-ui"}})
+	id, err := s.srv.StartRun(ctx, agent, server.StartRequest{Session: run.SessionID(in.ThreadID), Task: task + contextText(in.Context), Variables: vars,
+		Tags: map[string]string{TagProtocol: "ag-ui"}, Actions: actions})
 	if err != nil {
 		if errors.Is(err, runtime.ErrInvalidInput) {
 			return "", 0, http.StatusBadRequest, err
@@ -238,6 +248,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, agent string, in
 	}
 	p := newProjector(in.ThreadID, in.RunID, id)
 	p.messages = append(p.messages, in.Messages...)
+	for _, t := range in.Tools {
+		p.clientTools[t.Name] = true
+	}
 	ctx := r.Context()
 	started := false
 	ended := false

@@ -215,7 +215,11 @@ func (g *gen) parseSnippets(types map[string]reflect.Type, actionNames []string)
 		if in.Kind != KindSnippet || !in.OK() || in.Denied != "" {
 			continue
 		}
-		p, err := parseSnippet(in.Code, types, g.rec.Actions)
+		own := ""
+		if g.inMain() && !g.snippet {
+			own = "main"
+		}
+		p, err := parseSnippet(in.Code, types, g.rec.Actions, own)
 		if err != nil {
 			return fmt.Errorf("%w: step %d: %w", ErrGenerate, in.Step, err)
 		}
@@ -646,7 +650,7 @@ func (g *gen) mainFunc(w *strings.Builder, starts []*Variable, rt string) error 
 			return fmt.Errorf("the action set function: main must call it by import path, but %s", setRef.Why)
 		}
 	}
-	if g.usesMain {
+	if g.mainName() == "ReplayMain" {
 		// The user's package main has its own main.
 		fmt.Fprintf(w, "\n// ReplayMain is this replay's main: the run used types of your package\n// main, so this file goes next to your main.go; call ReplayMain from your\n// main function.\nfunc ReplayMain() {\n%s := %s.Background()\n", g.ctx, g.imp.use("context", "context"))
 	} else {
@@ -694,8 +698,14 @@ func (g *gen) mainFunc(w *strings.Builder, starts []*Variable, rt string) error 
 				return fmt.Errorf("starting variable %s: %w", v.Name, err)
 			}
 			fmt.Fprintf(w, "%s := %s\n", v.Name, lit)
+		case v.Handle:
+			why := fmt.Sprintf("%s is a live handle (%s) the log does not record; supply it in %s, or call ReplayVariables with it", v.Name, ts, g.mainName())
+			fmt.Fprintf(w, "// TODO: %s is a live handle (%s), which the log does not record:\n// open it here as your program does, or call ReplayVariables with it.\nvar %s %s\n", v.Name, ts, v.Name, ts)
+			if t != nil && (t.kind == kPointer || t.kind == kMap || t.kind == kChan || t.kind == kFunc) {
+				fmt.Fprintf(w, "if %s == nil {\n%s.Fprintln(%s.Stderr, %q)\n%s.Exit(1)\n}\n", v.Name, fmtPkg, osPkg, "replay: "+why, osPkg)
+			}
 		default:
-			fmt.Fprintf(w, "// TODO: the run's starting value of %s was not recorded (%s); set it here.\nvar %s %s\n", v.Name, g.whyNoValue(t), v.Name, ts)
+			fmt.Fprintf(w, "// TODO: the run's starting value of %s was not recorded (%s); set it here.\nvar %s %s\n", v.Name, g.whyNoValue(v, t), v.Name, ts)
 		}
 	}
 	fmt.Fprintf(w, "%s, %s, %s := ReplayVariables(%s)\n", res, vars, g.err, strings.Join(args, ", "))
@@ -706,11 +716,23 @@ func (g *gen) mainFunc(w *strings.Builder, starts []*Variable, rt string) error 
 	return nil
 }
 
-func (g *gen) whyNoValue(t *gotype) string {
-	if t != nil && !g.cat.representable(t, map[string]bool{}) {
+// whyNoValue says why the log holds no starting value of v, of type t.
+func (g *gen) whyNoValue(v *Variable, t *gotype) string {
+	switch {
+	case v.Tainted:
+		return "it was derived from a secret"
+	case t != nil && !g.cat.representable(t, map[string]bool{}):
 		return "it is not JSON-representable"
 	}
-	return "it was too large, or derived from a secret"
+	return "it was too large to record"
+}
+
+// mainName is the function mainFunc writes.
+func (g *gen) mainName() string {
+	if g.usesMain {
+		return "ReplayMain"
+	}
+	return "main"
 }
 
 // envName is the environment variable a main reads a secret from.

@@ -57,7 +57,15 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	o, err := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "late rows"}})
+	printReplay(ctx, rt, store, "late rows")
+}
+` + printReplay
+
+// printReplay is the end of a recorder: it runs the task, reads the
+// run's log and prints its replay code, with a main.
+const printReplay = `
+func printReplay(ctx context.Context, rt *runtime.Runtime, store run.Store, task string) {
+	o, err := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: task}})
 	if err != nil || o.Status != run.StatusCompleted {
 		panic(fmt.Sprint(o, err))
 	}
@@ -134,6 +142,19 @@ func goRun(t *testing.T, dir string) string {
 	return string(out)
 }
 
+// recordReplay runs a recorder program and returns the replay code it
+// prints, which must hold each of want.
+func recordReplay(t *testing.T, recorder string, want ...string) string {
+	t.Helper()
+	src := goRun(t, module(t, map[string]string{"main.go": recorder}))
+	for _, w := range want {
+		if !strings.Contains(src, w) {
+			t.Errorf("the replay has no %q:\n%s", w, src)
+		}
+	}
+	return src
+}
+
 // A run whose action and variables use types (and a function) of package
 // main replays as a file of package main that compiles next to the user's
 // main package, and reproduces the run.
@@ -141,12 +162,7 @@ func TestReplayOfPackageMainTypes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two programs")
 	}
-	src := goRun(t, module(t, map[string]string{"main.go": recorder}))
-	for _, want := range []string{"package main", "rows []row", "lateRows(rows)", "func ReplayMain()"} {
-		if !strings.Contains(src, want) {
-			t.Errorf("the replay has no %q:\n%s", want, src)
-		}
-	}
+	src := recordReplay(t, recorder, "package main", "rows []row", "lateRows(rows)", "func ReplayMain()")
 	out := goRun(t, module(t, map[string]string{"main.go": user, "replay.go": src}))
 	if !strings.Contains(out, `"result":[{"ID":2,"Late":true},{"ID":3,"Late":true}]`) {
 		t.Fatalf("the replay printed %s\n%s", out, src)
@@ -180,4 +196,139 @@ func TestClosuresBecomeActionsFields(t *testing.T) {
 		return
 	}
 	t.Fatal("no ask_user scenario")
+}
+
+// ticketRecorder is a program of package main whose snippet names its
+// type as the prompt shows it (main.Ticket, []main.Ticket), and whose
+// action takes a live *sql.DB, opened on a connection string with a
+// password: it records a run and prints its replay code.
+const ticketRecorder = `package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"modernc.org/sqlite"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/codegen"
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/variable"
+)
+
+` + ticketCode + `
+
+func main() {
+	ctx := context.Background()
+	code, _ := json.Marshal(map[string]string{"code": "open := []main.Ticket{}\nfor _, t := range tickets {\n\tif t.Open {\n\t\topen = append(open, main.Ticket{ID: t.ID, Title: t.Title, Open: true})\n\t}\n}"})
+	model := llm.NewScripted(
+		llm.CallTool("run_go", string(code)),
+		llm.CallTool("count_open", ` + "`" + `{"db":"<<var:db>>","tickets":"<<var:open>>","return":null}` + "`" + `),
+		llm.CallTool("terminate", ` + "`" + `{"success":true,"result":"<<var:count_open_result>>"}` + "`" + `),
+	)
+	store := run.NewMemoryStore()
+	rt, err := runtime.New(runtime.Options{Model: model, Actions: actions, Store: store,
+		Variables: []variable.Spec{{Name: "tickets", Value: tickets}, {Name: "db", Value: openDB()}}})
+	if err != nil {
+		panic(err)
+	}
+	printReplay(ctx, rt, store, "count the open tickets")
+}
+` + printReplay
+
+// ticketCode is what the recorder and the user's program share: the
+// type, the action, the starting tickets and the database.
+const ticketCode = `type Ticket struct {
+	ID    int
+	Title string
+	Open  bool
+}
+
+var tickets = []Ticket{{1, "login fails", true}, {2, "typo", false}, {3, "slow page", true}}
+
+func init() { sql.Register("tickets-sqlite", &sqlite.Driver{}) }
+
+func openDB() *sql.DB {
+	db, err := sql.Open("tickets-sqlite", "file::memory:?password=hunter2")
+	if err != nil {
+		panic(err)
+	}
+	return db
+}
+
+// countOpen counts the tickets through the database.
+func countOpen(db *sql.DB, tickets []Ticket) (int, error) {
+	var n int
+	err := db.QueryRow("select ?", len(tickets)).Scan(&n)
+	return n, err
+}
+
+var actions = action.MustSet(action.MustNew(action.Spec{Name: "count_open", Description: "Count the open tickets.", Func: countOpen,
+	Params: []action.Param{{Name: "db"}, {Name: "tickets"}}}))`
+
+// ticketUser is the user's package main, beside which the replay goes:
+// with an argument it calls ReplayMain; without, ReplayVariables with the
+// database it opens.
+const ticketUser = `package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+
+	"modernc.org/sqlite"
+
+	"github.com/byref/byref/action"
+)
+
+` + ticketCode + `
+
+func main() {
+	if len(os.Args) > 1 {
+		ReplayMain()
+		return
+	}
+	n, vars, err := ReplayVariables(context.Background(), tickets, openDB())
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(n, len(vars.Open))
+}
+`
+
+// TestReplayOfPackageMainSnippet: a snippet of a package main agent that
+// names main.Ticket replays as a file of package main that names it
+// Ticket, builds beside the user's main.go and runs; the *sql.DB the log
+// does not record is named in the replay as a live handle to supply, and
+// ReplayMain says so when it is not.
+func TestReplayOfPackageMainSnippet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two programs")
+	}
+	src := recordReplay(t, ticketRecorder, "[]Ticket{}", "append(open, Ticket{", "db is a live handle (*sql.DB)", "call ReplayVariables with it")
+	for _, bad := range []string{"main.Ticket", "too large", "hunter2"} {
+		if strings.Contains(src, bad) {
+			t.Errorf("the replay holds %q:\n%s", bad, src)
+		}
+	}
+	dir := module(t, map[string]string{"main.go": ticketUser, "replay.go": src})
+	build := exec.Command("go", "build", "-o", "app", ".")
+	build.Dir, build.Env = dir, append(os.Environ(), "GOFLAGS=-mod=mod")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s\n%s", err, out, src)
+	}
+	out, err := exec.Command(filepath.Join(dir, "app")).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "2 2" {
+		t.Fatalf("the replay printed %q, %v; want 2 open tickets", out, err)
+	}
+	out, err = exec.Command(filepath.Join(dir, "app"), "main").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "db is a live handle (*sql.DB) the log does not record; supply it in ReplayMain, or call ReplayVariables with it") {
+		t.Fatalf("ReplayMain with no database: %q, %v", out, err)
+	}
 }

@@ -67,9 +67,16 @@ type Variable struct {
 	// Start reports a starting variable: one the host set rather than a
 	// step (step 0, before the first instruction).
 	Start bool
+	// Tainted variables hold a value derived from a secret, which the log
+	// does not record.
+	Tainted bool
+	// Handle reports a handle (a *sql.DB, a client, a connection, a
+	// file): a live resource the log does not record, which a generated
+	// main asks the host to supply.
+	Handle bool
 	// Value is the starting value as JSON, for a generated main. Nil when it
-	// is unknown (too large, secret, derived from a secret, or not
-	// JSON-representable).
+	// is unknown (too large, secret, derived from a secret, a handle, or
+	// not JSON-representable).
 	Value json.RawMessage
 }
 
@@ -320,7 +327,7 @@ func (f *fold) variableCreated(p run.VariableCreated) {
 	if t == "" {
 		t = p.Variable.Type
 	}
-	v := Variable{Name: p.Variable.Name, Type: t, Secret: p.Secret, Start: p.Step == variable.HostStep && !f.started}
+	v := Variable{Name: p.Variable.Name, Type: t, Secret: p.Secret, Tainted: p.Tainted, Handle: p.Handle, Start: p.Step == variable.HostStep && !f.started}
 	if v.Start && !p.Secret && !p.Tainted {
 		v.Value = p.Value
 	}
@@ -475,6 +482,8 @@ func (r *Recording) SetStart(name string, value any) error {
 			return fmt.Errorf("codegen: %s is not a starting variable; a step created it", name)
 		case v.Secret:
 			return fmt.Errorf("codegen: %s is secret, so its value is never written into replay code; a generated main reads it from %s", name, envName(name))
+		case v.Handle:
+			return fmt.Errorf("codegen: %s is a live handle (%s), which is not written into replay code as JSON; supply it in the generated main, or call ReplayVariables with it", name, v.Type)
 		case value != nil && run.GoType(reflect.TypeOf(value)) != v.Type:
 			return fmt.Errorf("codegen: a %T cannot be the starting value of %s, a %s", value, name, v.Type)
 		}

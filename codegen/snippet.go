@@ -55,13 +55,23 @@ const stmtPrefix = "package p\n\nfunc _() {\n"
 // parseSnippet splits and parses a snippet's code; vars are the variables'
 // types at the point it ran, for finding packages it uses without importing.
 // The split is the interpreter's own ([interp.Split]).
-func parseSnippet(code string, vars map[string]reflect.Type, actions map[string]run.GoAction) (*parsedSnippet, error) {
+// own is the package the code goes into, "main" for a replay of package
+// main: the snippet wrote its types qualified (main.Ticket, as the prompt
+// shows them), the file names them bare (Ticket). "" keeps every
+// qualifier.
+func parseSnippet(code string, vars map[string]reflect.Type, actions map[string]run.GoAction, own string) (*parsedSnippet, error) {
 	parts := interp.Split(code)
 	p := &parsedSnippet{idents: map[string]bool{}, qualifiers: map[string]bool{}}
 	for _, im := range parts.Imports {
 		p.imports = append(p.imports, snippetImport{Name: im.Name, Path: im.Path})
 	}
 	p.splitDecls(parts, vars, actions)
+	if own != "" {
+		p.stmts = unqualify(stmtPrefix, p.stmts, own)
+		for i, d := range p.decls {
+			p.decls[i] = unqualify("package p\n", d, own)
+		}
+	}
 	if err := p.parseBody(); err != nil {
 		return nil, err
 	}
@@ -71,6 +81,32 @@ func parseSnippet(code string, vars map[string]reflect.Type, actions map[string]
 	p.addImplicitImports(code, vars)
 	p.keepUsedImports()
 	return p, nil
+}
+
+// unqualify removes the qualifier pkg from the selectors of src (pkg.Name
+// becomes Name) where pkg is declared nowhere in src; prefix makes src a
+// file that parses (it is not src's). Code that does not parse is left as
+// it is, for the parse that follows to report.
+func unqualify(prefix, src, pkg string) string {
+	suffix := ""
+	if prefix == stmtPrefix {
+		suffix = "\n}\n"
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), "", prefix+src+suffix, 0)
+	if err != nil {
+		return src
+	}
+	var edits []edit
+	ast.Inspect(f, func(n ast.Node) bool {
+		if se, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := se.X.(*ast.Ident); ok && x.Name == pkg && x.Obj == nil {
+				at := int(x.Pos()) - int(f.FileStart) - len(prefix)
+				edits = append(edits, edit{at, at + len(pkg) + 1, ""})
+			}
+		}
+		return true
+	})
+	return applyEdits(src, edits)
 }
 
 // see records the identifiers of n, and the package-like qualifiers of its

@@ -11,7 +11,7 @@ import (
 func TestInlineTopLevelReturn(t *testing.T) {
 	declared := func(name string) bool { return name == "old" }
 	label := func() string { return "end" }
-	p, err := parseSnippet("x := 1\nf := func() int { return 2 }\nif x > 0 {\n\treturn\n}\nold := f()\nx++", nil, nil)
+	p, err := parseSnippet("x := 1\nf := func() int { return 2 }\nif x > 0 {\n\treturn\n}\nold := f()\nx++", nil, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,14 +23,14 @@ func TestInlineTopLevelReturn(t *testing.T) {
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	p, err = parseSnippet("return\nx++", nil, nil)
+	p, err = parseSnippet("return\nx++", nil, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, err := p.inline(declared, label, noTypes); err != nil || got != "end:\nswitch {\ndefault:\nbreak end\nx++\n}" {
 		t.Errorf("bare return: %q, %v", got, err)
 	}
-	p, err = parseSnippet("if true {\n\treturn\n}\ny := 2", nil, nil)
+	p, err = parseSnippet("if true {\n\treturn\n}\ny := 2", nil, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,14 +40,14 @@ func TestInlineTopLevelReturn(t *testing.T) {
 	// With the recorded type, y is declared before the switch and
 	// assigned in it.
 	intY := func(n string) (string, bool) { return "int", n == "y" }
-	p, err = parseSnippet("if true {\n\treturn\n}\ny := 2\nvar z int", nil, nil)
+	p, err = parseSnippet("if true {\n\treturn\n}\ny := 2\nvar z int", nil, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := p.inline(declared, label, intY); err == nil || !strings.Contains(err.Error(), "declares z after a top-level return") {
 		t.Errorf("z has no recorded type: %v", err)
 	}
-	p, err = parseSnippet("if true {\n\treturn\n}\ny := 2\nvar w = y", nil, nil)
+	p, err = parseSnippet("if true {\n\treturn\n}\ny := 2\nvar w = y", nil, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func noTypes(string) (string, bool) { return "", false }
 // variable stays in place as a func value (it may call itself); one that
 // uses nothing local goes to file level.
 func TestFuncValueForLocals(t *testing.T) {
-	p, err := parseSnippet("rate := 2\nfunc scale(n int) int {\n\tif n > 100 {\n\t\treturn scale(n / 2)\n\t}\n\treturn n * rate\n}\nfunc id(n int) int { return n }\nx := scale(id(3))", nil, nil)
+	p, err := parseSnippet("rate := 2\nfunc scale(n int) int {\n\tif n > 100 {\n\t\treturn scale(n / 2)\n\t}\n\treturn n * rate\n}\nfunc id(n int) int { return n }\nx := scale(id(3))", nil, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,5 +74,22 @@ func TestFuncValueForLocals(t *testing.T) {
 	}
 	if !strings.Contains(p.stmts, "var scale func(n int) int; scale = func(n int) int {") {
 		t.Errorf("statements:\n%s", p.stmts)
+	}
+}
+
+// unqualify drops the file's own package from the selectors that name
+// it, and leaves a variable of that name, other packages and code that
+// does not parse alone.
+func TestUnqualify(t *testing.T) {
+	for _, tt := range []struct{ prefix, src, want string }{
+		{stmtPrefix, "x := []main.Ticket{main.Ticket{ID: 1}}", "x := []Ticket{Ticket{ID: 1}}"},
+		{stmtPrefix, "var m map[string]*main.T\n_ = shop.Item{}", "var m map[string]*T\n_ = shop.Item{}"},
+		{stmtPrefix, "main := struct{ X int }{}\n_ = main.X", "main := struct{ X int }{}\n_ = main.X"},
+		{"package p\n", "func f(t main.T) main.T { return t }", "func f(t T) T { return t }"},
+		{stmtPrefix, "x := main.(", "x := main.("},
+	} {
+		if got := unqualify(tt.prefix, tt.src, "main"); got != tt.want {
+			t.Errorf("unqualify(%q) = %q, want %q", tt.src, got, tt.want)
+		}
 	}
 }

@@ -25,7 +25,8 @@ type Set struct {
 	// Agent is the agent under test, without its model: the runner builds
 	// one runtime from it per [Run], with a store of its own in memory,
 	// and gives each run its model. Options.Model and Options.Store are
-	// ignored.
+	// ignored, and so is Options.Answer: a case answers its runs' awaits
+	// (Case.Deny, Case.Replies).
 	Agent runtime.Options
 	// Cases are the cases, run in this order.
 	Cases []*Case
@@ -37,8 +38,11 @@ type Set struct {
 	// made in Go carries its own function; one read from a file is found
 	// here by name).
 	Predicates map[string]func(*Trial) error
-	// Dir is the directory the set was loaded from, where cassettes are
-	// read and written; "" for a set made in Go.
+	// Dir is where the set's cassettes are read and written: the
+	// directory the set was loaded from, or one a set made in Go names.
+	// [Run] reads the cassette of a case that has none from
+	// Dir/cassettes/NAME.json, and, when it records, writes each case's
+	// new cassette there. "" keeps cassettes in memory only.
 	Dir string
 }
 
@@ -77,7 +81,12 @@ type Case struct {
 }
 
 // Var is a starting variable of a case: a Go value, or JSON decoded into
-// the type its Type names in [Set.Types].
+// the type its Type names in [Set.Types]. Each trial gets a value of its
+// own: JSON decoded afresh, or a deep copy of Go, so that a trial that
+// changes its input in place changes neither the case nor another trial.
+// A Go value that cannot be copied (a channel, an unexported field that
+// holds a reference) is refused by [Run], which names it; funcs and
+// handles (a *sql.DB, a client: see package variable) are shared.
 type Var struct {
 	// Name is the variable's name.
 	Name string `json:"name"`
@@ -157,7 +166,8 @@ func (s *Set) runOptions(c *Case) (runtime.RunOptions, error) {
 // value returns the Go value of a starting variable.
 func (s *Set) value(v Var) (any, error) {
 	if v.Go != nil {
-		return v.Go, nil
+		// A copy of its own for each trial (copy.go).
+		return deepCopy(v.Go, v.Name)
 	}
 	if len(v.JSON) == 0 {
 		return nil, fmt.Errorf("variable %s has no value; set Go, or JSON with its Type", v.Name)

@@ -41,6 +41,11 @@
 // two reports. Package evaltest runs a set under go test, one subtest per
 // case.
 //
+// Trials share nothing a run could change: each gets its own copy of the
+// case's starting values (see [Var]), so that trials run in parallel
+// without racing, and the case keeps the values it started with, which
+// [Set.Save] writes and its cassette's requests were made from.
+//
 // # Cassettes
 //
 // A [Recorder] wraps a model and records each exchange: the request as

@@ -400,10 +400,14 @@ func checkRef(k *checker, e Expectation) string {
 			}
 		}
 	}
-	if len(seen) == 0 {
-		return fmt.Sprintf("no call of %s resolved %s", e.Action, e.Param)
+	want := "a reference"
+	if e.Variable != "" {
+		want += " to " + e.Variable
 	}
-	return fmt.Sprintf("%s.%s got %s", e.Action, e.Param, strings.Join(seen, "; "))
+	if len(seen) == 0 {
+		return fmt.Sprintf("want %s in %s.%s, got no call of %s that resolved %s", want, e.Action, e.Param, e.Action, e.Param)
+	}
+	return fmt.Sprintf("want %s in %s.%s, got %s", want, e.Action, e.Param, strings.Join(seen, "; "))
 }
 
 func checkMaxSteps(k *checker, e Expectation) string {

@@ -181,7 +181,7 @@ func TestBadAgentFailsEachKind(t *testing.T) {
 		}
 		t.Logf("%s: %s", e, d)
 	}
-	for _, want := range []string{"want 13, got 7", "send_email", "raw value", "got the value of doc", "3 steps", "180 cached tokens", "180 uncached tokens", "carries secret"} {
+	for _, want := range []string{"want 13, got 7", "send_email", "want a reference to doc in word_count.doc, got the raw value {", "got the value of doc", "3 steps", "180 cached tokens", "180 uncached tokens", "carries secret"} {
 		found := false
 		for _, d := range failed {
 			found = found || strings.Contains(d, want)

@@ -74,11 +74,8 @@ func Load(dir string) (*Set, error) {
 		if err := c.check(); err != nil {
 			return nil, fmt.Errorf("%w (in %s)", err, f)
 		}
-		cp := filepath.Join(dir, cassettesDir, c.Name+".json")
-		if _, err := os.Stat(cp); err == nil {
-			if c.Cassette, err = ReadCassette(cp); err != nil {
-				return nil, err
-			}
+		if err := readCassette(dir, c); err != nil {
+			return nil, err
 		}
 		set.Cases = append(set.Cases, c)
 	}
@@ -137,6 +134,27 @@ func SaveCase(dir string, c *Case) error {
 	if err := os.WriteFile(filepath.Join(dir, casesDir, c.Name+".json"), b, 0o644); err != nil {
 		return err
 	}
+	return writeCassette(dir, c)
+}
+
+// readCassette reads the cassette of case c from the set directory dir,
+// when there is one.
+func readCassette(dir string, c *Case) error {
+	cp := filepath.Join(dir, cassettesDir, c.Name+".json")
+	if _, err := os.Stat(cp); err != nil {
+		return nil
+	}
+	cas, err := ReadCassette(cp)
+	if err != nil {
+		return err
+	}
+	c.Cassette = cas
+	return nil
+}
+
+// writeCassette writes the cassette of case c, when it has one, into the
+// set directory dir.
+func writeCassette(dir string, c *Case) error {
 	if c.Cassette == nil {
 		return nil
 	}

@@ -76,6 +76,16 @@ func Run(ctx context.Context, set *Set, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("eval: two cases are named %s; rename one", c.Name)
 		}
 		seen[c.Name] = true
+		for _, v := range c.Variables {
+			if _, err := deepCopy(v.Go, v.Name); err != nil {
+				return nil, fmt.Errorf("eval: case %s: %w", c.Name, err)
+			}
+		}
+		if set.Dir != "" && c.Cassette == nil && !opts.Record {
+			if err := readCassette(set.Dir, c); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if opts.Repetitions <= 0 {
 		opts.Repetitions = 1
@@ -94,7 +104,7 @@ func Run(ctx context.Context, set *Set, opts Options) (*Report, error) {
 		opts.ModelName = fmt.Sprintf("%T", opts.Model)
 	}
 	agent := set.Agent
-	agent.Model, agent.Store = nil, run.NewMemoryStore()
+	agent.Model, agent.Store, agent.Answer = nil, run.NewMemoryStore(), nil
 	rt, err := brt.New(agent)
 	if err != nil {
 		return nil, fmt.Errorf("eval: the set's agent: %w", err)
@@ -145,6 +155,11 @@ func Run(ctx context.Context, set *Set, opts Options) (*Report, error) {
 	if opts.Record {
 		for i, c := range set.Cases {
 			c.Cassette = r.recorders[i].Cassette()
+			if set.Dir != "" {
+				if err := writeCassette(set.Dir, c); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	return newReport(set, &opts, trials, start, time.Since(start)), nil

@@ -67,6 +67,18 @@ type program struct {
 	decls    [][]string // names declared by each decl segment, in order
 	autoImps []importSpec
 	bodies   []*ast.BlockStmt // per segment of src.segs: the instrumented statements; nil for a decl segment
+	// arrayLens are the sizes of the array types whose length is not a
+	// literal (with the arrays nested in them), by snippet line and
+	// column of their '[', as the type check found them.
+	arrayLens map[[2]int]int64
+	// litIndexes are the values of the keys of composite literals that
+	// are neither literals nor names (len(x): 1), by snippet line and
+	// column, as the type check found them.
+	litIndexes map[[2]int]int64
+	// unsized: there is no type check (Analyze, which runs nothing) or it
+	// failed (its error is returned), so an array length or literal index
+	// the sandbox does not fold is not refused.
+	unsized bool
 }
 
 const (
@@ -109,6 +121,11 @@ func analyze(code string, vars map[string]bool, isKnown known, hostNames map[str
 		if alias == "" {
 			alias = defaultName(im.Path)
 		}
+		if explicit[alias] && alias != "_" {
+			// As in a Go file: import "time" twice, or math/rand and
+			// crypto/rand.
+			return nil, &CompileError{Line: im.Line, Column: im.Col, Source: src.lines[im.Line-1], Msg: alias + " redeclared in this block"}
+		}
 		explicit[alias] = true
 		a.addList("imports", &p.access.Imports, im.Path)
 	}
@@ -118,6 +135,7 @@ func analyze(code string, vars map[string]bool, isKnown known, hostNames map[str
 	}
 	var parsed []*ast.File
 	var checkErr error
+	p.unsized = check == nil
 	if check != nil {
 		parsed = make([]*ast.File, len(src.segs))
 		for i, seg := range src.segs {
@@ -131,6 +149,7 @@ func analyze(code string, vars map[string]bool, isKnown known, hostNames map[str
 			parsed[i] = f
 		}
 		checkErr = check(p, parsed)
+		p.unsized = checkErr != nil // the check's error comes instead
 	}
 	for i, seg := range src.segs {
 		var f *ast.File
@@ -1290,15 +1309,22 @@ func (a *walker) checkArray(n *ast.ArrayType, refuse func(ast.Node, string, stri
 		}
 		v, ok := a.constInt(t.Len)
 		if !ok {
-			refuse(t, "an array length that is not a constant the sandbox can evaluate", notConstMsg)
-			return
+			// A constant the sandbox does not fold (len of an array, a
+			// constant declared after it): the type check's size.
+			l, c := a.pos(t.Lbrack)
+			size, ok := a.p.arrayLens[[2]int{l, c}]
+			if !ok && a.p.unsized {
+				return
+			}
+			if !ok {
+				refuse(t, "an array length that is not a constant the sandbox can evaluate", notConstMsg)
+				return
+			}
+			total = satMul(total, size)
+			break
 		}
 		if v > 0 {
-			if total > (1<<63-1)/v {
-				total = 1<<63 - 1
-			} else {
-				total *= v
-			}
+			total = satMul(total, v)
 		}
 		next, _ := t.Elt.(*ast.ArrayType)
 		t = next
@@ -1368,6 +1394,13 @@ func (a *walker) checkLit(lit *ast.CompositeLit, typ ast.Expr, refuse func(ast.N
 				continue
 			}
 			v, ok := a.constInt(kv.Key)
+			if !ok {
+				// A constant the sandbox does not fold: the check's value.
+				l, c := a.pos(kv.Key.Pos())
+				if v, ok = a.p.litIndexes[[2]int{l, c}]; !ok && a.p.unsized {
+					continue
+				}
+			}
 			if !ok {
 				refuse(kv, "a literal index that is not a constant the sandbox can evaluate", notConstMsg)
 				return

@@ -31,11 +31,16 @@ label := strings.ToUpper(doc.Title)`
 
 // BenchmarkEvalWarm: a warm 5-line snippet over 10 variables (target ≤ 150 µs/op).
 func BenchmarkEvalWarm(b *testing.B) {
-	in, err := New(Options{Symbols: []Exports{appSymbols}})
+	benchWarm(b, Options{Symbols: []Exports{appSymbols}}, Input{Code: fiveLines, Vars: tenVars()})
+}
+
+// benchWarm measures input evaluated again and again on one interpreter,
+// after a first Eval.
+func benchWarm(b *testing.B, opts Options, input Input) {
+	in, err := New(opts)
 	if err != nil {
 		b.Fatal(err)
 	}
-	input := Input{Code: fiveLines, Vars: tenVars()}
 	if _, err := in.Eval(context.Background(), input); err != nil {
 		b.Fatal(err)
 	}

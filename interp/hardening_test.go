@@ -41,8 +41,10 @@ var hardeningCases = []struct {
 	{"iota const array", "const (\n\ta = 1 << (iota + 39)\n\tb\n)\nvar x [b]byte\n_ = x", ErrRefused, "array of 1099511627776"},
 	{"package const array", "var x [math.MaxInt32]byte\n_ = x", ErrRefused, "array of 2147483647"},
 	{"nested arrays", "var x [1 << 20][1 << 20]byte\n_ = x", ErrRefused, "array of"},
-	{"unevaluable array length", "var x [len([3]int{})]int\n_ = x", ErrRefused, "literal or a constant"},
+	{"array length from len of an array", "x := [1 << 20]byte{}\nvar y [len(x)][len(x)]byte\n_ = y", ErrRefused, "array of 1099511627776"},
+	{"array length from a constant declared later", "var z [m]byte\n_ = z\nconst m = 1 << 40", ErrRefused, "array of 1099511627776"},
 	{"literal index", "b := []byte{1 << 40: 1}\n_ = b", ErrRefused, "literal index"},
+	{"literal index from len of an array", "x := [1 << 20]byte{}\nb := []byte{len(x) * len(x): 1}\n_ = b", ErrRefused, "literal index of 1099511627776"},
 	{"named const literal index", "const k = 1 << 40\nb := []byte{k: 1}\n_ = b", ErrRefused, "literal index"},
 	{"nested literal index", "b := [][]byte{{1 << 40: 1}}\n_ = b", ErrRefused, "literal index"},
 	{"named type literal index", "type B []byte\nb := B{1 << 40: 1}\n_ = b", ErrRefused, "literal index"},
@@ -157,6 +159,44 @@ fmt.Println(len(arr), arr[5], b, m[1<<40], len(p), f, j, r, bj, br, lines, len(x
 	want := "6 1 [0 0 5] big key 4 1.250 a,b bbbba-x- c+d acd 2 3 a b\n\n"
 	if res.Stdout != want {
 		t.Fatalf("stdout = %q, want %q", res.Stdout, want)
+	}
+}
+
+// TestArrayLengths: an array length or a literal index is any constant Go
+// accepts, also one the sandbox does not fold itself (it takes the type
+// check's value): a constant declared after the array, at top level and
+// in a func, and len or cap of an array, of a field, of a pointer to an
+// array.
+func TestArrayLengths(t *testing.T) {
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := `var a [n]int
+const n = 3
+type T struct{ Path [12]int8 }
+t1 := &T{}
+b := [12]byte{}
+b1 := (*[len(t1.Path)]byte)(&b)
+var c [len([3]int{}) + cap(b)]string
+func f() int { var d [k]bool; return len(d) }
+const k = n * 2
+var e [2][len(a)]int
+g := []string{len(a) + 1: "x", cap(b) - 1: "y"}
+h := [...]int{len(t1.Path): 7}
+m := map[int]int{len(a): 1}
+fmt.Println(len(a), len(b1), len(c), f(), len(e[1]), len(g), g[4], len(h), m[3])`
+	for range 2 { // the second time, the check is remembered
+		res, err := in.Eval(context.Background(), Input{Code: code})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "3 12 15 6 3 12 x 13 1\n"; res.Stdout != want {
+			t.Fatalf("stdout = %q, want %q", res.Stdout, want)
+		}
+	}
+	if _, err := Analyze(code, nil); err != nil {
+		t.Errorf("Analyze: %v", err)
 	}
 }
 

@@ -48,27 +48,8 @@ func moveInits(body string, segs []segment) []segment {
 	declUses := map[string][]string{} // func or type name -> the names its declaration uses
 	for si, sg := range segs {
 		if sg.decl {
-			f, err := parser.ParseFile(token.NewFileSet(), "", declPrefix+string(sg.text(body)), 0)
-			if err != nil {
+			if declNameUses(body, sg, declUses) == nil {
 				return segs
-			}
-			var uses []string
-			for _, id := range f.Unresolved {
-				uses = append(uses, id.Name)
-			}
-			for _, d := range f.Decls {
-				switch d := d.(type) {
-				case *ast.FuncDecl:
-					if d.Recv == nil {
-						declUses[d.Name.Name] = uses
-					}
-				case *ast.GenDecl:
-					for _, sp := range d.Specs {
-						if ts, ok := sp.(*ast.TypeSpec); ok {
-							declUses[ts.Name.Name] = uses
-						}
-					}
-				}
 			}
 			continue
 		}
@@ -261,6 +242,36 @@ func moveInits(body string, segs []segment) []segment {
 		flush(sg.end)
 	}
 	return out
+}
+
+// declNameUses parses the declaration segment sg and records, for each
+// func and type it declares, the names the segment uses and does not
+// declare; it returns those names (not nil), or nil when sg does not
+// parse.
+func declNameUses(body string, sg segment, into map[string][]string) []string {
+	f, err := parser.ParseFile(token.NewFileSet(), "", declPrefix+string(sg.text(body)), 0)
+	if err != nil {
+		return nil
+	}
+	uses := make([]string, 0, len(f.Unresolved))
+	for _, id := range f.Unresolved {
+		uses = append(uses, id.Name)
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				into[d.Name.Name] = uses
+			}
+		case *ast.GenDecl:
+			for _, sp := range d.Specs {
+				if ts, ok := sp.(*ast.TypeSpec); ok {
+					into[ts.Name.Name] = uses
+				}
+			}
+		}
+	}
+	return uses
 }
 
 // outerNames are the names st (a statement or a spec of one) uses that it

@@ -528,7 +528,10 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 			return Result{}, err
 		}
 		// The statements' AST must be in the new interpreter's FileSet.
-		again, err := analyze(code, vars, known, in.hostNames, types, in.inst.yi.FileSet(), nil)
+		again, err := analyze(code, vars, known, in.hostNames, types, in.inst.yi.FileSet(), func(p *program, _ []*ast.File) error {
+			p.arrayLens, p.litIndexes = prog.arrayLens, prog.litIndexes // the check's, which this analysis does not repeat
+			return nil
+		})
 		if err != nil {
 			return Result{}, err
 		}
@@ -727,7 +730,7 @@ func (in *Interpreter) run(parent context.Context, inst *instance, prog *program
 		inst.yi.HoldTopDefers(i < lastStmts)
 		var err error
 		if seg.decl {
-			src := "package main\n" + prog.edits.apply(seg.text(body), seg.start, seg.end)
+			src := "package main\n" + prog.edits.apply(seg.text(body), seg)
 			declSrcs = append(declSrcs, src)
 			declOrigs = append(declOrigs, string(seg.text(body)))
 			err = evalText(ctx, inst.yi, src)

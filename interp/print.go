@@ -156,15 +156,16 @@ var xmlStops = []reflect.Type{xmlMarshaler}
 
 func fmtArgs(what string, a []any) {
 	checkPrint(what, false, fmtStops, a...)
+	errs := what != "fmt.Errorf"
 	for i, x := range a {
-		if p, ok := stringerProxy(x); ok {
+		if p, ok := stringerProxy(x, errs); ok {
 			a[i] = p
 		} else if xs, ok := x.([]any); ok {
 			// The elements of a slice of such values (the interpreter
 			// hands them over as a []any of wrappers), in a copy.
 			var ys []any
 			for j, e := range xs {
-				if p, ok := stringerProxy(e); ok {
+				if p, ok := stringerProxy(e, errs); ok {
 					if ys == nil {
 						ys = slices.Clone(xs)
 						a[i] = ys
@@ -175,7 +176,7 @@ func fmtArgs(what string, a []any) {
 		} else if v := reflect.ValueOf(x); v.Kind() == reflect.Map && v.Type().Elem() == anyType {
 			// The values of a map of such values (a map[K]any of
 			// wrappers), in a copy.
-			a[i] = proxyMapValues(v)
+			a[i] = proxyMapValues(v, errs)
 		}
 	}
 }
@@ -184,10 +185,10 @@ var anyType = reflect.TypeFor[any]()
 
 // proxyMapValues returns m, or a copy of m whose values that are
 // interpreted Stringers are their proxies.
-func proxyMapValues(m reflect.Value) any {
+func proxyMapValues(m reflect.Value, errs bool) any {
 	var out reflect.Value
 	for it := m.MapRange(); it.Next(); {
-		if _, ok := stringerProxy(it.Value().Interface()); ok {
+		if _, ok := stringerProxy(it.Value().Interface(), errs); ok {
 			out = reflect.MakeMapWithSize(m.Type(), m.Len())
 			break
 		}
@@ -197,7 +198,7 @@ func proxyMapValues(m reflect.Value) any {
 	}
 	for it := m.MapRange(); it.Next(); {
 		v := it.Value()
-		if p, ok := stringerProxy(v.Interface()); ok {
+		if p, ok := stringerProxy(v.Interface(), errs); ok {
 			v = reflect.ValueOf(p)
 		}
 		out.SetMapIndex(it.Key(), v)
@@ -205,8 +206,8 @@ func proxyMapValues(m reflect.Value) any {
 	return out.Interface()
 }
 
-// stringProxy formats a value of a snippet's type with a String method as
-// fmt formats a compiled one: through String for %v, %s, %q, %x and %X,
+// stringProxy formats a value of a snippet's type with a String (or an
+// Error) method as fmt formats a compiled one: through the method for %v, %s, %q, %x and %X,
 // as the value itself for the other verbs (%d of a named integer type with
 // a String method prints the integer). The interpreter hands such a value
 // to fmt in a wrapper struct (the value, then the method), which fmt
@@ -230,23 +231,32 @@ func (p stringProxy) Format(f fmt.State, verb rune) {
 func (p stringProxy) String() string { return p.string() }
 
 // stringerProxy returns the proxy of x when x is the interpreter's wrapper
-// of a value with a String method only.
-func stringerProxy(x any) (stringProxy, bool) {
+// of a value with a String method only or, when errs, with an Error
+// method only (fmt.Errorf keeps its error operands as they are, for %w).
+func stringerProxy(x any, errs bool) (stringProxy, bool) {
 	v := reflect.ValueOf(x)
 	if !v.IsValid() || v.Kind() != reflect.Struct || v.NumField() != 2 {
 		return stringProxy{}, false
 	}
 	t := v.Type()
-	if t.Field(0).Name != "IValue" || t.Field(1).Name != "WString" || !t.Implements(stringerType) {
-		return stringProxy{}, false
-	}
-	if _, isErr := x.(error); isErr {
+	if t.Field(0).Name != "IValue" {
 		return stringProxy{}, false
 	}
 	if _, isFmt := x.(fmt.Formatter); isFmt {
 		return stringProxy{}, false
 	}
-	return stringProxy{value: v.Field(0).Interface(), string: x.(fmt.Stringer).String}, true
+	switch t.Field(1).Name {
+	case "WString":
+		if _, isErr := x.(error); isErr || !t.Implements(stringerType) {
+			return stringProxy{}, false
+		}
+		return stringProxy{value: v.Field(0).Interface(), string: x.(fmt.Stringer).String}, true
+	case "WError":
+		if e, isErr := x.(error); errs && isErr {
+			return stringProxy{value: v.Field(0).Interface(), string: e.Error}, true
+		}
+	}
+	return stringProxy{}, false
 }
 
 // The bounded functions, by package and name. They are package-level

@@ -108,6 +108,31 @@ fmt.Println(f())
 y := f()
 func g() int { return y + f() }
 fmt.Println(g())`, "1\n2"},
+		{"a type a var uses, declared next to a func that uses the var", `var a = &[]*T{}
+type T struct{ name string }
+func show() { fmt.Println(a, len(*a)) }
+show()`, "&[] 0"},
+		{"funcs and methods using a variable declared after them", `func Bar() { fmt.Println(Obj.Foo()) }
+var Obj = NewT()
+func NewT() *T { return &T{} }
+type T struct{}
+func (t *T) Foo() bool { return t != nil }
+Bar()`, "true"},
+		{"a method using a variable declared after it, called from a func declared before", `type T1 struct{ T2 *T2 }
+func (t *T1) Get() string { return t.T2.V().Name }
+type T2 struct{ Name string }
+func (t *T2) V() *T2 { if t == nil { return defaultT2 }; return t }
+var defaultT2 = &T2{"no name"}
+fmt.Println((&T1{}).Get())`, "no name"},
+		{"a func using a constant declared after it and computed from another", `func f() int { var d [k]bool; return len(d) + k }
+const n = 3
+const k = n * 2
+fmt.Println(f())`, "12"},
+		{"a func list of funcs declared after it", `type fn func(string, string) bool
+var funcs = []fn{less, greater, nil}
+func less(a, b string) bool { return a < b }
+func greater(a, b string) bool { return a > b }
+for _, f := range funcs { if f != nil { fmt.Println(f("a", "b")) } }`, "true\nfalse"},
 		{"top-level vars initialise in dependency order", `var (
 	n = len(<-c)
 	m = twice()
@@ -812,6 +837,19 @@ case MyInt:
 xs := []any{MyInt(3), 3, L{"a"}}
 b, _ := json.Marshal(xs)
 fmt.Println(xs, string(b), xs[0] == any(3), xs[0] == any(MyInt(3)), p(MyInt(4)))`, "2 false 1 2\nfalse true 3 2 main.MyInt 2\nMyInt 2\n[3 3 [a]] [3,3,[\"a\"]] false true true"},
+		{"an error type's value formatted with a verb other than its method's", `type T int
+func (t T) Error() string { return fmt.Sprintf("T%d", t) }
+func f(t T) error { return t }
+x := T(1)
+var e error = x
+fmt.Println(f(x), e)
+fmt.Printf("%d %v %s %x|%5d|\n", x, x, e, e, e)
+fmt.Println(fmt.Sprint([]any{e}), fmt.Errorf("w: %w", e), errors.Is(fmt.Errorf("w: %w", e), x))`, "T1 T1\n1 T1 T1 5431|    1|\n[T1] w: T1 true"},
+		{"a boxed value reaches a host function from another function's frame", `type Foo int
+func (f Foo) String() string { return "foo-" + strconv.Itoa(int(f)) }
+func print1(a any) { fmt.Println(a) }
+func g() { x := Foo(3); print1(x); var p = print1; p(x) }
+g()`, "foo-3\nfoo-3"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,6 +117,7 @@ type importSpec struct {
 	Path  string
 	Named bool // the snippet gave an explicit name
 	Line  int
+	Col   int
 }
 
 // source is a snippet split into its parts. body has the same length and
@@ -202,7 +204,7 @@ func Split(code string) Parts {
 // statements and declarations that follow, and cuts the rest into segments.
 func splitSource(code string) (*source, error) {
 	s := splitImports(code)
-	s.segs = hoistDecls(s.body, mergeDecls(cutSegments(s.body)))
+	s.segs = hoistDecls(s.body, cutSegments(s.body))
 	return s, nil
 }
 
@@ -246,7 +248,8 @@ func splitImports(code string) *source {
 		for _, sp := range gd.Specs {
 			is := sp.(*ast.ImportSpec)
 			p, _ := strconv.Unquote(is.Path.Value)
-			spec := importSpec{Path: p, Line: fset.Position(is.Pos()).Line}
+			pos := fset.Position(is.Pos())
+			spec := importSpec{Path: p, Line: pos.Line, Col: pos.Column}
 			if is.Name != nil {
 				spec.Alias, spec.Named = is.Name.Name, true
 			}
@@ -459,13 +462,15 @@ func (e *edits) sort() {
 	sort.SliceStable(e.ins, func(i, j int) bool { return e.ins[i].off < e.ins[j].off })
 }
 
-// apply returns src (a body-layout text) with the insertions in [from, to).
-func (e *edits) apply(src []byte, from, to int) string {
+// apply returns src (a body-layout text) with the insertions of the
+// declaration segment sg: those in [sg.start, sg.end] outside its gaps
+// (where other segments' declarations may lie).
+func (e *edits) apply(src []byte, sg segment) string {
 	var b strings.Builder
 	b.Grow(len(src) + 64*len(e.ins))
 	last := 0
 	for _, in := range e.ins {
-		if in.off < from || in.off > to {
+		if in.off < sg.start || in.off > sg.end || slices.ContainsFunc(sg.gaps, func(g segment) bool { return in.off >= g.start && in.off <= g.end }) {
 			continue
 		}
 		b.Write(src[last:in.off])

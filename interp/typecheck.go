@@ -198,11 +198,13 @@ func (tc *typeChecker) learn(values map[string]reflect.Value, created []string) 
 // checked against: the same snippet over the same environment passes
 // again without being checked.
 type checkMemo struct {
-	code    string
-	vars    []Var
-	funcs   []Var
-	imports []checkImport
-	decls   []string
+	code       string
+	vars       []Var
+	funcs      []Var
+	imports    []checkImport
+	decls      []string
+	arrayLens  map[[2]int]int64 // the snippet's array sizes (program.arrayLens)
+	litIndexes map[[2]int]int64 // and literal indexes (program.litIndexes)
 }
 
 // same reports whether in is the memo's snippet and environment.
@@ -233,6 +235,7 @@ func (m *checkMemo) same(in checkInput) bool {
 // remember records a snippet that passed, reusing the memo's storage.
 func (m *checkMemo) remember(in checkInput) {
 	m.code = in.prog.src.code
+	m.arrayLens, m.litIndexes = in.prog.arrayLens, in.prog.litIndexes
 	m.vars = append(m.vars[:0], in.vars...)
 	m.funcs = m.funcs[:0]
 	for name, f := range in.funcs {
@@ -408,6 +411,7 @@ type checkInput struct {
 // check type-checks a snippet; a nil error means go/types accepts it.
 func (tc *typeChecker) check(in checkInput) error {
 	if tc.last.same(in) {
+		in.prog.arrayLens, in.prog.litIndexes = tc.last.arrayLens, tc.last.litIndexes
 		return nil
 	}
 	err := tc.checkFiles(in)
@@ -571,6 +575,37 @@ func (tc *typeChecker) checkFiles(in checkInput) error {
 	if h.early(files) || in.defs != nil {
 		info = &types.Info{Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}}
 	}
+	// Array lengths that are not literals (a constant declared later,
+	// len of an array) are read from the check, for the sandbox's bound
+	// on array sizes (checkArray).
+	var lengths []*ast.ArrayType
+	var keys []ast.Expr // keys of literals that are neither a literal nor a name (len(x): 1)
+	for _, f := range files {
+		if !snippetFile[tc.fset.File(f.Pos())] {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ArrayType:
+				if _, lit := n.Len.(*ast.BasicLit); n.Len != nil && !lit {
+					lengths = append(lengths, n)
+				}
+			case *ast.KeyValueExpr:
+				switch n.Key.(type) {
+				case *ast.BasicLit, *ast.Ident:
+				default:
+					keys = append(keys, n.Key)
+				}
+			}
+			return true
+		})
+	}
+	if len(lengths) > 0 || len(keys) > 0 {
+		if info == nil {
+			info = &types.Info{}
+		}
+		info.Types = map[ast.Expr]types.TypeAndValue{}
+	}
 	conf := types.Config{
 		GoVersion: goVersion,
 		Importer:  tc,
@@ -610,6 +645,8 @@ func (tc *typeChecker) checkFiles(in checkInput) error {
 		}
 	}
 	if first == nil {
+		in.prog.arrayLens = arrayLens(tc.fset, info, lengths)
+		in.prog.litIndexes = litIndexes(tc.fset, info, keys)
 		// The types of the variables the snippet declares, for learn.
 		clear(tc.lastDefs)
 		for name := range h.hoisted {
@@ -632,6 +669,63 @@ func (tc *typeChecker) checkFiles(in checkInput) error {
 		msg += fmt.Sprintf(" (%s is a generic type of the host, which a snippet cannot name; take the value from the variable that holds it, v := name, and name only the types of its fields and elements)", tc.generics[q])
 	}
 	return tc.compileError(src, first.Pos, msg)
+}
+
+// arrayLens returns the number of elements of each array type in lengths
+// (its length times those of the arrays directly nested in it), by its
+// snippet line and column, from the check's info.
+func arrayLens(fset *token.FileSet, info *types.Info, lengths []*ast.ArrayType) map[[2]int]int64 {
+	if len(lengths) == 0 {
+		return nil
+	}
+	m := make(map[[2]int]int64, len(lengths))
+	for _, at := range lengths {
+		tv, ok := info.Types[at]
+		if !ok {
+			continue
+		}
+		total := int64(1)
+		for arr, ok := tv.Type.(*types.Array); ok; arr, ok = arr.Elem().(*types.Array) {
+			if n := arr.Len(); n > 0 {
+				total = satMul(total, n)
+			}
+		}
+		p := fset.Position(at.Lbrack)
+		m[[2]int{p.Line - 1, p.Column}] = total
+	}
+	return m
+}
+
+// litIndexes returns the value of each integer constant among keys (of
+// composite literals), by its snippet line and column, from the check's
+// info.
+func litIndexes(fset *token.FileSet, info *types.Info, keys []ast.Expr) map[[2]int]int64 {
+	var m map[[2]int]int64
+	for _, k := range keys {
+		tv, ok := info.Types[k]
+		if !ok || tv.Value == nil || tv.Value.Kind() != constant.Int {
+			continue
+		}
+		v, exact := constant.Int64Val(tv.Value)
+		if !exact {
+			v = 1<<63 - 1
+		}
+		if m == nil {
+			m = map[[2]int]int64{}
+		}
+		p := fset.Position(k.Pos())
+		m[[2]int{p.Line - 1, p.Column}] = v
+	}
+	return m
+}
+
+// satMul is a*b for non-negative a and b, or the largest int64 when that
+// overflows.
+func satMul(a, b int64) int64 {
+	if b > 0 && a > (1<<63-1)/b {
+		return 1<<63 - 1
+	}
+	return a * b
 }
 
 // compileError is a CompileError at a position of a check file, whose line

@@ -163,3 +163,25 @@ func TestTypeCheckCarriedTypes(t *testing.T) {
 		t.Errorf("a wrong use of the carried type: %v", err)
 	}
 }
+
+// TestDuplicateImport: a snippet importing one name twice does not
+// compile, as a Go file would not (a later snippet may import it again).
+func TestDuplicateImport(t *testing.T) {
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, code := range []string{"import (\n\t\"time\"\n\t\"time\"\n)\nvar t time.Time\n_ = t", "import (\n\t\"math/rand\"\n\t\"math/rand/v2\"\n)\n_ = rand.Int"} {
+		_, err := in.Eval(context.Background(), Input{Code: code})
+		var ce *CompileError
+		if !errors.As(err, &ce) || ce.Line != 3 || ce.Column != 2 || !strings.HasSuffix(ce.Msg, " redeclared in this block") {
+			t.Errorf("%q: %v", code, err)
+		}
+	}
+	if _, err := in.Eval(context.Background(), Input{Code: "import \"time\"\nfmt.Println(time.Second)"}); err != nil {
+		t.Error(err)
+	}
+	if _, err := in.Eval(context.Background(), Input{Code: "import \"time\"\nfmt.Println(time.Minute)"}); err != nil {
+		t.Error(err)
+	}
+}

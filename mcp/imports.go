@@ -9,12 +9,12 @@ import (
 	"go/types"
 	"log/slog"
 	"reflect"
-	"slices"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/internal/toolschema"
 )
 
 // Version is the version byref announces as an MCP client and server.
@@ -84,10 +84,11 @@ func Import(ctx context.Context, session *sdk.ClientSession, opts ImportOptions)
 //
 // Parameters: when the tool's input schema is an object whose property
 // names are all Go identifiers (and none is "return"), each property
-// becomes a parameter of type json.RawMessage whose schema is the
-// property's own (local $refs inlined), optional when the property is not
-// required, so the model sees the tool's arguments object as the server
-// wrote it. Otherwise the action takes one parameter, "arguments", holding
+// becomes a parameter of type any whose schema is the property's own
+// (local $refs inlined), optional when the property is not required, so
+// the model sees the tool's arguments object as the server wrote it; it
+// takes a raw value or a reference to any variable, whose value is sent as
+// JSON. Otherwise the action takes one parameter, "arguments", holding
 // the whole object under the tool's input schema.
 //
 // Results: a tool with an output schema returns its structured content as
@@ -117,75 +118,21 @@ func Tools(ctx context.Context, session *sdk.ClientSession, opts ImportOptions) 
 	return out, nil
 }
 
-var (
-	ctxType    = reflect.TypeFor[context.Context]()
-	rawType    = reflect.TypeFor[json.RawMessage]()
-	stringType = reflect.TypeFor[string]()
-	errType    = reflect.TypeFor[error]()
-)
-
-// argsParam is the single parameter of a tool whose properties cannot each
-// be a parameter.
-const argsParam = "arguments"
-
 func toolAction(session *sdk.ClientSession, tool *sdk.Tool, opts ImportOptions, log *slog.Logger) (*action.Action, error) {
 	name, err := actionName(opts.Prefix + tool.Name)
 	if err != nil {
 		return nil, err
 	}
-	input, err := toJSONObject(tool.InputSchema)
+	input, err := toolschema.Object(tool.InputSchema)
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
-	params, required, perProperty := splitProperties(input)
-	if !perProperty {
-		whole, _ := json.Marshal(input)
-		params = []action.Param{{Name: argsParam, Description: "The arguments object of the tool.", Schema: whole}}
-	}
 	structured := tool.OutputSchema != nil
-	resultType := stringType
-	if structured {
-		resultType = rawType
-	}
-	in := []reflect.Type{ctxType}
-	for range params {
-		in = append(in, rawType)
-	}
-	ft := reflect.FuncOf(in, []reflect.Type{resultType, errType}, false)
 	mcpName := tool.Name
-	fn := reflect.MakeFunc(ft, func(args []reflect.Value) []reflect.Value {
-		ctx := args[0].Interface().(context.Context)
-		arguments := map[string]json.RawMessage{}
-		for i, p := range params {
-			raw := args[i+1].Interface().(json.RawMessage)
-			if len(raw) == 0 || string(raw) == "null" {
-				if required[p.Name] {
-					arguments[p.Name] = json.RawMessage("null") // required, but nullable
-				}
-				continue
-			}
-			arguments[p.Name] = raw
-		}
-		var callArgs any = arguments
-		if !perProperty {
-			callArgs = map[string]any{}
-			if raw, ok := arguments[argsParam]; ok {
-				callArgs = raw
-			}
-		}
-		result, err := call(ctx, session, mcpName, callArgs, structured)
+	fn, params := toolschema.Func(input, structured, func(ctx context.Context, args any) ([]byte, error) {
+		result, err := call(ctx, session, mcpName, args, structured)
 		log.Debug("mcp tool called", "tool", mcpName, "err", err)
-		var rv reflect.Value
-		if structured {
-			rv = reflect.ValueOf(json.RawMessage(result))
-		} else {
-			rv = reflect.ValueOf(string(result))
-		}
-		ev := reflect.Zero(errType)
-		if err != nil {
-			ev = reflect.ValueOf(&err).Elem()
-		}
-		return []reflect.Value{rv, ev}
+		return result, err
 	})
 	desc := tool.Description
 	if desc == "" {
@@ -198,7 +145,7 @@ func toolAction(session *sdk.ClientSession, tool *sdk.Tool, opts ImportOptions, 
 	return action.New(action.Spec{
 		Name:          name,
 		Description:   desc,
-		Func:          fn.Interface(),
+		Func:          fn,
 		Params:        params,
 		Result:        result,
 		NeedsApproval: opts.NeedsApproval != nil && opts.NeedsApproval(tool),
@@ -269,173 +216,11 @@ func contentText(content []sdk.Content) string {
 	return strings.Join(parts, "\n")
 }
 
-// splitProperties returns one parameter per property of an object schema
-// and the required properties, or false when the schema's properties cannot
-// be parameters. A parameter is optional when its property is not required
-// or its schema admits null.
-func splitProperties(s map[string]any) ([]action.Param, map[string]bool, bool) {
-	if t, ok := s["type"]; ok && t != "object" {
-		return nil, nil, false
-	}
-	for _, k := range []string{"oneOf", "anyOf", "allOf", "not", "if", "patternProperties"} {
-		if _, ok := s[k]; ok {
-			return nil, nil, false
-		}
-	}
-	props, _ := s["properties"].(map[string]any)
-	required := map[string]bool{}
-	if req, ok := s["required"].([]any); ok {
-		for _, r := range req {
-			if r, ok := r.(string); ok {
-				required[r] = true
-			}
-		}
-	}
-	names := make([]string, 0, len(props))
-	for n := range props {
-		if !token.IsIdentifier(n) || n == "return" {
-			return nil, nil, false
-		}
-		names = append(names, n)
-	}
-	for r := range required {
-		if _, ok := props[r]; !ok {
-			return nil, nil, false // required but not described
-		}
-	}
-	// Required first, each group in name order: a stable signature.
-	slices.SortFunc(names, func(a, b string) int {
-		if required[a] != required[b] {
-			if required[a] {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
-	})
-	defs := map[string]any{}
-	for _, k := range []string{"$defs", "definitions"} {
-		if d, ok := s[k].(map[string]any); ok {
-			for n, v := range d {
-				defs["#/"+k+"/"+n] = v
-			}
-		}
-	}
-	params := make([]action.Param, 0, len(names))
-	for _, n := range names {
-		ps, ok := inline(props[n], defs, 0)
-		if !ok {
-			return nil, nil, false
-		}
-		obj, isObj := ps.(map[string]any)
-		if !isObj {
-			obj = map[string]any{} // true: any value
-			if b, ok := ps.(bool); ok && !b {
-				return nil, nil, false
-			}
-		}
-		desc, _ := obj["description"].(string)
-		raw, err := json.Marshal(obj)
-		if err != nil {
-			return nil, nil, false
-		}
-		params = append(params, action.Param{Name: n, Description: desc, Optional: !required[n] || nullable(obj), Schema: raw})
-	}
-	return params, required, true
-}
-
-// nullable reports whether a schema plainly admits null: type "null" (or a
-// list holding it), or an anyOf/oneOf branch that does.
-func nullable(s map[string]any) bool {
-	switch t := s["type"].(type) {
-	case string:
-		return t == "null"
-	case []any:
-		return slices.Contains(t, any("null"))
-	}
-	if _, typed := s["type"]; !typed && len(s) == 0 {
-		return true // any value
-	}
-	for _, k := range []string{"anyOf", "oneOf"} {
-		if alts, ok := s[k].([]any); ok {
-			for _, a := range alts {
-				if m, ok := a.(map[string]any); ok && nullable(m) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-// maxInline bounds the inlining of $refs (a recursive schema is cut there).
-const maxInline = 8
-
-// inline returns s with local $refs (#/$defs/X, #/definitions/X) replaced
-// by their definitions; false when a $ref is not local.
-func inline(s any, defs map[string]any, depth int) (any, bool) {
-	switch v := s.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		if ref, ok := v["$ref"].(string); ok {
-			def, found := defs[ref]
-			if !found {
-				return nil, false
-			}
-			if depth >= maxInline {
-				return map[string]any{}, true // deeper levels of a recursive schema: any value
-			}
-			d, ok := inline(def, defs, depth+1)
-			if !ok {
-				return nil, false
-			}
-			if dm, isMap := d.(map[string]any); isMap {
-				for k, x := range dm {
-					out[k] = x
-				}
-			}
-		}
-		for k, x := range v {
-			if k == "$ref" {
-				continue
-			}
-			y, ok := inline(x, defs, depth)
-			if !ok {
-				return nil, false
-			}
-			out[k] = y
-		}
-		return out, true
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			y, ok := inline(x, defs, depth)
-			if !ok {
-				return nil, false
-			}
-			out[i] = y
-		}
-		return out, true
-	}
-	return s, true
-}
-
-// toJSONObject turns a schema as the SDK gives it (a map, or anything that
-// marshals to a JSON object) into a map.
-func toJSONObject(v any) (map[string]any, error) {
-	if v == nil {
-		return map[string]any{"type": "object"}, nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, errors.New("the schema is not a JSON object")
-	}
-	return m, nil
-}
+var (
+	ctxType    = reflect.TypeFor[context.Context]()
+	stringType = reflect.TypeFor[string]()
+	errType    = reflect.TypeFor[error]()
+)
 
 // actionName turns an MCP tool name into an action name: a Go identifier
 // of at most 64 characters, neither a keyword nor predeclared.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -33,7 +34,8 @@ func TestImportKeepsSchemas(t *testing.T) {
 	if len(params) != 2 || params[0].Name != "name" || params[0].Optional || params[1].Name != "style" || !params[1].Optional {
 		t.Fatalf("greet's params: %+v", params)
 	}
-	if params[0].Type != reflectRaw || params[0].Description != "who to greet" {
+	// Of type any: a raw value, or a reference to any variable.
+	if params[0].Type != reflect.TypeFor[any]() || params[0].Description != "who to greet" {
 		t.Errorf("name: type %v, description %q", params[0].Type, params[0].Description)
 	}
 	// The $ref is inlined: the parameter's schema stands alone.

@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/internal/toolschema"
 	"github.com/byref/byref/llm"
 )
 
@@ -273,7 +274,7 @@ func answerOf(ctx context.Context, p *sdk.ElicitParams) *sdk.ElicitResult {
 
 // onlyProperty returns the name of a schema's only property.
 func onlyProperty(schema any) (string, bool) {
-	m, err := toJSONObject(schema)
+	m, err := toolschema.Object(schema)
 	if err != nil {
 		return "", false
 	}

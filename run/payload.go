@@ -248,6 +248,10 @@ type VariableCreated struct {
 	// Tainted reports that the value is derived from a secret: the preview
 	// is redacted and Value is omitted, as for a secret.
 	Tainted bool `json:"tainted,omitempty"`
+	// Handle reports that the value is a handle (a *sql.DB, a client, a
+	// connection, a file: see package variable): a live resource whose
+	// value is never recorded; replay code asks the host to supply it.
+	Handle bool `json:"handle,omitempty"`
 	// RunOnly reports a variable that stays with its run: a later run of
 	// the session does not start with it ([Session]).
 	RunOnly bool `json:"run_only,omitempty"`

@@ -1,6 +1,11 @@
 package run
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
 
 // Tool describes a function the model may call: an action, as the model is
 // offered it. Package schema builds it (schema.Tool) and package llm sends
@@ -45,4 +50,26 @@ type ToolCall struct {
 	// thought_signature), sent back with the call on the next turn as
 	// Google's documentation requires; empty for other providers.
 	Signature string `json:"signature,omitempty"`
+}
+
+// DescribeReferences writes what the call's references resolved to, one
+// line per parameter in name order, as a person approving it reads them:
+// `  to = <<var:top>> (shop.Customer): Customer{Email: "ann@example.com"}`.
+// It is "" for a call without references.
+func (c ToolCall) DescribeReferences() string {
+	params := make([]string, 0, len(c.References))
+	for p := range c.References {
+		params = append(params, p)
+	}
+	sort.Strings(params)
+	var b strings.Builder
+	for _, p := range params {
+		r := c.References[p]
+		fmt.Fprintf(&b, "  %s = <<var:%s>> (%s)", p, r.Variable, r.Type)
+		if r.Preview != "" {
+			fmt.Fprintf(&b, ": %s", r.Preview)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }

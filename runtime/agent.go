@@ -128,9 +128,11 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 	}
 	h := &Handle{
 		rt: rt, st: st, id: id, model: llm.WithRetry(model, opts.Limits.Retry), opts: opts, result: resultValidator,
-		rec:  &recorder{store: store, id: id, last: sum.LastSeq, status: run.StatusCreated, hook: opts.OnStatus},
-		done: make(chan struct{}),
+		rec:     &recorder{store: store, id: id, last: sum.LastSeq, status: run.StatusCreated},
+		done:    make(chan struct{}),
+		awaited: make(chan struct{}, 1),
 	}
+	h.rec.hook = h.statusHook(opts.OnStatus)
 	h.drivenBy(opts.Driven)
 	st.mu.Lock()
 	st.record = storeLog{store: h.rec.store, id: h.id}
@@ -157,15 +159,39 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 	return h, nil
 }
 
+// startSession returns the variables a run of a session starts with (see
+// sessions.start): those its session's earlier runs left, but the run's
+// own (RunOptions.Variables, and its input).
+func (rt *Runtime) startSession(ctx context.Context, opts RunOptions) (sessionStart, error) {
+	own := make([]string, 0, len(opts.Variables)+1)
+	for _, s := range opts.Variables {
+		own = append(own, s.Name)
+	}
+	if len(opts.Input) > 0 {
+		own = append(own, inputVariable)
+	}
+	return rt.sessions.start(ctx, rt.store, opts, own, func(id run.ID, name string) (variable.Variable, bool) {
+		if h, ok := rt.live(id); ok {
+			return h.st.Variable(name)
+		}
+		return variable.Variable{}, false
+	})
+}
+
 // inputVariable is the name of the variable holding a run's structured
 // input.
 const inputVariable = "input"
 
-// Run starts a run and waits for it to end.
+// Run starts a run and waits until it ends, or until it awaits an answer
+// that Options.Answer does not give (the approval of an action declared
+// NeedsApproval, a question to the user): then the Outcome's Status is
+// awaiting, its Await says what the run awaits, and Resume answers it and
+// waits again. When ctx is done first, Run returns the run's ID and status
+// with ctx's error; the run goes on (Handle.Cancel, or Close, ends it).
 func (rt *Runtime) Run(ctx context.Context, opts RunOptions) (Outcome, error) {
 	h, err := rt.Start(ctx, opts)
 	if err != nil {
 		return Outcome{}, err
 	}
-	return h.Wait(ctx)
+	return h.settle(ctx)
 }

@@ -143,10 +143,11 @@ func (h *Handle) approveCall(ctx context.Context, c *ToolCall, refs func() map[s
 	if h.opts.Approval != ApproveOnToolCall && !needsApproval {
 		return ""
 	}
+	call := withRefs(*c, refs())
 	a, err := h.awaitAnswer(ctx, run.AwaitRequested{
 		Await:   run.AwaitApproval,
-		Message: fmt.Sprintf("Approve the call of %s with %s?", c.Name, c.Arguments),
-		Call:    withRefs(*c, refs()),
+		Message: strings.TrimSuffix(fmt.Sprintf("Approve the call of %s with %s?\n%s", c.Name, c.Arguments, call.DescribeReferences()), "\n"),
+		Call:    call,
 	})
 	if err != nil {
 		return "not run: " + err.Error()

@@ -48,8 +48,9 @@
 // [ActionError], [ErrCallTimeout], the interpreter's errors).
 //
 // The built-in actions are terminate (end the run with a result, or give
-// up), run_go (a snippet sent as a tool call; see Options.DisableSnippets)
-// and, in interactive runs, ask_user. Each is a row of the action table that
+// up), run_go (a snippet sent as a tool call, whose one argument is the
+// code: {"code": "top := orders[0]\nfmt.Println(top.ID)"}; see
+// Options.DisableSnippets) and, in interactive runs, ask_user. Each is a row of the action table that
 // carries its own behaviour.
 //
 // # Bounded calls
@@ -165,8 +166,10 @@
 // snippet, shown with its references resolved), when an action declared
 // NeedsApproval is called, when the model calls ask_user, and when an
 // action returns action.AuthorizationRequired or action.InputRequired (the
-// call is made again after the answer). [Handle.Resume] answers; an answer
-// that does not fit what is pending is refused with [ErrAwaitMismatch].
+// call is made again after the answer). Options.Answer answers in the
+// process; otherwise [Runtime.Run] returns the await in its [Outcome], and
+// [Runtime.Resume] (or [Handle.Resume]) answers; an answer that does not
+// fit what is pending is refused with [ErrAwaitMismatch].
 // RunOptions.AwaitTimeout fails a run whose await is not answered in time.
 //
 // # Child runs, relevance, restarts, observation

@@ -79,9 +79,9 @@ func (st *State) variableEvents(names []string, created bool) []run.Payload {
 		step := v.History.Last().Step
 		gt, types := st.goTypeOf(v.Type, info.Type)
 		if created {
-			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly, Value: st.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
+			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly, Handle: isHandle(v), Value: st.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
 		} else {
-			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly, Value: st.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
+			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly, Handle: isHandle(v), Value: st.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
 		}
 	}
 	return out
@@ -99,12 +99,18 @@ func (st *State) variableChangeEvents(step int, changes []VariableChange) []run.
 		info := run.VariableInfo{Name: c.Name, Type: c.Type, Preview: c.Preview}
 		gt, types := st.goTypeOf(v.Type, info.Type)
 		if c.Change == string(variable.Created) {
-			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly, Value: st.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
+			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly, Handle: isHandle(v), Value: st.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
 		} else {
-			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly, Value: st.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
+			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly, Handle: isHandle(v), Value: st.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
 		}
 	}
 	return out
+}
+
+// isHandle reports whether v holds a handle (variable.IsHandle): a live
+// resource whose value the log never records.
+func isHandle(v variable.Variable) bool {
+	return variable.IsHandle(v.Type) || variable.IsHandle(reflect.TypeOf(v.Value))
 }
 
 // valueJSON is a variable's value as JSON when it can be restored from it

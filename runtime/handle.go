@@ -22,6 +22,7 @@ type Handle struct {
 
 	mu       sync.Mutex
 	done     chan struct{} // closed when the current turn ends
+	awaited  chan struct{} // a word that the run awaits its caller (answer.go)
 	outcome  Outcome
 	cancel   context.CancelCauseFunc
 	messages []llm.Message

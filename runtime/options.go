@@ -95,6 +95,15 @@ type Options struct {
 	// own; use run/sqlite for runs that survive the process.
 	Store run.Store
 
+	// Answer answers, in the process, what the runs started by this agent
+	// await: the approval of a call, a snippet or a plan, a question to the
+	// user, input, an authorization. It is called on a goroutine of its
+	// own when the await is recorded; its answer resumes the run, and
+	// false leaves the await to Resume (Run returns it in its Outcome).
+	// Nil leaves every await to Resume. A run restored while awaiting
+	// waits for Resume.
+	Answer AnswerFunc
+
 	// Logger receives the runtime's logs: runs starting and ending at
 	// Info, model and store faults at Warn, steps and failed calls at
 	// Debug. Nil means no logs.

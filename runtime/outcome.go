@@ -14,8 +14,13 @@ import (
 type Outcome struct {
 	// RunID is the run's ID.
 	RunID run.ID
-	// Status is completed, failed or canceled.
+	// Status is completed, failed or canceled; or awaiting, from Run and
+	// Resume, when the run awaits an answer Options.Answer does not give.
 	Status run.Status
+	// Await is what an awaiting run awaits (its ID, kind, message, and the
+	// call or snippet to approve); nil otherwise. Runtime.Resume answers
+	// it.
+	Await *run.AwaitRequested
 	// Result is the result's JSON: the literal null when the run completed
 	// without one (it could not do its task, or hit a limit).
 	Result json.RawMessage

@@ -82,14 +82,6 @@ type RestoreOptions struct {
 	Driven bool
 }
 
-var builtinTypes = []reflect.Type{
-	reflect.TypeFor[string](), reflect.TypeFor[bool](), reflect.TypeFor[int](), reflect.TypeFor[int64](),
-	reflect.TypeFor[float64](), reflect.TypeFor[[]string](), reflect.TypeFor[[]int](), reflect.TypeFor[[]float64](),
-	reflect.TypeFor[[]any](), reflect.TypeFor[map[string]any](), reflect.TypeFor[map[string]string](),
-	reflect.TypeFor[any](), reflect.TypeFor[json.RawMessage](),
-	reflect.TypeFor[run.Artifact](), reflect.TypeFor[*run.Artifact](), reflect.TypeFor[[]run.Artifact](),
-}
-
 // Restore rebuilds the run id from the log in the agent's store and
 // continues it on this agent: its actions and model serve the run, and its
 // options are read from the run's first event (OptionsOf), with the
@@ -142,7 +134,8 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 	for _, v := range st.Variables() { // they come from the log
 		st.Delete(v.Name)
 	}
-	specs, lost := restoredVariables(snap, rt.withKnownTypes(ro))
+	ro.Types = append(rt.sessions.knownTypes(), ro.Types...) // ro's own win
+	specs, lost := restoredVariables(snap, ro)
 	sum, err := store.Get(ctx, id)
 	if err != nil {
 		return nil, err

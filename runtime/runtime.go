@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"reflect"
 	"sync"
 	"time"
 
 	"github.com/byref/byref/action"
-	"github.com/byref/byref/internal/lru"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/variable"
 )
@@ -48,14 +46,8 @@ type Runtime struct {
 	// strict mode was logged.
 	nonStrict sync.Map
 
-	// held are the variables the runs of each session left in this
-	// process when their turn ended, by name, for the most recently used
-	// Options.SessionCache sessions (nil when it is negative); a map in
-	// it is never changed, keep puts a new one (session.go). types are
-	// the Go types of session variables by name, built once.
-	held      *lru.Cache[run.SessionID, map[string]heldVariable]
-	typesOnce sync.Once
-	types     map[string]reflect.Type
+	// sessions holds what starts a session's next run (sessionvars.go).
+	sessions *sessions
 }
 
 // New returns an agent with the given actions, model and store, or an error
@@ -99,9 +91,7 @@ func New(opts Options) (*Runtime, error) {
 		}
 	}
 	rt := &Runtime{opts: opts, actions: actions, store: opts.Store}
-	if opts.SessionCache > 0 {
-		rt.held = lru.New[run.SessionID, map[string]heldVariable](opts.SessionCache)
-	}
+	rt.sessions = newSessions(&rt.opts, actions)
 	if rt.store == nil {
 		rt.store = run.NewMemoryStore()
 	}
@@ -195,7 +185,9 @@ func (rt *Runtime) track(h *Handle) error {
 // untrack forgets a run whose turn ended, after holding the variables it
 // leaves its session.
 func (rt *Runtime) untrack(h *Handle) {
-	rt.keep(h)
+	if h.opts.Session != "" && h.opts.Parent == nil {
+		rt.sessions.keep(h.opts.Session, h.id, h.st.Variables())
+	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if rt.runs[h.id] == h {

@@ -197,7 +197,7 @@ func TestSessionSecrets(t *testing.T) {
 	// secret; the host re-binds it, and it is still treated as a secret.
 	rt2, err := runtime.New(runtime.Options{Actions: action.MustSet(derive), Store: rt.Store(),
 		Variables: []variable.Spec{{Name: "token", Value: "s3cret", Secret: true}},
-		Rebind: func(_ context.Context, name, typ string) (any, bool) { return "k-s3cret", name == "derive_result" }})
+		Rebind:    func(_ context.Context, name, typ string) (any, bool) { return "k-s3cret", name == "derive_result" }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,5 +211,21 @@ func TestSessionSecrets(t *testing.T) {
 	}
 	if v, ok := h.State().Variable("derive_result"); !ok || !v.Tainted || v.Value != "k-s3cret" {
 		t.Errorf("derive_result after a restart: %+v, %v", v, ok)
+	}
+}
+
+// TestSessionGone: a live value this process let go of (ForgetSession),
+// or that Rebind gives back as another type, is named to the model as
+// gone; the JSON one comes back from the log.
+func TestSessionGone(t *testing.T) {
+	rt := chat(t, run.NewMemoryStore(), runtime.Options{Rebind: func(context.Context, string, string) (any, bool) { return "not a *DB", true }})
+	turn(t, rt, runtime.RunOptions{}, "load", llm.CallTool("load_orders", `{}`), llm.CallTool("open_db", `{}`))
+	rt.ForgetSession("chat")
+	snap, reqs := turn(t, rt, runtime.RunOptions{}, "late", llm.CallTool("late_orders", `{"orders":"<<var:orders>>"}`))
+	if errs := failedCalls(snap); len(errs) > 0 {
+		t.Fatalf("orders did not come back from the log: %v", errs)
+	}
+	if system := reqs[0].Messages[0].Text; !strings.Contains(system, "- db (*sessiontest.DB): a live value") {
+		t.Errorf("db is not named as gone:\n%s", system)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/byref/byref/llm"
@@ -37,7 +36,7 @@ func awaitText(d run.AwaitRequested) string {
 		switch {
 		case d.Call != nil:
 			fmt.Fprintf(&b, "Approve the call %s(%s)?\n", d.Call.Name, d.Call.Arguments)
-			writeRefs(&b, d.Call)
+			b.WriteString(d.Call.DescribeReferences())
 			b.WriteString(replyApproval + `, or the edited arguments as a JSON object.`)
 		case d.Snippet != nil:
 			fmt.Fprintf(&b, "Approve running this Go code?\n\n%s\n\n", strings.TrimSpace(d.Snippet.Code))
@@ -73,22 +72,6 @@ func awaitText(d run.AwaitRequested) string {
 		b.WriteString(d.Message)
 	}
 	return b.String()
-}
-
-func writeRefs(b *strings.Builder, c *run.ToolCall) {
-	params := make([]string, 0, len(c.References))
-	for p := range c.References {
-		params = append(params, p)
-	}
-	sort.Strings(params)
-	for _, p := range params {
-		r := c.References[p]
-		fmt.Fprintf(b, "  %s = <<var:%s>> (%s)", p, r.Variable, r.Type)
-		if r.Preview != "" {
-			fmt.Fprintf(b, ": %s", r.Preview)
-		}
-		b.WriteString("\n")
-	}
 }
 
 // answerFor maps the message of an ACP await resume onto the answer of the

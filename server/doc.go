@@ -170,7 +170,10 @@
 // session's state: GET /sessions/{id} gives its URL as "state", and GET
 // /sessions/{id}/state returns it as a SessionState, {"variables": {name:
 // {"type", "preview", "secret"}}}, the same shape AG-UI's thread state
-// has (a secret's preview is "(secret)"; no value is shown).
+// has (a secret's preview is "(secret)"; no value is shown). The
+// variables come from this server's store: a forwarded descriptor's state
+// is not fetched, so a session moved to a server without its runs goes on
+// with its history and without its variables.
 //
 // What a request expands is bounded in bytes, so that its cost follows
 // its size: the messages a descriptor names may hold at most

@@ -21,20 +21,13 @@ func TestHandlePreviewsDoNotLeak(t *testing.T) {
 	ts, model, store := leaktest.Serve(t, nil)
 	c := client{t: t, base: ts.URL}
 
-	var id string
-	for _, e := range c.sse("POST", "/runs", create("tickets", "How many tickets are open? Close ticket 1.", "stream")) {
+	stream := c.sse("POST", "/runs", create("tickets", "How many tickets are open? Close ticket 1.", "stream"))
+	for _, e := range stream {
 		if leaktest.Leaks(string(e)) {
 			t.Errorf("the ACP stream holds the secret: %s", e)
 		}
-		var v struct {
-			Run struct {
-				RunID string `json:"run_id"`
-			} `json:"run"`
-		}
-		if json.Unmarshal(e, &v) == nil && v.Run.RunID != "" {
-			id = v.Run.RunID
-		}
 	}
+	id := streamRunID(stream)
 	if id == "" {
 		t.Fatal("no run in the stream")
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/byref/byref/action"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
@@ -38,6 +39,11 @@ type StartRequest struct {
 	Message json.RawMessage
 	// Tags are added to the agent's template tags (TagAgent is set too).
 	Tags map[string]string
+	// Actions are actions of this run alone, added to the agent's before
+	// the run begins (an AG-UI front end's tools). A name the agent's
+	// actions or built-ins already take is refused (runtime.ErrInvalidInput).
+	// They live in this process: a server with an Engine refuses them.
+	Actions []*action.Action
 	// Variables are the run's own starting variables (AG-UI's state),
 	// after the template's and over the session's of the same name. A run
 	// on Options.Engine takes none.
@@ -74,7 +80,7 @@ func (s *Server) StartRun(ctx context.Context, agent string, req StartRequest) (
 	opts.Message = req.Message
 	maps.Copy(opts.Tags, req.Tags)
 	opts.Tags[TagAgent] = a.Name
-	if err := s.start(ctx, a, opts); err != nil {
+	if err := s.start(ctx, a, opts, req.Actions); err != nil {
 		return "", err
 	}
 	return id, nil

@@ -43,6 +43,11 @@ type projector struct {
 	streaming int
 	// usage sums the run's usage events.
 	usage run.Usage
+	// asked is when the model was last asked for a step (the run's
+	// latest move to planning, else its creation): the created_at of the
+	// assistant message it gives, streamed or read back alike, since the
+	// log records no time for the message's first streamed piece.
+	asked acpTime
 }
 
 // newProjector returns a projector for the server's runs.
@@ -63,6 +68,7 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 			RunID: string(e.RunID), AgentName: d.Tags[TagAgent], Status: StatusCreated,
 			Output: []message{}, CreatedAt: t,
 		}
+		p.asked = t
 		if d.Session != "" {
 			p.run.SessionID = ptr(string(d.Session))
 		}
@@ -75,6 +81,10 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 			}
 		}
 		emitRun("run.created")
+	case run.PhaseChanged:
+		if d.To == run.PhasePlanning {
+			p.asked = t
+		}
 	case run.UserMessage:
 		p.user = append(p.user, message{Role: "user", Parts: []part{textPart(d.Text)}, CreatedAt: &t, CompletedAt: &t})
 	case run.StatusChanged:
@@ -121,16 +131,17 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 			// message.completed carries it whole (in place of any part a
 			// client that fell behind missed).
 			p.streaming = 0
-			done := message{Role: p.role(), Parts: []part{textPart(d.Text)}, CreatedAt: &t, CompletedAt: &t}
+			asked := p.asked
+			done := message{Role: p.role(), Parts: []part{textPart(d.Text)}, CreatedAt: &asked, CompletedAt: &t}
 			p.run.Output = append(p.run.Output, done)
 			out = append(out, encode(acpEvent{Type: "message.completed", Message: &done}))
 			break
 		}
-		out = append(out, p.addMessage(t, textPart(d.Text))...)
+		out = append(out, p.addMessage(p.asked, t, textPart(d.Text))...)
 	case run.Result:
 		pt, ok := p.resultPart(d.Value)
 		if ok {
-			out = append(out, p.addMessage(t, pt)...)
+			out = append(out, p.addMessage(t, t, pt)...)
 		}
 	case run.AwaitRequested:
 		p.run.AwaitRequest = &awaitRequest{Type: "message", Message: &message{
@@ -140,11 +151,11 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 		p.run.AwaitRequest = nil
 	case run.VariableCreated:
 		if parts, ok := p.outputParts(d.Variable, d.Value, d.MediaType); ok && d.Step > 0 && !d.Secret {
-			out = append(out, p.addMessage(t, parts...)...)
+			out = append(out, p.addMessage(t, t, parts...)...)
 		}
 	case run.VariableModified:
 		if parts, ok := p.outputParts(d.Variable, d.Value, d.MediaType); ok && !d.Secret {
-			out = append(out, p.addMessage(t, parts...)...)
+			out = append(out, p.addMessage(t, t, parts...)...)
 		}
 	case run.Error:
 		if d.Failure != "" {
@@ -191,19 +202,20 @@ func (p *projector) delta(e run.Event, d run.Delta) []json.RawMessage {
 	}
 	var out []json.RawMessage
 	if p.streaming != d.Step {
-		t := acpTime(e.Time)
+		asked := p.asked
 		p.streaming = d.Step
-		out = append(out, encode(acpEvent{Type: "message.created", Message: &message{Role: p.role(), Parts: []part{}, CreatedAt: &t}}))
+		out = append(out, encode(acpEvent{Type: "message.created", Message: &message{Role: p.role(), Parts: []part{}, CreatedAt: &asked}}))
 	}
 	pt := textPart(d.Text)
 	return append(out, encode(acpEvent{Type: "message.part", Part: &pt}))
 }
 
-// addMessage appends an agent message of the parts to the output and
-// returns message.created, a message.part per part and message.completed.
-func (p *projector) addMessage(t acpTime, parts ...part) []json.RawMessage {
-	opened := message{Role: p.role(), Parts: []part{}, CreatedAt: &t}
-	done := message{Role: p.role(), Parts: parts, CreatedAt: &t, CompletedAt: &t}
+// addMessage appends an agent message of the parts, created and completed
+// at the times given, to the output and returns message.created, a
+// message.part per part and message.completed.
+func (p *projector) addMessage(created, completed acpTime, parts ...part) []json.RawMessage {
+	opened := message{Role: p.role(), Parts: []part{}, CreatedAt: &created}
+	done := message{Role: p.role(), Parts: parts, CreatedAt: &created, CompletedAt: &completed}
 	p.run.Output = append(p.run.Output, done)
 	out := []json.RawMessage{encode(acpEvent{Type: "message.created", Message: &opened})}
 	for i := range parts {

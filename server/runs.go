@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/byref/byref/action"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
@@ -123,7 +124,7 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	id := run.NewID()
 	opts := runOptions(agent, id, run.SessionID(session), task, append(history, earlier...))
 	opts.Variables = append(slices.Clone(opts.Variables), vars...)
-	if err := s.start(r.Context(), agent, opts); err != nil {
+	if err := s.start(r.Context(), agent, opts, nil); err != nil {
 		switch {
 		case errors.Is(err, runtime.ErrInvalidInput):
 			s.log.Warn("server: starting a run", "agent", agent.Name, "run", id, "err", err)
@@ -182,7 +183,7 @@ func runOptions(agent *Agent, id run.ID, session run.SessionID, task string, his
 // s.wg.Add are one critical section, so that Close, once it has refused
 // new runs, waits for every start in progress and the watcher of the run
 // it starts.
-func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOptions) error {
+func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOptions, actions []*action.Action) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -201,10 +202,13 @@ func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOption
 		rc  runCtx
 		err error
 	)
-	if s.opts.Engine != nil {
+	switch {
+	case s.opts.Engine != nil && len(actions) > 0:
+		err = fmt.Errorf("%w: this server runs its runs on an engine, which cannot take a run's own actions (tools of the client)", runtime.ErrInvalidInput)
+	case s.opts.Engine != nil:
 		c, err = s.startOnEngine(ctx, agent, opts)
-	} else {
-		c, rc, err = s.startLocal(ctx, agent, opts)
+	default:
+		c, rc, err = s.startLocal(ctx, agent, opts, actions)
 	}
 	if err != nil {
 		return err
@@ -222,12 +226,31 @@ func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOption
 	return nil
 }
 
-// startLocal starts the run on the agent's runtime. The run outlives the
-// request (a run's life is its own) and keeps its context's values (its
-// trace); Close cancels it.
-func (s *Server) startLocal(ctx context.Context, agent *Agent, opts runtime.RunOptions) (*runtime.Handle, runCtx, error) {
-	h, err := agent.Runtime.Start(ctx, opts)
+// startLocal starts the run on the agent's runtime, with its own actions
+// added before it begins. The run outlives the request (a run's life is
+// its own) and keeps its context's values (its trace); Close cancels it.
+func (s *Server) startLocal(ctx context.Context, agent *Agent, opts runtime.RunOptions, actions []*action.Action) (*runtime.Handle, runCtx, error) {
+	if len(actions) == 0 {
+		h, err := agent.Runtime.Start(ctx, opts)
+		if err != nil {
+			return nil, runCtx{}, err
+		}
+		return h, runCtx{}, nil
+	}
+	for _, a := range actions {
+		if _, taken := agent.Runtime.Actions().Get(a.Name()); taken {
+			return nil, runCtx{}, fmt.Errorf("%w: %q is the name of an action of agent %s; rename the client's tool", runtime.ErrInvalidInput, a.Name(), agent.Name)
+		}
+	}
+	h, err := agent.Runtime.Create(ctx, opts)
 	if err != nil {
+		return nil, runCtx{}, err
+	}
+	if err := h.State().AddActions(actions...); err != nil {
+		_ = h.Cancel(ctx)
+		return nil, runCtx{}, fmt.Errorf("%w: %v", runtime.ErrInvalidInput, err)
+	}
+	if err := h.Begin(ctx); err != nil {
 		return nil, runCtx{}, err
 	}
 	return h, runCtx{}, nil

@@ -196,20 +196,12 @@ func TestSecretsDoNotLeak(t *testing.T) {
 			c := client{t: t, base: ts.URL}
 
 			stream := c.sse("POST", "/runs", create("exfil", "Do the task.", "stream"))
-			var id string
 			for _, e := range stream {
 				if l := leak(string(e)); l != "" {
 					t.Errorf("the ACP stream shows %q: %s", l, e)
 				}
-				var v struct {
-					Run struct {
-						RunID string `json:"run_id"`
-					} `json:"run"`
-				}
-				if json.Unmarshal(e, &v) == nil && v.Run.RunID != "" {
-					id = v.Run.RunID
-				}
 			}
+			id := streamRunID(stream)
 			if id == "" {
 				t.Fatalf("no run in the stream: %s", stream)
 			}

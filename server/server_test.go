@@ -151,6 +151,23 @@ func (c client) sse(method, path, body string) []json.RawMessage {
 	return out
 }
 
+// streamRunID returns the ID of the run a stream's events are about, or
+// "".
+func streamRunID(stream []json.RawMessage) string {
+	id := ""
+	for _, e := range stream {
+		var v struct {
+			Run struct {
+				RunID string `json:"run_id"`
+			} `json:"run"`
+		}
+		if json.Unmarshal(e, &v) == nil && v.Run.RunID != "" {
+			id = v.Run.RunID
+		}
+	}
+	return id
+}
+
 func eventType(e json.RawMessage) string {
 	var v struct{ Type string }
 	_ = json.Unmarshal(e, &v)

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,6 +26,7 @@ import (
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/internal/pgtest"
 	"github.com/byref/byref/run"
+	"github.com/byref/byref/run/postgres"
 	"github.com/byref/byref/run/sqlite"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
@@ -52,7 +54,7 @@ var timing = byreftemporal.Timing{Heartbeat: 2 * time.Second, ScheduleToStart: 5
 // directory blocks (until the process is killed).
 func workerMain(cfg []string) {
 	hostPort, db, queue, dir := cfg[0], cfg[1], cfg[2], cfg[3]
-	store, err := sqlite.Open(db, sqlite.Options{Poll: 50 * time.Millisecond})
+	store, err := openStore(db)
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(1)
@@ -252,8 +254,102 @@ func blocked(t *testing.T, ws ...*workerProc) int {
 type cluster struct {
 	hostPort string
 	client   client.Client
-	db       string
-	store    *sqlite.Store
+	db       string // a SQLite file, or a PostgreSQL database's URL
+	store    run.Store
+}
+
+// openStore opens the store of db: the PostgreSQL database of a
+// postgres:// URL, else a SQLite file, shared by processes that poll it.
+func openStore(db string) (run.Store, error) {
+	if strings.HasPrefix(db, "postgres://") {
+		return postgres.Open(context.Background(), db, postgres.Options{})
+	}
+	return sqlite.Open(db, sqlite.Options{Poll: 50 * time.Millisecond})
+}
+
+// TestIntegrationPostgres runs runs on a real Temporal dev server with
+// worker processes, as on separate hosts, sharing a PostgreSQL database:
+// a run whose worker is killed goes on on the other, and a server streams
+// the deltas of a run a worker hosts.
+func TestIntegrationPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server and worker processes")
+	}
+	db := pgtest.Start(t).Database(t)
+	hostPort, c := devServer(t)
+	store, err := postgres.Open(context.Background(), db, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	cl := &cluster{hostPort: hostPort, client: c, db: db, store: store}
+	t.Run("the run finishes on the other worker", func(t *testing.T) {
+		o := cl.killMidRun(t, "weather", "q-pg-finish")
+		if !o.OK() || string(o.Result) != `"sunny, 21°C in Paris"` {
+			t.Fatalf("outcome = %+v", o)
+		}
+	})
+	t.Run("the ACP server serves runs on Temporal", func(t *testing.T) {
+		cl.acp(t)
+	})
+	t.Run("a worker's deltas reach another process", func(t *testing.T) {
+		cl.deltas(t, store)
+	})
+}
+
+// deltas follows a run a worker hosts from this process: once the run
+// awaits an approval, the deltas of the model's next answer (its call of
+// terminate) come between the run's events.
+func (cl *cluster) deltas(t *testing.T, store *postgres.Store) {
+	startWorker(t, cl.hostPort, cl.db, "q-pg-deltas", t.TempDir())
+	e, err := byreftemporal.NewEngine(cl.client, byreftemporal.EngineOptions{Store: store, TaskQueue: "q-pg-deltas", Timing: timing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a hang guard
+	defer cancel()
+	r, err := e.Start(ctx, "quick", runtime.RunOptions{Spec: runtime.Spec{Task: "What is the weather?", Approval: runtime.ApproveOnToolCall}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev, err := range store.Events(ctx, r.ID(), 1) { // until it awaits
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc, ok := ev.Data.(run.StatusChanged); ok && sc.To == run.StatusAwaiting {
+			break
+		}
+	}
+	calls := make(chan string, 100)
+	go func() {
+		defer close(calls)
+		for ev, err := range store.Live(ctx, r.ID(), 1) {
+			if err != nil {
+				return
+			}
+			if d, ok := ev.Data.(run.Delta); ok && d.What == run.DeltaToolCall && d.Name != "" {
+				calls <- d.Name
+			}
+			if ev.Seq == 1 {
+				calls <- "" // the follower has joined
+			}
+		}
+	}()
+	<-calls
+	await, ok := r.Pending()
+	if !ok {
+		t.Fatal("the run awaits nothing")
+	}
+	if err := r.Resume(ctx, await.ID, run.Answer{Decision: run.Approved}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for name := range calls {
+		got = append(got, name)
+	}
+	if !slices.Contains(got, "terminate") {
+		t.Fatalf("streamed the calls %q, want terminate's", got)
+	}
 }
 
 // TestIntegration runs runs on a real Temporal dev server with worker

@@ -15,9 +15,9 @@
 // # Previews and handles
 //
 // A preview shows what a type exports, never more: a struct's exported
-// fields, or what its Preview, Error, String or MarshalJSON method returns.
-// An unexported field is never read, so a credential a type keeps to
-// itself stays there.
+// fields, or what its Preview, Error, Redacted (a *url.URL without its
+// password), String or MarshalJSON method returns. An unexported field is
+// never read, so a credential a type keeps to itself stays there.
 //
 // A handle is a value that stands for a resource outside the program's
 // memory: a database pool, a connection, a client, an open file. What it

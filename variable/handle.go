@@ -64,6 +64,11 @@ var (
 	deadlinedType = reflect.TypeFor[deadlined]()
 )
 
+// IsHandle reports whether values of type t are handles (see the package
+// documentation, "Previews and handles"): an interface type is not, its
+// dynamic values may be.
+func IsHandle(t reflect.Type) bool { return t != nil && isHandle(t) }
+
 // isHandle reports whether values of type t are handles.
 func isHandle(t reflect.Type) bool {
 	if t.NumMethod() == 0 && t.Kind() != reflect.Pointer && !handlesRegistered.Load() {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"reflect"
@@ -173,6 +174,7 @@ func TestPreviewNeverLeaks(t *testing.T) {
 		{"credentials in a map", map[string]*credentials{"a": {password: leaked}}, ""},
 		{"credentials behind an interface", []any{credentials{password: leaked}}, ""},
 		{"MarshalJSON", jsonOnly{key: leaked}, `{"key":"***"}`},
+		{"url.URL with a password", &url.URL{Scheme: "postgres", User: url.UserPassword("app", leaked), Host: "db:5432", Path: "/tickets"}, "postgres://app:xxxxx@db:5432/tickets"},
 		{"host handle", &named{dsn: leaked}, "*variable_test.named handle (orders)"},
 		{"registered handle", &marked{DSN: leaked}, "*variable_test.marked handle"},
 		{"nil handle", (*sql.DB)(nil), "nil"},

@@ -36,8 +36,9 @@ type Previewer interface {
 // limit characters (DefaultPreviewLimit when limit <= 0), ending in "…" when
 // cut. Strings are quoted, byte slices show their size (and a PNG its
 // dimensions), slices and maps their length, structs their exported
-// fields (never the unexported ones); a Previewer, an error, a
-// fmt.Stringer or a json.Marshaler describes itself, and a handle (a
+// fields (never the unexported ones); a Previewer, an error, a type with
+// a Redacted method (a *url.URL, without its password), a fmt.Stringer or
+// a json.Marshaler describes itself, and a handle (a
 // database, a connection, a client, a file: see RegisterHandle) shows its
 // type and a short identity only.
 func Preview(v any, limit int) string {
@@ -236,10 +237,14 @@ func infoOfType(t reflect.Type) *typeInfo {
 	return got.(*typeInfo)
 }
 
+// redacter is a type whose String may hold a secret and that says itself
+// without it: net/url's URL (a password in its user info).
+type redacter interface{ Redacted() string }
+
 // self reports and writes the self-description of v, if it has one: a
 // handle's type and identity (handle.go), or what its Preview, Error,
-// String or MarshalJSON method returns. An interface value is left to
-// its dynamic value.
+// Redacted, String or MarshalJSON method returns. An interface value is
+// left to its dynamic value.
 func (p *previewer) self(v reflect.Value) (ok bool) {
 	if !v.CanInterface() || v.Kind() == reflect.Interface {
 		return false
@@ -272,6 +277,9 @@ func (p *previewer) self(v reflect.Value) (ok bool) {
 		p.str(x.Preview(p.limit - (len(p.b) - p.base)))
 	case error:
 		p.str2("error: ", x.Error())
+	case redacter:
+		// Its String may show a password (net/url's URL); this never.
+		p.str(x.Redacted())
 	case fmt.Stringer:
 		p.str(x.String())
 	case json.Marshaler:
@@ -744,7 +752,7 @@ func (p *previewer) table(v reflect.Value) bool {
 
 // implementsSelf reports whether values of t describe themselves.
 func implementsSelf(t reflect.Type) bool {
-	for _, i := range []reflect.Type{reflect.TypeFor[Previewer](), reflect.TypeFor[error](), reflect.TypeFor[fmt.Stringer](), reflect.TypeFor[json.Marshaler]()} {
+	for _, i := range []reflect.Type{reflect.TypeFor[Previewer](), reflect.TypeFor[error](), reflect.TypeFor[redacter](), reflect.TypeFor[fmt.Stringer](), reflect.TypeFor[json.Marshaler]()} {
 		if t.Implements(i) {
 			return true
 		}

@@ -89,24 +89,43 @@ await run('stream', async () => {
   check(seen[seen.length - 1] === 'statusUpdate:' + STATE.COMPLETED, 'last ' + seen[seen.length - 1]);
 });
 
-await run('streamed text: appended chunks of the text artifact', async () => {
+await run('streamed text: chunks of the answer artifact, then the whole text, folding to GetTask', async () => {
   const streamer = await factory.createFromUrl(base + '/a2a/streamer/');
   const chunks = [];
-  let last = false;
+  let task;
   let final = '';
   for await (const ev of streamer.sendMessageStream(send(message('Hello, streaming world!')))) {
-    if (ev.payload?.$case === 'artifactUpdate' && ev.payload.value.artifact.name === 'text') {
-      const u = ev.payload.value;
-      check(chunks.length === 0 ? !u.append : u.append, 'append on every chunk but the first');
-      chunks.push(u.artifact.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join(''));
-      last = u.lastChunk;
+    const p = ev.payload;
+    if (p?.$case === 'task') task = p.value;
+    if (p?.$case === 'statusUpdate') {
+      task.status = p.value.status;
+      const m = p.value.status.message;
+      if (m && !task.history.some((h) => h.messageId === m.messageId)) task.history.push(m);
+      if (p.value.status.state === STATE.COMPLETED) final = text(m);
     }
-    if (ev.payload?.$case === 'statusUpdate' && ev.payload.value.status.state === STATE.COMPLETED) final = text(ev.payload.value.status.message);
+    if (p?.$case === 'artifactUpdate') {
+      const u = p.value;
+      check(u.artifact.name === 'result', 'the answer artifact is named result: ' + u.artifact.name);
+      const i = task.artifacts.findIndex((a) => a.artifactId === u.artifact.artifactId);
+      if (u.append) {
+        check(i >= 0, 'an append to an artifact the task has');
+        task.artifacts[i].parts.push(...u.artifact.parts);
+        chunks.push(text(u.artifact));
+      } else if (i >= 0) {
+        task.artifacts[i] = u.artifact;
+      } else {
+        task.artifacts.push(u.artifact);
+        chunks.push(text(u.artifact));
+      }
+    }
   }
   check(chunks.length > 1, 'chunks ' + JSON.stringify(chunks));
   check(chunks.join('') === 'Hello, streaming world!', 'the chunks add up to ' + JSON.stringify(chunks.join('')));
-  check(last, 'the last chunk says so');
   check(final === 'Hello, streaming world!', 'the completed status has the whole text: ' + final);
+  check(task.artifacts.length === 1 && text(task.artifacts[0]) === 'Hello, streaming world!', 'the answer once: ' + JSON.stringify(task.artifacts));
+  const got = await streamer.getTask({ tenant: '', id: task.id });
+  check(JSON.stringify(got.artifacts) === JSON.stringify(task.artifacts), 'GetTask has the folded artifacts: ' + JSON.stringify(got.artifacts));
+  check(JSON.stringify(got.history.map((m) => m.messageId)) === JSON.stringify(task.history.map((m) => m.messageId)), 'GetTask has the folded history');
 });
 
 let awaiting, asked, answered;
@@ -225,6 +244,8 @@ await run('push notifications to a local receiver', async () => {
   check(mine[0].body.task?.status?.state === 'TASK_STATE_INPUT_REQUIRED', 'the first notification is the task as it was');
   check(mine.some((p) => p.body.artifactUpdate), 'the result artifact is notified');
   check(mine.every((p) => p.headers.authorization === 'Bearer cred-c' && p.headers['x-a2a-notification-token'] === 'tok-c'), 'authentication and token headers');
+  await awaiter.deleteTaskPushNotificationConfig({ tenant: '', taskId: r.id, id: 'conformance-hook' });
+  // Deleting it again succeeds, as in the reference server.
   await awaiter.deleteTaskPushNotificationConfig({ tenant: '', taskId: r.id, id: 'conformance-hook' });
   await expectError(awaiter.getTaskPushNotificationConfig({ tenant: '', taskId: r.id, id: 'conformance-hook' }), -32602);
 });

@@ -13,10 +13,23 @@ const secret = process.env.AGUI_SECRET;
 
 function assert(cond, msg) { if (!cond) throw new Error(msg); }
 
-// run runs the agent once, collecting the events it received.
+// canonical is v as JSON with its objects' keys sorted.
+function canonical(v) {
+  return JSON.stringify(v, (k, x) => (x && typeof x === 'object' && !Array.isArray(x)
+    ? Object.fromEntries(Object.keys(x).sort().map((key) => [key, x[key]])) : x));
+}
+
+// run runs the agent once, collecting the events it received. One truth:
+// the messages the client folded from the stream, up to the
+// MESSAGES_SNAPSHOT, are exactly the snapshot's.
 async function run(agent, params) {
   const events = [];
-  const res = await agent.runAgent(params, { onEvent: ({ event }) => { events.push(event); } });
+  let folded;
+  const res = await agent.runAgent(params, {
+    onEvent: ({ event }) => { events.push(event); },
+    onMessagesSnapshotEvent: ({ event, messages }) => { folded = { stream: canonical(messages), snapshot: canonical(event.messages) }; },
+  });
+  if (folded) assert(folded.stream === folded.snapshot, `the stream folds to ${folded.stream}\nbut MESSAGES_SNAPSHOT is ${folded.snapshot}`);
   return { events, res, types: events.map((e) => e.type) };
 }
 
@@ -116,6 +129,71 @@ const cases = {
     ({ events } = await run(agent, { resume: [{ interruptId: it.id, status: 'resolved', payload: { text: 'Ann' } }] }));
     assert(finished(events).outcome?.type === 'success', `after the answer: ${events.map((e) => e.type)}`);
     assert(texts(agent).some((t) => t.startsWith('Hello: ') && t.includes('Ann')), `texts ${texts(agent)}`);
+  },
+  async frontend_tool_round_trip() {
+    const tools = [{ name: 'book', description: 'Book seats in a city; the user confirms it in the page.',
+      parameters: { type: 'object', properties: { city: { type: 'string' }, seats: { type: 'integer', minimum: 1 } }, required: ['city', 'seats'] } }];
+    const agent = new HttpAgent({ url: `${base}/agui/frontend`, initialMessages: [{ id: 'u1', role: 'user', content: 'Book two seats' }] });
+    let { events } = await run(agent, { tools });
+    const fin = finished(events);
+    assert(fin.outcome?.type === 'success', `outcome ${JSON.stringify(fin.outcome)}`);
+    const pending = fin.outcome.pendingToolCallIds ?? [];
+    assert(pending.length === 1, `pending ${JSON.stringify(pending)}`);
+    const start = events.find((e) => e.type === 'TOOL_CALL_START');
+    assert(start && start.toolCallName === 'book' && start.toolCallId === pending[0], `call ${JSON.stringify(start)}`);
+    assert(!events.some((e) => e.type === 'TOOL_CALL_RESULT'), 'the server answered the front end\'s tool itself');
+    const call = agent.messages.flatMap((m) => m.toolCalls || []).find((c) => c.id === start.toolCallId);
+    const args = JSON.parse(call.function.arguments);
+    assert(args.city === 'Paris' && args.seats === 2, `the front end gets the arguments resolved: ${call.function.arguments}`);
+    agent.addMessage({ id: 't1', role: 'tool', toolCallId: start.toolCallId, content: 'confirmed: 2 seats in Paris' });
+    ({ events } = await run(agent, { tools }));
+    assert(finished(events).outcome?.type === 'success', `after the result: ${events.map((e) => e.type)}`);
+    assert(texts(agent).some((t) => t.startsWith('booked: ') && t.includes('confirmed: 2 seats in Paris')), `the run went on with the result: ${texts(agent)}`);
+    assert(agent.messages.filter((m) => m.role === 'tool' && m.toolCallId === start.toolCallId).length === 1, `one tool message: ${JSON.stringify(agent.messages)}`);
+  },
+  async frontend_tool_bad_arguments() {
+    // The schema refuses the model's arguments: the model hears why, and
+    // the front end is not asked.
+    const tools = [{ name: 'book', description: 'Book seats.', parameters: { type: 'object', properties: { city: { type: 'string' }, seats: { type: 'string', maxLength: 1 } }, required: ['city', 'seats'] } }];
+    const agent = new HttpAgent({ url: `${base}/agui/frontend`, initialMessages: [{ id: 'u1', role: 'user', content: 'Book' }] });
+    const { events } = await run(agent, { tools });
+    const fin = finished(events);
+    assert(fin.outcome?.type === 'success' && !(fin.outcome.pendingToolCallIds ?? []).length, `outcome ${JSON.stringify(fin.outcome)}`);
+    assert(texts(agent).some((t) => t.startsWith('booked: ') && t.includes('seats')), `texts ${texts(agent)}`);
+  },
+  async context() {
+    const agent = new HttpAgent({ url: `${base}/agui/echo`, initialMessages: [{ id: 'u1', role: 'user', content: 'What page am I on?' }] });
+    await run(agent, { context: [{ description: 'the page the user is on', value: '/checkout' }] });
+    assert(texts(agent).some((t) => t.includes('the page the user is on: /checkout')), `the model did not get the context: ${texts(agent)}`);
+  },
+  async usage() {
+    const agent = new HttpAgent({ url: `${base}/agui/counter`, initialMessages: [{ id: 'u1', role: 'user', content: 'Count' }] });
+    let { events } = await run(agent);
+    const u = finished(events).usage;
+    assert(Array.isArray(u) && u.length === 1, `usage ${JSON.stringify(u)}`);
+    assert(u[0].provider === 'scripted' && u[0].model === 'counter' && u[0].inputTokens === 120 && u[0].outputTokens === 8 &&
+      u[0].totalTokens === 128 && u[0].cachedInputTokens === 100 && u[0].cacheWriteInputTokens === 10, `usage ${JSON.stringify(u)}`);
+    const quitter = new HttpAgent({ url: `${base}/agui/quitter`, initialMessages: [{ id: 'u1', role: 'user', content: 'Try' }] });
+    ({ events } = await run(quitter).catch((e) => { throw e; }));
+    const err = events.find((e) => e.type === 'RUN_ERROR');
+    assert(err && err.usage?.[0]?.inputTokens === 50 && err.usage[0].cachedInputTokens === 40, `RUN_ERROR ${JSON.stringify(err)}`);
+  },
+  async subagents() {
+    const agent = new HttpAgent({ url: `${base}/agui/parent`, initialMessages: [{ id: 'u1', role: 'user', content: 'Delegate' }] });
+    const { events } = await run(agent);
+    const started = events.find((e) => e.type === 'SUBAGENT_STARTED');
+    const done = events.find((e) => e.type === 'SUBAGENT_FINISHED');
+    const call = events.find((e) => e.type === 'TOOL_CALL_START');
+    assert(started && started.name === 'helper' && started.parentToolCallId === call.toolCallId, `started ${JSON.stringify(started)}`);
+    assert(done && done.subagentRunId === started.subagentRunId && JSON.stringify(done.result).includes('helped with the report'), `finished ${JSON.stringify(done)}`);
+    assert((await acpRun(started.subagentRunId)).status === 'completed', 'the subagent is a byref run');
+  },
+  async encrypted_reasoning() {
+    const agent = new HttpAgent({ url: `${base}/agui/thinker`, initialMessages: [{ id: 'u1', role: 'user', content: 'Think' }] });
+    const { events } = await run(agent);
+    const enc = events.find((e) => e.type === 'REASONING_ENCRYPTED_VALUE');
+    assert(enc && enc.encryptedValue === 'opaque-reasoning-blob' && enc.subtype === 'message', `events ${JSON.stringify(events)}`);
+    assert(agent.messages.some((m) => m.id === enc.entityId), 'the value names a message of the run');
   },
   async cancel_by_abort() {
     const agent = new HttpAgent({ url: `${base}/agui/hang`, initialMessages: [{ id: 'u1', role: 'user', content: 'Wait' }] });

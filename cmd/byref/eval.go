@@ -28,7 +28,8 @@ const evalUsage = `byref eval run SET [flags]       run an eval set (a directory
       --price in,out[,read[,write]]
                                    dollars per million tokens (input, output, cache reads and
                                    writes), for costs and max_cost
-      --out dir                    where the reports go (default SET/reports/TIME)
+      --out dir                    where the reports go (default: the user's cache directory,
+                                   byref/eval/SET/TIME, or the system's temporary directory)
 byref eval add RUN_ID --set SET [--name NAME] [--db file]
                                    turn a stored run into a case of SET, with its cassette
 byref eval diff A.json B.json      what got better and what got worse from report A to B
@@ -134,7 +135,7 @@ func evalRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	dir := *out
 	if dir == "" {
-		dir = filepath.Join(set.Dir, "reports", r.Started.Format("20060102-150405"))
+		dir = defaultReportDir(set.Name, r.Started)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -154,6 +155,18 @@ func evalRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("%d of %d cases are not as they should be", r.Bad, len(r.Cases))
 	}
 	return nil
+}
+
+// defaultReportDir is where the reports of a run of the named set go when
+// --out names no directory: the user's cache directory (or, without one,
+// the system's temporary directory), never the set's folder, which is
+// often in the source tree.
+func defaultReportDir(set string, started time.Time) string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "byref", "eval", filepath.Base(filepath.Clean(set)), started.Format("20060102-150405"))
 }
 
 // writeReport creates the file at path and has write fill it.

@@ -27,6 +27,28 @@ func TestEvalRun(t *testing.T) {
 	}
 }
 
+// TestEvalReportsLeaveTheSet: without --out, the reports go to the user's
+// cache directory, not into the set's folder.
+func TestEvalReportsLeaveTheSet(t *testing.T) {
+	set, cache := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", cache)
+	if err := os.CopyFS(set, os.DirFS("demotable/evals")); err != nil {
+		t.Fatal(err)
+	}
+	got, code := byref(t, "", "eval", "run", set)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, got)
+	}
+	cacheDir, _ := os.UserCacheDir()
+	if !strings.Contains(got, "reports: "+filepath.Join(cacheDir, "byref", "eval", "demo")) {
+		t.Errorf("the reports are not in the cache directory %s:\n%s", cacheDir, got)
+	}
+	if _, err := os.Stat(filepath.Join(set, "reports")); err == nil {
+		t.Errorf("byref eval run wrote reports into the set's folder")
+	}
+}
+
 // TestEvalAddAndDiff makes a case from the demo's stored run, runs the new
 // set, breaks the case, runs it again, and diffs the two reports.
 func TestEvalAddAndDiff(t *testing.T) {

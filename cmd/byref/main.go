@@ -77,6 +77,8 @@ Usage:
                                    start) instead of the SQLite file of --db; default
                                    $BYREF_STORE. One byref serve per database for now; see
                                    docs/deploy.md
+      --standby                    with --store, when another byref serve serves the database,
+                                   wait and take over when it stops or dies (awaiting runs go on)
       --model, --db, --approve     as for run
   byref runs ls [--db file] [--limit n]   list recorded runs, newest first, with their tasks
   byref runs show RUN_ID [--db file]      show a run: its state and events

@@ -53,7 +53,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 			return err
 		}
 		opts.History = runtime.HistoryOf(sess)
-		fmt.Fprintf(stdout, "session %s: %d earlier runs, %d variables\n", *session, len(sess.Runs), len(sess.Variables))
+		fmt.Fprintf(stdout, "session %s: %s before this one, %s\n", *session, count(len(sess.Runs), "run"), count(len(sess.Variables), "variable"))
 	}
 	h, err := rt.Start(ctx, opts)
 	if err != nil {

@@ -59,11 +59,11 @@ func TestRunSession(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "runs.db")
 	args := []string{"run", "--db", db, "--model", "scripted:session", "--approve", "none", "--session", "chat"}
 	out, code := byref(t, "", append(args, "make the answer")...)
-	if code != 0 || !strings.Contains(out, "session chat: 0 earlier runs, 0 variables") || !strings.Contains(out, "answer := 6 * 7") {
+	if code != 0 || !strings.Contains(out, "session chat: 0 runs before this one, 0 variables") || !strings.Contains(out, "answer := 6 * 7") {
 		t.Fatalf("turn 1: exit %d:\n%s", code, out)
 	}
 	out, code = byref(t, "", append(args, "what was the answer?")...)
-	if code != 0 || !strings.Contains(out, "session chat: 1 earlier runs, 1 variables") || strings.Contains(out, "answer := 6 * 7") || !strings.Contains(out, "42") {
+	if code != 0 || !strings.Contains(out, "session chat: 1 run before this one, 1 variable") || strings.Contains(out, "answer := 6 * 7") || !strings.Contains(out, "42") {
 		t.Fatalf("turn 2: exit %d:\n%s", code, out)
 	}
 }

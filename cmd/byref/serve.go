@@ -25,6 +25,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	modelSpec := fs.String("model", "", "")
 	approve := fs.String("approve", string(runtime.ApproveOnToolCall), "")
 	grace := fs.Duration("grace", server.DefaultShutdownGrace, "")
+	standby := fs.Bool("standby", false, "")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -59,7 +60,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer store.Close()
 	if pg, ok := store.(*postgres.Store); ok {
-		unlock, err := serveAlone(ctx, pg, where) // before Recover
+		unlock, err := serveAlone(ctx, pg, where, *standby, stdout) // before Recover
 		if err != nil {
 			return err
 		}

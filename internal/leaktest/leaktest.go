@@ -111,10 +111,10 @@ func Model() *llm.Scripted {
 	})
 }
 
-// Agent returns the agent "tickets", recording into store, with the
-// variables db (OpenDB) and creds (NewCredentials), and its model.
-// close_ticket awaits an approval.
-func Agent(t testing.TB, store run.Store) (server.Agent, *llm.Scripted) {
+// Runtime returns the agent, recording into store (nil for a store of its
+// own), with the variables db (OpenDB) and creds (NewCredentials), and its
+// model. close_ticket awaits an approval.
+func Runtime(t testing.TB, store run.Store) (*runtime.Runtime, *llm.Scripted) {
 	t.Helper()
 	model := Model()
 	rt, err := runtime.New(runtime.Options{Model: model, Store: store, Actions: Actions,
@@ -126,6 +126,13 @@ func Agent(t testing.TB, store run.Store) (server.Agent, *llm.Scripted) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close(context.Background()) })
+	return rt, model
+}
+
+// Agent returns Runtime's agent as the server's agent "tickets".
+func Agent(t testing.TB, store run.Store) (server.Agent, *llm.Scripted) {
+	t.Helper()
+	rt, model := Runtime(t, store)
 	return server.Agent{Name: "tickets", Description: "triages tickets", Runtime: rt}, model
 }
 

@@ -96,7 +96,7 @@ func (r *rig) firstDelta(ctx context.Context, tb testing.TB, protocol string) (t
 			case *sdk.Task:
 				id = run.ID(e.ID)
 			case *sdk.TaskArtifactUpdateEvent:
-				if e.Artifact.Name == a2a.TextArtifact {
+				if e.Artifact.Name == a2a.ResultArtifact { // the first chunk of the answer
 					return time.Now(), id
 				}
 			}

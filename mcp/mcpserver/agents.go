@@ -134,7 +134,7 @@ func elicitation(agent string, a run.AwaitRequested) *sdk.ElicitParams {
 		msg := a.Message
 		switch {
 		case a.Call != nil:
-			msg = fmt.Sprintf("Agent %s asks to call %s(%s). Approve?", agent, a.Call.Name, a.Call.Arguments)
+			msg = fmt.Sprintf("Agent %s asks to call %s(%s).\n%sApprove?", agent, a.Call.Name, a.Call.Arguments, a.Call.DescribeReferences())
 		case a.Snippet != nil:
 			msg = fmt.Sprintf("Agent %s asks to run this Go code:\n\n%s\n\nApprove?", agent, strings.TrimSpace(a.Snippet.Code))
 		case msg == "":

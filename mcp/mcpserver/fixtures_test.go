@@ -17,6 +17,11 @@ import (
 const serverEnv = "BYREF_MCPSERVER_TEST_SERVER"
 
 func TestMain(m *testing.M) {
+	if scenario := os.Getenv(scenarioEnv); scenario != "" {
+		// The conformance suite runs this binary as its client command,
+		// with its test server's URL as the last argument.
+		os.Exit(conformanceClient(scenario, os.Args[len(os.Args)-1]))
+	}
 	switch os.Getenv(serverEnv) {
 	case "":
 		os.Exit(m.Run())

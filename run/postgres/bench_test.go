@@ -133,3 +133,58 @@ func BenchmarkDeltaToFollower(b *testing.B) {
 	}
 	reportLatency(b, lat)
 }
+
+// fill inserts n runs in one statement, as Create would write them: run
+// i is tagged tenant=t<i%1000>, in session s<i%5000>, with statuses in
+// turn.
+func fill(b *testing.B, s *Store, n int) {
+	statuses := make([]string, 0, len(run.Statuses()))
+	for _, st := range run.Statuses() {
+		statuses = append(statuses, string(st))
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+	if _, err := s.pool.Exec(context.Background(), s.sql(`INSERT INTO {s}.runs (id, name, session, turn,
+		parent_run, parent_tool_call, tags, status, reason, created_at, updated_at, last_seq)
+		SELECT format('run_%s', lpad(i::text, 6, '0')), '', 's' || (i % 5000), '', '', '',
+			jsonb_build_object('tenant', 't' || (i % 1000)), ($2::text[])[1 + i % cardinality($2::text[])], '',
+			$3::bigint + i, $3::bigint + i, 1
+		FROM generate_series(0, $1::int - 1) AS i`), n, statuses, t0); err != nil {
+		b.Fatal(err)
+	}
+	// As autovacuum would: statistics, and the GIN index's pending
+	// entries merged.
+	if _, err := s.pool.Exec(context.Background(), s.sql(`VACUUM ANALYZE {s}.runs`)); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkListByTag100k lists a page of the 100 runs with one tag among
+// 100,000 runs.
+func BenchmarkListByTag100k(b *testing.B) {
+	s := openAt(b, "", Options{})
+	fill(b, s, 100_000)
+	ctx := context.Background()
+	q := run.Query{Tags: map[string]string{"tenant": "t123"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		runs, next, err := s.List(ctx, q)
+		if err != nil || len(runs) != run.DefaultListLimit || next == "" {
+			b.Fatalf("List = %d runs, %q, %v", len(runs), next, err)
+		}
+	}
+}
+
+// BenchmarkListByStatusAndTag100k lists a page of one status and one tag
+// among 100,000 runs.
+func BenchmarkListByStatusAndTag100k(b *testing.B) {
+	s := openAt(b, "", Options{})
+	fill(b, s, 100_000)
+	ctx := context.Background()
+	q := run.Query{Statuses: []run.Status{run.StatusAwaiting}, Tags: map[string]string{"tenant": "t2"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := s.List(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

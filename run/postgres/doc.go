@@ -26,6 +26,17 @@
 // and none is yielded twice. A subscription waits out a database that is
 // down for up to [Options.Outage].
 //
+// # Live deltas
+//
+// A Store is also a [run.LiveStore]: [Store.PublishDelta] sends a run's
+// live deltas (the model's text as it is written) to the followers of
+// [Store.Live] in every process, through notifications on a second
+// channel (the schema's name and "/d"), each at most 7000 bytes (a longer
+// delta is cut into pieces that add up to it). Publishing never blocks the
+// run; a follower that misses deltas drops the rest of the message, which
+// the log holds whole. Temporal workers publish the deltas of the runs they
+// host, and a server streams them for runs it does not hold.
+//
 // # Schema and upgrades
 //
 // The tables live in one PostgreSQL schema ([Options.Schema], "byref" by

@@ -65,6 +65,7 @@ type publisher struct {
 	skip    map[run.ID]int64 // runs whose deltas are dropped up to this After
 	wake    chan struct{}
 	started bool
+	closed  bool // by Store.Close: no publisher starts any more
 }
 
 // PublishDelta implements [run.LiveStore.PublishDelta]: it queues the
@@ -76,6 +77,9 @@ func (s *Store) PublishDelta(id run.ID, d run.Delta) {
 	p := &s.pub
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
 	if after, ok := p.skip[id]; ok {
 		if d.After <= after {
 			return

@@ -176,3 +176,21 @@ func TestLiveDeltasAfterALostConnection(t *testing.T) {
 	mustAppend(t, w, "run_gap", last, toComplete)
 	expectLines(t, f, "4", "Δ4 d", "5")
 }
+
+// Publishing while the Store closes neither blocks nor panics, and
+// publishing after Close does nothing.
+func TestPublishWhileClosing(t *testing.T) {
+	w := openAt(t, "", Options{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 2000 {
+			w.PublishDelta("run_x", text(int64(i/100), "x"))
+		}
+	}()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	w.PublishDelta("run_x", text(99, "after"))
+}

@@ -21,16 +21,37 @@ type Lock struct {
 // connection is lost (the database restarts). byref serve takes one so
 // that one server at a time serves a schema.
 func (s *Store) TryLock(ctx context.Context, name string) (*Lock, bool, error) {
-	ctx, cancel := s.bound(ctx)
-	defer cancel()
-	pc, err := s.pool.Acquire(ctx)
+	return s.lock(ctx, name, false)
+}
+
+// WaitLock is TryLock that waits for the lock while another session holds
+// it, until ctx is done. The wait is one statement the database answers
+// when the lock is free: it sends nothing meanwhile. A standby byref serve
+// waits so to take over from the one serving.
+func (s *Store) WaitLock(ctx context.Context, name string) (*Lock, error) {
+	l, _, err := s.lock(ctx, name, true)
+	return l, err
+}
+
+func (s *Store) lock(ctx context.Context, name string, wait bool) (*Lock, bool, error) {
+	actx, cancel := s.bound(ctx)
+	pc, err := s.pool.Acquire(actx)
+	cancel()
 	if err != nil {
 		return nil, false, fmt.Errorf("postgres: locking %q: %w", name, err)
 	}
 	conn := pc.Hijack()
+	q, qctx := `SELECT pg_try_advisory_lock(hashtext($1), hashtext($2))`, ctx
+	if wait {
+		q = `SELECT true FROM pg_advisory_lock(hashtext($1), hashtext($2))`
+	} else {
+		var cancel context.CancelFunc
+		qctx, cancel = s.bound(ctx)
+		defer cancel()
+	}
 	var ok bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtext($1), hashtext($2))`, s.schema, name).Scan(&ok); err != nil || !ok {
-		conn.Close(ctx)
+	if err := conn.QueryRow(qctx, q, s.schema, name).Scan(&ok); err != nil || !ok {
+		conn.Close(context.Background())
 		if err != nil {
 			return nil, false, fmt.Errorf("postgres: locking %q: %w", name, err)
 		}

@@ -151,6 +151,9 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.pub.mu.Lock()
+	s.pub.closed = true // no publisher starts after the Wait below begins
+	s.pub.mu.Unlock()
 	s.stop()
 	s.wg.Wait()
 	s.notify.Close()

@@ -291,3 +291,46 @@ func TestTryLock(t *testing.T) {
 	}
 	l.Unlock(ctx)
 }
+
+// WaitLock waits while another session holds the lock, and takes it when
+// that session ends, as when its process dies.
+func TestWaitLock(t *testing.T) {
+	ctx := context.Background()
+	a := openAt(t, "", Options{})
+	b := openAt(t, "", Options{Schema: a.schema})
+	held, _, err := a.TryLock(ctx, "byref serve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		l, err := b.WaitLock(ctx, "byref serve")
+		if err == nil {
+			defer l.Unlock(ctx)
+		}
+		got <- err
+	}()
+	// The waiter's statement waits in the database for the holder's lock.
+	for queryInt(t, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`) == 0 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := held.Unlock(ctx); err != nil { // the holder's session ends
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatalf("WaitLock = %v", err)
+	}
+	// A waiter whose context ends gives up.
+	held, _, _ = a.TryLock(ctx, "byref serve")
+	defer held.Unlock(ctx)
+	cctx, cancel := context.WithCancel(ctx)
+	go func() {
+		for queryInt(t, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`) == 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+	}()
+	if _, err := b.WaitLock(cctx, "byref serve"); err == nil {
+		t.Fatal("WaitLock returned the held lock after its context ended")
+	}
+}

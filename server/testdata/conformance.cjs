@@ -24,10 +24,11 @@ async function collect(gen) {
 }
 const types = (events) => events.map((e) => e.type);
 // settled drops what a stream shows of a message while it is written (its
-// message.created and message.part events: the text as it streams), and
-// the generic live deltas: what is left is the run's record, the same
-// streamed and read back with runEvents.
-const settled = (events) => events.filter((e) => e.type !== "message.created" && e.type !== "message.part" &&
+// message.part events: the text as it streams; its message.created, with
+// the message's one created_at, stays), and the generic live deltas: what
+// is left is the run's record, the same streamed and read back with
+// runEvents.
+const settled = (events) => events.filter((e) => e.type !== "message.part" &&
   !(e.type === "generic" && e.generic && e.generic.type === "delta"));
 const text = (run) => run.output.flatMap((m) => m.parts.map((p) => p.content)).join("\n");
 

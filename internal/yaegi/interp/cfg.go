@@ -1287,6 +1287,15 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					// byref: the argument is not evaluated (const n = len(s[10])
 					// indexed s, and panicked).
 					n.start = n
+				case (bname == "len" || bname == "cap") && isArrayLitKey(n) && arrayArg(n.child[1].typ) != nil:
+					// byref: len or cap of an array as the key of an array
+					// or slice literal is the constant it is in Go ([]T{len(a): x}
+					// read a zero key value and panicked).
+					n.rval = reflect.New(reflect.TypeOf(int(0))).Elem()
+					n.rval.SetInt(int64(arrayArg(n.child[1].typ).Len()))
+					n.findex = notInFrame
+					n.gen = nop
+					n.start = n
 				case bname == "len" && isInConstOrTypeDecl(n):
 					t := n.child[1].typ.TypeOf()
 					for t.Kind() == reflect.Ptr {
@@ -2949,6 +2958,40 @@ func isInInterfaceType(n *node) bool {
 	return false
 }
 
+// isArrayLitKey reports whether n is (in) the key of an element of an
+// array or slice composite literal (byref).
+func isArrayLitKey(n *node) bool {
+	for c, anc := n, n.anc; anc != nil; c, anc = anc, anc.anc {
+		switch anc.kind {
+		case keyValueExpr:
+			if c != anc.child[0] || anc.anc == nil || anc.anc.kind != compositeLitExpr || anc.anc.typ == nil {
+				return false
+			}
+			t := anc.anc.typ.resolveAlias()
+			return t.cat == arrayT || t.cat == sliceT
+		case funcLit, compositeLitExpr:
+			return false
+		}
+	}
+	return false
+}
+
+// arrayArg returns the array type of t, or of what t points to, or nil
+// (byref).
+func arrayArg(t *itype) reflect.Type {
+	if t == nil {
+		return nil
+	}
+	rt := t.TypeOf()
+	if rt != nil && rt.Kind() == reflect.Ptr {
+		rt = rt.Elem()
+	}
+	if rt == nil || rt.Kind() != reflect.Array {
+		return nil
+	}
+	return rt
+}
+
 func isInConstOrTypeDecl(n *node) bool {
 	anc := n.anc
 	for anc != nil {
@@ -3315,11 +3358,21 @@ func arrayTypeLen(n *node, sc *scope) (int, error) {
 				if _, err := c0.interp.cfg(c0, sc, sc.pkgID, sc.pkgName); err != nil {
 					return 0, err
 				}
-				cv, ok := c0.rval.Interface().(constant.Value)
-				if !ok {
-					return 0, c0.cfgErrorf("non-constant expression")
+				switch {
+				case c0.rval.IsValid() && c0.rval.Kind() == reflect.Int:
+					r = int(c0.rval.Int()) // byref: a folded len or cap of an array
+				case c0.kind == callExpr && len(c0.child) == 2 && (c0.child[0].ident == bltnLen || c0.child[0].ident == bltnCap) && arrayArg(c0.child[1].typ) != nil:
+					r = arrayArg(c0.child[1].typ).Len() // byref: [...]T{len(a): x}
+				default:
+					if !c0.rval.IsValid() { // byref: an error, not a panic on a zero Value
+						return 0, c0.cfgErrorf("non-constant expression")
+					}
+					cv, ok := c0.rval.Interface().(constant.Value)
+					if !ok {
+						return 0, c0.cfgErrorf("non-constant expression")
+					}
+					r = constToInt(cv)
 				}
-				r = constToInt(cv)
 			}
 		}
 

@@ -92,6 +92,23 @@ type valueInterface struct {
 	value reflect.Value
 }
 
+// holdsValueInterface reports whether v, a frame slot, holds a
+// valueInterface, without boxing a concrete value to ask (byref: a host
+// call's float64 result was copied to the heap for the question).
+func holdsValueInterface(v reflect.Value) bool {
+	switch {
+	case v.Kind() == reflect.Interface:
+		_, ok := v.Interface().(valueInterface)
+		return ok
+	case v.Kind() == reflect.Struct:
+		return v.Type() == valueInterfaceType
+	}
+	return false
+}
+
+// boxed returns the boxed value, for genInterfaceWrapperOf (byref).
+func (v valueInterface) boxed(*frame) reflect.Value { return v.value }
+
 var floatType, complexType reflect.Type
 
 func init() {
@@ -435,7 +452,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 				}
 
 				if withResult {
-					value0(f).Set(genInterfaceWrapper(val.node, rtype)(f))
+					value0(f).Set(genInterfaceWrapperOf(val.node, rtype, val.boxed)(f))
 				}
 				ok = true
 				return next
@@ -1136,7 +1153,13 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 }
 
 func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
-	value := genValue(n)
+	return genInterfaceWrapperOf(n, typ, genValue(n))
+}
+
+// genInterfaceWrapperOf is genInterfaceWrapper of the value that value
+// gives, of n's type: a value boxed with a node of another function
+// (valueInterface.node) is not read again from the frame at hand (byref).
+func genInterfaceWrapperOf(n *node, typ reflect.Type, value func(*frame) reflect.Value) func(*frame) reflect.Value {
 	if typ == nil || typ.Kind() != reflect.Interface || typ.NumMethod() == 0 || n.typ.cat == valueT {
 		return value
 	}
@@ -1210,14 +1233,14 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 				m2, i2 := n2.typ.lookupMethod(names[i])
 				if m2 != nil {
 					nod := *m2
-					nod.recv = &receiver{n, v, i2}
+					nod.recv = &receiver{nil, v, i2} // byref: v, not n read again in f
 					w.Field(i + 1).Set(genFunctionWrapper(&nod)(f))
 					continue
 				}
 				panic(n.cfgErrorf("method not found: %s", names[i]))
 			}
 			nod := *m
-			nod.recv = &receiver{n, v, indexes[i]}
+			nod.recv = &receiver{nil, v, indexes[i]} // byref: v, not n read again in f
 			w.Field(i + 1).Set(genFunctionWrapper(&nod)(f))
 		}
 		return w
@@ -1818,7 +1841,7 @@ func callBin(n *node) {
 				out := callFn(value(f), in)
 				for i, v := range out {
 					dest := f.data[b+i]
-					if _, ok := dest.Interface().(valueInterface); ok {
+					if holdsValueInterface(dest) {
 						v = reflect.ValueOf(valueInterface{value: v})
 					}
 					dest.Set(v)
@@ -1839,7 +1862,7 @@ func callBin(n *node) {
 						continue
 					}
 					dest := getFrame(f, n.level).data[n.findex+i]
-					if _, ok := dest.Interface().(valueInterface); ok {
+					if holdsValueInterface(dest) {
 						r = reflect.ValueOf(valueInterface{value: r})
 					}
 					dest.Set(r)

@@ -336,10 +336,11 @@ func getBinValue(interp *Interpreter, getMapType func(*itype) reflect.Type, valu
 	if getMapType == nil {
 		return v
 	}
-	val, ok := v.Interface().(valueInterface)
-	if ok && val.node != nil {
-		if rt := getMapType(val.node.typ); rt != nil {
-			return genInterfaceWrapper(val.node, rt)(f)
+	if holdsValueInterface(v) { // byref: a concrete v is not boxed to ask
+		if val := v.Interface().(valueInterface); val.node != nil {
+			if rt := getMapType(val.node.typ); rt != nil {
+				return genInterfaceWrapperOf(val.node, rt, val.boxed)(f)
+			}
 		}
 	}
 	// byref: the boxes of interpreted values in v (v itself, the elements
