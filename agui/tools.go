@@ -80,10 +80,11 @@ func clientActions(tools []Tool) ([]*action.Action, error) {
 }
 
 // clientCall returns the call an await leaves to the front end, with its
-// arguments resolved, and whether it is one.
-func clientCall(a run.AwaitRequested, tools map[string]bool) (run.ToolCall, bool) {
+// arguments resolved, and whether it is one. The log says so, whatever
+// tools the request that reads it sends.
+func clientCall(a run.AwaitRequested) (run.ToolCall, bool) {
 	args, ok := strings.CutPrefix(a.Message, clientCallPrefix)
-	if a.Await != run.AwaitInput || a.Call == nil || !ok || !tools[a.Call.Name] {
+	if a.Await != run.AwaitInput || a.Call == nil || !ok {
 		return run.ToolCall{}, false
 	}
 	c := *a.Call

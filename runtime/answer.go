@@ -100,7 +100,7 @@ func (h *Handle) settle(ctx context.Context) (Outcome, error) {
 			h.mu.Lock()
 			o := Outcome{RunID: h.id, Status: run.StatusAwaiting, Await: &req, Steps: h.steps, Usage: h.usage}
 			h.mu.Unlock()
-			o.Cost = h.cost(o.Usage)
+			o.Cost = h.rt.cost(h.opts.ModelName, o.Usage)
 			return o, nil
 		case <-ctx.Done():
 			status := h.Status()
