@@ -235,7 +235,7 @@ func againstLayering(uses map[string][]string) (against, all int, back []string)
 
 // maxAgainstLayering is the most uses between runtime's files that may run
 // against the layering (see againstLayering); it only comes down.
-const maxAgainstLayering = 13
+const maxAgainstLayering = 11
 
 // TestRuntimeLayering counts the uses between runtime's files that run
 // against the layering, and fails when they pass maxAgainstLayering. Run
