@@ -200,6 +200,11 @@ type ToolCallCompleted struct {
 	// run reads what its log holds), nil on the others and for the
 	// built-in actions.
 	Action *GoAction `json:"action,omitempty"`
+	// Usage is what the call spent of the run's model on its own behalf
+	// (an MCP server's sampling requests, served with the run's model),
+	// nil when nothing: it counts in the run's usage, and is no model
+	// step of the run's conversation.
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // Snippet is Go code the model wrote, with the variables it reads and

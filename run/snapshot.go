@@ -59,7 +59,9 @@ type Snapshot struct {
 	// Result is the latest result; nil when there is none yet, the JSON
 	// literal null when the run could not produce one.
 	Result json.RawMessage `json:"result,omitempty"`
-	// Usage totals the tokens of every [Usage] event.
+	// Usage totals the tokens of every [Usage] event, with those a
+	// compaction ([ContextCompacted]) and a call ([ToolCallCompleted])
+	// spent.
 	Usage Usage `json:"usage"`
 	// Compactions counts the [ContextCompacted] events: how many times
 	// the run compacted what the model reads.
@@ -191,6 +193,9 @@ func (s *Snapshot) Apply(e Event) {
 		s.step(p.Step)
 		s.ToolCalls = append(s.ToolCalls, ToolCallState{Call: p.Call, Step: p.Step, ScheduledAt: e.Time})
 	case ToolCallCompleted:
+		if u := p.Usage; u != nil {
+			s.Usage = s.Usage.Add(*u)
+		}
 		if tc := s.toolCall(p.CallID); tc != nil {
 			tc.Done = true
 			tc.CompletedAt = e.Time

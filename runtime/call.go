@@ -109,7 +109,7 @@ func (ex *executor) callContext(ctx context.Context, h *Handle, c ToolCall, p *p
 	}
 	f.out = &callOutput{stdout: boundedBuffer{limit: ex.st.opts.MaxOutput}, stderr: boundedBuffer{limit: ex.st.opts.MaxOutput}}
 	ctx = action.WithOutput(ctx, &f.out.stdout, &f.out.stderr)
-	info := &callInfo{run: h, callID: c.ID, sensitive: p.secretIn}
+	info := &callInfo{run: h, callID: c.ID, sensitive: p.secretIn, sampled: &f.out.sampled}
 	if h == nil {
 		// A bare Execute (an MCP server's call): progress goes to the
 		// caller's own call, if its context carries one.
@@ -141,6 +141,9 @@ func (ex *executor) returned(resp ToolResponse, step int, p *prepared, out *call
 	a := p.row.act
 	secret := len(p.secretIn) > 0
 	resp.Stdout, resp.Stderr = out.texts(secret)
+	if out != nil { // an action that takes a context
+		resp.sampled = out.sampled.total()
+	}
 	if secret && res.err != nil && !errors.Is(res.err, action.ErrNeedsHuman) {
 		return ex.failErr(resp, &ActionError{Action: a.Name(), CallID: resp.CallID, Step: step, Msg: hideError(a.Name(), res.err), Err: res.err}), nil
 	}

@@ -82,7 +82,11 @@ func (l runLog) step(ctx context.Context, _ int, _ Step, res StepResult) error {
 	if h.awaits.fatalReason() != "" || errors.Is(context.Cause(ctx), ErrClosed) {
 		return nil
 	}
-	return h.rec.append(ctx, h.st.stepEvents(res, withDefaults(h.opts.Limits))...)
+	if err := h.rec.append(ctx, h.st.stepEvents(res, withDefaults(h.opts.Limits))...); err != nil {
+		return err
+	}
+	h.addSampled(res)
+	return nil
 }
 
 func (l runLog) history(ctx context.Context) ([]Instruction, error) { return l.h.History(ctx) }
