@@ -64,7 +64,7 @@ func clientActions(tools []Tool) ([]*action.Action, error) {
 			if err != nil {
 				return nil, err
 			}
-			return nil, &action.InputRequired{Message: clientCallPrefix + string(b)}
+			return nil, &action.InputRequired{Message: clientCallPrefix + string(b), Client: true}
 		})
 		desc := t.Description
 		if desc == "" {

@@ -207,7 +207,7 @@ func (h *Handle) human(ctx context.Context, c ToolCall, refs func() map[string]r
 	}
 	var in *action.InputRequired
 	if errors.As(need, &in) {
-		a, err := h.awaitAnswer(ctx, run.AwaitRequested{Await: run.AwaitInput, Message: in.Message, Call: call})
+		a, err := h.awaitAnswer(ctx, run.AwaitRequested{Await: run.AwaitInput, Message: in.Message, Call: call, Client: in.Client})
 		if err != nil {
 			return nil, "not run: " + err.Error()
 		}
