@@ -401,13 +401,22 @@ func recordAskUser(t *testing.T) (*codegen.Recording, map[string]json.RawMessage
 	if err != nil {
 		t.Fatal(err)
 	}
-	answers := []string{"Oslo", `Ada "the Countess" \ Lovelace`}
+	out := answerAwaits(ctx, t, h, []run.Answer{{Text: "Oslo"}, {Text: `Ada "the Countess" \ Lovelace`}}, func(run.AwaitRequested) {})
+	return recordingOf(ctx, t, h), finalVars(t, h.State()), out.Result
+}
+
+// answerAwaits answers the run's awaits in order with answers, after
+// giving each to check, and returns how the run, which must complete,
+// ended.
+func answerAwaits(ctx context.Context, t *testing.T, h *runtime.Handle, answers []run.Answer, check func(run.AwaitRequested)) runtime.Outcome {
+	t.Helper()
 	for e, err := range h.Events(ctx, 1) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		if req, ok := e.Data.(run.AwaitRequested); ok {
-			if err := h.Resume(ctx, req.ID, run.Answer{Text: answers[0]}); err != nil {
+			check(req)
+			if err := h.Resume(ctx, req.ID, answers[0]); err != nil {
 				t.Fatal(err)
 			}
 			if answers = answers[1:]; len(answers) == 0 {
@@ -422,8 +431,7 @@ func recordAskUser(t *testing.T) (*codegen.Recording, map[string]json.RawMessage
 	if out.Status != run.StatusCompleted {
 		t.Fatalf("run ended %s: %s", out.Status, out.Reason)
 	}
-	rec := recordingOf(ctx, t, h)
-	return rec, finalVars(t, h.State()), out.Result
+	return out
 }
 
 // A run whose model calls a tool of its client (an AG-UI front end's
@@ -449,30 +457,12 @@ func recordFrontendTool(t *testing.T) (*codegen.Recording, map[string]json.RawMe
 	if err := h.Begin(ctx); err != nil {
 		t.Fatal(err)
 	}
-	answers := []json.RawMessage{json.RawMessage(`"confirmed: \"Oslo\", 2 nights"`), json.RawMessage(`{"ok":true}`)}
-	for e, err := range h.Events(ctx, 1) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if req, ok := e.Data.(run.AwaitRequested); ok {
+	out := answerAwaits(ctx, t, h, []run.Answer{{Input: json.RawMessage(`"confirmed: \"Oslo\", 2 nights"`)}, {Input: json.RawMessage(`{"ok":true}`)}},
+		func(req run.AwaitRequested) {
 			if !req.Client {
 				t.Fatalf("the await of a client's call is not marked Client: %+v", req)
 			}
-			if err := h.Resume(ctx, req.ID, run.Answer{Input: answers[0]}); err != nil {
-				t.Fatal(err)
-			}
-			if answers = answers[1:]; len(answers) == 0 {
-				break
-			}
-		}
-	}
-	out, err := h.Wait(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Status != run.StatusCompleted {
-		t.Fatalf("run ended %s: %s", out.Status, out.Reason)
-	}
+		})
 	return recordingOf(ctx, t, h), finalVars(t, h.State()), out.Result
 }
 
@@ -480,23 +470,9 @@ func recordFrontendTool(t *testing.T) (*codegen.Recording, map[string]json.RawMe
 // front end's RunAgentInput.tools.
 func clientTool(t *testing.T, name, schema string) *action.Action {
 	t.Helper()
-	var s any
-	if err := json.Unmarshal([]byte(schema), &s); err != nil {
-		t.Fatal(err)
-	}
-	input, err := toolschema.Object(s)
+	a, err := toolschema.Client(name, "", json.RawMessage(schema), func([]byte) string { return "the client runs this call" })
 	if err != nil {
 		t.Fatal(err)
 	}
-	fn, params := toolschema.Func(input, false, func(ctx context.Context, args any) ([]byte, error) {
-		if in, ok := action.Input(ctx); ok {
-			var s string
-			if json.Unmarshal(in, &s) == nil {
-				return []byte(s), nil
-			}
-			return in, nil
-		}
-		return nil, &action.InputRequired{Message: "the client runs this call", Client: true}
-	})
-	return action.MustNew(action.Spec{Name: name, Description: "A tool of the user's application.", Func: fn, Params: params})
+	return a
 }

@@ -2,11 +2,13 @@ package eval_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/eval"
+	"github.com/byref/byref/internal/toolschema"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
@@ -15,13 +17,12 @@ import (
 // confirmTool is a tool the run's client runs and answers, as agui makes
 // one of an AG-UI front end's tool.
 func confirmTool() *action.Action {
-	return action.MustNew(action.Spec{Name: "confirm", Description: "Ask the user to confirm.", Params: []action.Param{{Name: "what"}},
-		Func: func(ctx context.Context, what string) (string, error) {
-			if in, ok := action.Input(ctx); ok {
-				return string(in), nil
-			}
-			return "", &action.InputRequired{Message: "the client runs this call", Client: true}
-		}})
+	a, err := toolschema.Client("confirm", "Ask the user to confirm.", json.RawMessage(`{"type":"object","properties":{"what":{"type":"string"}},"required":["what"]}`),
+		func([]byte) string { return "the client runs this call" })
+	if err != nil {
+		panic(err)
+	}
+	return a
 }
 
 func confirmModel() llm.Model {

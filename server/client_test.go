@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/internal/toolschema"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
@@ -16,17 +17,12 @@ import (
 // confirmTool is a tool of the run's client, as agui makes one of a front
 // end's tool: the client runs it, and its answer is the call's result.
 func confirmTool() *action.Action {
-	return action.MustNew(action.Spec{Name: "confirm", Description: "Ask the user to confirm.", Params: []action.Param{{Name: "what"}},
-		Func: func(ctx context.Context, what string) (string, error) {
-			if in, ok := action.Input(ctx); ok {
-				var s string
-				if json.Unmarshal(in, &s) == nil {
-					return s, nil
-				}
-				return string(in), nil
-			}
-			return "", &action.InputRequired{Message: "the client runs this call", Client: true}
-		}})
+	a, err := toolschema.Client("confirm", "Ask the user to confirm.", json.RawMessage(`{"type":"object","properties":{"what":{"type":"string"}},"required":["what"]}`),
+		func([]byte) string { return "the client runs this call" })
+	if err != nil {
+		panic(err)
+	}
+	return a
 }
 
 // The inspector shows a call of a client's tool as answered by the
