@@ -91,7 +91,9 @@ func TestServeStandbyTakesOver(t *testing.T) {
 	if err := <-killed; err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("the standby served %v after the kill", time.Since(killedAt).Round(time.Millisecond)) // for the notes; it bounds nothing
+	<-a.done // the killed process has been waited for
+	// For the notes; it bounds nothing.
+	t.Logf("the standby served %v after the kill", time.Since(killedAt).Round(time.Millisecond))
 	if out := b.out.String(); !strings.Contains(out, "standing by") || !strings.Contains(out, "taking over") || !strings.Contains(out, "1 run awaiting before the restart goes on") {
 		t.Fatalf("the standby's output:\n%s", out)
 	}
