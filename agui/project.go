@@ -295,10 +295,7 @@ func (p *projector) apply(e run.Event) []Event {
 	case run.AwaitResolved:
 		p.pending = ""
 	case run.Usage:
-		p.usage.InputTokens += d.InputTokens
-		p.usage.OutputTokens += d.OutputTokens
-		p.usage.CacheReadTokens += d.CacheReadTokens
-		p.usage.CacheWriteTokens += d.CacheWriteTokens
+		p.usage = p.usage.Add(d)
 	case run.ChildRunStarted:
 		out = append(out, Event{Type: SubagentStarted, SubagentRunID: string(d.Child), Name: d.Name, ParentToolCallID: d.CallID,
 			ParentMessageID: p.messageID(p.callSteps[d.CallID])})

@@ -456,10 +456,26 @@ type Usage struct {
 	// the provider read from its prompt cache and wrote to it.
 	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+	// ReasoningTokens is the part of OutputTokens the model spent
+	// reasoning, for providers that count it apart.
+	ReasoningTokens int64 `json:"reasoning_tokens,omitempty"`
+	// Cost is what the provider said the call cost, in dollars
+	// (OpenRouter's usage.cost); 0 when it said nothing.
+	Cost float64 `json:"cost,omitempty"`
 	// System is the system prompt the call was sent, recorded on the run's
 	// first model call only (it is written once per run): a restored run
 	// sends the same bytes, whatever its variables hold by then.
 	System string `json:"system,omitempty"`
+}
+
+// Add returns the sum of u and v, each count and the cost: a run's usage
+// so far. System, the record of one call's prompt, is left empty.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens + v.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		ReasoningTokens: u.ReasoningTokens + v.ReasoningTokens, Cost: u.Cost + v.Cost,
+	}
 }
 
 // Error records a fault worth keeping: a model call retried, a result that

@@ -255,16 +255,10 @@ func (s *Snapshot) Apply(e Event) {
 	case ContextCompacted:
 		s.Compactions++
 		if u := p.Usage; u != nil {
-			s.Usage.InputTokens += u.InputTokens
-			s.Usage.OutputTokens += u.OutputTokens
-			s.Usage.CacheReadTokens += u.CacheReadTokens
-			s.Usage.CacheWriteTokens += u.CacheWriteTokens
+			s.Usage = s.Usage.Add(*u)
 		}
 	case Usage:
-		s.Usage.InputTokens += p.InputTokens
-		s.Usage.OutputTokens += p.OutputTokens
-		s.Usage.CacheReadTokens += p.CacheReadTokens
-		s.Usage.CacheWriteTokens += p.CacheWriteTokens
+		s.Usage = s.Usage.Add(p)
 	case Error:
 		s.step(p.Step)
 		s.LastError = p.Message

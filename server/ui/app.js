@@ -413,11 +413,14 @@
   }
   const minor = (li) => { li.classList.add('minor'); return li; };
   // tokens writes a usage: input (with what the prompt cache read and
-  // wrote, when it did) and output.
+  // wrote, when it did), output (with the reasoning part, when the
+  // provider counted it) and the cost the provider reported, if any.
   function tokens(u) {
     const cache = u.cache_read_tokens || u.cache_write_tokens
       ? ` (${u.cache_read_tokens || 0} read from the prompt cache, ${u.cache_write_tokens || 0} written)` : '';
-    return `${u.input_tokens} in${cache}, ${u.output_tokens} out`;
+    const reasoning = u.reasoning_tokens ? ` (${u.reasoning_tokens} reasoning)` : '';
+    const cost = u.cost ? `, $${+u.cost.toPrecision(6)} reported by the provider` : '';
+    return `${u.input_tokens} in${cache}, ${u.output_tokens} out${reasoning}${cost}`;
   }
   const block = (label, text, cls) => (text ? el('div', {}, el('div', { class: 'muted small' }, label), el('pre', { class: cls || null }, text)) : null);
   const names = (label, infos) => (infos && infos.length ? el('div', { class: 'small' }, `${label}: `, infos.map((v) => v.name).join(', ')) : null);
