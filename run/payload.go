@@ -317,6 +317,12 @@ type AwaitRequested struct {
 	Link string `json:"link,omitempty"`
 	// Deadline is when the await times out and the run fails; zero for never.
 	Deadline time.Time `json:"deadline,omitzero"`
+	// Client reports that the run's client runs Call itself (an AG-UI
+	// front end's tool, action.InputRequired.Client): the answer's Input
+	// is the call's result, as the client gave it. The inspector shows
+	// the call as answered by the client, and replay code uses the
+	// recorded answer instead of calling a function.
+	Client bool `json:"client,omitempty"`
 }
 
 // Check says what is wrong with answer as the answer to r, or returns nil:

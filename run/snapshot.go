@@ -97,6 +97,9 @@ type ToolCallState struct {
 	Result     string      `json:"result,omitempty"`
 	// Progress is the latest progress the call reported while it ran.
 	Progress string `json:"progress,omitempty"`
+	// Client reports a call the run's client runs and answers (an AG-UI
+	// front end's tool; see AwaitRequested.Client).
+	Client bool `json:"client,omitempty"`
 }
 
 // SnippetState is a snippet as the snapshot sees it.
@@ -227,6 +230,11 @@ func (s *Snapshot) Apply(e Event) {
 		s.setVariable(p.Variable, p.Step, p.Secret, p.Tainted, p.RunOnly, p.Value)
 	case AwaitRequested:
 		s.Await = &p
+		if p.Client && p.Call != nil {
+			if tc := s.toolCall(p.Call.ID); tc != nil {
+				tc.Client = true
+			}
+		}
 	case AwaitResolved:
 		if s.Await != nil && s.Await.ID == p.ID {
 			s.Await = nil

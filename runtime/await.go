@@ -224,7 +224,7 @@ func (a *awaits) human(ctx context.Context, c ToolCall, refs func() map[string]r
 	}
 	var in *action.InputRequired
 	if errors.As(need, &in) {
-		ans, err := a.ask(ctx, run.AwaitRequested{Await: run.AwaitInput, Message: in.Message, Call: call})
+		ans, err := a.ask(ctx, run.AwaitRequested{Await: run.AwaitInput, Message: in.Message, Call: call, Client: in.Client})
 		if err != nil {
 			return nil, "not run: " + err.Error()
 		}
