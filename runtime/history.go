@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 )
 
@@ -85,7 +86,15 @@ func (l runLog) step(ctx context.Context, _ int, _ Step, res StepResult) error {
 	if err := h.rec.append(ctx, h.st.stepEvents(res, withDefaults(h.opts.Limits))...); err != nil {
 		return err
 	}
-	h.addSampled(res)
+	// What the step's calls spent of the run's model counts in its usage
+	// once their records are in the log.
+	for _, r := range res.Responses {
+		if r.sampled != (llm.Usage{}) {
+			h.mu.Lock()
+			h.usage = h.usage.Add(r.sampled)
+			h.mu.Unlock()
+		}
+	}
 	return nil
 }
 

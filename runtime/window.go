@@ -222,17 +222,3 @@ func oneLine(s string, n int) string {
 	r := []rune(s)
 	return string(r[:n]) + "…"
 }
-
-// usageEvent is the log's record of a model call's usage.
-func usageEvent(u llm.Usage) run.Usage {
-	return run.Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens),
-		CacheReadTokens: int64(u.CacheReadTokens), CacheWriteTokens: int64(u.CacheWriteTokens),
-		ReasoningTokens: int64(u.ReasoningTokens), Cost: u.Cost}
-}
-
-// usageOf is usageEvent's inverse: a run's usage from its log's totals.
-func usageOf(u run.Usage) llm.Usage {
-	return llm.Usage{InputTokens: int(u.InputTokens), OutputTokens: int(u.OutputTokens),
-		CacheReadTokens: int(u.CacheReadTokens), CacheWriteTokens: int(u.CacheWriteTokens),
-		ReasoningTokens: int(u.ReasoningTokens), Cost: u.Cost}
-}

@@ -5,7 +5,22 @@ import (
 	"sync"
 
 	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
 )
+
+// usageEvent is the log's record of a model call's usage.
+func usageEvent(u llm.Usage) run.Usage {
+	return run.Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens),
+		CacheReadTokens: int64(u.CacheReadTokens), CacheWriteTokens: int64(u.CacheWriteTokens),
+		ReasoningTokens: int64(u.ReasoningTokens), Cost: u.Cost}
+}
+
+// usageOf is usageEvent's inverse: a run's usage from its log's totals.
+func usageOf(u run.Usage) llm.Usage {
+	return llm.Usage{InputTokens: int(u.InputTokens), OutputTokens: int(u.OutputTokens),
+		CacheReadTokens: int(u.CacheReadTokens), CacheWriteTokens: int(u.CacheWriteTokens),
+		ReasoningTokens: int(u.ReasoningTokens), Cost: u.Cost}
+}
 
 // sampling totals what a call spent of its run's model on its own behalf
 // (an MCP server's sampling requests, served with the run's model): the
@@ -51,16 +66,4 @@ func (s sampledModel) Stream(ctx context.Context, req llm.Request, fn func(llm.C
 	resp, err := llm.Stream(ctx, s.m, req, fn)
 	s.spent.add(resp.Usage)
 	return resp, err
-}
-
-// addSampled adds what the step's calls spent of the run's model to the
-// run's usage, once their records are in the log.
-func (h *Handle) addSampled(res StepResult) {
-	for _, r := range res.Responses {
-		if r.sampled != (llm.Usage{}) {
-			h.mu.Lock()
-			h.usage = h.usage.Add(r.sampled)
-			h.mu.Unlock()
-		}
-	}
 }
