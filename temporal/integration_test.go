@@ -2,6 +2,7 @@ package temporal_test
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -17,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -150,6 +152,25 @@ func freePort(t *testing.T) string {
 // of its default namespace.
 func devServer(t *testing.T) (string, client.Client) {
 	t.Helper()
+	// A port freePort found can be taken by another process before the
+	// server binds it, and the server then exits: start it again on new
+	// ports, a few times, saying why it stopped.
+	var why string
+	for range 3 {
+		hostPort, c, exited := startDevServer(t)
+		if c != nil {
+			return hostPort, c
+		}
+		why = exited
+	}
+	t.Fatalf("the Temporal dev server did not start:\n%s", why)
+	return "", nil
+}
+
+// startDevServer starts a Temporal dev server and dials it; when the
+// server exits first, it returns what it printed instead of a client.
+func startDevServer(t *testing.T) (string, client.Client, string) {
+	t.Helper()
 	bin := temporalCLI(t)
 	port := freePort(t)
 	cmd := exec.Command(bin, "server", "start-dev", "--ip", "127.0.0.1", "--port", port, "--headless",
@@ -159,11 +180,14 @@ func devServer(t *testing.T) (string, client.Client) {
 		"--dynamic-config-value", "matching.numTaskqueueReadPartitions=1",
 		"--dynamic-config-value", "matching.numTaskqueueWritePartitions=1")
 	cmd.Dir = t.TempDir()
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = io.Discard, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
 	hostPort := "127.0.0.1:" + port
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -173,13 +197,15 @@ func devServer(t *testing.T) (string, client.Client) {
 			_, err = c.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: "default"})
 			if err == nil {
 				t.Cleanup(c.Close)
-				return hostPort, c
+				return hostPort, c, ""
 			}
 			c.Close()
 		}
 		select {
+		case <-exited:
+			return "", nil, "it exited: " + out.String()
 		case <-ctx.Done():
-			t.Fatalf("the Temporal dev server did not serve the default namespace: %v", err)
+			t.Fatalf("the Temporal dev server did not serve the default namespace: %v\n%s", err, out.String())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
@@ -535,4 +561,23 @@ func post(t *testing.T, url string, body any) map[string]any {
 		t.Fatalf("POST %s: %d %s", url, resp.StatusCode, out)
 	}
 	return m
+}
+
+// syncBuffer is a bytes.Buffer safe for a process's writes and the
+// test's reads at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
