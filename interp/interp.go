@@ -299,6 +299,8 @@ func (emptyFS) Open(name string) (fs.File, error) {
 // rebuild replaces the yaegi instance and replays imports; declarations are
 // replayed by the next Eval once its variables are declared.
 func (in *Interpreter) rebuild() error {
+	compiling.Lock() // what it imports and declares is compiled
+	defer compiling.Unlock()
 	g := &guard{ctx: context.Background(), maxDepth: in.opts.MaxCallDepth, maxAlloc: in.opts.MaxAlloc}
 	inst := &instance{
 		g: g, out: &switchWriter{}, err: &switchWriter{},
@@ -371,6 +373,13 @@ func (in *Interpreter) rebuild() error {
 	in.tc.reset(inst.yi.FileSet())
 	in.stats.Rebuilds++
 	return nil
+}
+
+// importing is importAll while no other instance compiles (compiling).
+func importing(inst *instance, aliases []string, paths map[string]string) error {
+	compiling.Lock()
+	defer compiling.Unlock()
+	return inst.importAll(aliases, paths)
 }
 
 // importAll imports the given aliases in one Eval, compiling the generic
@@ -536,7 +545,7 @@ func (in *Interpreter) Eval(ctx context.Context, input Input) (Result, error) {
 			return Result{}, err
 		}
 		prog.bodies = again.bodies
-	} else if err := in.inst.importAll(newImports, in.imports); err != nil {
+	} else if err := importing(in.inst, newImports, in.imports); err != nil {
 		return Result{}, err
 	}
 	snaps, unsaved := snapshots(input.Vars, prog.access.Writes)
@@ -974,6 +983,15 @@ func evalAST(ctx context.Context, yi *yaegi.Interpreter, body *ast.BlockStmt) er
 	return execute(ctx, yi, func() (*yaegi.Program, error) { return yi.CompileAST(body) })
 }
 
+// compiling serializes the compilers of every instance in the process. A
+// compiler that builds a recursive struct type writes the type's fields
+// after reflect.StructOf made it (unsafe2.SetFieldType), while another
+// instance's reflect.StructOf may be reading the same type in reflect's
+// cache of struct types: a data race inside yaegi that the race detector
+// reports when two snippets compile at once. Running programs stays
+// concurrent; a compile takes tens of microseconds.
+var compiling sync.Mutex
+
 // execute compiles on the calling goroutine (compiling cannot block, and a
 // goroutine's fresh stack would grow by copying deep inside the compiler),
 // then runs the program on another goroutine (yaegi's idle worker, or a new
@@ -982,6 +1000,8 @@ func evalAST(ctx context.Context, yi *yaegi.Interpreter, body *ast.BlockStmt) er
 // compiler is returned as a [yaegi.Panic], as one of the snippet is.
 func execute(ctx context.Context, yi *yaegi.Interpreter, compile func() (*yaegi.Program, error)) error {
 	prog, err := func() (p *yaegi.Program, err error) {
+		compiling.Lock()
+		defer compiling.Unlock()
 		defer func() {
 			if r := recover(); r != nil {
 				err = yaegi.Panic{Value: r, Stack: debug.Stack()}
