@@ -117,14 +117,16 @@ func withoutHandles(x any) any {
 // panicText is the text of a snippet's panic value (PanicError.Value), as
 // fmt.Sprint formats it through the sandbox's fmt: a handle prints as its preview,
 // and a value beyond the print limits as the limit's message.
+//
+// It runs on the caller's goroutine, so it recovers from what may panic.
 func panicText(v any) (s string) {
 	defer func() {
 		if r := recover(); r != nil {
-			p, ok := r.(printPanic)
-			if !ok {
-				panic(r)
+			if p, ok := r.(printPanic); ok {
+				s = p.msg
+			} else {
+				s = fmt.Sprintf("(a %T that cannot be printed: %v)", v, r)
 			}
-			s = p.msg
 		}
 	}()
 	if rv, ok := v.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -42,5 +43,52 @@ func TestHideWrappedTangled(t *testing.T) {
 	fmtArgs("fmt.Sprintf", "%#v", a)
 	if got := fmt.Sprintf("%#v", a...); strings.Contains(got, "hunter2") || !strings.Contains(got, "*interp.secretConn handle (conn)") {
 		t.Errorf("%%#v of a wrapper holding a handle = %q", got)
+	}
+}
+
+type inner struct{ C *secretConn }
+
+// shapes has fields of the shapes a struct type reflect builds must keep:
+// blank, embedded (by value and by pointer), unexported, arrays, maps.
+type shapes struct {
+	_ int
+	_ string
+	inner
+	*Exported
+	conn  secretConn
+	conns [2]*secretConn
+	byKey map[*secretConn]int
+	none  *secretConn
+	N     int
+}
+
+// Exported is embedded in shapes by pointer.
+type Exported struct{ C *secretConn }
+
+// TestHideFieldsShapes: every shape of field keeps its name and value
+// when a struct prints from a copy; only the handles change. (A map key
+// in an unexported field prints as its address: fmt calls no method
+// there, and compiled Go prints a pointer key so too.)
+func TestHideFieldsShapes(t *testing.T) {
+	conn := &secretConn{dsn: "password=hunter2"}
+	v := shapes{inner: inner{conn}, Exported: &Exported{conn}, conn: *conn, conns: [2]*secretConn{conn, nil},
+		byKey: map[*secretConn]int{conn: 1}, none: nil, N: 7}
+	for format, want := range map[string]string{
+		"%v":  "{0  {*interp.secretConn handle (conn)} ADDR interp.secretConn handle [*interp.secretConn handle (conn) <nil>] map[ADDR:1] <nil> 7}",
+		"%+v": "{_:0 _: inner:{C:*interp.secretConn handle (conn)} Exported:ADDR conn:interp.secretConn handle conns:[*interp.secretConn handle (conn) <nil>] byKey:map[ADDR:1] none:<nil> N:7}",
+	} {
+		a := []any{v}
+		fmtArgs("fmt.Sprintf", format, a)
+		got := fmt.Sprintf(format, a...)
+		re := regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(want), "ADDR", "0x[0-9a-f]+") + "$")
+		if !re.MatchString(got) {
+			t.Errorf("%s:\n got %s\nwant %s", format, got, want)
+		}
+	}
+	a := []any{&v, map[any]int{conn: 1, "b": 2}}
+	fmtArgs("fmt.Sprint", "", a)
+	if got := fmt.Sprint(a...); strings.Contains(got, "hunter2") || !strings.HasPrefix(got, "&{") ||
+		!strings.HasSuffix(got, "map[b:2 *interp.secretConn handle (conn):1]") {
+		t.Errorf("a pointer to it and a map print %s", got)
 	}
 }
