@@ -136,10 +136,7 @@ func (p *projector) apply(e run.Event) []sdk.Event {
 		// The run's usage so far, with the prompt cache's reads and
 		// writes, in the task's metadata.
 		u, _ := p.task.Metadata[MetaUsage].(run.Usage)
-		u.InputTokens += d.InputTokens
-		u.OutputTokens += d.OutputTokens
-		u.CacheReadTokens += d.CacheReadTokens
-		u.CacheWriteTokens += d.CacheWriteTokens
+		u = u.Add(d)
 		// A new map: tasks already handed out keep theirs.
 		m := maps.Clone(p.task.Metadata)
 		if m == nil {

@@ -38,6 +38,13 @@ func (e *AuthorizationRequired) Unwrap() error { return ErrNeedsHuman }
 type InputRequired struct {
 	// Message says what input is needed.
 	Message string
+	// Client reports a call whose execution belongs to the run's client
+	// (an AG-UI front end's tool): the client runs it and answers with its
+	// result, which the action returns as given. The log marks the call
+	// as answered by the client (run.AwaitRequested.Client), and replay
+	// code uses the recorded answer as its result instead of calling a
+	// function.
+	Client bool
 }
 
 // Error says what input is needed.

@@ -110,10 +110,15 @@ var (
 	})
 )
 
-// childAgent is the agent the parent agent calls as its action "helper".
+// childAgent is the agent the parent agents call as their action
+// "helper": it helps with the task, or gives up on a task that says
+// "impossible".
 func childAgent(store run.Store) *action.Action {
 	rt, err := runtime.New(runtime.Options{Store: store, DisableSnippets: true, Model: llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
 		_, task := lastUser(req)
+		if strings.Contains(task, "impossible") {
+			return llm.CallTool(action.TerminateName, `{"success":false,"result":"cannot do the impossible"}`), nil
+		}
 		return llm.Text("helped with " + task), nil
 	})})
 	if err != nil {
@@ -150,6 +155,7 @@ func testAgents(store run.Store) []server.Agent {
 		agent(store, "quitter", quitter),
 		agent(store, "thinker", encrypted),
 		agent(store, "parent", callThenSay("helper", `{"task":"the report","return":null}`, "parent"), childAgent(store)),
+		agent(store, "parent_failing", callThenSay("helper", `{"task":"the impossible","return":null}`, "parent"), childAgent(store)),
 		chatAgent(store),
 	}
 }

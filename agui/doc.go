@@ -55,7 +55,10 @@
 // call answers the await: its content is the call's result, and the
 // stream of the run going on follows. A tool named like one of the
 // agent's actions is refused (400). A server on an Engine takes no
-// front-end tools, and a restart loses them.
+// front-end tools, and a restart loses them. The log marks such a call
+// as answered by the client (run.AwaitRequested.Client): the inspector
+// shows it so, and replay code uses the tool message's content as the
+// call's result.
 //
 // The state is {"variables": {name: {"type", "preview", "secret"}}}: the
 // variables' types and bounded previews, as the model sees them: a

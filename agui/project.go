@@ -35,6 +35,7 @@ type projector struct {
 	// resolved, and their results are the front end's own tool messages.
 	clientTools map[string]bool
 	hidden      map[string]bool // calls of client tools streamed so far
+	clientCalls map[string]bool // calls the front end ran, by ID
 	pending     string          // the client call the run awaits, if any
 	usage       run.Usage
 	model       string // the run's "provider:model"
@@ -42,7 +43,7 @@ type projector struct {
 
 func newProjector(threadID, runID string, id run.ID) *projector {
 	return &projector{threadID: threadID, runID: runID, id: id, streamed: map[string]string{}, vars: map[string]server.StateVariable{},
-		callNames: map[string]string{}, calls: map[string]string{}, callSteps: map[string]int{}, clientTools: map[string]bool{}, hidden: map[string]bool{}}
+		callNames: map[string]string{}, calls: map[string]string{}, callSteps: map[string]int{}, clientTools: map[string]bool{}, hidden: map[string]bool{}, clientCalls: map[string]bool{}}
 }
 
 // begin starts emitting: steps and messages open in the events before
@@ -264,7 +265,7 @@ func (p *projector) apply(e run.Event) []Event {
 		}
 		p.addCall(parent, ToolCall{ID: c.ID, Type: "function", Function: FunctionCall{Name: c.Name, Arguments: c.Arguments}})
 	case run.ToolCallCompleted:
-		if p.clientTools[p.callNames[d.CallID]] {
+		if p.clientCalls[d.CallID] || p.clientTools[p.callNames[d.CallID]] {
 			break // its result is the front end's tool message
 		}
 		content := toolContent(d)
@@ -285,8 +286,8 @@ func (p *projector) apply(e run.Event) []Event {
 		p.setActivity(Message{ID: id, Role: "activity", ActivityType: "byref.progress", Content: jsonValue(content)})
 	case run.AwaitRequested:
 		p.await = d
-		if c, ok := clientCall(d, p.clientTools); ok {
-			p.pending = c.ID
+		if c, ok := clientCall(d); ok {
+			p.pending, p.clientCalls[c.ID] = c.ID, true
 			parent := p.messageID(p.callSteps[c.ID])
 			out = append(p.closeText(out), wholeCall(parent, c)...)
 			p.addCall(parent, ToolCall{ID: c.ID, Type: "function", Function: FunctionCall{Name: c.Name, Arguments: c.Arguments}})
@@ -294,10 +295,7 @@ func (p *projector) apply(e run.Event) []Event {
 	case run.AwaitResolved:
 		p.pending = ""
 	case run.Usage:
-		p.usage.InputTokens += d.InputTokens
-		p.usage.OutputTokens += d.OutputTokens
-		p.usage.CacheReadTokens += d.CacheReadTokens
-		p.usage.CacheWriteTokens += d.CacheWriteTokens
+		p.usage = p.usage.Add(d)
 	case run.ChildRunStarted:
 		out = append(out, Event{Type: SubagentStarted, SubagentRunID: string(d.Child), Name: d.Name, ParentToolCallID: d.CallID,
 			ParentMessageID: p.messageID(p.callSteps[d.CallID])})

@@ -42,37 +42,9 @@ const clientCallPrefix = "the client runs this call (an AG-UI front-end tool) an
 func clientActions(tools []Tool) ([]*action.Action, error) {
 	var out []*action.Action
 	for _, t := range tools {
-		var schema any
-		if len(t.Parameters) > 0 {
-			if err := json.Unmarshal(t.Parameters, &schema); err != nil {
-				return nil, fmt.Errorf("tool %q: parameters is not JSON: %v", t.Name, err)
-			}
-		}
-		input, err := toolschema.Object(schema)
+		a, err := toolschema.Client(t.Name, t.Description, t.Parameters, func(args []byte) string { return clientCallPrefix + string(args) })
 		if err != nil {
-			return nil, fmt.Errorf("tool %q: parameters: %v", t.Name, err)
-		}
-		fn, params := toolschema.Func(input, false, func(ctx context.Context, args any) ([]byte, error) {
-			if in, ok := action.Input(ctx); ok {
-				var s string
-				if json.Unmarshal(in, &s) == nil {
-					return []byte(s), nil
-				}
-				return in, nil
-			}
-			b, err := json.Marshal(args)
-			if err != nil {
-				return nil, err
-			}
-			return nil, &action.InputRequired{Message: clientCallPrefix + string(b)}
-		})
-		desc := t.Description
-		if desc == "" {
-			desc = "A tool of the user's application."
-		}
-		a, err := action.New(action.Spec{Name: t.Name, Description: desc, Func: fn, Params: params, Result: "what the user's application answered"})
-		if err != nil {
-			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+			return nil, err
 		}
 		out = append(out, a)
 	}
@@ -80,10 +52,11 @@ func clientActions(tools []Tool) ([]*action.Action, error) {
 }
 
 // clientCall returns the call an await leaves to the front end, with its
-// arguments resolved, and whether it is one.
-func clientCall(a run.AwaitRequested, tools map[string]bool) (run.ToolCall, bool) {
+// arguments resolved, and whether it is one. The log says so, whatever
+// tools the request that reads it sends.
+func clientCall(a run.AwaitRequested) (run.ToolCall, bool) {
 	args, ok := strings.CutPrefix(a.Message, clientCallPrefix)
-	if a.Await != run.AwaitInput || a.Call == nil || !ok || !tools[a.Call.Name] {
+	if a.Await != run.AwaitInput || a.Call == nil || !ok {
 		return run.ToolCall{}, false
 	}
 	c := *a.Call

@@ -39,7 +39,10 @@
 // and denied instructions are left out as comments that say why. A question
 // the run asked its user (the built-in ask_user) is not asked again: the
 // recorded answer is assigned to the call's result, under a comment that
-// says what was asked. Text from the run (the model's, the user's, the run
+// says what was asked. A call the run's client ran itself (an AG-UI front
+// end's tool, marked in the log by run.AwaitRequested.Client) has no Go
+// function: the client's recorded answer is assigned to the call's result,
+// under a comment that says it was answered by the client. Text from the run (the model's, the user's, the run
 // ID) is written into comments one rune at a time: line breaks cannot end a
 // comment early, and control and invisible runes become escapes.
 //

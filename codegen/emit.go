@@ -152,6 +152,8 @@ func (g *gen) instruction(i int, in *Instruction) error {
 		return nil
 	case in.Action == action.AskUserName:
 		return g.askStep(in)
+	case in.Client:
+		return g.clientStep(in)
 	case in.Child != nil && in.Child.Result != nil:
 		return g.childStep(in)
 	}
@@ -199,16 +201,62 @@ func (g *gen) askStep(in *Instruction) error {
 	return nil
 }
 
+// clientStep writes a call the run's client ran itself (an AG-UI front
+// end's tool), which has no Go function: the client's recorded answer
+// stands in for the call. For a string result, an answer that is not a
+// JSON string is its JSON text, as the action returned it.
+func (g *gen) clientStep(in *Instruction) error {
+	what := in.Action
+	if in.Return != "" {
+		what += " into " + in.Return
+	}
+	g.header(in, what+", answered by the client")
+	if in.ClientAnswer == nil {
+		return fmt.Errorf("the client's answer to %s (call %s) is not in the recording; set the step's ClientAnswer (FromEvents reads it from the run's log)", in.Action, in.CallID)
+	}
+	g.comment(fmt.Sprintf("Answered by the client: the run's client ran %s %s itself and answered %s;\nits recorded answer stands in for the call, so no function is called here.",
+		in.Action, describeArgs(in), oneLine(string(in.ClientAnswer))))
+	a, err := g.action(in.Action)
+	if err != nil {
+		return err
+	}
+	if a.result == nil || in.Return == "" {
+		g.comment("The run kept no result.")
+		return nil
+	}
+	t := a.result
+	if vt := g.vtypes[in.Return]; vt != nil {
+		t = vt
+	}
+	answer := in.ClientAnswer
+	if u, _ := g.cat.underlying(t); u != nil && u.kind == kBasic && u.name == "string" {
+		var s string
+		if json.Unmarshal(answer, &s) != nil {
+			answer, _ = json.Marshal(string(answer))
+		}
+	}
+	lit, err := g.jsonValue(answer, t, g.declared[in.Return])
+	if err != nil {
+		return fmt.Errorf("the client's answer to %s (call %s): %w", in.Action, in.CallID, err)
+	}
+	fmt.Fprintf(&g.body, "%s %s %s\n", in.Return, g.assign(in.Return), lit)
+	return nil
+}
+
 // describeCall writes a call as the model sent it.
 func describeCall(in *Instruction) string {
-	args := oneLine(in.Arguments)
-	if args == "" {
-		args = "{}"
-	}
 	if in.Kind == KindSnippet {
 		return "a snippet"
 	}
-	return in.Action + " " + args
+	return in.Action + " " + describeArgs(in)
+}
+
+// describeArgs writes a call's arguments as the model sent them.
+func describeArgs(in *Instruction) string {
+	if args := oneLine(in.Arguments); args != "" {
+		return args
+	}
+	return "{}"
 }
 
 // argExprs writes a call's arguments, as the log recorded their

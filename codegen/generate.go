@@ -189,7 +189,7 @@ func newGen(rec *Recording, opts Options, snippet bool) (*gen, error) {
 
 	// Where each action called lives.
 	for _, in := range rec.Steps {
-		if in.Kind == KindCall && in.OK() && in.Denied == "" && in.Action != action.TerminateName && in.Action != action.AskUserName && (in.Child == nil || in.Child.Result == nil) {
+		if in.Kind == KindCall && in.OK() && in.Denied == "" && in.Action != action.TerminateName && in.Action != action.AskUserName && !in.Client && (in.Child == nil || in.Child.Result == nil) {
 			if err := g.locateAction(in.Action); err != nil {
 				return nil, err
 			}

@@ -111,6 +111,14 @@ type Instruction struct {
 	// when the recording does not hold it (Generate then fails, naming
 	// the call).
 	Answer *string
+	// ClientAnswer is the answer the run's client gave a call it ran
+	// itself (an AG-UI front end's tool: run.AwaitRequested.Client), as
+	// JSON: the replay uses it as the call's result, since there is no Go
+	// function to call. Nil for other calls; a client's call without it
+	// fails Generate, naming the call.
+	ClientAnswer json.RawMessage
+	// Client reports a call the run's client ran and answered.
+	Client bool
 }
 
 // ChildRun is a run started by a tool call of the recorded run.
@@ -137,7 +145,8 @@ var ErrEvents = errors.New("codegen: unusable event log")
 // Child runs (ChildRunStarted/Finished) attach to the call that started
 // them; approvals and questions (AwaitRequested/Resolved) become notes, and
 // a denied call is marked Denied. The user's answer to a call of the
-// built-in ask_user becomes its Answer.
+// built-in ask_user becomes its Answer, and the answer the run's client
+// gave a call it ran itself (an AG-UI front end's tool) its ClientAnswer.
 //
 // The log is not trusted: every variable name, return target and reference
 // it holds must be a valid variable name ([variable.ValidName]), or
@@ -147,7 +156,7 @@ func FromEvents(events []run.Event) (*Recording, error) {
 		rec:   &Recording{Actions: map[string]run.GoAction{}, Types: map[string]run.NamedType{}, Packages: map[string]string{}},
 		calls: map[string]*pending{}, reasons: map[int]string{}, notes: map[string][]string{}, denied: map[string]string{},
 		children: map[string]*ChildRun{}, awaits: map[string]run.AwaitRequested{}, questionOf: map[string]string{},
-		answers: map[string]string{}, index: map[string]int{}, vars: map[string]int{},
+		answers: map[string]string{}, clientAnswers: map[string]json.RawMessage{}, index: map[string]int{}, vars: map[string]int{},
 	}
 	rec := f.rec
 	for _, e := range events {
@@ -221,9 +230,12 @@ type fold struct {
 	asking     []string          // ask_user calls scheduled, not completed, in order
 	questionOf map[string]string // await ID -> the ask_user call it asks for
 	answers    map[string]string // ask_user call ID -> the user's answer
-	index      map[string]int    // call ID -> index in rec.Steps
-	vars       map[string]int    // name -> index in rec.Variables
-	started    bool
+	// clientAnswers holds, by call ID, the answers of the calls the
+	// run's client ran (nil until answered).
+	clientAnswers map[string]json.RawMessage
+	index         map[string]int // call ID -> index in rec.Steps
+	vars          map[string]int // name -> index in rec.Variables
+	started       bool
 }
 
 // take returns the notes of the call id (and those for the next
@@ -261,6 +273,10 @@ func (f *fold) awaitRequested(p run.AwaitRequested) {
 		f.questionOf[p.ID] = f.asking[0]
 		return
 	}
+	if p.Client && p.Call != nil {
+		f.clientAnswers[p.Call.ID] = nil // said where the call is written
+		return
+	}
 	if p.Await != run.AwaitApproval && p.Await != run.AwaitAuthorization {
 		f.notes[""] = append(f.notes[""], fmt.Sprintf("The run asked (%s): %s", p.Await, oneLine(p.Message)))
 	}
@@ -275,6 +291,8 @@ func (f *fold) awaitResolved(p run.AwaitResolved) {
 	switch {
 	case f.questionOf[p.ID] != "":
 		f.answers[f.questionOf[p.ID]] = p.Answer.Text
+	case req.Client && req.Call != nil:
+		f.clientAnswers[id] = p.Answer.Input
 	case req.Await == run.AwaitQuestion || req.Await == run.AwaitInput:
 		ans := p.Answer.Text
 		if ans == "" && len(p.Answer.Input) > 0 {
@@ -373,6 +391,10 @@ func (f *fold) toolCallCompleted(p run.ToolCallCompleted) error {
 	in.Notes, in.Denied, in.Child = f.take(p.CallID), f.denied[p.CallID], f.children[p.CallID]
 	if ans, ok := f.answers[p.CallID]; ok && in.Action == action.AskUserName {
 		in.Answer = &ans
+	}
+	if ans, ok := f.clientAnswers[p.CallID]; ok {
+		in.Client, in.ClientAnswer = true, ans
+		delete(f.clientAnswers, p.CallID)
 	}
 	delete(f.denied, p.CallID)
 	f.index[p.CallID] = len(f.rec.Steps)

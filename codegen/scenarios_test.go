@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/action"
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/codegen/codegentest"
+	"github.com/byref/byref/internal/toolschema"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
@@ -39,6 +41,7 @@ func scenarios() []scenario {
 		{name: "child_run", record: recordChildRun},
 		{name: "early_return", record: recordEarlyReturn},
 		{name: "ask_user", record: recordAskUser},
+		{name: "frontend_tool", record: recordFrontendTool},
 	}
 }
 
@@ -398,13 +401,22 @@ func recordAskUser(t *testing.T) (*codegen.Recording, map[string]json.RawMessage
 	if err != nil {
 		t.Fatal(err)
 	}
-	answers := []string{"Oslo", `Ada "the Countess" \ Lovelace`}
+	out := answerAwaits(ctx, t, h, []run.Answer{{Text: "Oslo"}, {Text: `Ada "the Countess" \ Lovelace`}}, func(run.AwaitRequested) {})
+	return recordingOf(ctx, t, h), finalVars(t, h.State()), out.Result
+}
+
+// answerAwaits answers the run's awaits in order with answers, after
+// giving each to check, and returns how the run, which must complete,
+// ended.
+func answerAwaits(ctx context.Context, t *testing.T, h *runtime.Handle, answers []run.Answer, check func(run.AwaitRequested)) runtime.Outcome {
+	t.Helper()
 	for e, err := range h.Events(ctx, 1) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		if req, ok := e.Data.(run.AwaitRequested); ok {
-			if err := h.Resume(ctx, req.ID, run.Answer{Text: answers[0]}); err != nil {
+			check(req)
+			if err := h.Resume(ctx, req.ID, answers[0]); err != nil {
 				t.Fatal(err)
 			}
 			if answers = answers[1:]; len(answers) == 0 {
@@ -419,6 +431,48 @@ func recordAskUser(t *testing.T) (*codegen.Recording, map[string]json.RawMessage
 	if out.Status != run.StatusCompleted {
 		t.Fatalf("run ended %s: %s", out.Status, out.Reason)
 	}
-	rec := recordingOf(ctx, t, h)
-	return rec, finalVars(t, h.State()), out.Result
+	return out
+}
+
+// A run whose model calls a tool of its client (an AG-UI front end's
+// tool, built as agui builds one: a per-run action that awaits the
+// client's input and returns it): the replay uses the client's recorded
+// answers as the calls' results, with no function to call.
+func recordFrontendTool(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
+	rt := newRuntime(t, llm.NewScripted(
+		llm.Response{Text: "Ask the user to confirm.", ToolCalls: []llm.ToolCall{tool("c1", "confirm_booking", `{"city":"<<var:city>>","nights":2}`)}},
+		llm.Response{Text: "And the colour of the page.", ToolCalls: []llm.ToolCall{tool("c2", "set_theme", `{"colour":"teal","return":null}`)}},
+		llm.Response{ToolCalls: []llm.ToolCall{tool("c3", "terminate", `{"success":true,"result":"<<var:confirm_booking_result>>"}`)}},
+	), variable.Spec{Name: "city", Value: "Oslo"})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	h, err := rt.Create(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "book two nights"}, ID: "run_frontend_tool"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.State().AddActions(clientTool(t, "confirm_booking", `{"type":"object","properties":{"city":{"type":"string"},"nights":{"type":"integer"}},"required":["city","nights"]}`),
+		clientTool(t, "set_theme", `{"type":"object","properties":{"colour":{"type":"string"}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	out := answerAwaits(ctx, t, h, []run.Answer{{Input: json.RawMessage(`"confirmed: \"Oslo\", 2 nights"`)}, {Input: json.RawMessage(`{"ok":true}`)}},
+		func(req run.AwaitRequested) {
+			if !req.Client {
+				t.Fatalf("the await of a client's call is not marked Client: %+v", req)
+			}
+		})
+	return recordingOf(ctx, t, h), finalVars(t, h.State()), out.Result
+}
+
+// clientTool is a tool of the run's client, as agui builds one from a
+// front end's RunAgentInput.tools.
+func clientTool(t *testing.T, name, schema string) *action.Action {
+	t.Helper()
+	a, err := toolschema.Client(name, "", json.RawMessage(schema), func([]byte) string { return "the client runs this call" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

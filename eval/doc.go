@@ -63,6 +63,19 @@
 // answers in order through the agent, records the requests they answer,
 // and checks that the replay does what the log says.
 //
+// # Front-end tools
+//
+// An eval has no client: it cannot run the tools an AG-UI front end
+// sends with a run (RunAgentInput.tools), whose calls the front end runs
+// and answers (the log marks them, run.AwaitRequested.Client). FromRun
+// refuses a run that called one, naming the tools: the log keeps the
+// client's answers but not the tools the client sent (their schemas are
+// part of every request, which the cassette must match), so the case
+// could not replay. A trial whose run calls a tool of its client is
+// canceled and fails with the reason, rather than given a made-up
+// answer. To evaluate such an agent, give the set's agent Go actions that
+// stand in for the front end's tools.
+//
 // # Files
 //
 // A set on disk is a directory: set.json (name, description, agent),

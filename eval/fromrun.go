@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -37,6 +38,9 @@ func FromRun(ctx context.Context, events []run.Event, name string, set *Set) (*C
 	snap := run.Fold(events)
 	if !snap.Status.Terminal() {
 		return nil, fmt.Errorf("eval: run %s is %s; a case is made from a run that ended", snap.RunID, snap.Status)
+	}
+	if names := clientCalls(events); len(names) > 0 {
+		return nil, fmt.Errorf("eval: run %s called %s, tools its client ran and answered (AG-UI front-end tools); an eval has no client to run them, and the log does not keep the tools the client sent, so a case could not replay: make the case from a run without front-end tools, or write it by hand for an agent with Go actions that stand in for them", snap.RunID, strings.Join(names, ", "))
 	}
 	o := created.Options
 	c := &Case{
@@ -126,6 +130,18 @@ func FromRun(ctx context.Context, events []run.Event, name string, set *Set) (*C
 		return nil, fmt.Errorf("eval: run %s could not be reproduced from its log with this agent: %s", snap.RunID, strings.Join(why, "; "))
 	}
 	return c, nil
+}
+
+// clientCalls names, once each in order, the tools of the run's client
+// (run.AwaitRequested.Client) the run called.
+func clientCalls(events []run.Event) []string {
+	var out []string
+	for _, e := range events {
+		if p, ok := e.Data.(run.AwaitRequested); ok && p.Client && p.Call != nil && !slices.Contains(out, p.Call.Name) {
+			out = append(out, p.Call.Name)
+		}
+	}
+	return out
 }
 
 func actionOf(events []run.Event, callID string) string {

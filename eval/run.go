@@ -231,6 +231,9 @@ func (r *runner) trial(ctx context.Context, ci, rep int) *Trial {
 		o, _ = h.Wait(context.WithoutCancel(ctx))
 		t.Error = r.stopped(ctx) + " while the run went on; it was canceled"
 	}
+	if name := answers.clientCall(); name != "" {
+		t.Error = clientError(name)
+	}
 	t.Latency = time.Since(began)
 	events, err := r.rt.Store().Read(context.WithoutCancel(ctx), h.ID(), 1, 0)
 	if err != nil {
@@ -368,6 +371,20 @@ type answerer struct {
 	mu      sync.Mutex
 	replies int
 	awaits  int
+	client  string // the client's tool the run called, if any
+}
+
+// clientCall is the tool of the run's client the run called, or "".
+func (a *answerer) clientCall() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.client
+}
+
+// clientError says why a trial whose run called a tool of its client
+// (an AG-UI front end's) stopped.
+func clientError(name string) string {
+	return fmt.Sprintf("the run called %s, a tool its client runs and answers (an AG-UI front-end tool); an eval has no client to run it, so the run was canceled rather than given a made-up answer: give the set's agent a Go action %s that stands in for the front end", name, name)
 }
 
 func (a *answerer) answer(ctx context.Context, h *brt.Handle) {
@@ -379,6 +396,13 @@ func (a *answerer) answer(ctx context.Context, h *brt.Handle) {
 	a.awaits++
 	n := a.awaits
 	a.mu.Unlock()
+	if req.Client && req.Call != nil {
+		a.mu.Lock()
+		a.client = req.Call.Name
+		a.mu.Unlock()
+		_ = h.Cancel(context.WithoutCancel(ctx))
+		return
+	}
 	var ans run.Answer
 	if n > maxAwaits && (req.Await == run.AwaitApproval || req.Await == run.AwaitAuthorization) {
 		ans.Decision, ans.Reason = run.Denied, fmt.Sprintf("the eval answers at most %d awaits of a run", maxAwaits)

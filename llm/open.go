@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -177,6 +178,12 @@ func OpenWith(spec string, c Config) (Model, error) {
 		c.HTTPClient = &http.Client{}
 	}
 	m, err := p.Open(c)
+	if errors.Is(err, ErrMissingKey) { // already "llm: missing API key for NAME: set …"
+		return nil, err
+	}
+	if err != nil && strings.HasPrefix(err.Error(), name+": ") { // the provider named itself
+		return nil, fmt.Errorf("llm: %w", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("llm: %s: %w", name, err)
 	}

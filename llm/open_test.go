@@ -80,3 +80,15 @@ func TestOpenSeparateProviderNamesItsPackage(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A provider's error is prefixed with its name once, whether or not the
+// provider named itself.
+func TestOpenNamesTheProviderOnce(t *testing.T) {
+	for _, tc := range []struct{ name, err string }{{"test-named", "test-named: no region"}, {"test-unnamed", "no region"}} {
+		Register(Provider{Name: tc.name, KeyOptional: true, Open: func(Config) (Model, error) { return nil, errors.New(tc.err) }})
+		_, err := OpenWith(tc.name+":m", Config{Getenv: noEnv})
+		if want := "llm: " + tc.name + ": no region"; err == nil || err.Error() != want {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, want)
+		}
+	}
+}

@@ -54,7 +54,9 @@
 //     serves a request made during a tool call with the model of the run
 //     that made the call; ConnectOptions.Sampling serves them with a
 //     handler of the host's, such as [Sample] with a model of its choice.
-//     Text messages only; the tokens are not counted in the run's usage.
+//     Text messages only. With SampleWithRunModel, the tokens count in
+//     the run's usage (the call's run.ToolCallCompleted.Usage); a host's
+//     own Sampling handler spends on a model the run does not know of.
 //     (MCP 2026-07-28 deprecates sampling; the SDK serves it through its
 //     deprecation window.)
 //

@@ -34,7 +34,8 @@ type ConnectOptions struct {
 	Sampling func(context.Context, *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error)
 	// SampleWithRunModel serves the sampling requests the server makes
 	// during a tool call with the model of the run that made the call (as
-	// Sample does; the tokens are not counted in the run's usage).
+	// Sample does), and counts the tokens they spend in the run's usage,
+	// on the call's record (run.ToolCallCompleted.Usage).
 	// Sampling, when set, is used instead. False, with Sampling nil,
 	// refuses sampling.
 	SampleWithRunModel bool

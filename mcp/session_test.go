@@ -218,7 +218,9 @@ func TestSampling(t *testing.T) {
 }
 
 // TestSamplingWithTheRunModel: with SampleWithRunModel, a sampling request
-// made during a run's tool call is served by that run's model.
+// made during a run's tool call is served by that run's model, and what
+// it spent counts in the run's usage (the outcome's and the log's) without
+// being a step of the run's conversation.
 func TestSamplingWithTheRunModel(t *testing.T) {
 	ctx := context.Background()
 	cs := connectHuman(t, "memory", mcp.ConnectOptions{SampleWithRunModel: true})
@@ -230,11 +232,17 @@ func TestSamplingWithTheRunModel(t *testing.T) {
 		last := req.Messages[len(req.Messages)-1]
 		switch {
 		case last.Text == "a haiku": // the server's sampling request
-			return llm.Text("autumn moon"), nil
+			r := llm.Text("autumn moon")
+			r.Usage = llm.Usage{InputTokens: 1000, OutputTokens: 70, CacheReadTokens: 600}
+			return r, nil
 		case last.Role == llm.RoleTool:
-			return llm.CallTool(action.TerminateName, `{"success":true,"result":"<<var:muse_result>>"}`), nil
+			r := llm.CallTool(action.TerminateName, `{"success":true,"result":"<<var:muse_result>>"}`)
+			r.Usage = llm.Usage{InputTokens: 20, OutputTokens: 2}
+			return r, nil
 		}
-		return llm.CallTool("muse", `{"return":null}`), nil
+		r := llm.CallTool("muse", `{"return":null}`)
+		r.Usage = llm.Usage{InputTokens: 10, OutputTokens: 1}
+		return r, nil
 	})
 	rt, err := runtime.New(runtime.Options{Model: model, Actions: set})
 	if err != nil {
@@ -243,6 +251,27 @@ func TestSamplingWithTheRunModel(t *testing.T) {
 	out, err := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "muse"}})
 	if err != nil || string(out.Result) != `"the model said: autumn moon"` {
 		t.Fatalf("result %s, %v", out.Result, err)
+	}
+	want := llm.Usage{InputTokens: 1030, OutputTokens: 73, CacheReadTokens: 600}
+	if out.Usage != want {
+		t.Errorf("outcome's usage %+v; want the run's two model calls and the sampling request: %+v", out.Usage, want)
+	}
+	events, err := rt.Store().Read(ctx, out.RunID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := run.Fold(events)
+	if u := snap.Usage; u.InputTokens != 1030 || u.OutputTokens != 73 || u.CacheReadTokens != 600 {
+		t.Errorf("the log's usage %+v; want %+v", u, want)
+	}
+	modelCalls := 0
+	for _, e := range events {
+		if _, ok := e.Data.(run.Usage); ok {
+			modelCalls++
+		}
+	}
+	if modelCalls != 2 {
+		t.Errorf("%d model calls in the log; want 2 (sampling is the call's, not a step)", modelCalls)
 	}
 	// Outside a run's call, there is no run's model to serve it.
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "muse", Arguments: map[string]any{}})

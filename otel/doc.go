@@ -7,7 +7,9 @@
 //	├── chat MODEL               each model call (gen_ai.request.model, gen_ai.system,
 //	│                            gen_ai.usage.input_tokens / output_tokens,
 //	│                            gen_ai.usage.cache_read.input_tokens /
-//	│                            cache_creation.input_tokens when the cache was used)
+//	│                            cache_creation.input_tokens when the cache was used,
+//	│                            gen_ai.usage.reasoning.output_tokens and
+//	│                            byref.usage.cost when the provider reported them)
 //	└── step N                   each step
 //	    ├── snippet              each Go snippet
 //	    └── execute_tool ACTION  each tool call (gen_ai.tool.name, gen_ai.tool.call.id)

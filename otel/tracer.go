@@ -12,6 +12,7 @@ import (
 
 	otelapi "go.opentelemetry.io/otel"
 
+	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
 )
@@ -32,14 +33,20 @@ const (
 	// input tokens read from and written to the provider's prompt cache.
 	AttrCacheReadTokens  = "gen_ai.usage.cache_read.input_tokens"
 	AttrCacheWriteTokens = "gen_ai.usage.cache_creation.input_tokens"
-	AttrAgentName        = "gen_ai.agent.name"
-	AttrToolName         = "gen_ai.tool.name"
-	AttrToolCallID       = "gen_ai.tool.call.id"
-	AttrErrorType        = "error.type"
-	AttrRunID            = "byref.run.id"
-	AttrRunStatus        = "byref.run.status"
-	AttrStep             = "byref.step"
-	AttrSpanKind         = "byref.span.kind"
+	// AttrReasoningTokens is the part of the output tokens the model spent
+	// reasoning.
+	AttrReasoningTokens = "gen_ai.usage.reasoning.output_tokens"
+	// AttrCost is what the provider said the call cost, in dollars
+	// (OpenRouter's usage.cost); the conventions name no cost attribute.
+	AttrCost       = "byref.usage.cost"
+	AttrAgentName  = "gen_ai.agent.name"
+	AttrToolName   = "gen_ai.tool.name"
+	AttrToolCallID = "gen_ai.tool.call.id"
+	AttrErrorType  = "error.type"
+	AttrRunID      = "byref.run.id"
+	AttrRunStatus  = "byref.run.status"
+	AttrStep       = "byref.step"
+	AttrSpanKind   = "byref.span.kind"
 	// AttrTagPrefix is followed by a tag's key: byref.tag.<key>.
 	AttrTagPrefix = "byref.tag."
 )
@@ -153,15 +160,8 @@ func (t *Tracer) Start(ctx context.Context, s runtime.Span) (context.Context, fu
 	}
 	ctx, span := t.tr.Start(ctx, name, trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
 	return ctx, func(e runtime.SpanEnd) {
-		if s.Kind == runtime.SpanModel && (e.Usage.InputTokens != 0 || e.Usage.OutputTokens != 0) {
-			span.SetAttributes(
-				attribute.Int(AttrInputTokens, e.Usage.InputTokens),
-				attribute.Int(AttrOutputTokens, e.Usage.OutputTokens))
-			if e.Usage.CacheReadTokens != 0 || e.Usage.CacheWriteTokens != 0 {
-				span.SetAttributes(
-					attribute.Int(AttrCacheReadTokens, e.Usage.CacheReadTokens),
-					attribute.Int(AttrCacheWriteTokens, e.Usage.CacheWriteTokens))
-			}
+		if s.Kind == runtime.SpanModel {
+			setUsage(span, e.Usage)
 		}
 		if e.Status != "" {
 			span.SetAttributes(attribute.String(AttrRunStatus, string(e.Status)))
@@ -185,6 +185,25 @@ func (t *Tracer) splitModel(name string) (system, model string) {
 }
 
 // errorType is the low-cardinality error.type of a failed span.
+// setUsage sets a model call's usage on its span, when the provider
+// reported one: the input and output tokens, and the cache's reads and
+// writes, the reasoning tokens and the provider's cost when it counted them.
+func setUsage(span trace.Span, u llm.Usage) {
+	if u.InputTokens == 0 && u.OutputTokens == 0 {
+		return
+	}
+	span.SetAttributes(attribute.Int(AttrInputTokens, u.InputTokens), attribute.Int(AttrOutputTokens, u.OutputTokens))
+	if u.CacheReadTokens != 0 || u.CacheWriteTokens != 0 {
+		span.SetAttributes(attribute.Int(AttrCacheReadTokens, u.CacheReadTokens), attribute.Int(AttrCacheWriteTokens, u.CacheWriteTokens))
+	}
+	if u.ReasoningTokens != 0 {
+		span.SetAttributes(attribute.Int(AttrReasoningTokens, u.ReasoningTokens))
+	}
+	if u.Cost != 0 {
+		span.SetAttributes(attribute.Float64(AttrCost, u.Cost))
+	}
+}
+
 func errorType(kind runtime.SpanKind, status run.Status) string {
 	if kind == runtime.SpanRun && status != "" {
 		return string(status) // failed, canceled

@@ -93,7 +93,7 @@ func TestSpanTreeOfARun(t *testing.T) {
 		llm.Response{
 			Text:      "Checking.\n```go\nn := 1\n```",
 			ToolCalls: []llm.ToolCall{{ID: "c1", Name: "get_weather", Arguments: `{"city":"Paris","return":null}`}},
-			Usage:     llm.Usage{InputTokens: 100, OutputTokens: 20, CacheReadTokens: 60, CacheWriteTokens: 30},
+			Usage:     llm.Usage{InputTokens: 100, OutputTokens: 20, CacheReadTokens: 60, CacheWriteTokens: 30, ReasoningTokens: 12, Cost: 0.0021},
 		},
 		llm.Response{
 			ToolCalls: []llm.ToolCall{{ID: "c2", Name: "get_weather", Arguments: `{"city":"Atlantis","return":null}`}},
@@ -163,9 +163,16 @@ func TestSpanTreeOfARun(t *testing.T) {
 		"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o-mini", "gen_ai.system": "openai",
 		"gen_ai.usage.input_tokens": int64(100), "gen_ai.usage.output_tokens": int64(20),
 		"gen_ai.usage.cache_read.input_tokens": int64(60), "gen_ai.usage.cache_creation.input_tokens": int64(30),
+		"gen_ai.usage.reasoning.output_tokens": int64(12), "byref.usage.cost": 0.0021,
 	} {
 		if got := first[k].AsInterface(); got != want {
 			t.Errorf("chat span %s = %v, want %v", k, got, want)
+		}
+	}
+	// A call whose provider counted no reasoning nor cost has neither.
+	for _, k := range []string{"gen_ai.usage.reasoning.output_tokens", "byref.usage.cost", "gen_ai.usage.cache_read.input_tokens"} {
+		if v, ok := attrs(chats[1])[k]; ok {
+			t.Errorf("second chat span %s = %v; its usage has none", k, v.AsInterface())
 		}
 	}
 	if chats[0].SpanKind != trace.SpanKindClient {

@@ -144,3 +144,13 @@ func ExampleGoType() {
 	// map[string][]encoding/json.RawMessage
 	// encoding/json.RawMessage is []uint8
 }
+
+func ExampleUsage_Add() {
+	first := run.Usage{InputTokens: 3329, OutputTokens: 53, CacheReadTokens: 3211, CacheWriteTokens: 115, Cost: 0.0022, System: "You are…"}
+	second := run.Usage{InputTokens: 3400, OutputTokens: 40, CacheReadTokens: 3326, ReasoningTokens: 12, Cost: 0.0012}
+	total := first.Add(second)
+	fmt.Printf("%d in, %d from the cache, %d written, %d out, %d reasoning, $%.4f, system %q\n",
+		total.InputTokens, total.CacheReadTokens, total.CacheWriteTokens, total.OutputTokens, total.ReasoningTokens, total.Cost, total.System)
+	// Output:
+	// 6729 in, 6537 from the cache, 115 written, 93 out, 12 reasoning, $0.0034, system ""
+}

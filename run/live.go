@@ -90,6 +90,8 @@ type LiveStore interface {
 	// Live follows a run as Events does, with the deltas published by
 	// any process between its events: each after the event it follows
 	// (Delta.After) and before the next. A follower that joins late, or
-	// misses deltas, sees the deltas only from the run's next event on.
+	// misses deltas, sees the deltas only from the run's next message on,
+	// and a delta that reaches it after the event that completes its
+	// message is dropped (the event holds the message whole).
 	Live(ctx context.Context, id ID, from int64) iter.Seq2[Event, error]
 }

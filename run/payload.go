@@ -200,6 +200,11 @@ type ToolCallCompleted struct {
 	// run reads what its log holds), nil on the others and for the
 	// built-in actions.
 	Action *GoAction `json:"action,omitempty"`
+	// Usage is what the call spent of the run's model on its own behalf
+	// (an MCP server's sampling requests, served with the run's model),
+	// nil when nothing: it counts in the run's usage, and is no model
+	// step of the run's conversation.
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // Snippet is Go code the model wrote, with the variables it reads and
@@ -312,6 +317,12 @@ type AwaitRequested struct {
 	Link string `json:"link,omitempty"`
 	// Deadline is when the await times out and the run fails; zero for never.
 	Deadline time.Time `json:"deadline,omitzero"`
+	// Client reports that the run's client runs Call itself (an AG-UI
+	// front end's tool, action.InputRequired.Client): the answer's Input
+	// is the call's result, as the client gave it. The inspector shows
+	// the call as answered by the client, and replay code uses the
+	// recorded answer instead of calling a function.
+	Client bool `json:"client,omitempty"`
 }
 
 // Check says what is wrong with answer as the answer to r, or returns nil:
@@ -450,10 +461,26 @@ type Usage struct {
 	// the provider read from its prompt cache and wrote to it.
 	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+	// ReasoningTokens is the part of OutputTokens the model spent
+	// reasoning, for providers that count it apart.
+	ReasoningTokens int64 `json:"reasoning_tokens,omitempty"`
+	// Cost is what the provider said the call cost, in dollars
+	// (OpenRouter's usage.cost); 0 when it said nothing.
+	Cost float64 `json:"cost,omitempty"`
 	// System is the system prompt the call was sent, recorded on the run's
 	// first model call only (it is written once per run): a restored run
 	// sends the same bytes, whatever its variables hold by then.
 	System string `json:"system,omitempty"`
+}
+
+// Add returns the sum of u and v, each count and the cost: a run's usage
+// so far. System, the record of one call's prompt, is left empty.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens + v.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		ReasoningTokens: u.ReasoningTokens + v.ReasoningTokens, Cost: u.Cost + v.Cost,
+	}
 }
 
 // Error records a fault worth keeping: a model call retried, a result that

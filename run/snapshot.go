@@ -59,7 +59,9 @@ type Snapshot struct {
 	// Result is the latest result; nil when there is none yet, the JSON
 	// literal null when the run could not produce one.
 	Result json.RawMessage `json:"result,omitempty"`
-	// Usage totals the tokens of every [Usage] event.
+	// Usage totals the tokens of every [Usage] event, with those a
+	// compaction ([ContextCompacted]) and a call ([ToolCallCompleted])
+	// spent.
 	Usage Usage `json:"usage"`
 	// Compactions counts the [ContextCompacted] events: how many times
 	// the run compacted what the model reads.
@@ -95,6 +97,9 @@ type ToolCallState struct {
 	Result     string      `json:"result,omitempty"`
 	// Progress is the latest progress the call reported while it ran.
 	Progress string `json:"progress,omitempty"`
+	// Client reports a call the run's client runs and answers (an AG-UI
+	// front end's tool; see AwaitRequested.Client).
+	Client bool `json:"client,omitempty"`
 }
 
 // SnippetState is a snippet as the snapshot sees it.
@@ -191,6 +196,9 @@ func (s *Snapshot) Apply(e Event) {
 		s.step(p.Step)
 		s.ToolCalls = append(s.ToolCalls, ToolCallState{Call: p.Call, Step: p.Step, ScheduledAt: e.Time})
 	case ToolCallCompleted:
+		if u := p.Usage; u != nil {
+			s.Usage = s.Usage.Add(*u)
+		}
 		if tc := s.toolCall(p.CallID); tc != nil {
 			tc.Done = true
 			tc.CompletedAt = e.Time
@@ -222,6 +230,11 @@ func (s *Snapshot) Apply(e Event) {
 		s.setVariable(p.Variable, p.Step, p.Secret, p.Tainted, p.RunOnly, p.Value)
 	case AwaitRequested:
 		s.Await = &p
+		if p.Client && p.Call != nil {
+			if tc := s.toolCall(p.Call.ID); tc != nil {
+				tc.Client = true
+			}
+		}
 	case AwaitResolved:
 		if s.Await != nil && s.Await.ID == p.ID {
 			s.Await = nil
@@ -247,16 +260,10 @@ func (s *Snapshot) Apply(e Event) {
 	case ContextCompacted:
 		s.Compactions++
 		if u := p.Usage; u != nil {
-			s.Usage.InputTokens += u.InputTokens
-			s.Usage.OutputTokens += u.OutputTokens
-			s.Usage.CacheReadTokens += u.CacheReadTokens
-			s.Usage.CacheWriteTokens += u.CacheWriteTokens
+			s.Usage = s.Usage.Add(*u)
 		}
 	case Usage:
-		s.Usage.InputTokens += p.InputTokens
-		s.Usage.OutputTokens += p.OutputTokens
-		s.Usage.CacheReadTokens += p.CacheReadTokens
-		s.Usage.CacheWriteTokens += p.CacheWriteTokens
+		s.Usage = s.Usage.Add(p)
 	case Error:
 		s.step(p.Step)
 		s.LastError = p.Message

@@ -361,3 +361,30 @@ func TestSnapshotFailureKind(t *testing.T) {
 		t.Errorf("an Error without Failure set the kind %q", plain.FailureKind)
 	}
 }
+
+// A call the run's client runs is marked in the snapshot from its await
+// on, and stays marked once answered; a JSON log without the field (an
+// older one) reads as a call the run ran itself.
+func TestSnapshotClientCall(t *testing.T) {
+	call := run.ToolCall{ID: "c1", Name: "confirm", Arguments: `{}`}
+	other := run.ToolCall{ID: "c2", Name: "fetch", Arguments: `{}`}
+	events := []run.Event{
+		{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: call}},
+		{Seq: 2, Data: run.ToolCallScheduled{Step: 1, Call: other}},
+		{Seq: 3, Data: run.AwaitRequested{ID: "a1", Await: run.AwaitInput, Call: &call, Client: true}},
+		{Seq: 4, Data: run.AwaitRequested{ID: "a2", Await: run.AwaitInput, Call: &other}},
+	}
+	snap := run.Fold(events)
+	if !snap.ToolCalls[0].Client || snap.ToolCalls[1].Client {
+		t.Fatalf("client marks: %+v", snap.ToolCalls)
+	}
+	snap = run.Fold(append(events, run.Event{Seq: 5, Data: run.AwaitResolved{ID: "a1", Answer: run.Answer{Input: json.RawMessage(`"yes"`)}}},
+		run.Event{Seq: 6, Data: run.ToolCallCompleted{CallID: "c1", Success: true}}))
+	if !snap.ToolCalls[0].Client || !snap.ToolCalls[0].Done {
+		t.Fatalf("after the answer: %+v", snap.ToolCalls[0])
+	}
+	var old run.AwaitRequested
+	if err := json.Unmarshal([]byte(`{"id":"a1","kind":"input","call":{"id":"c1","name":"confirm"}}`), &old); err != nil || old.Client {
+		t.Fatalf("an older await: %+v %v", old, err)
+	}
+}

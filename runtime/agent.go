@@ -41,17 +41,21 @@ func (h *Handle) Begin(ctx context.Context) error {
 	}
 	h.begun = true
 	h.mu.Unlock()
-	if err := h.rec.transition(ctx, run.StatusRunning, ""); err != nil {
+	// The task, the conversation's first user message, is recorded with
+	// the move that begins the run: a run restored after it has it.
+	if err := h.rec.transitionFrom(ctx, run.StatusCreated, run.StatusRunning, "", nil, h.task()...); err != nil {
 		err = fmt.Errorf("runtime: run %s cannot begin: %w", h.id, err)
 		h.end(Outcome{Status: h.rec.current(), Reason: err.Error()})
 		return err
 	}
-	if err := h.rec.append(ctx, run.PhaseChanged{To: run.PhasePrompted}, run.UserMessage{Text: taskText(h.opts, h.st.opts.HideFromAI, h.st.opts.MaxMessage), Turn: h.opts.Turn, Message: h.opts.Message}); err != nil {
-		h.end(h.storeFault(ctx, err))
-		return err
-	}
 	h.launch(ctx)
 	return nil
+}
+
+// task is what records the run's task: the conversation's first user
+// message.
+func (h *Handle) task() []run.Payload {
+	return []run.Payload{run.PhaseChanged{To: run.PhasePrompted}, run.UserMessage{Text: taskText(h.opts, h.st.opts.HideFromAI, h.st.opts.MaxMessage), Turn: h.opts.Turn, Message: h.opts.Message}}
 }
 
 // Create records a new run in the created status without starting it;
@@ -132,22 +136,21 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 		done:    make(chan struct{}),
 		awaited: make(chan struct{}, 1),
 	}
+	runConversation(h)
 	h.rec.hook = h.statusHook(opts.OnStatus)
 	h.drivenBy(opts.Driven)
+	h.awaits = newAwaits(h.rec, h.drive, &h.opts)
 	st.mu.Lock()
-	st.record = storeLog{store: h.rec.store, id: h.id}
-	st.attach(opts.Actions, opts.ResultSchema, !opts.NonInteractive)
+	st.s.record = storeLog{store: h.rec.store, id: h.id}
+	st.s.attach(opts.Actions, opts.ResultSchema, !opts.NonInteractive)
 	if input != nil {
-		if _, _, taken := st.vars.Value(inputVariable); !taken {
-			_ = st.define(variable.Spec{Name: inputVariable, Value: input, Description: "the run's structured input"}, st.step, "host")
+		if _, _, taken := st.s.vars.Value(inputVariable); !taken {
+			_ = st.s.define(variable.Spec{Name: inputVariable, Value: input, Description: "the run's structured input"}, st.s.step, "host")
 		}
 	}
-	h.ctx.starting = st.vars.Names()
-	startVars := st.variableEvents(h.ctx.starting, true)
+	startVars := st.s.variableEvents(st.s.vars.Names(), true) // which the conversation folds as its starting variables
 	st.mu.Unlock()
 
-	h.messages = append([]llm.Message{llm.SystemMessage("")}, opts.History...)
-	h.messages = append(h.messages, llm.UserMessage(taskText(opts, rt.opts.HideFromAI, rt.opts.MaxMessage)))
 	if err := h.rec.append(ctx, startVars...); err != nil {
 		_ = h.rec.transition(ctx, run.StatusFailed, "store: "+err.Error())
 		return nil, fmt.Errorf("runtime: recording run %s: %w", id, err)

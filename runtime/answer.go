@@ -14,12 +14,6 @@ import (
 // Runtime.Resume (or Handle.Resume) answers it. So Run never waits for an
 // answer nobody was asked for (docs/decisions/2026-11-28-run-awaits.md).
 
-// AnswerFunc answers an await in the process: req is what the run awaits
-// (its Await kind, its Message, the Call or Snippet to approve with their
-// resolved arguments). It returns the answer and true, or false to leave
-// the await to Resume. ctx is canceled when the run's turn ends.
-type AnswerFunc func(ctx context.Context, req run.AwaitRequested) (run.Answer, bool)
-
 // statusHook is the recorder's hook of a run: the host's OnStatus, then,
 // on a move to awaiting, the answer of Options.Answer or the word to Run
 // that the run awaits a caller.
@@ -100,7 +94,7 @@ func (h *Handle) settle(ctx context.Context) (Outcome, error) {
 			h.mu.Lock()
 			o := Outcome{RunID: h.id, Status: run.StatusAwaiting, Await: &req, Steps: h.steps, Usage: h.usage}
 			h.mu.Unlock()
-			o.Cost = h.cost(o.Usage)
+			o.Cost = h.rt.cost(h.opts.ModelName, o.Usage)
 			return o, nil
 		case <-ctx.Done():
 			status := h.Status()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/byref/byref/action"
@@ -13,80 +14,68 @@ import (
 	"github.com/byref/byref/run"
 )
 
-// Pending returns what the run awaits, if anything.
-func (h *Handle) Pending() (run.AwaitRequested, bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.pending == nil {
-		return run.AwaitRequested{}, false
-	}
-	return h.pending.req, true
+// awaits is what a run awaits from a person, and the gate its steps ask
+// through (approvals, authorizations, input, questions): the await
+// pending, how many were asked, whether the plan was approved, and why
+// the run failed when an await was not answered in time. Its lock guards
+// those fields alone; Resume, Expire and the run's loop meet here.
+type awaits struct {
+	rec      *recorder
+	drive    *driver       // nil unless the run is driven
+	strategy Approval      // the run's approval strategy
+	timeout  time.Duration // RunOptions.AwaitTimeout
+
+	mu      sync.Mutex
+	pending *pendingAwait
+	count   int
+	fatal   string // set when an await timed out and the run failed
+	planOK  bool   // the plan was approved (ApproveOnStart)
 }
 
-// Resume answers what the run awaits. awaitID names the await (as in
-// run.AwaitRequested.ID); "" means whichever is pending. The answer must fit
-// the await's kind: a Decision for an approval or an authorization, Text
-// for a question, Input (JSON) for input. A mismatch returns an error
-// wrapping ErrAwaitMismatch that says what is pending; ErrNoAwait when the
-// run awaits nothing.
-func (h *Handle) Resume(ctx context.Context, awaitID string, answer run.Answer) error {
-	h.mu.Lock()
-	p := h.pending
-	if p == nil {
-		h.mu.Unlock()
-		return fmt.Errorf("%w: run %s is %s", ErrNoAwait, h.id, h.rec.current())
-	}
-	if awaitID != "" && awaitID != p.req.ID {
-		h.mu.Unlock()
-		return fmt.Errorf("%w: run %s awaits %s %s (%s), not %s", ErrAwaitMismatch, h.id, p.req.Await, p.req.ID, p.req.Message, awaitID)
-	}
-	if err := p.req.Check(answer); err != nil {
-		h.mu.Unlock()
-		return fmt.Errorf("%w: run %s awaits %s %s: %v", ErrAwaitMismatch, h.id, p.req.Await, p.req.ID, err)
-	}
-	h.pending = nil // claimed: the loop now waits for this Resume's word
-	h.mu.Unlock()
-	<-p.ready // closed right after the store answers, whatever it says
-	if err := h.rec.transitionFrom(ctx, run.StatusAwaiting, run.StatusRunning, "", run.AwaitResolved{ID: p.req.ID, Answer: answer}); err != nil {
-		p.answer <- resumed{err: err}
-		return fmt.Errorf("runtime: the answer to %s could not be recorded: %w", p.req.ID, err)
-	}
-	p.answer <- resumed{answer: answer}
-	return nil
+// newAwaits is the awaits of a run recorded by rec, driven by drive (nil
+// if not), with the approval strategy and await timeout of opts.
+func newAwaits(rec *recorder, drive *driver, opts *RunOptions) *awaits {
+	return &awaits{rec: rec, drive: drive, strategy: opts.Approval, timeout: opts.AwaitTimeout,
+		planOK: opts.Approval != ApproveOnStart}
 }
 
-// awaitAnswer records req, moves the run to awaiting and blocks until
-// Resume answers, the await times out (the run fails) or ctx is done.
-func (h *Handle) awaitAnswer(ctx context.Context, req run.AwaitRequested) (run.Answer, error) {
-	h.mu.Lock()
-	h.awaits++
-	req.ID = "await_" + strconv.Itoa(h.awaits)
-	h.mu.Unlock()
-	if h.opts.AwaitTimeout > 0 {
-		req.Deadline = time.Now().Add(h.opts.AwaitTimeout).UTC()
+// ask records req, moves the run to awaiting and blocks until Resume
+// answers, the await times out (the run fails) or ctx is done.
+func (a *awaits) ask(ctx context.Context, req run.AwaitRequested) (run.Answer, error) {
+	if a.timeout > 0 {
+		req.Deadline = time.Now().Add(a.timeout).UTC()
 	}
+	a.mu.Lock()
+	a.count++
+	req.ID = "await_" + strconv.Itoa(a.count)
 	p := newPendingAwait(req, false)
-	h.mu.Lock()
-	h.pending = p
-	h.mu.Unlock()
-	err := h.rec.transition(ctx, run.StatusAwaiting, "", req)
+	a.pending = p
+	a.mu.Unlock()
+	err := a.rec.transition(ctx, run.StatusAwaiting, "", req)
 	close(p.ready)
 	if err != nil {
-		h.clearPending(p)
+		a.clear(p)
 		return run.Answer{}, err
 	}
-	if h.drive != nil {
-		h.drive.post(Pause{Kind: PauseAwait, Await: &req})
+	if a.drive != nil {
+		a.drive.post(Pause{Kind: PauseAwait, Await: &req})
 	}
-	return h.waitAnswer(ctx, p)
+	return a.wait(ctx, p)
 }
 
-// waitAnswer blocks until the pending await p is answered, times out (the
-// run fails) or ctx is done.
-func (h *Handle) waitAnswer(ctx context.Context, p *pendingAwait) (run.Answer, error) {
+// restore makes p, an await read from the run's log, the pending one.
+func (a *awaits) restore(p *pendingAwait) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.pending = p
+}
+
+// wait blocks until the pending await p is answered, times out (the run
+// fails) or ctx is done.
+func (a *awaits) wait(ctx context.Context, p *pendingAwait) (run.Answer, error) {
 	req := p.req
 	var timeout <-chan time.Time
-	if !req.Deadline.IsZero() && h.drive == nil { // a driven run's engine keeps time
+	if !req.Deadline.IsZero() && a.drive == nil { // a driven run's engine keeps time
 		t := time.NewTimer(time.Until(req.Deadline))
 		defer t.Stop()
 		timeout = t.C
@@ -95,19 +84,19 @@ func (h *Handle) waitAnswer(ctx context.Context, p *pendingAwait) (run.Answer, e
 	case r := <-p.answer:
 		return r.answer, r.err
 	case <-timeout:
-		if !h.clearPending(p) {
+		if !a.clear(p) {
 			r := <-p.answer // Resume won the race
 			return r.answer, r.err
 		}
 		reason := fmt.Sprintf("the %s %s was not answered by %s", req.Await, req.ID, req.Deadline.Format(time.RFC3339))
-		if h.opts.AwaitTimeout > 0 {
-			reason = fmt.Sprintf("the %s %s was not answered within %v", req.Await, req.ID, h.opts.AwaitTimeout)
+		if a.timeout > 0 {
+			reason = fmt.Sprintf("the %s %s was not answered within %v", req.Await, req.ID, a.timeout)
 		}
-		h.setFatal(reason)
-		_ = h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason, Failure: run.FailureTimeout})
+		a.setFatal(reason)
+		_ = a.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason, Failure: run.FailureTimeout})
 		return run.Answer{}, errors.New(reason)
 	case <-ctx.Done():
-		if !h.clearPending(p) {
+		if !a.clear(p) {
 			r := <-p.answer
 			return r.answer, r.err
 		}
@@ -115,36 +104,64 @@ func (h *Handle) waitAnswer(ctx context.Context, p *pendingAwait) (run.Answer, e
 	}
 }
 
-// clearPending removes p if it is still pending and reports whether it was.
-func (h *Handle) clearPending(p *pendingAwait) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.pending != p {
+// clear removes p if it is still pending and reports whether it was.
+func (a *awaits) clear(p *pendingAwait) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.pending != p {
 		return false
 	}
-	h.pending = nil
+	a.pending = nil
 	return true
 }
 
-func (h *Handle) setFatal(reason string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.fatal = reason
+// claim takes the pending await whose ID is id ("" for whichever), or nil.
+func (a *awaits) claim(id string) *pendingAwait {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p := a.pending
+	if p == nil || (id != "" && id != p.req.ID) {
+		return nil
+	}
+	a.pending = nil
+	return p
 }
 
-func (h *Handle) fatalReason() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.fatal
+func (a *awaits) setFatal(reason string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.fatal = reason
+}
+
+// fatalReason is why an await failed the run, or "".
+func (a *awaits) fatalReason() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.fatal
+}
+
+// planApproved reports whether the run's plan was approved (or needs no
+// approval).
+func (a *awaits) planApproved() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.planOK
+}
+
+// approvePlan records that the run's plan was approved.
+func (a *awaits) approvePlan() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.planOK = true
 }
 
 // approveCall implements gate.
-func (h *Handle) approveCall(ctx context.Context, c *ToolCall, refs func() map[string]run.VariableRef, needsApproval bool) string {
-	if h.opts.Approval != ApproveOnToolCall && !needsApproval {
+func (a *awaits) approveCall(ctx context.Context, c *ToolCall, refs func() map[string]run.VariableRef, needsApproval bool) string {
+	if a.strategy != ApproveOnToolCall && !needsApproval {
 		return ""
 	}
 	call := withRefs(*c, refs())
-	a, err := h.awaitAnswer(ctx, run.AwaitRequested{
+	ans, err := a.ask(ctx, run.AwaitRequested{
 		Await:   run.AwaitApproval,
 		Message: strings.TrimSuffix(fmt.Sprintf("Approve the call of %s with %s?\n%s", c.Name, c.Arguments, call.DescribeReferences()), "\n"),
 		Call:    call,
@@ -152,11 +169,11 @@ func (h *Handle) approveCall(ctx context.Context, c *ToolCall, refs func() map[s
 	if err != nil {
 		return "not run: " + err.Error()
 	}
-	if a.Decision == run.Denied {
-		return denied(a.Reason)
+	if ans.Decision == run.Denied {
+		return denied(ans.Reason)
 	}
-	if a.Arguments != "" {
-		c.Arguments = a.Arguments
+	if ans.Arguments != "" {
+		c.Arguments = ans.Arguments
 	}
 	return ""
 }
@@ -169,15 +186,15 @@ func denied(reason string) string {
 }
 
 // approveSnippet implements gate.
-func (h *Handle) approveSnippet(ctx context.Context, code string, access interp.Access, guarded []string) string {
-	if h.opts.Approval != ApproveOnToolCall && len(guarded) == 0 {
+func (a *awaits) approveSnippet(ctx context.Context, code string, access interp.Access, guarded []string) string {
+	if a.strategy != ApproveOnToolCall && len(guarded) == 0 {
 		return ""
 	}
 	msg := "Approve running this Go snippet?"
 	if len(guarded) > 0 {
 		msg = "Approve running this Go snippet? It calls " + strings.Join(guarded, ", ") + ", which needs approval."
 	}
-	a, err := h.awaitAnswer(ctx, run.AwaitRequested{
+	ans, err := a.ask(ctx, run.AwaitRequested{
 		Await:   run.AwaitApproval,
 		Message: msg,
 		Snippet: &run.Snippet{Code: code, Reads: access.Reads, Writes: access.Writes},
@@ -185,45 +202,42 @@ func (h *Handle) approveSnippet(ctx context.Context, code string, access interp.
 	if err != nil {
 		return "not run: " + err.Error()
 	}
-	if a.Decision == run.Denied {
-		return denied(a.Reason)
+	if ans.Decision == run.Denied {
+		return denied(ans.Reason)
 	}
 	return ""
 }
 
 // human implements gate.
-func (h *Handle) human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (context.Context, string) {
+func (a *awaits) human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (context.Context, string) {
 	call := withRefs(c, refs())
 	var auth *action.AuthorizationRequired
 	if errors.As(need, &auth) {
-		a, err := h.awaitAnswer(ctx, run.AwaitRequested{Await: run.AwaitAuthorization, Message: auth.Message, Link: auth.Link, Call: call})
+		ans, err := a.ask(ctx, run.AwaitRequested{Await: run.AwaitAuthorization, Message: auth.Message, Link: auth.Link, Call: call})
 		if err != nil {
 			return nil, "not run: " + err.Error()
 		}
-		if a.Decision == run.Denied {
-			return nil, "the user did not authorize " + c.Name + ": " + a.Reason
+		if ans.Decision == run.Denied {
+			return nil, "the user did not authorize " + c.Name + ": " + ans.Reason
 		}
 		return ctx, ""
 	}
 	var in *action.InputRequired
 	if errors.As(need, &in) {
-		a, err := h.awaitAnswer(ctx, run.AwaitRequested{Await: run.AwaitInput, Message: in.Message, Call: call})
+		ans, err := a.ask(ctx, run.AwaitRequested{Await: run.AwaitInput, Message: in.Message, Call: call, Client: in.Client})
 		if err != nil {
 			return nil, "not run: " + err.Error()
 		}
-		return action.WithInput(ctx, a.Input), ""
+		return action.WithInput(ctx, ans.Input), ""
 	}
 	return nil, need.Error()
 }
 
-// ask implements gate.
-func (h *Handle) ask(ctx context.Context, c ToolCall, question string) (string, string) {
-	a, err := h.awaitAnswer(ctx, run.AwaitRequested{Await: run.AwaitQuestion, Message: question})
+// question implements gate.
+func (a *awaits) question(ctx context.Context, c ToolCall, question string) (string, string) {
+	ans, err := a.ask(ctx, run.AwaitRequested{Await: run.AwaitQuestion, Message: question})
 	if err != nil {
 		return "", "no answer: " + err.Error()
 	}
-	return a.Text, ""
+	return ans.Text, ""
 }
-
-// owner implements gate: a run's loop asks for its steps itself.
-func (h *Handle) owner() *Handle { return h }

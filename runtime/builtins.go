@@ -56,23 +56,23 @@ func terminate(st *State, _ context.Context, _ *stepJob, _ ToolCall, p *prepared
 // askUser asks the run's user a question; the answer becomes a variable.
 func askUser(st *State, ctx context.Context, j *stepJob, c ToolCall, p *prepared, resp ToolResponse) (ToolResponse, *action.Termination) {
 	if len(p.secretIn) > 0 {
-		return st.fail(resp, "ask_user cannot show "+strings.Join(p.secretIn, ", ")+": it is a secret or derived from one, and questions are shown and recorded; ask without it"), nil
+		return st.exec.fail(resp, "ask_user cannot show "+strings.Join(p.secretIn, ", ")+": it is a secret or derived from one, and questions are shown and recorded; ask without it"), nil
 	}
 	if j.g == nil {
-		return st.fail(resp, "ask_user needs a run whose user can answer; there is none"), nil
+		return st.exec.fail(resp, "ask_user needs a run whose user can answer; there is none"), nil
 	}
-	answer, deny := j.g.ask(ctx, c, p.args[0].String())
+	answer, deny := j.g.question(ctx, c, p.args[0].String())
 	if deny != "" {
-		return st.fail(resp, deny), nil
+		return st.exec.fail(resp, deny), nil
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.commit(resp, j.n, p.row.act, p, reflect.ValueOf(answer), nil), nil
+	return st.s.commit(resp, j.n, p.row.act, p, reflect.ValueOf(answer), nil), nil
 }
 
 // runGoCall runs a run_go call's code as a snippet.
 func runGoCall(st *State, ctx context.Context, j *stepJob, c ToolCall, p *prepared, resp ToolResponse) (ToolResponse, *action.Termination) {
-	s := st.snippet(ctx, j.g, j.n, c.ID, p.args[0].String())
+	s := st.exec.snippet(ctx, j.g, j.n, c.ID, p.args[0].String())
 	resp.Success, resp.Error, resp.Stdout, resp.Stderr, resp.Variables, resp.Duration = s.Success, s.Error, s.Stdout, s.Stderr, s.Variables, s.Duration
 	resp.Err = s.Err
 	resp.ran, resp.start = &ranSnippet{snippet: &run.Snippet{Code: s.Code, Reads: s.Reads, Writes: s.Writes}, left: s.left}, s.start

@@ -19,23 +19,23 @@ import (
 )
 
 // needsApproval reports whether the named action always needs approval.
-func (st *State) needsApproval(name string) bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	r, ok := st.m.byName[name]
+func (ex *executor) needsApproval(name string) bool {
+	ex.st.mu.Lock()
+	defer ex.st.mu.Unlock()
+	r, ok := ex.st.s.m.byName[name]
 	return ok && r.act.NeedsApproval()
 }
 
 // resolve parses and resolves a call once, into p: the action, its
 // arguments (each a reference, a raw value or a default) and its return
 // target. Its error is a *RefusedError whose text is what the model gets.
-func (st *State) resolve(c ToolCall, p *prepared) error {
-	st.mu.Lock()
-	err := st.prepare(c, p)
+func (ex *executor) resolve(c ToolCall, p *prepared) error {
+	ex.st.mu.Lock()
+	err := ex.st.s.prepare(c, p)
 	if err == nil {
-		p.secretIn = st.sensitiveArgs(p)
+		p.secretIn = ex.st.s.sensitiveArgs(p)
 	}
-	st.mu.Unlock()
+	ex.st.mu.Unlock()
 	if err != nil {
 		p.row = nil
 		return &RefusedError{Action: c.Name, CallID: c.ID, Msg: err.Error()}
@@ -48,38 +48,38 @@ func (st *State) resolve(c ToolCall, p *prepared) error {
 // response is then failed, and the call may be retried after the run's user
 // answered); gone is set when the watchdog abandoned the call, whose
 // response it made: the caller's goroutine must then end.
-func (st *State) call(ctx context.Context, j *stepJob, endCall func(SpanEnd), c ToolCall, p *prepared, perr error) (_ ToolResponse, _ *action.Termination, need error, gone bool) {
+func (ex *executor) call(ctx context.Context, j *stepJob, endCall func(SpanEnd), c ToolCall, p *prepared, perr error) (_ ToolResponse, _ *action.Termination, need error, gone bool) {
 	resp := ToolResponse{CallID: c.ID, Name: c.Name, start: time.Now()}
 	if perr != nil {
-		return st.failErr(resp, perr), nil, nil, false
+		return ex.failErr(resp, perr), nil, nil, false
 	}
 	resp.Resolution = p.resolution()
 	if b := p.row.builtin; b != nil {
-		resp, term := b(st, ctx, j, c, p, resp)
+		resp, term := b(ex.st, ctx, j, c, p, resp)
 		return resp, term, nil, false
 	}
 	a := p.row.act
 	if err := ctx.Err(); err != nil {
-		return st.fail(resp, "the step was cancelled before "+a.Name()+" ran ("+err.Error()+")"), nil, nil, false
+		return ex.fail(resp, "the step was cancelled before "+a.Name()+" ran ("+err.Error()+")"), nil, nil, false
 	}
 	f := &p.flight
-	*f = inflight{index: j.next, resp: resp, secret: len(p.secretIn) > 0, step: j.n, timeout: st.opts.CallTimeout, ctx: ctx, callCtx: ctx, endCall: endCall}
+	*f = inflight{index: j.next, resp: resp, secret: len(p.secretIn) > 0, step: j.n, timeout: ex.st.opts.CallTimeout, ctx: ctx, callCtx: ctx, endCall: endCall}
 	if a.TakesContext() {
 		// An action that takes a context gets one with the call's
 		// deadline, its own output writers and its call.
 		var cancel context.CancelFunc
-		f.callCtx, cancel = st.callContext(ctx, runOf(j.g), c, p, f)
+		f.callCtx, cancel = ex.callContext(ctx, runOf(j.g), c, p, f)
 		defer cancel()
 	}
 	var res callResult
-	d, bounded := st.callBound(ctx, a)
+	d, bounded := ex.callBound(ctx, a)
 	switch {
 	case !bounded:
 		res.value, res.err = a.Call(f.callCtx, p.args)
 	case j.watched:
 		// Once abandoned, this goroutine touches j no more: it is the
 		// fresh goroutine's.
-		w := st.steps
+		w := ex.steps
 		w.arm(f, d)
 		res.value, res.err = a.Call(f.callCtx, p.args)
 		if !w.disarm(f) {
@@ -92,24 +92,24 @@ func (st *State) call(ctx context.Context, j *stepJob, endCall func(SpanEnd), c 
 		start := time.Now()
 		res.value, res.err = a.Call(f.callCtx, p.args)
 		if res.err == nil && time.Since(start) > d {
-			return st.abandoned(f), nil, nil, false
+			return ex.abandoned(f), nil, nil, false
 		}
 	}
-	resp, need = st.returned(resp, j.n, p, f.out, res)
+	resp, need = ex.returned(resp, j.n, p, f.out, res)
 	return resp, nil, need, false
 }
 
 // callContext is the context of a call of an action that takes one: the
 // call's deadline, its output writers (f.out) and its call's information,
 // with h, the run the call is part of (nil for a bare Execute).
-func (st *State) callContext(ctx context.Context, h *Handle, c ToolCall, p *prepared, f *inflight) (context.Context, context.CancelFunc) {
+func (ex *executor) callContext(ctx context.Context, h *Handle, c ToolCall, p *prepared, f *inflight) (context.Context, context.CancelFunc) {
 	cancel := context.CancelFunc(func() {})
-	if st.opts.CallTimeout > 0 {
-		ctx, cancel = context.WithTimeout(ctx, st.opts.CallTimeout)
+	if ex.st.opts.CallTimeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, ex.st.opts.CallTimeout)
 	}
-	f.out = &callOutput{stdout: boundedBuffer{limit: st.opts.MaxOutput}, stderr: boundedBuffer{limit: st.opts.MaxOutput}}
+	f.out = &callOutput{stdout: boundedBuffer{limit: ex.st.opts.MaxOutput}, stderr: boundedBuffer{limit: ex.st.opts.MaxOutput}}
 	ctx = action.WithOutput(ctx, &f.out.stdout, &f.out.stderr)
-	info := &callInfo{run: h, callID: c.ID, sensitive: p.secretIn}
+	info := &callInfo{run: h, callID: c.ID, sensitive: p.secretIn, sampled: &f.out.sampled}
 	if h == nil {
 		// A bare Execute (an MCP server's call): progress goes to the
 		// caller's own call, if its context carries one.
@@ -123,8 +123,8 @@ func (st *State) callContext(ctx context.Context, h *Handle, c ToolCall, p *prep
 // less when the step's deadline comes first; bounded is false when nothing
 // bounds it. An action that takes a context sees the deadline: it is given
 // a moment more to return with its own error before it is abandoned.
-func (st *State) callBound(ctx context.Context, a *action.Action) (d time.Duration, bounded bool) {
-	d = st.opts.CallTimeout
+func (ex *executor) callBound(ctx context.Context, a *action.Action) (d time.Duration, bounded bool) {
+	d = ex.st.opts.CallTimeout
 	if dl, ok := ctx.Deadline(); ok {
 		if left := time.Until(dl); d <= 0 || left < d {
 			d = max(left, 1)
@@ -137,46 +137,49 @@ func (st *State) callBound(ctx context.Context, a *action.Action) (d time.Durati
 }
 
 // returned completes the response of a call whose action returned res.
-func (st *State) returned(resp ToolResponse, step int, p *prepared, out *callOutput, res callResult) (_ ToolResponse, need error) {
+func (ex *executor) returned(resp ToolResponse, step int, p *prepared, out *callOutput, res callResult) (_ ToolResponse, need error) {
 	a := p.row.act
 	secret := len(p.secretIn) > 0
 	resp.Stdout, resp.Stderr = out.texts(secret)
-	if secret && res.err != nil && !errors.Is(res.err, action.ErrNeedsHuman) {
-		return st.failErr(resp, &ActionError{Action: a.Name(), CallID: resp.CallID, Step: step, Msg: hideError(a.Name(), res.err), Err: res.err}), nil
+	if out != nil { // an action that takes a context
+		resp.sampled = out.sampled.total()
 	}
-	if (resp.Stdout != "" || resp.Stderr != "") && st.hasSecrets() {
-		st.mu.Lock()
-		resp.Stdout, resp.Stderr = st.redact(resp.Stdout), st.redact(resp.Stderr)
-		st.mu.Unlock()
+	if secret && res.err != nil && !errors.Is(res.err, action.ErrNeedsHuman) {
+		return ex.failErr(resp, &ActionError{Action: a.Name(), CallID: resp.CallID, Step: step, Msg: hideError(a.Name(), res.err), Err: res.err}), nil
+	}
+	if (resp.Stdout != "" || resp.Stderr != "") && ex.st.hasSecrets() {
+		ex.st.mu.Lock()
+		resp.Stdout, resp.Stderr = ex.st.s.redact(resp.Stdout), ex.st.s.redact(resp.Stderr)
+		ex.st.mu.Unlock()
 	}
 	if res.err != nil {
-		return st.failed(resp, step, a, res.err)
+		return ex.failed(resp, step, a, res.err)
 	}
 
 	// Fingerprints are taken before locking: the value may be large.
 	changed := make([]bool, len(p.tracked))
 	for i, t := range p.tracked {
-		v, _, _ := st.peek(t.name)
+		v, _, _ := ex.peek(t.name)
 		changed[i] = variable.Fingerprint(v) != t.before
 	}
 
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	ex.st.mu.Lock()
+	defer ex.st.mu.Unlock()
 	if secret {
 		// Taint before the changes are described, so that their
 		// previews are redacted.
 		p.tainted = true
 	}
-	return st.commit(resp, step, a, p, res.value, changed), nil
+	return ex.st.s.commit(resp, step, a, p, res.value, changed), nil
 }
 
 // failed completes the response of a call whose action returned err (or
 // panicked).
-func (st *State) failed(resp ToolResponse, step int, a *action.Action, err error) (_ ToolResponse, need error) {
+func (ex *executor) failed(resp ToolResponse, step int, a *action.Action, err error) (_ ToolResponse, need error) {
 	var pe *action.PanicError
 	if errors.As(err, &pe) {
 		msg := fmt.Sprintf("%s panicked: %v. The action has a bug or was given a value it cannot handle; try other arguments or another action.", a.Name(), pe.Value)
-		return st.failErr(resp, &ActionError{Action: a.Name(), CallID: resp.CallID, Step: step, Msg: msg, Err: err}), nil
+		return ex.failErr(resp, &ActionError{Action: a.Name(), CallID: resp.CallID, Step: step, Msg: msg, Err: err}), nil
 	}
 	if errors.Is(err, action.ErrNeedsHuman) {
 		need = err
@@ -184,20 +187,20 @@ func (st *State) failed(resp ToolResponse, step int, a *action.Action, err error
 	if f := (*run.FailureError)(nil); errors.As(err, &f) {
 		resp.Failure = f
 	}
-	return st.failErr(resp, &ActionError{Action: a.Name(), CallID: resp.CallID, Step: step, Msg: a.Name() + " failed: " + err.Error(), Err: err}), need
+	return ex.failErr(resp, &ActionError{Action: a.Name(), CallID: resp.CallID, Step: step, Msg: a.Name() + " failed: " + err.Error(), Err: err}), need
 }
 
 // commit stores a successful call's result and the changes it made and
-// completes the response; callers hold mu.
-func (st *State) commit(resp ToolResponse, step int, a *action.Action, p *prepared, value reflect.Value, changed []bool) ToolResponse {
+// completes the response.
+func (sc *scope) commit(resp ToolResponse, step int, a *action.Action, p *prepared, value reflect.Value, changed []bool) ToolResponse {
 	if p.tainted && !a.Declassifies() {
-		st.taint(st.carriers(p)...)
+		sc.taint(sc.carriers(p)...)
 	}
 	var modified []string // by name, to describe each variable once
 	if a.Result() != nil {
-		name, created, err := st.assignResult(step, p.row, p.target, value, p.tainted && !a.Declassifies())
+		name, created, err := sc.assignResult(step, p.row, p.target, value, p.tainted && !a.Declassifies())
 		if err != nil {
-			return st.failLocked(resp, err.Error())
+			return sc.failLocked(resp, err.Error())
 		}
 		resp.resultVar = name
 		kind := variable.Assigned
@@ -207,10 +210,10 @@ func (st *State) commit(resp ToolResponse, step int, a *action.Action, p *prepar
 			modified = append(modified, name)
 		}
 		if resp.Variables == nil {
-			resp.Variables, st.change1 = st.change1, nil
+			resp.Variables, sc.change1 = sc.change1, nil
 		}
-		resp.Variables = append(resp.Variables, st.change(name, kind))
-		if st.opts.HideFromAI {
+		resp.Variables = append(resp.Variables, sc.change(name, kind))
+		if sc.opts.HideFromAI {
 			resp.Result = resultJSON(value)
 		}
 	}
@@ -218,9 +221,9 @@ func (st *State) commit(resp ToolResponse, step int, a *action.Action, p *prepar
 		if i >= len(changed) || !changed[i] || t.name == resp.resultVar || slices.Contains(modified, t.name) {
 			continue
 		}
-		if st.vars.Touch(t.name, step, a.Name()) == nil {
+		if sc.vars.Touch(t.name, step, a.Name()) == nil {
 			modified = append(modified, t.name)
-			resp.Variables = append(resp.Variables, st.change(t.name, variable.Modified))
+			resp.Variables = append(resp.Variables, sc.change(t.name, variable.Modified))
 		}
 	}
 	resp.Success = true
@@ -229,20 +232,19 @@ func (st *State) commit(resp ToolResponse, step int, a *action.Action, p *prepar
 }
 
 // peek reads a variable's value under the lock.
-func (st *State) peek(name string) (any, reflect.Type, bool) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.vars.Value(name)
+func (ex *executor) peek(name string) (any, reflect.Type, bool) {
+	ex.st.mu.Lock()
+	defer ex.st.mu.Unlock()
+	return ex.st.s.vars.Value(name)
 }
 
-// change describes a variable as the model sees it after a change; callers
-// hold mu.
-func (st *State) change(name string, kind variable.ChangeKind) VariableChange {
-	v, _ := st.vars.Head(name)
+// change describes a variable as the model sees it after a change.
+func (sc *scope) change(name string, kind variable.ChangeKind) VariableChange {
+	v, _ := sc.vars.Head(name)
 	last := v.History.Last() // the preview was made when the change was recorded
 	shown := last.Preview
-	if len(st.secrets) > 0 {
-		shown = st.redact(shown)
+	if len(sc.secrets) > 0 {
+		shown = sc.redact(shown)
 	}
 	return VariableChange{Name: name, Type: last.Type, Preview: shown, Change: string(kind)}
 }
@@ -258,21 +260,20 @@ func resultJSON(v reflect.Value) json.RawMessage {
 	return b
 }
 
-// assignResult stores a call's result in target, or in a new variable;
-// callers hold mu.
-func (st *State) assignResult(step int, r *row, target string, value reflect.Value, tainted bool) (name string, created bool, err error) {
+// assignResult stores a call's result in target, or in a new variable.
+func (sc *scope) assignResult(step int, r *row, target string, value reflect.Value, tainted bool) (name string, created bool, err error) {
 	a := r.act
 	var v any
 	if value.IsValid() {
 		v = value.Interface()
 	}
 	if target != "" {
-		if old, ok := st.vars.Head(target); ok {
+		if old, ok := sc.vars.Head(target); ok {
 			if tainted && !old.Sensitive() {
 				// Mark it before the assignment records its preview.
-				st.taint(target)
+				sc.taint(target)
 			}
-			if err := st.vars.Assign(target, v, step, a.Name()); err != nil {
+			if err := sc.vars.Assign(target, v, step, a.Name()); err != nil {
 				return "", false, fmt.Errorf("the result could not be assigned to %s: %w; pass null as return to create a new variable", target, err)
 			}
 			return target, false, nil
@@ -283,34 +284,34 @@ func (st *State) assignResult(step int, r *row, target string, value reflect.Val
 	if v != nil && t.Kind() == reflect.Interface {
 		t = reflect.TypeOf(v)
 	}
-	name = st.freeName(r.resultBase())
-	if err := st.defineNew(variable.Spec{Name: name, Value: v, Type: t, Tainted: tainted}, step, a.Name()); err != nil {
+	name = sc.freeName(r.resultBase())
+	if err := sc.defineNew(variable.Spec{Name: name, Value: v, Type: t, Tainted: tainted}, step, a.Name()); err != nil {
 		return "", false, err
 	}
 	return name, true, nil
 }
 
 // fail completes a failed response.
-func (st *State) fail(resp ToolResponse, msg string) ToolResponse {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.failLocked(resp, msg)
+func (ex *executor) fail(resp ToolResponse, msg string) ToolResponse {
+	ex.st.mu.Lock()
+	defer ex.st.mu.Unlock()
+	return ex.st.s.failLocked(resp, msg)
 }
 
 // failErr is fail with a typed error, kept in the response (Err) for the
 // host; the model gets its text.
-func (st *State) failErr(resp ToolResponse, err error) ToolResponse {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	resp = st.failLocked(resp, err.Error())
+func (ex *executor) failErr(resp ToolResponse, err error) ToolResponse {
+	ex.st.mu.Lock()
+	defer ex.st.mu.Unlock()
+	resp = ex.st.s.failLocked(resp, err.Error())
 	resp.Err = err
 	return resp
 }
 
-func (st *State) failLocked(resp ToolResponse, msg string) ToolResponse {
-	if len(st.secrets) > 0 { // an action's error or output may quote a secret argument
-		msg = st.redact(msg)
-		resp.Stdout, resp.Stderr = st.redact(resp.Stdout), st.redact(resp.Stderr)
+func (sc *scope) failLocked(resp ToolResponse, msg string) ToolResponse {
+	if len(sc.secrets) > 0 { // an action's error or output may quote a secret argument
+		msg = sc.redact(msg)
+		resp.Stdout, resp.Stderr = sc.redact(resp.Stdout), sc.redact(resp.Stderr)
 	}
 	resp.Duration = time.Since(resp.start)
 	resp.Success = false
@@ -320,19 +321,19 @@ func (st *State) failLocked(resp ToolResponse, msg string) ToolResponse {
 
 var nullJSON = []byte("null")
 
-// prepare finds the action, checks the arguments and resolves them; callers
-// hold mu. Its errors are the messages the model gets.
-func (st *State) prepare(c ToolCall, p *prepared) error {
-	r, ok := st.m.byName[c.Name]
+// prepare finds the action, checks the arguments and resolves them. Its
+// errors are the messages the model gets.
+func (sc *scope) prepare(c ToolCall, p *prepared) error {
+	r, ok := sc.m.byName[c.Name]
 	if !ok {
-		return st.unknownAction(c.Name)
+		return sc.unknownAction(c.Name)
 	}
-	if !st.isAttached(c.Name) {
-		return fmt.Errorf("action %s is not attached to this run; attached actions: %s", c.Name, strings.Join(st.attachedNames(), ", "))
+	if !sc.isAttached(c.Name) {
+		return fmt.Errorf("action %s is not attached to this run; attached actions: %s", c.Name, strings.Join(sc.attachedNames(), ", "))
 	}
-	plain := st.opts.HideFromAI
+	plain := sc.opts.HideFromAI
 	if why := r.unavailable(plain); why != "" {
-		return fmt.Errorf("action %s is not available now: %s%s", c.Name, strings.TrimPrefix(why, c.Name+": "), st.creators(r))
+		return fmt.Errorf("action %s is not available now: %s%s", c.Name, strings.TrimPrefix(why, c.Name+": "), sc.creators(r))
 	}
 	a := r.act
 	text := []byte(c.Arguments)
@@ -363,13 +364,13 @@ func (st *State) prepare(c ToolCall, p *prepared) error {
 		if k := at[i]; k >= 0 {
 			raw = fs[k].raw
 		}
-		if err := st.resolveArg(p, i, raw, plain); err != nil {
+		if err := sc.resolveArg(p, i, raw, plain); err != nil {
 			return err
 		}
 	}
 	if !plain {
 		if raw, ok := fs.get(schema.ReturnProperty); ok && !bytes.Equal(raw, nullJSON) {
-			target, err := st.returnTarget(r, raw)
+			target, err := sc.returnTarget(r, raw)
 			if err != nil {
 				return err
 			}
@@ -401,7 +402,7 @@ func checkNames(r *row, fs fields, plain bool) error {
 	return fmt.Errorf("%s has no parameter %s; its parameters are: %s", r.act.Name(), quoteList(unknown), paramList(r, plain))
 }
 
-// resolveArg decodes argument i of a call; callers hold mu.
+// resolveArg decodes argument i of a call.
 //
 // The reference rule: in reference mode, a string argument is a reference
 // if and only if it is exactly <<var:NAME>> (schema.ParseRef). For a
@@ -411,7 +412,7 @@ func checkNames(r *row, fs fields, plain bool) error {
 // take references (raw-only, or an enum) refuses an exact reference, and
 // takes a string that merely resembles one as the text it is: run_go's
 // code may mention the syntax.
-func (st *State) resolveArg(p *prepared, i int, raw json.RawMessage, plain bool) error {
+func (sc *scope) resolveArg(p *prepared, i int, raw json.RawMessage, plain bool) error {
 	a := p.row.act
 	param := p.row.param(i)
 	p.record[i].Param = param.Name
@@ -435,7 +436,7 @@ func (st *State) resolveArg(p *prepared, i int, raw json.RawMessage, plain bool)
 				// A raw-only text parameter (run_go's code) takes the
 				// text as it is.
 			} else {
-				return st.resolveRef(p, i, name)
+				return sc.resolveRef(p, i, name)
 			}
 		} else if param.Refs() && schema.ResemblesRef(s) {
 			return fmt.Errorf("parameter %q of %s: %q is not a reference, and text that looks like one is refused: a reference is exactly %s, with no spaces, other case, brackets or text around it; compatible variables: %s", param.Name, a.Name(), s, schema.Ref("NAME"), refList(p.row.params[i]))
@@ -453,8 +454,8 @@ func (st *State) resolveArg(p *prepared, i int, raw json.RawMessage, plain bool)
 	return nil
 }
 
-// resolveRef resolves a reference to the variable name; callers hold mu.
-func (st *State) resolveRef(p *prepared, i int, name string) error {
+// resolveRef resolves a reference to the variable name.
+func (sc *scope) resolveRef(p *prepared, i int, name string) error {
 	a := p.row.act
 	param := p.row.param(i)
 	g := p.row.params[i]
@@ -464,7 +465,7 @@ func (st *State) resolveRef(p *prepared, i int, name string) error {
 		}
 		return fmt.Errorf("parameter %q of %s takes one of %s, not a reference", param.Name, a.Name(), enumList(param.Enum))
 	}
-	v, t, exists := st.vars.Value(name)
+	v, t, exists := sc.vars.Value(name)
 	if !exists {
 		return fmt.Errorf("%s is not a variable; compatible variables for %q are: %s", schema.Ref(name), param.Name, refList(g))
 	}
@@ -483,8 +484,8 @@ func (st *State) resolveRef(p *prepared, i int, name string) error {
 	return nil
 }
 
-// returnTarget checks the variable named in "return"; callers hold mu.
-func (st *State) returnTarget(r *row, raw json.RawMessage) (string, error) {
+// returnTarget checks the variable named in "return".
+func (sc *scope) returnTarget(r *row, raw json.RawMessage) (string, error) {
 	a := r.act
 	if r.result == nil {
 		return "", fmt.Errorf("%s returns no value, so \"return\" must be null or left out", a.Name())
@@ -504,7 +505,7 @@ func (st *State) returnTarget(r *row, raw json.RawMessage) (string, error) {
 	if err := variable.ValidName(name); err != nil {
 		return "", fmt.Errorf("\"return\": %q is not a variable name; pass null to create a new variable, or one of: %s", name, nameList(r.result.vars))
 	}
-	_, t, exists := st.vars.Value(name)
+	_, t, exists := sc.vars.Value(name)
 	if !exists {
 		return "", fmt.Errorf("\"return\": there is no variable %s; pass null to create a new variable, or one of: %s", name, nameList(r.result.vars))
 	}

@@ -95,6 +95,42 @@
 // actions have returned), FollowUp (a completed run goes on with its
 // variables and history), and Pending and Resume for what the run awaits.
 //
+// # A run's three parts, and the fold of its log
+//
+// A run is three parts, each a type that owns its fields and its lock, and
+// a log that is the truth of all three:
+//
+//	                 Handle: the run's control
+//	lifecycle (Begin, Wait, Cancel, FollowUp), its awaits (Pending,
+//	Resume) and the loop of each turn (model call, step, outcome)
+//	        │ asks for a step                │ asks for a request
+//	        ▼                                ▼
+//	State: the executor              conversation: what the model
+//	variables, matrix, schemas;      is sent (system prompt, messages)
+//	resolve, call, commit,           and what its requests keep fixed
+//	snippet (one step at a time)     (tools, cache key)
+//	        │ the step's events              ▲ apply(event), once each
+//	        ▼                                │
+//	═══════════ the run's log (Options.Store) ═══════════════════
+//	  every batch appended ──► conversation.fold(batch)
+//	  Restore reads the log ──► conversation.fold(events)
+//
+// The conversation is a fold of the log: one method applies a logged
+// event to the messages (the task and follow-ups with the host variables
+// they announce, the model's answers and the calls they scheduled, tool
+// and snippet results, refused calls, invalid-result answers, the summary
+// of a compaction, which replaces what follows the task). The run's
+// recorder applies each batch it appends, and Restore applies the events
+// it reads with the same method, so a restored run sends what the run
+// would have; nothing else writes the messages (internal/archtest checks).
+// The one part of a request that is not in the log when it is first sent
+// is the system prompt, written from the starting variables and recorded
+// with the first model call (run.Usage.System). What begins a turn (the
+// task, a follow-up) is recorded with the status change that begins it,
+// so a run restored at any event boundary sends the request the run sent
+// next; restored between a step whose terminate call succeeded and the
+// record of the turn's end, it asks its model again.
+//
 // # Live runs
 //
 // When the model implements llm.Streamer, the run streams each model call
@@ -129,13 +165,14 @@
 //     variable made later is announced in the tool result or snippet
 //     result that made it, with its type and preview; one the host defines
 //     between turns, in the follow-up message.
-//   - Follow-ups, approvals, answers and denials append. A restored run
-//     rebuilds the same messages from its log, so its next request begins
-//     with the bytes sent before: the log records what cannot be rebuilt
-//     from the other events (the system prompt in run.Usage.System, a
-//     result's text in run.ToolCallCompleted.Content, a follow-up with
-//     its announcements in run.UserMessage.Sent, the answer to a rejected
-//     plan or an invalid result in run.Error.Sent and Refused).
+//   - Follow-ups, approvals, answers and denials append. The messages are
+//     the fold of the run's log (see "The fold" below), so a restored run's
+//     next request begins with the bytes sent before: the log records what
+//     cannot be rebuilt from the other events (the system prompt in
+//     run.Usage.System, a result's text in run.ToolCallCompleted.Content,
+//     a follow-up with its announcements in run.UserMessage.Sent, the
+//     answer to a rejected plan or an invalid result in run.Error.Sent and
+//     Refused).
 //   - Each request carries llm.Request.CacheKey, derived from the tools and
 //     the system prompt, which OpenAI's client sends as prompt_cache_key;
 //     Anthropic's client marks the cache breakpoints (cache_control).
@@ -222,7 +259,9 @@
 //
 // A Runtime is immutable and safe for concurrent use; runs on it never
 // share state. A State is safe for concurrent use: steps execute one at a
-// time (concurrent Execute calls are serialised), variables may be read and
-// set while a step runs, and a call's result is committed after the call
-// returns.
+// time (concurrent Execute calls are serialised by its executor's lock),
+// variables may be read and set while a step runs (the State's lock guards
+// them), and a call's result is committed after the call returns. A
+// Handle's lock guards its lifecycle; its awaits and its conversation have
+// locks of their own, and the loop of a turn owns what it counts.
 package runtime

@@ -12,13 +12,14 @@ import (
 // false.
 var ErrNotDriven = errors.New("runtime: the run is not driven; set RunOptions.Driven to step it with Advance")
 
-// checkpoint stops a driven run before a model call or a step until
-// Advance lets it go on; it returns at once for a run that is not driven.
-func (h *Handle) checkpoint(ctx context.Context, kind PauseKind) error {
-	if h.drive == nil {
+// checkpoint stops the loop of a driven run before a model call or a step
+// until Advance lets it go on; it returns at once for a run that is not
+// driven.
+func (l *loop) checkpoint(ctx context.Context, kind PauseKind) error {
+	if l.h.drive == nil {
 		return nil
 	}
-	return h.drive.checkpoint(ctx, kind)
+	return l.h.drive.checkpoint(ctx, kind)
 }
 
 // Advance lets a driven run (RunOptions.Driven) go on from where it stopped
@@ -46,20 +47,16 @@ func (h *Handle) Advance(ctx context.Context) (Pause, error) {
 // drives it keeps time and calls Expire. It returns an error wrapping
 // ErrNoAwait when that await is not pending.
 func (h *Handle) Expire(ctx context.Context, awaitID string) error {
-	h.mu.Lock()
-	p := h.pending
-	if p == nil || (awaitID != "" && awaitID != p.req.ID) {
-		h.mu.Unlock()
+	p := h.awaits.claim(awaitID)
+	if p == nil {
 		return fmt.Errorf("%w: run %s has no pending await %q", ErrNoAwait, h.id, awaitID)
 	}
-	h.pending = nil
-	h.mu.Unlock()
 	<-p.ready
 	reason := fmt.Sprintf("the %s %s was not answered in time", p.req.Await, p.req.ID)
 	if h.opts.AwaitTimeout > 0 {
 		reason = fmt.Sprintf("the %s %s was not answered within %v", p.req.Await, p.req.ID, h.opts.AwaitTimeout)
 	}
-	h.setFatal(reason)
+	h.awaits.setFatal(reason)
 	err := h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason})
 	p.answer <- resumed{err: errors.New(reason)}
 	return err

@@ -46,21 +46,25 @@ type Pause struct {
 // meant for one can never let a later one through.
 type driver struct {
 	mu       sync.Mutex
-	wake     chan struct{} // closed and replaced at every change
-	queued   *Pause        // posted and not yet taken; an ended pause stays
-	queuedAt int           // the number of the queued checkpoint, or 0
-	posted   int           // checkpoints posted so far
-	taken    int           // the number of the last checkpoint taken
-	released int           // checkpoints up to this number may go on
-	events   []run.Event   // recorded since the last pause was taken
+	wake     wakeup      // woken at every change
+	queued   *Pause      // posted and not yet taken; an ended pause stays
+	queuedAt int         // the number of the queued checkpoint, or 0
+	posted   int         // checkpoints posted so far
+	taken    int         // the number of the last checkpoint taken
+	released int         // checkpoints up to this number may go on
+	events   []run.Event // recorded since the last pause was taken
 }
 
-func newDriver() *driver { return &driver{wake: make(chan struct{})} }
+func newDriver() *driver { return &driver{wake: wakeup{make(chan struct{})}} }
 
-// changed wakes every waiter; callers hold mu.
-func (d *driver) changed() {
-	close(d.wake)
-	d.wake = make(chan struct{})
+// wakeup is a channel closed and replaced at every change, which its
+// holder's waiters select on; the driver's lock guards it.
+type wakeup struct{ ch chan struct{} }
+
+// changed wakes every waiter.
+func (w *wakeup) changed() {
+	close(w.ch)
+	w.ch = make(chan struct{})
 }
 
 // record keeps events for the next pause taken.
@@ -75,7 +79,7 @@ func (d *driver) post(p Pause) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.queued, d.queuedAt = &p, 0
-	d.changed()
+	d.wake.changed()
 }
 
 // reset drops a queued end of turn, when a follow-up starts another.
@@ -94,9 +98,9 @@ func (d *driver) checkpoint(ctx context.Context, kind PauseKind) error {
 	d.posted++
 	n := d.posted
 	d.queued, d.queuedAt = &Pause{Kind: kind}, n
-	d.changed()
+	d.wake.changed()
 	for d.released < n {
-		wake := d.wake
+		wake := d.wake.ch
 		d.mu.Unlock()
 		select {
 		case <-wake:
@@ -114,10 +118,10 @@ func (d *driver) advance(ctx context.Context) (Pause, error) {
 	d.mu.Lock()
 	if d.taken > d.released {
 		d.released = d.taken
-		d.changed()
+		d.wake.changed()
 	}
 	for d.queued == nil {
-		wake := d.wake
+		wake := d.wake.ch
 		d.mu.Unlock()
 		select {
 		case <-wake:

@@ -43,13 +43,14 @@ func (h *Handle) closed(ctx context.Context) Outcome {
 	return Outcome{Status: run.StatusFailed, Reason: reason}
 }
 
-// complete ends the turn as completed with result (nil for null).
-func (h *Handle) complete(ctx context.Context, result json.RawMessage, reason string) Outcome {
+// complete ends the turn as completed with result (nil for null),
+// recording before first in the same batch.
+func (h *Handle) complete(ctx context.Context, result json.RawMessage, reason string, before ...run.Payload) Outcome {
 	if result == nil {
 		result = json.RawMessage("null")
 	}
 	err := h.rec.transition(ctx, run.StatusCompleted, reason,
-		run.PhaseChanged{From: h.rec.currentPhase(), To: run.PhaseSynthesizing}, run.Result{Value: result})
+		append(before, run.PhaseChanged{From: h.rec.currentPhase(), To: run.PhaseSynthesizing}, run.Result{Value: result})...)
 	if err != nil {
 		if isIllegal(err) { // cancelled meanwhile
 			if o, stop := h.stopped(ctx); stop {
@@ -102,7 +103,7 @@ func (h *Handle) end(o Outcome) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	o.RunID, o.Steps, o.Usage = h.id, h.steps, h.usage
-	o.Cost = h.cost(h.usage)
+	o.Cost = h.rt.cost(h.opts.ModelName, h.usage)
 	if o.Result == nil && o.Status == run.StatusCompleted {
 		o.Result = json.RawMessage("null")
 	}

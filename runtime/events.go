@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 
-	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/schema"
 	"github.com/byref/byref/variable"
@@ -54,54 +52,53 @@ func (st *State) refsOf(p *prepared) map[string]run.VariableRef {
 		if a.Ref == "" {
 			continue
 		}
-		v, exists := st.vars.Head(a.Ref)
+		v, exists := st.s.vars.Head(a.Ref)
 		if !exists {
 			continue
 		}
 		if refs == nil {
 			refs = map[string]run.VariableRef{}
 		}
-		refs[a.Param] = run.VariableRef{Variable: a.Ref, Type: v.TypeName(), Preview: st.redact(v.Preview(st.opts.PreviewLimit))}
+		refs[a.Param] = run.VariableRef{Variable: a.Ref, Type: v.TypeName(), Preview: st.s.redact(v.Preview(st.opts.PreviewLimit))}
 	}
 	return refs
 }
 
 // variableEvents records the named variables as created (the starting
-// variables of a run); callers hold mu.
-func (st *State) variableEvents(names []string, created bool) []run.Payload {
+// variables of a run).
+func (sc *scope) variableEvents(names []string, created bool) []run.Payload {
 	out := make([]run.Payload, 0, len(names))
 	for _, n := range names {
-		v, ok := st.vars.Head(n)
+		v, ok := sc.vars.Head(n)
 		if !ok {
 			continue
 		}
-		info := run.VariableInfo{Name: n, Type: v.TypeName(), Preview: st.redact(v.Preview(st.opts.PreviewLimit))}
+		info := run.VariableInfo{Name: n, Type: v.TypeName(), Preview: sc.redact(v.Preview(sc.opts.PreviewLimit))}
 		step := v.History.Last().Step
-		gt, types := st.goTypeOf(v.Type, info.Type)
+		gt, types := sc.ids.goTypeOf(v.Type, info.Type)
 		if created {
-			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly, Handle: isHandle(v), Value: st.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
+			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly, Handle: isHandle(v), Value: sc.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
 		} else {
-			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly, Handle: isHandle(v), Value: st.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
+			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly, Handle: isHandle(v), Value: sc.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
 		}
 	}
 	return out
 }
 
-// variableChangeEvents records the variables a call or snippet changed;
-// callers hold mu.
-func (st *State) variableChangeEvents(step int, changes []VariableChange) []run.Payload {
+// variableChangeEvents records the variables a call or snippet changed.
+func (sc *scope) variableChangeEvents(step int, changes []VariableChange) []run.Payload {
 	out := make([]run.Payload, 0, len(changes))
 	for _, c := range changes {
-		v, ok := st.vars.Head(c.Name)
+		v, ok := sc.vars.Head(c.Name)
 		if !ok {
 			continue
 		}
 		info := run.VariableInfo{Name: c.Name, Type: c.Type, Preview: c.Preview}
-		gt, types := st.goTypeOf(v.Type, info.Type)
+		gt, types := sc.ids.goTypeOf(v.Type, info.Type)
 		if c.Change == string(variable.Created) {
-			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly, Handle: isHandle(v), Value: st.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
+			out = append(out, run.VariableCreated{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly, Handle: isHandle(v), Value: sc.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
 		} else {
-			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly, Handle: isHandle(v), Value: st.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
+			out = append(out, run.VariableModified{Step: step, Variable: info, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly, Handle: isHandle(v), Value: sc.valueJSON(v), MediaType: mediaType(v.Value), GoType: gt, Types: types})
 		}
 	}
 	return out
@@ -115,8 +112,8 @@ func isHandle(v variable.Variable) bool {
 
 // valueJSON is a variable's value as JSON when it can be restored from it
 // and may be logged: not secret, not holding a secret's value,
-// JSON-representable and not too large; callers hold mu.
-func (st *State) valueJSON(v variable.Variable) []byte {
+// JSON-representable and not too large.
+func (sc *scope) valueJSON(v variable.Variable) []byte {
 	if v.Sensitive() || schema.Representable(v.Type) != nil {
 		return nil
 	}
@@ -125,71 +122,66 @@ func (st *State) valueJSON(v variable.Variable) []byte {
 	if isOutput(v.Type) {
 		limit = maxMediaJSON
 	}
-	if err != nil || len(b) > limit || st.holdsSecret(string(b)) {
+	if err != nil || len(b) > limit || sc.holdsSecret(string(b)) {
 		return nil
 	}
 	return b
 }
 
-// stepEvents turns a step's outcome into events and messages for the model.
-func (st *State) stepEvents(res StepResult, lim Limits) (events []run.Payload, toolMsgs []llm.Message, snippetMsg string) {
+// stepEvents turns a step's outcome into the events that record it (the
+// conversation applies them: conversation.apply).
+func (st *State) stepEvents(res StepResult, lim Limits) (events []run.Payload) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	var snippetParts []string
 	for _, s := range res.Snippets {
 		e := s.executed(res.Step)
-		e.Actions = st.snippetIdentities(s.Code)
+		e.Actions = st.s.ids.snippet(st.s.m, s.Code)
 		// Variable events are made before a large result is kept, so
 		// that they describe the snippet's own changes.
-		changes := st.variableChangeEvents(res.Step, slices.Concat(s.Variables, s.left))
-		content, name, kept := st.bound(res.Step, "snippet", s.Content(), lim)
+		changes := st.s.variableChangeEvents(res.Step, slices.Concat(s.Variables, s.left))
+		content, name, kept := st.s.bound(res.Step, "snippet", s.Content(), lim)
 		e.Kept = name
 		if content != sentSnippet(e, lim.LargeResult) {
 			e.Content = content
 		}
 		events = append(append(append(events, e), changes...), kept...)
-		snippetParts = append(snippetParts, content)
 	}
 	for i := range res.Responses {
 		r := &res.Responses[i]
 		e := r.completed()
-		e.Action = st.actionIdentity(r.Name)
-		changes := st.variableChangeEvents(res.Step, slices.Concat(r.Variables, r.left()))
-		content, name, kept := st.bound(res.Step, r.Name, r.Content(), lim)
+		e.Action = st.s.ids.action(st.s.m, r.Name)
+		changes := st.s.variableChangeEvents(res.Step, slices.Concat(r.Variables, r.left()))
+		content, name, kept := st.s.bound(res.Step, r.Name, r.Content(), lim)
 		e.Kept = name
 		if content != sentTool(e, lim.LargeResult) {
 			e.Content = content
 		}
 		events = append(append(append(events, e), changes...), kept...)
-		toolMsgs = append(toolMsgs, llm.ToolResultMessage(llm.ToolCall{ID: r.CallID, Name: r.Name}, content))
 	}
-	if len(snippetParts) > 0 {
-		snippetMsg = "Results of your Go code:\n" + strings.Join(snippetParts, "\n")
-	}
-	return events, toolMsgs, snippetMsg
+	return events
 }
 
 // bound keeps a tool result of more than lim.LargeResult bytes as a
 // variable and returns what the model gets instead, the variable's name and
-// its event; callers hold st.mu. The variable is the instruction's, like any
+// its event. The variable is the instruction's, like any
 // the call made: its record in the log names it (Kept).
-func (st *State) bound(step int, source, content string, lim Limits) (string, string, []run.Payload) {
+func (sc *scope) bound(step int, source, content string, lim Limits) (string, string, []run.Payload) {
 	if len(content) <= lim.LargeResult {
 		return content, "", nil
 	}
-	if st.opts.HideFromAI {
+	if sc.opts.HideFromAI {
 		// Plain mode has no references: the model gets the start of the
 		// result and is told it was cut, never a name it cannot use.
 		return clipJSON(content, lim.LargeResult), "", nil
 	}
-	name := st.freeName(source + "_output")
-	if err := st.define(variable.Spec{Name: name, Value: content, Description: "a tool result too large for the conversation"}, step, source); err != nil {
+	name := sc.freeName(source + "_output")
+	if err := sc.define(variable.Spec{Name: name, Value: content, Description: "a tool result too large for the conversation"}, step, source); err != nil {
 		return clipJSON(content, lim.LargeResult), "", nil
 	}
-	kept := st.variableChangeEvents(step, []VariableChange{st.change(name, variable.Created)})
+	kept := sc.variableChangeEvents(step, []VariableChange{sc.change(name, variable.Created)})
 	head := []rune(content)
-	if len(head) > st.opts.PreviewLimit {
-		head = append(head[:st.opts.PreviewLimit], '…')
+	if len(head) > sc.opts.PreviewLimit {
+		head = append(head[:sc.opts.PreviewLimit], '…')
 	}
 	b, _ := marshal(largeResult{
 		Note:      fmt.Sprintf("the result was %d characters, so it was stored in the string variable %s; pass <<var:%s>> to actions or read it in Go code", len(content), name, name),

@@ -3,12 +3,25 @@ package runtime
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/interp"
 	"github.com/byref/byref/run"
 )
+
+// executor runs a State's steps, one at a time: it resolves, calls and
+// commits a step's calls and runs its snippets, on the State's scope under
+// the State's lock. Its own lock serialises the steps and guards the
+// stepper that runs them.
+type executor struct {
+	st *State
+	mu sync.Mutex // serialises steps
+	// steps runs the steps on their goroutine and watches their calls
+	// (watchdog.go); made by the first step.
+	steps *stepper
+}
 
 // Execute runs one step: every call in order, each independent of the
 // others' failures. It never returns an error: a bad call gets a failed
@@ -23,7 +36,7 @@ import (
 func (st *State) Execute(ctx context.Context, step Step) StepResult {
 	// With no gate the step goes to the State's own log (logStep): a bare
 	// State's fold, or nothing for a run's State; neither can fail.
-	res, _ := st.execute(ctx, step, nil)
+	res, _ := st.exec.execute(ctx, step, nil)
 	return res
 }
 
@@ -36,9 +49,9 @@ const maxHumanRetries = 3
 // or, with no gate, in the State's own; the error is the log's. A run's step (g is its Handle) runs on the
 // State's step goroutine, watched from this one; a bare State's runs on the
 // caller's goroutine (see watchdog.go).
-func (st *State) execute(ctx context.Context, step Step, g gate) (StepResult, error) {
-	st.execMu.Lock()
-	defer st.execMu.Unlock()
+func (ex *executor) execute(ctx context.Context, step Step, g gate) (StepResult, error) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
 	res := StepResult{}
 	var one *oneCall
 	if len(step.Calls) == 1 {
@@ -47,39 +60,56 @@ func (st *State) execute(ctx context.Context, step Step, g gate) (StepResult, er
 	} else {
 		res.Responses = make([]ToolResponse, 0, len(step.Calls))
 	}
-	st.mu.Lock()
-	st.step++
-	n := st.step
+	ex.st.mu.Lock()
+	ex.st.s.step++
+	n := ex.st.s.step
 	if one != nil {
-		st.change1 = one.change[:0:1]
+		ex.st.s.change1 = one.change[:0:1]
 	}
-	st.mu.Unlock()
+	ex.st.mu.Unlock()
 	res.Step = n
 
-	stepCtx, endStep := st.startSpan(ctx, Span{Kind: SpanStep, Name: "step", Step: n})
+	stepCtx, endStep := ex.st.startSpan(ctx, Span{Kind: SpanStep, Name: "step", Step: n})
 	defer endStep(SpanEnd{})
-	if st.steps == nil {
-		st.steps = new(stepper)
+	if ex.steps == nil {
+		ex.steps = new(stepper)
 	}
-	j := &st.steps.job
-	*j = stepJob{st: st, ctx: stepCtx, step: step, g: g, n: n, res: res, watched: g != nil}
+	j := &ex.steps.job
+	*j = stepJob{ex: ex, ctx: stepCtx, step: step, g: g, n: n, res: res, watched: g != nil}
 	if j.watched {
-		st.steps.run(j)
+		ex.steps.run(j)
 	} else {
-		st.runJob(j)
+		ex.runJob(j)
 	}
 	res = j.res
 	*j = stepJob{}
-	return res, st.logStep(ctx, n, step, res, g)
+	return res, ex.logStep(ctx, n, step, res, g)
+}
+
+// logStep records step n, asked for through g, and returns the log's
+// error; callers hold the executor's lock. The log is chosen per step: a step the
+// run's loop asks for goes to the run g names (runLog of g.owner()); a
+// step with no gate to the State's own log (ownLog), which cannot fail.
+func (ex *executor) logStep(ctx context.Context, n int, step Step, res StepResult, g gate) error {
+	ex.st.mu.Lock()
+	ex.st.s.change1 = nil
+	var l stepLog
+	if h := runOf(g); h != nil {
+		l = runLog{h}
+	} else {
+		l = ex.st.s.ownLog()
+	}
+	ex.st.mu.Unlock()
+	return l.step(ctx, n, step, res)
 }
 
 // runJob runs what is left of step j: its snippets, then its calls. It
 // reports false when the watchdog abandoned one of its calls: a fresh
 // goroutine goes on with j, and this one must end.
-func (st *State) runJob(j *stepJob) bool {
+func (ex *executor) runJob(j *stepJob) bool {
 	for len(j.res.Snippets) < len(j.step.Snippets) {
-		sctx, endSnippet := st.startSpan(j.ctx, Span{Kind: SpanSnippet, Name: "snippet", Step: j.n})
-		s := st.snippet(sctx, j.g, j.n, "", j.step.Snippets[len(j.res.Snippets)])
+		sctx, endSnippet := ex.st.startSpan(j.ctx, Span{Kind: SpanSnippet, Name: "snippet", Step: j.n})
+		s := ex.snippet(sctx, j.g, j.n, "", j.step.Snippets[len(j.res.Snippets)])
 		var err error
 		if !s.Success {
 			err = errors.New(s.Error)
@@ -90,7 +120,7 @@ func (st *State) runJob(j *stepJob) bool {
 	for j.next < len(j.step.Calls) {
 		c := j.step.Calls[j.next]
 		p := newPrepared()
-		d := st.dispatch(j, c, p)
+		d := ex.dispatch(j, c, p)
 		putPrepared(p) // an abandoned call's too: its action returned
 		if d.gone {
 			return false
@@ -122,31 +152,31 @@ type dispatched struct {
 
 // dispatch runs call c of step j, resolved into p, asking j.g (when not
 // nil) for approvals and answers.
-func (st *State) dispatch(j *stepJob, c ToolCall, p *prepared) dispatched {
+func (ex *executor) dispatch(j *stepJob, c ToolCall, p *prepared) dispatched {
 	ctx, g, n := j.ctx, j.g, j.n
 	// The call is parsed and resolved once, here; only arguments an
 	// approver edited are resolved again. A call that does not resolve
 	// fails without asking anybody.
-	perr := st.resolve(c, p)
+	perr := ex.resolve(c, p)
 	var refs func() map[string]run.VariableRef
 	if g == nil {
-		if perr == nil && p.row.act.NeedsApproval() || perr != nil && st.needsApproval(c.Name) {
+		if perr == nil && p.row.act.NeedsApproval() || perr != nil && ex.needsApproval(c.Name) {
 			// An action that needs approval never runs where nobody can
 			// give it (a bare Execute, an MCP call).
-			return dispatched{resp: st.refuse(c, c.Name+" needs a person's approval, and nobody can approve here; call it in a run")}
+			return dispatched{resp: ex.refuse(c, c.Name+" needs a person's approval, and nobody can approve here; call it in a run")}
 		}
 	} else {
-		a, deny := st.approve(ctx, g, c, p, perr)
+		a, deny := ex.approve(ctx, g, c, p, perr)
 		if deny != "" {
-			return dispatched{resp: st.refuse(a.call, deny)}
+			return dispatched{resp: ex.refuse(a.call, deny)}
 		}
 		c, perr, refs = a.call, a.perr, a.refs
 	}
-	callCtx, endCall := st.startSpan(ctx, Span{Kind: SpanTool, Name: c.Name, Step: n, CallID: c.ID})
+	callCtx, endCall := ex.st.startSpan(ctx, Span{Kind: SpanTool, Name: c.Name, Step: n, CallID: c.ID})
 	var d dispatched
 	for attempt := 0; ; attempt++ {
 		var need error
-		d.resp, d.term, need, d.gone = st.call(callCtx, j, endCall, c, p, perr)
+		d.resp, d.term, need, d.gone = ex.call(callCtx, j, endCall, c, p, perr)
 		if d.gone {
 			return d // the watchdog ended the call's span
 		}
@@ -163,7 +193,7 @@ func (st *State) dispatch(j *stepJob, c ToolCall, p *prepared) dispatched {
 	var callErr error
 	if !d.resp.Success {
 		callErr = errors.New(d.resp.Error)
-		st.log().Debug("call failed", "action", c.Name, "call", c.ID, "step", n, "err", d.resp.Error)
+		ex.st.log().Debug("call failed", "action", c.Name, "call", c.ID, "step", n, "err", d.resp.Error)
 	}
 	endCall(SpanEnd{Err: callErr})
 	return d
@@ -181,13 +211,13 @@ type approval struct {
 // approve asks g to approve the call resolved into p (refused with perr)
 // and resolves it again, into p, when the approver edited its arguments.
 // deny says why the call must not run, or is "".
-func (st *State) approve(ctx context.Context, g gate, c ToolCall, p *prepared, perr error) (a approval, deny string) {
+func (ex *executor) approve(ctx context.Context, g gate, c ToolCall, p *prepared, perr error) (a approval, deny string) {
 	a = approval{call: c, perr: perr}
 	a.refs = func() map[string]run.VariableRef {
 		if a.perr != nil {
-			return st.refsOf(nil)
+			return ex.st.refsOf(nil)
 		}
-		return st.refsOf(p)
+		return ex.st.refsOf(p)
 	}
 	if perr == nil && p.row.builtin == nil {
 		sent := c.Arguments
@@ -196,15 +226,15 @@ func (st *State) approve(ctx context.Context, g gate, c ToolCall, p *prepared, p
 		}
 		if a.call.Arguments != sent {
 			p.reset()
-			a.perr = st.resolve(a.call, p)
+			a.perr = ex.resolve(a.call, p)
 		}
 	}
 	return a, ""
 }
 
 // refuse returns the response of call c, refused.
-func (st *State) refuse(c ToolCall, why string) ToolResponse {
-	return st.fail(ToolResponse{CallID: c.ID, Name: c.Name, start: time.Now()}, why)
+func (ex *executor) refuse(c ToolCall, why string) ToolResponse {
+	return ex.fail(ToolResponse{CallID: c.ID, Name: c.Name, start: time.Now()}, why)
 }
 
 // gate is how execute asks a human, when the loop drives it: it is nil for
@@ -221,8 +251,8 @@ type gate interface {
 	// human waits for the authorization or input an action asked for and
 	// returns the context to retry the call with, or why not to.
 	human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (retry context.Context, deny string)
-	// ask waits for the user's answer to a question.
-	ask(ctx context.Context, c ToolCall, question string) (answer string, deny string)
+	// question waits for the user's answer to a question.
+	question(ctx context.Context, c ToolCall, question string) (answer string, deny string)
 	// owner is the run whose loop asks for the step: its calls report
 	// their progress to it, its snippets' output reaches its followers.
 	owner() *Handle

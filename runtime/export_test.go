@@ -1,13 +1,17 @@
 package runtime
 
-import "github.com/byref/byref/schema"
+import (
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/schema"
+)
 
 // SchemaBuilds returns how many tool schemas st has built, for tests of the
 // schema cache.
 func SchemaBuilds(st *State) int {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.schemaBuilds
+	return st.s.schemas.builds
 }
 
 // SelectTools exposes relevance selection to benchmarks.
@@ -35,3 +39,13 @@ func LiveBuffered(h *Handle) []int {
 
 // Clip exposes clip to tests of its note.
 var Clip = clip
+
+// FoldLog folds a run's events as its conversation does (with the
+// session's history and the run's Limits.LargeResult) and returns what
+// the next request would send.
+func FoldLog(events []run.Event, history []llm.Message, large int) []llm.Message {
+	c := newConversation(history, large)
+	c.fold(events)
+	msgs, _ := c.sent()
+	return msgs
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 )
 
@@ -47,7 +46,7 @@ func (st *State) History() []Instruction {
 // fold folds the State's log.
 func (st *State) fold(ctx context.Context) ([]Instruction, error) {
 	st.mu.Lock()
-	l := st.ownLog()
+	l := st.s.ownLog()
 	st.mu.Unlock()
 	return l.history(ctx)
 }
@@ -55,22 +54,23 @@ func (st *State) fold(ctx context.Context) ([]Instruction, error) {
 // ownLog returns the State's own log, which History reads and a step
 // with no gate (a host's Execute) is recorded in: a bare State folds its
 // own steps (foldLog); a State a run holds has that run's log in its
-// store (storeLog), which only the run's loop writes. Callers hold mu.
-func (st *State) ownLog() stepLog {
-	if st.record == nil {
-		st.record = &foldLog{}
+// store (storeLog), which only the run's loop writes.
+func (sc *scope) ownLog() stepLog {
+	if sc.record == nil {
+		sc.record = &foldLog{}
 	}
-	return st.record
+	return sc.record
 }
 
-// runLog is a run's log, in its store, and its conversation with the
-// model: where the steps the run's loop asks for (through its gate) are
-// recorded.
+// runLog is a run's log, in its store, whose fold is its conversation
+// with the model: where the steps the run's loop asks for (through its
+// gate) are recorded.
 type runLog struct{ h *Handle }
 
 // step appends step n's records to the run's log (what its snippets and
-// calls did, the variables they changed, the results kept as variables)
-// and gives their results to the model. The model's answer that asked for
+// calls did, the variables they changed, the results kept as variables),
+// which gives their results to the model: the run's conversation applies
+// them as they are appended. The model's answer that asked for
 // the step (its message and the calls it scheduled) is in the log
 // already: the loop recorded it before the step ran, so that a restored
 // run knows what was under way. A run that failed during the step (an
@@ -79,19 +79,13 @@ type runLog struct{ h *Handle }
 // find an awaited call failed.
 func (l runLog) step(ctx context.Context, _ int, _ Step, res StepResult) error {
 	h := l.h
-	if h.fatalReason() != "" || errors.Is(context.Cause(ctx), ErrClosed) {
+	if h.awaits.fatalReason() != "" || errors.Is(context.Cause(ctx), ErrClosed) {
 		return nil
 	}
-	events, toolMsgs, snippetMsg := h.st.stepEvents(res, withDefaults(h.opts.Limits))
-	if err := h.rec.append(ctx, events...); err != nil {
+	if err := h.rec.append(ctx, h.st.stepEvents(res, withDefaults(h.opts.Limits))...); err != nil {
 		return err
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.messages = append(h.messages, toolMsgs...)
-	if snippetMsg != "" {
-		h.messages = append(h.messages, llm.UserMessage(snippetMsg))
-	}
+	h.addSampled(res)
 	return nil
 }
 
@@ -159,21 +153,4 @@ func (l *foldLog) history(context.Context) ([]Instruction, error) {
 // it executed, in order (run.History); see State.History.
 func (h *Handle) History(ctx context.Context) ([]run.Instruction, error) {
 	return storeLog{store: h.rec.store, id: h.id}.history(ctx)
-}
-
-// logStep records step n, asked for through g, and returns the log's
-// error; callers hold execMu. The log is chosen per step: a step the
-// run's loop asks for goes to the run g names (runLog of g.owner()); a
-// step with no gate to the State's own log (ownLog), which cannot fail.
-func (st *State) logStep(ctx context.Context, n int, step Step, res StepResult, g gate) error {
-	st.mu.Lock()
-	st.change1 = nil
-	var l stepLog
-	if h := runOf(g); h != nil {
-		l = runLog{h}
-	} else {
-		l = st.ownLog()
-	}
-	st.mu.Unlock()
-	return l.step(ctx, n, step, res)
 }

@@ -16,14 +16,14 @@ import (
 // run.NamedType, VariableCreated.GoType): each action's Go identity on its
 // first completed call, and each named type once, where it is first met.
 
-// identities caches each action's Go identity (its symbol and type
+// actionIdentities caches each action's Go identity (its symbol and type
 // strings), which does not change: the runtime computes it once per
 // process, not per run.
-var identities sync.Map // *action.Action -> run.GoAction (without Types)
+var actionIdentities sync.Map // *action.Action -> run.GoAction (without Types)
 
 // identityOf returns a's Go identity without its types.
 func identityOf(a *action.Action) run.GoAction {
-	if id, ok := identities.Load(a); ok {
+	if id, ok := actionIdentities.Load(a); ok {
 		return id.(run.GoAction)
 	}
 	id := run.GoAction{Name: a.Name(), Func: run.FuncSymbol(a.Func()), Type: run.GoType(reflect.TypeOf(a.Func()))}
@@ -42,36 +42,35 @@ func identityOf(a *action.Action) run.GoAction {
 			id.Defaults[p.Name] = json.RawMessage(p.DefaultJSON)
 		}
 	}
-	identities.Store(a, id)
+	actionIdentities.Store(a, id)
 	return id
 }
 
-// actionIdentity returns the Go identity of the named action for the
+// action returns the Go identity of the named action for the
 // first completed call of it in this State, with the named types the log
-// has not described yet; nil for later calls and for built-ins. Callers
-// hold mu.
-func (st *State) actionIdentity(name string) *run.GoAction {
-	r, ok := st.m.byName[name]
-	if !ok || r.builtin != nil || st.describedActions[name] {
+// has not described yet; nil for later calls and for built-ins.
+func (ids *described) action(m *matrix, name string) *run.GoAction {
+	r, ok := m.byName[name]
+	if !ok || r.builtin != nil || ids.actions[name] {
 		return nil
 	}
-	if st.described == nil {
-		st.described, st.describedActions = map[string]bool{}, map[string]bool{}
+	if ids.types == nil {
+		ids.types, ids.actions = map[string]bool{}, map[string]bool{}
 	}
-	st.describedActions[name] = true
+	ids.actions[name] = true
 	id := identityOf(r.act)
 	types := []reflect.Type{reflect.TypeOf(r.act.Func())}
 	for _, p := range r.act.Params() {
 		types = append(types, p.Type)
 	}
-	id.Types = run.NamedTypes(st.described, types...)
+	id.Types = run.NamedTypes(ids.types, types...)
 	return &id
 }
 
 // goTypeOf returns t in the log's qualified form when it differs from the
 // type name the model sees, and the named types it is built from that the
-// log has not described yet; callers hold mu.
-func (st *State) goTypeOf(t reflect.Type, shown string) (string, []run.NamedType) {
+// log has not described yet.
+func (ids *described) goTypeOf(t reflect.Type, shown string) (string, []run.NamedType) {
 	if t == nil {
 		return "", nil
 	}
@@ -79,15 +78,15 @@ func (st *State) goTypeOf(t reflect.Type, shown string) (string, []run.NamedType
 	if gt == shown {
 		gt = ""
 	}
-	if st.described == nil {
-		st.described, st.describedActions = map[string]bool{}, map[string]bool{}
+	if ids.types == nil {
+		ids.types, ids.actions = map[string]bool{}, map[string]bool{}
 	}
-	if all, ok := namedIn(t); ok && allIn(all, st.described) {
+	if all, ok := namedIn(t); ok && allIn(all, ids.types) {
 		// Every named type t is built from is described already (the
 		// common case from a run's second variable of a type on): no walk.
 		return gt, nil
 	}
-	return gt, run.NamedTypes(st.described, t)
+	return gt, run.NamedTypes(ids.types, t)
 }
 
 // namedTypes caches, per type, the names of all the named types
@@ -134,20 +133,20 @@ func goType(t reflect.Type) string {
 	return s
 }
 
-// snippetIdentities returns the Go identities of the actions a snippet's
+// snippet returns the Go described of the actions a snippet's
 // code names (as a word) that the log does not hold yet: a snippet calls
-// actions as Go functions, and its replay calls them too. Callers hold mu.
-func (st *State) snippetIdentities(code string) []run.GoAction {
+// actions as Go functions, and its replay calls them too.
+func (ids *described) snippet(m *matrix, code string) []run.GoAction {
 	var names []string
-	for name, r := range st.m.byName {
-		if r.builtin == nil && !st.describedActions[name] && namesWord(code, name) {
+	for name, r := range m.byName {
+		if r.builtin == nil && !ids.actions[name] && namesWord(code, name) {
 			names = append(names, name)
 		}
 	}
 	slices.Sort(names)
 	var out []run.GoAction
 	for _, name := range names {
-		if id := st.actionIdentity(name); id != nil {
+		if id := ids.action(m, name); id != nil {
 			out = append(out, *id)
 		}
 	}
@@ -174,17 +173,16 @@ func identByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
-// seedDescribed marks the actions and named types a restored run's log
-// describes already, so that they are not recorded again; callers hold
-// mu.
-func (st *State) seedDescribed(events []run.Event) {
-	if st.described == nil {
-		st.described, st.describedActions = map[string]bool{}, map[string]bool{}
+// seed marks the actions and named types a restored run's log
+// describes already, so that they are not recorded again.
+func (ids *described) seed(events []run.Event) {
+	if ids.types == nil {
+		ids.types, ids.actions = map[string]bool{}, map[string]bool{}
 	}
 	action := func(id run.GoAction) {
-		st.describedActions[id.Name] = true
+		ids.actions[id.Name] = true
 		for _, nt := range id.Types {
-			st.described[nt.Name] = true
+			ids.types[nt.Name] = true
 		}
 	}
 	for _, e := range events {
@@ -199,11 +197,11 @@ func (st *State) seedDescribed(events []run.Event) {
 			}
 		case run.VariableCreated:
 			for _, nt := range p.Types {
-				st.described[nt.Name] = true
+				ids.types[nt.Name] = true
 			}
 		case run.VariableModified:
 			for _, nt := range p.Types {
-				st.described[nt.Name] = true
+				ids.types[nt.Name] = true
 			}
 		}
 	}

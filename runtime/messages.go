@@ -15,11 +15,11 @@ import (
 // runtime does not have.
 var ErrUnknownAction = errors.New("runtime: unknown action")
 
-// unknownAction names the available actions, closest first; callers hold mu.
-func (st *State) unknownAction(name string) error {
+// unknownAction names the available actions, closest first.
+func (sc *scope) unknownAction(name string) error {
 	var names []string
-	for _, r := range st.m.rows {
-		if r.unavailable(st.opts.HideFromAI) == "" && st.isAttached(r.act.Name()) {
+	for _, r := range sc.m.rows {
+		if r.unavailable(sc.opts.HideFromAI) == "" && sc.isAttached(r.act.Name()) {
 			names = append(names, r.act.Name())
 		}
 	}
@@ -31,16 +31,16 @@ func (st *State) unknownAction(name string) error {
 }
 
 // creators names the actions whose result could satisfy r's missing
-// reference parameters; callers hold mu.
-func (st *State) creators(r *row) string {
+// reference parameters.
+func (sc *scope) creators(r *row) string {
 	var makers []string
 	for i, g := range r.params {
 		p := r.act.Param(i)
 		if p.Raw != nil || (g != nil && len(g.vars) > 0) {
 			continue
 		}
-		for _, other := range st.m.rows {
-			if t := other.act.Result(); t != nil && st.m.assignable(t, p.Type) && other.unavailable(st.opts.HideFromAI) == "" {
+		for _, other := range sc.m.rows {
+			if t := other.act.Result(); t != nil && sc.m.assignable(t, p.Type) && other.unavailable(sc.opts.HideFromAI) == "" {
 				makers = append(makers, other.act.Name())
 			}
 		}

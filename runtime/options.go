@@ -112,3 +112,9 @@ type Options struct {
 	// (package otel adapts OpenTelemetry). Nil means none.
 	Tracer Tracer
 }
+
+// AnswerFunc answers an await in the process: req is what the run awaits
+// (its Await kind, its Message, the Call or Snippet to approve with their
+// resolved arguments). It returns the answer and true, or false to leave
+// the await to Resume. ctx is canceled when the run's turn ends.
+type AnswerFunc func(ctx context.Context, req run.AwaitRequested) (run.Answer, bool)

@@ -36,7 +36,9 @@ type Outcome struct {
 	// Steps is the number of model calls made.
 	Steps int
 	// Usage totals the tokens the model reported, with the parts of the
-	// input its provider's prompt cache read and wrote.
+	// input its provider's prompt cache read and wrote, the part of the
+	// output spent reasoning, and the cost the provider reported (Cost,
+	// distinct from Outcome.Cost), a restored run's earlier calls included.
 	Usage llm.Usage
 	// Cost is what Usage cost, in dollars, at the model's price in
 	// Options.Prices; 0 when the model has none.

@@ -6,8 +6,12 @@ import (
 	"sync"
 )
 
-// callOutput holds a call's two output buffers in one allocation.
-type callOutput struct{ stdout, stderr boundedBuffer }
+// callOutput holds a call's two output buffers, and what it spent of its
+// run's model, in one allocation.
+type callOutput struct {
+	stdout, stderr boundedBuffer
+	sampled        sampling
+}
 
 // boundedBuffer keeps the first limit bytes written to it and counts the
 // rest. It is safe for concurrent use: an action may write from goroutines.

@@ -69,12 +69,16 @@ func (c *callInfo) Done() <-chan struct{} {
 // Model returns the model of the run the call is part of, nil outside a
 // run: an MCP client serves its server's sampling requests with it when
 // its host allows (mcp.ConnectOptions.SampleWithRunModel). The tokens such
-// requests spend are not counted in the run's usage.
+// requests spend count in the run's usage: the call's record in the log
+// carries them (run.ToolCallCompleted.Usage).
 func (c *callInfo) Model() llm.Model {
 	if c.run == nil {
 		return nil
 	}
-	return c.run.model
+	if c.sampled == nil {
+		return c.run.model
+	}
+	return sampledModel{m: c.run.model, spent: c.sampled}
 }
 
 // callInfo is what a running call knows of where it runs.
@@ -87,6 +91,9 @@ type callInfo struct {
 	// outer is the call the context of a bare Execute carried, which
 	// takes the call's progress.
 	outer action.Call
+	// sampled totals what the call spent of the run's model (Model); nil
+	// when the call's record cannot carry it (a snippet).
+	sampled *sampling
 }
 
 type callKey struct{}

@@ -42,7 +42,7 @@ func (st *State) systemPrompt(opts RunOptions, starting []string) string {
 	st.mu.Lock()
 	names := make([]string, 0, len(starting))
 	for _, n := range starting {
-		if _, ok := st.vars.Head(n); ok {
+		if _, ok := st.s.vars.Head(n); ok {
 			names = append(names, n)
 		}
 	}
@@ -63,11 +63,11 @@ func (st *State) systemPrompt(opts RunOptions, starting []string) string {
 		if len(older) > 0 {
 			// Named once, grouped by type, without previews.
 			b.WriteString("\n- ")
-			writeByType(&b, &st.vars, older)
+			writeByType(&b, &st.s.vars, older)
 		}
 		for _, name := range names[latest:] {
 			b.WriteString("\n- ")
-			st.writeVariable(&b, name)
+			st.s.writeVariable(&b, name)
 		}
 	}
 	st.mu.Unlock()
@@ -89,14 +89,14 @@ func (st *State) systemPrompt(opts RunOptions, starting []string) string {
 }
 
 // writeVariable writes a variable as the model reads it: "name (type):
-// preview — description", the preview short and redacted; callers hold mu.
-func (st *State) writeVariable(b *strings.Builder, name string) {
-	v, _ := st.vars.Head(name)
+// preview — description", the preview short and redacted.
+func (sc *scope) writeVariable(b *strings.Builder, name string) {
+	v, _ := sc.vars.Head(name)
 	b.WriteString(v.Name)
 	b.WriteString(" (")
 	b.WriteString(variable.TypeName(v.Type))
 	b.WriteString("): ")
-	b.WriteString(st.redact(v.Preview(min(st.opts.PreviewLimit, listPreview))))
+	b.WriteString(sc.redact(v.Preview(min(sc.opts.PreviewLimit, listPreview))))
 	if v.Description != "" {
 		b.WriteString(" — ")
 		b.WriteString(v.Description)

@@ -24,6 +24,9 @@ type recorder struct {
 	hook   func(run.StatusChanged)
 	// tap, when set, gets every batch appended, as stored.
 	tap func([]run.Event)
+	// fold, when set, gets every batch appended, as stored, before tap:
+	// the run's conversation applies it (conversation.fold).
+	fold func([]run.Event)
 	// stop, made on first use, is closed once the status stops the run
 	// for good (stops); stopClosed says it is.
 	stop       chan struct{}
@@ -83,10 +86,15 @@ func (r *recorder) appendLocked(ctx context.Context, payloads ...run.Payload) ([
 		return nil, err
 	}
 	r.last = last
-	if r.tap != nil {
+	if r.fold != nil || r.tap != nil {
 		for i := range events {
 			events[i].Seq = last - int64(len(events)-1-i)
 		}
+	}
+	if r.fold != nil {
+		r.fold(events)
+	}
+	if r.tap != nil {
 		r.tap(events)
 	}
 	var changes []run.StatusChanged
@@ -131,8 +139,10 @@ func (r *recorder) transition(ctx context.Context, to run.Status, reason string,
 
 // transitionFrom is transition that also requires the run to be in status
 // from: a move decided on an older view of the run (a Resume, a follow-up)
-// must not apply to a run that has moved on.
-func (r *recorder) transitionFrom(ctx context.Context, from, to run.Status, reason string, before ...run.Payload) error {
+// must not apply to a run that has moved on. after are appended after the
+// status change, in the same batch: what begins a turn (its message) is
+// never apart from the move that begins it.
+func (r *recorder) transitionFrom(ctx context.Context, from, to run.Status, reason string, before []run.Payload, after ...run.Payload) error {
 	r.mu.Lock()
 	if r.status != from {
 		status := r.status
@@ -143,7 +153,7 @@ func (r *recorder) transitionFrom(ctx context.Context, from, to run.Status, reas
 		r.mu.Unlock()
 		return err
 	}
-	changes, err := r.appendLocked(ctx, append(before, run.StatusChanged{From: r.status, To: to, Reason: reason})...)
+	changes, err := r.appendLocked(ctx, append(append(before, run.StatusChanged{From: r.status, To: to, Reason: reason}), after...)...)
 	r.unlockAndNotify(changes)
 	return err
 }

@@ -19,19 +19,19 @@ func (st *State) selectTools(tools []schema.Tool, k int, query string, play bool
 	defer st.mu.Unlock()
 	var candidates []string
 	for _, t := range tools {
-		if r := st.m.byName[t.Name]; r != nil && r.builtin == nil {
+		if r := st.s.m.byName[t.Name]; r != nil && r.builtin == nil {
 			candidates = append(candidates, t.Name)
 		}
 	}
 	if len(candidates) <= k {
 		return tools
 	}
-	if st.index == nil || st.indexOf != st.actions {
-		st.index, st.indexOf = newLexicalIndex(st.actions.All()), st.actions
+	if st.s.index == nil || st.s.indexOf != st.s.actions {
+		st.s.index, st.s.indexOf = newLexicalIndex(st.s.actions.All()), st.s.actions
 	}
 	inPlay := map[string]bool{}
 	if play {
-		inPlay = st.inPlay()
+		inPlay = st.s.inPlay()
 	}
 	words := tokenize(query)
 	type scored struct {
@@ -41,7 +41,7 @@ func (st *State) selectTools(tools []schema.Tool, k int, query string, play bool
 	}
 	ranked := make([]scored, 0, len(candidates))
 	for _, n := range candidates {
-		ranked = append(ranked, scored{n, st.refsInPlay(st.m.byName[n], inPlay), st.index.score(n, words)})
+		ranked = append(ranked, scored{n, st.s.refsInPlay(st.s.m.byName[n], inPlay), st.s.index.score(n, words)})
 	}
 	slices.SortStableFunc(ranked, func(a, b scored) int {
 		if a.play != b.play {
@@ -67,7 +67,7 @@ func (st *State) selectTools(tools []schema.Tool, k int, query string, play bool
 	}
 	out := tools[:0:0]
 	for _, t := range tools {
-		if r := st.m.byName[t.Name]; r == nil || r.builtin != nil || keep[t.Name] {
+		if r := st.s.m.byName[t.Name]; r == nil || r.builtin != nil || keep[t.Name] {
 			out = append(out, t)
 		}
 	}
@@ -76,11 +76,11 @@ func (st *State) selectTools(tools []schema.Tool, k int, query string, play bool
 
 // inPlay returns the variables the run's steps have made or changed (by
 // their histories: a change by a step, not by the host; a variable restored
-// from the log counts when a step had made it); callers hold mu.
-func (st *State) inPlay() map[string]bool {
+// from the log counts when a step had made it).
+func (sc *scope) inPlay() map[string]bool {
 	play := map[string]bool{}
-	for _, n := range st.vars.Names() {
-		v, _ := st.vars.Head(n)
+	for _, n := range sc.vars.Names() {
+		v, _ := sc.vars.Head(n)
 		for _, c := range v.History {
 			if c.By != "host" && (c.By != "restore" || c.Step != variable.HostStep) {
 				play[n] = true
@@ -92,8 +92,8 @@ func (st *State) inPlay() map[string]bool {
 }
 
 // refsInPlay reports whether a reference-only parameter of r is fitted by a
-// variable in play; callers hold mu.
-func (st *State) refsInPlay(r *row, play map[string]bool) bool {
+// variable in play.
+func (sc *scope) refsInPlay(r *row, play map[string]bool) bool {
 	for i, g := range r.params {
 		if g == nil || r.act.Param(i).Raw != nil {
 			continue

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -161,36 +160,38 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 		rec:  &recorder{store: store, id: id, last: snap.LastSeq, status: snap.Status, phase: snap.Phase, hook: ropts.OnStatus},
 		done: make(chan struct{}),
 	}
+	// The conversation is the fold of the log read, with the same method
+	// a live run applies its events with; the task of a run that has not
+	// begun is applied when Begin logs it.
+	runConversation(h).fold(events)
 	h.drivenBy(ropts.Driven)
-	h.ctx.starting, h.ctx.only = startingNames(events), compactedTools(events)
+	h.awaits = newAwaits(h.rec, h.drive, &h.opts)
 	if len(ropts.ResultSchema) > 0 {
 		if h.result, err = schema.Compile(ropts.ResultSchema); err != nil {
 			return nil, err
 		}
 	}
-	msgs, work := replayLog(events, withDefaults(ropts.Limits).LargeResult)
-	h.messages = append([]llm.Message{llm.SystemMessage(sentSystem(events))}, ropts.History...)
-	h.messages = append(h.messages, msgs[1:]...)
-	if snap.Status == run.StatusCreated {
-		h.messages = append(h.messages, llm.UserMessage(taskText(ropts, rt.opts.HideFromAI, rt.opts.MaxMessage)))
-	}
+	work := unfinishedWork(events)
 	h.usage = usageOf(snap.Usage)
 	h.steps = work.modelSteps
 	h.turnSteps, h.turnTokens = work.turnSteps, int(work.turnTokens)
-	h.awaits = work.awaits
-	h.planOK = work.planApproved || ropts.Approval != ApproveOnStart
+	h.awaits.count = work.awaits
+	h.awaits.planOK = work.planApproved || ropts.Approval != ApproveOnStart
 
 	st.mu.Lock()
 	for _, s := range specs {
-		if err := st.define(s, snap.Step, "restore"); err != nil {
+		if err := st.s.define(s, snap.Step, "restore"); err != nil {
 			st.mu.Unlock()
 			return nil, fmt.Errorf("runtime: restoring variable %s: %w", s.Name, err)
 		}
 	}
-	st.step = snap.Step
-	st.seedDescribed(events)
-	st.record = storeLog{store: h.rec.store, id: h.id}
-	st.attach(ropts.Actions, ropts.ResultSchema, !ropts.NonInteractive)
+	st.s.step = snap.Step
+	if len(work.calls) > 0 || len(work.snippets) > 0 {
+		st.s.step-- // the step under way runs again, as the step it was
+	}
+	st.s.ids.seed(events)
+	st.s.record = storeLog{store: h.rec.store, id: h.id}
+	st.s.attach(ropts.Actions, ropts.ResultSchema, !ropts.NonInteractive)
 	st.mu.Unlock()
 
 	if err := h.resume(ctx, snap, work); err != nil {
@@ -236,13 +237,20 @@ func (h *Handle) resume(ctx context.Context, snap run.Snapshot, work unfinished)
 	switch snap.Status {
 	case run.StatusAwaiting:
 		p := newPendingAwait(*snap.Await, true)
-		h.pending = p
+		h.awaits.restore(p)
 		if h.drive != nil {
 			h.drive.post(Pause{Kind: PauseAwait, Await: snap.Await})
 		}
-		h.launchWith(ctx, func(ctx context.Context) Outcome { return h.continueRestored(ctx, p, work) })
+		h.launchWith(ctx, func(ctx context.Context) Outcome { return h.newLoop(work.retries).continueRestored(ctx, p, work) })
 	case run.StatusRunning:
-		h.launchWith(ctx, func(ctx context.Context) Outcome { return h.continueRunning(ctx, work) })
+		if !h.conv.begun() {
+			// A log written before Begin recorded the task with the
+			// move to running: its process stopped between the two.
+			if err := h.rec.append(ctx, h.task()...); err != nil {
+				return err
+			}
+		}
+		h.launchWith(ctx, func(ctx context.Context) Outcome { return h.newLoop(work.retries).continueRunning(ctx, work) })
 	case run.StatusCompleted:
 		h.end(Outcome{Status: run.StatusCompleted, Result: snap.Result})
 	case run.StatusCancelling:
@@ -257,38 +265,36 @@ func (h *Handle) resume(ctx context.Context, snap run.Snapshot, work unfinished)
 // continueRunning goes on with a run that was running when its process
 // stopped: it runs the step whose results were not recorded, if any, then
 // the loop.
-func (h *Handle) continueRunning(ctx context.Context, w unfinished) Outcome {
+func (l *loop) continueRunning(ctx context.Context, w unfinished) Outcome {
 	if len(w.calls) == 0 && len(w.snippets) == 0 {
-		return h.loop(ctx)
+		return l.run(ctx)
 	}
-	lim := withDefaults(h.opts.Limits)
-	retries := 0
-	if err := h.checkpoint(ctx, PauseStep); err != nil {
-		if o, stop := h.stopped(ctx); stop {
+	if err := l.checkpoint(ctx, PauseStep); err != nil {
+		if o, stop := l.h.stopped(ctx); stop {
 			return o
 		}
-		return h.fail(ctx, err.Error())
+		return l.h.fail(ctx, err.Error())
 	}
-	if h.opts.Approval == ApproveOnStart && !h.planApproved() {
-		deny := h.approvePlan(ctx, w.reason, w.snippets, w.calls)
-		if f := h.fatalReason(); f != "" {
+	if l.h.opts.Approval == ApproveOnStart && !l.h.awaits.planApproved() {
+		deny := l.approvePlan(ctx, w.reason, w.snippets, w.calls)
+		if f := l.h.awaits.fatalReason(); f != "" {
 			return Outcome{Status: run.StatusFailed, Reason: f}
 		}
-		if o, stop := h.stopped(ctx); stop {
+		if o, stop := l.h.stopped(ctx); stop {
 			return o
 		}
 		if deny != "" {
-			if err := h.refuseStep(ctx, w.calls, w.snippets, deny); err != nil {
-				return h.storeFault(ctx, err)
+			if err := l.refuseStep(ctx, w.calls, deny); err != nil {
+				return l.h.storeFault(ctx, err)
 			}
-			return h.loop(ctx)
+			return l.run(ctx)
 		}
 	}
-	res, err := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
-	if o, done := h.afterStep(ctx, res, err, &retries, lim); done {
+	res, err := l.h.st.exec.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, runGate{l.h.awaits, l.h})
+	if o, done := l.afterStep(ctx, res, err); done {
 		return o
 	}
-	return h.loop(ctx)
+	return l.run(ctx)
 }
 
 // unfinished is the work of the step that was awaiting when the log ended.
@@ -300,88 +306,53 @@ type unfinished struct {
 	turnTokens   int64
 	awaits       int
 	planApproved bool
-	reason       string
-	calls        []ToolCall
-	snippets     []string
+	// retries is how many invalid results the latest turn answered.
+	retries  int
+	reason   string
+	calls    []ToolCall
+	snippets []string
 }
 
-// replayLog rebuilds the conversation from a run's events and finds the
-// unfinished work of its last step.
-//
-// A tool result longer than large was kept as a variable when the run got
-// it: it comes back cut to that size, as the model first saw it, never
-// whole.
-func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
-	msgs := []llm.Message{llm.SystemMessage("")}
+// unfinishedWork reads, from a run's events, what its loop counts (model
+// steps, turns, awaits, an approved plan) and the work of its last step
+// that the log does not record as done. The conversation is not rebuilt
+// here: it is the fold of the same events (conversation.apply).
+func unfinishedWork(events []run.Event) unfinished {
 	var w unfinished
-	var cur *llm.Message
-	var snippetOut []string
 	lastText, executedSnippets := "", 0
 	done := map[string]bool{}
 	var scheduled []ToolCall
-	flush := func() {
-		if cur != nil {
-			msgs = append(msgs, *cur)
-			cur = nil
-		}
-	}
-	flushSnippets := func() {
-		if len(snippetOut) > 0 {
-			msgs = append(msgs, llm.UserMessage("Results of your Go code:\n"+strings.Join(snippetOut, "\n")))
-			snippetOut = nil
-		}
-	}
 	var lastPlanAwait string
 	users, tokens := 0, int64(0)
 	for _, e := range events {
 		switch p := e.Data.(type) {
 		case run.UserMessage:
-			flush()
-			flushSnippets()
 			if users++; users > 1 {
 				w.turnSteps, w.turnTokens = w.modelSteps, tokens
 			}
-			msgs = append(msgs, llm.UserMessage(cmp.Or(p.Sent, p.Text))) // as sent
+			w.retries = 0
 		case run.Error:
+			if strings.HasPrefix(p.Message, invalidResult) {
+				w.retries++
+			}
 			if p.Sent != "" { // the model was told: a refused plan, an invalid result
-				flush()
-				if len(p.Refused) == 0 {
-					flushSnippets()
-				}
 				executedSnippets = max(executedSnippets, len(extractCode(lastText))) // no code of the answer will run
-				msgs = append(msgs, answerMessages(p, scheduled, done)...)
+				for _, id := range p.Refused {
+					done[id] = true
+				}
 			}
 		case run.Usage:
-			flush()
-			flushSnippets()
 			w.modelSteps++
 			tokens += p.InputTokens + p.OutputTokens
-			cur = &llm.Message{Role: llm.RoleAssistant}
 			scheduled, done, executedSnippets, lastText = nil, map[string]bool{}, 0, ""
 		case run.AssistantMessage:
-			if cur == nil {
-				cur = &llm.Message{Role: llm.RoleAssistant}
-			}
-			cur.Text, lastText = p.Text, p.Text
-			cur.Thinking = append(cur.Thinking, p.Thinking...)
+			lastText = p.Text
 		case run.ToolCallScheduled:
-			if cur == nil {
-				cur = &llm.Message{Role: llm.RoleAssistant}
-			}
-			c := p.Call
-			cur.ToolCalls = append(cur.ToolCalls, c)
-			scheduled = append(scheduled, c)
+			scheduled = append(scheduled, p.Call)
 		case run.ToolCallCompleted:
-			flush()
 			done[p.CallID] = true
-			msgs = append(msgs, llm.ToolResultMessage(llm.ToolCall{ID: p.CallID, Name: callName(scheduled, p.CallID)}, sentTool(p, large)))
 		case run.SnippetExecuted:
 			executedSnippets++
-			snippetOut = append(snippetOut, sentSnippet(p, large))
-		case run.ContextCompacted:
-			flush()
-			flushSnippets()
-			msgs = append(msgs[:2:2], llm.UserMessage(p.Summary))
 		case run.AwaitRequested:
 			w.awaits++
 			if p.Await == run.AwaitApproval && p.Call == nil && p.Snippet == nil {
@@ -393,7 +364,6 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 			}
 		}
 	}
-	flush()
 	for _, c := range scheduled {
 		if !done[c.ID] {
 			w.calls = append(w.calls, c)
@@ -402,29 +372,24 @@ func replayLog(events []run.Event, large int) ([]llm.Message, unfinished) {
 	if codes := extractCode(lastText); executedSnippets < len(codes) {
 		w.snippets = codes[executedSnippets:]
 	}
-	if len(w.calls) == 0 {
-		flushSnippets()
-	}
 	w.reason = lastText
-	return msgs, w
+	return w
 }
 
 // continueRestored waits for the answer to the await that was pending when
 // the run's process stopped, finishes the step it interrupted and goes on
 // with the loop.
-func (h *Handle) continueRestored(ctx context.Context, p *pendingAwait, w unfinished) Outcome {
-	answer, err := h.waitAnswer(ctx, p)
-	if f := h.fatalReason(); f != "" {
+func (l *loop) continueRestored(ctx context.Context, p *pendingAwait, w unfinished) Outcome {
+	answer, err := l.h.awaits.wait(ctx, p)
+	if f := l.h.awaits.fatalReason(); f != "" {
 		return Outcome{Status: run.StatusFailed, Reason: f}
 	}
-	if o, stop := h.stopped(ctx); stop {
+	if o, stop := l.h.stopped(ctx); stop {
 		return o
 	}
 	if err != nil {
-		return h.fail(ctx, err.Error())
+		return l.h.fail(ctx, err.Error())
 	}
-	lim := withDefaults(h.opts.Limits)
-	retries := 0
 	plan := p.req.Await == run.AwaitApproval && p.req.Call == nil && p.req.Snippet == nil
 	if plan {
 		if answer.Decision == run.Denied {
@@ -432,33 +397,31 @@ func (h *Handle) continueRestored(ctx context.Context, p *pendingAwait, w unfini
 			if reason == "" {
 				reason = "no reason given"
 			}
-			if err := h.refuseStep(ctx, w.calls, w.snippets, "the user rejected the plan: "+reason+". Propose another plan."); err != nil {
-				return h.storeFault(ctx, err)
+			if err := l.refuseStep(ctx, w.calls, "the user rejected the plan: "+reason+". Propose another plan."); err != nil {
+				return l.h.storeFault(ctx, err)
 			}
-			return h.loop(ctx)
+			return l.run(ctx)
 		}
-		h.mu.Lock()
-		h.planOK = true
-		h.mu.Unlock()
-		res, err := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, h)
-		if o, done := h.afterStep(ctx, res, err, &retries, lim); done {
+		l.h.awaits.approvePlan()
+		res, err := l.h.st.exec.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, runGate{l.h.awaits, l.h})
+		if o, done := l.afterStep(ctx, res, err); done {
 			return o
 		}
-		return h.loop(ctx)
+		return l.run(ctx)
 	}
-	g := &restoredGate{Handle: h, req: p.req, answer: answer}
-	res, err := h.st.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, g)
-	if o, done := h.afterStep(ctx, res, err, &retries, lim); done {
+	g := &restoredGate{runGate: runGate{l.h.awaits, l.h}, req: p.req, answer: answer}
+	res, err := l.h.st.exec.execute(ctx, Step{Snippets: w.snippets, Calls: w.calls, Reason: w.reason}, g)
+	if o, done := l.afterStep(ctx, res, err); done {
 		return o
 	}
-	return h.loop(ctx)
+	return l.run(ctx)
 }
 
 // restoredGate is the gate of a restored step: the first question of the kind
 // that was pending gets the answer given to the restored await; the rest go
 // to the run as usual.
 type restoredGate struct {
-	*Handle
+	runGate
 	req    run.AwaitRequested
 	answer run.Answer
 	used   bool
@@ -484,7 +447,7 @@ func (g *restoredGate) approveCall(ctx context.Context, c *ToolCall, refs func()
 			return ""
 		}
 	}
-	return g.Handle.approveCall(ctx, c, refs, needsApproval)
+	return g.awaits.approveCall(ctx, c, refs, needsApproval)
 }
 
 func (g *restoredGate) approveSnippet(ctx context.Context, code string, access interp.Access, guarded []string) string {
@@ -496,7 +459,7 @@ func (g *restoredGate) approveSnippet(ctx context.Context, code string, access i
 			return ""
 		}
 	}
-	return g.Handle.approveSnippet(ctx, code, access, guarded)
+	return g.awaits.approveSnippet(ctx, code, access, guarded)
 }
 
 func (g *restoredGate) human(ctx context.Context, c ToolCall, refs func() map[string]run.VariableRef, need error) (context.Context, string) {
@@ -513,38 +476,12 @@ func (g *restoredGate) human(ctx context.Context, c ToolCall, refs func() map[st
 			}
 		}
 	}
-	return g.Handle.human(ctx, c, refs, need)
+	return g.awaits.human(ctx, c, refs, need)
 }
 
-func (g *restoredGate) ask(ctx context.Context, c ToolCall, question string) (string, string) {
+func (g *restoredGate) question(ctx context.Context, c ToolCall, question string) (string, string) {
 	if a, ok := g.take(run.AwaitQuestion); ok {
 		return a.Text, ""
 	}
-	return g.Handle.ask(ctx, c, question)
-}
-
-// callName is the name of the call id among scheduled, or "".
-func callName(scheduled []ToolCall, id string) string {
-	for _, c := range scheduled {
-		if c.ID == id {
-			return c.Name
-		}
-	}
-	return ""
-}
-
-// answerMessages are the messages a fault the model was told of gave it
-// (p.Sent is set): one answer per refused call (marked done), else Sent
-// as a message of its own (an invalid result, a rejected plan without
-// calls).
-func answerMessages(p run.Error, scheduled []ToolCall, done map[string]bool) []llm.Message {
-	if len(p.Refused) == 0 {
-		return []llm.Message{llm.UserMessage(p.Sent)}
-	}
-	var out []llm.Message
-	for _, id := range p.Refused {
-		done[id] = true
-		out = append(out, llm.ToolResultMessage(llm.ToolCall{ID: id, Name: callName(scheduled, id)}, refusedContent(p.Sent)))
-	}
-	return out
+	return g.awaits.question(ctx, c, question)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/variable"
 )
@@ -95,13 +96,13 @@ func New(opts Options) (*Runtime, error) {
 	if rt.store == nil {
 		rt.store = run.NewMemoryStore()
 	}
-	st := &State{opts: &rt.opts, nonStrict: &rt.nonStrict, m: newMatrix(), actions: actions}
-	st.vars.PreviewLimit = opts.PreviewLimit
+	st := newState(&rt.opts, &rt.nonStrict, scope{m: newMatrix(), actions: actions})
+	st.s.vars.PreviewLimit = opts.PreviewLimit
 	for _, b := range builtinRows(!opts.DisableSnippets) {
-		st.m.addAction(b.act, b.run, nil, st.typeOf)
+		st.s.m.addAction(b.act, b.run, nil, st.s.typeOf)
 	}
 	for _, a := range actions.All() {
-		st.m.addAction(a, nil, nil, st.typeOf)
+		st.s.m.addAction(a, nil, nil, st.s.typeOf)
 	}
 	// Variables come after the actions, so that a variable cannot take an
 	// action's name (snippets see both as Go identifiers).
@@ -109,7 +110,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	for _, spec := range opts.Variables {
-		if err := st.define(spec, variable.HostStep, "host"); err != nil {
+		if err := st.s.define(spec, variable.HostStep, "host"); err != nil {
 			return nil, err
 		}
 	}
@@ -124,7 +125,7 @@ func New(opts Options) (*Runtime, error) {
 func (rt *Runtime) NewState(vars ...variable.Spec) (*State, error) {
 	st := rt.proto.clone()
 	for _, spec := range vars {
-		if err := st.define(spec, variable.HostStep, "host"); err != nil {
+		if err := st.s.define(spec, variable.HostStep, "host"); err != nil {
 			return nil, err
 		}
 	}
@@ -211,3 +212,16 @@ func (rt *Runtime) startSpan(ctx context.Context, s Span) (context.Context, func
 // log returns the runtime's logger (New replaces a nil one with one that
 // discards).
 func (rt *Runtime) log() *slog.Logger { return rt.opts.Logger }
+
+// cost is what u cost at the agent's price of model (Options.Prices), or
+// 0.
+func (rt *Runtime) cost(model string, u llm.Usage) float64 {
+	if rt == nil {
+		return 0
+	}
+	p, ok := rt.opts.Prices[model]
+	if !ok {
+		return 0
+	}
+	return p.Cost(u)
+}

@@ -24,65 +24,64 @@ const snippetContext = "ctx"
 // extractCode returns the Go code blocks of a model's text.
 func extractCode(text string) []string { return interp.ExtractCode(text) }
 
-// interpreter returns the runtime's interpreter, creating it on first use;
-// callers hold mu.
-func (st *State) interpreter() (*interp.Interpreter, error) {
-	if st.in == nil {
-		in, err := interp.New(st.opts.Snippets)
+// interpreter returns the runtime's interpreter, creating it on first use.
+func (sc *scope) interpreter() (*interp.Interpreter, error) {
+	if sc.in == nil {
+		in, err := interp.New(sc.opts.Snippets)
 		if err != nil {
 			return nil, err
 		}
-		st.in = in
+		sc.in = in
 	}
-	return st.in, nil
+	return sc.in, nil
 }
 
 // snippet runs one Go snippet as instruction of step n.
-func (st *State) snippet(ctx context.Context, g gate, n int, callID, code string) SnippetResponse {
+func (ex *executor) snippet(ctx context.Context, g gate, n int, callID, code string) SnippetResponse {
 	code = interp.NormalizeCode(code)
 	resp := SnippetResponse{CallID: callID, Code: code, start: time.Now()}
 	fail := func(msg string) SnippetResponse {
-		st.mu.Lock()
-		defer st.mu.Unlock()
-		msg = st.redact(msg)
+		ex.st.mu.Lock()
+		defer ex.st.mu.Unlock()
+		msg = ex.st.s.redact(msg)
 		resp.Success, resp.Error, resp.Duration = false, msg, time.Since(resp.start)
-		resp.Stdout, resp.Stderr = st.redact(resp.Stdout), st.redact(resp.Stderr)
+		resp.Stdout, resp.Stderr = ex.st.s.redact(resp.Stdout), ex.st.s.redact(resp.Stderr)
 		return resp
 	}
 
-	st.mu.Lock()
-	ip, err := st.interpreter()
+	ex.st.mu.Lock()
+	ip, err := ex.st.s.interpreter()
 	if err != nil {
-		st.mu.Unlock()
+		ex.st.mu.Unlock()
 		return fail("the Go interpreter could not start: " + err.Error())
 	}
-	names := st.vars.Names()
+	names := ex.st.s.vars.Names()
 	types := make(map[string]reflect.Type, len(names))
 	vars := make([]interp.Var, 0, len(names))
 	before := make(map[string]uint64)
 	for _, name := range names {
-		value, t, _ := st.vars.Value(name)
+		value, t, _ := ex.st.s.vars.Value(name)
 		types[name] = t
 		vars = append(vars, interp.Var{Name: name, Value: typedValue(value, t)})
 		if variable.NeedsFingerprint(t) {
 			before[name] = variable.Fingerprint(value)
 		}
 	}
-	guarded := st.guardedActions(code)
-	st.mu.Unlock()
+	guarded := ex.st.s.guardedActions(code)
+	ex.st.mu.Unlock()
 
 	access, aerr := interp.Analyze(code, types)
 	resp.Reads, resp.Writes = access.Reads, access.Writes
 	// A snippet that reads a sensitive variable (or that the analysis
 	// cannot follow, while there are any) taints what it creates and
 	// changes, and its output and errors are hidden.
-	st.mu.Lock()
-	read := st.anySensitive(slices.Concat(access.Reads, access.Writes))
-	if aerr != nil && len(st.secrets) > 0 {
-		read = slices.Sorted(maps.Keys(st.secrets))
+	ex.st.mu.Lock()
+	read := ex.st.s.anySensitive(slices.Concat(access.Reads, access.Writes))
+	if aerr != nil && len(ex.st.s.secrets) > 0 {
+		read = slices.Sorted(maps.Keys(ex.st.s.secrets))
 	}
 	tainted := len(read) > 0
-	st.mu.Unlock()
+	ex.st.mu.Unlock()
 
 	if g != nil {
 		if deny := g.approveSnippet(ctx, code, access, guarded); deny != "" {
@@ -93,29 +92,29 @@ func (st *State) snippet(ctx context.Context, g gate, n int, callID, code string
 	}
 
 	evalCtx, cancel := ctx, context.CancelFunc(func() {})
-	if st.opts.CallTimeout > 0 {
-		evalCtx, cancel = context.WithTimeout(ctx, st.opts.CallTimeout)
+	if ex.st.opts.CallTimeout > 0 {
+		evalCtx, cancel = context.WithTimeout(ctx, ex.st.opts.CallTimeout)
 	}
 	defer cancel()
 	// Actions called from the snippet run under its deadline, write into
 	// its output and know their call, like tool calls.
-	actionOut := &boundedBuffer{limit: st.opts.MaxOutput}
+	actionOut := &boundedBuffer{limit: ex.st.opts.MaxOutput}
 	actionCtx := action.WithOutput(evalCtx, actionOut, actionOut)
 	info := &callInfo{run: runOf(g), callID: callID}
 	if tainted {
 		info.sensitive = read
 	}
 	actionCtx = action.WithCall(context.WithValue(actionCtx, callKey{}, info), info)
-	st.mu.Lock()
-	funcs := st.snippetFuncs(actionCtx)
-	st.mu.Unlock()
+	ex.st.mu.Lock()
+	funcs := ex.st.s.snippetFuncs(actionCtx)
+	ex.st.mu.Unlock()
 	if _, taken := types[snippetContext]; !taken {
 		// Methods of host values (a *browser.Browser) take a context:
 		// snippets get the step's as ctx.
 		vars = append(vars, interp.Var{Name: snippetContext, Value: reflect.ValueOf(&evalCtx).Elem()})
 	}
 	input := interp.Input{Code: code, Vars: vars, Funcs: funcs}
-	live := st.liveOutput(runOf(g), n, callID, tainted)
+	live := ex.liveOutput(runOf(g), n, callID, tainted)
 	if live != nil {
 		input.Stdout = live
 	}
@@ -128,28 +127,28 @@ func (st *State) snippet(ctx context.Context, g gate, n int, callID, code string
 		resp.Stdout, resp.Stderr = hideOutput(resp.Stdout), hideOutput(resp.Stderr)
 	}
 	if err != nil {
-		return fail(st.snippetFailed(&resp, err, res, before, n, tainted))
+		return fail(ex.snippetFailed(&resp, err, res, before, n, tainted))
 	}
 
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.keepSnippetLocked(resp, res, names, before, n, tainted)
+	ex.st.mu.Lock()
+	defer ex.st.mu.Unlock()
+	return ex.st.s.keepSnippetLocked(resp, res, names, before, n, tainted)
 }
 
 // keepSnippetLocked keeps the changes of snippet step n, which returned
 // res, and completes its response: all of them or, when one cannot be
 // kept, none. names are the variables the snippet was given, and before
-// their fingerprints; callers hold mu.
-func (st *State) keepSnippetLocked(resp SnippetResponse, res interp.Result, names []string, before map[string]uint64, n int, tainted bool) SnippetResponse {
+// their fingerprints.
+func (sc *scope) keepSnippetLocked(resp SnippetResponse, res interp.Result, names []string, before map[string]uint64, n int, tainted bool) SnippetResponse {
 	// Check every change before making any: a snippet's changes are kept
 	// all together or not at all.
 	var assigns []string
 	for _, name := range res.Created {
 		if err := variable.ValidName(name); err != nil {
-			return st.failSnippetLocked(resp, fmt.Sprintf("the snippet declared %s, which cannot be a variable: %v; rename it", name, err))
+			return sc.failSnippetLocked(resp, fmt.Sprintf("the snippet declared %s, which cannot be a variable: %v; rename it", name, err))
 		}
-		if _, isAction := st.m.byName[name]; isAction {
-			return st.failSnippetLocked(resp, fmt.Sprintf("the snippet declared %s, which is the name of an action; rename it", name))
+		if _, isAction := sc.m.byName[name]; isAction {
+			return sc.failSnippetLocked(resp, fmt.Sprintf("the snippet declared %s, which is the name of an action; rename it", name))
 		}
 	}
 	for _, name := range names {
@@ -157,45 +156,45 @@ func (st *State) keepSnippetLocked(resp SnippetResponse, res interp.Result, name
 		if !ok {
 			continue
 		}
-		old, t, exists := st.vars.Value(name)
+		old, t, exists := sc.vars.Value(name)
 		if !exists || !(slices.Contains(res.Assigned, name) || slices.Contains(res.Created, name)) || sameValue(old, v) {
 			continue
 		}
 		if v.IsValid() && !v.Type().AssignableTo(t) {
-			return st.failSnippetLocked(resp, fmt.Sprintf("the snippet gave %s a %s, but it is a %s", name, v.Type(), variable.TypeName(t)))
+			return sc.failSnippetLocked(resp, fmt.Sprintf("the snippet gave %s a %s, but it is a %s", name, v.Type(), variable.TypeName(t)))
 		}
 		assigns = append(assigns, name)
 	}
 	for _, name := range res.Created {
-		if _, _, exists := st.vars.Value(name); exists {
+		if _, _, exists := sc.vars.Value(name); exists {
 			continue // re-declared: an assignment
 		}
 		v := res.Values[name]
-		if err := st.define(variable.Spec{Name: name, Value: v.Interface(), Type: v.Type(), Tainted: tainted}, n, "snippet"); err != nil {
-			return st.failSnippetLocked(resp, err.Error()) // checked above; cannot happen
+		if err := sc.define(variable.Spec{Name: name, Value: v.Interface(), Type: v.Type(), Tainted: tainted}, n, "snippet"); err != nil {
+			return sc.failSnippetLocked(resp, err.Error()) // checked above; cannot happen
 		}
-		resp.Variables = append(resp.Variables, st.change(name, variable.Created))
+		resp.Variables = append(resp.Variables, sc.change(name, variable.Created))
 	}
 	for _, name := range names {
 		if slices.Contains(assigns, name) {
 			if tainted {
-				st.taint(name)
+				sc.taint(name)
 			}
-			_ = st.vars.Assign(name, valueOf(res.Values[name]), n, "snippet") // checked above
-			resp.Variables = append(resp.Variables, st.change(name, variable.Assigned))
+			_ = sc.vars.Assign(name, valueOf(res.Values[name]), n, "snippet") // checked above
+			resp.Variables = append(resp.Variables, sc.change(name, variable.Assigned))
 			continue
 		}
-		old, t, exists := st.vars.Value(name)
+		old, t, exists := sc.vars.Value(name)
 		if fp, had := before[name]; exists && had && variable.NeedsFingerprint(t) && variable.Fingerprint(old) != fp {
 			if tainted {
-				st.taint(name)
+				sc.taint(name)
 			}
-			_ = st.vars.Touch(name, n, "snippet")
-			resp.Variables = append(resp.Variables, st.change(name, variable.Modified))
+			_ = sc.vars.Touch(name, n, "snippet")
+			resp.Variables = append(resp.Variables, sc.change(name, variable.Modified))
 		}
 	}
 	resp.Success = true
-	resp.Stdout, resp.Stderr = st.redact(resp.Stdout), st.redact(resp.Stderr)
+	resp.Stdout, resp.Stderr = sc.redact(resp.Stdout), sc.redact(resp.Stderr)
 	resp.Duration = time.Since(resp.start)
 	return resp
 }
@@ -203,16 +202,16 @@ func (st *State) keepSnippetLocked(resp SnippetResponse, res interp.Result, name
 // snippetFailed records in resp the failure err of snippet step n, which
 // returned res, and returns the model's message: what the snippet may have
 // changed in place before failing is told and recorded.
-func (st *State) snippetFailed(resp *SnippetResponse, err error, res interp.Result, before map[string]uint64, n int, tainted bool) string {
+func (ex *executor) snippetFailed(resp *SnippetResponse, err error, res interp.Result, before map[string]uint64, n int, tainted bool) string {
 	resp.Err = err
 	// The interpreter put back what it saved; whatever still differs,
 	// or could not be saved, is told to the model and recorded.
-	st.mu.Lock()
-	changed := st.leftChangedLocked(before, res.Unrestored, n, tainted)
+	ex.st.mu.Lock()
+	changed := ex.st.s.leftChangedLocked(before, res.Unrestored, n, tainted)
 	for _, name := range changed {
-		resp.left = append(resp.left, st.change(name, variable.Modified))
+		resp.left = append(resp.left, ex.st.s.change(name, variable.Modified))
 	}
-	st.mu.Unlock()
+	ex.st.mu.Unlock()
 	msg := err.Error()
 	if tainted {
 		msg = hideError("the snippet", err)
@@ -226,7 +225,7 @@ func (st *State) snippetFailed(resp *SnippetResponse, err error, res interp.Resu
 // liveOutput is the writer that shows the output of snippet step n to the
 // followers of h, the run it is part of, line by line (live.go); nil for a
 // bare Execute (h is nil), or a tainted snippet.
-func (st *State) liveOutput(h *Handle, n int, callID string, tainted bool) *lineWriter {
+func (ex *executor) liveOutput(h *Handle, n int, callID string, tainted bool) *lineWriter {
 	if h == nil || tainted {
 		return nil
 	}
@@ -234,28 +233,27 @@ func (st *State) liveOutput(h *Handle, n int, callID string, tainted bool) *line
 	if callID == "" { // a code block of the model's text
 		live.callID = "snippet-" + strconv.Itoa(n) + "-" + strconv.FormatInt(h.snippets.Add(1), 10)
 	}
-	st.mu.Lock()
-	if len(st.secrets) > 0 {
-		live.red = st.redactor()
+	ex.st.mu.Lock()
+	if len(ex.st.s.secrets) > 0 {
+		live.red = ex.st.s.redactor()
 	}
-	st.mu.Unlock()
+	ex.st.mu.Unlock()
 	return live
 }
 
 // leftChangedLocked names the variables a failed snippet may have left
 // changed: those whose fingerprint differs from before it ran, and those
 // whose storage the interpreter could not save. Each gets a Modified entry
-// in its history at step n, and is tainted when the snippet was; callers
-// hold mu.
-func (st *State) leftChangedLocked(before map[string]uint64, unrestored []string, n int, tainted bool) []string {
+// in its history at step n, and is tainted when the snippet was.
+func (sc *scope) leftChangedLocked(before map[string]uint64, unrestored []string, n int, tainted bool) []string {
 	var changed []string
-	for _, name := range st.vars.Names() {
-		old, _, _ := st.vars.Value(name)
+	for _, name := range sc.vars.Names() {
+		old, _, _ := sc.vars.Value(name)
 		fp, had := before[name]
 		if (had && variable.Fingerprint(old) != fp) || slices.Contains(unrestored, name) {
-			_ = st.vars.Touch(name, n, "snippet")
+			_ = sc.vars.Touch(name, n, "snippet")
 			if tainted {
-				st.taint(name)
+				sc.taint(name)
 			}
 			changed = append(changed, name)
 		}
@@ -263,8 +261,8 @@ func (st *State) leftChangedLocked(before map[string]uint64, unrestored []string
 	return changed
 }
 
-func (st *State) failSnippetLocked(resp SnippetResponse, msg string) SnippetResponse {
-	msg = st.redact(msg)
+func (sc *scope) failSnippetLocked(resp SnippetResponse, msg string) SnippetResponse {
+	msg = sc.redact(msg)
 	resp.Success, resp.Error, resp.Duration = false, msg, time.Since(resp.start)
 	return resp
 }
@@ -297,8 +295,8 @@ func sameValue(old any, v reflect.Value) bool {
 }
 
 // guardedActions names the actions declared NeedsApproval that code calls
-// (a scan of its identifiers); callers hold mu.
-func (st *State) guardedActions(code string) []string {
+// (a scan of its identifiers).
+func (sc *scope) guardedActions(code string) []string {
 	var guarded []string
 	var s scanner.Scanner
 	fset := token.NewFileSet()
@@ -311,7 +309,7 @@ func (st *State) guardedActions(code string) []string {
 		if tok != token.IDENT || slices.Contains(guarded, lit) {
 			continue
 		}
-		if r, ok := st.m.byName[lit]; ok && r.act.NeedsApproval() && st.isAttached(lit) {
+		if r, ok := sc.m.byName[lit]; ok && r.act.NeedsApproval() && sc.isAttached(lit) {
 			guarded = append(guarded, lit)
 		}
 	}
@@ -322,12 +320,11 @@ func (st *State) guardedActions(code string) []string {
 // the step's); an action that takes its arguments as a struct takes them
 // as positional arguments, one per field in the order of its tool schema,
 // so that a snippet needs neither the struct's type nor its package.
-// Callers hold mu.
-func (st *State) snippetFuncs(ctx context.Context) map[string]reflect.Value {
-	funcs := make(map[string]reflect.Value, len(st.m.rows))
-	for _, r := range st.m.rows {
+func (sc *scope) snippetFuncs(ctx context.Context) map[string]reflect.Value {
+	funcs := make(map[string]reflect.Value, len(sc.m.rows))
+	for _, r := range sc.m.rows {
 		a := r.act
-		if r.builtin != nil || !st.isAttached(a.Name()) {
+		if r.builtin != nil || !sc.isAttached(a.Name()) {
 			continue
 		}
 		ft := reflect.TypeOf(a.Func())

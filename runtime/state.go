@@ -32,12 +32,30 @@ type State struct {
 	// going out without strict mode was logged.
 	nonStrict *sync.Map
 
-	execMu sync.Mutex // serialises steps
-	// steps runs the steps on their goroutine and watches their calls
-	// (watchdog.go); made by the first step, guarded by execMu.
-	steps *stepper
+	exec executor // runs the steps
 
-	mu      sync.Mutex // guards everything below
+	mu sync.Mutex
+	s  scope // guarded by mu
+}
+
+// schemas writes a State's tool schemas, each rebuilt only when what it
+// depends on changed; it is its scope's, under the State's lock.
+type schemas struct {
+	opts      *Options  // the agent's, never modified
+	nonStrict *sync.Map // the agent's (Runtime.nonStrict)
+	// resultSchema is the run's result schema, for terminate.
+	resultSchema []byte
+	builds       int // counts tool schema builds, for tests
+}
+
+// scope is what a State's lock guards: its variables, actions and
+// matrix, step count, log, interpreter, secrets, tool schemas and the
+// identities its log describes.
+// Its methods are the State's work under that lock: nothing reaches a
+// scope but through a State that holds its lock.
+type scope struct {
+	opts *Options // the agent's, never modified
+
 	vars    variable.Set
 	actions *action.Set
 	m       *matrix
@@ -54,8 +72,6 @@ type State struct {
 	redaction *redaction
 	// attached is the allow-list of the run; nil means all.
 	attached map[string]bool
-	// resultSchema is the run's result schema, for terminate.
-	resultSchema []byte
 	// askable reports that the run can ask its user (ask_user).
 	askable bool
 
@@ -64,14 +80,29 @@ type State struct {
 	index   *lexicalIndex
 	indexOf *action.Set
 
-	schemaBuilds int // counts tool schema builds, for tests
+	schemas schemas // writes the tool schemas (tools.go)
 
 	// change1 is room for the first variable a step's one call changes,
-	// allocated with the step's result (oneCall); guarded by mu.
+	// allocated with the step's result (oneCall).
 	change1 []VariableChange
-	// described and describedActions hold the named types and the actions
-	// whose Go identity the run's log holds already (identity.go).
-	described, describedActions map[string]bool
+	// ids are the Go described the run's log holds already.
+	ids described
+}
+
+// described hold the named types and the actions whose Go identity a
+// run's log holds already (identity.go), so that each is described once;
+// they are their scope's, under the State's lock.
+type described struct {
+	types, actions map[string]bool
+}
+
+// newState is a State of the agent's options (opts, nonStrict) over sc,
+// with its executor.
+func newState(opts *Options, nonStrict *sync.Map, sc scope) *State {
+	st := &State{opts: opts, nonStrict: nonStrict, s: sc}
+	st.s.opts, st.s.schemas = opts, schemas{opts: opts, nonStrict: nonStrict}
+	st.exec.st = st
+	return st
 }
 
 // clone returns a copy of a State that has executed nothing: the same
@@ -79,16 +110,16 @@ type State struct {
 func (st *State) clone() *State {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	c := &State{opts: st.opts, nonStrict: st.nonStrict, actions: st.actions, m: st.m.clone(), vars: st.vars.Clone(), step: st.step}
-	if st.secrets != nil {
-		c.secrets = maps.Clone(st.secrets)
+	c := newState(st.opts, st.nonStrict, scope{actions: st.s.actions, m: st.s.m.clone(), vars: st.s.vars.Clone(), step: st.s.step})
+	if st.s.secrets != nil {
+		c.s.secrets = maps.Clone(st.s.secrets)
 	}
 	return c
 }
 
-// typeOf returns a variable's type; callers hold mu.
-func (st *State) typeOf(name string) reflect.Type {
-	_, t, _ := st.vars.Value(name)
+// typeOf returns a variable's type.
+func (sc *scope) typeOf(name string) reflect.Type {
+	_, t, _ := sc.vars.Value(name)
 	return t
 }
 
@@ -104,52 +135,51 @@ func (st *State) Set(name string, value any) error {
 func (st *State) SetVar(spec variable.Spec) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.define(spec, st.step, "host")
+	return st.s.define(spec, st.s.step, "host")
 }
 
-// define creates or replaces a variable and keeps the matrix up to date;
-// callers hold mu.
-func (st *State) define(spec variable.Spec, step int, by string) error {
-	if _, isAction := st.m.byName[spec.Name]; isAction {
+// define creates or replaces a variable and keeps the matrix up to date.
+func (sc *scope) define(spec variable.Spec, step int, by string) error {
+	if _, isAction := sc.m.byName[spec.Name]; isAction {
 		return fmt.Errorf("%w: %q is the name of an action, and snippets see both as Go identifiers; choose another name", variable.ErrInvalidName, spec.Name)
 	}
-	_, oldType, existed := st.vars.Value(spec.Name)
-	return st.store(spec, step, by, oldType, existed)
+	_, oldType, existed := sc.vars.Value(spec.Name)
+	return sc.store(spec, step, by, oldType, existed)
 }
 
 // defineNew creates a variable whose name freeName returned (neither a
 // variable nor an action) and whose spec has its Type: a call's new
-// result; callers hold mu.
-func (st *State) defineNew(spec variable.Spec, step int, by string) error {
-	return st.store(spec, step, by, nil, false)
+// result.
+func (sc *scope) defineNew(spec variable.Spec, step int, by string) error {
+	return sc.store(spec, step, by, nil, false)
 }
 
 // store is define once the name is known not to be an action's, and what
-// the variable was before (existed, of type oldType); callers hold mu.
-func (st *State) store(spec variable.Spec, step int, by string, oldType reflect.Type, existed bool) error {
-	if p, ok := hostPackage(st.opts, spec.Name); ok {
+// the variable was before (existed, of type oldType).
+func (sc *scope) store(spec variable.Spec, step int, by string, oldType reflect.Type, existed bool) error {
+	if p, ok := hostPackage(sc.opts, spec.Name); ok {
 		return fmt.Errorf("%w: %q is the name of the package %s that snippets import, which a variable would hide; choose another name", variable.ErrInvalidName, spec.Name, p)
 	}
-	if _, err := st.vars.Define(spec, step, by); err != nil {
+	if _, err := sc.vars.Define(spec, step, by); err != nil {
 		return err
 	}
 	t := spec.Type // Define keeps a given type
 	if t == nil {
-		_, t, _ = st.vars.Value(spec.Name)
+		_, t, _ = sc.vars.Value(spec.Name)
 	}
 	if spec.Secret || spec.Tainted {
-		if st.secrets == nil {
-			st.secrets = map[string]bool{}
+		if sc.secrets == nil {
+			sc.secrets = map[string]bool{}
 		}
-		st.secrets[spec.Name] = true
+		sc.secrets[spec.Name] = true
 	} else {
-		delete(st.secrets, spec.Name)
+		delete(sc.secrets, spec.Name)
 	}
 	if !existed || oldType != t {
 		if existed {
-			st.m.removeVar(spec.Name, oldType)
+			sc.m.removeVar(spec.Name, oldType)
 		}
-		st.m.addVar(spec.Name, t)
+		sc.m.addVar(spec.Name, t)
 	}
 	return nil
 }
@@ -158,13 +188,13 @@ func (st *State) store(spec variable.Spec, step int, by string, oldType reflect.
 func (st *State) Delete(name string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	_, t, ok := st.vars.Value(name)
+	_, t, ok := st.s.vars.Value(name)
 	if !ok {
 		return false
 	}
-	st.vars.Delete(name)
-	delete(st.secrets, name)
-	st.m.removeVar(name, t)
+	st.s.vars.Delete(name)
+	delete(st.s.secrets, name)
+	st.s.m.removeVar(name, t)
 	return true
 }
 
@@ -172,14 +202,14 @@ func (st *State) Delete(name string) bool {
 func (st *State) Variable(name string) (variable.Variable, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.vars.Get(name)
+	return st.s.vars.Get(name)
 }
 
 // Variables returns copies of all variables in creation order.
 func (st *State) Variables() []variable.Variable {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.vars.All()
+	return st.s.vars.All()
 }
 
 // Specs returns the current variables as specs (name, value, type,
@@ -189,10 +219,10 @@ func (st *State) Variables() []variable.Variable {
 func (st *State) Specs() []variable.Spec {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	names := st.vars.Names()
+	names := st.s.vars.Names()
 	out := make([]variable.Spec, 0, len(names))
 	for _, n := range names {
-		v, _ := st.vars.Head(n)
+		v, _ := st.s.vars.Head(n)
 		out = append(out, variable.Spec{Name: n, Value: v.Value, Type: v.Type, Description: v.Description, Secret: v.Secret, Tainted: v.Tainted, RunOnly: v.RunOnly})
 	}
 	return out
@@ -213,7 +243,7 @@ func Value[T any](st *State, name string) (T, error) {
 func (st *State) Actions() *action.Set {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.actions
+	return st.s.actions
 }
 
 // AddActions adds actions to this State only (not to the agent, nor to its
@@ -225,21 +255,21 @@ func (st *State) AddActions(actions ...*action.Action) error {
 		if a == nil {
 			continue
 		}
-		if r, ok := st.m.byName[a.Name()]; ok && r.builtin != nil {
+		if r, ok := st.s.m.byName[a.Name()]; ok && r.builtin != nil {
 			return &action.SpecError{Action: a.Name(), Err: errors.New("the name is taken by a built-in action; rename the action")}
 		}
-		if _, _, isVar := st.vars.Value(a.Name()); isVar {
+		if _, _, isVar := st.s.vars.Value(a.Name()); isVar {
 			return &action.SpecError{Action: a.Name(), Err: fmt.Errorf("%q is the name of a variable, and snippets see both as Go identifiers; rename the action or the variable", a.Name())}
 		}
 	}
-	set, err := st.actions.With(actions...)
+	set, err := st.s.actions.With(actions...)
 	if err != nil {
 		return err
 	}
-	st.actions = set
-	names := st.vars.Names()
+	st.s.actions = set
+	names := st.s.vars.Names()
 	for _, a := range actions {
-		st.m.addAction(a, nil, names, st.typeOf)
+		st.s.m.addAction(a, nil, names, st.s.typeOf)
 	}
 	return nil
 }
@@ -249,10 +279,10 @@ func (st *State) AddActions(actions ...*action.Action) error {
 func (st *State) RemoveActions(names ...string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.actions = st.actions.Without(names...)
+	st.s.actions = st.s.actions.Without(names...)
 	for _, n := range names {
-		if r, ok := st.m.byName[n]; ok && r.builtin == nil {
-			st.m.removeAction(n)
+		if r, ok := st.s.m.byName[n]; ok && r.builtin == nil {
+			st.s.m.removeAction(n)
 		}
 	}
 }
@@ -261,50 +291,50 @@ func (st *State) RemoveActions(names ...string) {
 func (st *State) Steps() int {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.step
+	return st.s.step
 }
 
 // hasSecrets reports whether any variable is secret.
 func (st *State) hasSecrets() bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return len(st.secrets) > 0
+	return len(st.s.secrets) > 0
 }
 
-// attach sets the run's allow-list and result schema; callers hold mu.
-func (st *State) attach(names []string, resultSchema []byte, askable bool) {
-	st.askable = askable
-	st.attached = nil
+// attach sets the run's allow-list and result schema.
+func (sc *scope) attach(names []string, resultSchema []byte, askable bool) {
+	sc.askable = askable
+	sc.attached = nil
 	if len(names) > 0 {
-		st.attached = make(map[string]bool, len(names))
+		sc.attached = make(map[string]bool, len(names))
 		for _, n := range names {
-			st.attached[n] = true
+			sc.attached[n] = true
 		}
 	}
-	st.resultSchema = resultSchema
-	if r, ok := st.m.byName[action.TerminateName]; ok {
+	sc.schemas.resultSchema = resultSchema
+	if r, ok := sc.m.byName[action.TerminateName]; ok {
 		r.tool.built, r.strictKnown = false, false
 	}
 }
 
-// isAttached reports whether the named action may be called in the run;
-// callers hold mu. Built-ins are always attached.
-func (st *State) isAttached(name string) bool {
+// isAttached reports whether the named action may be called in the run.
+// Built-ins are always attached.
+func (sc *scope) isAttached(name string) bool {
 	if name == action.AskUserName {
-		return st.askable
+		return sc.askable
 	}
-	if st.attached == nil || st.attached[name] {
+	if sc.attached == nil || sc.attached[name] {
 		return true
 	}
-	r, ok := st.m.byName[name]
+	r, ok := sc.m.byName[name]
 	return ok && r.builtin != nil
 }
 
-// attachedNames lists the actions the run may call; callers hold mu.
-func (st *State) attachedNames() []string {
+// attachedNames lists the actions the run may call.
+func (sc *scope) attachedNames() []string {
 	var names []string
-	for _, r := range st.m.rows {
-		if st.isAttached(r.act.Name()) {
+	for _, r := range sc.m.rows {
+		if sc.isAttached(r.act.Name()) {
 			names = append(names, r.act.Name())
 		}
 	}
@@ -323,7 +353,7 @@ func (st *State) log() *slog.Logger { return st.opts.Logger }
 // back from: one interface, whether or not the State has a run.
 type stepLog interface {
 	// step records step n, which ran step and gave res (for a run, in
-	// its store, which may fail); callers hold execMu, not mu.
+	// its store, which may fail); callers hold the executor's lock, not the State's.
 	step(ctx context.Context, n int, step Step, res StepResult) error
 	// history folds the log into the instructions executed, in order.
 	history(ctx context.Context) ([]run.Instruction, error)
@@ -338,11 +368,11 @@ type redaction struct {
 }
 
 // freeName returns base, or base_2, base_3…, whichever names neither a
-// variable nor an action; callers hold mu.
-func (st *State) freeName(base string) string {
+// variable nor an action.
+func (sc *scope) freeName(base string) string {
 	for {
-		n := st.vars.FreeName(base)
-		if _, isAction := st.m.byName[n]; !isAction {
+		n := sc.vars.FreeName(base)
+		if _, isAction := sc.m.byName[n]; !isAction {
 			return n
 		}
 		base = n + "_result"

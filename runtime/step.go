@@ -75,6 +75,9 @@ type ToolResponse struct {
 	resultVar string // the variable the result went to, for the log
 	// start is when the call started, for the log.
 	start time.Time
+	// sampled is what the call spent of the run's model (an MCP server's
+	// sampling requests), for the log and the run's usage.
+	sampled llm.Usage
 	// ran is what a run_go call ran, for the log; nil for any other
 	// call, which keeps the response small.
 	ran *ranSnippet
@@ -112,8 +115,17 @@ func (r *ToolResponse) completed() run.ToolCallCompleted {
 	return run.ToolCallCompleted{
 		CallID: r.CallID, Success: r.Success, Error: r.Error, Duration: r.Duration, Stdout: r.Stdout, Stderr: r.Stderr,
 		Created: infos(r.Variables, "created"), Modified: append(infos(r.Variables, "assigned", "modified"), infos(r.left(), "modified")...),
-		Resolution: r.Resolution, Result: r.resultVar, Snippet: r.snippet(), Start: r.start,
+		Resolution: r.Resolution, Result: r.resultVar, Snippet: r.snippet(), Start: r.start, Usage: r.spent(),
 	}
+}
+
+// spent is the call's sampled usage as the log records it, nil when none.
+func (r *ToolResponse) spent() *run.Usage {
+	if r.sampled == (llm.Usage{}) {
+		return nil
+	}
+	u := usageEvent(r.sampled)
+	return &u
 }
 
 // folded is completed for a bare State's history fold, which keeps only

@@ -26,38 +26,36 @@ import (
 // hides: shorter derived texts ("true", "done") would hide ordinary words.
 const minTaintedText = 8
 
-// anySensitive reports whether any of the named variables is sensitive;
-// callers hold mu.
-func (st *State) anySensitive(names []string) []string {
+// anySensitive reports whether any of the named variables is sensitive.
+func (sc *scope) anySensitive(names []string) []string {
 	var out []string
 	for _, n := range names {
-		if st.secrets[n] && !slices.Contains(out, n) {
+		if sc.secrets[n] && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
 	return out
 }
 
-// taint marks the named variables as derived from a secret; callers hold
-// mu.
-func (st *State) taint(names ...string) {
+// taint marks the named variables as derived from a secret.
+func (sc *scope) taint(names ...string) {
 	for _, n := range names {
-		if st.vars.Taint(n) != nil {
+		if sc.vars.Taint(n) != nil {
 			continue
 		}
-		if st.secrets == nil {
-			st.secrets = map[string]bool{}
+		if sc.secrets == nil {
+			sc.secrets = map[string]bool{}
 		}
-		st.secrets[n] = true
+		sc.secrets[n] = true
 	}
 }
 
 // sensitiveArgs returns the variables passed by reference to a prepared
-// call that are sensitive; callers hold mu.
-func (st *State) sensitiveArgs(p *prepared) []string {
+// call that are sensitive.
+func (sc *scope) sensitiveArgs(p *prepared) []string {
 	var out []string
 	for _, a := range p.record {
-		if a.Ref != "" && st.secrets[a.Ref] && !slices.Contains(out, a.Ref) {
+		if a.Ref != "" && sc.secrets[a.Ref] && !slices.Contains(out, a.Ref) {
 			out = append(out, a.Ref)
 		}
 	}
@@ -67,14 +65,14 @@ func (st *State) sensitiveArgs(p *prepared) []string {
 // carriers returns the variables passed by reference to a prepared call
 // whose values the action could change in place (pointers, maps, slices,
 // interfaces, channels): after a call that was given a secret, they may
-// hold it. Callers hold mu.
-func (st *State) carriers(p *prepared) []string {
+// hold it.
+func (sc *scope) carriers(p *prepared) []string {
 	var out []string
 	for _, a := range p.record {
-		if a.Ref == "" || st.secrets[a.Ref] {
+		if a.Ref == "" || sc.secrets[a.Ref] {
 			continue
 		}
-		if _, t, ok := st.vars.Value(a.Ref); ok && mutable(t) {
+		if _, t, ok := sc.vars.Value(a.Ref); ok && mutable(t) {
 			out = append(out, a.Ref)
 		}
 	}
@@ -104,7 +102,7 @@ func hideError(name string, err error) string {
 func (st *State) redacted(text string) string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.redact(text)
+	return st.s.redact(text)
 }
 
 // showsSecret is holdsSecret for a caller that does not hold mu (a
@@ -112,28 +110,28 @@ func (st *State) redacted(text string) string {
 func (st *State) showsSecret(text string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.holdsSecret(text)
+	return st.s.holdsSecret(text)
 }
 
 // redact hides the texts of sensitive variables, and their common
-// encodings, in text the model or the log will read; callers hold mu.
-func (st *State) redact(text string) string {
-	if text == "" || len(st.secrets) == 0 {
+// encodings, in text the model or the log will read.
+func (sc *scope) redact(text string) string {
+	if text == "" || len(sc.secrets) == 0 {
 		return text
 	}
-	return st.redactor().Redact(text)
+	return sc.redactor().Redact(text)
 }
 
 // redactor returns the Redactor of the run's sensitive values, rebuilt when
-// they changed; callers hold mu.
-func (st *State) redactor() *variable.Redactor {
+// they changed.
+func (sc *scope) redactor() *variable.Redactor {
 	// The texts are collected again only when a sensitive variable was
 	// added, removed or changed since: the walk uses reflection, and
 	// redact runs on every call of a run with secrets.
-	if c := st.redaction; c != nil && len(c.changes) == len(st.secrets) {
+	if c := sc.redaction; c != nil && len(c.changes) == len(sc.secrets) {
 		same := true
 		for name, n := range c.changes {
-			if !st.secrets[name] || st.vars.Changes(name) != n {
+			if !sc.secrets[name] || sc.vars.Changes(name) != n {
 				same = false
 				break
 			}
@@ -142,11 +140,11 @@ func (st *State) redactor() *variable.Redactor {
 			return c.r
 		}
 	}
-	changes := make(map[string]int, len(st.secrets))
+	changes := make(map[string]int, len(sc.secrets))
 	texts := map[string]string{}
-	for name := range st.secrets {
-		changes[name] = st.vars.Changes(name)
-		v, ok := st.vars.Head(name)
+	for name := range sc.secrets {
+		changes[name] = sc.vars.Changes(name)
+		v, ok := sc.vars.Head(name)
 		if !ok {
 			continue
 		}
@@ -161,11 +159,11 @@ func (st *State) redactor() *variable.Redactor {
 			}
 		})
 	}
-	if st.redaction == nil || !maps.Equal(st.redaction.texts, texts) {
-		st.redaction = &redaction{texts: texts, r: variable.NewRedactor(texts)}
+	if sc.redaction == nil || !maps.Equal(sc.redaction.texts, texts) {
+		sc.redaction = &redaction{texts: texts, r: variable.NewRedactor(texts)}
 	}
-	st.redaction.changes = changes
-	return st.redaction.r
+	sc.redaction.changes = changes
+	return sc.redaction.r
 }
 
 // Bounds of the walk that collects the texts inside a sensitive value.
@@ -217,7 +215,7 @@ func collectTexts(v reflect.Value, depth int, fn func(string)) int {
 }
 
 // holdsSecret reports whether text contains the value of a secret
-// variable; callers hold mu.
-func (st *State) holdsSecret(text string) bool {
-	return len(st.secrets) > 0 && st.redact(text) != text
+// variable.
+func (sc *scope) holdsSecret(text string) bool {
+	return len(sc.secrets) > 0 && sc.redact(text) != text
 }

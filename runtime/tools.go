@@ -27,13 +27,13 @@ type Unavailable struct {
 func (st *State) Tools() []schema.Tool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	tools := make([]schema.Tool, 0, len(st.m.rows))
+	tools := make([]schema.Tool, 0, len(st.s.m.rows))
 	for _, builtins := range []bool{false, true} {
-		for _, r := range st.m.rows {
-			if (r.builtin != nil) != builtins || !st.isAttached(r.act.Name()) || r.unavailable(st.opts.HideFromAI) != "" {
+		for _, r := range st.s.m.rows {
+			if (r.builtin != nil) != builtins || !st.s.isAttached(r.act.Name()) || r.unavailable(st.opts.HideFromAI) != "" {
 				continue
 			}
-			tools = append(tools, st.tool(r))
+			tools = append(tools, st.s.schemas.tool(r))
 		}
 	}
 	return tools
@@ -57,14 +57,14 @@ func (st *State) runTools(limit int, query string, play bool, only []string) []l
 	plain := st.opts.HideFromAI
 	var tools []llm.Tool
 	for _, builtins := range []bool{false, true} {
-		for _, r := range st.m.rows {
-			if (r.builtin != nil) != builtins || !st.isAttached(r.act.Name()) {
+		for _, r := range st.s.m.rows {
+			if (r.builtin != nil) != builtins || !st.s.isAttached(r.act.Name()) {
 				continue
 			}
 			if plain && r.unavailable(true) != "" {
 				continue
 			}
-			t := st.tool(r)
+			t := st.s.schemas.tool(r)
 			t.Strict = r.tool.strict
 			tools = append(tools, t)
 		}
@@ -81,9 +81,8 @@ func (st *State) runTools(limit int, query string, play bool, only []string) []l
 
 // rawStrict reports why the parts of r's schema that do not change with the
 // variables (the raw schemas of its parameters) break OpenAI's strict rules,
-// or nil. It is checked once per action, not on every rebuild; callers hold
-// mu.
-func (st *State) rawStrict(r *row, spec schema.ToolSpec) error {
+// or nil. It is checked once per action, not on every rebuild.
+func (sw *schemas) rawStrict(r *row, spec schema.ToolSpec) error {
 	if !r.strictKnown {
 		plain := spec
 		plain.Params = make([]schema.Param, len(spec.Params))
@@ -102,15 +101,14 @@ func (st *State) rawStrict(r *row, spec schema.ToolSpec) error {
 // schema, whose enum counts and sizes grow with the variables it offers
 // (checked on every rebuild, as every limit counts the references and the
 // tool's own values together). The first time an action goes out
-// non-strict in an agent's runs, the reason is logged at Warn; callers hold
-// mu.
-func (st *State) strict(r *row, spec schema.ToolSpec, tool schema.Tool) bool {
-	err := st.rawStrict(r, spec)
+// non-strict in an agent's runs, the reason is logged at Warn.
+func (sw *schemas) strict(r *row, spec schema.ToolSpec, tool schema.Tool) bool {
+	err := sw.rawStrict(r, spec)
 	if err == nil {
 		err = schema.CheckOpenAIStrict(tool)
 	}
-	if err != nil && st.warnNonStrict(r.act.Name()) {
-		st.opts.Logger.Warn("runtime: tool sent without strict mode; its schema breaks a limit of OpenAI's strict mode", "action", r.act.Name(), "reason", err)
+	if err != nil && sw.warnNonStrict(r.act.Name()) {
+		sw.opts.Logger.Warn("runtime: tool sent without strict mode; its schema breaks a limit of OpenAI's strict mode", "action", r.act.Name(), "reason", err)
 	}
 	return err == nil
 }
@@ -120,7 +118,7 @@ func (st *State) Unavailable() []Unavailable {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var out []Unavailable
-	for _, r := range st.m.rows {
+	for _, r := range st.s.m.rows {
 		if why := r.unavailable(st.opts.HideFromAI); why != "" {
 			out = append(out, Unavailable{Action: r.act.Name(), Reason: why})
 		}
@@ -134,7 +132,7 @@ func (st *State) Unavailable() []Unavailable {
 func (st *State) Compatible(actionName, param string) []string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	r, ok := st.m.byName[actionName]
+	r, ok := st.s.m.byName[actionName]
 	if !ok {
 		return nil
 	}
@@ -152,7 +150,7 @@ func (st *State) Matrix() map[string][]string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	out := make(map[string][]string)
-	for _, r := range st.m.rows {
+	for _, r := range st.s.m.rows {
 		for i, g := range r.params {
 			if g != nil {
 				out[r.act.Name()+"$"+r.act.Param(i).Name] = slices.Clone(g.vars)
@@ -163,11 +161,11 @@ func (st *State) Matrix() map[string][]string {
 }
 
 // tool returns the schema of row r, rebuilding it only when a group it
-// depends on changed; callers hold mu.
-func (st *State) tool(r *row) schema.Tool {
+// depends on changed.
+func (sw *schemas) tool(r *row) schema.Tool {
 	c := &r.tool
-	plain := st.opts.HideFromAI
-	if c.built && c.plain == plain && st.fresh(r) {
+	plain := sw.opts.HideFromAI
+	if c.built && c.plain == plain && sw.fresh(r) {
 		return c.tool
 	}
 	c.versions = c.versions[:0]
@@ -179,21 +177,21 @@ func (st *State) tool(r *row) schema.Tool {
 	if r.result != nil {
 		c.versions = append(c.versions, r.result.version)
 	}
-	spec := st.toolSpec(r)
+	spec := sw.toolSpec(r)
 	if plain {
 		c.tool = schema.BuildPlainTool(spec)
 	} else {
 		c.tool = schema.BuildTool(spec)
 	}
 	c.built, c.plain = true, plain
-	c.strict = st.strict(r, spec, c.tool)
-	st.schemaBuilds++
+	c.strict = sw.strict(r, spec, c.tool)
+	sw.builds++
 	return c.tool
 }
 
 // fresh reports whether r's cached schema was built from the groups' current
 // versions.
-func (st *State) fresh(r *row) bool {
+func (sw *schemas) fresh(r *row) bool {
 	i := 0
 	for _, g := range r.params {
 		if g != nil {
@@ -213,7 +211,7 @@ func (st *State) fresh(r *row) bool {
 
 var terminateResultSchema = json.RawMessage(`{"type":"string"}`)
 
-func (st *State) toolSpec(r *row) schema.ToolSpec {
+func (sw *schemas) toolSpec(r *row) schema.ToolSpec {
 	a := r.act
 	spec := schema.ToolSpec{Name: a.Name(), Description: a.Description(), Params: make([]schema.Param, a.NumParams())}
 	for i := range spec.Params {
@@ -233,8 +231,8 @@ func (st *State) toolSpec(r *row) schema.ToolSpec {
 			// Any JSON value cannot be written in OpenAI's strict mode: the
 			// model answers in text, or by reference to a variable.
 			sp.Raw = terminateResultSchema
-			if len(st.resultSchema) > 0 {
-				sp.Raw, sp.TypeName = st.resultSchema, "the run's result schema"
+			if len(sw.resultSchema) > 0 {
+				sp.Raw, sp.TypeName = sw.resultSchema, "the run's result schema"
 			}
 		}
 		spec.Params[i] = sp
@@ -250,10 +248,10 @@ func (st *State) toolSpec(r *row) schema.ToolSpec {
 
 // warnNonStrict reports whether the action's going out non-strict is news
 // to the log: true the first time for each action of the agent.
-func (st *State) warnNonStrict(name string) bool {
-	if st.nonStrict == nil {
+func (sw *schemas) warnNonStrict(name string) bool {
+	if sw.nonStrict == nil {
 		return false
 	}
-	_, seen := st.nonStrict.LoadOrStore(name, true)
+	_, seen := sw.nonStrict.LoadOrStore(name, true)
 	return !seen
 }

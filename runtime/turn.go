@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 )
 
@@ -61,23 +60,21 @@ func (h *Handle) FollowUp(ctx context.Context, text string) error {
 		return fmt.Errorf("%w: run %s is %s, and only a completed run can be followed up", ErrNotFollowable, h.id, s)
 	}
 	h.done = make(chan struct{})
-	sent, hostVars := h.announceHostVariables(clip(text, h.st.opts.MaxMessage))
-	h.messages = append(h.messages, llm.UserMessage(sent))
+	sent, hostVars := h.conv.announce(clip(text, h.st.opts.MaxMessage))
 	h.turnSteps, h.turnTokens = h.steps, h.usage.Total()
 	h.mu.Unlock()
 	if h.drive != nil {
 		h.drive.reset()
 	}
-	if err := h.rec.transitionFrom(ctx, run.StatusCompleted, run.StatusRunning, "follow-up"); err != nil {
-		h.end(Outcome{Status: h.rec.current(), Reason: err.Error()})
-		return err
-	}
 	msg := run.UserMessage{Text: text}
 	if sent != text {
 		msg.Sent = sent
 	}
-	if err := h.rec.append(ctx, append([]run.Payload{run.PhaseChanged{From: h.rec.currentPhase(), To: run.PhasePrompted}, msg}, hostVars...)...); err != nil {
-		h.fail(ctx, "store: "+err.Error())
+	// The message and the host variables it announces are recorded with
+	// the move that begins the turn: a run restored after it has them.
+	turn := append([]run.Payload{run.PhaseChanged{From: h.rec.currentPhase(), To: run.PhasePrompted}, msg}, hostVars...)
+	if err := h.rec.transitionFrom(ctx, run.StatusCompleted, run.StatusRunning, "follow-up", nil, turn...); err != nil {
+		h.end(Outcome{Status: h.rec.current(), Reason: err.Error()})
 		return err
 	}
 	h.launch(ctx)
@@ -86,7 +83,7 @@ func (h *Handle) FollowUp(ctx context.Context, text string) error {
 
 // launch runs the loop of the current turn in its own goroutine.
 func (h *Handle) launch(ctx context.Context) {
-	h.launchWith(ctx, h.loop)
+	h.launchWith(ctx, h.newLoop(0).run)
 }
 
 // launchWith runs body as the current turn in its own goroutine, with a
@@ -117,7 +114,10 @@ func (h *Handle) launchWith(ctx context.Context, body func(context.Context) Outc
 			err = errors.New(string(o.Status) + ": " + o.Reason)
 		}
 		endSpan(SpanEnd{Err: err, Status: o.Status})
-		log.Info("run ended", "status", string(o.Status), "reason", o.Reason, "steps", h.stepCount())
+		h.mu.Lock()
+		steps := h.steps
+		h.mu.Unlock()
+		log.Info("run ended", "status", string(o.Status), "reason", o.Reason, "steps", steps)
 		h.end(o)
 		h.rt.untrack(h)
 	}()

@@ -33,7 +33,7 @@ import (
 const idleAfter = 100 * time.Millisecond
 
 // stepper runs a State's steps on its step goroutine and watches their
-// calls. Steps are serialised by State.execMu, so one job at a time.
+// calls. Steps are serialised by the executor's lock, so one job at a time.
 type stepper struct {
 	mu      sync.Mutex // guards running and cur
 	running bool       // a step goroutine is serving jobs
@@ -51,7 +51,7 @@ type stepper struct {
 // stepJob is one step as its goroutines share it: the one that runs it and,
 // after an abandoned call, the fresh one that goes on with it.
 type stepJob struct {
-	st   *State
+	ex   *executor
 	ctx  context.Context
 	step Step
 	g    gate
@@ -81,7 +81,7 @@ type inflight struct {
 }
 
 // run runs j on the step goroutine and watches it until it is done.
-// Callers hold execMu; this goroutine is the step's watchdog.
+// Callers hold the executor's lock; this goroutine is the step's watchdog.
 func (w *stepper) run(j *stepJob) {
 	if w.jobs == nil { // the first watched step: a bare State has none
 		w.jobs, w.done = make(chan *stepJob, 1), make(chan struct{}, 1)
@@ -107,7 +107,7 @@ func (w *stepper) run(j *stepJob) {
 			w.expire(j, false)
 		case <-done:
 			done = nil
-			g := j.st.opts.CancelGrace
+			g := j.ex.st.opts.CancelGrace
 			switch {
 			case j.ctx.Err() == context.DeadlineExceeded:
 				// The step's own deadline: a call past it is abandoned
@@ -130,7 +130,7 @@ func (w *stepper) run(j *stepJob) {
 func (w *stepper) serve(j *stepJob) {
 	for {
 		if j != nil {
-			if !j.st.runJob(j) {
+			if !j.ex.runJob(j) {
 				return // abandoned: a fresh goroutine goes on with j
 			}
 			w.done <- struct{}{}
@@ -202,7 +202,7 @@ func (w *stepper) expire(j *stepJob, cancelled bool) {
 	f.gone, w.cur = true, nil
 	w.mu.Unlock()
 
-	resp := j.st.abandoned(f)
+	resp := j.ex.abandoned(f)
 	f.endCall(SpanEnd{Err: resp.Err})
 	j.res.Responses = append(j.res.Responses, resp)
 	j.next = f.index + 1
@@ -211,7 +211,7 @@ func (w *stepper) expire(j *stepJob, cancelled bool) {
 
 // abandoned is the response of call f, which the watchdog abandoned: at
 // its deadline, or CancelGrace after its step was cancelled.
-func (st *State) abandoned(f *inflight) ToolResponse {
+func (ex *executor) abandoned(f *inflight) ToolResponse {
 	resp := f.resp
 	resp.Stdout, resp.Stderr = f.out.texts(f.secret)
 	cause := ErrCallTimeout
@@ -219,8 +219,8 @@ func (st *State) abandoned(f *inflight) ToolResponse {
 		cause = context.Cause(f.ctx)
 	}
 	msg := abandonedWhy(resp.Name, f.ctx, f.callCtx, f.timeout)
-	st.log().Warn("call abandoned", "action", resp.Name, "call", resp.CallID, "step", f.step, "why", msg)
-	return st.failErr(resp, &ActionError{Action: resp.Name, CallID: resp.CallID, Step: f.step, Msg: msg, Err: cause})
+	ex.st.log().Warn("call abandoned", "action", resp.Name, "call", resp.CallID, "step", f.step, "why", msg)
+	return ex.failErr(resp, &ActionError{Action: resp.Name, CallID: resp.CallID, Step: f.step, Msg: msg, Err: cause})
 }
 
 func abandonedWhy(name string, step, call context.Context, timeout time.Duration) string {

@@ -33,10 +33,6 @@ func estimateRequest(tools []llm.Tool, msgs []llm.Message) int {
 	return n
 }
 
-// head is how many messages a compaction keeps at the start of the
-// conversation: the system prompt, the session's history and the task.
-func (h *Handle) head() int { return 2 + len(h.opts.History) }
-
 // compaction limits: a preview in the summary is one line of at most
 // summaryPreview characters, and a call's arguments at most summaryArgs.
 const (
@@ -53,67 +49,45 @@ const (
 // reference. The compaction is recorded (run.ContextCompacted) so that a
 // restored run rebuilds the same conversation; relevance selection, if
 // on, chooses the tools again. From here the context is append-only again.
-func (h *Handle) compact(ctx context.Context, tokens, threshold int, byModel bool) error {
-	events, err := h.rec.store.Read(ctx, h.id, 1, 0)
+func (c *conversation) compact(ctx context.Context, msgs []llm.Message, head, tokens, threshold int, byModel bool) (used llm.Usage, err error) {
+	events, err := c.rec.store.Read(ctx, c.rec.id, 1, 0)
 	if err != nil {
-		return err
+		return used, err
 	}
 	summary, step := summarize(events, threshold)
 	var usage *run.Usage
 	if byModel {
-		if text, u, called := h.modelSummary(ctx, threshold); called {
-			usage = &u
+		if text, u, called := c.modelSummary(ctx, msgs, threshold); called {
+			usage, used = &u, usageOf(u)
 			if text != "" {
 				summary += "\n\nYour own summary of those steps:\n" + text
 			}
 		}
 	}
 	var tools []string
-	if h.opts.ToolLimit > 0 {
-		for _, t := range h.st.runTools(h.opts.ToolLimit, h.opts.Task+" "+summary, true, nil) {
+	if c.opts.ToolLimit > 0 {
+		for _, t := range c.st.runTools(c.opts.ToolLimit, c.opts.Task+" "+summary, true, nil) {
 			tools = append(tools, t.Name)
 		}
 	}
-	h.mu.Lock()
-	folded := len(h.messages) - h.head()
-	h.mu.Unlock()
-	e := run.ContextCompacted{Step: step, Messages: folded, Tokens: tokens, Threshold: threshold, Summary: summary, Tools: tools, Usage: usage}
-	if err := h.rec.append(ctx, e); err != nil {
-		return err
-	}
-	h.mu.Lock()
-	h.applyCompaction(e)
-	h.mu.Unlock()
-	return nil
+	e := run.ContextCompacted{Step: step, Messages: len(msgs) - head, Tokens: tokens, Threshold: threshold, Summary: summary, Tools: tools, Usage: usage}
+	return used, c.rec.append(ctx, e) // which the conversation applies
 }
 
 // summaryRequest is what the model is asked for a summary with.
 const summaryRequest = "The conversation is about to be compacted to fit your context window: the messages after the task will be replaced by a list of the steps and the variables they made. In a few sentences, write what that list will not say: what you learned, what you decided and what is left to do. Answer with the summary only."
 
 // modelSummary asks the model for a summary of the conversation, without
-// tools, and adds the call's usage to the run's; called is false when the
-// call failed (the runtime's summary then stands alone, as it does when the
-// model says nothing).
-func (h *Handle) modelSummary(ctx context.Context, threshold int) (text string, u run.Usage, called bool) {
-	h.mu.Lock()
-	msgs := append(clipMessages(append([]llm.Message(nil), h.messages...), h.st.opts.MaxMessage), llm.UserMessage(summaryRequest))
-	h.mu.Unlock()
-	resp, err := h.model.Generate(ctx, llm.Request{Messages: msgs})
+// tools; called is false when the call failed (the runtime's summary then
+// stands alone, as it does when the model says nothing).
+func (c *conversation) modelSummary(ctx context.Context, sent []llm.Message, threshold int) (text string, u run.Usage, called bool) {
+	msgs := append(clipMessages(sent, c.st.opts.MaxMessage), llm.UserMessage(summaryRequest))
+	resp, err := c.model.Generate(ctx, llm.Request{Messages: msgs})
 	if err != nil {
-		h.st.log().Warn("runtime: the model's summary failed; the compaction keeps the runtime's", "run", string(h.id), "err", err)
+		c.st.log().Warn("runtime: the model's summary failed; the compaction keeps the runtime's", "run", string(c.rec.id), "err", err)
 		return "", run.Usage{}, false
 	}
-	h.mu.Lock()
-	h.usage = h.usage.Add(resp.Usage)
-	h.mu.Unlock()
 	return clip(strings.TrimSpace(resp.Text), threshold), usageEvent(resp.Usage), true
-}
-
-// applyCompaction replaces the messages after the head with e's summary;
-// callers hold mu.
-func (h *Handle) applyCompaction(e run.ContextCompacted) {
-	h.messages = append(h.messages[:h.head():h.head()], llm.UserMessage(e.Summary))
-	h.ctx.tools, h.ctx.only = nil, e.Tools
 }
 
 // summarize writes the summary of a run's log that a compaction puts in
@@ -252,5 +226,13 @@ func oneLine(s string, n int) string {
 // usageEvent is the log's record of a model call's usage.
 func usageEvent(u llm.Usage) run.Usage {
 	return run.Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens),
-		CacheReadTokens: int64(u.CacheReadTokens), CacheWriteTokens: int64(u.CacheWriteTokens)}
+		CacheReadTokens: int64(u.CacheReadTokens), CacheWriteTokens: int64(u.CacheWriteTokens),
+		ReasoningTokens: int64(u.ReasoningTokens), Cost: u.Cost}
+}
+
+// usageOf is usageEvent's inverse: a run's usage from its log's totals.
+func usageOf(u run.Usage) llm.Usage {
+	return llm.Usage{InputTokens: int(u.InputTokens), OutputTokens: int(u.OutputTokens),
+		CacheReadTokens: int(u.CacheReadTokens), CacheWriteTokens: int(u.CacheWriteTokens),
+		ReasoningTokens: int(u.ReasoningTokens), Cost: u.Cost}
 }

@@ -163,10 +163,7 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 		}
 		out = append(out, generic(e))
 	case run.Usage:
-		p.usage.InputTokens += d.InputTokens
-		p.usage.OutputTokens += d.OutputTokens
-		p.usage.CacheReadTokens += d.CacheReadTokens
-		p.usage.CacheWriteTokens += d.CacheWriteTokens
+		p.usage = p.usage.Add(d)
 	case run.ToolCallScheduled, run.ToolCallCompleted, run.SnippetExecuted, run.ChildRunStarted, run.ChildRunFinished, run.Progress,
 		run.ContextCompacted:
 		out = append(out, generic(e))

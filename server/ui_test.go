@@ -869,12 +869,13 @@ func TestUILiveText(t *testing.T) {
 	shot(t, b, "live-done")
 }
 
-// The inspector shows what the provider's prompt cache read and wrote, in
-// the run's facts and in each usage event.
+// The inspector shows what the provider's prompt cache read and wrote, the
+// reasoning tokens and the cost the provider reported, in the run's facts
+// and in each usage event.
 func TestUICacheUsage(t *testing.T) {
 	model := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
 		r := llm.Text("done")
-		r.Usage = llm.Usage{InputTokens: 1000, OutputTokens: 7, CacheReadTokens: 900, CacheWriteTokens: 60}
+		r.Usage = llm.Usage{InputTokens: 1000, OutputTokens: 7, CacheReadTokens: 900, CacheWriteTokens: 60, ReasoningTokens: 5, Cost: 0.00219855}
 		return r, nil
 	})
 	agent := server.Agent{Name: "cached", Runtime: must(runtime.New(runtime.Options{Model: model, DisableSnippets: true}))}
@@ -882,7 +883,7 @@ func TestUICacheUsage(t *testing.T) {
 	c := client{t: t, base: ts.URL}
 	id := c.run("POST", "/runs", create("cached", "Hello!", "sync"), 200).RunID
 	b := tab(t, ts.URL+"/ui#/runs/"+id)
-	const want = "1000 in (900 read from the prompt cache, 60 written), 7 out"
+	const want = "1000 in (900 read from the prompt cache, 60 written), 7 out (5 reasoning), $0.00219855 reported by the provider"
 	waitJS(t, b, "the cache in the facts", `document.querySelector('#run-facts').innerText.includes('`+want+`')`)
 	waitJS(t, b, "the cache in the usage event", `[...document.querySelectorAll('li[data-type=usage]')].some(li => li.innerText.includes('`+want+`'))`)
 }

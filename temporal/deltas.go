@@ -13,7 +13,9 @@ import (
 // last event to the turn's end (or the worker's stop), and returns once
 // it follows, so that no delta of the step about to run is missed; a
 // follow-up starts it again. Following costs a read of the log per
-// appended batch.
+// appended batch. It publishes beside the run, not in its step: a delta
+// published after the event that completes its message reaches followers
+// too late and is dropped there (the event holds the message).
 func (w *Worker) forward(hr *hosted) {
 	ls, ok := w.opts.Store.(run.LiveStore)
 	if !ok || !hr.forwarding.CompareAndSwap(false, true) {

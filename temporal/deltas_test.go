@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/worker"
+
 	"github.com/byref/byref/internal/pgtest"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/postgres"
@@ -46,6 +48,10 @@ func TestWorkerPublishesDeltas(t *testing.T) {
 	t.Cleanup(func() { pg.Close() })
 	store := &published{Store: pg, more: make(chan struct{}, 1)}
 	e := newEnvOn(t, store, weatherAgent())
+	// The test environment runs activities on the workflow's goroutine,
+	// and these write to a real database: give them more than the
+	// default second before calling the workflow stuck.
+	e.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute})
 	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "What is the weather?", NonInteractive: true}, ID: "run-deltas"})
 	if !o.OK() {
 		t.Fatalf("outcome = %+v", o)

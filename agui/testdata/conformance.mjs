@@ -146,7 +146,9 @@ const cases = {
     const args = JSON.parse(call.function.arguments);
     assert(args.city === 'Paris' && args.seats === 2, `the front end gets the arguments resolved: ${call.function.arguments}`);
     agent.addMessage({ id: 't1', role: 'tool', toolCallId: start.toolCallId, content: 'confirmed: 2 seats in Paris' });
-    ({ events } = await run(agent, { tools }));
+    // (Without the tools this time: the run's log says the call is the
+    // front end's.)
+    ({ events } = await run(agent));
     assert(finished(events).outcome?.type === 'success', `after the result: ${events.map((e) => e.type)}`);
     assert(texts(agent).some((t) => t.startsWith('booked: ') && t.includes('confirmed: 2 seats in Paris')), `the run went on with the result: ${texts(agent)}`);
     assert(agent.messages.filter((m) => m.role === 'tool' && m.toolCallId === start.toolCallId).length === 1, `one tool message: ${JSON.stringify(agent.messages)}`);
@@ -187,6 +189,13 @@ const cases = {
     assert(started && started.name === 'helper' && started.parentToolCallId === call.toolCallId, `started ${JSON.stringify(started)}`);
     assert(done && done.subagentRunId === started.subagentRunId && JSON.stringify(done.result).includes('helped with the report'), `finished ${JSON.stringify(done)}`);
     assert((await acpRun(started.subagentRunId)).status === 'completed', 'the subagent is a byref run');
+    // A subagent that fails: SUBAGENT_ERROR, and the parent run goes on.
+    const parent = new HttpAgent({ url: `${base}/agui/parent_failing`, initialMessages: [{ id: 'u1', role: 'user', content: 'Delegate' }] });
+    const failed = await run(parent);
+    const err = failed.events.find((e) => e.type === 'SUBAGENT_ERROR');
+    const began = failed.events.find((e) => e.type === 'SUBAGENT_STARTED');
+    assert(err && began && err.subagentRunId === began.subagentRunId && err.message.includes('cannot do the impossible'), `error ${JSON.stringify(err)}`);
+    assert(finished(failed.events)?.outcome?.type === 'success', 'the parent run goes on after its subagent failed');
   },
   async encrypted_reasoning() {
     const agent = new HttpAgent({ url: `${base}/agui/thinker`, initialMessages: [{ id: 'u1', role: 'user', content: 'Think' }] });

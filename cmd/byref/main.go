@@ -74,9 +74,10 @@ Usage:
                                    step still going then is marked interrupted
       --store postgres://user:password@host:5432/db
                                    record runs in PostgreSQL (its schema "byref", migrated at
-                                   start) instead of the SQLite file of --db; default
-                                   $BYREF_STORE. One byref serve per database for now; see
-                                   docs/deploy.md
+                                   start) instead of the SQLite file of --db; prefer
+                                   setting $BYREF_STORE (the default), since other users can
+                                   see a flag, password included, in ps. One byref serve per
+                                   database for now; see docs/deploy.md
       --standby                    with --store, when another byref serve serves the database,
                                    wait and take over when it stops or dies (awaiting runs go on)
       --model, --db, --approve     as for run
@@ -139,7 +140,8 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return 2
 	}
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+		if errors.Is(err, flag.ErrHelp) { // -h or --help after the command
+			fmt.Fprint(stdout, commandUsage(args[0]))
 			return 0
 		}
 		var u usageError
@@ -151,6 +153,18 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return 1
 	}
 	return 0
+}
+
+// commandUsage is the help a command's -h or --help prints: the eval and
+// a2a commands have their own, the others share the general one.
+func commandUsage(command string) string {
+	switch command {
+	case "eval":
+		return evalUsage
+	case "a2a":
+		return a2aUsage
+	}
+	return usage
 }
 
 // usageError is a command line the command cannot understand.

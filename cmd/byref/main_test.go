@@ -193,3 +193,25 @@ func TestErrorsNameTheFix(t *testing.T) {
 		}
 	}
 }
+
+// -h or --help after a command prints its help and exits 0, as
+// byref help does, rather than nothing.
+func TestHelpFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "-h"}, "byref serve [flags]"},
+		{[]string{"run", "--help"}, `byref run "task" [flags]`},
+		{[]string{"runs", "ls", "-h"}, "byref runs ls"},
+		{[]string{"replay", "--help"}, "byref replay RUN_ID"},
+		{[]string{"demo", "-h"}, "byref demo"},
+		{[]string{"eval", "run", "-h"}, "byref eval run SET [flags]"},
+		{[]string{"a2a", "call", "-h"}, `byref a2a call URL "task" [flags]`},
+	} {
+		out, code := byref(t, "", tc.args...)
+		if code != 0 || !strings.Contains(out, tc.want) {
+			t.Errorf("byref %s: exit %d, want 0 with %q:\n%s", strings.Join(tc.args, " "), code, tc.want, out)
+		}
+	}
+}

@@ -185,10 +185,19 @@ func resolveID(ctx context.Context, store run.Store, arg, db string) (run.ID, er
 }
 
 // tokens writes a run's usage: input (and what of it the provider's prompt
-// cache read and wrote) and output.
+// cache read and wrote), output (and what of it the model spent
+// reasoning), and the cost the provider reported, when it did.
 func tokens(u run.Usage) string {
-	if u.CacheReadTokens == 0 && u.CacheWriteTokens == 0 {
-		return fmt.Sprintf("%d in / %d out", u.InputTokens, u.OutputTokens)
+	s := fmt.Sprintf("%d in", u.InputTokens)
+	if u.CacheReadTokens != 0 || u.CacheWriteTokens != 0 {
+		s += fmt.Sprintf(" (%d read from the prompt cache, %d written to it)", u.CacheReadTokens, u.CacheWriteTokens)
 	}
-	return fmt.Sprintf("%d in (%d read from the prompt cache, %d written to it) / %d out", u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens)
+	s += fmt.Sprintf(" / %d out", u.OutputTokens)
+	if u.ReasoningTokens != 0 {
+		s += fmt.Sprintf(" (%d reasoning)", u.ReasoningTokens)
+	}
+	if u.Cost != 0 {
+		s += fmt.Sprintf(", $%g reported by the provider", u.Cost)
+	}
+	return s
 }

@@ -95,7 +95,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if len(restored)+len(interrupted) > 0 {
-		fmt.Fprintf(stdout, "byref: %s awaiting before the restart go on; %s marked failed\n", count(len(restored), "run"), count(len(interrupted), "interrupted run"))
+		goOn := "go on"
+		if len(restored) == 1 {
+			goOn = "goes on"
+		}
+		fmt.Fprintf(stdout, "byref: %s awaiting before the restart %s; %s marked failed\n", count(len(restored), "run"), goOn, count(len(interrupted), "interrupted run"))
 	}
 	if *token == "" {
 		if err := checkLoopback(*addr); err != nil {
@@ -118,7 +122,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := s.Serve(ctx, ln); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "byref: stopped; runs awaiting an approval or an answer are kept in %s and go on after byref serve %s %s\n", where, flagName, where)
+	again := "byref serve " + flagName + " " + where
+	if where != *db { // the store's URL, its password hidden: not a command to paste as it is
+		again += " (the URL with its password, or $BYREF_STORE)"
+	}
+	fmt.Fprintf(stdout, "byref: stopped; runs awaiting an approval or an answer are kept in %s and go on after %s\n", where, again)
 	return nil
 }
 

@@ -44,7 +44,7 @@ func TestServeOnPostgres(t *testing.T) {
 		t.Fatalf("resumed after the restart: %+v", got)
 	}
 	s.stop()
-	if o := s.out.String(); strings.Contains(o, "hunter2") || !strings.Contains(o, "byref serve --store postgres://") {
+	if o := s.out.String(); strings.Contains(o, "hunter2") || !strings.Contains(o, "byref serve --store postgres://") || !strings.Contains(o, "(the URL with its password, or $BYREF_STORE)") {
 		t.Fatalf("the output shows the password, or not how to serve the runs again:\n%s", o)
 	}
 }
@@ -91,8 +91,10 @@ func TestServeStandbyTakesOver(t *testing.T) {
 	if err := <-killed; err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("the standby served %v after the kill", time.Since(killedAt).Round(time.Millisecond)) // for the notes; it bounds nothing
-	if out := b.out.String(); !strings.Contains(out, "standing by") || !strings.Contains(out, "taking over") || !strings.Contains(out, "1 run awaiting before the restart go on") {
+	<-a.done // the killed process has been waited for
+	// For the notes; it bounds nothing.
+	t.Logf("the standby served %v after the kill", time.Since(killedAt).Round(time.Millisecond))
+	if out := b.out.String(); !strings.Contains(out, "standing by") || !strings.Contains(out, "taking over") || !strings.Contains(out, "1 run awaiting before the restart goes on") {
 		t.Fatalf("the standby's output:\n%s", out)
 	}
 	got := b.post("/runs/"+r.RunID, `{"await_resume":{"type":"message","message":{"role":"user","parts":[{"content_type":"text/plain","content":"approve"}]}},"mode":"sync"}`)

@@ -69,7 +69,7 @@ func serve(t *testing.T, args ...string) *served {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	bound := make(chan struct{})
+	bound, exited := make(chan struct{}), make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		once := sync.Once{}
@@ -79,10 +79,16 @@ func serve(t *testing.T, args ...string) *served {
 				once.Do(func() { close(bound) })
 			}
 		}
-		s.done <- cmd.Wait()
+		err := cmd.Wait()
+		close(exited)
+		s.done <- err
 	}()
 	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
+		// exited, not cmd.ProcessState: Wait writes that on the goroutine
+		// above while a test that killed the process may still be ending.
+		select {
+		case <-exited:
+		default:
 			_ = cmd.Process.Kill()
 		}
 	})

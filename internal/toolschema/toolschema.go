@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"go/token"
 	"reflect"
 	"slices"
@@ -263,4 +264,46 @@ func Object(v any) (map[string]any, error) {
 		return nil, errors.New("the schema is not a JSON object")
 	}
 	return m, nil
+}
+
+// Client returns an action whose execution belongs to the run's client
+// (an AG-UI front end's tool): its arguments are validated against the
+// tool's parameters (a JSON Schema; empty for any object) and may be
+// references, as any action's; a call awaits the client's answer
+// (action.InputRequired with Client set, its message from message, given
+// the arguments as JSON), and the answer is the call's result: a JSON
+// string as its text, other JSON as written.
+func Client(name, description string, parameters json.RawMessage, message func(args []byte) string) (*action.Action, error) {
+	var schema any
+	if len(parameters) > 0 {
+		if err := json.Unmarshal(parameters, &schema); err != nil {
+			return nil, fmt.Errorf("tool %q: parameters is not JSON: %v", name, err)
+		}
+	}
+	input, err := Object(schema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: parameters: %v", name, err)
+	}
+	fn, params := Func(input, false, func(ctx context.Context, args any) ([]byte, error) {
+		if in, ok := action.Input(ctx); ok {
+			var s string
+			if json.Unmarshal(in, &s) == nil {
+				return []byte(s), nil
+			}
+			return in, nil
+		}
+		b, err := json.Marshal(args)
+		if err != nil {
+			return nil, err
+		}
+		return nil, &action.InputRequired{Message: message(b), Client: true}
+	})
+	if description == "" {
+		description = "A tool of the user's application."
+	}
+	a, err := action.New(action.Spec{Name: name, Description: description, Func: fn, Params: params, Result: "what the user's application answered"})
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: %w", name, err)
+	}
+	return a, nil
 }

@@ -104,6 +104,9 @@ func TestBadOptions(t *testing.T) {
 	if !errors.Is(err, llm.ErrMissingKey) {
 		t.Errorf("Open without a key: %v, want ErrMissingKey", err)
 	}
+	if want := "llm: missing API key for azure: set AZURE_OPENAI_API_KEY"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Open without a key: %v, want an error starting %q", err, want)
+	}
 }
 
 // An answer Azure's content filter stops ends with StopContentFilter, on

@@ -35,7 +35,7 @@ func init() {
 				if tok := c.Getenv("AZURE_OPENAI_AD_TOKEN"); tok != "" {
 					o.Token = func(context.Context) (string, error) { return tok, nil }
 				} else if c.APIKey == "" {
-					return nil, fmt.Errorf("%w: set AZURE_OPENAI_API_KEY (or AZURE_OPENAI_AD_TOKEN, or Config.APIKey)", llm.ErrMissingKey)
+					return nil, fmt.Errorf("%w for %s: set AZURE_OPENAI_API_KEY (or AZURE_OPENAI_AD_TOKEN, or Config.APIKey)", llm.ErrMissingKey, c.Provider)
 				}
 				if v := c.Getenv("AZURE_OPENAI_REASONING"); v != "" {
 					reasons, err := strconv.ParseBool(v)

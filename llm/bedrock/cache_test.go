@@ -13,6 +13,7 @@ import (
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/bedrock"
+	"github.com/byref/byref/llm/internal/recorded"
 	"github.com/byref/byref/llm/llmtest"
 )
 
@@ -106,7 +107,7 @@ func TestAPIKey(t *testing.T) {
 // Without a region the model does not open, and the error says what to
 // set.
 func TestNoRegion(t *testing.T) {
-	awsEnv(t)
+	recorded.AWSEnv(t)
 	t.Setenv("AWS_REGION", "")
 	t.Setenv("AWS_DEFAULT_REGION", "")
 	_, err := llm.OpenWith("bedrock:amazon.nova-micro-v1:0", llm.Config{Getenv: func(string) string { return "" }})
@@ -119,7 +120,7 @@ func TestNoRegion(t *testing.T) {
 // AWS CLI, and the credentials from the default chain: here a profile of
 // the shared credentials file.
 func TestEndpointAndProfileFromTheEnvironment(t *testing.T) {
-	awsEnv(t)
+	recorded.AWSEnv(t)
 	s := llmtest.NewServer(t, "/converse", llmtest.Reply{Body: okConverse})
 	t.Setenv("AWS_ACCESS_KEY_ID", "")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
@@ -145,7 +146,7 @@ func TestEndpointAndProfileFromTheEnvironment(t *testing.T) {
 // With no credentials anywhere in the chain nothing is sent, and the error
 // is ErrUnauthorized naming what to configure.
 func TestNoCredentials(t *testing.T) {
-	awsEnv(t)
+	recorded.AWSEnv(t)
 	t.Setenv("AWS_ACCESS_KEY_ID", "")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
 	s := llmtest.NewServer(t, "/converse", llmtest.Reply{Body: okConverse})

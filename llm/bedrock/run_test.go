@@ -1,7 +1,6 @@
 package bedrock_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 
@@ -82,7 +81,6 @@ func TestRunRestoredKeepsReasoning(t *testing.T) {
 		return llmtest.Reply{Body: string(b)}
 	}
 
-	ctx := context.Background()
 	store := run.NewMemoryStore()
 	agent := func(s *llmtest.Server) *runtime.Runtime {
 		m, err := bedrock.New(bedrock.Options{Config: llm.Config{Model: "us.anthropic.claude-sonnet-4-20250514-v1:0", BaseURL: s.URL()}, Region: "us-east-1", Credentials: fakeCredentials})
@@ -97,44 +95,12 @@ func TestRunRestoredKeepsReasoning(t *testing.T) {
 		return rt
 	}
 	s1 := llmtest.NewServer(t, "/converse", body(first), body(second))
-	h, err := agent(s1).Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Retrieve the secrets of mellon and radiance."}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for e, err := range h.Events(ctx, 1) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := e.Data.(run.AwaitRequested); ok {
-			break
-		}
-	}
-	defer h.Cancel(ctx) // the first process's loop, still waiting
-
 	s2 := llmtest.NewServer(t, "/converse", recs["converse-tool-result-followup"].Reply(t))
-	restored, err := agent(s2).Restore(ctx, h.ID(), runtime.RestoreOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, ok := restored.Pending()
-	if !ok {
-		t.Fatal("the restored run awaits nothing")
-	}
-	if err := restored.Resume(ctx, req.ID, run.Answer{Text: "mellon"}); err != nil {
-		t.Fatal(err)
-	}
-	o, err := restored.Wait(ctx)
-	if err != nil || o.Status != run.StatusCompleted {
-		t.Fatalf("outcome %+v, %v", o, err)
-	}
+	o, snap := recorded.RunRestored(t, agent(s1), agent(s2), "Retrieve the secrets of mellon and radiance.", "mellon")
 	// The cache read of the second turn reaches the outcome's usage, over
 	// the restore: 440 + 600+512 + 591 input tokens in all.
 	if o.Usage.CacheReadTokens != 512 || o.Usage.InputTokens != 440+600+512+591 {
 		t.Errorf("outcome usage %+v; want the cache read of 512 counted", o.Usage)
-	}
-	snap, err := restored.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(snap.ToolCalls) < 2 || snap.ToolCalls[0].Resolution == nil || snap.ToolCalls[0].Resolution.Args[0].Ref != "password" || !snap.ToolCalls[0].Success || !snap.ToolCalls[1].Success {
 		t.Fatalf("secret_retrieval_tool was not called by reference and by value: %+v", snap.ToolCalls)

@@ -1,7 +1,6 @@
 package gemini_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 
@@ -53,7 +52,6 @@ func TestRunRestoredKeepsThoughtSignatures(t *testing.T) {
 	sig1 := llmtest.Path(t, decode(t, []byte(first.Response.Body)), "candidates", 0, "content", "parts", 0, "thoughtSignature")
 	sig2 := llmtest.Path(t, decode(t, []byte(second.Response.Body)), "candidates", 0, "content", "parts", 0, "thoughtSignature")
 
-	ctx := context.Background()
 	store := run.NewMemoryStore()
 	agent := func(s *llmtest.Server) *runtime.Runtime {
 		m, err := gemini.New(gemini.Options{Config: llm.Config{Model: "gemini-2.5-pro", APIKey: "k", BaseURL: s.URL()}})
@@ -69,45 +67,13 @@ func TestRunRestoredKeepsThoughtSignatures(t *testing.T) {
 	}
 	s1 := llmtest.NewServer(t, "", turn(t, first, "get_capital", map[string]any{"country": "<<var:country>>"}),
 		turn(t, second, action.AskUserName, map[string]any{"question": "In which language?"}))
-	h, err := agent(s1).Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "What is the capital of the country?"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for e, err := range h.Events(ctx, 1) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := e.Data.(run.AwaitRequested); ok {
-			break
-		}
-	}
-	defer h.Cancel(ctx) // the first process's loop, still waiting
-
 	s2 := llmtest.NewServer(t, "", turn(t, last, "", nil))
-	restored, err := agent(s2).Restore(ctx, h.ID(), runtime.RestoreOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, ok := restored.Pending()
-	if !ok {
-		t.Fatal("the restored run awaits nothing")
-	}
-	if err := restored.Resume(ctx, req.ID, run.Answer{Text: "English"}); err != nil {
-		t.Fatal(err)
-	}
-	o, err := restored.Wait(ctx)
-	if err != nil || o.Status != run.StatusCompleted {
-		t.Fatalf("outcome %+v, %v", o, err)
-	}
+	o, snap := recorded.RunRestored(t, agent(s1), agent(s2), "What is the capital of the country?", "English")
 	// The usage of the three recorded turns, thoughts counted as output
 	// and the last one's cached tokens as cache reads, reaches the outcome
 	// over the restore.
 	if o.Usage.InputTokens != 57+109+3520 || o.Usage.OutputTokens != 139+215+44 || o.Usage.CacheReadTokens != 3512 {
 		t.Errorf("outcome usage %+v", o.Usage)
-	}
-	snap, err := restored.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(snap.ToolCalls) == 0 || snap.ToolCalls[0].Resolution == nil || snap.ToolCalls[0].Resolution.Args[0].Ref != "country" || !snap.ToolCalls[0].Success {
 		t.Fatalf("get_capital was not called by reference: %+v", snap.ToolCalls)

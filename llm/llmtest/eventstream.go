@@ -3,6 +3,7 @@ package llmtest
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"strings"
 )
 
 // The AWS event stream encoding (application/vnd.amazon.eventstream), as
@@ -40,4 +41,16 @@ func converseEvent(eventType, payload string) string {
 // converseException is an exception sent inside a ConverseStream.
 func converseException(exceptionType, message string) string {
 	return frame([][2]string{{":exception-type", exceptionType}, {":content-type", "application/json"}, {":message-type", "exception"}}, `{"message":"`+message+`"}`)
+}
+
+// EventStream returns a reply that streams Bedrock ConverseStream events
+// as AWS event-stream messages, each given as its event type
+// ("messageStart", "contentBlockDelta", "messageStop", "metadata") and JSON
+// payload, for an adapter's own tests of a stream the suite does not play.
+func EventStream(events ...[2]string) Reply {
+	var b strings.Builder
+	for _, e := range events {
+		b.WriteString(converseEvent(e[0], e[1]))
+	}
+	return Reply{ContentType: "application/vnd.amazon.eventstream", Body: b.String()}
 }

@@ -48,7 +48,7 @@ func EveryKind() []run.Payload {
 		run.ChildRunFinished{Child: "run_child", CallID: "call_2", Status: run.StatusFailed,
 			Result: json.RawMessage(`{"found":false}`), Error: "gave up"},
 		run.Result{Value: json.RawMessage(`{"temp":21,"city":"Paris"}`)},
-		run.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 1000, CacheWriteTokens: 150},
+		run.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 1000, CacheWriteTokens: 150, ReasoningTokens: 300, Cost: 0.00219855},
 		run.ContextCompacted{Step: 3, Messages: 7, Tokens: 97000, Threshold: 96000, Summary: "Steps 1 to 3, compacted: …", Tools: []string{"get_weather", "terminate"}},
 		run.Error{Step: 3, Message: "model: 429, retrying"},
 		run.Error{Step: 4, Message: "the model refused the task: no.", Failure: run.FailureRefusal, Refusal: "no."},

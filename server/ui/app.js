@@ -413,11 +413,14 @@
   }
   const minor = (li) => { li.classList.add('minor'); return li; };
   // tokens writes a usage: input (with what the prompt cache read and
-  // wrote, when it did) and output.
+  // wrote, when it did), output (with the reasoning part, when the
+  // provider counted it) and the cost the provider reported, if any.
   function tokens(u) {
     const cache = u.cache_read_tokens || u.cache_write_tokens
       ? ` (${u.cache_read_tokens || 0} read from the prompt cache, ${u.cache_write_tokens || 0} written)` : '';
-    return `${u.input_tokens} in${cache}, ${u.output_tokens} out`;
+    const reasoning = u.reasoning_tokens ? ` (${u.reasoning_tokens} reasoning)` : '';
+    const cost = u.cost ? `, $${+u.cost.toPrecision(6)} reported by the provider` : '';
+    return `${u.input_tokens} in${cache}, ${u.output_tokens} out${reasoning}${cost}`;
   }
   const block = (label, text, cls) => (text ? el('div', {}, el('div', { class: 'muted small' }, label), el('pre', { class: cls || null }, text)) : null);
   const names = (label, infos) => (infos && infos.length ? el('div', { class: 'small' }, `${label}: `, infos.map((v) => v.name).join(', ')) : null);
@@ -475,7 +478,7 @@
         const call = cur.calls.get(d.call_id);
         const label = call ? call.label : d.call_id;
         for (const v of [...(d.created || []), ...(d.modified || [])]) cur.setters.set(v.name, `call ${label}`);
-        const outcome = d.success ? `✓ succeeded in ${fmtDur(d.duration)}` : `✗ failed in ${fmtDur(d.duration)}`;
+        const outcome = (call && call.client ? 'answered by the client: ' : '') + (d.success ? `✓ succeeded in ${fmtDur(d.duration)}` : `✗ failed in ${fmtDur(d.duration)}`);
         const body = [d.error ? block('error', d.error, 'error') : null, block('output', d.stdout), block('stderr', d.stderr),
           names('created', d.created), names('changed', d.modified)];
         if (!call) return item('tool', `Tool call ${d.call_id} ended: ${outcome}`, e, ...body);
@@ -510,7 +513,15 @@
           el('div', { class: 'var-preview' }, `${v.type}${d.secret ? ' (secret)' : ''}: ${v.preview || ''}`)));
       }
       case 'await_requested': {
-        const what = { approval: d.call ? 'approval of a tool call' : d.snippet ? 'approval of a snippet' : 'approval',
+        const client = d.client && d.call ? cur.calls.get(d.call.id) : null;
+        if (client && !client.client) {
+          // A call of the client's own tool (an AG-UI front end's): the
+          // client runs it and answers with its result.
+          client.client = true;
+          client.outcome.textContent = '… the client runs it';
+          client.outcome.parentNode.insertBefore(el('span', { class: 'badge client' }, 'answered by the client'), client.outcome);
+        }
+        const what = d.client ? "the client's answer (it runs the call)" : { approval: d.call ? 'approval of a tool call' : d.snippet ? 'approval of a snippet' : 'approval',
           question: 'an answer', authorization: 'authorization', input: 'input' }[d.kind] || d.kind;
         return item('await', `Awaits ${what}`, e, d.message ? el('div', { class: 'ev-body' }, d.message) : null,
           d.call ? el('div', { class: 'id' }, `${d.call.action}(${d.call.arguments || ''})`) : null,
@@ -622,7 +633,8 @@
         link ? el('p', {}, 'Authorize at: ', link) : null,
         el('div', { class: 'buttons' }, el('button', { type: 'button', id: 'approve', class: 'primary', onclick: () => answer({ decision: 'approved' }) }, 'I have authorized'), ...deny()));
     } else if (a.kind === 'input') {
-      parts.push(el('h3', {}, 'The run awaits input'),
+      parts.push(el('h3', {}, a.client ? "The run awaits its client's answer" : 'The run awaits input'),
+        a.client && a.call ? el('p', {}, 'The client runs ', el('code', {}, a.call.action), ' itself (a front-end tool) and answers with its result; an answer sent here stands in for it.') : null,
         el('p', { class: 'ev-body' }, a.message || ''),
         el('label', { for: 'input-json' }, 'Input (JSON)'),
         el('textarea', { id: 'input-json', class: 'code', rows: '4' }),

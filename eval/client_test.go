@@ -1,0 +1,91 @@
+package eval_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/eval"
+	"github.com/byref/byref/internal/toolschema"
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
+)
+
+// confirmTool is a tool the run's client runs and answers, as agui makes
+// one of an AG-UI front end's tool.
+func confirmTool() *action.Action {
+	a, err := toolschema.Client("confirm", "Ask the user to confirm.", json.RawMessage(`{"type":"object","properties":{"what":{"type":"string"}},"required":["what"]}`),
+		func([]byte) string { return "the client runs this call" })
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+func confirmModel() llm.Model {
+	return steps(
+		llm.CallTool("confirm", `{"what":"the budget"}`),
+		llm.CallTool("terminate", `{"success":true,"result":"<<var:confirm_result>>"}`),
+	)
+}
+
+// A run that called a front-end tool is refused as a case, naming the
+// tool and why; a case whose run calls one fails its trial with the same
+// reason, and is not answered with a made-up value.
+func TestClientTools(t *testing.T) {
+	ctx := context.Background()
+	opts := testAgent()
+	opts.Model = confirmModel()
+	rt, err := runtime.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := rt.Create(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Confirm the budget."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.State().AddActions(confirmTool()); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for e, err := range h.Events(ctx, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req, ok := e.Data.(run.AwaitRequested); ok {
+			if err := h.Resume(ctx, req.ID, run.Answer{Input: []byte(`"yes"`)}); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	if o, err := h.Wait(ctx); err != nil || o.Status != run.StatusCompleted {
+		t.Fatal(o, err)
+	}
+	events, err := rt.Store().Read(ctx, h.ID(), 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = eval.FromRun(ctx, events, "confirm", &eval.Set{Agent: testAgent(), Types: typesOf()})
+	if err == nil || !strings.Contains(err.Error(), "called confirm, tools its client ran") || !strings.Contains(err.Error(), "front-end") {
+		t.Fatalf("FromRun of a run with a front-end tool: %v", err)
+	}
+
+	// An agent whose action is the client's: the trial fails, saying why.
+	agent := testAgent()
+	agent.Actions = action.MustSet(confirmTool())
+	set := &eval.Set{Agent: agent, Cases: []*eval.Case{{Name: "confirm", Task: "Confirm the budget.", Expect: []eval.Expectation{eval.Status(run.StatusCompleted)}}}}
+	r, err := eval.Run(ctx, set, eval.Options{Model: confirmModel()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := r.Cases[0].Trials[0]
+	if tr.Passed || tr.Status != run.StatusCanceled || !strings.Contains(tr.Error, "the run called confirm, a tool its client runs") {
+		t.Fatalf("trial %+v", tr)
+	}
+}
