@@ -50,11 +50,9 @@ type printCheck struct {
 	items    int
 	onPath   map[visitKey]bool
 	maxDepth int
-	// handles is set when a handle was seen; lastType is the type of the
-	// last value seen, lastHandle whether it prints as a handle.
-	handles    bool
-	lastType   reflect.Type
-	lastHandle bool
+	// handles is set when a handle was seen.
+	handles bool
+	memo    handleMemo
 }
 
 // checkPrint walks args and reports whether they hold a handle
@@ -90,10 +88,7 @@ func (c *printCheck) walk(v reflect.Value, depth int) {
 	if c.items > maxPrintItems {
 		c.fail(fmt.Sprintf("has more than %d elements", maxPrintItems))
 	}
-	if t := v.Type(); t != c.lastType {
-		c.lastType, c.lastHandle = t, printsAsHandle(t)
-	}
-	if c.lastHandle {
+	if mayBeHandle(v.Kind()) && c.memo.printsAsHandle(v.Type()) {
 		c.handles = true
 		return
 	}

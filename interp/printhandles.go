@@ -20,21 +20,48 @@ import (
 // The value behind a handle pointer (*db) is a handle too.
 //
 // The test is a type test done by the walk that checkPrint makes of the
-// arguments anyway, kept per walk for the last type seen (and by package
+// arguments anyway, kept per walk for the last types seen (and by package
 // variable per type); only an argument that holds a handle is copied.
 
 // printsAsHandle reports whether fmt prints values of type t as a handle's
-// preview: t is a handle, or a named type whose pointer is one (the value
-// *db gives).
+// preview: t is a handle, or a named struct type whose pointer is one (the
+// value *db gives).
 func printsAsHandle(t reflect.Type) bool {
 	if variable.IsHandle(t) {
 		return true
 	}
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		return false
+	return t.Kind() == reflect.Struct && t.Name() != "" && variable.IsHandle(reflect.PointerTo(t))
+}
+
+// mayBeHandle reports whether a value of kind k may have insides to hide:
+// a number, a string or a bool (even of a handle type) is only itself.
+func mayBeHandle(k reflect.Kind) bool {
+	switch k {
+	case reflect.Struct, reflect.Pointer, reflect.Slice, reflect.Map, reflect.Array:
+		return true
 	}
-	return t.Name() != "" && variable.IsHandle(reflect.PointerTo(t))
+	return false
+}
+
+// handleMemo keeps printsAsHandle's answers for the last few types a walk
+// saw: a row's fields alternate between a handful of types.
+type handleMemo struct {
+	types  [4]reflect.Type
+	handle [4]bool
+	next   int
+}
+
+// printsAsHandle is printsAsHandle(t), remembered.
+func (m *handleMemo) printsAsHandle(t reflect.Type) bool {
+	for i, mt := range m.types {
+		if mt == t {
+			return m.handle[i]
+		}
+	}
+	h := printsAsHandle(t)
+	m.types[m.next], m.handle[m.next] = t, h
+	m.next = (m.next + 1) % len(m.types)
+	return h
 }
 
 // handleText is a handle's preview standing for the handle in fmt's
@@ -149,7 +176,7 @@ func hideHandles(v reflect.Value, depth int) (reflect.Value, bool) {
 		return v, false
 	}
 	t := v.Type()
-	if printsAsHandle(t) {
+	if mayBeHandle(t.Kind()) && printsAsHandle(t) {
 		if t.Kind() == reflect.Pointer && v.IsNil() {
 			return v, false
 		}

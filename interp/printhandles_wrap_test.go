@@ -92,3 +92,34 @@ func TestHideFieldsShapes(t *testing.T) {
 		t.Errorf("a pointer to it and a map print %s", got)
 	}
 }
+
+type benchRow struct {
+	Name string
+	N    int
+	Tags []string
+}
+
+// BenchmarkFmtArgs: the check of fmt's arguments for 100 rows without a
+// handle (the walk's added type test), and with one (the copy).
+func BenchmarkFmtArgs(b *testing.B) {
+	rows := make([]benchRow, 100)
+	for i := range rows {
+		rows[i] = benchRow{Name: "row", N: i, Tags: []string{"a", "b"}}
+	}
+	withHandle := struct {
+		Rows []benchRow
+		Conn *secretConn
+	}{rows, &secretConn{}}
+	b.Run("none", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			fmtArgs("fmt.Sprint", "", []any{rows})
+		}
+	})
+	b.Run("handle", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			fmtArgs("fmt.Sprint", "", []any{withHandle})
+		}
+	})
+}
