@@ -228,6 +228,27 @@
 //     the host's stack.
 //   - Name a variable like an allowed or host package (fmt, strings, shop):
 //     the Input is refused with [ErrInput].
+//   - See inside a handle with fmt. A handle (variable.IsHandle: a
+//     *sql.DB, an *os.File, a net.Conn, an http.Client, a type with a
+//     HandleIdentity method or registered with variable.RegisterHandle)
+//     and the value behind a handle pointer (*db) print as the handle's
+//     preview (*sql.DB handle (driver *sqlite.Driver)), for every verb
+//     and every function of fmt (Print, Sprint, Fprint, Append families,
+//     Errorf) and in a [PanicError]'s value: as an argument and inside structs, arrays, slices, maps,
+//     interfaces and the data of a snippet's Stringer or error type. Why:
+//     fmt prints unexported fields, and a handle's hold what must not
+//     reach the model, the log, /ui or a protocol's client (a *sql.DB's
+//     connection string, password included); its preview is how the
+//     variable shows everywhere else. A value that holds a handle prints
+//     from a copy: a slice or array as a []any, a map as a map[K]any
+//     (map[any]any when a key holds one), a struct as a struct type of
+//     the same fields, none embedded, so %v and %+v print as before but
+//     for the preview, while %#v names those types, and a handle in an
+//     unexported field prints as a string. %T still names the handle's
+//     type (interp.handleText when another verb formats the same
+//     argument). The data of a host type with a String or Error method
+//     is printed as fmt prints it. encoding/json and xml see a handle's
+//     exported fields only (a *sql.DB has none: {} and <DB></DB>).
 //
 // # What a snippet looks like
 //
@@ -342,8 +363,10 @@
 // MarshalIndent walk their arguments first (as the real function would,
 // stopping at values that format or marshal themselves) and panic with
 // [ErrPrintLimit] on a cycle, nesting deeper than 1,000 or more than 4M
-// elements. Other host functions that recurse over a value (a host
-// package's own) are not bounded and can still overflow the Go stack.
+// elements. They do not walk into a handle: fmt prints its preview, and
+// json and xml encode its exported fields only. Other host functions
+// that recurse over a value (a host package's own) are not bounded and
+// can still overflow the Go stack.
 //
 // Outliving the Eval: when an Eval is stopped, the host call the snippet is
 // in (a standard function or a host function from Funcs) keeps running on

@@ -1114,7 +1114,7 @@ func detach(v reflect.Value) reflect.Value {
 func (in *Interpreter) yaegiError(err error, prog *program, panics *panicLines) error {
 	var p yaegi.Panic
 	if errors.As(err, &p) {
-		pe := &PanicError{Value: fmt.Sprint(p.Value)}
+		pe := &PanicError{Value: panicText(p.Value)}
 		switch v := p.Value.(type) {
 		case depthPanic:
 			pe.Err = ErrCallDepth

@@ -18,6 +18,9 @@ import (
 // and marshalling functions first walk their arguments, as the real
 // function would, and panic with ErrPrintLimit on a cycle, on nesting
 // deeper than maxPrintDepth, or on more than maxPrintItems elements.
+// The walk does not enter a handle (printhandles.go): fmt prints its
+// preview, and encoding/json and xml see only its exported fields, for
+// which a *sql.DB's internal cycles are no concern.
 
 const (
 	// maxPrintDepth bounds the nesting of a printed or marshalled value.
@@ -47,9 +50,14 @@ type printCheck struct {
 	items    int
 	onPath   map[visitKey]bool
 	maxDepth int
+	// handles is set when a handle was seen.
+	handles bool
+	memo    handleMemo
 }
 
-func checkPrint(what string, deref bool, stopAt []reflect.Type, args ...any) {
+// checkPrint walks args and reports whether they hold a handle
+// (printsAsHandle) where the walk goes.
+func checkPrint(what string, deref bool, stopAt []reflect.Type, args ...any) (handles bool) {
 	var c *printCheck
 	for _, a := range args {
 		switch a.(type) {
@@ -62,6 +70,7 @@ func checkPrint(what string, deref bool, stopAt []reflect.Type, args ...any) {
 		}
 		c.walk(reflect.ValueOf(a), 0)
 	}
+	return c != nil && c.handles
 }
 
 func (c *printCheck) fail(why string) {
@@ -79,8 +88,17 @@ func (c *printCheck) walk(v reflect.Value, depth int) {
 	if c.items > maxPrintItems {
 		c.fail(fmt.Sprintf("has more than %d elements", maxPrintItems))
 	}
+	if mayBeHandle(v.Kind()) && c.memo.printsAsHandle(v.Type()) {
+		c.handles = true
+		return
+	}
 	for _, t := range c.stopAt {
 		if v.Type().Implements(t) {
+			if !c.handles && !c.deref {
+				// fmt prints the data of a snippet's Stringer for %#v
+				// and %d.
+				c.handles = peekWrapped(v, depth) != noHandle
+			}
 			return // the value prints itself
 		}
 	}
@@ -154,8 +172,13 @@ var fmtStops = []reflect.Type{stringerType, errorType, formatterType}
 var jsonStops = []reflect.Type{jsonMarshaler}
 var xmlStops = []reflect.Type{xmlMarshaler}
 
-func fmtArgs(what string, a []any) {
-	checkPrint(what, false, fmtStops, a...)
+// fmtArgs checks fmt's arguments a (checkPrint) and makes them print as
+// compiled Go's would, but for handles, which print as their previews
+// (hideArgs): format is the Printf family's, "" for the others.
+func fmtArgs(what, format string, a []any) {
+	if checkPrint(what, false, fmtStops, a...) {
+		hideArgs(format, a)
+	}
 	errs := what != "fmt.Errorf"
 	for i, x := range a {
 		if p, ok := stringerProxy(x, errs); ok {
@@ -215,13 +238,18 @@ func proxyMapValues(m reflect.Value, errs bool) any {
 type stringProxy struct {
 	value  any
 	string func() string
+	// plain: the method formats the value for every verb (its data is
+	// beyond the print limits and holds a handle).
+	plain bool
 }
 
 // Format implements fmt.Formatter.
 func (p stringProxy) Format(f fmt.State, verb rune) {
 	switch {
+	case p.plain:
+		fmt.Fprintf(f, fmt.FormatString(f, 's'), p.string())
 	case verb == 'v' && f.Flag('#'), verb != 'v' && verb != 's' && verb != 'q' && verb != 'x' && verb != 'X':
-		fmt.Fprintf(f, fmt.FormatString(f, verb), p.value)
+		fmt.Fprintf(f, fmt.FormatString(f, verb), withoutHandles(p.value))
 	default:
 		fmt.Fprintf(f, fmt.FormatString(f, verb), p.string())
 	}
@@ -263,36 +291,36 @@ func stringerProxy(x any, errs bool) (stringProxy, bool) {
 // values so that yaegi's MapTypes (which lets interpreted Stringers reach
 // fmt) can key on them once per process.
 var boundedFmt = map[string]any{
-	"Sprint":   func(a ...any) string { fmtArgs("fmt.Sprint", a); return fmt.Sprint(a...) },
-	"Sprintln": func(a ...any) string { fmtArgs("fmt.Sprintln", a); return fmt.Sprintln(a...) },
+	"Sprint":   func(a ...any) string { fmtArgs("fmt.Sprint", "", a); return fmt.Sprint(a...) },
+	"Sprintln": func(a ...any) string { fmtArgs("fmt.Sprintln", "", a); return fmt.Sprintln(a...) },
 	"Sprintf": func(format string, a ...any) string {
 		format, a = typeNames(format, a)
-		fmtArgs("fmt.Sprintf", a)
+		fmtArgs("fmt.Sprintf", format, a)
 		return fmt.Sprintf(format, a...)
 	},
-	"Fprint": func(w io.Writer, a ...any) (int, error) { fmtArgs("fmt.Fprint", a); return fmt.Fprint(w, a...) },
+	"Fprint": func(w io.Writer, a ...any) (int, error) { fmtArgs("fmt.Fprint", "", a); return fmt.Fprint(w, a...) },
 	"Fprintln": func(w io.Writer, a ...any) (int, error) {
-		fmtArgs("fmt.Fprintln", a)
+		fmtArgs("fmt.Fprintln", "", a)
 		return fmt.Fprintln(w, a...)
 	},
 	"Fprintf": func(w io.Writer, format string, a ...any) (int, error) {
 		format, a = typeNames(format, a)
-		fmtArgs("fmt.Fprintf", a)
+		fmtArgs("fmt.Fprintf", format, a)
 		return fmt.Fprintf(w, format, a...)
 	},
 	"Errorf": func(format string, a ...any) error {
 		format, a = typeNames(format, a)
-		fmtArgs("fmt.Errorf", a)
+		fmtArgs("fmt.Errorf", format, a)
 		return fmt.Errorf(format, a...)
 	},
-	"Append": func(b []byte, a ...any) []byte { fmtArgs("fmt.Append", a); return fmt.Append(b, a...) },
+	"Append": func(b []byte, a ...any) []byte { fmtArgs("fmt.Append", "", a); return fmt.Append(b, a...) },
 	"Appendln": func(b []byte, a ...any) []byte {
-		fmtArgs("fmt.Appendln", a)
+		fmtArgs("fmt.Appendln", "", a)
 		return fmt.Appendln(b, a...)
 	},
 	"Appendf": func(b []byte, format string, a ...any) []byte {
 		format, a = typeNames(format, a)
-		fmtArgs("fmt.Appendf", a)
+		fmtArgs("fmt.Appendf", format, a)
 		return fmt.Appendf(b, format, a...)
 	},
 }
