@@ -118,7 +118,7 @@ func evalRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if opts.Price, err = parsePrice(*priceSpec); err != nil {
 		return err
 	}
-	bar := &progressBar{w: stderr, started: time.Now()}
+	bar := newProgressBar(stderr)
 	opts.Progress = bar.update
 	r, err := eval.Run(ctx, set, opts)
 	bar.finish()
@@ -203,28 +203,54 @@ func parsePrice(s string) (eval.Price, error) {
 	return eval.Price{Input: v[0], Output: v[1], CacheRead: v[2], CacheWrite: v[3]}, nil
 }
 
-// progressBar draws the trials done on one line that it rewrites.
+// progressBar draws the trials done on one line that it rewrites, on a
+// terminal; elsewhere (a log, a pipe, CI) it writes one line when the
+// trials are done, not a carriage return per trial.
 type progressBar struct {
-	w       io.Writer
-	started time.Time
-	failed  int
-	drawn   bool
+	w        io.Writer
+	terminal bool
+	started  time.Time
+	failed   int
+	done     int
+	total    int
+	drawn    bool
+}
+
+func newProgressBar(w io.Writer) *progressBar {
+	b := &progressBar{w: w, started: time.Now()}
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			b.terminal = true
+		}
+	}
+	return b
 }
 
 func (b *progressBar) update(done, total int, t *eval.Trial) {
 	if !t.Passed {
 		b.failed++
 	}
+	b.done, b.total, b.drawn = done, total, true
+	if !b.terminal {
+		return
+	}
 	const width = 30
 	n := width * done / total
-	fmt.Fprintf(b.w, "\r[%s%s] %d/%d trials, %d failed, %s ", strings.Repeat("#", n), strings.Repeat(".", width-n), done, total, b.failed,
-		time.Since(b.started).Round(100*time.Millisecond))
-	b.drawn = true
+	fmt.Fprintf(b.w, "\r[%s%s] %s ", strings.Repeat("#", n), strings.Repeat(".", width-n), b.counts())
+}
+
+// counts says how many trials are done and failed, and for how long.
+func (b *progressBar) counts() string {
+	return fmt.Sprintf("%d/%d trials, %d failed, %s", b.done, b.total, b.failed, time.Since(b.started).Round(100*time.Millisecond))
 }
 
 func (b *progressBar) finish() {
-	if b.drawn {
+	switch {
+	case !b.drawn:
+	case b.terminal:
 		fmt.Fprintln(b.w)
+	default:
+		fmt.Fprintln(b.w, b.counts())
 	}
 }
 

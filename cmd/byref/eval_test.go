@@ -25,6 +25,11 @@ func TestEvalRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
 		t.Fatal(err)
 	}
+	// Its output is not a terminal: one line of counts, no carriage
+	// return per trial.
+	if strings.Contains(got, "\r") || !regexp.MustCompile(`(?m)^28/28 trials, 8 failed, `).MatchString(got) {
+		t.Errorf("progress written for a terminal, or no line of counts:\n%q", got)
+	}
 }
 
 // TestEvalReportsLeaveTheSet: without --out, the reports go to the user's
