@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -79,6 +80,10 @@ func (e *ProviderError) Error() string {
 		b.WriteString("; retry later (llm.WithRetry) or lower the request rate")
 	case ErrUnauthorized:
 		b.WriteString("; check the API key")
+	case ErrProviderUnavailable:
+		if errors.Is(e.Err, syscall.ECONNREFUSED) {
+			b.WriteString("; nothing listens there: start the model's server, or point the provider at it (OLLAMA_HOST, VLLM_BASE_URL, or the provider's base URL variable)")
+		}
 	}
 	return b.String()
 }
