@@ -283,7 +283,7 @@ func (wf *flow) await(ctx workflow.Context, answers workflow.ReceiveChannel, req
 			wf.log.Warn("an answer to another await was dropped", "run", wf.id, "pending", req.ID, "answered", a.AwaitID)
 			continue
 		}
-		p, err := wf.call(ctx, activityResume, req.ID, a.Answer)
+		p, err := wf.resume(ctx, req, a.Answer)
 		if isType(err, errMismatch) {
 			wf.log.Warn("the run refused an answer", "run", wf.id, "await", req.ID, "err", err)
 			continue
@@ -291,6 +291,27 @@ func (wf *flow) await(ctx workflow.Context, answers workflow.ReceiveChannel, req
 		return p, err
 	}
 }
+
+// resume answers req on the run's worker. When the worker is lost before
+// the run records the answer, the run, hosted again from its log, still
+// awaits req: the answer goes to it there, rather than being dropped while
+// its sender waits for the run to go on.
+func (wf *flow) resume(ctx workflow.Context, req run.AwaitRequested, answer run.Answer) (runtime.Pause, error) {
+	for {
+		hosts := wf.hosts
+		p, err := wf.call(ctx, activityResume, req.ID, answer)
+		again := err == nil && wf.hosts > hosts && p.Kind == runtime.PauseAwait && p.Await != nil && p.Await.ID == req.ID
+		if !again || workflow.GetVersion(ctx, versionResumeRehosted, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			return p, err
+		}
+		wf.log.Warn("the run's worker was lost before it recorded the answer; answering it on its new worker", "run", wf.id, "await", req.ID)
+	}
+}
+
+// versionResumeRehosted marks the workflow code that answers an await
+// again on the worker that hosts the run after its worker was lost (see
+// resume); histories from before it replay as they ran.
+const versionResumeRehosted = "resume-rehosted"
 
 // idle waits for a follow-up of a completed run. more is false when the
 // follow-up window passed.

@@ -351,6 +351,27 @@ func TestWorkflowHostsALostRunAgain(t *testing.T) {
 	}
 }
 
+// TestWorkflowAnswerOfALostRunIsKept: an answer that reaches a run whose
+// worker was lost while it awaited goes to the run hosted again from its
+// log, rather than being dropped while its sender waits for the run to go
+// on.
+func TestWorkflowAnswerOfALostRunIsKept(t *testing.T) {
+	e := newEnv(t, weatherAgent())
+	e.RegisterDelayedCallback(func() {
+		s := e.snapshot(t, "run-al")
+		if s.Await == nil {
+			t.Errorf("run-al is %s, awaiting nothing", s.Status)
+			return
+		}
+		e.worker.Forget("run-al") // its worker dies as it awaits
+		e.SignalWorkflow(byreftemporal.SignalAnswer, byreftemporal.Answer{AwaitID: s.Await.ID, Answer: run.Answer{Decision: run.Approved}})
+	}, time.Minute)
+	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "weather?", NonInteractive: true, Approval: runtime.ApproveOnToolCall}, ID: "run-al"})
+	if !o.OK() || string(o.Result) != `"sunny, 21°C in Paris"` {
+		t.Fatalf("outcome = %+v", o)
+	}
+}
+
 // Counter is a live host object: it is not JSON, so it cannot come back
 // from a log.
 type Counter struct{ n chan int }
