@@ -71,7 +71,10 @@ func (e *Engine) Start(ctx context.Context, agent string, opts runtime.RunOption
 		spec.ID = string(run.NewID())
 	}
 	id := run.ID(spec.ID)
-	wr, err := e.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: spec.ID, TaskQueue: e.opts.TaskQueue},
+	// A workflow task that a lost worker took goes to another after the
+	// heartbeat, as the run's activities do.
+	wr, err := e.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: spec.ID, TaskQueue: e.opts.TaskQueue,
+		WorkflowTaskTimeout: e.opts.Timing.withDefaults().Heartbeat},
 		WorkflowName, Input{Agent: agent, Run: spec, Timing: e.opts.Timing})
 	if err != nil {
 		return nil, fmt.Errorf("temporal: starting run %s: %w", id, err)

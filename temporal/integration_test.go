@@ -2,32 +2,26 @@ package temporal_test
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/log"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/internal/pgtest"
+	"github.com/byref/byref/internal/temporaltest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/postgres"
@@ -63,7 +57,7 @@ func workerMain(cfg []string) {
 		fmt.Println("error", err)
 		os.Exit(1)
 	}
-	c, err := client.Dial(client.Options{HostPort: hostPort, Logger: quiet()})
+	c, err := client.Dial(client.Options{HostPort: hostPort, Logger: temporaltest.Quiet()})
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(1)
@@ -109,106 +103,6 @@ func workerMain(cfg []string) {
 	}
 	fmt.Println("ready")
 	select {}
-}
-
-func quiet() log.Logger { return log.NewStructuredLogger(slog.New(slog.DiscardHandler)) }
-
-// temporalCLI returns the Temporal CLI's path, or skips the test (fails it
-// in CI, which installs the CLI).
-func temporalCLI(t *testing.T) string {
-	t.Helper()
-	if p, err := exec.LookPath("temporal"); err == nil {
-		return p
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		if p := filepath.Join(home, "go", "bin", "temporal"); fileExists(p) {
-			return p
-		}
-	}
-	msg := "the Temporal CLI is not installed: go install github.com/temporalio/cli/cmd/temporal@v1.5.1 (.ci/run does)"
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-}
-
-// devServer starts a Temporal dev server on 127.0.0.1 and returns a client
-// of its default namespace.
-func devServer(t *testing.T) (string, client.Client) {
-	t.Helper()
-	// A port freePort found can be taken by another process before the
-	// server binds it, and the server then exits: start it again on new
-	// ports, a few times, saying why it stopped.
-	var why string
-	for range 3 {
-		hostPort, c, exited := startDevServer(t)
-		if c != nil {
-			return hostPort, c
-		}
-		why = exited
-	}
-	t.Fatalf("the Temporal dev server did not start:\n%s", why)
-	return "", nil
-}
-
-// startDevServer starts a Temporal dev server and dials it; when the
-// server exits first, it returns what it printed instead of a client.
-func startDevServer(t *testing.T) (string, client.Client, string) {
-	t.Helper()
-	bin := temporalCLI(t)
-	port := freePort(t)
-	cmd := exec.Command(bin, "server", "start-dev", "--ip", "127.0.0.1", "--port", port, "--headless",
-		"--http-port", freePort(t), "--metrics-port", freePort(t), "--log-level", "error",
-		// One partition per task queue: with several, a task can wait
-		// for a forward between partitions (about 200ms a step here).
-		"--dynamic-config-value", "matching.numTaskqueueReadPartitions=1",
-		"--dynamic-config-value", "matching.numTaskqueueWritePartitions=1")
-	cmd.Dir = t.TempDir()
-	out := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = io.Discard, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
-	hostPort := "127.0.0.1:" + port
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	for {
-		c, err := client.Dial(client.Options{HostPort: hostPort, Logger: quiet()})
-		if err == nil {
-			_, err = c.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: "default"})
-			if err == nil {
-				t.Cleanup(c.Close)
-				return hostPort, c, ""
-			}
-			c.Close()
-		}
-		select {
-		case <-exited:
-			return "", nil, "it exited: " + out.String()
-		case <-ctx.Done():
-			t.Fatalf("the Temporal dev server did not serve the default namespace: %v\n%s", err, out.String())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
 }
 
 // workerProc is a worker process and the lines it prints.
@@ -307,7 +201,7 @@ func TestIntegrationPostgres(t *testing.T) {
 		t.Skip("starts a Temporal dev server and worker processes")
 	}
 	db := pgtest.Start(t).Database(t)
-	hostPort, c := devServer(t)
+	hostPort, c := temporaltest.DevServer(t)
 	store, err := postgres.Open(context.Background(), db, postgres.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -420,7 +314,7 @@ func TestIntegration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server and worker processes")
 	}
-	hostPort, c := devServer(t)
+	hostPort, c := temporaltest.DevServer(t)
 	db := filepath.Join(t.TempDir(), "runs.db")
 	store, err := sqlite.Open(db, sqlite.Options{Poll: 50 * time.Millisecond})
 	if err != nil {
@@ -561,23 +455,4 @@ func post(t *testing.T, url string, body any) map[string]any {
 		t.Fatalf("POST %s: %d %s", url, resp.StatusCode, out)
 	}
 	return m
-}
-
-// syncBuffer is a bytes.Buffer safe for a process's writes and the
-// test's reads at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -64,7 +64,9 @@ type Input struct {
 type Timing struct {
 	// Heartbeat is how long a worker may go silent in a model call or a
 	// step before the workflow counts it as lost and hosts the run
-	// elsewhere. Zero means DefaultHeartbeat.
+	// elsewhere, and how long a worker may hold one of the workflow's
+	// tasks before another takes it (Temporal's workflow task timeout).
+	// Zero means DefaultHeartbeat.
 	Heartbeat time.Duration `json:"heartbeat,omitempty"`
 	// ScheduleToStart is how long an activity may wait for the run's
 	// worker to take it before the worker counts as lost. Zero means

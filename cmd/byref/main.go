@@ -5,6 +5,7 @@
 //	byref demo                          run the built-in demo (no API key needed)
 //	byref run "task" [flags]            run a task with live progress
 //	byref serve [flags]                 serve an agent over ACP, A2A and AG-UI (HTTP)
+//	byref worker [flags]                host on Temporal the runs byref serve --temporal starts
 //	byref runs ls|show [flags]          list stored runs, or show one
 //	byref replay RUN_ID [flags]         print a Go program that replays a run
 //	byref mcp [flags]                   serve the agent over MCP (stdio or HTTP)
@@ -54,7 +55,9 @@ Usage:
                                    prompt
       --model provider:name|scripted
                                    the model (default $BYREF_MODEL), e.g. openai:gpt-4o-mini;
-                                   scripted is the built-in one (no API key, no network)
+                                   scripted is the built-in one (no API key, no network);
+                                   scripted?delay=100ms answers after that delay, as a
+                                   provider would (for load and failover tests)
       --db file                    the SQLite file runs are recorded in
       --approve on_tool_call|on_start|none
                                    as runtime.Approval: ask before every tool call and snippet
@@ -80,7 +83,28 @@ Usage:
                                    database for now; see docs/deploy.md
       --standby                    with --store, when another byref serve serves the database,
                                    wait and take over when it stops or dies (awaiting runs go on)
-      --model, --db, --approve     as for run
+      --temporal host:port         run the agent's runs on Temporal, hosted by byref worker
+                                   processes, instead of in this process (default
+                                   $BYREF_TEMPORAL); needs --store postgres://…, which the
+                                   workers share; any number of servers may then serve the
+                                   database, each answering for any run
+      --task-queue name            with --temporal, the workers' task queue (default byref)
+      --worker-lost-after 5s       with --temporal, how long a worker may be silent (in a
+                                   model call, a step or a workflow task, or not taking a
+                                   run's next task) before its runs move to another worker
+                                   (default 10s silent, 30s not taking a task)
+      --model, --db, --approve     as for run (with --temporal, --model only names the model
+                                   in the runs' records: the workers' --model answers)
+  byref worker --temporal host:port --store postgres://… [--task-queue name] [--model …]
+                                   a Temporal worker: hosts the runs of the agent "byref"
+                                   that byref serve --temporal starts, on the model of
+                                   --model (as for run; default the built-in scripted one),
+                                   recording them in the store the servers read; start
+                                   several, on any hosts. A run whose worker dies goes on
+                                   on another from its log. Ctrl-C or SIGTERM stops it
+      --worker-lost-after 5s       how long a run's next workflow task waits for this worker
+                                   before another takes it (default 5s); give it the servers'
+                                   value
   byref runs ls [--db file] [--limit n]   list recorded runs, newest first, with their tasks
   byref runs show RUN_ID [--db file]      show a run: its state and events
   byref replay RUN_ID [--db file] [--actions path.Func] [--package name=path]
@@ -122,6 +146,8 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		err = runCmd(ctx, args[1:], stdin, stdout)
 	case "serve":
 		err = serveCmd(ctx, args[1:], stdout, stderr)
+	case "worker":
+		err = workerCmd(ctx, args[1:], stdout, stderr)
 	case "runs":
 		err = runsCmd(ctx, args[1:], stdout)
 	case "replay":

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -21,16 +22,7 @@ var scripts = map[string]func(llm.Request) (llm.Response, error){
 	},
 	// approval runs a Go snippet (which --approve ask asks about), then
 	// returns the variable it set.
-	"approval": func(req llm.Request) (llm.Response, error) {
-		tool := lastTool(req)
-		switch {
-		case tool == nil:
-			return llm.CallTool(runtime.RunGoName, `{"code":"answer := 6 * 7"}`), nil
-		case strings.Contains(tool.Text, "denied"):
-			return llm.Text("The snippet was not approved, so there is no answer."), nil
-		}
-		return llm.CallTool(action.TerminateName, `{"success":true,"result":"<<var:answer>>"}`), nil
-	},
+	"approval": approvalScript,
 	// escapes writes terminal escape sequences, a carriage return and a
 	// bidirectional override into the code it asks to run and into its
 	// answer, as a hostile model could.
@@ -48,6 +40,16 @@ var scripts = map[string]func(llm.Request) (llm.Response, error){
 		}
 		return llm.CallTool(action.TerminateName, `{"success":true,"result":"<<var:answer>>"}`), nil
 	},
+	// cluster is the cluster test's model: it answers a task that starts
+	// with "ask" by running a Go snippet (which --approve on_tool_call asks
+	// about), then returning the variable it set; any other task by
+	// returning at once.
+	"cluster": func(req llm.Request) (llm.Response, error) {
+		if !strings.HasPrefix(task(req), "ask") {
+			return llm.CallTool(action.TerminateName, `{"success":true,"result":"done"}`), nil
+		}
+		return approvalScript(req)
+	},
 	// question asks the user's name, then greets them.
 	"question": func(req llm.Request) (llm.Response, error) {
 		if tool := lastTool(req); tool != nil {
@@ -55,6 +57,18 @@ var scripts = map[string]func(llm.Request) (llm.Response, error){
 		}
 		return llm.CallTool(action.AskUserName, `{"question":"What is your name?"}`), nil
 	},
+}
+
+// approvalScript is the script of scripted:approval.
+func approvalScript(req llm.Request) (llm.Response, error) {
+	tool := lastTool(req)
+	switch {
+	case tool == nil:
+		return llm.CallTool(runtime.RunGoName, `{"code":"answer := 6 * 7"}`), nil
+	case strings.Contains(tool.Text, "denied"):
+		return llm.Text("The snippet was not approved, so there is no answer."), nil
+	}
+	return llm.CallTool(action.TerminateName, `{"success":true,"result":"<<var:answer>>"}`), nil
 }
 
 // lastTool returns the latest tool message after the task, or nil.
@@ -70,6 +84,16 @@ func lastTool(req llm.Request) *llm.Message {
 	return nil
 }
 
+// task returns the text of the request's first user message.
+func task(req llm.Request) string {
+	for _, m := range req.Messages {
+		if m.Role == llm.RoleUser {
+			return m.Text
+		}
+	}
+	return ""
+}
+
 // lifecycle is the scripted model --model scripted:lifecycle selects, for
 // tests of a server that stops: a task "sleep DURATION: …" makes the
 // run's first model call take that long (or until the run is stopped),
@@ -78,16 +102,10 @@ type lifecycle struct{}
 
 // Generate implements llm.Model.
 func (lifecycle) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
-	task := ""
-	for _, m := range req.Messages {
-		if m.Role == llm.RoleUser {
-			task = m.Text
-			break
-		}
-	}
+	task := task(req)
 	spec, ok := strings.CutPrefix(task, "sleep ")
 	if !ok {
-		return scripts["approval"](req)
+		return approvalScript(req)
 	}
 	d, err := time.ParseDuration(strings.TrimSpace(strings.SplitN(spec, ":", 2)[0]))
 	if err != nil {
@@ -103,7 +121,47 @@ func (lifecycle) Generate(ctx context.Context, req llm.Request) (llm.Response, e
 	}
 }
 
-func scriptedModel(name string) (llm.Model, error) {
+// scriptedModel returns the scripted model NAME of a spec
+// "scripted:NAME[?delay=DURATION]": with a delay, every answer comes
+// after it, as a provider's would (for tests of load and failover).
+func scriptedModel(spec string) (llm.Model, error) {
+	name, query, _ := strings.Cut(spec, "?")
+	m, err := scriptedNamed(name)
+	if err != nil || query == "" {
+		return m, err
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return nil, fmt.Errorf("scripted:%s: %v; say scripted:%s?delay=100ms", spec, err, name)
+	}
+	d, err := time.ParseDuration(q.Get("delay"))
+	if err != nil || d < 0 || len(q) != 1 {
+		return nil, fmt.Errorf("scripted:%s: the one option is delay, a duration: scripted:%s?delay=100ms", spec, name)
+	}
+	return delayed{m: m, d: d}, nil
+}
+
+// delayed is a model that answers after a delay.
+type delayed struct {
+	m llm.Model
+	d time.Duration
+}
+
+// Generate implements llm.Model: it waits d (or until ctx is done), then
+// asks m.
+func (m delayed) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	t := time.NewTimer(m.d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return m.m.Generate(ctx, req)
+	case <-ctx.Done():
+		return llm.Response{}, ctx.Err()
+	}
+}
+
+// scriptedNamed returns the scripted model of a name.
+func scriptedNamed(name string) (llm.Model, error) {
 	if name == "lifecycle" {
 		return lifecycle{}, nil
 	}
@@ -114,7 +172,7 @@ func scriptedModel(name string) (llm.Model, error) {
 			names = append(names, "scripted:"+n)
 		}
 		sort.Strings(names)
-		return nil, fmt.Errorf("no scripted model %q; the scripted models are %s", name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("no scripted model %q; the scripted models are %s (each takes ?delay=DURATION to answer after it)", name, strings.Join(names, ", "))
 	}
 	return llm.NewScriptedFunc(fn), nil
 }

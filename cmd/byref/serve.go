@@ -10,6 +10,7 @@ import (
 
 	"github.com/byref/byref/a2a"
 	"github.com/byref/byref/agui"
+	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run/postgres"
 	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
@@ -26,6 +27,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	approve := fs.String("approve", string(runtime.ApproveOnToolCall), "")
 	grace := fs.Duration("grace", server.DefaultShutdownGrace, "")
 	standby := fs.Bool("standby", false, "")
+	tf := addTemporalFlags(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -46,60 +48,55 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if spec == "" {
 		spec = scriptedSpec
 	}
-	model, err := openModel(spec)
-	if err != nil {
-		return err
-	}
 	flagName := "--db"
 	if *storeSpec != "" {
 		*db, flagName = *storeSpec, "--store"
+	}
+	var model llm.Model
+	if tf.on() { // the workers have the model
+		if err := tf.check(*db); err != nil {
+			return err
+		}
+		spec = *modelSpec
+	} else if model, err = openModel(spec); err != nil {
+		return err
 	}
 	store, where, err := openServed(ctx, *db)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	if pg, ok := store.(*postgres.Store); ok {
-		unlock, err := serveAlone(ctx, pg, where, *standby, stdout) // before Recover
+	agent := servedAgent(spec, approval)
+	opts := server.Options{Store: store, Token: *token, ShutdownGrace: *grace}
+	if tf.on() {
+		e, c, err := tf.engine(ctx, store, stderr)
 		if err != nil {
 			return err
 		}
-		defer unlock()
+		defer c.Close()
+		opts.Engine = e
+	} else {
+		if pg, ok := store.(*postgres.Store); ok {
+			unlock, err := serveAlone(ctx, pg, where, *standby, stdout) // before Recover
+			if err != nil {
+				return err
+			}
+			defer unlock()
+		}
+		if agent.Runtime, err = runtime.New(runtime.Options{Model: model, Store: store}); err != nil {
+			return err
+		}
 	}
-	agent, err := runtime.New(runtime.Options{Model: model, Store: store})
-	if err != nil {
-		return err
-	}
-	s, err := server.New(server.Options{
-		Store: store, Token: *token, ShutdownGrace: *grace,
-		Logger: slog.New(slog.NewTextHandler(stderr, nil)),
-		Agents: []server.Agent{{
-			Name:        "byref",
-			Description: agentDescription(spec),
-			Runtime:     agent,
-			Run:         runtime.RunOptions{Spec: runtime.Spec{ModelName: spec, Approval: approval}},
-		}},
-	})
+	opts.Agents = []server.Agent{agent}
+	s, err := newServer(opts, stderr)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if _, err := a2a.Mount(s, a2a.Options{Token: *token != ""}); err != nil {
-		return err
-	}
-	if _, err := agui.Mount(s, agui.Options{Logger: slog.New(slog.NewTextHandler(stderr, nil))}); err != nil {
-		return err
-	}
-	restored, interrupted, err := s.Recover(ctx)
-	if err != nil {
-		return err
-	}
-	if len(restored)+len(interrupted) > 0 {
-		goOn := "go on"
-		if len(restored) == 1 {
-			goOn = "goes on"
+	if !tf.on() { // an engine recovers its own runs
+		if err := recoverRuns(ctx, s, stdout); err != nil {
+			return err
 		}
-		fmt.Fprintf(stdout, "byref: %s awaiting before the restart %s; %s marked failed\n", count(len(restored), "run"), goOn, count(len(interrupted), "interrupted run"))
 	}
 	if *token == "" {
 		if err := checkLoopback(*addr); err != nil {
@@ -111,7 +108,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("listening on %s: %w (pass --addr 127.0.0.1:PORT for another port)", *addr, err)
 	}
 	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(stdout, "byref: serving the agent \"byref\" over ACP at %s, model %s, approval %s (runs in %s)\n", url, spec, approval, where)
+	if tf.on() {
+		fmt.Fprintf(stdout, "byref: serving the agent \"byref\" over ACP at %s, approval %s, its runs on the workers of Temporal at %s, task queue %s (byref worker; runs in %s)\n", url, approval, *tf.hostPort, *tf.queue, where)
+	} else {
+		fmt.Fprintf(stdout, "byref: serving the agent \"byref\" over ACP at %s, model %s, approval %s (runs in %s)\n", url, spec, approval, where)
+	}
 	fmt.Fprintf(stdout, "byref: the run inspector is at %s/ui/\n", url)
 	fmt.Fprintf(stdout, "byref: and over A2A: card at %s/.well-known/agent-card.json, endpoint %s/a2a/byref\n", url, url)
 	fmt.Fprintf(stdout, "byref: and over AG-UI, for front ends: POST %s/agui/byref\n", url)
@@ -130,6 +131,51 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
+// recoverRuns brings back the runs that were awaiting when the server
+// last stopped, and says how many.
+func recoverRuns(ctx context.Context, s *server.Server, stdout io.Writer) error {
+	restored, interrupted, err := s.Recover(ctx)
+	if err != nil {
+		return err
+	}
+	if len(restored)+len(interrupted) > 0 {
+		goOn := "go on"
+		if len(restored) == 1 {
+			goOn = "goes on"
+		}
+		fmt.Fprintf(stdout, "byref: %s awaiting before the restart %s; %s marked failed\n", count(len(restored), "run"), goOn, count(len(interrupted), "interrupted run"))
+	}
+	return nil
+}
+
+// servedAgent is the agent byref serve serves, but its runtime.
+func servedAgent(spec string, approval runtime.Approval) server.Agent {
+	return server.Agent{
+		Name:        "byref",
+		Description: agentDescription(spec),
+		Run:         runtime.RunOptions{Spec: runtime.Spec{ModelName: spec, Approval: approval}},
+	}
+}
+
+// newServer returns the server of opts, logging to stderr, with A2A and
+// AG-UI mounted beside ACP.
+func newServer(opts server.Options, stderr io.Writer) (*server.Server, error) {
+	opts.Logger = slog.New(slog.NewTextHandler(stderr, nil))
+	s, err := server.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a2a.Mount(s, a2a.Options{Token: opts.Token != ""}); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if _, err := agui.Mount(s, agui.Options{Logger: opts.Logger}); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
 // scriptedSpec is the model byref serve runs on when none is named: a
 // scripted model that runs one Go snippet (approved under on_tool_call)
 // and returns the variable it set.
@@ -139,6 +185,9 @@ const scriptedSpec = "scripted:approval"
 func agentDescription(spec string) string {
 	if spec == scriptedSpec {
 		return "A byref agent on the built-in scripted model (no API key): it runs one Go snippet, answer := 6 * 7, and returns answer."
+	}
+	if spec == "" { // --temporal: the workers' model
+		return "A byref agent that can run Go snippets and ask questions, on the model of its Temporal workers."
 	}
 	return "A byref agent that can run Go snippets and ask questions, on " + spec + "."
 }

@@ -21,13 +21,22 @@ import (
 	_ "modernc.org/sqlite" // the driver run/sqlite uses, for integrity_check
 )
 
-// served is a byref serve process.
+// served is a byref serve (or byref worker) process.
 type served struct {
 	t    *testing.T
 	cmd  *exec.Cmd
 	base string
 	out  *syncBuffer
 	done chan error
+
+	mu    sync.Mutex
+	lines []stamped // what it printed to stdout, as it came
+}
+
+// stamped is a line a process printed and when the test read it.
+type stamped struct {
+	at   time.Time
+	text string
 }
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader.
@@ -52,19 +61,37 @@ func (s *syncBuffer) String() string {
 // returns once its banner says it is bound.
 func serve(t *testing.T, args ...string) *served {
 	t.Helper()
+	addr := freeAddr(t)
+	s := launch(t, "", append([]string{"serve", "--addr", addr}, args...)...)
+	s.base = "http://" + addr
+	return s
+}
+
+// freeAddr returns an address of 127.0.0.1 whose port was free a moment
+// ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(byrefBin, append([]string{"serve", "--addr", addr}, args...)...)
-	cmd.Env = append(os.Environ(), "BYREF_DB=", "BYREF_STORE=", "BYREF_MODEL=", "OPENAI_API_KEY=", "BYREF_TOKEN=")
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// launch starts the byref command with args, in the working directory
+// dir ("" for the test's), and returns once it prints the last line of
+// its banner ("Ctrl-C stops"); the process is killed when the test ends.
+func launch(t *testing.T, dir string, args ...string) *served {
+	t.Helper()
+	cmd := exec.Command(byrefBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "BYREF_DB=", "BYREF_STORE=", "BYREF_MODEL=", "OPENAI_API_KEY=", "BYREF_TOKEN=", "BYREF_TEMPORAL=")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &served{t: t, cmd: cmd, base: "http://" + addr, out: &syncBuffer{}, done: make(chan error, 1)}
+	s := &served{t: t, cmd: cmd, out: &syncBuffer{}, done: make(chan error, 1)}
 	cmd.Stderr = s.out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -74,6 +101,9 @@ func serve(t *testing.T, args ...string) *served {
 		sc := bufio.NewScanner(stdout)
 		once := sync.Once{}
 		for sc.Scan() {
+			s.mu.Lock()
+			s.lines = append(s.lines, stamped{time.Now(), sc.Text()})
+			s.mu.Unlock()
 			fmt.Fprintln(s.out, sc.Text())
 			if strings.Contains(sc.Text(), "Ctrl-C stops") { // the banner's last line
 				once.Do(func() { close(bound) })
@@ -95,11 +125,24 @@ func serve(t *testing.T, args ...string) *served {
 	select {
 	case <-bound:
 	case err := <-s.done:
-		t.Fatalf("byref serve exited before binding: %v\n%s", err, s.out)
+		t.Fatalf("byref %s exited before its banner: %v\n%s", args[0], err, s.out)
 	case <-time.After(time.Minute):
-		t.Fatalf("byref serve did not bind:\n%s", s.out)
+		t.Fatalf("byref %s did not print its banner:\n%s", args[0], s.out)
 	}
 	return s
+}
+
+// printed returns the lines the process printed that contain text.
+func (s *served) printed(text string) []stamped {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []stamped
+	for _, l := range s.lines {
+		if strings.Contains(l.text, text) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // stop sends SIGTERM and waits for the process to exit, with code 0.

@@ -89,7 +89,8 @@ func openServed(ctx context.Context, spec string) (store servedStore, where stri
 // openModel opens the model named by spec ("provider:model"), the built-in
 // scripted model ("scripted": no API key, no network; it runs one Go
 // snippet and returns its value), or one of the scripted models the
-// command knows ("scripted:NAME", for tests). Every command that takes
+// command knows ("scripted:NAME", for tests); either with "?delay=100ms"
+// answers after that delay, as a provider would. Every command that takes
 // --model opens it here.
 func openModel(spec string) (llm.Model, error) {
 	if spec == "" {
@@ -98,8 +99,8 @@ func openModel(spec string) (llm.Model, error) {
 	if spec == "" {
 		return nil, usagef("no model; pass --model provider:name (e.g. --model openai:gpt-4o-mini, with OPENAI_API_KEY set), --model scripted (built in: no key, no network), or set BYREF_MODEL")
 	}
-	if spec == "scripted" {
-		spec = scriptedSpec
+	if rest, ok := strings.CutPrefix(spec, "scripted"); ok && (rest == "" || rest[0] == '?') {
+		spec = scriptedSpec + rest // scripted?delay=100ms
 	}
 	if name, ok := strings.CutPrefix(spec, "scripted:"); ok {
 		return scriptedModel(name)
