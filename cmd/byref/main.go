@@ -76,10 +76,10 @@ Usage:
                                    record runs in PostgreSQL (its schema "byref", migrated at
                                    start) instead of the SQLite file of --db; prefer
                                    setting $BYREF_STORE (the default), since other users can
-                                   see a flag, password included, in ps. One byref serve per
-                                   database for now; see docs/deploy.md
-      --standby                    with --store, when another byref serve serves the database,
-                                   wait and take over when it stops or dies (awaiting runs go on)
+                                   see a flag, password included, in ps. Every byref serve on
+                                   one database is a replica: any answers any run, and when
+                                   one stops or dies another takes its runs over; see
+                                   docs/deploy.md
       --model, --db, --approve     as for run
   byref runs ls [--db file] [--limit n]   list recorded runs, newest first, with their tasks
   byref runs show RUN_ID [--db file]      show a run: its state and events

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,7 +26,6 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	modelSpec := fs.String("model", "", "")
 	approve := fs.String("approve", string(runtime.ApproveOnToolCall), "")
 	grace := fs.Duration("grace", server.DefaultShutdownGrace, "")
-	standby := fs.Bool("standby", false, "")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -59,19 +59,21 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer store.Close()
+	// On PostgreSQL, every byref serve is a replica: any serves any run.
+	var replicas server.Replicas
 	if pg, ok := store.(*postgres.Store); ok {
-		unlock, err := serveAlone(ctx, pg, where, *standby, stdout) // before Recover
+		r, err := pg.NewReplica()
 		if err != nil {
 			return err
 		}
-		defer unlock()
+		replicas = r
 	}
 	agent, err := runtime.New(runtime.Options{Model: model, Store: store})
 	if err != nil {
 		return err
 	}
 	s, err := server.New(server.Options{
-		Store: store, Token: *token, ShutdownGrace: *grace,
+		Store: store, Token: *token, ShutdownGrace: *grace, Replicas: replicas,
 		Logger: slog.New(slog.NewTextHandler(stderr, nil)),
 		Agents: []server.Agent{{
 			Name:        "byref",
@@ -89,6 +91,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if _, err := agui.Mount(s, agui.Options{Logger: slog.New(slog.NewTextHandler(stderr, nil))}); err != nil {
 		return err
+	}
+	if replicas != nil {
+		s.OnTakeOver(func(from string, runs int) {
+			fmt.Fprintf(stdout, "byref: took over %s of replica %s, which stopped\n", count(runs, "run"), from)
+		})
 	}
 	restored, interrupted, err := s.Recover(ctx)
 	if err != nil {
@@ -112,6 +119,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "byref: serving the agent \"byref\" over ACP at %s, model %s, approval %s (runs in %s)\n", url, spec, approval, where)
+	if replicas != nil {
+		fmt.Fprintf(stdout, "byref: replica %s: every byref serve on this database serves every run; when one stops, another takes its runs over\n", replicas.ID())
+	}
 	fmt.Fprintf(stdout, "byref: the run inspector is at %s/ui/\n", url)
 	fmt.Fprintf(stdout, "byref: and over A2A: card at %s/.well-known/agent-card.json, endpoint %s/a2a/byref\n", url, url)
 	fmt.Fprintf(stdout, "byref: and over AG-UI, for front ends: POST %s/agui/byref\n", url)
@@ -120,6 +130,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintln(stdout, "byref: Ctrl-C stops; awaiting runs stay awaiting and resume after a restart")
 	if err := s.Serve(ctx, ln); err != nil {
+		if errors.Is(err, server.ErrLeaseLost) {
+			return fmt.Errorf("lost the connection to the database, and with it this replica's lease on its runs: they were stopped here, and another replica takes them over; start byref serve again once the database is reachable (%w)", err)
+		}
 		return err
 	}
 	again := "byref serve " + flagName + " " + where
