@@ -67,6 +67,7 @@ type pusher struct {
 	opts   Options
 	store  run.Store
 	rs     run.Records
+	claims claimer
 	log    *slog.Logger
 	client *http.Client
 	ctx    context.Context
@@ -80,14 +81,31 @@ type pusher struct {
 // delivery is the goroutine that delivers a configuration's notifications.
 type delivery struct{ cancel context.CancelFunc }
 
+// claimer claims the deliveries among the server's replicas, so that one
+// replica delivers a configuration's notifications: *server.Server.
+type claimer interface {
+	Claim(ctx context.Context, kind, key string) (bool, error)
+	Release(ctx context.Context, kind, key string) error
+}
+
+// pushClaim is the kind of the claims of deliveries (claimKey).
+const pushClaim = "a2a.push"
+
+// claimKey is the key of the claim of a configuration's deliveries.
+func claimKey(task sdk.TaskID, id string) string { return string(task) + "/" + id }
+
+// errReplaced ends a delivery whose configuration was replaced or deleted
+// through another replica.
+var errReplaced = errors.New("a2a: the push notification configuration was replaced or deleted")
+
 // newPusher returns the pusher of a store, or nil when it keeps no
 // records.
-func newPusher(store run.Store, opts Options, log *slog.Logger) *pusher {
+func newPusher(store run.Store, claims claimer, opts Options, log *slog.Logger) *pusher {
 	rs, ok := store.(run.Records)
 	if !ok {
 		return nil
 	}
-	p := &pusher{opts: opts, store: store, rs: rs, log: log, live: map[string]*delivery{}}
+	p := &pusher{opts: opts, store: store, rs: rs, claims: claims, log: log, live: map[string]*delivery{}}
 	p.opts.PushRetry = opts.PushRetry.withDefaults()
 	p.client = opts.PushClient
 	if p.client == nil {
@@ -124,8 +142,10 @@ func (p *pusher) internal(what string, err error) error {
 	return fmt.Errorf("%w: %s failed; the server's log has the details", sdk.ErrInternalError, what)
 }
 
-// resume restarts the deliveries the store holds, after a restart: each
-// configuration goes on from the event after the last it delivered.
+// resume restarts the deliveries the store holds, after a restart (or
+// once this server took over a replica that stopped): each configuration
+// that no other replica delivers goes on from the event after the last it
+// delivered.
 func (p *pusher) resume() {
 	recs, err := p.records(p.ctx, "")
 	if err != nil {
@@ -154,18 +174,48 @@ func (p *pusher) start(task sdk.TaskID, id string) {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		defer func() {
-			p.liveMu.Lock()
-			if p.live[key] == d {
-				delete(p.live, key)
-			}
-			p.liveMu.Unlock()
-			cancel()
-		}()
-		if err := p.deliver(ctx, task, id); err != nil && ctx.Err() == nil {
-			p.log.Error("a2a: push notifications stopped", "task", task, "config", id, "err", err)
+		again := p.claimed(ctx, task, id)
+		p.liveMu.Lock()
+		if p.live[key] == d {
+			delete(p.live, key)
+		}
+		p.liveMu.Unlock()
+		cancel()
+		if again {
+			p.mu.Lock()
+			p.start(task, id)
+			p.mu.Unlock()
 		}
 	}()
+}
+
+// claimed delivers a configuration's notifications if this server claims
+// them (no other replica delivers them), and gives the claim up once they
+// are all delivered or the configuration was replaced or deleted through
+// another replica. It reports whether the configuration was replaced:
+// its deliveries start again.
+func (p *pusher) claimed(ctx context.Context, task sdk.TaskID, id string) (again bool) {
+	key := claimKey(task, id)
+	held, err := p.claims.Claim(ctx, pushClaim, key)
+	if err != nil || !held {
+		if err != nil && ctx.Err() == nil {
+			p.log.Error("a2a: claiming push notifications", "task", task, "config", id, "err", err)
+		}
+		return false
+	}
+	err = p.deliver(ctx, task, id)
+	if err != nil && !errors.Is(err, errReplaced) && ctx.Err() == nil {
+		p.log.Error("a2a: push notifications stopped", "task", task, "config", id, "err", err)
+	}
+	if ctx.Err() == nil || errors.Is(err, errReplaced) {
+		if err := p.claims.Release(context.WithoutCancel(ctx), pushClaim, key); err != nil {
+			p.log.Warn("a2a: releasing push notifications", "task", task, "config", id, "err", err)
+		}
+	}
+	if errors.Is(err, errReplaced) {
+		_, again, _ = p.record(context.WithoutCancel(ctx), task, id)
+	}
+	return again
 }
 
 // stop stops the deliveries of a configuration. The caller holds p.mu.
@@ -253,12 +303,23 @@ func (p *pusher) record(ctx context.Context, task sdk.TaskID, id string) (pushRe
 }
 
 // save records a delivery's progress, unless the configuration was
-// deleted or replaced meanwhile (which stopped ctx).
+// deleted or replaced meanwhile: in this process (which stopped ctx), or
+// through another replica (the stored configuration is not rec's: then
+// errReplaced).
 func (p *pusher) save(ctx context.Context, rec pushRecord) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if ctx.Err() != nil {
 		return nil
+	}
+	cur, ok, err := p.record(ctx, rec.Config.TaskID, rec.Config.ID)
+	if err != nil {
+		return err
+	}
+	was, _ := json.Marshal(rec.Config)
+	now, _ := json.Marshal(cur.Config)
+	if !ok || cur.Version != rec.Version || !bytes.Equal(was, now) {
+		return errReplaced
 	}
 	return p.put(ctx, rec)
 }

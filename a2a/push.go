@@ -188,6 +188,9 @@ func (p *pusher) delete(ctx context.Context, task sdk.TaskID, id string) (bool, 
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.stop(task, id)
+	if err := p.claims.Release(ctx, pushClaim, claimKey(task, id)); err != nil {
+		return false, err
+	}
 	return p.rs.DeleteRecord(ctx, run.ID(task), PushRecordKind, id)
 }
 

@@ -105,9 +105,11 @@ func Mount(srv *server.Server, opts Options) (*Server, error) {
 	for _, a := range s.agents {
 		s.skills[a.Name] = s.agentSkills(a)
 	}
-	if s.push = newPusher(srv.Store(), s.opts, s.log); s.push != nil {
+	if s.push = newPusher(srv.Store(), srv, s.opts, s.log); s.push != nil {
 		s.push.resume()
 		srv.OnClose(s.push.close)
+		// The deliveries of a replica that stopped are this server's now.
+		srv.OnTakeOver(func(string, int) { s.push.resume() })
 	}
 	srv.HandlePublic("/.well-known/agent-card.json", s.cardHandler(""))
 	for _, a := range s.agents {

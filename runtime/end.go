@@ -10,6 +10,9 @@ import (
 
 // stopped reports whether the run was cancelled, and records canceled.
 func (h *Handle) stopped(ctx context.Context) (Outcome, bool) {
+	if errors.Is(context.Cause(ctx), ErrAbandoned) {
+		return h.abandoned(), true
+	}
 	// A run is stopped once cancelled, even if the loop runs ahead of the
 	// cancellation of its context.
 	if ctx.Err() == nil && h.rec.current() != run.StatusCancelling {
@@ -35,12 +38,21 @@ func (h *Handle) stopped(ctx context.Context) (Outcome, bool) {
 // stays awaiting in its log (Restore brings it back after a restart); any
 // other is marked failed as interrupted.
 func (h *Handle) closed(ctx context.Context) Outcome {
+	if errors.Is(context.Cause(ctx), ErrAbandoned) {
+		return h.abandoned()
+	}
 	if s := h.rec.current(); s == run.StatusAwaiting {
 		return Outcome{Status: s, Reason: ErrClosed.Error()}
 	}
 	reason := "interrupted: the agent was closed"
 	_ = h.rec.transition(ctx, run.StatusFailed, reason, run.Error{Message: reason, Failure: run.FailureInterrupted})
 	return Outcome{Status: run.StatusFailed, Reason: reason}
+}
+
+// abandoned ends the turn of a run whose agent was abandoned
+// (Runtime.Abandon), recording nothing.
+func (h *Handle) abandoned() Outcome {
+	return Outcome{Status: h.rec.current(), Reason: ErrAbandoned.Error()}
 }
 
 // complete ends the turn as completed with result (nil for null),

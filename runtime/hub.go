@@ -32,6 +32,9 @@ type hub struct {
 	recent []run.Event
 	size   int
 	full   bool
+	// out is also handed every delta (Handle.PublishDeltas); nil for
+	// none.
+	out func(run.Delta)
 }
 
 // follower is one iteration of Handle.Events: the deltas published for it
@@ -58,6 +61,9 @@ func (l *hub) publish(d run.Delta) {
 	}
 	for f := range l.subs {
 		f.push(e, cost)
+	}
+	if l.out != nil {
+		l.out(d)
 	}
 }
 

@@ -37,6 +37,20 @@ func (h *Handle) hub() *hub {
 	return l
 }
 
+// PublishDeltas hands publish every live delta of the run from now on
+// (each as Events yields it, Delta.After set), for as long as the handle
+// lives, follow-ups included, besides the run's followers: a server in
+// replicas publishes its runs' deltas through a run.LiveStore so that the
+// replica that holds a client streams them. publish is called in the
+// run's step, in order: it must not block (run.LiveStore.PublishDelta
+// does not). A later call replaces publish.
+func (h *Handle) PublishDeltas(publish func(run.Delta)) {
+	l := h.hub()
+	l.mu.Lock()
+	l.out = publish
+	l.mu.Unlock()
+}
+
 // publish hands a delta to the run's followers. It never blocks on a
 // follower.
 func (h *Handle) publish(d run.Delta) { h.hub().publish(d) }

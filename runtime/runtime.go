@@ -146,6 +146,25 @@ func (rt *Runtime) Store() run.Store { return rt.store }
 // failed with a reason that starts with "interrupted". Close waits for the
 // runs' goroutines until ctx is done. Closing twice is harmless.
 func (rt *Runtime) Close(ctx context.Context) error {
+	return rt.close(ctx, ErrClosed)
+}
+
+// ErrAbandoned is the cause the runs of an abandoned agent stop with
+// (Runtime.Abandon). It wraps ErrClosed.
+var ErrAbandoned = fmt.Errorf("%w: its runs were left to another process", ErrClosed)
+
+// Abandon is Close for a process that has lost its claim on its runs to
+// another process, which takes them over from their logs (a server
+// replica that lost its lease in the database): every run that has not
+// ended stops, as Close stops it, but records nothing more, not even
+// "interrupted": its log is left as it was, for the other process to go
+// on from. Abandon waits for the runs' goroutines until ctx is done.
+func (rt *Runtime) Abandon(ctx context.Context) error {
+	return rt.close(ctx, ErrAbandoned)
+}
+
+// close is Close and Abandon: it stops the runs with cause.
+func (rt *Runtime) close(ctx context.Context, cause error) error {
 	rt.mu.Lock()
 	rt.closed = true
 	live := make([]*Handle, 0, len(rt.runs))
@@ -154,7 +173,7 @@ func (rt *Runtime) Close(ctx context.Context) error {
 	}
 	rt.mu.Unlock()
 	for _, h := range live {
-		h.stop(ErrClosed)
+		h.stop(cause)
 	}
 	done := make(chan struct{})
 	go func() {

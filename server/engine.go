@@ -72,8 +72,9 @@ func (s *Server) startOnEngine(ctx context.Context, agent *Agent, opts runtime.R
 
 // controller returns the controller of a run to resume or cancel: the
 // server's own (a run whose turn goes on in this process or, with an
-// engine, one the server watched to its end), else the engine's. It
-// returns nil and no error when neither has the run.
+// engine, one the server watched to its end), else the engine's, else,
+// with replicas, one that forwards to the replica that owns the run
+// (remote). It returns nil and no error when none has the run.
 func (s *Server) controller(ctx context.Context, id run.ID) (runtime.Controller, error) {
 	s.mu.Lock()
 	c := s.live[id]
@@ -81,10 +82,13 @@ func (s *Server) controller(ctx context.Context, id run.ID) (runtime.Controller,
 		c = s.followable.get(id)
 	}
 	s.mu.Unlock()
-	if c != nil || s.opts.Engine == nil {
+	switch {
+	case c != nil:
 		return c, nil
+	case s.opts.Engine != nil:
+		return s.engineControl(ctx, id)
 	}
-	return s.engineControl(ctx, id)
+	return s.remote(ctx, id)
 }
 
 // engineControl asks the engine for the run's controller: nil and no

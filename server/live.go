@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
 )
 
 // follower is a controller that also yields a run's live deltas between
@@ -19,9 +20,10 @@ type follower interface {
 // runtime.Handle.Events says. For a run another process executes (an
 // engine's worker), the deltas come when the store carries them between
 // processes (run.LiveStore, as run/postgres does) and that process
-// publishes them (as package temporal's workers do): from the message
-// after the one being written when the stream began. Otherwise such a run
-// has no deltas here: only its events.
+// publishes them (as package temporal's workers do, and servers in
+// replicas: see publishDeltas): from the message after the one being
+// written when the stream began. Otherwise such a run has no deltas here:
+// only its events.
 func (s *Server) Follow(ctx context.Context, id run.ID, from int64) iter.Seq2[run.Event, error] {
 	s.mu.Lock()
 	c := s.live[id]
@@ -33,4 +35,18 @@ func (s *Server) Follow(ctx context.Context, id run.ID, from int64) iter.Seq2[ru
 		return ls.Live(ctx, id, from)
 	}
 	return s.store.Events(ctx, id, from)
+}
+
+// publishDeltas has a run of this process publish its live deltas through
+// the store, when the server is one of several replicas and the store
+// carries deltas between processes (run.LiveStore): a replica that holds
+// a client following the run streams them (Follow).
+func (s *Server) publishDeltas(c runtime.Controller) {
+	ls, ok := s.store.(run.LiveStore)
+	h, isHandle := c.(*runtime.Handle)
+	if !ok || !isHandle || s.opts.Replicas == nil {
+		return
+	}
+	id := h.ID()
+	h.PublishDeltas(func(d run.Delta) { ls.PublishDelta(id, d) })
 }

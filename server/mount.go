@@ -152,3 +152,33 @@ func (s *Server) OnClose(f func()) {
 	defer s.mu.Unlock()
 	s.onClose = append(s.onClose, f)
 }
+
+// OnTakeOver registers f to be called when this server, one of
+// Options.Replicas, has taken over a replica that stopped, with its ID and
+// the number of runs restored here: the claims of that replica are this
+// server's from then on, so a protocol served beside ACP starts again the
+// work it claims (A2A push deliveries).
+func (s *Server) OnTakeOver(f func(from string, runs int)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onTakeOver = append(s.onTakeOver, f)
+}
+
+// Claim claims a piece of background work (kind, key) for this server
+// among Options.Replicas, so that one replica does it, and reports
+// whether this server holds it. Without replicas, every claim is this
+// server's.
+func (s *Server) Claim(ctx context.Context, kind, key string) (bool, error) {
+	if s.opts.Replicas == nil {
+		return true, nil
+	}
+	return s.opts.Replicas.Claim(ctx, kind, key)
+}
+
+// Release gives up a claim of Claim.
+func (s *Server) Release(ctx context.Context, kind, key string) error {
+	if s.opts.Replicas == nil {
+		return nil
+	}
+	return s.opts.Replicas.Release(ctx, kind, key)
+}

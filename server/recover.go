@@ -21,12 +21,21 @@ import (
 // cannot be rebuilt, or whose agent is gone, is marked failed as
 // interrupted instead.
 //
+// With Options.Replicas set, Recover joins the replicas instead, and
+// returns no runs: the runs of a replica that stopped (this server's
+// previous process, or another's) are taken over by the first replica to
+// learn it stopped, and restored there (see Replicas, OnTakeOver). Call it
+// once, after New and before serving, on every replica.
+//
 // With Options.Engine set, Recover changes nothing and returns an error:
 // the engine recovers its own runs, and the server controls them through
 // Engine.Control.
 func (s *Server) Recover(ctx context.Context) (restored, interrupted []run.ID, err error) {
 	if s.opts.Engine != nil {
 		return nil, nil, errEngineRecovers
+	}
+	if s.opts.Replicas != nil {
+		return nil, nil, s.join(ctx)
 	}
 	awaiting, gone, err := runtime.Recover(ctx, s.store)
 	if err != nil {
@@ -79,6 +88,7 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 		s.wg.Done()
 		return err
 	}
+	s.publishDeltas(h)
 	s.mu.Lock()
 	s.live[id] = h
 	s.mu.Unlock()

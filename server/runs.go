@@ -202,6 +202,17 @@ func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOption
 		rc  runCtx
 		err error
 	)
+	if s.opts.Replicas != nil {
+		// The lease comes first: a replica that dies once the run is
+		// recorded leaves it to another.
+		var own bool
+		if own, err = s.opts.Replicas.Own(ctx, opts.ID); err == nil && !own {
+			err = fmt.Errorf("%w: run %s is another replica's", runtime.ErrRunExists, opts.ID)
+		}
+		if err != nil {
+			return err
+		}
+	}
 	switch {
 	case s.opts.Engine != nil && len(actions) > 0:
 		err = fmt.Errorf("%w: this server runs its runs on an engine, which cannot take a run's own actions (tools of the client)", runtime.ErrInvalidInput)
@@ -213,6 +224,7 @@ func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOption
 	if err != nil {
 		return err
 	}
+	s.publishDeltas(c)
 	s.mu.Lock()
 	s.live[opts.ID] = c
 	closing := s.closed && s.opts.Engine == nil // Close began while it started
@@ -433,6 +445,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, id run.ID, err err
 	}
 	if errors.Is(err, run.ErrRunNotFound) {
 		writeError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("Run %s not found", id))
+		return
+	}
+	if errors.Is(err, ErrOwnerUnavailable) {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, CodeServerError, err.Error())
 		return
 	}
 	s.internal(w, "reading a run", err, "run", id)

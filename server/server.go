@@ -88,8 +88,8 @@ type Options struct {
 	// means the store of the agents' runtimes (runtime.Runtime.Store), or
 	// a new run.NewMemoryStore with Options.Engine; use run/sqlite for
 	// runs that outlive the process, and run/postgres for a store that
-	// processes on several machines share (an engine's workers; one
-	// server per store for now: see Recover).
+	// processes on several machines share (an engine's workers, servers
+	// in replicas: see Replicas).
 	Store run.Store
 	// Token, when set, is the bearer token every request but GET /ping
 	// must send (Authorization: Bearer <token>). It is required to serve
@@ -140,6 +140,13 @@ type Options struct {
 	// Agent.Runtime, as by default. With an engine, Store must be
 	// the store the engine's runs record into (see Engine).
 	Engine Engine
+	// Replicas makes this server one of several serving the same agents
+	// from one shared store: any of them answers any run (see Replicas).
+	// Nil means this server is the only one serving the store's runs in
+	// this process (see Recover). Build it on the server's store
+	// (postgres.Store.NewReplica); Recover joins, Close leaves. An engine
+	// makes replicas needless: its runs are controlled from any server.
+	Replicas Replicas
 }
 
 // Server is an http.Handler serving Options.Agents over ACP. Create one
@@ -155,6 +162,10 @@ type Server struct {
 	log      *slog.Logger
 	mux      *http.ServeMux
 	public   *http.ServeMux // HandlePublic's patterns (mount.go)
+	// leaseLost is set, and abandoned closed, once the server's replica
+	// lost its lease and the server abandoned its runs (replicas.go).
+	leaseLost atomic.Bool
+	abandoned chan struct{}
 
 	ctx    context.Context // the runs' context; cancelled by Close
 	cancel context.CancelFunc
@@ -165,7 +176,9 @@ type Server struct {
 	followable followable                    // completed runs that can take a follow-up (ui.go)
 	convs      *lru.Cache[run.ID, convEntry] // runs' conversations for session history (sessions.go)
 	closed     bool
+	closeBegun bool                     // Close was called (closed is also set when the lease is lost)
 	onClose    []func()                 // OnClose
+	onTakeOver []func(string, int)      // OnTakeOver
 	inFlight   budget                   // of session history being expanded
 	control    [controlLocks]sync.Mutex // runs' control locks (lockRun)
 }
@@ -176,8 +189,11 @@ func New(opts Options) (*Server, error) {
 	if len(opts.Agents) == 0 {
 		return nil, errors.New("server: no agents; set Options.Agents")
 	}
+	if opts.Replicas != nil && opts.Engine != nil {
+		return nil, errors.New("server: Options.Replicas and Options.Engine are both set; an engine's runs are controlled from any server already: set one of them")
+	}
 	s := &Server{opts: opts, store: opts.Store, agents: map[string]*Agent{}, log: opts.Logger, live: map[run.ID]runtime.Controller{},
-		convs: lru.New[run.ID, convEntry](HistoryCacheRuns)}
+		convs: lru.New[run.ID, convEntry](HistoryCacheRuns), abandoned: make(chan struct{})}
 	for _, a := range opts.Agents {
 		if s.store == nil && a.Runtime != nil {
 			s.store = a.Runtime.Store()
@@ -252,8 +268,8 @@ func (s *Server) Store() run.Store { return s.store }
 // the goroutines that wait for the end of runs' turns) and waits for it.
 func (s *Server) Close() error {
 	s.mu.Lock()
-	already := s.closed
-	s.closed = true
+	already := s.closeBegun
+	s.closed, s.closeBegun = true, true
 	s.mu.Unlock()
 	if already {
 		s.wg.Wait()
@@ -266,6 +282,12 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	for _, f := range onClose {
 		f()
+	}
+	if s.opts.Replicas != nil {
+		// The runs left awaiting go to another replica.
+		if err := s.opts.Replicas.Leave(context.Background()); err != nil {
+			s.log.Error("server: leaving the replicas", "err", err)
+		}
 	}
 	return nil
 }
@@ -451,10 +473,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := s.httpServer(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	lost := false
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+	case <-s.abandoned:
+		lost = true
 	}
 	shut, cancel := context.WithTimeout(context.Background(), 2*s.opts.ShutdownGrace)
 	defer cancel()
@@ -466,6 +491,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	_ = s.Close()
 	<-done
 	<-errc
+	if lost {
+		return ErrLeaseLost
+	}
 	return nil
 }
 

@@ -81,7 +81,9 @@ func (s *Server) interrupt(ctx context.Context, id run.ID) error {
 // awaiting, a running one is marked failed as interrupted. A run that the
 // runtime left unfinished in the log is marked interrupted here.
 func (s *Server) stopRuns() {
-	if s.opts.Engine != nil {
+	if s.opts.Engine != nil || s.leaseLost.Load() {
+		// An engine's runs go on elsewhere; those of a replica that lost
+		// its lease were abandoned, and another replica takes them over.
 		s.cancel()
 		s.wg.Wait()
 		return

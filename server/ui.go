@@ -275,6 +275,14 @@ func (s *Server) uiView(ctx context.Context, id run.ID) (uiRun, error) {
 	held := s.followable.has(id)
 	s.mu.Unlock()
 	engine, asked := s.opts.Engine != nil, true
+	if s.opts.Replicas != nil && h == nil && !held && !snap.Status.Final() && snap.Status != run.StatusCancelling {
+		// Another replica may run it, or hold it for a follow-up.
+		c, err := s.remote(ctx, id)
+		if err != nil {
+			s.log.Warn("server: asking which replica owns a run", "run", id, "err", err)
+		}
+		h, held = c, c != nil && snap.Status == run.StatusCompleted
+	}
 	if engine && !snap.Status.Final() && snap.Status != run.StatusCancelling {
 		// The server's controller of the run, held or live (a completed
 		// run's turn may have ended before its watcher was told), else the
@@ -584,6 +592,23 @@ func (s *Server) uiFollowUp(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	if h == nil && s.opts.Replicas != nil && sum.Status == run.StatusCompleted {
+		// Another replica may hold it: it is asked.
+		s.mu.Unlock()
+		c, err := s.remote(r.Context(), sum.ID)
+		if err != nil {
+			s.fail(w, r, sum.ID, err)
+			return
+		}
+		if c != nil {
+			s.uiFollowedUp(w, r, sum.ID, c.FollowUp(r.Context(), req.Text))
+			return
+		}
+		if !s.lockOpen(w) {
+			return
+		}
+		h, cancel = s.followable.take(sum.ID) // its turn ended here meanwhile
+	}
 	if h == nil {
 		s.mu.Unlock()
 		msg := fmt.Sprintf("Run %s is %s; only a completed run takes a follow-up", sum.ID, sum.Status)
@@ -596,31 +621,29 @@ func (s *Server) uiFollowUp(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, CodeServerError, msg)
 		return
 	}
-	s.live[sum.ID] = h
-	s.wg.Add(1)
-	s.mu.Unlock()
 	// The turn runs on the server's context, as runs do: it outlives the
 	// request, and Close cancels it. An engine's turn runs on a context
 	// nothing cancels: it outlives the request and the server (see
-	// Engine). Whether FollowUp succeeds or not, the turn's end (or the
-	// old one, when it refused) is waited for, which puts a run that is
-	// still completed back among the followable ones.
+	// Engine).
 	fctx := s.ctx
 	if s.opts.Engine != nil {
 		fctx = context.WithoutCancel(r.Context())
 	}
-	err := h.FollowUp(fctx, req.Text)
-	go s.watch(sum.Tags[TagAgent], sum.ID, h, runCtx{cancel: cancel})
+	s.uiFollowedUp(w, r, sum.ID, s.followUp(sum.Tags[TagAgent], sum.ID, h, runCtx{cancel: cancel}, fctx, req.Text))
+}
+
+// uiFollowedUp answers a follow-up that err says how it went.
+func (s *Server) uiFollowedUp(w http.ResponseWriter, r *http.Request, id run.ID, err error) {
 	if err != nil {
 		if errors.Is(err, runtime.ErrNotFollowable) {
 			writeError(w, http.StatusConflict, CodeServerError, err.Error())
 			return
 		}
-		s.fail(w, r, sum.ID, err)
+		s.fail(w, r, id, err)
 		return
 	}
-	s.log.Info("run followed up", "run", sum.ID)
-	s.uiRespond(w, r, sum.ID, http.StatusAccepted)
+	s.log.Info("run followed up", "run", id)
+	s.uiRespond(w, r, id, http.StatusAccepted)
 }
 
 // uiReplay answers the Go program that replays the run (byref replay's

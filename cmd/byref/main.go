@@ -79,10 +79,10 @@ Usage:
                                    record runs in PostgreSQL (its schema "byref", migrated at
                                    start) instead of the SQLite file of --db; prefer
                                    setting $BYREF_STORE (the default), since other users can
-                                   see a flag, password included, in ps. One byref serve per
-                                   database for now; see docs/deploy.md
-      --standby                    with --store, when another byref serve serves the database,
-                                   wait and take over when it stops or dies (awaiting runs go on)
+                                   see a flag, password included, in ps. Every byref serve on
+                                   one database is a replica: any answers any run, and when
+                                   one stops or dies another takes its runs over; see
+                                   docs/deploy.md
       --temporal host:port         run the agent's runs on Temporal, hosted by byref worker
                                    processes, instead of in this process (default
                                    $BYREF_TEMPORAL); needs --store postgres://…, which the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -26,7 +27,6 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	modelSpec := fs.String("model", "", "")
 	approve := fs.String("approve", string(runtime.ApproveOnToolCall), "")
 	grace := fs.Duration("grace", server.DefaultShutdownGrace, "")
-	standby := fs.Bool("standby", false, "")
 	tf := addTemporalFlags(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -68,6 +68,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer store.Close()
 	agent := servedAgent(spec, approval)
 	opts := server.Options{Store: store, Token: *token, ShutdownGrace: *grace}
+	var replicas server.Replicas
 	if tf.on() {
 		e, c, err := tf.engine(ctx, store, stderr)
 		if err != nil {
@@ -76,12 +77,12 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer c.Close()
 		opts.Engine = e
 	} else {
+		// On PostgreSQL, every byref serve is a replica: any serves any run.
 		if pg, ok := store.(*postgres.Store); ok {
-			unlock, err := serveAlone(ctx, pg, where, *standby, stdout) // before Recover
-			if err != nil {
+			if replicas, err = pg.NewReplica(); err != nil {
 				return err
 			}
-			defer unlock()
+			opts.Replicas = replicas
 		}
 		if agent.Runtime, err = runtime.New(runtime.Options{Model: model, Store: store}); err != nil {
 			return err
@@ -93,6 +94,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer s.Close()
+	if replicas != nil {
+		s.OnTakeOver(func(from string, runs int) {
+			fmt.Fprintf(stdout, "byref: took over %s of replica %s, which stopped\n", count(runs, "run"), from)
+		})
+	}
 	if !tf.on() { // an engine recovers its own runs
 		if err := recoverRuns(ctx, s, stdout); err != nil {
 			return err
@@ -113,6 +119,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	} else {
 		fmt.Fprintf(stdout, "byref: serving the agent \"byref\" over ACP at %s, model %s, approval %s (runs in %s)\n", url, spec, approval, where)
 	}
+	if replicas != nil {
+		fmt.Fprintf(stdout, "byref: replica %s: every byref serve on this database serves every run; when one stops, another takes its runs over\n", replicas.ID())
+	}
 	fmt.Fprintf(stdout, "byref: the run inspector is at %s/ui/\n", url)
 	fmt.Fprintf(stdout, "byref: and over A2A: card at %s/.well-known/agent-card.json, endpoint %s/a2a/byref\n", url, url)
 	fmt.Fprintf(stdout, "byref: and over AG-UI, for front ends: POST %s/agui/byref\n", url)
@@ -121,6 +130,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintln(stdout, "byref: Ctrl-C stops; awaiting runs stay awaiting and resume after a restart")
 	if err := s.Serve(ctx, ln); err != nil {
+		if errors.Is(err, server.ErrLeaseLost) {
+			return fmt.Errorf("lost the connection to the database, and with it this replica's lease on its runs: they were stopped here, and another replica takes them over; start byref serve again once the database is reachable (%w)", err)
+		}
 		return err
 	}
 	again := "byref serve " + flagName + " " + where

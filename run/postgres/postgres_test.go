@@ -141,8 +141,11 @@ func TestSchemaMigrations(t *testing.T) {
 	s := openAt(t, "", Options{})
 	var version int
 	var description string
-	if err := s.pool.QueryRow(ctx, s.sql(`SELECT version, description FROM {s}.schema_migrations`)).Scan(&version, &description); err != nil || version != SchemaVersion || description == "" {
+	if err := s.pool.QueryRow(ctx, s.sql(`SELECT version, description FROM {s}.schema_migrations ORDER BY version DESC LIMIT 1`)).Scan(&version, &description); err != nil || version != SchemaVersion || description == "" {
 		t.Fatalf("schema_migrations = %d %q, %v; want version %d", version, description, err, SchemaVersion)
+	}
+	if n := queryInt(t, `SELECT count(*) FROM `+s.quoted+`.schema_migrations`); n != SchemaVersion || n != len(migrations) {
+		t.Fatalf("schema_migrations has %d rows; want one per migration, %d", n, SchemaVersion)
 	}
 	// Opening again migrates nothing; NoMigrate accepts the schema.
 	openAt(t, "", Options{Schema: s.schema})

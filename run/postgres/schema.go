@@ -60,11 +60,34 @@ var migrations = []migration{
 		value text   NOT NULL, -- JSON
 		PRIMARY KEY (kind, run, key)
 	);`},
+	{"replicas: their members, what each claims (runs it owns, work it does), and the commands forwarded to a run's owner", `
+	CREATE TABLE {s}.replicas (
+		id        text        PRIMARY KEY,
+		host      text        NOT NULL, -- host name and process ID, for people
+		joined_at timestamptz NOT NULL DEFAULT now()
+	);
+	CREATE TABLE {s}.claims (
+		kind    text NOT NULL, -- "run" for the run a replica owns
+		key     text NOT NULL,
+		replica text NOT NULL,
+		PRIMARY KEY (kind, key)
+	);
+	CREATE INDEX claims_replica ON {s}.claims (replica);
+	CREATE TABLE {s}.commands (
+		id      text    PRIMARY KEY,
+		replica text    NOT NULL, -- the owner asked
+		asker   text    NOT NULL,
+		run     text    NOT NULL,
+		request text    NOT NULL,
+		reply   text,             -- null until answered
+		gone    boolean NOT NULL DEFAULT false -- the owner stopped before answering
+	);
+	CREATE INDEX commands_replica ON {s}.commands (replica);`},
 }
 
 // SchemaVersion is the schema version this package writes: the highest
 // version in the schema's schema_migrations table after [Open].
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrate brings the schema to SchemaVersion in one transaction, under a
 // transaction-scoped advisory lock, so that processes starting together

@@ -1,0 +1,173 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/byref/byref/run"
+)
+
+// member is a replica of a store of its own (a process of its own) on a
+// shared schema, joined, whose adoptions a test reads.
+type member struct {
+	*Replica
+	adopted chan []run.ID
+}
+
+func join(t *testing.T, app, schema string) *member {
+	t.Helper()
+	s := openAt(t, app, Options{Schema: schema})
+	r, err := s.NewReplica()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &member{Replica: r, adopted: make(chan []run.ID, 8)}
+	answer := func(_ context.Context, id run.ID, req []byte) []byte {
+		return []byte(r.ID() + " answers " + string(req) + " for " + string(id))
+	}
+	adopt := func(_ context.Context, _ string, ids []run.ID) { m.adopted <- ids }
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	if err := r.Join(ctx, answer, adopt); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Leave(context.Background()) })
+	return m
+}
+
+// Replicas on one schema: the owner of a run answers the commands another
+// sends; a claim has one holder; when the owner's session ends without
+// a word (its connections are ended), another replica takes over the
+// runs it owned that have not ended, and the old owner learns it lost its
+// lease.
+func TestReplicas(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	s := openAt(t, "", Options{})
+	a := join(t, "replica_a", s.schema)
+	b := join(t, "replica_b", s.schema)
+
+	var ids []run.ID
+	for _, id := range []run.ID{"r1", "r2", "r3"} {
+		if _, _, err := s.Create(ctx, run.Event{RunID: id, Data: run.RunCreated{}}); err != nil {
+			t.Fatal(err)
+		}
+		ok, err := a.Own(ctx, id)
+		if err != nil || !ok {
+			t.Fatalf("a owns %s: %v, %v", id, ok, err)
+		}
+		ids = append(ids, id)
+	}
+	if ok, err := b.Own(ctx, "r1"); err != nil || ok {
+		t.Fatalf("b owns r1, owned by a: %v, %v; want false", ok, err)
+	}
+	// r3 has ended: it is not handed over.
+	if _, err := s.Append(ctx, "r3", 1, run.Event{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusFailed}}); err != nil {
+		t.Fatal(err)
+	}
+	if owner, err := b.Owner(ctx, "r1"); err != nil || owner != a.ID() {
+		t.Fatalf("the owner of r1 is %q, %v; want %q", owner, err, a.ID())
+	}
+	reply, err := b.Ask(ctx, "r1", []byte("resume"))
+	if want := a.ID() + " answers resume for r1"; err != nil || string(reply) != want {
+		t.Fatalf("b asked: %q, %v; want %q", reply, err, want)
+	}
+	if _, err := a.Ask(ctx, "r1", nil); !errors.Is(err, run.ErrRunNotFound) {
+		t.Fatalf("a asked about its own run: %v, want run.ErrRunNotFound", err)
+	}
+	if _, err := b.Ask(ctx, "nobody's", nil); !errors.Is(err, run.ErrRunNotFound) {
+		t.Fatalf("b asked about a run no one owns: %v, want run.ErrRunNotFound", err)
+	}
+	if ok, err := a.Claim(ctx, "push", "k"); err != nil || !ok {
+		t.Fatalf("a claims k: %v, %v", ok, err)
+	}
+	if ok, err := b.Claim(ctx, "push", "k"); err != nil || ok {
+		t.Fatalf("b claims k, a's: %v, %v; want false", ok, err)
+	}
+
+	if n := terminate(t, "replica_a"); n == 0 {
+		t.Fatal("ended no session of replica a")
+	}
+	select {
+	case got := <-b.adopted:
+		if !slices.Equal(got, []run.ID{"r1", "r2"}) {
+			t.Fatalf("b adopted %v, want [r1 r2]", got)
+		}
+	case <-ctx.Done():
+		t.Fatal("b did not take a over")
+	}
+	select {
+	case <-a.Lost():
+	case <-ctx.Done():
+		t.Fatal("a did not learn it lost its lease")
+	}
+	if _, err := a.Claim(ctx, "push", "x"); !errors.Is(err, ErrLeaseLost) {
+		t.Fatalf("a claims after it lost its lease: %v, want ErrLeaseLost", err)
+	}
+	if owner, err := b.Owner(ctx, "r2"); err != nil || owner != b.ID() {
+		t.Fatalf("the owner of r2 is %q, %v; want b, %q", owner, err, b.ID())
+	}
+	if ok, err := b.Claim(ctx, "push", "k"); err != nil || !ok {
+		t.Fatalf("b claims k after taking a over: %v, %v", ok, err)
+	}
+
+	// A third replica joins; when b leaves, it takes b's runs over.
+	c := join(t, "replica_c", s.schema)
+	if err := b.Leave(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-c.adopted:
+		if !slices.Equal(got, []run.ID{"r1", "r2"}) {
+			t.Fatalf("c adopted %v, want [r1 r2]", got)
+		}
+	case <-ctx.Done():
+		t.Fatal("c did not take b over")
+	}
+	if n := queryInt(t, `SELECT count(*) FROM `+s.quoted+`.replicas`); n != 1 {
+		t.Fatalf("%d replicas are left, want 1", n)
+	}
+}
+
+// A command to an owner that stops before it answers fails with
+// ErrOwnerGone once the owner is taken over, without waiting for its
+// context.
+func TestAskOwnerGone(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	s := openAt(t, "", Options{})
+	s2 := openAt(t, "", Options{Schema: s.schema})
+	a, err := s2.NewReplica()
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := make(chan struct{})
+	answer := func(ctx context.Context, _ run.ID, _ []byte) []byte {
+		close(asked)
+		<-ctx.Done() // never answers: it stops first
+		return nil
+	}
+	if err := a.Join(ctx, answer, nil); err != nil {
+		t.Fatal(err)
+	}
+	b := join(t, "", s.schema)
+	if _, _, err := s.Create(ctx, run.Event{RunID: "r", Data: run.RunCreated{}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Own(ctx, "r"); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := b.Ask(ctx, "r", []byte("cancel"))
+		errc <- err
+	}()
+	<-asked
+	go a.Leave(context.Background())
+	if err := <-errc; !errors.Is(err, ErrOwnerGone) {
+		t.Fatalf("asked an owner that stopped: %v, want ErrOwnerGone", err)
+	}
+}
