@@ -92,6 +92,18 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 	s.mu.Lock()
 	s.live[id] = h
 	s.mu.Unlock()
+	if sum.Status == run.StatusCreated {
+		// A replica that stopped had recorded the run (its spec whole) but
+		// not begun it: it begins here. (Recover marks such runs
+		// interrupted before it restores.)
+		if err := h.Begin(ctx); err != nil {
+			s.mu.Lock()
+			delete(s.live, id)
+			s.mu.Unlock()
+			s.wg.Done()
+			return err
+		}
+	}
 	go s.watch(agent.Name, id, h, runCtx{})
 	return nil
 }

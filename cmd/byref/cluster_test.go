@@ -23,13 +23,15 @@ import (
 )
 
 // The cluster test's sizes: 1,000 runs in all, through 3 replicas of
-// byref serve, on a model that answers after 100 ms. The runs on Temporal
-// cost the dev server and the workers far more CPU than runs in a
-// replica's process (a workflow task and an activity per model call and
-// step, each a round trip through the dev server), so fewer of them go
-// there: the test stays within minutes on a 2-core CI machine.
+// byref serve, on a model that answers after 100 ms: 600 runs in the
+// replicas' processes, 400 on Temporal workers. The runs on Temporal cost
+// the dev server and the workers far more CPU than runs in a replica's
+// process (a workflow task and an activity per model call and step, each
+// a round trip through the dev server), so fewer of them go there: the
+// test stays within minutes on a 2-core CI machine.
 const (
 	clusterModel = "scripted:cluster?delay=100ms"
+	replicaRuns  = 600
 	temporalRuns = 400
 	askEvery     = 10 // one run in askEvery asks for an approval
 	senders      = 16 // clients sending runs at once
@@ -40,28 +42,42 @@ const (
 
 // TestCluster runs byref as a team deploys it beyond one machine: byref
 // serve replicas and Temporal workers as separate OS processes, each in
-// its own empty working directory, sharing one PostgreSQL database. It
+// its own empty working directory, sharing one PostgreSQL server. It
 // sends runs to the replicas at random over ACP, answers the approvals
 // some of them ask for through another replica than the one that
-// started them, and SIGKILLs a replica and a worker in the middle. Then
-// no run is lost, every run completes (or awaits, when it asked and was
-// not answered), no step of a run is recorded twice, the runs of the
-// killed owner go on within takeoverBound, and the idle cluster sends the
-// database no statement.
+// started them, and SIGKILLs an owner in the middle. Then no run is lost,
+// every run completes (or awaits, when it asked and was not answered), no
+// step of a run is recorded twice, the runs of the killed owner go on
+// within takeoverBound, and the idle cluster sends the database no
+// statement.
+//
+// Two clusters, one after the other, each on its own database: 3
+// replicas that run the runs in their processes, of which one is killed
+// (its runs are taken over by the others); then 3 replicas that start
+// the runs on 2 Temporal workers, of which one replica and one worker are
+// killed. A database each keeps each cluster's checks to its own runs
+// (the replicas of the first would take over runs of the second);
+// one after the other keeps the CPU of a 2-core machine for one.
 func TestCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL, Temporal's dev server and five byref processes")
 	}
 	pg := pgtest.Start(t)
+	t.Run("runs in the replicas", func(t *testing.T) {
+		c := startCluster(t, pg.Database(t), 3, "--approve", "on_tool_call")
+		c.owners = true
+		c.load(t, replicaRuns, func() { c.kill(t, c.replicas[0].served) })
+		c.check(t)
+	})
 	t.Run("runs on Temporal workers", func(t *testing.T) {
 		db := pg.Database(t)
 		hostPort, _ := temporaltest.DevServer(t)
-		common := []string{"--store", db, "--temporal", hostPort, "--task-queue", "cluster"}
+		common := []string{"--temporal", hostPort, "--task-queue", "cluster", "--worker-lost-after", "2s"}
 		var workers []*served
 		for range 2 {
-			workers = append(workers, launch(t, t.TempDir(), append([]string{"worker", "--model", clusterModel, "--worker-lost-after", "2s"}, common...)...))
+			workers = append(workers, launch(t, t.TempDir(), append([]string{"worker", "--store", db, "--model", clusterModel}, common...)...))
 		}
-		c := startCluster(t, db, 3, append([]string{"--approve", "on_tool_call", "--worker-lost-after", "2s"}, common...)...)
+		c := startCluster(t, db, 3, append([]string{"--approve", "on_tool_call"}, common...)...)
 		c.load(t, temporalRuns, func() {
 			c.kill(t, c.replicas[0].served)
 			c.kill(t, workers[0])
@@ -76,6 +92,10 @@ type cluster struct {
 	db       string // the database's URL
 	conn     *pgx.Conn
 	replicas []*replica
+
+	// owners reports that the replicas run the runs (not workers): a run
+	// started through the killed replica is the one whose owner died.
+	owners bool
 
 	mu     sync.Mutex
 	runs   map[string]*sentRun // by ID
@@ -97,8 +117,8 @@ type sentRun struct {
 	answered bool     // the test approved it, through another replica
 }
 
-// startCluster starts n byref serve replicas on db with args, each in its
-// own empty working directory.
+// startCluster starts n byref serve replicas on the database db with
+// args, each in its own empty working directory.
 func startCluster(t *testing.T, db string, n int, args ...string) *cluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -111,7 +131,7 @@ func startCluster(t *testing.T, db string, n int, args ...string) *cluster {
 	c := &cluster{db: db, conn: conn, runs: map[string]*sentRun{}}
 	for range n {
 		addr := freeAddr(t)
-		s := launch(t, t.TempDir(), append([]string{"serve", "--addr", addr, "--model", clusterModel}, args...)...)
+		s := launch(t, t.TempDir(), append([]string{"serve", "--addr", addr, "--store", db, "--model", clusterModel}, args...)...)
 		s.base = "http://" + addr
 		c.replicas = append(c.replicas, &replica{served: s})
 	}
@@ -319,10 +339,7 @@ func (c *cluster) check(t *testing.T) {
 		if err := rows.Err(); err != nil {
 			t.Fatal(err)
 		}
-		total := 0
-		for _, n := range counts {
-			total += n
-		}
+		total := total(counts)
 		if counts["completed"]+counts["awaiting"] == total && total >= len(c.runs) && counts["awaiting"] <= wantAwaiting+total-len(c.runs) {
 			break
 		}
@@ -331,7 +348,8 @@ func (c *cluster) check(t *testing.T) {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	t.Logf("runs in the database by status: %v (%d acknowledged, %d of them asked and were left awaiting)", counts, len(c.runs), wantAwaiting)
+	t.Logf("runs in the database by status: %v (%d acknowledged, %d of them asked and were left awaiting; %d more started by the killed replica, which died before it answered)",
+		counts, len(c.runs), wantAwaiting, total(counts)-len(c.runs))
 
 	// 0 runs lost: each acknowledged run is in the database, completed,
 	// or awaiting when it asked and was not answered.
@@ -372,6 +390,15 @@ func (c *cluster) check(t *testing.T) {
 	c.checkIdle(t)
 }
 
+// total is the sum of counts.
+func total(counts map[string]int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
+}
+
 // checkNoStepTwice asserts that no run's log records a step twice: one
 // model answer per step, one scheduling and one completion per tool call,
 // one execution per snippet, one request and one resolution per await.
@@ -401,10 +428,14 @@ func (c *cluster) checkNoStepTwice(t *testing.T) {
 	}
 }
 
-// checkTakeover asserts that every run that was running when its owner
-// was killed went on within takeoverBound: its first event after the
-// kill came within it. The runs of the surviving owners go on at once, so
-// the slowest is one of the killed owner's. It logs what it measured.
+// checkTakeover asserts that every run that was created or running when
+// its owner was killed went on within takeoverBound: its first event after the
+// kill came within it. When the replicas own the runs, those are the runs
+// started through the killed replica (and those it started but never
+// acknowledged); on Temporal, which worker hosted a run is not known
+// here: every run running at the kill counts, and the surviving worker's
+// go on at once, so the slowest is one of the killed worker's. It logs
+// what it measured.
 func (c *cluster) checkTakeover(t *testing.T) {
 	t.Helper()
 	type span struct {
@@ -445,21 +476,24 @@ func (c *cluster) checkTakeover(t *testing.T) {
 	}
 	var gaps []time.Duration
 	for id, s := range runs {
-		if s.before == 0 || s.status != "running" { // started after the kill, or awaiting or done at it
+		if s.before == 0 || s.status != "" && s.status != "running" { // started after the kill, or awaiting or done at it ("": created)
 			continue
 		}
+		if sent, ok := c.runs[id]; c.owners && ok && !sent.via.dead.Load() {
+			continue // its owner lives
+		}
 		if s.after == 0 {
-			t.Errorf("run %s, running at the kill, never went on", id)
+			t.Errorf("run %s, created or running at the kill, never went on", id)
 			continue
 		}
 		gaps = append(gaps, time.Duration(s.after-kill))
 	}
 	if len(gaps) == 0 {
-		t.Fatalf("no run was running at the kill")
+		t.Fatalf("no run of the killed owner was running at the kill")
 	}
 	slices.Sort(gaps)
 	worst := gaps[len(gaps)-1]
-	t.Logf("%d runs were running at the kill; their next event came after it: p50 %v, p99 %v, max %v (bound %v)",
+	t.Logf("%d runs of the killed owner were created or running at the kill; their next event came after it: p50 %v, p99 %v, max %v (bound %v)",
 		len(gaps), gaps[len(gaps)/2].Round(time.Millisecond), gaps[len(gaps)*99/100].Round(time.Millisecond), worst.Round(time.Millisecond), takeoverBound)
 	for _, l := range c.replicaLines("took over") {
 		t.Logf("%v after the kill, a replica printed: %s", l.at.Sub(c.killAt).Round(time.Millisecond), l.text)
