@@ -229,7 +229,12 @@ func (l *deltas) received(payload string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.subs) == 0 {
-		return // nobody follows: not even worth decoding
+		// Nobody follows: not even worth decoding. The publishers'
+		// numbers go on unread, so they are forgotten: a follower that
+		// joins later would take the next ones for a gap, and drop the
+		// deltas of its first message.
+		l.last = nil
+		return
 	}
 	var env envelope
 	if err := json.Unmarshal([]byte(payload), &env); err != nil {

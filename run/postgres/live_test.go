@@ -194,3 +194,45 @@ func TestPublishWhileClosing(t *testing.T) {
 	<-done
 	w.PublishDelta("run_x", text(99, "after"))
 }
+
+// A follower that joins after a spell in which its Store followed
+// nothing sees the deltas published after it joined: the deltas the
+// Store's listener let go by unread in that spell are not a gap.
+func TestLiveDeltasAfterNobodyFollowed(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	notes := make(chan string, 100)
+	w := openAt(t, "", Options{})
+	r := openAt(t, "", Options{Schema: w.schema, onNotify: func(p string) { notes <- p }})
+	heard := func(id string) {
+		t.Helper()
+		for p := range notes {
+			if p == id {
+				return
+			}
+		}
+	}
+	mustCreate(t, w, "run_a")
+	last := mustAppend(t, w, "run_a", 1, toRunning)
+	actx, stop := context.WithCancel(ctx)
+	fa := liveFollower(actx, r, "run_a")
+	expectLines(t, fa, "1", "2")
+	mustAppend(t, w, "run_a", last, message("go"))
+	w.PublishDelta("run_a", text(3, "seen"))
+	expectLines(t, fa, "3", "Δ3 seen")
+	stop()
+	for range fa {
+	}
+	w.PublishDelta("run_a", text(3, "nobody follows"))
+	waitPublished(t, w)
+	mustCreate(t, w, "run_b")
+	last = mustAppend(t, w, "run_b", 1, toRunning)
+	heard("run_b") // after the delta nobody followed
+	fb := liveFollower(ctx, r, "run_b")
+	expectLines(t, fb, "1", "2")
+	last = mustAppend(t, w, "run_b", last, message("go"))
+	w.PublishDelta("run_b", text(3, "Hel"))
+	waitPublished(t, w)
+	mustAppend(t, w, "run_b", last, message("Hello"), toComplete)
+	expectLines(t, fb, "3", "Δ3 Hel", "4", "5")
+}
