@@ -1,0 +1,277 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/byref/byref/action"
+	"github.com/byref/byref/internal/pgtest"
+	"github.com/byref/byref/internal/replicatest"
+	"github.com/byref/byref/llm"
+	"github.com/byref/byref/run"
+	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/server"
+)
+
+// askThenStream asks the user a question, calls note, then streams its
+// text in pieces of 3 bytes, each once gate lets it. (A follower sees the
+// deltas of the messages after the one being written when it joined: the
+// note makes the streamed message one of those for a stream that joins
+// as the run is resumed.)
+type askThenStream struct {
+	text string
+	gate chan struct{}
+}
+
+func (m askThenStream) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	return m.Stream(ctx, req, func(llm.Chunk) error { return nil })
+}
+
+func (m askThenStream) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) error) (llm.Response, error) {
+	tools := 0
+	for _, msg := range afterTask(req) {
+		if msg.Role == llm.RoleTool {
+			tools++
+		}
+	}
+	switch tools {
+	case 0:
+		return llm.CallTool(action.AskUserName, `{"question":"Ready?"}`), nil
+	case 1:
+		return llm.CallTool("note", `{"return":null}`), nil
+	}
+	for i := 0; i < len(m.text); i += 3 {
+		select {
+		case <-m.gate:
+		case <-ctx.Done():
+			return llm.Response{}, ctx.Err()
+		}
+		if err := fn(llm.Chunk{Text: m.text[i:min(i+3, len(m.text))]}); err != nil {
+			return llm.Response{}, err
+		}
+	}
+	return llm.Text(m.text), nil
+}
+
+// replicaAgents are the agents of the replicas' tests; stream streams
+// with its gate.
+func replicaAgents(stream askThenStream) func(run.Store) []server.Agent {
+	return func(store run.Store) []server.Agent {
+		return []server.Agent{
+			scriptedAgent(store, "awaiter", awaiterModel, runtime.RunOptions{}),
+			scriptedAgent(store, "echo", echoModel, runtime.RunOptions{}),
+			scriptedAgent(store, "stream", stream, runtime.RunOptions{}),
+		}
+	}
+}
+
+// replicas starts n replicas on a new database and returns their clients.
+func replicas(t *testing.T, n int, agents func(run.Store) []server.Agent) ([]*replicatest.Replica, []client) {
+	url := pgtest.Start(t).Database(t)
+	var rs []*replicatest.Replica
+	var cs []client
+	for range n {
+		r := replicatest.Start(t, url, server.Options{}, agents)
+		ts := httptest.NewServer(r.Server)
+		t.Cleanup(ts.Close)
+		rs, cs = append(rs, r), append(cs, client{t: t, base: ts.URL})
+	}
+	return rs, cs
+}
+
+// waitStatus polls GET /runs/{id} until the run is status; a hang guard
+// fails the test after a minute.
+func (c client) waitStatus(id, status string) acpRun {
+	c.t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		r := c.run("GET", "/runs/"+id, "", 200)
+		if r.Status == status {
+			return r
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("run %s is %s, never %s", id, r.Status, status)
+		}
+	}
+}
+
+// Any replica answers any run over ACP and the inspector: a run that one
+// replica runs is read, resumed (its answer forwarded to its owner),
+// cancelled and followed up through the others, and a stream through
+// another replica carries the run's live text.
+func TestReplicasAnswerAnyRun(t *testing.T) {
+	stream := askThenStream{text: "Hello from another replica!", gate: make(chan struct{}, 64)}
+	_, cs := replicas(t, 3, replicaAgents(stream))
+	a, b, c := cs[0], cs[1], cs[2]
+
+	// Read and resumed through another replica.
+	r := a.run("POST", "/runs", create("awaiter", "Hi", "sync"), 200)
+	if r.Status != "awaiting" {
+		t.Fatalf("run: %+v", r)
+	}
+	if got := b.run("GET", "/runs/"+r.RunID, "", 200); got.Status != "awaiting" || got.AwaitRequest == nil {
+		t.Fatalf("on another replica: %+v", got)
+	}
+	var view struct {
+		Can struct{ Resume, Cancel bool }
+	}
+	if _, body := c.do("GET", "/ui/api/runs/"+r.RunID, ""); json.Unmarshal(body, &view) != nil || !view.Can.Resume || !view.Can.Cancel {
+		t.Fatalf("the inspector of another replica: %s", body)
+	}
+	if got := b.run("POST", "/runs/"+r.RunID, resume("blue", "sync"), 200); got.Status != "completed" || !strings.Contains(got.text(), "blue") {
+		t.Fatalf("resumed through another replica: %+v", got)
+	}
+	c.run("POST", "/runs/"+r.RunID, resume("again", "sync"), 403)
+
+	// Cancelled through another replica.
+	r = a.run("POST", "/runs", create("awaiter", "Hi", "sync"), 200)
+	if got := c.run("POST", "/runs/"+r.RunID+"/cancel", "", 202); got.Status != "cancelling" {
+		t.Fatalf("cancelled through another replica: %+v", got)
+	}
+	a.waitStatus(r.RunID, "cancelled")
+
+	// Followed up through another replica (its owner holds it).
+	r = a.run("POST", "/runs", create("echo", "first", "sync"), 200)
+	if status, body := b.do("POST", "/ui/api/runs/"+r.RunID+"/follow-up", `{"text":"second"}`); status != http.StatusAccepted {
+		t.Fatalf("a follow-up through another replica: %d %s", status, body)
+	}
+	if got := c.waitStatus(r.RunID, "completed"); !strings.Contains(got.text(), "second") {
+		t.Fatalf("after the follow-up: %+v", got)
+	}
+
+	// Streamed through another replica: each piece of text reaches the
+	// client there before the model writes the next.
+	r = a.run("POST", "/runs", create("stream", "Talk.", "sync"), 200)
+	if r.Status != "awaiting" {
+		t.Fatalf("run: %+v", r)
+	}
+	resp, err := http.Post(b.base+"/runs/"+r.RunID, "application/json", strings.NewReader(resume("go", "stream")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var parts, completed strings.Builder
+	var types []string
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var ev struct {
+			Type    string
+			Part    struct{ Content string }
+			Message struct{ Parts []struct{ Content string } }
+		}
+		_ = json.Unmarshal([]byte(data), &ev)
+		types = append(types, ev.Type)
+		switch ev.Type {
+		case "run.in-progress", "message.part":
+			stream.gate <- struct{}{} // the stream is live: the next piece
+			parts.WriteString(ev.Part.Content)
+		case "message.completed":
+			completed.WriteString(ev.Message.Parts[0].Content)
+		}
+	}
+	if parts.String() != stream.text || !strings.Contains(completed.String(), stream.text) || types[len(types)-1] != "run.completed" {
+		t.Fatalf("streamed through another replica: %v\nparts %q, completed %q", types, parts.String(), completed.String())
+	}
+}
+
+// relayModel notes once, then, on the replica that starts the run, hangs
+// in its second call (its process is about to die), and on the others
+// answers at once.
+type relayModel struct {
+	hang    bool
+	calling chan struct{} // told when a hanging call begins
+}
+
+func (m relayModel) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if len(afterTask(req)) == 0 {
+		return llm.CallTool("note", `{"return":null}`), nil
+	}
+	if m.hang {
+		m.calling <- struct{}{}
+		<-ctx.Done()
+		return llm.Response{}, ctx.Err()
+	}
+	return llm.Text("finished on another replica"), nil
+}
+
+// When a replica dies (its database sessions end without a word), another
+// takes its runs over: a run it was running goes on from its last
+// recorded step there, and one it left awaiting can be resumed there; the
+// logs say so, and nothing of the dead replica is recorded after its
+// death. The dead replica learns it lost its lease: it abandons its runs
+// and Serve returns ErrLeaseLost.
+func TestReplicaTakesOverADeadOne(t *testing.T) {
+	url := pgtest.Start(t).Database(t)
+	calling := make(chan struct{}, 1)
+	agents := func(hang bool) func(run.Store) []server.Agent {
+		return func(store run.Store) []server.Agent {
+			return []server.Agent{
+				scriptedAgent(store, "awaiter", awaiterModel, runtime.RunOptions{}),
+				scriptedAgent(store, "relay", relayModel{hang: hang, calling: calling}, runtime.RunOptions{}),
+			}
+		}
+	}
+	dying := replicatest.Start(t, url, server.Options{}, agents(true))
+	heir := replicatest.Start(t, url, server.Options{}, agents(false))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- dying.Server.Serve(context.Background(), ln) }()
+	a := client{t: t, base: "http://" + ln.Addr().String()}
+	ts := httptest.NewServer(heir.Server)
+	t.Cleanup(ts.Close)
+	b := client{t: t, base: ts.URL}
+
+	awaiting := a.run("POST", "/runs", create("awaiter", "Hi", "sync"), 200)
+	running := a.run("POST", "/runs", create("relay", "Go", "async"), 202)
+	<-calling // in its second model call
+
+	killed := time.Now()
+	dying.Kill(t)
+	got := b.waitStatus(running.RunID, "completed")
+	// For the notes; it bounds nothing.
+	t.Logf("the run went on %v after its replica died", time.Since(killed).Round(time.Millisecond))
+	if !strings.Contains(got.text(), "finished on another replica") {
+		t.Fatalf("the run taken over: %+v", got)
+	}
+	if err := <-served; !errors.Is(err, server.ErrLeaseLost) {
+		t.Fatalf("Serve of the dead replica returned %v, want ErrLeaseLost", err)
+	}
+	if got := b.run("POST", "/runs/"+awaiting.RunID, resume("blue", "sync"), 200); got.Status != "completed" || !strings.Contains(got.text(), "blue") {
+		t.Fatalf("resumed on the replica that took it over: %+v", got)
+	}
+	ctx := context.Background()
+	for _, id := range []string{awaiting.RunID, running.RunID} {
+		events, err := heir.Store.Read(ctx, run.ID(id), 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		takenOver := 0
+		for _, e := range events {
+			switch p := e.Data.(type) {
+			case run.Progress:
+				if strings.Contains(p.Message, "taken over by replica "+heir.Replica.ID()) && strings.Contains(p.Message, dying.Replica.ID()) {
+					takenOver++
+				}
+			case run.Error:
+				t.Errorf("run %s recorded an error: %s", id, p.Message)
+			}
+		}
+		if takenOver != 1 {
+			t.Errorf("run %s records its takeover %d times, want once", id, takenOver)
+		}
+	}
+}
