@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/runtime"
@@ -104,6 +105,7 @@ var replyKinds = []struct {
 	{"illegal_transition", run.ErrIllegalTransition},
 	{"not_found", run.ErrRunNotFound},
 	{"closed", errClosed},
+	{"unavailable", ErrOwnerUnavailable},
 }
 
 // replyOf is the reply that carries err.
@@ -149,20 +151,68 @@ func errorOf(b []byte) error {
 	return e
 }
 
+// takeOverWait bounds how long a request for a run that is being taken
+// over (its owner died, and the replica that takes it over has not
+// restored it yet) waits for it, before it is answered 503.
+const takeOverWait = 10 * time.Second
+
 // remote returns the controller of a run another replica owns, nil when
-// there are no replicas or no other replica owns it.
+// there are no replicas or no other replica owns it. A run this replica
+// owns but does not hold yet is being taken over (adopt): it waits for
+// it, up to takeOverWait.
 func (s *Server) remote(ctx context.Context, id run.ID) (runtime.Controller, error) {
 	if s.opts.Replicas == nil {
 		return nil, nil
 	}
-	owner, err := s.opts.Replicas.Owner(ctx, id)
+	start, wait := time.Now(), 10*time.Millisecond
+	for {
+		owner, err := s.opts.Replicas.Owner(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("server: reading the owner of run %s: %w", id, err)
+		}
+		if owner == "" {
+			return nil, nil
+		}
+		if owner != s.opts.Replicas.ID() {
+			return &remoteRun{s: s, id: id}, nil
+		}
+		s.mu.Lock()
+		c := s.live[id]
+		s.mu.Unlock()
+		if c != nil {
+			return c, nil
+		}
+		if adopting, err := s.adopting(ctx, id); err != nil || !adopting {
+			return nil, err
+		}
+		if time.Since(start) > takeOverWait || !sleep(ctx, wait) {
+			return nil, fmt.Errorf("%w (run %s is being taken over here)", ErrOwnerUnavailable, id)
+		}
+		wait = min(2*wait, 500*time.Millisecond)
+	}
+}
+
+// adopting reports whether a run this replica owns and does not hold is
+// being taken over: it has not ended (a completed run is not held once
+// it left the followable runs).
+func (s *Server) adopting(ctx context.Context, id run.ID) (bool, error) {
+	sum, err := s.store.Get(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("server: reading the owner of run %s: %w", id, err)
+		return false, err
 	}
-	if owner == "" || owner == s.opts.Replicas.ID() {
-		return nil, nil
+	return !sum.Status.Terminal() && sum.Status != run.StatusCancelling, nil
+}
+
+// sleep waits d, or until ctx is done (then it returns false).
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
-	return &remoteRun{s: s, id: id}, nil
 }
 
 // remoteRun controls a run another replica owns: it forwards resumes,
@@ -233,11 +283,36 @@ func (r *remoteRun) FollowUp(ctx context.Context, text string) error {
 }
 
 // ask sends c to the run's owner and returns the error it replied with.
+// While the owner is unavailable (it died, and the run is being taken
+// over), it asks again, up to takeOverWait: the new owner, or this
+// server itself when it took the run over.
 func (r *remoteRun) ask(ctx context.Context, c command) error {
 	req, err := json.Marshal(c)
 	if err != nil {
 		return err
 	}
+	start, wait := time.Now(), 20*time.Millisecond
+	for {
+		err := r.askOnce(ctx, req)
+		if !errors.Is(err, ErrOwnerUnavailable) || time.Since(start) > takeOverWait {
+			return err
+		}
+		if !sleep(ctx, wait) {
+			return ctx.Err()
+		}
+		wait = min(2*wait, 500*time.Millisecond)
+		if owner, oerr := r.s.opts.Replicas.Owner(ctx, r.id); oerr == nil && owner == r.s.opts.Replicas.ID() {
+			// Taken over here: the caller holds the run's control lock.
+			if _, err := r.s.remote(ctx, r.id); err != nil {
+				return err
+			}
+			return r.s.apply(ctx, r.id, c)
+		}
+	}
+}
+
+// askOnce sends req to the run's owner once.
+func (r *remoteRun) askOnce(ctx context.Context, req []byte) error {
 	reply, err := r.s.opts.Replicas.Ask(ctx, r.id, req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -258,25 +333,37 @@ func (s *Server) answer(ctx context.Context, id run.ID, request []byte) []byte {
 	}
 	unlock := s.lockRun(id)
 	defer unlock()
+	if c.Op != "follow_up" {
+		// A run being taken over here is waited for.
+		if _, err := s.remote(ctx, id); err != nil {
+			return replyOf(err)
+		}
+	}
+	return replyOf(s.apply(ctx, id, c))
+}
+
+// apply applies a command to a run this server owns. The caller holds
+// the run's control lock.
+func (s *Server) apply(ctx context.Context, id run.ID, c command) error {
 	if c.Op == "follow_up" {
-		return replyOf(s.followUpHeld(id, c.Text))
+		return s.followUpHeld(id, c.Text)
 	}
 	s.mu.Lock()
 	h := s.live[id]
 	s.mu.Unlock()
 	if h == nil {
-		return replyOf(fmt.Errorf("%w: run %s is owned by replica %s, which does not run it (it has ended)", runtime.ErrTerminal, id, s.opts.Replicas.ID()))
+		return fmt.Errorf("%w: run %s is owned by replica %s, which does not run it (it has ended)", runtime.ErrTerminal, id, s.opts.Replicas.ID())
 	}
 	switch c.Op {
 	case "resume":
 		if c.Answer == nil {
-			return replyOf(errors.New("server: a resume of another replica has no answer"))
+			return errors.New("server: a resume of another replica has no answer")
 		}
-		return replyOf(h.Resume(ctx, c.AwaitID, *c.Answer))
+		return h.Resume(ctx, c.AwaitID, *c.Answer)
 	case "cancel":
-		return replyOf(h.Cancel(ctx))
+		return h.Cancel(ctx)
 	}
-	return replyOf(fmt.Errorf("server: another replica sent the command %q, which this one does not know; run the same version of byref on every replica", c.Op))
+	return fmt.Errorf("server: another replica sent the command %q, which this one does not know; run the same version of byref on every replica", c.Op)
 }
 
 // followUpHeld sends a follow-up to a completed run this server holds
@@ -376,6 +463,8 @@ func (s *Server) takeOver(ctx context.Context, from string, id run.ID) error {
 
 // abandon stops the server's runs at once, recording nothing, once its
 // replica lost its lease: another replica may be restoring them already.
+// Then it closes the server, which stops the protocols' background work
+// (OnClose), and Serve returns ErrLeaseLost.
 func (s *Server) abandon() {
 	s.log.Error(ErrLeaseLost.Error())
 	s.leaseLost.Store(true)
@@ -389,5 +478,6 @@ func (s *Server) abandon() {
 			}
 		}
 	}
+	_ = s.Close()
 	close(s.abandoned)
 }

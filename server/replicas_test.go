@@ -22,7 +22,8 @@ import (
 )
 
 // askThenStream asks the user a question, calls note, then streams its
-// text in pieces of 3 bytes, each once gate lets it. (A follower sees the
+// text in pieces of 3 bytes, each once gate lets it, and ends its message
+// once gate lets it. (A follower sees the
 // deltas of the messages after the one being written when it joined: the
 // note makes the streamed message one of those for a stream that joins
 // as the run is resumed.)
@@ -57,6 +58,13 @@ func (m askThenStream) Stream(ctx context.Context, req llm.Request, fn func(llm.
 		if err := fn(llm.Chunk{Text: m.text[i:min(i+3, len(m.text))]}); err != nil {
 			return llm.Response{}, err
 		}
+	}
+	// The message is logged once its last piece was seen: a piece that
+	// reaches a follower after the message's event is dropped there.
+	select {
+	case <-m.gate:
+	case <-ctx.Done():
+		return llm.Response{}, ctx.Err()
 	}
 	return llm.Text(m.text), nil
 }

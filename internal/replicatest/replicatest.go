@@ -39,9 +39,10 @@ var apps atomic.Int64
 
 // Start starts a replica on the database at url: a store of its own, the
 // agents agents returns for it (their runtimes must record into the store
-// it is given), and a server with opts and those, joined (Recover). The
-// server and the store are closed when the test ends.
-func Start(t testing.TB, url string, opts server.Options, agents func(store run.Store) []server.Agent) *Replica {
+// it is given), and a server with opts and those, on which mount mounts
+// other protocols (a2a.Mount), joined (Recover). The server and the store
+// are closed when the test ends.
+func Start(t testing.TB, url string, opts server.Options, agents func(store run.Store) []server.Agent, mount ...func(*server.Server) error) *Replica {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
 	defer cancel()
@@ -70,6 +71,11 @@ func Start(t testing.TB, url string, opts server.Options, agents func(store run.
 		s.Close()
 		store.Close()
 	})
+	for _, m := range mount {
+		if err := m(s); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if _, _, err := s.Recover(ctx); err != nil {
 		t.Fatal(err)
 	}
