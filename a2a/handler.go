@@ -95,7 +95,7 @@ func (h *handler) CancelTask(ctx context.Context, req *sdk.CancelTaskRequest) (*
 			return nil, h.internal("finding a task's run", err)
 		}
 		if c == nil {
-			return nil, fmt.Errorf("%w: task %s is not running in this server process or its engine (it started before a restart)", sdk.ErrTaskNotCancelable, req.ID)
+			return nil, fmt.Errorf("%w: task %s is not running in this server process, its engine or another replica (it started before a restart)", sdk.ErrTaskNotCancelable, req.ID)
 		}
 		if err := c.Cancel(ctx); err != nil {
 			if errors.Is(err, runtime.ErrTerminal) {

@@ -177,8 +177,11 @@ func (s *Server) resume(ctx context.Context, agent string, entries []ResumeEntry
 		return "", 0, http.StatusInternalServerError, errors.New("reading the run failed; the server's log has the details")
 	}
 	c, err := s.srv.Control(ctx, id)
+	if errors.Is(err, server.ErrOwnerUnavailable) {
+		return "", 0, http.StatusServiceUnavailable, err
+	}
 	if err != nil || c == nil {
-		return "", 0, http.StatusConflict, fmt.Errorf("run %s is not running in this server process or its engine", runID)
+		return "", 0, http.StatusConflict, fmt.Errorf("run %s is not running in this server process, its engine or another replica", runID)
 	}
 	if e.Status == "cancelled" {
 		if err := c.Cancel(ctx); err != nil {
