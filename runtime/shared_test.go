@@ -179,6 +179,48 @@ func TestCloseStopsRuns(t *testing.T) {
 	}
 }
 
+// Abandon stops every run as Close does, but records nothing: the logs
+// are left as they were, a running run's included, and another agent
+// (another process, which took the runs over) goes on from them.
+func TestAbandonRecordsNothing(t *testing.T) {
+	ctx := context.Background()
+	store := run.NewMemoryStore()
+	entered := make(chan struct{}, 1)
+	rt := newAgent(t, closeModel{entered}, runtime.Options{Store: store})
+	asking, _ := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "ask"}})
+	waitFor(t, asking, 1)
+	busy, _ := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "work"}})
+	<-entered
+	before := map[run.ID]int64{}
+	for _, h := range []*runtime.Handle{asking, busy} {
+		s, _ := store.Get(ctx, h.ID())
+		before[h.ID()] = s.LastSeq
+	}
+	if err := rt.Abandon(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []*runtime.Handle{asking, busy} {
+		if o := wait(t, h); !strings.Contains(o.Reason, "left to another process") {
+			t.Fatalf("run %s ended with %+v", h.ID(), o)
+		}
+		if s, _ := store.Get(ctx, h.ID()); s.LastSeq != before[h.ID()] {
+			t.Fatalf("run %s recorded events after Abandon: %+v", h.ID(), s)
+		}
+	}
+	if _, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "t"}}); !errors.Is(err, runtime.ErrClosed) {
+		t.Fatalf("Start after Abandon = %v", err)
+	}
+	// The running run goes on on another agent.
+	rt2 := newAgent(t, llm.NewScripted(llm.Text("ok")), runtime.Options{Store: store})
+	h, err := rt2.Restore(ctx, busy.ID(), runtime.RestoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := wait(t, h); o.Status != run.StatusCompleted {
+		t.Fatalf("the running run, restored: %+v", o)
+	}
+}
+
 // closeModel asks the user when the task is "ask"; otherwise it blocks
 // until its context is done, after saying so on entered.
 type closeModel struct{ entered chan struct{} }
