@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -17,7 +18,7 @@ type member struct {
 	adopted chan []run.ID
 }
 
-func join(t *testing.T, app, schema string) *member {
+func join(t testing.TB, app, schema string) *member {
 	t.Helper()
 	s := openAt(t, app, Options{Schema: schema})
 	r, err := s.NewReplica()
@@ -170,4 +171,49 @@ func TestAskOwnerGone(t *testing.T) {
 	if err := <-errc; !errors.Is(err, ErrOwnerGone) {
 		t.Fatalf("asked an owner that stopped: %v, want ErrOwnerGone", err)
 	}
+}
+
+// BenchmarkAsk is a command forwarded to a run's owner and its answer:
+// the command's row and notification, the owner's read and reply, the
+// asker's read.
+func BenchmarkAsk(b *testing.B) {
+	ctx := context.Background()
+	s := openAt(b, "", Options{})
+	owner := join(b, "", s.schema)
+	asker := join(b, "", s.schema)
+	if _, _, err := s.Create(ctx, run.Event{RunID: "r", Data: run.RunCreated{}}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := owner.Own(ctx, "r"); err != nil {
+		b.Fatal(err)
+	}
+	lat := make([]time.Duration, 0, 1024)
+	b.ReportAllocs()
+	for b.Loop() {
+		start := time.Now()
+		if _, err := asker.Ask(ctx, "r", []byte(`{"op":"cancel"}`)); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	reportLatency(b, lat)
+}
+
+// BenchmarkOwn is the lease a replica takes on each run it starts.
+func BenchmarkOwn(b *testing.B) {
+	ctx := context.Background()
+	s := openAt(b, "", Options{})
+	r := join(b, "", s.schema)
+	lat := make([]time.Duration, 0, 1024)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		start := time.Now()
+		if _, err := r.Own(ctx, run.ID(strconv.Itoa(i))); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	reportLatency(b, lat)
 }
