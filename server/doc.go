@@ -213,6 +213,24 @@
 // whose agent is gone, is marked failed as interrupted. byref serve does
 // this at start.
 //
+// # Replicas
+//
+// Several servers serve the same agents from one shared store when each
+// has Options.Replicas (a *postgres.Replica of the store; byref serve
+// --store postgres://… does this): Recover joins them instead of
+// recovering. Any replica answers any run: a run executes on the replica
+// that started it (its owner, by a lease in the database); the others read
+// it and stream its events and live deltas from the store, and forward its
+// resumes, cancels and follow-ups to the owner. When a replica stops or
+// dies, another takes its runs over: it records so in each run's log (a
+// run.Progress without a call), restores the run from its log as Recover
+// does (a run that was running goes on from its last recorded step), and
+// calls the OnTakeOver funcs; a request for such a run waits for the
+// takeover. Protocols claim their background work (Claim: A2A push
+// deliveries), so one replica does it. A replica that loses its
+// connection to the database abandons its runs (runtime.Runtime.Abandon:
+// nothing more is recorded) and closes, and Serve returns ErrLeaseLost.
+//
 // # Engines
 //
 // By default every run executes in the server's process. Options.Engine
