@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -165,31 +164,13 @@ func TestReplicasAnswerAnyRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var parts, completed strings.Builder
-	var types []string
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		data, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok {
-			continue
-		}
-		var ev struct {
-			Type    string
-			Part    struct{ Content string }
-			Message struct{ Parts []struct{ Content string } }
-		}
-		_ = json.Unmarshal([]byte(data), &ev)
-		types = append(types, ev.Type)
-		switch ev.Type {
-		case "run.in-progress", "message.part":
+	types, parts, completed := readStream(resp.Body, func(typ string) {
+		if typ == "run.in-progress" || typ == "message.part" {
 			stream.gate <- struct{}{} // the stream is live: the next piece
-			parts.WriteString(ev.Part.Content)
-		case "message.completed":
-			completed.WriteString(ev.Message.Parts[0].Content)
 		}
-	}
-	if parts.String() != stream.text || !strings.Contains(completed.String(), stream.text) || types[len(types)-1] != "run.completed" {
-		t.Fatalf("streamed through another replica: %v\nparts %q, completed %q", types, parts.String(), completed.String())
+	})
+	if parts != stream.text || !strings.Contains(completed, stream.text) || types[len(types)-1] != "run.completed" {
+		t.Fatalf("streamed through another replica: %v\nparts %q, completed %q", types, parts, completed)
 	}
 }
 

@@ -285,10 +285,24 @@ func TestStreamedText(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var types []string
-	var parts strings.Builder
-	completed := ""
-	sc := bufio.NewScanner(resp.Body)
+	types, parts, completed := readStream(resp.Body, func(typ string) {
+		if typ == "message.part" {
+			m.next <- struct{}{}
+		}
+	})
+	got := strings.Join(types, " ")
+	want := "run.created run.in-progress message.created " + strings.Repeat("message.part ", (len(text)+2)/3) + "message.completed run.completed"
+	if got != want || parts != text || completed != text {
+		t.Fatalf("events %s\nwant   %s\nparts %q, completed %q", got, want, parts, completed)
+	}
+}
+
+// readStream reads an ACP stream to its end: the types of its events, the
+// text of its message parts, and that of its completed messages. each,
+// when not nil, is called with each event's type before the next is read.
+func readStream(body io.Reader, each func(typ string)) (types []string, parts, completed string) {
+	var p, c strings.Builder
+	sc := bufio.NewScanner(body)
 	for sc.Scan() {
 		data, ok := strings.CutPrefix(sc.Text(), "data: ")
 		if !ok {
@@ -303,17 +317,15 @@ func TestStreamedText(t *testing.T) {
 		types = append(types, ev.Type)
 		switch ev.Type {
 		case "message.part":
-			parts.WriteString(ev.Part.Content)
-			m.next <- struct{}{}
+			p.WriteString(ev.Part.Content)
 		case "message.completed":
-			completed = ev.Message.Parts[0].Content
+			c.WriteString(ev.Message.Parts[0].Content)
+		}
+		if each != nil {
+			each(ev.Type)
 		}
 	}
-	got := strings.Join(types, " ")
-	want := "run.created run.in-progress message.created " + strings.Repeat("message.part ", (len(text)+2)/3) + "message.completed run.completed"
-	if got != want || parts.String() != text || completed != text {
-		t.Fatalf("events %s\nwant   %s\nparts %q, completed %q", got, want, parts.String(), completed)
-	}
+	return types, p.String(), c.String()
 }
 
 func TestQuestionAwaitAndResume(t *testing.T) {

@@ -51,7 +51,6 @@ func TestReplicas(t *testing.T) {
 	a := join(t, "replica_a", s.schema)
 	b := join(t, "replica_b", s.schema)
 
-	var ids []run.ID
 	for _, id := range []run.ID{"r1", "r2", "r3"} {
 		if _, _, err := s.Create(ctx, run.Event{RunID: id, Data: run.RunCreated{}}); err != nil {
 			t.Fatal(err)
@@ -60,7 +59,6 @@ func TestReplicas(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatalf("a owns %s: %v, %v", id, ok, err)
 		}
-		ids = append(ids, id)
 	}
 	if ok, err := b.Own(ctx, "r1"); err != nil || ok {
 		t.Fatalf("b owns r1, owned by a: %v, %v; want false", ok, err)
