@@ -148,19 +148,11 @@ func (r *Replica) Join(ctx context.Context, answer func(ctx context.Context, id 
 	go r.listen(l.conn)
 	var peers []string
 	err = r.s.retry(ctx, func() error {
-		peers = peers[:0]
 		rows, err := r.s.pool.Query(ctx, r.s.sql(`SELECT id FROM {s}.replicas WHERE id <> $1`), r.id)
-		if err != nil {
-			return err
+		if err == nil {
+			peers, err = pgx.CollectRows(rows, pgx.RowTo[string])
 		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			peers = append(peers, id)
-		}
-		return rows.Err()
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("postgres: reading the replicas: %w", err)
@@ -273,7 +265,6 @@ func (r *Replica) takeOver(peer string, l *Lock) {
 	defer l.Unlock(context.Background())
 	var runs []run.ID
 	err := r.s.retry(r.ctx, func() error {
-		runs = runs[:0]
 		return pgx.BeginFunc(r.ctx, r.s.pool, func(tx pgx.Tx) error {
 			tag, err := tx.Exec(r.ctx, r.s.sql(`DELETE FROM {s}.replicas WHERE id = $1`), peer)
 			if err != nil || tag.RowsAffected() == 0 {
@@ -284,17 +275,10 @@ func (r *Replica) takeOver(peer string, l *Lock) {
 				SELECT m.key FROM moved m JOIN {s}.runs r ON r.id = m.key
 				WHERE m.kind = $3 AND r.status IN ('created', 'running', 'awaiting', 'cancelling')
 				ORDER BY r.pk`), peer, r.id, ClaimRun)
+			if err == nil {
+				runs, err = pgx.CollectRows(rows, pgx.RowTo[run.ID])
+			}
 			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				var id string
-				if err := rows.Scan(&id); err != nil {
-					return err
-				}
-				runs = append(runs, run.ID(id))
-			}
-			if err := rows.Err(); err != nil {
 				return err
 			}
 			_, err = tx.Exec(r.ctx, r.s.sql(`WITH g AS (
