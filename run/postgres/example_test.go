@@ -58,10 +58,10 @@ func ExampleStore_NewReplica() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	s.OnTakeOver(func(from string, runs int) { log.Printf("took over %d runs of replica %s", runs, from) })
 	if _, _, err := s.Recover(ctx); err != nil { // joins the replicas
 		log.Fatal(err)
 	}
-	s.OnTakeOver(func(from string, runs int) { log.Printf("took over %d runs of replica %s", runs, from) })
 	// Serve returns server.ErrLeaseLost when the replica lost the
 	// database: its runs were stopped, and another replica takes them
 	// over; let a supervisor start the process again.
