@@ -57,7 +57,9 @@ func (s *Server) Recover(ctx context.Context) (restored, interrupted []run.ID, e
 	return restored, interrupted, nil
 }
 
-// restore brings one awaiting run back on its agent's runtime.
+// restore brings a run back on its agent's runtime: one awaiting after a
+// restart, or any that has not ended when a replica takes it over (one
+// that had not begun begins).
 func (s *Server) restore(ctx context.Context, id run.ID) error {
 	sum, err := s.store.Get(ctx, id)
 	if err != nil {
@@ -84,6 +86,10 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 		return err
 	}
 	h, err := agent.Runtime.Restore(ctx, id, runtime.RestoreOptions{OnStatus: agent.Run.OnStatus, Model: agent.Run.Model, Variables: live})
+	if err == nil && h.Status() == run.StatusCreated {
+		// Taken over before it began (its spec holds its task).
+		err = h.Begin(ctx)
+	}
 	if err != nil {
 		s.wg.Done()
 		return err

@@ -419,9 +419,8 @@ func (s *Server) join(ctx context.Context) error {
 // adopt restores the runs of a replica that stopped, which this one owns
 // now (Replicas.Join): it records the takeover in each run's log, then
 // restores the run as Recover does (a run that was running goes on from
-// its last recorded step; one that had not begun is marked failed as
-// interrupted), and lets the protocols claim again the work they left
-// (OnTakeOver).
+// its last recorded step; one that had not begun begins), and lets the protocols
+// claim again the work they left (OnTakeOver).
 func (s *Server) adopt(ctx context.Context, from string, ids []run.ID) {
 	restored := 0
 	for _, id := range ids {
@@ -448,9 +447,6 @@ func (s *Server) takeOver(ctx context.Context, from string, id run.ID) error {
 	sum, err := s.store.Get(ctx, id)
 	if err != nil {
 		return err
-	}
-	if sum.Status == run.StatusCreated {
-		return errors.New("it had not begun")
 	}
 	if sum.Status.Terminal() {
 		return nil

@@ -196,7 +196,8 @@ func (m relayModel) Generate(ctx context.Context, req llm.Request) (llm.Response
 
 // When a replica dies (its database sessions end without a word), another
 // takes its runs over: a run it was running goes on from its last
-// recorded step there, and one it left awaiting can be resumed there; the
+// recorded step there, one it left awaiting can be resumed there, and one
+// it had not begun begins there; the
 // logs say so, and nothing of the dead replica is recorded after its
 // death. The dead replica learns it lost its lease: it abandons its runs
 // and Serve returns ErrLeaseLost.
@@ -227,6 +228,19 @@ func TestReplicaTakesOverADeadOne(t *testing.T) {
 	awaiting := a.run("POST", "/runs", create("awaiter", "Hi", "sync"), 200)
 	running := a.run("POST", "/runs", create("relay", "Go", "async"), 202)
 	<-calling // in its second model call
+	// A run the dying replica created and did not begin.
+	ctx := context.Background()
+	rt, err := runtime.New(runtime.Options{Model: awaiterModel, Store: dying.Store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unbegun, err := rt.Create(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Hi"}, Tags: map[string]string{server.TagAgent: "awaiter"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dying.Replica.Own(ctx, unbegun.ID()); err != nil {
+		t.Fatal(err)
+	}
 
 	killed := time.Now()
 	dying.Kill(t)
@@ -242,8 +256,10 @@ func TestReplicaTakesOverADeadOne(t *testing.T) {
 	if got := b.run("POST", "/runs/"+awaiting.RunID, resume("blue", "sync"), 200); got.Status != "completed" || !strings.Contains(got.text(), "blue") {
 		t.Fatalf("resumed on the replica that took it over: %+v", got)
 	}
-	ctx := context.Background()
-	for _, id := range []string{awaiting.RunID, running.RunID} {
+	if got := b.waitStatus(string(unbegun.ID()), "awaiting"); got.AwaitRequest == nil {
+		t.Fatalf("the run that had not begun, taken over: %+v", got)
+	}
+	for _, id := range []string{awaiting.RunID, running.RunID, string(unbegun.ID())} {
 		events, err := heir.Store.Read(ctx, run.ID(id), 1, 0)
 		if err != nil {
 			t.Fatal(err)
