@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -279,4 +281,77 @@ func TestReplicaTakesOverADeadOne(t *testing.T) {
 			t.Errorf("run %s records its takeover %d times, want once", id, takenOver)
 		}
 	}
+}
+
+// gatedStream calls note once ready is closed, then streams each piece
+// it is sent, until pieces is closed.
+type gatedStream struct {
+	ready  chan struct{}
+	pieces chan string
+}
+
+func (m gatedStream) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	return m.Stream(ctx, req, func(llm.Chunk) error { return nil })
+}
+
+func (m gatedStream) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) error) (llm.Response, error) {
+	if len(afterTask(req)) == 0 {
+		<-m.ready
+		return llm.CallTool("note", `{"return":null}`), nil
+	}
+	for p := range m.pieces {
+		if err := fn(llm.Chunk{Text: p}); err != nil {
+			return llm.Response{}, err
+		}
+	}
+	return llm.Text("done"), nil
+}
+
+// BenchmarkDeltaAcrossReplicas measures from a model's delta on the
+// replica that runs the run to Follow yielding it on another replica: the
+// hub, the owner's notification, the other's listener and follower.
+func BenchmarkDeltaAcrossReplicas(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	url := pgtest.Start(b).Database(b)
+	m := gatedStream{ready: make(chan struct{}), pieces: make(chan string)}
+	agents := func(store run.Store) []server.Agent {
+		return []server.Agent{scriptedAgent(store, "stream", m, runtime.RunOptions{})}
+	}
+	owner := replicatest.Start(b, url, server.Options{}, agents)
+	other := replicatest.Start(b, url, server.Options{}, agents)
+	id, err := owner.Server.StartRun(ctx, "stream", server.StartRequest{Task: "Talk."})
+	if err != nil {
+		b.Fatal(err)
+	}
+	seen := make(chan string, 1)
+	go func() {
+		for e, err := range other.Server.Follow(ctx, id, 1) {
+			if err != nil {
+				return
+			}
+			if d, ok := e.Data.(run.Delta); ok {
+				seen <- d.Text
+			} else if e.Seq == 1 {
+				close(m.ready) // following: the run goes on
+			}
+		}
+	}()
+	lat := make([]time.Duration, 0, 1024)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		piece := strconv.Itoa(i)
+		start := time.Now()
+		m.pieces <- piece
+		if got := <-seen; got != piece {
+			b.Fatalf("followed %q, want %q", got, piece)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	close(m.pieces)
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 }
