@@ -467,14 +467,20 @@ func (r *Replica) serve(cmd string) {
 	}
 }
 
-// live returns ErrLeaseLost once the lease is lost.
+// live returns ErrLeaseLost once the lease is lost, and an error before
+// the replica has joined.
 func (r *Replica) live() error {
 	select {
 	case <-r.lost:
 		return ErrLeaseLost
 	default:
-		return nil
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.own == nil {
+		return errors.New("postgres: the replica is not a member: call Replica.Join first (Server.Recover does), and not after Leave")
+	}
+	return nil
 }
 
 // Leave ends the membership: it stops waiting for the other members and

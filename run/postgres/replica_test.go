@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,6 +60,11 @@ func TestReplicas(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatalf("a owns %s: %v, %v", id, ok, err)
 		}
+	}
+	if r, err := s.NewReplica(); err != nil {
+		t.Fatal(err)
+	} else if _, err := r.Own(ctx, "r1"); err == nil || !strings.Contains(err.Error(), "Join") {
+		t.Fatalf("a replica that has not joined owns a run: %v", err)
 	}
 	if ok, err := b.Own(ctx, "r1"); err != nil || ok {
 		t.Fatalf("b owns r1, owned by a: %v, %v; want false", ok, err)
