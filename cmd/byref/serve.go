@@ -139,6 +139,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if where != *db { // the store's URL, its password hidden: not a command to paste as it is
 		again += " (the URL with its password, or $BYREF_STORE)"
 	}
+	if replicas != nil {
+		fmt.Fprintf(stdout, "byref: stopped; runs awaiting an approval or an answer are kept in %s: another replica on it takes them over, or the next %s\n", where, again)
+		return nil
+	}
 	fmt.Fprintf(stdout, "byref: stopped; runs awaiting an approval or an answer are kept in %s and go on after %s\n", where, again)
 	return nil
 }
