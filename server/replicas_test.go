@@ -117,8 +117,33 @@ func (c client) waitStatus(id, status string) acpRun {
 // another replica carries the run's live text.
 func TestReplicasAnswerAnyRun(t *testing.T) {
 	stream := askThenStream{text: "Hello from another replica!", gate: make(chan struct{}, 64)}
-	_, cs := replicas(t, 3, replicaAgents(stream))
+	rs, cs := replicas(t, 3, replicaAgents(stream))
 	a, b, c := cs[0], cs[1], cs[2]
+	ctx := context.Background()
+
+	// In Go: the controller another replica gives of a run.
+	id, err := rs[0].Server.StartRun(ctx, "awaiter", server.StartRequest{Task: "Hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.waitStatus(string(id), "awaiting")
+	ctl, err := rs[1].Server.Control(ctx, id)
+	if err != nil || ctl == nil {
+		t.Fatalf("Control on another replica: %v, %v", ctl, err)
+	}
+	p, ok := ctl.Pending()
+	if !ok || ctl.Status() != run.StatusAwaiting {
+		t.Fatalf("the controller of another replica: %s, %v", ctl.Status(), ok)
+	}
+	if err := ctl.Resume(ctx, p.ID, run.Answer{Text: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := ctl.Wait(ctx); err != nil || o.Status != run.StatusCompleted || ctl.Status() != run.StatusCompleted {
+		t.Fatalf("Wait through another replica: %+v, %v", o, err)
+	}
+	if err := ctl.Resume(ctx, p.ID, run.Answer{Text: "x"}); !errors.Is(err, runtime.ErrTerminal) && !errors.Is(err, runtime.ErrNoAwait) {
+		t.Fatalf("a second resume through another replica: %v, want ErrTerminal or ErrNoAwait", err)
+	}
 
 	// Read and resumed through another replica.
 	r := a.run("POST", "/runs", create("awaiter", "Hi", "sync"), 200)
