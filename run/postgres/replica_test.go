@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -220,4 +221,66 @@ func BenchmarkOwn(b *testing.B) {
 		lat = append(lat, time.Since(start))
 	}
 	reportLatency(b, lat)
+}
+
+// Idle replicas send the database nothing: once each waits for the
+// other's lock, while another process appends 50 batches (whose
+// notifications both replicas' Stores receive: the interval is measured
+// by those events, not by a clock), neither sends a statement, and the
+// server sees no new statement from any of their sessions.
+func TestIdleReplicasSendNothing(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
+	defer cancel()
+	w := openAt(t, "", Options{})
+	mustCreate(t, w, "run_busy")
+	busy := mustAppend(t, w, "run_busy", 1, toRunning)
+	type idle struct {
+		app   string
+		tr    *tracer
+		notes chan string
+		seen  string
+		sent  int64
+	}
+	var replicas []*idle
+	for i := range 2 {
+		r := &idle{app: fmt.Sprintf("byref-idle-replica-%d-%s", i, w.schema), tr: &tracer{sql: make(chan string, 10000)}, notes: make(chan string, 1000)}
+		s := openAt(t, r.app, Options{Schema: w.schema, tracer: r.tr, onNotify: func(p string) { r.notes <- p }})
+		rep, err := s.NewReplica()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rep.Join(ctx, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { rep.Leave(context.Background()) })
+		replicas = append(replicas, r)
+	}
+	// Until each waits for the other's lock.
+	for queryInt(t, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+		WHERE l.locktype = 'advisory' AND NOT l.granted AND a.application_name IN ($1, $2)`, replicas[0].app, replicas[1].app) < 2 {
+		if ctx.Err() != nil {
+			t.Fatal("the replicas do not wait for each other's locks")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, r := range replicas {
+		r.sent, r.seen = r.tr.n.Load(), activity(t, r.app)
+	}
+	const appends = 50
+	for range appends {
+		busy = mustAppend(t, w, "run_busy", busy, message("elsewhere"))
+	}
+	for _, r := range replicas {
+		for heard := 0; heard < appends; {
+			if p := <-r.notes; p == "run_busy" {
+				heard++
+			}
+		}
+		if n := r.tr.n.Load() - r.sent; n != 0 {
+			t.Errorf("an idle replica's Store sent %d statements while %d appends elsewhere were notified to it", n, appends)
+		}
+		if now := activity(t, r.app); now != r.seen {
+			t.Errorf("the server saw an idle replica's sessions work:\nbefore %s\nafter  %s", r.seen, now)
+		}
+	}
 }
