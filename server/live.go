@@ -44,7 +44,7 @@ func (s *Server) Follow(ctx context.Context, id run.ID, from int64) iter.Seq2[ru
 func (s *Server) publishDeltas(c runtime.Controller) {
 	ls, ok := s.store.(run.LiveStore)
 	h, isHandle := c.(*runtime.Handle)
-	if !ok || !isHandle || s.opts.Replicas == nil {
+	if !ok || !isHandle || s.opts.Replicas == nil || s.opts.Engine != nil {
 		return
 	}
 	id := h.ID()

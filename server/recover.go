@@ -25,17 +25,18 @@ import (
 // returns no runs: the runs of a replica that stopped (this server's
 // previous process, or another's) are taken over by the first replica to
 // learn it stopped, and restored there (see Replicas, OnTakeOver). Call it
-// once, after New and before serving, on every replica.
+// once, after New and before serving, on every replica (with an Engine
+// too: replicas then claim background work only).
 //
-// With Options.Engine set, Recover changes nothing and returns an error:
-// the engine recovers its own runs, and the server controls them through
-// Engine.Control.
+// With Options.Engine set (and no Replicas), Recover changes nothing and
+// returns an error: the engine recovers its own runs, and the server
+// controls them through Engine.Control.
 func (s *Server) Recover(ctx context.Context) (restored, interrupted []run.ID, err error) {
-	if s.opts.Engine != nil {
-		return nil, nil, errEngineRecovers
-	}
 	if s.opts.Replicas != nil {
 		return nil, nil, s.join(ctx)
+	}
+	if s.opts.Engine != nil {
+		return nil, nil, errEngineRecovers
 	}
 	awaiting, gone, err := runtime.Recover(ctx, s.store)
 	if err != nil {

@@ -161,7 +161,7 @@ const takeOverWait = 10 * time.Second
 // owns but does not hold yet is being taken over (adopt): it waits for
 // it, up to takeOverWait.
 func (s *Server) remote(ctx context.Context, id run.ID) (runtime.Controller, error) {
-	if s.opts.Replicas == nil {
+	if s.opts.Replicas == nil || s.opts.Engine != nil {
 		return nil, nil
 	}
 	start, wait := time.Now(), 10*time.Millisecond

@@ -202,7 +202,7 @@ func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOption
 		rc  runCtx
 		err error
 	)
-	if s.opts.Replicas != nil {
+	if s.opts.Replicas != nil && s.opts.Engine == nil {
 		// The lease comes first: a replica that dies once the run is
 		// recorded leaves it to another.
 		var own bool

@@ -144,8 +144,10 @@ type Options struct {
 	// from one shared store: any of them answers any run (see Replicas).
 	// Nil means this server is the only one serving the store's runs in
 	// this process (see Recover). Build it on the server's store
-	// (postgres.Store.NewReplica); Recover joins, Close leaves. An engine
-	// makes replicas needless: its runs are controlled from any server.
+	// (postgres.Store.NewReplica); Recover joins, Close leaves. With an
+	// Engine, whose runs any server controls already, replicas only claim
+	// the protocols' background work (A2A push deliveries), so that one
+	// server does it.
 	Replicas Replicas
 }
 
@@ -188,9 +190,6 @@ type Server struct {
 func New(opts Options) (*Server, error) {
 	if len(opts.Agents) == 0 {
 		return nil, errors.New("server: no agents; set Options.Agents")
-	}
-	if opts.Replicas != nil && opts.Engine != nil {
-		return nil, errors.New("server: Options.Replicas and Options.Engine are both set; an engine's runs are controlled from any server already: set one of them")
 	}
 	s := &Server{opts: opts, store: opts.Store, agents: map[string]*Agent{}, log: opts.Logger, live: map[run.ID]runtime.Controller{},
 		convs: lru.New[run.ID, convEntry](HistoryCacheRuns), abandoned: make(chan struct{})}

@@ -275,7 +275,7 @@ func (s *Server) uiView(ctx context.Context, id run.ID) (uiRun, error) {
 	held := s.followable.has(id)
 	s.mu.Unlock()
 	engine, asked := s.opts.Engine != nil, true
-	if s.opts.Replicas != nil && h == nil && !held && !snap.Status.Final() && snap.Status != run.StatusCancelling {
+	if s.opts.Replicas != nil && !engine && h == nil && !held && !snap.Status.Final() && snap.Status != run.StatusCancelling {
 		// Another replica may run it, or hold it for a follow-up.
 		c, err := s.remote(ctx, id)
 		if err != nil {
@@ -592,7 +592,7 @@ func (s *Server) uiFollowUp(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if h == nil && s.opts.Replicas != nil && sum.Status == run.StatusCompleted {
+	if h == nil && s.opts.Replicas != nil && s.opts.Engine == nil && sum.Status == run.StatusCompleted {
 		// Another replica may hold it: it is asked.
 		s.mu.Unlock()
 		c, err := s.remote(r.Context(), sum.ID)
