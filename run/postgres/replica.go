@@ -26,7 +26,8 @@ import (
 // meanwhile. The replica that gets a peer's lock takes the peer over, in
 // one transaction: it deletes the peer's row, moves the peer's claims to
 // itself (one winner: the others get the lock after it and find no row),
-// marks the commands the peer left unanswered as gone, and then hands the
+// marks the commands the peer left unanswered as gone, deletes those it
+// asked, and then hands the
 // runs that have not ended to its server (adopt), which restores them from
 // their logs.
 //
@@ -284,6 +285,11 @@ func (r *Replica) takeOver(peer string, l *Lock) {
 			_, err = tx.Exec(r.ctx, r.s.sql(`WITH g AS (
 				UPDATE {s}.commands SET gone = true WHERE replica = $1 AND reply IS NULL RETURNING id, asker)
 				SELECT count(pg_notify($2 || asker, 'a' || id)) FROM g`), peer, r.prefix)
+			if err != nil {
+				return err
+			}
+			// The commands it asked that it will not read.
+			_, err = tx.Exec(r.ctx, r.s.sql(`DELETE FROM {s}.commands WHERE asker = $1`), peer)
 			return err
 		})
 	})
