@@ -12,8 +12,8 @@ import (
 	sdk "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -98,7 +98,7 @@ func (h *handler) CancelTask(ctx context.Context, req *sdk.CancelTaskRequest) (*
 			return nil, fmt.Errorf("%w: task %s is not running in this server process or its engine (it started before a restart)", sdk.ErrTaskNotCancelable, req.ID)
 		}
 		if err := c.Cancel(ctx); err != nil {
-			if errors.Is(err, runtime.ErrTerminal) {
+			if errors.Is(err, agent.ErrTerminal) {
 				return nil, fmt.Errorf("%w: %v", sdk.ErrTaskNotCancelable, err)
 			}
 			return nil, h.internal("cancelling a task", err)
@@ -358,7 +358,7 @@ func (h *handler) send(ctx context.Context, req *sdk.SendMessageRequest) (sdk.Ta
 	}
 	id, err := h.runs.StartRun(ctx, h.agent, server.StartRequest{Session: session, Task: text, Message: sent, Tags: map[string]string{TagProtocol: "a2a"}})
 	if err != nil {
-		if errors.Is(err, runtime.ErrInvalidInput) {
+		if errors.Is(err, agent.ErrInvalidInput) {
 			return "", 0, fmt.Errorf("%w: %v", sdk.ErrInvalidParams, err)
 		}
 		return "", 0, h.internal("starting a task", err)
@@ -412,9 +412,9 @@ func (h *handler) resume(ctx context.Context, m *sdk.Message, text, data string)
 	}
 	if err := c.Resume(ctx, pending.ID, answer); err != nil {
 		switch {
-		case errors.Is(err, runtime.ErrNoAwait), errors.Is(err, run.ErrIllegalTransition), errors.Is(err, run.ErrFinished):
+		case errors.Is(err, agent.ErrNoAwait), errors.Is(err, run.ErrIllegalTransition), errors.Is(err, run.ErrFinished):
 			return "", 0, fmt.Errorf("%w: task %s moved on as it was answered: %v", sdk.ErrUnsupportedOperation, m.TaskID, err)
-		case errors.Is(err, runtime.ErrAwaitMismatch):
+		case errors.Is(err, agent.ErrAwaitMismatch):
 			return "", 0, fmt.Errorf("%w: %v", sdk.ErrInvalidParams, err)
 		}
 		return "", 0, h.internal("resuming a task", err)

@@ -15,7 +15,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
 	"github.com/byref/byref/action"
-	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/agent"
 )
 
 // ImportOptions configures Import. The zero value works.
@@ -123,7 +123,7 @@ func (r *remote) call(ctx context.Context, task string) (json.RawMessage, error)
 	// The retry of a call that awaited is the same tool call of the same
 	// run; outside a run, the task's text tells it.
 	key := task
-	if p, ok := runtime.ParentOf(ctx); ok {
+	if p, ok := agent.ParentOf(ctx); ok {
 		key = string(p.RunID) + "/" + p.CallID
 	}
 	r.mu.Lock()
@@ -285,7 +285,7 @@ func progress(ctx context.Context, w io.Writer, s sdk.TaskStatus) {
 		line += ": " + firstLine(t, 200)
 	}
 	fmt.Fprintln(w, line)
-	_ = runtime.Progress(ctx, line)
+	_ = agent.Progress(ctx, line)
 }
 
 func firstLine(s string, max int) string {

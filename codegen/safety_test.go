@@ -14,11 +14,11 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/codegen/codegentest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -98,7 +98,7 @@ func TestAskUserFromLog(t *testing.T) {
 
 // TestAskUserFromRun: the answer of a live run's user is in its log.
 func TestAskUserFromRun(t *testing.T) {
-	rt, err := runtime.New(runtime.Options{Actions: codegentest.Actions(), CallTimeout: -1, Model: llm.NewScripted(
+	rt, err := agent.New(agent.Options{Actions: codegentest.Actions(), CallTimeout: -1, Model: llm.NewScripted(
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c1", "ask_user", `{"question":"Which city?","return":null}`)}},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c2", "get_weather", `{"location":"<<var:ask_user_result>>"}`)}},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c3", "terminate", `{"success":true,"result":"<<var:weather>>"}`)}},
@@ -107,7 +107,7 @@ func TestAskUserFromRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "t"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestLogNamesValidated(t *testing.T) {
 // TestGenerateLeavesRecording: Generate does not change the caller's
 // recording.
 func TestGenerateLeavesRecording(t *testing.T) {
-	rec, _ := (&steps{vars: []variable.Spec{{Name: "n", Value: 2}}, steps: []runtime.Step{{Snippets: []string{"m := n * 2"}}}}).record(t, "run_leaves")
+	rec, _ := (&steps{vars: []variable.Spec{{Name: "n", Value: 2}}, steps: []agent.Step{{Snippets: []string{"m := n * 2"}}}}).record(t, "run_leaves")
 	before := fmt.Sprintf("%+v", *rec)
 	if _, err := codegen.Generate(rec, codegen.Options{}); err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/variable"
 )
 
@@ -27,7 +27,7 @@ type Set struct {
 	// and gives each run its model. Options.Model and Options.Store are
 	// ignored, and so is Options.Answer: a case answers its runs' awaits
 	// (Case.Deny, Case.Replies).
-	Agent runtime.Options
+	Agent agent.Options
 	// Cases are the cases, run in this order.
 	Cases []*Case
 	// Types resolves the type names of starting variables given as JSON
@@ -111,7 +111,7 @@ type RunOptions struct {
 	Instructions string `json:"instructions,omitempty"`
 	// Approval is the approval strategy: none (the default), on_start or
 	// on_tool_call.
-	Approval runtime.Approval `json:"approval,omitempty"`
+	Approval agent.Approval `json:"approval,omitempty"`
 	// MaxSteps bounds the model calls; 0 means the runtime's default.
 	MaxSteps int `json:"max_steps,omitempty"`
 	// MaxTokens is the run's token budget; 0 means none.
@@ -142,12 +142,12 @@ func (c *Case) check() error {
 }
 
 // runOptions returns the runtime options of one trial of c.
-func (s *Set) runOptions(c *Case) (runtime.RunOptions, error) {
-	opts := runtime.RunOptions{
-		Spec: runtime.Spec{
+func (s *Set) runOptions(c *Case) (agent.RunOptions, error) {
+	opts := agent.RunOptions{
+		Spec: agent.Spec{
 			Task: c.Task, NonInteractive: true, Instructions: c.Options.Instructions, Approval: c.Options.Approval,
 			InputSchema: c.Options.InputSchema, ResultSchema: c.Options.ResultSchema, Actions: c.Options.Actions,
-			ToolLimit: c.Options.ToolLimit, Limits: runtime.Limits{MaxSteps: c.Options.MaxSteps, MaxTokens: c.Options.MaxTokens},
+			ToolLimit: c.Options.ToolLimit, Limits: agent.Limits{MaxSteps: c.Options.MaxSteps, MaxTokens: c.Options.MaxTokens},
 		},
 		Name:  c.Name,
 		Input: c.Input,

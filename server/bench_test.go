@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // benchLog is the log of a completed run of n steps, each a message, a
@@ -91,6 +91,6 @@ func (noEngine) Control(context.Context, run.ID) (runtimeController, error) {
 }
 
 type (
-	runtimeOptions    = runtime.RunOptions
-	runtimeController = runtime.Controller
+	runtimeOptions    = agent.RunOptions
+	runtimeController = agent.Controller
 )

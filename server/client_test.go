@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/toolschema"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -33,7 +33,7 @@ func TestUIAPIClientCall(t *testing.T) {
 	agents = append(agents, scriptedAgent(agents[0].Runtime.Store(), "booker", llm.NewScripted(
 		llm.CallTool("confirm", `{"what":"two nights in Oslo"}`),
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:confirm_result>>"}`),
-	), runtime.RunOptions{}))
+	), agent.RunOptions{}))
 	s, ts := startServer(t, server.Options{Agents: agents})
 	c := client{t: t, base: ts.URL}
 	id, err := s.StartRun(context.Background(), "booker", server.StartRequest{Task: "book", Actions: []*action.Action{confirmTool()}})

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -20,10 +20,10 @@ import (
 // the runs the first started but what Control returns.
 type localEngine struct {
 	store  run.Store
-	agents map[string]*runtime.Runtime
+	agents map[string]*agent.Runtime
 
 	mu       sync.Mutex
-	runs     map[run.ID]*runtime.Handle
+	runs     map[run.ID]*agent.Handle
 	controls int // Control calls that found the run
 }
 
@@ -31,7 +31,7 @@ type localEngine struct {
 // the agents as a server with the engine offers them: without New. The
 // engine's runs outlive the servers; the test's cleanup cancels them.
 func newLocalEngine(t testing.TB, store run.Store, agents []server.Agent) (*localEngine, []server.Agent) {
-	e := &localEngine{store: store, agents: map[string]*runtime.Runtime{}, runs: map[run.ID]*runtime.Handle{}}
+	e := &localEngine{store: store, agents: map[string]*agent.Runtime{}, runs: map[run.ID]*agent.Handle{}}
 	var served []server.Agent
 	for _, a := range agents {
 		e.agents[a.Name] = a.Runtime
@@ -50,10 +50,10 @@ func newLocalEngine(t testing.TB, store run.Store, agents []server.Agent) (*loca
 	return e, served
 }
 
-func (e *localEngine) Start(ctx context.Context, agent string, opts runtime.RunOptions) (runtime.Controller, error) {
-	rt, ok := e.agents[agent]
+func (e *localEngine) Start(ctx context.Context, agentName string, opts agent.RunOptions) (agent.Controller, error) {
+	rt, ok := e.agents[agentName]
 	if !ok {
-		return nil, fmt.Errorf("local engine: no agent %q", agent)
+		return nil, fmt.Errorf("local engine: no agent %q", agentName)
 	}
 	// ctx bounds the start only: the run outlives it.
 	h, err := rt.Start(ctx, opts)
@@ -66,7 +66,7 @@ func (e *localEngine) Start(ctx context.Context, agent string, opts runtime.RunO
 	return h, nil
 }
 
-func (e *localEngine) Control(ctx context.Context, id run.ID) (runtime.Controller, error) {
+func (e *localEngine) Control(ctx context.Context, id run.ID) (agent.Controller, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	h, ok := e.runs[id]

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/pgtest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/postgres"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -30,7 +30,7 @@ func TestFollowDeltasOfAnotherProcess(t *testing.T) {
 		return s
 	}
 	mine, worker := open(), open()
-	s, _ := startServer(t, server.Options{Store: mine, Agents: []server.Agent{scriptedAgent(mine, "a", llm.NewScripted(), runtime.RunOptions{})}})
+	s, _ := startServer(t, server.Options{Store: mine, Agents: []server.Agent{scriptedAgent(mine, "a", llm.NewScripted(), agent.RunOptions{})}})
 
 	if _, _, err := worker.Create(ctx, run.Event{RunID: "run_elsewhere", Data: run.RunCreated{}}); err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 	"slices"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -55,10 +55,10 @@ type StartRequest struct {
 // it. The run outlives ctx; Close cancels it. Errors wrap ErrUnknownAgent,
 // runtime.ErrInvalidInput (the agent refused the input), or are the
 // server's (it is closing, the store failed).
-func (s *Server) StartRun(ctx context.Context, agent string, req StartRequest) (run.ID, error) {
-	a, ok := s.agents[agent]
+func (s *Server) StartRun(ctx context.Context, agentName string, req StartRequest) (run.ID, error) {
+	a, ok := s.agents[agentName]
 	if !ok {
-		return "", fmt.Errorf("%w %q; the server offers %v", ErrUnknownAgent, agent, s.order)
+		return "", fmt.Errorf("%w %q; the server offers %v", ErrUnknownAgent, agentName, s.order)
 	}
 	id := req.ID
 	if id == "" {
@@ -69,7 +69,7 @@ func (s *Server) StartRun(ctx context.Context, agent string, req StartRequest) (
 		session = run.SessionID(id)
 	}
 	if len(req.Variables) > 0 && s.opts.Engine != nil {
-		return "", fmt.Errorf("%w: agent %s runs on a workflow engine, which takes no variables; send %s as text", runtime.ErrInvalidInput, agent, req.Variables[0].Name)
+		return "", fmt.Errorf("%w: agent %s runs on a workflow engine, which takes no variables; send %s as text", agent.ErrInvalidInput, agentName, req.Variables[0].Name)
 	}
 	history, err := s.history(ctx, session, nil)
 	if err != nil {
@@ -90,7 +90,7 @@ func (s *Server) StartRun(ctx context.Context, agent string, req StartRequest) (
 // server's own, else its engine's. It returns nil and no error when
 // neither this process nor the engine runs it (a run started before a
 // restart, or one that has ended and can take no follow-up).
-func (s *Server) Control(ctx context.Context, id run.ID) (runtime.Controller, error) {
+func (s *Server) Control(ctx context.Context, id run.ID) (agent.Controller, error) {
 	return s.controller(ctx, id)
 }
 

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -28,7 +28,7 @@ func (s *Server) Recover(ctx context.Context) (restored, interrupted []run.ID, e
 	if s.opts.Engine != nil {
 		return nil, nil, errEngineRecovers
 	}
-	awaiting, gone, err := runtime.Recover(ctx, s.store)
+	awaiting, gone, err := agent.Recover(ctx, s.store)
 	if err != nil {
 		return nil, gone, err
 	}
@@ -54,7 +54,7 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 	if err != nil {
 		return err
 	}
-	agent, ok := s.agents[sum.Tags[TagAgent]]
+	ag, ok := s.agents[sum.Tags[TagAgent]]
 	if !ok {
 		reason := fmt.Sprintf("interrupted: the agent %q is not served any more", sum.Tags[TagAgent])
 		_, err := s.store.Append(ctx, id, sum.LastSeq,
@@ -69,12 +69,12 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 	}
 	s.wg.Add(1)
 	s.mu.Unlock()
-	live, err := s.liveValues(ctx, agent, id)
+	live, err := s.liveValues(ctx, ag, id)
 	if err != nil {
 		s.wg.Done()
 		return err
 	}
-	h, err := agent.Runtime.Restore(ctx, id, runtime.RestoreOptions{OnStatus: agent.Run.OnStatus, Model: agent.Run.Model, Variables: live})
+	h, err := ag.Runtime.Restore(ctx, id, agent.RestoreOptions{OnStatus: ag.Run.OnStatus, Model: ag.Run.Model, Variables: live})
 	if err != nil {
 		s.wg.Done()
 		return err
@@ -82,7 +82,7 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 	s.mu.Lock()
 	s.live[id] = h
 	s.mu.Unlock()
-	go s.watch(agent.Name, id, h, runCtx{})
+	go s.watch(ag.Name, id, h, runCtx{})
 	return nil
 }
 
@@ -102,12 +102,12 @@ func (s *Server) markFailed(ctx context.Context, id run.ID, reason string) error
 // liveValues returns the agent's starting variables that the run's log
 // holds without a value (a *Notes, a database handle: values that are not
 // JSON): the restored run gets the same live objects back, by name.
-func (s *Server) liveValues(ctx context.Context, agent *Agent, id run.ID) ([]variable.Spec, error) {
+func (s *Server) liveValues(ctx context.Context, ag *Agent, id run.ID) ([]variable.Spec, error) {
 	snap, err := run.LoadSnapshot(ctx, s.store, id)
 	if err != nil {
 		return nil, err
 	}
-	st, err := agent.Runtime.NewState()
+	st, err := ag.Runtime.NewState()
 	if err != nil {
 		return nil, err
 	}

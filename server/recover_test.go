@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/sqlite"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 	"github.com/byref/byref/variable"
 )
@@ -29,7 +29,7 @@ func askThenAnswer() llm.Model {
 }
 
 func asker(store run.Store) server.Agent {
-	return server.Agent{Name: "asker", Runtime: must(runtime.New(runtime.Options{Model: askThenAnswer(), Store: store}))}
+	return server.Agent{Name: "asker", Runtime: must(agent.New(agent.Options{Model: askThenAnswer(), Store: store}))}
 }
 
 // A server restarted on the same SQLite file resumes the runs that were
@@ -119,11 +119,11 @@ func TestCloseThenRestoreWithLiveValues(t *testing.T) {
 	ctx := context.Background()
 	store := run.NewMemoryStore()
 	live := &liveThing{conn: make(chan int)}
-	agent := func() server.Agent {
-		return server.Agent{Name: "asker", Runtime: must(runtime.New(runtime.Options{Model: askThenAnswer(), Store: store,
+	newAgent := func() server.Agent {
+		return server.Agent{Name: "asker", Runtime: must(agent.New(agent.Options{Model: askThenAnswer(), Store: store,
 			Variables: []variable.Spec{{Name: "thing", Value: live}}}))}
 	}
-	s, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent()}})
+	s, err := server.New(server.Options{Store: store, Agents: []server.Agent{newAgent()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestCloseThenRestoreWithLiveValues(t *testing.T) {
 		t.Fatalf("after Close the run is %s (%s), want awaiting", sum.Status, sum.Reason)
 	}
 
-	second, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent()}})
+	second, err := server.New(server.Options{Store: store, Agents: []server.Agent{newAgent()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestCloseThenRestoreWithLiveValues(t *testing.T) {
 
 	// A run whose agent is gone cannot be restored: Recover marks it
 	// failed as interrupted, in the store.
-	s3, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent()}})
+	s3, err := server.New(server.Options{Store: store, Agents: []server.Agent{newAgent()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestCloseThenRestoreWithLiveValues(t *testing.T) {
 	r = client{t: t, base: ts3.URL}.run("POST", "/runs", `{"agent_name":"asker","input":[{"parts":[{"content":"weather"}]}]}`, 200)
 	ts3.Close()
 	s3.Close()
-	other := agent()
+	other := newAgent()
 	other.Name = "other"
 	fourth, err := server.New(server.Options{Store: store, Agents: []server.Agent{other}})
 	if err != nil {

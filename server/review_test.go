@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 	"github.com/byref/byref/variable"
 )
@@ -184,8 +184,8 @@ func TestCloseWaitsForStartingRuns(t *testing.T) {
 		once.Do(func() { close(entered) })
 		<-release
 	}}
-	agent := server.Agent{Name: "blocker", Runtime: must(runtime.New(runtime.Options{Model: slowModel{time.Minute}, Store: store, DisableSnippets: true}))}
-	s, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{agent}})
+	ag := server.Agent{Name: "blocker", Runtime: must(agent.New(agent.Options{Model: slowModel{time.Minute}, Store: store, DisableSnippets: true}))}
+	s, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{ag}})
 	c := client{t: t, base: ts.URL}
 	posted := make(chan int, 1)
 	go func() {
@@ -227,9 +227,9 @@ func TestCloseWaitsForStartingRuns(t *testing.T) {
 // M6: the inspector's event stream leaves variable values out, as its
 // snapshot does.
 func TestInspectorStreamHasNoValues(t *testing.T) {
-	agent := server.Agent{Name: "keeper", Runtime: must(runtime.New(runtime.Options{Model: echoModel, DisableSnippets: true,
+	ag := server.Agent{Name: "keeper", Runtime: must(agent.New(agent.Options{Model: echoModel, DisableSnippets: true,
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}}}))}
-	s, ts := startServer(t, server.Options{Agents: []server.Agent{agent}})
+	s, ts := startServer(t, server.Options{Agents: []server.Agent{ag}})
 	c := client{t: t, base: ts.URL}
 	id := c.run("POST", "/runs", create("keeper", "Hello!", "sync"), 200).RunID
 	stored, err := s.Store().Read(context.Background(), run.ID(id), 1, 0)
@@ -379,7 +379,7 @@ func TestSessionHistoryIsBounded(t *testing.T) {
 			first = hist[0]
 		}
 		return llm.Text(fmt.Sprintf("%d messages, from %q", len(hist), first)), nil
-	}), runtime.RunOptions{})
+	}), agent.RunOptions{})
 	remote := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		size, _ := strconv.Atoi(r.URL.Query().Get("size"))
 		b, _ := json.Marshal(map[string]any{"role": "user", "parts": []any{map[string]any{"content": strings.Repeat("x", size)}}})

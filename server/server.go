@@ -20,9 +20,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/lru"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // Defaults of Options.
@@ -50,7 +50,7 @@ type Agent struct {
 	// must record into the server's store (runtime.Options.Store; see
 	// Options.Store). It may be nil when Options.Engine is set: the engine
 	// runs the agent. Close closes it (runtime.Runtime.Close).
-	Runtime *runtime.Runtime
+	Runtime *agent.Runtime
 	// InputContentTypes are the media types of input parts the agent
 	// accepts, as patterns (type/subtype, type/* or */*); a part of
 	// another type is refused (422). Empty means text/plain and
@@ -77,7 +77,7 @@ type Agent struct {
 	// strategy, await timeout, limits, tags. The server sets ID, Session
 	// and Task (the input's text), appends the session's earlier messages
 	// to History, and adds the tag TagAgent.
-	Run runtime.RunOptions
+	Run agent.RunOptions
 }
 
 // Options configures a Server. Only Agents is required.
@@ -161,7 +161,7 @@ type Server struct {
 	wg     sync.WaitGroup
 
 	mu         sync.Mutex
-	live       map[run.ID]runtime.Controller // runs whose turn is going on
+	live       map[run.ID]agent.Controller   // runs whose turn is going on
 	followable followable                    // completed runs that can take a follow-up (ui.go)
 	convs      *lru.Cache[run.ID, convEntry] // runs' conversations for session history (sessions.go)
 	closed     bool
@@ -176,7 +176,7 @@ func New(opts Options) (*Server, error) {
 	if len(opts.Agents) == 0 {
 		return nil, errors.New("server: no agents; set Options.Agents")
 	}
-	s := &Server{opts: opts, store: opts.Store, agents: map[string]*Agent{}, log: opts.Logger, live: map[run.ID]runtime.Controller{},
+	s := &Server{opts: opts, store: opts.Store, agents: map[string]*Agent{}, log: opts.Logger, live: map[run.ID]agent.Controller{},
 		convs: lru.New[run.ID, convEntry](HistoryCacheRuns)}
 	for _, a := range opts.Agents {
 		if s.store == nil && a.Runtime != nil {
@@ -223,7 +223,7 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("server: agent %q has no Runtime; set Agent.Runtime (or Options.Engine to run the agent elsewhere)", a.Name)
 		}
 		if a.Runtime != nil && a.Runtime.Store() != s.store {
-			return nil, fmt.Errorf("server: agent %q records its runs in another store than the server's; build its runtime with runtime.Options{Store: store} and give the server the same store (Options.Store)", a.Name)
+			return nil, fmt.Errorf("server: agent %q records its runs in another store than the server's; build it with agent.Options{Store: store} and give the server the same store (Options.Store)", a.Name)
 		}
 		s.agents[a.Name] = &a
 		s.order = append(s.order, a.Name)

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/sessiontest"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/sqlite"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -19,7 +19,7 @@ func chatServer(t *testing.T, store run.Store) client {
 	t.Helper()
 	opts := sessiontest.Agent()
 	opts.Store = store
-	rt, err := runtime.New(opts)
+	rt, err := agent.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

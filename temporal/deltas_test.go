@@ -8,10 +8,10 @@ import (
 
 	"go.temporal.io/sdk/worker"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/pgtest"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/postgres"
-	"github.com/byref/byref/runtime"
 	byreftemporal "github.com/byref/byref/temporal"
 )
 
@@ -52,7 +52,7 @@ func TestWorkerPublishesDeltas(t *testing.T) {
 	// and these write to a real database: give them more than the
 	// default second before calling the workflow stuck.
 	e.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute})
-	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "What is the weather?", NonInteractive: true}, ID: "run-deltas"})
+	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: agent.Spec{Task: "What is the weather?", NonInteractive: true}, ID: "run-deltas"})
 	if !o.OK() {
 		t.Fatalf("outcome = %+v", o)
 	}

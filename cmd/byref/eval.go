@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/cmd/byref/demotable"
 	"github.com/byref/byref/eval"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // evalUsage is the help of byref eval.
@@ -55,14 +55,14 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 // evalAgent returns the agent a set is for: the demo's, or byref run's.
-func evalAgent(name string) (runtime.Options, error) {
+func evalAgent(name string) (agent.Options, error) {
 	switch name {
 	case "", "demo":
 		return demotable.Agent(), nil
 	case "plain":
-		return runtime.Options{}, nil
+		return agent.Options{}, nil
 	}
-	return runtime.Options{}, fmt.Errorf("the set is for agent %q; byref eval knows \"demo\" and \"plain\": evaluate your own agent from Go (eval.Run, evaltest.Run)", name)
+	return agent.Options{}, fmt.Errorf("the set is for agent %q; byref eval knows \"demo\" and \"plain\": evaluate your own agent from Go (eval.Run, evaltest.Run)", name)
 }
 
 // loadSet loads a set with its agent and types.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -18,7 +18,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	fs := newFlags("run")
 	modelSpec := fs.String("model", "", "")
 	db := fs.String("db", defaultDB(), "")
-	approve := fs.String("approve", string(runtime.ApproveOnToolCall), "")
+	approve := fs.String("approve", string(agent.ApproveOnToolCall), "")
 	session := fs.String("session", "", "")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -40,11 +40,11 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 		return err
 	}
 	defer store.Close()
-	rt, err := runtime.New(runtime.Options{Model: model, Store: store})
+	rt, err := agent.New(agent.Options{Model: model, Store: store})
 	if err != nil {
 		return err
 	}
-	opts := runtime.RunOptions{Spec: runtime.Spec{Task: pos[0], ModelName: *modelSpec, Approval: approval}, Name: "byref run", Session: run.SessionID(*session)}
+	opts := agent.RunOptions{Spec: agent.Spec{Task: pos[0], ModelName: *modelSpec, Approval: approval}, Name: "byref run", Session: run.SessionID(*session)}
 	if *session != "" {
 		// The session's earlier messages are the run's history; its
 		// variables the runtime brings back itself.
@@ -52,7 +52,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 		if err != nil {
 			return err
 		}
-		opts.History = runtime.HistoryOf(sess)
+		opts.History = agent.HistoryOf(sess)
 		fmt.Fprintf(stdout, "session %s: %s before this one, %s\n", *session, count(len(sess.Runs), "run"), count(len(sess.Variables), "variable"))
 	}
 	h, err := rt.Start(ctx, opts)
@@ -101,7 +101,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 }
 
 // answer resolves an await at the prompt.
-func answer(ctx context.Context, h *runtime.Handle, a run.AwaitRequested, in *bufio.Reader, out io.Writer) error {
+func answer(ctx context.Context, h *agent.Handle, a run.AwaitRequested, in *bufio.Reader, out io.Writer) error {
 	fmt.Fprintln(out, indent(term(server.DescribeAwait(a)), "? "))
 	for {
 		fmt.Fprint(out, "> ")

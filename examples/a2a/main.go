@@ -35,9 +35,9 @@ import (
 
 	"github.com/byref/byref/a2a"
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -114,13 +114,13 @@ func main() {
 // walk serves the weather agent, walks through both directions, and, with
 // addr set, serves until ctx is done.
 func walk(ctx context.Context, out io.Writer, addr string) error {
-	remote, err := runtime.New(runtime.Options{Model: weatherModel, DisableSnippets: true})
+	remote, err := agent.New(agent.Options{Model: weatherModel, DisableSnippets: true})
 	if err != nil {
 		return err
 	}
 	srv, err := server.New(server.Options{Agents: []server.Agent{{
 		Name: "weather", Description: "Says the weather in a city; asks which city.", Runtime: remote,
-		Run: runtime.RunOptions{Spec: runtime.Spec{ResultSchema: runtime.ResultSchemaFor[Weather]()}},
+		Run: agent.RunOptions{Spec: agent.Spec{ResultSchema: agent.ResultSchemaFor[Weather]()}},
 	}}})
 	if err != nil {
 		return err
@@ -201,11 +201,11 @@ func callDirection(ctx context.Context, out io.Writer, url string) error {
 	if err != nil {
 		return err
 	}
-	rt, err := runtime.New(runtime.Options{Model: callerModel, Actions: action.MustSet(weather, report), DisableSnippets: true})
+	rt, err := agent.New(agent.Options{Model: callerModel, Actions: action.MustSet(weather, report), DisableSnippets: true})
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Put the weather in the report."}})
+	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "Put the weather in the report."}})
 	if err != nil {
 		return err
 	}

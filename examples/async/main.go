@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	runlog "github.com/byref/byref/run" // named apart from func run
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -55,7 +55,7 @@ func run(ctx context.Context, w io.Writer) error {
 		}},
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:forecast_result>>"}`),
 	)
-	rt, err := runtime.New(runtime.Options{
+	rt, err := agent.New(agent.Options{
 		Actions:   action.MustSet(forecast),
 		Variables: []variable.Spec{{Name: "home", Value: "Lisbon"}},
 		Model:     model,
@@ -63,7 +63,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Forecast home and Oslo for 3 days."}, Name: "forecasts"})
+	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "Forecast home and Oslo for 3 days."}, Name: "forecasts"})
 	if err != nil {
 		return err
 	}

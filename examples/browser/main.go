@@ -26,10 +26,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/browser"
 	"github.com/byref/byref/llm"
 	runlog "github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 func main() {
@@ -81,7 +81,7 @@ func run(ctx context.Context, w io.Writer) error {
 		llm.CallTool("browser_close", `{`+web+`, "return": null}`),
 		llm.CallTool("terminate", `{"success": true, "result": "<<var:browser_text_result>>"}`),
 	)
-	rt, err := runtime.New(runtime.Options{
+	rt, err := agent.New(agent.Options{
 		// LocalOnly: every host but 127.0.0.1 and localhost resolves to
 		// nothing.
 		Actions: browser.NewActions(browser.Options{LocalOnly: true}),
@@ -103,7 +103,7 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "browser actions offered at first: %s\n", strings.Join(offered, ", "))
 
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "What is the status of order 1042 on the shop at " + site.URL + "?"}, Name: "order-status"})
+	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "What is the status of order 1042 on the shop at " + site.URL + "?"}, Name: "order-status"})
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if !o.OK() {
 		return errors.New("the run ended without a result: " + o.Reason)
 	}
-	status, err := runtime.ResultAs[string](o)
+	status, err := agent.ResultAs[string](o)
 	if err != nil {
 		return err
 	}

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/cmd/byref/demotable"
 	"github.com/byref/byref/eval"
 	"github.com/byref/byref/eval/evaltest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 var update = flag.Bool("update", false, "record the demo's eval set again into evals/ from the scripted behaviours below")
@@ -130,11 +130,11 @@ func behaviours() []behaviour {
 			Expect:  []eval.Expectation{eval.MatchesSchema(json.RawMessage(`{"type":"object","required":["late","total"]}`)), eval.Equal(map[string]int{"late": 142, "total": 1000})}},
 			script(filterLate, countLate, llm.Text("```go\nsummary := map[string]int{\"late\": count_rows_result, \"total\": len(orders.Rows)}\n```"), done(`"<<var:summary>>"`))},
 		{&eval.Case{Name: "07-asks-approval", Description: "every call is approved by the runner before it runs",
-			Task: "How many orders are there this month?", Options: eval.RunOptions{Approval: runtime.ApproveOnToolCall},
+			Task: "How many orders are there this month?", Options: eval.RunOptions{Approval: agent.ApproveOnToolCall},
 			Expect: []eval.Expectation{eval.Equal(1000), eval.ApprovalBefore("count_rows")}},
 			script(call("count_rows", `{"table":"<<var:orders>>"}`), done(`"<<var:count_rows_result>>"`))},
 		{&eval.Case{Name: "08-denied", Description: "filtering is denied; the model says it cannot answer instead of guessing",
-			Task: "How many orders are late?", Options: eval.RunOptions{Approval: runtime.ApproveOnToolCall}, Deny: []string{"filter_rows"},
+			Task: "How many orders are late?", Options: eval.RunOptions{Approval: agent.ApproveOnToolCall}, Deny: []string{"filter_rows"},
 			Expect: []eval.Expectation{eval.Status(run.StatusFailed), eval.FailureKind(run.FailureGaveUp), eval.ApprovalBefore("filter_rows")}},
 			script(filterLate, call("terminate", `{"success":false,"result":"I was not allowed to filter the orders."}`))},
 		{&eval.Case{Name: "09-json-variable", Description: "a starting variable given as JSON, decoded into *demotable.Table",
