@@ -160,7 +160,7 @@ func testAgents(store run.Store) []server.Agent {
 		newAgent(store, "hang", hangModel{}, agent.RunOptions{}),
 		newAgent(store, "awaiter", awaiterModel, agent.RunOptions{}),
 		newAgent(store, "auth", authModel, agent.RunOptions{}),
-		newAgent(store, "typed", typedModel, agent.RunOptions{Spec: agent.Spec{ResultSchema: agent.ResultSchemaFor[Weather]()}}),
+		newAgent(store, "typed", typedModel, agent.RunOptions{ResultSchema: agent.ResultSchemaFor[Weather]()}),
 		newAgent(store, "big", bigModel, agent.RunOptions{}),
 		newAgent(store, "worker", workerModel, agent.RunOptions{}),
 		newAgent(store, "streamer", llm.Chunked(echoModel, 3, 2*time.Millisecond), agent.RunOptions{}),

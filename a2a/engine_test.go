@@ -21,7 +21,7 @@ import (
 // the servers only through the seam (their agents have no New function),
 // as temporal.Engine is.
 type engine struct {
-	agents map[string]*agent.Runtime
+	agents map[string]*agent.Agent
 
 	mu   sync.Mutex
 	runs map[run.ID]*agent.Handle
@@ -56,7 +56,7 @@ func TestOnAnEngineAndADurableStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	e := &engine{agents: map[string]*agent.Runtime{}, runs: map[run.ID]*agent.Handle{}}
+	e := &engine{agents: map[string]*agent.Agent{}, runs: map[run.ID]*agent.Handle{}}
 	var served []server.Agent
 	for _, a := range testAgents(store) {
 		e.agents[a.Name] = a.Runtime

@@ -72,7 +72,7 @@ func ExampleImport() {
 			llm.CallTool("terminate", `{"success":true,"result":"<<var:weather_result>>"}`),
 		),
 	})
-	out, _ := rt.Run(ctx, agent.RunOptions{Spec: agent.Spec{Task: "What is the weather in Paris?"}})
+	out, _ := rt.Run(ctx, agent.RunOptions{Task: "What is the weather in Paris?"})
 	fmt.Println(out.Status, string(out.Result))
 	// Output: completed {"celsius":21,"city":"Paris"}
 }

@@ -112,7 +112,7 @@ func (h *handler) CancelTask(ctx context.Context, req *sdk.CancelTaskRequest) (*
 			return nil, h.internal("reading a task", err)
 		}
 		p.apply(e)
-		if sc, ok := e.Data.(run.StatusChanged); ok && sc.To.Terminal() {
+		if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To.Terminal() {
 			break
 		}
 	}
@@ -132,7 +132,7 @@ func (h *handler) SendMessage(ctx context.Context, req *sdk.SendMessageRequest) 
 	until := stops
 	if req.Config != nil && req.Config.ReturnImmediately {
 		until = func(e run.Event) bool {
-			sc, ok := e.Data.(run.StatusChanged)
+			sc, ok := e.Payload.(run.StatusChanged)
 			return from == 1 || ok && sc.From == run.StatusAwaiting
 		}
 	}
@@ -246,7 +246,7 @@ func (h *handler) stream(ctx context.Context, id sdk.TaskID, from int64, withTas
 			}
 			return
 		}
-		if d, ok := e.Data.(run.Delta); ok {
+		if d, ok := e.Payload.(run.Delta); ok {
 			// The model's text as it is written, once the task is out.
 			if p.seq < from-1 {
 				continue
@@ -291,7 +291,7 @@ func (h *handler) stream(ctx context.Context, id sdk.TaskID, from int64, withTas
 // an answer), after which the task goes out at once: it is in the
 // history, and a client that cancels needs the task's ID.
 func turnInput(e run.Event) bool {
-	switch e.Data.(type) {
+	switch e.Payload.(type) {
 	case run.UserMessage, run.AwaitResolved:
 		return true
 	}

@@ -59,7 +59,7 @@ func localRun(t *testing.T, remote *action.Action, task string) (*agent.Handle, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: task}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: task})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func awaitOf(t *testing.T, h *agent.Handle) run.AwaitRequested {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc, ok := e.Data.(run.StatusChanged); ok {
+		if sc, ok := e.Payload.(run.StatusChanged); ok {
 			if sc.To == run.StatusAwaiting {
 				p, _ := h.Pending()
 				return p
@@ -145,7 +145,7 @@ func TestImportFromByrefServer(t *testing.T) {
 	var progress []string
 	callID := ""
 	for _, e := range events {
-		switch p := e.Data.(type) {
+		switch p := e.Payload.(type) {
 		case run.Progress:
 			if callID == "" {
 				callID = p.CallID

@@ -17,7 +17,7 @@ import (
 // (Handle.Cancel) or the agent is closed: ctx bounds the start only, and
 // its values are kept (actions see them through their context). Many runs
 // may go on at once; each has its own State.
-func (rt *Runtime) Start(ctx context.Context, opts RunOptions) (*Handle, error) {
+func (rt *Agent) Start(ctx context.Context, opts RunOptions) (*Handle, error) {
 	h, err := rt.Create(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func (h *Handle) task() []run.Payload {
 // Begin starts it. Start is Create then Begin. A run in the created status
 // can be cancelled. The run's spec is recorded whole in its first event
 // (run.RunCreated; see SpecOf).
-func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error) {
+func (rt *Agent) Create(ctx context.Context, opts RunOptions) (*Handle, error) {
 	model := opts.Model
 	if model == nil {
 		model = rt.opts.Model
@@ -120,7 +120,7 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 		// beside their parent.
 		store = opts.Parent.Run.rec.store
 	}
-	sum, isNew, err := store.Create(ctx, run.Event{RunID: id, Data: SpecOf(opts)})
+	sum, isNew, err := store.Create(ctx, run.Event{RunID: id, Payload: SpecOf(opts)})
 	if err != nil {
 		return nil, fmt.Errorf("agent: creating run %s: %w", id, err)
 	}
@@ -165,7 +165,7 @@ func (rt *Runtime) Create(ctx context.Context, opts RunOptions) (*Handle, error)
 // startSession returns the variables a run of a session starts with (see
 // sessions.start): those its session's earlier runs left, but the run's
 // own (RunOptions.Variables, and its input).
-func (rt *Runtime) startSession(ctx context.Context, opts RunOptions) (sessionStart, error) {
+func (rt *Agent) startSession(ctx context.Context, opts RunOptions) (sessionStart, error) {
 	own := make([]string, 0, len(opts.Variables)+1)
 	for _, s := range opts.Variables {
 		own = append(own, s.Name)
@@ -191,7 +191,7 @@ const inputVariable = "input"
 // awaiting, its Await says what the run awaits, and Resume answers it and
 // waits again. When ctx is done first, Run returns the run's ID and status
 // with ctx's error; the run goes on (Handle.Cancel, or Close, ends it).
-func (rt *Runtime) Run(ctx context.Context, opts RunOptions) (Outcome, error) {
+func (rt *Agent) Run(ctx context.Context, opts RunOptions) (Outcome, error) {
 	h, err := rt.Start(ctx, opts)
 	if err != nil {
 		return Outcome{}, err

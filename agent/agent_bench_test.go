@@ -36,10 +36,10 @@ func (m stepModel) Generate(_ context.Context, req llm.Request) (llm.Response, e
 
 // stepRuntimes returns a maker of runtimes whose model calls noop steps
 // times, then terminates, all recording into one memory store.
-func stepRuntimes(b *testing.B, steps int) func() *agent.Runtime {
+func stepRuntimes(b *testing.B, steps int) func() *agent.Agent {
 	actions := action.MustSet(noop)
 	store := run.NewMemoryStore()
-	return func() *agent.Runtime {
+	return func() *agent.Agent {
 		rt, err := agent.New(agent.Options{Actions: actions, Model: stepModel{steps}, Store: store, DisableSnippets: true,
 			Variables: []variable.Spec{{Name: "n", Value: 1}}})
 		if err != nil {
@@ -59,7 +59,7 @@ func BenchmarkLoopStep(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		rt := newRuntime()
-		o, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "loop"}})
+		o, err := rt.Run(context.Background(), agent.RunOptions{Task: "loop"})
 		if err != nil || o.Status != run.StatusCompleted || o.Steps != steps+1 {
 			b.Fatalf("%+v %v", o, err)
 		}
@@ -99,7 +99,7 @@ func BenchmarkWaitingRunMemory(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "what is the weather in the city?"}})
+			h, err := rt.Start(context.Background(), agent.RunOptions{Task: "what is the weather in the city?"})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -126,7 +126,7 @@ func BenchmarkDrivenLoopStep(b *testing.B) {
 	newRuntime := stepRuntimes(b, steps)
 	b.ReportAllocs()
 	for b.Loop() {
-		h, err := newRuntime().Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "loop", Driven: true}})
+		h, err := newRuntime().Start(context.Background(), agent.RunOptions{Task: "loop", Driven: true})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 	"github.com/byref/byref/variable"
 )
 
-func newAgent(t testing.TB, model llm.Model, opts agent.Options) *agent.Runtime {
+func newAgent(t testing.TB, model llm.Model, opts agent.Options) *agent.Agent {
 	t.Helper()
 	if opts.Actions == nil {
 		opts.Actions = action.MustSet(weatherAction)
@@ -59,7 +59,7 @@ func TestAgentWeatherTask(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
 	)
 	rt := newAgent(t, model, agent.Options{})
-	h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "What is the weather in the city?"}, Name: "weather", Tags: map[string]string{"team": "demo"}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: "What is the weather in the city?", Name: "weather", Tags: map[string]string{"team": "demo"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestAgentMixedStep(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
 	)
 	rt := newAgent(t, model, agent.Options{})
-	o, st := runState(t, rt, agent.RunOptions{Spec: agent.Spec{Task: "weather"}})
+	o, st := runState(t, rt, agent.RunOptions{Task: "weather"})
 	if string(o.Result) != `"sunny, 21°C in PARIS, France"` {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -147,7 +147,7 @@ func TestAgentResultSchemaWithOneInvalidAttempt(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":{"city":"Paris","temp_c":21}}`),
 	)
 	rt := newAgent(t, model, agent.Options{})
-	o, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "forecast", ResultSchema: agent.ResultSchemaFor[Forecast]()}})
+	o, err := rt.Run(context.Background(), agent.RunOptions{Task: "forecast", ResultSchema: agent.ResultSchemaFor[Forecast]()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestAgentResultSchemaGivesUp(t *testing.T) {
 	bad := llm.CallTool("terminate", `{"success":true,"result":{"city":1}}`)
 	model := llm.NewScripted(bad, bad, bad)
 	rt := newAgent(t, model, agent.Options{})
-	o, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "forecast", ResultSchema: agent.ResultSchemaFor[Forecast](), Limits: agent.Limits{ResultRetries: 2}}})
+	o, err := rt.Run(context.Background(), agent.RunOptions{Task: "forecast", ResultSchema: agent.ResultSchemaFor[Forecast](), Limits: agent.Limits{ResultRetries: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestAgentRecoversFromFailingAction(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:lookup_result>>"}`),
 	)
 	rt := newAgent(t, model, agent.Options{Actions: action.MustSet(flaky)})
-	o, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "population"}})
+	o, err := rt.Run(context.Background(), agent.RunOptions{Task: "population"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestAgentStepLimit(t *testing.T) {
 		return llm.CallTool("get_weather", `{"location":"Paris","unit":"c","return":null}`), nil
 	})
 	rt := newAgent(t, model, agent.Options{})
-	o, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "loop", Limits: agent.Limits{MaxSteps: 3}}})
+	o, err := rt.Run(context.Background(), agent.RunOptions{Task: "loop", Limits: agent.Limits{MaxSteps: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestAgentTokenBudget(t *testing.T) {
 		return r, nil
 	})
 	rt := newAgent(t, model, agent.Options{})
-	o, _ := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "loop", Limits: agent.Limits{MaxTokens: 1000}}})
+	o, _ := rt.Run(context.Background(), agent.RunOptions{Task: "loop", Limits: agent.Limits{MaxTokens: 1000}})
 	if o.Status != run.StatusCompleted || o.Steps != 2 || !strings.Contains(o.Reason, "token budget") || o.Usage.Total() != 1220 {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -246,7 +246,7 @@ func TestAgentFollowUp(t *testing.T) {
 	)
 	rt := newAgent(t, model, agent.Options{})
 	ctx := context.Background()
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "weather in C"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "weather in C"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestAgentFollowUp(t *testing.T) {
 	evs := events(t, h)
 	results := 0
 	for _, e := range evs {
-		if _, ok := e.Data.(run.Result); ok {
+		if _, ok := e.Payload.(run.Result); ok {
 			results++
 		}
 	}
@@ -281,7 +281,7 @@ func TestAgentFollowUp(t *testing.T) {
 func TestAgentNonInteractiveRefusesFollowUp(t *testing.T) {
 	model := llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":"x"}`))
 	rt := newAgent(t, model, agent.Options{})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", NonInteractive: true}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t", NonInteractive: true})
 	h.Wait(context.Background())
 	if err := h.FollowUp(context.Background(), "more"); !errors.Is(err, agent.ErrNotFollowable) {
 		t.Fatalf("err = %v", err)
@@ -299,7 +299,7 @@ func TestAgentContextCompaction(t *testing.T) {
 		return r, nil
 	})
 	rt := newAgent(t, model, agent.Options{})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "the task", Limits: agent.Limits{MaxSteps: 12, ContextWindow: 4000, ContextShare: 0.75}}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "the task", Limits: agent.Limits{MaxSteps: 12, ContextWindow: 4000, ContextShare: 0.75}})
 	h.Wait(context.Background())
 	reqs := model.Requests()
 	last := reqs[len(reqs)-1]
@@ -317,10 +317,10 @@ func TestAgentContextCompaction(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c, ok := e.Data.(run.ContextCompacted); ok {
+		if c, ok := e.Payload.(run.ContextCompacted); ok {
 			events = append(events, c)
 		}
-		if s, ok := e.Data.(run.StatusChanged); ok && s.To.Terminal() {
+		if s, ok := e.Payload.(run.StatusChanged); ok && s.To.Terminal() {
 			break
 		}
 	}
@@ -357,7 +357,7 @@ func TestAgentLargeResultBecomesVariable(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":null}`),
 	)
 	rt := newAgent(t, model, agent.Options{Actions: action.MustSet(dump)})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "dump", Limits: agent.Limits{LargeResult: 1000}}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "dump", Limits: agent.Limits{LargeResult: 1000}})
 	h.Wait(context.Background())
 	if snap, _ := h.Snapshot(context.Background()); !slices.ContainsFunc(snap.Variables, func(v run.VariableState) bool { return v.Name == "dump_output" }) {
 		t.Fatalf("the log does not record dump_output: %+v", snap.Variables)
@@ -386,12 +386,12 @@ func TestAgentIdempotentCreate(t *testing.T) {
 		return llm.CallTool("terminate", `{"success":true,"result":"x"}`), nil
 	})
 	rt := newAgent(t, model, agent.Options{})
-	h1, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}, ID: "run_fixed"})
+	h1, err := rt.Start(context.Background(), agent.RunOptions{Task: "t", ID: "run_fixed"})
 	if err != nil {
 		close(release)
 		t.Fatal(err)
 	}
-	h2, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}, ID: "run_fixed"})
+	h2, err := rt.Start(context.Background(), agent.RunOptions{Task: "t", ID: "run_fixed"})
 	close(release)
 	if err != nil || h2 != h1 {
 		t.Fatalf("second Start = %v, %v; want the same handle", h2, err)
@@ -420,7 +420,7 @@ func TestAgentContextValuesAndAllowList(t *testing.T) {
 	)
 	rt := newAgent(t, model, agent.Options{Actions: action.MustSet(weatherAction, whoami)})
 	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), userKey{}, "ada"))
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "t", Actions: []string{"whoami"}}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "t", Actions: []string{"whoami"}})
 	cancel() // the context bounds the start only
 	if err != nil {
 		t.Fatal(err)
@@ -447,7 +447,7 @@ func TestAgentModelFailureFailsTheRun(t *testing.T) {
 		return llm.Response{}, &llm.ProviderError{Provider: "test", StatusCode: 400, Kind: llm.ErrRequestRejected, Err: errors.New("bad request")}
 	})
 	rt := newAgent(t, model, agent.Options{})
-	o, _ := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	o, _ := rt.Run(context.Background(), agent.RunOptions{Task: "t"})
 	if o.Status != run.StatusFailed || !strings.Contains(o.Reason, "model:") {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -467,7 +467,7 @@ func TestAgentCancel(t *testing.T) {
 	var seen []run.Status
 	rt := newAgent(t, model, agent.Options{Actions: action.MustSet(block)})
 	h, _ := rt.Start(context.Background(), agent.RunOptions{
-		Spec: agent.Spec{Task: "t"},
+		Task: "t",
 		OnStatus: func(c run.StatusChanged) {
 			mu.Lock()
 			seen = append(seen, c.To)
@@ -495,10 +495,10 @@ func TestAgentCancel(t *testing.T) {
 func TestAgentInputValidated(t *testing.T) {
 	rt := newAgent(t, llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":"<<var:input>>"}`)), agent.Options{})
 	schemaJSON := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
-	if _, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{InputSchema: schemaJSON}, Input: json.RawMessage(`{"n":"x"}`)}); !errors.Is(err, agent.ErrInvalidInput) {
+	if _, err := rt.Start(context.Background(), agent.RunOptions{InputSchema: schemaJSON, Input: json.RawMessage(`{"n":"x"}`)}); !errors.Is(err, agent.ErrInvalidInput) {
 		t.Fatalf("err = %v", err)
 	}
-	o, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{InputSchema: schemaJSON}, Input: json.RawMessage(`{"n":2}`)})
+	o, err := rt.Run(context.Background(), agent.RunOptions{InputSchema: schemaJSON, Input: json.RawMessage(`{"n":2}`)})
 	if err != nil || string(o.Result) != `{"n":2}` {
 		t.Fatalf("outcome = %+v, %v", o, err)
 	}
@@ -520,7 +520,7 @@ func TestAgentFollowUpGetsItsOwnLimitsAndKeepsItsMessage(t *testing.T) {
 	})
 	rt := newAgent(t, model, agent.Options{})
 	ctx := context.Background()
-	h, _ := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "t", Limits: agent.Limits{MaxSteps: 8, ContextWindow: 4000}}})
+	h, _ := rt.Start(ctx, agent.RunOptions{Task: "t", Limits: agent.Limits{MaxSteps: 8, ContextWindow: 4000}})
 	h.Wait(ctx)
 	if err := h.FollowUp(ctx, "FOLLOW-UP"); err != nil {
 		t.Fatal(err)
@@ -547,7 +547,7 @@ func TestAgentStrictFlagFollowsTheSchema(t *testing.T) {
 	tally := action.MustNew(action.Spec{Name: "tally", Func: func(m map[string]int) int { return len(m) }, Params: []action.Param{{Name: "counts"}}})
 	model := llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":null}`))
 	rt := newAgent(t, model, agent.Options{Actions: action.MustSet(weatherAction, tally)})
-	rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	rt.Run(context.Background(), agent.RunOptions{Task: "t"})
 	strict := map[string]bool{}
 	for _, tool := range model.Requests()[0].Tools {
 		strict[tool.Name] = tool.Strict
@@ -587,13 +587,13 @@ func TestAgentInputIsTheLatestRuns(t *testing.T) {
 func TestAFailedCreateLeavesTheAgentUsable(t *testing.T) {
 	store := &failingStore{Store: run.NewMemoryStore(), left: 0}
 	rt := newAgent(t, llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":"ok"}`)), agent.Options{Store: store})
-	if _, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}}); err == nil {
+	if _, err := rt.Start(context.Background(), agent.RunOptions{Task: "t"}); err == nil {
 		t.Fatal("Start succeeded on a failing store")
 	}
 	store.mu.Lock()
 	store.left = 1 << 30
 	store.mu.Unlock()
-	if o, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}}); err != nil || !o.OK() {
+	if o, err := rt.Run(context.Background(), agent.RunOptions{Task: "t"}); err != nil || !o.OK() {
 		t.Fatalf("the runtime stayed busy after a failed Create: %+v, %v", o, err)
 	}
 }
@@ -631,7 +631,7 @@ func TestAgentModelSummary(t *testing.T) {
 			return r, nil
 		})
 		rt := newAgent(t, model, agent.Options{})
-		h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "the task", Limits: agent.Limits{MaxSteps: 8, ContextWindow: 4000, ModelSummary: on}}})
+		h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "the task", Limits: agent.Limits{MaxSteps: 8, ContextWindow: 4000, ModelSummary: on}})
 		o, _ := h.Wait(context.Background())
 		snap, _ := h.Snapshot(context.Background())
 		if snap.Compactions == 0 {

@@ -110,7 +110,7 @@ func (h *Handle) settle(ctx context.Context) (Outcome, error) {
 // run brought back by Restore is not watched for its awaits: for it,
 // Resume waits until the run ends, and its Handle's Events show what it
 // awaits next.
-func (rt *Runtime) Resume(ctx context.Context, id run.ID, awaitID string, answer run.Answer) (Outcome, error) {
+func (rt *Agent) Resume(ctx context.Context, id run.ID, awaitID string, answer run.Answer) (Outcome, error) {
 	h, ok := rt.live(id)
 	if !ok {
 		return Outcome{}, fmt.Errorf("%w: run %s is not going on in this agent (Restore a run of an earlier process)", ErrNoAwait, id)

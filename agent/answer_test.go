@@ -38,7 +38,7 @@ func ExampleOptions_answer() {
 			return run.Answer{Decision: run.Approved}, true
 		},
 	})
-	out, _ := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "Refund order A-1."}})
+	out, _ := rt.Run(context.Background(), agent.RunOptions{Task: "Refund order A-1."})
 	fmt.Println(out.Status, string(out.Result))
 	// Output:
 	// approve? refund {"order":"A-1","return":null}
@@ -47,10 +47,10 @@ func ExampleOptions_answer() {
 
 // Without Answer, Run returns when the run awaits, with the await in the
 // Outcome; Resume answers it and waits for the end.
-func ExampleRuntime_Resume() {
+func ExampleAgent_Resume() {
 	rt, _ := agent.New(agent.Options{Actions: action.MustSet(refund), Model: refundModel()})
 	ctx := context.Background()
-	out, _ := rt.Run(ctx, agent.RunOptions{Spec: agent.Spec{Task: "Refund order A-1."}})
+	out, _ := rt.Run(ctx, agent.RunOptions{Task: "Refund order A-1."})
 	for out.Status == run.StatusAwaiting {
 		fmt.Println(out.Await.Await, out.Await.Call.Name)
 		out, _ = rt.Resume(ctx, out.RunID, out.Await.ID, run.Answer{Decision: run.Approved})
@@ -98,7 +98,7 @@ func TestAnswerDeclines(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	out, err := rt.Run(ctx, agent.RunOptions{Spec: agent.Spec{Task: "Refund A-1, then ask."}})
+	out, err := rt.Run(ctx, agent.RunOptions{Task: "Refund A-1, then ask."})
 	if err != nil || out.Status != run.StatusAwaiting || out.Await == nil || out.Await.Await != run.AwaitQuestion || out.Await.Message != "Anything else?" || out.RunID == "" {
 		t.Fatalf("Run = %+v, %v; want the question left to the caller", out, err)
 	}
@@ -122,7 +122,7 @@ func TestRunDeadlineNamesTheRun(t *testing.T) {
 	defer rt.Close(context.Background())
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go func() { <-started; cancel(errors.New("the caller gave up")) }()
-	out, err := rt.Run(ctx, agent.RunOptions{Spec: agent.Spec{Task: "Wait."}})
+	out, err := rt.Run(ctx, agent.RunOptions{Task: "Wait."})
 	if err == nil || out.RunID == "" || out.Status != run.StatusRunning || !strings.Contains(err.Error(), "run "+string(out.RunID)+" is still running: the caller gave up") {
 		t.Fatalf("Run = %+v, %v", out, err)
 	}
@@ -159,7 +159,7 @@ func TestApprovalMessageShowsResolvedValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "Mail the top customer."}})
+	out, err := rt.Run(context.Background(), agent.RunOptions{Task: "Mail the top customer."})
 	if err != nil || out.Status != run.StatusCompleted {
 		t.Fatalf("Run = %+v, %v", out, err)
 	}

@@ -201,7 +201,7 @@ func TestSecretsDoNotLeakThroughDerivedValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", Limits: agent.Limits{ResultRetries: 5}}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t", Limits: agent.Limits{ResultRetries: 5}})
 	o, _ := h.Wait(context.Background())
 	if strings.Contains(string(o.Result), "TOPSECRET") || strings.Contains(o.Reason, "TOPSECRET") {
 		t.Fatalf("outcome = %+v", o)

@@ -24,7 +24,7 @@ func waitFor(t *testing.T, h *agent.Handle, n int) run.AwaitRequested {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if req, ok := e.Data.(run.AwaitRequested); ok {
+		if req, ok := e.Payload.(run.AwaitRequested); ok {
 			seen++
 			if seen == n {
 				return req
@@ -58,7 +58,7 @@ var weatherThenDone = []llm.Response{
 
 func TestApprovalNoneAsksNothing(t *testing.T) {
 	rt := newAgent(t, llm.NewScripted(weatherThenDone...), agent.Options{})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", Approval: agent.ApproveNone}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t", Approval: agent.ApproveNone})
 	o := wait(t, h)
 	for _, e := range events(t, h) {
 		if e.Type() == run.EventAwaitRequested {
@@ -78,7 +78,7 @@ func TestApprovalOnToolCall(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
 	)
 	rt := newAgent(t, model, agent.Options{})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", Approval: agent.ApproveOnToolCall}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t", Approval: agent.ApproveOnToolCall})
 
 	// 1: approve. The approver sees the call with its reference resolved.
 	req := waitFor(t, h, 1)
@@ -115,7 +115,7 @@ func TestApprovalOnToolCallCoversSnippets(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:loud>>"}`),
 	)
 	rt := newAgent(t, model, agent.Options{})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", Approval: agent.ApproveOnToolCall}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t", Approval: agent.ApproveOnToolCall})
 	req := waitFor(t, h, 1)
 	if req.Snippet == nil || !strings.Contains(req.Snippet.Code, "loud :=") || strings.Join(req.Snippet.Reads, ",") != "city" {
 		t.Fatalf("await = %+v", req)
@@ -130,7 +130,7 @@ func TestApprovalOnStart(t *testing.T) {
 	plan := llm.Response{Text: "Plan: look up the weather, then report it.", ToolCalls: []llm.ToolCall{{ID: "c1", Name: "get_weather", Arguments: `{"location":"<<var:city>>","unit":"c","return":null}`}}}
 	model := llm.NewScripted(plan, plan, weatherThenDone[1])
 	rt := newAgent(t, model, agent.Options{})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", Approval: agent.ApproveOnStart}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t", Approval: agent.ApproveOnStart})
 	req := waitFor(t, h, 1)
 	if !strings.Contains(req.Message, "look up the weather") || !strings.Contains(req.Message, "get_weather") {
 		t.Fatalf("plan await = %+v", req)
@@ -165,7 +165,7 @@ func TestActionNeedsApprovalWhateverTheStrategy(t *testing.T) {
 	pay := action.MustNew(action.Spec{Name: "pay", Func: func(amount int) string { return "paid" }, Params: []action.Param{{Name: "amount"}}, NeedsApproval: true})
 	model := llm.NewScripted(llm.CallTool("pay", `{"amount":10,"return":null}`), llm.CallTool("terminate", `{"success":true,"result":"<<var:pay_result>>"}`))
 	rt := newAgent(t, model, agent.Options{Actions: action.MustSet(pay)})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t"})
 	req := waitFor(t, h, 1)
 	if req.Call == nil || req.Call.Name != "pay" {
 		t.Fatalf("await = %+v", req)
@@ -183,7 +183,7 @@ func TestAskUser(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
 	)
 	rt := newAgent(t, model, agent.Options{})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "weather somewhere"}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "weather somewhere"})
 	req := waitFor(t, h, 1)
 	if req.Await != run.AwaitQuestion || req.Message != "Which city?" {
 		t.Fatalf("await = %+v", req)
@@ -208,7 +208,7 @@ func TestAuthorizationAwaitRetriesTheCall(t *testing.T) {
 	}})
 	model := llm.NewScripted(llm.CallTool("read_mail", `{"return":null}`), llm.CallTool("terminate", `{"success":true,"result":"<<var:mail>>"}`))
 	rt := newAgent(t, model, agent.Options{Actions: action.MustSet(mail)})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t"})
 	req := waitFor(t, h, 1)
 	if req.Await != run.AwaitAuthorization || req.Link != "https://auth.example/consent" || req.Call.Name != "read_mail" {
 		t.Fatalf("await = %+v", req)
@@ -231,7 +231,7 @@ func TestInputAwait(t *testing.T) {
 	}})
 	model := llm.NewScripted(llm.CallTool("review", `{"return":null}`), llm.CallTool("terminate", `{"success":true,"result":"<<var:review_result>>"}`))
 	rt := newAgent(t, model, agent.Options{Actions: action.MustSet(review)})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t"})
 	req := waitFor(t, h, 1)
 	if req.Await != run.AwaitInput || req.Message != "the reviewer's verdict" {
 		t.Fatalf("await = %+v", req)
@@ -245,7 +245,7 @@ func TestInputAwait(t *testing.T) {
 func TestAwaitTimeoutFailsTheRun(t *testing.T) {
 	model := llm.NewScripted(llm.CallTool("ask_user", `{"question":"?","return":null}`))
 	rt := newAgent(t, model, agent.Options{})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", AwaitTimeout: 20 * time.Millisecond}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t", AwaitTimeout: 20 * time.Millisecond})
 	o := wait(t, h)
 	if o.Status != run.StatusFailed || !strings.Contains(o.Reason, "was not answered within 20ms") {
 		t.Fatalf("outcome = %+v", o)
@@ -261,7 +261,7 @@ func TestAwaitTimeoutFailsTheRun(t *testing.T) {
 func TestResumeMismatch(t *testing.T) {
 	model := llm.NewScripted(llm.CallTool("ask_user", `{"question":"Which city?","return":null}`), llm.CallTool("terminate", `{"success":true,"result":null}`))
 	rt := newAgent(t, model, agent.Options{})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t"})
 	req := waitFor(t, h, 1)
 	for _, c := range []struct {
 		id   string
@@ -291,7 +291,7 @@ func TestCancelFromEveryNonTerminalStatus(t *testing.T) {
 	ctx := context.Background()
 	t.Run("created", func(t *testing.T) {
 		rt := newAgent(t, llm.NewScripted(weatherThenDone...), agent.Options{})
-		h, err := rt.Create(ctx, agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+		h, err := rt.Create(ctx, agent.RunOptions{Task: "t"})
 		if err != nil || h.Status() != run.StatusCreated {
 			t.Fatalf("created: %v %s", err, h.Status())
 		}
@@ -309,7 +309,7 @@ func TestCancelFromEveryNonTerminalStatus(t *testing.T) {
 		started := make(chan struct{})
 		block := action.MustNew(action.Spec{Name: "block", Func: func(ctx context.Context) error { close(started); <-ctx.Done(); return ctx.Err() }})
 		rt := newAgent(t, llm.NewScripted(llm.CallTool("block", `{}`)), agent.Options{Actions: action.MustSet(block)})
-		h, _ := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+		h, _ := rt.Start(ctx, agent.RunOptions{Task: "t"})
 		<-started
 		h.Cancel(ctx)
 		if o := wait(t, h); o.Status != run.StatusCanceled {
@@ -318,7 +318,7 @@ func TestCancelFromEveryNonTerminalStatus(t *testing.T) {
 	})
 	t.Run("awaiting", func(t *testing.T) {
 		rt := newAgent(t, llm.NewScripted(llm.CallTool("ask_user", `{"question":"?","return":null}`)), agent.Options{})
-		h, _ := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+		h, _ := rt.Start(ctx, agent.RunOptions{Task: "t"})
 		waitFor(t, h, 1)
 		if err := h.Cancel(ctx); err != nil {
 			t.Fatal(err)
@@ -335,7 +335,7 @@ func TestCancelFromEveryNonTerminalStatus(t *testing.T) {
 		release := make(chan struct{})
 		stubborn := action.MustNew(action.Spec{Name: "stubborn", Func: func(ctx context.Context) { close(started); <-release }})
 		rt := newAgent(t, llm.NewScripted(llm.CallTool("stubborn", `{}`)), agent.Options{Actions: action.MustSet(stubborn), CallTimeout: -1})
-		h, _ := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+		h, _ := rt.Start(ctx, agent.RunOptions{Task: "t"})
 		<-started
 		h.Cancel(ctx)
 		if h.Status() != run.StatusCancelling {
@@ -351,7 +351,7 @@ func TestCancelFromEveryNonTerminalStatus(t *testing.T) {
 	})
 	t.Run("terminal", func(t *testing.T) {
 		rt := newAgent(t, llm.NewScripted(weatherThenDone...), agent.Options{})
-		h, _ := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+		h, _ := rt.Start(ctx, agent.RunOptions{Task: "t"})
 		wait(t, h)
 		if err := h.Cancel(ctx); !errors.Is(err, agent.ErrTerminal) {
 			t.Fatalf("err = %v", err)
@@ -383,7 +383,7 @@ func TestResumeThatCannotBeRecordedDoesNotHang(t *testing.T) {
 	store := &failingStore{Store: run.NewMemoryStore(), left: 1 << 30}
 	model := llm.NewScripted(llm.CallTool("ask_user", `{"question":"?","return":null}`), llm.CallTool("terminate", `{"success":true,"result":null}`))
 	rt := newAgent(t, model, agent.Options{Store: store})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t"})
 	req := waitFor(t, h, 1)
 	store.mu.Lock()
 	store.left = 0
@@ -406,7 +406,7 @@ func TestStatusHookMayCallBackIntoTheRun(t *testing.T) {
 	var mu sync.Mutex
 	var seen []string
 	created, _ := rt.Create(context.Background(), agent.RunOptions{
-		Spec: agent.Spec{Task: "t"},
+		Task: "t",
 		OnStatus: func(c run.StatusChanged) {
 			mu.Lock()
 			hh := h
@@ -447,7 +447,7 @@ func TestResumeAfterCancelEndsCanceled(t *testing.T) {
 			return llm.CallTool("ask_user", `{"question":"?","return":null}`), nil
 		})
 		rt := newAgent(t, model, agent.Options{})
-		h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+		h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t"})
 		req := waitFor(t, h, 1)
 		done := make(chan error, 1)
 		go func() { done <- h.Resume(context.Background(), req.ID, run.Answer{Text: "x"}) }()

@@ -50,7 +50,7 @@ func checkBounded(t *testing.T, model *llm.Scripted) int {
 	return largest
 }
 
-func startRun(t *testing.T, rt *agent.Runtime, ro agent.RunOptions) *agent.Handle {
+func startRun(t *testing.T, rt *agent.Agent, ro agent.RunOptions) *agent.Handle {
 	t.Helper()
 	h, err := rt.Start(context.Background(), ro)
 	if err != nil {
@@ -76,7 +76,7 @@ func waitAwait(t *testing.T, h *agent.Handle) run.AwaitRequested {
 // 1 MB value takes.
 func TestNothingUnbounded(t *testing.T) {
 	ctx := context.Background()
-	newAgent := func(t *testing.T, model llm.Model, store run.Store) *agent.Runtime {
+	newAgent := func(t *testing.T, model llm.Model, store run.Store) *agent.Agent {
 		t.Helper()
 		rt, err := agent.New(agent.Options{Model: model, Actions: bigActions, Store: store, MaxOutput: 2 << 20,
 			Variables: []variable.Spec{{Name: "blob", Value: megabyte}}})
@@ -92,7 +92,7 @@ func TestNothingUnbounded(t *testing.T) {
 			llm.CallTool("terminate", `{"success":true,"result":"`+megabyte+`"}`),
 			llm.CallTool("terminate", `{"success":true,"result":7}`),
 		)
-		h := startRun(t, newAgent(t, model, nil), agent.RunOptions{Spec: agent.Spec{Task: "a number", ResultSchema: json.RawMessage(`{"type":"integer","maximum":5}`)}})
+		h := startRun(t, newAgent(t, model, nil), agent.RunOptions{Task: "a number", ResultSchema: json.RawMessage(`{"type":"integer","maximum":5}`)})
 		if _, err := h.Wait(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestNothingUnbounded(t *testing.T) {
 			llm.Text("```go\nfmt.Print(blob)\n```"),
 			llm.CallTool("terminate", `{"success":true,"result":null}`),
 		)
-		h := startRun(t, newAgent(t, model, nil), agent.RunOptions{Spec: agent.Spec{Task: "dump"}})
+		h := startRun(t, newAgent(t, model, nil), agent.RunOptions{Task: "dump"})
 		if _, err := h.Wait(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +121,7 @@ func TestNothingUnbounded(t *testing.T) {
 			llm.CallTool("guarded", `{}`),
 		)
 		rt := newAgent(t, model, store)
-		h := startRun(t, rt, agent.RunOptions{Spec: agent.Spec{Task: "dump, then wait"}})
+		h := startRun(t, rt, agent.RunOptions{Task: "dump, then wait"})
 		waitAwait(t, h)
 		if err := rt.Close(ctx); err != nil {
 			t.Fatal(err)
@@ -159,7 +159,7 @@ func TestNothingUnbounded(t *testing.T) {
 		input, _ := json.Marshal(map[string]string{"document": megabyte})
 		model := llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":null}`))
 		rt := newAgent(t, model, nil)
-		h := startRun(t, rt, agent.RunOptions{Spec: agent.Spec{Task: "read the input"}, Input: input})
+		h := startRun(t, rt, agent.RunOptions{Task: "read the input", Input: input})
 		if _, err := h.Wait(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +181,7 @@ func TestNothingUnbounded(t *testing.T) {
 			llm.CallTool("nope_"+megabyte[:100], `{"a":"`+megabyte+`"}`),
 			llm.CallTool("terminate", `{"success":true,"result":null}`),
 		)
-		h := startRun(t, newAgent(t, model, nil), agent.RunOptions{Spec: agent.Spec{Task: "err"}})
+		h := startRun(t, newAgent(t, model, nil), agent.RunOptions{Task: "err"})
 		if _, err := h.Wait(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -194,7 +194,7 @@ func TestNothingUnbounded(t *testing.T) {
 			llm.CallTool("ask_user", `{"question":"what now?"}`),
 			llm.CallTool("terminate", `{"success":true,"result":null}`),
 		)
-		h := startRun(t, newAgent(t, model, nil), agent.RunOptions{Spec: agent.Spec{Task: "ask"}})
+		h := startRun(t, newAgent(t, model, nil), agent.RunOptions{Task: "ask"})
 		p := waitAwait(t, h)
 		if err := h.Resume(ctx, p.ID, run.Answer{Decision: run.Denied, Reason: megabyte}); err != nil {
 			t.Fatal(err)
@@ -220,7 +220,7 @@ func TestNothingUnbounded(t *testing.T) {
 			llm.CallTool("terminate", `{"success":true,"result":null}`),
 			llm.CallTool("terminate", `{"success":true,"result":null}`),
 		)
-		h := startRun(t, newAgent(t, model, nil), agent.RunOptions{Spec: agent.Spec{Task: "first"}})
+		h := startRun(t, newAgent(t, model, nil), agent.RunOptions{Task: "first"})
 		if _, err := h.Wait(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +250,7 @@ func TestSystemPromptGrowsSlowly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}}); err != nil {
+		if _, err := rt.Run(context.Background(), agent.RunOptions{Task: "t"}); err != nil {
 			t.Fatal(err)
 		}
 		return len(model.Requests()[0].Messages[0].Text)
@@ -296,7 +296,7 @@ func TestPlainCutIsValidAndCounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", NonInteractive: true}}); err != nil {
+	if _, err := rt.Run(context.Background(), agent.RunOptions{Task: "t", NonInteractive: true}); err != nil {
 		t.Fatal(err)
 	}
 	msgs := model.Requests()[1].Messages

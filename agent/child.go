@@ -12,7 +12,7 @@ import (
 )
 
 // ParentOf returns the link to the run and tool call executing, for an
-// action that starts a child run (as AgentAction does): set it as the
+// action that starts a child run (as AsAction does): set it as the
 // child's RunOptions.Parent. It reports false outside a run's tool call.
 func ParentOf(ctx context.Context) (*Parent, bool) {
 	info, ok := ctx.Value(callKey{}).(*callInfo)
@@ -22,28 +22,28 @@ func ParentOf(ctx context.Context) (*Parent, bool) {
 	return &Parent{RunID: info.run.id, CallID: info.callID, Run: info.run}, true
 }
 
-// AgentSpec describes an agent that other agents can call as an action:
+// Child describes an agent that other agents can call as an action:
 // each call starts a child run on Agent, linked to the caller's run and
 // tool call.
-type AgentSpec struct {
+type Child struct {
 	// Name and Description are the action's.
 	Name, Description string
 	// Agent runs the child runs; it is shared by all of them. An agent
 	// with no Options.Store records its child runs into the parent's
 	// store.
-	Agent *Runtime
+	Agent *Agent
 	// Run is the template of the child run's options; Task is set from the
 	// call, and Parent from the calling run.
 	Run RunOptions
 }
 
-// AgentAction returns an action that runs the agent: it takes a task and
+// AsAction returns an action that runs the agent: it takes a task and
 // returns the child run's result as JSON. The child run's RunCreated names
 // its parent run and tool call, the parent's log records ChildRunStarted and
 // ChildRunFinished, and cancelling the parent cancels the child.
-func AgentAction(spec AgentSpec) (*action.Action, error) {
+func AsAction(spec Child) (*action.Action, error) {
 	if spec.Agent == nil {
-		return nil, &action.SpecError{Action: spec.Name, Err: errors.New("AgentSpec.Agent is nil; give the agent (agent.New) that runs the child runs")}
+		return nil, &action.SpecError{Action: spec.Name, Err: errors.New("Child.Agent is nil; give the agent (agent.New) that runs the child runs")}
 	}
 	return action.New(action.Spec{
 		Name:        spec.Name,
@@ -56,7 +56,7 @@ func AgentAction(spec AgentSpec) (*action.Action, error) {
 	})
 }
 
-func runChild(ctx context.Context, spec AgentSpec, task string) (json.RawMessage, error) {
+func runChild(ctx context.Context, spec Child, task string) (json.RawMessage, error) {
 	if info, ok := ctx.Value(callKey{}).(*callInfo); ok && len(info.sensitive) > 0 {
 		// The task is text for the child's model: a secret in it would
 		// reach a model.

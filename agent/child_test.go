@@ -15,7 +15,7 @@ import (
 
 func researcher(t *testing.T, model func() llm.Model, actions *action.Set) *action.Action {
 	t.Helper()
-	a, err := agent.AgentAction(agent.AgentSpec{
+	a, err := agent.AsAction(agent.Child{
 		Name:        "researcher",
 		Description: "Finds out the weather of a city.",
 		Agent:       newAgent(t, model(), agent.Options{Actions: actions}),
@@ -39,7 +39,7 @@ func TestChildRun(t *testing.T) {
 	)
 	store := run.NewMemoryStore()
 	rt := newAgent(t, parent, agent.Options{Store: store, Actions: action.MustSet(researcher(t, child, action.MustSet(weatherAction)))})
-	h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "delegate"}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: "delegate"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestCancellingTheParentCancelsTheChild(t *testing.T) {
 	parent := llm.NewScripted(llm.CallTool("researcher", `{"task":"block forever","return":null}`))
 	store := run.NewMemoryStore()
 	rt := newAgent(t, parent, agent.Options{Store: store, Actions: action.MustSet(researcher(t, child, action.MustSet(block)))})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "delegate"}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "delegate"})
 	<-started
 	if err := h.Cancel(context.Background()); err != nil {
 		t.Fatal(err)
@@ -88,8 +88,8 @@ func TestCancellingTheParentCancelsTheChild(t *testing.T) {
 	}
 }
 
-func TestAgentActionNeedsAnAgent(t *testing.T) {
-	if _, err := agent.AgentAction(agent.AgentSpec{Name: "x"}); err == nil || !strings.Contains(err.Error(), "AgentSpec.Agent is nil") {
+func TestAsActionNeedsAnAgent(t *testing.T) {
+	if _, err := agent.AsAction(agent.Child{Name: "x"}); err == nil || !strings.Contains(err.Error(), "Child.Agent is nil") {
 		t.Fatalf("err = %v", err)
 	}
 	_ = variable.Spec{}

@@ -98,7 +98,7 @@ func (c *conversation) fold(events []run.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, e := range events {
-		c.t.apply(e.Data)
+		c.t.apply(e.Payload)
 	}
 }
 

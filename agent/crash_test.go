@@ -92,13 +92,13 @@ func crashChild(path string) {
 					fmt.Println("error", err)
 					os.Exit(1)
 				}
-				h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "weather"}})
+				h, err := rt.Start(context.Background(), agent.RunOptions{Task: "weather"})
 				if err != nil {
 					fmt.Println("error", err)
 					os.Exit(1)
 				}
 				for e := range h.Events(context.Background(), 1) {
-					if _, ok := e.Data.(run.AwaitRequested); ok {
+					if _, ok := e.Payload.(run.AwaitRequested); ok {
 						return
 					}
 				}
@@ -221,7 +221,7 @@ func TestRestoreRefusesRunsWithLiveVariables(t *testing.T) {
 		{Name: "ch", Value: make(chan int)},
 		{Name: "n", Value: 7},
 	}})
-	h, _ := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, _ := rt.Start(ctx, agent.RunOptions{Task: "t"})
 	waitFor(t, h, 1)
 	rt2, _ := agent.New(agent.Options{Model: model, Store: store})
 	_, err = rt2.Restore(ctx, h.ID(), agent.RestoreOptions{})

@@ -1,8 +1,8 @@
 // Package runtime is where variables, actions and the model meet.
 //
-// A [Runtime] is an agent: its actions, model, store, logger, tracer and
+// A [Agent] is an agent: its actions, model, store, logger, tracer and
 // options, built once by [New] and safe for concurrent use, like *sql.DB.
-// It runs any number of runs at once ([Runtime.Start], [Runtime.Run]); each
+// It runs any number of runs at once ([Agent.Start], [Agent.Run]); each
 // run has its own [State]: its variables, the compatibility matrix between
 // them and the actions (which variables can be passed by reference to which
 // parameter) and its Go interpreter. A State knows which actions are
@@ -67,12 +67,12 @@
 //
 // # Runs
 //
-// [Runtime.Run] and [Runtime.Start] drive the model over a new State until
+// [Agent.Run] and [Agent.Start] drive the model over a new State until
 // it calls terminate, answers in plain text, or a limit ([Limits]) is
 // reached. A run's life is its own: the context given to Start bounds the
 // start (its values reach the run's actions, its cancellation does not);
 // the run ends when it finishes, when it is cancelled, or when the agent
-// is closed ([Runtime.Close]). Its spec (task, input, schemas, tags,
+// is closed ([Agent.Close]). Its spec (task, input, schemas, tags,
 // limits, approval strategy, model name: [SpecOf]) is recorded whole in its
 // first event, and every change after it is an event in the run's log, in
 // Options.Store (an in-memory store unless set; package run/sqlite is the
@@ -204,14 +204,14 @@
 // NeedsApproval is called, when the model calls ask_user, and when an
 // action returns action.AuthorizationRequired or action.InputRequired (the
 // call is made again after the answer). Options.Answer answers in the
-// process; otherwise [Runtime.Run] returns the await in its [Outcome], and
-// [Runtime.Resume] (or [Handle.Resume]) answers; an answer that does not
+// process; otherwise [Agent.Run] returns the await in its [Outcome], and
+// [Agent.Resume] (or [Handle.Resume]) answers; an answer that does not
 // fit what is pending is refused with [ErrAwaitMismatch].
 // RunOptions.AwaitTimeout fails a run whose await is not answered in time.
 //
 // # Child runs, relevance, restarts, observation
 //
-// [AgentAction] turns an agent into an action of another agent: each call
+// [AsAction] turns an agent into an action of another agent: each call
 // is a child run linked explicitly to its parent run and tool call
 // (RunOptions.Parent, [ParentOf]). With more actions
 // than RunOptions.ToolLimit, a run offers the most relevant ones for its
@@ -233,7 +233,7 @@
 //
 // Runs with one RunOptions.Session are one conversation (an ACP session,
 // an AG-UI thread, an A2A context, a chat), and a session is a fold of its
-// runs' logs (run.Session, [Runtime.Session]): the messages they exchanged
+// runs' logs (run.Session, [Agent.Session]): the messages they exchanged
 // and the variables they left, each in the state the latest run to touch
 // it left it. A new run of a session starts with those variables, under
 // the same names, before its own (RunOptions.Variables, which win over the
@@ -245,7 +245,7 @@
 // A variable comes back from, in order: the run or the agent that holds
 // it in this process (the agent holds the variables of the
 // Options.SessionCache sessions whose runs ended last, live values
-// included; [Runtime.ForgetSession] lets one go); the log's JSON value,
+// included; [Agent.ForgetSession] lets one go); the log's JSON value,
 // typed by a Go type the agent knows (its actions' parameters and
 // results, Options.Variables, Options.Types); or Options.Rebind, which
 // the host answers by name and type name. A variable that comes back

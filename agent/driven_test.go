@@ -36,7 +36,7 @@ func kinds(ps []agent.Pause) []agent.PauseKind {
 func TestDrivenRunStopsAtEveryPause(t *testing.T) {
 	model := llm.NewScripted(weatherThenDone...)
 	rt := newAgent(t, model, agent.Options{})
-	h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", Driven: true, Approval: agent.ApproveOnToolCall}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: "t", Driven: true, Approval: agent.ApproveOnToolCall})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestDrivenRunStopsAtEveryPause(t *testing.T) {
 // fails it, naming the await.
 func TestDrivenExpireFailsTheRun(t *testing.T) {
 	rt := newAgent(t, llm.NewScripted(weatherThenDone...), agent.Options{})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", Driven: true, Approval: agent.ApproveOnToolCall, AwaitTimeout: 1}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t", Driven: true, Approval: agent.ApproveOnToolCall, AwaitTimeout: 1})
 	p := advance(t, h)
 	for p.Kind != agent.PauseAwait {
 		p = advance(t, h)
@@ -114,7 +114,7 @@ func TestDrivenExpireFailsTheRun(t *testing.T) {
 func TestDrivenCancelAtACheckpoint(t *testing.T) {
 	model := llm.NewScripted(weatherThenDone...)
 	rt := newAgent(t, model, agent.Options{})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", Driven: true}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t", Driven: true})
 	advance(t, h) // before the first model call
 	if err := h.Cancel(context.Background()); err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestDrivenCancelAtACheckpoint(t *testing.T) {
 func TestDrivenFollowUp(t *testing.T) {
 	model := llm.NewScripted(append(weatherThenDone, llm.Text("again"))...)
 	rt := newAgent(t, model, agent.Options{})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", Driven: true}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t", Driven: true})
 	p := advance(t, h)
 	for p.Kind != agent.PauseEnded {
 		p = advance(t, h)
@@ -150,7 +150,7 @@ func TestDrivenFollowUp(t *testing.T) {
 
 func TestAdvanceRefusesARunNotDriven(t *testing.T) {
 	rt := newAgent(t, llm.NewScripted(weatherThenDone...), agent.Options{})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t"})
 	wait(t, h)
 	if _, err := h.Advance(context.Background()); !errors.Is(err, agent.ErrNotDriven) {
 		t.Fatalf("Advance = %v, want ErrNotDriven", err)
@@ -164,7 +164,7 @@ func TestRestoreRunningRunRerunsItsUnfinishedStep(t *testing.T) {
 	store := run.NewMemoryStore()
 	first := llm.NewScripted(weatherThenDone...)
 	rt := newAgent(t, first, agent.Options{Store: store})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", Driven: true}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t", Driven: true})
 	advance(t, h) // before the model call
 	if p := advance(t, h); p.Kind != agent.PauseStep {
 		t.Fatalf("pause = %s, want step", p.Kind)
@@ -198,7 +198,7 @@ func TestRestoreRunningRunRerunsItsUnfinishedStep(t *testing.T) {
 func TestRestoreCompletedRunTakesAFollowUp(t *testing.T) {
 	store := run.NewMemoryStore()
 	rt := newAgent(t, llm.NewScripted(weatherThenDone...), agent.Options{Store: store})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t"})
 	first := wait(t, h)
 
 	model := llm.NewScripted(llm.Text("more"))
@@ -226,7 +226,7 @@ func TestRestoreCompletedRunTakesAFollowUp(t *testing.T) {
 func TestRestoreRefusesAnEndedRun(t *testing.T) {
 	store := run.NewMemoryStore()
 	rt := newAgent(t, llm.NewScripted(weatherThenDone...), agent.Options{Store: store})
-	h, _ := rt.Create(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, _ := rt.Create(context.Background(), agent.RunOptions{Task: "t"})
 	if err := h.Cancel(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,7 @@ for _, c := range cities {
 }
 
 // Run an agent: the scripted model plays what a model would send.
-func ExampleRuntime_Run() {
+func ExampleAgent_Run() {
 	model := llm.NewScripted(
 		llm.CallTool("get_weather", `{"location":"<<var:city>>","unit":"c","return":null}`),
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
@@ -130,7 +130,7 @@ func ExampleRuntime_Run() {
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}},
 		Model:     model,
 	})
-	out, _ := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "What is the weather in the city?"}})
+	out, _ := rt.Run(context.Background(), agent.RunOptions{Task: "What is the weather in the city?"})
 	fmt.Println(out.Status, string(out.Result), out.Steps)
 	// Output:
 	// completed "sunny, 21°C in Paris" 2
@@ -145,9 +145,9 @@ func ExampleHandle_Resume() {
 	)
 	rt, _ := agent.New(agent.Options{Actions: action.MustSet(weatherAction), Model: model})
 	ctx := context.Background()
-	h, _ := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "What is the weather?"}})
+	h, _ := rt.Start(ctx, agent.RunOptions{Task: "What is the weather?"})
 	for e := range h.Events(ctx, 1) {
-		if req, ok := e.Data.(run.AwaitRequested); ok {
+		if req, ok := e.Payload.(run.AwaitRequested); ok {
 			fmt.Println(req.Await, req.Message)
 			h.Resume(ctx, req.ID, run.Answer{Text: "Oslo"})
 		}
@@ -173,7 +173,7 @@ func ExampleHandle_History() {
 		Model:     model,
 	})
 	ctx := context.Background()
-	h, _ := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "What is the weather in the city?"}})
+	h, _ := rt.Start(ctx, agent.RunOptions{Task: "What is the weather in the city?"})
 	h.Wait(ctx)
 	history, _ := h.History(ctx)
 	for _, in := range history {
@@ -222,7 +222,7 @@ func Example_session() {
 	ctx := context.Background()
 	for _, text := range []string{"Load the orders.", "Now only the late ones."} {
 		sess, _ := rt.Session(ctx, "chat-42")
-		out, _ := rt.Run(ctx, agent.RunOptions{Session: "chat-42", History: agent.HistoryOf(sess), Spec: agent.Spec{Task: text}})
+		out, _ := rt.Run(ctx, agent.RunOptions{Session: "chat-42", History: agent.HistoryOf(sess), Task: text})
 		fmt.Println(string(out.Result))
 	}
 	sess, _ := rt.Session(ctx, "chat-42")

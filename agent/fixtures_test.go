@@ -43,7 +43,7 @@ func weatherState(t testing.TB) *agent.State {
 }
 
 // mustState returns a fresh State of the agent rt.
-func mustState(t testing.TB, rt *agent.Runtime) *agent.State {
+func mustState(t testing.TB, rt *agent.Agent) *agent.State {
 	t.Helper()
 	st, err := rt.NewState()
 	if err != nil {
@@ -65,7 +65,7 @@ type Gadget struct{ on bool }
 
 // fixture is a runtime with actions that succeed, fail, panic and hang.
 type fixture struct {
-	rt      *agent.Runtime
+	rt      *agent.Agent
 	st      *agent.State
 	release chan struct{}
 	timeout time.Duration // the agent's CallTimeout
@@ -180,7 +180,7 @@ func newState(opts agent.Options) (*agent.State, error) {
 }
 
 // runState runs opts on rt and returns the outcome and the run's State.
-func runState(t testing.TB, rt *agent.Runtime, opts agent.RunOptions) (agent.Outcome, *agent.State) {
+func runState(t testing.TB, rt *agent.Agent, opts agent.RunOptions) (agent.Outcome, *agent.State) {
 	t.Helper()
 	h, err := rt.Start(context.Background(), opts)
 	if err != nil {

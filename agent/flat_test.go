@@ -19,7 +19,7 @@ type callCost struct {
 
 // measureCalls makes a State holding vars variables and as many earlier
 // results, then measures n more calls of the same action.
-func measureCalls(t *testing.T, rt *agent.Runtime, vars, n int) callCost {
+func measureCalls(t *testing.T, rt *agent.Agent, vars, n int) callCost {
 	t.Helper()
 	ctx := context.Background()
 	step := agent.Step{Calls: []agent.ToolCall{{ID: "c", Name: "get_weather", Arguments: `{"location":"<<var:v0>>","unit":"c"}`}}}

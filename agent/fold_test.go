@@ -96,7 +96,7 @@ func (m *foldModel) Generate(_ context.Context, req llm.Request) (llm.Response, 
 func modelCalls(events []run.Event) int {
 	n := 0
 	for _, e := range events {
-		if _, ok := e.Data.(run.Usage); ok {
+		if _, ok := e.Payload.(run.Usage); ok {
 			n++
 		}
 	}
@@ -151,7 +151,7 @@ func foldScript(r *rand.Rand, n int) []foldStep {
 
 // foldAgent is an agent of the generated runs: get_weather, pay (which
 // needs approval), snippets, the given store and model.
-func foldAgent(t *testing.T, store run.Store, model llm.Model) *agent.Runtime {
+func foldAgent(t *testing.T, store run.Store, model llm.Model) *agent.Agent {
 	t.Helper()
 	pay := action.MustNew(action.Spec{Name: "pay", Func: func(amount int) string { return fmt.Sprintf("paid %d", amount) }, Params: []action.Param{{Name: "amount"}}, NeedsApproval: true})
 	return newAgent(t, model, agent.Options{Store: store, Actions: action.MustSet(weatherAction, pay)})
@@ -192,14 +192,14 @@ func TestConversationIsTheFoldOfTheLog(t *testing.T) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 35))
 			script := foldScript(r, 6+r.IntN(8))
-			spec := agent.Spec{Task: "t", ResultSchema: []byte(`{"type":"integer"}`)}
-			spec.Approval = []agent.Approval{agent.ApproveNone, agent.ApproveNone, agent.ApproveOnToolCall, agent.ApproveOnStart}[r.IntN(4)]
-			spec.Limits.CompactAt = []int{0, 0, 900, 1400}[r.IntN(4)]
+			opts := agent.RunOptions{Task: "t", ResultSchema: []byte(`{"type":"integer"}`)}
+			opts.Approval = []agent.Approval{agent.ApproveNone, agent.ApproveNone, agent.ApproveOnToolCall, agent.ApproveOnStart}[r.IntN(4)]
+			opts.CompactAt = []int{0, 0, 900, 1400}[r.IntN(4)]
 			store := &foldStore{Store: run.NewMemoryStore()}
 			model := &foldModel{store: store, script: script}
 			rt := foldAgent(t, store, model)
 			t.Cleanup(func() { _ = rt.Close(context.Background()) })
-			h, err := rt.Start(context.Background(), agent.RunOptions{Spec: spec})
+			h, err := rt.Start(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +212,7 @@ func TestConversationIsTheFoldOfTheLog(t *testing.T) {
 			for i, s := range model.sent {
 				assertSameMessages(t, fmt.Sprintf("request %d (log at %d)", i, s.seq), s.req.Messages, foldAt(events, s.seq))
 			}
-			t.Logf("%d requests, %d events, %d follow-ups, approval %s, compact at %d", len(model.sent), len(events), followUps, spec.Approval, spec.Limits.CompactAt)
+			t.Logf("%d requests, %d events, %d follow-ups, approval %s, compact at %d", len(model.sent), len(events), followUps, opts.Approval, opts.CompactAt)
 			restoreAtEveryBoundary(t, store, model, events, script)
 		})
 	}
@@ -229,7 +229,7 @@ func foldAt(events []run.Event, seq int64) []llm.Message {
 	msgs := agent.FoldLog(events[:upTo], nil, agent.DefaultLargeResult)
 	if msgs[0].Text == "" {
 		for _, e := range events {
-			if u, ok := e.Data.(run.Usage); ok && u.System != "" {
+			if u, ok := e.Payload.(run.Usage); ok && u.System != "" {
 				msgs[0] = llm.SystemMessage(u.System)
 				break
 			}
@@ -262,7 +262,7 @@ func driveFold(t *testing.T, h *agent.Handle, store *foldStore, script []foldSte
 				t.Fatal(err)
 			}
 			from = e.Seq + 1
-			a, ok := e.Data.(run.AwaitRequested)
+			a, ok := e.Payload.(run.AwaitRequested)
 			if !ok {
 				continue
 			}
@@ -364,7 +364,7 @@ func restoreAtEveryBoundary(t *testing.T, store *foldStore, model *foldModel, ev
 // terminate call completed and no turn end after it.
 func endsTurnUnrecorded(events []run.Event) bool {
 	for i := len(events) - 1; i >= 0; i-- {
-		switch p := events[i].Data.(type) {
+		switch p := events[i].Payload.(type) {
 		case run.ToolCallCompleted:
 			return p.Success && isTerminate(events, p.CallID)
 		case run.Usage, run.StatusChanged, run.Error:
@@ -376,7 +376,7 @@ func endsTurnUnrecorded(events []run.Event) bool {
 
 func isTerminate(events []run.Event, id string) bool {
 	for _, e := range events {
-		if s, ok := e.Data.(run.ToolCallScheduled); ok && s.Call.ID == id {
+		if s, ok := e.Payload.(run.ToolCallScheduled); ok && s.Call.ID == id {
 			return s.Call.Name == "terminate"
 		}
 	}
@@ -437,10 +437,10 @@ func replayPerson(t *testing.T, h *agent.Handle, store *foldStore, events []run.
 				return
 			}
 			from = e.Seq + 1
-			if a, ok := e.Data.(run.AwaitRequested); ok && !answer(a) {
+			if a, ok := e.Payload.(run.AwaitRequested); ok && !answer(a) {
 				return
 			}
-			if _, ok := e.Data.(run.Usage); ok {
+			if _, ok := e.Payload.(run.Usage); ok {
 				return
 			}
 		}
@@ -463,12 +463,12 @@ func replayPerson(t *testing.T, h *agent.Handle, store *foldStore, events []run.
 // followUp sends the restored run h the follow-up the run got after b.
 func followUp(t *testing.T, h *agent.Handle, events []run.Event, b int64) {
 	for i := b; i < int64(len(events)); i++ {
-		m, ok := events[i].Data.(run.UserMessage)
+		m, ok := events[i].Payload.(run.UserMessage)
 		if !ok {
 			continue
 		}
 		for _, e := range events[i+1:] {
-			c, ok := e.Data.(run.VariableCreated)
+			c, ok := e.Payload.(run.VariableCreated)
 			if !ok || !strings.HasPrefix(c.Variable.Name, "note") {
 				break
 			}
@@ -505,7 +505,7 @@ func firstDiff(want, got []llm.Message) string {
 // count counts the kinds of event of a run's log that the fold applies.
 func count(seen map[string]int, events []run.Event) {
 	for _, e := range events {
-		switch p := e.Data.(type) {
+		switch p := e.Payload.(type) {
 		case run.SnippetExecuted:
 			seen["snippet"]++
 		case run.ToolCallCompleted:

@@ -16,7 +16,7 @@ import (
 func TestGivingUpFailsTheRun(t *testing.T) {
 	model := llm.NewScripted(llm.CallTool("terminate", `{"success":false,"result":"the city has no weather service"}`))
 	rt := newAgent(t, model, agent.Options{})
-	h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}

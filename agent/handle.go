@@ -15,7 +15,7 @@ import (
 // the ways to cancel it or follow it up. It is safe for concurrent use.
 type Handle struct {
 	// Fixed once the run is made (or restored).
-	rt     *Runtime
+	rt     *Agent
 	st     *State // the executor
 	id     run.ID
 	rec    *recorder

@@ -35,7 +35,7 @@ fmt.Println(x)`})
 		t.Fatal(err)
 	}
 	defer rt.Close(context.Background())
-	o, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "print the database"}})
+	o, err := rt.Run(context.Background(), agent.RunOptions{Task: "print the database"})
 	if err != nil || o.Status != run.StatusCompleted {
 		t.Fatalf("run = %+v, %v", o, err)
 	}
@@ -61,7 +61,7 @@ fmt.Println(x)`})
 		if leaktest.Leaks(string(b)) {
 			t.Errorf("stored event %d holds the secret: %s", e.Seq, b)
 		}
-		if done, ok := e.Data.(run.ToolCallCompleted); ok && strings.Contains(done.Stdout, "C *sql.DB handle") {
+		if done, ok := e.Payload.(run.ToolCallCompleted); ok && strings.Contains(done.Stdout, "C *sql.DB handle") {
 			printed = true
 		}
 	}

@@ -97,7 +97,7 @@ func BenchmarkRecordedCallMemory(b *testing.B) {
 					b.Fatal(err)
 				}
 				before := heapAlloc()
-				h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", Limits: agent.Limits{MaxSteps: recordedCalls + 1}}})
+				h, err := rt.Start(context.Background(), agent.RunOptions{Task: "t", Limits: agent.Limits{MaxSteps: recordedCalls + 1}})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -50,7 +50,7 @@ func answerAll(t *testing.T, h *agent.Handle) {
 			t.Error(err)
 			return
 		}
-		req, ok := e.Data.(run.AwaitRequested)
+		req, ok := e.Payload.(run.AwaitRequested)
 		if !ok {
 			continue
 		}
@@ -70,11 +70,11 @@ func answerAll(t *testing.T, h *agent.Handle) {
 	}
 }
 
-func runHistoryScript(t *testing.T) (*agent.Handle, *agent.Runtime) {
+func runHistoryScript(t *testing.T) (*agent.Handle, *agent.Agent) {
 	t.Helper()
 	model, opts := historyScript()
 	rt := newAgent(t, model, opts)
-	h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", Approval: agent.ApproveOnToolCall, Limits: agent.Limits{LargeResult: 200}}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: "t", Approval: agent.ApproveOnToolCall, Limits: agent.Limits{LargeResult: 200}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestHistoryAfterRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, _ := first.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, _ := first.Start(ctx, agent.RunOptions{Task: "t"})
 	req := waitFor(t, h, 1)
 	before := h.State().History()
 	if len(before) != 1 || before[0].Action != "get_weather" || before[0].Reason != "Look it up." {
@@ -217,7 +217,7 @@ func TestARunAndABareStateRecordAStepAlike(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:loud>>"}`),
 	)
 	rt := newAgent(t, model, agent.Options{})
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestAHostsExecuteIsNotTheRunsStep(t *testing.T) {
 	ctx := context.Background()
 	model := llm.NewScripted(append(weatherThenDone, weatherThenDone...)...)
 	rt := newAgent(t, model, agent.Options{})
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}

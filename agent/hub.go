@@ -48,7 +48,7 @@ func (l *hub) publish(d run.Delta) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	d.After = l.seq
-	e := run.Event{RunID: l.id, Time: time.Now().UTC().Round(0), Data: d}
+	e := run.Event{RunID: l.id, Time: time.Now().UTC().Round(0), Payload: d}
 	cost := len(d.Text) + liveCost
 	if !l.full && l.size+cost <= MaxLiveBuffer {
 		l.recent = append(l.recent, e)
@@ -144,7 +144,7 @@ func (f *follower) take(next int64) []run.Event {
 	var out []run.Event
 	join := len(f.pending) > joinAfter
 	for _, e := range f.pending {
-		d := e.Data.(run.Delta)
+		d := e.Payload.(run.Delta)
 		if d.After >= next {
 			break
 		}
@@ -154,9 +154,9 @@ func (f *follower) take(next int64) []run.Event {
 			continue
 		}
 		if k := len(out) - 1; join && k >= 0 {
-			if last := out[k].Data.(run.Delta); last.Step == d.Step && last.What == d.What && last.CallID == d.CallID && d.Name == "" {
+			if last := out[k].Payload.(run.Delta); last.Step == d.Step && last.What == d.What && last.CallID == d.CallID && d.Name == "" {
 				last.Text += d.Text
-				out[k].Data = last
+				out[k].Payload = last
 				continue
 			}
 		}

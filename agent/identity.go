@@ -186,7 +186,7 @@ func (ids *described) seed(events []run.Event) {
 		}
 	}
 	for _, e := range events {
-		switch p := e.Data.(type) {
+		switch p := e.Payload.(type) {
 		case run.ToolCallCompleted:
 			if p.Action != nil {
 				action(*p.Action)

@@ -47,7 +47,7 @@ func TestGoIdentityIsRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	o, err := rt.Run(context.Background(), agent.RunOptions{Task: "t"})
 	if err != nil || o.Status != run.StatusCompleted {
 		t.Fatalf("%+v %v", o, err)
 	}
@@ -60,7 +60,7 @@ func TestGoIdentityIsRecorded(t *testing.T) {
 	described := map[string]int{}
 	goTypes := map[string]string{}
 	for _, e := range events {
-		switch p := e.Data.(type) {
+		switch p := e.Payload.(type) {
 		case run.ToolCallCompleted:
 			if p.Action != nil {
 				ids = append(ids, *p.Action)
@@ -105,7 +105,7 @@ func TestGoIdentityOnceAcrossRestore(t *testing.T) {
 		action.MustNew(action.Spec{Name: "fill", Func: IDFill, Params: []action.Param{{Name: "b"}, {Name: "n", Default: 1}}}),
 		action.MustNew(action.Spec{Name: "guarded", Func: func() string { return "ok" }, NeedsApproval: true}),
 	)
-	ag := func(model llm.Model) *agent.Runtime {
+	ag := func(model llm.Model) *agent.Agent {
 		rt, err := agent.New(agent.Options{Actions: actions, Store: store, Model: model, CallTimeout: -1,
 			Variables: []variable.Spec{{Name: "box", Value: idBox{Name: "a"}}}})
 		if err != nil {
@@ -114,7 +114,7 @@ func TestGoIdentityOnceAcrossRestore(t *testing.T) {
 		return rt
 	}
 	rt := ag(llm.NewScripted(llm.CallTool("fill", `{"b":"<<var:box>>"}`), llm.CallTool("guarded", `{}`)))
-	h := startRun(t, rt, agent.RunOptions{Spec: agent.Spec{Task: "fill, then wait"}})
+	h := startRun(t, rt, agent.RunOptions{Task: "fill, then wait"})
 	waitAwait(t, h)
 	if err := rt.Close(ctx); err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func TestGoIdentityOnceAcrossRestore(t *testing.T) {
 	}
 	count := map[string]int{}
 	for _, e := range events {
-		if p, ok := e.Data.(run.ToolCallCompleted); ok && p.Action != nil {
+		if p, ok := e.Payload.(run.ToolCallCompleted); ok && p.Action != nil {
 			count[p.Action.Name]++
 		}
 	}

@@ -71,7 +71,7 @@ func follow(h *agent.Handle, from int64) *follower {
 func deltas(evs []run.Event, what run.DeltaKind, step int) string {
 	var b strings.Builder
 	for _, e := range evs {
-		if d, ok := e.Data.(run.Delta); ok && d.What == what && d.Step == step {
+		if d, ok := e.Payload.(run.Delta); ok && d.What == what && d.Step == step {
 			b.WriteString(d.Text)
 		}
 	}
@@ -109,7 +109,7 @@ func TestDeltasReachEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "count"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "count"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestDeltasReachEvents(t *testing.T) {
 		t.Errorf("step 3 text deltas %q", got)
 	}
 	for i, e := range evs {
-		d, ok := e.Data.(run.Delta)
+		d, ok := e.Payload.(run.Delta)
 		if !ok {
 			continue
 		}
@@ -148,14 +148,14 @@ func TestDeltasReachEvents(t *testing.T) {
 		var done int
 		switch d.What {
 		case run.DeltaText, run.DeltaReasoning:
-			done = indexOf(evs, func(e run.Event) bool { m, ok := e.Data.(run.AssistantMessage); return ok && m.Step == d.Step })
+			done = indexOf(evs, func(e run.Event) bool { m, ok := e.Payload.(run.AssistantMessage); return ok && m.Step == d.Step })
 		case run.DeltaOutput:
-			done = indexOf(evs, func(e run.Event) bool { m, ok := e.Data.(run.SnippetExecuted); return ok && m.Step == d.Step })
+			done = indexOf(evs, func(e run.Event) bool { m, ok := e.Payload.(run.SnippetExecuted); return ok && m.Step == d.Step })
 			if !strings.HasPrefix(d.CallID, "snippet") {
 				t.Errorf("output delta of call %q", d.CallID)
 			}
 		case run.DeltaToolCall:
-			done = indexOf(evs, func(e run.Event) bool { m, ok := e.Data.(run.ToolCallScheduled); return ok && m.Step == d.Step })
+			done = indexOf(evs, func(e run.Event) bool { m, ok := e.Payload.(run.ToolCallScheduled); return ok && m.Step == d.Step })
 			if d.CallID == "" {
 				t.Errorf("call delta without a call: %+v", d)
 			}
@@ -164,8 +164,8 @@ func TestDeltasReachEvents(t *testing.T) {
 			t.Errorf("delta %d (%+v) comes after its completed message (%d)", i, d, done)
 		}
 	}
-	first := indexOf(evs, func(e run.Event) bool { d, ok := e.Data.(run.Delta); return ok && d.What == run.DeltaToolCall })
-	if d := evs[first].Data.(run.Delta); d.Name != "note" {
+	first := indexOf(evs, func(e run.Event) bool { d, ok := e.Payload.(run.Delta); return ok && d.What == run.DeltaToolCall })
+	if d := evs[first].Payload.(run.Delta); d.Name != "note" {
 		t.Errorf("the first piece of the call does not name the tool: %+v", d)
 	}
 	logged, err := store.Read(ctx, h.ID(), 1, 0)
@@ -206,7 +206,7 @@ func TestLogSizeWithStreaming(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "count"}, ID: "01a2c3d4-0000-7000-8000-000000000001"})
+		h, err := rt.Start(ctx, agent.RunOptions{Task: "count", ID: "01a2c3d4-0000-7000-8000-000000000001"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +239,7 @@ func TestLateFollower(t *testing.T) {
 	model := llm.Chunked(&gated{Model: script, gates: []chan struct{}{nil, second}}, 2, 0)
 	note := action.MustNew(action.Spec{Name: "note", Description: "Note.", Func: func(text string) string { return text }, Params: []action.Param{{Name: "text"}}})
 	rt, _ := agent.New(agent.Options{Model: model, Store: store, Actions: action.MustSet(note)})
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "two steps"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "two steps"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestLateFollower(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := e.Data.(run.ToolCallCompleted); ok {
+		if _, ok := e.Payload.(run.ToolCallCompleted); ok {
 			break
 		}
 	}
@@ -263,7 +263,7 @@ func TestLateFollower(t *testing.T) {
 	if deltas(evs, run.DeltaToolCall, 1) != "" {
 		t.Error("the late follower got deltas from before it joined")
 	}
-	if indexOf(evs, func(e run.Event) bool { _, ok := e.Data.(run.ToolCallScheduled); return ok }) < 0 {
+	if indexOf(evs, func(e run.Event) bool { _, ok := e.Payload.(run.ToolCallScheduled); return ok }) < 0 {
 		t.Error("the late follower did not get the first step's call from the log")
 	}
 	if got := deltas(evs, run.DeltaText, 2); got != "Second answer." {
@@ -282,7 +282,7 @@ func TestStalledFollower(t *testing.T) {
 	text := strings.Repeat("0123456789", 60_000) // 600 KB, past MaxLiveBuffer
 	model := llm.Chunked(&gated{Model: llm.NewScripted(llm.Text(text)), gates: []chan struct{}{gate}}, 100, 0)
 	rt, _ := agent.New(agent.Options{Model: model, Store: store})
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "talk"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "talk"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func TestStalledFollower(t *testing.T) {
 	<-active.done
 	// The other follower is not held up by the stalled one: it got to the
 	// end (its own pace decides whether it took every delta).
-	if indexOf(active.events, func(e run.Event) bool { m, ok := e.Data.(run.AssistantMessage); return ok && m.Text == text }) < 0 {
+	if indexOf(active.events, func(e run.Event) bool { m, ok := e.Payload.(run.AssistantMessage); return ok && m.Text == text }) < 0 {
 		t.Error("the active follower did not get the completed message")
 	}
 	if got := deltas(active.events, run.DeltaText, 1); !strings.HasPrefix(text, got) {
@@ -332,7 +332,7 @@ func TestStalledFollower(t *testing.T) {
 	if len(part) >= len(text) || !strings.HasPrefix(text, part) {
 		t.Errorf("the stalled follower got %d of %d bytes of deltas; want a prefix, not all", len(part), len(text))
 	}
-	if indexOf(got, func(e run.Event) bool { m, ok := e.Data.(run.AssistantMessage); return ok && m.Text == text }) < 0 {
+	if indexOf(got, func(e run.Event) bool { m, ok := e.Payload.(run.AssistantMessage); return ok && m.Text == text }) < 0 {
 		t.Error("the stalled follower did not get the completed message")
 	}
 }
@@ -344,7 +344,7 @@ func TestOutputDeltasWithoutAStreamingModel(t *testing.T) {
 	gate := make(chan struct{})
 	script := llm.NewScripted(llm.Response{Text: snippetStep}, llm.Text("Counted."))
 	rt, _ := agent.New(agent.Options{Model: &gated{Model: struct{ llm.Model }{script}, gates: []chan struct{}{gate}}})
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "count"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "count"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func TestMediaIsRecordedWithItsType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t"})
 	wait(t, h)
 	events, err := rt.Store().Read(context.Background(), h.ID(), 1, 0)
 	if err != nil {
@@ -38,7 +38,7 @@ func TestMediaIsRecordedWithItsType(t *testing.T) {
 	}
 	got := map[string]run.VariableCreated{}
 	for _, e := range events {
-		if v, ok := e.Data.(run.VariableCreated); ok {
+		if v, ok := e.Payload.(run.VariableCreated); ok {
 			got[v.Variable.Name] = v
 		}
 	}

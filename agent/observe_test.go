@@ -40,7 +40,7 @@ func TestTracerSeesTheSpanTree(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
 	)
 	rt := newAgent(t, model, agent.Options{Tracer: tr})
-	if _, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", ModelName: "scripted"}, Name: "weather"}); err != nil {
+	if _, err := rt.Run(context.Background(), agent.RunOptions{Task: "t", ModelName: "scripted", Name: "weather"}); err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Join(tr.spans, " ")
@@ -55,7 +55,7 @@ func TestLoggerIsTheHosts(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	model := llm.NewScripted(llm.CallTool("get_weather", `{"location":5}`), llm.CallTool("terminate", `{"success":true,"result":null}`))
 	rt := newAgent(t, model, agent.Options{Logger: log})
-	rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	rt.Run(context.Background(), agent.RunOptions{Task: "t"})
 	for _, want := range []string{"run started", "call failed", "action=get_weather", "run ended", "status=completed"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, buf.String())

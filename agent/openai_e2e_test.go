@@ -28,7 +28,7 @@ import (
 
 // openaiAgent returns a runtime whose model is byref's OpenAI client
 // talking to a wire-format server answering with h.
-func openaiAgent(t *testing.T, h openaitest.Handler, opts agent.Options) (*agent.Runtime, *openaitest.Server) {
+func openaiAgent(t *testing.T, h openaitest.Handler, opts agent.Options) (*agent.Agent, *openaitest.Server) {
 	t.Helper()
 	srv := openaitest.New(t, h)
 	m, err := llm.OpenWith("openai:gpt-4o-mini", llm.Config{
@@ -87,7 +87,7 @@ func TestOpenAIWeatherTask(t *testing.T) {
 		withUsage(openaitest.Call("get_weather", `{"location":"<<var:city>>","unit":"c","return":null}`), 300, 20),
 		withUsage(openaitest.Call("terminate", `{"success":true,"result":"<<var:weather>>"}`), 350, 15),
 	), agent.Options{})
-	h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "What is the weather in the city?", ModelName: "openai:gpt-4o-mini"}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: "What is the weather in the city?", ModelName: "openai:gpt-4o-mini"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestOpenAIParallelToolCalls(t *testing.T) {
 		},
 		openaitest.Call("terminate", `{"success":true,"result":"<<var:weather_2>>"}`),
 	), agent.Options{})
-	o, st := runState(t, rt, agent.RunOptions{Spec: agent.Spec{Task: "weather twice"}})
+	o, st := runState(t, rt, agent.RunOptions{Task: "weather twice"})
 	if string(o.Result) != `"sunny, 21°F in Lyon"` || o.Steps != 2 {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -239,7 +239,7 @@ func TestOpenAISnippetStep(t *testing.T) {
 		openaitest.Text("I will count the letters in Go.\n```go\nn := len(city) * 10\nfmt.Println(\"letters x 10 =\", n)\n```"),
 		openaitest.Call("terminate", `{"success":true,"result":"<<var:n>>"}`),
 	), agent.Options{})
-	o, st := runState(t, rt, agent.RunOptions{Spec: agent.Spec{Task: "count"}})
+	o, st := runState(t, rt, agent.RunOptions{Task: "count"})
 	if o.Status != run.StatusCompleted || string(o.Result) != "50" {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -271,7 +271,7 @@ func TestOpenAIMixedStep(t *testing.T) {
 		},
 		openaitest.Call("terminate", `{"success":true,"result":"<<var:weather>>"}`),
 	), agent.Options{})
-	o, st := runState(t, rt, agent.RunOptions{Spec: agent.Spec{Task: "weather"}})
+	o, st := runState(t, rt, agent.RunOptions{Task: "weather"})
 	if string(o.Result) != `"sunny, 21°C in PARIS, France"` {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -296,7 +296,7 @@ func TestOpenAIResultSchemaWithOneInvalidAttempt(t *testing.T) {
 		openaitest.Call("terminate", `{"success":true,"result":{"city":"Paris"}}`),
 		openaitest.Call("terminate", `{"success":true,"result":{"city":"Paris","temp_c":21}}`),
 	), agent.Options{})
-	o, _ := runState(t, rt, agent.RunOptions{Spec: agent.Spec{Task: "forecast", ResultSchema: agent.ResultSchemaFor[Forecast]()}})
+	o, _ := runState(t, rt, agent.RunOptions{Task: "forecast", ResultSchema: agent.ResultSchemaFor[Forecast]()})
 	f, err := agent.ResultAs[Forecast](o)
 	if err != nil || f != (Forecast{"Paris", 21}) || o.Steps != 2 {
 		t.Fatalf("result = %+v, %v (outcome %+v)", f, err, o)
@@ -328,7 +328,7 @@ func TestOpenAIRecoversFromFailingAction(t *testing.T) {
 		openaitest.Call("lookup", `{"city":"<<var:city>>","return":null}`),
 		openaitest.Call("terminate", `{"success":true,"result":"<<var:lookup_result>>"}`),
 	), agent.Options{Actions: action.MustSet(flaky)})
-	o, _ := runState(t, rt, agent.RunOptions{Spec: agent.Spec{Task: "population"}})
+	o, _ := runState(t, rt, agent.RunOptions{Task: "population"})
 	if o.Status != run.StatusCompleted || string(o.Result) != "2100000" {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -342,7 +342,7 @@ func TestOpenAIStepLimit(t *testing.T) {
 	rt, srv := openaiAgent(t, func(context.Context, openaitest.Request) (openaitest.Response, error) {
 		return openaitest.Call("get_weather", `{"location":"Paris","unit":"c","return":null}`), nil
 	}, agent.Options{})
-	o, _ := runState(t, rt, agent.RunOptions{Spec: agent.Spec{Task: "loop", Limits: agent.Limits{MaxSteps: 3}}})
+	o, _ := runState(t, rt, agent.RunOptions{Task: "loop", Limits: agent.Limits{MaxSteps: 3}})
 	if o.Status != run.StatusCompleted || string(o.Result) != "null" || o.Steps != 3 || !strings.Contains(o.Reason, "step limit (3)") {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -359,7 +359,7 @@ func TestOpenAIFollowUp(t *testing.T) {
 		openaitest.Call("terminate", `{"success":true,"result":"<<var:weather>>"}`),
 	), agent.Options{})
 	ctx := context.Background()
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "weather in C"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "weather in C"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +403,7 @@ func TestOpenAIContextCompaction(t *testing.T) {
 		r.Text = big
 		return r, nil
 	}, agent.Options{})
-	o, _ := runState(t, rt, agent.RunOptions{Spec: agent.Spec{Task: "the task", Limits: agent.Limits{MaxSteps: 12, ContextWindow: 4000, ContextShare: 0.75}}})
+	o, _ := runState(t, rt, agent.RunOptions{Task: "the task", Limits: agent.Limits{MaxSteps: 12, ContextWindow: 4000, ContextShare: 0.75}})
 	if o.Status != run.StatusCompleted || o.Steps != 12 {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -449,7 +449,7 @@ func TestOpenAILargeResultBecomesVariable(t *testing.T) {
 		openaitest.Call("dump", `{}`),
 		openaitest.Call("terminate", `{"success":true,"result":null}`),
 	), agent.Options{Actions: action.MustSet(dump)})
-	o, st := runState(t, rt, agent.RunOptions{Spec: agent.Spec{Task: "dump", Limits: agent.Limits{LargeResult: 1000}}})
+	o, st := runState(t, rt, agent.RunOptions{Task: "dump", Limits: agent.Limits{LargeResult: 1000}})
 	if o.Status != run.StatusCompleted {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -472,7 +472,7 @@ func TestOpenAITokenBudget(t *testing.T) {
 	rt, srv := openaiAgent(t, func(context.Context, openaitest.Request) (openaitest.Response, error) {
 		return withUsage(openaitest.Call("get_weather", `{"location":"Paris","unit":"c","return":null}`), 600, 10), nil
 	}, agent.Options{})
-	o, _ := runState(t, rt, agent.RunOptions{Spec: agent.Spec{Task: "loop", Limits: agent.Limits{MaxTokens: 1000}}})
+	o, _ := runState(t, rt, agent.RunOptions{Task: "loop", Limits: agent.Limits{MaxTokens: 1000}})
 	if o.Status != run.StatusCompleted || o.Steps != 2 || srv.Len() != 2 || !strings.Contains(o.Reason, "token budget") || o.Usage.Total() != 1220 {
 		t.Fatalf("outcome = %+v after %d requests", o, srv.Len())
 	}
@@ -494,7 +494,7 @@ func TestOpenAIProviderErrors(t *testing.T) {
 		}
 		return openaitest.Call("terminate", `{"success":true,"result":"<<var:city>>"}`), nil
 	}, agent.Options{})
-	o, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", Limits: agent.Limits{Retry: fast}}})
+	o, err := rt.Run(context.Background(), agent.RunOptions{Task: "t", Limits: agent.Limits{Retry: fast}})
 	if err != nil || o.Status != run.StatusCompleted || string(o.Result) != `"Paris"` || o.Steps != 1 || srv.Len() != 3 {
 		t.Fatalf("outcome = %+v, %v after %d requests", o, err, srv.Len())
 	}
@@ -502,7 +502,7 @@ func TestOpenAIProviderErrors(t *testing.T) {
 	rt, srv = openaiAgent(t, func(context.Context, openaitest.Request) (openaitest.Response, error) {
 		return openaitest.Response{}, openaitest.Error(http.StatusUnauthorized, "Incorrect API key provided")
 	}, agent.Options{})
-	o, err = rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", Limits: agent.Limits{Retry: fast}}})
+	o, err = rt.Run(context.Background(), agent.RunOptions{Task: "t", Limits: agent.Limits{Retry: fast}})
 	if err != nil || o.Status != run.StatusFailed || !strings.Contains(o.Reason, "model:") || !strings.Contains(o.Reason, "Incorrect API key provided") || srv.Len() != 1 {
 		t.Fatalf("outcome = %+v, %v after %d requests (a 401 is not retried)", o, err, srv.Len())
 	}

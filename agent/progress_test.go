@@ -35,7 +35,7 @@ func TestProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "crawl"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "crawl"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestProgress(t *testing.T) {
 	var got []run.Progress
 	completed := map[string]int{}
 	for i, e := range events {
-		switch p := e.Data.(type) {
+		switch p := e.Payload.(type) {
 		case run.Progress:
 			got = append(got, p)
 			if _, done := completed[p.CallID]; done {

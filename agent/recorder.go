@@ -79,7 +79,7 @@ func (r *recorder) appendLocked(ctx context.Context, payloads ...run.Payload) ([
 	events := make([]run.Event, len(payloads))
 	now := time.Now().UTC().Round(0)
 	for i, p := range payloads {
-		events[i] = run.Event{RunID: r.id, Time: now, Data: p}
+		events[i] = run.Event{RunID: r.id, Time: now, Payload: p}
 	}
 	last, err := r.store.Append(context.WithoutCancel(ctx), r.id, r.last, events...)
 	if err != nil {

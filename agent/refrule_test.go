@@ -154,13 +154,13 @@ func TestResolutionIsRecorded(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:greet_result>>"}`),
 	)
 	rt := newAgent(t, model, agent.Options{Actions: action.MustSet(optional)})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t"})
 	if o := wait(t, h); string(o.Result) != `"Hi, Ada"` {
 		t.Fatalf("outcome = %+v", o)
 	}
 	var got []run.ToolCallCompleted
 	for _, e := range events(t, h) {
-		if c, ok := e.Data.(run.ToolCallCompleted); ok && c.CallID != "" {
+		if c, ok := e.Payload.(run.ToolCallCompleted); ok && c.CallID != "" {
 			got = append(got, c)
 		}
 	}

@@ -49,7 +49,7 @@ func TestRelevanceSelectionWith200Actions(t *testing.T) {
 		model := llm.NewScripted(makeThing, llm.CallTool("terminate", `{"success":true,"result":null}`))
 		st := newAgent(t, model, agent.Options{Actions: manyActions()})
 		if _, err := st.Run(context.Background(), agent.RunOptions{
-			Spec: agent.Spec{Task: "What is the weather forecast in Paris? Convert 10 euros to dollars.", ToolLimit: 3, Limits: agent.Limits{CompactAt: compactAt}},
+			Task: "What is the weather forecast in Paris? Convert 10 euros to dollars.", ToolLimit: 3, Limits: agent.Limits{CompactAt: compactAt},
 		}); err != nil {
 			t.Fatal(err)
 		}

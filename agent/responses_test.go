@@ -54,7 +54,7 @@ func TestResponsesRestoreSendsReasoningBack(t *testing.T) {
 		functionCall("call_1", "get_weather", `{"location":"<<var:city>>","unit":"c","return":null}`),
 		functionCall("call_2", "ask_user", `{"question":"Celsius is fine?","return":null}`)))
 	rt := newAgent(t, open(first), agent.Options{Store: store})
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "Weather in my city?"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "Weather in my city?"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestResponsesLiveRunSendsReasoningBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := newAgent(t, m, agent.Options{}).Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "Weather in my city?"}})
+	o, err := newAgent(t, m, agent.Options{}).Run(context.Background(), agent.RunOptions{Task: "Weather in my city?"})
 	if err != nil || o.Status != run.StatusCompleted || !strings.Contains(string(o.Result), "Paris") {
 		t.Fatalf("outcome %+v, %v", o, err)
 	}

@@ -52,7 +52,7 @@ func Recover(ctx context.Context, store run.Store) (awaiting, interrupted []run.
 }
 
 func markInterrupted(ctx context.Context, store run.Store, s run.Summary, reason string) error {
-	_, err := store.Append(ctx, s.ID, s.LastSeq, run.Event{Data: run.Error{Message: reason, Failure: run.FailureInterrupted}}, run.Event{Data: run.StatusChanged{From: s.Status, To: run.StatusFailed, Reason: reason}})
+	_, err := store.Append(ctx, s.ID, s.LastSeq, run.Event{Payload: run.Error{Message: reason, Failure: run.FailureInterrupted}}, run.Event{Payload: run.StatusChanged{From: s.Status, To: run.StatusFailed, Reason: reason}})
 	return err
 }
 
@@ -113,7 +113,7 @@ type RestoreOptions struct {
 // (pass it again in ro), and variables the host set or deleted during a
 // turn (those it defines between turns are logged with the follow-up that
 // announces them).
-func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*Handle, error) {
+func (rt *Agent) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*Handle, error) {
 	store := rt.store
 	events, err := store.Read(ctx, id, 1, 0)
 	if err != nil {
@@ -123,7 +123,7 @@ func (rt *Runtime) Restore(ctx context.Context, id run.ID, ro RestoreOptions) (*
 	if snap.Status.Final() || snap.Status == "" || (snap.Status == run.StatusAwaiting && snap.Await == nil) {
 		return nil, fmt.Errorf("agent: run %s is %s; only a run that has not ended can be restored", id, snap.Status)
 	}
-	created, _ := events[0].Data.(run.RunCreated)
+	created, _ := events[0].Payload.(run.RunCreated)
 	ropts := OptionsOf(id, created)
 	ropts.Model, ropts.OnStatus, ropts.History, ropts.Driven = ro.Model, ro.OnStatus, ro.History, ro.Driven
 	st, err := rt.NewState()
@@ -325,7 +325,7 @@ func unfinishedWork(events []run.Event) unfinished {
 	var lastPlanAwait string
 	users, tokens := 0, int64(0)
 	for _, e := range events {
-		switch p := e.Data.(type) {
+		switch p := e.Payload.(type) {
 		case run.UserMessage:
 			if users++; users > 1 {
 				w.turnSteps, w.turnTokens = w.modelSteps, tokens

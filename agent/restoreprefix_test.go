@@ -50,7 +50,7 @@ func beginsWith(t *testing.T, what string, prev, next llm.Request) {
 // restoreAndFinish closes rt, restores the run of h on a new agent with
 // the same store and the model after, answers its pending await with a
 // and waits for the run to complete.
-func restoreAndFinish(t *testing.T, rt *agent.Runtime, h *agent.Handle, opts agent.Options, after llm.Model, await string, a run.Answer) *agent.Handle {
+func restoreAndFinish(t *testing.T, rt *agent.Agent, h *agent.Handle, opts agent.Options, after llm.Model, await string, a run.Answer) *agent.Handle {
 	t.Helper()
 	ctx := context.Background()
 	if err := rt.Close(ctx); err != nil {
@@ -81,7 +81,7 @@ func TestRestoreAfterARejectedPlanKeepsThePrefix(t *testing.T) {
 	opts := agent.Options{Store: run.NewMemoryStore()}
 	before := byTurn(responses...)
 	rt := newAgent(t, before, opts)
-	h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", Approval: agent.ApproveOnStart}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: "t", Approval: agent.ApproveOnStart})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestRestoreAfterAnInvalidResultKeepsThePrefix(t *testing.T) {
 	opts := agent.Options{Store: run.NewMemoryStore()}
 	before := byTurn(responses...)
 	rt := newAgent(t, before, opts)
-	h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", ResultSchema: []byte(`{"type":"integer"}`)}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: "t", ResultSchema: []byte(`{"type":"integer"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestRestoreAfterAStartingVariableChangedKeepsThePrompt(t *testing.T) {
 	opts := agent.Options{Store: run.NewMemoryStore()}
 	before := byTurn(responses...)
 	rt := newAgent(t, before, opts)
-	h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestHostVariableBetweenTurnsIsAnnounced(t *testing.T) {
 	opts := agent.Options{Store: run.NewMemoryStore()}
 	before := byTurn(responses...)
 	rt := newAgent(t, before, opts)
-	h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,31 +3,63 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/variable"
 )
 
-// Spec is the part of a run's options that its log records:
-// run.RunOptions, the task, instructions, model name, approval strategy,
-// limits, await timeout, tool limit, allow-list of actions and schemas.
-// RunOptions embeds it.
-type Spec = run.RunOptions
-
 // RunOptions configures one run. Only Task (or Input) is needed:
 //
-//	rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "What is the weather?"}})
+//	a.Run(ctx, agent.RunOptions{Task: "What is the weather?"})
 //
-// Its embedded Spec (run.RunOptions) is what the run's log records; its
-// fields read as the RunOptions' own (opts.Task). The other fields are the
-// run's identity, which its first event records beside the Spec, and what
-// stays in the process: the model, the starting variables' values, the
-// session's history, the parent's handle and the status hook. A
-// RunOptions does not marshal as JSON (MarshalJSON says what to marshal
-// instead): its Spec, SpecOf's event or temporal.SpecOf do.
+// Its first fields are those of a [run.Spec], the declaration of the run
+// that its log records ([RunOptions.Spec] returns them); a test keeps the
+// two alike. The other fields are the run's identity, which its first
+// event records beside the Spec, and what stays in the process: the model,
+// the starting variables' values, the session's history, the parent's
+// handle and the status hook. A RunOptions does not marshal as JSON
+// (MarshalJSON says what to marshal instead): its Spec, SpecOf's event or
+// temporal.SpecOf do.
 type RunOptions struct {
-	Spec
+	// Task is the initial prompt: what the model is asked to do.
+	Task string
+	// Instructions are added to the system prompt.
+	Instructions string
+	// ModelName names the model, as "provider:model", for the record (the
+	// model itself is Model, or the agent's).
+	ModelName string
+	// Approval is the approval strategy; "" means ApproveNone.
+	Approval Approval
+	// NonInteractive runs refuse follow-ups.
+	NonInteractive bool
+	// Limits bound the run; the zero value means the agent's defaults.
+	Limits
+	// AwaitTimeout fails the run when an await (approval, question,
+	// authorization, input) is not answered in time. Zero means no limit.
+	AwaitTimeout time.Duration
+	// ToolLimit offers the model at most this many of the available
+	// actions at each step: those whose reference-only parameters a
+	// variable made by the run fits, then the most relevant to the
+	// conversation (BM25 over names, descriptions and parameter names).
+	// Built-ins are always offered. Zero means all.
+	ToolLimit int
+	// Driven runs stop before every model call and every step, at every
+	// await and at the end of every turn, and go on only when the engine
+	// that drives them says so (Advance); awaits then keep no timer. An
+	// engine that runs the loop across processes sets it (package
+	// temporal); programs that run in one process leave it false.
+	Driven bool
+	// Actions is the allow-list of actions attached to the run; empty
+	// means all of the agent's actions. terminate is always attached.
+	Actions []string
+	// InputSchema is the JSON Schema Input is validated against; nil for
+	// none.
+	InputSchema json.RawMessage
+	// ResultSchema is the JSON Schema the result must match. The
+	// terminate action's result follows it.
+	ResultSchema json.RawMessage
 
 	// ID is the run's ID. A client-supplied ID makes Start idempotent: a
 	// second Start with the same ID returns the existing run. Empty means
@@ -64,7 +96,7 @@ type RunOptions struct {
 	NoSessionVariables bool
 
 	// Parent links a child run to the tool call of its parent run that
-	// started it (AgentAction sets it); nil for a top-level run.
+	// started it (AsAction sets it); nil for a top-level run.
 	Parent *Parent
 
 	// OnStatus is called after every status change is recorded, on the
@@ -78,21 +110,38 @@ type RunOptions struct {
 	gone []string
 }
 
+// Spec returns the part of opts that the run's log records: the fields
+// RunOptions shares with run.Spec.
+func (opts RunOptions) Spec() run.Spec {
+	return run.Spec{
+		Task: opts.Task, Instructions: opts.Instructions, ModelName: opts.ModelName, Approval: opts.Approval,
+		NonInteractive: opts.NonInteractive, Limits: opts.Limits, AwaitTimeout: opts.AwaitTimeout, ToolLimit: opts.ToolLimit,
+		Driven: opts.Driven, Actions: opts.Actions, InputSchema: opts.InputSchema, ResultSchema: opts.ResultSchema,
+	}
+}
+
+// withSpec returns opts with the fields of s.
+func (opts RunOptions) withSpec(s run.Spec) RunOptions {
+	opts.Task, opts.Instructions, opts.ModelName, opts.Approval = s.Task, s.Instructions, s.ModelName, s.Approval
+	opts.NonInteractive, opts.Limits, opts.AwaitTimeout, opts.ToolLimit = s.NonInteractive, s.Limits, s.AwaitTimeout, s.ToolLimit
+	opts.Driven, opts.Actions, opts.InputSchema, opts.ResultSchema = s.Driven, s.Actions, s.InputSchema, s.ResultSchema
+	return opts
+}
+
 // errNotJSON is the error of RunOptions' MarshalJSON and UnmarshalJSON.
 var errNotJSON = errors.New("agent: RunOptions is not JSON: its Model, Variables' Go values, Parent and OnStatus stay in the process, " +
-	"and without them it would lose its identity and history silently; marshal opts.Spec (the options a run's log records), " +
+	"and without them it would lose its identity and history silently; marshal opts.Spec() (the run.Spec a run's log records), " +
 	"agent.SpecOf(opts) (the run's first event, identity included) or temporal.SpecOf(opts) (all that can travel), " +
-	"and unmarshal into a Spec or read a run.RunCreated back with OptionsOf")
+	"and unmarshal into a run.Spec or read a run.RunCreated back with agent.OptionsOf")
 
 // MarshalJSON refuses: a RunOptions holds what cannot be written (the
-// model, the starting variables' Go values, the status hook), and the
-// Spec it embeds would otherwise marshal alone, dropping the ID, session,
-// turn, name, tags, message, input and history without a word. The error
-// names what to marshal instead: opts.Spec, SpecOf(opts) or
+// model, the starting variables' Go values, the status hook), and marshal
+// without them would drop its identity and history without a word. The
+// error names what to marshal instead: opts.Spec(), SpecOf(opts) or
 // temporal.SpecOf(opts).
 func (RunOptions) MarshalJSON() ([]byte, error) { return nil, errNotJSON }
 
-// UnmarshalJSON refuses, as MarshalJSON does: unmarshal into a Spec, or
+// UnmarshalJSON refuses, as MarshalJSON does: unmarshal into a run.Spec, or
 // read a run's first event (run.RunCreated) and use OptionsOf.
 func (*RunOptions) UnmarshalJSON([]byte) error { return errNotJSON }
 
@@ -102,7 +151,7 @@ func (*RunOptions) UnmarshalJSON([]byte) error { return errNotJSON }
 // are process-local and not in it. The step limit is recorded with its
 // default applied.
 func SpecOf(opts RunOptions) run.RunCreated {
-	c := run.RunCreated{Name: opts.Name, Session: opts.Session, Turn: opts.Turn, Tags: opts.Tags, Input: opts.Input, Options: opts.Spec}
+	c := run.RunCreated{Name: opts.Name, Session: opts.Session, Turn: opts.Turn, Tags: opts.Tags, Input: opts.Input, Options: opts.Spec()}
 	c.Options.MaxSteps = withDefaults(opts.Limits).MaxSteps
 	if opts.Parent != nil {
 		c.ParentRun, c.ParentToolCall = opts.Parent.RunID, opts.Parent.CallID
@@ -114,7 +163,7 @@ func SpecOf(opts RunOptions) run.RunCreated {
 // inverse of SpecOf: set the process-local fields (Model, OnStatus,
 // History) on the result.
 func OptionsOf(id run.ID, c run.RunCreated) RunOptions {
-	opts := RunOptions{Spec: c.Options, ID: id, Session: c.Session, Turn: c.Turn, Name: c.Name, Tags: c.Tags, Input: c.Input}
+	opts := RunOptions{ID: id, Session: c.Session, Turn: c.Turn, Name: c.Name, Tags: c.Tags, Input: c.Input}.withSpec(c.Options)
 	if c.ParentRun != "" {
 		opts.Parent = &Parent{RunID: c.ParentRun, CallID: c.ParentToolCall}
 	}

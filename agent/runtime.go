@@ -26,11 +26,11 @@ const (
 // closed, and is the cause of the cancellation its runs see.
 var ErrClosed = errors.New("agent: the agent is closed")
 
-// Runtime is an agent: its actions, model, store, logger, tracer and
+// Agent is an agent: its actions, model, store, logger, tracer and
 // options. It is built once by New, never changes afterwards, and is safe
 // for concurrent use, like *sql.DB: many runs go on at once, each with its
 // own State (variables, compatibility matrix, interpreter, history).
-type Runtime struct {
+type Agent struct {
 	opts    Options
 	actions *action.Set
 	// proto is a State with the built-in and the agent's actions and the
@@ -54,7 +54,7 @@ type Runtime struct {
 // New returns an agent with the given actions, model and store, or an error
 // naming the first bad action or starting variable. Options.Variables are
 // checked here; every run starts with them.
-func New(opts Options) (*Runtime, error) {
+func New(opts Options) (*Agent, error) {
 	if opts.PreviewLimit <= 0 {
 		opts.PreviewLimit = variable.DefaultPreviewLimit
 	}
@@ -91,7 +91,7 @@ func New(opts Options) (*Runtime, error) {
 			return nil, &action.SpecError{Action: name, Err: errors.New("the name is taken by a built-in action; rename the action")}
 		}
 	}
-	rt := &Runtime{opts: opts, actions: actions, store: opts.Store}
+	rt := &Agent{opts: opts, actions: actions, store: opts.Store}
 	rt.sessions = newSessions(&rt.opts, actions)
 	if rt.store == nil {
 		rt.store = run.NewMemoryStore()
@@ -122,7 +122,7 @@ func New(opts Options) (*Runtime, error) {
 // starting variables (Options.Variables) and then vars, for executing steps
 // without a model ([State.Execute]): tests, tools served over MCP, replays.
 // Runs make their own.
-func (rt *Runtime) NewState(vars ...variable.Spec) (*State, error) {
+func (rt *Agent) NewState(vars ...variable.Spec) (*State, error) {
 	st := rt.proto.clone()
 	for _, spec := range vars {
 		if err := st.s.define(spec, variable.HostStep, "host"); err != nil {
@@ -133,19 +133,19 @@ func (rt *Runtime) NewState(vars ...variable.Spec) (*State, error) {
 }
 
 // Actions returns the agent's actions (without the built-ins).
-func (rt *Runtime) Actions() *action.Set { return rt.actions }
+func (rt *Agent) Actions() *action.Set { return rt.actions }
 
 // Store returns the store the agent's runs are recorded in: Options.Store,
 // or the agent's own in-memory store.
-func (rt *Runtime) Store() run.Store { return rt.store }
+func (rt *Agent) Store() run.Store { return rt.store }
 
 // Close ends the agent: it starts no more runs, and every run that has not
 // ended stops (its context is cancelled with the cause ErrClosed). A run
 // that was awaiting stays awaiting in its log, to be restored after a
-// restart ([Recover], [Runtime.Restore]); a run that was running is marked
+// restart ([Recover], [Agent.Restore]); a run that was running is marked
 // failed with a reason that starts with "interrupted". Close waits for the
 // runs' goroutines until ctx is done. Closing twice is harmless.
-func (rt *Runtime) Close(ctx context.Context) error {
+func (rt *Agent) Close(ctx context.Context) error {
 	rt.mu.Lock()
 	rt.closed = true
 	live := make([]*Handle, 0, len(rt.runs))
@@ -170,7 +170,7 @@ func (rt *Runtime) Close(ctx context.Context) error {
 }
 
 // track registers a run whose turn is going on; it fails on a closed agent.
-func (rt *Runtime) track(h *Handle) error {
+func (rt *Agent) track(h *Handle) error {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if rt.closed {
@@ -185,7 +185,7 @@ func (rt *Runtime) track(h *Handle) error {
 
 // untrack forgets a run whose turn ended, after holding the variables it
 // leaves its session.
-func (rt *Runtime) untrack(h *Handle) {
+func (rt *Agent) untrack(h *Handle) {
 	if h.opts.Session != "" && h.opts.Parent == nil {
 		rt.sessions.keep(h.opts.Session, h.id, h.st.Variables())
 	}
@@ -197,7 +197,7 @@ func (rt *Runtime) untrack(h *Handle) {
 }
 
 // live returns the run id if its turn is going on in this agent.
-func (rt *Runtime) live(id run.ID) (*Handle, bool) {
+func (rt *Agent) live(id run.ID) (*Handle, bool) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	h, ok := rt.runs[id]
@@ -205,17 +205,17 @@ func (rt *Runtime) live(id run.ID) (*Handle, bool) {
 }
 
 // startSpan starts a span when the runtime has a tracer; end is never nil.
-func (rt *Runtime) startSpan(ctx context.Context, s Span) (context.Context, func(SpanEnd)) {
+func (rt *Agent) startSpan(ctx context.Context, s Span) (context.Context, func(SpanEnd)) {
 	return startSpan(ctx, rt.opts.Tracer, s)
 }
 
 // log returns the runtime's logger (New replaces a nil one with one that
 // discards).
-func (rt *Runtime) log() *slog.Logger { return rt.opts.Logger }
+func (rt *Agent) log() *slog.Logger { return rt.opts.Logger }
 
 // cost is what u cost at the agent's price of model (Options.Prices), or
 // 0.
-func (rt *Runtime) cost(model string, u llm.Usage) float64 {
+func (rt *Agent) cost(model string, u llm.Usage) float64 {
 	if rt == nil {
 		return 0
 	}

@@ -11,7 +11,7 @@ import (
 // agent's store (run.LoadSession): its runs, messages and the variables
 // they left. A run started with RunOptions.Session set to id begins with
 // those variables (see "Sessions" in the package documentation).
-func (rt *Runtime) Session(ctx context.Context, id run.SessionID) (run.Session, error) {
+func (rt *Agent) Session(ctx context.Context, id run.SessionID) (run.Session, error) {
 	return run.LoadSession(ctx, rt.store, id, "")
 }
 
@@ -34,6 +34,6 @@ func HistoryOf(s run.Session) []llm.Message {
 // (the live values its ended runs left): a later run of the session gets
 // back what the log and Options.Rebind can give. Runs still going keep
 // theirs.
-func (rt *Runtime) ForgetSession(id run.SessionID) {
+func (rt *Agent) ForgetSession(id run.SessionID) {
 	rt.sessions.forget(id)
 }

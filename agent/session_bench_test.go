@@ -24,7 +24,7 @@ func BenchmarkSessionFold(b *testing.B) {
 			b.Fatal(err)
 		}
 		for range n {
-			if _, err := rt.Run(context.Background(), agent.RunOptions{Session: "chat", Spec: agent.Spec{Task: "load the orders"}}); err != nil {
+			if _, err := rt.Run(context.Background(), agent.RunOptions{Session: "chat", Task: "load the orders"}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -17,7 +17,7 @@ import (
 )
 
 // chat returns an agent over store and opts (Actions and Store set).
-func chat(t *testing.T, store run.Store, opts agent.Options) *agent.Runtime {
+func chat(t *testing.T, store run.Store, opts agent.Options) *agent.Agent {
 	t.Helper()
 	opts.Actions, opts.Store = sessiontest.Actions, store
 	rt, err := agent.New(opts)
@@ -30,7 +30,7 @@ func chat(t *testing.T, store run.Store, opts agent.Options) *agent.Runtime {
 
 // turn runs one turn of session "chat" with a model that makes calls, then
 // answers, and returns the run's snapshot and the requests the model got.
-func turn(t *testing.T, rt *agent.Runtime, ro agent.RunOptions, task string, calls ...llm.Response) (run.Snapshot, []llm.Request) {
+func turn(t *testing.T, rt *agent.Agent, ro agent.RunOptions, task string, calls ...llm.Response) (run.Snapshot, []llm.Request) {
 	t.Helper()
 	model := llm.NewScripted(append(calls, llm.Text("done"))...)
 	ro.Session, ro.Task, ro.Model = "chat", task, model
@@ -174,7 +174,7 @@ func TestSessionSecrets(t *testing.T) {
 	}
 	defer rt.Close(context.Background())
 	turn(t, rt, agent.RunOptions{}, "derive", llm.CallTool("derive", `{"token":"<<var:token>>"}`))
-	h, err := rt.Start(context.Background(), agent.RunOptions{Session: "chat", Spec: agent.Spec{Task: "again"}, Model: llm.NewScripted(llm.Text("done"))})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Session: "chat", Task: "again", Model: llm.NewScripted(llm.Text("done"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestSessionSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt2.Close(context.Background())
-	h, err = rt2.Start(context.Background(), agent.RunOptions{Session: "chat", Spec: agent.Spec{Task: "once more"}, Model: llm.NewScripted(llm.Text("done"))})
+	h, err = rt2.Start(context.Background(), agent.RunOptions{Session: "chat", Task: "once more", Model: llm.NewScripted(llm.Text("done"))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func TestAgentManyConcurrentRuns(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			city := fmt.Sprintf("c%d", i)
-			h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}, Variables: []variable.Spec{{Name: "city", Value: city}}})
+			h, err := rt.Start(context.Background(), agent.RunOptions{Task: "t", Variables: []variable.Spec{{Name: "city", Value: city}}})
 			if err != nil {
 				t.Error(err)
 				return
@@ -85,7 +85,7 @@ func TestAgentManyConcurrentRuns(t *testing.T) {
 func TestConcurrentRunsOwnTheirState(t *testing.T) {
 	rt := newAgent(t, weatherByTurn, agent.Options{})
 	for i := range 2 {
-		h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+		h, err := rt.Start(context.Background(), agent.RunOptions{Task: "t"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,11 +109,11 @@ func TestConcurrentRunsOwnTheirState(t *testing.T) {
 // A run started from another run's variables (State.Specs) sees them.
 func TestRunFromAnotherRunsVariables(t *testing.T) {
 	rt := newAgent(t, weatherByTurn, agent.Options{})
-	h, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, _ := rt.Start(context.Background(), agent.RunOptions{Task: "t"})
 	wait(t, h)
 	model := llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`))
 	rt2 := newAgent(t, model, agent.Options{Variables: []variable.Spec{}})
-	h2, err := rt2.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "again"}, Variables: h.State().Specs()})
+	h2, err := rt2.Start(context.Background(), agent.RunOptions{Task: "again", Variables: h.State().Specs()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestStartContextBoundsTheStartOnly(t *testing.T) {
 	})
 	rt := newAgent(t, model, agent.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,9 +150,9 @@ func TestCloseStopsRuns(t *testing.T) {
 	store := run.NewMemoryStore()
 	entered := make(chan struct{}, 1)
 	rt := newAgent(t, closeModel{entered}, agent.Options{Store: store})
-	asking, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "ask"}})
+	asking, _ := rt.Start(context.Background(), agent.RunOptions{Task: "ask"})
 	waitFor(t, asking, 1)
-	busy, _ := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "work"}})
+	busy, _ := rt.Start(context.Background(), agent.RunOptions{Task: "work"})
 	<-entered
 	if err := rt.Close(context.Background()); err != nil {
 		t.Fatal(err)
@@ -163,7 +163,7 @@ func TestCloseStopsRuns(t *testing.T) {
 	if s, _ := store.Get(context.Background(), busy.ID()); s.Status != run.StatusFailed || !strings.HasPrefix(s.Reason, "interrupted") {
 		t.Fatalf("the running run is %s (%s) after Close", s.Status, s.Reason)
 	}
-	if _, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}}); !errors.Is(err, agent.ErrClosed) {
+	if _, err := rt.Start(context.Background(), agent.RunOptions{Task: "t"}); !errors.Is(err, agent.ErrClosed) {
 		t.Fatalf("Start after Close = %v", err)
 	}
 	// The awaiting run comes back on another agent, as after a restart.

@@ -209,7 +209,7 @@ func TestSnippetCannotBypassNeedsApproval(t *testing.T) {
 	}
 	model := llm.NewScripted(llm.Text("```go\nx := pay(5)\n```"), llm.CallTool("terminate", `{"success":true,"result":"<<var:x>>"}`))
 	rt2, _ := agent.New(agent.Options{Actions: action.MustSet(pay), Model: model})
-	h, _ := rt2.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, _ := rt2.Start(context.Background(), agent.RunOptions{Task: "t"})
 	req := waitFor(t, h, 1)
 	if req.Snippet == nil || !strings.Contains(req.Message, "pay") || paid != 0 {
 		t.Fatalf("await = %+v, paid %d", req, paid)

@@ -18,7 +18,7 @@ import (
 
 // State is the state of one run: its variables, the compatibility matrix
 // between them and the actions, its Go interpreter and its step history. A
-// run owns its State ([Handle.State]); [Runtime.NewState] makes one for
+// run owns its State ([Handle.State]); [Agent.NewState] makes one for
 // executing steps without a model. Nothing in a State is shared with
 // another run, except the values of variables given to both (a pointer
 // given as a starting variable to two runs is the same pointer).

@@ -43,7 +43,7 @@ type generateOnly struct{ llm.Model }
 func failedRun(t *testing.T, model llm.Model, opts agent.Options) (agent.Outcome, run.Snapshot) {
 	t.Helper()
 	rt := newAgent(t, model, opts)
-	h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "What is the weather in Paris?"}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: "What is the weather in Paris?"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestThoughtSignaturesGoBackThroughTheLoop(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, err := newAgent(t, generateOnly{m}, agent.Options{}).Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "Weather?"}})
+			o, err := newAgent(t, generateOnly{m}, agent.Options{}).Run(context.Background(), agent.RunOptions{Task: "Weather?"})
 			if err != nil || o.Status != run.StatusCompleted || srv.Requests() != 2 {
 				t.Fatalf("outcome %+v, %v, %d requests", o, err, srv.Requests())
 			}
@@ -179,7 +179,7 @@ func TestRestoredRunSendsSignaturesBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "Ask me a city."}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "Ask me a city."})
 	if err != nil {
 		t.Fatal(err)
 	}

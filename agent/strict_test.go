@@ -38,7 +38,7 @@ func strictOnWire(t *testing.T, actions *action.Set, vars []variable.Spec) (map[
 	// Two runs of one agent: each builds its own schemas, and the agent
 	// warns once per action.
 	for range 2 {
-		if o, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}}); err != nil || !o.OK() {
+		if o, err := rt.Run(context.Background(), agent.RunOptions{Task: "t"}); err != nil || !o.OK() {
 			t.Fatalf("outcome %+v, %v", o, err)
 		}
 	}

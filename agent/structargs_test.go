@@ -82,7 +82,7 @@ func TestStructActionEndToEnd(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:find_result>>"}`),
 	)
 	rt := newAgent(t, model, agent.Options{Actions: action.MustSet(findAction), Variables: corpusVars()})
-	h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "find go docs"}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: "find go docs"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestStructActionEndToEnd(t *testing.T) {
 	}
 	var res *run.Resolution
 	for _, e := range events(t, h) {
-		if c, ok := e.Data.(run.ToolCallCompleted); ok && c.Resolution != nil && res == nil {
+		if c, ok := e.Payload.(run.ToolCallCompleted); ok && c.Resolution != nil && res == nil {
 			res = c.Resolution
 		}
 	}

@@ -19,7 +19,7 @@ var (
 		Func: func(pw string) string { return "session-" + strings.Repeat("7", len(pw)) }, Params: []action.Param{{Name: "password"}}})
 )
 
-func taintRuntime(t *testing.T, model llm.Model) *agent.Runtime {
+func taintRuntime(t *testing.T, model llm.Model) *agent.Agent {
 	t.Helper()
 	rt, err := agent.New(agent.Options{Model: model, Actions: action.MustSet(shoutAction, loginAction),
 		Variables: []variable.Spec{{Name: "pw", Value: taintSecret, Secret: true}, {Name: "city", Value: "Paris"}}})
@@ -31,9 +31,9 @@ func taintRuntime(t *testing.T, model llm.Model) *agent.Runtime {
 
 // runTaint runs a task to its end and returns the outcome and the run's
 // state.
-func runTaint(t *testing.T, rt *agent.Runtime, task string) (agent.Outcome, *agent.State) {
+func runTaint(t *testing.T, rt *agent.Agent, task string) (agent.Outcome, *agent.State) {
 	t.Helper()
-	h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: task}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: task})
 	if err != nil {
 		t.Fatal(err)
 	}

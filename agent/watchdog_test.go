@@ -65,7 +65,7 @@ func TestCallTimeoutBoundsAnActionThatIgnoresItsContext(t *testing.T) {
 		)
 		rt := newAgent(t, model, agent.Options{Actions: action.MustSet(s.action(takesContext)), CallTimeout: timeout})
 		start := time.Now()
-		h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+		h, err := rt.Start(context.Background(), agent.RunOptions{Task: "t"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +126,7 @@ func TestCancelAbandonsAHangingAction(t *testing.T) {
 	model := llm.NewScripted(llm.CallTool("stubborn", `{}`), llm.Text("never reached"))
 	const grace = 100 * time.Millisecond
 	rt := newAgent(t, model, agent.Options{Actions: action.MustSet(s.action(true)), CallTimeout: time.Hour, CancelGrace: grace})
-	h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t"}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}

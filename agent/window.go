@@ -114,7 +114,7 @@ func summaryLines(events []run.Event) (lines []string, made [][]string, step int
 		made = append(made, refs)
 	}
 	for _, e := range events {
-		switch p := e.Data.(type) {
+		switch p := e.Payload.(type) {
 		case run.UserMessage:
 			if users++; users > 1 {
 				add("- the user: "+oneLine(p.Text, summaryUser), nil)

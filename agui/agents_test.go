@@ -86,7 +86,7 @@ func newAgent(store run.Store, name string, m llm.Model, actions ...*action.Acti
 	if err != nil {
 		panic(err)
 	}
-	return server.Agent{Name: name, Description: "test agent " + name, Runtime: rt, Run: agent.RunOptions{Spec: agent.Spec{ModelName: "scripted:" + name}}}
+	return server.Agent{Name: name, Description: "test agent " + name, Runtime: rt, Run: agent.RunOptions{ModelName: "scripted:" + name}}
 }
 
 // counted says "counted", reporting usage with prompt cache reads and
@@ -124,7 +124,7 @@ func childAgent(store run.Store) *action.Action {
 	if err != nil {
 		panic(err)
 	}
-	a, err := agent.AgentAction(agent.AgentSpec{Name: "helper", Description: "A helper agent.", Agent: rt})
+	a, err := agent.AsAction(agent.Child{Name: "helper", Description: "A helper agent.", Agent: rt})
 	if err != nil {
 		panic(err)
 	}

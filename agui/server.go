@@ -273,7 +273,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, agentName string
 				break
 			}
 		}
-		if d, ok := e.Data.(run.Delta); ok {
+		if d, ok := e.Payload.(run.Delta); ok {
 			if started {
 				if err := write(p.delta(d)); err != nil {
 					break

@@ -100,7 +100,7 @@ var rowSymbols = interp.Exports{"example.com/shop/shop": {"Row": reflect.ValueOf
 
 // agent returns a runtime with every browser action, the browser symbols
 // for snippets and the given variables, on model.
-func newAgent(t testing.TB, model llm.Model, vars ...variable.Spec) *agent.Runtime {
+func newAgent(t testing.TB, model llm.Model, vars ...variable.Spec) *agent.Agent {
 	t.Helper()
 	rt, err := agent.New(agent.Options{
 		Actions:     browser.NewActions(testOptions()),
@@ -117,11 +117,11 @@ func newAgent(t testing.TB, model llm.Model, vars ...variable.Spec) *agent.Runti
 
 // runTask runs task on rt and returns its outcome and its state; the
 // browsers the run started are closed when the test ends.
-func runTask(t testing.TB, rt *agent.Runtime, task string) (agent.Outcome, *agent.State) {
+func runTask(t testing.TB, rt *agent.Agent, task string) (agent.Outcome, *agent.State) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: task}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: task})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func TestCompactionNoted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := ag.Run(ctx, agent.RunOptions{Spec: agent.Spec{Task: "Weather.", Limits: agent.Limits{ContextWindow: 2000}}})
+	out, err := ag.Run(ctx, agent.RunOptions{Task: "Weather.", Limits: agent.Limits{ContextWindow: 2000}})
 	if err != nil || !out.OK() {
 		t.Fatalf("%+v %v", out, err)
 	}

@@ -147,7 +147,7 @@ func recordShop(t *testing.T, id, code string) (*codegen.Recording, map[string]j
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "corpus", Limits: agent.Limits{MaxSteps: 2}}, ID: run.ID("run_" + strings.ReplaceAll(id, "-", "_"))})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "corpus", Limits: agent.Limits{MaxSteps: 2}, ID: run.ID("run_" + strings.ReplaceAll(id, "-", "_"))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func ExampleGenerate() {
 			llm.CallTool("terminate", `{"success":true,"result":"<<var:describe_result>>"}`),
 		),
 	})
-	out, _ := a.Run(ctx, agent.RunOptions{Spec: agent.Spec{Task: "Describe the weather in the city."}, ID: "run_weather"})
+	out, _ := a.Run(ctx, agent.RunOptions{Task: "Describe the weather in the city.", ID: "run_weather"})
 
 	// The run's log is all replay code needs.
 	events, _ := store.Read(ctx, out.RunID, 1, 0)

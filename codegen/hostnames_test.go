@@ -143,7 +143,7 @@ func TestReplayHostPackageNamesOfActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "test"}, ID: "run_actions"})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "test", ID: "run_actions"})
 	if err != nil {
 		t.Fatal(err)
 	}

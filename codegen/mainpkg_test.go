@@ -65,7 +65,7 @@ func main() {
 // run's log and prints its replay code, with a main.
 const printReplay = `
 func printReplay(ctx context.Context, rt *agent.Runtime, store run.Store, task string) {
-	o, err := rt.Run(ctx, agent.RunOptions{Spec: agent.Spec{Task: task}})
+	o, err := rt.Run(ctx, agent.RunOptions{Task: task})
 	if err != nil || o.Status != run.StatusCompleted {
 		panic(fmt.Sprint(o, err))
 	}

@@ -45,7 +45,7 @@ func scenarios() []scenario {
 	}
 }
 
-func newRuntime(t testing.TB, model llm.Model, vars ...variable.Spec) *agent.Runtime {
+func newRuntime(t testing.TB, model llm.Model, vars ...variable.Spec) *agent.Agent {
 	t.Helper()
 	rt, err := agent.New(agent.Options{Actions: codegentest.Actions(), Variables: vars, Model: model, CallTimeout: -1})
 	if err != nil {
@@ -84,7 +84,7 @@ func (s *steps) run(t testing.TB, id string) (*agent.State, []run.Event) {
 		responses = append(responses, r)
 	}
 	responses = append(responses, llm.Response{ToolCalls: []llm.ToolCall{tool("end", "terminate", `{"success":true}`)}})
-	st, _, events := runScripted(t, agent.RunOptions{Spec: agent.Spec{Limits: agent.Limits{MaxSteps: len(responses)}}, ID: run.ID(id)}, s.vars, responses...)
+	st, _, events := runScripted(t, agent.RunOptions{Limits: agent.Limits{MaxSteps: len(responses)}, ID: run.ID(id)}, s.vars, responses...)
 	return st, events
 }
 
@@ -312,7 +312,7 @@ func recordSecret(t *testing.T) (*codegen.Recording, map[string]json.RawMessage,
 
 // A run with a result schema and a structured raw result.
 func recordStructured(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
-	rt, out, events := runScripted(t, agent.RunOptions{Spec: agent.Spec{ResultSchema: agent.ResultSchemaFor[codegentest.Summary]()}}, nil,
+	rt, out, events := runScripted(t, agent.RunOptions{ResultSchema: agent.ResultSchemaFor[codegentest.Summary]()}, nil,
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c1", "list_items", `{}`)}},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c2", "total", `{"items":"<<var:list_items_result>>"}`)}},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c3", "terminate", `{"success":true,"result":{"city":"Paris","total":26.5,"items":["apples","bread","tea"],"warning":null}}`)}},
@@ -332,31 +332,31 @@ func recordChildRun(t *testing.T) (*codegen.Recording, map[string]json.RawMessag
 		References: map[string]run.VariableRef{"topic": {Variable: "topic", Type: "string", Preview: `"generics"`}}}
 	call2 := run.ToolCall{ID: "c2", Name: "get_weather", Arguments: `{"location":"Paris"}`}
 	events := []run.Event{
-		{RunID: "run_parent", Seq: 1, Data: run.RunCreated{Name: "parent"}},
-		{Seq: 2, Data: run.VariableCreated{Variable: run.VariableInfo{Name: "topic", Type: "string"}, Value: json.RawMessage(`"generics"`)}},
-		{Seq: 3, Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
-		{Seq: 4, Data: run.AssistantMessage{Step: 1, Text: "Ask the research agent."}},
-		{Seq: 5, Data: run.ToolCallScheduled{Step: 1, Call: call1}},
-		{Seq: 6, Data: run.AwaitRequested{ID: "aw1", Await: run.AwaitApproval, Call: &call1}},
-		{Seq: 7, Data: run.AwaitResolved{ID: "aw1", Answer: run.Answer{Decision: run.Approved}}},
-		{Seq: 8, Data: run.ChildRunStarted{Child: "run_child", CallID: "c1", Name: "researcher"}},
-		{Seq: 9, Data: run.ChildRunFinished{Child: "run_child", CallID: "c1", Status: run.StatusCompleted, Result: json.RawMessage(`"Go generics arrived in 1.18."`)}},
-		{Seq: 10, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Created: []run.VariableInfo{{Name: "research_result", Type: "string"}},
+		{RunID: "run_parent", Seq: 1, Payload: run.RunCreated{Name: "parent"}},
+		{Seq: 2, Payload: run.VariableCreated{Variable: run.VariableInfo{Name: "topic", Type: "string"}, Value: json.RawMessage(`"generics"`)}},
+		{Seq: 3, Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
+		{Seq: 4, Payload: run.AssistantMessage{Step: 1, Text: "Ask the research agent."}},
+		{Seq: 5, Payload: run.ToolCallScheduled{Step: 1, Call: call1}},
+		{Seq: 6, Payload: run.AwaitRequested{ID: "aw1", Await: run.AwaitApproval, Call: &call1}},
+		{Seq: 7, Payload: run.AwaitResolved{ID: "aw1", Answer: run.Answer{Decision: run.Approved}}},
+		{Seq: 8, Payload: run.ChildRunStarted{Child: "run_child", CallID: "c1", Name: "researcher"}},
+		{Seq: 9, Payload: run.ChildRunFinished{Child: "run_child", CallID: "c1", Status: run.StatusCompleted, Result: json.RawMessage(`"Go generics arrived in 1.18."`)}},
+		{Seq: 10, Payload: run.ToolCallCompleted{CallID: "c1", Success: true, Created: []run.VariableInfo{{Name: "research_result", Type: "string"}},
 			Resolution: &run.Resolution{Args: []run.Argument{{Param: "topic", Ref: "topic", Type: "string"}}}, Result: "research_result",
 			Action: &run.GoAction{Name: "research", Func: "github.com/byref/byref/codegen/codegentest.Research", Type: "func(context.Context, string) (string, error)"}}},
-		{Seq: 11, Data: run.VariableCreated{Step: 1, Variable: run.VariableInfo{Name: "research_result", Type: "string"}, Value: json.RawMessage(`"Go generics arrived in 1.18."`)}},
-		{Seq: 12, Data: run.AssistantMessage{Step: 2, Text: "Check the weather too."}},
-		{Seq: 13, Data: run.ToolCallScheduled{Step: 2, Call: call2}},
-		{Seq: 14, Data: run.AwaitRequested{ID: "aw2", Await: run.AwaitApproval, Call: &call2}},
-		{Seq: 15, Data: run.AwaitResolved{ID: "aw2", Answer: run.Answer{Decision: run.Denied, Reason: "no network calls today"}}},
-		{Seq: 16, Data: run.ToolCallCompleted{CallID: "c2", Success: false, Error: "denied by the approver: no network calls today"}},
-		{Seq: 17, Data: run.SnippetExecuted{Step: 3, Snippet: run.Snippet{Code: "words := len(strings.Fields(research_result))"}, Success: true,
+		{Seq: 11, Payload: run.VariableCreated{Step: 1, Variable: run.VariableInfo{Name: "research_result", Type: "string"}, Value: json.RawMessage(`"Go generics arrived in 1.18."`)}},
+		{Seq: 12, Payload: run.AssistantMessage{Step: 2, Text: "Check the weather too."}},
+		{Seq: 13, Payload: run.ToolCallScheduled{Step: 2, Call: call2}},
+		{Seq: 14, Payload: run.AwaitRequested{ID: "aw2", Await: run.AwaitApproval, Call: &call2}},
+		{Seq: 15, Payload: run.AwaitResolved{ID: "aw2", Answer: run.Answer{Decision: run.Denied, Reason: "no network calls today"}}},
+		{Seq: 16, Payload: run.ToolCallCompleted{CallID: "c2", Success: false, Error: "denied by the approver: no network calls today"}},
+		{Seq: 17, Payload: run.SnippetExecuted{Step: 3, Snippet: run.Snippet{Code: "words := len(strings.Fields(research_result))"}, Success: true,
 			Created: []run.VariableInfo{{Name: "words", Type: "int"}}}},
-		{Seq: 18, Data: run.VariableCreated{Step: 3, Variable: run.VariableInfo{Name: "words", Type: "int"}, Value: json.RawMessage(`5`)}},
-		{Seq: 19, Data: run.ToolCallScheduled{Step: 4, Call: run.ToolCall{ID: "c3", Name: "terminate", Arguments: `{"success":true,"result":"<<var:research_result>>"}`}}},
-		{Seq: 20, Data: run.ToolCallCompleted{CallID: "c3", Success: true, Resolution: &run.Resolution{Args: []run.Argument{
+		{Seq: 18, Payload: run.VariableCreated{Step: 3, Variable: run.VariableInfo{Name: "words", Type: "int"}, Value: json.RawMessage(`5`)}},
+		{Seq: 19, Payload: run.ToolCallScheduled{Step: 4, Call: run.ToolCall{ID: "c3", Name: "terminate", Arguments: `{"success":true,"result":"<<var:research_result>>"}`}}},
+		{Seq: 20, Payload: run.ToolCallCompleted{CallID: "c3", Success: true, Resolution: &run.Resolution{Args: []run.Argument{
 			{Param: "success", Raw: json.RawMessage("true")}, {Param: "result", Ref: "research_result", Type: "string"}}}}},
-		{Seq: 21, Data: run.Result{Value: json.RawMessage(`"Go generics arrived in 1.18."`)}},
+		{Seq: 21, Payload: run.Result{Value: json.RawMessage(`"Go generics arrived in 1.18."`)}},
 	}
 	rec, err := codegen.FromEvents(events)
 	if err != nil {
@@ -397,7 +397,7 @@ func recordAskUser(t *testing.T) (*codegen.Recording, map[string]json.RawMessage
 	), variable.Spec{Name: "city", Value: "Paris"})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "the weather where I am"}, ID: "run_ask_user"})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "the weather where I am", ID: "run_ask_user"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,7 +414,7 @@ func answerAwaits(ctx context.Context, t *testing.T, h *agent.Handle, answers []
 		if err != nil {
 			t.Fatal(err)
 		}
-		if req, ok := e.Data.(run.AwaitRequested); ok {
+		if req, ok := e.Payload.(run.AwaitRequested); ok {
 			check(req)
 			if err := h.Resume(ctx, req.ID, answers[0]); err != nil {
 				t.Fatal(err)
@@ -446,7 +446,7 @@ func recordFrontendTool(t *testing.T) (*codegen.Recording, map[string]json.RawMe
 	), variable.Spec{Name: "city", Value: "Oslo"})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	h, err := rt.Create(ctx, agent.RunOptions{Spec: agent.Spec{Task: "book two nights"}, ID: "run_frontend_tool"})
+	h, err := rt.Create(ctx, agent.RunOptions{Task: "book two nights", ID: "run_frontend_tool"})
 	if err != nil {
 		t.Fatal(err)
 	}

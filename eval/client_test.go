@@ -43,7 +43,7 @@ func TestClientTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Create(ctx, agent.RunOptions{Spec: agent.Spec{Task: "Confirm the budget."}})
+	h, err := rt.Create(ctx, agent.RunOptions{Task: "Confirm the budget."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestClientTools(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if req, ok := e.Data.(run.AwaitRequested); ok {
+		if req, ok := e.Payload.(run.AwaitRequested); ok {
 			if err := h.Resume(ctx, req.ID, run.Answer{Input: []byte(`"yes"`)}); err != nil {
 				t.Fatal(err)
 			}

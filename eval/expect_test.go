@@ -113,7 +113,7 @@ func everyKind() *eval.Case {
 			eval.ApprovalBefore("word_count"),
 			eval.Status(run.StatusCompleted),
 		},
-		Options: eval.RunOptions{Approval: agent.ApproveOnToolCall},
+		Options: eval.CaseOptions{Approval: agent.ApproveOnToolCall},
 	}
 }
 

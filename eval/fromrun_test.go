@@ -22,7 +22,7 @@ func TestFromRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	o, err := rt.Run(ctx, agent.RunOptions{
-		Spec:      agent.Spec{Task: "How many words are in the memo?", ModelName: "scripted:good"},
+		Task: "How many words are in the memo?", ModelName: "scripted:good",
 		Variables: []variable.Spec{{Name: "memo", Value: &Doc{Title: "memo", Body: "a b c"}}},
 	})
 	if err != nil || o.Status != run.StatusCompleted {

@@ -169,7 +169,7 @@ func Run(ctx context.Context, set *Set, opts Options) (*Report, error) {
 type runner struct {
 	set       *Set
 	opts      *Options
-	rt        *agent.Runtime
+	rt        *agent.Agent
 	recorders []*Recorder
 	tokens    atomic.Int64
 }

@@ -197,7 +197,7 @@ func TestAgentRunUsesImportedTools(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "greet who, then add 40 and 2"}, Variables: []variable.Spec{{Name: "who", Value: json.RawMessage(who)}}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "greet who, then add 40 and 2", Variables: []variable.Spec{{Name: "who", Value: json.RawMessage(who)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestRelevanceSelectsImportedTools(t *testing.T) {
 	set := mcptest.Import(t, mcptest.InMemory(t, toolServer()), mcp.ImportOptions{})
 	model := llm.NewScripted(llm.Text("done"))
 	rt, _ := agent.New(agent.Options{Model: model, Actions: set})
-	if _, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "Adds two numbers: 2 and 3", ToolLimit: 1}}); err != nil {
+	if _, err := rt.Run(context.Background(), agent.RunOptions{Task: "Adds two numbers: 2 and 3", ToolLimit: 1}); err != nil {
 		t.Fatal(err)
 	}
 	var offered []string
@@ -269,7 +269,7 @@ func TestImportedToolEchoingASecret(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "greet pw"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "greet pw"})
 	if err != nil {
 		t.Fatal(err)
 	}

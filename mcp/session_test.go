@@ -143,7 +143,7 @@ func TestElicitationBecomesAnAwait(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "count, then paint the wall"}})
+			h, err := rt.Start(ctx, agent.RunOptions{Task: "count, then paint the wall"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +152,7 @@ func TestElicitationBecomesAnAwait(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if a, ok := e.Data.(run.AwaitRequested); ok {
+				if a, ok := e.Payload.(run.AwaitRequested); ok {
 					await = a
 					break
 				}
@@ -183,7 +183,7 @@ func TestElicitationBecomesAnAwait(t *testing.T) {
 				progress = progress[:0]
 				events, _ := store.Read(ctx, h.ID(), 1, 0)
 				for _, e := range events {
-					if p, ok := e.Data.(run.Progress); ok {
+					if p, ok := e.Payload.(run.Progress); ok {
 						progress = append(progress, p.Message)
 					}
 				}
@@ -248,7 +248,7 @@ func TestSamplingWithTheRunModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := rt.Run(ctx, agent.RunOptions{Spec: agent.Spec{Task: "muse"}})
+	out, err := rt.Run(ctx, agent.RunOptions{Task: "muse"})
 	if err != nil || string(out.Result) != `"the model said: autumn moon"` {
 		t.Fatalf("result %s, %v", out.Result, err)
 	}
@@ -266,7 +266,7 @@ func TestSamplingWithTheRunModel(t *testing.T) {
 	}
 	modelCalls := 0
 	for _, e := range events {
-		if _, ok := e.Data.(run.Usage); ok {
+		if _, ok := e.Payload.(run.Usage); ok {
 			modelCalls++
 		}
 	}
@@ -316,7 +316,7 @@ func TestResourcesAreVariables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := rt.Run(ctx, agent.RunOptions{Spec: agent.Spec{Task: "size the logo, read plan b"}, Variables: vars})
+	out, err := rt.Run(ctx, agent.RunOptions{Task: "size the logo, read plan b", Variables: vars})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +375,7 @@ func TestCancelReleasesAParkedCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "ask"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "ask"})
 	if err != nil {
 		t.Fatal(err)
 	}

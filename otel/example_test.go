@@ -24,7 +24,7 @@ func ExampleNewTracer() {
 		Model:  llm.NewScripted(llm.Response{Text: "Hi!", Usage: llm.Usage{InputTokens: 12, OutputTokens: 3}}),
 		Tracer: byrefotel.NewTracer(byrefotel.Options{TracerProvider: tp}),
 	})
-	rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "say hi", ModelName: "openai:gpt-4o-mini"}, Name: "greeter"})
+	rt.Run(context.Background(), agent.RunOptions{Task: "say hi", ModelName: "openai:gpt-4o-mini", Name: "greeter"})
 
 	for _, s := range exp.GetSpans() {
 		fmt.Println(s.Name)

@@ -113,7 +113,7 @@ func TestSpanTreeOfARun(t *testing.T) {
 		t.Fatal(err)
 	}
 	o, err := rt.Run(context.Background(), agent.RunOptions{
-		Spec: agent.Spec{Task: "weather?", ModelName: "openai:gpt-4o-mini"},
+		Task: "weather?", ModelName: "openai:gpt-4o-mini",
 		Name: "forecaster",
 		Tags: map[string]string{"tenant": "acme"},
 	})
@@ -207,7 +207,7 @@ func TestFailedRunAndModelErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "t", ModelName: "script-1"}})
+	o, err := rt.Run(context.Background(), agent.RunOptions{Task: "t", ModelName: "script-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestRunIsAChildOfTheCallersSpan(t *testing.T) {
 		Model:  llm.NewScripted(llm.Text("hi")),
 		Tracer: byrefotel.NewTracer(byrefotel.Options{TracerProvider: tp}),
 	})
-	if _, err := rt.Run(ctx, agent.RunOptions{Spec: agent.Spec{Task: "t"}, Name: "n"}); err != nil {
+	if _, err := rt.Run(ctx, agent.RunOptions{Task: "t", Name: "n"}); err != nil {
 		t.Fatal(err)
 	}
 	parent.End()
@@ -269,7 +269,7 @@ func TestSpansHoldNoSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "go"}}); err != nil {
+	if _, err := rt.Run(context.Background(), agent.RunOptions{Task: "go"}); err != nil {
 		t.Fatal(err)
 	}
 	spans := exp.GetSpans()

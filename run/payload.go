@@ -43,7 +43,7 @@ type RunCreated struct {
 	// Input is the structured input, as JSON; nil for none.
 	Input json.RawMessage `json:"input,omitempty"`
 	// Options is the rest of the run's spec.
-	Options RunOptions `json:"options,omitzero"`
+	Options Spec `json:"options,omitzero"`
 }
 
 // StatusChanged records a move of the run's status. Stores refuse one whose

@@ -20,7 +20,7 @@ import (
 // the runs the first started but what Control returns.
 type localEngine struct {
 	store  run.Store
-	agents map[string]*agent.Runtime
+	agents map[string]*agent.Agent
 
 	mu       sync.Mutex
 	runs     map[run.ID]*agent.Handle
@@ -31,7 +31,7 @@ type localEngine struct {
 // the agents as a server with the engine offers them: without New. The
 // engine's runs outlive the servers; the test's cleanup cancels them.
 func newLocalEngine(t testing.TB, store run.Store, agents []server.Agent) (*localEngine, []server.Agent) {
-	e := &localEngine{store: store, agents: map[string]*agent.Runtime{}, runs: map[run.ID]*agent.Handle{}}
+	e := &localEngine{store: store, agents: map[string]*agent.Agent{}, runs: map[run.ID]*agent.Handle{}}
 	var served []server.Agent
 	for _, a := range agents {
 		e.agents[a.Name] = a.Runtime
@@ -256,10 +256,10 @@ func TestEngineRunsAcrossServers(t *testing.T) {
 	// A run in the store the engine does not know cannot be acted on.
 	ctx := context.Background()
 	orphan := run.ID("run_orphan")
-	if _, _, err := sb.Store().Create(ctx, run.Event{RunID: orphan, Data: run.RunCreated{Name: "orphan", Tags: map[string]string{server.TagAgent: "echo"}}}); err != nil {
+	if _, _, err := sb.Store().Create(ctx, run.Event{RunID: orphan, Payload: run.RunCreated{Name: "orphan", Tags: map[string]string{server.TagAgent: "echo"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sb.Store().Append(ctx, orphan, 1, run.Event{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}}); err != nil {
+	if _, err := sb.Store().Append(ctx, orphan, 1, run.Event{Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}}); err != nil {
 		t.Fatal(err)
 	}
 	if status, body := b.post("/ui/api/runs/"+string(orphan)+"/cancel", `{}`); status != 409 || !strings.Contains(string(body), "engine") {

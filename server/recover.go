@@ -58,8 +58,8 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 	if !ok {
 		reason := fmt.Sprintf("interrupted: the agent %q is not served any more", sum.Tags[TagAgent])
 		_, err := s.store.Append(ctx, id, sum.LastSeq,
-			run.Event{Data: run.Error{Message: reason, Failure: run.FailureInterrupted}},
-			run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: reason}})
+			run.Event{Payload: run.Error{Message: reason, Failure: run.FailureInterrupted}},
+			run.Event{Payload: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: reason}})
 		return errors.Join(errors.New(reason), err)
 	}
 	s.mu.Lock()
@@ -94,8 +94,8 @@ func (s *Server) markFailed(ctx context.Context, id run.ID, reason string) error
 		return err
 	}
 	_, err = s.store.Append(ctx, id, sum.LastSeq,
-		run.Event{Data: run.Error{Message: reason, Failure: run.FailureInterrupted}},
-		run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: reason}})
+		run.Event{Payload: run.Error{Message: reason, Failure: run.FailureInterrupted}},
+		run.Event{Payload: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: reason}})
 	return err
 }
 

@@ -61,10 +61,10 @@ func TestRecoverAfterRestart(t *testing.T) {
 	}
 	// A run left running by the dead process.
 	orphan := run.ID("run_orphan")
-	if _, _, err := store.Create(ctx, run.Event{RunID: orphan, Data: run.RunCreated{Name: "orphan", Tags: map[string]string{server.TagAgent: "asker"}}}); err != nil {
+	if _, _, err := store.Create(ctx, run.Event{RunID: orphan, Payload: run.RunCreated{Name: "orphan", Tags: map[string]string{server.TagAgent: "asker"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Append(ctx, orphan, 1, run.Event{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}}); err != nil {
+	if _, err := store.Append(ctx, orphan, 1, run.Event{Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}}); err != nil {
 		t.Fatal(err)
 	}
 	// The process "dies": its server stops serving; its run's goroutine is

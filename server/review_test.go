@@ -247,7 +247,7 @@ func TestInspectorStreamHasNoValues(t *testing.T) {
 		if err := json.Unmarshal([]byte(`{"run"`+data), &e); err != nil {
 			t.Fatal(err)
 		}
-		if v, ok := e.Data.(run.VariableCreated); ok {
+		if v, ok := e.Payload.(run.VariableCreated); ok {
 			vars++
 			if v.Value != nil || v.Variable.Name != "city" {
 				t.Errorf("the stream shows a variable's value: %s", line)
@@ -260,7 +260,7 @@ func TestInspectorStreamHasNoValues(t *testing.T) {
 	// The stored event keeps its value (the run could not be restored
 	// otherwise).
 	for _, e := range stored {
-		if v, ok := e.Data.(run.VariableCreated); ok && string(v.Value) != `"Paris"` {
+		if v, ok := e.Payload.(run.VariableCreated); ok && string(v.Value) != `"Paris"` {
 			t.Errorf("the stored value is %s", v.Value)
 		}
 	}
@@ -287,7 +287,7 @@ func TestResumeLosingARaceIsAConflict(t *testing.T) {
 			hs := &hookStore{Store: run.NewMemoryStore()}
 			hs.append = func(id run.ID, events []run.Event) error {
 				for _, e := range events {
-					if sc, ok := e.Data.(run.StatusChanged); ok && sc.To == run.StatusCancelling {
+					if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To == run.StatusCancelling {
 						ch := make(chan struct{})
 						mu.Lock()
 						blocked = ch
@@ -354,14 +354,14 @@ func TestSessionHistoryIsBounded(t *testing.T) {
 	const old = server.MaxHistoryRuns + 5
 	for i := range old {
 		id := run.ID(fmt.Sprintf("7d0a1c1e-8c53-4bd6-a2f5-%012d", i))
-		if _, _, err := store.Create(ctx, run.Event{RunID: id, Data: run.RunCreated{Session: session, Tags: map[string]string{server.TagAgent: "counter"}}}); err != nil {
+		if _, _, err := store.Create(ctx, run.Event{RunID: id, Payload: run.RunCreated{Session: session, Tags: map[string]string{server.TagAgent: "counter"}}}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := store.Append(ctx, id, 1,
-			run.Event{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
-			run.Event{Data: run.UserMessage{Text: "question " + strconv.Itoa(i)}},
-			run.Event{Data: run.AssistantMessage{Text: "answer " + strconv.Itoa(i)}},
-			run.Event{Data: run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted}}); err != nil {
+			run.Event{Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
+			run.Event{Payload: run.UserMessage{Text: "question " + strconv.Itoa(i)}},
+			run.Event{Payload: run.AssistantMessage{Text: "answer " + strconv.Itoa(i)}},
+			run.Event{Payload: run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -333,7 +333,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, id run.ID, mode
 		until := func(e run.Event) bool { return e.Seq >= 1 }
 		if !created {
 			until = func(e run.Event) bool {
-				sc, ok := e.Data.(run.StatusChanged)
+				sc, ok := e.Payload.(run.StatusChanged)
 				return ok && sc.From == run.StatusAwaiting
 			}
 		}
@@ -371,7 +371,7 @@ func (s *Server) follow(ctx context.Context, id run.ID, from int64, until func(r
 		if err != nil {
 			return p, err
 		}
-		if d, ok := e.Data.(run.Delta); ok {
+		if d, ok := e.Payload.(run.Delta); ok {
 			// Live text, shown as it is written to a stream (not to a
 			// sync or async answer, which shows the run as it stands).
 			if emit != nil && p.seq >= from-1 {
@@ -548,7 +548,7 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 	// The run as of the cancel request: cancelling, even if it has already
 	// gone on to cancelled.
 	p, _, err := s.fold(r.Context(), sum.ID, func(e run.Event) bool {
-		sc, ok := e.Data.(run.StatusChanged)
+		sc, ok := e.Payload.(run.StatusChanged)
 		return ok && sc.To == run.StatusCancelling
 	})
 	if err != nil {

@@ -160,7 +160,7 @@ func TestSecretsDoNotLeak(t *testing.T) {
 				return llm.Text("child read: " + req.Messages[len(req.Messages)-1].Text), nil
 			})
 			store := run.NewMemoryStore()
-			tmpl := agent.RunOptions{Spec: agent.Spec{Approval: agent.ApproveNone}}
+			tmpl := agent.RunOptions{Approval: agent.ApproveNone}
 			if x.resultSchema != "" {
 				tmpl.ResultSchema = json.RawMessage(x.resultSchema)
 			}
@@ -170,7 +170,7 @@ func TestSecretsDoNotLeak(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				helper, err := agent.AgentAction(agent.AgentSpec{Name: "helper", Description: "A helper agent.", Agent: child})
+				helper, err := agent.AsAction(agent.Child{Name: "helper", Description: "A helper agent.", Agent: child})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -289,7 +289,7 @@ func waitFinished(t *testing.T, store run.Store, id string, n int) {
 			events, _ := store.Read(context.Background(), run.ID(id), 0, 0)
 			completions := 0
 			for _, e := range events {
-				if c, ok := e.Data.(run.StatusChanged); ok && c.To == run.StatusCompleted {
+				if c, ok := e.Payload.(run.StatusChanged); ok && c.To == run.StatusCompleted {
 					completions++
 				}
 			}

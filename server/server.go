@@ -50,7 +50,7 @@ type Agent struct {
 	// must record into the server's store (runtime.Options.Store; see
 	// Options.Store). It may be nil when Options.Engine is set: the engine
 	// runs the agent. Close closes it (runtime.Runtime.Close).
-	Runtime *agent.Runtime
+	Runtime *agent.Agent
 	// InputContentTypes are the media types of input parts the agent
 	// accepts, as patterns (type/subtype, type/* or */*); a part of
 	// another type is refused (422). Empty means text/plain and

@@ -100,7 +100,7 @@ func TestSessionVariablesOverACP(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range events {
-		if u, ok := e.Data.(run.Usage); ok && u.System != "" && !strings.Contains(u.System, "Gone since an earlier turn (not usable):\n- db (*sessiontest.DB)") {
+		if u, ok := e.Payload.(run.Usage); ok && u.System != "" && !strings.Contains(u.System, "Gone since an earlier turn (not usable):\n- db (*sessiontest.DB)") {
 			t.Errorf("the model was not told db is gone:\n%s", u.System)
 		}
 	}

@@ -43,7 +43,7 @@ func (s *Server) settle(ctx context.Context, id run.ID) bool {
 		if err != nil {
 			return false
 		}
-		if sc, ok := e.Data.(run.StatusChanged); ok && settled(sc.To) {
+		if sc, ok := e.Payload.(run.StatusChanged); ok && settled(sc.To) {
 			return true
 		}
 	}
@@ -65,8 +65,8 @@ func (s *Server) interrupt(ctx context.Context, id run.ID) error {
 	}
 	s.log.Warn("server: a run's step was still going at shutdown; marked interrupted", "run", id)
 	_, err = s.store.Append(ctx, id, sum.LastSeq,
-		run.Event{Data: run.Error{Message: InterruptedReason, Failure: run.FailureInterrupted}},
-		run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: InterruptedReason}})
+		run.Event{Payload: run.Error{Message: InterruptedReason, Failure: run.FailureInterrupted}},
+		run.Event{Payload: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: InterruptedReason}})
 	var conflict *run.ConflictError
 	if errors.As(err, &conflict) {
 		return s.interrupt(ctx, id) // a last event landed meanwhile

@@ -408,13 +408,13 @@ func (s *Server) uiEvents(w http.ResponseWriter, r *http.Request) {
 // values, in the stream as in the snapshot. The stored event, shared with
 // the store, is left as it is.
 func withoutValue(e run.Event) run.Event {
-	switch d := e.Data.(type) {
+	switch d := e.Payload.(type) {
 	case run.VariableCreated:
 		d.Value = nil
-		e.Data = d
+		e.Payload = d
 	case run.VariableModified:
 		d.Value = nil
-		e.Data = d
+		e.Payload = d
 	}
 	return e
 }

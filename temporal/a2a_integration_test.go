@@ -24,7 +24,7 @@ func (cl *cluster) a2aOnTemporal(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err := server.New(server.Options{Store: cl.store, Engine: e, Agents: []server.Agent{
-		{Name: "quick", Description: "The weather, with approval.", Run: agent.RunOptions{Spec: agent.Spec{Approval: agent.ApproveOnToolCall}}},
+		{Name: "quick", Description: "The weather, with approval.", Run: agent.RunOptions{Approval: agent.ApproveOnToolCall}},
 	}})
 	if err != nil {
 		t.Fatal(err)

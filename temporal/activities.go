@@ -48,7 +48,7 @@ func (w *Worker) host(ctx context.Context, in Input) (hostResult, error) {
 
 // start creates the run on rt, or restores it from its log when the store
 // has it, and begins it if it has not begun.
-func (w *Worker) start(ctx context.Context, rt *agent.Runtime, id run.ID, opts agent.RunOptions, ag *Agent) (*agent.Handle, error) {
+func (w *Worker) start(ctx context.Context, rt *agent.Agent, id run.ID, opts agent.RunOptions, ag *Agent) (*agent.Handle, error) {
 	_, err := w.opts.Store.Get(ctx, id)
 	switch {
 	case err == nil:
@@ -223,12 +223,12 @@ func (w *Worker) abandon(ctx context.Context, id run.ID, canceled bool, reason s
 	var events []run.Event
 	switch {
 	case canceled && sum.Status != run.StatusCancelling:
-		events = append(events, run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusCancelling, Reason: reason}},
-			run.Event{Data: run.StatusChanged{From: run.StatusCancelling, To: run.StatusCanceled, Reason: reason}})
+		events = append(events, run.Event{Payload: run.StatusChanged{From: sum.Status, To: run.StatusCancelling, Reason: reason}},
+			run.Event{Payload: run.StatusChanged{From: run.StatusCancelling, To: run.StatusCanceled, Reason: reason}})
 	case canceled || sum.Status == run.StatusCancelling:
-		events = append(events, run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusCanceled, Reason: reason}})
+		events = append(events, run.Event{Payload: run.StatusChanged{From: sum.Status, To: run.StatusCanceled, Reason: reason}})
 	default:
-		events = append(events, run.Event{Data: run.Error{Message: reason}}, run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: reason}})
+		events = append(events, run.Event{Payload: run.Error{Message: reason}}, run.Event{Payload: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: reason}})
 	}
 	_, err = w.opts.Store.Append(ctx, id, sum.LastSeq, events...)
 	return err

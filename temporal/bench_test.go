@@ -45,7 +45,7 @@ func BenchmarkWorkflowStep(b *testing.B) {
 	for b.Loop() {
 		i++
 		e := newEnv(b, a)
-		e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "noop", Run: byreftemporal.RunSpec{Spec: agent.Spec{Task: "loop", NonInteractive: true}, ID: "bench-" + strconv.Itoa(i)}})
+		e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "noop", Run: byreftemporal.RunSpec{Spec: run.Spec{Task: "loop", NonInteractive: true}, ID: "bench-" + strconv.Itoa(i)}})
 		var o agent.Outcome
 		if err := e.GetWorkflowResult(&o); err != nil || o.Status != run.StatusCompleted || o.Steps != steps+1 {
 			b.Fatalf("%+v %v", o, err)

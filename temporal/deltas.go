@@ -45,7 +45,7 @@ func (w *Worker) forward(hr *hosted) {
 			if err != nil {
 				return
 			}
-			if d, ok := e.Data.(run.Delta); ok {
+			if d, ok := e.Payload.(run.Delta); ok {
 				ls.PublishDelta(h.ID(), d)
 			}
 		}

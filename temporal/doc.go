@@ -49,7 +49,7 @@
 // a follow-up, then ends; a later FollowUp is refused with
 // runtime.ErrNotFollowable.
 //
-// Child runs started by runtime.AgentAction run inside their parent's step
+// Child runs started by runtime.AsAction run inside their parent's step
 // activity, on the same worker, recorded in the same store.
 //
 // # Use

@@ -195,7 +195,7 @@ func (r *Run) Wait(ctx context.Context) (agent.Outcome, error) {
 			if err != nil {
 				return agent.Outcome{}, err
 			}
-			if sc, ok := e.Data.(run.StatusChanged); ok && sc.To.Terminal() {
+			if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To.Terminal() {
 				break
 			}
 		}
@@ -262,7 +262,7 @@ func (r *Run) waitFor(ctx context.Context, from int64, done func(run.StatusChang
 		if err != nil {
 			return err
 		}
-		if sc, ok := e.Data.(run.StatusChanged); ok && done(sc) {
+		if sc, ok := e.Payload.(run.StatusChanged); ok && done(sc) {
 			return nil
 		}
 	}

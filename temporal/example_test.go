@@ -35,7 +35,7 @@ func Example() {
 	// In each worker process:
 	w, err := byreftemporal.NewWorker(c, byreftemporal.WorkerOptions{Store: store, Agents: []byreftemporal.Agent{{
 		Name: "weather",
-		New: func(store run.Store) (*agent.Runtime, error) { // called once, by NewWorker
+		New: func(store run.Store) (*agent.Agent, error) { // called once, by NewWorker
 			return agent.New(agent.Options{Store: store /* Model, Actions, Variables */})
 		},
 	}}})
@@ -55,7 +55,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	r, err := e.Start(ctx, "weather", agent.RunOptions{Spec: agent.Spec{Task: "What is the weather in Paris?"}})
+	r, err := e.Start(ctx, "weather", agent.RunOptions{Task: "What is the weather in Paris?"})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -84,7 +84,7 @@ func workerMain(cfg []string) {
 		},
 	})
 	newAgent := func(name string, vars func() []variable.Spec, act *action.Action) byreftemporal.Agent {
-		return byreftemporal.Agent{Name: name, New: func(store run.Store) (*agent.Runtime, error) {
+		return byreftemporal.Agent{Name: name, New: func(store run.Store) (*agent.Agent, error) {
 			return agent.New(agent.Options{Store: store, Model: weatherModel(), Variables: vars(), Actions: action.MustSet(act)})
 		}}
 	}
@@ -95,7 +95,7 @@ func workerMain(cfg []string) {
 		newAgent("weather", city, slowWeather),
 		newAgent("live", live, slowWeather),
 		newAgent("quick", city, weatherAction),
-		{Name: "streaming", New: func(store run.Store) (*agent.Runtime, error) {
+		{Name: "streaming", New: func(store run.Store) (*agent.Agent, error) {
 			return agent.New(agent.Options{Store: store, Model: slowStream{weatherModel()}, Variables: city(), Actions: action.MustSet(weatherAction)})
 		}},
 		noopAgent(10),
@@ -368,7 +368,7 @@ func (cl *cluster) deltas(t *testing.T, store *postgres.Store) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a hang guard
 	defer cancel()
-	r, err := e.Start(ctx, "streaming", agent.RunOptions{Spec: agent.Spec{Task: "What is the weather?", Approval: agent.ApproveOnToolCall}})
+	r, err := e.Start(ctx, "streaming", agent.RunOptions{Task: "What is the weather?", Approval: agent.ApproveOnToolCall})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +376,7 @@ func (cl *cluster) deltas(t *testing.T, store *postgres.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc, ok := ev.Data.(run.StatusChanged); ok && sc.To == run.StatusAwaiting {
+		if sc, ok := ev.Payload.(run.StatusChanged); ok && sc.To == run.StatusAwaiting {
 			break
 		}
 	}
@@ -387,7 +387,7 @@ func (cl *cluster) deltas(t *testing.T, store *postgres.Store) {
 			if err != nil {
 				return
 			}
-			if d, ok := ev.Data.(run.Delta); ok && d.What == run.DeltaToolCall {
+			if d, ok := ev.Payload.(run.Delta); ok && d.What == run.DeltaToolCall {
 				// Only a call's first piece names it; a follower that
 				// joins as the stream begins may hear only later ones.
 				calls <- cmp.Or(d.Name, "(a piece of a call)")
@@ -468,7 +468,7 @@ func (cl *cluster) timePerStep(t *testing.T) {
 	steps := 0
 	for range runs {
 		start := time.Now()
-		r, err := e.Start(ctx, "noop", agent.RunOptions{Spec: agent.Spec{Task: "loop", NonInteractive: true}})
+		r, err := e.Start(ctx, "noop", agent.RunOptions{Task: "loop", NonInteractive: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -494,7 +494,7 @@ func (cl *cluster) killMidRun(t *testing.T, agentName, queue string) agent.Outco
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a hang guard
 	defer cancel()
-	r, err := e.Start(ctx, agentName, agent.RunOptions{Spec: agent.Spec{Task: "What is the weather?", NonInteractive: true}})
+	r, err := e.Start(ctx, agentName, agent.RunOptions{Task: "What is the weather?", NonInteractive: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -522,7 +522,7 @@ func (cl *cluster) acp(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err := server.New(server.Options{Store: cl.store, Engine: e, Agents: []server.Agent{
-		{Name: "quick", Description: "The weather, with approval.", Run: agent.RunOptions{Spec: agent.Spec{Approval: agent.ApproveOnToolCall}}},
+		{Name: "quick", Description: "The weather, with approval.", Run: agent.RunOptions{Approval: agent.ApproveOnToolCall}},
 	}})
 	if err != nil {
 		t.Fatal(err)

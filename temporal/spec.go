@@ -22,7 +22,7 @@ type RunSpec struct {
 	Message json.RawMessage   `json:"message,omitempty"`
 	Input   json.RawMessage   `json:"input,omitempty"`
 	History []llm.Message     `json:"history,omitempty"`
-	Spec    agent.Spec        `json:"spec,omitzero"`
+	Spec    run.Spec          `json:"spec,omitzero"`
 }
 
 // errLocal is returned by SpecOf for options that cannot leave the
@@ -37,7 +37,7 @@ func SpecOf(opts agent.RunOptions) (RunSpec, error) {
 	}
 	return RunSpec{
 		ID: string(opts.ID), Session: string(opts.Session), Turn: string(opts.Turn), Name: opts.Name, Tags: opts.Tags,
-		Message: opts.Message, Input: opts.Input, History: opts.History, Spec: opts.Spec,
+		Message: opts.Message, Input: opts.Input, History: opts.History, Spec: opts.Spec(),
 	}, nil
 }
 

@@ -30,7 +30,7 @@ type Agent struct {
 	// NewWorker calls it once; the runtime is shared by every run the
 	// worker hosts, each with its own state. A run restored on this worker
 	// gets its variables from its log, not the starting ones.
-	New func(store run.Store) (*agent.Runtime, error)
+	New func(store run.Store) (*agent.Agent, error)
 	// Run is the template of every run's options: what cannot travel
 	// through Temporal (Model, OnStatus) and defaults for what the starter
 	// leaves unset.
@@ -65,8 +65,8 @@ type Worker struct {
 	client client.Client
 	queue  string
 	agents map[string]*Agent
-	rts    map[string]*agent.Runtime // the agents' runtimes, by name
-	ctx    context.Context           // the context hosted runs start with
+	rts    map[string]*agent.Agent // the agents' runtimes, by name
+	ctx    context.Context         // the context hosted runs start with
 	stop   context.CancelFunc
 
 	mu      sync.Mutex
@@ -76,7 +76,7 @@ type Worker struct {
 
 // hosted is a run this worker hosts.
 type hosted struct {
-	rt *agent.Runtime
+	rt *agent.Agent
 	h  *agent.Handle
 
 	mu   sync.Mutex
@@ -105,7 +105,7 @@ func NewWorker(c client.Client, opts WorkerOptions) (*Worker, error) {
 	if opts.TaskQueue == "" {
 		opts.TaskQueue = DefaultTaskQueue
 	}
-	w := &Worker{opts: opts, client: c, agents: map[string]*Agent{}, rts: map[string]*agent.Runtime{}, runs: map[run.ID]*hosted{}}
+	w := &Worker{opts: opts, client: c, agents: map[string]*Agent{}, rts: map[string]*agent.Agent{}, runs: map[run.ID]*hosted{}}
 	for i := range opts.Agents {
 		a := &opts.Agents[i]
 		if a.Name == "" || a.New == nil {

@@ -92,7 +92,7 @@ func demo(ctx context.Context, args []string, w io.Writer) error {
 	}
 	fmt.Fprintln(w, "The model refers to a 1,000-row table as <<var:orders>> and never sees its rows.")
 	fmt.Fprintln(w)
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "What share of this month's orders are late?", ModelName: spec}, Name: demoName})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "What share of this month's orders are late?", ModelName: spec, Name: demoName})
 	if err != nil {
 		return err
 	}

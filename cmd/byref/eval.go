@@ -328,7 +328,7 @@ func evalDiff(args []string, stdout io.Writer) error {
 // runName returns the name a run was created with.
 func runName(events []run.Event) string {
 	if len(events) > 0 {
-		if c, ok := events[0].Data.(run.RunCreated); ok {
+		if c, ok := events[0].Payload.(run.RunCreated); ok {
 			return c.Name
 		}
 	}

@@ -65,11 +65,11 @@ func mcpCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	defer ag.Close(context.Background())
 	s, err := mcpserver.New(mcpserver.Options{
 		Logger: log,
-		Agents: []agent.AgentSpec{{
+		Agents: []agent.Child{{
 			Name:        "byref",
 			Description: "A byref agent that can run Go snippets. Give it a task, in full; it returns the run's result.",
 			Agent:       ag,
-			Run:         agent.RunOptions{Spec: agent.Spec{ModelName: *modelSpec}, Name: "byref mcp"},
+			Run:         agent.RunOptions{ModelName: *modelSpec, Name: "byref mcp"},
 		}},
 	})
 	if err != nil {

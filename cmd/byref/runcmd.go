@@ -44,7 +44,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	if err != nil {
 		return err
 	}
-	opts := agent.RunOptions{Spec: agent.Spec{Task: pos[0], ModelName: *modelSpec, Approval: approval}, Name: "byref run", Session: run.SessionID(*session)}
+	opts := agent.RunOptions{Task: pos[0], ModelName: *modelSpec, Approval: approval, Name: "byref run", Session: run.SessionID(*session)}
 	if *session != "" {
 		// The session's earlier messages are the run's history; its
 		// variables the runtime brings back itself.
@@ -75,7 +75,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 		p.show(e)
 		// Answer once the run is awaiting: the AwaitRequested event comes
 		// just before the move to awaiting.
-		switch d := e.Data.(type) {
+		switch d := e.Payload.(type) {
 		case run.AwaitRequested:
 			pending = &d
 		case run.StatusChanged:
@@ -139,7 +139,7 @@ type printer struct {
 
 // show prints one event.
 func (p *printer) show(e run.Event) {
-	switch d := e.Data.(type) {
+	switch d := e.Payload.(type) {
 	case run.Delta:
 		if d.What != run.DeltaText {
 			return
@@ -183,7 +183,7 @@ func (p *printer) end() {
 // describe is the progress line of an event; "" for events not shown. It
 // holds text from the run as it is: print it through term.
 func describe(e run.Event) string {
-	switch d := e.Data.(type) {
+	switch d := e.Payload.(type) {
 	case run.RunCreated:
 		if d.Options.ModelName != "" {
 			return "· created (model " + d.Options.ModelName + ")"

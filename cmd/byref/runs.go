@@ -125,7 +125,7 @@ func taskOf(ctx context.Context, store run.Store, id run.ID) (string, error) {
 		return "", err
 	}
 	for _, e := range events {
-		if m, ok := e.Data.(run.UserMessage); ok {
+		if m, ok := e.Payload.(run.UserMessage); ok {
 			return m.Text, nil
 		}
 	}

@@ -77,7 +77,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			Name:        "byref",
 			Description: agentDescription(spec),
 			Runtime:     ag,
-			Run:         agent.RunOptions{Spec: agent.Spec{ModelName: spec, Approval: approval}},
+			Run:         agent.RunOptions{ModelName: spec, Approval: approval},
 		}},
 	})
 	if err != nil {

@@ -141,7 +141,7 @@ func record(store run.Store, actions *action.Set, vars []variable.Spec, response
 	if err != nil {
 		panic(err)
 	}
-	o, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: "shop"}})
+	o, err := rt.Run(context.Background(), agent.RunOptions{Task: "shop"})
 	if err != nil || o.Status != run.StatusCompleted {
 		panic(fmt.Sprint(o, err))
 	}

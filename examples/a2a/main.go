@@ -120,7 +120,7 @@ func walk(ctx context.Context, out io.Writer, addr string) error {
 	}
 	srv, err := server.New(server.Options{Agents: []server.Agent{{
 		Name: "weather", Description: "Says the weather in a city; asks which city.", Runtime: remote,
-		Run: agent.RunOptions{Spec: agent.Spec{ResultSchema: agent.ResultSchemaFor[Weather]()}},
+		Run: agent.RunOptions{ResultSchema: agent.ResultSchemaFor[Weather]()},
 	}}})
 	if err != nil {
 		return err
@@ -205,7 +205,7 @@ func callDirection(ctx context.Context, out io.Writer, url string) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "Put the weather in the report."}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "Put the weather in the report."})
 	if err != nil {
 		return err
 	}
@@ -213,7 +213,7 @@ func callDirection(ctx context.Context, out io.Writer, url string) error {
 		if err != nil {
 			return err
 		}
-		switch d := e.Data.(type) {
+		switch d := e.Payload.(type) {
 		case run.ToolCallScheduled:
 			fmt.Fprintf(out, "call: %s %s\n", d.Call.Name, d.Call.Arguments)
 		case run.VariableCreated:
@@ -227,7 +227,7 @@ func callDirection(ctx context.Context, out io.Writer, url string) error {
 				return err
 			}
 		}
-		if sc, ok := e.Data.(run.StatusChanged); ok && sc.To.Terminal() {
+		if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To.Terminal() {
 			break
 		}
 	}

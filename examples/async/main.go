@@ -63,7 +63,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "Forecast home and Oslo for 3 days."}, Name: "forecasts"})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "Forecast home and Oslo for 3 days.", Name: "forecasts"})
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func run(ctx context.Context, w io.Writer) error {
 
 // progress describes one event in a line; "" skips it.
 func progress(e runlog.Event) string {
-	switch d := e.Data.(type) {
+	switch d := e.Payload.(type) {
 	case runlog.RunCreated:
 		return "run created: " + d.Name
 	case runlog.StatusChanged:

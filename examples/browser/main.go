@@ -103,7 +103,7 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "browser actions offered at first: %s\n", strings.Join(offered, ", "))
 
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "What is the status of order 1042 on the shop at " + site.URL + "?"}, Name: "order-status"})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "What is the status of order 1042 on the shop at " + site.URL + "?", Name: "order-status"})
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func run(ctx context.Context, w io.Writer) error {
 
 // progress describes one event in a line; "" skips it.
 func progress(e runlog.Event) string {
-	switch d := e.Data.(type) {
+	switch d := e.Payload.(type) {
 	case runlog.ToolCallScheduled:
 		return fmt.Sprintf("→ %s %s", d.Call.Name, d.Call.Arguments)
 	case runlog.ToolCallCompleted:

@@ -53,7 +53,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "What is the weather in the city?"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "What is the weather in the city?"})
 	if err != nil {
 		return err
 	}

@@ -157,7 +157,7 @@ func main() {
 			Name:               "notes",
 			Description:        "Keeps notes. Adding one needs your approval.",
 			Runtime:            ag,
-			Run:                agent.RunOptions{Spec: agent.Spec{Instructions: "Add what the user says as a note with add_note, then export the notes."}},
+			Run:                agent.RunOptions{Instructions: "Add what the user says as a note with add_note, then export the notes."},
 			OutputContentTypes: []string{"text/plain", "application/json", "text/csv"},
 		}},
 	})

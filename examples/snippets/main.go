@@ -84,7 +84,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "Which region sold the most this week? Tell the sales team."}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "Which region sold the most this week? Tell the sales team."})
 	if err != nil {
 		return err
 	}

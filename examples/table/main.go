@@ -119,7 +119,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "How many orders come from the EU? Keep them sorted by amount."}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "How many orders come from the EU? Keep them sorted by amount."})
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,6 @@ func TestOneOfEachType(t *testing.T) {
 		{"tool call", []reflect.Type{reflect.TypeFor[run.ToolCall](), reflect.TypeFor[llm.ToolCall](), reflect.TypeFor[agent.ToolCall]()}},
 		{"tool", []reflect.Type{reflect.TypeFor[run.Tool](), reflect.TypeFor[llm.Tool](), reflect.TypeFor[schema.Tool]()}},
 		{"thinking block", []reflect.Type{reflect.TypeFor[run.Thinking](), reflect.TypeFor[llm.Thinking]()}},
-		{"run's recorded options", []reflect.Type{reflect.TypeFor[run.RunOptions](), reflect.TypeFor[agent.Spec]()}},
 		{"run's limits", []reflect.Type{reflect.TypeFor[run.Limits](), reflect.TypeFor[agent.Limits]()}},
 		{"approval strategy", []reflect.Type{reflect.TypeFor[run.Approval](), reflect.TypeFor[agent.Approval]()}},
 		{"retry policy", []reflect.Type{reflect.TypeFor[run.RetryPolicy](), reflect.TypeFor[llm.RetryPolicy]()}},
@@ -32,26 +31,5 @@ func TestOneOfEachType(t *testing.T) {
 				t.Errorf("the %s is %v and %v; declare it once (in package run) and alias it", s.what, s.types[0], typ)
 			}
 		}
-	}
-}
-
-// TestRunOptionsEmbedsTheLogs: runtime.RunOptions embeds run.RunOptions,
-// what the log records of a run's options, and declares none of its
-// fields again (the two were once mirrored field by field, each way).
-func TestRunOptionsEmbedsTheLogs(t *testing.T) {
-	recorded := reflect.TypeFor[run.RunOptions]()
-	opts := reflect.TypeFor[agent.RunOptions]()
-	embedded := false
-	for f := range opts.Fields() {
-		if f.Anonymous && f.Type == recorded {
-			embedded = true
-			continue
-		}
-		if g, ok := recorded.FieldByName(f.Name); ok {
-			t.Errorf("runtime.RunOptions.%s repeats run.RunOptions.%s; use the embedded one", f.Name, g.Name)
-		}
-	}
-	if !embedded {
-		t.Error("runtime.RunOptions does not embed run.RunOptions")
 	}
 }

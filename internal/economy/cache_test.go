@@ -185,7 +185,7 @@ func driveScenario(t *testing.T, model llm.Model, size int, plain bool) (agent.O
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: cacheTask}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: cacheTask})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func driveScenario(t *testing.T, model llm.Model, size int, plain bool) (agent.O
 		if err != nil {
 			t.Fatal(err)
 		}
-		if req, ok := e.Data.(run.AwaitRequested); ok {
+		if req, ok := e.Payload.(run.AwaitRequested); ok {
 			if req.Await != run.AwaitApproval {
 				t.Fatalf("awaiting without an approval: %+v", req)
 			}
@@ -204,7 +204,7 @@ func driveScenario(t *testing.T, model llm.Model, size int, plain bool) (agent.O
 			}
 			break
 		}
-		if s, ok := e.Data.(run.StatusChanged); ok && s.To.Terminal() {
+		if s, ok := e.Payload.(run.StatusChanged); ok && s.To.Terminal() {
 			break
 		}
 	}
@@ -568,7 +568,7 @@ func TestRestoreKeepsThePrefix(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: cacheTask, Limits: agent.Limits{CompactAt: c.compactAt}}})
+		h, err := rt.Start(ctx, agent.RunOptions{Task: cacheTask, Limits: agent.Limits{CompactAt: c.compactAt}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -577,7 +577,7 @@ func TestRestoreKeepsThePrefix(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if req, ok := e.Data.(run.AwaitRequested); ok {
+			if req, ok := e.Payload.(run.AwaitRequested); ok {
 				await = req
 				break
 			}

@@ -148,7 +148,7 @@ func byrefRun(t *testing.T, c counter, size int) traffic {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: task, NonInteractive: true}})
+	o, err := rt.Run(context.Background(), agent.RunOptions{Task: task, NonInteractive: true})
 	if err != nil || !o.OK() {
 		t.Fatalf("byref run: %+v %v", o, err)
 	}
@@ -243,10 +243,10 @@ func TestModelEconomy(t *testing.T) {
 	fmt.Fprintf(&doc, "\nBreak-even: byref reads less than the plain loop from a page of %s on (sizes tried: powers of two from 128 B).\n", human(breakEven))
 
 	// Fixed overhead: the first request, snippets and questions off.
-	lean := firstOf(t, agent.Options{Actions: actions(1), DisableSnippets: true}, agent.RunOptions{Spec: agent.Spec{Task: task, NonInteractive: true}})
+	lean := firstOf(t, agent.Options{Actions: actions(1), DisableSnippets: true}, agent.RunOptions{Task: task, NonInteractive: true})
 	plain := firstRequest(llm.Request{Messages: []llm.Message{llm.SystemMessage(systemPlain)}, Tools: plainTools()})
-	snippets := firstOf(t, agent.Options{Actions: actions(1)}, agent.RunOptions{Spec: agent.Spec{Task: task, NonInteractive: true}})
-	questions := firstOf(t, agent.Options{Actions: actions(1), DisableSnippets: true}, agent.RunOptions{Spec: agent.Spec{Task: task}})
+	snippets := firstOf(t, agent.Options{Actions: actions(1)}, agent.RunOptions{Task: task, NonInteractive: true})
+	questions := firstOf(t, agent.Options{Actions: actions(1), DisableSnippets: true}, agent.RunOptions{Task: task})
 	// The system prompt explains references from the first request on: it
 	// is written once per run and read from a prompt cache after that, so
 	// it cannot wait for the first variable (which it did, at 1.50×).
@@ -257,8 +257,8 @@ func TestModelEconomy(t *testing.T) {
 		lean, plain, float64(lean)/float64(plain), snippets-lean, questions-lean)
 
 	// Growth with compatible variables.
-	one := firstOf(t, agent.Options{Actions: actions(1), DisableSnippets: true, Variables: stringVars(1)}, agent.RunOptions{Spec: agent.Spec{Task: task, NonInteractive: true}})
-	fifty := firstOf(t, agent.Options{Actions: actions(1), DisableSnippets: true, Variables: stringVars(50)}, agent.RunOptions{Spec: agent.Spec{Task: task, NonInteractive: true}})
+	one := firstOf(t, agent.Options{Actions: actions(1), DisableSnippets: true, Variables: stringVars(1)}, agent.RunOptions{Task: task, NonInteractive: true})
+	fifty := firstOf(t, agent.Options{Actions: actions(1), DisableSnippets: true, Variables: stringVars(50)}, agent.RunOptions{Task: task, NonInteractive: true})
 	if r := float64(fifty) / float64(one); r > 2 {
 		t.Errorf("with 50 variables the first request is %.2f× the one with 1; the goal is 2×", r)
 	}
@@ -346,7 +346,7 @@ func TestPlainMode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := rt.Run(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: task, NonInteractive: true}})
+		o, err := rt.Run(context.Background(), agent.RunOptions{Task: task, NonInteractive: true})
 		if err != nil || !o.OK() {
 			t.Fatalf("%d: %+v %v", size, o, err)
 		}

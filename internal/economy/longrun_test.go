@@ -105,7 +105,7 @@ func longRun(t testing.TB) longFigures {
 	}
 	ctx := context.Background()
 	h, err := rt.Start(ctx, agent.RunOptions{
-		Spec: agent.Spec{Task: "Fetch the records one by one, then count the words of the third.", NonInteractive: true, Limits: agent.Limits{MaxSteps: longSteps, ContextWindow: longWindow}},
+		Task: "Fetch the records one by one, then count the words of the third.", NonInteractive: true, Limits: agent.Limits{MaxSteps: longSteps, ContextWindow: longWindow},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -114,7 +114,7 @@ func Model() *llm.Scripted {
 // Runtime returns the agent, recording into store (nil for a store of its
 // own), with the variables db (OpenDB) and creds (NewCredentials), and its
 // model. close_ticket awaits an approval.
-func Runtime(t testing.TB, store run.Store) (*agent.Runtime, *llm.Scripted) {
+func Runtime(t testing.TB, store run.Store) (*agent.Agent, *llm.Scripted) {
 	t.Helper()
 	model := Model()
 	rt, err := agent.New(agent.Options{Model: model, Store: store, Actions: Actions,

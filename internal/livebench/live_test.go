@@ -167,7 +167,7 @@ func (r *rig) cancel(tb testing.TB, id run.ID) {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if sc, ok := e.Data.(run.StatusChanged); ok && sc.To.Terminal() {
+		if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To.Terminal() {
 			return
 		}
 	}
@@ -254,7 +254,7 @@ func loadRuns(tb testing.TB, r *rig, n, stalled int) time.Duration {
 					tb.Error(err)
 					return
 				}
-				if sc, ok := e.Data.(run.StatusChanged); ok && sc.To.Terminal() {
+				if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To.Terminal() {
 					if sc.To != run.StatusCompleted {
 						tb.Errorf("run %s: %s (%s)", id, sc.To, sc.Reason)
 					}

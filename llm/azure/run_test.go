@@ -142,7 +142,7 @@ func TestResponsesRunRestoredKeepsReasoning(t *testing.T) {
 	}
 
 	store := run.NewMemoryStore()
-	ag := func(s *llmtest.Server) *agent.Runtime {
+	ag := func(s *llmtest.Server) *agent.Agent {
 		m, err := azure.NewResponses(azure.Options{Config: llm.Config{Model: "gpt-5.5", APIKey: "azure-key", BaseURL: s.URL()}})
 		if err != nil {
 			t.Fatal(err)

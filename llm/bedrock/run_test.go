@@ -82,7 +82,7 @@ func TestRunRestoredKeepsReasoning(t *testing.T) {
 	}
 
 	store := run.NewMemoryStore()
-	ag := func(s *llmtest.Server) *agent.Runtime {
+	ag := func(s *llmtest.Server) *agent.Agent {
 		m, err := bedrock.New(bedrock.Options{Config: llm.Config{Model: "us.anthropic.claude-sonnet-4-20250514-v1:0", BaseURL: s.URL()}, Region: "us-east-1", Credentials: fakeCredentials})
 		if err != nil {
 			t.Fatal(err)

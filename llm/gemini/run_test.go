@@ -53,7 +53,7 @@ func TestRunRestoredKeepsThoughtSignatures(t *testing.T) {
 	sig2 := llmtest.Path(t, decode(t, []byte(second.Response.Body)), "candidates", 0, "content", "parts", 0, "thoughtSignature")
 
 	store := run.NewMemoryStore()
-	ag := func(s *llmtest.Server) *agent.Runtime {
+	ag := func(s *llmtest.Server) *agent.Agent {
 		m, err := gemini.New(gemini.Options{Config: llm.Config{Model: "gemini-2.5-pro", APIKey: "k", BaseURL: s.URL()}})
 		if err != nil {
 			t.Fatal(err)

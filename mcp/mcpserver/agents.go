@@ -33,7 +33,7 @@ type agentRun struct {
 }
 
 // agentHandler serves an agent as a tool (see above).
-func (s *Server) agentHandler(spec agent.AgentSpec) sdk.ToolHandler {
+func (s *Server) agentHandler(spec agent.Child) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		var ar *agentRun
 		if state := req.Params.RequestState; state != "" {

@@ -21,7 +21,7 @@ import (
 
 // askingAgents: "asker" asks its user a question and returns the answer;
 // "approver" needs an approval of its call of shout.
-func askingAgents() []agent.AgentSpec {
+func askingAgents() []agent.Child {
 	asker := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
 		last := req.Messages[len(req.Messages)-1]
 		if last.Role == llm.RoleTool {
@@ -33,9 +33,9 @@ func askingAgents() []agent.AgentSpec {
 	if err != nil {
 		panic(err)
 	}
-	return []agent.AgentSpec{
-		{Name: "asker", Description: "Asks which color.", Agent: rtAsk, Run: agent.RunOptions{Spec: agent.Spec{AwaitTimeout: time.Minute}}},
-		{Name: "approver", Description: "Shouts, once approved.", Agent: shouter(), Run: agent.RunOptions{Spec: agent.Spec{Approval: agent.ApproveOnToolCall, AwaitTimeout: time.Minute}}},
+	return []agent.Child{
+		{Name: "asker", Description: "Asks which color.", Agent: rtAsk, Run: agent.RunOptions{AwaitTimeout: time.Minute}},
+		{Name: "approver", Description: "Shouts, once approved.", Agent: shouter(), Run: agent.RunOptions{Approval: agent.ApproveOnToolCall, AwaitTimeout: time.Minute}},
 	}
 }
 
@@ -144,7 +144,7 @@ func agentAwaitBothWays(t *testing.T, transport string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "ask the asker"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "ask the asker"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func agentAwaitBothWays(t *testing.T, transport string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc, ok := e.Data.(run.StatusChanged); ok && sc.To == run.StatusAwaiting {
+		if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To == run.StatusAwaiting {
 			break
 		}
 	}

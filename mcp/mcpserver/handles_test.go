@@ -21,8 +21,8 @@ import (
 // a request to the model holds the password.
 func TestHandlePreviewsDoNotLeak(t *testing.T) {
 	rt, model := leaktest.Runtime(t, nil)
-	s, err := mcpserver.New(mcpserver.Options{Agents: []agent.AgentSpec{{Name: "tickets", Description: "Triages tickets.", Agent: rt,
-		Run: agent.RunOptions{Spec: agent.Spec{AwaitTimeout: time.Minute}}}}})
+	s, err := mcpserver.New(mcpserver.Options{Agents: []agent.Child{{Name: "tickets", Description: "Triages tickets.", Agent: rt,
+		Run: agent.RunOptions{AwaitTimeout: time.Minute}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,7 +129,7 @@ func TestProgressBothWays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: "work"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestProgressBothWays(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range events {
-			if p, ok := e.Data.(run.Progress); ok {
+			if p, ok := e.Payload.(run.Progress); ok {
 				progress = append(progress, p.Message)
 			}
 		}

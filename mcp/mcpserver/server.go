@@ -38,14 +38,14 @@ type Options struct {
 	// HideFromAI.
 	Runtime agent.Options
 	// Agents are served as tools that take a task and return the result of
-	// a whole run (the schema of runtime.AgentAction). Each call runs a
-	// run on AgentSpec.Agent (it may ask its user questions unless
-	// AgentSpec.Run.NonInteractive). What the run awaits (an
+	// a whole run (the schema of runtime.AsAction). Each call runs a
+	// run on Child.Agent (it may ask its user questions unless
+	// Child.Run.NonInteractive). What the run awaits (an
 	// approval, a question, input, an authorization) is asked of the
 	// client by elicitation, and its answer resumes the run (see
 	// agents.go); a run whose client never answers waits until its
 	// RunOptions.AwaitTimeout, so set one.
-	Agents []agent.AgentSpec
+	Agents []agent.Child
 	// Logger receives the server's logs: tool calls at Debug and failed
 	// calls at Info. Nil means no logs.
 	Logger *slog.Logger
@@ -81,11 +81,11 @@ func New(opts Options) (*Server, error) {
 	if opts.Actions != nil {
 		acts = opts.Actions.All()
 	}
-	agents := map[string]agent.AgentSpec{}
+	agents := map[string]agent.Child{}
 	for _, spec := range opts.Agents {
 		agents[spec.Name] = spec
 		spec.Run.NonInteractive = true
-		a, err := agent.AgentAction(spec)
+		a, err := agent.AsAction(spec)
 		if err != nil {
 			return nil, fmt.Errorf("mcpserver: agent %q: %w", spec.Name, err)
 		}
@@ -178,7 +178,7 @@ var callSeq atomic.Uint64
 // handler calls the action on a fresh State of rt, so that the runtime
 // does what it does for a model's call: validation against the schema,
 // decoding, defaults, timeouts, captured output, recovered panics, tracing.
-func (s *Server) handler(name string, rt *agent.Runtime) sdk.ToolHandler {
+func (s *Server) handler(name string, rt *agent.Agent) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		args := string(req.Params.Arguments)
 		if args == "" || args == "null" {

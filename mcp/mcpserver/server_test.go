@@ -61,14 +61,14 @@ func (e errorString) Error() string { return string(e) }
 
 // exportAgent is an agent on a scripted model that answers with its task
 // in capitals, through the shout action.
-func exportAgent() agent.AgentSpec {
-	return agent.AgentSpec{
+func exportAgent() agent.Child {
+	return agent.Child{
 		Name: "shouter", Description: "Shouts the task.",
 		Agent: shouter(),
 	}
 }
 
-func shouter() *agent.Runtime {
+func shouter() *agent.Agent {
 	model := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
 		last := req.Messages[len(req.Messages)-1]
 		if last.Role == llm.RoleTool {
@@ -85,7 +85,7 @@ func shouter() *agent.Runtime {
 }
 
 func exportServer() (*mcpserver.Server, error) {
-	return mcpserver.New(mcpserver.Options{Actions: exportActions(), Agents: []agent.AgentSpec{exportAgent()}})
+	return mcpserver.New(mcpserver.Options{Actions: exportActions(), Agents: []agent.Child{exportAgent()}})
 }
 
 func newExportServer(t *testing.T) *mcpserver.Server {
@@ -229,12 +229,12 @@ func TestNewServerErrors(t *testing.T) {
 	if _, err := mcpserver.New(mcpserver.Options{}); err == nil || !strings.Contains(err.Error(), "no tools") {
 		t.Errorf("no tools: %v", err)
 	}
-	if _, err := mcpserver.New(mcpserver.Options{Agents: []agent.AgentSpec{{Name: "a"}}}); err == nil || !strings.Contains(err.Error(), "Agent is nil") {
+	if _, err := mcpserver.New(mcpserver.Options{Agents: []agent.Child{{Name: "a"}}}); err == nil || !strings.Contains(err.Error(), "Agent is nil") {
 		t.Errorf("agent without Agent: %v", err)
 	}
 	spec := exportAgent()
 	spec.Name = "shout"
-	if _, err := mcpserver.New(mcpserver.Options{Actions: exportActions(), Agents: []agent.AgentSpec{spec}}); err == nil || !strings.Contains(err.Error(), "shout") {
+	if _, err := mcpserver.New(mcpserver.Options{Actions: exportActions(), Agents: []agent.Child{spec}}); err == nil || !strings.Contains(err.Error(), "shout") {
 		t.Errorf("duplicate names: %v", err)
 	}
 }

@@ -19,7 +19,7 @@ func ExampleOpen() {
 		log.Fatal(err)
 	}
 	defer s.Close()
-	if _, _, err := s.Create(ctx, run.Event{RunID: "run_1", Data: run.RunCreated{Name: "weather"}}); err != nil {
+	if _, _, err := s.Create(ctx, run.Event{RunID: "run_1", Payload: run.RunCreated{Name: "weather"}}); err != nil {
 		log.Fatal(err)
 	}
 	// In another process: follow the run as it is appended to.

@@ -16,10 +16,10 @@ import (
 // next server), answers the await with answer and waits for the restored
 // run to complete. It returns the outcome and the restored run's
 // snapshot; the first process's run is canceled when the test ends.
-func RunRestored(t *testing.T, first, second *agent.Runtime, task, answer string) (agent.Outcome, run.Snapshot) {
+func RunRestored(t *testing.T, first, second *agent.Agent, task, answer string) (agent.Outcome, run.Snapshot) {
 	t.Helper()
 	ctx := context.Background()
-	h, err := first.Start(ctx, agent.RunOptions{Spec: agent.Spec{Task: task}})
+	h, err := first.Start(ctx, agent.RunOptions{Task: task})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func RunRestored(t *testing.T, first, second *agent.Runtime, task, answer string
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := e.Data.(run.AwaitRequested); ok {
+		if _, ok := e.Payload.(run.AwaitRequested); ok {
 			break
 		}
 	}
@@ -48,9 +48,9 @@ func RunRestored(t *testing.T, first, second *agent.Runtime, task, answer string
 
 // Run runs task on rt to its end, which must be a completion, and
 // returns the outcome and the run's snapshot.
-func Run(t *testing.T, rt *agent.Runtime, task string) (agent.Outcome, run.Snapshot) {
+func Run(t *testing.T, rt *agent.Agent, task string) (agent.Outcome, run.Snapshot) {
 	t.Helper()
-	h, err := rt.Start(context.Background(), agent.RunOptions{Spec: agent.Spec{Task: task}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: task})
 	if err != nil {
 		t.Fatal(err)
 	}
