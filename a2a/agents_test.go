@@ -144,7 +144,7 @@ func newAgent(store run.Store, name string, m llm.Model, tmpl agent.RunOptions) 
 	if err != nil {
 		panic(err)
 	}
-	return server.Agent{Name: name, Description: "test agent " + name, Run: tmpl, Runtime: rt}
+	return server.Agent{Name: name, Description: "test agent " + name, Run: tmpl, Agent: rt}
 }
 
 // testAgents are echo, history, hang, awaiter, auth, typed, big, worker and

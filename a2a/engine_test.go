@@ -59,8 +59,8 @@ func TestOnAnEngineAndADurableStore(t *testing.T) {
 	e := &engine{agents: map[string]*agent.Agent{}, runs: map[run.ID]*agent.Handle{}}
 	var served []server.Agent
 	for _, a := range testAgents(store) {
-		e.agents[a.Name] = a.Runtime
-		a.Runtime = nil
+		e.agents[a.Name] = a.Agent
+		a.Agent = nil
 		served = append(served, a)
 	}
 	skills := a2a.Options{}

@@ -19,7 +19,7 @@ import (
 func ExampleMount() {
 	ag, _ := agent.New(agent.Options{Model: llm.NewScripted(llm.Text("Hello, A2A!"))})
 	srv, _ := server.New(server.Options{Agents: []server.Agent{{
-		Name: "echo", Description: "Says what it is told.", Runtime: ag,
+		Name: "echo", Description: "Says what it is told.", Agent: ag,
 	}}})
 	defer srv.Close()
 	if _, err := a2a.Mount(srv, a2a.Options{}); err != nil {
@@ -52,7 +52,7 @@ func ExampleMount() {
 func ExampleImport() {
 	remote, _ := agent.New(agent.Options{Model: llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":{"city":"Paris","celsius":21}}`))})
 	srv, _ := server.New(server.Options{Agents: []server.Agent{{
-		Name: "weather", Description: "Says the weather.", Runtime: remote,
+		Name: "weather", Description: "Says the weather.", Agent: remote,
 	}}})
 	defer srv.Close()
 	_, _ = a2a.Mount(srv, a2a.Options{})

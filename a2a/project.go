@@ -146,7 +146,7 @@ func (p *projector) apply(e run.Event) []sdk.Event {
 		p.task.Metadata = m
 		return nil
 	case run.Progress:
-		// What a long action reports as it runs (runtime.Progress): a
+		// What a long action reports as it runs (agent.Progress): a
 		// status message of the working task, naming the call.
 		m := p.agentMessage(e, sdk.NewTextPart(d.Message))
 		m.Metadata = map[string]any{"byref.call": d.CallID, "byref.kind": "progress"}

@@ -23,7 +23,7 @@ func TestContextKeepsVariables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ts := startA2A(t, server.Options{Store: store, Agents: []server.Agent{{Name: "chat", Runtime: rt}}}, a2a.Options{})
+	_, ts := startA2A(t, server.Options{Store: store, Agents: []server.Agent{{Name: "chat", Agent: rt}}}, a2a.Options{})
 	c := clientFor(t, ts.URL, "chat")
 	answer := func(task *sdk.Task) string {
 		t.Helper()

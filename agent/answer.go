@@ -11,7 +11,7 @@ import (
 // answered in one of two ways. In the process, by Options.Answer, called
 // as the await is recorded. Or by a caller: Run returns as soon as the run
 // awaits what Answer does not answer, with the await in its Outcome, and
-// Runtime.Resume (or Handle.Resume) answers it. So Run never waits for an
+// Agent.Resume (or Handle.Resume) answers it. So Run never waits for an
 // answer nobody was asked for (docs/decisions/2026-11-28-run-awaits.md).
 
 // statusHook is the recorder's hook of a run: the host's OnStatus, then,

@@ -163,7 +163,7 @@ func TestApprovalMessageShowsResolvedValues(t *testing.T) {
 	if err != nil || out.Status != run.StatusCompleted {
 		t.Fatalf("Run = %+v, %v", out, err)
 	}
-	want := "Approve the call of mail with {\"to\":\"<<var:top>>\",\"return\":null}?\n  to = <<var:top>> (runtime_test.Customer): Customer{Email: \"ann@example.com\"}"
+	want := "Approve the call of mail with {\"to\":\"<<var:top>>\",\"return\":null}?\n  to = <<var:top>> (agent_test.Customer): Customer{Email: \"ann@example.com\"}"
 	if msg != want {
 		t.Errorf("the approval asks\n%s\nwant\n%s", msg, want)
 	}

@@ -27,7 +27,7 @@ func TestRefOnlyActionHiddenUntilVariableExists(t *testing.T) {
 	for _, u := range st.Unavailable() {
 		reasons[u.Action] = u.Reason
 	}
-	if r := reasons["describe"]; r != "describe: needs a *runtime_test.Thing variable for parameter thing" {
+	if r := reasons["describe"]; r != "describe: needs a *agent_test.Thing variable for parameter thing" {
 		t.Fatalf("reason = %q", r)
 	}
 	resp := call(st, "describe", `{"thing":"<<var:thing>>"}`)

@@ -73,7 +73,7 @@ func TestBadCalls(t *testing.T) {
 		{"return unknown variable", "get_weather", `{"location":"Paris","unit":"c","return":"forecast"}`, []string{"there is no variable forecast", "pass null to create a new variable"}},
 		{"return a number", "get_weather", `{"location":"Paris","unit":"c","return":5}`, []string{`"return" must be the name of a variable`}},
 		{"return for an action without result", "move", `{"thing":"<<var:thing>>","dx":1,"return":"thing"}`, []string{"move returns no value", `"return" must be null`}},
-		{"unavailable action", "switch_on", `{"gadget":"<<var:thing>>"}`, []string{"not available now", "needs a *runtime_test.Gadget variable"}},
+		{"unavailable action", "switch_on", `{"gadget":"<<var:thing>>"}`, []string{"not available now", "needs a *agent_test.Gadget variable"}},
 		{"missing ref-only argument", "describe", `{}`, []string{`needs parameter "thing"`, "<<var:thing>>"}},
 		{"action panics", "boom", `{}`, []string{"boom panicked: kaboom"}},
 		{"action returns an error", "fails", `{}`, []string{"fails failed: the backend is down"}},

@@ -88,7 +88,7 @@ func BenchmarkMatrixUpdate(b *testing.B) {
 	}
 }
 
-// BenchmarkMatrixFullBuild: a Runtime with 200 actions × 4 parameters and
+// BenchmarkMatrixFullBuild: an Agent with 200 actions × 4 parameters and
 // 200 variables, from nothing.
 func BenchmarkMatrixFullBuild(b *testing.B) {
 	st := bigRuntime(b, 200)

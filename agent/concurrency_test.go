@@ -19,7 +19,7 @@ var sharedActions = action.MustSet(
 	}),
 )
 
-// Many goroutines, each with its own Runtime over one shared action set.
+// Many goroutines, each with its own Agent over one shared action set.
 func TestManyRuntimesShareOneActionSet(t *testing.T) {
 	var wg sync.WaitGroup
 	for g := 0; g < 32; g++ {
@@ -56,7 +56,7 @@ func TestManyRuntimesShareOneActionSet(t *testing.T) {
 	wg.Wait()
 }
 
-// One Runtime is safe for concurrent use: steps are serialised, and
+// One Agent is safe for concurrent use: steps are serialised, and
 // variables can be read and set while steps run.
 func TestOneRuntimeIsSafeForConcurrentUse(t *testing.T) {
 	st, err := newState(agent.Options{Actions: sharedActions, Variables: []variable.Spec{

@@ -225,7 +225,7 @@ func TestRestoreRefusesRunsWithLiveVariables(t *testing.T) {
 	waitFor(t, h, 1)
 	rt2, _ := agent.New(agent.Options{Model: model, Store: store})
 	_, err = rt2.Restore(ctx, h.ID(), agent.RestoreOptions{})
-	if err == nil || !strings.Contains(err.Error(), "thing (*runtime_test.Thing), ch (chan int)") {
+	if err == nil || !strings.Contains(err.Error(), "thing (*agent_test.Thing), ch (chan int)") {
 		t.Fatalf("err = %v", err)
 	}
 	if s, _ := store.Get(ctx, h.ID()); s.Status != run.StatusFailed || !strings.Contains(s.Reason, "interrupted") || !strings.Contains(s.Reason, "thing") {

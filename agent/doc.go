@@ -1,6 +1,6 @@
-// Package runtime is where variables, actions and the model meet.
+// Package agent is where variables, actions and the model meet.
 //
-// A [Agent] is an agent: its actions, model, store, logger, tracer and
+// An [Agent] holds actions, a model, a store, a logger, a tracer and
 // options, built once by [New] and safe for concurrent use, like *sql.DB.
 // It runs any number of runs at once ([Agent.Start], [Agent.Run]); each
 // run has its own [State]: its variables, the compatibility matrix between
@@ -11,8 +11,8 @@
 // fold of the run's log (run.History), not a second record: a run
 // restored after a restart has the steps it made before it.
 //
-//	rt, _ := runtime.New(runtime.Options{Actions: set, Model: model})
-//	out, _ := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "..."}, Variables: vars})
+//	a, _ := agent.New(agent.Options{Actions: set, Model: model})
+//	out, _ := a.Run(ctx, agent.RunOptions{Task: "...", Variables: vars})
 //
 // Sharing between runs is explicit: Options.Variables start every run,
 // RunOptions.Variables start one, and [State.Specs] starts a run from
@@ -257,7 +257,7 @@
 //
 // # Concurrency
 //
-// A Runtime is immutable and safe for concurrent use; runs on it never
+// An Agent is immutable and safe for concurrent use; runs on it never
 // share state. A State is safe for concurrent use: steps execute one at a
 // time (concurrent Execute calls are serialised by its executor's lock),
 // variables may be read and set while a step runs (the State's lock guards

@@ -232,6 +232,6 @@ func Example_session() {
 	// Output:
 	// "Loaded 3 orders."
 	// "2 are late."
-	// orders []runtime_test.Order 3 rows × 2 columns (ID int, Late bool); first rows: {1, false}, {2, true}, {3, true}
-	// late_orders_result []runtime_test.Order 2 rows × 2 columns (ID int, Late bool); first rows: {2, true}, {3, true}
+	// orders []agent_test.Order 3 rows × 2 columns (ID int, Late bool); first rows: {1, false}, {2, true}, {3, true}
+	// late_orders_result []agent_test.Order 2 rows × 2 columns (ID int, Late bool); first rows: {2, true}, {3, true}
 }

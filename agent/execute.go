@@ -29,7 +29,7 @@ type executor struct {
 // not finished. Steps are serialised: a concurrent Execute waits.
 //
 // The step is recorded in the State's History when the State has no run
-// (Runtime.NewState). On the State of a run (Handle.State) it changes the
+// (Agent.NewState). On the State of a run (Handle.State) it changes the
 // run's variables but is not one of the run's steps: the model did not
 // ask for it, so the run's log, its History and its conversation with the
 // model do not get it.

@@ -175,7 +175,7 @@ func answerFor(script []foldStep, events []run.Event, a run.AwaitRequested) (ans
 
 // TestConversationIsTheFoldOfTheLog generates runs and checks, at every
 // model call, that the request sent is byte for byte the fold of the log
-// up to that point (conversation.apply, through runtime.FoldLog), and
+// up to that point (conversation.apply, through agent.FoldLog), and
 // that a run restored at any event boundary sends the same next request
 // as the run did.
 func TestConversationIsTheFoldOfTheLog(t *testing.T) {

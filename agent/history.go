@@ -33,7 +33,7 @@ type Instruction = run.Instruction
 // Err set), in execution order. It is a fold of the run's log
 // (run.History): for a run, of the events in its store, so that a run
 // restored after a restart has the steps it made before it; for a State
-// with no run (Runtime.NewState), of the events its steps would have
+// with no run (Agent.NewState), of the events its steps would have
 // logged, folded as its steps end. A step's instructions appear once the
 // step has ended and been recorded. A run's history has the steps its
 // model asked for, not those a host gave its State with Execute. A store

@@ -49,7 +49,7 @@ const weatherCall = `{"location":"<<var:city>>","unit":"c","return":"weather"}`
 // minus the heap before, divided by the calls, while the run or State is
 // still held.
 //
-//   - state: a State with no run (Runtime.NewState) executing one call per
+//   - state: a State with no run (Agent.NewState) executing one call per
 //     step.
 //   - run-memory: a run of one call per model step on the in-memory store,
 //     which holds the log.

@@ -13,7 +13,7 @@ import (
 	"github.com/byref/byref/variable"
 )
 
-// Options configures a Runtime. The zero value is valid: no actions but the
+// Options configures an Agent. The zero value is valid: no actions but the
 // built-in terminate, no variables, reference mode.
 type Options struct {
 	// Actions the model may call. Nil means none besides the built-ins.

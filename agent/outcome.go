@@ -18,7 +18,7 @@ type Outcome struct {
 	// Resume, when the run awaits an answer Options.Answer does not give.
 	Status run.Status
 	// Await is what an awaiting run awaits (its ID, kind, message, and the
-	// call or snippet to approve); nil otherwise. Runtime.Resume answers
+	// call or snippet to approve); nil otherwise. Agent.Resume answers
 	// it.
 	Await *run.AwaitRequested
 	// Result is the result's JSON: the literal null when the run completed
@@ -31,7 +31,7 @@ type Outcome struct {
 	ResultVariable string
 	// Redacted reports that the result is a secret or derived from one:
 	// Result is null for everybody but the host, which reads the value in
-	// Go from ResultVariable (variable.As, runtime.Value).
+	// Go from ResultVariable (variable.As, agent.Value).
 	Redacted bool
 	// Steps is the number of model calls made.
 	Steps int

@@ -17,7 +17,7 @@ import (
 
 // The strict reference rule, "return" and duplicate keys: each bad call is
 // refused with what is wrong and the fix, changes nothing, and reaches the
-// host as a *runtime.RefusedError.
+// host as a *agent.RefusedError.
 func TestBadCallsStrict(t *testing.T) {
 	const exact = "exactly <<var:NAME>>"
 	compatible := "compatible variables: <<var:language>>, <<var:location>>"

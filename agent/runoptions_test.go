@@ -33,7 +33,7 @@ func TestRunOptionsDoNotMarshalSilently(t *testing.T) {
 
 	b, err := json.Marshal(opts.Spec())
 	if err != nil || string(b) != `{"task":"t","instructions":"be brief","interactive":true}` {
-		t.Fatalf("json.Marshal(opts.Spec) = %s, %v", b, err)
+		t.Fatalf("json.Marshal(opts.Spec()) = %s, %v", b, err)
 	}
 	b, err = json.Marshal(agent.SpecOf(opts))
 	if err != nil {

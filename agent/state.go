@@ -28,7 +28,7 @@ import (
 // while a step runs; a call's result is committed after the call returns.
 type State struct {
 	opts *Options // the agent's, never modified
-	// nonStrict is the agent's (Runtime.nonStrict): the actions whose
+	// nonStrict is the agent's (Agent.nonStrict): the actions whose
 	// going out without strict mode was logged.
 	nonStrict *sync.Map
 
@@ -42,7 +42,7 @@ type State struct {
 // depends on changed; it is its scope's, under the State's lock.
 type schemas struct {
 	opts      *Options  // the agent's, never modified
-	nonStrict *sync.Map // the agent's (Runtime.nonStrict)
+	nonStrict *sync.Map // the agent's (Agent.nonStrict)
 	// resultSchema is the run's result schema, for terminate.
 	resultSchema []byte
 	builds       int // counts tool schema builds, for tests

@@ -108,7 +108,7 @@ func TestStructActionEndToEnd(t *testing.T) {
 		parts = append(parts, fmt.Sprintf("%s=%s%s(%s)", a.Param, a.Ref, a.Raw, a.Type))
 	}
 	got := strings.Join(parts, " ")
-	want := `in=docs(*runtime_test.Corpus) query=topic(string) mode="prefix"() limit=2()`
+	want := `in=docs(*agent_test.Corpus) query=topic(string) mode="prefix"() limit=2()`
 	if got != want {
 		t.Errorf("resolution\n got %s\nwant %s", got, want)
 	}

@@ -21,7 +21,7 @@ import (
 // on on a fresh step goroutine. The abandoned goroutine ends as soon as the
 // action returns, and its late result is discarded: it changes nothing.
 //
-// A bare State (Runtime.NewState) has no run, and its Execute runs the step
+// A bare State (Agent.NewState) has no run, and its Execute runs the step
 // on the caller's goroutine, with no handoff: on a loaded machine a handoff
 // between goroutines costs more than the rest of a call. Only the action can
 // give that goroutine back, so Execute returns when the action does; a

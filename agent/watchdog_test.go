@@ -154,7 +154,7 @@ func TestCancelAbandonsAHangingAction(t *testing.T) {
 }
 
 // runtimeGoroutines returns the stacks of the goroutines running code of
-// package runtime, by goroutine ID.
+// package agent, by goroutine ID.
 func runtimeGoroutines() map[string]string {
 	buf := make([]byte, 4<<20)
 	out := map[string]string{}
@@ -166,7 +166,7 @@ func runtimeGoroutines() map[string]string {
 	return out
 }
 
-// leakCheck returns a check that fails when a goroutine of package runtime
+// leakCheck returns a check that fails when a goroutine of package agent
 // that was not there when leakCheck was called is still running: abandoned
 // step goroutines end when their action returns, and idle ones soon after.
 func leakCheck(t *testing.T) func() {

@@ -86,7 +86,7 @@ func newAgent(store run.Store, name string, m llm.Model, actions ...*action.Acti
 	if err != nil {
 		panic(err)
 	}
-	return server.Agent{Name: name, Description: "test agent " + name, Runtime: rt, Run: agent.RunOptions{ModelName: "scripted:" + name}}
+	return server.Agent{Name: name, Description: "test agent " + name, Agent: rt, Run: agent.RunOptions{ModelName: "scripted:" + name}}
 }
 
 // counted says "counted", reporting usage with prompt cache reads and
@@ -169,7 +169,7 @@ func chatAgent(store run.Store) server.Agent {
 	if err != nil {
 		panic(err)
 	}
-	return server.Agent{Name: "chat", Description: "the two-turn chat", Runtime: rt}
+	return server.Agent{Name: "chat", Description: "the two-turn chat", Agent: rt}
 }
 
 // startAGUI serves the test agents over ACP and AG-UI on 127.0.0.1.

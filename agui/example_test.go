@@ -19,7 +19,7 @@ import (
 func ExampleMount() {
 	ag, _ := agent.New(agent.Options{Model: llm.NewScripted(llm.Text("Hello, AG-UI!"))})
 	srv, _ := server.New(server.Options{Agents: []server.Agent{{
-		Name: "echo", Description: "Says hello.", Runtime: ag,
+		Name: "echo", Description: "Says hello.", Agent: ag,
 	}}})
 	defer srv.Close()
 	if _, err := agui.Mount(srv, agui.Options{}); err != nil {

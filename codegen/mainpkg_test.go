@@ -64,7 +64,7 @@ func main() {
 // printReplay is the end of a recorder: it runs the task, reads the
 // run's log and prints its replay code, with a main.
 const printReplay = `
-func printReplay(ctx context.Context, rt *agent.Runtime, store run.Store, task string) {
+func printReplay(ctx context.Context, rt *agent.Agent, store run.Store, task string) {
 	o, err := rt.Run(ctx, agent.RunOptions{Task: task})
 	if err != nil || o.Status != run.StatusCompleted {
 		panic(fmt.Sprint(o, err))

@@ -47,7 +47,7 @@
 //     session, a question asked outside the multi round-trip flow is
 //     refused.
 //   - Progress: the server's progress notifications about a call are
-//     recorded as the call's progress (action.Progress, runtime.Progress):
+//     recorded as the call's progress (action.Progress, agent.Progress):
 //     the inspector and the protocols' streams show them; the model does
 //     not.
 //   - Sampling is off by default. ConnectOptions.SampleWithRunModel

@@ -78,7 +78,7 @@ func TestImportKeepsSchemas(t *testing.T) {
 
 var reflectRaw = action.MustNew(action.Spec{Name: "x", Func: func(json.RawMessage) {}, Params: []action.Param{{Name: "p"}}}).Param(0).Type
 
-// exercise calls the imported tools through runtime.Execute and checks the
+// exercise calls the imported tools through agent.Execute and checks the
 // results became variables.
 func exercise(t *testing.T, set *action.Set) {
 	t.Helper()

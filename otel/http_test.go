@@ -73,7 +73,7 @@ func TestACPRunJoinsTheRequestsTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.New(server.Options{Agents: []server.Agent{{Name: "echo", Runtime: rt}}})
+	s, err := server.New(server.Options{Agents: []server.Agent{{Name: "echo", Agent: rt}}})
 	if err != nil {
 		t.Fatal(err)
 	}

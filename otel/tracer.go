@@ -76,8 +76,8 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Tracer is a runtime.Tracer over OpenTelemetry: set it as
-// runtime.Options.Tracer. It is safe for concurrent use.
+// Tracer is an agent.Tracer over OpenTelemetry: set it as
+// agent.Options.Tracer. It is safe for concurrent use.
 type Tracer struct {
 	tr     trace.Tracer
 	system string
@@ -99,7 +99,7 @@ func NewTracer(opts Options) *Tracer {
 	return &Tracer{tr: tp.Tracer(ScopeName), system: opts.System, log: log}
 }
 
-// Start implements runtime.Tracer: it starts a span, a child of the span in
+// Start implements agent.Tracer: it starts a span, a child of the span in
 // ctx, and returns a context holding it, so the actions and snippets that
 // run under that context see it through trace.SpanFromContext.
 //

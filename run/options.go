@@ -71,7 +71,7 @@ const (
 )
 
 // Limits bound a run. The zero value of each field means the runtime's
-// default (runtime.DefaultMaxSteps and the others).
+// default (agent.DefaultMaxSteps and the others).
 type Limits struct {
 	// MaxSteps is the number of model calls after which the run (or the
 	// turn, after a follow-up) completes with a null result. Zero means

@@ -28,9 +28,9 @@ var recordedValue = run.Spec{
 	InputSchema: json.RawMessage(`{"type":"object"}`), ResultSchema: json.RawMessage(`{"type":"string"}`),
 }
 
-// TestRunOptionsReadRecordedLogs: options recorded in the log's format
+// TestSpecReadsRecordedLogs: options recorded in the log's format
 // read back whole, and are written in it again, key for key.
-func TestRunOptionsReadRecordedLogs(t *testing.T) {
+func TestSpecReadsRecordedLogs(t *testing.T) {
 	var got run.Spec
 	if err := json.Unmarshal([]byte(recordedOptions), &got); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 // The set is closed: only this package's types implement it. Switch on the
 // concrete type to read one:
 //
-//	switch p := e.Data.(type) {
+//	switch p := e.Payload.(type) {
 //	case run.ToolCallCompleted:
 //		fmt.Println(p.CallID, p.Duration)
 //	}

@@ -12,7 +12,7 @@ import (
 // is derived, never stored: [FoldSession] and [LoadSession] build it, and
 // [Session.Apply] keeps it up to date one event at a time.
 //
-// A run started in the session begins with Variables (package runtime
+// A run started in the session begins with Variables (package agent
 // does this): the JSON values come back from here, live ones from the
 // process that held the session, or from the host.
 type Session struct {

@@ -141,7 +141,7 @@ func scriptedAgent(store run.Store, name string, m llm.Model, tmpl agent.RunOpti
 	if err != nil {
 		panic(err)
 	}
-	return server.Agent{Name: name, Description: "test agent " + name, Run: tmpl, Runtime: rt}
+	return server.Agent{Name: name, Description: "test agent " + name, Run: tmpl, Agent: rt}
 }
 
 // pngImage and csvTable are a host's output types: PNG bytes and CSV
@@ -222,7 +222,7 @@ func outputAgent(store run.Store, name string, m llm.Model, a server.Agent) serv
 	if err != nil {
 		panic(err)
 	}
-	a.Name, a.Description, a.Runtime = name, "test agent "+name, rt
+	a.Name, a.Description, a.Agent = name, "test agent "+name, rt
 	return a
 }
 

@@ -30,7 +30,7 @@ func confirmTool() *action.Action {
 // before and after the answer; its replay uses the client's answer.
 func TestUIAPIClientCall(t *testing.T) {
 	agents := testAgents(nil)
-	agents = append(agents, scriptedAgent(agents[0].Runtime.Store(), "booker", llm.NewScripted(
+	agents = append(agents, scriptedAgent(agents[0].Agent.Store(), "booker", llm.NewScripted(
 		llm.CallTool("confirm", `{"what":"two nights in Oslo"}`),
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:confirm_result>>"}`),
 	), agent.RunOptions{}))

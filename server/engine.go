@@ -12,7 +12,7 @@ import (
 // Engine runs the server's runs somewhere other than this process (for
 // example as durable workflows on worker processes), behind the same HTTP
 // API: set Options.Engine. The server starts runs through Start, controls
-// them (resume, cancel, follow-up) through the runtime.Controller it
+// them (resume, cancel, follow-up) through the agent.Controller it
 // returns, and reads them from the store it shares with the engine, as it
 // reads its own runs: the ACP and inspector endpoints behave as for runs
 // in this process.
@@ -38,7 +38,7 @@ type Engine interface {
 	// Start returns. ctx carries the request's values (its trace, its
 	// logger fields); it is cancelled when the server closes and once
 	// Start has returned: the run must outlive it. An error wrapping
-	// runtime.ErrInvalidInput is answered 422.
+	// agent.ErrInvalidInput is answered 422.
 	Start(ctx context.Context, agentName string, opts agent.RunOptions) (agent.Controller, error)
 	// Control returns the controller of a run the engine runs or ran, by
 	// ID (e.g. after this server restarted); an error wrapping

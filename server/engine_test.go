@@ -34,9 +34,9 @@ func newLocalEngine(t testing.TB, store run.Store, agents []server.Agent) (*loca
 	e := &localEngine{store: store, agents: map[string]*agent.Agent{}, runs: map[run.ID]*agent.Handle{}}
 	var served []server.Agent
 	for _, a := range agents {
-		e.agents[a.Name] = a.Runtime
-		e.store = a.Runtime.Store() // the agents record into one store
-		a.Runtime = nil
+		e.agents[a.Name] = a.Agent
+		e.store = a.Agent.Store() // the agents record into one store
+		a.Agent = nil
 		served = append(served, a)
 	}
 	t.Cleanup(func() {
@@ -302,7 +302,7 @@ func TestEngineAgentsNeedNoNew(t *testing.T) {
 		t.Fatalf("an agent without New, with an engine: %v", err)
 	}
 	s.Close()
-	if _, err := server.New(server.Options{Agents: noNew}); err == nil || !strings.Contains(err.Error(), "Runtime") {
+	if _, err := server.New(server.Options{Agents: noNew}); err == nil || !strings.Contains(err.Error(), "set Agent.Agent") {
 		t.Fatalf("an agent without New, without an engine: %v", err)
 	}
 	if _, err := server.New(server.Options{Agents: []server.Agent{{Name: "bad name"}}, Engine: e}); err == nil {

@@ -18,7 +18,7 @@ func Example() {
 	s, err := server.New(server.Options{Agents: []server.Agent{{
 		Name:        "greeter",
 		Description: "Says hello.",
-		Runtime:     must(agent.New(agent.Options{Model: model})),
+		Agent:       must(agent.New(agent.Options{Model: model})),
 	}}})
 	if err != nil {
 		panic(err)

@@ -38,7 +38,7 @@ func TestBrowserScreenshotIsOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ts := startServer(t, server.Options{Agents: []server.Agent{{Name: "browsing", Runtime: rt}}})
+	_, ts := startServer(t, server.Options{Agents: []server.Agent{{Name: "browsing", Agent: rt}}})
 	c := client{t: t, base: ts.URL}
 
 	_, body := c.do("GET", "/agents/browsing", "")
@@ -92,7 +92,7 @@ func TestInputPartsAsVariables(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return server.Agent{Name: "inputs", Runtime: rt, InputContentTypes: []string{"text/plain", "image/*", "application/json"}}
+		return server.Agent{Name: "inputs", Agent: rt, InputContentTypes: []string{"text/plain", "image/*", "application/json"}}
 	}
 	s, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{newAgent()}})
 	c := client{t: t, base: ts.URL}

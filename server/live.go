@@ -8,7 +8,7 @@ import (
 )
 
 // follower is a controller that also yields a run's live deltas between
-// its events: a *runtime.Handle.
+// its events: a *agent.Handle.
 type follower interface {
 	Events(ctx context.Context, from int64) iter.Seq2[run.Event, error]
 }
@@ -16,7 +16,7 @@ type follower interface {
 // Follow yields the run's events from sequence number from, as
 // run.Store.Events does, until the run ends or ctx is done; for a run
 // this process executes, its live deltas (run.Delta) come between them as
-// runtime.Handle.Events says. For a run another process executes (an
+// agent.Handle.Events says. For a run another process executes (an
 // engine's worker), the deltas come when the store carries them between
 // processes (run.LiveStore, as run/postgres does) and that process
 // publishes them (as package temporal's workers do): from the message

@@ -41,7 +41,7 @@ type StartRequest struct {
 	Tags map[string]string
 	// Actions are actions of this run alone, added to the agent's before
 	// the run begins (an AG-UI front end's tools). A name the agent's
-	// actions or built-ins already take is refused (runtime.ErrInvalidInput).
+	// actions or built-ins already take is refused (agent.ErrInvalidInput).
 	// They live in this process: a server with an Engine refuses them.
 	Actions []*action.Action
 	// Variables are the run's own starting variables (AG-UI's state),
@@ -53,7 +53,7 @@ type StartRequest struct {
 // StartRun starts a run of the named agent as POST /runs does (in this
 // process, or on Options.Engine), and returns its ID once the store holds
 // it. The run outlives ctx; Close cancels it. Errors wrap ErrUnknownAgent,
-// runtime.ErrInvalidInput (the agent refused the input), or are the
+// agent.ErrInvalidInput (the agent refused the input), or are the
 // server's (it is closing, the store failed).
 func (s *Server) StartRun(ctx context.Context, agentName string, req StartRequest) (run.ID, error) {
 	a, ok := s.agents[agentName]

@@ -13,8 +13,8 @@ import (
 // Recover picks up the runs a previous process left in the store. Call it
 // once, after New and before serving, when the store is durable and no
 // other process uses it. Runs left created, running or cancelling are
-// marked failed with the reason "interrupted" (runtime.Recover). Awaiting
-// runs are restored on their agent's runtime (runtime.Runtime.Restore),
+// marked failed with the reason "interrupted" (agent.Recover). Awaiting
+// runs are restored on their agent's runtime (agent.Agent.Restore),
 // so they can be resumed and cancelled as if the server had never
 // stopped; a variable the log holds no value of gets the agent's starting
 // variable of that name (the same live object). A run whose variables
@@ -74,7 +74,7 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 		s.wg.Done()
 		return err
 	}
-	h, err := ag.Runtime.Restore(ctx, id, agent.RestoreOptions{OnStatus: ag.Run.OnStatus, Model: ag.Run.Model, Variables: live})
+	h, err := ag.Agent.Restore(ctx, id, agent.RestoreOptions{OnStatus: ag.Run.OnStatus, Model: ag.Run.Model, Variables: live})
 	if err != nil {
 		s.wg.Done()
 		return err
@@ -107,7 +107,7 @@ func (s *Server) liveValues(ctx context.Context, ag *Agent, id run.ID) ([]variab
 	if err != nil {
 		return nil, err
 	}
-	st, err := ag.Runtime.NewState()
+	st, err := ag.Agent.NewState()
 	if err != nil {
 		return nil, err
 	}

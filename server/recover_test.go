@@ -29,7 +29,7 @@ func askThenAnswer() llm.Model {
 }
 
 func asker(store run.Store) server.Agent {
-	return server.Agent{Name: "asker", Runtime: must(agent.New(agent.Options{Model: askThenAnswer(), Store: store}))}
+	return server.Agent{Name: "asker", Agent: must(agent.New(agent.Options{Model: askThenAnswer(), Store: store}))}
 }
 
 // A server restarted on the same SQLite file resumes the runs that were
@@ -120,7 +120,7 @@ func TestCloseThenRestoreWithLiveValues(t *testing.T) {
 	store := run.NewMemoryStore()
 	live := &liveThing{conn: make(chan int)}
 	newAgent := func() server.Agent {
-		return server.Agent{Name: "asker", Runtime: must(agent.New(agent.Options{Model: askThenAnswer(), Store: store,
+		return server.Agent{Name: "asker", Agent: must(agent.New(agent.Options{Model: askThenAnswer(), Store: store,
 			Variables: []variable.Spec{{Name: "thing", Value: live}}}))}
 	}
 	s, err := server.New(server.Options{Store: store, Agents: []server.Agent{newAgent()}})

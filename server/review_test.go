@@ -184,7 +184,7 @@ func TestCloseWaitsForStartingRuns(t *testing.T) {
 		once.Do(func() { close(entered) })
 		<-release
 	}}
-	ag := server.Agent{Name: "blocker", Runtime: must(agent.New(agent.Options{Model: slowModel{time.Minute}, Store: store, DisableSnippets: true}))}
+	ag := server.Agent{Name: "blocker", Agent: must(agent.New(agent.Options{Model: slowModel{time.Minute}, Store: store, DisableSnippets: true}))}
 	s, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{ag}})
 	c := client{t: t, base: ts.URL}
 	posted := make(chan int, 1)
@@ -227,7 +227,7 @@ func TestCloseWaitsForStartingRuns(t *testing.T) {
 // M6: the inspector's event stream leaves variable values out, as its
 // snapshot does.
 func TestInspectorStreamHasNoValues(t *testing.T) {
-	ag := server.Agent{Name: "keeper", Runtime: must(agent.New(agent.Options{Model: echoModel, DisableSnippets: true,
+	ag := server.Agent{Name: "keeper", Agent: must(agent.New(agent.Options{Model: echoModel, DisableSnippets: true,
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}}}))}
 	s, ts := startServer(t, server.Options{Agents: []server.Agent{ag}})
 	c := client{t: t, base: ts.URL}

@@ -231,18 +231,18 @@ func (s *Server) start(ctx context.Context, ag *Agent, opts agent.RunOptions, ac
 // its own) and keeps its context's values (its trace); Close cancels it.
 func (s *Server) startLocal(ctx context.Context, ag *Agent, opts agent.RunOptions, actions []*action.Action) (*agent.Handle, runCtx, error) {
 	if len(actions) == 0 {
-		h, err := ag.Runtime.Start(ctx, opts)
+		h, err := ag.Agent.Start(ctx, opts)
 		if err != nil {
 			return nil, runCtx{}, err
 		}
 		return h, runCtx{}, nil
 	}
 	for _, a := range actions {
-		if _, taken := ag.Runtime.Actions().Get(a.Name()); taken {
+		if _, taken := ag.Agent.Actions().Get(a.Name()); taken {
 			return nil, runCtx{}, fmt.Errorf("%w: %q is the name of an action of agent %s; rename the client's tool", agent.ErrInvalidInput, a.Name(), ag.Name)
 		}
 	}
-	h, err := ag.Runtime.Create(ctx, opts)
+	h, err := ag.Agent.Create(ctx, opts)
 	if err != nil {
 		return nil, runCtx{}, err
 	}

@@ -186,7 +186,7 @@ func TestSecretsDoNotLeak(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ag := server.Agent{Name: "exfil", Description: "tries to leak a secret", Run: tmpl, Runtime: rt}
+			ag := server.Agent{Name: "exfil", Description: "tries to leak a secret", Run: tmpl, Agent: rt}
 			s, err := server.New(server.Options{Agents: []server.Agent{ag}, Store: store})
 			if err != nil {
 				t.Fatal(err)

@@ -216,7 +216,7 @@ func TestEventsEqualStream(t *testing.T) {
 }
 
 // TestProgressReachesTheStream: what an action reports with
-// runtime.Progress is a generic event of the run's ACP stream, and of GET
+// agent.Progress is a generic event of the run's ACP stream, and of GET
 // /runs/{id}/events.
 func TestProgressReachesTheStream(t *testing.T) {
 	_, ts := startServer(t, server.Options{})

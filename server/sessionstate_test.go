@@ -23,7 +23,7 @@ func chatServer(t *testing.T, store run.Store) client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{{Name: "chat", Runtime: rt}}})
+	_, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{{Name: "chat", Agent: rt}}})
 	return client{t: t, base: ts.URL}
 }
 

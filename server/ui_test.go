@@ -76,7 +76,7 @@ func (m gatedModel) Generate(ctx context.Context, req llm.Request) (llm.Response
 // hanger (whose model answers after a minute, or when cancelled).
 func uiAgents(gate chan struct{}) []server.Agent {
 	agents := testAgents(nil)
-	store := agents[0].Runtime.Store()
+	store := agents[0].Agent.Store()
 	return append(agents,
 		scriptedAgent(store, "gated", gatedModel{gate}, agent.RunOptions{}),
 		scriptedAgent(store, "hanger", slowModel{time.Minute}, agent.RunOptions{}),
@@ -744,7 +744,7 @@ func TestUINarrow(t *testing.T) {
 
 func TestUISecretRedacted(t *testing.T) {
 	const secret = "sk-very-secret-value"
-	ag := server.Agent{Name: "keeper", Runtime: must(agent.New(agent.Options{Model: echoModel, DisableSnippets: true,
+	ag := server.Agent{Name: "keeper", Agent: must(agent.New(agent.Options{Model: echoModel, DisableSnippets: true,
 		Variables: []variable.Spec{{Name: "api_key", Value: secret, Secret: true}, {Name: "city", Value: "Paris"}}}))}
 	_, ts := startServer(t, server.Options{Agents: []server.Agent{ag}})
 	c := client{t: t, base: ts.URL}
@@ -842,7 +842,7 @@ func TestUILiveText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{{Name: "writer", Description: "Writes slowly.", Runtime: rt}}})
+	s, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{{Name: "writer", Description: "Writes slowly.", Agent: rt}}})
 	c := client{t: t, base: ts.URL}
 	id := c.startRun("writer", "Work, then say so.")
 
@@ -878,7 +878,7 @@ func TestUICacheUsage(t *testing.T) {
 		r.Usage = llm.Usage{InputTokens: 1000, OutputTokens: 7, CacheReadTokens: 900, CacheWriteTokens: 60, ReasoningTokens: 5, Cost: 0.00219855}
 		return r, nil
 	})
-	ag := server.Agent{Name: "cached", Runtime: must(agent.New(agent.Options{Model: model, DisableSnippets: true}))}
+	ag := server.Agent{Name: "cached", Agent: must(agent.New(agent.Options{Model: model, DisableSnippets: true}))}
 	_, ts := startServer(t, server.Options{Agents: []server.Agent{ag}})
 	c := client{t: t, base: ts.URL}
 	id := c.run("POST", "/runs", create("cached", "Hello!", "sync"), 200).RunID

@@ -17,7 +17,7 @@ func TestACPUsageWithCache(t *testing.T) {
 		r.Usage = llm.Usage{InputTokens: 1000, OutputTokens: 7, CacheReadTokens: 900, CacheWriteTokens: 60}
 		return r, nil
 	})
-	ag := server.Agent{Name: "cached", Runtime: must(agent.New(agent.Options{Model: model, DisableSnippets: true}))}
+	ag := server.Agent{Name: "cached", Agent: must(agent.New(agent.Options{Model: model, DisableSnippets: true}))}
 	_, ts := startServer(t, server.Options{Agents: []server.Agent{ag}})
 	c := client{t: t, base: ts.URL}
 	evs := c.sse("POST", "/runs", create("cached", "Hello!", "stream"))

@@ -61,7 +61,7 @@ func NewEngine(c client.Client, opts EngineOptions) (*Engine, error) {
 // from the store at once. opts must not set what cannot travel to a worker
 // (see SpecOf). Starting a run whose ID is already running returns that
 // run. An input the agent refuses returns an error wrapping
-// runtime.ErrInvalidInput.
+// agent.ErrInvalidInput.
 func (e *Engine) Start(ctx context.Context, agentName string, opts agent.RunOptions) (agent.Controller, error) {
 	spec, err := SpecOf(opts)
 	if err != nil {
@@ -149,7 +149,7 @@ func (e *Engine) Snapshot(ctx context.Context, id run.ID) (run.Snapshot, error) 
 
 // Run controls one run on Temporal: it signals and cancels the run's
 // workflow, and reads the run's state from the store. It implements
-// runtime.Controller.
+// agent.Controller.
 type Run struct {
 	e  *Engine
 	id run.ID
@@ -227,8 +227,8 @@ func outcomeOf(s run.Snapshot) agent.Outcome {
 }
 
 // Resume answers what the run awaits. The answer is checked against the
-// recorded await first (errors wrap runtime.ErrNoAwait or
-// runtime.ErrAwaitMismatch), then sent as the signal SignalAnswer; the run
+// recorded await first (errors wrap agent.ErrNoAwait or
+// agent.ErrAwaitMismatch), then sent as the signal SignalAnswer; the run
 // records it when its worker has taken it.
 func (r *Run) Resume(ctx context.Context, awaitID string, answer run.Answer) error {
 	s, err := r.snapshot(ctx)
@@ -276,7 +276,7 @@ func (r *Run) waitFor(ctx context.Context, from int64, done func(run.StatusChang
 }
 
 // Cancel cancels the run's workflow, which cancels the run on its worker.
-// It returns an error wrapping runtime.ErrTerminal for a run that has
+// It returns an error wrapping agent.ErrTerminal for a run that has
 // ended.
 func (r *Run) Cancel(ctx context.Context) error {
 	s, err := r.e.opts.Store.Get(ctx, r.id)

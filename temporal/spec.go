@@ -9,7 +9,7 @@ import (
 	"github.com/byref/byref/run"
 )
 
-// RunSpec is the part of runtime.RunOptions that travels through Temporal:
+// RunSpec is the part of agent.RunOptions that travels through Temporal:
 // everything but the model, the values and the status hook, which are the
 // worker's (Agent.Run). Spec is the options a run's log records, as it
 // records them.

@@ -26,7 +26,7 @@ type Agent struct {
 	// Name is how Engine.Start names the agent.
 	Name string
 	// New builds the agent's runtime: its actions, model and starting
-	// variables, recording to store (set runtime.Options.Store to it).
+	// variables, recording to store (set agent.Options.Store to it).
 	// NewWorker calls it once; the runtime is shared by every run the
 	// worker hosts, each with its own state. A run restored on this worker
 	// gets its variables from its log, not the starting ones.

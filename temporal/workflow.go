@@ -380,7 +380,7 @@ func (wf *flow) abandon(ctx workflow.Context, canceled bool, reason string) {
 	}
 }
 
-// release lets the worker drop the run's Runtime; a lost worker has
+// release lets the worker drop the run's Agent; a lost worker has
 // already.
 func (wf *flow) release(ctx workflow.Context) {
 	if wf.queue == "" {

@@ -34,7 +34,7 @@ func TestA2ACall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.New(server.Options{Agents: []server.Agent{{Name: "asker", Runtime: asker}}})
+	s, err := server.New(server.Options{Agents: []server.Agent{{Name: "asker", Agent: asker}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/byref/byref/run"
 )
 
-// TestDescribeProgress: what an action reports with runtime.Progress is a
+// TestDescribeProgress: what an action reports with agent.Progress is a
 // line of byref run's output.
 func TestDescribeProgress(t *testing.T) {
 	got := describe(run.Event{Payload: run.Progress{CallID: "call_1", Message: "3 of 10 pages"}})

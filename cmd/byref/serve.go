@@ -76,7 +76,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Agents: []server.Agent{{
 			Name:        "byref",
 			Description: agentDescription(spec),
-			Runtime:     ag,
+			Agent:       ag,
 			Run:         agent.RunOptions{ModelName: spec, Approval: approval},
 		}},
 	})
@@ -159,7 +159,7 @@ func checkLoopback(addr string) error {
 	return fmt.Errorf("%w (address %s)", server.ErrNeedsToken, addr)
 }
 
-// parseApproval reads an --approve flag: the names of runtime.Approval.
+// parseApproval reads an --approve flag: the names of agent.Approval.
 func parseApproval(s string) (agent.Approval, error) {
 	switch a := agent.Approval(s); a {
 	case agent.ApproveNone, agent.ApproveOnStart, agent.ApproveOnToolCall:

@@ -119,7 +119,7 @@ func walk(ctx context.Context, out io.Writer, addr string) error {
 		return err
 	}
 	srv, err := server.New(server.Options{Agents: []server.Agent{{
-		Name: "weather", Description: "Says the weather in a city; asks which city.", Runtime: remote,
+		Name: "weather", Description: "Says the weather in a city; asks which city.", Agent: remote,
 		Run: agent.RunOptions{ResultSchema: agent.ResultSchemaFor[Weather]()},
 	}}})
 	if err != nil {

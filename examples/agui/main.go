@@ -61,7 +61,7 @@ func newServer() (*server.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := server.New(server.Options{Agents: []server.Agent{{Name: "weather", Description: "Says the weather.", Runtime: ag1}}})
+	srv, err := server.New(server.Options{Agents: []server.Agent{{Name: "weather", Description: "Says the weather.", Agent: ag1}}})
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-// Async starts a run without waiting for it (Runtime.Start), streams its
+// Async starts a run without waiting for it (Agent.Start), streams its
 // event log to the terminal as progress lines while it goes (Handle.Events
 // from sequence number 1: the stored events, then live ones, until the run
 // ends), and then collects the outcome with Handle.Wait.

@@ -156,7 +156,7 @@ func main() {
 		Agents: []server.Agent{{
 			Name:               "notes",
 			Description:        "Keeps notes. Adding one needs your approval.",
-			Runtime:            ag,
+			Agent:              ag,
 			Run:                agent.RunOptions{Instructions: "Add what the user says as a note with add_note, then export the notes."},
 			OutputContentTypes: []string{"text/plain", "application/json", "text/csv"},
 		}},

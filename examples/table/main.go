@@ -3,7 +3,7 @@
 // model never sees its rows, only its preview ("table of 1000 orders..."),
 // and passes it to the actions filter, sort and count as <<var:orders>>. The
 // actions get the real *Table; their results are new variables the host
-// reads back with runtime.Value.
+// reads back with agent.Value.
 //
 // It runs on llm.NewScripted, a model that plays back what a real model would
 // send, so it needs no API key and no network: go run ./examples/table.

@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// runtimeFiles parses package runtime's files, tests left out.
+// runtimeFiles parses package agent's files, tests left out.
 func runtimeFiles(t *testing.T) (*token.FileSet, []*ast.File) {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join("..", "..", "agent", "*.go"))

@@ -111,10 +111,10 @@ func Model() *llm.Scripted {
 	})
 }
 
-// Runtime returns the agent, recording into store (nil for a store of its
+// NewAgent returns the agent, recording into store (nil for a store of its
 // own), with the variables db (OpenDB) and creds (NewCredentials), and its
 // model. close_ticket awaits an approval.
-func Runtime(t testing.TB, store run.Store) (*agent.Agent, *llm.Scripted) {
+func NewAgent(t testing.TB, store run.Store) (*agent.Agent, *llm.Scripted) {
 	t.Helper()
 	model := Model()
 	rt, err := agent.New(agent.Options{Model: model, Store: store, Actions: Actions,
@@ -129,11 +129,11 @@ func Runtime(t testing.TB, store run.Store) (*agent.Agent, *llm.Scripted) {
 	return rt, model
 }
 
-// Agent returns Runtime's agent as the server's agent "tickets".
+// Agent returns NewAgent's agent as the server's agent "tickets".
 func Agent(t testing.TB, store run.Store) (server.Agent, *llm.Scripted) {
 	t.Helper()
-	rt, model := Runtime(t, store)
-	return server.Agent{Name: "tickets", Description: "triages tickets", Runtime: rt}, model
+	rt, model := NewAgent(t, store)
+	return server.Agent{Name: "tickets", Description: "triages tickets", Agent: rt}, model
 }
 
 // Serve serves the agent of Agent over ACP on 127.0.0.1, and over the

@@ -55,7 +55,7 @@ func newRig(tb testing.TB, stream bool) *rig {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv, err := server.New(server.Options{Store: store, Agents: []server.Agent{{Name: "drip", Description: "Talks at length.", Runtime: rt}}})
+	srv, err := server.New(server.Options{Store: store, Agents: []server.Agent{{Name: "drip", Description: "Talks at length.", Agent: rt}}})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -92,7 +92,7 @@ func Model() llm.Model {
 }
 
 // Agent returns the chat's agent options on store-less defaults: Actions,
-// Model, no snippets. Set Store (and Rebind) before runtime.New.
+// Model, no snippets. Set Store (and Rebind) before agent.New.
 func Agent() agent.Options {
 	return agent.Options{Actions: Actions, Model: Model(), DisableSnippets: true}
 }

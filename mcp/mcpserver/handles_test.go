@@ -20,7 +20,7 @@ import (
 // elicitation shows db as a handle, and neither it, the tool's result nor
 // a request to the model holds the password.
 func TestHandlePreviewsDoNotLeak(t *testing.T) {
-	rt, model := leaktest.Runtime(t, nil)
+	rt, model := leaktest.NewAgent(t, nil)
 	s, err := mcpserver.New(mcpserver.Options{Agents: []agent.Child{{Name: "tickets", Description: "Triages tickets.", Agent: rt,
 		Run: agent.RunOptions{AwaitTimeout: time.Minute}}}})
 	if err != nil {

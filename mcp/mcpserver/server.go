@@ -27,18 +27,18 @@ type Options struct {
 	// Instructions are sent to clients in the handshake. Optional.
 	Instructions string
 	// Actions are served as tools, each with its plain-mode schema (the
-	// schema a model sees with runtime.Options.HideFromAI): raw JSON values
+	// schema a model sees with agent.Options.HideFromAI): raw JSON values
 	// only. Actions with a parameter that takes references only cannot be
 	// called without variables, so they are left out (Skipped lists them).
 	Actions *action.Set
-	// Runtime configures the agent the server's tools run on (one, shared);
-	// each call executes on a fresh runtime.State of it, so calls are
+	// Agent configures the agent the server's tools run on (one, shared);
+	// each call executes on a fresh agent.State of it, so calls are
 	// independent and may run concurrently. Its Variables, CallTimeout,
 	// MaxOutput, Logger and Tracer apply; the server sets Actions and
 	// HideFromAI.
-	Runtime agent.Options
+	Agent agent.Options
 	// Agents are served as tools that take a task and return the result of
-	// a whole run (the schema of runtime.AsAction). Each call runs a
+	// a whole run (the schema of agent.AsAction). Each call runs a
 	// run on Child.Agent (it may ask its user questions unless
 	// Child.Run.NonInteractive). What the run awaits (an
 	// approval, a question, input, an authorization) is asked of the
@@ -95,7 +95,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
-	rtOpts := opts.Runtime
+	rtOpts := opts.Agent
 	rtOpts.Actions, rtOpts.HideFromAI = set, true
 	rt, err := agent.New(rtOpts)
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 
 // byref (github.com/byref/byref) executes a model's tool calls through
 // agent.State.Execute (a run's own state, made by the shared agent,
-// agent.Runtime): the call is checked (valid JSON, duplicate and unknown
+// agent.Agent): the call is checked (valid JSON, duplicate and unknown
 // properties refused, every parameter required, enum, bounds and JSON type
 // checked, references resolved), the Go function is called on the step's
 // goroutine (a function without a context cannot be stopped; one with a
@@ -155,7 +155,7 @@ func byrefFresh(tb testing.TB, a *action.Action, opts agent.Options) func() *age
 }
 
 // setupByref: raw arguments, reference mode (byref's default), a fresh
-// Runtime every byrefRunCalls calls (not timed).
+// Agent every byrefRunCalls calls (not timed).
 func setupByref(tb testing.TB) dispatchFunc {
 	return newByrefDispatcher(tb, byrefRunCalls, byrefFresh(tb, byrefWeather(), agent.Options{})).dispatch
 }
@@ -246,19 +246,19 @@ func TestByrefResult(t *testing.T) {
 	}
 }
 
-// BenchmarkByrefState measures how what a Runtime keeps changes the cost of
+// BenchmarkByrefState measures how what an Agent keeps changes the cost of
 // a call (one op = one Byref dispatch, raw arguments):
-//   - Reset1, Reset25, Reset1000: a fresh Runtime every 1, 25, 1000 calls,
+//   - Reset1, Reset25, Reset1000: a fresh Agent every 1, 25, 1000 calls,
 //     the replacement not timed (Reset25 is the Byref line of
 //     BenchmarkDispatch);
-//   - Growing: one Runtime for the whole benchmark, as a naive host loop
+//   - Growing: one Agent for the whole benchmark, as a naive host loop
 //     would do (every call adds a variable and a history entry);
-//   - ForgetEachCall: one Runtime, and the host deletes the result variable
+//   - ForgetEachCall: one Agent, and the host deletes the result variable
 //     after each call (timed): the only public way to drop state; the step
 //     history still grows;
 //   - Plain25: Options.HideFromAI (plain mode: the result's JSON goes back
-//     to the model, no references), fresh Runtime every 25;
-//   - RangeType25: days as weekDays (JSON Schema validator), fresh Runtime
+//     to the model, no references), fresh Agent every 25;
+//   - RangeType25: days as weekDays (JSON Schema validator), fresh Agent
 //     every 25.
 func BenchmarkByrefState(b *testing.B) {
 	ctx := context.Background()
@@ -324,9 +324,9 @@ func BenchmarkByrefState(b *testing.B) {
 	})
 }
 
-// TestByrefGrowth runs 100,000 calls on one Runtime and reports, at
+// TestByrefGrowth runs 100,000 calls on one Agent and reports, at
 // checkpoints, the mean time, bytes and allocations of the last (up to) 1,000
-// calls, the live heap after a GC, and the sizes of what the Runtime keeps:
+// calls, the live heap after a GC, and the sizes of what the Agent keeps:
 // first with the host deleting each result variable (the only state byref
 // lets a host drop), then naive (nothing dropped). BYREF_GROWTH=1 to run (the
 // naive part takes tens of minutes); BYREF_GROWTH_CALLS overrides 100000.
