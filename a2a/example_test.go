@@ -65,14 +65,14 @@ func ExampleImport() {
 		fmt.Println(err)
 		return
 	}
-	rt, _ := agent.New(agent.Options{
+	a, _ := agent.New(agent.Options{
 		Actions: action.MustSet(weather),
 		Model: llm.NewScripted(
 			llm.CallTool("weather", `{"task":"The weather in Paris?","return":null}`),
 			llm.CallTool("terminate", `{"success":true,"result":"<<var:weather_result>>"}`),
 		),
 	})
-	out, _ := rt.Run(ctx, agent.RunOptions{Task: "What is the weather in Paris?"})
+	out, _ := a.Run(ctx, agent.RunOptions{Task: "What is the weather in Paris?"})
 	fmt.Println(out.Status, string(out.Result))
 	// Output: completed {"celsius":21,"city":"Paris"}
 }

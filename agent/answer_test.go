@@ -30,7 +30,7 @@ func refundModel() *llm.Scripted {
 // The quick start of an approval: the agent's Answer approves in Go, and
 // Run returns the run's end.
 func ExampleOptions_answer() {
-	rt, _ := agent.New(agent.Options{
+	a, _ := agent.New(agent.Options{
 		Actions: action.MustSet(refund),
 		Model:   refundModel(),
 		Answer: func(ctx context.Context, req run.AwaitRequested) (run.Answer, bool) {
@@ -38,7 +38,7 @@ func ExampleOptions_answer() {
 			return run.Answer{Decision: run.Approved}, true
 		},
 	})
-	out, _ := rt.Run(context.Background(), agent.RunOptions{Task: "Refund order A-1."})
+	out, _ := a.Run(context.Background(), agent.RunOptions{Task: "Refund order A-1."})
 	fmt.Println(out.Status, string(out.Result))
 	// Output:
 	// approve? refund {"order":"A-1","return":null}
@@ -48,12 +48,12 @@ func ExampleOptions_answer() {
 // Without Answer, Run returns when the run awaits, with the await in the
 // Outcome; Resume answers it and waits for the end.
 func ExampleAgent_Resume() {
-	rt, _ := agent.New(agent.Options{Actions: action.MustSet(refund), Model: refundModel()})
+	a, _ := agent.New(agent.Options{Actions: action.MustSet(refund), Model: refundModel()})
 	ctx := context.Background()
-	out, _ := rt.Run(ctx, agent.RunOptions{Task: "Refund order A-1."})
+	out, _ := a.Run(ctx, agent.RunOptions{Task: "Refund order A-1."})
 	for out.Status == run.StatusAwaiting {
 		fmt.Println(out.Await.Await, out.Await.Call.Name)
-		out, _ = rt.Resume(ctx, out.RunID, out.Await.ID, run.Answer{Decision: run.Approved})
+		out, _ = a.Resume(ctx, out.RunID, out.Await.ID, run.Answer{Decision: run.Approved})
 	}
 	fmt.Println(out.Status, string(out.Result))
 	// Output:
@@ -89,7 +89,7 @@ func TestAnswerDeclines(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:ask_user_result>>"}`),
 	)
 	var asked []run.AwaitKind
-	rt, err := agent.New(agent.Options{Actions: action.MustSet(refund), Model: model,
+	a, err := agent.New(agent.Options{Actions: action.MustSet(refund), Model: model,
 		Answer: func(ctx context.Context, req run.AwaitRequested) (run.Answer, bool) {
 			asked = append(asked, req.Await)
 			return run.Answer{Decision: run.Approved}, req.Await == run.AwaitApproval
@@ -98,11 +98,11 @@ func TestAnswerDeclines(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	out, err := rt.Run(ctx, agent.RunOptions{Task: "Refund A-1, then ask."})
+	out, err := a.Run(ctx, agent.RunOptions{Task: "Refund A-1, then ask."})
 	if err != nil || out.Status != run.StatusAwaiting || out.Await == nil || out.Await.Await != run.AwaitQuestion || out.Await.Message != "Anything else?" || out.RunID == "" {
 		t.Fatalf("Run = %+v, %v; want the question left to the caller", out, err)
 	}
-	out, err = rt.Resume(ctx, out.RunID, "", run.Answer{Text: "no"})
+	out, err = a.Resume(ctx, out.RunID, "", run.Answer{Text: "no"})
 	if err != nil || out.Status != run.StatusCompleted || string(out.Result) != `"no"` {
 		t.Fatalf("Resume = %+v, %v", out, err)
 	}
@@ -115,14 +115,14 @@ func TestAnswerDeclines(t *testing.T) {
 // the run ends returns the run's ID and status with the error.
 func TestRunDeadlineNamesTheRun(t *testing.T) {
 	started := make(chan struct{})
-	rt, err := agent.New(agent.Options{Model: hangingModel{started: started}})
+	a, err := agent.New(agent.Options{Model: hangingModel{started: started}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rt.Close(context.Background())
+	defer a.Close(context.Background())
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go func() { <-started; cancel(errors.New("the caller gave up")) }()
-	out, err := rt.Run(ctx, agent.RunOptions{Task: "Wait."})
+	out, err := a.Run(ctx, agent.RunOptions{Task: "Wait."})
 	if err == nil || out.RunID == "" || out.Status != run.StatusRunning || !strings.Contains(err.Error(), "run "+string(out.RunID)+" is still running: the caller gave up") {
 		t.Fatalf("Run = %+v, %v", out, err)
 	}
@@ -150,7 +150,7 @@ func TestApprovalMessageShowsResolvedValues(t *testing.T) {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:mail_result>>"}`),
 	)
 	var msg string
-	rt, err := agent.New(agent.Options{Actions: action.MustSet(mail), Model: model,
+	a, err := agent.New(agent.Options{Actions: action.MustSet(mail), Model: model,
 		Variables: []variable.Spec{{Name: "top", Value: Customer{Email: "ann@example.com"}}},
 		Answer: func(ctx context.Context, req run.AwaitRequested) (run.Answer, bool) {
 			msg = req.Message
@@ -159,7 +159,7 @@ func TestApprovalMessageShowsResolvedValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := rt.Run(context.Background(), agent.RunOptions{Task: "Mail the top customer."})
+	out, err := a.Run(context.Background(), agent.RunOptions{Task: "Mail the top customer."})
 	if err != nil || out.Status != run.StatusCompleted {
 		t.Fatalf("Run = %+v, %v", out, err)
 	}

@@ -37,11 +37,11 @@ func Example_registerAction() {
 // Read the schemas the model sees: the location parameter takes a raw
 // string or a reference to one of the string variables.
 func ExampleState_Tools() {
-	rt, _ := agent.New(agent.Options{
+	a, _ := agent.New(agent.Options{
 		Actions:   action.MustSet(weatherAction),
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}},
 	})
-	st, _ := rt.NewState()
+	st, _ := a.NewState()
 	for _, t := range st.Tools() {
 		fmt.Println(t.Name)
 	}
@@ -58,11 +58,11 @@ func ExampleState_Tools() {
 // Execute a call exactly as a model sends it, with a reference to a
 // variable; the result lands in a new variable.
 func ExampleState_Execute() {
-	rt, _ := agent.New(agent.Options{
+	a, _ := agent.New(agent.Options{
 		Actions:   action.MustSet(weatherAction),
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}},
 	})
-	st, _ := rt.NewState()
+	st, _ := a.NewState()
 	res := st.Execute(context.Background(), agent.Step{Calls: []agent.ToolCall{{
 		ID:        "call_1",
 		Name:      "get_weather",
@@ -79,10 +79,10 @@ func ExampleState_Execute() {
 // A step with a Go snippet: variables are Go identifiers of their real
 // types, and new top-level variables become run variables.
 func ExampleState_Execute_snippet() {
-	rt, _ := agent.New(agent.Options{
+	a, _ := agent.New(agent.Options{
 		Variables: []variable.Spec{{Name: "prices", Value: []float64{12.5, 7.25, 30}}},
 	})
-	st, _ := rt.NewState()
+	st, _ := a.NewState()
 	res := st.Execute(context.Background(), agent.Step{Snippets: []string{`
 total := 0.0
 for _, p := range prices {
@@ -101,11 +101,11 @@ fmt.Printf("%.2f\n", total)`}})
 // signature, so code and JSON calls compose; a tool call of the same step
 // can then pass what the snippet made by reference.
 func ExampleState_Execute_actionFromCode() {
-	rt, _ := agent.New(agent.Options{
+	a, _ := agent.New(agent.Options{
 		Actions:   action.MustSet(weatherAction),
 		Variables: []variable.Spec{{Name: "cities", Value: []string{"Paris", "Oslo"}}},
 	})
-	st, _ := rt.NewState()
+	st, _ := a.NewState()
 	res := st.Execute(context.Background(), agent.Step{
 		Snippets: []string{`
 report := ""
@@ -125,12 +125,12 @@ func ExampleAgent_Run() {
 		llm.CallTool("get_weather", `{"location":"<<var:city>>","unit":"c","return":null}`),
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
 	)
-	rt, _ := agent.New(agent.Options{
+	a, _ := agent.New(agent.Options{
 		Actions:   action.MustSet(weatherAction),
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}},
 		Model:     model,
 	})
-	out, _ := rt.Run(context.Background(), agent.RunOptions{Task: "What is the weather in the city?"})
+	out, _ := a.Run(context.Background(), agent.RunOptions{Task: "What is the weather in the city?"})
 	fmt.Println(out.Status, string(out.Result), out.Steps)
 	// Output:
 	// completed "sunny, 21°C in Paris" 2
@@ -143,9 +143,9 @@ func ExampleHandle_Resume() {
 		llm.CallTool("get_weather", `{"location":"<<var:ask_user_result>>","unit":"c","return":null}`),
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
 	)
-	rt, _ := agent.New(agent.Options{Actions: action.MustSet(weatherAction), Model: model})
+	a, _ := agent.New(agent.Options{Actions: action.MustSet(weatherAction), Model: model})
 	ctx := context.Background()
-	h, _ := rt.Start(ctx, agent.RunOptions{Task: "What is the weather?"})
+	h, _ := a.Start(ctx, agent.RunOptions{Task: "What is the weather?"})
 	for e := range h.Events(ctx, 1) {
 		if req, ok := e.Payload.(run.AwaitRequested); ok {
 			fmt.Println(req.Await, req.Message)
@@ -167,13 +167,13 @@ func ExampleHandle_History() {
 		llm.Response{Text: "Look it up.", ToolCalls: []llm.ToolCall{{ID: "c2", Name: "get_weather", Arguments: `{"location":"<<var:city>>","unit":"c","return":null}`}}},
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
 	)
-	rt, _ := agent.New(agent.Options{
+	a, _ := agent.New(agent.Options{
 		Actions:   action.MustSet(weatherAction),
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}},
 		Model:     model,
 	})
 	ctx := context.Background()
-	h, _ := rt.Start(ctx, agent.RunOptions{Task: "What is the weather in the city?"})
+	h, _ := a.Start(ctx, agent.RunOptions{Task: "What is the weather in the city?"})
 	h.Wait(ctx)
 	history, _ := h.History(ctx)
 	for _, in := range history {
@@ -218,14 +218,14 @@ func Example_session() {
 		llm.CallTool("load_orders", `{}`), llm.Text("Loaded 3 orders."), // the first message
 		llm.CallTool("late_orders", `{"orders":"<<var:orders>>"}`), llm.Text("2 are late."), // the next
 	)
-	rt, _ := agent.New(agent.Options{Actions: action.MustSet(load, late), Model: model})
+	a, _ := agent.New(agent.Options{Actions: action.MustSet(load, late), Model: model})
 	ctx := context.Background()
 	for _, text := range []string{"Load the orders.", "Now only the late ones."} {
-		sess, _ := rt.Session(ctx, "chat-42")
-		out, _ := rt.Run(ctx, agent.RunOptions{Session: "chat-42", History: agent.HistoryOf(sess), Task: text})
+		sess, _ := a.Session(ctx, "chat-42")
+		out, _ := a.Run(ctx, agent.RunOptions{Session: "chat-42", History: agent.HistoryOf(sess), Task: text})
 		fmt.Println(string(out.Result))
 	}
-	sess, _ := rt.Session(ctx, "chat-42")
+	sess, _ := a.Session(ctx, "chat-42")
 	for _, v := range sess.Variables {
 		fmt.Println(v.Name, v.Type, v.Preview)
 	}

@@ -40,8 +40,8 @@ func ExampleImport() {
 		fmt.Println(err)
 		return
 	}
-	rt, _ := agent.New(agent.Options{Actions: tools})
-	state, _ := rt.NewState()
+	a, _ := agent.New(agent.Options{Actions: tools})
+	state, _ := a.NewState()
 	res := state.Execute(ctx, agent.Step{Calls: []agent.ToolCall{
 		{ID: "1", Name: "get_forecast", Arguments: `{"city":"Lyon","return":null}`},
 	}})

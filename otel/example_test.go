@@ -20,11 +20,11 @@ func ExampleNewTracer() {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	defer tp.Shutdown(context.Background())
 
-	rt, _ := agent.New(agent.Options{
+	a, _ := agent.New(agent.Options{
 		Model:  llm.NewScripted(llm.Response{Text: "Hi!", Usage: llm.Usage{InputTokens: 12, OutputTokens: 3}}),
 		Tracer: byrefotel.NewTracer(byrefotel.Options{TracerProvider: tp}),
 	})
-	rt.Run(context.Background(), agent.RunOptions{Task: "say hi", ModelName: "openai:gpt-4o-mini", Name: "greeter"})
+	a.Run(context.Background(), agent.RunOptions{Task: "say hi", ModelName: "openai:gpt-4o-mini", Name: "greeter"})
 
 	for _, s := range exp.GetSpans() {
 		fmt.Println(s.Name)

@@ -48,7 +48,7 @@ func (s *Server) Recover(ctx context.Context) (restored, interrupted []run.ID, e
 	return restored, interrupted, nil
 }
 
-// restore brings one awaiting run back on its agent's runtime.
+// restore brings one awaiting run back on its agent.
 func (s *Server) restore(ctx context.Context, id run.ID) error {
 	sum, err := s.store.Get(ctx, id)
 	if err != nil {

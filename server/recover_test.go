@@ -113,8 +113,7 @@ func TestRecoverAfterRestart(t *testing.T) {
 type liveThing struct{ conn chan int }
 
 // Close leaves an awaiting run awaiting in the store, and a server started
-// next on it restores the run, with the live values of the agent's
-// runtime.
+// next on it restores the run, with the live values of the agent.
 func TestCloseThenRestoreWithLiveValues(t *testing.T) {
 	ctx := context.Background()
 	store := run.NewMemoryStore()

@@ -201,11 +201,11 @@ func callDirection(ctx context.Context, out io.Writer, url string) error {
 	if err != nil {
 		return err
 	}
-	rt, err := agent.New(agent.Options{Model: callerModel, Actions: action.MustSet(weather, report), DisableSnippets: true})
+	a, err := agent.New(agent.Options{Model: callerModel, Actions: action.MustSet(weather, report), DisableSnippets: true})
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, agent.RunOptions{Task: "Put the weather in the report."})
+	h, err := a.Start(ctx, agent.RunOptions{Task: "Put the weather in the report."})
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ func run(ctx context.Context, w io.Writer) error {
 		}},
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:forecast_result>>"}`),
 	)
-	rt, err := agent.New(agent.Options{
+	a, err := agent.New(agent.Options{
 		Actions:   action.MustSet(forecast),
 		Variables: []variable.Spec{{Name: "home", Value: "Lisbon"}},
 		Model:     model,
@@ -63,7 +63,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, agent.RunOptions{Task: "Forecast home and Oslo for 3 days.", Name: "forecasts"})
+	h, err := a.Start(ctx, agent.RunOptions{Task: "Forecast home and Oslo for 3 days.", Name: "forecasts"})
 	if err != nil {
 		return err
 	}

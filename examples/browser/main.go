@@ -81,7 +81,7 @@ func run(ctx context.Context, w io.Writer) error {
 		llm.CallTool("browser_close", `{`+web+`, "return": null}`),
 		llm.CallTool("terminate", `{"success": true, "result": "<<var:browser_text_result>>"}`),
 	)
-	rt, err := agent.New(agent.Options{
+	a, err := agent.New(agent.Options{
 		// LocalOnly: every host but 127.0.0.1 and localhost resolves to
 		// nothing.
 		Actions: browser.NewActions(browser.Options{LocalOnly: true}),
@@ -91,7 +91,7 @@ func run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	// Before any browser exists, the model is offered browser_start only.
-	fresh, err := rt.NewState()
+	fresh, err := a.NewState()
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "browser actions offered at first: %s\n", strings.Join(offered, ", "))
 
-	h, err := rt.Start(ctx, agent.RunOptions{Task: "What is the status of order 1042 on the shop at " + site.URL + "?", Name: "order-status"})
+	h, err := a.Start(ctx, agent.RunOptions{Task: "What is the status of order 1042 on the shop at " + site.URL + "?", Name: "order-status"})
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func run(ctx context.Context, w io.Writer) error {
 		llm.Text(code),
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:best>>"}`),
 	)
-	rt, err := agent.New(agent.Options{
+	a, err := agent.New(agent.Options{
 		Actions:   action.MustSet(notify),
 		Variables: []variable.Spec{{Name: "sales", Value: sales, Description: "this week's sales"}},
 		Model:     model,
@@ -84,7 +84,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, agent.RunOptions{Task: "Which region sold the most this week? Tell the sales team."})
+	h, err := a.Start(ctx, agent.RunOptions{Task: "Which region sold the most this week? Tell the sales team."})
 	if err != nil {
 		return err
 	}

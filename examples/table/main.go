@@ -111,7 +111,7 @@ func run(ctx context.Context, w io.Writer) error {
 		),
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:count_result>>"}`),
 	)
-	rt, err := agent.New(agent.Options{
+	a, err := agent.New(agent.Options{
 		Actions:   action.MustSet(filterAction, sortAction, countAction),
 		Variables: []variable.Spec{{Name: "orders", Value: newOrders(1000)}},
 		Model:     model,
@@ -119,7 +119,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, agent.RunOptions{Task: "How many orders come from the EU? Keep them sorted by amount."})
+	h, err := a.Start(ctx, agent.RunOptions{Task: "How many orders come from the EU? Keep them sorted by amount."})
 	if err != nil {
 		return err
 	}

@@ -185,9 +185,9 @@ func TestCodegenDoesNotImportRuntime(t *testing.T) {
 }
 
 // TestMCPImportNeedsNoRuntime: importing MCP tools as actions (package
-// mcp) links the action package and the MCP SDK, not the runtime, the
+// mcp) links the action package and the MCP SDK, not package agent, the
 // interpreter or the store; serving over MCP (mcp/mcpserver) is what
-// builds on the runtime.
+// builds on package agent.
 func TestMCPImportNeedsNoRuntime(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/mcp").CombinedOutput()
 	if err != nil {

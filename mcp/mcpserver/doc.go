@@ -2,7 +2,7 @@
 // Protocol clients, through the official Go SDK
 // (github.com/modelcontextprotocol/go-sdk/mcp, imported here as sdk). Its
 // counterpart, package [github.com/byref/byref/mcp], imports MCP tools as
-// actions without the runtime.
+// actions without package agent.
 //
 // [New] serves byref actions and agents as MCP tools. An action's tool has
 // the action's plain-mode input schema (raw values only; actions with a
