@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/agent"
+	"github.com/byref/byref/llm"
 	"github.com/byref/byref/variable"
 )
 
@@ -49,7 +51,7 @@ func TestManyRuntimesShareOneActionSet(t *testing.T) {
 			}
 			th, _ := agent.Value[*Thing](st, "thing")
 			if th.X != 50 || len(st.Variables()) != 52 {
-				t.Errorf("runtime %d: X = %d, %d variables", g, th.X, len(st.Variables()))
+				t.Errorf("agent %d: X = %d, %d variables", g, th.X, len(st.Variables()))
 			}
 		}()
 	}
@@ -96,5 +98,44 @@ func TestOneRuntimeIsSafeForConcurrentUse(t *testing.T) {
 	v, _ := st.Variable("thing")
 	if len(v.History) != 1+workers*steps {
 		t.Fatalf("thing's history has %d entries, want %d", len(v.History), 1+workers*steps)
+	}
+}
+
+// TestTurnEndsUntracked: when Wait returns, the run's turn is no longer
+// going on in the agent, so a follow-up's new turn cannot be forgotten by
+// the end of the turn before it (Close would then wait forever for a run
+// it no longer stops, and the session would hold the old turn's values).
+func TestTurnEndsUntracked(t *testing.T) {
+	const turns = 50
+	replies := make([]llm.Response, turns)
+	for i := range replies {
+		replies[i] = llm.Text(fmt.Sprint("turn ", i))
+	}
+	rt, err := agent.New(agent.Options{Model: llm.NewScripted(replies...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := rt.Start(ctx, agent.RunOptions{Session: "s", Task: "turn 0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range turns {
+		if _, err := h.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if agent.Live(rt, h.ID()) {
+			t.Fatalf("turn %d: the run is still live in the agent after Wait returned", i)
+		}
+		if i < turns-1 {
+			if err := h.FollowUp(ctx, fmt.Sprint("turn ", i+1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	closeCtx, cancel := context.WithTimeout(ctx, time.Minute) // a hang guard, not a bound
+	defer cancel()
+	if err := rt.Close(closeCtx); err != nil {
+		t.Fatal(err)
 	}
 }

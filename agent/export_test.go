@@ -49,3 +49,9 @@ func FoldLog(events []run.Event, history []llm.Message, large int) []llm.Message
 	msgs, _ := c.sent()
 	return msgs
 }
+
+// Live reports whether the run id's turn is going on in rt.
+func Live(rt *Agent, id run.ID) bool {
+	_, ok := rt.live(id)
+	return ok
+}

@@ -118,8 +118,10 @@ func (h *Handle) launchWith(ctx context.Context, body func(context.Context) Outc
 		steps := h.steps
 		h.mu.Unlock()
 		log.Info("run ended", "status", string(o.Status), "reason", o.Reason, "steps", steps)
-		h.end(o)
+		// Untracked first: when Wait returns, the run's variables are
+		// its session's (held), and ForgetSession lets them go.
 		h.rt.untrack(h)
+		h.end(o)
 	}()
 }
 
