@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/agent"
 )
 
 // Replicas makes servers that share a store replicas of one another
@@ -61,7 +61,7 @@ type Replicas interface {
 
 // ErrLeaseLost is Serve's error when the server's replica lost its lease
 // on its runs (its connection to the store's database): the server has
-// abandoned its runs (runtime.Runtime.Abandon: nothing more is recorded
+// abandoned its runs (agent.Agent.Abandon: nothing more is recorded
 // of them) and stopped, and another replica takes them over. Start the
 // process again to serve again.
 var ErrLeaseLost = errors.New("server: this replica lost its lease on its runs (its connection to the store's database); it stopped them, and another replica takes them over; start it again")
@@ -98,10 +98,10 @@ var replyKinds = []struct {
 	name string
 	err  error
 }{
-	{"no_await", runtime.ErrNoAwait},
-	{"await_mismatch", runtime.ErrAwaitMismatch},
-	{"terminal", runtime.ErrTerminal},
-	{"not_followable", runtime.ErrNotFollowable},
+	{"no_await", agent.ErrNoAwait},
+	{"await_mismatch", agent.ErrAwaitMismatch},
+	{"terminal", agent.ErrTerminal},
+	{"not_followable", agent.ErrNotFollowable},
 	{"illegal_transition", run.ErrIllegalTransition},
 	{"not_found", run.ErrRunNotFound},
 	{"closed", errClosed},
@@ -160,7 +160,7 @@ const takeOverWait = 10 * time.Second
 // there are no replicas or no other replica owns it. A run this replica
 // owns but does not hold yet is being taken over (adopt): it waits for
 // it, up to takeOverWait.
-func (s *Server) remote(ctx context.Context, id run.ID) (runtime.Controller, error) {
+func (s *Server) remote(ctx context.Context, id run.ID) (agent.Controller, error) {
 	if s.opts.Replicas == nil || s.opts.Engine != nil {
 		return nil, nil
 	}
@@ -222,7 +222,7 @@ type remoteRun struct {
 	id run.ID
 }
 
-var _ runtime.Controller = (*remoteRun)(nil)
+var _ agent.Controller = (*remoteRun)(nil)
 
 func (r *remoteRun) ID() run.ID { return r.id }
 
@@ -245,29 +245,29 @@ func (r *remoteRun) Pending() (run.AwaitRequested, bool) {
 }
 
 // Wait waits until the run has ended, as recorded, or ctx is done.
-func (r *remoteRun) Wait(ctx context.Context) (runtime.Outcome, error) {
+func (r *remoteRun) Wait(ctx context.Context) (agent.Outcome, error) {
 	sum, err := r.s.store.Get(ctx, r.id)
 	if err != nil {
-		return runtime.Outcome{}, err
+		return agent.Outcome{}, err
 	}
 	if !sum.Status.Terminal() {
 		for e, err := range r.s.store.Events(ctx, r.id, sum.LastSeq+1) {
 			if err != nil {
-				return runtime.Outcome{}, err
+				return agent.Outcome{}, err
 			}
-			if sc, ok := e.Data.(run.StatusChanged); ok && sc.To.Terminal() {
+			if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To.Terminal() {
 				break
 			}
 		}
 		if err := ctx.Err(); err != nil {
-			return runtime.Outcome{}, err
+			return agent.Outcome{}, err
 		}
 	}
 	snap, err := run.LoadSnapshot(ctx, r.s.store, r.id)
 	if err != nil {
-		return runtime.Outcome{}, err
+		return agent.Outcome{}, err
 	}
-	return runtime.Outcome{RunID: r.id, Status: snap.Status, Result: snap.Result, Reason: snap.FailureReason, Steps: snap.Step}, nil
+	return agent.Outcome{RunID: r.id, Status: snap.Status, Result: snap.Result, Reason: snap.FailureReason, Steps: snap.Step}, nil
 }
 
 func (r *remoteRun) Resume(ctx context.Context, awaitID string, answer run.Answer) error {
@@ -352,7 +352,7 @@ func (s *Server) apply(ctx context.Context, id run.ID, c command) error {
 	h := s.live[id]
 	s.mu.Unlock()
 	if h == nil {
-		return fmt.Errorf("%w: run %s is owned by replica %s, which does not run it (it has ended)", runtime.ErrTerminal, id, s.opts.Replicas.ID())
+		return fmt.Errorf("%w: run %s is owned by replica %s, which does not run it (it has ended)", agent.ErrTerminal, id, s.opts.Replicas.ID())
 	}
 	switch c.Op {
 	case "resume":
@@ -381,14 +381,14 @@ func (s *Server) followUpHeld(id run.ID, text string) error {
 	h, cancel := s.followable.take(id)
 	if h == nil {
 		s.mu.Unlock()
-		return fmt.Errorf("%w: run %s is %s, and its replica does not hold it for a follow-up", runtime.ErrNotFollowable, id, sum.Status)
+		return fmt.Errorf("%w: run %s is %s, and its replica does not hold it for a follow-up", agent.ErrNotFollowable, id, sum.Status)
 	}
 	return s.followUp(sum.Tags[TagAgent], id, h, runCtx{cancel: cancel}, s.ctx, text)
 }
 
 // followUp sends text to h, a run taken from the followable runs, and
 // watches the turn that begins. The caller holds s.mu, which it releases.
-func (s *Server) followUp(agent string, id run.ID, h runtime.Controller, rc runCtx, ctx context.Context, text string) error {
+func (s *Server) followUp(agent string, id run.ID, h agent.Controller, rc runCtx, ctx context.Context, text string) error {
 	s.live[id] = h
 	s.wg.Add(1)
 	s.mu.Unlock()
@@ -451,7 +451,7 @@ func (s *Server) takeOver(ctx context.Context, from string, id run.ID) error {
 	if sum.Status.Terminal() {
 		return nil
 	}
-	if _, err := s.store.Append(ctx, id, sum.LastSeq, run.Event{Data: run.Progress{Message: takeOverReason(s.opts.Replicas.ID(), from)}}); err != nil {
+	if _, err := s.store.Append(ctx, id, sum.LastSeq, run.Event{Payload: run.Progress{Message: takeOverReason(s.opts.Replicas.ID(), from)}}); err != nil {
 		return err
 	}
 	return s.restore(ctx, id)
@@ -468,7 +468,7 @@ func (s *Server) abandon() {
 	s.closed = true // no run starts any more
 	s.mu.Unlock()
 	for _, name := range s.order {
-		if rt := s.agents[name].Runtime; rt != nil {
+		if rt := s.agents[name].Agent; rt != nil {
 			if err := rt.Abandon(context.Background()); err != nil {
 				s.log.Error("server: abandoning an agent's runs", "agent", name, "err", err)
 			}

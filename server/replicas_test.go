@@ -18,7 +18,7 @@ import (
 	"github.com/byref/byref/internal/replicatest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/server"
 )
 
@@ -75,9 +75,9 @@ func (m askThenStream) Stream(ctx context.Context, req llm.Request, fn func(llm.
 func replicaAgents(stream askThenStream) func(run.Store) []server.Agent {
 	return func(store run.Store) []server.Agent {
 		return []server.Agent{
-			scriptedAgent(store, "awaiter", awaiterModel, runtime.RunOptions{}),
-			scriptedAgent(store, "echo", echoModel, runtime.RunOptions{}),
-			scriptedAgent(store, "stream", stream, runtime.RunOptions{}),
+			scriptedAgent(store, "awaiter", awaiterModel, agent.RunOptions{}),
+			scriptedAgent(store, "echo", echoModel, agent.RunOptions{}),
+			scriptedAgent(store, "stream", stream, agent.RunOptions{}),
 		}
 	}
 }
@@ -141,7 +141,7 @@ func TestReplicasAnswerAnyRun(t *testing.T) {
 	if o, err := ctl.Wait(ctx); err != nil || o.Status != run.StatusCompleted || ctl.Status() != run.StatusCompleted {
 		t.Fatalf("Wait through another replica: %+v, %v", o, err)
 	}
-	if err := ctl.Resume(ctx, p.ID, run.Answer{Text: "x"}); !errors.Is(err, runtime.ErrTerminal) && !errors.Is(err, runtime.ErrNoAwait) {
+	if err := ctl.Resume(ctx, p.ID, run.Answer{Text: "x"}); !errors.Is(err, agent.ErrTerminal) && !errors.Is(err, agent.ErrNoAwait) {
 		t.Fatalf("a second resume through another replica: %v, want ErrTerminal or ErrNoAwait", err)
 	}
 
@@ -234,8 +234,8 @@ func TestReplicaTakesOverADeadOne(t *testing.T) {
 	agents := func(hang bool) func(run.Store) []server.Agent {
 		return func(store run.Store) []server.Agent {
 			return []server.Agent{
-				scriptedAgent(store, "awaiter", awaiterModel, runtime.RunOptions{}),
-				scriptedAgent(store, "relay", relayModel{hang: hang, calling: calling}, runtime.RunOptions{}),
+				scriptedAgent(store, "awaiter", awaiterModel, agent.RunOptions{}),
+				scriptedAgent(store, "relay", relayModel{hang: hang, calling: calling}, agent.RunOptions{}),
 			}
 		}
 	}
@@ -257,11 +257,11 @@ func TestReplicaTakesOverADeadOne(t *testing.T) {
 	<-calling // in its second model call
 	// A run the dying replica created and did not begin.
 	ctx := context.Background()
-	rt, err := runtime.New(runtime.Options{Model: awaiterModel, Store: dying.Store})
+	rt, err := agent.New(agent.Options{Model: awaiterModel, Store: dying.Store})
 	if err != nil {
 		t.Fatal(err)
 	}
-	unbegun, err := rt.Create(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Hi"}, Tags: map[string]string{server.TagAgent: "awaiter"}})
+	unbegun, err := rt.Create(ctx, agent.RunOptions{Task: "Hi", Tags: map[string]string{server.TagAgent: "awaiter"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestReplicaTakesOverADeadOne(t *testing.T) {
 		}
 		takenOver := 0
 		for _, e := range events {
-			switch p := e.Data.(type) {
+			switch p := e.Payload.(type) {
 			case run.Progress:
 				if strings.Contains(p.Message, "taken over by replica "+heir.Replica.ID()) && strings.Contains(p.Message, dying.Replica.ID()) {
 					takenOver++
@@ -341,7 +341,7 @@ func BenchmarkDeltaAcrossReplicas(b *testing.B) {
 	url := pgtest.Start(b).Database(b)
 	m := gatedStream{ready: make(chan struct{}), pieces: make(chan string)}
 	agents := func(store run.Store) []server.Agent {
-		return []server.Agent{scriptedAgent(store, "stream", m, runtime.RunOptions{})}
+		return []server.Agent{scriptedAgent(store, "stream", m, agent.RunOptions{})}
 	}
 	owner := replicatest.Start(b, url, server.Options{}, agents)
 	other := replicatest.Start(b, url, server.Options{}, agents)
@@ -355,7 +355,7 @@ func BenchmarkDeltaAcrossReplicas(b *testing.B) {
 			if err != nil {
 				return
 			}
-			if d, ok := e.Data.(run.Delta); ok {
+			if d, ok := e.Payload.(run.Delta); ok {
 				seen <- d.Text
 			} else if e.Seq == 1 {
 				close(m.ready) // following: the run goes on

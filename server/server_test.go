@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -110,9 +110,9 @@ func (c client) run(method, path, body string, want int) acpRun {
 	return r
 }
 
-func create(agent, text, mode string) string {
+func create(agentName, text, mode string) string {
 	b, _ := json.Marshal(map[string]any{
-		"agent_name": agent, "mode": mode,
+		"agent_name": agentName, "mode": mode,
 		"input": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"content": text, "content_type": "text/plain"}}}},
 	})
 	return string(b)
@@ -216,7 +216,7 @@ func TestEventsEqualStream(t *testing.T) {
 }
 
 // TestProgressReachesTheStream: what an action reports with
-// runtime.Progress is a generic event of the run's ACP stream, and of GET
+// agent.Progress is a generic event of the run's ACP stream, and of GET
 // /runs/{id}/events.
 func TestProgressReachesTheStream(t *testing.T) {
 	_, ts := startServer(t, server.Options{})
@@ -279,7 +279,7 @@ func TestStreamedText(t *testing.T) {
 	const text = "Hello, streaming world!"
 	m := lockstepModel{text: text, next: make(chan struct{}, len(text))}
 	store := run.NewMemoryStore()
-	_, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{scriptedAgent(store, "lockstep", m, runtime.RunOptions{})}})
+	_, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{scriptedAgent(store, "lockstep", m, agent.RunOptions{})}})
 	resp, err := http.Post(ts.URL+"/runs", "application/json", strings.NewReader(create("lockstep", "Talk.", "stream")))
 	if err != nil {
 		t.Fatal(err)
@@ -573,19 +573,19 @@ func TestSessions(t *testing.T) {
 func TestCancel(t *testing.T) {
 	_, ts := startServer(t, server.Options{})
 	c := client{t: t, base: ts.URL}
-	for _, agent := range []string{"slow_echo", "awaiter"} {
-		r := c.run("POST", "/runs", create(agent, "Hi", "async"), 202)
+	for _, agentName := range []string{"slow_echo", "awaiter"} {
+		r := c.run("POST", "/runs", create(agentName, "Hi", "async"), 202)
 		if r.Status != "created" {
 			t.Fatalf("async: %+v", r)
 		}
-		if agent == "awaiter" {
+		if agentName == "awaiter" {
 			for r.Status != "awaiting" {
 				time.Sleep(10 * time.Millisecond)
 				r = c.run("GET", "/runs/"+r.RunID, "", 200)
 			}
 		}
 		if r = c.run("POST", "/runs/"+r.RunID+"/cancel", "", 202); r.Status != "cancelling" {
-			t.Fatalf("%s cancel: %+v", agent, r)
+			t.Fatalf("%s cancel: %+v", agentName, r)
 		}
 		deadline := time.Now().Add(2 * time.Second)
 		for r.Status != "cancelled" && time.Now().Before(deadline) {
@@ -593,7 +593,7 @@ func TestCancel(t *testing.T) {
 			r = c.run("GET", "/runs/"+r.RunID, "", 200)
 		}
 		if r.Status != "cancelled" || r.FinishedAt == nil {
-			t.Fatalf("%s: %+v", agent, r)
+			t.Fatalf("%s: %+v", agentName, r)
 		}
 	}
 }

@@ -10,9 +10,9 @@ import (
 	"os"
 
 	"github.com/byref/byref/a2a"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/agui"
 	"github.com/byref/byref/run/postgres"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -24,7 +24,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	storeSpec := fs.String("store", os.Getenv("BYREF_STORE"), "")
 	token := fs.String("token", os.Getenv("BYREF_TOKEN"), "")
 	modelSpec := fs.String("model", "", "")
-	approve := fs.String("approve", string(runtime.ApproveOnToolCall), "")
+	approve := fs.String("approve", string(agent.ApproveOnToolCall), "")
 	grace := fs.Duration("grace", server.DefaultShutdownGrace, "")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -68,7 +68,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		replicas = r
 	}
-	agent, err := runtime.New(runtime.Options{Model: model, Store: store})
+	ag, err := agent.New(agent.Options{Model: model, Store: store})
 	if err != nil {
 		return err
 	}
@@ -78,8 +78,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Agents: []server.Agent{{
 			Name:        "byref",
 			Description: agentDescription(spec),
-			Runtime:     agent,
-			Run:         runtime.RunOptions{Spec: runtime.Spec{ModelName: spec, Approval: approval}},
+			Agent:       ag,
+			Run:         agent.RunOptions{ModelName: spec, Approval: approval},
 		}},
 	})
 	if err != nil {
@@ -176,11 +176,11 @@ func checkLoopback(addr string) error {
 	return fmt.Errorf("%w (address %s)", server.ErrNeedsToken, addr)
 }
 
-// parseApproval reads an --approve flag: the names of runtime.Approval.
-func parseApproval(s string) (runtime.Approval, error) {
-	switch a := runtime.Approval(s); a {
-	case runtime.ApproveNone, runtime.ApproveOnStart, runtime.ApproveOnToolCall:
+// parseApproval reads an --approve flag: the names of agent.Approval.
+func parseApproval(s string) (agent.Approval, error) {
+	switch a := agent.Approval(s); a {
+	case agent.ApproveNone, agent.ApproveOnStart, agent.ApproveOnToolCall:
 		return a, nil
 	}
-	return "", usagef("--approve %q: use on_tool_call (ask before every tool call and snippet, the default), on_start (approve the plan first) or none (run everything without asking), as runtime.Approval names them", s)
+	return "", usagef("--approve %q: use on_tool_call (ask before every tool call and snippet, the default), on_start (approve the plan first) or none (run everything without asking), as agent.Approval names them", s)
 }

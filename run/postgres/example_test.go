@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/postgres"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -22,7 +22,7 @@ func ExampleOpen() {
 		log.Fatal(err)
 	}
 	defer s.Close()
-	if _, _, err := s.Create(ctx, run.Event{RunID: "run_1", Data: run.RunCreated{Name: "weather"}}); err != nil {
+	if _, _, err := s.Create(ctx, run.Event{RunID: "run_1", Payload: run.RunCreated{Name: "weather"}}); err != nil {
 		log.Fatal(err)
 	}
 	// In another process: follow the run as it is appended to.
@@ -49,12 +49,12 @@ func ExampleStore_NewReplica() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	agent, err := runtime.New(runtime.Options{Model: llm.NewScripted(llm.Text("hello")), Store: store})
+	a, err := agent.New(agent.Options{Model: llm.NewScripted(llm.Text("hello")), Store: store})
 	if err != nil {
 		log.Fatal(err)
 	}
 	s, err := server.New(server.Options{Store: store, Replicas: replica, Token: "secret",
-		Agents: []server.Agent{{Name: "hello", Runtime: agent}}})
+		Agents: []server.Agent{{Name: "hello", Agent: a}}})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func TestReplicas(t *testing.T) {
 	b := join(t, "replica_b", s.schema)
 
 	for _, id := range []run.ID{"r1", "r2", "r3"} {
-		if _, _, err := s.Create(ctx, run.Event{RunID: id, Data: run.RunCreated{}}); err != nil {
+		if _, _, err := s.Create(ctx, run.Event{RunID: id, Payload: run.RunCreated{}}); err != nil {
 			t.Fatal(err)
 		}
 		ok, err := a.Own(ctx, id)
@@ -71,7 +71,7 @@ func TestReplicas(t *testing.T) {
 		t.Fatalf("b owns r1, owned by a: %v, %v; want false", ok, err)
 	}
 	// r3 has ended: it is not handed over.
-	if _, err := s.Append(ctx, "r3", 1, run.Event{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusFailed}}); err != nil {
+	if _, err := s.Append(ctx, "r3", 1, run.Event{Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusFailed}}); err != nil {
 		t.Fatal(err)
 	}
 	if owner, err := b.Owner(ctx, "r1"); err != nil || owner != a.ID() {
@@ -160,7 +160,7 @@ func TestAskOwnerGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := join(t, "", s.schema)
-	if _, _, err := s.Create(ctx, run.Event{RunID: "r", Data: run.RunCreated{}}); err != nil {
+	if _, _, err := s.Create(ctx, run.Event{RunID: "r", Payload: run.RunCreated{}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Own(ctx, "r"); err != nil {
@@ -186,7 +186,7 @@ func BenchmarkAsk(b *testing.B) {
 	s := openAt(b, "", Options{})
 	owner := join(b, "", s.schema)
 	asker := join(b, "", s.schema)
-	if _, _, err := s.Create(ctx, run.Event{RunID: "r", Data: run.RunCreated{}}); err != nil {
+	if _, _, err := s.Create(ctx, run.Event{RunID: "r", Payload: run.RunCreated{}}); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := owner.Own(ctx, "r"); err != nil {
