@@ -4,8 +4,8 @@ import (
 	"context"
 	"iter"
 
-	"github.com/byref/byref/run"
 	"github.com/byref/byref/agent"
+	"github.com/byref/byref/run"
 )
 
 // follower is a controller that also yields a run's live deltas between

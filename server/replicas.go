@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/byref/byref/run"
 	"github.com/byref/byref/agent"
+	"github.com/byref/byref/run"
 )
 
 // Replicas makes servers that share a store replicas of one another

@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/pgtest"
 	"github.com/byref/byref/internal/replicatest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/agent"
 	"github.com/byref/byref/server"
 )
 
