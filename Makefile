@@ -29,7 +29,7 @@ temporal:
 	./scripts/install-temporal.sh
 
 unit: chromium
-	$(GO) test -race -count=1 ./...
+	GO=$(GO) ./scripts/unit.sh
 	BYREF_SLOW_TESTS=1 $(GO) test -count=1 -timeout 30m -run '^(TestGoTestsSlow|TestYaegiProgramsSlow)$$' ./interp
 
 ## bench: every benchmark, with allocations

@@ -15,9 +15,9 @@ import (
 
 	"github.com/byref/byref/a2a"
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -133,18 +133,18 @@ var testActions = action.MustSet(
 	}),
 	action.MustNew(action.Spec{Name: "forecast", Description: "The forecast for a city.", Func: func(city string) string { return "sunny in " + city }, Params: []action.Param{{Name: "city"}}}),
 	action.MustNew(action.Spec{Name: "work", Description: "Work a while, reporting progress.", Func: func(ctx context.Context) string {
-		_ = runtime.Progress(ctx, "half way there")
+		_ = agent.Progress(ctx, "half way there")
 		return "worked"
 	}}),
 )
 
 // agent is an agent on m recording into store.
-func agent(store run.Store, name string, m llm.Model, tmpl runtime.RunOptions) server.Agent {
-	rt, err := runtime.New(runtime.Options{Model: m, Store: store, Actions: testActions, DisableSnippets: true})
+func newAgent(store run.Store, name string, m llm.Model, tmpl agent.RunOptions) server.Agent {
+	rt, err := agent.New(agent.Options{Model: m, Store: store, Actions: testActions, DisableSnippets: true})
 	if err != nil {
 		panic(err)
 	}
-	return server.Agent{Name: name, Description: "test agent " + name, Run: tmpl, Runtime: rt}
+	return server.Agent{Name: name, Description: "test agent " + name, Run: tmpl, Agent: rt}
 }
 
 // testAgents are echo, history, hang, awaiter, auth, typed, big, worker and
@@ -155,15 +155,15 @@ func testAgents(store run.Store) []server.Agent {
 		store = run.NewMemoryStore()
 	}
 	return []server.Agent{
-		agent(store, "echo", echoModel, runtime.RunOptions{}),
-		agent(store, "history", historyModel, runtime.RunOptions{}),
-		agent(store, "hang", hangModel{}, runtime.RunOptions{}),
-		agent(store, "awaiter", awaiterModel, runtime.RunOptions{}),
-		agent(store, "auth", authModel, runtime.RunOptions{}),
-		agent(store, "typed", typedModel, runtime.RunOptions{Spec: runtime.Spec{ResultSchema: runtime.ResultSchemaFor[Weather]()}}),
-		agent(store, "big", bigModel, runtime.RunOptions{}),
-		agent(store, "worker", workerModel, runtime.RunOptions{}),
-		agent(store, "streamer", llm.Chunked(echoModel, 3, 2*time.Millisecond), runtime.RunOptions{}),
+		newAgent(store, "echo", echoModel, agent.RunOptions{}),
+		newAgent(store, "history", historyModel, agent.RunOptions{}),
+		newAgent(store, "hang", hangModel{}, agent.RunOptions{}),
+		newAgent(store, "awaiter", awaiterModel, agent.RunOptions{}),
+		newAgent(store, "auth", authModel, agent.RunOptions{}),
+		newAgent(store, "typed", typedModel, agent.RunOptions{ResultSchema: agent.ResultSchemaFor[Weather]()}),
+		newAgent(store, "big", bigModel, agent.RunOptions{}),
+		newAgent(store, "worker", workerModel, agent.RunOptions{}),
+		newAgent(store, "streamer", llm.Chunked(echoModel, 3, 2*time.Millisecond), agent.RunOptions{}),
 	}
 }
 
@@ -189,9 +189,9 @@ func startA2A(t testing.TB, opts server.Options, aopts a2a.Options) (*server.Ser
 }
 
 // clientFor returns an SDK client of the named agent, from its card.
-func clientFor(t testing.TB, base, agent string) *a2aclient.Client {
+func clientFor(t testing.TB, base, agentName string) *a2aclient.Client {
 	t.Helper()
-	card, err := a2a.ResolveCard(context.Background(), base+"/a2a/"+agent, a2a.ClientOptions{})
+	card, err := a2a.ResolveCard(context.Background(), base+"/a2a/"+agentName, a2a.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -167,7 +167,7 @@ func endOf(t *testing.T, s *server.Server, id sdk.TaskID) run.Status {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc, ok := e.Data.(run.StatusChanged); ok && sc.To.Terminal() {
+		if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To.Terminal() {
 			return sc.To
 		}
 	}

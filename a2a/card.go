@@ -27,9 +27,9 @@ func (s *Server) agentSkills(a server.Agent) []sdk.AgentSkill {
 	if skills, ok := s.opts.Skills[a.Name]; ok {
 		return skills
 	}
-	if a.Runtime != nil {
+	if a.Agent != nil {
 		var skills []sdk.AgentSkill
-		for _, act := range a.Runtime.Actions().All() {
+		for _, act := range a.Agent.Actions().All() {
 			if act == action.Terminate() || act == action.AskUser() {
 				continue
 			}

@@ -65,7 +65,7 @@
 // run goes on as the same task. A message without a taskId starts a new
 // task; with a contextId, in that context, and the run gets the context's
 // earlier turns as its history and starts with the variables its earlier
-// tasks left (see "Sessions" in package runtime): that is how a follow-up
+// tasks left (see "Sessions" in package agent): that is how a follow-up
 // is sent, since a completed task cannot take more messages (-32004, which
 // names the context to use).
 //
@@ -81,7 +81,7 @@
 // the run's usage so far in its metadata, MetaUsage), and an artifact
 // update for each text and the result, as the run's events are recorded;
 // it ends when the task awaits or ends. Every status message is in the
-// task's history as well. What an action reports with runtime.Progress is
+// task's history as well. What an action reports with agent.Progress is
 // a working status update whose message is the progress (metadata
 // "byref.call" names the call). When the model streams, a run in this
 // process sends its text as it is written: chunks of the answer artifact

@@ -11,9 +11,9 @@ import (
 	sdk "github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/byref/byref/a2a"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/sqlite"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -21,14 +21,14 @@ import (
 // the servers only through the seam (their agents have no New function),
 // as temporal.Engine is.
 type engine struct {
-	agents map[string]*runtime.Runtime
+	agents map[string]*agent.Agent
 
 	mu   sync.Mutex
-	runs map[run.ID]*runtime.Handle
+	runs map[run.ID]*agent.Handle
 }
 
-func (e *engine) Start(ctx context.Context, agent string, opts runtime.RunOptions) (runtime.Controller, error) {
-	h, err := e.agents[agent].Start(ctx, opts)
+func (e *engine) Start(ctx context.Context, agentName string, opts agent.RunOptions) (agent.Controller, error) {
+	h, err := e.agents[agentName].Start(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +38,7 @@ func (e *engine) Start(ctx context.Context, agent string, opts runtime.RunOption
 	return h, nil
 }
 
-func (e *engine) Control(ctx context.Context, id run.ID) (runtime.Controller, error) {
+func (e *engine) Control(ctx context.Context, id run.ID) (agent.Controller, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if h, ok := e.runs[id]; ok {
@@ -56,11 +56,11 @@ func TestOnAnEngineAndADurableStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	e := &engine{agents: map[string]*runtime.Runtime{}, runs: map[run.ID]*runtime.Handle{}}
+	e := &engine{agents: map[string]*agent.Agent{}, runs: map[run.ID]*agent.Handle{}}
 	var served []server.Agent
 	for _, a := range testAgents(store) {
-		e.agents[a.Name] = a.Runtime
-		a.Runtime = nil
+		e.agents[a.Name] = a.Agent
+		a.Agent = nil
 		served = append(served, a)
 	}
 	skills := a2a.Options{}

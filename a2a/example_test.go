@@ -9,17 +9,17 @@ import (
 
 	"github.com/byref/byref/a2a"
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
 // Serve a byref agent over A2A beside ACP, and send it a task with the Go
 // SDK's client.
 func ExampleMount() {
-	agent, _ := runtime.New(runtime.Options{Model: llm.NewScripted(llm.Text("Hello, A2A!"))})
+	ag, _ := agent.New(agent.Options{Model: llm.NewScripted(llm.Text("Hello, A2A!"))})
 	srv, _ := server.New(server.Options{Agents: []server.Agent{{
-		Name: "echo", Description: "Says what it is told.", Runtime: agent,
+		Name: "echo", Description: "Says what it is told.", Agent: ag,
 	}}})
 	defer srv.Close()
 	if _, err := a2a.Mount(srv, a2a.Options{}); err != nil {
@@ -50,9 +50,9 @@ func ExampleMount() {
 
 // Call a remote A2A agent as an action: its artifacts become a variable.
 func ExampleImport() {
-	remote, _ := runtime.New(runtime.Options{Model: llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":{"city":"Paris","celsius":21}}`))})
+	remote, _ := agent.New(agent.Options{Model: llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":{"city":"Paris","celsius":21}}`))})
 	srv, _ := server.New(server.Options{Agents: []server.Agent{{
-		Name: "weather", Description: "Says the weather.", Runtime: remote,
+		Name: "weather", Description: "Says the weather.", Agent: remote,
 	}}})
 	defer srv.Close()
 	_, _ = a2a.Mount(srv, a2a.Options{})
@@ -65,14 +65,14 @@ func ExampleImport() {
 		fmt.Println(err)
 		return
 	}
-	rt, _ := runtime.New(runtime.Options{
+	a, _ := agent.New(agent.Options{
 		Actions: action.MustSet(weather),
 		Model: llm.NewScripted(
 			llm.CallTool("weather", `{"task":"The weather in Paris?","return":null}`),
 			llm.CallTool("terminate", `{"success":true,"result":"<<var:weather_result>>"}`),
 		),
 	})
-	out, _ := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "What is the weather in Paris?"}})
+	out, _ := a.Run(ctx, agent.RunOptions{Task: "What is the weather in Paris?"})
 	fmt.Println(out.Status, string(out.Result))
 	// Output: completed {"celsius":21,"city":"Paris"}
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
 	"github.com/byref/byref/a2a"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -111,7 +111,7 @@ func streamFolds(t *testing.T, c *a2aclient.Client, req *sdk.SendMessageRequest)
 // its answer, a structured result and a failure.
 func TestStreamFoldsToGetTask(t *testing.T) {
 	store := run.NewMemoryStore()
-	quitter := agent(store, "quitter", llm.NewScripted(llm.CallTool("terminate", `{"success":false,"result":"no data for that year"}`)), runtime.RunOptions{})
+	quitter := newAgent(store, "quitter", llm.NewScripted(llm.CallTool("terminate", `{"success":false,"result":"no data for that year"}`)), agent.RunOptions{})
 	_, ts := startA2A(t, server.Options{Store: store, Agents: append(testAgents(store), quitter)}, a2a.Options{})
 	t.Run("streamed text", func(t *testing.T) {
 		task, updates := streamFolds(t, clientFor(t, ts.URL, "streamer"), userMessage("Hello, streaming world!"))

@@ -8,9 +8,9 @@ import (
 	sdk "github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/byref/byref/a2a"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -18,7 +18,7 @@ import (
 // model's reason.
 func TestGaveUpIsFailed(t *testing.T) {
 	store := run.NewMemoryStore()
-	quitter := agent(store, "quitter", llm.NewScripted(llm.CallTool("terminate", `{"success":false,"result":"no data for that year"}`)), runtime.RunOptions{})
+	quitter := newAgent(store, "quitter", llm.NewScripted(llm.CallTool("terminate", `{"success":false,"result":"no data for that year"}`)), agent.RunOptions{})
 	_, ts := startA2A(t, server.Options{Store: store, Agents: []server.Agent{quitter}}, a2a.Options{})
 	c := clientFor(t, ts.URL, "quitter")
 	res, err := c.SendMessage(context.Background(), userMessage("hello"))

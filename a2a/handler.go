@@ -12,8 +12,8 @@ import (
 	sdk "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -95,10 +95,10 @@ func (h *handler) CancelTask(ctx context.Context, req *sdk.CancelTaskRequest) (*
 			return nil, h.internal("finding a task's run", err)
 		}
 		if c == nil {
-			return nil, fmt.Errorf("%w: task %s is not running in this server process or its engine (it started before a restart)", sdk.ErrTaskNotCancelable, req.ID)
+			return nil, fmt.Errorf("%w: task %s is not running in this server process, its engine or another replica (it started before a restart)", sdk.ErrTaskNotCancelable, req.ID)
 		}
 		if err := c.Cancel(ctx); err != nil {
-			if errors.Is(err, runtime.ErrTerminal) {
+			if errors.Is(err, agent.ErrTerminal) {
 				return nil, fmt.Errorf("%w: %v", sdk.ErrTaskNotCancelable, err)
 			}
 			return nil, h.internal("cancelling a task", err)
@@ -112,7 +112,7 @@ func (h *handler) CancelTask(ctx context.Context, req *sdk.CancelTaskRequest) (*
 			return nil, h.internal("reading a task", err)
 		}
 		p.apply(e)
-		if sc, ok := e.Data.(run.StatusChanged); ok && sc.To.Terminal() {
+		if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To.Terminal() {
 			break
 		}
 	}
@@ -132,7 +132,7 @@ func (h *handler) SendMessage(ctx context.Context, req *sdk.SendMessageRequest) 
 	until := stops
 	if req.Config != nil && req.Config.ReturnImmediately {
 		until = func(e run.Event) bool {
-			sc, ok := e.Data.(run.StatusChanged)
+			sc, ok := e.Payload.(run.StatusChanged)
 			return from == 1 || ok && sc.From == run.StatusAwaiting
 		}
 	}
@@ -246,7 +246,7 @@ func (h *handler) stream(ctx context.Context, id sdk.TaskID, from int64, withTas
 			}
 			return
 		}
-		if d, ok := e.Data.(run.Delta); ok {
+		if d, ok := e.Payload.(run.Delta); ok {
 			// The model's text as it is written, once the task is out.
 			if p.seq < from-1 {
 				continue
@@ -291,7 +291,7 @@ func (h *handler) stream(ctx context.Context, id sdk.TaskID, from int64, withTas
 // an answer), after which the task goes out at once: it is in the
 // history, and a client that cancels needs the task's ID.
 func turnInput(e run.Event) bool {
-	switch e.Data.(type) {
+	switch e.Payload.(type) {
 	case run.UserMessage, run.AwaitResolved:
 		return true
 	}
@@ -358,7 +358,7 @@ func (h *handler) send(ctx context.Context, req *sdk.SendMessageRequest) (sdk.Ta
 	}
 	id, err := h.runs.StartRun(ctx, h.agent, server.StartRequest{Session: session, Task: text, Message: sent, Tags: map[string]string{TagProtocol: "a2a"}})
 	if err != nil {
-		if errors.Is(err, runtime.ErrInvalidInput) {
+		if errors.Is(err, agent.ErrInvalidInput) {
 			return "", 0, fmt.Errorf("%w: %v", sdk.ErrInvalidParams, err)
 		}
 		return "", 0, h.internal("starting a task", err)
@@ -412,9 +412,9 @@ func (h *handler) resume(ctx context.Context, m *sdk.Message, text, data string)
 	}
 	if err := c.Resume(ctx, pending.ID, answer); err != nil {
 		switch {
-		case errors.Is(err, runtime.ErrNoAwait), errors.Is(err, run.ErrIllegalTransition), errors.Is(err, run.ErrFinished):
+		case errors.Is(err, agent.ErrNoAwait), errors.Is(err, run.ErrIllegalTransition), errors.Is(err, run.ErrFinished):
 			return "", 0, fmt.Errorf("%w: task %s moved on as it was answered: %v", sdk.ErrUnsupportedOperation, m.TaskID, err)
-		case errors.Is(err, runtime.ErrAwaitMismatch):
+		case errors.Is(err, agent.ErrAwaitMismatch):
 			return "", 0, fmt.Errorf("%w: %v", sdk.ErrInvalidParams, err)
 		}
 		return "", 0, h.internal("resuming a task", err)

@@ -15,7 +15,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
 	"github.com/byref/byref/action"
-	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/agent"
 )
 
 // ImportOptions configures Import. The zero value works.
@@ -33,7 +33,7 @@ type ImportOptions struct {
 // that calls it: NAME(task string) json.RawMessage. Calling it sends the
 // task as a message and streams the remote task to its end, recording its
 // progress (states and status messages) in the run's log as it happens
-// (runtime.Progress: the inspector and the protocols' streams show it) and
+// (agent.Progress: the inspector and the protocols' streams show it) and
 // writing it to the call's output. Its result
 // is the task's artifacts, so that the run keeps them in a variable a
 // later action takes by reference: the value of a single artifact (a
@@ -50,7 +50,7 @@ type ImportOptions struct {
 // run is cancelled) cancels the remote task.
 //
 // A call waiting for its retry is remembered by its run and tool call
-// (runtime.ParentOf). The client (its HTTP connections) lives as long as
+// (agent.ParentOf). The client (its HTTP connections) lives as long as
 // the action.
 func Import(ctx context.Context, url string, opts ImportOptions) (*action.Action, error) {
 	c, card, err := NewClient(ctx, url, opts.ClientOptions)
@@ -123,7 +123,7 @@ func (r *remote) call(ctx context.Context, task string) (json.RawMessage, error)
 	// The retry of a call that awaited is the same tool call of the same
 	// run; outside a run, the task's text tells it.
 	key := task
-	if p, ok := runtime.ParentOf(ctx); ok {
+	if p, ok := agent.ParentOf(ctx); ok {
 		key = string(p.RunID) + "/" + p.CallID
 	}
 	r.mu.Lock()
@@ -278,14 +278,14 @@ func (c *canceller) wait() {
 }
 
 // progress writes a status to the call's output, and records it in the
-// run's log as the call's progress (runtime.Progress) as it happens.
+// run's log as the call's progress (agent.Progress) as it happens.
 func progress(ctx context.Context, w io.Writer, s sdk.TaskStatus) {
 	line := stateName(s.State)
 	if t := messageText(s.Message); t != "" {
 		line += ": " + firstLine(t, 200)
 	}
 	fmt.Fprintln(w, line)
-	_ = runtime.Progress(ctx, line)
+	_ = agent.Progress(ctx, line)
 }
 
 func firstLine(s string, max int) string {

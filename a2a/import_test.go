@@ -15,9 +15,9 @@ import (
 
 	"github.com/byref/byref/a2a"
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -52,14 +52,14 @@ var callerModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error
 })
 
 // localRun starts a run of callerModel with the imported action.
-func localRun(t *testing.T, remote *action.Action, task string) (*runtime.Handle, run.Store) {
+func localRun(t *testing.T, remote *action.Action, task string) (*agent.Handle, run.Store) {
 	t.Helper()
 	store := run.NewMemoryStore()
-	rt, err := runtime.New(runtime.Options{Model: callerModel, Store: store, Actions: action.MustSet(remote, measure), DisableSnippets: true})
+	rt, err := agent.New(agent.Options{Model: callerModel, Store: store, Actions: action.MustSet(remote, measure), DisableSnippets: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: task}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: task})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,13 +67,13 @@ func localRun(t *testing.T, remote *action.Action, task string) (*runtime.Handle
 }
 
 // awaitOf waits for the run to await, and returns what it awaits.
-func awaitOf(t *testing.T, h *runtime.Handle) run.AwaitRequested {
+func awaitOf(t *testing.T, h *agent.Handle) run.AwaitRequested {
 	t.Helper()
 	for e, err := range h.Events(context.Background(), 1) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc, ok := e.Data.(run.StatusChanged); ok {
+		if sc, ok := e.Payload.(run.StatusChanged); ok {
 			if sc.To == run.StatusAwaiting {
 				p, _ := h.Pending()
 				return p
@@ -145,7 +145,7 @@ func TestImportFromByrefServer(t *testing.T) {
 	var progress []string
 	callID := ""
 	for _, e := range events {
-		switch p := e.Data.(type) {
+		switch p := e.Payload.(type) {
 		case run.Progress:
 			if callID == "" {
 				callID = p.CallID
@@ -174,7 +174,7 @@ func (m startedModel) Generate(ctx context.Context, req llm.Request) (llm.Respon
 
 func TestImportCancelPropagates(t *testing.T) {
 	started := make(chan struct{}, 1)
-	s, ts := startA2A(t, server.Options{Agents: []server.Agent{agent(run.NewMemoryStore(), "blocker", startedModel{started}, runtime.RunOptions{})}}, a2a.Options{})
+	s, ts := startA2A(t, server.Options{Agents: []server.Agent{newAgent(run.NewMemoryStore(), "blocker", startedModel{started}, agent.RunOptions{})}}, a2a.Options{})
 	ctx := context.Background()
 	remote, err := a2a.Import(ctx, ts.URL+"/a2a/blocker", a2a.ImportOptions{Name: "helper"})
 	if err != nil {

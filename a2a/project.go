@@ -101,7 +101,7 @@ func (p *projector) setStatus(id run.ID, st sdk.TaskStatus) sdk.Event {
 // apply folds e into the task and returns the stream events it gives.
 func (p *projector) apply(e run.Event) []sdk.Event {
 	p.seq = e.Seq
-	switch d := e.Data.(type) {
+	switch d := e.Payload.(type) {
 	case run.RunCreated:
 		p.task = sdk.Task{
 			ID:        sdk.TaskID(e.RunID),
@@ -146,7 +146,7 @@ func (p *projector) apply(e run.Event) []sdk.Event {
 		p.task.Metadata = m
 		return nil
 	case run.Progress:
-		// What a long action reports as it runs (runtime.Progress): a
+		// What a long action reports as it runs (agent.Progress): a
 		// status message of the working task, naming the call.
 		m := p.agentMessage(e, sdk.NewTextPart(d.Message))
 		m.Metadata = map[string]any{"byref.call": d.CallID, "byref.kind": "progress"}
@@ -269,7 +269,7 @@ func (p *projector) artifact(id run.ID, value json.RawMessage) *sdk.Artifact {
 // stops reports whether a stream or a blocking send ends after e: a move
 // to awaiting or to a terminal status.
 func stops(e run.Event) bool {
-	sc, ok := e.Data.(run.StatusChanged)
+	sc, ok := e.Payload.(run.StatusChanged)
 	return ok && (sc.To == run.StatusAwaiting || sc.To.Terminal())
 }
 

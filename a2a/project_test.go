@@ -15,7 +15,7 @@ import (
 func runLog() []run.Event {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	payloads := []run.Payload{
-		run.RunCreated{Session: "ctx-1", Tags: map[string]string{"acp.agent": "echo"}, Options: run.RunOptions{ResultSchema: json.RawMessage(`{"type":"object"}`)}},
+		run.RunCreated{Session: "ctx-1", Tags: map[string]string{"acp.agent": "echo"}, Options: run.Spec{ResultSchema: json.RawMessage(`{"type":"object"}`)}},
 		run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning},
 		run.UserMessage{Text: "What is the weather?"},
 		run.AwaitRequested{ID: "a1", Await: run.AwaitQuestion, Message: "Which city?"},
@@ -28,7 +28,7 @@ func runLog() []run.Event {
 	}
 	events := make([]run.Event, len(payloads))
 	for i, p := range payloads {
-		events[i] = run.Event{RunID: "run-1", Seq: int64(i + 1), Time: now, Data: p}
+		events[i] = run.Event{RunID: "run-1", Seq: int64(i + 1), Time: now, Payload: p}
 	}
 	return events
 }
@@ -80,8 +80,8 @@ func TestHistoryAsSent(t *testing.T) {
 	answer.ID = "client-msg-2"
 	rawTask, _ := json.Marshal(task)
 	rawAnswer, _ := json.Marshal(answer)
-	events[2].Data = run.UserMessage{Text: "What is the weather?", Message: rawTask}
-	events[5].Data = run.AwaitResolved{ID: "a1", Answer: run.Answer{Text: "Paris", Message: rawAnswer}}
+	events[2].Payload = run.UserMessage{Text: "What is the weather?", Message: rawTask}
+	events[5].Payload = run.AwaitResolved{ID: "a1", Answer: run.Answer{Text: "Paris", Message: rawAnswer}}
 	p := &projector{}
 	for _, e := range events {
 		p.apply(e)
@@ -176,7 +176,7 @@ func TestUsageInMetadata(t *testing.T) {
 		p.apply(e)
 		if i == 2 {
 			for _, u := range usage {
-				p.apply(run.Event{RunID: e.RunID, Seq: e.Seq, Time: e.Time, Data: u})
+				p.apply(run.Event{RunID: e.RunID, Seq: e.Seq, Time: e.Time, Payload: u})
 			}
 		}
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"iter"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -15,8 +15,8 @@ import (
 // Temporal) and its watchers. It is the one place that knows how runs are
 // started; a change of the runtime's API changes only this file.
 type runs interface {
-	StartRun(ctx context.Context, agent string, req server.StartRequest) (run.ID, error)
-	Control(ctx context.Context, id run.ID) (runtime.Controller, error)
+	StartRun(ctx context.Context, agentName string, req server.StartRequest) (run.ID, error)
+	Control(ctx context.Context, id run.ID) (agent.Controller, error)
 	Store() run.Store
 	Follow(ctx context.Context, id run.ID, from int64) iter.Seq2[run.Event, error]
 }

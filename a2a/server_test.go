@@ -225,7 +225,7 @@ func TestStream(t *testing.T) {
 }
 
 // TestProgressIsAStatusUpdate: what an action reports with
-// runtime.Progress reaches a streaming client as a working status update
+// agent.Progress reaches a streaming client as a working status update
 // whose message is the progress.
 func TestProgressIsAStatusUpdate(t *testing.T) {
 	_, ts := startA2A(t, server.Options{}, a2a.Options{})

@@ -8,9 +8,9 @@ import (
 	sdk "github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/byref/byref/a2a"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/sessiontest"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -19,11 +19,11 @@ func TestContextKeepsVariables(t *testing.T) {
 	store := run.NewMemoryStore()
 	opts := sessiontest.Agent()
 	opts.Store = store
-	rt, err := runtime.New(opts)
+	rt, err := agent.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ts := startA2A(t, server.Options{Store: store, Agents: []server.Agent{{Name: "chat", Runtime: rt}}}, a2a.Options{})
+	_, ts := startA2A(t, server.Options{Store: store, Agents: []server.Agent{{Name: "chat", Agent: rt}}}, a2a.Options{})
 	c := clientFor(t, ts.URL, "chat")
 	answer := func(task *sdk.Task) string {
 		t.Helper()

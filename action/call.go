@@ -11,7 +11,7 @@ type Call interface {
 	// InputRequired or AuthorizationRequired) has the same IDs.
 	IDs() (run, call string)
 	// Progress records a message about the call's progress in the run's
-	// log (runtime.Progress).
+	// log (agent.Progress).
 	Progress(ctx context.Context, message string) error
 }
 
@@ -55,7 +55,7 @@ func CallOf(ctx context.Context) (Call, bool) {
 }
 
 // Progress records a message about the progress of the call ctx runs
-// (runtime.Progress: the inspector and the protocols' streams show it, the
+// (agent.Progress: the inspector and the protocols' streams show it, the
 // model does not). Outside a run's call it does nothing and returns nil.
 func Progress(ctx context.Context, message string) error {
 	if c, ok := CallOf(ctx); ok {

@@ -7,7 +7,7 @@ import (
 
 // Set is an immutable collection of actions with unique names. It is safe
 // for concurrent use and meant to be shared: build it once, give it to every
-// runtime. The zero Set, and a nil *Set, are empty.
+// agent. The zero Set, and a nil *Set, are empty.
 type Set struct {
 	list   []*Action
 	byName map[string]*Action

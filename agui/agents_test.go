@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/agui"
 	"github.com/byref/byref/internal/sessiontest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 	"github.com/byref/byref/variable"
 )
@@ -64,7 +64,7 @@ func (hangModel) Generate(ctx context.Context, req llm.Request) (llm.Response, e
 var testActions = action.MustSet(
 	action.MustNew(action.Spec{Name: "forecast", Description: "The forecast for a city.", Params: []action.Param{{Name: "city"}},
 		Func: func(ctx context.Context, city string) string {
-			_ = runtime.Progress(ctx, "asking the weather service")
+			_ = agent.Progress(ctx, "asking the weather service")
 			return "sunny in " + city
 		}}),
 	action.MustNew(action.Spec{Name: "shout", Description: "Shout the text.", NeedsApproval: true, Params: []action.Param{{Name: "text"}},
@@ -76,17 +76,17 @@ var testActions = action.MustSet(
 // agent is an agent on m recording into store, with a city and a secret
 // password as starting variables, and the actions given (testActions when
 // none).
-func agent(store run.Store, name string, m llm.Model, actions ...*action.Action) server.Agent {
+func newAgent(store run.Store, name string, m llm.Model, actions ...*action.Action) server.Agent {
 	set := testActions
 	if len(actions) > 0 {
 		set = action.MustSet(append(testActions.All(), actions...)...)
 	}
-	rt, err := runtime.New(runtime.Options{Model: m, Store: store, Actions: set, DisableSnippets: true,
+	rt, err := agent.New(agent.Options{Model: m, Store: store, Actions: set, DisableSnippets: true,
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}, {Name: "pw", Value: password, Secret: true}}})
 	if err != nil {
 		panic(err)
 	}
-	return server.Agent{Name: name, Description: "test agent " + name, Runtime: rt, Run: runtime.RunOptions{Spec: runtime.Spec{ModelName: "scripted:" + name}}}
+	return server.Agent{Name: name, Description: "test agent " + name, Agent: rt, Run: agent.RunOptions{ModelName: "scripted:" + name}}
 }
 
 // counted says "counted", reporting usage with prompt cache reads and
@@ -114,7 +114,7 @@ var (
 // "helper": it helps with the task, or gives up on a task that says
 // "impossible".
 func childAgent(store run.Store) *action.Action {
-	rt, err := runtime.New(runtime.Options{Store: store, DisableSnippets: true, Model: llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
+	rt, err := agent.New(agent.Options{Store: store, DisableSnippets: true, Model: llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
 		_, task := lastUser(req)
 		if strings.Contains(task, "impossible") {
 			return llm.CallTool(action.TerminateName, `{"success":false,"result":"cannot do the impossible"}`), nil
@@ -124,7 +124,7 @@ func childAgent(store run.Store) *action.Action {
 	if err != nil {
 		panic(err)
 	}
-	a, err := runtime.AgentAction(runtime.AgentSpec{Name: "helper", Description: "A helper agent.", Agent: rt})
+	a, err := agent.AsAction(agent.Child{Name: "helper", Description: "A helper agent.", Agent: rt})
 	if err != nil {
 		panic(err)
 	}
@@ -141,21 +141,21 @@ func testAgents(store run.Store) []server.Agent {
 		return llm.Text(task), nil
 	})
 	return []server.Agent{
-		agent(store, "echo", echo),
-		agent(store, "weather", callThenSay("forecast", `{"city":"<<var:city>>","return":null}`, "forecast")),
-		agent(store, "login", callThenSay("login", `{"password":"<<var:pw>>","return":null}`, "login")),
-		agent(store, "approver", callThenSay("shout", `{"text":"hello","return":null}`, "shouted")),
-		agent(store, "awaiter", callThenSay(action.AskUserName, `{"question":"What is your name?"}`, "Hello")),
-		agent(store, "hang", hangModel{}),
-		agent(store, "streamer", llm.Chunked(callThenSay("forecast", `{"city":"<<var:city>>","return":null}`, "The forecast says"), 4, 2*time.Millisecond)),
+		newAgent(store, "echo", echo),
+		newAgent(store, "weather", callThenSay("forecast", `{"city":"<<var:city>>","return":null}`, "forecast")),
+		newAgent(store, "login", callThenSay("login", `{"password":"<<var:pw>>","return":null}`, "login")),
+		newAgent(store, "approver", callThenSay("shout", `{"text":"hello","return":null}`, "shouted")),
+		newAgent(store, "awaiter", callThenSay(action.AskUserName, `{"question":"What is your name?"}`, "Hello")),
+		newAgent(store, "hang", hangModel{}),
+		newAgent(store, "streamer", llm.Chunked(callThenSay("forecast", `{"city":"<<var:city>>","return":null}`, "The forecast says"), 4, 2*time.Millisecond)),
 		// frontend calls the front end's tool book (its city by
 		// reference), streaming, then says what the front end answered.
-		agent(store, "frontend", llm.Chunked(callThenSay("book", `{"city":"<<var:city>>","seats":2}`, "booked"), 4, time.Millisecond)),
-		agent(store, "counter", counted),
-		agent(store, "quitter", quitter),
-		agent(store, "thinker", encrypted),
-		agent(store, "parent", callThenSay("helper", `{"task":"the report","return":null}`, "parent"), childAgent(store)),
-		agent(store, "parent_failing", callThenSay("helper", `{"task":"the impossible","return":null}`, "parent"), childAgent(store)),
+		newAgent(store, "frontend", llm.Chunked(callThenSay("book", `{"city":"<<var:city>>","seats":2}`, "booked"), 4, time.Millisecond)),
+		newAgent(store, "counter", counted),
+		newAgent(store, "quitter", quitter),
+		newAgent(store, "thinker", encrypted),
+		newAgent(store, "parent", callThenSay("helper", `{"task":"the report","return":null}`, "parent"), childAgent(store)),
+		newAgent(store, "parent_failing", callThenSay("helper", `{"task":"the impossible","return":null}`, "parent"), childAgent(store)),
 		chatAgent(store),
 	}
 }
@@ -165,11 +165,11 @@ func testAgents(store run.Store) []server.Agent {
 func chatAgent(store run.Store) server.Agent {
 	opts := sessiontest.Agent()
 	opts.Store = store
-	rt, err := runtime.New(opts)
+	rt, err := agent.New(opts)
 	if err != nil {
 		panic(err)
 	}
-	return server.Agent{Name: "chat", Description: "the two-turn chat", Runtime: rt}
+	return server.Agent{Name: "chat", Description: "the two-turn chat", Agent: rt}
 }
 
 // startAGUI serves the test agents over ACP and AG-UI on 127.0.0.1.

@@ -10,7 +10,7 @@
 // A request whose last user message holds a task starts a byref run of
 // the agent in the session named by threadId: earlier runs of the thread
 // are its history, and it starts with the variables they left (see
-// "Sessions" in package runtime). The input's context reaches the model
+// "Sessions" in package agent). The input's context reaches the model
 // as part of the task ("Context from the user's application:", one line
 // per item: description, value). The stream is:
 //
@@ -25,7 +25,7 @@
 //     form, when the model streams them), TOOL_CALL_END, and its result as
 //     TOOL_CALL_RESULT; a snippet as a CUSTOM event "byref.snippet", its
 //     output lines as they are printed as CUSTOM events "byref.output";
-//   - what an action reports with runtime.Progress as an ACTIVITY_SNAPSHOT
+//   - what an action reports with agent.Progress as an ACTIVITY_SNAPSHOT
 //     of type "byref.progress";
 //   - each variable created or changed as a STATE_DELTA;
 //   - a child run (an agent called as an action) as SUBAGENT_STARTED

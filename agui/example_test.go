@@ -8,18 +8,18 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/agui"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
 // Serve a byref agent over AG-UI beside ACP, and read the events a front
 // end gets for a run: the scripted model streams its text word by word.
 func ExampleMount() {
-	agent, _ := runtime.New(runtime.Options{Model: llm.NewScripted(llm.Text("Hello, AG-UI!"))})
+	ag, _ := agent.New(agent.Options{Model: llm.NewScripted(llm.Text("Hello, AG-UI!"))})
 	srv, _ := server.New(server.Options{Agents: []server.Agent{{
-		Name: "echo", Description: "Says hello.", Runtime: agent,
+		Name: "echo", Description: "Says hello.", Agent: ag,
 	}}})
 	defer srv.Close()
 	if _, err := agui.Mount(srv, agui.Options{}); err != nil {

@@ -200,7 +200,7 @@ func (p *projector) text(out []Event, id, full string) []Event {
 // while emitting.
 func (p *projector) apply(e run.Event) []Event {
 	var out []Event
-	switch d := e.Data.(type) {
+	switch d := e.Payload.(type) {
 	case run.AssistantMessage:
 		out = p.openStep(out, d.Step)
 		id := p.messageID(d.Step)
@@ -365,7 +365,7 @@ func pointerToken(s string) string {
 // end returns the events that end a stream at e (a move to awaiting or to
 // an end), and whether it ends there.
 func (p *projector) end(e run.Event) ([]Event, bool) {
-	sc, ok := e.Data.(run.StatusChanged)
+	sc, ok := e.Payload.(run.StatusChanged)
 	if !ok || !(sc.To == run.StatusAwaiting || sc.To.Terminal()) {
 		return nil, false
 	}

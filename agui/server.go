@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -63,15 +63,15 @@ func Mount(srv *server.Server, opts Options) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	for agent, t := range opts.State {
-		if !slices.ContainsFunc(srv.Agents(), func(a server.Agent) bool { return a.Name == agent }) {
-			return nil, fmt.Errorf("agui: Options.State names agent %q, which the server does not offer", agent)
+	for agentName, t := range opts.State {
+		if !slices.ContainsFunc(srv.Agents(), func(a server.Agent) bool { return a.Name == agentName }) {
+			return nil, fmt.Errorf("agui: Options.State names agent %q, which the server does not offer", agentName)
 		}
-		keys, err := stateKeys(agent, t)
+		keys, err := stateKeys(agentName, t)
 		if err != nil {
 			return nil, err
 		}
-		s.state[agent] = keys
+		s.state[agentName] = keys
 	}
 	for _, a := range srv.Agents() {
 		srv.Handle("/agui/"+a.Name, s.endpoint(a.Name))
@@ -84,7 +84,7 @@ func Mount(srv *server.Server, opts Options) (*Server, error) {
 var threadRE = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 
 // endpoint is an agent's AG-UI endpoint.
-func (s *Server) endpoint(agent string) http.Handler {
+func (s *Server) endpoint(agentName string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", "POST")
@@ -105,26 +105,26 @@ func (s *Server) endpoint(agent string) http.Handler {
 			http.Error(w, "threadId must be 1 to 128 letters, digits, '-', '_', '.' or ':', and runId must be set", http.StatusBadRequest)
 			return
 		}
-		id, from, status, err := s.begin(r.Context(), agent, in)
+		id, from, status, err := s.begin(r.Context(), agentName, in)
 		if err != nil {
 			http.Error(w, err.Error(), status)
 			return
 		}
-		s.stream(w, r, agent, in, id, from)
+		s.stream(w, r, agentName, in, id, from)
 	})
 }
 
 // begin starts the run the input asks for, or resumes the one its resume
 // entries answer, and returns its ID and the sequence number its stream
 // starts from; on failure, the HTTP status to answer.
-func (s *Server) begin(ctx context.Context, agent string, in RunAgentInput) (run.ID, int64, int, error) {
+func (s *Server) begin(ctx context.Context, agentName string, in RunAgentInput) (run.ID, int64, int, error) {
 	if len(in.Resume) > 0 {
-		return s.resume(ctx, agent, in.Resume)
+		return s.resume(ctx, agentName, in.Resume)
 	}
 	if n := len(in.Messages); n > 0 && in.Messages[n-1].Role == "tool" {
 		// The result of a call the front end ran: the run that awaits it
 		// goes on.
-		return s.answerTool(ctx, agent, in.ThreadID, in.Messages[n-1])
+		return s.answerTool(ctx, agentName, in.ThreadID, in.Messages[n-1])
 	}
 	actions, err := clientActions(in.Tools)
 	if err != nil {
@@ -140,17 +140,17 @@ func (s *Server) begin(ctx context.Context, agent string, in RunAgentInput) (run
 	if strings.TrimSpace(task) == "" {
 		return "", 0, http.StatusBadRequest, errors.New("the input has no user message with text; send the task as the last user message")
 	}
-	vars, err := stateVariables(agent, s.state[agent], in.State)
+	vars, err := stateVariables(agentName, s.state[agentName], in.State)
 	if err != nil {
 		return "", 0, http.StatusBadRequest, err
 	}
-	id, err := s.srv.StartRun(ctx, agent, server.StartRequest{Session: run.SessionID(in.ThreadID), Task: task + contextText(in.Context), Variables: vars,
+	id, err := s.srv.StartRun(ctx, agentName, server.StartRequest{Session: run.SessionID(in.ThreadID), Task: task + contextText(in.Context), Variables: vars,
 		Tags: map[string]string{TagProtocol: "ag-ui"}, Actions: actions})
 	if err != nil {
-		if errors.Is(err, runtime.ErrInvalidInput) {
+		if errors.Is(err, agent.ErrInvalidInput) {
 			return "", 0, http.StatusBadRequest, err
 		}
-		s.log.Error("agui: starting a run", "agent", agent, "err", err)
+		s.log.Error("agui: starting a run", "agent", agentName, "err", err)
 		return "", 0, http.StatusInternalServerError, errors.New("starting the run failed; the server's log has the details")
 	}
 	return id, 1, 0, nil
@@ -158,7 +158,7 @@ func (s *Server) begin(ctx context.Context, agent string, in RunAgentInput) (run
 
 // resume answers the interrupt of the resume entry (one: a byref run
 // awaits one thing at a time), or cancels the run when it is "cancelled".
-func (s *Server) resume(ctx context.Context, agent string, entries []ResumeEntry) (run.ID, int64, int, error) {
+func (s *Server) resume(ctx context.Context, agentName string, entries []ResumeEntry) (run.ID, int64, int, error) {
 	if len(entries) != 1 {
 		return "", 0, http.StatusBadRequest, fmt.Errorf("%d resume entries; a byref run awaits one answer at a time, so send one", len(entries))
 	}
@@ -169,16 +169,19 @@ func (s *Server) resume(ctx context.Context, agent string, entries []ResumeEntry
 	}
 	id := run.ID(runID)
 	sum, err := s.srv.Store().Get(ctx, id)
-	if errors.Is(err, run.ErrRunNotFound) || err == nil && sum.Tags[server.TagAgent] != agent {
-		return "", 0, http.StatusNotFound, fmt.Errorf("no run %s of agent %s", runID, agent)
+	if errors.Is(err, run.ErrRunNotFound) || err == nil && sum.Tags[server.TagAgent] != agentName {
+		return "", 0, http.StatusNotFound, fmt.Errorf("no run %s of agent %s", runID, agentName)
 	}
 	if err != nil {
 		s.log.Error("agui: reading a run", "run", id, "err", err)
 		return "", 0, http.StatusInternalServerError, errors.New("reading the run failed; the server's log has the details")
 	}
 	c, err := s.srv.Control(ctx, id)
+	if errors.Is(err, server.ErrOwnerUnavailable) {
+		return "", 0, http.StatusServiceUnavailable, err
+	}
 	if err != nil || c == nil {
-		return "", 0, http.StatusConflict, fmt.Errorf("run %s is not running in this server process or its engine", runID)
+		return "", 0, http.StatusConflict, fmt.Errorf("run %s is not running in this server process, its engine or another replica", runID)
 	}
 	if e.Status == "cancelled" {
 		if err := c.Cancel(ctx); err != nil {
@@ -223,7 +226,7 @@ func decodeAnswer(a run.AwaitRequested, payload json.RawMessage) (run.Answer, er
 // stream writes the AG-UI events of the run from sequence number from,
 // until it awaits or ends. A client that goes away before then cancels
 // the run: AG-UI's abortRun closes the request.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, agent string, in RunAgentInput, id run.ID, from int64) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, agentName string, in RunAgentInput, id run.ID, from int64) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
@@ -273,7 +276,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, agent string, in
 				break
 			}
 		}
-		if d, ok := e.Data.(run.Delta); ok {
+		if d, ok := e.Payload.(run.Delta); ok {
 			if started {
 				if err := write(p.delta(d)); err != nil {
 					break
@@ -298,8 +301,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, agent string, in
 		// The client went away (or could not be written to) before the
 		// run stopped: AG-UI's abort. Cancel the run.
 		if c, err := s.srv.Control(context.WithoutCancel(ctx), id); err == nil && c != nil {
-			if err := c.Cancel(context.WithoutCancel(ctx)); err != nil && !errors.Is(err, runtime.ErrTerminal) {
-				s.log.Warn("agui: cancelling an aborted run", "agent", agent, "run", id, "err", err)
+			if err := c.Cancel(context.WithoutCancel(ctx)); err != nil && !errors.Is(err, agent.ErrTerminal) {
+				s.log.Warn("agui: cancelling an aborted run", "agent", agentName, "run", id, "err", err)
 			}
 		}
 	}

@@ -112,7 +112,7 @@ func declaredKeys(declared map[string]stateKey) string {
 // STATE_SNAPSHOT that opens a stream comes after them, so that it is the
 // thread's state.
 func starting(e run.Event) bool {
-	switch d := e.Data.(type) {
+	switch d := e.Payload.(type) {
 	case run.RunCreated:
 		return true
 	case run.VariableCreated:

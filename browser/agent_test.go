@@ -17,11 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/browser"
 	"github.com/byref/byref/interp"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -100,9 +100,9 @@ var rowSymbols = interp.Exports{"example.com/shop/shop": {"Row": reflect.ValueOf
 
 // agent returns a runtime with every browser action, the browser symbols
 // for snippets and the given variables, on model.
-func agent(t testing.TB, model llm.Model, vars ...variable.Spec) *runtime.Runtime {
+func newAgent(t testing.TB, model llm.Model, vars ...variable.Spec) *agent.Agent {
 	t.Helper()
-	rt, err := runtime.New(runtime.Options{
+	rt, err := agent.New(agent.Options{
 		Actions:     browser.NewActions(testOptions()),
 		Model:       model,
 		Variables:   vars,
@@ -117,11 +117,11 @@ func agent(t testing.TB, model llm.Model, vars ...variable.Spec) *runtime.Runtim
 
 // runTask runs task on rt and returns its outcome and its state; the
 // browsers the run started are closed when the test ends.
-func runTask(t testing.TB, rt *runtime.Runtime, task string) (runtime.Outcome, *runtime.State) {
+func runTask(t testing.TB, rt *agent.Agent, task string) (agent.Outcome, *agent.State) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: task}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: task})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,14 +181,14 @@ func TestAgentLoginWithSecret(t *testing.T) {
 		llm.CallTool("browser_text", `{"browser": "<<var:browser_start_result>>", "selector": "#welcome", "return": null}`),
 		llm.CallTool("terminate", `{"success": true, "result": "<<var:browser_text_result>>"}`),
 	)
-	rt := agent(t, model, variable.Spec{Name: "password", Value: shopPassword, Secret: true, Description: "The shop password of ann."})
+	rt := newAgent(t, model, variable.Spec{Name: "password", Value: shopPassword, Secret: true, Description: "The shop password of ann."})
 	o, st := runTask(t, rt, "Log in to the shop as ann and tell me the greeting.")
 	// The browser was given the secret, so what it reads afterwards is
 	// tainted: the result stays with the host, which reads it in Go.
 	if o.Status != run.StatusCompleted || !o.Redacted || o.ResultVariable != "browser_text_result" {
 		t.Fatalf("outcome = %+v (%s)\nresults: %s", o, o.Result, strings.Join(toolResults(model), "\n"))
 	}
-	if greeting, err := runtime.Value[string](st, o.ResultVariable); err != nil || greeting != "Welcome back, ann" {
+	if greeting, err := agent.Value[string](st, o.ResultVariable); err != nil || greeting != "Welcome back, ann" {
 		t.Fatalf("the host reads %q, %v", greeting, err)
 	}
 	if got := s.logins; !slices.Equal(got, []string{"ann:" + shopPassword}) {
@@ -207,7 +207,7 @@ func TestAgentLoginWithSecret(t *testing.T) {
 			t.Errorf("request %d sent the secret to the model: %s", i, raw)
 		}
 	}
-	b, err := runtime.Value[*browser.Browser](st, "browser_start_result")
+	b, err := agent.Value[*browser.Browser](st, "browser_start_result")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,13 +238,13 @@ func TestAgentSecretReadBack(t *testing.T) {
 		llm.Response{Text: "```go\nfmt.Println(browser_text_result)\n```"},
 		llm.CallTool("terminate", `{"success": true, "result": "<<var:browser_text_result>>"}`),
 	)
-	rt := agent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)},
+	rt := newAgent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)},
 		variable.Spec{Name: "password", Value: shopPassword, Secret: true})
 	o, st := runTask(t, rt, "Type the password and read it back.")
 	if o.Status != run.StatusCompleted || !o.Redacted {
 		t.Fatalf("outcome = %+v\nresults: %s", o, strings.Join(toolResults(model), "\n"))
 	}
-	read, _ := runtime.Value[string](st, "browser_text_result")
+	read, _ := agent.Value[string](st, "browser_text_result")
 	if !strings.Contains(read, strings.ToUpper(shopPassword)) {
 		t.Fatalf("the page did not echo the secret (%q): the test proves nothing", read)
 	}
@@ -275,7 +275,7 @@ func TestAgentNavigation(t *testing.T) {
 		llm.Response{Text: "```go\nfmt.Println(web.URL(), web.Title(), browser_text_result, browser_text_result_2)\n```"},
 		llm.CallTool("terminate", `{"success": true, "result": "<<var:browser_text_result_2>>"}`),
 	)
-	rt := agent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)})
+	rt := newAgent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)})
 	o, _ := runTask(t, rt, "Walk to the last page, then go back one page.")
 	results := toolResults(model)
 	if o.Status != run.StatusCompleted || string(o.Result) != `"Page 2"` {
@@ -343,14 +343,14 @@ fmt.Println(first, len(rows), rows[2].Item, snap.Title)
 		llm.Response{Text: "I will read the table in Go.\n" + snippet},
 		llm.CallTool("terminate", `{"success": true, "result": "<<var:rows>>"}`),
 	)
-	rt := agent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)})
+	rt := newAgent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)})
 	o, st := runTask(t, rt, "Read the price table.")
 	results := toolResults(model)
 	if o.Status != run.StatusCompleted {
 		t.Fatalf("outcome = %+v\nresults: %s", o, strings.Join(results, "\n"))
 	}
 	want := []Row{{"Apple", 1.2, 14}, {"Pear", 0.8, 0}, {"Quince", 2.75, 3}}
-	rows, err := runtime.Value[[]Row](st, "rows")
+	rows, err := agent.Value[[]Row](st, "rows")
 	if err != nil || !slices.Equal(rows, want) {
 		t.Errorf("rows = %#v, %v", rows, err)
 	}
@@ -374,14 +374,14 @@ func TestAgentScreenshotVariable(t *testing.T) {
 		llm.CallTool("computer_screenshot", `{"browser": "<<var:web>>", "return": null}`),
 		llm.CallTool("terminate", `{"success": true, "result": "done"}`),
 	)
-	rt := agent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)})
+	rt := newAgent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)})
 	o, st := runTask(t, rt, "Take a screenshot of the prices.")
 	results := toolResults(model)
 	if !o.OK() {
 		t.Fatalf("outcome = %+v\nresults: %s", o, strings.Join(results, "\n"))
 	}
 	for i, name := range []string{"browser_screenshot_result", "computer_screenshot_result"} {
-		shot, err := runtime.Value[browser.Screenshot](st, name)
+		shot, err := agent.Value[browser.Screenshot](st, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -408,7 +408,7 @@ func TestAgentJavaScriptException(t *testing.T) {
 		llm.CallTool("browser_eval", `{"browser": "<<var:web>>", "js": "document.title", "return": null}`),
 		llm.CallTool("terminate", `{"success": true, "result": "<<var:browser_eval_result>>"}`),
 	)
-	rt := agent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)})
+	rt := newAgent(t, model, variable.Spec{Name: "web", Value: sharedTab(t)})
 	o, _ := runTask(t, rt, "Try some scripts.")
 	results := toolResults(model)
 	if o.Status != run.StatusCompleted || string(o.Result) != `"Errors"` {
@@ -434,7 +434,7 @@ func TestAgentSelectorNeverAppears(t *testing.T) {
 		llm.CallTool("browser_text", `{"browser": "<<var:web>>", "selector": "h1", "return": null}`),
 		llm.CallTool("terminate", `{"success": true, "result": "<<var:browser_text_result>>"}`),
 	)
-	rt, err := runtime.New(runtime.Options{
+	rt, err := agent.New(agent.Options{
 		Actions:     browser.NewActions(testOptions()),
 		Model:       model,
 		Variables:   []variable.Spec{{Name: "web", Value: sharedTab(t)}},
@@ -474,7 +474,7 @@ func TestAgentAvailability(t *testing.T) {
 		llm.CallTool("browser_close", `{"browser": "<<var:browser_start_result>>", "return": null}`),
 		llm.CallTool("terminate", `{"success": true, "result": "ok"}`),
 	)
-	rt := agent(t, model)
+	rt := newAgent(t, model)
 	o, st := runTask(t, rt, "Open page 1.")
 	results := toolResults(model)
 	if !o.OK() {
@@ -497,7 +497,7 @@ func TestAgentAvailability(t *testing.T) {
 	if !slices.Equal(first, after) {
 		t.Errorf("the tool list changed during the run:\n%v\n%v", first, after)
 	}
-	b, err := runtime.Value[*browser.Browser](st, "browser_start_result")
+	b, err := agent.Value[*browser.Browser](st, "browser_start_result")
 	if err != nil || !b.Closed() {
 		t.Errorf("the browser the run started: %v, %v", b, err)
 	}

@@ -15,7 +15,7 @@ import (
 var ErrUnsupportedAction = errors.New("browser: unsupported computer-use action")
 
 // Call is a tool call for one of this package's actions: its name and its
-// arguments as JSON, ready for a runtime.ToolCall.
+// arguments as JSON, ready for an agent.ToolCall.
 type Call struct {
 	Name      string
 	Arguments json.RawMessage

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/browser"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
-func toolNames(rt *runtime.State) []string {
+func toolNames(rt *agent.State) []string {
 	var names []string
 	for _, t := range rt.Tools() {
 		names = append(names, t.Name)
@@ -24,7 +24,7 @@ func toolNames(rt *runtime.State) []string {
 // With the browser actions registered and no browser variable, the model is
 // offered only browser_start; every other action says it needs a browser.
 func TestAvailability(t *testing.T) {
-	rt, err := newState(runtime.Options{Actions: browser.Actions()})
+	rt, err := newState(agent.Options{Actions: browser.Actions()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,13 +78,13 @@ func TestAvailability(t *testing.T) {
 }
 
 // step runs one call and returns its response.
-func step(t *testing.T, rt *runtime.State, ctx context.Context, name, args string) runtime.ToolResponse {
+func step(t *testing.T, rt *agent.State, ctx context.Context, name, args string) agent.ToolResponse {
 	t.Helper()
-	res := rt.Execute(ctx, runtime.Step{Calls: []runtime.ToolCall{{ID: name, Name: name, Arguments: args}}})
+	res := rt.Execute(ctx, agent.Step{Calls: []agent.ToolCall{{ID: name, Name: name, Arguments: args}}})
 	return res.Responses[0]
 }
 
-func mustStep(t *testing.T, rt *runtime.State, ctx context.Context, name, args string) runtime.ToolResponse {
+func mustStep(t *testing.T, rt *agent.State, ctx context.Context, name, args string) agent.ToolResponse {
 	t.Helper()
 	r := step(t, rt, ctx, name, args)
 	if !r.Success {
@@ -98,14 +98,14 @@ func mustStep(t *testing.T, rt *runtime.State, ctx context.Context, name, args s
 func TestRuntimeScriptedSequence(t *testing.T) {
 	needChromiumT(t)
 	ctx := context.Background()
-	rt, err := newState(runtime.Options{Actions: browser.NewActions(testOptions()), CallTimeout: 20 * time.Second})
+	rt, err := newState(agent.Options{Actions: browser.NewActions(testOptions()), CallTimeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rt.SetVar(variable.Spec{Name: "password", Value: "hunter22", Secret: true})
 
 	web, r := created(t, rt, ctx, "browser_start", `{"url": "`+site("/form")+`", "return": null}`)
-	b, err := runtime.Value[*browser.Browser](rt, web)
+	b, err := agent.Value[*browser.Browser](rt, web)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,14 +118,14 @@ func TestRuntimeScriptedSequence(t *testing.T) {
 	}
 	// The model refers to the browser by the name it got back.
 	ref := strings.NewReplacer("WEB", "<<var:"+web+">>")
-	do := func(name, args string) runtime.ToolResponse {
+	do := func(name, args string) agent.ToolResponse {
 		t.Helper()
 		return mustStep(t, rt, ctx, name, ref.Replace(args))
 	}
-	snapshot := func() (*browser.Snapshot, runtime.ToolResponse) {
+	snapshot := func() (*browser.Snapshot, agent.ToolResponse) {
 		t.Helper()
 		name, r := created(t, rt, ctx, "browser_snapshot", ref.Replace(`{"browser": "WEB", "return": null}`))
-		s, err := runtime.Value[*browser.Snapshot](rt, name)
+		s, err := agent.Value[*browser.Snapshot](rt, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +158,7 @@ func TestRuntimeScriptedSequence(t *testing.T) {
 	}
 	do("browser_wait", `{"browser": "WEB", "selector": "#msg", "timeout_seconds": 5, "return": null}`)
 	msgVar, r := created(t, rt, ctx, "browser_text", ref.Replace(`{"browser": "WEB", "selector": "#msg", "return": null}`))
-	msg, _ := runtime.Value[string](rt, msgVar)
+	msg, _ := agent.Value[string](rt, msgVar)
 	if msg != "Signed in as ann@example.com with 8 characters" {
 		t.Errorf("msg = %q", msg)
 	}
@@ -166,7 +166,7 @@ func TestRuntimeScriptedSequence(t *testing.T) {
 		t.Error("the secret reached a tool response")
 	}
 	infoVar, _ := created(t, rt, ctx, "browser_eval", ref.Replace(`{"browser": "WEB", "js": "({title: document.title, n: 2})", "return": null}`))
-	info, _ := runtime.Value[any](rt, infoVar)
+	info, _ := agent.Value[any](rt, infoVar)
 	if m, ok := info.(map[string]any); !ok || m["title"] != "Done" || m["n"] != 2.0 {
 		t.Errorf("info = %#v", info)
 	}
@@ -186,7 +186,7 @@ func TestRuntimeScriptedSequence(t *testing.T) {
 }
 
 // created runs a call that creates a variable and returns its name.
-func created(t *testing.T, rt *runtime.State, ctx context.Context, name, args string) (string, runtime.ToolResponse) {
+func created(t *testing.T, rt *agent.State, ctx context.Context, name, args string) (string, agent.ToolResponse) {
 	t.Helper()
 	r := mustStep(t, rt, ctx, name, args)
 	if len(r.Variables) == 0 || r.Variables[0].Change != string(variable.Created) {
@@ -211,7 +211,7 @@ func idOf(t *testing.T, s *browser.Snapshot, name string) string {
 func TestRuntimeWaitTimeout(t *testing.T) {
 	needChromiumT(t)
 	b := sharedTab(t)
-	rt, err := newState(runtime.Options{
+	rt, err := newState(agent.Options{
 		Actions:     browser.NewActions(testOptions()),
 		Variables:   []variable.Spec{{Name: "web", Value: b}},
 		CallTimeout: 2 * time.Second,
@@ -245,14 +245,14 @@ func TestRuntimeWaitTimeout(t *testing.T) {
 func TestRuntimeSeveralBrowsers(t *testing.T) {
 	needChromiumT(t)
 	ctx := context.Background()
-	rt, err := newState(runtime.Options{Actions: browser.NewActions(testOptions()), CallTimeout: 20 * time.Second})
+	rt, err := newState(agent.Options{Actions: browser.NewActions(testOptions()), CallTimeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, _ := created(t, rt, ctx, "browser_start", `{"url": "`+site("/")+`", "return": null}`)
 	b, _ := created(t, rt, ctx, "browser_start", `{"url": "`+site("/table")+`", "return": null}`)
 	for _, name := range []string{a, b} {
-		bv, _ := runtime.Value[*browser.Browser](rt, name)
+		bv, _ := agent.Value[*browser.Browser](rt, name)
 		defer bv.Close()
 	}
 	a2, _ := created(t, rt, ctx, "browser_new_tab", `{"browser": "<<var:`+a+`>>", "url": "`+site("/form")+`", "return": null}`)
@@ -260,11 +260,11 @@ func TestRuntimeSeveralBrowsers(t *testing.T) {
 	want := map[string]string{a: "Home", b: "Prices", a2: "Sign in", b2: "Keys"}
 	for name, title := range want {
 		r := mustStep(t, rt, ctx, "browser_eval", `{"browser": "<<var:`+name+`>>", "js": "document.title", "return": null}`)
-		v, _ := runtime.Value[any](rt, r.Variables[0].Name)
+		v, _ := agent.Value[any](rt, r.Variables[0].Name)
 		if v != title {
 			t.Errorf("%s: title %v, want %s", name, v, title)
 		}
-		bv, _ := runtime.Value[*browser.Browser](rt, name)
+		bv, _ := agent.Value[*browser.Browser](rt, name)
 		if !strings.Contains(bv.Preview(0), `"`+title+`"`) {
 			t.Errorf("%s: preview %q", name, bv.Preview(0))
 		}
@@ -277,8 +277,8 @@ func TestRuntimeSeveralBrowsers(t *testing.T) {
 }
 
 // newState returns a fresh State of a new runtime made from opts.
-func newState(opts runtime.Options) (*runtime.State, error) {
-	rt, err := runtime.New(opts)
+func newState(opts agent.Options) (*agent.State, error) {
+	rt, err := agent.New(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/codegen/codegentest"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -43,16 +43,16 @@ func BenchmarkFromEvents50(b *testing.B) {
 func bench50() *steps {
 	run := &steps{vars: []variable.Spec{{Name: "city", Value: "Paris"}}}
 	for i := range 50 {
-		var step runtime.Step
+		var step agent.Step
 		switch i % 5 {
 		case 0:
-			step.Calls = []runtime.ToolCall{{ID: fmt.Sprint("c", i), Name: "get_weather", Arguments: `{"location":"<<var:city>>","unit":"c"}`}}
+			step.Calls = []agent.ToolCall{{ID: fmt.Sprint("c", i), Name: "get_weather", Arguments: `{"location":"<<var:city>>","unit":"c"}`}}
 		case 1:
-			step.Calls = []runtime.ToolCall{{ID: fmt.Sprint("c", i), Name: "describe", Arguments: `{"w":"<<var:weather>>"}`}}
+			step.Calls = []agent.ToolCall{{ID: fmt.Sprint("c", i), Name: "describe", Arguments: `{"w":"<<var:weather>>"}`}}
 		case 2:
-			step.Calls = []runtime.ToolCall{{ID: fmt.Sprint("c", i), Name: "count", Arguments: fmt.Sprintf(`{"n":%d}`, i)}}
+			step.Calls = []agent.ToolCall{{ID: fmt.Sprint("c", i), Name: "count", Arguments: fmt.Sprintf(`{"n":%d}`, i)}}
 		case 3:
-			step.Calls = []runtime.ToolCall{{ID: fmt.Sprint("c", i), Name: "list_items", Arguments: `{}`}}
+			step.Calls = []agent.ToolCall{{ID: fmt.Sprint("c", i), Name: "list_items", Arguments: `{}`}}
 		default:
 			step.Snippets = []string{fmt.Sprintf("s%d := strings.ToUpper(city) + greet(\"x\")", i)}
 		}

@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/codegen/codegentest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -20,7 +20,7 @@ func TestCompactionNoted(t *testing.T) {
 	store := run.NewMemoryStore()
 	big := strings.Repeat("word ", 400)
 	step := 0
-	agent, err := runtime.New(runtime.Options{Actions: codegentest.Actions(), Store: store,
+	ag, err := agent.New(agent.Options{Actions: codegentest.Actions(), Store: store,
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}},
 		Model: llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
 			if step++; step == 6 {
@@ -33,7 +33,7 @@ func TestCompactionNoted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := agent.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Weather.", Limits: runtime.Limits{ContextWindow: 2000}}})
+	out, err := ag.Run(ctx, agent.RunOptions{Task: "Weather.", Limits: agent.Limits{ContextWindow: 2000}})
 	if err != nil || !out.OK() {
 		t.Fatalf("%+v %v", out, err)
 	}

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/codegen/codegentest/shop"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -141,13 +141,13 @@ func recordShop(t *testing.T, id, code string) (*codegen.Recording, map[string]j
 		llm.Response{Text: "```go\n" + code + "```"},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("end", "terminate", `{"success":true}`)}},
 	)
-	rt, err := runtime.New(runtime.Options{Actions: shop.Set(), Variables: vars, Model: model, CallTimeout: -1})
+	rt, err := agent.New(agent.Options{Actions: shop.Set(), Variables: vars, Model: model, CallTimeout: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "corpus", Limits: runtime.Limits{MaxSteps: 2}}, ID: run.ID("run_" + strings.ReplaceAll(id, "-", "_"))})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "corpus", Limits: agent.Limits{MaxSteps: 2}, ID: run.ID("run_" + strings.ReplaceAll(id, "-", "_"))})
 	if err != nil {
 		t.Fatal(err)
 	}

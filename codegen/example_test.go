@@ -4,18 +4,18 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/codegen/codegentest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
 func ExampleGenerate() {
 	ctx := context.Background()
 	store := run.NewMemoryStore()
-	agent, _ := runtime.New(runtime.Options{
+	a, _ := agent.New(agent.Options{
 		Actions:   codegentest.Actions(),
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}},
 		Store:     store,
@@ -27,7 +27,7 @@ func ExampleGenerate() {
 			llm.CallTool("terminate", `{"success":true,"result":"<<var:describe_result>>"}`),
 		),
 	})
-	out, _ := agent.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Describe the weather in the city."}, ID: "run_weather"})
+	out, _ := a.Run(ctx, agent.RunOptions{Task: "Describe the weather in the city.", ID: "run_weather"})
 
 	// The run's log is all replay code needs.
 	events, _ := store.Read(ctx, out.RunID, 1, 0)

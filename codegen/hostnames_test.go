@@ -10,13 +10,13 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/codegen"
 	amodel "github.com/byref/byref/codegen/codegentest/hostnames/a/model"
 	bmodel "github.com/byref/byref/codegen/codegentest/hostnames/b/model"
 	htime "github.com/byref/byref/codegen/codegentest/hostnames/time"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -61,7 +61,7 @@ fmt.Println(str.ToUpper(first.Name), len(team), time.Duration(slot.Hours)*time.H
 		{Name: "slot", Value: htime.Slot{Start: "09:00", Hours: 2}},
 		{Name: "owner", Value: amodel.User{Name: "Ada", Age: 36}},
 	}
-	st, _, events := runScripted(t, runtime.RunOptions{}, vars,
+	st, _, events := runScripted(t, agent.RunOptions{}, vars,
 		llm.Response{Text: "```go\n" + code + "```"},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("end", "terminate", `{"success":true}`)}},
 	)
@@ -135,7 +135,7 @@ func TestReplayHostPackageNamesOfActions(t *testing.T) {
 		action.MustNew(action.Spec{Name: "greet", Description: "Greets a user.", Func: amodel.Greet, Params: []action.Param{{Name: "u", Whole: true}}}),
 	)
 	code := "n := next(model2.User{ID: 41, Email: \"x@example.com\"}).ID\ng := greet(model.User{Name: \"Ada\"})\nfmt.Println(n, g)\n"
-	rt, err := runtime.New(runtime.Options{Actions: set, Model: llm.NewScripted(
+	rt, err := agent.New(agent.Options{Actions: set, Model: llm.NewScripted(
 		llm.Response{Text: "```go\n" + code + "```"},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("end", "terminate", `{"success":true}`)}},
 	), CallTimeout: -1})
@@ -143,7 +143,7 @@ func TestReplayHostPackageNamesOfActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "test"}, ID: "run_actions"})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "test", ID: "run_actions"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/variable"
 )
 
@@ -52,7 +52,7 @@ func main() {
 		llm.CallTool("terminate", ` + "`" + `{"success":true,"result":"<<var:late_rows_result>>"}` + "`" + `),
 	)
 	store := run.NewMemoryStore()
-	rt, err := runtime.New(runtime.Options{Model: model, Actions: actions, Store: store,
+	rt, err := agent.New(agent.Options{Model: model, Actions: actions, Store: store,
 		Variables: []variable.Spec{{Name: "rows", Value: []row{{1, false}, {2, true}, {3, true}}}}})
 	if err != nil {
 		panic(err)
@@ -64,8 +64,8 @@ func main() {
 // printReplay is the end of a recorder: it runs the task, reads the
 // run's log and prints its replay code, with a main.
 const printReplay = `
-func printReplay(ctx context.Context, rt *runtime.Runtime, store run.Store, task string) {
-	o, err := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: task}})
+func printReplay(ctx context.Context, rt *agent.Agent, store run.Store, task string) {
+	o, err := rt.Run(ctx, agent.RunOptions{Task: task})
 	if err != nil || o.Status != run.StatusCompleted {
 		panic(fmt.Sprint(o, err))
 	}
@@ -217,7 +217,7 @@ import (
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/variable"
 )
 
@@ -232,7 +232,7 @@ func main() {
 		llm.CallTool("terminate", ` + "`" + `{"success":true,"result":"<<var:count_open_result>>"}` + "`" + `),
 	)
 	store := run.NewMemoryStore()
-	rt, err := runtime.New(runtime.Options{Model: model, Actions: actions, Store: store,
+	rt, err := agent.New(agent.Options{Model: model, Actions: actions, Store: store,
 		Variables: []variable.Spec{{Name: "tickets", Value: tickets}, {Name: "db", Value: openDB()}}})
 	if err != nil {
 		panic(err)

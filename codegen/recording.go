@@ -163,10 +163,10 @@ func FromEvents(events []run.Event) (*Recording, error) {
 		if rec.RunID == "" {
 			rec.RunID = e.RunID
 		}
-		if err := checkNames(e.Data); err != nil {
+		if err := checkNames(e.Payload); err != nil {
 			return nil, fmt.Errorf("%w: event %d (%s): %w", ErrEvents, e.Seq, e.Type(), err)
 		}
-		switch p := e.Data.(type) {
+		switch p := e.Payload.(type) {
 		case run.AssistantMessage:
 			f.reasons[p.Step] = p.Text
 		case run.ToolCallScheduled:

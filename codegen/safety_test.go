@@ -14,11 +14,11 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/codegen/codegentest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -64,16 +64,16 @@ func TestSnippetCannotLeaveReplay(t *testing.T) {
 func TestAskUserFromLog(t *testing.T) {
 	ask := run.ToolCall{ID: "c1", Name: "ask_user", Arguments: `{"question":"Your name?","return":null}`}
 	events := []run.Event{
-		{RunID: "run_ask", Seq: 1, Data: run.RunCreated{}},
-		{Seq: 2, Data: run.AssistantMessage{Step: 1, Text: "Ask."}},
-		{Seq: 3, Data: run.ToolCallScheduled{Step: 1, Call: ask}},
-		{Seq: 4, Data: run.AwaitRequested{ID: "await_1", Await: run.AwaitQuestion, Message: "Your name?"}},
-		{Seq: 5, Data: run.AwaitResolved{ID: "await_1", Answer: run.Answer{Text: "Ada\x00 \"L\""}}},
-		{Seq: 6, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Created: []run.VariableInfo{{Name: "ask_user_result", Type: "string"}},
+		{RunID: "run_ask", Seq: 1, Payload: run.RunCreated{}},
+		{Seq: 2, Payload: run.AssistantMessage{Step: 1, Text: "Ask."}},
+		{Seq: 3, Payload: run.ToolCallScheduled{Step: 1, Call: ask}},
+		{Seq: 4, Payload: run.AwaitRequested{ID: "await_1", Await: run.AwaitQuestion, Message: "Your name?"}},
+		{Seq: 5, Payload: run.AwaitResolved{ID: "await_1", Answer: run.Answer{Text: "Ada\x00 \"L\""}}},
+		{Seq: 6, Payload: run.ToolCallCompleted{CallID: "c1", Success: true, Created: []run.VariableInfo{{Name: "ask_user_result", Type: "string"}},
 			Resolution: &run.Resolution{Args: []run.Argument{{Param: "question", Raw: json.RawMessage(`"Your name?"`)}}}, Result: "ask_user_result"}},
-		{Seq: 7, Data: run.VariableCreated{Step: 1, Variable: run.VariableInfo{Name: "ask_user_result", Type: "string"}, Value: json.RawMessage(`"Ada\u0000 \"L\""`)}},
-		{Seq: 8, Data: run.ToolCallScheduled{Step: 2, Call: run.ToolCall{ID: "c2", Name: "terminate", Arguments: `{"success":true,"result":"<<var:ask_user_result>>"}`}}},
-		{Seq: 9, Data: run.ToolCallCompleted{CallID: "c2", Success: true, Resolution: &run.Resolution{Args: []run.Argument{
+		{Seq: 7, Payload: run.VariableCreated{Step: 1, Variable: run.VariableInfo{Name: "ask_user_result", Type: "string"}, Value: json.RawMessage(`"Ada\u0000 \"L\""`)}},
+		{Seq: 8, Payload: run.ToolCallScheduled{Step: 2, Call: run.ToolCall{ID: "c2", Name: "terminate", Arguments: `{"success":true,"result":"<<var:ask_user_result>>"}`}}},
+		{Seq: 9, Payload: run.ToolCallCompleted{CallID: "c2", Success: true, Resolution: &run.Resolution{Args: []run.Argument{
 			{Param: "success", Raw: json.RawMessage("true")}, {Param: "result", Ref: "ask_user_result", Type: "string"}}}}},
 	}
 	rec, err := codegen.FromEvents(events)
@@ -98,7 +98,7 @@ func TestAskUserFromLog(t *testing.T) {
 
 // TestAskUserFromRun: the answer of a live run's user is in its log.
 func TestAskUserFromRun(t *testing.T) {
-	rt, err := runtime.New(runtime.Options{Actions: codegentest.Actions(), CallTimeout: -1, Model: llm.NewScripted(
+	rt, err := agent.New(agent.Options{Actions: codegentest.Actions(), CallTimeout: -1, Model: llm.NewScripted(
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c1", "ask_user", `{"question":"Which city?","return":null}`)}},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c2", "get_weather", `{"location":"<<var:ask_user_result>>"}`)}},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c3", "terminate", `{"success":true,"result":"<<var:weather>>"}`)}},
@@ -107,7 +107,7 @@ func TestAskUserFromRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "t"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestAskUserFromRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if req, ok := e.Data.(run.AwaitRequested); ok {
+		if req, ok := e.Payload.(run.AwaitRequested); ok {
 			must(t, h.Resume(ctx, req.ID, run.Answer{Text: "Lyon"}))
 			break
 		}
@@ -227,24 +227,24 @@ func contains(list []string, s string) bool {
 func TestLogNamesValidated(t *testing.T) {
 	bad := "x`json:\"y\"` int\n}\nfunc init() {}\ntype _ struct {"
 	logs := map[string][]run.Event{
-		"variable": {{Seq: 1, Data: run.VariableCreated{Variable: run.VariableInfo{Name: bad, Type: "string"}, Value: json.RawMessage(`"v"`)}}},
+		"variable": {{Seq: 1, Payload: run.VariableCreated{Variable: run.VariableInfo{Name: bad, Type: "string"}, Value: json.RawMessage(`"v"`)}}},
 		"return": {
-			{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "list_items", Arguments: `{"return":` + strconv.Quote(bad) + `}`}}},
-			{Seq: 2, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Resolution: &run.Resolution{Target: bad}}},
+			{Seq: 1, Payload: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "list_items", Arguments: `{"return":` + strconv.Quote(bad) + `}`}}},
+			{Seq: 2, Payload: run.ToolCallCompleted{CallID: "c1", Success: true, Resolution: &run.Resolution{Target: bad}}},
 		},
 		"result": {
-			{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "list_items", Arguments: `{}`}}},
-			{Seq: 2, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Resolution: &run.Resolution{}, Result: bad}},
+			{Seq: 1, Payload: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "list_items", Arguments: `{}`}}},
+			{Seq: 2, Payload: run.ToolCallCompleted{CallID: "c1", Success: true, Resolution: &run.Resolution{}, Result: bad}},
 		},
 		"ref": {
-			{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "total", Arguments: `{}`}}},
-			{Seq: 2, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Resolution: &run.Resolution{Args: []run.Argument{{Param: "items", Ref: bad}}}}},
+			{Seq: 1, Payload: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "total", Arguments: `{}`}}},
+			{Seq: 2, Payload: run.ToolCallCompleted{CallID: "c1", Success: true, Resolution: &run.Resolution{Args: []run.Argument{{Param: "items", Ref: bad}}}}},
 		},
 		"created": {
-			{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "list_items", Arguments: `{}`}}},
-			{Seq: 2, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Created: []run.VariableInfo{{Name: "a b", Type: "[]codegentest.Item"}}}},
+			{Seq: 1, Payload: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "list_items", Arguments: `{}`}}},
+			{Seq: 2, Payload: run.ToolCallCompleted{CallID: "c1", Success: true, Created: []run.VariableInfo{{Name: "a b", Type: "[]codegentest.Item"}}}},
 		},
-		"snippet": {{Seq: 1, Data: run.SnippetExecuted{Step: 1, Snippet: run.Snippet{Code: "x := 1"}, Success: true, Created: []run.VariableInfo{{Name: "x;y", Type: "int"}}}}},
+		"snippet": {{Seq: 1, Payload: run.SnippetExecuted{Step: 1, Snippet: run.Snippet{Code: "x := 1"}, Success: true, Created: []run.VariableInfo{{Name: "x;y", Type: "int"}}}}},
 	}
 	for name, events := range logs {
 		if _, err := codegen.FromEvents(events); !errors.Is(err, codegen.ErrEvents) || !strings.Contains(err.Error(), "not a Go identifier") {
@@ -267,7 +267,7 @@ func TestLogNamesValidated(t *testing.T) {
 // TestGenerateLeavesRecording: Generate does not change the caller's
 // recording.
 func TestGenerateLeavesRecording(t *testing.T) {
-	rec, _ := (&steps{vars: []variable.Spec{{Name: "n", Value: 2}}, steps: []runtime.Step{{Snippets: []string{"m := n * 2"}}}}).record(t, "run_leaves")
+	rec, _ := (&steps{vars: []variable.Spec{{Name: "n", Value: 2}}, steps: []agent.Step{{Snippets: []string{"m := n * 2"}}}}).record(t, "run_leaves")
 	before := fmt.Sprintf("%+v", *rec)
 	if _, err := codegen.Generate(rec, codegen.Options{}); err != nil {
 		t.Fatal(err)

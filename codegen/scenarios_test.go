@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/codegen/codegentest"
 	"github.com/byref/byref/internal/toolschema"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -45,9 +45,9 @@ func scenarios() []scenario {
 	}
 }
 
-func newRuntime(t testing.TB, model llm.Model, vars ...variable.Spec) *runtime.Runtime {
+func newRuntime(t testing.TB, model llm.Model, vars ...variable.Spec) *agent.Agent {
 	t.Helper()
-	rt, err := runtime.New(runtime.Options{Actions: codegentest.Actions(), Variables: vars, Model: model, CallTimeout: -1})
+	rt, err := agent.New(agent.Options{Actions: codegentest.Actions(), Variables: vars, Model: model, CallTimeout: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func newRuntime(t testing.TB, model llm.Model, vars ...variable.Spec) *runtime.R
 // run: codegen reads its log.
 type steps struct {
 	vars  []variable.Spec
-	steps []runtime.Step
+	steps []agent.Step
 }
 
 // newState returns an empty run of the steps kind.
@@ -70,7 +70,7 @@ func newState(t *testing.T, _ llm.Model, vars ...variable.Spec) *steps {
 
 // run plays the steps, then terminate, on a scripted model, and returns
 // the final State and the run's log.
-func (s *steps) run(t testing.TB, id string) (*runtime.State, []run.Event) {
+func (s *steps) run(t testing.TB, id string) (*agent.State, []run.Event) {
 	t.Helper()
 	var responses []llm.Response
 	for _, st := range s.steps {
@@ -84,7 +84,7 @@ func (s *steps) run(t testing.TB, id string) (*runtime.State, []run.Event) {
 		responses = append(responses, r)
 	}
 	responses = append(responses, llm.Response{ToolCalls: []llm.ToolCall{tool("end", "terminate", `{"success":true}`)}})
-	st, _, events := runScripted(t, runtime.RunOptions{Spec: runtime.Spec{Limits: runtime.Limits{MaxSteps: len(responses)}}, ID: run.ID(id)}, s.vars, responses...)
+	st, _, events := runScripted(t, agent.RunOptions{Limits: agent.Limits{MaxSteps: len(responses)}, ID: run.ID(id)}, s.vars, responses...)
 	return st, events
 }
 
@@ -103,7 +103,7 @@ func (s *steps) record(t testing.TB, id string) (*codegen.Recording, map[string]
 // finalVars is what the replay's Variables must encode to: every variable
 // recordingOf reads the log of h, a run that ended, and makes its
 // Recording.
-func recordingOf(ctx context.Context, t testing.TB, h *runtime.Handle) *codegen.Recording {
+func recordingOf(ctx context.Context, t testing.TB, h *agent.Handle) *codegen.Recording {
 	t.Helper()
 	var events []run.Event
 	for e, err := range h.Events(ctx, 1) {
@@ -120,7 +120,7 @@ func recordingOf(ctx context.Context, t testing.TB, h *runtime.Handle) *codegen.
 }
 
 // that is neither secret nor not JSON-representable.
-func finalVars(t testing.TB, rt *runtime.State) map[string]json.RawMessage {
+func finalVars(t testing.TB, rt *agent.State) map[string]json.RawMessage {
 	t.Helper()
 	out := map[string]json.RawMessage{}
 	for _, v := range rt.Variables() {
@@ -138,7 +138,7 @@ func finalVars(t testing.TB, rt *runtime.State) map[string]json.RawMessage {
 
 // runScripted runs a scripted model over a fresh runtime and returns the
 // runtime, the outcome and the run's event log.
-func runScripted(t testing.TB, opts runtime.RunOptions, vars []variable.Spec, responses ...llm.Response) (*runtime.State, runtime.Outcome, []run.Event) {
+func runScripted(t testing.TB, opts agent.RunOptions, vars []variable.Spec, responses ...llm.Response) (*agent.State, agent.Outcome, []run.Event) {
 	t.Helper()
 	rt := newRuntime(t, llm.NewScripted(responses...), vars...)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -170,13 +170,13 @@ func runScripted(t testing.TB, opts runtime.RunOptions, vars []variable.Spec, re
 	return h.State(), out, events
 }
 
-func execute(t *testing.T, s *steps, step runtime.Step) {
+func execute(t *testing.T, s *steps, step agent.Step) {
 	t.Helper()
 	s.steps = append(s.steps, step)
 }
 
-func call(id, name, args string) runtime.ToolCall {
-	return runtime.ToolCall{ID: id, Name: name, Arguments: args}
+func call(id, name, args string) agent.ToolCall {
+	return agent.ToolCall{ID: id, Name: name, Arguments: args}
 }
 
 func tool(id, name, args string) llm.ToolCall {
@@ -187,7 +187,7 @@ func tool(id, name, args string) llm.ToolCall {
 // stored log: package functions, a closure (greet), a method (count), a
 // typed result.
 func recordJSONCalls(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
-	rt, out, events := runScripted(t, runtime.RunOptions{}, []variable.Spec{{Name: "city", Value: "Paris"}},
+	rt, out, events := runScripted(t, agent.RunOptions{}, []variable.Spec{{Name: "city", Value: "Paris"}},
 		llm.Response{Text: "First the weather in the city.", ToolCalls: []llm.ToolCall{tool("c1", "get_weather", `{"location":"<<var:city>>","unit":"c","return":null}`)}},
 		llm.Response{Text: "Describe it, and greet.", ToolCalls: []llm.ToolCall{
 			tool("c2", "describe", `{"w":"<<var:weather>>"}`),
@@ -210,14 +210,14 @@ func recordJSONCalls(t *testing.T) (*codegen.Recording, map[string]json.RawMessa
 // variable, a re-declaration.
 func recordSnippetsOnly(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
 	rt := newState(t, nil, variable.Spec{Name: "numbers", Value: []int{3, 1, 2}}, variable.Spec{Name: "title", Value: "scores"})
-	execute(t, rt, runtime.Step{Reason: "Sort a copy of the numbers.", Snippets: []string{
+	execute(t, rt, agent.Step{Reason: "Sort a copy of the numbers.", Snippets: []string{
 		"import \"sort\"\n\nsorted := append([]int(nil), numbers...)\nsort.Ints(sorted)",
 	}})
-	execute(t, rt, runtime.Step{Reason: "Sum them and draw a bar.", Snippets: []string{
+	execute(t, rt, agent.Step{Reason: "Sum them and draw a bar.", Snippets: []string{
 		"sum := 0\nfor _, n := range sorted {\n\tsum += n\n}\nbar := strings.Repeat(\"*\", sum)",
 		"func double(x int) int { return x * 2 }\n\ndoubled := double(sum)\nnumbers = append(numbers, doubled)",
 	}})
-	execute(t, rt, runtime.Step{Snippets: []string{
+	execute(t, rt, agent.Step{Snippets: []string{
 		"sum, extra := len(sorted)*10, len(bar) // sum exists: Go reuses it\ntitle = strings.ToUpper(title) + \": \" + fmt.Sprint(sum, extra)",
 	}})
 	rec, vars := rt.record(t, "run_snippets_only")
@@ -235,7 +235,7 @@ func must(t *testing.T, err error) {
 // by name (a package function, the closure, the method), then JSON calls
 // use the snippet's variables.
 func recordMixed(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
-	rt, out, events := runScripted(t, runtime.RunOptions{}, []variable.Spec{{Name: "city", Value: "Oslo"}},
+	rt, out, events := runScripted(t, agent.RunOptions{}, []variable.Spec{{Name: "city", Value: "Oslo"}},
 		llm.Response{Text: "Let me look in Go.\n```go\nw, err := get_weather(city, \"f\")\nif err != nil {\n\tpanic(err)\n}\nhello := greet(w.City)\nn := count(2) + count(5)\n```"},
 		llm.Response{Text: "Describe w.", ToolCalls: []llm.ToolCall{
 			tool("c1", "describe", `{"w":"<<var:w>>"}`),
@@ -255,16 +255,16 @@ func recordMixed(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, 
 // snippet re-declares one.
 func recordReturnExisting(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
 	rt := newState(t, nil, variable.Spec{Name: "report", Value: codegentest.Weather{City: "nowhere"}})
-	execute(t, rt, runtime.Step{Reason: "Weather in Paris into report.", Calls: []runtime.ToolCall{
+	execute(t, rt, agent.Step{Reason: "Weather in Paris into report.", Calls: []agent.ToolCall{
 		call("c1", "get_weather", `{"location":"Paris","return":"report"}`),
 		call("c2", "count", `{"n":1}`),
 	}})
-	execute(t, rt, runtime.Step{Calls: []runtime.ToolCall{
+	execute(t, rt, agent.Step{Calls: []agent.ToolCall{
 		call("c3", "get_weather", `{"location":"Lyon","unit":"f"}`),
 		call("c4", "count", `{"n":10,"return":"count_result"}`),
 		call("c5", "get_weather", `{"location":"Recife","return":"weather"}`),
 	}})
-	execute(t, rt, runtime.Step{Snippets: []string{"report = weather\ncount_result = count_result * 2"}})
+	execute(t, rt, agent.Step{Snippets: []string{"report = weather\ncount_result = count_result * 2"}})
 	rec, vars := rt.record(t, "run_return_existing")
 	return rec, vars, nil
 }
@@ -272,19 +272,19 @@ func recordReturnExisting(t *testing.T) (*codegen.Recording, map[string]json.Raw
 // A failed call and a failed snippet in the middle are left out.
 func recordFailedCall(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
 	rt := newState(t, nil, variable.Spec{Name: "city", Value: "Atlantis"})
-	execute(t, rt, runtime.Step{Reason: "Try the city.", Calls: []runtime.ToolCall{call("c1", "get_weather", `{"location":"<<var:city>>"}`)}})
-	execute(t, rt, runtime.Step{Reason: "Try a bad snippet, a bad reference, then Paris.", Snippets: []string{"x := undefined_thing + 1"}, Calls: []runtime.ToolCall{
+	execute(t, rt, agent.Step{Reason: "Try the city.", Calls: []agent.ToolCall{call("c1", "get_weather", `{"location":"<<var:city>>"}`)}})
+	execute(t, rt, agent.Step{Reason: "Try a bad snippet, a bad reference, then Paris.", Snippets: []string{"x := undefined_thing + 1"}, Calls: []agent.ToolCall{
 		call("c2", "describe", `{"w":"<<var:nothing>>"}`),
 		call("c3", "get_weather", `{"location":"Paris"}`),
 	}})
-	execute(t, rt, runtime.Step{Calls: []runtime.ToolCall{call("c4", "describe", `{"w":"<<var:weather>>"}`)}})
+	execute(t, rt, agent.Step{Calls: []agent.ToolCall{call("c4", "describe", `{"w":"<<var:weather>>"}`)}})
 	rec, vars := rt.record(t, "run_failed_call")
 	return rec, vars, nil
 }
 
 // A secret starting variable passed by reference: never a literal.
 func recordSecret(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
-	rt, out, events := runScripted(t, runtime.RunOptions{}, []variable.Spec{
+	rt, out, events := runScripted(t, agent.RunOptions{}, []variable.Spec{
 		{Name: "api_key", Value: "sk-test-123", Secret: true},
 		{Name: "user", Value: "ada"},
 	},
@@ -312,7 +312,7 @@ func recordSecret(t *testing.T) (*codegen.Recording, map[string]json.RawMessage,
 
 // A run with a result schema and a structured raw result.
 func recordStructured(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
-	rt, out, events := runScripted(t, runtime.RunOptions{Spec: runtime.Spec{ResultSchema: runtime.ResultSchemaFor[codegentest.Summary]()}}, nil,
+	rt, out, events := runScripted(t, agent.RunOptions{ResultSchema: agent.ResultSchemaFor[codegentest.Summary]()}, nil,
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c1", "list_items", `{}`)}},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c2", "total", `{"items":"<<var:list_items_result>>"}`)}},
 		llm.Response{ToolCalls: []llm.ToolCall{tool("c3", "terminate", `{"success":true,"result":{"city":"Paris","total":26.5,"items":["apples","bread","tea"],"warning":null}}`)}},
@@ -332,31 +332,31 @@ func recordChildRun(t *testing.T) (*codegen.Recording, map[string]json.RawMessag
 		References: map[string]run.VariableRef{"topic": {Variable: "topic", Type: "string", Preview: `"generics"`}}}
 	call2 := run.ToolCall{ID: "c2", Name: "get_weather", Arguments: `{"location":"Paris"}`}
 	events := []run.Event{
-		{RunID: "run_parent", Seq: 1, Data: run.RunCreated{Name: "parent"}},
-		{Seq: 2, Data: run.VariableCreated{Variable: run.VariableInfo{Name: "topic", Type: "string"}, Value: json.RawMessage(`"generics"`)}},
-		{Seq: 3, Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
-		{Seq: 4, Data: run.AssistantMessage{Step: 1, Text: "Ask the research agent."}},
-		{Seq: 5, Data: run.ToolCallScheduled{Step: 1, Call: call1}},
-		{Seq: 6, Data: run.AwaitRequested{ID: "aw1", Await: run.AwaitApproval, Call: &call1}},
-		{Seq: 7, Data: run.AwaitResolved{ID: "aw1", Answer: run.Answer{Decision: run.Approved}}},
-		{Seq: 8, Data: run.ChildRunStarted{Child: "run_child", CallID: "c1", Name: "researcher"}},
-		{Seq: 9, Data: run.ChildRunFinished{Child: "run_child", CallID: "c1", Status: run.StatusCompleted, Result: json.RawMessage(`"Go generics arrived in 1.18."`)}},
-		{Seq: 10, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Created: []run.VariableInfo{{Name: "research_result", Type: "string"}},
+		{RunID: "run_parent", Seq: 1, Payload: run.RunCreated{Name: "parent"}},
+		{Seq: 2, Payload: run.VariableCreated{Variable: run.VariableInfo{Name: "topic", Type: "string"}, Value: json.RawMessage(`"generics"`)}},
+		{Seq: 3, Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
+		{Seq: 4, Payload: run.AssistantMessage{Step: 1, Text: "Ask the research agent."}},
+		{Seq: 5, Payload: run.ToolCallScheduled{Step: 1, Call: call1}},
+		{Seq: 6, Payload: run.AwaitRequested{ID: "aw1", Await: run.AwaitApproval, Call: &call1}},
+		{Seq: 7, Payload: run.AwaitResolved{ID: "aw1", Answer: run.Answer{Decision: run.Approved}}},
+		{Seq: 8, Payload: run.ChildRunStarted{Child: "run_child", CallID: "c1", Name: "researcher"}},
+		{Seq: 9, Payload: run.ChildRunFinished{Child: "run_child", CallID: "c1", Status: run.StatusCompleted, Result: json.RawMessage(`"Go generics arrived in 1.18."`)}},
+		{Seq: 10, Payload: run.ToolCallCompleted{CallID: "c1", Success: true, Created: []run.VariableInfo{{Name: "research_result", Type: "string"}},
 			Resolution: &run.Resolution{Args: []run.Argument{{Param: "topic", Ref: "topic", Type: "string"}}}, Result: "research_result",
 			Action: &run.GoAction{Name: "research", Func: "github.com/byref/byref/codegen/codegentest.Research", Type: "func(context.Context, string) (string, error)"}}},
-		{Seq: 11, Data: run.VariableCreated{Step: 1, Variable: run.VariableInfo{Name: "research_result", Type: "string"}, Value: json.RawMessage(`"Go generics arrived in 1.18."`)}},
-		{Seq: 12, Data: run.AssistantMessage{Step: 2, Text: "Check the weather too."}},
-		{Seq: 13, Data: run.ToolCallScheduled{Step: 2, Call: call2}},
-		{Seq: 14, Data: run.AwaitRequested{ID: "aw2", Await: run.AwaitApproval, Call: &call2}},
-		{Seq: 15, Data: run.AwaitResolved{ID: "aw2", Answer: run.Answer{Decision: run.Denied, Reason: "no network calls today"}}},
-		{Seq: 16, Data: run.ToolCallCompleted{CallID: "c2", Success: false, Error: "denied by the approver: no network calls today"}},
-		{Seq: 17, Data: run.SnippetExecuted{Step: 3, Snippet: run.Snippet{Code: "words := len(strings.Fields(research_result))"}, Success: true,
+		{Seq: 11, Payload: run.VariableCreated{Step: 1, Variable: run.VariableInfo{Name: "research_result", Type: "string"}, Value: json.RawMessage(`"Go generics arrived in 1.18."`)}},
+		{Seq: 12, Payload: run.AssistantMessage{Step: 2, Text: "Check the weather too."}},
+		{Seq: 13, Payload: run.ToolCallScheduled{Step: 2, Call: call2}},
+		{Seq: 14, Payload: run.AwaitRequested{ID: "aw2", Await: run.AwaitApproval, Call: &call2}},
+		{Seq: 15, Payload: run.AwaitResolved{ID: "aw2", Answer: run.Answer{Decision: run.Denied, Reason: "no network calls today"}}},
+		{Seq: 16, Payload: run.ToolCallCompleted{CallID: "c2", Success: false, Error: "denied by the approver: no network calls today"}},
+		{Seq: 17, Payload: run.SnippetExecuted{Step: 3, Snippet: run.Snippet{Code: "words := len(strings.Fields(research_result))"}, Success: true,
 			Created: []run.VariableInfo{{Name: "words", Type: "int"}}}},
-		{Seq: 18, Data: run.VariableCreated{Step: 3, Variable: run.VariableInfo{Name: "words", Type: "int"}, Value: json.RawMessage(`5`)}},
-		{Seq: 19, Data: run.ToolCallScheduled{Step: 4, Call: run.ToolCall{ID: "c3", Name: "terminate", Arguments: `{"success":true,"result":"<<var:research_result>>"}`}}},
-		{Seq: 20, Data: run.ToolCallCompleted{CallID: "c3", Success: true, Resolution: &run.Resolution{Args: []run.Argument{
+		{Seq: 18, Payload: run.VariableCreated{Step: 3, Variable: run.VariableInfo{Name: "words", Type: "int"}, Value: json.RawMessage(`5`)}},
+		{Seq: 19, Payload: run.ToolCallScheduled{Step: 4, Call: run.ToolCall{ID: "c3", Name: "terminate", Arguments: `{"success":true,"result":"<<var:research_result>>"}`}}},
+		{Seq: 20, Payload: run.ToolCallCompleted{CallID: "c3", Success: true, Resolution: &run.Resolution{Args: []run.Argument{
 			{Param: "success", Raw: json.RawMessage("true")}, {Param: "result", Ref: "research_result", Type: "string"}}}}},
-		{Seq: 21, Data: run.Result{Value: json.RawMessage(`"Go generics arrived in 1.18."`)}},
+		{Seq: 21, Payload: run.Result{Value: json.RawMessage(`"Go generics arrived in 1.18."`)}},
 	}
 	rec, err := codegen.FromEvents(events)
 	if err != nil {
@@ -370,11 +370,11 @@ func recordChildRun(t *testing.T) (*codegen.Recording, map[string]json.RawMessag
 // the rest of the snippet and goes on with the next one.
 func recordEarlyReturn(t *testing.T) (*codegen.Recording, map[string]json.RawMessage, json.RawMessage) {
 	rt := newState(t, nil, variable.Spec{Name: "text", Value: "12x"})
-	execute(t, rt, runtime.Step{Reason: "Parse the text.", Snippets: []string{
+	execute(t, rt, agent.Step{Reason: "Parse the text.", Snippets: []string{
 		"n, err := strconv.Atoi(text)\nif err != nil {\n\tfmt.Println(\"not a number:\", err)\n\treturn\n}\nn *= 2",
 		"acc := 0\nfor _, w := range []string{\"1\", \"2\", \"x\", \"4\"} {\n\tv, err := strconv.Atoi(w)\n\tif err != nil {\n\t\treturn\n\t}\n\tacc += v\n}\nacc = -1",
 	}})
-	execute(t, rt, runtime.Step{Snippets: []string{"summary := fmt.Sprint(n, \" \", acc, \" \", err != nil)"}})
+	execute(t, rt, agent.Step{Snippets: []string{"summary := fmt.Sprint(n, \" \", acc, \" \", err != nil)"}})
 	rec, vars := rt.record(t, "run_early_return")
 	if string(vars["acc"]) != "3" || string(vars["summary"]) != `"0 3 true"` {
 		t.Fatalf("the run itself: %s", vars)
@@ -397,7 +397,7 @@ func recordAskUser(t *testing.T) (*codegen.Recording, map[string]json.RawMessage
 	), variable.Spec{Name: "city", Value: "Paris"})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "the weather where I am"}, ID: "run_ask_user"})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "the weather where I am", ID: "run_ask_user"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,13 +408,13 @@ func recordAskUser(t *testing.T) (*codegen.Recording, map[string]json.RawMessage
 // answerAwaits answers the run's awaits in order with answers, after
 // giving each to check, and returns how the run, which must complete,
 // ended.
-func answerAwaits(ctx context.Context, t *testing.T, h *runtime.Handle, answers []run.Answer, check func(run.AwaitRequested)) runtime.Outcome {
+func answerAwaits(ctx context.Context, t *testing.T, h *agent.Handle, answers []run.Answer, check func(run.AwaitRequested)) agent.Outcome {
 	t.Helper()
 	for e, err := range h.Events(ctx, 1) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if req, ok := e.Data.(run.AwaitRequested); ok {
+		if req, ok := e.Payload.(run.AwaitRequested); ok {
 			check(req)
 			if err := h.Resume(ctx, req.ID, answers[0]); err != nil {
 				t.Fatal(err)
@@ -446,7 +446,7 @@ func recordFrontendTool(t *testing.T) (*codegen.Recording, map[string]json.RawMe
 	), variable.Spec{Name: "city", Value: "Oslo"})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	h, err := rt.Create(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "book two nights"}, ID: "run_frontend_tool"})
+	h, err := rt.Create(ctx, agent.RunOptions{Task: "book two nights", ID: "run_frontend_tool"})
 	if err != nil {
 		t.Fatal(err)
 	}

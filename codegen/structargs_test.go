@@ -82,8 +82,8 @@ func TestValuesFromJSON(t *testing.T) {
 // identities cannot be replayed, and the error says what to do.
 func TestOldLogNamesTheFix(t *testing.T) {
 	events := []run.Event{
-		{RunID: "run_old", Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "list_items", Arguments: `{}`}}},
-		{Seq: 2, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Resolution: &run.Resolution{}}},
+		{RunID: "run_old", Seq: 1, Payload: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "list_items", Arguments: `{}`}}},
+		{Seq: 2, Payload: run.ToolCallCompleted{CallID: "c1", Success: true, Resolution: &run.Resolution{}}},
 	}
 	rec, err := codegen.FromEvents(events)
 	if err != nil {
@@ -92,7 +92,7 @@ func TestOldLogNamesTheFix(t *testing.T) {
 	if _, err := codegen.Generate(rec, codegen.Options{}); err == nil || !strings.Contains(err.Error(), `does not record the action's Go identity`) || !strings.Contains(err.Error(), "run it again") {
 		t.Errorf("err = %v", err)
 	}
-	events[1].Data = run.ToolCallCompleted{CallID: "c1", Success: true}
+	events[1].Payload = run.ToolCallCompleted{CallID: "c1", Success: true}
 	if _, err := codegen.FromEvents(events); err == nil || !strings.Contains(err.Error(), "records no resolution") {
 		t.Errorf("err = %v", err)
 	}

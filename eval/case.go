@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/variable"
 )
 
@@ -27,7 +27,7 @@ type Set struct {
 	// and gives each run its model. Options.Model and Options.Store are
 	// ignored, and so is Options.Answer: a case answers its runs' awaits
 	// (Case.Deny, Case.Replies).
-	Agent runtime.Options
+	Agent agent.Options
 	// Cases are the cases, run in this order.
 	Cases []*Case
 	// Types resolves the type names of starting variables given as JSON
@@ -60,7 +60,7 @@ type Case struct {
 	// Variables are the run's starting variables, after the agent's.
 	Variables []Var `json:"variables,omitempty"`
 	// Options are the run's options.
-	Options RunOptions `json:"options,omitzero"`
+	Options CaseOptions `json:"options,omitzero"`
 	// Deny lists the actions whose approval the runner denies; every
 	// other approval is given. Approvals are asked only when
 	// Options.Approval asks for them.
@@ -104,14 +104,18 @@ type Var struct {
 	Secret bool `json:"secret,omitempty"`
 }
 
-// RunOptions are the options of a case's run: the serializable part of
-// [runtime.RunOptions].
-type RunOptions struct {
+// CaseOptions are the settings of a case's run that its file may fix: a
+// part of the run's [run.Spec] (the task, input and variables are the
+// case's own fields). A case file keeps to these keys, and Load refuses any
+// other: a run.Spec's model, await timeout or driven mode mean nothing in
+// an eval, and its JSON (the log's) would accept unknown keys and add
+// "interactive" to every saved case.
+type CaseOptions struct {
 	// Instructions are added to the system prompt.
 	Instructions string `json:"instructions,omitempty"`
 	// Approval is the approval strategy: none (the default), on_start or
 	// on_tool_call.
-	Approval runtime.Approval `json:"approval,omitempty"`
+	Approval agent.Approval `json:"approval,omitempty"`
 	// MaxSteps bounds the model calls; 0 means the runtime's default.
 	MaxSteps int `json:"max_steps,omitempty"`
 	// MaxTokens is the run's token budget; 0 means none.
@@ -142,13 +146,11 @@ func (c *Case) check() error {
 }
 
 // runOptions returns the runtime options of one trial of c.
-func (s *Set) runOptions(c *Case) (runtime.RunOptions, error) {
-	opts := runtime.RunOptions{
-		Spec: runtime.Spec{
-			Task: c.Task, NonInteractive: true, Instructions: c.Options.Instructions, Approval: c.Options.Approval,
-			InputSchema: c.Options.InputSchema, ResultSchema: c.Options.ResultSchema, Actions: c.Options.Actions,
-			ToolLimit: c.Options.ToolLimit, Limits: runtime.Limits{MaxSteps: c.Options.MaxSteps, MaxTokens: c.Options.MaxTokens},
-		},
+func (s *Set) runOptions(c *Case) (agent.RunOptions, error) {
+	opts := agent.RunOptions{
+		Task: c.Task, NonInteractive: true, Instructions: c.Options.Instructions, Approval: c.Options.Approval,
+		InputSchema: c.Options.InputSchema, ResultSchema: c.Options.ResultSchema, Actions: c.Options.Actions,
+		ToolLimit: c.Options.ToolLimit, Limits: agent.Limits{MaxSteps: c.Options.MaxSteps, MaxTokens: c.Options.MaxTokens},
 		Name:  c.Name,
 		Input: c.Input,
 		Tags:  map[string]string{"eval.case": c.Name},

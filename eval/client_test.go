@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/eval"
 	"github.com/byref/byref/internal/toolschema"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // confirmTool is a tool the run's client runs and answers, as agui makes
@@ -39,11 +39,11 @@ func TestClientTools(t *testing.T) {
 	ctx := context.Background()
 	opts := testAgent()
 	opts.Model = confirmModel()
-	rt, err := runtime.New(opts)
+	rt, err := agent.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Create(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Confirm the budget."}})
+	h, err := rt.Create(ctx, agent.RunOptions{Task: "Confirm the budget."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestClientTools(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if req, ok := e.Data.(run.AwaitRequested); ok {
+		if req, ok := e.Payload.(run.AwaitRequested); ok {
 			if err := h.Resume(ctx, req.ID, run.Answer{Input: []byte(`"yes"`)}); err != nil {
 				t.Fatal(err)
 			}
@@ -77,9 +77,9 @@ func TestClientTools(t *testing.T) {
 	}
 
 	// An agent whose action is the client's: the trial fails, saying why.
-	agent := testAgent()
-	agent.Actions = action.MustSet(confirmTool())
-	set := &eval.Set{Agent: agent, Cases: []*eval.Case{{Name: "confirm", Task: "Confirm the budget.", Expect: []eval.Expectation{eval.Status(run.StatusCompleted)}}}}
+	agentOpts := testAgent()
+	agentOpts.Actions = action.MustSet(confirmTool())
+	set := &eval.Set{Agent: agentOpts, Cases: []*eval.Case{{Name: "confirm", Task: "Confirm the budget.", Expect: []eval.Expectation{eval.Status(run.StatusCompleted)}}}}
 	r, err := eval.Run(ctx, set, eval.Options{Model: confirmModel()})
 	if err != nil {
 		t.Fatal(err)

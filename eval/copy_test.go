@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/eval"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -31,7 +31,7 @@ func closeAll(tickets []*Ticket) int {
 	return len(tickets)
 }
 
-var closeAgent = runtime.Options{DisableSnippets: true, Actions: action.MustSet(action.MustNew(action.Spec{
+var closeAgent = agent.Options{DisableSnippets: true, Actions: action.MustSet(action.MustNew(action.Spec{
 	Name: "close_all", Description: "Close every ticket.", Func: closeAll, Params: []action.Param{{Name: "tickets"}}}))}
 
 // closeSet is a set made in Go whose one case starts from tickets given

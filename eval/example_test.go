@@ -5,16 +5,16 @@ import (
 	"fmt"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/eval"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 )
 
 // An agent that doubles numbers, checked on its result and on how it got
 // there, then replayed from the cassette recorded on the first run.
 func Example() {
 	double := action.MustNew(action.Spec{Name: "double", Description: "Double a number.", Func: func(n int) int { return 2 * n }, Params: []action.Param{{Name: "n"}}})
-	set := &eval.Set{Name: "double", Agent: runtime.Options{Actions: action.MustSet(double), DisableSnippets: true},
+	set := &eval.Set{Name: "double", Agent: agent.Options{Actions: action.MustSet(double), DisableSnippets: true},
 		Cases: []*eval.Case{{Name: "21", Task: "Double 21.", Expect: []eval.Expectation{
 			eval.Equal(42), eval.CalledExactly(eval.Call("double", "n", 21)), eval.MaxSteps(2),
 		}}}}

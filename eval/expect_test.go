@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/eval"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -30,8 +30,8 @@ func sendEmail(to, body string) string { return "sent to " + to }
 const apiKey = "sk-test-0123456789abcdef"
 
 // testAgent is a small agent over a document: count its words, send mail.
-func testAgent() runtime.Options {
-	return runtime.Options{
+func testAgent() agent.Options {
+	return agent.Options{
 		Actions: action.MustSet(
 			action.MustNew(action.Spec{Name: "word_count", Description: "Count the words of a document.", Func: wordCount, Params: []action.Param{{Name: "doc"}}}),
 			action.MustNew(action.Spec{Name: "send_email", Description: "Send an email.", Func: sendEmail, Params: []action.Param{{Name: "to"}, {Name: "body"}}}),
@@ -113,7 +113,7 @@ func everyKind() *eval.Case {
 			eval.ApprovalBefore("word_count"),
 			eval.Status(run.StatusCompleted),
 		},
-		Options: eval.RunOptions{Approval: runtime.ApproveOnToolCall},
+		Options: eval.CaseOptions{Approval: agent.ApproveOnToolCall},
 	}
 }
 
@@ -156,7 +156,7 @@ func TestGoodAgentPasses(t *testing.T) {
 // that says what happened.
 func TestBadAgentFailsEachKind(t *testing.T) {
 	bad := everyKind()
-	bad.Options.Approval = runtime.ApproveNone
+	bad.Options.Approval = agent.ApproveNone
 	bad.Options.Instructions = "Use the key " + apiKey + " if asked."
 	bad.Expect = append(bad.Expect, eval.FailureKind(run.FailureRefusal))
 	bad.Expect[len(bad.Expect)-2] = eval.Status(run.StatusFailed)

@@ -31,7 +31,7 @@ func FromRun(ctx context.Context, events []run.Event, name string, set *Set) (*C
 	if len(events) == 0 {
 		return nil, errors.New("eval: the run has no events")
 	}
-	created, ok := events[0].Data.(run.RunCreated)
+	created, ok := events[0].Payload.(run.RunCreated)
 	if !ok {
 		return nil, errors.New("eval: the log does not start with the run's creation")
 	}
@@ -45,7 +45,7 @@ func FromRun(ctx context.Context, events []run.Event, name string, set *Set) (*C
 	o := created.Options
 	c := &Case{
 		Name: name, Description: fmt.Sprintf("made from run %s by byref eval add", snap.RunID), Task: o.Task, Input: created.Input,
-		Options: RunOptions{Instructions: o.Instructions, Approval: o.Approval, MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
+		Options: CaseOptions{Instructions: o.Instructions, Approval: o.Approval, MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
 			InputSchema: o.InputSchema, ResultSchema: o.ResultSchema, Actions: o.Actions, ToolLimit: o.ToolLimit},
 	}
 	own := map[string]bool{"input": true}
@@ -58,7 +58,7 @@ func FromRun(ctx context.Context, events []run.Event, name string, set *Set) (*C
 	approved := map[string]bool{}
 	awaits := map[string]run.AwaitRequested{}
 	for _, e := range events {
-		switch p := e.Data.(type) {
+		switch p := e.Payload.(type) {
 		case run.VariableCreated:
 			if p.Step != 0 || own[p.Variable.Name] {
 				continue
@@ -137,7 +137,7 @@ func FromRun(ctx context.Context, events []run.Event, name string, set *Set) (*C
 func clientCalls(events []run.Event) []string {
 	var out []string
 	for _, e := range events {
-		if p, ok := e.Data.(run.AwaitRequested); ok && p.Client && p.Call != nil && !slices.Contains(out, p.Call.Name) {
+		if p, ok := e.Payload.(run.AwaitRequested); ok && p.Client && p.Call != nil && !slices.Contains(out, p.Call.Name) {
 			out = append(out, p.Call.Name)
 		}
 	}
@@ -146,7 +146,7 @@ func clientCalls(events []run.Event) []string {
 
 func actionOf(events []run.Event, callID string) string {
 	for _, e := range events {
-		if p, ok := e.Data.(run.ToolCallScheduled); ok && p.Call.ID == callID {
+		if p, ok := e.Payload.(run.ToolCallScheduled); ok && p.Call.ID == callID {
 			return p.Call.Name
 		}
 	}
@@ -164,7 +164,7 @@ func responsesOf(events []run.Event) []llm.Response {
 		return &out[len(out)-1]
 	}
 	for _, e := range events {
-		switch p := e.Data.(type) {
+		switch p := e.Payload.(type) {
 		case run.Usage:
 			out = append(out, llm.Response{StopReason: llm.StopEnd, Usage: llm.Usage{InputTokens: int(p.InputTokens), OutputTokens: int(p.OutputTokens),
 				CacheReadTokens: int(p.CacheReadTokens), CacheWriteTokens: int(p.CacheWriteTokens)}})

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/eval"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -17,12 +17,12 @@ func TestFromRun(t *testing.T) {
 	ctx := context.Background()
 	opts := testAgent()
 	opts.Model = goodModel()
-	rt, err := runtime.New(opts)
+	rt, err := agent.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := rt.Run(ctx, runtime.RunOptions{
-		Spec:      runtime.Spec{Task: "How many words are in the memo?", ModelName: "scripted:good"},
+	o, err := rt.Run(ctx, agent.RunOptions{
+		Task: "How many words are in the memo?", ModelName: "scripted:good",
 		Variables: []variable.Spec{{Name: "memo", Value: &Doc{Title: "memo", Body: "a b c"}}},
 	})
 	if err != nil || o.Status != run.StatusCompleted {

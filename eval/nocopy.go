@@ -74,7 +74,7 @@ func findCopies(events []run.Event, min int, paramType func(action, param string
 	}
 	var out []copied
 	for _, e := range events {
-		switch p := e.Data.(type) {
+		switch p := e.Payload.(type) {
 		case run.VariableCreated:
 			set(p.Variable, p.Value)
 		case run.VariableModified:

@@ -10,9 +10,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	brt "github.com/byref/byref/runtime"
 )
 
 // Options configures [Run]. The zero value replays every case's cassette
@@ -103,9 +103,9 @@ func Run(ctx context.Context, set *Set, opts Options) (*Report, error) {
 	default:
 		opts.ModelName = fmt.Sprintf("%T", opts.Model)
 	}
-	agent := set.Agent
-	agent.Model, agent.Store, agent.Answer = nil, run.NewMemoryStore(), nil
-	rt, err := brt.New(agent)
+	agentOpts := set.Agent
+	agentOpts.Model, agentOpts.Store, agentOpts.Answer = nil, run.NewMemoryStore(), nil
+	rt, err := agent.New(agentOpts)
 	if err != nil {
 		return nil, fmt.Errorf("eval: the set's agent: %w", err)
 	}
@@ -169,7 +169,7 @@ func Run(ctx context.Context, set *Set, opts Options) (*Report, error) {
 type runner struct {
 	set       *Set
 	opts      *Options
-	rt        *brt.Runtime
+	rt        *agent.Agent
 	recorders []*Recorder
 	tokens    atomic.Int64
 }
@@ -207,7 +207,7 @@ func (r *runner) trial(ctx context.Context, ci, rep int) *Trial {
 	}
 	opts.Model, opts.ModelName = obs, r.opts.ModelName
 	answers := &answerer{c: c}
-	var handle atomic.Pointer[brt.Handle]
+	var handle atomic.Pointer[agent.Handle]
 	ready := make(chan struct{})
 	opts.OnStatus = func(s run.StatusChanged) {
 		if s.To == run.StatusAwaiting {
@@ -387,7 +387,7 @@ func clientError(name string) string {
 	return fmt.Sprintf("the run called %s, a tool its client runs and answers (an AG-UI front-end tool); an eval has no client to run it, so the run was canceled rather than given a made-up answer: give the set's agent a Go action %s that stands in for the front end", name, name)
 }
 
-func (a *answerer) answer(ctx context.Context, h *brt.Handle) {
+func (a *answerer) answer(ctx context.Context, h *agent.Handle) {
 	req, ok := h.Pending()
 	if !ok {
 		return

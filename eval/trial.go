@@ -99,7 +99,7 @@ func trajectory(events []run.Event) []Step {
 	calls := map[string]int{}
 	awaits := map[string]int{}
 	for _, e := range events {
-		switch p := e.Data.(type) {
+		switch p := e.Payload.(type) {
 		case run.AssistantMessage:
 			if p.Text != "" {
 				out = append(out, Step{Step: p.Step, Kind: "text", Text: p.Text})

@@ -24,7 +24,7 @@ func TestNoDebugHandlers(t *testing.T) {
 // TestNoStdlibTable: the runtime's dependencies hold neither yaegi's
 // whole-stdlib table nor the packages that register debug handlers.
 func TestNoStdlibTable(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/runtime", "github.com/byref/byref/interp").CombinedOutput()
+	out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/agent", "github.com/byref/byref/interp").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}

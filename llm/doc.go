@@ -11,7 +11,7 @@
 //
 // A [Model] takes a [Request] (the conversation and the tool schemas) and
 // returns a [Response] (text, tool calls, usage, stop reason). A Model must
-// be safe for concurrent use: one value is shared by every run of a runtime.
+// be safe for concurrent use: one value is shared by every run of an agent.
 // Streaming is an optional capability, the [Streamer] interface, probed with
 // a type assertion; [Stream] does the probing and falls back to Generate.
 //

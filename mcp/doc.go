@@ -47,7 +47,7 @@
 //     session, a question asked outside the multi round-trip flow is
 //     refused.
 //   - Progress: the server's progress notifications about a call are
-//     recorded as the call's progress (action.Progress, runtime.Progress):
+//     recorded as the call's progress (action.Progress, agent.Progress):
 //     the inspector and the protocols' streams show them; the model does
 //     not.
 //   - Sampling is off by default. ConnectOptions.SampleWithRunModel
@@ -74,7 +74,7 @@
 // # Tools out
 //
 // Serving byref actions and agents to MCP clients is package
-// [github.com/byref/byref/mcp/mcpserver], which builds on the runtime.
+// [github.com/byref/byref/mcp/mcpserver], which builds on package agent.
 // This package does not import the runtime: a program that only imports
 // MCP tools as actions links the action package and the SDK, not the agent
 // loop, the interpreter or the store (internal/archtest checks it).

@@ -7,8 +7,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/mcp"
-	"github.com/byref/byref/runtime"
 )
 
 // An MCP server's tools become byref actions; here the server runs in
@@ -40,9 +40,9 @@ func ExampleImport() {
 		fmt.Println(err)
 		return
 	}
-	rt, _ := runtime.New(runtime.Options{Actions: tools})
-	state, _ := rt.NewState()
-	res := state.Execute(ctx, runtime.Step{Calls: []runtime.ToolCall{
+	a, _ := agent.New(agent.Options{Actions: tools})
+	state, _ := a.NewState()
+	res := state.Execute(ctx, agent.Step{Calls: []agent.ToolCall{
 		{ID: "1", Name: "get_forecast", Arguments: `{"city":"Lyon","return":null}`},
 	}})
 	v := res.Responses[0].Variables[0]

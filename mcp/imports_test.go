@@ -16,11 +16,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/mcptest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/mcp"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -59,7 +59,7 @@ func TestImportKeepsSchemas(t *testing.T) {
 	}
 
 	// What the model sees in plain mode is the tool's own shape.
-	rt, _ := runtime.New(runtime.Options{Actions: set, HideFromAI: true})
+	rt, _ := agent.New(agent.Options{Actions: set, HideFromAI: true})
 	st, _ := rt.NewState()
 	for _, tool := range st.Tools() {
 		if tool.Name != "greet" {
@@ -78,16 +78,16 @@ func TestImportKeepsSchemas(t *testing.T) {
 
 var reflectRaw = action.MustNew(action.Spec{Name: "x", Func: func(json.RawMessage) {}, Params: []action.Param{{Name: "p"}}}).Param(0).Type
 
-// exercise calls the imported tools through runtime.Execute and checks the
+// exercise calls the imported tools through agent.Execute and checks the
 // results became variables.
 func exercise(t *testing.T, set *action.Set) {
 	t.Helper()
-	agent, err := runtime.New(runtime.Options{Actions: set})
+	ag, err := agent.New(agent.Options{Actions: set})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, _ := agent.NewState()
-	res := rt.Execute(context.Background(), runtime.Step{Calls: []runtime.ToolCall{
+	rt, _ := ag.NewState()
+	res := rt.Execute(context.Background(), agent.Step{Calls: []agent.ToolCall{
 		{ID: "1", Name: "greet", Arguments: `{"name":"Ada","style":"loud","return":null}`},
 		{ID: "2", Name: "add", Arguments: `{"a":2,"b":3,"return":null}`},
 		{ID: "3", Name: "fail", Arguments: `{}`},
@@ -162,9 +162,9 @@ func TestImportOptions(t *testing.T) {
 		}
 	}
 	// The prefixed action still calls the server's tool by its own name.
-	agent, _ := runtime.New(runtime.Options{Actions: set})
-	rt, _ := agent.NewState()
-	r := rt.Execute(context.Background(), runtime.Step{Calls: []runtime.ToolCall{{ID: "1", Name: "fx_greet", Arguments: `{"name":"Ada","style":null,"return":null}`}}})
+	ag, _ := agent.New(agent.Options{Actions: set})
+	rt, _ := ag.NewState()
+	r := rt.Execute(context.Background(), agent.Step{Calls: []agent.ToolCall{{ID: "1", Name: "fx_greet", Arguments: `{"name":"Ada","style":null,"return":null}`}}})
 	if !r.Responses[0].Success {
 		t.Fatal(r.Responses[0].Error)
 	}
@@ -191,13 +191,13 @@ func TestAgentRunUsesImportedTools(t *testing.T) {
 		llm.CallTool(action.TerminateName, `{"success":true,"result":"<<var:add_result>>"}`),
 	)
 	who, _ := json.Marshal("Ada")
-	rt, err := runtime.New(runtime.Options{Model: model, Actions: set})
+	rt, err := agent.New(agent.Options{Model: model, Actions: set})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "greet who, then add 40 and 2"}, Variables: []variable.Spec{{Name: "who", Value: json.RawMessage(who)}}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "greet who, then add 40 and 2", Variables: []variable.Spec{{Name: "who", Value: json.RawMessage(who)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,8 +237,8 @@ func TestAgentRunUsesImportedTools(t *testing.T) {
 func TestRelevanceSelectsImportedTools(t *testing.T) {
 	set := mcptest.Import(t, mcptest.InMemory(t, toolServer()), mcp.ImportOptions{})
 	model := llm.NewScripted(llm.Text("done"))
-	rt, _ := runtime.New(runtime.Options{Model: model, Actions: set})
-	if _, err := rt.Run(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "Adds two numbers: 2 and 3", ToolLimit: 1}}); err != nil {
+	rt, _ := agent.New(agent.Options{Model: model, Actions: set})
+	if _, err := rt.Run(context.Background(), agent.RunOptions{Task: "Adds two numbers: 2 and 3", ToolLimit: 1}); err != nil {
 		t.Fatal(err)
 	}
 	var offered []string
@@ -262,14 +262,14 @@ func TestImportedToolEchoingASecret(t *testing.T) {
 		llm.CallTool(action.TerminateName, `{"success":true,"result":"<<var:greet_result>>"}`),
 	)
 	pw, _ := json.Marshal(secret)
-	rt, err := runtime.New(runtime.Options{Model: model, Actions: set,
+	rt, err := agent.New(agent.Options{Model: model, Actions: set,
 		Variables: []variable.Spec{{Name: "pw", Value: json.RawMessage(pw), Secret: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "greet pw"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "greet pw"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ type ResourceOptions struct {
 }
 
 // Resources reads the resources the session's server lists and returns
-// them as starting variables of a run (runtime.RunOptions.Variables), each
+// them as starting variables of a run (agent.RunOptions.Variables), each
 // a Resource named after the resource (a Go identifier, with
 // ResourceOptions.Prefix) and described by its description.
 func Resources(ctx context.Context, session *sdk.ClientSession, opts ResourceOptions) ([]variable.Spec, error) {

@@ -116,7 +116,7 @@ func Connect(ctx context.Context, t sdk.Transport) (*sdk.ClientSession, error) {
 //     on; a URL the server asks the user to visit (URL mode) becomes the
 //     run's await for an authorization with that link;
 //   - the server's progress notifications are recorded as the call's
-//     progress (action.Progress, runtime.Progress);
+//     progress (action.Progress, agent.Progress);
 //   - sampling requests are served by ConnectOptions.Sampling, and refused
 //     when it is nil.
 func ConnectWith(ctx context.Context, t sdk.Transport, opts ConnectOptions) (*sdk.ClientSession, error) {

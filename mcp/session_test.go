@@ -19,11 +19,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/mcptest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/mcp"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -138,12 +138,12 @@ func TestElicitationBecomesAnAwait(t *testing.T) {
 				llm.CallTool(action.TerminateName, `{"success":true,"result":"<<var:paint_result>>"}`),
 			)
 			store := run.NewMemoryStore()
-			rt, err := runtime.New(runtime.Options{Model: model, Actions: set, Store: store})
+			rt, err := agent.New(agent.Options{Model: model, Actions: set, Store: store})
 			if err != nil {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "count, then paint the wall"}})
+			h, err := rt.Start(ctx, agent.RunOptions{Task: "count, then paint the wall"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +152,7 @@ func TestElicitationBecomesAnAwait(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if a, ok := e.Data.(run.AwaitRequested); ok {
+				if a, ok := e.Payload.(run.AwaitRequested); ok {
 					await = a
 					break
 				}
@@ -183,7 +183,7 @@ func TestElicitationBecomesAnAwait(t *testing.T) {
 				progress = progress[:0]
 				events, _ := store.Read(ctx, h.ID(), 1, 0)
 				for _, e := range events {
-					if p, ok := e.Data.(run.Progress); ok {
+					if p, ok := e.Payload.(run.Progress); ok {
 						progress = append(progress, p.Message)
 					}
 				}
@@ -244,11 +244,11 @@ func TestSamplingWithTheRunModel(t *testing.T) {
 		r.Usage = llm.Usage{InputTokens: 10, OutputTokens: 1}
 		return r, nil
 	})
-	rt, err := runtime.New(runtime.Options{Model: model, Actions: set})
+	rt, err := agent.New(agent.Options{Model: model, Actions: set})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "muse"}})
+	out, err := rt.Run(ctx, agent.RunOptions{Task: "muse"})
 	if err != nil || string(out.Result) != `"the model said: autumn moon"` {
 		t.Fatalf("result %s, %v", out.Result, err)
 	}
@@ -266,7 +266,7 @@ func TestSamplingWithTheRunModel(t *testing.T) {
 	}
 	modelCalls := 0
 	for _, e := range events {
-		if _, ok := e.Data.(run.Usage); ok {
+		if _, ok := e.Payload.(run.Usage); ok {
 			modelCalls++
 		}
 	}
@@ -312,11 +312,11 @@ func TestResourcesAreVariables(t *testing.T) {
 		llm.CallTool("file", `{"name":"plan b.md","return":null}`),
 		llm.CallTool(action.TerminateName, `{"success":true,"result":"<<var:file_result>>"}`),
 	)
-	rt, err := runtime.New(runtime.Options{Model: model, Actions: action.MustSet(append(templates, size)...)})
+	rt, err := agent.New(agent.Options{Model: model, Actions: action.MustSet(append(templates, size)...)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "size the logo, read plan b"}, Variables: vars})
+	out, err := rt.Run(ctx, agent.RunOptions{Task: "size the logo, read plan b", Variables: vars})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,11 +371,11 @@ func TestCancelReleasesAParkedCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	model := llm.NewScripted(llm.CallTool("ask", `{"return":null}`))
-	rt, err := runtime.New(runtime.Options{Model: model, Actions: set, Store: run.NewMemoryStore()})
+	rt, err := agent.New(agent.Options{Model: model, Actions: set, Store: run.NewMemoryStore()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "ask"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "ask"})
 	if err != nil {
 		t.Fatal(err)
 	}

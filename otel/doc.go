@@ -1,6 +1,6 @@
 // Package otel traces byref runs with OpenTelemetry.
 //
-// A [Tracer] implements runtime.Tracer: set it as runtime.Options.Tracer and
+// A [Tracer] implements agent.Tracer: set it as agent.Options.Tracer and
 // every run gets a span tree
 //
 //	invoke_agent NAME            a run's turn (gen_ai.operation.name=invoke_agent)
@@ -39,6 +39,6 @@
 // # Logs
 //
 // byref logs through log/slog with a *slog.Logger the host supplies
-// (runtime.Options.Logger, server.Options.Logger, Options.Logger here); no
+// (agent.Options.Logger, server.Options.Logger, Options.Logger here); no
 // package keeps a logger of its own.
 package otel

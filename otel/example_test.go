@@ -7,8 +7,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 
 	byrefotel "github.com/byref/byref/otel"
 )
@@ -20,11 +20,11 @@ func ExampleNewTracer() {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	defer tp.Shutdown(context.Background())
 
-	rt, _ := runtime.New(runtime.Options{
+	a, _ := agent.New(agent.Options{
 		Model:  llm.NewScripted(llm.Response{Text: "Hi!", Usage: llm.Usage{InputTokens: 12, OutputTokens: 3}}),
 		Tracer: byrefotel.NewTracer(byrefotel.Options{TracerProvider: tp}),
 	})
-	rt.Run(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "say hi", ModelName: "openai:gpt-4o-mini"}, Name: "greeter"})
+	a.Run(context.Background(), agent.RunOptions{Task: "say hi", ModelName: "openai:gpt-4o-mini", Name: "greeter"})
 
 	for _, s := range exp.GetSpans() {
 		fmt.Println(s.Name)

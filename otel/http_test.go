@@ -11,8 +11,8 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 
 	byrefotel "github.com/byref/byref/otel"
@@ -69,11 +69,11 @@ func TestHandlerServerErrorStatus(t *testing.T) {
 func TestACPRunJoinsTheRequestsTrace(t *testing.T) {
 	tp, exp := newProvider(t)
 	tracer := byrefotel.NewTracer(byrefotel.Options{TracerProvider: tp})
-	rt, err := runtime.New(runtime.Options{Tracer: tracer, Model: llm.NewScripted(llm.Text("hello"))})
+	rt, err := agent.New(agent.Options{Tracer: tracer, Model: llm.NewScripted(llm.Text("hello"))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.New(server.Options{Agents: []server.Agent{{Name: "echo", Runtime: rt}}})
+	s, err := server.New(server.Options{Agents: []server.Agent{{Name: "echo", Agent: rt}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,9 +12,9 @@ import (
 
 	otelapi "go.opentelemetry.io/otel"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // ScopeName is the instrumentation scope of byref's spans.
@@ -76,15 +76,15 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Tracer is a runtime.Tracer over OpenTelemetry: set it as
-// runtime.Options.Tracer. It is safe for concurrent use.
+// Tracer is an agent.Tracer over OpenTelemetry: set it as
+// agent.Options.Tracer. It is safe for concurrent use.
 type Tracer struct {
 	tr     trace.Tracer
 	system string
 	log    *slog.Logger
 }
 
-var _ runtime.Tracer = (*Tracer)(nil)
+var _ agent.Tracer = (*Tracer)(nil)
 
 // NewTracer returns a Tracer writing spans through opts.TracerProvider.
 func NewTracer(opts Options) *Tracer {
@@ -99,14 +99,14 @@ func NewTracer(opts Options) *Tracer {
 	return &Tracer{tr: tp.Tracer(ScopeName), system: opts.System, log: log}
 }
 
-// Start implements runtime.Tracer: it starts a span, a child of the span in
+// Start implements agent.Tracer: it starts a span, a child of the span in
 // ctx, and returns a context holding it, so the actions and snippets that
 // run under that context see it through trace.SpanFromContext.
 //
 // Span names follow the GenAI conventions: "invoke_agent NAME" for a run,
 // "chat MODEL" for a model call, "execute_tool ACTION" for a tool call, and
 // "step N" and "snippet" for byref's own spans.
-func (t *Tracer) Start(ctx context.Context, s runtime.Span) (context.Context, func(runtime.SpanEnd)) {
+func (t *Tracer) Start(ctx context.Context, s agent.Span) (context.Context, func(agent.SpanEnd)) {
 	attrs := make([]attribute.KeyValue, 0, 8+len(s.Tags))
 	attrs = append(attrs, attribute.String(AttrSpanKind, string(s.Kind)))
 	if s.RunID != "" {
@@ -115,20 +115,20 @@ func (t *Tracer) Start(ctx context.Context, s runtime.Span) (context.Context, fu
 	for k, v := range s.Tags {
 		attrs = append(attrs, attribute.String(AttrTagPrefix+k, v))
 	}
-	if s.Kind != runtime.SpanRun {
+	if s.Kind != agent.SpanRun {
 		attrs = append(attrs, attribute.Int(AttrStep, s.Step))
 	}
 	kind := trace.SpanKindInternal
 	var name string
 	switch s.Kind {
-	case runtime.SpanRun:
+	case agent.SpanRun:
 		name = OpInvokeAgent
 		attrs = append(attrs, attribute.String(AttrOperation, OpInvokeAgent))
 		if s.Name != "" {
 			name += " " + s.Name
 			attrs = append(attrs, attribute.String(AttrAgentName, s.Name))
 		}
-	case runtime.SpanModel:
+	case agent.SpanModel:
 		kind = trace.SpanKindClient
 		name = OpChat
 		attrs = append(attrs, attribute.String(AttrOperation, OpChat))
@@ -140,9 +140,9 @@ func (t *Tracer) Start(ctx context.Context, s runtime.Span) (context.Context, fu
 			name += " " + model
 			attrs = append(attrs, attribute.String(AttrRequestModel, model))
 		}
-	case runtime.SpanStep:
+	case agent.SpanStep:
 		name = "step " + strconv.Itoa(s.Step)
-	case runtime.SpanTool:
+	case agent.SpanTool:
 		name = OpExecuteTool + " " + s.Name
 		attrs = append(attrs,
 			attribute.String(AttrOperation, OpExecuteTool),
@@ -150,7 +150,7 @@ func (t *Tracer) Start(ctx context.Context, s runtime.Span) (context.Context, fu
 		if s.CallID != "" {
 			attrs = append(attrs, attribute.String(AttrToolCallID, s.CallID))
 		}
-	case runtime.SpanSnippet:
+	case agent.SpanSnippet:
 		name = "snippet"
 	default:
 		name = string(s.Kind)
@@ -159,8 +159,8 @@ func (t *Tracer) Start(ctx context.Context, s runtime.Span) (context.Context, fu
 		}
 	}
 	ctx, span := t.tr.Start(ctx, name, trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
-	return ctx, func(e runtime.SpanEnd) {
-		if s.Kind == runtime.SpanModel {
+	return ctx, func(e agent.SpanEnd) {
+		if s.Kind == agent.SpanModel {
 			setUsage(span, e.Usage)
 		}
 		if e.Status != "" {
@@ -204,8 +204,8 @@ func setUsage(span trace.Span, u llm.Usage) {
 	}
 }
 
-func errorType(kind runtime.SpanKind, status run.Status) string {
-	if kind == runtime.SpanRun && status != "" {
+func errorType(kind agent.SpanKind, status run.Status) string {
+	if kind == agent.SpanRun && status != "" {
 		return string(status) // failed, canceled
 	}
 	return string(kind) + "_error"

@@ -14,8 +14,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 
 	byrefotel "github.com/byref/byref/otel"
@@ -104,7 +104,7 @@ func TestSpanTreeOfARun(t *testing.T) {
 			Usage:     llm.Usage{InputTokens: 200, OutputTokens: 5},
 		},
 	)
-	rt, err := runtime.New(runtime.Options{
+	rt, err := agent.New(agent.Options{
 		Model:   model,
 		Actions: action.MustSet(weather(&seen)),
 		Tracer:  byrefotel.NewTracer(byrefotel.Options{TracerProvider: tp}),
@@ -112,8 +112,8 @@ func TestSpanTreeOfARun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := rt.Run(context.Background(), runtime.RunOptions{
-		Spec: runtime.Spec{Task: "weather?", ModelName: "openai:gpt-4o-mini"},
+	o, err := rt.Run(context.Background(), agent.RunOptions{
+		Task: "weather?", ModelName: "openai:gpt-4o-mini",
 		Name: "forecaster",
 		Tags: map[string]string{"tenant": "acme"},
 	})
@@ -200,14 +200,14 @@ func TestSpanTreeOfARun(t *testing.T) {
 
 func TestFailedRunAndModelErrors(t *testing.T) {
 	tp, exp := newProvider(t)
-	rt, err := runtime.New(runtime.Options{
+	rt, err := agent.New(agent.Options{
 		Model:  llm.NewScripted(), // exhausted at once: the model call fails, and so the run
 		Tracer: byrefotel.NewTracer(byrefotel.Options{TracerProvider: tp, System: "scripted"}),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := rt.Run(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "t", ModelName: "script-1"}})
+	o, err := rt.Run(context.Background(), agent.RunOptions{Task: "t", ModelName: "script-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,11 +225,11 @@ func TestFailedRunAndModelErrors(t *testing.T) {
 func TestRunIsAChildOfTheCallersSpan(t *testing.T) {
 	tp, exp := newProvider(t)
 	ctx, parent := tp.Tracer("test").Start(context.Background(), "request")
-	rt, _ := runtime.New(runtime.Options{
+	rt, _ := agent.New(agent.Options{
 		Model:  llm.NewScripted(llm.Text("hi")),
 		Tracer: byrefotel.NewTracer(byrefotel.Options{TracerProvider: tp}),
 	})
-	if _, err := rt.Run(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "t"}, Name: "n"}); err != nil {
+	if _, err := rt.Run(ctx, agent.RunOptions{Task: "t", Name: "n"}); err != nil {
 		t.Fatal(err)
 	}
 	parent.End()
@@ -241,12 +241,12 @@ func TestRunIsAChildOfTheCallersSpan(t *testing.T) {
 func BenchmarkTracerStart(b *testing.B) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sdktrace.NewSimpleSpanProcessor(tracetest.NewNoopExporter())))
 	tr := byrefotel.NewTracer(byrefotel.Options{TracerProvider: tp})
-	s := runtime.Span{Kind: runtime.SpanTool, Name: "get_weather", RunID: "r1", Tags: map[string]string{"a": "b"}, Step: 3, CallID: "c1"}
+	s := agent.Span{Kind: agent.SpanTool, Name: "get_weather", RunID: "r1", Tags: map[string]string{"a": "b"}, Step: 3, CallID: "c1"}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
 		_, end := tr.Start(ctx, s)
-		end(runtime.SpanEnd{})
+		end(agent.SpanEnd{})
 	}
 }
 
@@ -263,13 +263,13 @@ func TestSpansHoldNoSecret(t *testing.T) {
 		llm.CallTool("run_go", `{"code":"panic(strings.ToLower(pw) + \" reversed\")"}`),
 		llm.CallTool("terminate", `{"success":false,"result":"<<var:pw>>"}`),
 	)
-	rt, err := runtime.New(runtime.Options{Model: model, Actions: action.MustSet(fail),
+	rt, err := agent.New(agent.Options{Model: model, Actions: action.MustSet(fail),
 		Variables: []variable.Spec{{Name: "pw", Value: secret, Secret: true}},
 		Tracer:    byrefotel.NewTracer(byrefotel.Options{TracerProvider: tp})})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rt.Run(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "go"}}); err != nil {
+	if _, err := rt.Run(context.Background(), agent.RunOptions{Task: "go"}); err != nil {
 		t.Fatal(err)
 	}
 	spans := exp.GetSpans()

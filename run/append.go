@@ -10,7 +10,7 @@ import (
 // in UTC without a monotonic reading), with the run's initial summary.
 // It is for Store implementations, so that every store checks alike.
 func PrepareCreate(e Event, now time.Time) (Event, Summary, error) {
-	c, ok := e.Data.(RunCreated)
+	c, ok := e.Payload.(RunCreated)
 	switch {
 	case e.RunID == "":
 		return Event{}, Summary{}, fmt.Errorf("%w: a run needs an ID (use run.NewID)", ErrInvalidEvent)
@@ -51,7 +51,7 @@ func PrepareAppend(dst []Event, s Summary, last int64, events []Event, now time.
 		e.RunID = s.ID
 		e.Seq = next.LastSeq + 1
 		e.Time = stamp(e.Time, now)
-		if sc, ok := e.Data.(StatusChanged); ok {
+		if sc, ok := e.Payload.(StatusChanged); ok {
 			next.Status, next.Reason = sc.To, sc.Reason
 		}
 		next.LastSeq = e.Seq
@@ -66,7 +66,7 @@ func check(s Summary, e Event, i int) error {
 	if e.RunID != "" && e.RunID != s.ID {
 		return fmt.Errorf("%w: event %d of the batch belongs to run %q, not %q", ErrInvalidEvent, i, e.RunID, s.ID)
 	}
-	switch p := e.Data.(type) {
+	switch p := e.Payload.(type) {
 	case nil:
 		return fmt.Errorf("%w: event %d of the batch has no payload", ErrInvalidEvent, i)
 	case RunCreated:

@@ -103,16 +103,17 @@ type Event struct {
 	// Time is when the event happened. Stores set a zero Time to their
 	// clock at append, and return times in UTC without a monotonic reading.
 	Time time.Time
-	// Data is the typed payload; its Kind is the event's type.
-	Data Payload
+	// Payload is what happened; its Kind is the event's type. The log's
+	// JSON holds it under "data".
+	Payload Payload
 }
 
 // Type returns the event's type, the Kind of its payload; "" if it has none.
 func (e Event) Type() EventType {
-	if e.Data == nil {
+	if e.Payload == nil {
 		return ""
 	}
-	return e.Data.Kind()
+	return e.Payload.Kind()
 }
 
 // wireEvent is the JSON shape of an Event.
@@ -130,14 +131,14 @@ var ErrInvalidEvent = errors.New("run: invalid event")
 
 // MarshalJSON encodes the event with its type and payload.
 func (e Event) MarshalJSON() ([]byte, error) {
-	if e.Data == nil {
+	if e.Payload == nil {
 		return nil, fmt.Errorf("%w: event %d of run %q has no payload", ErrInvalidEvent, e.Seq, e.RunID)
 	}
-	w := wireEvent{RunID: e.RunID, Seq: e.Seq, Time: e.Time, Type: e.Data.Kind()}
-	if u, ok := e.Data.(Unknown); ok {
+	w := wireEvent{RunID: e.RunID, Seq: e.Seq, Time: e.Time, Type: e.Payload.Kind()}
+	if u, ok := e.Payload.(Unknown); ok {
 		w.Data = u.Data
 	} else {
-		data, err := marshal(e.Data)
+		data, err := marshal(e.Payload)
 		if err != nil {
 			return nil, fmt.Errorf("run: encoding %s event: %w", w.Type, err)
 		}
@@ -179,6 +180,6 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 			return fmt.Errorf("%w: data of %s event %d: %w", ErrInvalidEvent, w.Type, w.Seq, err)
 		}
 	}
-	*e = Event{RunID: w.RunID, Seq: w.Seq, Time: w.Time, Data: p}
+	*e = Event{RunID: w.RunID, Seq: w.Seq, Time: w.Time, Payload: p}
 	return nil
 }

@@ -17,11 +17,11 @@ import (
 func TestEventJSONRoundTripEveryKind(t *testing.T) {
 	payloads := append([]run.Payload{run.RunCreated{Name: "n", Session: "s", Turn: "t",
 		ParentRun: "p", ParentToolCall: "c", Tags: map[string]string{"a": "b"},
-		Input: json.RawMessage(`{"x":1}`), Options: run.RunOptions{ModelName: "m", Actions: []string{"a"}}}},
+		Input: json.RawMessage(`{"x":1}`), Options: run.Spec{ModelName: "m", Actions: []string{"a"}}}},
 		storetest.EveryKind()...)
 	seen := map[run.EventType]bool{}
 	for i, p := range payloads {
-		e := run.Event{RunID: "run_a", Seq: int64(i + 1), Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), Data: p}
+		e := run.Event{RunID: "run_a", Seq: int64(i + 1), Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), Payload: p}
 		b, err := json.Marshal(e)
 		if err != nil {
 			t.Fatalf("%s: %v", p.Kind(), err)
@@ -50,7 +50,7 @@ func TestEventJSONRoundTripEveryKind(t *testing.T) {
 
 func TestEventJSONShape(t *testing.T) {
 	e := run.Event{RunID: "run_a", Seq: 3, Time: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC),
-		Data: run.ToolCallCompleted{CallID: "c1", Success: true, Duration: time.Second}}
+		Payload: run.ToolCallCompleted{CallID: "c1", Success: true, Duration: time.Second}}
 	b, err := e.MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestEventUnknownTypeSurvives(t *testing.T) {
 	if err := json.Unmarshal([]byte(in), &e); err != nil {
 		t.Fatal(err)
 	}
-	u, ok := e.Data.(run.Unknown)
+	u, ok := e.Payload.(run.Unknown)
 	if !ok || u.Type != "from_the_future" || string(u.Data) != `{"x":[1,2]}` || e.Type().Known() {
 		t.Fatalf("decoded %#v", e)
 	}
@@ -101,7 +101,7 @@ func TestEventJSONErrors(t *testing.T) {
 }
 
 func TestEventReferencesNotEscaped(t *testing.T) {
-	e := run.Event{Data: run.ToolCallScheduled{Call: run.ToolCall{ID: "c", Name: "a", Arguments: `{"p":"<<var:x>>"}`}}}
+	e := run.Event{Payload: run.ToolCallScheduled{Call: run.ToolCall{ID: "c", Name: "a", Arguments: `{"p":"<<var:x>>"}`}}}
 	b, err := e.MarshalJSON()
 	if err != nil || !strings.Contains(string(b), `<<var:x>>`) {
 		t.Fatalf("MarshalJSON = %s, %v; want the reference readable", b, err)
@@ -111,7 +111,7 @@ func TestEventReferencesNotEscaped(t *testing.T) {
 // TestDeltaIsLiveOnly: a delta round-trips through JSON as a Delta, is
 // not a type of the log, and no store takes one.
 func TestDeltaIsLiveOnly(t *testing.T) {
-	e := run.Event{RunID: "r", Data: run.Delta{Step: 2, What: run.DeltaText, Text: "Hel", After: 7}}
+	e := run.Event{RunID: "r", Payload: run.Delta{Step: 2, What: run.DeltaText, Text: "Hel", After: 7}}
 	b, err := json.Marshal(e)
 	if err != nil {
 		t.Fatal(err)
@@ -120,18 +120,18 @@ func TestDeltaIsLiveOnly(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if d, ok := back.Data.(run.Delta); !ok || d.Text != "Hel" || d.After != 7 || !back.Type().Live() {
-		t.Fatalf("decoded %#v from %s", back.Data, b)
+	if d, ok := back.Payload.(run.Delta); !ok || d.Text != "Hel" || d.After != 7 || !back.Type().Live() {
+		t.Fatalf("decoded %#v from %s", back.Payload, b)
 	}
 	if slices.Contains(run.EventTypes(), run.EventDelta) {
 		t.Error("EventTypes lists the live-only delta")
 	}
 	s := run.NewMemoryStore()
 	ctx := context.Background()
-	if _, _, err := s.Create(ctx, run.Event{RunID: "r", Data: run.RunCreated{}}); err != nil {
+	if _, _, err := s.Create(ctx, run.Event{RunID: "r", Payload: run.RunCreated{}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Append(ctx, "r", 1, run.Event{Data: run.Delta{Text: "x"}}); !errors.Is(err, run.ErrInvalidEvent) {
+	if _, err := s.Append(ctx, "r", 1, run.Event{Payload: run.Delta{Text: "x"}}); !errors.Is(err, run.ErrInvalidEvent) {
 		t.Fatalf("Append(delta) = %v, want run.ErrInvalidEvent", err)
 	}
 }

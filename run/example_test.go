@@ -25,12 +25,12 @@ func ExampleTransition() {
 func ExampleFold() {
 	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	events := []run.Event{
-		{RunID: "run_1", Seq: 1, Time: at, Data: run.RunCreated{Name: "weather"}},
-		{RunID: "run_1", Seq: 2, Time: at, Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
-		{RunID: "run_1", Seq: 3, Time: at, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "get_weather"}}},
-		{RunID: "run_1", Seq: 4, Time: at.Add(300 * time.Millisecond), Data: run.ToolCallCompleted{CallID: "c1", Success: true, Duration: 300 * time.Millisecond}},
-		{RunID: "run_1", Seq: 5, Time: at, Data: run.Result{Value: json.RawMessage(`{"temp":21}`)}},
-		{RunID: "run_1", Seq: 6, Time: at, Data: run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted}},
+		{RunID: "run_1", Seq: 1, Time: at, Payload: run.RunCreated{Name: "weather"}},
+		{RunID: "run_1", Seq: 2, Time: at, Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
+		{RunID: "run_1", Seq: 3, Time: at, Payload: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "get_weather"}}},
+		{RunID: "run_1", Seq: 4, Time: at.Add(300 * time.Millisecond), Payload: run.ToolCallCompleted{CallID: "c1", Success: true, Duration: 300 * time.Millisecond}},
+		{RunID: "run_1", Seq: 5, Time: at, Payload: run.Result{Value: json.RawMessage(`{"temp":21}`)}},
+		{RunID: "run_1", Seq: 6, Time: at, Payload: run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted}},
 	}
 	s := run.Fold(events)
 	fmt.Println(s.Name, s.Status, string(s.Result))
@@ -47,20 +47,20 @@ func ExampleMemoryStore() {
 	s := run.NewMemoryStore()
 
 	// Creating twice with one ID is idempotent.
-	created := run.Event{RunID: "run_1", Data: run.RunCreated{Name: "weather", Tags: map[string]string{"order": "42"}}}
+	created := run.Event{RunID: "run_1", Payload: run.RunCreated{Name: "weather", Tags: map[string]string{"order": "42"}}}
 	_, ok, _ := s.Create(ctx, created)
 	_, again, _ := s.Create(ctx, created)
 	fmt.Println(ok, again)
 
 	// Appends state the last sequence number they know.
 	last, _ := s.Append(ctx, "run_1", 1,
-		run.Event{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
-		run.Event{Data: run.AssistantMessage{Text: "Checking the weather."}})
-	_, err := s.Append(ctx, "run_1", 1, run.Event{Data: run.AssistantMessage{Text: "stale"}})
+		run.Event{Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
+		run.Event{Payload: run.AssistantMessage{Text: "Checking the weather."}})
+	_, err := s.Append(ctx, "run_1", 1, run.Event{Payload: run.AssistantMessage{Text: "stale"}})
 	fmt.Println(last, errors.Is(err, run.ErrConflict))
 
 	// Follow the run: stored events, then live ones, until it completes.
-	go s.Append(ctx, "run_1", last, run.Event{Data: run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted}})
+	go s.Append(ctx, "run_1", last, run.Event{Payload: run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted}})
 	for e, err := range s.Events(ctx, "run_1", 1) {
 		if err != nil {
 			break
@@ -117,9 +117,9 @@ func ExampleArtifact() {
 
 func ExampleHistory() {
 	events := []run.Event{
-		{Seq: 1, Data: run.AssistantMessage{Step: 1, Text: "Get the weather."}},
-		{Seq: 2, Data: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "get_weather", Arguments: `{"location":"<<var:city>>"}`}}},
-		{Seq: 3, Data: run.ToolCallCompleted{CallID: "c1", Success: true, Result: "weather",
+		{Seq: 1, Payload: run.AssistantMessage{Step: 1, Text: "Get the weather."}},
+		{Seq: 2, Payload: run.ToolCallScheduled{Step: 1, Call: run.ToolCall{ID: "c1", Name: "get_weather", Arguments: `{"location":"<<var:city>>"}`}}},
+		{Seq: 3, Payload: run.ToolCallCompleted{CallID: "c1", Success: true, Result: "weather",
 			Created:    []run.VariableInfo{{Name: "weather", Type: "string"}},
 			Resolution: &run.Resolution{Args: []run.Argument{{Param: "location", Ref: "city", Type: "string"}}}}},
 	}

@@ -119,7 +119,7 @@ type pendingCall struct {
 
 // Apply folds the next event of the log.
 func (f *HistoryFolder) Apply(e Event) {
-	switch p := e.Data.(type) {
+	switch p := e.Payload.(type) {
 	case Usage:
 		// A new answer of the model: the previous one's text is no
 		// longer the reason of what follows.

@@ -12,7 +12,7 @@ func TestHistory(t *testing.T) {
 	ev := func(ps ...run.Payload) []run.Event {
 		out := make([]run.Event, len(ps))
 		for i, p := range ps {
-			out[i] = run.Event{Seq: int64(i + 1), Data: p}
+			out[i] = run.Event{Seq: int64(i + 1), Payload: p}
 		}
 		return out
 	}

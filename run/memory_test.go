@@ -15,10 +15,10 @@ func TestMemoryStoreConformance(t *testing.T) {
 func BenchmarkMemoryStoreAppend(b *testing.B) {
 	ctx := context.Background()
 	s := run.NewMemoryStore()
-	if _, _, err := s.Create(ctx, run.Event{RunID: "run_bench", Data: run.RunCreated{}}); err != nil {
+	if _, _, err := s.Create(ctx, run.Event{RunID: "run_bench", Payload: run.RunCreated{}}); err != nil {
 		b.Fatal(err)
 	}
-	e := run.Event{Data: run.ToolCallCompleted{CallID: "call_1", Success: true, Stdout: "ok"}}
+	e := run.Event{Payload: run.ToolCallCompleted{CallID: "call_1", Success: true, Stdout: "ok"}}
 	last := int64(1)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -104,13 +104,13 @@ func TestFollowLeavesNoWaiters(t *testing.T) {
 	ctx := context.Background()
 	m := NewMemoryStore()
 	for _, id := range []ID{"done", "live"} {
-		if _, _, err := m.Create(ctx, Event{RunID: id, Data: RunCreated{}}); err != nil {
+		if _, _, err := m.Create(ctx, Event{RunID: id, Payload: RunCreated{}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if _, err := m.Append(ctx, "done", 1,
-		Event{Data: StatusChanged{From: StatusCreated, To: StatusRunning}},
-		Event{Data: StatusChanged{From: StatusRunning, To: StatusFailed, Reason: "test"}}); err != nil {
+		Event{Payload: StatusChanged{From: StatusCreated, To: StatusRunning}},
+		Event{Payload: StatusChanged{From: StatusRunning, To: StatusFailed, Reason: "test"}}); err != nil {
 		t.Fatal(err)
 	}
 	// A finished run, followed to its end, several times.
@@ -159,7 +159,7 @@ func TestFollowLeavesNoWaiters(t *testing.T) {
 func TestMemoryStoreSummariesAreCopies(t *testing.T) {
 	ctx := context.Background()
 	m := NewMemoryStore()
-	sum, _, err := m.Create(ctx, Event{RunID: "r", Data: RunCreated{Tags: map[string]string{"k": "v"}}})
+	sum, _, err := m.Create(ctx, Event{RunID: "r", Payload: RunCreated{Tags: map[string]string{"k": "v"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestFollowPoll(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
 	defer cancel()
 	m := NewMemoryStore()
-	if _, _, err := m.Create(ctx, Event{RunID: "r", Data: RunCreated{}}); err != nil {
+	if _, _, err := m.Create(ctx, Event{RunID: "r", Payload: RunCreated{}}); err != nil {
 		t.Fatal(err)
 	}
 	var quiet Notifier // m never notifies it: only the timer wakes followers
@@ -216,11 +216,11 @@ func TestFollowPoll(t *testing.T) {
 		}
 	}
 	next(1)
-	if _, err := m.Append(ctx, "r", 1, Event{Data: StatusChanged{From: StatusCreated, To: StatusRunning}}); err != nil {
+	if _, err := m.Append(ctx, "r", 1, Event{Payload: StatusChanged{From: StatusCreated, To: StatusRunning}}); err != nil {
 		t.Fatal(err)
 	}
 	next(2)
-	if _, err := m.Append(ctx, "r", 2, Event{Data: StatusChanged{From: StatusRunning, To: StatusFailed, Reason: "test"}}); err != nil {
+	if _, err := m.Append(ctx, "r", 2, Event{Payload: StatusChanged{From: StatusRunning, To: StatusFailed, Reason: "test"}}); err != nil {
 		t.Fatal(err)
 	}
 	next(3)
@@ -232,7 +232,7 @@ func TestFollowPoll(t *testing.T) {
 	}
 
 	// Followers that break, or are cancelled while they wait.
-	if _, _, err := m.Create(ctx, Event{RunID: "live", Data: RunCreated{}}); err != nil {
+	if _, _, err := m.Create(ctx, Event{RunID: "live", Payload: RunCreated{}}); err != nil {
 		t.Fatal(err)
 	}
 	for range FollowPoll(ctx, m, &quiet, "live", 1, time.Millisecond) {

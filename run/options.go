@@ -5,15 +5,16 @@ import (
 	"time"
 )
 
-// RunOptions is the serializable part of a run's spec, the one type from
-// the host to the log: runtime.RunOptions embeds it (and adds what stays
-// in the process: the model, the starting variables' values, the session's
-// history, hooks), and [RunCreated] records it whole. Restore, the server
+// Spec declares a run: what its log records, the one type from the host to
+// the log. agent.RunOptions holds the same fields and adds what stays in
+// the process (the model, the starting variables' values, the session's
+// history, hooks); its Spec method returns this part, and [RunCreated]
+// records it whole. Restore, the server
 // and workflow engines read it from the log instead of being handed the
 // options again. The run's identity (name, session, turn, tags, input,
 // parent) is recorded beside it, in RunCreated. Only Task (or an input) is
 // needed; the zero value of every other field is documented.
-type RunOptions struct {
+type Spec struct {
 	// Task is the initial prompt: what the model is asked to do.
 	Task string `json:"task,omitempty"`
 	// Instructions are added to the system prompt.
@@ -70,7 +71,7 @@ const (
 )
 
 // Limits bound a run. The zero value of each field means the runtime's
-// default (runtime.DefaultMaxSteps and the others).
+// default (agent.DefaultMaxSteps and the others).
 type Limits struct {
 	// MaxSteps is the number of model calls after which the run (or the
 	// turn, after a follow-up) completes with a null result. Zero means
@@ -127,14 +128,14 @@ type RetryPolicy struct {
 	MaxBackoff time.Duration `json:"max_backoff,omitempty"`
 }
 
-// runOptionsJSON is how the log writes RunOptions: its fields as they are
+// specJSON is how the log writes a Spec: its fields as they are
 // tagged, but for two that the log has always spelled differently, so that
 // logs written before and after read alike: "interactive", the opposite of
 // NonInteractive, and the retry policy as three flat fields. Retry, at the
 // top level, hides Limits.Retry's "retry" (encoding/json lets the
 // shallower of two fields with one name win), and is always empty.
-type runOptionsJSON struct {
-	runOptionsFields
+type specJSON struct {
+	specFields
 	Interactive     bool          `json:"interactive,omitempty"`
 	RetryAttempts   int           `json:"retry_attempts,omitempty"`
 	RetryBackoff    time.Duration `json:"retry_backoff,omitempty"`
@@ -142,23 +143,23 @@ type runOptionsJSON struct {
 	Retry           *struct{}     `json:"retry,omitempty"`
 }
 
-// runOptionsFields is RunOptions without its methods.
-type runOptionsFields RunOptions
+// specFields is Spec without its methods.
+type specFields Spec
 
-// MarshalJSON writes o as the log records it (see RunOptions).
-func (o RunOptions) MarshalJSON() ([]byte, error) {
+// MarshalJSON writes o as the log records it (see Spec).
+func (o Spec) MarshalJSON() ([]byte, error) {
 	r := o.Retry
-	return json.Marshal(runOptionsJSON{runOptionsFields: runOptionsFields(o), Interactive: !o.NonInteractive,
+	return json.Marshal(specJSON{specFields: specFields(o), Interactive: !o.NonInteractive,
 		RetryAttempts: r.Attempts, RetryBackoff: r.Backoff, RetryMaxBackoff: r.MaxBackoff})
 }
 
 // UnmarshalJSON reads o as the log records it.
-func (o *RunOptions) UnmarshalJSON(b []byte) error {
-	var w runOptionsJSON
+func (o *Spec) UnmarshalJSON(b []byte) error {
+	var w specJSON
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*o = RunOptions(w.runOptionsFields)
+	*o = Spec(w.specFields)
 	o.NonInteractive = !w.Interactive
 	o.Retry = RetryPolicy{Attempts: w.RetryAttempts, Backoff: w.RetryBackoff, MaxBackoff: w.RetryMaxBackoff}
 	return nil

@@ -19,7 +19,7 @@ const recordedOptions = `{"task":"Weather?","instructions":"Be brief.","model":"
 	"tool_limit":3,"driven":true,"actions":["get_weather"],"input_schema":{"type":"object"},
 	"result_schema":{"type":"string"}}`
 
-var recordedValue = run.RunOptions{
+var recordedValue = run.Spec{
 	Task: "Weather?", Instructions: "Be brief.", ModelName: "openai:gpt-4o-mini", Approval: run.ApproveOnToolCall,
 	Limits: run.Limits{MaxSteps: 7, MaxTokens: 9000, ResultRetries: 1, ContextWindow: 64000, ContextShare: 0.5,
 		CompactAt: 30000, ModelSummary: true, LargeResult: 4000,
@@ -28,10 +28,10 @@ var recordedValue = run.RunOptions{
 	InputSchema: json.RawMessage(`{"type":"object"}`), ResultSchema: json.RawMessage(`{"type":"string"}`),
 }
 
-// TestRunOptionsReadRecordedLogs: options recorded in the log's format
+// TestSpecReadsRecordedLogs: options recorded in the log's format
 // read back whole, and are written in it again, key for key.
-func TestRunOptionsReadRecordedLogs(t *testing.T) {
-	var got run.RunOptions
+func TestSpecReadsRecordedLogs(t *testing.T) {
+	var got run.Spec
 	if err := json.Unmarshal([]byte(recordedOptions), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -52,11 +52,11 @@ func TestRunOptionsReadRecordedLogs(t *testing.T) {
 	}
 
 	// A run that refuses follow-ups was recorded without "interactive".
-	var quiet run.RunOptions
+	var quiet run.Spec
 	if err := json.Unmarshal([]byte(`{"task":"t"}`), &quiet); err != nil || !quiet.NonInteractive {
 		t.Errorf("options without interactive read as %+v, %v; want NonInteractive", quiet, err)
 	}
-	if b, _ := json.Marshal(run.RunOptions{Task: "t", NonInteractive: true}); string(b) != `{"task":"t"}` {
+	if b, _ := json.Marshal(run.Spec{Task: "t", NonInteractive: true}); string(b) != `{"task":"t"}` {
 		t.Errorf("a non-interactive run's options are written as %s", b)
 	}
 }

@@ -11,7 +11,7 @@ import (
 // The set is closed: only this package's types implement it. Switch on the
 // concrete type to read one:
 //
-//	switch p := e.Data.(type) {
+//	switch p := e.Payload.(type) {
 //	case run.ToolCallCompleted:
 //		fmt.Println(p.CallID, p.Duration)
 //	}
@@ -43,7 +43,7 @@ type RunCreated struct {
 	// Input is the structured input, as JSON; nil for none.
 	Input json.RawMessage `json:"input,omitempty"`
 	// Options is the rest of the run's spec.
-	Options RunOptions `json:"options,omitzero"`
+	Options Spec `json:"options,omitzero"`
 }
 
 // StatusChanged records a move of the run's status. Stores refuse one whose

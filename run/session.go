@@ -12,7 +12,7 @@ import (
 // is derived, never stored: [FoldSession] and [LoadSession] build it, and
 // [Session.Apply] keeps it up to date one event at a time.
 //
-// A run started in the session begins with Variables (package runtime
+// A run started in the session begins with Variables (package agent
 // does this): the JSON values come back from here, live ones from the
 // process that held the session, or from the host.
 type Session struct {
@@ -78,7 +78,7 @@ func (s *Session) Apply(e Event) {
 	if s.runs == nil {
 		s.runs = map[ID]sessionRun{}
 	}
-	if c, ok := e.Data.(RunCreated); ok {
+	if c, ok := e.Payload.(RunCreated); ok {
 		s.runs[e.RunID] = sessionRun{child: c.ParentRun != ""}
 		if c.ParentRun == "" {
 			s.Runs = append(s.Runs, e.RunID)
@@ -88,7 +88,7 @@ func (s *Session) Apply(e Event) {
 	if r, ok := s.runs[e.RunID]; !ok || r.child {
 		return
 	}
-	switch p := e.Data.(type) {
+	switch p := e.Payload.(type) {
 	case UserMessage:
 		s.Messages = append(s.Messages, SessionMessage{Run: e.RunID, Role: "user", Text: p.Text})
 	case Result:

@@ -11,9 +11,9 @@ import (
 
 // sessionLog is a run's log in session s: its creation, then events.
 func sessionLog(id run.ID, parent run.ID, events ...run.Payload) []run.Event {
-	out := []run.Event{{RunID: id, Seq: 1, Data: run.RunCreated{Session: "s", ParentRun: parent}}}
+	out := []run.Event{{RunID: id, Seq: 1, Payload: run.RunCreated{Session: "s", ParentRun: parent}}}
 	for i, p := range events {
-		out = append(out, run.Event{RunID: id, Seq: int64(i + 2), Data: p})
+		out = append(out, run.Event{RunID: id, Seq: int64(i + 2), Payload: p})
 	}
 	return out
 }
@@ -74,10 +74,10 @@ func TestLoadSession(t *testing.T) {
 	ctx := context.Background()
 	st := run.NewMemoryStore()
 	for _, id := range []run.ID{"a", "b", "c"} {
-		if _, _, err := st.Create(ctx, run.Event{RunID: id, Data: run.RunCreated{Session: "s"}}); err != nil {
+		if _, _, err := st.Create(ctx, run.Event{RunID: id, Payload: run.RunCreated{Session: "s"}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Append(ctx, id, 1, run.Event{Data: created("x", "string", `"`+string(id)+`"`)}); err != nil {
+		if _, err := st.Append(ctx, id, 1, run.Event{Payload: created("x", "string", `"`+string(id)+`"`)}); err != nil {
 			t.Fatal(err)
 		}
 	}

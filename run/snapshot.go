@@ -21,7 +21,7 @@ type Snapshot struct {
 	ParentToolCall string            `json:"parent_tool_call,omitempty"`
 	Tags           map[string]string `json:"tags,omitempty"`
 	Input          json.RawMessage   `json:"input,omitempty"`
-	Options        RunOptions        `json:"options,omitzero"`
+	Options        Spec              `json:"options,omitzero"`
 
 	// Status is the current status; "" before the RunCreated event.
 	Status Status `json:"status"`
@@ -158,7 +158,7 @@ func Fold(events []Event) Snapshot {
 func (s *Snapshot) Apply(e Event) {
 	s.LastSeq = e.Seq
 	s.UpdatedAt = e.Time
-	switch p := e.Data.(type) {
+	switch p := e.Payload.(type) {
 	case RunCreated:
 		s.RunID = e.RunID
 		s.Name = p.Name

@@ -36,7 +36,7 @@ func newLog(id run.ID, c run.RunCreated) *logBuilder {
 func (b *logBuilder) add(ps ...run.Payload) *logBuilder {
 	for _, p := range ps {
 		n := len(b.events)
-		b.events = append(b.events, run.Event{RunID: b.id, Seq: int64(n + 1), Time: t0.Add(time.Duration(n) * time.Second), Data: p})
+		b.events = append(b.events, run.Event{RunID: b.id, Seq: int64(n + 1), Time: t0.Add(time.Duration(n) * time.Second), Payload: p})
 	}
 	return b
 }
@@ -93,7 +93,7 @@ func recordedLogs() map[string][]run.Event {
 			run.Result{Value: json.RawMessage(`null`)}).
 		to(run.StatusCompleted, "")
 
-	approval := newLog("run_approval", run.RunCreated{Name: "approve", Options: run.RunOptions{Approval: run.ApproveOnToolCall, NonInteractive: true}}).
+	approval := newLog("run_approval", run.RunCreated{Name: "approve", Options: run.Spec{Approval: run.ApproveOnToolCall, NonInteractive: true}}).
 		to(run.StatusRunning, "").
 		add(run.ToolCallScheduled{Step: 1, Call: weatherCall("c1")},
 			run.AwaitRequested{ID: "a1", Await: run.AwaitApproval, Message: "Call get_weather?", Call: ptr(weatherCall("c1"))}).
@@ -216,7 +216,7 @@ func TestSnapshotFields(t *testing.T) {
 
 	ap := logs["approval"]
 	for i, e := range ap {
-		if sc, ok := e.Data.(run.StatusChanged); ok && sc.To == run.StatusAwaiting {
+		if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To == run.StatusAwaiting {
 			if s := run.Fold(ap[:i+1]); s.Await == nil || s.Await.Call == nil || s.Status != run.StatusAwaiting {
 				t.Errorf("approval at event %d: await = %+v", e.Seq, s.Await)
 			}
@@ -369,17 +369,17 @@ func TestSnapshotClientCall(t *testing.T) {
 	call := run.ToolCall{ID: "c1", Name: "confirm", Arguments: `{}`}
 	other := run.ToolCall{ID: "c2", Name: "fetch", Arguments: `{}`}
 	events := []run.Event{
-		{Seq: 1, Data: run.ToolCallScheduled{Step: 1, Call: call}},
-		{Seq: 2, Data: run.ToolCallScheduled{Step: 1, Call: other}},
-		{Seq: 3, Data: run.AwaitRequested{ID: "a1", Await: run.AwaitInput, Call: &call, Client: true}},
-		{Seq: 4, Data: run.AwaitRequested{ID: "a2", Await: run.AwaitInput, Call: &other}},
+		{Seq: 1, Payload: run.ToolCallScheduled{Step: 1, Call: call}},
+		{Seq: 2, Payload: run.ToolCallScheduled{Step: 1, Call: other}},
+		{Seq: 3, Payload: run.AwaitRequested{ID: "a1", Await: run.AwaitInput, Call: &call, Client: true}},
+		{Seq: 4, Payload: run.AwaitRequested{ID: "a2", Await: run.AwaitInput, Call: &other}},
 	}
 	snap := run.Fold(events)
 	if !snap.ToolCalls[0].Client || snap.ToolCalls[1].Client {
 		t.Fatalf("client marks: %+v", snap.ToolCalls)
 	}
-	snap = run.Fold(append(events, run.Event{Seq: 5, Data: run.AwaitResolved{ID: "a1", Answer: run.Answer{Input: json.RawMessage(`"yes"`)}}},
-		run.Event{Seq: 6, Data: run.ToolCallCompleted{CallID: "c1", Success: true}}))
+	snap = run.Fold(append(events, run.Event{Seq: 5, Payload: run.AwaitResolved{ID: "a1", Answer: run.Answer{Input: json.RawMessage(`"yes"`)}}},
+		run.Event{Seq: 6, Payload: run.ToolCallCompleted{CallID: "c1", Success: true}}))
 	if !snap.ToolCalls[0].Client || !snap.ToolCalls[0].Done {
 		t.Fatalf("after the answer: %+v", snap.ToolCalls[0])
 	}

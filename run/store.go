@@ -33,7 +33,7 @@ import (
 type Store interface {
 	// Create records a new run whose first event (sequence number 1) is
 	// e, and returns its summary with created true. e.RunID is required
-	// (a client-supplied ID, or [NewID]), e.Data must be a [RunCreated],
+	// (a client-supplied ID, or [NewID]), e.Payload must be a [RunCreated],
 	// and e.Seq must be 0 or 1. If a run with that ID exists, Create
 	// changes nothing and returns the existing run's summary with created
 	// false and a nil error, whatever e holds: creation is idempotent.

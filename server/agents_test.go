@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/browser"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -126,22 +126,22 @@ var testActions = action.MustSet(
 	}),
 	action.MustNew(action.Spec{Name: "note", Description: "Do nothing.", Func: func() {}}),
 	action.MustNew(action.Spec{Name: "work", Description: "Work a while, reporting progress.", Func: func(ctx context.Context) string {
-		_ = runtime.Progress(ctx, "half way there")
+		_ = agent.Progress(ctx, "half way there")
 		return "worked"
 	}}),
 )
 
 // scriptedAgent is an agent on m recording into store (a new memory store
 // when nil).
-func scriptedAgent(store run.Store, name string, m llm.Model, tmpl runtime.RunOptions) server.Agent {
+func scriptedAgent(store run.Store, name string, m llm.Model, tmpl agent.RunOptions) server.Agent {
 	if store == nil {
 		store = run.NewMemoryStore()
 	}
-	rt, err := runtime.New(runtime.Options{Model: m, Store: store, Actions: testActions, DisableSnippets: true})
+	rt, err := agent.New(agent.Options{Model: m, Store: store, Actions: testActions, DisableSnippets: true})
 	if err != nil {
 		panic(err)
 	}
-	return server.Agent{Name: name, Description: "test agent " + name, Run: tmpl, Runtime: rt}
+	return server.Agent{Name: name, Description: "test agent " + name, Run: tmpl, Agent: rt}
 }
 
 // pngImage and csvTable are a host's output types: PNG bytes and CSV
@@ -218,11 +218,11 @@ func callsThen(calls ...string) llm.Model {
 
 // outputAgent is an agent on outputActions recording into store.
 func outputAgent(store run.Store, name string, m llm.Model, a server.Agent) server.Agent {
-	rt, err := runtime.New(runtime.Options{Model: m, Store: store, Actions: outputActions, DisableSnippets: true})
+	rt, err := agent.New(agent.Options{Model: m, Store: store, Actions: outputActions, DisableSnippets: true})
 	if err != nil {
 		panic(err)
 	}
-	a.Name, a.Description, a.Runtime = name, "test agent "+name, rt
+	a.Name, a.Description, a.Agent = name, "test agent "+name, rt
 	return a
 }
 
@@ -238,17 +238,17 @@ func testAgents(store run.Store) []server.Agent {
 		store = run.NewMemoryStore()
 	}
 	return []server.Agent{
-		scriptedAgent(store, "echo", echoModel, runtime.RunOptions{}),
-		scriptedAgent(store, "slow_echo", slowModel{time.Second}, runtime.RunOptions{}),
-		scriptedAgent(store, "awaiter", awaiterModel, runtime.RunOptions{}),
-		scriptedAgent(store, "approver", approverModel, runtime.RunOptions{}),
-		scriptedAgent(store, "failer", failerModel, runtime.RunOptions{Spec: runtime.Spec{Limits: runtime.Limits{Retry: llm.RetryPolicy{Attempts: 1}}}}),
-		scriptedAgent(store, "history_echo", historyEchoModel, runtime.RunOptions{}),
-		scriptedAgent(store, "refuser", refuserModel, runtime.RunOptions{}),
-		scriptedAgent(store, "worker", callsThen("work"), runtime.RunOptions{}),
-		scriptedAgent(store, "streamer", llm.Chunked(echoModel, 3, 2*time.Millisecond), runtime.RunOptions{}),
-		scriptedAgent(store, "whole_echo", wholeModel{echoModel}, runtime.RunOptions{}),
-		scriptedAgent(store, "impatient", awaiterModel, runtime.RunOptions{Spec: runtime.Spec{AwaitTimeout: 300 * time.Millisecond}}),
+		scriptedAgent(store, "echo", echoModel, agent.RunOptions{}),
+		scriptedAgent(store, "slow_echo", slowModel{time.Second}, agent.RunOptions{}),
+		scriptedAgent(store, "awaiter", awaiterModel, agent.RunOptions{}),
+		scriptedAgent(store, "approver", approverModel, agent.RunOptions{}),
+		scriptedAgent(store, "failer", failerModel, agent.RunOptions{Limits: agent.Limits{Retry: llm.RetryPolicy{Attempts: 1}}}),
+		scriptedAgent(store, "history_echo", historyEchoModel, agent.RunOptions{}),
+		scriptedAgent(store, "refuser", refuserModel, agent.RunOptions{}),
+		scriptedAgent(store, "worker", callsThen("work"), agent.RunOptions{}),
+		scriptedAgent(store, "streamer", llm.Chunked(echoModel, 3, 2*time.Millisecond), agent.RunOptions{}),
+		scriptedAgent(store, "whole_echo", wholeModel{echoModel}, agent.RunOptions{}),
+		scriptedAgent(store, "impatient", awaiterModel, agent.RunOptions{AwaitTimeout: 300 * time.Millisecond}),
 		outputAgent(store, "artifacts", callsThen("make_artifacts"), server.Agent{}),
 		outputAgent(store, "outputs", callsThen("screenshot", "export"), server.Agent{
 			Outputs: []server.OutputType{{Type: reflect.TypeFor[pngImage](), ContentType: "image/png"}, {Type: reflect.TypeFor[csvTable](), ContentType: "text/csv"}},

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // benchLog is the log of a completed run of n steps, each a message, a
@@ -17,12 +17,12 @@ func benchLog(n int) []run.Event {
 	id := run.ID("01a20000-0000-7000-8000-000000000001")
 	t := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
 	events := []run.Event{
-		{RunID: id, Seq: 1, Time: t, Data: run.RunCreated{Name: "bench", Session: "0b6f3f5e-2f53-4a8e-9c1b-7d8a3f6e9a10", Tags: map[string]string{TagAgent: "bench"}}},
-		{RunID: id, Seq: 2, Time: t, Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
-		{RunID: id, Seq: 3, Time: t, Data: run.UserMessage{Text: "make the report"}},
+		{RunID: id, Seq: 1, Time: t, Payload: run.RunCreated{Name: "bench", Session: "0b6f3f5e-2f53-4a8e-9c1b-7d8a3f6e9a10", Tags: map[string]string{TagAgent: "bench"}}},
+		{RunID: id, Seq: 2, Time: t, Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
+		{RunID: id, Seq: 3, Time: t, Payload: run.UserMessage{Text: "make the report"}},
 	}
 	add := func(p run.Payload) {
-		events = append(events, run.Event{RunID: id, Seq: int64(len(events) + 1), Time: t, Data: p})
+		events = append(events, run.Event{RunID: id, Seq: int64(len(events) + 1), Time: t, Payload: p})
 	}
 	for i := 1; i <= n; i++ {
 		add(run.AssistantMessage{Step: i, Text: fmt.Sprintf("step %d", i)})
@@ -61,7 +61,7 @@ func BenchmarkHistoryLookup(b *testing.B) {
 	}
 	defer s.Close()
 	events := benchLog(1)
-	events[2].Data = run.UserMessage{Text: strings.Repeat("x", 64<<10)}
+	events[2].Payload = run.UserMessage{Text: strings.Repeat("x", 64<<10)}
 	if _, _, err := store.Create(ctx, events[0]); err != nil {
 		b.Fatal(err)
 	}
@@ -91,6 +91,6 @@ func (noEngine) Control(context.Context, run.ID) (runtimeController, error) {
 }
 
 type (
-	runtimeOptions    = runtime.RunOptions
-	runtimeController = runtime.Controller
+	runtimeOptions    = agent.RunOptions
+	runtimeController = agent.Controller
 )

@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/toolschema"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -30,10 +30,10 @@ func confirmTool() *action.Action {
 // before and after the answer; its replay uses the client's answer.
 func TestUIAPIClientCall(t *testing.T) {
 	agents := testAgents(nil)
-	agents = append(agents, scriptedAgent(agents[0].Runtime.Store(), "booker", llm.NewScripted(
+	agents = append(agents, scriptedAgent(agents[0].Agent.Store(), "booker", llm.NewScripted(
 		llm.CallTool("confirm", `{"what":"two nights in Oslo"}`),
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:confirm_result>>"}`),
-	), runtime.RunOptions{}))
+	), agent.RunOptions{}))
 	s, ts := startServer(t, server.Options{Agents: agents})
 	c := client{t: t, base: ts.URL}
 	id, err := s.StartRun(context.Background(), "booker", server.StartRequest{Task: "book", Actions: []*action.Action{confirmTool()}})

@@ -68,7 +68,7 @@ func waitEnd(t *testing.T, s *server.Server, id string) run.Status {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc, ok := e.Data.(run.StatusChanged); ok && sc.To.Terminal() {
+		if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To.Terminal() {
 			return sc.To
 		}
 	}

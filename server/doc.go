@@ -4,7 +4,7 @@
 // 1.0.3 for TypeScript, and the Python SDK); a conformance test runs the
 // TypeScript client against it.
 //
-// An Agent is a named *runtime.Runtime (Agent.Runtime), shared by all of
+// An Agent is a named *agent.Agent (Agent.Agent), shared by all of
 // its runs and recording into the server's store, and Agent.Run is the
 // template of the run's options. A run outlives the request that started
 // it; Close cancels the runs still going. New returns a Server,
@@ -82,7 +82,7 @@
 // named after the part (photo.png gives photo; input, input_2… when it
 // has no name), and the task names those variables.
 //
-// Tool calls, snippets, errors, child runs, progress (runtime.Progress),
+// Tool calls, snippets, errors, child runs, progress (agent.Progress),
 // the move to cancelling and compactions of the run's context are
 // forwarded as generic events whose object is the byref event's JSON.
 // Before run.awaiting, run.completed, run.failed and run.cancelled, a
@@ -94,7 +94,7 @@
 // # Live text
 //
 // A stream also shows what a run in this process is writing as it is
-// written (the run's live deltas, run.Delta: see runtime.Handle.Events),
+// written (the run's live deltas, run.Delta: see agent.Handle.Events),
 // which the log does not keep: when the model streams, its text opens a
 // message (message.created) whose parts arrive as message.part events,
 // one per piece, as ACP allows for streamed parts; message.completed then
@@ -157,7 +157,7 @@
 // the messages of its latest MaxHistoryRuns (50) completed runs, oldest
 // first, and at most the latest MaxHistoryURLs (500) messages: each run's
 // input (its text, as one user message) and its output. A new run in the
-// session gets that history as runtime.RunOptions.History. When a client
+// session gets that history as agent.RunOptions.History. When a client
 // forwards a descriptor, its history URLs (at most MaxHistoryURLs; more is
 // refused) are the history: this server's resources are read from the
 // store, others are fetched with Options.HistoryClient (refused when it is
@@ -166,7 +166,7 @@
 // GET /sessions/{id} lists this server's history of the session only.
 //
 // A new run in the session also starts with the variables the session's
-// earlier runs left (see "Sessions" in package runtime), which is the
+// earlier runs left (see "Sessions" in package agent), which is the
 // session's state: GET /sessions/{id} gives its URL as "state", and GET
 // /sessions/{id}/state returns it as a SessionState, {"variables": {name:
 // {"type", "preview", "secret"}}}, the same shape AG-UI's thread state
@@ -197,7 +197,7 @@
 // in byref serve) stops without losing a run. It refuses new runs,
 // resumes and follow-ups (503), lets the steps of running runs go on to
 // their next pause or end for up to Options.ShutdownGrace, and then
-// closes the agents' runtimes (runtime.Runtime.Close), which stops the
+// closes the agents' runtimes (agent.Agent.Close), which stops the
 // runs without cancelling them: an awaiting run stays awaiting in the
 // store, and a run still in a step is marked failed as interrupted.
 // Serve stops accepting connections at once and lets requests in flight
@@ -213,17 +213,35 @@
 // whose agent is gone, is marked failed as interrupted. byref serve does
 // this at start.
 //
+// # Replicas
+//
+// Several servers serve the same agents from one shared store when each
+// has Options.Replicas (a *postgres.Replica of the store; byref serve
+// --store postgres://… does this): Recover joins them instead of
+// recovering. Any replica answers any run: a run executes on the replica
+// that started it (its owner, by a lease in the database); the others read
+// it and stream its events and live deltas from the store, and forward its
+// resumes, cancels and follow-ups to the owner. When a replica stops or
+// dies, another takes its runs over: it records so in each run's log (a
+// run.Progress without a call), restores the run from its log as Recover
+// does (a run that was running goes on from its last recorded step), and
+// calls the OnTakeOver funcs; a request for such a run waits for the
+// takeover. Protocols claim their background work (Claim: A2A push
+// deliveries), so one replica does it. A replica that loses its
+// connection to the database abandons its runs (agent.Agent.Abandon:
+// nothing more is recorded) and closes, and Serve returns ErrLeaseLost.
+//
 // # Engines
 //
 // By default every run executes in the server's process. Options.Engine
 // runs them elsewhere instead (e.g. as durable workflows on worker
 // processes), behind the same endpoints: the server starts a run with
 // Engine.Start and controls it (resume, cancel, follow-up) through the
-// runtime.Controller it returns, and reads its events from the store it
+// agent.Controller it returns, and reads its events from the store it
 // shares with the engine. A run the server does not hold (another server
 // process sharing the store and the engine started it, or this one before
 // a restart) is controlled through Engine.Control. With an engine,
-// Agent.Runtime may be nil, Close leaves the runs going, Recover refuses
+// Agent.Agent may be nil, Close leaves the runs going, Recover refuses
 // (the engine recovers its own runs), and input parts that would become
 // variables are refused with invalid_input: an engine's run starts from its
 // serializable spec, which holds none.

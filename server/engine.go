@@ -5,14 +5,14 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // Engine runs the server's runs somewhere other than this process (for
 // example as durable workflows on worker processes), behind the same HTTP
 // API: set Options.Engine. The server starts runs through Start, controls
-// them (resume, cancel, follow-up) through the runtime.Controller it
+// them (resume, cancel, follow-up) through the agent.Controller it
 // returns, and reads them from the store it shares with the engine, as it
 // reads its own runs: the ACP and inspector endpoints behave as for runs
 // in this process.
@@ -38,32 +38,32 @@ type Engine interface {
 	// Start returns. ctx carries the request's values (its trace, its
 	// logger fields); it is cancelled when the server closes and once
 	// Start has returned: the run must outlive it. An error wrapping
-	// runtime.ErrInvalidInput is answered 422.
-	Start(ctx context.Context, agent string, opts runtime.RunOptions) (runtime.Controller, error)
+	// agent.ErrInvalidInput is answered 422.
+	Start(ctx context.Context, agentName string, opts agent.RunOptions) (agent.Controller, error)
 	// Control returns the controller of a run the engine runs or ran, by
 	// ID (e.g. after this server restarted); an error wrapping
 	// run.ErrRunNotFound when it does not know the run.
-	Control(ctx context.Context, id run.ID) (runtime.Controller, error)
+	Control(ctx context.Context, id run.ID) (agent.Controller, error)
 }
 
 // startOnEngine starts a run on Options.Engine (see start) and returns
 // its controller, once the server's store holds the run.
-func (s *Server) startOnEngine(ctx context.Context, agent *Agent, opts runtime.RunOptions) (runtime.Controller, error) {
+func (s *Server) startOnEngine(ctx context.Context, ag *Agent, opts agent.RunOptions) (agent.Controller, error) {
 	// The start, not the run, is bounded: the client going away does not
 	// abandon it halfway (as for a run in this process), Close does.
 	sctx, rc := s.runContext(ctx)
-	c, err := s.opts.Engine.Start(sctx, agent.Name, opts)
+	c, err := s.opts.Engine.Start(sctx, ag.Name, opts)
 	rc.release()
 	if err != nil {
 		return nil, err
 	}
 	if c == nil {
-		return nil, fmt.Errorf("server: the engine started a run of agent %s but returned no controller", agent.Name)
+		return nil, fmt.Errorf("server: the engine started a run of agent %s but returned no controller", ag.Name)
 	}
 	if _, err := s.store.Get(ctx, opts.ID); err != nil {
 		_ = c.Cancel(ctx)
 		if errors.Is(err, run.ErrRunNotFound) {
-			return nil, fmt.Errorf("server: the engine started run %s of agent %s, but the server's store does not hold it; give the server (Options.Store) the store the engine records into, and return from Engine.Start once the run is recorded", opts.ID, agent.Name)
+			return nil, fmt.Errorf("server: the engine started run %s of agent %s, but the server's store does not hold it; give the server (Options.Store) the store the engine records into, and return from Engine.Start once the run is recorded", opts.ID, ag.Name)
 		}
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (s *Server) startOnEngine(ctx context.Context, agent *Agent, opts runtime.R
 // engine, one the server watched to its end), else the engine's, else,
 // with replicas, one that forwards to the replica that owns the run
 // (remote). It returns nil and no error when none has the run.
-func (s *Server) controller(ctx context.Context, id run.ID) (runtime.Controller, error) {
+func (s *Server) controller(ctx context.Context, id run.ID) (agent.Controller, error) {
 	s.mu.Lock()
 	c := s.live[id]
 	if c == nil && s.opts.Engine != nil {
@@ -93,7 +93,7 @@ func (s *Server) controller(ctx context.Context, id run.ID) (runtime.Controller,
 
 // engineControl asks the engine for the run's controller: nil and no
 // error when the engine does not know it.
-func (s *Server) engineControl(ctx context.Context, id run.ID) (runtime.Controller, error) {
+func (s *Server) engineControl(ctx context.Context, id run.ID) (agent.Controller, error) {
 	c, err := s.opts.Engine.Control(ctx, id)
 	if errors.Is(err, run.ErrRunNotFound) {
 		return nil, nil

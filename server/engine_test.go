@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -20,10 +20,10 @@ import (
 // the runs the first started but what Control returns.
 type localEngine struct {
 	store  run.Store
-	agents map[string]*runtime.Runtime
+	agents map[string]*agent.Agent
 
 	mu       sync.Mutex
-	runs     map[run.ID]*runtime.Handle
+	runs     map[run.ID]*agent.Handle
 	controls int // Control calls that found the run
 }
 
@@ -31,12 +31,12 @@ type localEngine struct {
 // the agents as a server with the engine offers them: without New. The
 // engine's runs outlive the servers; the test's cleanup cancels them.
 func newLocalEngine(t testing.TB, store run.Store, agents []server.Agent) (*localEngine, []server.Agent) {
-	e := &localEngine{store: store, agents: map[string]*runtime.Runtime{}, runs: map[run.ID]*runtime.Handle{}}
+	e := &localEngine{store: store, agents: map[string]*agent.Agent{}, runs: map[run.ID]*agent.Handle{}}
 	var served []server.Agent
 	for _, a := range agents {
-		e.agents[a.Name] = a.Runtime
-		e.store = a.Runtime.Store() // the agents record into one store
-		a.Runtime = nil
+		e.agents[a.Name] = a.Agent
+		e.store = a.Agent.Store() // the agents record into one store
+		a.Agent = nil
 		served = append(served, a)
 	}
 	t.Cleanup(func() {
@@ -50,10 +50,10 @@ func newLocalEngine(t testing.TB, store run.Store, agents []server.Agent) (*loca
 	return e, served
 }
 
-func (e *localEngine) Start(ctx context.Context, agent string, opts runtime.RunOptions) (runtime.Controller, error) {
-	rt, ok := e.agents[agent]
+func (e *localEngine) Start(ctx context.Context, agentName string, opts agent.RunOptions) (agent.Controller, error) {
+	rt, ok := e.agents[agentName]
 	if !ok {
-		return nil, fmt.Errorf("local engine: no agent %q", agent)
+		return nil, fmt.Errorf("local engine: no agent %q", agentName)
 	}
 	// ctx bounds the start only: the run outlives it.
 	h, err := rt.Start(ctx, opts)
@@ -66,7 +66,7 @@ func (e *localEngine) Start(ctx context.Context, agent string, opts runtime.RunO
 	return h, nil
 }
 
-func (e *localEngine) Control(ctx context.Context, id run.ID) (runtime.Controller, error) {
+func (e *localEngine) Control(ctx context.Context, id run.ID) (agent.Controller, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	h, ok := e.runs[id]
@@ -256,10 +256,10 @@ func TestEngineRunsAcrossServers(t *testing.T) {
 	// A run in the store the engine does not know cannot be acted on.
 	ctx := context.Background()
 	orphan := run.ID("run_orphan")
-	if _, _, err := sb.Store().Create(ctx, run.Event{RunID: orphan, Data: run.RunCreated{Name: "orphan", Tags: map[string]string{server.TagAgent: "echo"}}}); err != nil {
+	if _, _, err := sb.Store().Create(ctx, run.Event{RunID: orphan, Payload: run.RunCreated{Name: "orphan", Tags: map[string]string{server.TagAgent: "echo"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sb.Store().Append(ctx, orphan, 1, run.Event{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}}); err != nil {
+	if _, err := sb.Store().Append(ctx, orphan, 1, run.Event{Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}}); err != nil {
 		t.Fatal(err)
 	}
 	if status, body := b.post("/ui/api/runs/"+string(orphan)+"/cancel", `{}`); status != 409 || !strings.Contains(string(body), "engine") {
@@ -302,7 +302,7 @@ func TestEngineAgentsNeedNoNew(t *testing.T) {
 		t.Fatalf("an agent without New, with an engine: %v", err)
 	}
 	s.Close()
-	if _, err := server.New(server.Options{Agents: noNew}); err == nil || !strings.Contains(err.Error(), "Runtime") {
+	if _, err := server.New(server.Options{Agents: noNew}); err == nil || !strings.Contains(err.Error(), "set Agent.Agent") {
 		t.Fatalf("an agent without New, without an engine: %v", err)
 	}
 	if _, err := server.New(server.Options{Agents: []server.Agent{{Name: "bad name"}}, Engine: e}); err == nil {

@@ -7,8 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -18,7 +18,7 @@ func Example() {
 	s, err := server.New(server.Options{Agents: []server.Agent{{
 		Name:        "greeter",
 		Description: "Says hello.",
-		Runtime:     must(runtime.New(runtime.Options{Model: model})),
+		Agent:       must(agent.New(agent.Options{Model: model})),
 	}}})
 	if err != nil {
 		panic(err)

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -82,8 +82,8 @@ func jsonEqual(a, b json.RawMessage) bool {
 func TestStreamFoldsToRunAndEvents(t *testing.T) {
 	store := run.NewMemoryStore()
 	agents := append(testAgents(store),
-		scriptedAgent(store, "stream_worker", llm.Chunked(callsThen("work"), 3, time.Millisecond), runtime.RunOptions{}),
-		scriptedAgent(store, "stream_awaiter", llm.Chunked(awaiterModel, 3, time.Millisecond), runtime.RunOptions{}))
+		scriptedAgent(store, "stream_worker", llm.Chunked(callsThen("work"), 3, time.Millisecond), agent.RunOptions{}),
+		scriptedAgent(store, "stream_awaiter", llm.Chunked(awaiterModel, 3, time.Millisecond), agent.RunOptions{}))
 	_, ts := startServer(t, server.Options{Store: store, Agents: agents})
 	c := client{t: t, base: ts.URL}
 	for _, tc := range []struct {

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/pgtest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/postgres"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -30,12 +30,12 @@ func TestFollowDeltasOfAnotherProcess(t *testing.T) {
 		return s
 	}
 	mine, worker := open(), open()
-	s, _ := startServer(t, server.Options{Store: mine, Agents: []server.Agent{scriptedAgent(mine, "a", llm.NewScripted(), runtime.RunOptions{})}})
+	s, _ := startServer(t, server.Options{Store: mine, Agents: []server.Agent{scriptedAgent(mine, "a", llm.NewScripted(), agent.RunOptions{})}})
 
-	if _, _, err := worker.Create(ctx, run.Event{RunID: "run_elsewhere", Data: run.RunCreated{}}); err != nil {
+	if _, _, err := worker.Create(ctx, run.Event{RunID: "run_elsewhere", Payload: run.RunCreated{}}); err != nil {
 		t.Fatal(err)
 	}
-	last, err := worker.Append(ctx, "run_elsewhere", 1, run.Event{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}})
+	last, err := worker.Append(ctx, "run_elsewhere", 1, run.Event{Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestFollowDeltasOfAnotherProcess(t *testing.T) {
 				got <- err.Error()
 				return
 			}
-			if d, ok := e.Data.(run.Delta); ok {
+			if d, ok := e.Payload.(run.Delta); ok {
 				got <- "Δ" + d.Text
 			} else {
 				got <- fmt.Sprint(e.Seq)
@@ -63,15 +63,15 @@ func TestFollowDeltasOfAnotherProcess(t *testing.T) {
 		}
 	}
 	expect("1", "2")
-	last, err = worker.Append(ctx, "run_elsewhere", last, run.Event{Data: run.UserMessage{Text: "go"}})
+	last, err = worker.Append(ctx, "run_elsewhere", last, run.Event{Payload: run.UserMessage{Text: "go"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	worker.PublishDelta("run_elsewhere", run.Delta{Step: 1, What: run.DeltaText, Text: "Hel", After: last})
 	worker.PublishDelta("run_elsewhere", run.Delta{Step: 1, What: run.DeltaText, Text: "lo", After: last})
 	expect("3", "ΔHel", "Δlo")
-	if _, err := worker.Append(ctx, "run_elsewhere", last, run.Event{Data: run.AssistantMessage{Text: "Hello"}},
-		run.Event{Data: run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted}}); err != nil {
+	if _, err := worker.Append(ctx, "run_elsewhere", last, run.Event{Payload: run.AssistantMessage{Text: "Hello"}},
+		run.Event{Payload: run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted}}); err != nil {
 		t.Fatal(err)
 	}
 	expect("4", "5")

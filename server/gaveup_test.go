@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -14,7 +14,7 @@ import (
 // code ACP's clients accept for it), the kind gave_up in the error's data,
 // and the model's reason in its message.
 func TestGaveUp(t *testing.T) {
-	quitter := scriptedAgent(nil, "quitter", llm.NewScripted(llm.CallTool("terminate", `{"success":false,"result":"no data for that year"}`)), runtime.RunOptions{})
+	quitter := scriptedAgent(nil, "quitter", llm.NewScripted(llm.CallTool("terminate", `{"success":false,"result":"no data for that year"}`)), agent.RunOptions{})
 	_, ts := startServer(t, server.Options{Agents: []server.Agent{quitter}})
 	c := client{t: t, base: ts.URL}
 	r := c.run("POST", "/runs", create("quitter", "Hi", "sync"), 200)

@@ -57,7 +57,7 @@ func TestHandlePreviewsDoNotLeak(t *testing.T) {
 		if leaktest.Leaks(string(b)) {
 			t.Errorf("stored event %d holds the secret: %s", e.Seq, b)
 		}
-		if done, ok := e.Data.(run.ToolCallCompleted); ok {
+		if done, ok := e.Payload.(run.ToolCallCompleted); ok {
 			for _, m := range done.Modified {
 				t.Errorf("call %s marked %s modified: a query changes the pool, not which database db is", done.CallID, m.Name)
 			}

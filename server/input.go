@@ -138,7 +138,7 @@ func reserved(agent *Agent) map[string]bool {
 	for _, s := range agent.Run.Variables {
 		taken[s.Name] = true
 	}
-	if rt := agent.Runtime; rt != nil {
+	if rt := agent.Agent; rt != nil {
 		for _, n := range rt.Actions().Names() {
 			taken[n] = true
 		}

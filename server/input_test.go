@@ -12,11 +12,11 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/browser"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/sqlite"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 	"github.com/byref/byref/variable"
 )
@@ -30,7 +30,7 @@ func TestBrowserScreenshotIsOutput(t *testing.T) {
 	}))
 	defer page.Close()
 	b := tab(t, page.URL)
-	rt, err := runtime.New(runtime.Options{
+	rt, err := agent.New(agent.Options{
 		Model:     callsThen(`browser_screenshot {"browser":"<<var:page>>","return":null}`),
 		Actions:   browser.Actions(),
 		Variables: []variable.Spec{{Name: "page", Value: b}},
@@ -38,7 +38,7 @@ func TestBrowserScreenshotIsOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ts := startServer(t, server.Options{Agents: []server.Agent{{Name: "browsing", Runtime: rt}}})
+	_, ts := startServer(t, server.Options{Agents: []server.Agent{{Name: "browsing", Agent: rt}}})
 	c := client{t: t, base: ts.URL}
 
 	_, body := c.do("GET", "/agents/browsing", "")
@@ -87,14 +87,14 @@ func TestInputPartsAsVariables(t *testing.T) {
 		seen = append(seen, req.Messages[0].Text)
 		return llm.Text("done"), nil
 	})
-	agent := func() server.Agent {
-		rt, err := runtime.New(runtime.Options{Model: model, Store: store, Actions: action.MustSet(), Variables: []variable.Spec{{Name: "photo", Value: "the agent's own"}}})
+	newAgent := func() server.Agent {
+		rt, err := agent.New(agent.Options{Model: model, Store: store, Actions: action.MustSet(), Variables: []variable.Spec{{Name: "photo", Value: "the agent's own"}}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return server.Agent{Name: "inputs", Runtime: rt, InputContentTypes: []string{"text/plain", "image/*", "application/json"}}
+		return server.Agent{Name: "inputs", Agent: rt, InputContentTypes: []string{"text/plain", "image/*", "application/json"}}
 	}
-	s, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{agent()}})
+	s, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{newAgent()}})
 	c := client{t: t, base: ts.URL}
 	body, _ := json.Marshal(map[string]any{"agent_name": "inputs", "mode": "sync", "input": []any{map[string]any{"parts": []any{
 		map[string]any{"content": "Look.", "content_type": "text/plain"},
@@ -137,7 +137,7 @@ func TestInputPartsAsVariables(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s2, ts2 := startServer(t, server.Options{Store: store, Agents: []server.Agent{agent()}})
+	s2, ts2 := startServer(t, server.Options{Store: store, Agents: []server.Agent{newAgent()}})
 	if restored, _, err := s2.Recover(ctx); err != nil || len(restored) != 1 {
 		t.Fatalf("Recover = %v, %v", restored, err)
 	}

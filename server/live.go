@@ -4,12 +4,12 @@ import (
 	"context"
 	"iter"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // follower is a controller that also yields a run's live deltas between
-// its events: a *runtime.Handle.
+// its events: a *agent.Handle.
 type follower interface {
 	Events(ctx context.Context, from int64) iter.Seq2[run.Event, error]
 }
@@ -17,7 +17,7 @@ type follower interface {
 // Follow yields the run's events from sequence number from, as
 // run.Store.Events does, until the run ends or ctx is done; for a run
 // this process executes, its live deltas (run.Delta) come between them as
-// runtime.Handle.Events says. For a run another process executes (an
+// agent.Handle.Events says. For a run another process executes (an
 // engine's worker), the deltas come when the store carries them between
 // processes (run.LiveStore, as run/postgres does) and that process
 // publishes them (as package temporal's workers do, and servers in
@@ -41,10 +41,10 @@ func (s *Server) Follow(ctx context.Context, id run.ID, from int64) iter.Seq2[ru
 // the store, when the server is one of several replicas and the store
 // carries deltas between processes (run.LiveStore): a replica that holds
 // a client following the run streams them (Follow).
-func (s *Server) publishDeltas(c runtime.Controller) {
+func (s *Server) publishDeltas(c agent.Controller) {
 	ls, ok := s.store.(run.LiveStore)
-	h, isHandle := c.(*runtime.Handle)
-	if !ok || !isHandle || s.opts.Replicas == nil {
+	h, isHandle := c.(*agent.Handle)
+	if !ok || !isHandle || s.opts.Replicas == nil || s.opts.Engine != nil {
 		return
 	}
 	id := h.ID()

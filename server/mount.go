@@ -10,8 +10,8 @@ import (
 	"slices"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -41,7 +41,7 @@ type StartRequest struct {
 	Tags map[string]string
 	// Actions are actions of this run alone, added to the agent's before
 	// the run begins (an AG-UI front end's tools). A name the agent's
-	// actions or built-ins already take is refused (runtime.ErrInvalidInput).
+	// actions or built-ins already take is refused (agent.ErrInvalidInput).
 	// They live in this process: a server with an Engine refuses them.
 	Actions []*action.Action
 	// Variables are the run's own starting variables (AG-UI's state),
@@ -53,12 +53,12 @@ type StartRequest struct {
 // StartRun starts a run of the named agent as POST /runs does (in this
 // process, or on Options.Engine), and returns its ID once the store holds
 // it. The run outlives ctx; Close cancels it. Errors wrap ErrUnknownAgent,
-// runtime.ErrInvalidInput (the agent refused the input), or are the
+// agent.ErrInvalidInput (the agent refused the input), or are the
 // server's (it is closing, the store failed).
-func (s *Server) StartRun(ctx context.Context, agent string, req StartRequest) (run.ID, error) {
-	a, ok := s.agents[agent]
+func (s *Server) StartRun(ctx context.Context, agentName string, req StartRequest) (run.ID, error) {
+	a, ok := s.agents[agentName]
 	if !ok {
-		return "", fmt.Errorf("%w %q; the server offers %v", ErrUnknownAgent, agent, s.order)
+		return "", fmt.Errorf("%w %q; the server offers %v", ErrUnknownAgent, agentName, s.order)
 	}
 	id := req.ID
 	if id == "" {
@@ -69,7 +69,7 @@ func (s *Server) StartRun(ctx context.Context, agent string, req StartRequest) (
 		session = run.SessionID(id)
 	}
 	if len(req.Variables) > 0 && s.opts.Engine != nil {
-		return "", fmt.Errorf("%w: agent %s runs on a workflow engine, which takes no variables; send %s as text", runtime.ErrInvalidInput, agent, req.Variables[0].Name)
+		return "", fmt.Errorf("%w: agent %s runs on a workflow engine, which takes no variables; send %s as text", agent.ErrInvalidInput, agentName, req.Variables[0].Name)
 	}
 	history, err := s.history(ctx, session, nil)
 	if err != nil {
@@ -90,7 +90,7 @@ func (s *Server) StartRun(ctx context.Context, agent string, req StartRequest) (
 // server's own, else its engine's. It returns nil and no error when
 // neither this process nor the engine runs it (a run started before a
 // restart, or one that has ended and can take no follow-up).
-func (s *Server) Control(ctx context.Context, id run.ID) (runtime.Controller, error) {
+func (s *Server) Control(ctx context.Context, id run.ID) (agent.Controller, error) {
 	return s.controller(ctx, id)
 }
 

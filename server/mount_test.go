@@ -90,7 +90,7 @@ func TestStartRunAndControl(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc, ok := e.Data.(run.StatusChanged); ok && sc.To == run.StatusAwaiting {
+		if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To == run.StatusAwaiting {
 			break
 		}
 	}

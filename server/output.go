@@ -198,11 +198,11 @@ func failureCode(k run.FailureKind) string {
 // that return run.Media, in the actions' order, but those Outputs turns
 // off or overrides.
 func mediaResults(a *Agent) []string {
-	if a.Runtime == nil {
+	if a.Agent == nil {
 		return nil
 	}
 	var out []string
-	for _, act := range a.Runtime.Actions().All() {
+	for _, act := range a.Agent.Actions().All() {
 		t := act.Result()
 		if t == nil || t.Kind() == reflect.Interface || !t.Implements(mediaType) || slices.ContainsFunc(a.Outputs, func(o OutputType) bool { return o.Type == t }) {
 			continue

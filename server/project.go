@@ -62,7 +62,7 @@ func (p *projector) apply(e run.Event) []json.RawMessage {
 		out = append(out, encode(acpEvent{Type: typ, Run: &r}))
 	}
 	t := acpTime(e.Time)
-	switch d := e.Data.(type) {
+	switch d := e.Payload.(type) {
 	case run.RunCreated:
 		p.run = acpRun{
 			RunID: string(e.RunID), AgentName: d.Tags[TagAgent], Status: StatusCreated,
@@ -266,7 +266,7 @@ func encode(v any) json.RawMessage {
 // stops reports whether an event ends a stream and a sync wait: a move to
 // awaiting or to a terminal status.
 func stops(e run.Event) bool {
-	sc, ok := e.Data.(run.StatusChanged)
+	sc, ok := e.Payload.(run.StatusChanged)
 	return ok && (sc.To == run.StatusAwaiting || sc.To.Terminal())
 }
 

@@ -5,16 +5,16 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
 // Recover picks up the runs a previous process left in the store. Call it
 // once, after New and before serving, when the store is durable and no
 // other process uses it. Runs left created, running or cancelling are
-// marked failed with the reason "interrupted" (runtime.Recover). Awaiting
-// runs are restored on their agent's runtime (runtime.Runtime.Restore),
+// marked failed with the reason "interrupted" (agent.Recover). Awaiting
+// runs are restored on their agent's runtime (agent.Agent.Restore),
 // so they can be resumed and cancelled as if the server had never
 // stopped; a variable the log holds no value of gets the agent's starting
 // variable of that name (the same live object). A run whose variables
@@ -25,19 +25,20 @@ import (
 // returns no runs: the runs of a replica that stopped (this server's
 // previous process, or another's) are taken over by the first replica to
 // learn it stopped, and restored there (see Replicas, OnTakeOver). Call it
-// once, after New and before serving, on every replica.
+// once, after New and before serving, on every replica (with an Engine
+// too: replicas then claim background work only).
 //
-// With Options.Engine set, Recover changes nothing and returns an error:
-// the engine recovers its own runs, and the server controls them through
-// Engine.Control.
+// With Options.Engine set (and no Replicas), Recover changes nothing and
+// returns an error: the engine recovers its own runs, and the server
+// controls them through Engine.Control.
 func (s *Server) Recover(ctx context.Context) (restored, interrupted []run.ID, err error) {
-	if s.opts.Engine != nil {
-		return nil, nil, errEngineRecovers
-	}
 	if s.opts.Replicas != nil {
 		return nil, nil, s.join(ctx)
 	}
-	awaiting, gone, err := runtime.Recover(ctx, s.store)
+	if s.opts.Engine != nil {
+		return nil, nil, errEngineRecovers
+	}
+	awaiting, gone, err := agent.Recover(ctx, s.store)
 	if err != nil {
 		return nil, gone, err
 	}
@@ -57,18 +58,20 @@ func (s *Server) Recover(ctx context.Context) (restored, interrupted []run.ID, e
 	return restored, interrupted, nil
 }
 
-// restore brings one awaiting run back on its agent's runtime.
+// restore brings a run back on its agent: one awaiting after a restart,
+// or any that has not ended when a replica takes it over (one that had
+// not begun begins).
 func (s *Server) restore(ctx context.Context, id run.ID) error {
 	sum, err := s.store.Get(ctx, id)
 	if err != nil {
 		return err
 	}
-	agent, ok := s.agents[sum.Tags[TagAgent]]
+	ag, ok := s.agents[sum.Tags[TagAgent]]
 	if !ok {
 		reason := fmt.Sprintf("interrupted: the agent %q is not served any more", sum.Tags[TagAgent])
 		_, err := s.store.Append(ctx, id, sum.LastSeq,
-			run.Event{Data: run.Error{Message: reason, Failure: run.FailureInterrupted}},
-			run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: reason}})
+			run.Event{Payload: run.Error{Message: reason, Failure: run.FailureInterrupted}},
+			run.Event{Payload: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: reason}})
 		return errors.Join(errors.New(reason), err)
 	}
 	s.mu.Lock()
@@ -78,12 +81,16 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 	}
 	s.wg.Add(1)
 	s.mu.Unlock()
-	live, err := s.liveValues(ctx, agent, id)
+	live, err := s.liveValues(ctx, ag, id)
 	if err != nil {
 		s.wg.Done()
 		return err
 	}
-	h, err := agent.Runtime.Restore(ctx, id, runtime.RestoreOptions{OnStatus: agent.Run.OnStatus, Model: agent.Run.Model, Variables: live})
+	h, err := ag.Agent.Restore(ctx, id, agent.RestoreOptions{OnStatus: ag.Run.OnStatus, Model: ag.Run.Model, Variables: live})
+	if err == nil && h.Status() == run.StatusCreated {
+		// Taken over before it began (its spec holds its task).
+		err = h.Begin(ctx)
+	}
 	if err != nil {
 		s.wg.Done()
 		return err
@@ -92,19 +99,7 @@ func (s *Server) restore(ctx context.Context, id run.ID) error {
 	s.mu.Lock()
 	s.live[id] = h
 	s.mu.Unlock()
-	if sum.Status == run.StatusCreated {
-		// A replica that stopped had recorded the run (its spec whole) but
-		// not begun it: it begins here. (Recover marks such runs
-		// interrupted before it restores.)
-		if err := h.Begin(ctx); err != nil {
-			s.mu.Lock()
-			delete(s.live, id)
-			s.mu.Unlock()
-			s.wg.Done()
-			return err
-		}
-	}
-	go s.watch(agent.Name, id, h, runCtx{})
+	go s.watch(ag.Name, id, h, runCtx{})
 	return nil
 }
 
@@ -116,20 +111,20 @@ func (s *Server) markFailed(ctx context.Context, id run.ID, reason string) error
 		return err
 	}
 	_, err = s.store.Append(ctx, id, sum.LastSeq,
-		run.Event{Data: run.Error{Message: reason, Failure: run.FailureInterrupted}},
-		run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: reason}})
+		run.Event{Payload: run.Error{Message: reason, Failure: run.FailureInterrupted}},
+		run.Event{Payload: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: reason}})
 	return err
 }
 
 // liveValues returns the agent's starting variables that the run's log
 // holds without a value (a *Notes, a database handle: values that are not
 // JSON): the restored run gets the same live objects back, by name.
-func (s *Server) liveValues(ctx context.Context, agent *Agent, id run.ID) ([]variable.Spec, error) {
+func (s *Server) liveValues(ctx context.Context, ag *Agent, id run.ID) ([]variable.Spec, error) {
 	snap, err := run.LoadSnapshot(ctx, s.store, id)
 	if err != nil {
 		return nil, err
 	}
-	st, err := agent.Runtime.NewState()
+	st, err := ag.Agent.NewState()
 	if err != nil {
 		return nil, err
 	}

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/sqlite"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 	"github.com/byref/byref/variable"
 )
@@ -29,7 +29,7 @@ func askThenAnswer() llm.Model {
 }
 
 func asker(store run.Store) server.Agent {
-	return server.Agent{Name: "asker", Runtime: must(runtime.New(runtime.Options{Model: askThenAnswer(), Store: store}))}
+	return server.Agent{Name: "asker", Agent: must(agent.New(agent.Options{Model: askThenAnswer(), Store: store}))}
 }
 
 // A server restarted on the same SQLite file resumes the runs that were
@@ -61,10 +61,10 @@ func TestRecoverAfterRestart(t *testing.T) {
 	}
 	// A run left running by the dead process.
 	orphan := run.ID("run_orphan")
-	if _, _, err := store.Create(ctx, run.Event{RunID: orphan, Data: run.RunCreated{Name: "orphan", Tags: map[string]string{server.TagAgent: "asker"}}}); err != nil {
+	if _, _, err := store.Create(ctx, run.Event{RunID: orphan, Payload: run.RunCreated{Name: "orphan", Tags: map[string]string{server.TagAgent: "asker"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Append(ctx, orphan, 1, run.Event{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}}); err != nil {
+	if _, err := store.Append(ctx, orphan, 1, run.Event{Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}}); err != nil {
 		t.Fatal(err)
 	}
 	// The process "dies": its server stops serving; its run's goroutine is
@@ -113,17 +113,16 @@ func TestRecoverAfterRestart(t *testing.T) {
 type liveThing struct{ conn chan int }
 
 // Close leaves an awaiting run awaiting in the store, and a server started
-// next on it restores the run, with the live values of the agent's
-// runtime.
+// next on it restores the run, with the live values of the agent.
 func TestCloseThenRestoreWithLiveValues(t *testing.T) {
 	ctx := context.Background()
 	store := run.NewMemoryStore()
 	live := &liveThing{conn: make(chan int)}
-	agent := func() server.Agent {
-		return server.Agent{Name: "asker", Runtime: must(runtime.New(runtime.Options{Model: askThenAnswer(), Store: store,
+	newAgent := func() server.Agent {
+		return server.Agent{Name: "asker", Agent: must(agent.New(agent.Options{Model: askThenAnswer(), Store: store,
 			Variables: []variable.Spec{{Name: "thing", Value: live}}}))}
 	}
-	s, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent()}})
+	s, err := server.New(server.Options{Store: store, Agents: []server.Agent{newAgent()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +140,7 @@ func TestCloseThenRestoreWithLiveValues(t *testing.T) {
 		t.Fatalf("after Close the run is %s (%s), want awaiting", sum.Status, sum.Reason)
 	}
 
-	second, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent()}})
+	second, err := server.New(server.Options{Store: store, Agents: []server.Agent{newAgent()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +157,7 @@ func TestCloseThenRestoreWithLiveValues(t *testing.T) {
 
 	// A run whose agent is gone cannot be restored: Recover marks it
 	// failed as interrupted, in the store.
-	s3, err := server.New(server.Options{Store: store, Agents: []server.Agent{agent()}})
+	s3, err := server.New(server.Options{Store: store, Agents: []server.Agent{newAgent()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +165,7 @@ func TestCloseThenRestoreWithLiveValues(t *testing.T) {
 	r = client{t: t, base: ts3.URL}.run("POST", "/runs", `{"agent_name":"asker","input":[{"parts":[{"content":"weather"}]}]}`, 200)
 	ts3.Close()
 	s3.Close()
-	other := agent()
+	other := newAgent()
 	other.Name = "other"
 	fourth, err := server.New(server.Options{Store: store, Agents: []server.Agent{other}})
 	if err != nil {

@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // Replicas makes servers that share a store replicas of one another
@@ -60,7 +61,7 @@ type Replicas interface {
 
 // ErrLeaseLost is Serve's error when the server's replica lost its lease
 // on its runs (its connection to the store's database): the server has
-// abandoned its runs (runtime.Runtime.Abandon: nothing more is recorded
+// abandoned its runs (agent.Agent.Abandon: nothing more is recorded
 // of them) and stopped, and another replica takes them over. Start the
 // process again to serve again.
 var ErrLeaseLost = errors.New("server: this replica lost its lease on its runs (its connection to the store's database); it stopped them, and another replica takes them over; start it again")
@@ -97,13 +98,14 @@ var replyKinds = []struct {
 	name string
 	err  error
 }{
-	{"no_await", runtime.ErrNoAwait},
-	{"await_mismatch", runtime.ErrAwaitMismatch},
-	{"terminal", runtime.ErrTerminal},
-	{"not_followable", runtime.ErrNotFollowable},
+	{"no_await", agent.ErrNoAwait},
+	{"await_mismatch", agent.ErrAwaitMismatch},
+	{"terminal", agent.ErrTerminal},
+	{"not_followable", agent.ErrNotFollowable},
 	{"illegal_transition", run.ErrIllegalTransition},
 	{"not_found", run.ErrRunNotFound},
 	{"closed", errClosed},
+	{"unavailable", ErrOwnerUnavailable},
 }
 
 // replyOf is the reply that carries err.
@@ -149,20 +151,68 @@ func errorOf(b []byte) error {
 	return e
 }
 
+// takeOverWait bounds how long a request for a run that is being taken
+// over (its owner died, and the replica that takes it over has not
+// restored it yet) waits for it, before it is answered 503.
+const takeOverWait = 10 * time.Second
+
 // remote returns the controller of a run another replica owns, nil when
-// there are no replicas or no other replica owns it.
-func (s *Server) remote(ctx context.Context, id run.ID) (runtime.Controller, error) {
-	if s.opts.Replicas == nil {
+// there are no replicas or no other replica owns it. A run this replica
+// owns but does not hold yet is being taken over (adopt): it waits for
+// it, up to takeOverWait.
+func (s *Server) remote(ctx context.Context, id run.ID) (agent.Controller, error) {
+	if s.opts.Replicas == nil || s.opts.Engine != nil {
 		return nil, nil
 	}
-	owner, err := s.opts.Replicas.Owner(ctx, id)
+	start, wait := time.Now(), 10*time.Millisecond
+	for {
+		owner, err := s.opts.Replicas.Owner(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("server: reading the owner of run %s: %w", id, err)
+		}
+		if owner == "" {
+			return nil, nil
+		}
+		if owner != s.opts.Replicas.ID() {
+			return &remoteRun{s: s, id: id}, nil
+		}
+		s.mu.Lock()
+		c := s.live[id]
+		s.mu.Unlock()
+		if c != nil {
+			return c, nil
+		}
+		if adopting, err := s.adopting(ctx, id); err != nil || !adopting {
+			return nil, err
+		}
+		if time.Since(start) > takeOverWait || !sleep(ctx, wait) {
+			return nil, fmt.Errorf("%w (run %s is being taken over here)", ErrOwnerUnavailable, id)
+		}
+		wait = min(2*wait, 500*time.Millisecond)
+	}
+}
+
+// adopting reports whether a run this replica owns and does not hold is
+// being taken over: it has not ended (a completed run is not held once
+// it left the followable runs).
+func (s *Server) adopting(ctx context.Context, id run.ID) (bool, error) {
+	sum, err := s.store.Get(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("server: reading the owner of run %s: %w", id, err)
+		return false, err
 	}
-	if owner == "" || owner == s.opts.Replicas.ID() {
-		return nil, nil
+	return !sum.Status.Terminal() && sum.Status != run.StatusCancelling, nil
+}
+
+// sleep waits d, or until ctx is done (then it returns false).
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
-	return &remoteRun{s: s, id: id}, nil
 }
 
 // remoteRun controls a run another replica owns: it forwards resumes,
@@ -172,7 +222,7 @@ type remoteRun struct {
 	id run.ID
 }
 
-var _ runtime.Controller = (*remoteRun)(nil)
+var _ agent.Controller = (*remoteRun)(nil)
 
 func (r *remoteRun) ID() run.ID { return r.id }
 
@@ -195,29 +245,29 @@ func (r *remoteRun) Pending() (run.AwaitRequested, bool) {
 }
 
 // Wait waits until the run has ended, as recorded, or ctx is done.
-func (r *remoteRun) Wait(ctx context.Context) (runtime.Outcome, error) {
+func (r *remoteRun) Wait(ctx context.Context) (agent.Outcome, error) {
 	sum, err := r.s.store.Get(ctx, r.id)
 	if err != nil {
-		return runtime.Outcome{}, err
+		return agent.Outcome{}, err
 	}
 	if !sum.Status.Terminal() {
 		for e, err := range r.s.store.Events(ctx, r.id, sum.LastSeq+1) {
 			if err != nil {
-				return runtime.Outcome{}, err
+				return agent.Outcome{}, err
 			}
-			if sc, ok := e.Data.(run.StatusChanged); ok && sc.To.Terminal() {
+			if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To.Terminal() {
 				break
 			}
 		}
 		if err := ctx.Err(); err != nil {
-			return runtime.Outcome{}, err
+			return agent.Outcome{}, err
 		}
 	}
 	snap, err := run.LoadSnapshot(ctx, r.s.store, r.id)
 	if err != nil {
-		return runtime.Outcome{}, err
+		return agent.Outcome{}, err
 	}
-	return runtime.Outcome{RunID: r.id, Status: snap.Status, Result: snap.Result, Reason: snap.FailureReason, Steps: snap.Step}, nil
+	return agent.Outcome{RunID: r.id, Status: snap.Status, Result: snap.Result, Reason: snap.FailureReason, Steps: snap.Step}, nil
 }
 
 func (r *remoteRun) Resume(ctx context.Context, awaitID string, answer run.Answer) error {
@@ -233,11 +283,36 @@ func (r *remoteRun) FollowUp(ctx context.Context, text string) error {
 }
 
 // ask sends c to the run's owner and returns the error it replied with.
+// While the owner is unavailable (it died, and the run is being taken
+// over), it asks again, up to takeOverWait: the new owner, or this
+// server itself when it took the run over.
 func (r *remoteRun) ask(ctx context.Context, c command) error {
 	req, err := json.Marshal(c)
 	if err != nil {
 		return err
 	}
+	start, wait := time.Now(), 20*time.Millisecond
+	for {
+		err := r.askOnce(ctx, req)
+		if !errors.Is(err, ErrOwnerUnavailable) || time.Since(start) > takeOverWait {
+			return err
+		}
+		if !sleep(ctx, wait) {
+			return ctx.Err()
+		}
+		wait = min(2*wait, 500*time.Millisecond)
+		if owner, oerr := r.s.opts.Replicas.Owner(ctx, r.id); oerr == nil && owner == r.s.opts.Replicas.ID() {
+			// Taken over here: the caller holds the run's control lock.
+			if _, err := r.s.remote(ctx, r.id); err != nil {
+				return err
+			}
+			return r.s.apply(ctx, r.id, c)
+		}
+	}
+}
+
+// askOnce sends req to the run's owner once.
+func (r *remoteRun) askOnce(ctx context.Context, req []byte) error {
 	reply, err := r.s.opts.Replicas.Ask(ctx, r.id, req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -258,25 +333,37 @@ func (s *Server) answer(ctx context.Context, id run.ID, request []byte) []byte {
 	}
 	unlock := s.lockRun(id)
 	defer unlock()
+	if c.Op != "follow_up" {
+		// A run being taken over here is waited for.
+		if _, err := s.remote(ctx, id); err != nil {
+			return replyOf(err)
+		}
+	}
+	return replyOf(s.apply(ctx, id, c))
+}
+
+// apply applies a command to a run this server owns. The caller holds
+// the run's control lock.
+func (s *Server) apply(ctx context.Context, id run.ID, c command) error {
 	if c.Op == "follow_up" {
-		return replyOf(s.followUpHeld(id, c.Text))
+		return s.followUpHeld(id, c.Text)
 	}
 	s.mu.Lock()
 	h := s.live[id]
 	s.mu.Unlock()
 	if h == nil {
-		return replyOf(fmt.Errorf("%w: run %s is owned by replica %s, which does not run it (it has ended)", runtime.ErrTerminal, id, s.opts.Replicas.ID()))
+		return fmt.Errorf("%w: run %s is owned by replica %s, which does not run it (it has ended)", agent.ErrTerminal, id, s.opts.Replicas.ID())
 	}
 	switch c.Op {
 	case "resume":
 		if c.Answer == nil {
-			return replyOf(errors.New("server: a resume of another replica has no answer"))
+			return errors.New("server: a resume of another replica has no answer")
 		}
-		return replyOf(h.Resume(ctx, c.AwaitID, *c.Answer))
+		return h.Resume(ctx, c.AwaitID, *c.Answer)
 	case "cancel":
-		return replyOf(h.Cancel(ctx))
+		return h.Cancel(ctx)
 	}
-	return replyOf(fmt.Errorf("server: another replica sent the command %q, which this one does not know; run the same version of byref on every replica", c.Op))
+	return fmt.Errorf("server: another replica sent the command %q, which this one does not know; run the same version of byref on every replica", c.Op)
 }
 
 // followUpHeld sends a follow-up to a completed run this server holds
@@ -294,14 +381,14 @@ func (s *Server) followUpHeld(id run.ID, text string) error {
 	h, cancel := s.followable.take(id)
 	if h == nil {
 		s.mu.Unlock()
-		return fmt.Errorf("%w: run %s is %s, and its replica does not hold it for a follow-up", runtime.ErrNotFollowable, id, sum.Status)
+		return fmt.Errorf("%w: run %s is %s, and its replica does not hold it for a follow-up", agent.ErrNotFollowable, id, sum.Status)
 	}
 	return s.followUp(sum.Tags[TagAgent], id, h, runCtx{cancel: cancel}, s.ctx, text)
 }
 
 // followUp sends text to h, a run taken from the followable runs, and
 // watches the turn that begins. The caller holds s.mu, which it releases.
-func (s *Server) followUp(agent string, id run.ID, h runtime.Controller, rc runCtx, ctx context.Context, text string) error {
+func (s *Server) followUp(agent string, id run.ID, h agent.Controller, rc runCtx, ctx context.Context, text string) error {
 	s.live[id] = h
 	s.wg.Add(1)
 	s.mu.Unlock()
@@ -332,9 +419,8 @@ func (s *Server) join(ctx context.Context) error {
 // adopt restores the runs of a replica that stopped, which this one owns
 // now (Replicas.Join): it records the takeover in each run's log, then
 // restores the run as Recover does (a run that was running goes on from
-// its last recorded step; one that had not begun begins here, from the
-// spec its first event records), and lets the protocols claim again the
-// work they left (OnTakeOver).
+// its last recorded step; one that had not begun begins), and lets the protocols
+// claim again the work they left (OnTakeOver).
 func (s *Server) adopt(ctx context.Context, from string, ids []run.ID) {
 	restored := 0
 	for _, id := range ids {
@@ -365,7 +451,7 @@ func (s *Server) takeOver(ctx context.Context, from string, id run.ID) error {
 	if sum.Status.Terminal() {
 		return nil
 	}
-	if _, err := s.store.Append(ctx, id, sum.LastSeq, run.Event{Data: run.Progress{Message: takeOverReason(s.opts.Replicas.ID(), from)}}); err != nil {
+	if _, err := s.store.Append(ctx, id, sum.LastSeq, run.Event{Payload: run.Progress{Message: takeOverReason(s.opts.Replicas.ID(), from)}}); err != nil {
 		return err
 	}
 	return s.restore(ctx, id)
@@ -373,6 +459,8 @@ func (s *Server) takeOver(ctx context.Context, from string, id run.ID) error {
 
 // abandon stops the server's runs at once, recording nothing, once its
 // replica lost its lease: another replica may be restoring them already.
+// Then it closes the server, which stops the protocols' background work
+// (OnClose), and Serve returns ErrLeaseLost.
 func (s *Server) abandon() {
 	s.log.Error(ErrLeaseLost.Error())
 	s.leaseLost.Store(true)
@@ -380,11 +468,12 @@ func (s *Server) abandon() {
 	s.closed = true // no run starts any more
 	s.mu.Unlock()
 	for _, name := range s.order {
-		if rt := s.agents[name].Runtime; rt != nil {
+		if rt := s.agents[name].Agent; rt != nil {
 			if err := rt.Abandon(context.Background()); err != nil {
 				s.log.Error("server: abandoning an agent's runs", "agent", name, "err", err)
 			}
 		}
 	}
+	_ = s.Close()
 	close(s.abandoned)
 }

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 	"github.com/byref/byref/variable"
 )
@@ -184,8 +184,8 @@ func TestCloseWaitsForStartingRuns(t *testing.T) {
 		once.Do(func() { close(entered) })
 		<-release
 	}}
-	agent := server.Agent{Name: "blocker", Runtime: must(runtime.New(runtime.Options{Model: slowModel{time.Minute}, Store: store, DisableSnippets: true}))}
-	s, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{agent}})
+	ag := server.Agent{Name: "blocker", Agent: must(agent.New(agent.Options{Model: slowModel{time.Minute}, Store: store, DisableSnippets: true}))}
+	s, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{ag}})
 	c := client{t: t, base: ts.URL}
 	posted := make(chan int, 1)
 	go func() {
@@ -227,9 +227,9 @@ func TestCloseWaitsForStartingRuns(t *testing.T) {
 // M6: the inspector's event stream leaves variable values out, as its
 // snapshot does.
 func TestInspectorStreamHasNoValues(t *testing.T) {
-	agent := server.Agent{Name: "keeper", Runtime: must(runtime.New(runtime.Options{Model: echoModel, DisableSnippets: true,
+	ag := server.Agent{Name: "keeper", Agent: must(agent.New(agent.Options{Model: echoModel, DisableSnippets: true,
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}}}))}
-	s, ts := startServer(t, server.Options{Agents: []server.Agent{agent}})
+	s, ts := startServer(t, server.Options{Agents: []server.Agent{ag}})
 	c := client{t: t, base: ts.URL}
 	id := c.run("POST", "/runs", create("keeper", "Hello!", "sync"), 200).RunID
 	stored, err := s.Store().Read(context.Background(), run.ID(id), 1, 0)
@@ -247,7 +247,7 @@ func TestInspectorStreamHasNoValues(t *testing.T) {
 		if err := json.Unmarshal([]byte(`{"run"`+data), &e); err != nil {
 			t.Fatal(err)
 		}
-		if v, ok := e.Data.(run.VariableCreated); ok {
+		if v, ok := e.Payload.(run.VariableCreated); ok {
 			vars++
 			if v.Value != nil || v.Variable.Name != "city" {
 				t.Errorf("the stream shows a variable's value: %s", line)
@@ -260,7 +260,7 @@ func TestInspectorStreamHasNoValues(t *testing.T) {
 	// The stored event keeps its value (the run could not be restored
 	// otherwise).
 	for _, e := range stored {
-		if v, ok := e.Data.(run.VariableCreated); ok && string(v.Value) != `"Paris"` {
+		if v, ok := e.Payload.(run.VariableCreated); ok && string(v.Value) != `"Paris"` {
 			t.Errorf("the stored value is %s", v.Value)
 		}
 	}
@@ -287,7 +287,7 @@ func TestResumeLosingARaceIsAConflict(t *testing.T) {
 			hs := &hookStore{Store: run.NewMemoryStore()}
 			hs.append = func(id run.ID, events []run.Event) error {
 				for _, e := range events {
-					if sc, ok := e.Data.(run.StatusChanged); ok && sc.To == run.StatusCancelling {
+					if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To == run.StatusCancelling {
 						ch := make(chan struct{})
 						mu.Lock()
 						blocked = ch
@@ -354,14 +354,14 @@ func TestSessionHistoryIsBounded(t *testing.T) {
 	const old = server.MaxHistoryRuns + 5
 	for i := range old {
 		id := run.ID(fmt.Sprintf("7d0a1c1e-8c53-4bd6-a2f5-%012d", i))
-		if _, _, err := store.Create(ctx, run.Event{RunID: id, Data: run.RunCreated{Session: session, Tags: map[string]string{server.TagAgent: "counter"}}}); err != nil {
+		if _, _, err := store.Create(ctx, run.Event{RunID: id, Payload: run.RunCreated{Session: session, Tags: map[string]string{server.TagAgent: "counter"}}}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := store.Append(ctx, id, 1,
-			run.Event{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
-			run.Event{Data: run.UserMessage{Text: "question " + strconv.Itoa(i)}},
-			run.Event{Data: run.AssistantMessage{Text: "answer " + strconv.Itoa(i)}},
-			run.Event{Data: run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted}}); err != nil {
+			run.Event{Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
+			run.Event{Payload: run.UserMessage{Text: "question " + strconv.Itoa(i)}},
+			run.Event{Payload: run.AssistantMessage{Text: "answer " + strconv.Itoa(i)}},
+			run.Event{Payload: run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -379,7 +379,7 @@ func TestSessionHistoryIsBounded(t *testing.T) {
 			first = hist[0]
 		}
 		return llm.Text(fmt.Sprintf("%d messages, from %q", len(hist), first)), nil
-	}), runtime.RunOptions{})
+	}), agent.RunOptions{})
 	remote := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		size, _ := strconv.Atoi(r.URL.Query().Get("size"))
 		b, _ := json.Marshal(map[string]any{"role": "user", "parts": []any{map[string]any{"content": strings.Repeat("x", size)}}})

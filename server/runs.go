@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // The ACP run modes.
@@ -45,7 +45,7 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, "agent_name is required")
 		return
 	}
-	agent, ok := s.agents[*req.AgentName]
+	ag, ok := s.agents[*req.AgentName]
 	if !ok {
 		writeError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("Agent %s not found", *req.AgentName))
 		return
@@ -59,15 +59,15 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, "input is required: a list of messages")
 		return
 	}
-	if err := checkInputTypes(agent, req.Input); err != nil {
+	if err := checkInputTypes(ag, req.Input); err != nil {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
 		return
 	}
-	vars, note, err := inputVariables(agent, req.Input)
+	vars, note, err := inputVariables(ag, req.Input)
 	if err == nil && len(vars) > 0 && s.opts.Engine != nil {
 		// A workflow engine's run is started from its serializable spec,
 		// which holds no variables.
-		err = fmt.Errorf("agent %s runs on a workflow engine, which takes text input only; send the input's %s as text", agent.Name, vars[0].Value.(run.Artifact).ContentType)
+		err = fmt.Errorf("agent %s runs on a workflow engine, which takes text input only; send the input's %s as text", ag.Name, vars[0].Value.(run.Artifact).ContentType)
 	}
 	if err != nil {
 		writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
@@ -122,18 +122,18 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	}
 
 	id := run.NewID()
-	opts := runOptions(agent, id, run.SessionID(session), task, append(history, earlier...))
+	opts := runOptions(ag, id, run.SessionID(session), task, append(history, earlier...))
 	opts.Variables = append(slices.Clone(opts.Variables), vars...)
-	if err := s.start(r.Context(), agent, opts, nil); err != nil {
+	if err := s.start(r.Context(), ag, opts, nil); err != nil {
 		switch {
-		case errors.Is(err, runtime.ErrInvalidInput):
-			s.log.Warn("server: starting a run", "agent", agent.Name, "run", id, "err", err)
+		case errors.Is(err, agent.ErrInvalidInput):
+			s.log.Warn("server: starting a run", "agent", ag.Name, "run", id, "err", err)
 			writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
 		case errors.Is(err, errClosed) || s.ctx.Err() != nil:
-			s.log.Warn("server: starting a run", "agent", agent.Name, "run", id, "err", err)
+			s.log.Warn("server: starting a run", "agent", ag.Name, "run", id, "err", err)
 			writeError(w, http.StatusServiceUnavailable, CodeServerError, errClosed.Error())
 		default:
-			s.internal(w, "starting a run", err, "agent", agent.Name, "run", id)
+			s.internal(w, "starting a run", err, "agent", ag.Name, "run", id)
 		}
 		return
 	}
@@ -143,8 +143,8 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 
 // checkInputTypes refuses an input part of a type the agent does not
 // accept.
-func checkInputTypes(agent *Agent, msgs []message) error {
-	accepted := inputTypes(agent)
+func checkInputTypes(ag *Agent, msgs []message) error {
+	accepted := inputTypes(ag)
 	for i, m := range msgs {
 		for j, p := range m.Parts {
 			ct := "text/plain"
@@ -152,7 +152,7 @@ func checkInputTypes(agent *Agent, msgs []message) error {
 				ct = strings.TrimSpace(strings.SplitN(*p.ContentType, ";", 2)[0])
 			}
 			if !acceptsType(accepted, ct) {
-				return fmt.Errorf("input[%d].parts[%d] is %s; agent %s accepts %s", i, j, ct, agent.Name, strings.Join(accepted, ", "))
+				return fmt.Errorf("input[%d].parts[%d] is %s; agent %s accepts %s", i, j, ct, ag.Name, strings.Join(accepted, ", "))
 			}
 		}
 	}
@@ -163,17 +163,17 @@ var errClosed = errors.New("server: the server is closing; it starts no more run
 
 // runOptions is the agent's template of a run's options with the run's ID,
 // session, task and the session's history set, and the tag TagAgent added.
-func runOptions(agent *Agent, id run.ID, session run.SessionID, task string, history []llm.Message) runtime.RunOptions {
-	opts := agent.Run
+func runOptions(ag *Agent, id run.ID, session run.SessionID, task string, history []llm.Message) agent.RunOptions {
+	opts := ag.Run
 	opts.ID, opts.Session, opts.Task = id, session, task
-	opts.History = append(slices.Clone(agent.Run.History), history...)
-	opts.Tags = maps.Clone(agent.Run.Tags)
+	opts.History = append(slices.Clone(ag.Run.History), history...)
+	opts.Tags = maps.Clone(ag.Run.Tags)
 	if opts.Tags == nil {
 		opts.Tags = map[string]string{}
 	}
-	opts.Tags[TagAgent] = agent.Name
+	opts.Tags[TagAgent] = ag.Name
 	if opts.Name == "" {
-		opts.Name = agent.Name
+		opts.Name = ag.Name
 	}
 	return opts
 }
@@ -183,7 +183,7 @@ func runOptions(agent *Agent, id run.ID, session run.SessionID, task string, his
 // s.wg.Add are one critical section, so that Close, once it has refused
 // new runs, waits for every start in progress and the watcher of the run
 // it starts.
-func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOptions, actions []*action.Action) error {
+func (s *Server) start(ctx context.Context, ag *Agent, opts agent.RunOptions, actions []*action.Action) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -198,16 +198,16 @@ func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOption
 		}
 	}()
 	var (
-		c   runtime.Controller
+		c   agent.Controller
 		rc  runCtx
 		err error
 	)
-	if s.opts.Replicas != nil {
+	if s.opts.Replicas != nil && s.opts.Engine == nil {
 		// The lease comes first: a replica that dies once the run is
 		// recorded leaves it to another.
 		var own bool
 		if own, err = s.opts.Replicas.Own(ctx, opts.ID); err == nil && !own {
-			err = fmt.Errorf("%w: run %s is another replica's", runtime.ErrRunExists, opts.ID)
+			err = fmt.Errorf("%w: run %s is another replica's", agent.ErrRunExists, opts.ID)
 		}
 		if err != nil {
 			return err
@@ -215,11 +215,11 @@ func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOption
 	}
 	switch {
 	case s.opts.Engine != nil && len(actions) > 0:
-		err = fmt.Errorf("%w: this server runs its runs on an engine, which cannot take a run's own actions (tools of the client)", runtime.ErrInvalidInput)
+		err = fmt.Errorf("%w: this server runs its runs on an engine, which cannot take a run's own actions (tools of the client)", agent.ErrInvalidInput)
 	case s.opts.Engine != nil:
-		c, err = s.startOnEngine(ctx, agent, opts)
+		c, err = s.startOnEngine(ctx, ag, opts)
 	default:
-		c, rc, err = s.startLocal(ctx, agent, opts, actions)
+		c, rc, err = s.startLocal(ctx, ag, opts, actions)
 	}
 	if err != nil {
 		return err
@@ -232,35 +232,35 @@ func (s *Server) start(ctx context.Context, agent *Agent, opts runtime.RunOption
 	if closing {
 		_ = c.Cancel(context.Background())
 	}
-	s.log.Info("run started", "agent", agent.Name, "run", opts.ID, "session", opts.Session)
+	s.log.Info("run started", "agent", ag.Name, "run", opts.ID, "session", opts.Session)
 	watched = true
-	go s.watch(agent.Name, opts.ID, c, rc)
+	go s.watch(ag.Name, opts.ID, c, rc)
 	return nil
 }
 
 // startLocal starts the run on the agent's runtime, with its own actions
 // added before it begins. The run outlives the request (a run's life is
 // its own) and keeps its context's values (its trace); Close cancels it.
-func (s *Server) startLocal(ctx context.Context, agent *Agent, opts runtime.RunOptions, actions []*action.Action) (*runtime.Handle, runCtx, error) {
+func (s *Server) startLocal(ctx context.Context, ag *Agent, opts agent.RunOptions, actions []*action.Action) (*agent.Handle, runCtx, error) {
 	if len(actions) == 0 {
-		h, err := agent.Runtime.Start(ctx, opts)
+		h, err := ag.Agent.Start(ctx, opts)
 		if err != nil {
 			return nil, runCtx{}, err
 		}
 		return h, runCtx{}, nil
 	}
 	for _, a := range actions {
-		if _, taken := agent.Runtime.Actions().Get(a.Name()); taken {
-			return nil, runCtx{}, fmt.Errorf("%w: %q is the name of an action of agent %s; rename the client's tool", runtime.ErrInvalidInput, a.Name(), agent.Name)
+		if _, taken := ag.Agent.Actions().Get(a.Name()); taken {
+			return nil, runCtx{}, fmt.Errorf("%w: %q is the name of an action of agent %s; rename the client's tool", agent.ErrInvalidInput, a.Name(), ag.Name)
 		}
 	}
-	h, err := agent.Runtime.Create(ctx, opts)
+	h, err := ag.Agent.Create(ctx, opts)
 	if err != nil {
 		return nil, runCtx{}, err
 	}
 	if err := h.State().AddActions(actions...); err != nil {
 		_ = h.Cancel(ctx)
-		return nil, runCtx{}, fmt.Errorf("%w: %v", runtime.ErrInvalidInput, err)
+		return nil, runCtx{}, fmt.Errorf("%w: %v", agent.ErrInvalidInput, err)
 	}
 	if err := h.Begin(ctx); err != nil {
 		return nil, runCtx{}, err
@@ -306,7 +306,7 @@ func (s *Server) runContext(ctx context.Context) (context.Context, runCtx) {
 // at Close (see waitContext), leaving the run to the engine; for such a
 // run, live and followable are caches of controllers the engine keeps (a
 // miss asks it: see controller). It calls s.wg.Done.
-func (s *Server) watch(agent string, id run.ID, c runtime.Controller, rc runCtx) {
+func (s *Server) watch(agentName string, id run.ID, c agent.Controller, rc runCtx) {
 	defer s.wg.Done()
 	o, err := c.Wait(s.waitContext())
 	if rc.stop != nil {
@@ -322,15 +322,15 @@ func (s *Server) watch(agent string, id run.ID, c runtime.Controller, rc runCtx)
 	s.mu.Unlock()
 	if err != nil {
 		if s.ctx.Err() == nil {
-			s.log.Warn("server: waiting for a run's turn to end failed; the engine still has the run", "agent", agent, "run", id, "err", err)
+			s.log.Warn("server: waiting for a run's turn to end failed; the engine still has the run", "agent", agentName, "run", id, "err", err)
 		}
 		return
 	}
 	if s.stopping.Load() && !o.Status.Terminal() {
-		s.log.Info("run left as it is in the store by the stopping server", "agent", agent, "run", id, "status", o.Status)
+		s.log.Info("run left as it is in the store by the stopping server", "agent", agentName, "run", id, "status", o.Status)
 		return
 	}
-	s.log.Info("run ended", "agent", agent, "run", id, "status", o.Status, "reason", o.Reason)
+	s.log.Info("run ended", "agent", agentName, "run", id, "status", o.Status, "reason", o.Reason)
 }
 
 // respond answers a create (created) or a resume in the request's mode,
@@ -345,7 +345,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, id run.ID, mode
 		until := func(e run.Event) bool { return e.Seq >= 1 }
 		if !created {
 			until = func(e run.Event) bool {
-				sc, ok := e.Data.(run.StatusChanged)
+				sc, ok := e.Payload.(run.StatusChanged)
 				return ok && sc.From == run.StatusAwaiting
 			}
 		}
@@ -383,7 +383,7 @@ func (s *Server) follow(ctx context.Context, id run.ID, from int64, until func(r
 		if err != nil {
 			return p, err
 		}
-		if d, ok := e.Data.(run.Delta); ok {
+		if d, ok := e.Payload.(run.Delta); ok {
 			// Live text, shown as it is written to a stream (not to a
 			// sync or async answer, which shows the run as it stands).
 			if emit != nil && p.seq >= from-1 {
@@ -554,7 +554,7 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if err := h.Cancel(r.Context()); err != nil {
-			if errors.Is(err, runtime.ErrTerminal) {
+			if errors.Is(err, agent.ErrTerminal) {
 				writeConflict(w, sum.ID, h.Status(), "it ended as this cancel arrived, and there is nothing to cancel")
 				return
 			}
@@ -565,7 +565,7 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 	// The run as of the cancel request: cancelling, even if it has already
 	// gone on to cancelled.
 	p, _, err := s.fold(r.Context(), sum.ID, func(e run.Event) bool {
-		sc, ok := e.Data.(run.StatusChanged)
+		sc, ok := e.Payload.(run.StatusChanged)
 		return ok && sc.To == run.StatusCancelling
 	})
 	if err != nil {
@@ -657,7 +657,7 @@ func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := h.Resume(r.Context(), pending.ID, answer); err != nil {
 		switch {
-		case errors.Is(err, runtime.ErrNoAwait):
+		case errors.Is(err, agent.ErrNoAwait):
 			// As for a run that awaits nothing, above (the ACP reference
 			// server's answer).
 			writeError(w, http.StatusForbidden, CodeServerError, err.Error())
@@ -665,7 +665,7 @@ func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) {
 			// The run moved on as it was answered: it was cancelled, or
 			// failed to move to awaiting.
 			writeConflict(w, sum.ID, h.Status(), err.Error())
-		case errors.Is(err, runtime.ErrAwaitMismatch):
+		case errors.Is(err, agent.ErrAwaitMismatch):
 			writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
 		default:
 			s.fail(w, r, sum.ID, err)

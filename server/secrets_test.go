@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 	"github.com/byref/byref/variable"
 )
@@ -160,17 +160,17 @@ func TestSecretsDoNotLeak(t *testing.T) {
 				return llm.Text("child read: " + req.Messages[len(req.Messages)-1].Text), nil
 			})
 			store := run.NewMemoryStore()
-			tmpl := runtime.RunOptions{Spec: runtime.Spec{Approval: runtime.ApproveNone}}
+			tmpl := agent.RunOptions{Approval: agent.ApproveNone}
 			if x.resultSchema != "" {
 				tmpl.ResultSchema = json.RawMessage(x.resultSchema)
 			}
 			actions := exfilActions
 			if x.child {
-				child, err := runtime.New(runtime.Options{Model: childModel})
+				child, err := agent.New(agent.Options{Model: childModel})
 				if err != nil {
 					t.Fatal(err)
 				}
-				helper, err := runtime.AgentAction(runtime.AgentSpec{Name: "helper", Description: "A helper agent.", Agent: child})
+				helper, err := agent.AsAction(agent.Child{Name: "helper", Description: "A helper agent.", Agent: child})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -178,7 +178,7 @@ func TestSecretsDoNotLeak(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			rt, err := runtime.New(runtime.Options{Model: model, Store: store, Actions: actions,
+			rt, err := agent.New(agent.Options{Model: model, Store: store, Actions: actions,
 				Variables: []variable.Spec{
 					{Name: "pw", Value: password, Secret: true, Description: "the account password"},
 					{Name: "notes", Value: "nothing yet"},
@@ -186,8 +186,8 @@ func TestSecretsDoNotLeak(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			agent := server.Agent{Name: "exfil", Description: "tries to leak a secret", Run: tmpl, Runtime: rt}
-			s, err := server.New(server.Options{Agents: []server.Agent{agent}, Store: store})
+			ag := server.Agent{Name: "exfil", Description: "tries to leak a secret", Run: tmpl, Agent: rt}
+			s, err := server.New(server.Options{Agents: []server.Agent{ag}, Store: store})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -289,7 +289,7 @@ func waitFinished(t *testing.T, store run.Store, id string, n int) {
 			events, _ := store.Read(context.Background(), run.ID(id), 0, 0)
 			completions := 0
 			for _, e := range events {
-				if c, ok := e.Data.(run.StatusChanged); ok && c.To == run.StatusCompleted {
+				if c, ok := e.Payload.(run.StatusChanged); ok && c.To == run.StatusCompleted {
 					completions++
 				}
 			}

@@ -20,9 +20,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/lru"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // Defaults of Options.
@@ -38,19 +38,19 @@ const (
 // is not loopback when Options.Token is empty.
 var ErrNeedsToken = errors.New("server: refusing to serve on a non-loopback address without a bearer token; set Options.Token (byref serve --token) or bind 127.0.0.1")
 
-// Agent is an agent the server offers: a configured runtime.
+// Agent is an agent the server offers, by name.
 type Agent struct {
 	// Name is the agent's ACP name: letters, digits, '_' and '-' (ACP
 	// writes it into message roles, "agent/<name>").
 	Name string
 	// Description says what the agent does, for GET /agents.
 	Description string
-	// Runtime runs the agent's runs: its actions, starting variables and
+	// Agent runs the agent's runs: its actions, starting variables and
 	// model. It is shared by all of them (each run has its own state), and
-	// must record into the server's store (runtime.Options.Store; see
+	// must record into the server's store (agent.Options.Store; see
 	// Options.Store). It may be nil when Options.Engine is set: the engine
-	// runs the agent. Close closes it (runtime.Runtime.Close).
-	Runtime *runtime.Runtime
+	// runs the agent. Close closes it (agent.Agent.Close).
+	Agent *agent.Agent
 	// InputContentTypes are the media types of input parts the agent
 	// accepts, as patterns (type/subtype, type/* or */*); a part of
 	// another type is refused (422). Empty means text/plain and
@@ -61,7 +61,7 @@ type Agent struct {
 	InputContentTypes []string
 	// OutputContentTypes are the media types the agent's output may have,
 	// for its manifest. Empty means text/plain and application/json, the
-	// types of Outputs, and the media types of the results of Runtime's
+	// types of Outputs, and the media types of the results of Agent's
 	// actions that return run.Media (image/png for an agent with the
 	// browser's screenshot actions).
 	OutputContentTypes []string
@@ -77,15 +77,15 @@ type Agent struct {
 	// strategy, await timeout, limits, tags. The server sets ID, Session
 	// and Task (the input's text), appends the session's earlier messages
 	// to History, and adds the tag TagAgent.
-	Run runtime.RunOptions
+	Run agent.RunOptions
 }
 
 // Options configures a Server. Only Agents is required.
 type Options struct {
 	// Agents are the agents offered; names must be unique.
 	Agents []Agent
-	// Store keeps the runs. Every agent's Runtime must record into it. Nil
-	// means the store of the agents' runtimes (runtime.Runtime.Store), or
+	// Store keeps the runs. Every agent's Agent must record into it. Nil
+	// means the store of the agents' runtimes (agent.Agent.Store), or
 	// a new run.NewMemoryStore with Options.Engine; use run/sqlite for
 	// runs that outlive the process, and run/postgres for a store that
 	// processes on several machines share (an engine's workers, servers
@@ -137,15 +137,17 @@ type Options struct {
 	// DefaultShutdownGrace.
 	ShutdownGrace time.Duration
 	// Engine runs the runs. Nil means in-process: every run on its
-	// Agent.Runtime, as by default. With an engine, Store must be
+	// Agent.Agent, as by default. With an engine, Store must be
 	// the store the engine's runs record into (see Engine).
 	Engine Engine
 	// Replicas makes this server one of several serving the same agents
 	// from one shared store: any of them answers any run (see Replicas).
 	// Nil means this server is the only one serving the store's runs in
 	// this process (see Recover). Build it on the server's store
-	// (postgres.Store.NewReplica); Recover joins, Close leaves. An engine
-	// makes replicas needless: its runs are controlled from any server.
+	// (postgres.Store.NewReplica); Recover joins, Close leaves. With an
+	// Engine, whose runs any server controls already, replicas only claim
+	// the protocols' background work (A2A push deliveries), so that one
+	// server does it.
 	Replicas Replicas
 }
 
@@ -172,7 +174,7 @@ type Server struct {
 	wg     sync.WaitGroup
 
 	mu         sync.Mutex
-	live       map[run.ID]runtime.Controller // runs whose turn is going on
+	live       map[run.ID]agent.Controller   // runs whose turn is going on
 	followable followable                    // completed runs that can take a follow-up (ui.go)
 	convs      *lru.Cache[run.ID, convEntry] // runs' conversations for session history (sessions.go)
 	closed     bool
@@ -189,14 +191,11 @@ func New(opts Options) (*Server, error) {
 	if len(opts.Agents) == 0 {
 		return nil, errors.New("server: no agents; set Options.Agents")
 	}
-	if opts.Replicas != nil && opts.Engine != nil {
-		return nil, errors.New("server: Options.Replicas and Options.Engine are both set; an engine's runs are controlled from any server already: set one of them")
-	}
-	s := &Server{opts: opts, store: opts.Store, agents: map[string]*Agent{}, log: opts.Logger, live: map[run.ID]runtime.Controller{},
+	s := &Server{opts: opts, store: opts.Store, agents: map[string]*Agent{}, log: opts.Logger, live: map[run.ID]agent.Controller{},
 		convs: lru.New[run.ID, convEntry](HistoryCacheRuns), abandoned: make(chan struct{})}
 	for _, a := range opts.Agents {
-		if s.store == nil && a.Runtime != nil {
-			s.store = a.Runtime.Store()
+		if s.store == nil && a.Agent != nil {
+			s.store = a.Agent.Store()
 		}
 	}
 	if s.store == nil {
@@ -235,11 +234,11 @@ func New(opts Options) (*Server, error) {
 		if _, dup := s.agents[a.Name]; dup {
 			return nil, fmt.Errorf("server: two agents are named %q; rename one", a.Name)
 		}
-		if a.Runtime == nil && opts.Engine == nil {
-			return nil, fmt.Errorf("server: agent %q has no Runtime; set Agent.Runtime (or Options.Engine to run the agent elsewhere)", a.Name)
+		if a.Agent == nil && opts.Engine == nil {
+			return nil, fmt.Errorf("server: agent %q has no Agent; set Agent.Agent (or Options.Engine to run the agent elsewhere)", a.Name)
 		}
-		if a.Runtime != nil && a.Runtime.Store() != s.store {
-			return nil, fmt.Errorf("server: agent %q records its runs in another store than the server's; build its runtime with runtime.Options{Store: store} and give the server the same store (Options.Store)", a.Name)
+		if a.Agent != nil && a.Agent.Store() != s.store {
+			return nil, fmt.Errorf("server: agent %q records its runs in another store than the server's; build it with agent.Options{Store: store} and give the server the same store (Options.Store)", a.Name)
 		}
 		s.agents[a.Name] = &a
 		s.order = append(s.order, a.Name)
@@ -255,7 +254,7 @@ func (s *Server) Store() run.Store { return s.store }
 // Close stops the server without losing a run: it refuses new runs,
 // resumes and follow-ups (503), lets the steps of runs in this process go
 // on to their next pause or end for up to Options.ShutdownGrace, then
-// closes the agents' runtimes (runtime.Runtime.Close), which stops the
+// closes the agents' runtimes (agent.Agent.Close), which stops the
 // runs without cancelling them: a run that awaits stays awaiting in the
 // store, and Recover, in the next process on the same store, restores it
 // so that it can be resumed. A run whose step was still going is marked

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -110,9 +110,9 @@ func (c client) run(method, path, body string, want int) acpRun {
 	return r
 }
 
-func create(agent, text, mode string) string {
+func create(agentName, text, mode string) string {
 	b, _ := json.Marshal(map[string]any{
-		"agent_name": agent, "mode": mode,
+		"agent_name": agentName, "mode": mode,
 		"input": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"content": text, "content_type": "text/plain"}}}},
 	})
 	return string(b)
@@ -216,7 +216,7 @@ func TestEventsEqualStream(t *testing.T) {
 }
 
 // TestProgressReachesTheStream: what an action reports with
-// runtime.Progress is a generic event of the run's ACP stream, and of GET
+// agent.Progress is a generic event of the run's ACP stream, and of GET
 // /runs/{id}/events.
 func TestProgressReachesTheStream(t *testing.T) {
 	_, ts := startServer(t, server.Options{})
@@ -279,16 +279,30 @@ func TestStreamedText(t *testing.T) {
 	const text = "Hello, streaming world!"
 	m := lockstepModel{text: text, next: make(chan struct{}, len(text))}
 	store := run.NewMemoryStore()
-	_, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{scriptedAgent(store, "lockstep", m, runtime.RunOptions{})}})
+	_, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{scriptedAgent(store, "lockstep", m, agent.RunOptions{})}})
 	resp, err := http.Post(ts.URL+"/runs", "application/json", strings.NewReader(create("lockstep", "Talk.", "stream")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var types []string
-	var parts strings.Builder
-	completed := ""
-	sc := bufio.NewScanner(resp.Body)
+	types, parts, completed := readStream(resp.Body, func(typ string) {
+		if typ == "message.part" {
+			m.next <- struct{}{}
+		}
+	})
+	got := strings.Join(types, " ")
+	want := "run.created run.in-progress message.created " + strings.Repeat("message.part ", (len(text)+2)/3) + "message.completed run.completed"
+	if got != want || parts != text || completed != text {
+		t.Fatalf("events %s\nwant   %s\nparts %q, completed %q", got, want, parts, completed)
+	}
+}
+
+// readStream reads an ACP stream to its end: the types of its events, the
+// text of its message parts, and that of its completed messages. each,
+// when not nil, is called with each event's type before the next is read.
+func readStream(body io.Reader, each func(typ string)) (types []string, parts, completed string) {
+	var p, c strings.Builder
+	sc := bufio.NewScanner(body)
 	for sc.Scan() {
 		data, ok := strings.CutPrefix(sc.Text(), "data: ")
 		if !ok {
@@ -303,17 +317,15 @@ func TestStreamedText(t *testing.T) {
 		types = append(types, ev.Type)
 		switch ev.Type {
 		case "message.part":
-			parts.WriteString(ev.Part.Content)
-			m.next <- struct{}{}
+			p.WriteString(ev.Part.Content)
 		case "message.completed":
-			completed = ev.Message.Parts[0].Content
+			c.WriteString(ev.Message.Parts[0].Content)
+		}
+		if each != nil {
+			each(ev.Type)
 		}
 	}
-	got := strings.Join(types, " ")
-	want := "run.created run.in-progress message.created " + strings.Repeat("message.part ", (len(text)+2)/3) + "message.completed run.completed"
-	if got != want || parts.String() != text || completed != text {
-		t.Fatalf("events %s\nwant   %s\nparts %q, completed %q", got, want, parts.String(), completed)
-	}
+	return types, p.String(), c.String()
 }
 
 func TestQuestionAwaitAndResume(t *testing.T) {
@@ -561,19 +573,19 @@ func TestSessions(t *testing.T) {
 func TestCancel(t *testing.T) {
 	_, ts := startServer(t, server.Options{})
 	c := client{t: t, base: ts.URL}
-	for _, agent := range []string{"slow_echo", "awaiter"} {
-		r := c.run("POST", "/runs", create(agent, "Hi", "async"), 202)
+	for _, agentName := range []string{"slow_echo", "awaiter"} {
+		r := c.run("POST", "/runs", create(agentName, "Hi", "async"), 202)
 		if r.Status != "created" {
 			t.Fatalf("async: %+v", r)
 		}
-		if agent == "awaiter" {
+		if agentName == "awaiter" {
 			for r.Status != "awaiting" {
 				time.Sleep(10 * time.Millisecond)
 				r = c.run("GET", "/runs/"+r.RunID, "", 200)
 			}
 		}
 		if r = c.run("POST", "/runs/"+r.RunID+"/cancel", "", 202); r.Status != "cancelling" {
-			t.Fatalf("%s cancel: %+v", agent, r)
+			t.Fatalf("%s cancel: %+v", agentName, r)
 		}
 		deadline := time.Now().Add(2 * time.Second)
 		for r.Status != "cancelled" && time.Now().Before(deadline) {
@@ -581,7 +593,7 @@ func TestCancel(t *testing.T) {
 			r = c.run("GET", "/runs/"+r.RunID, "", 200)
 		}
 		if r.Status != "cancelled" || r.FinishedAt == nil {
-			t.Fatalf("%s: %+v", agent, r)
+			t.Fatalf("%s: %+v", agentName, r)
 		}
 	}
 }

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/sessiontest"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/sqlite"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -19,11 +19,11 @@ func chatServer(t *testing.T, store run.Store) client {
 	t.Helper()
 	opts := sessiontest.Agent()
 	opts.Store = store
-	rt, err := runtime.New(opts)
+	rt, err := agent.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{{Name: "chat", Runtime: rt}}})
+	_, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{{Name: "chat", Agent: rt}}})
 	return client{t: t, base: ts.URL}
 }
 
@@ -100,7 +100,7 @@ func TestSessionVariablesOverACP(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range events {
-		if u, ok := e.Data.(run.Usage); ok && u.System != "" && !strings.Contains(u.System, "Gone since an earlier turn (not usable):\n- db (*sessiontest.DB)") {
+		if u, ok := e.Payload.(run.Usage); ok && u.System != "" && !strings.Contains(u.System, "Gone since an earlier turn (not usable):\n- db (*sessiontest.DB)") {
 			t.Errorf("the model was not told db is gone:\n%s", u.System)
 		}
 	}

@@ -13,8 +13,8 @@ const DefaultShutdownGrace = 10 * time.Second
 
 // InterruptedReason is the failure reason Close records for a run that its
 // agent's runtime left unfinished in the log once Options.ShutdownGrace ran
-// out (runtime.Runtime.Close marks the runs it stops in a step itself).
-// Every such reason, and runtime.Recover's for a run a crashed process
+// out (agent.Agent.Close marks the runs it stops in a step itself).
+// Every such reason, and agent.Recover's for a run a crashed process
 // left running, starts with "interrupted".
 const InterruptedReason = "interrupted: the server stopped before the run's step finished"
 
@@ -43,7 +43,7 @@ func (s *Server) settle(ctx context.Context, id run.ID) bool {
 		if err != nil {
 			return false
 		}
-		if sc, ok := e.Data.(run.StatusChanged); ok && settled(sc.To) {
+		if sc, ok := e.Payload.(run.StatusChanged); ok && settled(sc.To) {
 			return true
 		}
 	}
@@ -65,8 +65,8 @@ func (s *Server) interrupt(ctx context.Context, id run.ID) error {
 	}
 	s.log.Warn("server: a run's step was still going at shutdown; marked interrupted", "run", id)
 	_, err = s.store.Append(ctx, id, sum.LastSeq,
-		run.Event{Data: run.Error{Message: InterruptedReason, Failure: run.FailureInterrupted}},
-		run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: InterruptedReason}})
+		run.Event{Payload: run.Error{Message: InterruptedReason, Failure: run.FailureInterrupted}},
+		run.Event{Payload: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: InterruptedReason}})
 	var conflict *run.ConflictError
 	if errors.As(err, &conflict) {
 		return s.interrupt(ctx, id) // a last event landed meanwhile
@@ -76,7 +76,7 @@ func (s *Server) interrupt(ctx context.Context, id run.ID) error {
 
 // stopRuns is the part of Close that ends the runs of this process: it
 // lets running steps go on to a pause or an end for up to ShutdownGrace,
-// then closes the agents' runtimes (runtime.Runtime.Close), which stops
+// then closes the agents' runtimes (agent.Agent.Close), which stops
 // their runs without recording a cancellation: an awaiting run stays
 // awaiting, a running one is marked failed as interrupted. A run that the
 // runtime left unfinished in the log is marked interrupted here.
@@ -100,7 +100,7 @@ func (s *Server) stopRuns() {
 	closing, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownGrace)
 	defer cancel()
 	for _, name := range s.order {
-		if rt := s.agents[name].Runtime; rt != nil {
+		if rt := s.agents[name].Agent; rt != nil {
 			if err := rt.Close(closing); err != nil {
 				s.log.Error("server: closing an agent", "agent", name, "err", err)
 			}

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // The run inspector: a page at /ui (HTML, CSS and JavaScript embedded
@@ -71,11 +71,11 @@ type followable struct {
 // heldRun is a completed run's controller and the cancel function of its
 // start context (nil for none).
 type heldRun struct {
-	h      runtime.Controller
+	h      agent.Controller
 	cancel context.CancelFunc
 }
 
-func (f *followable) add(id run.ID, h runtime.Controller, cancel context.CancelFunc) {
+func (f *followable) add(id run.ID, h agent.Controller, cancel context.CancelFunc) {
 	if f.byID == nil {
 		f.byID = map[run.ID]heldRun{}
 	}
@@ -103,13 +103,13 @@ func (f *followable) has(id run.ID) bool {
 
 // get returns the run's controller, leaving it held; nil if it is not
 // held.
-func (f *followable) get(id run.ID) runtime.Controller {
+func (f *followable) get(id run.ID) agent.Controller {
 	return f.byID[id].h
 }
 
 // take removes and returns the run's controller and cancel function; a
 // nil controller if it is not held.
-func (f *followable) take(id run.ID) (runtime.Controller, context.CancelFunc) {
+func (f *followable) take(id run.ID) (agent.Controller, context.CancelFunc) {
 	held, ok := f.byID[id]
 	if !ok {
 		return nil, nil
@@ -275,7 +275,7 @@ func (s *Server) uiView(ctx context.Context, id run.ID) (uiRun, error) {
 	held := s.followable.has(id)
 	s.mu.Unlock()
 	engine, asked := s.opts.Engine != nil, true
-	if s.opts.Replicas != nil && h == nil && !held && !snap.Status.Final() && snap.Status != run.StatusCancelling {
+	if s.opts.Replicas != nil && !engine && h == nil && !held && !snap.Status.Final() && snap.Status != run.StatusCancelling {
 		// Another replica may run it, or hold it for a follow-up.
 		c, err := s.remote(ctx, id)
 		if err != nil {
@@ -416,13 +416,13 @@ func (s *Server) uiEvents(w http.ResponseWriter, r *http.Request) {
 // values, in the stream as in the snapshot. The stored event, shared with
 // the store, is left as it is.
 func withoutValue(e run.Event) run.Event {
-	switch d := e.Data.(type) {
+	switch d := e.Payload.(type) {
 	case run.VariableCreated:
 		d.Value = nil
-		e.Data = d
+		e.Payload = d
 	case run.VariableModified:
 		d.Value = nil
-		e.Data = d
+		e.Payload = d
 	}
 	return e
 }
@@ -465,11 +465,11 @@ func (s *Server) uiResume(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := h.Resume(r.Context(), req.AwaitID, req.Answer); err != nil {
 		switch {
-		case errors.Is(err, runtime.ErrNoAwait), errors.Is(err, run.ErrIllegalTransition):
+		case errors.Is(err, agent.ErrNoAwait), errors.Is(err, run.ErrIllegalTransition):
 			// Nothing awaits, or no more: the run moved on (it was
 			// cancelled, or failed to move to awaiting) as it was answered.
 			writeError(w, http.StatusConflict, CodeServerError, err.Error())
-		case errors.Is(err, runtime.ErrAwaitMismatch):
+		case errors.Is(err, agent.ErrAwaitMismatch):
 			writeError(w, http.StatusUnprocessableEntity, CodeInvalidInput, err.Error())
 		default:
 			s.fail(w, r, sum.ID, err)
@@ -482,7 +482,7 @@ func (s *Server) uiResume(w http.ResponseWriter, r *http.Request) {
 // uiController returns the controller of the run, or answers 409 with
 // local (or, with an engine, viaEngine), formatted with the run's ID and
 // status, when none holds it.
-func (s *Server) uiController(w http.ResponseWriter, r *http.Request, sum run.Summary, local, viaEngine string) (runtime.Controller, bool) {
+func (s *Server) uiController(w http.ResponseWriter, r *http.Request, sum run.Summary, local, viaEngine string) (agent.Controller, bool) {
 	h, err := s.controller(r.Context(), sum.ID)
 	if err != nil {
 		s.fail(w, r, sum.ID, err)
@@ -524,7 +524,7 @@ func (s *Server) uiCancel(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if err := h.Cancel(r.Context()); err != nil {
-			if errors.Is(err, runtime.ErrTerminal) {
+			if errors.Is(err, agent.ErrTerminal) {
 				writeError(w, http.StatusConflict, CodeServerError, err.Error())
 				return
 			}
@@ -592,7 +592,7 @@ func (s *Server) uiFollowUp(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if h == nil && s.opts.Replicas != nil && sum.Status == run.StatusCompleted {
+	if h == nil && s.opts.Replicas != nil && s.opts.Engine == nil && sum.Status == run.StatusCompleted {
 		// Another replica may hold it: it is asked.
 		s.mu.Unlock()
 		c, err := s.remote(r.Context(), sum.ID)
@@ -635,7 +635,7 @@ func (s *Server) uiFollowUp(w http.ResponseWriter, r *http.Request) {
 // uiFollowedUp answers a follow-up that err says how it went.
 func (s *Server) uiFollowedUp(w http.ResponseWriter, r *http.Request, id run.ID, err error) {
 	if err != nil {
-		if errors.Is(err, runtime.ErrNotFollowable) {
+		if errors.Is(err, agent.ErrNotFollowable) {
 			writeError(w, http.StatusConflict, CodeServerError, err.Error())
 			return
 		}

@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/browser"
 	"github.com/byref/byref/internal/pgtest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 	"github.com/byref/byref/variable"
 )
@@ -76,17 +76,17 @@ func (m gatedModel) Generate(ctx context.Context, req llm.Request) (llm.Response
 // hanger (whose model answers after a minute, or when cancelled).
 func uiAgents(gate chan struct{}) []server.Agent {
 	agents := testAgents(nil)
-	store := agents[0].Runtime.Store()
+	store := agents[0].Agent.Store()
 	return append(agents,
-		scriptedAgent(store, "gated", gatedModel{gate}, runtime.RunOptions{}),
-		scriptedAgent(store, "hanger", slowModel{time.Minute}, runtime.RunOptions{}),
+		scriptedAgent(store, "gated", gatedModel{gate}, agent.RunOptions{}),
+		scriptedAgent(store, "hanger", slowModel{time.Minute}, agent.RunOptions{}),
 	)
 }
 
 // startRun starts a run of the agent in async mode and returns its ID.
-func (c client) startRun(agent, text string) string {
+func (c client) startRun(agentName, text string) string {
 	c.t.Helper()
-	return c.run("POST", "/runs", create(agent, text, "async"), 202).RunID
+	return c.run("POST", "/runs", create(agentName, text, "async"), 202).RunID
 }
 
 // waitStatus waits until the run has the status.
@@ -744,9 +744,9 @@ func TestUINarrow(t *testing.T) {
 
 func TestUISecretRedacted(t *testing.T) {
 	const secret = "sk-very-secret-value"
-	agent := server.Agent{Name: "keeper", Runtime: must(runtime.New(runtime.Options{Model: echoModel, DisableSnippets: true,
+	ag := server.Agent{Name: "keeper", Agent: must(agent.New(agent.Options{Model: echoModel, DisableSnippets: true,
 		Variables: []variable.Spec{{Name: "api_key", Value: secret, Secret: true}, {Name: "city", Value: "Paris"}}}))}
-	_, ts := startServer(t, server.Options{Agents: []server.Agent{agent}})
+	_, ts := startServer(t, server.Options{Agents: []server.Agent{ag}})
 	c := client{t: t, base: ts.URL}
 	id := c.run("POST", "/runs", create("keeper", "Hello!", "sync"), 200).RunID
 	for _, path := range []string{"/ui/api/runs/" + id, "/ui/api/runs/" + id + "/events"} {
@@ -829,7 +829,7 @@ func (m writerModel) Stream(ctx context.Context, req llm.Request, fn func(llm.Ch
 func TestUILiveText(t *testing.T) {
 	m := writerModel{[3]chan struct{}{make(chan struct{}), make(chan struct{}), make(chan struct{})}}
 	slow := action.MustNew(action.Spec{Name: "slow_work", Description: "Work slowly.", Func: func(ctx context.Context) error {
-		_ = runtime.Progress(ctx, "halfway through the work")
+		_ = agent.Progress(ctx, "halfway through the work")
 		select {
 		case <-m.gates[1]:
 			return nil
@@ -838,11 +838,11 @@ func TestUILiveText(t *testing.T) {
 		}
 	}})
 	store := run.NewMemoryStore()
-	rt, err := runtime.New(runtime.Options{Model: m, Store: store, Actions: action.MustSet(slow), DisableSnippets: true})
+	rt, err := agent.New(agent.Options{Model: m, Store: store, Actions: action.MustSet(slow), DisableSnippets: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{{Name: "writer", Description: "Writes slowly.", Runtime: rt}}})
+	s, ts := startServer(t, server.Options{Store: store, Agents: []server.Agent{{Name: "writer", Description: "Writes slowly.", Agent: rt}}})
 	c := client{t: t, base: ts.URL}
 	id := c.startRun("writer", "Work, then say so.")
 
@@ -878,8 +878,8 @@ func TestUICacheUsage(t *testing.T) {
 		r.Usage = llm.Usage{InputTokens: 1000, OutputTokens: 7, CacheReadTokens: 900, CacheWriteTokens: 60, ReasoningTokens: 5, Cost: 0.00219855}
 		return r, nil
 	})
-	agent := server.Agent{Name: "cached", Runtime: must(runtime.New(runtime.Options{Model: model, DisableSnippets: true}))}
-	_, ts := startServer(t, server.Options{Agents: []server.Agent{agent}})
+	ag := server.Agent{Name: "cached", Agent: must(agent.New(agent.Options{Model: model, DisableSnippets: true}))}
+	_, ts := startServer(t, server.Options{Agents: []server.Agent{ag}})
 	c := client{t: t, base: ts.URL}
 	id := c.run("POST", "/runs", create("cached", "Hello!", "sync"), 200).RunID
 	b := tab(t, ts.URL+"/ui#/runs/"+id)

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -17,8 +17,8 @@ func TestACPUsageWithCache(t *testing.T) {
 		r.Usage = llm.Usage{InputTokens: 1000, OutputTokens: 7, CacheReadTokens: 900, CacheWriteTokens: 60}
 		return r, nil
 	})
-	agent := server.Agent{Name: "cached", Runtime: must(runtime.New(runtime.Options{Model: model, DisableSnippets: true}))}
-	_, ts := startServer(t, server.Options{Agents: []server.Agent{agent}})
+	ag := server.Agent{Name: "cached", Agent: must(agent.New(agent.Options{Model: model, DisableSnippets: true}))}
+	_, ts := startServer(t, server.Options{Agents: []server.Agent{ag}})
 	c := client{t: t, base: ts.URL}
 	evs := c.sse("POST", "/runs", create("cached", "Hello!", "stream"))
 	var types []string

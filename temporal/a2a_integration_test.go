@@ -9,7 +9,7 @@ import (
 	sdk "github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/byref/byref/a2a"
-	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/server"
 	byreftemporal "github.com/byref/byref/temporal"
 )
@@ -24,7 +24,7 @@ func (cl *cluster) a2aOnTemporal(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err := server.New(server.Options{Store: cl.store, Engine: e, Agents: []server.Agent{
-		{Name: "quick", Description: "The weather, with approval.", Run: runtime.RunOptions{Spec: runtime.Spec{Approval: runtime.ApproveOnToolCall}}},
+		{Name: "quick", Description: "The weather, with approval.", Run: agent.RunOptions{Approval: agent.ApproveOnToolCall}},
 	}})
 	if err != nil {
 		t.Fatal(err)

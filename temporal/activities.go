@@ -9,8 +9,8 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // host is the activity byref.Host: it takes the run onto this worker,
@@ -18,7 +18,7 @@ import (
 // task queue and the run's first pause with the whole log.
 func (w *Worker) host(ctx context.Context, in Input) (hostResult, error) {
 	id := run.ID(in.Run.ID)
-	agent, ok := w.agents[in.Agent]
+	ag, ok := w.agents[in.Agent]
 	if !ok {
 		return hostResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("temporal: this worker has no agent %q", in.Agent), errUnknownAgent, nil)
 	}
@@ -29,8 +29,8 @@ func (w *Worker) host(ctx context.Context, in Input) (hostResult, error) {
 		return w.result(ctx, hr, hr.pause())
 	}
 	rt := w.rts[in.Agent]
-	opts := in.Run.options(agent.Run)
-	h, err := w.start(ctx, rt, id, opts, agent)
+	opts := in.Run.options(ag.Run)
+	h, err := w.start(ctx, rt, id, opts, ag)
 	if err != nil {
 		return hostResult{}, err
 	}
@@ -48,14 +48,14 @@ func (w *Worker) host(ctx context.Context, in Input) (hostResult, error) {
 
 // start creates the run on rt, or restores it from its log when the store
 // has it, and begins it if it has not begun.
-func (w *Worker) start(ctx context.Context, rt *runtime.Runtime, id run.ID, opts runtime.RunOptions, agent *Agent) (*runtime.Handle, error) {
+func (w *Worker) start(ctx context.Context, rt *agent.Agent, id run.ID, opts agent.RunOptions, ag *Agent) (*agent.Handle, error) {
 	_, err := w.opts.Store.Get(ctx, id)
 	switch {
 	case err == nil:
-		ro := agent.Restore
+		ro := ag.Restore
 		ro.Model, ro.OnStatus, ro.History, ro.Driven = opts.Model, opts.OnStatus, opts.History, true
 		h, err := rt.Restore(w.ctx, id, ro)
-		if errors.Is(err, runtime.ErrInterrupted) {
+		if errors.Is(err, agent.ErrInterrupted) {
 			return nil, temporal.NewNonRetryableApplicationError(interruptedReason(ctx, w.opts.Store, id, err), errInterrupted, err)
 		}
 		if err == nil && h.Status() == run.StatusCreated {
@@ -72,7 +72,7 @@ func (w *Worker) start(ctx context.Context, rt *runtime.Runtime, id run.ID, opts
 		}
 		if err != nil {
 			typ := errStart
-			if errors.Is(err, runtime.ErrInvalidInput) {
+			if errors.Is(err, agent.ErrInvalidInput) {
 				typ = errInvalidInput
 			}
 			return nil, temporal.NewNonRetryableApplicationError(err.Error(), typ, err)
@@ -93,7 +93,7 @@ func interruptedReason(ctx context.Context, store run.Store, id run.ID, err erro
 
 // result is Host's answer: the worker's queue, the pause with the whole
 // log, and the options the workflow times the run by, as merged here.
-func (w *Worker) result(ctx context.Context, hr *hosted, p runtime.Pause) (hostResult, error) {
+func (w *Worker) result(ctx context.Context, hr *hosted, p agent.Pause) (hostResult, error) {
 	events, err := w.opts.Store.Read(ctx, hr.h.ID(), 1, 0)
 	if err != nil {
 		return hostResult{}, err
@@ -126,25 +126,25 @@ func notHosted(queue string, id run.ID) error {
 
 // advanceActivity is the activity byref.Model and byref.Step: it lets the
 // run make its model call, or run its step, up to the next pause.
-func (w *Worker) advanceActivity(ctx context.Context, id run.ID) (runtime.Pause, error) {
+func (w *Worker) advanceActivity(ctx context.Context, id run.ID) (agent.Pause, error) {
 	hr, err := w.handle(id)
 	if err != nil {
-		return runtime.Pause{}, err
+		return agent.Pause{}, err
 	}
 	return advance(ctx, hr)
 }
 
 // resume is the activity byref.Resume: it answers the pending await and
 // advances to the next pause.
-func (w *Worker) resume(ctx context.Context, id run.ID, awaitID string, answer run.Answer) (runtime.Pause, error) {
+func (w *Worker) resume(ctx context.Context, id run.ID, awaitID string, answer run.Answer) (agent.Pause, error) {
 	hr, err := w.handle(id)
 	if err != nil {
-		return runtime.Pause{}, err
+		return agent.Pause{}, err
 	}
 	h := hr.h
 	if err := h.Resume(ctx, awaitID, answer); err != nil {
-		if errors.Is(err, runtime.ErrAwaitMismatch) || errors.Is(err, runtime.ErrNoAwait) {
-			return runtime.Pause{}, temporal.NewNonRetryableApplicationError(err.Error(), errMismatch, err)
+		if errors.Is(err, agent.ErrAwaitMismatch) || errors.Is(err, agent.ErrNoAwait) {
+			return agent.Pause{}, temporal.NewNonRetryableApplicationError(err.Error(), errMismatch, err)
 		}
 		// The answer could not be recorded: the run has been told and
 		// ends; advance to that end.
@@ -153,14 +153,14 @@ func (w *Worker) resume(ctx context.Context, id run.ID, awaitID string, answer r
 }
 
 // expire is the activity byref.Expire: the await timed out.
-func (w *Worker) expire(ctx context.Context, id run.ID, awaitID string) (runtime.Pause, error) {
+func (w *Worker) expire(ctx context.Context, id run.ID, awaitID string) (agent.Pause, error) {
 	hr, err := w.handle(id)
 	if err != nil {
-		return runtime.Pause{}, err
+		return agent.Pause{}, err
 	}
 	h := hr.h
-	if err := h.Expire(ctx, awaitID); err != nil && !errors.Is(err, runtime.ErrNoAwait) {
-		return runtime.Pause{}, err
+	if err := h.Expire(ctx, awaitID); err != nil && !errors.Is(err, agent.ErrNoAwait) {
+		return agent.Pause{}, err
 	}
 	return advance(ctx, hr)
 }
@@ -168,37 +168,37 @@ func (w *Worker) expire(ctx context.Context, id run.ID, awaitID string) (runtime
 // cancel is the activity byref.Cancel: it cancels the run, waits for its
 // end and returns it with the whole log (a step that was cut short
 // reported nothing).
-func (w *Worker) cancel(ctx context.Context, id run.ID) (runtime.Pause, error) {
+func (w *Worker) cancel(ctx context.Context, id run.ID) (agent.Pause, error) {
 	hr, err := w.handle(id)
 	if err != nil {
-		return runtime.Pause{}, err
+		return agent.Pause{}, err
 	}
 	h := hr.h
-	if err := h.Cancel(ctx); err != nil && !errors.Is(err, runtime.ErrTerminal) {
-		return runtime.Pause{}, err
+	if err := h.Cancel(ctx); err != nil && !errors.Is(err, agent.ErrTerminal) {
+		return agent.Pause{}, err
 	}
 	p, err := advance(ctx, hr)
 	if err != nil {
-		return runtime.Pause{}, err
+		return agent.Pause{}, err
 	}
 	if p.Events, err = w.opts.Store.Read(ctx, id, 1, 0); err != nil {
-		return runtime.Pause{}, err
+		return agent.Pause{}, err
 	}
 	return p, nil
 }
 
 // followUp is the activity byref.FollowUp.
-func (w *Worker) followUp(ctx context.Context, id run.ID, text string) (runtime.Pause, error) {
+func (w *Worker) followUp(ctx context.Context, id run.ID, text string) (agent.Pause, error) {
 	hr, err := w.handle(id)
 	if err != nil {
-		return runtime.Pause{}, err
+		return agent.Pause{}, err
 	}
 	h := hr.h
 	if err := h.FollowUp(w.ctx, text); err != nil {
-		if errors.Is(err, runtime.ErrNotFollowable) {
-			return runtime.Pause{}, temporal.NewNonRetryableApplicationError(err.Error(), errNotFollowable, err)
+		if errors.Is(err, agent.ErrNotFollowable) {
+			return agent.Pause{}, temporal.NewNonRetryableApplicationError(err.Error(), errNotFollowable, err)
 		}
-		return runtime.Pause{}, err
+		return agent.Pause{}, err
 	}
 	w.forward(hr)
 	return advance(ctx, hr)
@@ -223,12 +223,12 @@ func (w *Worker) abandon(ctx context.Context, id run.ID, canceled bool, reason s
 	var events []run.Event
 	switch {
 	case canceled && sum.Status != run.StatusCancelling:
-		events = append(events, run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusCancelling, Reason: reason}},
-			run.Event{Data: run.StatusChanged{From: run.StatusCancelling, To: run.StatusCanceled, Reason: reason}})
+		events = append(events, run.Event{Payload: run.StatusChanged{From: sum.Status, To: run.StatusCancelling, Reason: reason}},
+			run.Event{Payload: run.StatusChanged{From: run.StatusCancelling, To: run.StatusCanceled, Reason: reason}})
 	case canceled || sum.Status == run.StatusCancelling:
-		events = append(events, run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusCanceled, Reason: reason}})
+		events = append(events, run.Event{Payload: run.StatusChanged{From: sum.Status, To: run.StatusCanceled, Reason: reason}})
 	default:
-		events = append(events, run.Event{Data: run.Error{Message: reason}}, run.Event{Data: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: reason}})
+		events = append(events, run.Event{Payload: run.Error{Message: reason}}, run.Event{Payload: run.StatusChanged{From: sum.Status, To: run.StatusFailed, Reason: reason}})
 	}
 	_, err = w.opts.Store.Append(ctx, id, sum.LastSeq, events...)
 	return err
@@ -247,15 +247,15 @@ func (w *Worker) release(_ context.Context, id run.ID) error {
 // has a heartbeat timeout, and keeps the pause it reaches. A worker that
 // stops while the run advances answers that it no longer hosts it, so that
 // the workflow hosts the run elsewhere.
-func advance(ctx context.Context, hr *hosted) (runtime.Pause, error) {
+func advance(ctx context.Context, hr *hosted) (agent.Pause, error) {
 	p, err := heartbeating(ctx, hr.h)
 	if err != nil {
 		select {
 		case <-activity.GetWorkerStopChannel(ctx):
-			return runtime.Pause{}, notHosted(activity.GetInfo(ctx).TaskQueue, hr.h.ID())
+			return agent.Pause{}, notHosted(activity.GetInfo(ctx).TaskQueue, hr.h.ID())
 		default:
 		}
-		return runtime.Pause{}, err
+		return agent.Pause{}, err
 	}
 	hr.mu.Lock()
 	hr.last = p
@@ -265,13 +265,13 @@ func advance(ctx context.Context, hr *hosted) (runtime.Pause, error) {
 }
 
 // heartbeating is h.Advance, heartbeating while it waits.
-func heartbeating(ctx context.Context, h *runtime.Handle) (runtime.Pause, error) {
+func heartbeating(ctx context.Context, h *agent.Handle) (agent.Pause, error) {
 	every := activity.GetInfo(ctx).HeartbeatTimeout / 3
 	if every <= 0 {
 		return h.Advance(ctx)
 	}
 	type result struct {
-		p   runtime.Pause
+		p   agent.Pause
 		err error
 	}
 	done := make(chan result, 1)

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	byreftemporal "github.com/byref/byref/temporal"
 	"github.com/byref/byref/variable"
 )
@@ -30,7 +30,7 @@ func noopModel(steps int) func() llm.Model {
 
 // noopAgent runs steps noop steps, then terminates.
 func noopAgent(steps int) byreftemporal.Agent {
-	return agent("noop", noopModel(steps), func() []variable.Spec { return []variable.Spec{{Name: "n", Value: 1}} }, noop)
+	return newAgent("noop", noopModel(steps), func() []variable.Spec { return []variable.Spec{{Name: "n", Value: 1}} }, noop)
 }
 
 // BenchmarkWorkflowStep: the workflow's overhead per step in the SDK's test
@@ -45,8 +45,8 @@ func BenchmarkWorkflowStep(b *testing.B) {
 	for b.Loop() {
 		i++
 		e := newEnv(b, a)
-		e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "noop", Run: byreftemporal.RunSpec{Spec: runtime.Spec{Task: "loop", NonInteractive: true}, ID: "bench-" + strconv.Itoa(i)}})
-		var o runtime.Outcome
+		e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "noop", Run: byreftemporal.RunSpec{Spec: run.Spec{Task: "loop", NonInteractive: true}, ID: "bench-" + strconv.Itoa(i)}})
+		var o agent.Outcome
 		if err := e.GetWorkflowResult(&o); err != nil || o.Status != run.StatusCompleted || o.Steps != steps+1 {
 			b.Fatalf("%+v %v", o, err)
 		}

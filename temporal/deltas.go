@@ -1,8 +1,8 @@
 package temporal
 
 import (
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // forward publishes the live deltas of a run this worker hosts through
@@ -27,7 +27,7 @@ func (w *Worker) forward(hr *hosted) {
 		return
 	}
 	following := make(chan struct{})
-	go func(h *runtime.Handle) {
+	go func(h *agent.Handle) {
 		defer hr.forwarding.Store(false)
 		first := true
 		defer func() {
@@ -45,7 +45,7 @@ func (w *Worker) forward(hr *hosted) {
 			if err != nil {
 				return
 			}
-			if d, ok := e.Data.(run.Delta); ok {
+			if d, ok := e.Payload.(run.Delta); ok {
 				ls.PublishDelta(h.ID(), d)
 			}
 		}

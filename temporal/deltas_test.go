@@ -11,7 +11,6 @@ import (
 	"github.com/byref/byref/internal/pgtest"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/postgres"
-	"github.com/byref/byref/runtime"
 	byreftemporal "github.com/byref/byref/temporal"
 )
 
@@ -52,7 +51,7 @@ func TestWorkerPublishesDeltas(t *testing.T) {
 	// and these write to a real database: give them more than the
 	// default second before calling the workflow stuck.
 	e.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute})
-	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "What is the weather?", NonInteractive: true}, ID: "run-deltas"})
+	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: run.Spec{Task: "What is the weather?", NonInteractive: true}, ID: "run-deltas"})
 	if !o.OK() {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -62,7 +61,7 @@ func TestWorkerPublishesDeltas(t *testing.T) {
 	}
 	want := map[string]int64{} // each called tool, and its call's event
 	for _, ev := range events {
-		if c, ok := ev.Data.(run.ToolCallScheduled); ok {
+		if c, ok := ev.Payload.(run.ToolCallScheduled); ok {
 			want[c.Call.Name] = ev.Seq
 		}
 	}

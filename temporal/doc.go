@@ -1,7 +1,7 @@
 // Package temporal runs byref runs on Temporal, the durable-execution
 // engine, for when one process is no longer enough: many workers, runs that
 // wait for days, deploys in the middle of a run. The in-process engine (a
-// runtime.Runtime's Start) stays the default; this package is opt-in, and
+// agent.Agent's Start) stays the default; this package is opt-in, and
 // programs that do not import it do not build the Temporal SDK.
 //
 // # The mapping
@@ -11,8 +11,8 @@
 //     nothing from the clock or from map order, only from its input,
 //     activity results, signals and workflow timers.
 //   - Each model call is an activity (byref.Model), each step is an
-//     activity (byref.Step). They drive a runtime.Handle in driven mode
-//     (runtime.RunOptions.Driven), which stops before every model call
+//     activity (byref.Step). They drive an agent.Handle in driven mode
+//     (agent.RunOptions.Driven), which stops before every model call
 //     and step and at every await until the workflow lets it go on.
 //   - Awaits (approval, question, authorization, input) are answered by
 //     the signal SignalAnswer; follow-ups are the signal SignalFollowUp.
@@ -34,7 +34,7 @@
 // dies or stops, the activity times out (heartbeat or schedule-to-start)
 // and the workflow hosts the run again on another worker, which rebuilds
 // it from the recorded log (its options too) with runtime's
-// Runtime.Restore: variables whose
+// Agent.Restore: variables whose
 // values are JSON in the log come back (typed through Agent.Restore);
 // runs that held other variables (a database handle, a browser page, a
 // type the worker does not know) fail with a reason that starts with
@@ -47,9 +47,9 @@
 //
 // A completed, interactive run's workflow waits Timing.FollowUpWindow for
 // a follow-up, then ends; a later FollowUp is refused with
-// runtime.ErrNotFollowable.
+// agent.ErrNotFollowable.
 //
-// Child runs started by runtime.AgentAction run inside their parent's step
+// Child runs started by agent.AsAction run inside their parent's step
 // activity, on the same worker, recorded in the same store.
 //
 // # Use
@@ -63,7 +63,7 @@
 // The program that starts runs (or server.Options.Engine):
 //
 //	e, _ := temporal.NewEngine(c, temporal.EngineOptions{Store: store})
-//	r, _ := e.Start(ctx, "weather", runtime.RunOptions{Spec: runtime.Spec{Task: "…"}})
+//	r, _ := e.Start(ctx, "weather", agent.RunOptions{Task: "…"})
 //	o, _ := r.Wait(ctx)
 //
 // Workers and starters share the store. Across machines, that is

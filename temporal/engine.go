@@ -10,8 +10,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // EngineOptions configures an Engine. Store is required.
@@ -61,8 +61,8 @@ func NewEngine(c client.Client, opts EngineOptions) (*Engine, error) {
 // from the store at once. opts must not set what cannot travel to a worker
 // (see SpecOf). Starting a run whose ID is already running returns that
 // run. An input the agent refuses returns an error wrapping
-// runtime.ErrInvalidInput.
-func (e *Engine) Start(ctx context.Context, agent string, opts runtime.RunOptions) (runtime.Controller, error) {
+// agent.ErrInvalidInput.
+func (e *Engine) Start(ctx context.Context, agentName string, opts agent.RunOptions) (agent.Controller, error) {
 	spec, err := SpecOf(opts)
 	if err != nil {
 		return nil, err
@@ -75,7 +75,7 @@ func (e *Engine) Start(ctx context.Context, agent string, opts runtime.RunOption
 	// heartbeat, as the run's activities do.
 	wr, err := e.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: spec.ID, TaskQueue: e.opts.TaskQueue,
 		WorkflowTaskTimeout: e.opts.Timing.withDefaults().Heartbeat},
-		WorkflowName, Input{Agent: agent, Run: spec, Timing: e.opts.Timing})
+		WorkflowName, Input{Agent: agentName, Run: spec, Timing: e.opts.Timing})
 	if err != nil {
 		return nil, fmt.Errorf("temporal: starting run %s: %w", id, err)
 	}
@@ -99,14 +99,14 @@ func (e *Engine) Start(ctx context.Context, agent string, opts runtime.RunOption
 				return e.control(id), nil // it ended at once, recorded
 			}
 			if isType(err, errInvalidInput) {
-				return nil, fmt.Errorf("%w: %s", runtime.ErrInvalidInput, appMessage(err))
+				return nil, fmt.Errorf("%w: %s", agent.ErrInvalidInput, appMessage(err))
 			}
 			if err == nil {
 				err = errors.New("the workflow ended without recording the run")
 			}
 			return nil, fmt.Errorf("temporal: run %s did not start: %s", id, appMessage(err))
 		case <-deadline.C:
-			return nil, fmt.Errorf("temporal: no worker recorded run %s within %v; are workers of agent %q polling task queue %q?", id, e.opts.StartTimeout, agent, e.opts.TaskQueue)
+			return nil, fmt.Errorf("temporal: no worker recorded run %s within %v; are workers of agent %q polling task queue %q?", id, e.opts.StartTimeout, agentName, e.opts.TaskQueue)
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-tick.C:
@@ -126,7 +126,7 @@ func appMessage(err error) string {
 // Control returns the controller of a run, started by any engine of the
 // deployment; an error wrapping run.ErrRunNotFound when the store does not
 // have it.
-func (e *Engine) Control(ctx context.Context, id run.ID) (runtime.Controller, error) {
+func (e *Engine) Control(ctx context.Context, id run.ID) (agent.Controller, error) {
 	if _, err := e.opts.Store.Get(ctx, id); err != nil {
 		return nil, err
 	}
@@ -152,13 +152,13 @@ func (e *Engine) Snapshot(ctx context.Context, id run.ID) (run.Snapshot, error) 
 
 // Run controls one run on Temporal: it signals and cancels the run's
 // workflow, and reads the run's state from the store. It implements
-// runtime.Controller.
+// agent.Controller.
 type Run struct {
 	e  *Engine
 	id run.ID
 }
 
-var _ runtime.Controller = (*Run)(nil)
+var _ agent.Controller = (*Run)(nil)
 
 // ID returns the run's ID.
 func (r *Run) ID() run.ID { return r.id }
@@ -188,33 +188,33 @@ func (r *Run) Pending() (run.AwaitRequested, bool) {
 
 // Wait blocks until the run's current turn ends (it is completed, failed or
 // canceled in the store) or ctx is done.
-func (r *Run) Wait(ctx context.Context) (runtime.Outcome, error) {
+func (r *Run) Wait(ctx context.Context) (agent.Outcome, error) {
 	s, err := r.snapshot(ctx)
 	if err != nil {
-		return runtime.Outcome{}, err
+		return agent.Outcome{}, err
 	}
 	if !s.Status.Terminal() {
 		for e, err := range r.e.opts.Store.Events(ctx, r.id, s.LastSeq+1) {
 			if err != nil {
-				return runtime.Outcome{}, err
+				return agent.Outcome{}, err
 			}
-			if sc, ok := e.Data.(run.StatusChanged); ok && sc.To.Terminal() {
+			if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To.Terminal() {
 				break
 			}
 		}
 		if err := ctx.Err(); err != nil {
-			return runtime.Outcome{}, err
+			return agent.Outcome{}, err
 		}
 		if s, err = r.snapshot(ctx); err != nil {
-			return runtime.Outcome{}, err
+			return agent.Outcome{}, err
 		}
 	}
 	return outcomeOf(s), nil
 }
 
 // outcomeOf is the outcome a snapshot of an ended turn records.
-func outcomeOf(s run.Snapshot) runtime.Outcome {
-	o := runtime.Outcome{RunID: s.RunID, Status: s.Status, Result: s.Result, Steps: s.Step}
+func outcomeOf(s run.Snapshot) agent.Outcome {
+	o := agent.Outcome{RunID: s.RunID, Status: s.Status, Result: s.Result, Steps: s.Step}
 	o.Usage.InputTokens, o.Usage.OutputTokens = int(s.Usage.InputTokens), int(s.Usage.OutputTokens)
 	switch s.Status {
 	case run.StatusCompleted:
@@ -230,8 +230,8 @@ func outcomeOf(s run.Snapshot) runtime.Outcome {
 }
 
 // Resume answers what the run awaits. The answer is checked against the
-// recorded await first (errors wrap runtime.ErrNoAwait or
-// runtime.ErrAwaitMismatch), then sent as the signal SignalAnswer; the run
+// recorded await first (errors wrap agent.ErrNoAwait or
+// agent.ErrAwaitMismatch), then sent as the signal SignalAnswer; the run
 // records it when its worker has taken it.
 func (r *Run) Resume(ctx context.Context, awaitID string, answer run.Answer) error {
 	s, err := r.snapshot(ctx)
@@ -239,14 +239,14 @@ func (r *Run) Resume(ctx context.Context, awaitID string, answer run.Answer) err
 		return err
 	}
 	if s.Status != run.StatusAwaiting || s.Await == nil {
-		return fmt.Errorf("%w: run %s is %s", runtime.ErrNoAwait, r.id, s.Status)
+		return fmt.Errorf("%w: run %s is %s", agent.ErrNoAwait, r.id, s.Status)
 	}
 	p := s.Await
 	if awaitID != "" && awaitID != p.ID {
-		return fmt.Errorf("%w: run %s awaits %s %s (%s), not %s", runtime.ErrAwaitMismatch, r.id, p.Await, p.ID, p.Message, awaitID)
+		return fmt.Errorf("%w: run %s awaits %s %s (%s), not %s", agent.ErrAwaitMismatch, r.id, p.Await, p.ID, p.Message, awaitID)
 	}
 	if err := p.Check(answer); err != nil {
-		return fmt.Errorf("%w: run %s awaits %s %s: %v", runtime.ErrAwaitMismatch, r.id, p.Await, p.ID, err)
+		return fmt.Errorf("%w: run %s awaits %s %s: %v", agent.ErrAwaitMismatch, r.id, p.Await, p.ID, err)
 	}
 	if err := r.e.client.SignalWorkflow(ctx, string(r.id), "", SignalAnswer, Answer{AwaitID: p.ID, Answer: answer}); err != nil {
 		return fmt.Errorf("temporal: answering run %s: %w", r.id, err)
@@ -265,7 +265,7 @@ func (r *Run) waitFor(ctx context.Context, from int64, done func(run.StatusChang
 		if err != nil {
 			return err
 		}
-		if sc, ok := e.Data.(run.StatusChanged); ok && done(sc) {
+		if sc, ok := e.Payload.(run.StatusChanged); ok && done(sc) {
 			return nil
 		}
 	}
@@ -279,7 +279,7 @@ func (r *Run) waitFor(ctx context.Context, from int64, done func(run.StatusChang
 }
 
 // Cancel cancels the run's workflow, which cancels the run on its worker.
-// It returns an error wrapping runtime.ErrTerminal for a run that has
+// It returns an error wrapping agent.ErrTerminal for a run that has
 // ended.
 func (r *Run) Cancel(ctx context.Context) error {
 	s, err := r.e.opts.Store.Get(ctx, r.id)
@@ -287,12 +287,12 @@ func (r *Run) Cancel(ctx context.Context) error {
 		return err
 	}
 	if s.Status.Terminal() {
-		return fmt.Errorf("%w: run %s is %s", runtime.ErrTerminal, r.id, s.Status)
+		return fmt.Errorf("%w: run %s is %s", agent.ErrTerminal, r.id, s.Status)
 	}
 	if err := r.e.client.CancelWorkflow(ctx, string(r.id), ""); err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
-			return fmt.Errorf("%w: the workflow of run %s has ended", runtime.ErrTerminal, r.id)
+			return fmt.Errorf("%w: the workflow of run %s has ended", agent.ErrTerminal, r.id)
 		}
 		return fmt.Errorf("temporal: cancelling run %s: %w", r.id, err)
 	}
@@ -309,15 +309,15 @@ func (r *Run) FollowUp(ctx context.Context, text string) error {
 		return err
 	}
 	if s.Options.NonInteractive {
-		return fmt.Errorf("%w: run %s is non-interactive", runtime.ErrNotFollowable, r.id)
+		return fmt.Errorf("%w: run %s is non-interactive", agent.ErrNotFollowable, r.id)
 	}
 	if s.Status != run.StatusCompleted {
-		return fmt.Errorf("%w: run %s is %s, and only a completed run can be followed up", runtime.ErrNotFollowable, r.id, s.Status)
+		return fmt.Errorf("%w: run %s is %s, and only a completed run can be followed up", agent.ErrNotFollowable, r.id, s.Status)
 	}
 	if err := r.e.client.SignalWorkflow(ctx, string(r.id), "", SignalFollowUp, text); err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
-			return fmt.Errorf("%w: the workflow of run %s has ended (its follow-up window passed)", runtime.ErrNotFollowable, r.id)
+			return fmt.Errorf("%w: the workflow of run %s has ended (its follow-up window passed)", agent.ErrNotFollowable, r.id)
 		}
 		return fmt.Errorf("temporal: following up run %s: %w", r.id, err)
 	}

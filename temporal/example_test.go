@@ -6,9 +6,9 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/postgres"
-	"github.com/byref/byref/runtime"
 	byreftemporal "github.com/byref/byref/temporal"
 )
 
@@ -35,8 +35,8 @@ func Example() {
 	// In each worker process:
 	w, err := byreftemporal.NewWorker(c, byreftemporal.WorkerOptions{Store: store, Agents: []byreftemporal.Agent{{
 		Name: "weather",
-		New: func(store run.Store) (*runtime.Runtime, error) { // called once, by NewWorker
-			return runtime.New(runtime.Options{Store: store /* Model, Actions, Variables */})
+		New: func(store run.Store) (*agent.Agent, error) { // called once, by NewWorker
+			return agent.New(agent.Options{Store: store /* Model, Actions, Variables */})
 		},
 	}}})
 	if err != nil {
@@ -55,7 +55,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	r, err := e.Start(ctx, "weather", runtime.RunOptions{Spec: runtime.Spec{Task: "What is the weather in Paris?"}})
+	r, err := e.Start(ctx, "weather", agent.RunOptions{Task: "What is the weather in Paris?"})
 	if err != nil {
 		fmt.Println(err)
 		return

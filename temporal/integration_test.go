@@ -20,13 +20,13 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/pgtest"
 	"github.com/byref/byref/internal/temporaltest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/postgres"
 	"github.com/byref/byref/run/sqlite"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 	byreftemporal "github.com/byref/byref/temporal"
 	"github.com/byref/byref/variable"
@@ -78,8 +78,8 @@ func workerMain(cfg []string) {
 		},
 	})
 	newAgent := func(name string, vars func() []variable.Spec, act *action.Action) byreftemporal.Agent {
-		return byreftemporal.Agent{Name: name, New: func(store run.Store) (*runtime.Runtime, error) {
-			return runtime.New(runtime.Options{Store: store, Model: weatherModel(), Variables: vars(), Actions: action.MustSet(act)})
+		return byreftemporal.Agent{Name: name, New: func(store run.Store) (*agent.Agent, error) {
+			return agent.New(agent.Options{Store: store, Model: weatherModel(), Variables: vars(), Actions: action.MustSet(act)})
 		}}
 	}
 	live := func() []variable.Spec {
@@ -89,8 +89,8 @@ func workerMain(cfg []string) {
 		newAgent("weather", city, slowWeather),
 		newAgent("live", live, slowWeather),
 		newAgent("quick", city, weatherAction),
-		{Name: "streaming", New: func(store run.Store) (*runtime.Runtime, error) {
-			return runtime.New(runtime.Options{Store: store, Model: slowStream{weatherModel()}, Variables: city(), Actions: action.MustSet(weatherAction)})
+		{Name: "streaming", New: func(store run.Store) (*agent.Agent, error) {
+			return agent.New(agent.Options{Store: store, Model: slowStream{weatherModel()}, Variables: city(), Actions: action.MustSet(weatherAction)})
 		}},
 		noopAgent(10),
 	}})
@@ -262,7 +262,7 @@ func (cl *cluster) deltas(t *testing.T, store *postgres.Store) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a hang guard
 	defer cancel()
-	r, err := e.Start(ctx, "streaming", runtime.RunOptions{Spec: runtime.Spec{Task: "What is the weather?", Approval: runtime.ApproveOnToolCall}})
+	r, err := e.Start(ctx, "streaming", agent.RunOptions{Task: "What is the weather?", Approval: agent.ApproveOnToolCall})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func (cl *cluster) deltas(t *testing.T, store *postgres.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc, ok := ev.Data.(run.StatusChanged); ok && sc.To == run.StatusAwaiting {
+		if sc, ok := ev.Payload.(run.StatusChanged); ok && sc.To == run.StatusAwaiting {
 			break
 		}
 	}
@@ -281,7 +281,7 @@ func (cl *cluster) deltas(t *testing.T, store *postgres.Store) {
 			if err != nil {
 				return
 			}
-			if d, ok := ev.Data.(run.Delta); ok && d.What == run.DeltaToolCall {
+			if d, ok := ev.Payload.(run.Delta); ok && d.What == run.DeltaToolCall {
 				// Only a call's first piece names it; a follower that
 				// joins as the stream begins may hear only later ones.
 				calls <- cmp.Or(d.Name, "(a piece of a call)")
@@ -362,7 +362,7 @@ func (cl *cluster) timePerStep(t *testing.T) {
 	steps := 0
 	for range runs {
 		start := time.Now()
-		r, err := e.Start(ctx, "noop", runtime.RunOptions{Spec: runtime.Spec{Task: "loop", NonInteractive: true}})
+		r, err := e.Start(ctx, "noop", agent.RunOptions{Task: "loop", NonInteractive: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -378,7 +378,7 @@ func (cl *cluster) timePerStep(t *testing.T) {
 
 // killMidRun starts a run of agent on two workers, kills the one whose
 // call blocks, and returns how the run ended.
-func (cl *cluster) killMidRun(t *testing.T, agent, queue string) runtime.Outcome {
+func (cl *cluster) killMidRun(t *testing.T, agentName, queue string) agent.Outcome {
 	dir := t.TempDir()
 	a := startWorker(t, cl.hostPort, cl.db, queue, dir)
 	b := startWorker(t, cl.hostPort, cl.db, queue, dir)
@@ -388,7 +388,7 @@ func (cl *cluster) killMidRun(t *testing.T, agent, queue string) runtime.Outcome
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a hang guard
 	defer cancel()
-	r, err := e.Start(ctx, agent, runtime.RunOptions{Spec: runtime.Spec{Task: "What is the weather?", NonInteractive: true}})
+	r, err := e.Start(ctx, agentName, agent.RunOptions{Task: "What is the weather?", NonInteractive: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +416,7 @@ func (cl *cluster) acp(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err := server.New(server.Options{Store: cl.store, Engine: e, Agents: []server.Agent{
-		{Name: "quick", Description: "The weather, with approval.", Run: runtime.RunOptions{Spec: runtime.Spec{Approval: runtime.ApproveOnToolCall}}},
+		{Name: "quick", Description: "The weather, with approval.", Run: agent.RunOptions{Approval: agent.ApproveOnToolCall}},
 	}})
 	if err != nil {
 		t.Fatal(err)

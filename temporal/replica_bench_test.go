@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/pgtest"
 	"github.com/byref/byref/internal/temporaltest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/postgres"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 	byreftemporal "github.com/byref/byref/temporal"
 )
@@ -43,7 +43,7 @@ func (m firstDelta) Generate(ctx context.Context, req llm.Request) (llm.Response
 func (m firstDelta) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) error) (llm.Response, error) {
 	last := req.Messages[len(req.Messages)-1]
 	if last.Role == llm.RoleUser {
-		return llm.CallTool(runtime.RunGoName, `{"code":"x := 1"}`), nil
+		return llm.CallTool(agent.RunGoName, `{"code":"x := 1"}`), nil
 	}
 	task := ""
 	for _, msg := range req.Messages {
@@ -107,8 +107,8 @@ func BenchmarkFirstDeltaOnAnotherReplica(b *testing.B) {
 	model := firstDelta{sent: make(chan time.Time, 1)}
 	w, err := byreftemporal.NewWorker(c, byreftemporal.WorkerOptions{Store: open(), TaskQueue: "q-first-delta", Agents: []byreftemporal.Agent{{
 		Name: "first",
-		New: func(store run.Store) (*runtime.Runtime, error) {
-			return runtime.New(runtime.Options{Store: store, Model: model})
+		New: func(store run.Store) (*agent.Agent, error) {
+			return agent.New(agent.Options{Store: store, Model: model})
 		},
 	}}})
 	if err != nil {
@@ -124,7 +124,7 @@ func BenchmarkFirstDeltaOnAnotherReplica(b *testing.B) {
 		b.Fatal(err)
 	}
 	s, err := server.New(server.Options{Store: replica, Engine: e, Agents: []server.Agent{
-		{Name: "first", Run: runtime.RunOptions{Spec: runtime.Spec{Approval: runtime.ApproveNone}}},
+		{Name: "first", Run: agent.RunOptions{Approval: agent.ApproveNone}},
 	}})
 	if err != nil {
 		b.Fatal(err)

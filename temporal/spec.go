@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
-// RunSpec is the part of runtime.RunOptions that travels through Temporal:
+// RunSpec is the part of agent.RunOptions that travels through Temporal:
 // everything but the model, the values and the status hook, which are the
 // worker's (Agent.Run). Spec is the options a run's log records, as it
 // records them.
@@ -22,7 +22,7 @@ type RunSpec struct {
 	Message json.RawMessage   `json:"message,omitempty"`
 	Input   json.RawMessage   `json:"input,omitempty"`
 	History []llm.Message     `json:"history,omitempty"`
-	Spec    runtime.Spec      `json:"spec,omitzero"`
+	Spec    run.Spec          `json:"spec,omitzero"`
 }
 
 // errLocal is returned by SpecOf for options that cannot leave the
@@ -31,20 +31,20 @@ var errLocal = errors.New("temporal: RunOptions.Model, Variables, Parent and OnS
 
 // SpecOf returns the part of opts that travels to a worker, or an error
 // when opts sets what cannot travel (Model, Variables, Parent, OnStatus).
-func SpecOf(opts runtime.RunOptions) (RunSpec, error) {
+func SpecOf(opts agent.RunOptions) (RunSpec, error) {
 	if opts.Model != nil || len(opts.Variables) > 0 || opts.Parent != nil || opts.OnStatus != nil {
 		return RunSpec{}, errLocal
 	}
 	return RunSpec{
 		ID: string(opts.ID), Session: string(opts.Session), Turn: string(opts.Turn), Name: opts.Name, Tags: opts.Tags,
-		Message: opts.Message, Input: opts.Input, History: opts.History, Spec: opts.Spec,
+		Message: opts.Message, Input: opts.Input, History: opts.History, Spec: opts.Spec(),
 	}, nil
 }
 
 // options merges the spec into the worker's template: the spec's fields
 // win where it sets them; the template keeps the model, the values and the
 // status hook. The run is driven.
-func (s RunSpec) options(template runtime.RunOptions) runtime.RunOptions {
+func (s RunSpec) options(template agent.RunOptions) agent.RunOptions {
 	o := template
 	o.ID, o.Session, o.Turn, o.Task, o.Input = run.ID(s.ID), run.SessionID(s.Session), run.TurnID(s.Turn), s.Spec.Task, s.Input
 	o.Message = s.Message
@@ -69,7 +69,7 @@ func (s RunSpec) options(template runtime.RunOptions) runtime.RunOptions {
 		o.Actions = s.Spec.Actions
 	}
 	o.NonInteractive = o.NonInteractive || s.Spec.NonInteractive
-	if s.Spec.Limits != (runtime.Limits{}) {
+	if s.Spec.Limits != (agent.Limits{}) {
 		o.Limits = s.Spec.Limits
 	}
 	if s.Spec.Approval != "" {

@@ -43,7 +43,7 @@ func (s *RunSpec) UnmarshalJSON(b []byte) error {
 	if old.Spec != nil {
 		return nil // the current form
 	}
-	s.Spec = run.RunOptions{
+	s.Spec = run.Spec{
 		Task: old.Task, InputSchema: old.InputSchema, ResultSchema: old.ResultSchema, Actions: old.Actions,
 		NonInteractive: old.NonInteractive, Instructions: old.Instructions, ModelName: old.ModelName,
 		Approval: old.Approval, AwaitTimeout: old.AwaitTimeout, ToolLimit: old.ToolLimit,

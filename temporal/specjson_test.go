@@ -25,7 +25,7 @@ func TestRunSpecReadsTheEarlierForm(t *testing.T) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
-	want := run.RunOptions{
+	want := run.Spec{
 		Task: "Sum the orders.", InputSchema: json.RawMessage(`{
     "type": "object"
   }`), ResultSchema: json.RawMessage(`{

@@ -14,8 +14,8 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // DefaultTaskQueue is the shared task queue when none is set.
@@ -26,19 +26,19 @@ type Agent struct {
 	// Name is how Engine.Start names the agent.
 	Name string
 	// New builds the agent's runtime: its actions, model and starting
-	// variables, recording to store (set runtime.Options.Store to it).
+	// variables, recording to store (set agent.Options.Store to it).
 	// NewWorker calls it once; the runtime is shared by every run the
 	// worker hosts, each with its own state. A run restored on this worker
 	// gets its variables from its log, not the starting ones.
-	New func(store run.Store) (*runtime.Runtime, error)
+	New func(store run.Store) (*agent.Agent, error)
 	// Run is the template of every run's options: what cannot travel
 	// through Temporal (Model, OnStatus) and defaults for what the starter
 	// leaves unset.
-	Run runtime.RunOptions
+	Run agent.RunOptions
 	// Restore says how to rebuild a run's variables from its log when the
 	// run moves to this worker: the Go types of its variables, and the
 	// values the worker can supply itself (a database handle).
-	Restore runtime.RestoreOptions
+	Restore agent.RestoreOptions
 }
 
 // WorkerOptions configures a Worker. Store and Agents are required.
@@ -65,8 +65,8 @@ type Worker struct {
 	client client.Client
 	queue  string
 	agents map[string]*Agent
-	rts    map[string]*runtime.Runtime // the agents' runtimes, by name
-	ctx    context.Context             // the context hosted runs start with
+	rts    map[string]*agent.Agent // the agents' runtimes, by name
+	ctx    context.Context         // the context hosted runs start with
 	stop   context.CancelFunc
 
 	mu      sync.Mutex
@@ -76,17 +76,17 @@ type Worker struct {
 
 // hosted is a run this worker hosts.
 type hosted struct {
-	rt *runtime.Runtime
-	h  *runtime.Handle
+	rt *agent.Agent
+	h  *agent.Handle
 
 	mu   sync.Mutex
-	last runtime.Pause // the latest pause an activity returned
+	last agent.Pause // the latest pause an activity returned
 
 	forwarding atomic.Bool // its deltas are being published (see forward)
 }
 
 // pause returns the latest pause an activity returned.
-func (hr *hosted) pause() runtime.Pause {
+func (hr *hosted) pause() agent.Pause {
 	hr.mu.Lock()
 	defer hr.mu.Unlock()
 	return hr.last
@@ -105,7 +105,7 @@ func NewWorker(c client.Client, opts WorkerOptions) (*Worker, error) {
 	if opts.TaskQueue == "" {
 		opts.TaskQueue = DefaultTaskQueue
 	}
-	w := &Worker{opts: opts, client: c, agents: map[string]*Agent{}, rts: map[string]*runtime.Runtime{}, runs: map[run.ID]*hosted{}}
+	w := &Worker{opts: opts, client: c, agents: map[string]*Agent{}, rts: map[string]*agent.Agent{}, runs: map[run.ID]*hosted{}}
 	for i := range opts.Agents {
 		a := &opts.Agents[i]
 		if a.Name == "" || a.New == nil {

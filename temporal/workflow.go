@@ -9,8 +9,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // Names of the workflow, its activities, signals and query.
@@ -115,8 +115,8 @@ type Answer struct {
 // hostResult is what byref.Host returns: the worker's own task queue and
 // the run's first pause, whose events are the run's whole log.
 type hostResult struct {
-	Queue string        `json:"queue"`
-	Pause runtime.Pause `json:"pause"`
+	Queue string      `json:"queue"`
+	Pause agent.Pause `json:"pause"`
 	// AwaitTimeout and Interactive are the run's, merged on the worker
 	// from the input and the agent's template.
 	AwaitTimeout time.Duration `json:"await_timeout,omitempty"`
@@ -146,7 +146,7 @@ type flow struct {
 // hosts the run again elsewhere when its worker is lost. It returns the
 // outcome of the run's last turn; a run cancelled through the workflow
 // ends it canceled.
-func RunWorkflow(ctx workflow.Context, in Input) (runtime.Outcome, error) {
+func RunWorkflow(ctx workflow.Context, in Input) (agent.Outcome, error) {
 	wf := &flow{in: in, timing: in.Timing.withDefaults(), id: run.ID(in.Run.ID), log: workflow.GetLogger(ctx)}
 	if wf.id == "" {
 		wf.id = run.ID(workflow.GetInfo(ctx).WorkflowExecution.ID)
@@ -155,7 +155,7 @@ func RunWorkflow(ctx workflow.Context, in Input) (runtime.Outcome, error) {
 	if err := workflow.SetQueryHandler(ctx, QuerySnapshot, func() (run.Snapshot, error) {
 		return wf.snap.Clone(), nil
 	}); err != nil {
-		return runtime.Outcome{}, err
+		return agent.Outcome{}, err
 	}
 	answers := workflow.GetSignalChannel(ctx, SignalAnswer)
 	followUps := workflow.GetSignalChannel(ctx, SignalFollowUp)
@@ -169,13 +169,13 @@ func RunWorkflow(ctx workflow.Context, in Input) (runtime.Outcome, error) {
 			return wf.failed(ctx, err)
 		}
 		switch p.Kind {
-		case runtime.PauseModel:
+		case agent.PauseModel:
 			p, err = wf.call(ctx, activityModel)
-		case runtime.PauseStep:
+		case agent.PauseStep:
 			p, err = wf.call(ctx, activityStep)
-		case runtime.PauseAwait:
+		case agent.PauseAwait:
 			p, err = wf.await(ctx, answers, *p.Await)
-		case runtime.PauseEnded:
+		case agent.PauseEnded:
 			o := *p.Outcome
 			if o.Status != run.StatusCompleted || !wf.interactive {
 				wf.release(ctx)
@@ -206,11 +206,11 @@ func (wf *flow) options(ctx workflow.Context) workflow.Context {
 
 // host has a worker (any) take the run: create it, or restore it from its
 // log. The pause it returns carries the whole log.
-func (wf *flow) host(ctx workflow.Context) (runtime.Pause, error) {
+func (wf *flow) host(ctx workflow.Context) (agent.Pause, error) {
 	for {
 		wf.hosts++
 		if wf.hosts > wf.timing.MaxHosts {
-			return runtime.Pause{}, fmt.Errorf("temporal: run %s was hosted %d times and lost each time; giving up", wf.id, wf.timing.MaxHosts)
+			return agent.Pause{}, fmt.Errorf("temporal: run %s was hosted %d times and lost each time; giving up", wf.id, wf.timing.MaxHosts)
 		}
 		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			// The shared task queue, the workflow's own: any worker.
@@ -225,7 +225,7 @@ func (wf *flow) host(ctx workflow.Context) (runtime.Pause, error) {
 				wf.log.Warn("hosting the run failed; trying again", "run", wf.id, "err", err)
 				continue
 			}
-			return runtime.Pause{}, err
+			return agent.Pause{}, err
 		}
 		wf.queue, wf.awaitTimeout, wf.interactive = r.Queue, r.AwaitTimeout, r.Interactive
 		wf.snap = run.Fold(r.Pause.Events)
@@ -238,15 +238,15 @@ func (wf *flow) host(ctx workflow.Context) (runtime.Pause, error) {
 // call runs one activity of the run on its worker and returns the next
 // pause; when the worker is lost, it hosts the run again and returns the
 // restored run's first pause.
-func (wf *flow) call(ctx workflow.Context, name string, args ...any) (runtime.Pause, error) {
-	var p runtime.Pause
+func (wf *flow) call(ctx workflow.Context, name string, args ...any) (agent.Pause, error) {
+	var p agent.Pause
 	err := workflow.ExecuteActivity(wf.options(ctx), name, append([]any{wf.id}, args...)...).Get(ctx, &p)
 	if err != nil {
 		if ctx.Err() == nil && lost(err) {
 			wf.log.Warn("the run's worker is lost; hosting it again", "run", wf.id, "activity", name, "err", err)
 			return wf.host(ctx)
 		}
-		return runtime.Pause{}, err
+		return agent.Pause{}, err
 	}
 	for _, e := range p.Events {
 		wf.snap.Apply(e)
@@ -257,7 +257,7 @@ func (wf *flow) call(ctx workflow.Context, name string, args ...any) (runtime.Pa
 
 // await waits for the answer to req, its timeout or the cancellation of the
 // run.
-func (wf *flow) await(ctx workflow.Context, answers workflow.ReceiveChannel, req run.AwaitRequested) (runtime.Pause, error) {
+func (wf *flow) await(ctx workflow.Context, answers workflow.ReceiveChannel, req run.AwaitRequested) (agent.Pause, error) {
 	tctx, stopTimer := workflow.WithCancel(ctx)
 	defer stopTimer()
 	var timer workflow.Future
@@ -276,7 +276,7 @@ func (wf *flow) await(ctx workflow.Context, answers workflow.ReceiveChannel, req
 		sel.Select(ctx)
 		switch {
 		case ctx.Err() != nil:
-			return runtime.Pause{}, ctx.Err()
+			return agent.Pause{}, ctx.Err()
 		case expired:
 			return wf.call(ctx, activityExpire, req.ID)
 		case !got:
@@ -298,11 +298,11 @@ func (wf *flow) await(ctx workflow.Context, answers workflow.ReceiveChannel, req
 // the run records the answer, the run, hosted again from its log, still
 // awaits req: the answer goes to it there, rather than being dropped while
 // its sender waits for the run to go on.
-func (wf *flow) resume(ctx workflow.Context, req run.AwaitRequested, answer run.Answer) (runtime.Pause, error) {
+func (wf *flow) resume(ctx workflow.Context, req run.AwaitRequested, answer run.Answer) (agent.Pause, error) {
 	for {
 		hosts := wf.hosts
 		p, err := wf.call(ctx, activityResume, req.ID, answer)
-		again := err == nil && wf.hosts > hosts && p.Kind == runtime.PauseAwait && p.Await != nil && p.Await.ID == req.ID
+		again := err == nil && wf.hosts > hosts && p.Kind == agent.PauseAwait && p.Await != nil && p.Await.ID == req.ID
 		if !again || workflow.GetVersion(ctx, versionResumeRehosted, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 			return p, err
 		}
@@ -317,7 +317,7 @@ const versionResumeRehosted = "resume-rehosted"
 
 // idle waits for a follow-up of a completed run. more is false when the
 // follow-up window passed.
-func (wf *flow) idle(ctx workflow.Context, followUps workflow.ReceiveChannel) (p runtime.Pause, more bool, err error) {
+func (wf *flow) idle(ctx workflow.Context, followUps workflow.ReceiveChannel) (p agent.Pause, more bool, err error) {
 	tctx, stopTimer := workflow.WithCancel(ctx)
 	defer stopTimer()
 	timer := workflow.NewTimer(tctx, wf.timing.FollowUpWindow)
@@ -331,9 +331,9 @@ func (wf *flow) idle(ctx workflow.Context, followUps workflow.ReceiveChannel) (p
 		sel.Select(ctx)
 		switch {
 		case ctx.Err() != nil:
-			return runtime.Pause{}, false, ctx.Err()
+			return agent.Pause{}, false, ctx.Err()
 		case passed:
-			return runtime.Pause{}, false, nil
+			return agent.Pause{}, false, nil
 		case !got:
 			continue
 		}
@@ -348,13 +348,13 @@ func (wf *flow) idle(ctx workflow.Context, followUps workflow.ReceiveChannel) (p
 
 // cancel cancels the run on its worker after the workflow was cancelled,
 // and ends the workflow canceled.
-func (wf *flow) cancel(ctx workflow.Context) (runtime.Outcome, error) {
+func (wf *flow) cancel(ctx workflow.Context) (agent.Outcome, error) {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	if wf.queue == "" {
 		// Cancelled before a worker took the run: end its log here.
 		wf.abandon(dctx, true, "canceled before a worker took it")
 	} else {
-		var p runtime.Pause
+		var p agent.Pause
 		err := workflow.ExecuteActivity(wf.options(dctx), activityCancel, wf.id).Get(dctx, &p)
 		if err != nil && lost(err) {
 			// The worker is gone too: host the run again, only to
@@ -370,17 +370,17 @@ func (wf *flow) cancel(ctx workflow.Context) (runtime.Outcome, error) {
 		}
 		wf.release(dctx)
 	}
-	return runtime.Outcome{RunID: wf.id, Status: run.StatusCanceled, Reason: "canceled"}, temporal.NewCanceledError()
+	return agent.Outcome{RunID: wf.id, Status: run.StatusCanceled, Reason: "canceled"}, temporal.NewCanceledError()
 }
 
 // failed ends the workflow after an error it cannot go past. An
 // interrupted run (its variables could not be restored) was marked failed
 // in its log by the worker: the workflow completes with that outcome.
-func (wf *flow) failed(ctx workflow.Context, err error) (runtime.Outcome, error) {
+func (wf *flow) failed(ctx workflow.Context, err error) (agent.Outcome, error) {
 	wf.release(ctx)
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.Type() == errInterrupted {
-		return runtime.Outcome{RunID: wf.id, Status: run.StatusFailed, Reason: app.Message()}, nil
+		return agent.Outcome{RunID: wf.id, Status: run.StatusFailed, Reason: app.Message()}, nil
 	}
 	// No worker ended the run: end its log, so that nobody waits for it.
 	reason := "the run's workflow failed: " + err.Error()
@@ -388,7 +388,7 @@ func (wf *flow) failed(ctx workflow.Context, err error) (runtime.Outcome, error)
 		reason = "the run's workflow failed: " + app.Message()
 	}
 	wf.abandon(ctx, false, reason)
-	return runtime.Outcome{RunID: wf.id, Status: run.StatusFailed, Reason: reason}, err
+	return agent.Outcome{RunID: wf.id, Status: run.StatusFailed, Reason: reason}, err
 }
 
 // abandon ends the run's log from the shared task queue (activity
@@ -403,7 +403,7 @@ func (wf *flow) abandon(ctx workflow.Context, canceled bool, reason string) {
 	}
 }
 
-// release lets the worker drop the run's Runtime; a lost worker has
+// release lets the worker drop the run's Agent; a lost worker has
 // already.
 func (wf *flow) release(ctx workflow.Context) {
 	if wf.queue == "" {

@@ -15,9 +15,9 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	byreftemporal "github.com/byref/byref/temporal"
 	"github.com/byref/byref/variable"
 )
@@ -58,15 +58,15 @@ func mustJSON(v any) []byte {
 }
 
 // agent is an agent on model with the weather action and more.
-func agent(name string, model func() llm.Model, vars func() []variable.Spec, more ...*action.Action) byreftemporal.Agent {
+func newAgent(name string, model func() llm.Model, vars func() []variable.Spec, more ...*action.Action) byreftemporal.Agent {
 	return byreftemporal.Agent{
 		Name: name,
-		New: func(store run.Store) (*runtime.Runtime, error) {
+		New: func(store run.Store) (*agent.Agent, error) {
 			var vs []variable.Spec
 			if vars != nil {
 				vs = vars()
 			}
-			return runtime.New(runtime.Options{
+			return agent.New(agent.Options{
 				Store: store, Model: model(), Variables: vs,
 				Actions: action.MustSet(append([]*action.Action{weatherAction}, more...)...),
 			})
@@ -77,7 +77,7 @@ func agent(name string, model func() llm.Model, vars func() []variable.Spec, mor
 func city() []variable.Spec { return []variable.Spec{{Name: "city", Value: "Paris"}} }
 
 func weatherAgent() byreftemporal.Agent {
-	return agent("weather", func() llm.Model { return weatherModel() }, city)
+	return newAgent("weather", func() llm.Model { return weatherModel() }, city)
 }
 
 type env struct {
@@ -107,16 +107,16 @@ func newEnvOn(t testing.TB, store run.Store, agents ...byreftemporal.Agent) *env
 }
 
 // execute runs the workflow of one run to its end and returns its outcome.
-func (e *env) execute(t *testing.T, agent string, spec byreftemporal.RunSpec) runtime.Outcome {
+func (e *env) execute(t *testing.T, agentName string, spec byreftemporal.RunSpec) agent.Outcome {
 	t.Helper()
-	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: agent, Run: spec})
+	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: agentName, Run: spec})
 	if !e.IsWorkflowCompleted() {
 		t.Fatal("the workflow did not complete")
 	}
 	if err := e.GetWorkflowError(); err != nil {
 		t.Fatalf("workflow error: %v", err)
 	}
-	var o runtime.Outcome
+	var o agent.Outcome
 	if err := e.GetWorkflowResult(&o); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func (e *env) answerLater(t *testing.T, id string, a run.Answer) {
 
 func TestWorkflowCompletesARun(t *testing.T) {
 	e := newEnv(t, weatherAgent())
-	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "What is the weather?", NonInteractive: true}, ID: "run-1"})
+	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: run.Spec{Task: "What is the weather?", NonInteractive: true}, ID: "run-1"})
 	if !o.OK() || string(o.Result) != `"sunny, 21°C in Paris"` {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -175,14 +175,14 @@ func TestWorkflowCompletesARun(t *testing.T) {
 func TestWorkflowApprovalBySignal(t *testing.T) {
 	e := newEnv(t, weatherAgent())
 	e.answerLater(t, "run-a", run.Answer{Decision: run.Approved})
-	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "weather?", NonInteractive: true, Approval: runtime.ApproveOnToolCall}, ID: "run-a"})
+	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: run.Spec{Task: "weather?", NonInteractive: true, Approval: agent.ApproveOnToolCall}, ID: "run-a"})
 	if !o.OK() {
 		t.Fatalf("outcome = %+v", o)
 	}
 	var asked, resolved int
 	events, _ := e.store.Read(context.Background(), "run-a", 1, 0)
 	for _, ev := range events {
-		switch ev.Data.(type) {
+		switch ev.Payload.(type) {
 		case run.AwaitRequested:
 			asked++
 		case run.AwaitResolved:
@@ -204,9 +204,9 @@ func TestWorkflowQuestionAndAnswer(t *testing.T) {
 			return llm.CallTool("ask_user", `{"question":"Which city?","return":null}`), nil
 		})
 	}
-	e := newEnv(t, agent("asker", model, nil))
+	e := newEnv(t, newAgent("asker", model, nil))
 	e.answerLater(t, "run-q", run.Answer{Text: "Rome"})
-	o := e.execute(t, "asker", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "ask me"}, ID: "run-q"})
+	o := e.execute(t, "asker", byreftemporal.RunSpec{Spec: run.Spec{Task: "ask me"}, ID: "run-q"})
 	if !o.OK() || !strings.Contains(string(o.Result), "Rome") {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -214,7 +214,7 @@ func TestWorkflowQuestionAndAnswer(t *testing.T) {
 
 func TestWorkflowAwaitTimeoutIsATimer(t *testing.T) {
 	e := newEnv(t, weatherAgent())
-	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "weather?", Approval: runtime.ApproveOnToolCall, AwaitTimeout: time.Hour}, ID: "run-t"})
+	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: run.Spec{Task: "weather?", Approval: agent.ApproveOnToolCall, AwaitTimeout: time.Hour}, ID: "run-t"})
 	if o.Status != run.StatusFailed || o.Reason != "the approval await_1 was not answered within 1h0m0s" {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -236,12 +236,12 @@ func TestWorkflowCancelWhileAStepRuns(t *testing.T) {
 		},
 	})
 	model := func() llm.Model { return llm.NewScripted(llm.CallTool("slow", `{}`)) }
-	e := newEnv(t, agent("slow", model, nil, slow))
+	e := newEnv(t, newAgent("slow", model, nil, slow))
 	go func() {
 		<-started
 		e.CancelWorkflow()
 	}()
-	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "slow", Run: byreftemporal.RunSpec{Spec: runtime.Spec{Task: "go"}, ID: "run-c"}})
+	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "slow", Run: byreftemporal.RunSpec{Spec: run.Spec{Task: "go"}, ID: "run-c"}})
 	if err := e.GetWorkflowError(); !temporal.IsCanceledError(err) {
 		t.Fatalf("workflow error = %v, want canceled", err)
 	}
@@ -256,13 +256,13 @@ func TestWorkflowCancelWhileAStepRuns(t *testing.T) {
 func TestWorkflowChildRun(t *testing.T) {
 	// The researcher has no store of its own: its runs are recorded beside
 	// their parent's.
-	researcher, err := runtime.New(runtime.Options{Model: llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":"42"}`))})
+	researcher, err := agent.New(agent.Options{Model: llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":"42"}`))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	child, err := runtime.AgentAction(runtime.AgentSpec{
+	child, err := agent.AsAction(agent.Child{
 		Name: "researcher", Description: "Finds things out.", Agent: researcher,
-		Run: runtime.RunOptions{Spec: runtime.Spec{NonInteractive: true}},
+		Run: agent.RunOptions{NonInteractive: true},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -276,8 +276,8 @@ func TestWorkflowChildRun(t *testing.T) {
 			return llm.CallTool("researcher", `{"task":"find the answer","return":null}`), nil
 		})
 	}
-	e := newEnv(t, agent("lead", model, nil, child))
-	o := e.execute(t, "lead", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "delegate", NonInteractive: true}, ID: "run-p"})
+	e := newEnv(t, newAgent("lead", model, nil, child))
+	o := e.execute(t, "lead", byreftemporal.RunSpec{Spec: run.Spec{Task: "delegate", NonInteractive: true}, ID: "run-p"})
 	if !o.OK() {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -299,7 +299,7 @@ func TestWorkflowFollowUp(t *testing.T) {
 		}
 		e.SignalWorkflow(byreftemporal.SignalFollowUp, "and in fahrenheit?")
 	}, time.Minute)
-	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "weather?"}, ID: "run-f"})
+	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: run.Spec{Task: "weather?"}, ID: "run-f"})
 	if string(o.Result) != `"still sunny"` {
 		t.Fatalf("the workflow ended with %+v, want the follow-up's outcome", o)
 	}
@@ -307,7 +307,7 @@ func TestWorkflowFollowUp(t *testing.T) {
 	users := 0
 	events, _ := e.store.Read(context.Background(), "run-f", 1, 0)
 	for _, ev := range events {
-		if _, ok := ev.Data.(run.UserMessage); ok {
+		if _, ok := ev.Payload.(run.UserMessage); ok {
 			users++
 		}
 	}
@@ -320,7 +320,7 @@ func TestWorkflowFollowUp(t *testing.T) {
 // no follow-up comes within the window (a workflow timer).
 func TestWorkflowFollowUpWindowEnds(t *testing.T) {
 	e := newEnv(t, weatherAgent())
-	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "weather", Run: byreftemporal.RunSpec{Spec: runtime.Spec{Task: "weather?"}, ID: "run-w"}, Timing: byreftemporal.Timing{FollowUpWindow: time.Hour}})
+	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "weather", Run: byreftemporal.RunSpec{Spec: run.Spec{Task: "weather?"}, ID: "run-w"}, Timing: byreftemporal.Timing{FollowUpWindow: time.Hour}})
 	if !e.IsWorkflowCompleted() || e.GetWorkflowError() != nil {
 		t.Fatalf("completed %v, error %v", e.IsWorkflowCompleted(), e.GetWorkflowError())
 	}
@@ -340,12 +340,12 @@ func TestWorkflowHostsALostRunAgain(t *testing.T) {
 			return getWeather(location, unit)
 		},
 	})
-	a := byreftemporal.Agent{Name: "weather", New: func(store run.Store) (*runtime.Runtime, error) {
-		return runtime.New(runtime.Options{Store: store, Model: weatherModel(), Variables: city(), Actions: action.MustSet(forget)})
+	a := byreftemporal.Agent{Name: "weather", New: func(store run.Store) (*agent.Agent, error) {
+		return agent.New(agent.Options{Store: store, Model: weatherModel(), Variables: city(), Actions: action.MustSet(forget)})
 	}}
 	e := newEnv(t, a)
 	w = e.worker
-	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "weather?", NonInteractive: true}, ID: "run-l"})
+	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: run.Spec{Task: "weather?", NonInteractive: true}, ID: "run-l"})
 	if !o.OK() || string(o.Result) != `"sunny, 21°C in Paris"` {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -366,7 +366,7 @@ func TestWorkflowAnswerOfALostRunIsKept(t *testing.T) {
 		e.worker.Forget("run-al") // its worker dies as it awaits
 		e.SignalWorkflow(byreftemporal.SignalAnswer, byreftemporal.Answer{AwaitID: s.Await.ID, Answer: run.Answer{Decision: run.Approved}})
 	}, time.Minute)
-	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "weather?", NonInteractive: true, Approval: runtime.ApproveOnToolCall}, ID: "run-al"})
+	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: run.Spec{Task: "weather?", NonInteractive: true, Approval: agent.ApproveOnToolCall}, ID: "run-al"})
 	if !o.OK() || string(o.Result) != `"sunny, 21°C in Paris"` {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -390,12 +390,12 @@ func TestWorkflowLostRunWithLiveVariableIsInterrupted(t *testing.T) {
 	vars := func() []variable.Spec {
 		return append(city(), variable.Spec{Name: "counter", Value: &Counter{n: make(chan int)}})
 	}
-	a := byreftemporal.Agent{Name: "weather", New: func(store run.Store) (*runtime.Runtime, error) {
-		return runtime.New(runtime.Options{Store: store, Model: weatherModel(), Variables: vars(), Actions: action.MustSet(bump)})
+	a := byreftemporal.Agent{Name: "weather", New: func(store run.Store) (*agent.Agent, error) {
+		return agent.New(agent.Options{Store: store, Model: weatherModel(), Variables: vars(), Actions: action.MustSet(bump)})
 	}}
 	e := newEnv(t, a)
 	w = e.worker
-	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: runtime.Spec{Task: "weather?", NonInteractive: true}, ID: "run-i"})
+	o := e.execute(t, "weather", byreftemporal.RunSpec{Spec: run.Spec{Task: "weather?", NonInteractive: true}, ID: "run-i"})
 	if o.Status != run.StatusFailed || !strings.HasPrefix(o.Reason, "interrupted") || !strings.Contains(o.Reason, "counter") {
 		t.Fatalf("outcome = %+v, want failed as interrupted naming counter", o)
 	}
@@ -406,7 +406,7 @@ func TestWorkflowLostRunWithLiveVariableIsInterrupted(t *testing.T) {
 
 func TestWorkflowUnknownAgent(t *testing.T) {
 	e := newEnv(t, weatherAgent())
-	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "nobody", Run: byreftemporal.RunSpec{Spec: runtime.Spec{Task: "t"}, ID: "run-u"}})
+	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "nobody", Run: byreftemporal.RunSpec{Spec: run.Spec{Task: "t"}, ID: "run-u"}})
 	err := e.GetWorkflowError()
 	var app *temporal.ApplicationError
 	if !errors.As(err, &app) || !strings.Contains(app.Error(), `no agent "nobody"`) {
@@ -425,9 +425,9 @@ func TestWorkflowGivingUpEndsTheLog(t *testing.T) {
 			return inner.Generate(context.Background(), req)
 		})
 	}
-	e := newEnv(t, agent("weather", forgetful, city))
+	e := newEnv(t, newAgent("weather", forgetful, city))
 	w = e.worker
-	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "weather", Run: byreftemporal.RunSpec{Spec: runtime.Spec{Task: "weather?", NonInteractive: true}, ID: "run-g"}, Timing: byreftemporal.Timing{MaxHosts: 2}})
+	e.ExecuteWorkflow(byreftemporal.WorkflowName, byreftemporal.Input{Agent: "weather", Run: byreftemporal.RunSpec{Spec: run.Spec{Task: "weather?", NonInteractive: true}, ID: "run-g"}, Timing: byreftemporal.Timing{MaxHosts: 2}})
 	if err := e.GetWorkflowError(); err == nil || !strings.Contains(err.Error(), "hosted 2 times") {
 		t.Fatalf("workflow error = %v", err)
 	}

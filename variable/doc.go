@@ -40,7 +40,7 @@
 //
 // A secret variable ([Spec].Secret) is usable by reference, but neither the
 // model nor the run's log sees its value. What a secret guarantees, in a
-// run of package runtime:
+// run of package agent:
 //
 //   - Its preview is "<secret T>" everywhere: the system prompt, tool
 //     results, approvals, the event log, the inspector, ACP and A2A
@@ -63,7 +63,7 @@
 //     e.g. a login that returns a session ID. Nothing else declassifies.
 //   - A run whose result is tainted completes with a null result for the
 //     model, the log and the protocols; the host reads the value from the
-//     variable named by runtime.Outcome.ResultVariable (Outcome.Redacted is
+//     variable named by agent.Outcome.ResultVariable (Outcome.Redacted is
 //     set). A child run cannot be given a secret as its task, and ask_user
 //     cannot show one.
 //   - As a second line, every text bound for the model or the log goes

@@ -30,7 +30,7 @@ type Spec struct {
 }
 
 // Variable is one named, typed value of a run, with the history of the steps
-// that set it. Variables returned by a Set or a Runtime are copies: changing
+// that set it. Variables returned by a Set or an Agent are copies: changing
 // one changes nothing in the run.
 type Variable struct {
 	// Name is the variable's Go identifier.

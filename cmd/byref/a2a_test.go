@@ -14,8 +14,8 @@ import (
 
 	"github.com/byref/byref/a2a"
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -30,11 +30,11 @@ var askModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
 })
 
 func TestA2ACall(t *testing.T) {
-	asker, err := runtime.New(runtime.Options{Model: askModel, DisableSnippets: true})
+	asker, err := agent.New(agent.Options{Model: askModel, DisableSnippets: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.New(server.Options{Agents: []server.Agent{{Name: "asker", Runtime: asker}}})
+	s, err := server.New(server.Options{Agents: []server.Agent{{Name: "asker", Agent: asker}}})
 	if err != nil {
 		t.Fatal(err)
 	}

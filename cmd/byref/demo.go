@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/cmd/byref/demotable"
 	"github.com/byref/byref/codegen"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -83,7 +83,7 @@ func demo(ctx context.Context, args []string, w io.Writer) error {
 	defer store.Close()
 
 	actions := demotable.Actions()
-	rt, err := runtime.New(runtime.Options{
+	rt, err := agent.New(agent.Options{
 		Actions: actions, Model: model, Store: store,
 		Variables: []variable.Spec{{Name: "orders", Value: demotable.Orders(1000), Description: "this month's 1,000 orders"}},
 	})
@@ -92,7 +92,7 @@ func demo(ctx context.Context, args []string, w io.Writer) error {
 	}
 	fmt.Fprintln(w, "The model refers to a 1,000-row table as <<var:orders>> and never sees its rows.")
 	fmt.Fprintln(w)
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "What share of this month's orders are late?", ModelName: spec}, Name: demoName})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "What share of this month's orders are late?", ModelName: spec, Name: demoName})
 	if err != nil {
 		return err
 	}

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/cmd/byref/demotable"
 	"github.com/byref/byref/eval"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // evalUsage is the help of byref eval.
@@ -55,14 +55,14 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 // evalAgent returns the agent a set is for: the demo's, or byref run's.
-func evalAgent(name string) (runtime.Options, error) {
+func evalAgent(name string) (agent.Options, error) {
 	switch name {
 	case "", "demo":
 		return demotable.Agent(), nil
 	case "plain":
-		return runtime.Options{}, nil
+		return agent.Options{}, nil
 	}
-	return runtime.Options{}, fmt.Errorf("the set is for agent %q; byref eval knows \"demo\" and \"plain\": evaluate your own agent from Go (eval.Run, evaltest.Run)", name)
+	return agent.Options{}, fmt.Errorf("the set is for agent %q; byref eval knows \"demo\" and \"plain\": evaluate your own agent from Go (eval.Run, evaltest.Run)", name)
 }
 
 // loadSet loads a set with its agent and types.
@@ -328,7 +328,7 @@ func evalDiff(args []string, stdout io.Writer) error {
 // runName returns the name a run was created with.
 func runName(events []run.Event) string {
 	if len(events) > 0 {
-		if c, ok := events[0].Data.(run.RunCreated); ok {
+		if c, ok := events[0].Payload.(run.RunCreated); ok {
 			return c.Name
 		}
 	}

@@ -60,7 +60,7 @@ Usage:
                                    provider would (for load and failover tests)
       --db file                    the SQLite file runs are recorded in
       --approve on_tool_call|on_start|none
-                                   as runtime.Approval: ask before every tool call and snippet
+                                   as agent.Approval: ask before every tool call and snippet
                                    (the default), approve the plan first, or ask nothing
       --session ID                 go on with the conversation of session ID (any name): the
                                    run gets its earlier runs' messages and the variables they

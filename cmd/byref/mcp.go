@@ -12,8 +12,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/mcp/mcpserver"
-	"github.com/byref/byref/runtime"
 )
 
 // mcpUsage is the help of byref mcp.
@@ -58,18 +58,18 @@ func mcpCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	defer store.Close()
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	agent, err := runtime.New(runtime.Options{Model: model, Store: store, Logger: log})
+	ag, err := agent.New(agent.Options{Model: model, Store: store, Logger: log})
 	if err != nil {
 		return err
 	}
-	defer agent.Close(context.Background())
+	defer ag.Close(context.Background())
 	s, err := mcpserver.New(mcpserver.Options{
 		Logger: log,
-		Agents: []runtime.AgentSpec{{
+		Agents: []agent.Child{{
 			Name:        "byref",
 			Description: "A byref agent that can run Go snippets. Give it a task, in full; it returns the run's result.",
-			Agent:       agent,
-			Run:         runtime.RunOptions{Spec: runtime.Spec{ModelName: *modelSpec}, Name: "byref mcp"},
+			Agent:       ag,
+			Run:         agent.RunOptions{ModelName: *modelSpec, Name: "byref mcp"},
 		}},
 	})
 	if err != nil {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -18,7 +18,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 	fs := newFlags("run")
 	modelSpec := fs.String("model", "", "")
 	db := fs.String("db", defaultDB(), "")
-	approve := fs.String("approve", string(runtime.ApproveOnToolCall), "")
+	approve := fs.String("approve", string(agent.ApproveOnToolCall), "")
 	session := fs.String("session", "", "")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -40,11 +40,11 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 		return err
 	}
 	defer store.Close()
-	rt, err := runtime.New(runtime.Options{Model: model, Store: store})
+	rt, err := agent.New(agent.Options{Model: model, Store: store})
 	if err != nil {
 		return err
 	}
-	opts := runtime.RunOptions{Spec: runtime.Spec{Task: pos[0], ModelName: *modelSpec, Approval: approval}, Name: "byref run", Session: run.SessionID(*session)}
+	opts := agent.RunOptions{Task: pos[0], ModelName: *modelSpec, Approval: approval, Name: "byref run", Session: run.SessionID(*session)}
 	if *session != "" {
 		// The session's earlier messages are the run's history; its
 		// variables the runtime brings back itself.
@@ -52,7 +52,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 		if err != nil {
 			return err
 		}
-		opts.History = runtime.HistoryOf(sess)
+		opts.History = agent.HistoryOf(sess)
 		fmt.Fprintf(stdout, "session %s: %s before this one, %s\n", *session, count(len(sess.Runs), "run"), count(len(sess.Variables), "variable"))
 	}
 	h, err := rt.Start(ctx, opts)
@@ -75,7 +75,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 		p.show(e)
 		// Answer once the run is awaiting: the AwaitRequested event comes
 		// just before the move to awaiting.
-		switch d := e.Data.(type) {
+		switch d := e.Payload.(type) {
 		case run.AwaitRequested:
 			pending = &d
 		case run.StatusChanged:
@@ -101,7 +101,7 @@ func runCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Write
 }
 
 // answer resolves an await at the prompt.
-func answer(ctx context.Context, h *runtime.Handle, a run.AwaitRequested, in *bufio.Reader, out io.Writer) error {
+func answer(ctx context.Context, h *agent.Handle, a run.AwaitRequested, in *bufio.Reader, out io.Writer) error {
 	fmt.Fprintln(out, indent(term(server.DescribeAwait(a)), "? "))
 	for {
 		fmt.Fprint(out, "> ")
@@ -139,7 +139,7 @@ type printer struct {
 
 // show prints one event.
 func (p *printer) show(e run.Event) {
-	switch d := e.Data.(type) {
+	switch d := e.Payload.(type) {
 	case run.Delta:
 		if d.What != run.DeltaText {
 			return
@@ -183,7 +183,7 @@ func (p *printer) end() {
 // describe is the progress line of an event; "" for events not shown. It
 // holds text from the run as it is: print it through term.
 func describe(e run.Event) string {
-	switch d := e.Data.(type) {
+	switch d := e.Payload.(type) {
 	case run.RunCreated:
 		if d.Options.ModelName != "" {
 			return "· created (model " + d.Options.ModelName + ")"

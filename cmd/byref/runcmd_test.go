@@ -8,10 +8,10 @@ import (
 	"github.com/byref/byref/run"
 )
 
-// TestDescribeProgress: what an action reports with runtime.Progress is a
+// TestDescribeProgress: what an action reports with agent.Progress is a
 // line of byref run's output.
 func TestDescribeProgress(t *testing.T) {
-	got := describe(run.Event{Data: run.Progress{CallID: "call_1", Message: "3 of 10 pages"}})
+	got := describe(run.Event{Payload: run.Progress{CallID: "call_1", Message: "3 of 10 pages"}})
 	if got != "  … 3 of 10 pages" {
 		t.Fatalf("describe = %q", got)
 	}
@@ -23,17 +23,17 @@ func TestDescribeProgress(t *testing.T) {
 func TestPrintsTextAsItArrives(t *testing.T) {
 	var out strings.Builder
 	p := &printer{out: &out}
-	p.show(run.Event{Data: run.Delta{Step: 1, What: run.DeltaText, Text: "Hello, "}})
+	p.show(run.Event{Payload: run.Delta{Step: 1, What: run.DeltaText, Text: "Hello, "}})
 	if got := out.String(); got != "model: Hello, " {
 		t.Fatalf("after the first piece: %q", got)
 	}
-	p.show(run.Event{Data: run.Delta{Step: 1, What: run.DeltaText, Text: "world."}})
+	p.show(run.Event{Payload: run.Delta{Step: 1, What: run.DeltaText, Text: "world."}})
 	// The model call's usage is logged before its message, and shows as
 	// nothing: the message is not printed again.
-	p.show(run.Event{Data: run.Usage{InputTokens: 10, OutputTokens: 3}})
-	p.show(run.Event{Data: run.AssistantMessage{Step: 1, Text: "Hello, world."}})
-	p.show(run.Event{Data: run.Delta{Step: 2, What: run.DeltaText, Text: "Par"}})
-	p.show(run.Event{Data: run.AssistantMessage{Step: 2, Text: "Partial, then whole."}})
+	p.show(run.Event{Payload: run.Usage{InputTokens: 10, OutputTokens: 3}})
+	p.show(run.Event{Payload: run.AssistantMessage{Step: 1, Text: "Hello, world."}})
+	p.show(run.Event{Payload: run.Delta{Step: 2, What: run.DeltaText, Text: "Par"}})
+	p.show(run.Event{Payload: run.AssistantMessage{Step: 2, Text: "Partial, then whole."}})
 	want := "model: Hello, world.\nmodel: Par\nmodel: Partial, then whole.\n"
 	if got := out.String(); got != want {
 		t.Fatalf("printed %q, want %q", got, want)

@@ -9,8 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // runsCmd is byref runs ls|show.
@@ -100,7 +100,7 @@ func runsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 func callsAndSnippets(snap run.Snapshot) (calls, snippets int) {
 	snippets = len(snap.Snippets)
 	for _, c := range snap.ToolCalls {
-		if c.Call.Name == runtime.RunGoName {
+		if c.Call.Name == agent.RunGoName {
 			snippets++
 		} else {
 			calls++
@@ -125,7 +125,7 @@ func taskOf(ctx context.Context, store run.Store, id run.ID) (string, error) {
 		return "", err
 	}
 	for _, e := range events {
-		if m, ok := e.Data.(run.UserMessage); ok {
+		if m, ok := e.Payload.(run.UserMessage); ok {
 			return m.Text, nil
 		}
 	}

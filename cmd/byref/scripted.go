@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 )
 
 // scripts are the scripted models --model scripted:NAME selects. They are
@@ -28,7 +28,7 @@ var scripts = map[string]func(llm.Request) (llm.Response, error){
 	// answer, as a hostile model could.
 	"escapes": func(req llm.Request) (llm.Response, error) {
 		if lastTool(req) == nil {
-			return llm.CallTool(runtime.RunGoName, `{"code":"answer := 6 * 7 // \u001b[2K\u001b[1A\r\u202eevil"}`), nil
+			return llm.CallTool(agent.RunGoName, `{"code":"answer := 6 * 7 // \u001b[2K\u001b[1A\r\u202eevil"}`), nil
 		}
 		return llm.Text("done\u001b[2J\u001b[H\u009b31m"), nil
 	},
@@ -36,7 +36,7 @@ var scripts = map[string]func(llm.Request) (llm.Response, error){
 	// answer (an earlier run of the session left it), then returns it.
 	"session": func(req llm.Request) (llm.Response, error) {
 		if lastTool(req) == nil && !strings.Contains(req.Messages[0].Text, "answer (int)") {
-			return llm.CallTool(runtime.RunGoName, `{"code":"answer := 6 * 7"}`), nil
+			return llm.CallTool(agent.RunGoName, `{"code":"answer := 6 * 7"}`), nil
 		}
 		return llm.CallTool(action.TerminateName, `{"success":true,"result":"<<var:answer>>"}`), nil
 	},
@@ -64,7 +64,7 @@ func approvalScript(req llm.Request) (llm.Response, error) {
 	tool := lastTool(req)
 	switch {
 	case tool == nil:
-		return llm.CallTool(runtime.RunGoName, `{"code":"answer := 6 * 7"}`), nil
+		return llm.CallTool(agent.RunGoName, `{"code":"answer := 6 * 7"}`), nil
 	case strings.Contains(tool.Text, "denied"):
 		return llm.Text("The snippet was not approved, so there is no answer."), nil
 	}

@@ -10,10 +10,10 @@ import (
 	"os"
 
 	"github.com/byref/byref/a2a"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/agui"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run/postgres"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -25,7 +25,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	storeSpec := fs.String("store", os.Getenv("BYREF_STORE"), "")
 	token := fs.String("token", os.Getenv("BYREF_TOKEN"), "")
 	modelSpec := fs.String("model", "", "")
-	approve := fs.String("approve", string(runtime.ApproveOnToolCall), "")
+	approve := fs.String("approve", string(agent.ApproveOnToolCall), "")
 	grace := fs.Duration("grace", server.DefaultShutdownGrace, "")
 	tf := addTemporalFlags(fs)
 	pos, err := parse(fs, args)
@@ -66,9 +66,17 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer store.Close()
-	agent := servedAgent(spec, approval)
+	served := servedAgent(spec, approval)
 	opts := server.Options{Store: store, Token: *token, ShutdownGrace: *grace}
+	// On PostgreSQL, every byref serve is a replica: any serves any run
+	// (with an engine, the replicas share out the background work only).
 	var replicas server.Replicas
+	if pg, ok := store.(*postgres.Store); ok {
+		if replicas, err = pg.NewReplica(); err != nil {
+			return err
+		}
+		opts.Replicas = replicas
+	}
 	if tf.on() {
 		e, c, err := tf.engine(ctx, store, stderr)
 		if err != nil {
@@ -76,19 +84,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		defer c.Close()
 		opts.Engine = e
-	} else {
-		// On PostgreSQL, every byref serve is a replica: any serves any run.
-		if pg, ok := store.(*postgres.Store); ok {
-			if replicas, err = pg.NewReplica(); err != nil {
-				return err
-			}
-			opts.Replicas = replicas
-		}
-		if agent.Runtime, err = runtime.New(runtime.Options{Model: model, Store: store}); err != nil {
-			return err
-		}
+	} else if served.Agent, err = agent.New(agent.Options{Model: model, Store: store}); err != nil {
+		return err
 	}
-	opts.Agents = []server.Agent{agent}
+	opts.Agents = []server.Agent{served}
 	s, err := newServer(opts, stderr)
 	if err != nil {
 		return err
@@ -99,7 +98,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			fmt.Fprintf(stdout, "byref: took over %s of replica %s, which stopped\n", count(runs, "run"), from)
 		})
 	}
-	if !tf.on() { // an engine recovers its own runs
+	if !tf.on() || replicas != nil { // an engine recovers its own runs
 		if err := recoverRuns(ctx, s, stdout); err != nil {
 			return err
 		}
@@ -139,6 +138,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if where != *db { // the store's URL, its password hidden: not a command to paste as it is
 		again += " (the URL with its password, or $BYREF_STORE)"
 	}
+	if replicas != nil {
+		fmt.Fprintf(stdout, "byref: stopped; runs awaiting an approval or an answer are kept in %s: another replica on it takes them over, or the next %s\n", where, again)
+		return nil
+	}
 	fmt.Fprintf(stdout, "byref: stopped; runs awaiting an approval or an answer are kept in %s and go on after %s\n", where, again)
 	return nil
 }
@@ -160,12 +163,12 @@ func recoverRuns(ctx context.Context, s *server.Server, stdout io.Writer) error 
 	return nil
 }
 
-// servedAgent is the agent byref serve serves, but its runtime.
-func servedAgent(spec string, approval runtime.Approval) server.Agent {
+// servedAgent is the agent byref serve serves, but its agent.Agent.
+func servedAgent(spec string, approval agent.Approval) server.Agent {
 	return server.Agent{
 		Name:        "byref",
 		Description: agentDescription(spec),
-		Run:         runtime.RunOptions{Spec: runtime.Spec{ModelName: spec, Approval: approval}},
+		Run:         agent.RunOptions{ModelName: spec, Approval: approval},
 	}
 }
 
@@ -220,11 +223,11 @@ func checkLoopback(addr string) error {
 	return fmt.Errorf("%w (address %s)", server.ErrNeedsToken, addr)
 }
 
-// parseApproval reads an --approve flag: the names of runtime.Approval.
-func parseApproval(s string) (runtime.Approval, error) {
-	switch a := runtime.Approval(s); a {
-	case runtime.ApproveNone, runtime.ApproveOnStart, runtime.ApproveOnToolCall:
+// parseApproval reads an --approve flag: the names of agent.Approval.
+func parseApproval(s string) (agent.Approval, error) {
+	switch a := agent.Approval(s); a {
+	case agent.ApproveNone, agent.ApproveOnStart, agent.ApproveOnToolCall:
 		return a, nil
 	}
-	return "", usagef("--approve %q: use on_tool_call (ask before every tool call and snippet, the default), on_start (approve the plan first) or none (run everything without asking), as runtime.Approval names them", s)
+	return "", usagef("--approve %q: use on_tool_call (ask before every tool call and snippet, the default), on_start (approve the plan first) or none (run everything without asking), as agent.Approval names them", s)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/byref/byref/internal/pgtest"
+	"github.com/jackc/pgx/v5"
 )
 
 // approve is the resume that approves what a scripted:lifecycle run
@@ -107,4 +109,37 @@ func TestServeReplicaTakesOver(t *testing.T) {
 		t.Fatalf("resumed on the replica that took it over: %+v", got)
 	}
 	b.stop()
+}
+
+// A replica whose connection to the database is lost (its sessions are
+// ended, as a database restart or a network failure would) stops its runs
+// without recording anything, since another replica may take them over,
+// and exits saying why.
+func TestServeExitsWhenItLosesTheDatabase(t *testing.T) {
+	srv := pgtest.Start(t)
+	db := srv.Database(t)
+	a := serve(t, "--store", db, "--model", "scripted:lifecycle")
+	r := a.post("/runs", create("compute the answer", "sync"))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-a.done:
+		if err == nil || !strings.Contains(a.out.String(), "lost the connection to the database") {
+			t.Fatalf("byref serve exited with %v:\n%s", err, a.out)
+		}
+	case <-ctx.Done():
+		t.Fatalf("byref serve did not exit:\n%s", a.out)
+	}
+	var status string
+	if err := conn.QueryRow(ctx, `SELECT status FROM byref.runs WHERE id = $1`, r.RunID).Scan(&status); err != nil || status != "awaiting" {
+		t.Fatalf("the run is %q, %v; want awaiting, for another replica to take over", status, err)
+	}
 }

@@ -19,7 +19,7 @@ func TestShowCacheUsageAndCompaction(t *testing.T) {
 	if got := tokens(run.Usage{InputTokens: 3329, OutputTokens: 53, CacheReadTokens: 3211, ReasoningTokens: 20, Cost: 0.00219855}); got != "3329 in (3211 read from the prompt cache, 0 written to it) / 53 out (20 reasoning), $0.00219855 reported by the provider" {
 		t.Errorf("tokens = %q", got)
 	}
-	line := describe(run.Event{Data: run.ContextCompacted{Step: 40, Messages: 79, Tokens: 97000, Threshold: 96000}})
+	line := describe(run.Event{Payload: run.ContextCompacted{Step: 40, Messages: 79, Tokens: 97000, Threshold: 96000}})
 	if !strings.Contains(line, "compacted after step 40") || !strings.Contains(line, "79 messages") {
 		t.Errorf("describe = %q", line)
 	}

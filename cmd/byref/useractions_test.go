@@ -132,16 +132,16 @@ import (
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/sqlite"
-	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/variable"
 )
 
 func record(store run.Store, actions *action.Set, vars []variable.Spec, responses ...llm.Response) (run.ID, json.RawMessage) {
-	rt, err := runtime.New(runtime.Options{Model: llm.NewScripted(responses...), Actions: actions, Store: store, Variables: vars})
+	rt, err := agent.New(agent.Options{Model: llm.NewScripted(responses...), Actions: actions, Store: store, Variables: vars})
 	if err != nil {
 		panic(err)
 	}
-	o, err := rt.Run(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: "shop"}})
+	o, err := rt.Run(context.Background(), agent.RunOptions{Task: "shop"})
 	if err != nil || o.Status != run.StatusCompleted {
 		panic(fmt.Sprint(o, err))
 	}

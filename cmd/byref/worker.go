@@ -8,8 +8,8 @@ import (
 
 	"go.temporal.io/sdk/worker"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/temporal"
 )
 
@@ -60,10 +60,10 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	wopts := worker.Options{StickyScheduleToStartTimeout: *tf.lostAfter}
 	w, err := temporal.NewWorker(c, temporal.WorkerOptions{Store: store, TaskQueue: *tf.queue, Worker: wopts, Agents: []temporal.Agent{{
 		Name: "byref",
-		New: func(store run.Store) (*runtime.Runtime, error) {
-			return runtime.New(runtime.Options{Model: model, Store: store})
+		New: func(store run.Store) (*agent.Agent, error) {
+			return agent.New(agent.Options{Model: model, Store: store})
 		},
-		Run: runtime.RunOptions{Spec: runtime.Spec{ModelName: spec}},
+		Run: agent.RunOptions{ModelName: spec},
 	}}})
 	if err != nil {
 		return err

@@ -7,15 +7,15 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/eval"
 	"github.com/byref/byref/eval/evaltest"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 )
 
 func set() *eval.Set {
 	double := action.MustNew(action.Spec{Name: "double", Description: "Double a number.", Func: func(n int) int { return 2 * n }, Params: []action.Param{{Name: "n"}}})
-	return &eval.Set{Name: "double", Agent: runtime.Options{Actions: action.MustSet(double), DisableSnippets: true}, Cases: []*eval.Case{
+	return &eval.Set{Name: "double", Agent: agent.Options{Actions: action.MustSet(double), DisableSnippets: true}, Cases: []*eval.Case{
 		{Name: "good", Task: "Double 21.", Expect: []eval.Expectation{eval.Equal(42)}},
 		{Name: "known-bad", Task: "Double 21.", Expect: []eval.Expectation{eval.Equal(43)}, FailsOnPurpose: "shows a wrong expectation"},
 		{Name: "bad", Task: "Double 21.", Expect: []eval.Expectation{eval.Equal(44)}},

@@ -35,9 +35,9 @@ import (
 
 	"github.com/byref/byref/a2a"
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -114,13 +114,13 @@ func main() {
 // walk serves the weather agent, walks through both directions, and, with
 // addr set, serves until ctx is done.
 func walk(ctx context.Context, out io.Writer, addr string) error {
-	remote, err := runtime.New(runtime.Options{Model: weatherModel, DisableSnippets: true})
+	remote, err := agent.New(agent.Options{Model: weatherModel, DisableSnippets: true})
 	if err != nil {
 		return err
 	}
 	srv, err := server.New(server.Options{Agents: []server.Agent{{
-		Name: "weather", Description: "Says the weather in a city; asks which city.", Runtime: remote,
-		Run: runtime.RunOptions{Spec: runtime.Spec{ResultSchema: runtime.ResultSchemaFor[Weather]()}},
+		Name: "weather", Description: "Says the weather in a city; asks which city.", Agent: remote,
+		Run: agent.RunOptions{ResultSchema: agent.ResultSchemaFor[Weather]()},
 	}}})
 	if err != nil {
 		return err
@@ -201,11 +201,11 @@ func callDirection(ctx context.Context, out io.Writer, url string) error {
 	if err != nil {
 		return err
 	}
-	rt, err := runtime.New(runtime.Options{Model: callerModel, Actions: action.MustSet(weather, report), DisableSnippets: true})
+	a, err := agent.New(agent.Options{Model: callerModel, Actions: action.MustSet(weather, report), DisableSnippets: true})
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Put the weather in the report."}})
+	h, err := a.Start(ctx, agent.RunOptions{Task: "Put the weather in the report."})
 	if err != nil {
 		return err
 	}
@@ -213,7 +213,7 @@ func callDirection(ctx context.Context, out io.Writer, url string) error {
 		if err != nil {
 			return err
 		}
-		switch d := e.Data.(type) {
+		switch d := e.Payload.(type) {
 		case run.ToolCallScheduled:
 			fmt.Fprintf(out, "call: %s %s\n", d.Call.Name, d.Call.Arguments)
 		case run.VariableCreated:
@@ -227,7 +227,7 @@ func callDirection(ctx context.Context, out io.Writer, url string) error {
 				return err
 			}
 		}
-		if sc, ok := e.Data.(run.StatusChanged); ok && sc.To.Terminal() {
+		if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To.Terminal() {
 			break
 		}
 	}

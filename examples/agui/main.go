@@ -28,9 +28,9 @@ import (
 	"strings"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/agui"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 	"github.com/byref/byref/variable"
 )
@@ -49,19 +49,19 @@ var weatherModel = llm.NewScriptedFunc(func(req llm.Request) (llm.Response, erro
 var actions = action.MustSet(action.MustNew(action.Spec{
 	Name: "forecast", Description: "The forecast for a city.", NeedsApproval: true, Params: []action.Param{{Name: "city"}},
 	Func: func(ctx context.Context, city string) string {
-		_ = runtime.Progress(ctx, "asking the weather service")
+		_ = agent.Progress(ctx, "asking the weather service")
 		return "sunny in " + city
 	},
 }))
 
 // newServer returns the ACP server with the weather agent, AG-UI mounted.
 func newServer() (*server.Server, error) {
-	agent, err := runtime.New(runtime.Options{Model: weatherModel, Actions: actions, DisableSnippets: true,
+	ag1, err := agent.New(agent.Options{Model: weatherModel, Actions: actions, DisableSnippets: true,
 		Variables: []variable.Spec{{Name: "city", Value: "Lyon"}, {Name: "api_key", Value: "sk-not-for-front-ends", Secret: true}}})
 	if err != nil {
 		return nil, err
 	}
-	srv, err := server.New(server.Options{Agents: []server.Agent{{Name: "weather", Description: "Says the weather.", Runtime: agent}}})
+	srv, err := server.New(server.Options{Agents: []server.Agent{{Name: "weather", Description: "Says the weather.", Agent: ag1}}})
 	if err != nil {
 		return nil, err
 	}

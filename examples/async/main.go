@@ -1,4 +1,4 @@
-// Async starts a run without waiting for it (Runtime.Start), streams its
+// Async starts a run without waiting for it (Agent.Start), streams its
 // event log to the terminal as progress lines while it goes (Handle.Events
 // from sequence number 1: the stored events, then live ones, until the run
 // ends), and then collects the outcome with Handle.Wait.
@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	runlog "github.com/byref/byref/run" // named apart from func run
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -55,7 +55,7 @@ func run(ctx context.Context, w io.Writer) error {
 		}},
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:forecast_result>>"}`),
 	)
-	rt, err := runtime.New(runtime.Options{
+	a, err := agent.New(agent.Options{
 		Actions:   action.MustSet(forecast),
 		Variables: []variable.Spec{{Name: "home", Value: "Lisbon"}},
 		Model:     model,
@@ -63,7 +63,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Forecast home and Oslo for 3 days."}, Name: "forecasts"})
+	h, err := a.Start(ctx, agent.RunOptions{Task: "Forecast home and Oslo for 3 days.", Name: "forecasts"})
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func run(ctx context.Context, w io.Writer) error {
 
 // progress describes one event in a line; "" skips it.
 func progress(e runlog.Event) string {
-	switch d := e.Data.(type) {
+	switch d := e.Payload.(type) {
 	case runlog.RunCreated:
 		return "run created: " + d.Name
 	case runlog.StatusChanged:

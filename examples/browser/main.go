@@ -26,10 +26,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/browser"
 	"github.com/byref/byref/llm"
 	runlog "github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 func main() {
@@ -81,7 +81,7 @@ func run(ctx context.Context, w io.Writer) error {
 		llm.CallTool("browser_close", `{`+web+`, "return": null}`),
 		llm.CallTool("terminate", `{"success": true, "result": "<<var:browser_text_result>>"}`),
 	)
-	rt, err := runtime.New(runtime.Options{
+	a, err := agent.New(agent.Options{
 		// LocalOnly: every host but 127.0.0.1 and localhost resolves to
 		// nothing.
 		Actions: browser.NewActions(browser.Options{LocalOnly: true}),
@@ -91,7 +91,7 @@ func run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	// Before any browser exists, the model is offered browser_start only.
-	fresh, err := rt.NewState()
+	fresh, err := a.NewState()
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "browser actions offered at first: %s\n", strings.Join(offered, ", "))
 
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "What is the status of order 1042 on the shop at " + site.URL + "?"}, Name: "order-status"})
+	h, err := a.Start(ctx, agent.RunOptions{Task: "What is the status of order 1042 on the shop at " + site.URL + "?", Name: "order-status"})
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if !o.OK() {
 		return errors.New("the run ended without a result: " + o.Reason)
 	}
-	status, err := runtime.ResultAs[string](o)
+	status, err := agent.ResultAs[string](o)
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func run(ctx context.Context, w io.Writer) error {
 
 // progress describes one event in a line; "" skips it.
 func progress(e runlog.Event) string {
-	switch d := e.Data.(type) {
+	switch d := e.Payload.(type) {
 	case runlog.ToolCallScheduled:
 		return fmt.Sprintf("→ %s %s", d.Call.Name, d.Call.Arguments)
 	case runlog.ToolCallCompleted:

@@ -16,9 +16,9 @@ import (
 	"strings"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/eval"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -44,8 +44,8 @@ type Forecast struct {
 
 // agent is the agent under test: one action, and the user's profile as a
 // variable, with a secret the model must never see.
-func agent() runtime.Options {
-	return runtime.Options{
+func newAgent() agent.Options {
+	return agent.Options{
 		Actions: action.MustSet(action.MustNew(action.Spec{
 			Name: "forecast", Description: "Tomorrow's forecast for a city.",
 			Func:   func(city string) Forecast { return Forecast{City: city, Celsius: 21, Sky: "sunny"} },
@@ -102,7 +102,7 @@ func model() llm.Model {
 
 func run(ctx context.Context, w io.Writer, dir string) error {
 	// Once, with the model: record every exchange, and keep the set.
-	set := &eval.Set{Name: "weather", Agent: agent(), Cases: cases()}
+	set := &eval.Set{Name: "weather", Agent: newAgent(), Cases: cases()}
 	if _, err := eval.Run(ctx, set, eval.Options{Model: model(), ModelName: "scripted", Record: true}); err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func run(ctx context.Context, w io.Writer, dir string) error {
 	if err != nil {
 		return err
 	}
-	loaded.Agent = agent()
+	loaded.Agent = newAgent()
 	loaded.Predicates = map[string]func(*eval.Trial) error{"sunny": cases()[0].Expect[2].Func()}
 	report, err := eval.Run(ctx, loaded, eval.Options{Repetitions: 3})
 	if err != nil {

@@ -13,8 +13,8 @@ import (
 	"os"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -45,7 +45,7 @@ func run(ctx context.Context, w io.Writer) error {
 		llm.CallTool("get_weather", `{"location":"<<var:city>>","unit":"C","return":null}`),
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:weather>>"}`),
 	)
-	rt, err := runtime.New(runtime.Options{
+	a, err := agent.New(agent.Options{
 		Actions:   action.MustSet(weather),
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}},
 		Model:     model,
@@ -53,7 +53,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "What is the weather in the city?"}})
+	h, err := a.Start(ctx, agent.RunOptions{Task: "What is the weather in the city?"})
 	if err != nil {
 		return err
 	}

@@ -24,11 +24,11 @@ import (
 	"syscall"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	_ "github.com/byref/byref/llm/providers"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/sqlite"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 	"github.com/byref/byref/variable"
 )
@@ -142,7 +142,7 @@ func main() {
 	defer store.Close() // after the server: Close flushes the log
 	notes := &Notes{}   // shared by every run: the live value runs refer to
 
-	agent, err := runtime.New(runtime.Options{
+	ag, err := agent.New(agent.Options{
 		Model: model, Actions: actions, Store: store,
 		Variables: []variable.Spec{{Name: "notes", Value: notes, Description: "the user's notes"}},
 	})
@@ -156,8 +156,8 @@ func main() {
 		Agents: []server.Agent{{
 			Name:               "notes",
 			Description:        "Keeps notes. Adding one needs your approval.",
-			Runtime:            agent,
-			Run:                runtime.RunOptions{Spec: runtime.Spec{Instructions: "Add what the user says as a note with add_note, then export the notes."}},
+			Agent:              ag,
+			Run:                agent.RunOptions{Instructions: "Add what the user says as a note with add_note, then export the notes."},
 			OutputContentTypes: []string{"text/plain", "application/json", "text/csv"},
 		}},
 	})

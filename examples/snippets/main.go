@@ -17,8 +17,8 @@ import (
 	"strings"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -76,7 +76,7 @@ func run(ctx context.Context, w io.Writer) error {
 		llm.Text(code),
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:best>>"}`),
 	)
-	rt, err := runtime.New(runtime.Options{
+	a, err := agent.New(agent.Options{
 		Actions:   action.MustSet(notify),
 		Variables: []variable.Spec{{Name: "sales", Value: sales, Description: "this week's sales"}},
 		Model:     model,
@@ -84,7 +84,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "Which region sold the most this week? Tell the sales team."}})
+	h, err := a.Start(ctx, agent.RunOptions{Task: "Which region sold the most this week? Tell the sales team."})
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	for _, in := range h.State().History() {
-		if in.Kind == runtime.KindSnippet {
+		if in.Kind == agent.KindSnippet {
 			fmt.Fprintf(w, "step %d: a snippet of %d lines read %s and created %s\n",
 				in.Step, strings.Count(in.Code, "\n")+1, strings.Join(in.Reads, ", "), strings.Join(in.Created, ", "))
 		}
@@ -101,7 +101,7 @@ func run(ctx context.Context, w io.Writer) error {
 	for _, s := range sent {
 		fmt.Fprintln(w, "notify:", s)
 	}
-	totals, err := runtime.Value[map[string]float64](h.State(), "totals")
+	totals, err := agent.Value[map[string]float64](h.State(), "totals")
 	if err != nil {
 		return err
 	}

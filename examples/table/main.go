@@ -3,7 +3,7 @@
 // model never sees its rows, only its preview ("table of 1000 orders..."),
 // and passes it to the actions filter, sort and count as <<var:orders>>. The
 // actions get the real *Table; their results are new variables the host
-// reads back with runtime.Value.
+// reads back with agent.Value.
 //
 // It runs on llm.NewScripted, a model that plays back what a real model would
 // send, so it needs no API key and no network: go run ./examples/table.
@@ -18,8 +18,8 @@ import (
 	"strings"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -111,7 +111,7 @@ func run(ctx context.Context, w io.Writer) error {
 		),
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:count_result>>"}`),
 	)
-	rt, err := runtime.New(runtime.Options{
+	a, err := agent.New(agent.Options{
 		Actions:   action.MustSet(filterAction, sortAction, countAction),
 		Variables: []variable.Spec{{Name: "orders", Value: newOrders(1000)}},
 		Model:     model,
@@ -119,7 +119,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "How many orders come from the EU? Keep them sorted by amount."}})
+	h, err := a.Start(ctx, agent.RunOptions{Task: "How many orders come from the EU? Keep them sorted by amount."})
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 
 	// The host reads the model's results back as real Go values.
-	sorted, err := runtime.Value[*Table](h.State(), "sort_result")
+	sorted, err := agent.Value[*Table](h.State(), "sort_result")
 	if err != nil {
 		return err
 	}

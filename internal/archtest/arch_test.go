@@ -46,7 +46,7 @@ func TestCoreStaysLight(t *testing.T) {
 // import package temporal; the runtime, the server and the CLI do not pull
 // it in.
 func TestTemporalIsOptIn(t *testing.T) {
-	for _, pkg := range []string{"runtime", "server", "cmd/byref"} {
+	for _, pkg := range []string{"agent", "server", "cmd/byref"} {
 		out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/"+pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
@@ -63,7 +63,7 @@ func TestTemporalIsOptIn(t *testing.T) {
 // built only by programs that import package a2a; the runtime and the
 // server do not pull it in.
 func TestA2AIsOptIn(t *testing.T) {
-	for _, pkg := range []string{"runtime", "server"} {
+	for _, pkg := range []string{"agent", "server"} {
 		out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/"+pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
@@ -114,7 +114,7 @@ func TestProvidersAreOptIn(t *testing.T) {
 		"github.com/byref/byref/llm/azure", // llm/openai covers llm/openai/responses
 		"github.com/byref/byref/llm/gemini", "github.com/byref/byref/llm/bedrock", "github.com/aws/",
 	}
-	for _, pkg := range []string{"runtime", "otel", "codegen", "server", "eval"} {
+	for _, pkg := range []string{"agent", "otel", "codegen", "server", "eval"} {
 		out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/"+pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
@@ -154,7 +154,7 @@ func TestAWSSDKIsOptIn(t *testing.T) {
 			}
 		}
 	}
-	for _, pkg := range []string{"llm", "llm/providers", "runtime", "server", "eval", "otel"} {
+	for _, pkg := range []string{"llm", "llm/providers", "agent", "server", "eval", "otel"} {
 		out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/"+pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
@@ -178,16 +178,16 @@ func TestCodegenDoesNotImportRuntime(t *testing.T) {
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		switch {
-		case dep == "github.com/byref/byref/runtime", dep == "github.com/byref/byref/llm", strings.HasPrefix(dep, "github.com/byref/byref/run/sqlite"), strings.HasPrefix(dep, "modernc.org/"):
+		case dep == "github.com/byref/byref/agent", dep == "github.com/byref/byref/llm", strings.HasPrefix(dep, "github.com/byref/byref/run/sqlite"), strings.HasPrefix(dep, "modernc.org/"):
 			t.Errorf("codegen depends on %s; it reads a run's log (package run) and must not need the runtime", dep)
 		}
 	}
 }
 
 // TestMCPImportNeedsNoRuntime: importing MCP tools as actions (package
-// mcp) links the action package and the MCP SDK, not the runtime, the
+// mcp) links the action package and the MCP SDK, not package agent, the
 // interpreter or the store; serving over MCP (mcp/mcpserver) is what
-// builds on the runtime.
+// builds on package agent.
 func TestMCPImportNeedsNoRuntime(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "github.com/byref/byref/mcp").CombinedOutput()
 	if err != nil {

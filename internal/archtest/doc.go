@@ -8,7 +8,7 @@
 // package mcp (MCP tools as actions) links no runtime; codegen does not
 // import the runtime (replay code comes from a run's log). It also keeps
 // the shape of the runtime and codegen: no function over 100 lines (but a
-// shrinking list), and a ceiling on the uses between runtime's files that
+// shrinking list), and a ceiling on the uses between agent's files that
 // run against the layering (go test ./internal/archtest -run
 // TestRuntimeLayering -v prints them), one way of recording a step
 // (through the State's stepLog, whether or not the State has a run), and

@@ -11,12 +11,12 @@ import (
 	"testing"
 )
 
-// runtimeFiles parses package runtime's files, tests left out.
+// runtimeFiles parses package agent's files, tests left out.
 func runtimeFiles(t *testing.T) (*token.FileSet, []*ast.File) {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("..", "..", "runtime", "*.go"))
+	paths, err := filepath.Glob(filepath.Join("..", "..", "agent", "*.go"))
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("runtime's files: %v", err)
+		t.Fatalf("agent's files: %v", err)
 	}
 	fset := token.NewFileSet()
 	var files []*ast.File

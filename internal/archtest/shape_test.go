@@ -43,7 +43,7 @@ const maxFuncLines = 100
 // TestNoLongFunctions: no function of runtime or codegen is over
 // maxFuncLines lines.
 func TestNoLongFunctions(t *testing.T) {
-	for _, dir := range []string{"runtime", "codegen"} {
+	for _, dir := range []string{"agent", "codegen"} {
 		fset, files := sources(t, dir)
 		for name, f := range files {
 			for _, d := range f.Decls {
@@ -233,24 +233,24 @@ func againstLayering(uses map[string][]string) (against, all int, back []string)
 	return against, all, back
 }
 
-// maxAgainstLayering is the most uses between runtime's files that may run
+// maxAgainstLayering is the most uses between agent's files that may run
 // against the layering (see againstLayering); it only comes down.
 const maxAgainstLayering = 11
 
-// TestRuntimeLayering counts the uses between runtime's files that run
+// TestRuntimeLayering counts the uses between agent's files that run
 // against the layering, and fails when they pass maxAgainstLayering. Run
 // it with -v to see the count and the uses:
 //
 //	go test ./internal/archtest -run TestRuntimeLayering -v
 func TestRuntimeLayering(t *testing.T) {
-	_, files := sources(t, "runtime")
+	_, files := sources(t, "agent")
 	against, all, cycles := againstLayering(useGraph(files))
-	t.Logf("runtime: %d of %d uses between files run against the layering", against, all)
+	t.Logf("agent: %d of %d uses between files run against the layering", against, all)
 	for _, c := range cycles {
 		t.Log("  " + c)
 	}
 	if against > maxAgainstLayering {
-		t.Errorf("%d uses between runtime's files run against the layering; at most %d", against, maxAgainstLayering)
+		t.Errorf("%d uses between agent's files run against the layering; at most %d", against, maxAgainstLayering)
 	}
 }
 
@@ -261,7 +261,7 @@ func TestRuntimeLayering(t *testing.T) {
 // records of a step: the run's loop does not record a step's results
 // itself.
 func TestStepsAreRecordedBehindStepLog(t *testing.T) {
-	_, files := sources(t, "runtime")
+	_, files := sources(t, "agent")
 	only := map[string]string{"logStep": "executor.execute", "stepEvents": "runLog.step"}
 	for name, f := range files {
 		for _, d := range f.Decls {
@@ -289,7 +289,7 @@ func TestStepsAreRecordedBehindStepLog(t *testing.T) {
 					return true
 				}
 				if want, ok := only[sel.Sel.Name]; ok && in != want {
-					t.Errorf("runtime/%s: %s calls %s; only %s may: a step is recorded through the State's stepLog", name, in, sel.Sel.Name, want)
+					t.Errorf("agent/%s: %s calls %s; only %s may: a step is recorded through the State's stepLog", name, in, sel.Sel.Name, want)
 				}
 				return true
 			})

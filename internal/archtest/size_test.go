@@ -40,7 +40,7 @@ func TestRuntimeTypesStaySmall(t *testing.T) {
 	sort.Strings(names)
 	for _, n := range names {
 		if methods[n] > maxMethods {
-			t.Errorf("runtime.%s has %d methods, more than %d: split it along its roles, each with its own fields and lock", n, methods[n], maxMethods)
+			t.Errorf("agent.%s has %d methods, more than %d: split it along its roles, each with its own fields and lock", n, methods[n], maxMethods)
 		}
 	}
 	if held > maxHeldLocks {

@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/schema"
 )
 
@@ -18,12 +18,11 @@ func TestOneOfEachType(t *testing.T) {
 		what  string
 		types []reflect.Type
 	}{
-		{"tool call", []reflect.Type{reflect.TypeFor[run.ToolCall](), reflect.TypeFor[llm.ToolCall](), reflect.TypeFor[runtime.ToolCall]()}},
+		{"tool call", []reflect.Type{reflect.TypeFor[run.ToolCall](), reflect.TypeFor[llm.ToolCall](), reflect.TypeFor[agent.ToolCall]()}},
 		{"tool", []reflect.Type{reflect.TypeFor[run.Tool](), reflect.TypeFor[llm.Tool](), reflect.TypeFor[schema.Tool]()}},
 		{"thinking block", []reflect.Type{reflect.TypeFor[run.Thinking](), reflect.TypeFor[llm.Thinking]()}},
-		{"run's recorded options", []reflect.Type{reflect.TypeFor[run.RunOptions](), reflect.TypeFor[runtime.Spec]()}},
-		{"run's limits", []reflect.Type{reflect.TypeFor[run.Limits](), reflect.TypeFor[runtime.Limits]()}},
-		{"approval strategy", []reflect.Type{reflect.TypeFor[run.Approval](), reflect.TypeFor[runtime.Approval]()}},
+		{"run's limits", []reflect.Type{reflect.TypeFor[run.Limits](), reflect.TypeFor[agent.Limits]()}},
+		{"approval strategy", []reflect.Type{reflect.TypeFor[run.Approval](), reflect.TypeFor[agent.Approval]()}},
 		{"retry policy", []reflect.Type{reflect.TypeFor[run.RetryPolicy](), reflect.TypeFor[llm.RetryPolicy]()}},
 	}
 	for _, s := range same {
@@ -32,26 +31,5 @@ func TestOneOfEachType(t *testing.T) {
 				t.Errorf("the %s is %v and %v; declare it once (in package run) and alias it", s.what, s.types[0], typ)
 			}
 		}
-	}
-}
-
-// TestRunOptionsEmbedsTheLogs: runtime.RunOptions embeds run.RunOptions,
-// what the log records of a run's options, and declares none of its
-// fields again (the two were once mirrored field by field, each way).
-func TestRunOptionsEmbedsTheLogs(t *testing.T) {
-	recorded := reflect.TypeFor[run.RunOptions]()
-	opts := reflect.TypeFor[runtime.RunOptions]()
-	embedded := false
-	for f := range opts.Fields() {
-		if f.Anonymous && f.Type == recorded {
-			embedded = true
-			continue
-		}
-		if g, ok := recorded.FieldByName(f.Name); ok {
-			t.Errorf("runtime.RunOptions.%s repeats run.RunOptions.%s; use the embedded one", f.Name, g.Name)
-		}
-	}
-	if !embedded {
-		t.Error("runtime.RunOptions does not embed run.RunOptions")
 	}
 }

@@ -16,11 +16,11 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/anthropic"
 	"github.com/byref/byref/llm/openai"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // The cache scenario: six pages fetched, each summarized and counted by
@@ -178,14 +178,14 @@ func since(msgs []llm.Message) []string {
 // driveScenario runs the scenario on model: it approves the publish call
 // and sends the follow-up once the run completes. It returns the last
 // outcome and the run's snapshot.
-func driveScenario(t *testing.T, model llm.Model, size int, plain bool) (runtime.Outcome, run.Snapshot) {
+func driveScenario(t *testing.T, model llm.Model, size int, plain bool) (agent.Outcome, run.Snapshot) {
 	t.Helper()
-	rt, err := runtime.New(runtime.Options{Model: model, Actions: cacheActions(size), HideFromAI: plain, Prices: map[string]llm.Price{"": sonnet}})
+	rt, err := agent.New(agent.Options{Model: model, Actions: cacheActions(size), HideFromAI: plain, Prices: map[string]llm.Price{"": sonnet}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: cacheTask}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: cacheTask})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func driveScenario(t *testing.T, model llm.Model, size int, plain bool) (runtime
 		if err != nil {
 			t.Fatal(err)
 		}
-		if req, ok := e.Data.(run.AwaitRequested); ok {
+		if req, ok := e.Payload.(run.AwaitRequested); ok {
 			if req.Await != run.AwaitApproval {
 				t.Fatalf("awaiting without an approval: %+v", req)
 			}
@@ -204,7 +204,7 @@ func driveScenario(t *testing.T, model llm.Model, size int, plain bool) (runtime
 			}
 			break
 		}
-		if s, ok := e.Data.(run.StatusChanged); ok && s.To.Terminal() {
+		if s, ok := e.Payload.(run.StatusChanged); ok && s.To.Terminal() {
 			break
 		}
 	}
@@ -473,7 +473,7 @@ func unmarked(raw []byte) []byte {
 
 // wireScenario runs the scenario through a real provider client against a
 // recording server and returns the bodies it sent and the run's usage.
-func wireScenario(t *testing.T, provider string, size int, plain bool) (*wire, runtime.Outcome, run.Snapshot) {
+func wireScenario(t *testing.T, provider string, size int, plain bool) (*wire, agent.Outcome, run.Snapshot) {
 	t.Helper()
 	w := &wire{script: &agentScript{plain: plain, size: size}, anth: provider == "anthropic"}
 	srv := httptest.NewServer(http.HandlerFunc(w.serve))
@@ -564,11 +564,11 @@ func TestRestoreKeepsThePrefix(t *testing.T) {
 		script := &agentScript{plain: plain, size: 20 << 10}
 		answer := func(req llm.Request) (llm.Response, error) { return script.answer(since(req.Messages)), nil }
 		before := llm.NewScriptedFunc(answer)
-		rt, err := runtime.New(runtime.Options{Model: before, Store: store, Actions: cacheActions(20 << 10), HideFromAI: plain})
+		rt, err := agent.New(agent.Options{Model: before, Store: store, Actions: cacheActions(20 << 10), HideFromAI: plain})
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: cacheTask, Limits: runtime.Limits{CompactAt: c.compactAt}}})
+		h, err := rt.Start(ctx, agent.RunOptions{Task: cacheTask, Limits: agent.Limits{CompactAt: c.compactAt}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -577,7 +577,7 @@ func TestRestoreKeepsThePrefix(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if req, ok := e.Data.(run.AwaitRequested); ok {
+			if req, ok := e.Payload.(run.AwaitRequested); ok {
 				await = req
 				break
 			}
@@ -587,11 +587,11 @@ func TestRestoreKeepsThePrefix(t *testing.T) {
 		}
 
 		after := llm.NewScriptedFunc(answer)
-		rt2, err := runtime.New(runtime.Options{Model: after, Store: store, Actions: cacheActions(20 << 10), HideFromAI: plain})
+		rt2, err := agent.New(agent.Options{Model: after, Store: store, Actions: cacheActions(20 << 10), HideFromAI: plain})
 		if err != nil {
 			t.Fatal(err)
 		}
-		h2, err := rt2.Restore(ctx, h.ID(), runtime.RestoreOptions{})
+		h2, err := rt2.Restore(ctx, h.ID(), agent.RestoreOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -634,5 +634,5 @@ func cacheSection(t *testing.T, doc *strings.Builder) {
 	}
 	f := longRunOnce(t)
 	fmt.Fprintf(doc, "\nLong run: %d steps, %.1f MB of tool results, a %d-token window (compaction at %.0f%% of it): %d compactions, the largest request %d tokens (bytes ÷ 4), each request keeps %.2f%% of the previous one on average and every request that follows no compaction keeps %.2f%%; at step %d the model passes the variable of step 3 by reference.\n",
-		f.steps, float64(f.resultBytes)/(1<<20), longWindow, 100*runtime.DefaultContextShare, f.compactions, f.maxTokens, 100*f.prefixMean, 100*f.prefixMin, longSteps-1)
+		f.steps, float64(f.resultBytes)/(1<<20), longWindow, 100*agent.DefaultContextShare, f.compactions, f.maxTokens, 100*f.prefixMean, 100*f.prefixMin, longSteps-1)
 }

@@ -13,8 +13,8 @@ import (
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -144,11 +144,11 @@ func byrefRun(t *testing.T, c counter, size int) traffic {
 		llm.CallTool("terminate", `{"success":true,"result":"<<var:summarize_result>>"}`),
 	}
 	model := llm.NewScripted(script...)
-	rt, err := runtime.New(runtime.Options{Model: model, Actions: actions(size), DisableSnippets: true})
+	rt, err := agent.New(agent.Options{Model: model, Actions: actions(size), DisableSnippets: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := rt.Run(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: task, NonInteractive: true}})
+	o, err := rt.Run(context.Background(), agent.RunOptions{Task: task, NonInteractive: true})
 	if err != nil || !o.OK() {
 		t.Fatalf("byref run: %+v %v", o, err)
 	}
@@ -243,10 +243,10 @@ func TestModelEconomy(t *testing.T) {
 	fmt.Fprintf(&doc, "\nBreak-even: byref reads less than the plain loop from a page of %s on (sizes tried: powers of two from 128 B).\n", human(breakEven))
 
 	// Fixed overhead: the first request, snippets and questions off.
-	lean := firstOf(t, runtime.Options{Actions: actions(1), DisableSnippets: true}, runtime.RunOptions{Spec: runtime.Spec{Task: task, NonInteractive: true}})
+	lean := firstOf(t, agent.Options{Actions: actions(1), DisableSnippets: true}, agent.RunOptions{Task: task, NonInteractive: true})
 	plain := firstRequest(llm.Request{Messages: []llm.Message{llm.SystemMessage(systemPlain)}, Tools: plainTools()})
-	snippets := firstOf(t, runtime.Options{Actions: actions(1)}, runtime.RunOptions{Spec: runtime.Spec{Task: task, NonInteractive: true}})
-	questions := firstOf(t, runtime.Options{Actions: actions(1), DisableSnippets: true}, runtime.RunOptions{Spec: runtime.Spec{Task: task}})
+	snippets := firstOf(t, agent.Options{Actions: actions(1)}, agent.RunOptions{Task: task, NonInteractive: true})
+	questions := firstOf(t, agent.Options{Actions: actions(1), DisableSnippets: true}, agent.RunOptions{Task: task})
 	// The system prompt explains references from the first request on: it
 	// is written once per run and read from a prompt cache after that, so
 	// it cannot wait for the first variable (which it did, at 1.50×).
@@ -257,8 +257,8 @@ func TestModelEconomy(t *testing.T) {
 		lean, plain, float64(lean)/float64(plain), snippets-lean, questions-lean)
 
 	// Growth with compatible variables.
-	one := firstOf(t, runtime.Options{Actions: actions(1), DisableSnippets: true, Variables: stringVars(1)}, runtime.RunOptions{Spec: runtime.Spec{Task: task, NonInteractive: true}})
-	fifty := firstOf(t, runtime.Options{Actions: actions(1), DisableSnippets: true, Variables: stringVars(50)}, runtime.RunOptions{Spec: runtime.Spec{Task: task, NonInteractive: true}})
+	one := firstOf(t, agent.Options{Actions: actions(1), DisableSnippets: true, Variables: stringVars(1)}, agent.RunOptions{Task: task, NonInteractive: true})
+	fifty := firstOf(t, agent.Options{Actions: actions(1), DisableSnippets: true, Variables: stringVars(50)}, agent.RunOptions{Task: task, NonInteractive: true})
 	if r := float64(fifty) / float64(one); r > 2 {
 		t.Errorf("with 50 variables the first request is %.2f× the one with 1; the goal is 2×", r)
 	}
@@ -281,11 +281,11 @@ func TestModelEconomy(t *testing.T) {
 
 // firstOf returns the size of the first request's system prompt and tools
 // for a run of the given options.
-func firstOf(t *testing.T, opts runtime.Options, ro runtime.RunOptions) int {
+func firstOf(t *testing.T, opts agent.Options, ro agent.RunOptions) int {
 	t.Helper()
 	model := llm.NewScripted(llm.CallTool("terminate", `{"success":true,"result":null}`))
 	opts.Model = model
-	rt, err := runtime.New(opts)
+	rt, err := agent.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,11 +342,11 @@ func TestPlainMode(t *testing.T) {
 				return llm.CallTool("terminate", `{"success":true,"result":`+string(content.Result)+`}`), nil
 			}
 		})
-		rt, err := runtime.New(runtime.Options{Model: model, Actions: actions(size), HideFromAI: true, DisableSnippets: true})
+		rt, err := agent.New(agent.Options{Model: model, Actions: actions(size), HideFromAI: true, DisableSnippets: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := rt.Run(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: task, NonInteractive: true}})
+		o, err := rt.Run(context.Background(), agent.RunOptions{Task: task, NonInteractive: true})
 		if err != nil || !o.OK() {
 			t.Fatalf("%d: %+v %v", size, o, err)
 		}
@@ -362,13 +362,13 @@ func TestPlainMode(t *testing.T) {
 				}
 			}
 		}
-		if size <= runtime.DefaultLargeResult {
+		if size <= agent.DefaultLargeResult {
 			if want := fmt.Sprint(countWords(page)); string(o.Result) != want {
 				t.Errorf("%d: result %s, want %s words", size, o.Result, want)
 			}
 			continue
 		}
-		if !strings.Contains(got, "bytes cut") || len(got) > runtime.DefaultLargeResult {
+		if !strings.Contains(got, "bytes cut") || len(got) > agent.DefaultLargeResult {
 			t.Errorf("%d: the model got %d bytes without a note that the result was cut: %.200s", size, len(got), got)
 		}
 	}

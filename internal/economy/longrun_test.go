@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // The long run: 500 steps, 498 of them fetching a 106 KB record (50 MB of
@@ -99,13 +99,13 @@ func longRun(t testing.TB) longFigures {
 			return llm.CallTools(llm.ToolCall{ID: id, Name: "terminate", Arguments: `{"success":true,"result":"<<var:` + last + `>>"}`}), nil
 		}
 	})
-	rt, err := runtime.New(runtime.Options{Model: model, Actions: action.MustSet(fetch, count), PreviewLimit: longPreview, DisableSnippets: true})
+	rt, err := agent.New(agent.Options{Model: model, Actions: action.MustSet(fetch, count), PreviewLimit: longPreview, DisableSnippets: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	h, err := rt.Start(ctx, runtime.RunOptions{
-		Spec: runtime.Spec{Task: "Fetch the records one by one, then count the words of the third.", NonInteractive: true, Limits: runtime.Limits{MaxSteps: longSteps, ContextWindow: longWindow}},
+	h, err := rt.Start(ctx, agent.RunOptions{
+		Task: "Fetch the records one by one, then count the words of the third.", NonInteractive: true, Limits: agent.Limits{MaxSteps: longSteps, ContextWindow: longWindow},
 	})
 	if err != nil {
 		t.Fatal(err)

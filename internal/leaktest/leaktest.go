@@ -18,9 +18,9 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 	"github.com/byref/byref/variable"
 )
@@ -111,13 +111,13 @@ func Model() *llm.Scripted {
 	})
 }
 
-// Runtime returns the agent, recording into store (nil for a store of its
+// NewAgent returns the agent, recording into store (nil for a store of its
 // own), with the variables db (OpenDB) and creds (NewCredentials), and its
 // model. close_ticket awaits an approval.
-func Runtime(t testing.TB, store run.Store) (*runtime.Runtime, *llm.Scripted) {
+func NewAgent(t testing.TB, store run.Store) (*agent.Agent, *llm.Scripted) {
 	t.Helper()
 	model := Model()
-	rt, err := runtime.New(runtime.Options{Model: model, Store: store, Actions: Actions,
+	rt, err := agent.New(agent.Options{Model: model, Store: store, Actions: Actions,
 		Variables: []variable.Spec{
 			{Name: "db", Value: OpenDB(t), Description: "the ticket database"},
 			{Name: "creds", Value: NewCredentials(), Description: "the service account"},
@@ -129,11 +129,11 @@ func Runtime(t testing.TB, store run.Store) (*runtime.Runtime, *llm.Scripted) {
 	return rt, model
 }
 
-// Agent returns Runtime's agent as the server's agent "tickets".
+// Agent returns NewAgent's agent as the server's agent "tickets".
 func Agent(t testing.TB, store run.Store) (server.Agent, *llm.Scripted) {
 	t.Helper()
-	rt, model := Runtime(t, store)
-	return server.Agent{Name: "tickets", Description: "triages tickets", Runtime: rt}, model
+	rt, model := NewAgent(t, store)
+	return server.Agent{Name: "tickets", Description: "triages tickets", Agent: rt}, model
 }
 
 // Serve serves the agent of Agent over ACP on 127.0.0.1, and over the
@@ -142,8 +142,8 @@ func Agent(t testing.TB, store run.Store) (server.Agent, *llm.Scripted) {
 func Serve(t testing.TB, mount func(*server.Server) error) (*httptest.Server, *llm.Scripted, run.Store) {
 	t.Helper()
 	store := run.NewMemoryStore()
-	agent, model := Agent(t, store)
-	s, err := server.New(server.Options{Agents: []server.Agent{agent}, Store: store})
+	ag, model := Agent(t, store)
+	s, err := server.New(server.Options{Agents: []server.Agent{ag}, Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}

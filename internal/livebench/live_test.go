@@ -8,7 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	goruntime "runtime"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -21,11 +21,11 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
 	"github.com/byref/byref/a2a"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/agui"
 	"github.com/byref/byref/llm"
 	_ "github.com/byref/byref/llm/providers"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/server"
 )
 
@@ -51,11 +51,11 @@ func newRig(tb testing.TB, stream bool) *rig {
 		m = generateOnly{m}
 	}
 	store := run.NewMemoryStore()
-	rt, err := runtime.New(runtime.Options{Model: m, Store: store, DisableSnippets: true})
+	rt, err := agent.New(agent.Options{Model: m, Store: store, DisableSnippets: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv, err := server.New(server.Options{Store: store, Agents: []server.Agent{{Name: "drip", Description: "Talks at length.", Runtime: rt}}})
+	srv, err := server.New(server.Options{Store: store, Agents: []server.Agent{{Name: "drip", Description: "Talks at length.", Agent: rt}}})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func (r *rig) cancel(tb testing.TB, id run.ID) {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if sc, ok := e.Data.(run.StatusChanged); ok && sc.To.Terminal() {
+		if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To.Terminal() {
 			return
 		}
 	}
@@ -254,7 +254,7 @@ func loadRuns(tb testing.TB, r *rig, n, stalled int) time.Duration {
 					tb.Error(err)
 					return
 				}
-				if sc, ok := e.Data.(run.StatusChanged); ok && sc.To.Terminal() {
+				if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To.Terminal() {
 					if sc.To != run.StatusCompleted {
 						tb.Errorf("run %s: %s (%s)", id, sc.To, sc.Reason)
 					}
@@ -347,7 +347,7 @@ var lastRunRatio float64
 // with -benchtime 1x.
 func BenchmarkLoad(b *testing.B) {
 	const n, stalled = 200, 50
-	before := goruntime.NumGoroutine()
+	before := runtime.NumGoroutine()
 	for b.Loop() {
 		func() {
 			r := newRig(b, true)
@@ -384,7 +384,7 @@ func BenchmarkLoad(b *testing.B) {
 	// Every goroutine of the runs, the streams and the servers ends.
 	var left int
 	for range 200 {
-		left = goruntime.NumGoroutine() - before
+		left = runtime.NumGoroutine() - before
 		if left <= 0 {
 			break
 		}

@@ -1,6 +1,6 @@
 // Package lru is a bounded map that lets go of its least recently used
 // entries first: the caches of runs' conversations (package server) and of
-// sessions' variables (package runtime).
+// sessions' variables (package agent).
 package lru
 
 import (

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
-	"github.com/byref/byref/runtime"
 )
 
 // Order is a row of the table.
@@ -92,9 +92,9 @@ func Model() llm.Model {
 }
 
 // Agent returns the chat's agent options on store-less defaults: Actions,
-// Model, no snippets. Set Store (and Rebind) before runtime.New.
-func Agent() runtime.Options {
-	return runtime.Options{Actions: Actions, Model: Model(), DisableSnippets: true}
+// Model, no snippets. Set Store (and Rebind) before agent.New.
+func Agent() agent.Options {
+	return agent.Options{Actions: Actions, Model: Model(), DisableSnippets: true}
 }
 
 // Failed reports whether the text of an answer says a call failed to find

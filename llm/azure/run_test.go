@@ -5,12 +5,12 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/azure"
 	"github.com/byref/byref/llm/internal/recorded"
 	"github.com/byref/byref/llm/llmtest"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -82,7 +82,7 @@ func TestChatRunCallsByReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := runtime.New(runtime.Options{Model: generateOnly{m}, Actions: action.MustSet(secretAction), DisableSnippets: true,
+	rt, err := agent.New(agent.Options{Model: generateOnly{m}, Actions: action.MustSet(secretAction), DisableSnippets: true,
 		Variables: []variable.Spec{{Name: "password", Value: "mellon"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -142,12 +142,12 @@ func TestResponsesRunRestoredKeepsReasoning(t *testing.T) {
 	}
 
 	store := run.NewMemoryStore()
-	agent := func(s *llmtest.Server) *runtime.Runtime {
+	ag := func(s *llmtest.Server) *agent.Agent {
 		m, err := azure.NewResponses(azure.Options{Config: llm.Config{Model: "gpt-5.5", APIKey: "azure-key", BaseURL: s.URL()}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rt, err := runtime.New(runtime.Options{Model: generateOnly{m}, Store: store, Actions: action.MustSet(capitalAction), DisableSnippets: true,
+		rt, err := agent.New(agent.Options{Model: generateOnly{m}, Store: store, Actions: action.MustSet(capitalAction), DisableSnippets: true,
 			Variables: []variable.Spec{{Name: "country", Value: "France"}}})
 		if err != nil {
 			t.Fatal(err)
@@ -156,7 +156,7 @@ func TestResponsesRunRestoredKeepsReasoning(t *testing.T) {
 	}
 	s1 := llmtest.NewServer(t, "/responses", reply(first))
 	s2 := llmtest.NewServer(t, "/responses", rec.Reply(t))
-	o, snap := recorded.RunRestored(t, agent(s1), agent(s2), "What is the capital of the country?", "English")
+	o, snap := recorded.RunRestored(t, ag(s1), ag(s2), "What is the capital of the country?", "English")
 	if len(snap.ToolCalls) == 0 || snap.ToolCalls[0].Resolution == nil || snap.ToolCalls[0].Resolution.Args[0].Ref != "country" || !snap.ToolCalls[0].Success {
 		t.Fatalf("get_capital was not called by reference: %+v", snap.ToolCalls)
 	}

@@ -5,12 +5,12 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/bedrock"
 	"github.com/byref/byref/llm/internal/recorded"
 	"github.com/byref/byref/llm/llmtest"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -82,12 +82,12 @@ func TestRunRestoredKeepsReasoning(t *testing.T) {
 	}
 
 	store := run.NewMemoryStore()
-	agent := func(s *llmtest.Server) *runtime.Runtime {
+	ag := func(s *llmtest.Server) *agent.Agent {
 		m, err := bedrock.New(bedrock.Options{Config: llm.Config{Model: "us.anthropic.claude-sonnet-4-20250514-v1:0", BaseURL: s.URL()}, Region: "us-east-1", Credentials: fakeCredentials})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rt, err := runtime.New(runtime.Options{Model: generateOnly{m}, Store: store, Actions: action.MustSet(secretAction),
+		rt, err := agent.New(agent.Options{Model: generateOnly{m}, Store: store, Actions: action.MustSet(secretAction),
 			Variables: []variable.Spec{{Name: "password", Value: "mellon"}}})
 		if err != nil {
 			t.Fatal(err)
@@ -96,7 +96,7 @@ func TestRunRestoredKeepsReasoning(t *testing.T) {
 	}
 	s1 := llmtest.NewServer(t, "/converse", body(first), body(second))
 	s2 := llmtest.NewServer(t, "/converse", recs["converse-tool-result-followup"].Reply(t))
-	o, snap := recorded.RunRestored(t, agent(s1), agent(s2), "Retrieve the secrets of mellon and radiance.", "mellon")
+	o, snap := recorded.RunRestored(t, ag(s1), ag(s2), "Retrieve the secrets of mellon and radiance.", "mellon")
 	// The cache read of the second turn reaches the outcome's usage, over
 	// the restore: 440 + 600+512 + 591 input tokens in all.
 	if o.Usage.CacheReadTokens != 512 || o.Usage.InputTokens != 440+600+512+591 {

@@ -5,12 +5,12 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/gemini"
 	"github.com/byref/byref/llm/internal/recorded"
 	"github.com/byref/byref/llm/llmtest"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -53,12 +53,12 @@ func TestRunRestoredKeepsThoughtSignatures(t *testing.T) {
 	sig2 := llmtest.Path(t, decode(t, []byte(second.Response.Body)), "candidates", 0, "content", "parts", 0, "thoughtSignature")
 
 	store := run.NewMemoryStore()
-	agent := func(s *llmtest.Server) *runtime.Runtime {
+	ag := func(s *llmtest.Server) *agent.Agent {
 		m, err := gemini.New(gemini.Options{Config: llm.Config{Model: "gemini-2.5-pro", APIKey: "k", BaseURL: s.URL()}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rt, err := runtime.New(runtime.Options{Model: m, Store: store, Actions: action.MustSet(capitalAction),
+		rt, err := agent.New(agent.Options{Model: m, Store: store, Actions: action.MustSet(capitalAction),
 			Variables: []variable.Spec{{Name: "country", Value: "France"}}})
 		if err != nil {
 			t.Fatal(err)
@@ -68,7 +68,7 @@ func TestRunRestoredKeepsThoughtSignatures(t *testing.T) {
 	s1 := llmtest.NewServer(t, "", turn(t, first, "get_capital", map[string]any{"country": "<<var:country>>"}),
 		turn(t, second, action.AskUserName, map[string]any{"question": "In which language?"}))
 	s2 := llmtest.NewServer(t, "", turn(t, last, "", nil))
-	o, snap := recorded.RunRestored(t, agent(s1), agent(s2), "What is the capital of the country?", "English")
+	o, snap := recorded.RunRestored(t, ag(s1), ag(s2), "What is the capital of the country?", "English")
 	// The usage of the three recorded turns, thoughts counted as output
 	// and the last one's cached tokens as cache reads, reaches the outcome
 	// over the restore.

@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/internal/recorded"
 	"github.com/byref/byref/llm/llmtest"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/variable"
 )
 
@@ -53,7 +53,7 @@ func TestOpenRouterRunCallsByReference(t *testing.T) {
 		Func:   func(numerator, denominator float64) float64 { return numerator / denominator },
 		Params: []action.Param{{Name: "numerator"}, {Name: "denominator"}},
 	})
-	rt, err := runtime.New(runtime.Options{Model: generateOnly{m}, Actions: action.MustSet(divide), DisableSnippets: true,
+	rt, err := agent.New(agent.Options{Model: generateOnly{m}, Actions: action.MustSet(divide), DisableSnippets: true,
 		Variables: []variable.Spec{{Name: "numerator", Value: 123.0}}})
 	if err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // An agent served as a tool runs a whole run per call. When the run
@@ -28,12 +28,12 @@ const awaitInput = "await"
 // agentRun is a run of an agent tool: its handle, and the statuses it
 // stops in (awaiting, or its end), as its status hook reports them.
 type agentRun struct {
-	h     *runtime.Handle
+	h     *agent.Handle
 	stops chan run.Status
 }
 
 // agentHandler serves an agent as a tool (see above).
-func (s *Server) agentHandler(spec runtime.AgentSpec) sdk.ToolHandler {
+func (s *Server) agentHandler(spec agent.Child) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		var ar *agentRun
 		if state := req.Params.RequestState; state != "" {
@@ -114,7 +114,7 @@ func (s *Server) agentHandler(spec runtime.AgentSpec) sdk.ToolHandler {
 		if o.Status != run.StatusCompleted || !o.OK() {
 			return textError(fmt.Sprintf("agent %s %s: %s", spec.Name, o.Status, o.Reason)), nil
 		}
-		return result(runtime.ToolResponse{Result: o.Result}), nil
+		return result(agent.ToolResponse{Result: o.Result}), nil
 	}
 }
 
@@ -124,7 +124,7 @@ func textError(msg string) *sdk.CallToolResult {
 
 // elicitation is the input request of an await: a form whose one or two
 // fields are the answer, or, for an authorization, the link to visit.
-func elicitation(agent string, a run.AwaitRequested) *sdk.ElicitParams {
+func elicitation(agentName string, a run.AwaitRequested) *sdk.ElicitParams {
 	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
 	form := func(msg string, props map[string]any, required ...string) *sdk.ElicitParams {
 		return &sdk.ElicitParams{Mode: "form", Message: msg, RequestedSchema: map[string]any{"type": "object", "properties": props, "required": required}}
@@ -134,11 +134,11 @@ func elicitation(agent string, a run.AwaitRequested) *sdk.ElicitParams {
 		msg := a.Message
 		switch {
 		case a.Call != nil:
-			msg = fmt.Sprintf("Agent %s asks to call %s(%s).\n%sApprove?", agent, a.Call.Name, a.Call.Arguments, a.Call.DescribeReferences())
+			msg = fmt.Sprintf("Agent %s asks to call %s(%s).\n%sApprove?", agentName, a.Call.Name, a.Call.Arguments, a.Call.DescribeReferences())
 		case a.Snippet != nil:
-			msg = fmt.Sprintf("Agent %s asks to run this Go code:\n\n%s\n\nApprove?", agent, strings.TrimSpace(a.Snippet.Code))
+			msg = fmt.Sprintf("Agent %s asks to run this Go code:\n\n%s\n\nApprove?", agentName, strings.TrimSpace(a.Snippet.Code))
 		case msg == "":
-			msg = "Agent " + agent + " asks for approval."
+			msg = "Agent " + agentName + " asks for approval."
 		}
 		return form(msg, map[string]any{
 			"decision": map[string]any{"type": "string", "enum": []string{"approve", "deny"}, "description": "approve or deny"},

@@ -11,17 +11,17 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/mcptest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/mcp"
 	"github.com/byref/byref/mcp/mcpserver"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // askingAgents: "asker" asks its user a question and returns the answer;
 // "approver" needs an approval of its call of shout.
-func askingAgents() []runtime.AgentSpec {
+func askingAgents() []agent.Child {
 	asker := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
 		last := req.Messages[len(req.Messages)-1]
 		if last.Role == llm.RoleTool {
@@ -29,13 +29,13 @@ func askingAgents() []runtime.AgentSpec {
 		}
 		return llm.CallTool(action.AskUserName, `{"question":"Which color?"}`), nil
 	})
-	rtAsk, err := runtime.New(runtime.Options{Model: asker, Actions: exportActions()})
+	rtAsk, err := agent.New(agent.Options{Model: asker, Actions: exportActions()})
 	if err != nil {
 		panic(err)
 	}
-	return []runtime.AgentSpec{
-		{Name: "asker", Description: "Asks which color.", Agent: rtAsk, Run: runtime.RunOptions{Spec: runtime.Spec{AwaitTimeout: time.Minute}}},
-		{Name: "approver", Description: "Shouts, once approved.", Agent: shouter(), Run: runtime.RunOptions{Spec: runtime.Spec{Approval: runtime.ApproveOnToolCall, AwaitTimeout: time.Minute}}},
+	return []agent.Child{
+		{Name: "asker", Description: "Asks which color.", Agent: rtAsk, Run: agent.RunOptions{AwaitTimeout: time.Minute}},
+		{Name: "approver", Description: "Shouts, once approved.", Agent: shouter(), Run: agent.RunOptions{Approval: agent.ApproveOnToolCall, AwaitTimeout: time.Minute}},
 	}
 }
 
@@ -140,11 +140,11 @@ func agentAwaitBothWays(t *testing.T, transport string) {
 		llm.CallTool("asker", `{"task":"pick a color","return":null}`),
 		llm.CallTool(action.TerminateName, `{"success":true,"result":"<<var:asker_result>>"}`),
 	)
-	rt, err := runtime.New(runtime.Options{Model: model, Actions: set, Store: store})
+	rt, err := agent.New(agent.Options{Model: model, Actions: set, Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "ask the asker"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "ask the asker"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func agentAwaitBothWays(t *testing.T, transport string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc, ok := e.Data.(run.StatusChanged); ok && sc.To == run.StatusAwaiting {
+		if sc, ok := e.Payload.(run.StatusChanged); ok && sc.To == run.StatusAwaiting {
 			break
 		}
 	}

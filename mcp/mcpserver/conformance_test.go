@@ -15,10 +15,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/nodetest"
 	"github.com/byref/byref/mcp"
 	"github.com/byref/byref/mcp/mcpserver"
-	"github.com/byref/byref/runtime"
 )
 
 // The protocol's own conformance suite, run against byref's MCP server
@@ -146,7 +146,7 @@ func conformanceClient(scenario, url string) int {
 // callAction calls the named action of set with args on a fresh runtime
 // state.
 func callAction(ctx context.Context, set *action.Set, name, args string) error {
-	rt, err := runtime.New(runtime.Options{Actions: set, DisableSnippets: true})
+	rt, err := agent.New(agent.Options{Actions: set, DisableSnippets: true})
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func callAction(ctx context.Context, set *action.Set, name, args string) error {
 	if err != nil {
 		return err
 	}
-	step := st.Execute(ctx, runtime.Step{Calls: []runtime.ToolCall{{ID: "c1", Name: name, Arguments: args}}})
+	step := st.Execute(ctx, agent.Step{Calls: []agent.ToolCall{{ID: "c1", Name: name, Arguments: args}}})
 	if r := step.Responses[0]; !r.Success {
 		return fmt.Errorf("%s: %s", name, r.Error)
 	}

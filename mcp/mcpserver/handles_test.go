@@ -9,9 +9,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/leaktest"
 	"github.com/byref/byref/mcp/mcpserver"
-	"github.com/byref/byref/runtime"
 )
 
 // TestHandlePreviewsDoNotLeak serves over MCP an agent that holds a real
@@ -20,9 +20,9 @@ import (
 // elicitation shows db as a handle, and neither it, the tool's result nor
 // a request to the model holds the password.
 func TestHandlePreviewsDoNotLeak(t *testing.T) {
-	rt, model := leaktest.Runtime(t, nil)
-	s, err := mcpserver.New(mcpserver.Options{Agents: []runtime.AgentSpec{{Name: "tickets", Description: "Triages tickets.", Agent: rt,
-		Run: runtime.RunOptions{Spec: runtime.Spec{AwaitTimeout: time.Minute}}}}})
+	rt, model := leaktest.NewAgent(t, nil)
+	s, err := mcpserver.New(mcpserver.Options{Agents: []agent.Child{{Name: "tickets", Description: "Triages tickets.", Agent: rt,
+		Run: agent.RunOptions{AwaitTimeout: time.Minute}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

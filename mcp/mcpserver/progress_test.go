@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	goruntime "runtime"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -12,12 +12,12 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/mcptest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/mcp"
 	"github.com/byref/byref/mcp/mcpserver"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // longActions report progress, or wait to be cancelled.
@@ -125,11 +125,11 @@ func TestProgressBothWays(t *testing.T) {
 	set := mcptest.Import(t, cs, mcp.ImportOptions{Filter: func(tool *sdk.Tool) bool { return tool.Name == "steps" }})
 	store := run.NewMemoryStore()
 	model := llm.NewScripted(llm.CallTool("steps", `{"return":null}`), llm.Text("done"))
-	rt, err := runtime.New(runtime.Options{Model: model, Actions: set, Store: store})
+	rt, err := agent.New(agent.Options{Model: model, Actions: set, Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rt.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: "work"}})
+	h, err := rt.Start(ctx, agent.RunOptions{Task: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestProgressBothWays(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range events {
-			if p, ok := e.Data.(run.Progress); ok {
+			if p, ok := e.Payload.(run.Progress); ok {
 				progress = append(progress, p.Message)
 			}
 		}
@@ -157,4 +157,4 @@ func TestProgressBothWays(t *testing.T) {
 	}
 }
 
-func runtimeGosched() { goruntime.Gosched() }
+func runtimeGosched() { runtime.Gosched() }

@@ -14,8 +14,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/mcp"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/schema"
 	"github.com/byref/byref/variable"
 )
@@ -27,25 +27,25 @@ type Options struct {
 	// Instructions are sent to clients in the handshake. Optional.
 	Instructions string
 	// Actions are served as tools, each with its plain-mode schema (the
-	// schema a model sees with runtime.Options.HideFromAI): raw JSON values
+	// schema a model sees with agent.Options.HideFromAI): raw JSON values
 	// only. Actions with a parameter that takes references only cannot be
 	// called without variables, so they are left out (Skipped lists them).
 	Actions *action.Set
-	// Runtime configures the agent the server's tools run on (one, shared);
-	// each call executes on a fresh runtime.State of it, so calls are
+	// Agent configures the agent the server's tools run on (one, shared);
+	// each call executes on a fresh agent.State of it, so calls are
 	// independent and may run concurrently. Its Variables, CallTimeout,
 	// MaxOutput, Logger and Tracer apply; the server sets Actions and
 	// HideFromAI.
-	Runtime runtime.Options
+	Agent agent.Options
 	// Agents are served as tools that take a task and return the result of
-	// a whole run (the schema of runtime.AgentAction). Each call runs a
-	// run on AgentSpec.Agent (it may ask its user questions unless
-	// AgentSpec.Run.NonInteractive). What the run awaits (an
+	// a whole run (the schema of agent.AsAction). Each call runs a
+	// run on Child.Agent (it may ask its user questions unless
+	// Child.Run.NonInteractive). What the run awaits (an
 	// approval, a question, input, an authorization) is asked of the
 	// client by elicitation, and its answer resumes the run (see
 	// agents.go); a run whose client never answers waits until its
 	// RunOptions.AwaitTimeout, so set one.
-	Agents []runtime.AgentSpec
+	Agents []agent.Child
 	// Logger receives the server's logs: tool calls at Debug and failed
 	// calls at Info. Nil means no logs.
 	Logger *slog.Logger
@@ -57,7 +57,7 @@ type Options struct {
 type Server struct {
 	srv     *sdk.Server
 	tools   []string
-	skipped []runtime.Unavailable
+	skipped []agent.Unavailable
 	log     *slog.Logger
 
 	mu       sync.Mutex
@@ -81,11 +81,11 @@ func New(opts Options) (*Server, error) {
 	if opts.Actions != nil {
 		acts = opts.Actions.All()
 	}
-	agents := map[string]runtime.AgentSpec{}
+	agents := map[string]agent.Child{}
 	for _, spec := range opts.Agents {
 		agents[spec.Name] = spec
 		spec.Run.NonInteractive = true
-		a, err := runtime.AgentAction(spec)
+		a, err := agent.AsAction(spec)
 		if err != nil {
 			return nil, fmt.Errorf("mcpserver: agent %q: %w", spec.Name, err)
 		}
@@ -95,16 +95,16 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
-	rtOpts := opts.Runtime
+	rtOpts := opts.Agent
 	rtOpts.Actions, rtOpts.HideFromAI = set, true
-	rt, err := runtime.New(rtOpts)
+	rt, err := agent.New(rtOpts)
 	if err != nil {
 		return nil, fmt.Errorf("mcpserver: building the runtime: %w", err)
 	}
 	for _, a := range set.All() {
 		tool, why := plainTool(a)
 		if why != "" {
-			s.skipped = append(s.skipped, runtime.Unavailable{Action: a.Name(), Reason: why})
+			s.skipped = append(s.skipped, agent.Unavailable{Action: a.Name(), Reason: why})
 			continue
 		}
 		h := s.handler(a.Name(), rt)
@@ -124,8 +124,8 @@ func New(opts Options) (*Server, error) {
 func (s *Server) Tools() []string { return append([]string(nil), s.tools...) }
 
 // Skipped lists the actions left out and why.
-func (s *Server) Skipped() []runtime.Unavailable {
-	return append([]runtime.Unavailable(nil), s.skipped...)
+func (s *Server) Skipped() []agent.Unavailable {
+	return append([]agent.Unavailable(nil), s.skipped...)
 }
 
 // MCP returns the underlying server of the MCP Go SDK, to add prompts or
@@ -178,7 +178,7 @@ var callSeq atomic.Uint64
 // handler calls the action on a fresh State of rt, so that the runtime
 // does what it does for a model's call: validation against the schema,
 // decoding, defaults, timeouts, captured output, recovered panics, tracing.
-func (s *Server) handler(name string, rt *runtime.Runtime) sdk.ToolHandler {
+func (s *Server) handler(name string, rt *agent.Agent) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		args := string(req.Params.Arguments)
 		if args == "" || args == "null" {
@@ -190,7 +190,7 @@ func (s *Server) handler(name string, rt *runtime.Runtime) sdk.ToolHandler {
 		}
 		id := "mcp_" + strconv.FormatUint(callSeq.Add(1), 10)
 		ctx = action.WithCall(ctx, &progressCall{req: req, id: id})
-		step := st.Execute(ctx, runtime.Step{Calls: []runtime.ToolCall{{ID: id, Name: name, Arguments: args}}})
+		step := st.Execute(ctx, agent.Step{Calls: []agent.ToolCall{{ID: id, Name: name, Arguments: args}}})
 		resp := step.Responses[0]
 		if !resp.Success {
 			s.log.Info("mcp tool call failed", "tool", name, "err", resp.Error)
@@ -204,7 +204,7 @@ func (s *Server) handler(name string, rt *runtime.Runtime) sdk.ToolHandler {
 // result turns a successful call into an MCP result: the result's JSON as
 // text (a JSON string as its own text), and as structured content when it
 // is an object. What the action wrote to stdout follows as more text.
-func result(resp runtime.ToolResponse) *sdk.CallToolResult {
+func result(resp agent.ToolResponse) *sdk.CallToolResult {
 	out := &sdk.CallToolResult{Content: []sdk.Content{}}
 	if len(resp.Result) > 0 && string(resp.Result) != "null" {
 		text := string(resp.Result)
@@ -226,7 +226,7 @@ func result(resp runtime.ToolResponse) *sdk.CallToolResult {
 	return out
 }
 
-func errorResult(resp runtime.ToolResponse) *sdk.CallToolResult {
+func errorResult(resp agent.ToolResponse) *sdk.CallToolResult {
 	text := resp.Error
 	if resp.Stderr != "" {
 		text += "\n" + resp.Stderr

@@ -12,11 +12,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/byref/byref/action"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/internal/mcptest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/mcp"
 	"github.com/byref/byref/mcp/mcpserver"
-	"github.com/byref/byref/runtime"
 	"github.com/byref/byref/schema"
 )
 
@@ -61,14 +61,14 @@ func (e errorString) Error() string { return string(e) }
 
 // exportAgent is an agent on a scripted model that answers with its task
 // in capitals, through the shout action.
-func exportAgent() runtime.AgentSpec {
-	return runtime.AgentSpec{
+func exportAgent() agent.Child {
+	return agent.Child{
 		Name: "shouter", Description: "Shouts the task.",
 		Agent: shouter(),
 	}
 }
 
-func shouter() *runtime.Runtime {
+func shouter() *agent.Agent {
 	model := llm.NewScriptedFunc(func(req llm.Request) (llm.Response, error) {
 		last := req.Messages[len(req.Messages)-1]
 		if last.Role == llm.RoleTool {
@@ -77,7 +77,7 @@ func shouter() *runtime.Runtime {
 		arg, _ := json.Marshal(last.Text)
 		return llm.CallTool("shout", `{"text":`+string(arg)+`,"return":null}`), nil
 	})
-	rt, err := runtime.New(runtime.Options{Model: model, Actions: exportActions()})
+	rt, err := agent.New(agent.Options{Model: model, Actions: exportActions()})
 	if err != nil {
 		panic(err)
 	}
@@ -85,7 +85,7 @@ func shouter() *runtime.Runtime {
 }
 
 func exportServer() (*mcpserver.Server, error) {
-	return mcpserver.New(mcpserver.Options{Actions: exportActions(), Agents: []runtime.AgentSpec{exportAgent()}})
+	return mcpserver.New(mcpserver.Options{Actions: exportActions(), Agents: []agent.Child{exportAgent()}})
 }
 
 func newExportServer(t *testing.T) *mcpserver.Server {
@@ -204,9 +204,9 @@ func TestRoundTrip(t *testing.T) {
 	if !ok || fc.NumParams() != 2 || fc.Param(0).Name != "city" || fc.Param(1).Name != "days" || !strings.Contains(string(fc.Param(1).Raw), `{"type":"null"}`) {
 		t.Fatalf("remote_forecast: %v", fc.Params())
 	}
-	agent, _ := runtime.New(runtime.Options{Actions: set})
-	rt, _ := agent.NewState()
-	r := rt.Execute(context.Background(), runtime.Step{Calls: []runtime.ToolCall{
+	ag, _ := agent.New(agent.Options{Actions: set})
+	rt, _ := ag.NewState()
+	r := rt.Execute(context.Background(), agent.Step{Calls: []agent.ToolCall{
 		{ID: "1", Name: "remote_shouter", Arguments: `{"task":"round trip","return":null}`},
 		{ID: "2", Name: "remote_forecast", Arguments: `{"city":"Oslo","days":null,"return":null}`},
 	}})
@@ -229,12 +229,12 @@ func TestNewServerErrors(t *testing.T) {
 	if _, err := mcpserver.New(mcpserver.Options{}); err == nil || !strings.Contains(err.Error(), "no tools") {
 		t.Errorf("no tools: %v", err)
 	}
-	if _, err := mcpserver.New(mcpserver.Options{Agents: []runtime.AgentSpec{{Name: "a"}}}); err == nil || !strings.Contains(err.Error(), "Agent is nil") {
+	if _, err := mcpserver.New(mcpserver.Options{Agents: []agent.Child{{Name: "a"}}}); err == nil || !strings.Contains(err.Error(), "Agent is nil") {
 		t.Errorf("agent without Agent: %v", err)
 	}
 	spec := exportAgent()
 	spec.Name = "shout"
-	if _, err := mcpserver.New(mcpserver.Options{Actions: exportActions(), Agents: []runtime.AgentSpec{spec}}); err == nil || !strings.Contains(err.Error(), "shout") {
+	if _, err := mcpserver.New(mcpserver.Options{Actions: exportActions(), Agents: []agent.Child{spec}}); err == nil || !strings.Contains(err.Error(), "shout") {
 		t.Errorf("duplicate names: %v", err)
 	}
 }

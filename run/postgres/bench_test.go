@@ -23,12 +23,12 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 func benchAppend(b *testing.B, batch int) {
 	ctx := context.Background()
 	s := openAt(b, "", Options{})
-	if _, _, err := s.Create(ctx, run.Event{RunID: "run_bench", Data: run.RunCreated{}}); err != nil {
+	if _, _, err := s.Create(ctx, run.Event{RunID: "run_bench", Payload: run.RunCreated{}}); err != nil {
 		b.Fatal(err)
 	}
 	events := make([]run.Event, batch)
 	for i := range events {
-		events[i] = run.Event{Data: run.ToolCallCompleted{CallID: "call_1", Success: true, Stdout: "ok", Duration: time.Millisecond}}
+		events[i] = run.Event{Payload: run.ToolCallCompleted{CallID: "call_1", Success: true, Stdout: "ok", Duration: time.Millisecond}}
 	}
 	last := int64(1)
 	lat := make([]time.Duration, 0, 1024)
@@ -60,7 +60,7 @@ func BenchmarkAppendToFollower(b *testing.B) {
 	defer cancel()
 	w := openAt(b, "", Options{})
 	r := openAt(b, "", Options{Schema: w.schema})
-	if _, _, err := w.Create(ctx, run.Event{RunID: "run_bench", Data: run.RunCreated{}}); err != nil {
+	if _, _, err := w.Create(ctx, run.Event{RunID: "run_bench", Payload: run.RunCreated{}}); err != nil {
 		b.Fatal(err)
 	}
 	seen := make(chan int64, 1)
@@ -72,7 +72,7 @@ func BenchmarkAppendToFollower(b *testing.B) {
 			seen <- e.Seq
 		}
 	}()
-	event := run.Event{Data: run.AssistantMessage{Text: "hello"}}
+	event := run.Event{Payload: run.AssistantMessage{Text: "hello"}}
 	last := int64(1)
 	lat := make([]time.Duration, 0, 1024)
 	b.ReportAllocs()
@@ -98,7 +98,7 @@ func BenchmarkDeltaToFollower(b *testing.B) {
 	defer cancel()
 	w := openAt(b, "", Options{})
 	r := openAt(b, "", Options{Schema: w.schema})
-	if _, _, err := w.Create(ctx, run.Event{RunID: "run_bench", Data: run.RunCreated{}}); err != nil {
+	if _, _, err := w.Create(ctx, run.Event{RunID: "run_bench", Payload: run.RunCreated{}}); err != nil {
 		b.Fatal(err)
 	}
 	seen := make(chan run.Delta, 1)
@@ -107,7 +107,7 @@ func BenchmarkDeltaToFollower(b *testing.B) {
 			if err != nil {
 				return
 			}
-			if d, ok := e.Data.(run.Delta); ok {
+			if d, ok := e.Payload.(run.Delta); ok {
 				seen <- d
 			} else {
 				seen <- run.Delta{} // events 1 (the follower has joined) and 2
@@ -115,7 +115,7 @@ func BenchmarkDeltaToFollower(b *testing.B) {
 		}
 	}()
 	<-seen
-	if _, err := w.Append(ctx, "run_bench", 1, run.Event{Data: run.AssistantMessage{Text: "hello"}}); err != nil {
+	if _, err := w.Append(ctx, "run_bench", 1, run.Event{Payload: run.AssistantMessage{Text: "hello"}}); err != nil {
 		b.Fatal(err)
 	}
 	<-seen

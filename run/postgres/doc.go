@@ -37,6 +37,21 @@
 // the log holds whole. Temporal workers publish the deltas of the runs they
 // host, and a server streams them for runs it does not hold.
 //
+// # Replicas
+//
+// [Store.NewReplica] makes a process one of the replicas that serve the
+// store's runs (package server's Replicas): a replica holds a
+// session-level advisory lock on its ID, on a connection of its own that
+// also LISTENs on its channel (the schema's name, "/r/" and the ID), and
+// waits for each other replica's lock with a blocking pg_advisory_lock on
+// a connection of its own: no polling, and the database answers one
+// waiter when a replica's session ends. That waiter takes the replica
+// over in one transaction (its claims, the runs it owned among them, are
+// the taker's). Commands for a run go to its owner through the commands
+// table and a notification on the owner's channel; the answer comes back
+// the same way. Connections: one per replica for its lease, and one per
+// other replica.
+//
 // # Schema and upgrades
 //
 // The tables live in one PostgreSQL schema ([Options.Schema], "byref" by

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/byref/byref/agent"
+	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/run/postgres"
+	"github.com/byref/byref/server"
 )
 
 // Every process (servers, workers) opens the same database; a subscriber
@@ -19,7 +22,7 @@ func ExampleOpen() {
 		log.Fatal(err)
 	}
 	defer s.Close()
-	if _, _, err := s.Create(ctx, run.Event{RunID: "run_1", Data: run.RunCreated{Name: "weather"}}); err != nil {
+	if _, _, err := s.Create(ctx, run.Event{RunID: "run_1", Payload: run.RunCreated{Name: "weather"}}); err != nil {
 		log.Fatal(err)
 	}
 	// In another process: follow the run as it is appended to.
@@ -28,5 +31,41 @@ func ExampleOpen() {
 			log.Fatal(err)
 		}
 		fmt.Println(e.Seq, e.Type())
+	}
+}
+
+// Every server on the database is a replica: any of them answers any
+// run, and when one stops or dies another takes its runs over. Start the
+// same program, with the same agents, on each machine. (Not run: it needs
+// a PostgreSQL server.)
+func ExampleStore_NewReplica() {
+	ctx := context.Background()
+	store, err := postgres.Open(ctx, "postgres://byref:secret@db.internal:5432/byref", postgres.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	replica, err := store.NewReplica()
+	if err != nil {
+		log.Fatal(err)
+	}
+	a, err := agent.New(agent.Options{Model: llm.NewScripted(llm.Text("hello")), Store: store})
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := server.New(server.Options{Store: store, Replicas: replica, Token: "secret",
+		Agents: []server.Agent{{Name: "hello", Agent: a}}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	s.OnTakeOver(func(from string, runs int) { log.Printf("took over %d runs of replica %s", runs, from) })
+	if _, _, err := s.Recover(ctx); err != nil { // joins the replicas
+		log.Fatal(err)
+	}
+	// Serve returns server.ErrLeaseLost when the replica lost the
+	// database: its runs were stopped, and another replica takes them
+	// over; let a supervisor start the process again.
+	if err := s.ListenAndServe(ctx, "0.0.0.0:8000"); err != nil {
+		log.Fatal(err)
 	}
 }

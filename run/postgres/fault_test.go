@@ -13,11 +13,11 @@ import (
 )
 
 var (
-	toRunning  = run.Event{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}}
-	toComplete = run.Event{Data: run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted}}
+	toRunning  = run.Event{Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}}
+	toComplete = run.Event{Payload: run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted}}
 )
 
-func message(text string) run.Event { return run.Event{Data: run.AssistantMessage{Text: text}} }
+func message(text string) run.Event { return run.Event{Payload: run.AssistantMessage{Text: text}} }
 
 // follower follows a run in a goroutine.
 type follower struct {
@@ -73,7 +73,7 @@ func (f follower) expectEnd(t *testing.T) {
 
 func mustCreate(t *testing.T, s *Store, id run.ID) {
 	t.Helper()
-	if _, _, err := s.Create(context.Background(), run.Event{RunID: id, Data: run.RunCreated{}}); err != nil {
+	if _, _, err := s.Create(context.Background(), run.Event{RunID: id, Payload: run.RunCreated{}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -147,7 +147,7 @@ func TestConcurrentAppenders(t *testing.T) {
 		if e.Seq != int64(i+1) {
 			t.Fatalf("event %d has seq %d", i, e.Seq)
 		}
-		if m, ok := e.Data.(run.AssistantMessage); ok {
+		if m, ok := e.Payload.(run.AssistantMessage); ok {
 			if texts[m.Text] {
 				t.Fatalf("%q is stored twice", m.Text)
 			}

@@ -335,7 +335,7 @@ func (s *Store) Live(ctx context.Context, id run.ID, from int64) iter.Seq2[run.E
 		var held []run.Delta    // deltas after events not yet yielded
 		var dropThrough int64   // held overflowed: drop the message's rest
 		delta := func(d run.Delta) bool {
-			return yield(run.Event{RunID: id, Time: time.Now().UTC().Round(0), Data: d}, nil)
+			return yield(run.Event{RunID: id, Time: time.Now().UTC().Round(0), Payload: d}, nil)
 		}
 		for {
 			select {

@@ -19,7 +19,7 @@ func liveFollower(ctx context.Context, s *Store, id run.ID) <-chan string {
 	go func() {
 		defer close(out)
 		for e, err := range s.Live(ctx, id, 1) {
-			switch d, ok := e.Data.(run.Delta); {
+			switch d, ok := e.Payload.(run.Delta); {
 			case err != nil:
 				out <- "error " + err.Error()
 				return
@@ -91,7 +91,7 @@ func TestLiveDeltaChunks(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			if d, ok := e.Data.(run.Delta); ok {
+			if d, ok := e.Payload.(run.Delta); ok {
 				pieces <- d
 			} else if e.Seq == 2 {
 				close(joined)

@@ -18,16 +18,17 @@ type Lock struct {
 // session-level advisory lock on a connection of its own, taken out of
 // the pool: it is released by [Lock.Unlock], which closes that
 // connection, when the process dies (its session ends), and when the
-// connection is lost (the database restarts). byref serve takes one so
-// that one server at a time serves a schema.
+// connection is lost (the database restarts): for work one process at a
+// time may do (a migration job, a scheduler). Replicas hold such locks on
+// their IDs (see [Store.NewReplica]).
 func (s *Store) TryLock(ctx context.Context, name string) (*Lock, bool, error) {
 	return s.lock(ctx, name, false)
 }
 
 // WaitLock is TryLock that waits for the lock while another session holds
 // it, until ctx is done. The wait is one statement the database answers
-// when the lock is free: it sends nothing meanwhile. A standby byref serve
-// waits so to take over from the one serving.
+// when the lock is free: it sends nothing meanwhile. Replicas wait so for
+// each other's locks, to take over a replica that stopped.
 func (s *Store) WaitLock(ctx context.Context, name string) (*Lock, error) {
 	l, _, err := s.lock(ctx, name, true)
 	return l, err

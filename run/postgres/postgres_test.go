@@ -203,7 +203,7 @@ func TestOpenBadURL(t *testing.T) {
 func TestCloseWakesFollowers(t *testing.T) {
 	ctx := context.Background()
 	s := openAt(t, "", Options{})
-	if _, _, err := s.Create(ctx, run.Event{RunID: "run_live", Data: run.RunCreated{}}); err != nil {
+	if _, _, err := s.Create(ctx, run.Event{RunID: "run_live", Payload: run.RunCreated{}}); err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan error, 1)
@@ -239,7 +239,7 @@ func TestLongRunID(t *testing.T) {
 	w := openAt(t, "", Options{})
 	r := openAt(t, "", Options{Schema: w.schema})
 	id := run.ID("run_" + strings.Repeat("x", 2*maxPayload))
-	if _, _, err := w.Create(ctx, run.Event{RunID: id, Data: run.RunCreated{}}); err != nil {
+	if _, _, err := w.Create(ctx, run.Event{RunID: id, Payload: run.RunCreated{}}); err != nil {
 		t.Fatal(err)
 	}
 	seen := make(chan int64)
@@ -254,7 +254,7 @@ func TestLongRunID(t *testing.T) {
 		close(seen)
 	}()
 	<-seen
-	if _, err := w.Append(ctx, id, 1, run.Event{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusFailed}}); err != nil {
+	if _, err := w.Append(ctx, id, 1, run.Event{Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusFailed}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := <-seen; got != 2 {

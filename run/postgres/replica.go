@@ -26,7 +26,8 @@ import (
 // meanwhile. The replica that gets a peer's lock takes the peer over, in
 // one transaction: it deletes the peer's row, moves the peer's claims to
 // itself (one winner: the others get the lock after it and find no row),
-// marks the commands the peer left unanswered as gone, and then hands the
+// marks the commands the peer left unanswered as gone, deletes those it
+// asked, and then hands the
 // runs that have not ended to its server (adopt), which restores them from
 // their logs.
 //
@@ -148,19 +149,11 @@ func (r *Replica) Join(ctx context.Context, answer func(ctx context.Context, id 
 	go r.listen(l.conn)
 	var peers []string
 	err = r.s.retry(ctx, func() error {
-		peers = peers[:0]
 		rows, err := r.s.pool.Query(ctx, r.s.sql(`SELECT id FROM {s}.replicas WHERE id <> $1`), r.id)
-		if err != nil {
-			return err
+		if err == nil {
+			peers, err = pgx.CollectRows(rows, pgx.RowTo[string])
 		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			peers = append(peers, id)
-		}
-		return rows.Err()
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("postgres: reading the replicas: %w", err)
@@ -273,7 +266,6 @@ func (r *Replica) takeOver(peer string, l *Lock) {
 	defer l.Unlock(context.Background())
 	var runs []run.ID
 	err := r.s.retry(r.ctx, func() error {
-		runs = runs[:0]
 		return pgx.BeginFunc(r.ctx, r.s.pool, func(tx pgx.Tx) error {
 			tag, err := tx.Exec(r.ctx, r.s.sql(`DELETE FROM {s}.replicas WHERE id = $1`), peer)
 			if err != nil || tag.RowsAffected() == 0 {
@@ -284,22 +276,20 @@ func (r *Replica) takeOver(peer string, l *Lock) {
 				SELECT m.key FROM moved m JOIN {s}.runs r ON r.id = m.key
 				WHERE m.kind = $3 AND r.status IN ('created', 'running', 'awaiting', 'cancelling')
 				ORDER BY r.pk`), peer, r.id, ClaimRun)
+			if err == nil {
+				runs, err = pgx.CollectRows(rows, pgx.RowTo[run.ID])
+			}
 			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				var id string
-				if err := rows.Scan(&id); err != nil {
-					return err
-				}
-				runs = append(runs, run.ID(id))
-			}
-			if err := rows.Err(); err != nil {
 				return err
 			}
 			_, err = tx.Exec(r.ctx, r.s.sql(`WITH g AS (
 				UPDATE {s}.commands SET gone = true WHERE replica = $1 AND reply IS NULL RETURNING id, asker)
 				SELECT count(pg_notify($2 || asker, 'a' || id)) FROM g`), peer, r.prefix)
+			if err != nil {
+				return err
+			}
+			// The commands it asked that it will not read.
+			_, err = tx.Exec(r.ctx, r.s.sql(`DELETE FROM {s}.commands WHERE asker = $1`), peer)
 			return err
 		})
 	})
@@ -483,14 +473,20 @@ func (r *Replica) serve(cmd string) {
 	}
 }
 
-// live returns ErrLeaseLost once the lease is lost.
+// live returns ErrLeaseLost once the lease is lost, and an error before
+// the replica has joined.
 func (r *Replica) live() error {
 	select {
 	case <-r.lost:
 		return ErrLeaseLost
 	default:
-		return nil
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.own == nil {
+		return errors.New("postgres: the replica is not a member: call Replica.Join first (Server.Recover does), and not after Leave")
+	}
+	return nil
 }
 
 // Leave ends the membership: it stops waiting for the other members and

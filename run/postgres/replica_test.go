@@ -3,7 +3,10 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +20,7 @@ type member struct {
 	adopted chan []run.ID
 }
 
-func join(t *testing.T, app, schema string) *member {
+func join(t testing.TB, app, schema string) *member {
 	t.Helper()
 	s := openAt(t, app, Options{Schema: schema})
 	r, err := s.NewReplica()
@@ -50,22 +53,25 @@ func TestReplicas(t *testing.T) {
 	a := join(t, "replica_a", s.schema)
 	b := join(t, "replica_b", s.schema)
 
-	var ids []run.ID
 	for _, id := range []run.ID{"r1", "r2", "r3"} {
-		if _, _, err := s.Create(ctx, run.Event{RunID: id, Data: run.RunCreated{}}); err != nil {
+		if _, _, err := s.Create(ctx, run.Event{RunID: id, Payload: run.RunCreated{}}); err != nil {
 			t.Fatal(err)
 		}
 		ok, err := a.Own(ctx, id)
 		if err != nil || !ok {
 			t.Fatalf("a owns %s: %v, %v", id, ok, err)
 		}
-		ids = append(ids, id)
+	}
+	if r, err := s.NewReplica(); err != nil {
+		t.Fatal(err)
+	} else if _, err := r.Own(ctx, "r1"); err == nil || !strings.Contains(err.Error(), "Join") {
+		t.Fatalf("a replica that has not joined owns a run: %v", err)
 	}
 	if ok, err := b.Own(ctx, "r1"); err != nil || ok {
 		t.Fatalf("b owns r1, owned by a: %v, %v; want false", ok, err)
 	}
 	// r3 has ended: it is not handed over.
-	if _, err := s.Append(ctx, "r3", 1, run.Event{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusFailed}}); err != nil {
+	if _, err := s.Append(ctx, "r3", 1, run.Event{Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusFailed}}); err != nil {
 		t.Fatal(err)
 	}
 	if owner, err := b.Owner(ctx, "r1"); err != nil || owner != a.ID() {
@@ -154,7 +160,7 @@ func TestAskOwnerGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := join(t, "", s.schema)
-	if _, _, err := s.Create(ctx, run.Event{RunID: "r", Data: run.RunCreated{}}); err != nil {
+	if _, _, err := s.Create(ctx, run.Event{RunID: "r", Payload: run.RunCreated{}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Own(ctx, "r"); err != nil {
@@ -169,5 +175,112 @@ func TestAskOwnerGone(t *testing.T) {
 	go a.Leave(context.Background())
 	if err := <-errc; !errors.Is(err, ErrOwnerGone) {
 		t.Fatalf("asked an owner that stopped: %v, want ErrOwnerGone", err)
+	}
+}
+
+// BenchmarkAsk is a command forwarded to a run's owner and its answer:
+// the command's row and notification, the owner's read and reply, the
+// asker's read.
+func BenchmarkAsk(b *testing.B) {
+	ctx := context.Background()
+	s := openAt(b, "", Options{})
+	owner := join(b, "", s.schema)
+	asker := join(b, "", s.schema)
+	if _, _, err := s.Create(ctx, run.Event{RunID: "r", Payload: run.RunCreated{}}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := owner.Own(ctx, "r"); err != nil {
+		b.Fatal(err)
+	}
+	lat := make([]time.Duration, 0, 1024)
+	b.ReportAllocs()
+	for b.Loop() {
+		start := time.Now()
+		if _, err := asker.Ask(ctx, "r", []byte(`{"op":"cancel"}`)); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	reportLatency(b, lat)
+}
+
+// BenchmarkOwn is the lease a replica takes on each run it starts.
+func BenchmarkOwn(b *testing.B) {
+	ctx := context.Background()
+	s := openAt(b, "", Options{})
+	r := join(b, "", s.schema)
+	lat := make([]time.Duration, 0, 1024)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		start := time.Now()
+		if _, err := r.Own(ctx, run.ID(strconv.Itoa(i))); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	reportLatency(b, lat)
+}
+
+// Idle replicas send the database nothing: once each waits for the
+// other's lock, while another process appends 50 batches (whose
+// notifications both replicas' Stores receive: the interval is measured
+// by those events, not by a clock), neither sends a statement, and the
+// server sees no new statement from any of their sessions.
+func TestIdleReplicasSendNothing(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
+	defer cancel()
+	w := openAt(t, "", Options{})
+	mustCreate(t, w, "run_busy")
+	busy := mustAppend(t, w, "run_busy", 1, toRunning)
+	type idle struct {
+		app   string
+		tr    *tracer
+		notes chan string
+		seen  string
+		sent  int64
+	}
+	var replicas []*idle
+	for i := range 2 {
+		r := &idle{app: fmt.Sprintf("byref-idle-replica-%d-%s", i, w.schema), tr: &tracer{sql: make(chan string, 10000)}, notes: make(chan string, 1000)}
+		s := openAt(t, r.app, Options{Schema: w.schema, tracer: r.tr, onNotify: func(p string) { r.notes <- p }})
+		rep, err := s.NewReplica()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rep.Join(ctx, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { rep.Leave(context.Background()) })
+		replicas = append(replicas, r)
+	}
+	// Until each waits for the other's lock.
+	for queryInt(t, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+		WHERE l.locktype = 'advisory' AND NOT l.granted AND a.application_name IN ($1, $2)`, replicas[0].app, replicas[1].app) < 2 {
+		if ctx.Err() != nil {
+			t.Fatal("the replicas do not wait for each other's locks")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, r := range replicas {
+		r.sent, r.seen = r.tr.n.Load(), activity(t, r.app)
+	}
+	const appends = 50
+	for range appends {
+		busy = mustAppend(t, w, "run_busy", busy, message("elsewhere"))
+	}
+	for _, r := range replicas {
+		for heard := 0; heard < appends; {
+			if p := <-r.notes; p == "run_busy" {
+				heard++
+			}
+		}
+		if n := r.tr.n.Load() - r.sent; n != 0 {
+			t.Errorf("an idle replica's Store sent %d statements while %d appends elsewhere were notified to it", n, appends)
+		}
+		if now := activity(t, r.app); now != r.seen {
+			t.Errorf("the server saw an idle replica's sessions work:\nbefore %s\nafter  %s", r.seen, now)
+		}
 	}
 }

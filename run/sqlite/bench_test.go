@@ -15,12 +15,12 @@ import (
 func benchAppend(b *testing.B, batch int) {
 	ctx := context.Background()
 	s := open(b, filepath.Join(b.TempDir(), "bench.db"))
-	if _, _, err := s.Create(ctx, run.Event{RunID: "run_bench", Data: run.RunCreated{}}); err != nil {
+	if _, _, err := s.Create(ctx, run.Event{RunID: "run_bench", Payload: run.RunCreated{}}); err != nil {
 		b.Fatal(err)
 	}
 	events := make([]run.Event, batch)
 	for i := range events {
-		events[i] = run.Event{Data: run.ToolCallCompleted{CallID: "call_1", Success: true, Stdout: "ok", Duration: time.Millisecond}}
+		events[i] = run.Event{Payload: run.ToolCallCompleted{CallID: "call_1", Success: true, Stdout: "ok", Duration: time.Millisecond}}
 	}
 	last := int64(1)
 	b.ReportAllocs()

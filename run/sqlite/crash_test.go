@@ -41,16 +41,16 @@ func crashChild(path string, id run.ID) {
 		fmt.Println("error", err)
 		os.Exit(1)
 	}
-	if _, _, err := s.Create(ctx, run.Event{RunID: id, Data: run.RunCreated{Name: "crash"}}); err != nil {
+	if _, _, err := s.Create(ctx, run.Event{RunID: id, Payload: run.RunCreated{Name: "crash"}}); err != nil {
 		fmt.Println("error", err)
 		os.Exit(1)
 	}
-	last, err := s.Append(ctx, id, 1, run.Event{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}})
+	last, err := s.Append(ctx, id, 1, run.Event{Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}})
 	for i := 0; err == nil; i++ {
 		fmt.Println("acked", last)
 		batch := make([]run.Event, 5)
 		for j := range batch {
-			batch[j] = run.Event{Data: run.AssistantMessage{Step: i, Text: strings.Repeat("x", 200)}}
+			batch[j] = run.Event{Payload: run.AssistantMessage{Step: i, Text: strings.Repeat("x", 200)}}
 		}
 		last, err = s.Append(ctx, id, last, batch...)
 	}

@@ -23,12 +23,12 @@ func ExampleOpen() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, _, err := s.Create(ctx, run.Event{RunID: "run_1", Data: run.RunCreated{Name: "weather"}}); err != nil {
+	if _, _, err := s.Create(ctx, run.Event{RunID: "run_1", Payload: run.RunCreated{Name: "weather"}}); err != nil {
 		log.Fatal(err)
 	}
 	if _, err := s.Append(ctx, "run_1", 1,
-		run.Event{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
-		run.Event{Data: run.AssistantMessage{Text: "Checking."}}); err != nil {
+		run.Event{Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
+		run.Event{Payload: run.AssistantMessage{Text: "Checking."}}); err != nil {
 		log.Fatal(err)
 	}
 	s.Close()

@@ -68,9 +68,9 @@ func expectEnd(t *testing.T, seen <-chan int64, done <-chan error) {
 }
 
 var (
-	toRunning = run.Event{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}}
-	toFailed  = run.Event{Data: run.StatusChanged{From: run.StatusRunning, To: run.StatusFailed, Reason: "test"}}
-	message   = run.Event{Data: run.AssistantMessage{Text: "hello"}}
+	toRunning = run.Event{Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}}
+	toFailed  = run.Event{Payload: run.StatusChanged{From: run.StatusRunning, To: run.StatusFailed, Reason: "test"}}
+	message   = run.Event{Payload: run.AssistantMessage{Text: "hello"}}
 )
 
 // A Store with Poll passes the conformance tests: polling changes no
@@ -92,7 +92,7 @@ func TestPollSeesOtherStoresAppends(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
 	defer cancel()
 	a, b := openShared(t, 5*time.Millisecond)
-	if _, _, err := b.Create(ctx, run.Event{RunID: "run_shared", Data: run.RunCreated{}}); err != nil {
+	if _, _, err := b.Create(ctx, run.Event{RunID: "run_shared", Payload: run.RunCreated{}}); err != nil {
 		t.Fatal(err)
 	}
 	seen, done := follow(ctx, a, "run_shared")
@@ -119,7 +119,7 @@ func TestNoPollOwnAppendsWake(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
 	defer cancel()
 	a, b := openShared(t, 0)
-	if _, _, err := b.Create(ctx, run.Event{RunID: "run_shared", Data: run.RunCreated{}}); err != nil {
+	if _, _, err := b.Create(ctx, run.Event{RunID: "run_shared", Payload: run.RunCreated{}}); err != nil {
 		t.Fatal(err)
 	}
 	seen, done := follow(ctx, a, "run_shared")
@@ -147,7 +147,7 @@ func TestPollSubscribersThatStopLeaveNothing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
 	defer cancel()
 	a, b := openShared(t, time.Millisecond)
-	if _, _, err := b.Create(ctx, run.Event{RunID: "run_live", Data: run.RunCreated{}}); err != nil {
+	if _, _, err := b.Create(ctx, run.Event{RunID: "run_live", Payload: run.RunCreated{}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Get(ctx, "run_live"); err != nil { // opens a read connection

@@ -36,12 +36,12 @@ func TestReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.Create(ctx, run.Event{RunID: "run_a", Data: run.RunCreated{Name: "a", Tags: map[string]string{"k": "v"}}}); err != nil {
+	if _, _, err := s.Create(ctx, run.Event{RunID: "run_a", Payload: run.RunCreated{Name: "a", Tags: map[string]string{"k": "v"}}}); err != nil {
 		t.Fatal(err)
 	}
 	var batch []run.Event
 	for _, p := range storetest.EveryKind() {
-		batch = append(batch, run.Event{Data: p})
+		batch = append(batch, run.Event{Payload: p})
 	}
 	last, err := s.Append(ctx, "run_a", 1, batch...)
 	if err != nil {
@@ -72,7 +72,7 @@ func TestReopen(t *testing.T) {
 	if err != nil || len(runs) != 1 || runs[0].LastSeq != last {
 		t.Fatalf("List after reopening = %+v, %v", runs, err)
 	}
-	if _, err := s.Append(ctx, "run_a", last, run.Event{Data: run.StatusChanged{From: run.StatusCompleted, To: run.StatusRunning}}); err != nil {
+	if _, err := s.Append(ctx, "run_a", last, run.Event{Payload: run.StatusChanged{From: run.StatusCompleted, To: run.StatusRunning}}); err != nil {
 		t.Fatalf("append after reopening: %v", err)
 	}
 }
@@ -88,7 +88,7 @@ func mustJSON(t *testing.T, e run.Event) string {
 func TestFailedAppendLeavesNothing(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, filepath.Join(t.TempDir(), "runs.db"))
-	if _, _, err := s.Create(ctx, run.Event{RunID: "run_a", Data: run.RunCreated{}}); err != nil {
+	if _, _, err := s.Create(ctx, run.Event{RunID: "run_a", Payload: run.RunCreated{}}); err != nil {
 		t.Fatal(err)
 	}
 	boom := errors.New("disk on fire")
@@ -99,9 +99,9 @@ func TestFailedAppendLeavesNothing(t *testing.T) {
 		return nil
 	}
 	batch := []run.Event{
-		{Data: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
-		{Data: run.AssistantMessage{Text: "one"}},
-		{Data: run.AssistantMessage{Text: "two"}},
+		{Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusRunning}},
+		{Payload: run.AssistantMessage{Text: "one"}},
+		{Payload: run.AssistantMessage{Text: "two"}},
 	}
 	if _, err := s.Append(ctx, "run_a", 1, batch...); !errors.Is(err, boom) {
 		t.Fatalf("Append = %v, want the injected failure", err)
@@ -160,7 +160,7 @@ func TestCloseWakesFollowers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.Create(ctx, run.Event{RunID: "run_live", Data: run.RunCreated{}}); err != nil {
+	if _, _, err := s.Create(ctx, run.Event{RunID: "run_live", Payload: run.RunCreated{}}); err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan error, 1)

@@ -58,12 +58,12 @@ func EveryKind() []run.Payload {
 
 // created returns a full RunCreated event for id.
 func created(id run.ID, at time.Time) run.Event {
-	return run.Event{RunID: id, Time: at, Data: run.RunCreated{
+	return run.Event{RunID: id, Time: at, Payload: run.RunCreated{
 		Name: "weather", Session: "sess_1", Turn: "turn_1",
 		ParentRun: "run_parent", ParentToolCall: "call_9",
 		Tags:  map[string]string{"order": "42", "team": "ops"},
 		Input: json.RawMessage(`{"city":"Paris"}`),
-		Options: run.RunOptions{ModelName: "openai:gpt-4o-mini", Approval: run.ApproveOnToolCall,
+		Options: run.Spec{ModelName: "openai:gpt-4o-mini", Approval: run.ApproveOnToolCall,
 			Limits:       run.Limits{MaxSteps: 20, MaxTokens: 100000, Retry: run.RetryPolicy{Attempts: 2, Backoff: time.Second}},
 			Actions:      []string{"get_weather"},
 			InputSchema:  json.RawMessage(`{"type":"object"}`),

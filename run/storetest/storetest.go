@@ -56,11 +56,11 @@ func Run(t *testing.T, newStore func(t *testing.T) run.Store) {
 func at(i int) time.Time { return base.Add(time.Duration(i) * time.Second) }
 
 func status(from, to run.Status) run.Event {
-	return run.Event{Data: run.StatusChanged{From: from, To: to}}
+	return run.Event{Payload: run.StatusChanged{From: from, To: to}}
 }
 
 func message(text string) run.Event {
-	return run.Event{Data: run.AssistantMessage{Text: text}}
+	return run.Event{Payload: run.AssistantMessage{Text: text}}
 }
 
 // mustCreate creates a run with a full RunCreated event.
@@ -114,7 +114,7 @@ func testCreateIdempotent(t *testing.T, s run.Store) {
 		t.Fatalf("Create summary = %+v", first)
 	}
 	mustAppend(t, s, "run_a", 1, status(run.StatusCreated, run.StatusRunning))
-	again := run.Event{RunID: "run_a", Time: at(5), Data: run.RunCreated{Name: "other"}}
+	again := run.Event{RunID: "run_a", Time: at(5), Payload: run.RunCreated{Name: "other"}}
 	sum, ok, err := s.Create(ctx, again)
 	if err != nil || ok {
 		t.Fatalf("second Create = %v, %v; want existing run, not created, no error", ok, err)
@@ -131,10 +131,10 @@ func testCreateIdempotent(t *testing.T, s run.Store) {
 func testCreateInvalid(t *testing.T, s run.Store) {
 	ctx := context.Background()
 	for _, e := range []run.Event{
-		{Data: run.RunCreated{Name: "no id"}},
-		{RunID: "run_x", Data: run.UserMessage{Text: "not a creation"}},
+		{Payload: run.RunCreated{Name: "no id"}},
+		{RunID: "run_x", Payload: run.UserMessage{Text: "not a creation"}},
 		{RunID: "run_x"},
-		{RunID: "run_x", Seq: 7, Data: run.RunCreated{}},
+		{RunID: "run_x", Seq: 7, Payload: run.RunCreated{}},
 	} {
 		if _, _, err := s.Create(ctx, e); !errors.Is(err, run.ErrInvalidEvent) {
 			t.Errorf("Create(%+v) = %v, want ErrInvalidEvent", e, err)
@@ -181,7 +181,7 @@ func testAppendSequence(t *testing.T, s run.Store) {
 	mustCreate(t, s, "run_a")
 	last := mustAppend(t, s, "run_a", 1, status(run.StatusCreated, run.StatusRunning))
 	last = mustAppend(t, s, "run_a", last, message("one"), message("two"), message("three"))
-	last = mustAppend(t, s, "run_a", last, run.Event{RunID: "run_a", Seq: 99, Time: at(9), Data: run.Usage{InputTokens: 1}})
+	last = mustAppend(t, s, "run_a", last, run.Event{RunID: "run_a", Seq: 99, Time: at(9), Payload: run.Usage{InputTokens: 1}})
 	if last != 6 {
 		t.Fatalf("last = %d, want 6", last)
 	}
@@ -201,7 +201,7 @@ func testAppendSequence(t *testing.T, s run.Store) {
 	if !events[5].Time.Equal(at(9)) {
 		t.Errorf("an event's own time was not kept: %v", events[5].Time)
 	}
-	if got := events[2].Data.(run.AssistantMessage).Text; got != "one" {
+	if got := events[2].Payload.(run.AssistantMessage).Text; got != "one" {
 		t.Errorf("event 3 = %q, want one", got)
 	}
 }
@@ -247,7 +247,7 @@ func testAppendConcurrentSameRun(t *testing.T, s run.Store) {
 	}
 	events := mustRead(t, s, "run_a", 1, 0)
 	checkSeqs(t, "run_a", events, 1)
-	if len(events) != 4 || !reflect.DeepEqual(events[2].Data, events[3].Data) {
+	if len(events) != 4 || !reflect.DeepEqual(events[2].Payload, events[3].Payload) {
 		t.Fatalf("log = %v; want one whole batch", events)
 	}
 }
@@ -257,11 +257,11 @@ func testAppendAtomic(t *testing.T, s run.Store) {
 	mustCreate(t, s, "run_a")
 	bad := [][]run.Event{
 		{message("ok"), {}},
-		{message("ok"), {RunID: "run_other", Data: run.Usage{}}},
+		{message("ok"), {RunID: "run_other", Payload: run.Usage{}}},
 		{message("ok"), created("run_a", at(1))},
 		{message("ok"), status(run.StatusCreated, run.StatusRunning), status(run.StatusRunning, run.StatusCanceled)},
 		{status(run.StatusCreated, run.StatusRunning), status(run.StatusCreated, run.StatusRunning)},
-		{message("ok"), {Data: run.Unknown{Type: "from_the_future"}}},
+		{message("ok"), {Payload: run.Unknown{Type: "from_the_future"}}},
 	}
 	for i, batch := range bad {
 		if _, err := s.Append(ctx, "run_a", 1, batch...); err == nil {
@@ -292,7 +292,7 @@ func testAppendTransitions(t *testing.T, s run.Store) {
 		status(run.StatusCreated, run.StatusRunning),
 		status(run.StatusRunning, run.StatusCompleted))
 	last = mustAppend(t, s, "run_a", last, message("follow-up"), status(run.StatusCompleted, run.StatusRunning))
-	last = mustAppend(t, s, "run_a", last, run.Event{Data: run.StatusChanged{
+	last = mustAppend(t, s, "run_a", last, run.Event{Payload: run.StatusChanged{
 		From: run.StatusRunning, To: run.StatusFailed, Reason: "interrupted"}})
 	sum, err := s.Get(ctx, "run_a")
 	if err != nil || sum.Status != run.StatusFailed || sum.Reason != "interrupted" || sum.LastSeq != last {
@@ -366,7 +366,7 @@ func testNotFound(t *testing.T, s run.Store) {
 func testGet(t *testing.T, s run.Store) {
 	mustCreate(t, s, "run_a")
 	last := mustAppend(t, s, "run_a", 1, status(run.StatusCreated, run.StatusRunning),
-		run.Event{Time: at(7), Data: run.StatusChanged{From: run.StatusRunning, To: run.StatusAwaiting, Reason: "approval"}})
+		run.Event{Time: at(7), Payload: run.StatusChanged{From: run.StatusRunning, To: run.StatusAwaiting, Reason: "approval"}})
 	sum, err := s.Get(context.Background(), "run_a")
 	if err != nil {
 		t.Fatal(err)
@@ -397,7 +397,7 @@ func listFixture(t *testing.T, s run.Store) {
 		if i >= 8 {
 			c.ParentRun = "r0"
 		}
-		if _, _, err := s.Create(ctx, run.Event{RunID: id, Time: at(i), Data: c}); err != nil {
+		if _, _, err := s.Create(ctx, run.Event{RunID: id, Time: at(i), Payload: c}); err != nil {
 			t.Fatal(err)
 		}
 		switch i % 4 {
@@ -503,7 +503,7 @@ func testRoundTrip(t *testing.T, s run.Store) {
 	want[0].Seq = 1
 	var batch []run.Event
 	for i, p := range EveryKind() {
-		e := run.Event{RunID: "run_a", Seq: int64(i + 2), Time: at(i + 1).Add(123456789), Data: p}
+		e := run.Event{RunID: "run_a", Seq: int64(i + 2), Time: at(i + 1).Add(123456789), Payload: p}
 		want = append(want, e)
 		batch = append(batch, e)
 	}
@@ -537,7 +537,7 @@ func collect(ctx context.Context, s run.Store, id run.ID, from int64) <-chan []r
 		var got []run.Event
 		for e, err := range s.Events(ctx, id, from) {
 			if err != nil {
-				got = append(got, run.Event{Data: run.Error{Message: err.Error()}})
+				got = append(got, run.Event{Payload: run.Error{Message: err.Error()}})
 				break
 			}
 			got = append(got, e)
@@ -582,7 +582,7 @@ func lastOf(events []run.Event) any {
 		return nil
 	}
 	e := events[len(events)-1]
-	return fmt.Sprintf("#%d %s %+v", e.Seq, e.Type(), e.Data)
+	return fmt.Sprintf("#%d %s %+v", e.Seq, e.Type(), e.Payload)
 }
 
 func testEventsFromSeq(t *testing.T, s run.Store) {
@@ -609,7 +609,7 @@ func testEventsEndsWhenTerminal(t *testing.T, s run.Store) {
 		{status(run.StatusCreated, run.StatusCancelling), status(run.StatusCancelling, run.StatusCanceled)},
 		{status(run.StatusCreated, run.StatusRunning), status(run.StatusRunning, run.StatusCompleted)},
 	} {
-		id := run.ID("run_" + string(end[len(end)-1].Data.(run.StatusChanged).To))
+		id := run.ID("run_" + string(end[len(end)-1].Payload.(run.StatusChanged).To))
 		mustCreate(t, s, id)
 		sub := collect(context.Background(), s, id, 1)
 		mustAppend(t, s, id, 1, end...)
@@ -671,7 +671,7 @@ func testConcurrent(t *testing.T, s run.Store) {
 			ctx := context.Background()
 			last, err := s.Append(ctx, id, 1, status(run.StatusCreated, run.StatusRunning))
 			for i := 0; err == nil && i < steps; i++ {
-				last, err = s.Append(ctx, id, last, message(fmt.Sprint(i)), run.Event{Data: run.Usage{InputTokens: int64(i)}})
+				last, err = s.Append(ctx, id, last, message(fmt.Sprint(i)), run.Event{Payload: run.Usage{InputTokens: int64(i)}})
 				if i%10 == 0 {
 					_, _, _ = s.List(ctx, run.Query{Statuses: []run.Status{run.StatusRunning}})
 				}

@@ -488,7 +488,7 @@
         return null;
       }
       case 'progress': {
-        // What a running action reports (runtime.Progress): shown on its
+        // What a running action reports (agent.Progress): shown on its
         // call while it runs, and as an entry of its own.
         const call = cur.calls.get(d.call_id);
         if (call && !call.outcome.classList.contains('ok') && !call.outcome.classList.contains('bad')) call.outcome.textContent = `… ${d.message}`;

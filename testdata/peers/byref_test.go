@@ -7,20 +7,20 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	goruntime "runtime"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/byref/byref/action"
-	"github.com/byref/byref/runtime"
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/variable"
 	"github.com/invopop/jsonschema"
 )
 
 // byref (github.com/byref/byref) executes a model's tool calls through
-// runtime.State.Execute (a run's own state, made by the shared agent,
-// runtime.Runtime): the call is checked (valid JSON, duplicate and unknown
+// agent.State.Execute (a run's own state, made by the shared agent,
+// agent.Agent): the call is checked (valid JSON, duplicate and unknown
 // properties refused, every parameter required, enum, bounds and JSON type
 // checked, references resolved), the Go function is called on the step's
 // goroutine (a function without a context cannot be stopped; one with a
@@ -33,7 +33,7 @@ import (
 // mode, byref's default and the README's).
 //
 // One dispatch here is exactly what a host does with a model's tool call:
-// st.Execute(ctx, runtime.Step{Calls: []runtime.ToolCall{{ID, Name,
+// st.Execute(ctx, agent.Step{Calls: []agent.ToolCall{{ID, Name,
 // Arguments}}}) and Responses[0].Content() as the tool result text.
 
 // byrefWeather is GetWeather as a byref action. byref binds the properties of
@@ -89,22 +89,22 @@ func byrefWeatherRangeType() *action.Action {
 
 // byrefRunCalls is how many calls one State serves in the Byref and
 // ByrefRef benchmarks before it is replaced by a fresh one (a new run),
-// with the timer stopped: runtime.DefaultMaxSteps, one default-length run
+// with the timer stopped: agent.DefaultMaxSteps, one default-length run
 // of one call per step.
-const byrefRunCalls = runtime.DefaultMaxSteps
+const byrefRunCalls = agent.DefaultMaxSteps
 
 // byrefDispatcher runs calls on one State and, in benchmarks, replaces it
 // by a fresh one every `every` calls with the timer stopped.
 type byrefDispatcher struct {
-	fresh    func() *runtime.State
-	rt       *runtime.State
+	fresh    func() *agent.State
+	rt       *agent.State
 	b        *testing.B // nil outside benchmarks: no replacement
 	every, n int
 	rewrite  func(string) string // nil: arguments as given
 	forget   bool                // delete the result variable after each call
 }
 
-func newByrefDispatcher(tb testing.TB, every int, fresh func() *runtime.State) *byrefDispatcher {
+func newByrefDispatcher(tb testing.TB, every int, fresh func() *agent.State) *byrefDispatcher {
 	d := &byrefDispatcher{fresh: fresh, rt: fresh(), every: every}
 	if b, ok := tb.(*testing.B); ok {
 		d.b = b
@@ -116,7 +116,7 @@ func (d *byrefDispatcher) dispatch(ctx context.Context, name, args string) (stri
 	if d.rewrite != nil {
 		args = d.rewrite(args)
 	}
-	r := d.rt.Execute(ctx, runtime.Step{Calls: []runtime.ToolCall{{ID: "call-1", Name: name, Arguments: args}}})
+	r := d.rt.Execute(ctx, agent.Step{Calls: []agent.ToolCall{{ID: "call-1", Name: name, Arguments: args}}})
 	resp := r.Responses[0]
 	if !resp.Success {
 		return "", errors.New(resp.Error)
@@ -139,14 +139,14 @@ func (d *byrefDispatcher) dispatch(ctx context.Context, name, args string) (stri
 }
 
 // byrefFresh returns a maker of States (one per run) of one shared agent.
-func byrefFresh(tb testing.TB, a *action.Action, opts runtime.Options) func() *runtime.State {
+func byrefFresh(tb testing.TB, a *action.Action, opts agent.Options) func() *agent.State {
 	opts.Actions = action.MustSet(a)
-	agent, err := runtime.New(opts)
+	ag, err := agent.New(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return func() *runtime.State {
-		st, err := agent.NewState()
+	return func() *agent.State {
+		st, err := ag.NewState()
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -155,9 +155,9 @@ func byrefFresh(tb testing.TB, a *action.Action, opts runtime.Options) func() *r
 }
 
 // setupByref: raw arguments, reference mode (byref's default), a fresh
-// Runtime every byrefRunCalls calls (not timed).
+// Agent every byrefRunCalls calls (not timed).
 func setupByref(tb testing.TB) dispatchFunc {
-	return newByrefDispatcher(tb, byrefRunCalls, byrefFresh(tb, byrefWeather(), runtime.Options{})).dispatch
+	return newByrefDispatcher(tb, byrefRunCalls, byrefFresh(tb, byrefWeather(), agent.Options{})).dispatch
 }
 
 // byrefRefArgs is ArgsJSON with the location passed by reference to the
@@ -177,7 +177,7 @@ func byrefToRef(args string) string {
 // setupByrefRef: the same, with location = "<<var:city>>", a string
 // variable "Paris" the runtime resolves (existence and type checked).
 func setupByrefRef(tb testing.TB) dispatchFunc {
-	d := newByrefDispatcher(tb, byrefRunCalls, byrefFresh(tb, byrefWeather(), runtime.Options{
+	d := newByrefDispatcher(tb, byrefRunCalls, byrefFresh(tb, byrefWeather(), agent.Options{
 		Variables: []variable.Spec{{Name: "city", Value: "Paris"}},
 	}))
 	d.rewrite = byrefToRef
@@ -199,7 +199,7 @@ func TestByrefResult(t *testing.T) {
 		{"ByrefRef", []variable.Spec{{Name: "city", Value: "Paris"}}, byrefRefArgs, "city"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rt := byrefFresh(t, byrefWeather(), runtime.Options{Variables: c.vars})()
+			rt := byrefFresh(t, byrefWeather(), agent.Options{Variables: c.vars})()
 			d := &byrefDispatcher{rt: rt}
 			out, err := d.dispatch(ctx, ToolName, c.args)
 			if err != nil {
@@ -207,7 +207,7 @@ func TestByrefResult(t *testing.T) {
 			}
 			var content struct {
 				Success   bool
-				Variables []runtime.VariableChange
+				Variables []agent.VariableChange
 			}
 			if err := json.Unmarshal([]byte(out), &content); err != nil {
 				t.Fatal(err)
@@ -215,7 +215,7 @@ func TestByrefResult(t *testing.T) {
 			if !content.Success || len(content.Variables) != 1 || content.Variables[0].Type != "peersbench.Forecast" || content.Variables[0].Change != "created" {
 				t.Fatalf("content = %s", out)
 			}
-			got, err := runtime.Value[Forecast](rt, content.Variables[0].Name)
+			got, err := agent.Value[Forecast](rt, content.Variables[0].Name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -230,7 +230,7 @@ func TestByrefResult(t *testing.T) {
 		})
 	}
 	// The range-type variant refuses what the enum variant refuses.
-	rt := byrefFresh(t, byrefWeatherRangeType(), runtime.Options{})()
+	rt := byrefFresh(t, byrefWeatherRangeType(), agent.Options{})()
 	d := &byrefDispatcher{rt: rt}
 	for _, bad := range []string{
 		`{"location":"Paris","unit":"k","days":3}`, `{"location":"Paris","unit":"c","days":9}`,
@@ -246,36 +246,36 @@ func TestByrefResult(t *testing.T) {
 	}
 }
 
-// BenchmarkByrefState measures how what a Runtime keeps changes the cost of
+// BenchmarkByrefState measures how what an Agent keeps changes the cost of
 // a call (one op = one Byref dispatch, raw arguments):
-//   - Reset1, Reset25, Reset1000: a fresh Runtime every 1, 25, 1000 calls,
+//   - Reset1, Reset25, Reset1000: a fresh Agent every 1, 25, 1000 calls,
 //     the replacement not timed (Reset25 is the Byref line of
 //     BenchmarkDispatch);
-//   - Growing: one Runtime for the whole benchmark, as a naive host loop
+//   - Growing: one Agent for the whole benchmark, as a naive host loop
 //     would do (every call adds a variable and a history entry);
-//   - ForgetEachCall: one Runtime, and the host deletes the result variable
+//   - ForgetEachCall: one Agent, and the host deletes the result variable
 //     after each call (timed): the only public way to drop state; the step
 //     history still grows;
 //   - Plain25: Options.HideFromAI (plain mode: the result's JSON goes back
-//     to the model, no references), fresh Runtime every 25;
-//   - RangeType25: days as weekDays (JSON Schema validator), fresh Runtime
+//     to the model, no references), fresh Agent every 25;
+//   - RangeType25: days as weekDays (JSON Schema validator), fresh Agent
 //     every 25.
 func BenchmarkByrefState(b *testing.B) {
 	ctx := context.Background()
 	cases := []struct {
 		name   string
 		a      func() *action.Action
-		opts   runtime.Options
+		opts   agent.Options
 		every  int
 		forget bool
 	}{
-		{"Reset1", byrefWeather, runtime.Options{}, 1, false},
-		{"Reset25", byrefWeather, runtime.Options{}, 25, false},
-		{"Reset1000", byrefWeather, runtime.Options{}, 1000, false},
-		{"Growing", byrefWeather, runtime.Options{}, 0, false},
-		{"ForgetEachCall", byrefWeather, runtime.Options{}, 0, true},
-		{"Plain25", byrefWeather, runtime.Options{HideFromAI: true}, 25, false},
-		{"RangeType25", byrefWeatherRangeType, runtime.Options{}, 25, false},
+		{"Reset1", byrefWeather, agent.Options{}, 1, false},
+		{"Reset25", byrefWeather, agent.Options{}, 25, false},
+		{"Reset1000", byrefWeather, agent.Options{}, 1000, false},
+		{"Growing", byrefWeather, agent.Options{}, 0, false},
+		{"ForgetEachCall", byrefWeather, agent.Options{}, 0, true},
+		{"Plain25", byrefWeather, agent.Options{HideFromAI: true}, 25, false},
+		{"RangeType25", byrefWeatherRangeType, agent.Options{}, 25, false},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -291,7 +291,7 @@ func BenchmarkByrefState(b *testing.B) {
 		})
 	}
 	// UpstreamExecuteCall is byref's own BenchmarkExecuteCall
-	// (runtime/bench_test.go), copied verbatim, so that it runs in the same
+	// (agent/bench_test.go), copied verbatim, so that it runs in the same
 	// process as the lines above: an int result assigned to an existing
 	// variable ("return":"days", no new variable), one reference, and no
 	// Content().
@@ -303,18 +303,18 @@ func BenchmarkByrefState(b *testing.B) {
 				{Name: "location"}, {Name: "days"}, {Name: "unit", Enum: []any{"c", "f"}},
 			},
 		})
-		agent, err := runtime.New(runtime.Options{
+		ag, err := agent.New(agent.Options{
 			Actions:   action.MustSet(a),
 			Variables: []variable.Spec{{Name: "city", Value: "Paris"}, {Name: "days", Value: 3}},
 		})
 		if err != nil {
 			b.Fatal(err)
 		}
-		rt, err := agent.NewState()
+		rt, err := ag.NewState()
 		if err != nil {
 			b.Fatal(err)
 		}
-		step := runtime.Step{Calls: []runtime.ToolCall{{ID: "c", Name: "forecast", Arguments: `{"location":"<<var:city>>","days":3,"unit":"c","return":"days"}`}}}
+		step := agent.Step{Calls: []agent.ToolCall{{ID: "c", Name: "forecast", Arguments: `{"location":"<<var:city>>","days":3,"unit":"c","return":"days"}`}}}
 		b.ReportAllocs()
 		for b.Loop() {
 			if r := rt.Execute(ctx, step); !r.Responses[0].Success {
@@ -324,9 +324,9 @@ func BenchmarkByrefState(b *testing.B) {
 	})
 }
 
-// TestByrefGrowth runs 100,000 calls on one Runtime and reports, at
+// TestByrefGrowth runs 100,000 calls on one Agent and reports, at
 // checkpoints, the mean time, bytes and allocations of the last (up to) 1,000
-// calls, the live heap after a GC, and the sizes of what the Runtime keeps:
+// calls, the live heap after a GC, and the sizes of what the Agent keeps:
 // first with the host deleting each result variable (the only state byref
 // lets a host drop), then naive (nothing dropped). BYREF_GROWTH=1 to run (the
 // naive part takes tens of minutes); BYREF_GROWTH_CALLS overrides 100000.
@@ -347,10 +347,10 @@ func TestByrefGrowth(t *testing.T) {
 	checkpoints = append(checkpoints, total)
 	ctx := context.Background()
 	live := func() (uint64, uint64) {
-		goruntime.GC()
-		goruntime.GC()
-		var ms goruntime.MemStats
-		goruntime.ReadMemStats(&ms)
+		runtime.GC()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
 		return ms.HeapAlloc, ms.HeapInuse
 	}
 	for _, c := range []struct {
@@ -358,18 +358,18 @@ func TestByrefGrowth(t *testing.T) {
 		forget bool
 	}{{"forget-each-call", true}, {"naive", false}} {
 		alloc0, inuse0 := live()
-		rt := byrefFresh(t, byrefWeather(), runtime.Options{})()
+		rt := byrefFresh(t, byrefWeather(), agent.Options{})()
 		d := &byrefDispatcher{rt: rt, forget: c.forget}
 		t.Logf("%s: before: HeapAlloc %.1f MiB, HeapInuse %.1f MiB", c.name, mib(alloc0), mib(inuse0))
 		start := time.Now()
 		next := 0 // index of the next checkpoint
 		var ws time.Time
-		var wm0 goruntime.MemStats
+		var wm0 runtime.MemStats
 		for i := 1; i <= total; i++ {
 			cp := checkpoints[next]
 			w := min(1_000, cp)
 			if i == cp-w+1 {
-				goruntime.ReadMemStats(&wm0)
+				runtime.ReadMemStats(&wm0)
 				ws = time.Now()
 			}
 			if _, err := d.dispatch(ctx, ToolName, ArgsJSON); err != nil {
@@ -377,8 +377,8 @@ func TestByrefGrowth(t *testing.T) {
 			}
 			if i == cp {
 				per := time.Since(ws) / time.Duration(w)
-				var wm1 goruntime.MemStats
-				goruntime.ReadMemStats(&wm1)
+				var wm1 runtime.MemStats
+				runtime.ReadMemStats(&wm1)
 				allocs := float64(wm1.Mallocs-wm0.Mallocs) / float64(w)
 				bytes := float64(wm1.TotalAlloc-wm0.TotalAlloc) / float64(w)
 				a, u := live()
@@ -388,7 +388,7 @@ func TestByrefGrowth(t *testing.T) {
 				next++
 			}
 		}
-		goruntime.KeepAlive(rt)
+		runtime.KeepAlive(rt)
 	}
 }
 

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/cmd/byref/demotable"
 	"github.com/byref/byref/eval"
 	"github.com/byref/byref/eval/evaltest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 var update = flag.Bool("update", false, "record the demo's eval set again into evals/ from the scripted behaviours below")
@@ -126,15 +126,15 @@ func behaviours() []behaviour {
 			Expect: []eval.Expectation{eval.Equal(142), eval.Called(eval.Call("filter_rows", "column", "state"), eval.Call("filter_rows", "column", "status"), eval.Call("count_rows")), eval.MaxSteps(4)}},
 			script(call("filter_rows", `{"table":"<<var:orders>>","column":"state","value":"late"}`), filterLate, countLate, done(`"<<var:count_rows_result>>"`))},
 		{&eval.Case{Name: "06-structured-result", Task: "Report the late orders and all orders as {late, total}.",
-			Options: eval.RunOptions{ResultSchema: json.RawMessage(`{"type":"object","properties":{"late":{"type":"integer"},"total":{"type":"integer"}},"required":["late","total"]}`)},
+			Options: eval.CaseOptions{ResultSchema: json.RawMessage(`{"type":"object","properties":{"late":{"type":"integer"},"total":{"type":"integer"}},"required":["late","total"]}`)},
 			Expect:  []eval.Expectation{eval.MatchesSchema(json.RawMessage(`{"type":"object","required":["late","total"]}`)), eval.Equal(map[string]int{"late": 142, "total": 1000})}},
 			script(filterLate, countLate, llm.Text("```go\nsummary := map[string]int{\"late\": count_rows_result, \"total\": len(orders.Rows)}\n```"), done(`"<<var:summary>>"`))},
 		{&eval.Case{Name: "07-asks-approval", Description: "every call is approved by the runner before it runs",
-			Task: "How many orders are there this month?", Options: eval.RunOptions{Approval: runtime.ApproveOnToolCall},
+			Task: "How many orders are there this month?", Options: eval.CaseOptions{Approval: agent.ApproveOnToolCall},
 			Expect: []eval.Expectation{eval.Equal(1000), eval.ApprovalBefore("count_rows")}},
 			script(call("count_rows", `{"table":"<<var:orders>>"}`), done(`"<<var:count_rows_result>>"`))},
 		{&eval.Case{Name: "08-denied", Description: "filtering is denied; the model says it cannot answer instead of guessing",
-			Task: "How many orders are late?", Options: eval.RunOptions{Approval: runtime.ApproveOnToolCall}, Deny: []string{"filter_rows"},
+			Task: "How many orders are late?", Options: eval.CaseOptions{Approval: agent.ApproveOnToolCall}, Deny: []string{"filter_rows"},
 			Expect: []eval.Expectation{eval.Status(run.StatusFailed), eval.FailureKind(run.FailureGaveUp), eval.ApprovalBefore("filter_rows")}},
 			script(filterLate, call("terminate", `{"success":false,"result":"I was not allowed to filter the orders."}`))},
 		{&eval.Case{Name: "09-json-variable", Description: "a starting variable given as JSON, decoded into *demotable.Table",
@@ -150,7 +150,7 @@ func behaviours() []behaviour {
 			Expect: []eval.Expectation{eval.Equal(5), eval.NoCopies()}},
 			script(call("count_rows", `{"table":`+string(returns)+`}`), done(`"<<var:count_rows_result>>"`))},
 		{&eval.Case{Name: "12-leaks-the-token", FailsOnPurpose: "the agent's instructions carry the token, so every request does",
-			Task: "How many orders are there this month?", Options: eval.RunOptions{Instructions: "Authenticate with " + token + " if needed."},
+			Task: "How many orders are there this month?", Options: eval.CaseOptions{Instructions: "Authenticate with " + token + " if needed."},
 			Expect: []eval.Expectation{eval.Equal(1000), eval.NoSecrets(token)}},
 			script(call("count_rows", `{"table":"<<var:orders>>"}`), done(`"<<var:count_rows_result>>"`))},
 		{&eval.Case{Name: "13-wanders", FailsOnPurpose: "the model counts the same table again and again",

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/llm/anthropic"
 	"github.com/byref/byref/llm/azure"
@@ -13,7 +14,6 @@ import (
 	"github.com/byref/byref/llm/llmtest"
 	"github.com/byref/byref/llm/openai"
 	"github.com/byref/byref/llm/openai/responses"
-	"github.com/byref/byref/runtime"
 )
 
 // The streamed answers of each wire format, "done" with a usage that has
@@ -114,7 +114,7 @@ func TestCacheUsageReachesOutcome(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rt, err := runtime.New(runtime.Options{Model: m, DisableSnippets: true})
+			rt, err := agent.New(agent.Options{Model: m, DisableSnippets: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/byref/byref/agent"
 	"github.com/byref/byref/run"
-	"github.com/byref/byref/runtime"
 )
 
 // Run and RunRestored run a provider's run test to its end.
@@ -16,10 +16,10 @@ import (
 // next server), answers the await with answer and waits for the restored
 // run to complete. It returns the outcome and the restored run's
 // snapshot; the first process's run is canceled when the test ends.
-func RunRestored(t *testing.T, first, second *runtime.Runtime, task, answer string) (runtime.Outcome, run.Snapshot) {
+func RunRestored(t *testing.T, first, second *agent.Agent, task, answer string) (agent.Outcome, run.Snapshot) {
 	t.Helper()
 	ctx := context.Background()
-	h, err := first.Start(ctx, runtime.RunOptions{Spec: runtime.Spec{Task: task}})
+	h, err := first.Start(ctx, agent.RunOptions{Task: task})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,11 +28,11 @@ func RunRestored(t *testing.T, first, second *runtime.Runtime, task, answer stri
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := e.Data.(run.AwaitRequested); ok {
+		if _, ok := e.Payload.(run.AwaitRequested); ok {
 			break
 		}
 	}
-	restored, err := second.Restore(ctx, h.ID(), runtime.RestoreOptions{})
+	restored, err := second.Restore(ctx, h.ID(), agent.RestoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,9 +48,9 @@ func RunRestored(t *testing.T, first, second *runtime.Runtime, task, answer stri
 
 // Run runs task on rt to its end, which must be a completion, and
 // returns the outcome and the run's snapshot.
-func Run(t *testing.T, rt *runtime.Runtime, task string) (runtime.Outcome, run.Snapshot) {
+func Run(t *testing.T, rt *agent.Agent, task string) (agent.Outcome, run.Snapshot) {
 	t.Helper()
-	h, err := rt.Start(context.Background(), runtime.RunOptions{Spec: runtime.Spec{Task: task}})
+	h, err := rt.Start(context.Background(), agent.RunOptions{Task: task})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func Run(t *testing.T, rt *runtime.Runtime, task string) (runtime.Outcome, run.S
 
 // completed waits for h's outcome, which must be a completion, and returns
 // it with the run's snapshot.
-func completed(t *testing.T, h *runtime.Handle) (runtime.Outcome, run.Snapshot) {
+func completed(t *testing.T, h *agent.Handle) (agent.Outcome, run.Snapshot) {
 	t.Helper()
 	ctx := context.Background()
 	o, err := h.Wait(ctx)
