@@ -39,15 +39,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	// With no model named, the agent runs on the scripted model: stored runs
-	// can be browsed, and the API tried, with no key.
-	spec := *modelSpec
-	if spec == "" {
-		spec = os.Getenv("BYREF_MODEL")
-	}
-	if spec == "" {
-		spec = scriptedSpec
-	}
+	spec := servedModel(*modelSpec)
 	flagName := "--db"
 	if *storeSpec != "" {
 		*db, flagName = *storeSpec, "--store"
@@ -189,6 +181,19 @@ func newServer(opts server.Options, stderr io.Writer) (*server.Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// servedModel is the model of a server or a worker: --model's spec, else
+// $BYREF_MODEL, else the built-in scripted model, so that stored runs can
+// be browsed, and the API tried, with no key.
+func servedModel(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if env := os.Getenv("BYREF_MODEL"); env != "" {
+		return env
+	}
+	return scriptedSpec
 }
 
 // scriptedSpec is the model byref serve runs on when none is named: a

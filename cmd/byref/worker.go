@@ -34,13 +34,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := tf.check(*storeSpec); err != nil {
 		return err
 	}
-	spec := *modelSpec
-	if spec == "" {
-		spec = os.Getenv("BYREF_MODEL")
-	}
-	if spec == "" {
-		spec = scriptedSpec
-	}
+	spec := servedModel(*modelSpec)
 	model, err := openModel(spec)
 	if err != nil {
 		return err
