@@ -15,10 +15,12 @@ fmt:
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags temporal ./cmd/byref
 
 staticcheck:
 	@test -x $(GOBIN)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(GOBIN)/staticcheck ./...
+	$(GOBIN)/staticcheck -tags temporal ./cmd/byref
 
 ## chromium: Debian's chromium for the browser tests (they skip without it outside CI)
 chromium:

@@ -87,7 +87,9 @@ Usage:
                                    processes, instead of in this process (default
                                    $BYREF_TEMPORAL); needs --store postgres://…, which the
                                    workers share; any number of servers may then serve the
-                                   database, each answering for any run
+                                   database, each answering for any run. Temporal's flags and
+                                   byref worker need a byref built with the tag temporal:
+                                   go install -tags temporal github.com/byref/byref/cmd/byref
       --task-queue name            with --temporal, the workers' task queue (default byref)
       --worker-lost-after 5s       with --temporal, how long a worker may be silent (in a
                                    model call, a step or a workflow task, or not taking a

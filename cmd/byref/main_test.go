@@ -13,7 +13,8 @@ import (
 	"github.com/byref/byref/internal/pgtest"
 )
 
-// byrefBin is the command, built once for the tests that run it.
+// byrefBin is the command, built once for the tests that run it, with
+// the build tag temporal.
 var byrefBin string
 
 func TestMain(m *testing.M) {
@@ -22,7 +23,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	byrefBin = filepath.Join(dir, "byref")
-	if out, err := exec.Command("go", "build", "-o", byrefBin, ".").CombinedOutput(); err != nil {
+	// With Temporal's commands and flags (byref worker, serve --temporal),
+	// which the cluster test runs.
+	if out, err := exec.Command("go", "build", "-tags", "temporal", "-o", byrefBin, ".").CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		panic("go build: " + err.Error() + "\n" + string(out))
 	}

@@ -70,11 +70,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		opts.Replicas = replicas
 	}
 	if tf.on() {
-		e, c, err := tf.engine(ctx, store, stderr)
+		e, closeEngine, err := tf.engine(ctx, store, stderr)
 		if err != nil {
 			return err
 		}
-		defer c.Close()
+		defer closeEngine()
 		opts.Engine = e
 	} else if served.Agent, err = agent.New(agent.Options{Model: model, Store: store}); err != nil {
 		return err
