@@ -94,7 +94,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if replicas != nil {
 		s.OnTakeOver(func(from string, runs int) {
-			fmt.Fprintf(stdout, "byref: took over %s of replica %s, which stopped\n", count(runs, "run"), from)
+			if from != "" { // "" when it joins
+				fmt.Fprintf(stdout, "byref: took over %s of replica %s, which stopped\n", count(runs, "run"), from)
+			}
 		})
 	}
 	restored, interrupted, err := s.Recover(ctx)
