@@ -126,3 +126,28 @@ func TestPushDeliveredOnceByReplicas(t *testing.T) {
 		seen[string(b)] = true
 	}
 }
+
+// A replica that starts after the one that delivered a configuration's
+// notifications stopped takes them over: its deliveries go on there.
+func TestPushGoesOnAfterAReplicaStops(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Start(t).Database(t)
+	first, a := a2aReplica(t, url)
+	recv := newReceiver(t)
+	req := userMessage("ask me")
+	req.Config = &sdk.SendMessageConfig{PushConfig: &sdk.PushConfig{URL: recv.URL + "/hook"}}
+	res, err := clientFor(t, a, "awaiter").SendMessage(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := res.(*sdk.Task)
+	recv.waitFor(t, "input_required")
+	if err := first.Server.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, b := a2aReplica(t, url)
+	if _, err := clientFor(t, b, "awaiter").SendMessage(ctx, &sdk.SendMessageRequest{Message: sdk.NewMessageForTask(sdk.MessageRoleUser, task, sdk.NewTextPart("blue"))}); err != nil {
+		t.Fatal(err)
+	}
+	recv.waitFor(t, "completed")
+}

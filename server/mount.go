@@ -157,7 +157,9 @@ func (s *Server) OnClose(f func()) {
 // Options.Replicas, has taken over a replica that stopped, with its ID and
 // the number of runs restored here: the claims of that replica are this
 // server's from then on, so a protocol served beside ACP starts again the
-// work it claims (A2A push deliveries).
+// work it claims (A2A push deliveries). f is also called once when the
+// server has joined the replicas (Recover), with "" and 0: before, it
+// claims nothing.
 func (s *Server) OnTakeOver(f func(from string, runs int)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -166,11 +168,15 @@ func (s *Server) OnTakeOver(f func(from string, runs int)) {
 
 // Claim claims a piece of background work (kind, key) for this server
 // among Options.Replicas, so that one replica does it, and reports
-// whether this server holds it. Without replicas, every claim is this
-// server's.
+// whether this server holds it: false before the server has joined the
+// replicas (Recover; see OnTakeOver). Without replicas, every claim is
+// this server's.
 func (s *Server) Claim(ctx context.Context, kind, key string) (bool, error) {
 	if s.opts.Replicas == nil {
 		return true, nil
+	}
+	if !s.joined.Load() {
+		return false, nil
 	}
 	return s.opts.Replicas.Claim(ctx, kind, key)
 }

@@ -406,6 +406,8 @@ func (s *Server) join(ctx context.Context) error {
 	if err := s.opts.Replicas.Join(ctx, s.answer, s.adopt); err != nil {
 		return fmt.Errorf("server: joining the replicas: %w", err)
 	}
+	s.joined.Store(true)
+	s.takenOver("", 0) // the protocols claim their work
 	go func() {
 		select {
 		case <-s.opts.Replicas.Lost():
@@ -434,11 +436,16 @@ func (s *Server) adopt(ctx context.Context, from string, ids []run.ID) {
 		restored++
 	}
 	s.log.Info("server: took over the runs of a replica that stopped", "replica", from, "runs", restored, "of", len(ids))
+	s.takenOver(from, restored)
+}
+
+// takenOver calls the OnTakeOver funcs.
+func (s *Server) takenOver(from string, runs int) {
 	s.mu.Lock()
 	hooks := s.onTakeOver
 	s.mu.Unlock()
 	for _, f := range hooks {
-		f(from, restored)
+		f(from, runs)
 	}
 }
 

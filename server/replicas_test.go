@@ -164,6 +164,25 @@ func TestReplicasAnswerAnyRun(t *testing.T) {
 	}
 	c.run("POST", "/runs/"+r.RunID, resume("again", "sync"), 403)
 
+	// Answered in the inspector of another replica.
+	r = a.run("POST", "/runs", create("awaiter", "Hi", "sync"), 200)
+	snap, err := rs[0].Store.Get(ctx, run.ID(r.RunID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl, err = rs[2].Server.Control(ctx, snap.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ = ctl.Pending()
+	body, _ := json.Marshal(map[string]any{"await_id": p.ID, "answer": run.Answer{Text: "green"}})
+	if status, got := c.do("POST", "/ui/api/runs/"+r.RunID+"/resume", string(body)); status != http.StatusAccepted {
+		t.Fatalf("resumed in the inspector of another replica: %d %s", status, got)
+	}
+	if got := b.waitStatus(r.RunID, "completed"); !strings.Contains(got.text(), "green") {
+		t.Fatalf("after the inspector's answer: %+v", got)
+	}
+
 	// Cancelled through another replica.
 	r = a.run("POST", "/runs", create("awaiter", "Hi", "sync"), 200)
 	if got := c.run("POST", "/runs/"+r.RunID+"/cancel", "", 202); got.Status != "cancelling" {

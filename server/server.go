@@ -168,6 +168,7 @@ type Server struct {
 	// lost its lease and the server abandoned its runs (replicas.go).
 	leaseLost atomic.Bool
 	abandoned chan struct{}
+	joined    atomic.Bool // Recover joined Options.Replicas
 
 	ctx    context.Context // the runs' context; cancelled by Close
 	cancel context.CancelFunc

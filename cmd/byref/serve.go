@@ -87,7 +87,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer s.Close()
 	if replicas != nil {
 		s.OnTakeOver(func(from string, runs int) {
-			fmt.Fprintf(stdout, "byref: took over %s of replica %s, which stopped\n", count(runs, "run"), from)
+			if from != "" { // "" when it joins
+				fmt.Fprintf(stdout, "byref: took over %s of replica %s, which stopped\n", count(runs, "run"), from)
+			}
 		})
 	}
 	if !tf.on() || replicas != nil { // an engine recovers its own runs

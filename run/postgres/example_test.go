@@ -58,7 +58,11 @@ func ExampleStore_NewReplica() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	s.OnTakeOver(func(from string, runs int) { log.Printf("took over %d runs of replica %s", runs, from) })
+	s.OnTakeOver(func(from string, runs int) {
+		if from != "" { // "" when it joins
+			log.Printf("took over %d runs of replica %s", runs, from)
+		}
+	})
 	if _, _, err := s.Recover(ctx); err != nil { // joins the replicas
 		log.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -10,7 +11,8 @@ import (
 // Lock is an exclusive session lock on a name, held by one process of
 // all those sharing the store's schema (see [Store.TryLock]).
 type Lock struct {
-	conn *pgx.Conn
+	conn    *pgx.Conn
+	timeout time.Duration // the store's Options.QueryTimeout
 }
 
 // TryLock takes the lock named name, within the store's schema, if no
@@ -58,10 +60,18 @@ func (s *Store) lock(ctx context.Context, name string, wait bool) (*Lock, bool, 
 		}
 		return nil, false, nil
 	}
-	return &Lock{conn: conn}, true, nil
+	return &Lock{conn: conn, timeout: s.timeout}, true, nil
 }
 
-// Unlock releases the lock by closing its session.
+// Unlock releases the lock, then closes its session. The release is a
+// statement the database has answered when Unlock returns (closing the
+// session alone would release the lock only once the server has seen
+// the session end): the next TryLock of another session gets it.
 func (l *Lock) Unlock(ctx context.Context) error {
+	if !l.conn.IsClosed() {
+		uctx, cancel := context.WithTimeout(ctx, l.timeout)
+		_, _ = l.conn.Exec(uctx, `SELECT pg_advisory_unlock_all()`)
+		cancel()
+	}
 	return l.conn.Close(ctx)
 }
