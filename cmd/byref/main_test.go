@@ -188,6 +188,14 @@ func TestErrorsNameTheFix(t *testing.T) {
 		{[]string{"runs", "ls", "--db", filepath.Join(t.TempDir(), "none.db")}, 1, "pass --db"},
 		{[]string{"runs", "show", "nope", "--db", db}, 1, `no run's ID is or starts with "nope"`},
 		{[]string{"serve", "--addr", "0.0.0.0:0", "--model", "scripted:hello", "--db", db}, 1, "--token"},
+		{[]string{"run", "x", "--db", db, "--model", "scripted:hello?delay=1ms"}, 0, "Hello from the scripted model"},
+		{[]string{"run", "x", "--db", db, "--model", "scripted?delay=1ms", "--approve", "none"}, 0, "result: 42"},
+		{[]string{"run", "x", "--db", db, "--model", "scripted:hello?delay=soon"}, 1, "scripted:hello?delay=100ms"},
+		{[]string{"run", "x", "--db", db, "--model", "scripted:hello?pace=1ms"}, 1, "the one option is delay"},
+		{[]string{"serve", "--temporal", "127.0.0.1:7233", "--db", db}, 2, "--temporal needs --store postgres://"},
+		{[]string{"worker", "--store", "postgres://x/y"}, 2, "byref worker needs --temporal host:port"},
+		{[]string{"worker", "--temporal", "127.0.0.1:7233", "--db", db}, 2, "flag provided but not defined: -db"},
+		{[]string{"worker", "--temporal", "127.0.0.1:7233"}, 2, "--temporal needs --store postgres://"},
 		{[]string{"frobnicate"}, 2, "unknown command"},
 	} {
 		out, code := byref(t, "", tc.args...)
