@@ -450,18 +450,26 @@ func (s *Server) takenOver(from string, runs int) {
 }
 
 // takeOver records the takeover of one run in its log and restores it.
+// The log may still grow meanwhile by the last appends of the replica
+// that stopped (those it made before it knew it lost its lease): the
+// record is appended after them.
 func (s *Server) takeOver(ctx context.Context, from string, id run.ID) error {
-	sum, err := s.store.Get(ctx, id)
-	if err != nil {
-		return err
+	for range 5 {
+		sum, err := s.store.Get(ctx, id)
+		if err != nil || sum.Status.Terminal() {
+			return err
+		}
+		_, err = s.store.Append(ctx, id, sum.LastSeq, run.Event{Payload: run.Progress{Message: takeOverReason(s.opts.Replicas.ID(), from)}})
+		var conflict *run.ConflictError
+		if errors.As(err, &conflict) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		return s.restore(ctx, id)
 	}
-	if sum.Status.Terminal() {
-		return nil
-	}
-	if _, err := s.store.Append(ctx, id, sum.LastSeq, run.Event{Payload: run.Progress{Message: takeOverReason(s.opts.Replicas.ID(), from)}}); err != nil {
-		return err
-	}
-	return s.restore(ctx, id)
+	return fmt.Errorf("its log kept growing as it was taken over")
 }
 
 // abandon stops the server's runs at once, recording nothing, once its
