@@ -189,6 +189,19 @@ func TestReplicasAnswerAnyRun(t *testing.T) {
 		t.Fatalf("cancelled through another replica: %+v", got)
 	}
 	a.waitStatus(r.RunID, "cancelled")
+	// Ended, it is no replica's: a replica's leases are the runs it holds.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		owner, err := rs[0].Replica.Owner(ctx, run.ID(r.RunID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if owner == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cancelled run is still owned by %s", owner)
+		}
+	}
 
 	// Followed up through another replica (its owner holds it).
 	r = a.run("POST", "/runs", create("echo", "first", "sync"), 200)
