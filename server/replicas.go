@@ -34,7 +34,9 @@ type Replicas interface {
 	// Join only.
 	Join(ctx context.Context, answer func(ctx context.Context, id run.ID, request []byte) []byte, adopt func(ctx context.Context, from string, runs []run.ID)) error
 	// Own makes this replica the run's owner before the run starts, and
-	// reports whether it is: false when another member owns it.
+	// reports whether it is: false when another member owns it. It is
+	// Claim of the kind "run" and the run's ID, which Release gives up
+	// once the server holds the run no more.
 	Own(ctx context.Context, id run.ID) (bool, error)
 	// Owner returns the ID of the member that owns the run, "" when none
 	// does.
@@ -149,6 +151,23 @@ func errorOf(b []byte) error {
 		}
 	}
 	return e
+}
+
+// claimRun is the kind of the claims of runs (Replicas.Own).
+const claimRun = "run"
+
+// disown gives up the leases on runs this server no longer holds (they
+// ended, or left the followable runs), so that a replica's claims stay
+// as many as the runs it holds, and a takeover moves no more.
+func (s *Server) disown(ids []run.ID) {
+	if s.opts.Replicas == nil || s.opts.Engine != nil || s.leaseLost.Load() {
+		return
+	}
+	for _, id := range ids {
+		if err := s.opts.Replicas.Release(context.Background(), claimRun, string(id)); err != nil {
+			s.log.Warn("server: giving up the lease on a run", "run", id, "err", err)
+		}
+	}
 }
 
 // takeOverWait bounds how long a request for a run that is being taken
@@ -450,18 +469,26 @@ func (s *Server) takenOver(from string, runs int) {
 }
 
 // takeOver records the takeover of one run in its log and restores it.
+// The log may still grow meanwhile by the last appends of the replica
+// that stopped (those it made before it knew it lost its lease): the
+// record is appended after them.
 func (s *Server) takeOver(ctx context.Context, from string, id run.ID) error {
-	sum, err := s.store.Get(ctx, id)
-	if err != nil {
-		return err
+	for range 5 {
+		sum, err := s.store.Get(ctx, id)
+		if err != nil || sum.Status.Terminal() {
+			return err
+		}
+		_, err = s.store.Append(ctx, id, sum.LastSeq, run.Event{Payload: run.Progress{Message: takeOverReason(s.opts.Replicas.ID(), from)}})
+		var conflict *run.ConflictError
+		if errors.As(err, &conflict) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		return s.restore(ctx, id)
 	}
-	if sum.Status.Terminal() {
-		return nil
-	}
-	if _, err := s.store.Append(ctx, id, sum.LastSeq, run.Event{Payload: run.Progress{Message: takeOverReason(s.opts.Replicas.ID(), from)}}); err != nil {
-		return err
-	}
-	return s.restore(ctx, id)
+	return fmt.Errorf("its log kept growing as it was taken over")
 }
 
 // abandon stops the server's runs at once, recording nothing, once its

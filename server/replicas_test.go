@@ -189,6 +189,19 @@ func TestReplicasAnswerAnyRun(t *testing.T) {
 		t.Fatalf("cancelled through another replica: %+v", got)
 	}
 	a.waitStatus(r.RunID, "cancelled")
+	// Ended, it is no replica's: a replica's leases are the runs it holds.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		owner, err := rs[0].Replica.Owner(ctx, run.ID(r.RunID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if owner == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cancelled run is still owned by %s", owner)
+		}
+	}
 
 	// Followed up through another replica (its owner holds it).
 	r = a.run("POST", "/runs", create("echo", "first", "sync"), 200)
@@ -398,4 +411,65 @@ func BenchmarkDeltaAcrossReplicas(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
+
+// gatedNote notes once, then answers once release is closed (or its
+// context is done), after saying on calling that it was called.
+type gatedNote struct {
+	calling chan struct{}
+	release chan struct{}
+}
+
+func (m gatedNote) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if len(afterTask(req)) == 0 {
+		return llm.CallTool("note", `{"return":null}`), nil
+	}
+	m.calling <- struct{}{}
+	select {
+	case <-m.release:
+	case <-ctx.Done():
+		return llm.Response{}, ctx.Err()
+	}
+	return llm.Text("done"), nil
+}
+
+// Runs spread over three replicas all complete when one of them dies in
+// the middle, and none records a step twice: each has its note and its
+// answer, once each.
+func TestReplicasLoseNoRun(t *testing.T) {
+	const runs = 60
+	m := gatedNote{calling: make(chan struct{}, runs*2), release: make(chan struct{})}
+	agents := func(store run.Store) []server.Agent {
+		return []server.Agent{scriptedAgent(store, "gated", m, agent.RunOptions{})}
+	}
+	rs, cs := replicas(t, 3, agents)
+	var ids []string
+	for i := range runs {
+		ids = append(ids, cs[i%3].run("POST", "/runs", create("gated", "Go", "async"), 202).RunID)
+	}
+	for range runs {
+		<-m.calling // every run is in its second model call
+	}
+	rs[0].Kill(t)
+	close(m.release)
+	ctx := context.Background()
+	takenOver := 0
+	for i, id := range ids {
+		cs[1+i%2].waitStatus(id, "completed")
+		events, err := rs[1].Store.Read(ctx, run.ID(id), 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := map[run.EventType]int{}
+		for _, e := range events {
+			count[e.Type()]++
+		}
+		if count[run.EventToolCallScheduled] != 1 || count[run.EventAssistantMessage] != 1 || count[run.EventResult] != 1 {
+			t.Errorf("run %s records its steps more than once, or not: %v", id, count)
+		}
+		takenOver += count[run.EventProgress]
+	}
+	if takenOver != runs/3 {
+		t.Errorf("%d runs were taken over, want the dead replica's %d", takenOver, runs/3)
+	}
 }

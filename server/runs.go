@@ -312,14 +312,19 @@ func (s *Server) watch(agentName string, id run.ID, c agent.Controller, rc runCt
 	if rc.stop != nil {
 		rc.stop()
 	}
+	var gone []run.ID // runs this server no longer holds
 	s.mu.Lock()
 	delete(s.live, id)
 	if err == nil && o.Status == run.StatusCompleted {
-		s.followable.add(id, c, rc.cancel)
+		gone = s.followable.add(id, c, rc.cancel)
 	} else if rc.cancel != nil {
 		rc.cancel()
 	}
 	s.mu.Unlock()
+	if err == nil && o.Status.Final() {
+		gone = append(gone, id)
+	}
+	s.disown(gone)
 	if err != nil {
 		if s.ctx.Err() == nil {
 			s.log.Warn("server: waiting for a run's turn to end failed; the engine still has the run", "agent", agentName, "run", id, "err", err)

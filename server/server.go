@@ -277,9 +277,10 @@ func (s *Server) Close() error {
 	}
 	s.stopRuns()
 	s.mu.Lock()
-	s.followable.release()
+	held := s.followable.release()
 	onClose := s.onClose
 	s.mu.Unlock()
+	s.disown(held)
 	for _, f := range onClose {
 		f()
 	}

@@ -75,7 +75,9 @@ type heldRun struct {
 	cancel context.CancelFunc
 }
 
-func (f *followable) add(id run.ID, h agent.Controller, cancel context.CancelFunc) {
+// add holds a completed run, and returns the runs it let go of to keep
+// MaxFollowable.
+func (f *followable) add(id run.ID, h agent.Controller, cancel context.CancelFunc) (gone []run.ID) {
 	if f.byID == nil {
 		f.byID = map[run.ID]heldRun{}
 	}
@@ -91,9 +93,11 @@ func (f *followable) add(id run.ID, h agent.Controller, cancel context.CancelFun
 		if c := f.byID[f.order[0]].cancel; c != nil {
 			c()
 		}
+		gone = append(gone, f.order[0])
 		delete(f.byID, f.order[0])
 		f.order = slices.Delete(f.order, 0, 1)
 	}
+	return gone
 }
 
 func (f *followable) has(id run.ID) bool {
@@ -119,13 +123,15 @@ func (f *followable) take(id run.ID) (agent.Controller, context.CancelFunc) {
 	return held.h, held.cancel
 }
 
-// release calls the cancel function of every held run (Close).
-func (f *followable) release() {
+// release calls the cancel function of every held run (Close), and
+// returns their IDs.
+func (f *followable) release() []run.ID {
 	for _, held := range f.byID {
 		if held.cancel != nil {
 			held.cancel()
 		}
 	}
+	return slices.Clone(f.order)
 }
 
 // uiRoutes registers the page and its API with the routes' handle

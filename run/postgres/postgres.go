@@ -73,6 +73,10 @@ type Store struct {
 	stop   context.CancelFunc // cancels bg: stops the listener and the publisher
 	wg     sync.WaitGroup     // the listener and the publisher
 	closed atomic.Bool
+	// fenced is set when the Store's replica lost its lease: the Store
+	// writes no more (ErrLeaseLost), since another replica may be taking
+	// its runs over.
+	fenced atomic.Bool
 	opts   Options
 
 	// cache holds the summaries of runs this Store appended to lately, so
@@ -177,6 +181,9 @@ func (s *Store) bound(ctx context.Context) (context.Context, context.CancelFunc)
 // Create implements [run.Store.Create] in one statement: the run's row and
 // its first event, or nothing when the ID is taken.
 func (s *Store) Create(ctx context.Context, e run.Event) (run.Summary, bool, error) {
+	if s.fenced.Load() {
+		return run.Summary{}, false, ErrLeaseLost
+	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	e, sum, err := run.PrepareCreate(e, s.now())
@@ -238,6 +245,9 @@ const maxPayload = 1000
 // its last_seq check keeps a batch from being stored twice (a retry after
 // a commit whose reply was lost returns a *run.ConflictError).
 func (s *Store) Append(ctx context.Context, id run.ID, last int64, events ...run.Event) (int64, error) {
+	if s.fenced.Load() {
+		return 0, ErrLeaseLost
+	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	sum, cached := s.cached(id, last)

@@ -309,7 +309,7 @@ func TestWaitLock(t *testing.T) {
 	go func() {
 		l, err := b.WaitLock(ctx, "byref serve")
 		if err == nil {
-			defer l.Unlock(ctx)
+			l.Unlock(ctx) // before the test goes on to take it again
 		}
 		got <- err
 	}()
@@ -324,7 +324,10 @@ func TestWaitLock(t *testing.T) {
 		t.Fatalf("WaitLock = %v", err)
 	}
 	// A waiter whose context ends gives up.
-	held, _, _ = a.TryLock(ctx, "byref serve")
+	held, ok, err := a.TryLock(ctx, "byref serve")
+	if err != nil || !ok {
+		t.Fatalf("TryLock of the released lock = %v, %v", ok, err)
+	}
 	defer held.Unlock(ctx)
 	cctx, cancel := context.WithCancel(ctx)
 	go func() {

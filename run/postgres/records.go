@@ -10,6 +10,9 @@ import (
 
 // PutRecord implements [run.Records.PutRecord] in one statement.
 func (s *Store) PutRecord(ctx context.Context, r run.Record) error {
+	if s.fenced.Load() {
+		return ErrLeaseLost
+	}
 	if err := run.CheckRecord(r); err != nil {
 		return err
 	}
@@ -33,6 +36,9 @@ func (s *Store) PutRecord(ctx context.Context, r run.Record) error {
 
 // DeleteRecord implements [run.Records.DeleteRecord].
 func (s *Store) DeleteRecord(ctx context.Context, id run.ID, kind, key string) (bool, error) {
+	if s.fenced.Load() {
+		return false, ErrLeaseLost
+	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	var tag pgconn.CommandTag

@@ -91,6 +91,10 @@ type Replica struct {
 }
 
 // NewReplica returns a replica of a new, random ID, which has not joined.
+// The Store is the replica's: once the replica lost its lease, the Store
+// writes nothing more (its Create, Append, PutRecord and DeleteRecord
+// return ErrLeaseLost), since another replica may be taking its runs
+// over. Make one replica per Store.
 func (s *Store) NewReplica() (*Replica, error) {
 	if len(s.schema)+len(replicaSuffix)+replicaIDLen > 63 {
 		return nil, fmt.Errorf("postgres: schema name %q is too long for replicas: it names their notification channels too, which with %q and an ID of %d characters must fit PostgreSQL's 63 bytes; choose a shorter Options.Schema", s.schema, replicaSuffix, replicaIDLen)
@@ -215,6 +219,7 @@ func (r *Replica) listen(conn *pgx.Conn) {
 func (r *Replica) loseLease(err error) {
 	r.lostOnce.Do(func() {
 		r.s.log.Error("postgres: this replica lost its connection to the database, and its lease on its runs", "replica", r.id, "err", err)
+		r.s.fenced.Store(true) // before anyone is told: nothing more is written
 		close(r.lost)
 		r.cancel()
 	})

@@ -45,7 +45,7 @@ func join(t testing.TB, app, schema string) *member {
 // sends; a claim has one holder; when the owner's session ends without
 // a word (its connections are ended), another replica takes over the
 // runs it owned that have not ended, and the old owner learns it lost its
-// lease.
+// lease: its Store writes no more.
 func TestReplicas(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
 	defer cancel()
@@ -112,6 +112,10 @@ func TestReplicas(t *testing.T) {
 	}
 	if _, err := a.Claim(ctx, "push", "x"); !errors.Is(err, ErrLeaseLost) {
 		t.Fatalf("a claims after it lost its lease: %v, want ErrLeaseLost", err)
+	}
+	// a's Store writes no more: b may be restoring its runs.
+	if _, err := a.s.Append(ctx, "r1", 1, run.Event{Payload: run.StatusChanged{From: run.StatusCreated, To: run.StatusFailed}}); !errors.Is(err, ErrLeaseLost) {
+		t.Fatalf("a's Store appends after it lost its lease: %v, want ErrLeaseLost", err)
 	}
 	if owner, err := b.Owner(ctx, "r2"); err != nil || owner != b.ID() {
 		t.Fatalf("the owner of r2 is %q, %v; want b, %q", owner, err, b.ID())
