@@ -87,7 +87,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer s.Close()
 	if replicas != nil {
 		s.OnTakeOver(func(from string, runs int) {
-			if from != "" { // "" when it joins
+			switch {
+			case from == "": // when it joins
+			case runs == 0: // another replica took them, or it held none
+				fmt.Fprintf(stdout, "byref: replica %s stopped; this one took none of its runs over\n", from)
+			default:
 				fmt.Fprintf(stdout, "byref: took over %s of replica %s, which stopped\n", count(runs, "run"), from)
 			}
 		})
