@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -100,13 +101,24 @@ func replicas(t *testing.T, n int, agents func(run.Store) []server.Agent) ([]*re
 // fails the test after a minute.
 func (c client) waitStatus(id, status string) acpRun {
 	c.t.Helper()
+	r, ok := c.reaches(id, status)
+	if !ok {
+		c.t.Fatalf("run %s is %s, never %s", id, r.Status, status)
+	}
+	return r
+}
+
+// reaches polls GET /runs/{id} until the run is status, and reports
+// whether it got there within a minute (a hang guard).
+func (c client) reaches(id, status string) (acpRun, bool) {
+	c.t.Helper()
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
 		r := c.run("GET", "/runs/"+id, "", 200)
 		if r.Status == status {
-			return r
+			return r, true
 		}
 		if time.Now().After(deadline) {
-			c.t.Fatalf("run %s is %s, never %s", id, r.Status, status)
+			return r, false
 		}
 	}
 }
@@ -455,10 +467,17 @@ func TestReplicasLoseNoRun(t *testing.T) {
 	ctx := context.Background()
 	takenOver := 0
 	for i, id := range ids {
-		cs[1+i%2].waitStatus(id, "completed")
+		_, done := cs[1+i%2].reaches(id, "completed")
 		events, err := rs[1].Store.Read(ctx, run.ID(id), 1, 0)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !done {
+			var log []string
+			for _, e := range events {
+				log = append(log, fmt.Sprintf("%d %s %+v", e.Seq, e.Type(), e.Payload))
+			}
+			t.Fatalf("run %d (%s, started through replica %d) never completed; its log:\n%s", i, id, i%3, strings.Join(log, "\n"))
 		}
 		count := map[run.EventType]int{}
 		for _, e := range events {
