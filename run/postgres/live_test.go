@@ -249,18 +249,26 @@ func TestLiveDeltasAfterNobodyFollowed(t *testing.T) {
 	expectLines(t, fb, "3", "Δ3 Hel", "4", "5")
 }
 
+// followRunning makes a running run (its events 1 and 2) in one
+// process and follows it from another, once the follower has joined.
+func followRunning(t *testing.T, id run.ID) (w *Store, last int64, f <-chan string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	t.Cleanup(cancel)
+	w = openAt(t, "", Options{})
+	r := openAt(t, "", Options{Schema: w.schema})
+	mustCreate(t, w, id)
+	last = mustAppend(t, w, id, 1, toRunning)
+	f = liveFollower(ctx, r, id)
+	expectLines(t, f, "1", "2")
+	return w, last, f
+}
+
 // A follower that subscribes to a run before its first message streams
 // gets every delta of that message, in order, between the event they
 // follow and the next: a client that starts a run sees it written.
 func TestLiveFirstMessageWhole(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
-	defer cancel()
-	w := openAt(t, "", Options{})
-	r := openAt(t, "", Options{Schema: w.schema})
-	mustCreate(t, w, "run_first")
-	last := mustAppend(t, w, "run_first", 1, toRunning)
-	f := liveFollower(ctx, r, "run_first")
-	expectLines(t, f, "1", "2")
+	w, last, f := followRunning(t, "run_first")
 	w.PublishDelta("run_first", text(2, 0, "Hel"))
 	w.PublishDelta("run_first", text(2, 3, "lo, "))
 	w.PublishDelta("run_first", text(2, 7, "world"))
@@ -276,14 +284,7 @@ func TestLiveFirstMessageWhole(t *testing.T) {
 // message there: the deltas after it are dropped, never shown with a
 // hole, and the next message comes whole.
 func TestLiveDeltaLostCutsItsMessage(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
-	defer cancel()
-	w := openAt(t, "", Options{})
-	r := openAt(t, "", Options{Schema: w.schema})
-	mustCreate(t, w, "run_lost")
-	last := mustAppend(t, w, "run_lost", 1, toRunning)
-	f := liveFollower(ctx, r, "run_lost")
-	expectLines(t, f, "1", "2")
+	w, last, f := followRunning(t, "run_lost")
 	w.PublishDelta("run_lost", text(2, 0, "a"))
 	// "b", at offset 1, is lost.
 	w.PublishDelta("run_lost", text(2, 2, "c"))
