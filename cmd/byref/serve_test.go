@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -19,6 +18,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the driver run/sqlite uses, for integrity_check
+
+	"github.com/byref/byref/internal/syncbuf"
 )
 
 // served is a byref serve (or byref worker) process.
@@ -26,7 +27,7 @@ type served struct {
 	t    *testing.T
 	cmd  *exec.Cmd
 	base string
-	out  *syncBuffer
+	out  *syncbuf.Buffer
 	done chan error
 
 	mu    sync.Mutex
@@ -37,24 +38,6 @@ type served struct {
 type stamped struct {
 	at   time.Time
 	text string
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // serve starts byref serve with args on a free port of 127.0.0.1 and
@@ -91,7 +74,7 @@ func launch(t *testing.T, dir string, args ...string) *served {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &served{t: t, cmd: cmd, out: &syncBuffer{}, done: make(chan error, 1)}
+	s := &served{t: t, cmd: cmd, out: &syncbuf.Buffer{}, done: make(chan error, 1)}
 	cmd.Stderr = s.out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -10,7 +10,6 @@
 package temporaltest
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -19,13 +18,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
+
+	"github.com/byref/byref/internal/syncbuf"
 )
 
 // Quiet is a logger for Temporal's clients and workers that drops
@@ -86,7 +86,7 @@ func start(t testing.TB) (string, client.Client, string) {
 		"--dynamic-config-value", "matching.numTaskqueueReadPartitions=1",
 		"--dynamic-config-value", "matching.numTaskqueueWritePartitions=1")
 	cmd.Dir = t.TempDir()
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = io.Discard, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -126,23 +126,4 @@ func freePort(t testing.TB) string {
 	}
 	defer l.Close()
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-}
-
-// syncBuffer is a bytes.Buffer safe for a process's writes and the
-// test's reads at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

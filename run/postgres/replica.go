@@ -468,6 +468,14 @@ func (r *Replica) serve(cmd string) {
 		return
 	}
 	reply := r.answer(r.ctx, run.ID(id), []byte(request))
+	if r.ctx.Err() != nil {
+		// Leaving (or the lease is lost): what answer returned is cut
+		// short, and the member that takes this replica over marks the
+		// command gone, so the asker tries again on the run's new owner.
+		// (ctx, made from r.ctx, may not be done yet: a context's
+		// children are cancelled after its own Done closes.)
+		return
+	}
 	err = r.s.retry(ctx, func() error {
 		_, err := r.s.pool.Exec(ctx, r.s.sql(`WITH u AS (UPDATE {s}.commands SET reply = $2 WHERE id = $1 AND NOT gone RETURNING id, asker)
 			SELECT count(pg_notify($3 || asker, 'a' || id)) FROM u`), cmd, string(reply), r.prefix)
