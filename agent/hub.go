@@ -26,6 +26,7 @@ type hub struct {
 
 	mu   sync.Mutex
 	seq  int64 // the log's last sequence number
+	off  int64 // the Offset of the next delta after event seq
 	subs map[*follower]struct{}
 	// recent are the deltas since the log's last event; size their cost.
 	// full says some were not kept.
@@ -50,7 +51,8 @@ type follower struct {
 func (l *hub) publish(d run.Delta) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	d.After = l.seq
+	d.After, d.Offset = l.seq, l.off
+	l.off += d.Len()
 	e := run.Event{RunID: l.id, Time: time.Now().UTC().Round(0), Payload: d}
 	cost := len(d.Text) + liveCost
 	if !l.full && l.size+cost <= MaxLiveBuffer {
@@ -76,7 +78,7 @@ func (l *hub) stored(evs []run.Event) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.seq = evs[len(evs)-1].Seq
+	l.seq, l.off = evs[len(evs)-1].Seq, 0
 	clear(l.recent)
 	l.recent, l.size, l.full = l.recent[:0], 0, false
 	for f := range l.subs {

@@ -38,7 +38,7 @@ func (h *Handle) hub() *hub {
 }
 
 // PublishDeltas hands publish every live delta of the run from now on
-// (each as Events yields it, Delta.After set), for as long as the handle
+// (each as Events yields it, Delta.After and Offset set), for as long as the handle
 // lives, follow-ups included, besides the run's followers: a server in
 // replicas publishes its runs' deltas through a run.LiveStore so that the
 // replica that holds a client streams them. publish is called in the

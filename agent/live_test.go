@@ -92,8 +92,8 @@ const snippetStep = "Let me count.\n```go\nfor i := 1; i <= 3; i++ {\n\tfmt.Prin
 
 // TestDeltasReachEvents: a streaming model's text, reasoning, tool-call
 // arguments and a snippet's output lines reach Handle.Events as deltas, tagged with
-// their step and call, each before the completed message the log keeps;
-// the log holds no delta.
+// their step and call and their place in their message, each before the
+// completed message the log keeps; the log holds no delta.
 func TestDeltasReachEvents(t *testing.T) {
 	ctx := context.Background()
 	store := run.NewMemoryStore()
@@ -136,6 +136,7 @@ func TestDeltasReachEvents(t *testing.T) {
 	if got := deltas(evs, run.DeltaText, 3); got != "There are 3 lines." {
 		t.Errorf("step 3 text deltas %q", got)
 	}
+	offset := map[int64]int64{} // the Offset of the next delta of each message
 	for i, e := range evs {
 		d, ok := e.Payload.(run.Delta)
 		if !ok {
@@ -144,6 +145,12 @@ func TestDeltasReachEvents(t *testing.T) {
 		if e.Seq != 0 {
 			t.Errorf("delta %d has sequence number %d", i, e.Seq)
 		}
+		// The deltas of a message (after the same event) follow each
+		// other from Offset 0.
+		if d.Offset != offset[d.After] {
+			t.Errorf("delta %d (%+v) at Offset %d, want %d", i, d, d.Offset, offset[d.After])
+		}
+		offset[d.After] = d.Offset + d.Len()
 		// Every delta comes before the completed message of its kind.
 		var done int
 		switch d.What {

@@ -58,7 +58,18 @@ type Delta struct {
 	// delta was produced: the delta comes after that event and before the
 	// next.
 	After int64 `json:"after"`
+	// Offset is where the delta begins among the run's deltas with the
+	// same After (the message being written): the bytes of the Names and
+	// Texts of those before it. The deltas of a message run from Offset 0
+	// without a hole, so that a follower in another process tells whether
+	// it has a message from its beginning and whether a piece was lost
+	// on the way (see [LiveStore]).
+	Offset int64 `json:"offset"`
 }
+
+// Len is the bytes of the message that the delta holds: its Name's and
+// its Text's. The next delta of its message has Offset d.Offset+d.Len().
+func (d Delta) Len() int64 { return int64(len(d.Name) + len(d.Text)) }
 
 // Kind returns [EventDelta].
 func (Delta) Kind() EventType { return EventDelta }
@@ -89,9 +100,11 @@ type LiveStore interface {
 	PublishDelta(id ID, d Delta)
 	// Live follows a run as Events does, with the deltas published by
 	// any process between its events: each after the event it follows
-	// (Delta.After) and before the next. A follower that joins late, or
-	// misses deltas, sees the deltas only from the run's next message on,
-	// and a delta that reaches it after the event that completes its
-	// message is dropped (the event holds the message whole).
+	// (Delta.After) and before the next. It yields a message's deltas
+	// from its beginning (Offset 0) without a hole: a follower that
+	// joined after a message began drops that message's deltas, one that
+	// misses a delta drops the rest of its message, and a delta that
+	// reaches it after the event that completes its message is dropped
+	// (the event holds the message whole).
 	Live(ctx context.Context, id ID, from int64) iter.Seq2[Event, error]
 }

@@ -68,7 +68,7 @@ func TestFollowDeltasOfAnotherProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	worker.PublishDelta("run_elsewhere", run.Delta{Step: 1, What: run.DeltaText, Text: "Hel", After: last})
-	worker.PublishDelta("run_elsewhere", run.Delta{Step: 1, What: run.DeltaText, Text: "lo", After: last})
+	worker.PublishDelta("run_elsewhere", run.Delta{Step: 1, What: run.DeltaText, Text: "lo", After: last, Offset: 3})
 	expect("3", "ΔHel", "Δlo")
 	if _, err := worker.Append(ctx, "run_elsewhere", last, run.Event{Payload: run.AssistantMessage{Text: "Hello"}},
 		run.Event{Payload: run.StatusChanged{From: run.StatusRunning, To: run.StatusCompleted}}); err != nil {

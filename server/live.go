@@ -21,8 +21,8 @@ type follower interface {
 // engine's worker), the deltas come when the store carries them between
 // processes (run.LiveStore, as run/postgres does) and that process
 // publishes them (as package temporal's workers do, and servers in
-// replicas: see publishDeltas): from the message after the one being
-// written when the stream began. Otherwise such a run has no deltas here:
+// replicas: see publishDeltas): those of every message that begins
+// after the stream does (run.LiveStore.Live). Otherwise such a run has no deltas here:
 // only its events.
 func (s *Server) Follow(ctx context.Context, id run.ID, from int64) iter.Seq2[run.Event, error] {
 	s.mu.Lock()

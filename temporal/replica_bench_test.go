@@ -23,15 +23,12 @@ import (
 	byreftemporal "github.com/byref/byref/temporal"
 )
 
-// firstDelta is a model that first runs a Go snippet, then streams its
-// answer in two pieces, the first 100 ms after the call (a provider's
+// firstDelta is a model that streams its answer, the run's first
+// message, in two pieces, the first 100 ms after the call (a provider's
 // time to its first token), the second 50 ms later, and tells when it
-// hands the first piece on. The streamed answer is the run's second
-// message: a follower that joins a run's stream drops the deltas of the
-// message that follows the log's last event when it joins (it cannot
-// know whether it missed that message's first pieces), so the first
-// message's deltas reach only a follower that joined before the run
-// began, which a client that starts the run cannot be sure of.
+// hands the first piece on. A client that starts the run follows it
+// before the message begins, so it gets the message's deltas from the
+// first (each says where it begins in its message: run.Delta.Offset).
 type firstDelta struct {
 	sent chan time.Time
 }
@@ -41,10 +38,6 @@ func (m firstDelta) Generate(ctx context.Context, req llm.Request) (llm.Response
 }
 
 func (m firstDelta) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) error) (llm.Response, error) {
-	last := req.Messages[len(req.Messages)-1]
-	if last.Role == llm.RoleUser {
-		return llm.CallTool(agent.RunGoName, `{"code":"x := 1"}`), nil
-	}
 	task := ""
 	for _, msg := range req.Messages {
 		if msg.Role == llm.RoleUser {
@@ -89,8 +82,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 // events: the worker's publication, PostgreSQL's notification, the
 // server's follower, the projection and the HTTP stream. first-delta-p50-ms
 // is the figure of the acceptance (at most 20 ms); each iteration is a
-// run started through the server on the Temporal dev server (a snippet,
-// then the streamed answer).
+// run started through the server on the Temporal dev server, whose first
+// message is the streamed answer.
 func BenchmarkFirstDeltaOnAnotherReplica(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -125,7 +125,7 @@ func BenchmarkDeltaToFollower(b *testing.B) {
 	for b.Loop() {
 		i++
 		start := time.Now()
-		w.PublishDelta("run_bench", run.Delta{Step: 1, What: run.DeltaText, Text: "token", After: 2, CallID: strconv.Itoa(i)})
+		w.PublishDelta("run_bench", run.Delta{Step: 1, What: run.DeltaText, Text: "token", After: 2, Offset: int64(5 * (i - 1)), CallID: strconv.Itoa(i)})
 		if d := <-seen; d.CallID != strconv.Itoa(i) {
 			b.Fatalf("followed delta %q, want %d", d.CallID, i)
 		}

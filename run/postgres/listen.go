@@ -67,7 +67,6 @@ func (s *Store) listen(ctx context.Context, cfg *pgx.ConnConfig, conn *pgx.Conn)
 		}
 		s.log.Info("postgres: listening for appends again", "schema", s.schema)
 		s.notify.NotifyAll()
-		s.live.gapAll() // deltas were lost too
 		if s.opts.onBack != nil {
 			s.opts.onBack()
 		}

@@ -25,11 +25,12 @@ import (
 //   - Never slowing a run: PublishDelta queues, and one goroutine per
 //     Store sends what is queued in one statement. A full queue drops the
 //     run's deltas until its next event.
-//   - Never a text with a hole: a follower that misses deltas (its buffer
-//     was full, the listening connection was lost, a publisher's
-//     notification numbers skip) drops the rest of the message, or the
-//     next message when it cannot tell which were lost; it reads the
-//     completed message from the log instead.
+//   - Never a text with a hole: a follower takes a message's deltas from
+//     its beginning (Delta.Offset 0) as long as each begins where the one
+//     before it ended. One that joined after a message began, or misses a
+//     delta of it (its buffer was full, the listening connection was
+//     lost, the publisher's queue was), drops the message from there; it
+//     reads the completed message from the log instead.
 
 const (
 	// deltaSuffix ends the name of the channel of deltas.
@@ -46,12 +47,11 @@ const (
 // envelope is a notification of a delta.
 type envelope struct {
 	Run run.ID `json:"r"`
-	// From names the publishing Store; N numbers its notifications from
-	// 1, so that a receiver sees a gap, and so that no two payloads of a
-	// statement are equal (PostgreSQL folds equal notifications of one
-	// transaction into one).
+	// From names the publishing Store: a message is one publisher's
+	// deltas with the same After. (Its Offsets keep the payloads of a
+	// statement apart: PostgreSQL folds equal notifications of one
+	// transaction into one.)
 	From  string    `json:"p"`
-	N     uint64    `json:"n"`
 	Delta run.Delta `json:"d"`
 }
 
@@ -59,7 +59,6 @@ type envelope struct {
 type publisher struct {
 	mu      sync.Mutex
 	id      string
-	n       uint64
 	queue   []string
 	sending int              // notifications in the statement being sent
 	skip    map[run.ID]int64 // runs whose deltas are dropped up to this After
@@ -111,12 +110,11 @@ func (s *Store) PublishDelta(id run.ID, d run.Delta) {
 // each fits maxDeltaPayload. A delta that cannot fit (a run ID of
 // thousands of bytes) is dropped.
 func (p *publisher) encode(dst []string, id run.ID, d run.Delta) []string {
-	b, err := json.Marshal(envelope{Run: id, From: p.id, N: p.n + 1, Delta: d})
+	b, err := json.Marshal(envelope{Run: id, From: p.id, Delta: d})
 	if err != nil {
 		return dst
 	}
 	if len(b) <= maxDeltaPayload {
-		p.n++
 		return append(dst, string(b))
 	}
 	cut := len(d.Text) / 2
@@ -128,6 +126,7 @@ func (p *publisher) encode(dst []string, id run.ID, d run.Delta) []string {
 	}
 	first, rest := d, d
 	first.Text, rest.Text, rest.Name = d.Text[:cut], d.Text[cut:], "" // the name is on the first piece
+	rest.Offset = d.Offset + first.Len()
 	return p.encode(p.encode(dst, id, first), id, rest)
 }
 
@@ -164,7 +163,7 @@ func (s *Store) publish() {
 			p.sending = 0
 			p.mu.Unlock()
 			if err != nil && s.bg.Err() == nil {
-				// Followers see the gap in the numbers and resynchronize.
+				// Followers see the hole in the Offsets.
 				s.log.Warn("postgres: dropped live deltas", "count", len(batch), "err", err)
 			}
 		}
@@ -175,7 +174,6 @@ func (s *Store) publish() {
 type deltas struct {
 	mu   sync.Mutex
 	subs map[run.ID]map[*liveSub]struct{}
-	last map[string]uint64 // the latest notification number of each publisher
 }
 
 // liveSub is one follower's queue of deltas. Its fields but ch are
@@ -183,17 +181,16 @@ type deltas struct {
 // not see, in the order the deltas were sent.
 type liveSub struct {
 	ch chan run.Delta
-	// dropThrough: deltas after events up to this one are dropped (the
-	// beginning of their message is lost). resync: deltas were lost
-	// whose events are unknown; the next delta's message is dropped.
-	// joining: the follower does not know yet where the log ended when
-	// it subscribed; every delta is dropped, the latest After in seen.
-	dropThrough, seen int64
-	resync, joining   bool
+	// The message the follower is taking (its publisher and After) and
+	// the Offset of its next delta; or, when cut, the message whose rest
+	// is dropped. after is -1 before the first delta.
+	from       string
+	after, off int64
+	cut        bool
 }
 
 func (l *deltas) subscribe(id run.ID) *liveSub {
-	sub := &liveSub{ch: make(chan run.Delta, maxLiveDeltas), joining: true}
+	sub := &liveSub{ch: make(chan run.Delta, maxLiveDeltas), after: -1}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.subs == nil {
@@ -206,15 +203,6 @@ func (l *deltas) subscribe(id run.ID) *liveSub {
 	return sub
 }
 
-// joined tells a new follower the run's last event when it subscribed:
-// the deltas of the message being written then are dropped, those of
-// later messages kept.
-func (l *deltas) joined(sub *liveSub, last int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	sub.joining, sub.dropThrough = false, max(sub.dropThrough, sub.seen, last)
-}
-
 func (l *deltas) unsubscribe(id run.ID, sub *liveSub) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -224,61 +212,33 @@ func (l *deltas) unsubscribe(id run.ID, sub *liveSub) {
 	}
 }
 
-// received hands a notification of a delta to the run's followers.
+// received hands a notification of a delta to the run's followers that
+// have its message without a hole up to it.
 func (l *deltas) received(payload string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.subs) == 0 {
-		// Nobody follows: not even worth decoding. The publishers'
-		// numbers go on unread, so they are forgotten: a follower that
-		// joins later would take the next ones for a gap, and drop the
-		// deltas of its first message.
-		l.last = nil
-		return
+		return // nobody follows: not even worth decoding
 	}
 	var env envelope
 	if err := json.Unmarshal([]byte(payload), &env); err != nil {
 		return
 	}
-	if l.last == nil || len(l.last) > cacheSize {
-		l.last = map[string]uint64{}
-	}
-	prev, known := l.last[env.From]
-	l.last[env.From] = env.N
-	if known && env.N != prev+1 {
-		l.gapLocked()
-	}
 	d := env.Delta
 	for sub := range l.subs[env.Run] {
-		if sub.joining {
-			sub.seen = max(sub.seen, d.After)
-			continue
+		if env.From != sub.from || d.After != sub.after {
+			// The next message: taken if this is its beginning.
+			sub.from, sub.after, sub.off, sub.cut = env.From, d.After, 0, false
 		}
-		if sub.resync {
-			sub.resync, sub.dropThrough = false, max(sub.dropThrough, d.After)
-		}
-		if d.After <= sub.dropThrough {
+		if sub.cut || d.Offset != sub.off {
+			sub.cut = true // joined mid-message, or a delta was lost
 			continue
 		}
 		select {
 		case sub.ch <- d:
+			sub.off += d.Len()
 		default: // the follower is behind: the rest of this message is lost
-			sub.dropThrough = d.After
-		}
-	}
-}
-
-// gapAll tells every follower that deltas were lost.
-func (l *deltas) gapAll() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.gapLocked()
-}
-
-func (l *deltas) gapLocked() {
-	for _, subs := range l.subs {
-		for sub := range subs {
-			sub.resync = true
+			sub.cut = true
 		}
 	}
 }
@@ -293,19 +253,19 @@ func (l *deltas) closeAll() {
 
 // Live implements [run.LiveStore.Live]: [Store.Events] with the deltas
 // that any process published (PublishDelta) between the events, each
-// after the event it follows (Delta.After). It reads the run's summary
-// once at the start: the deltas of the message being written then are
-// dropped (their beginning is gone), and those of every message after it
-// are yielded, unless some are lost on the way (see the notes above):
-// then the rest of the message's deltas, or the next message's when it is
-// not known which were lost, are dropped too. A delta's Time is when this
-// process received it.
+// after the event it follows (Delta.After). It yields the deltas of every
+// message whose beginning (Offset 0) it received, from the moment it
+// subscribed, which is before it reads the log: the first message of a
+// run followed before it began streaming comes whole. A message whose
+// beginning it missed is dropped, and one whose deltas do not follow each
+// other (some were lost on the way: see the notes above) is cut where
+// they were lost. A delta's Time is when this process received it.
 func (s *Store) Live(ctx context.Context, id run.ID, from int64) iter.Seq2[run.Event, error] {
 	return func(yield func(run.Event, error) bool) {
 		sub := s.live.subscribe(id)
 		defer s.live.unsubscribe(id, sub)
-		sum, err := patient{s}.Get(ctx, id)
-		if err != nil {
+		// Subscribed before the log is read; an unknown run is an error.
+		if _, err := (patient{s}).Get(ctx, id); err != nil {
 			if ctx.Err() == nil {
 				yield(run.Event{}, err)
 			}
@@ -330,7 +290,6 @@ func (s *Store) Live(ctx context.Context, id run.ID, from int64) iter.Seq2[run.E
 		}()
 		defer func() { cancel(); <-done }()
 
-		s.live.joined(sub, sum.LastSeq)
 		pos := max(from, 1) - 1 // the last event yielded
 		var held []run.Delta    // deltas after events not yet yielded
 		var dropThrough int64   // held overflowed: drop the message's rest

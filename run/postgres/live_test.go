@@ -43,8 +43,10 @@ func expectLines(t *testing.T, got <-chan string, want ...string) {
 	}
 }
 
-func text(after int64, s string) run.Delta {
-	return run.Delta{Step: 1, What: run.DeltaText, Text: s, After: after}
+// text is a delta of text after event after, at offset off of its
+// message.
+func text(after, off int64, s string) run.Delta {
+	return run.Delta{Step: 1, What: run.DeltaText, Text: s, After: after, Offset: off}
 }
 
 // A follower in one process sees the deltas another publishes, each
@@ -53,20 +55,30 @@ func text(after int64, s string) run.Delta {
 func TestLiveDeltasAcrossProcesses(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
 	defer cancel()
+	notes := make(chan string, 100)
 	w := openAt(t, "", Options{})
-	r := openAt(t, "", Options{Schema: w.schema})
+	r := openAt(t, "", Options{Schema: w.schema, onNotify: func(p string) { notes <- p }})
 	mustCreate(t, w, "run_live")
 	last := mustAppend(t, w, "run_live", 1, toRunning)
+	w.PublishDelta("run_live", text(2, 0, "joined "))
+	waitPublished(t, w)
+	mustCreate(t, w, "run_mark")
+	mustAppend(t, w, "run_mark", 1, toRunning)
+	for p := range notes { // after the first piece, which nobody followed
+		if p == "run_mark" {
+			break
+		}
+	}
 	f := liveFollower(ctx, r, "run_live")
 	expectLines(t, f, "1", "2") // the follower has joined, at event 2
-	w.PublishDelta("run_live", text(2, "joined mid-message: dropped"))
+	w.PublishDelta("run_live", text(2, 7, "mid-message: dropped"))
 	waitPublished(t, w)
 	last = mustAppend(t, w, "run_live", last, message("joined mid-message: dropped"))
-	w.PublishDelta("run_live", text(3, "Hel"))
-	w.PublishDelta("run_live", text(3, "lo"))
+	w.PublishDelta("run_live", text(3, 0, "Hel"))
+	w.PublishDelta("run_live", text(3, 3, "lo"))
 	waitPublished(t, w)
 	last = mustAppend(t, w, "run_live", last, message("Hello"))
-	w.PublishDelta("run_live", text(4, "Bye"))
+	w.PublishDelta("run_live", text(4, 0, "Bye"))
 	waitPublished(t, w)
 	mustAppend(t, w, "run_live", last, message("Bye"), toComplete)
 	expectLines(t, f, "3", "Δ3 Hel", "Δ3 lo", "4", "Δ4 Bye", "5", "6")
@@ -107,13 +119,13 @@ func TestLiveDeltaChunks(t *testing.T) {
 	waitPublished(t, w)
 	mustAppend(t, w, "run_big", last, message("done"))
 	var sb strings.Builder
-	n := 0
+	n, off := 0, int64(0)
 	for d := range pieces {
-		if (n == 0) != (d.Name == "get_weather") || d.CallID != "call_1" || d.What != run.DeltaToolCall {
+		if (n == 0) != (d.Name == "get_weather") || d.CallID != "call_1" || d.What != run.DeltaToolCall || d.Offset != off {
 			t.Fatalf("piece %d: %+v", n, d)
 		}
 		sb.WriteString(d.Text)
-		n++
+		n, off = n+1, off+d.Len()
 	}
 	if sb.String() != big || n < 2 {
 		t.Fatalf("%d pieces adding up to %d bytes, want %d bytes in several", n, sb.Len(), len(big))
@@ -155,7 +167,7 @@ func TestLiveDeltasAfterALostConnection(t *testing.T) {
 	f := liveFollower(ctx, r, "run_gap")
 	expectLines(t, f, "1", "2")
 	last = mustAppend(t, w, "run_gap", last, message("step"))
-	w.PublishDelta("run_gap", text(3, "a"))
+	w.PublishDelta("run_gap", text(3, 0, "a"))
 	waitPublished(t, w)
 	expectLines(t, f, "3", "Δ3 a")
 
@@ -164,14 +176,14 @@ func TestLiveDeltasAfterALostConnection(t *testing.T) {
 		t.Fatalf("ended %d listening sessions, want 1", n)
 	}
 	<-lost
-	w.PublishDelta("run_gap", text(3, "b")) // lost
+	w.PublishDelta("run_gap", text(3, 1, "b")) // lost
 	waitPublished(t, w)
 	release <- struct{}{}
 	<-back
-	w.PublishDelta("run_gap", text(3, "c")) // after a hole: dropped
+	w.PublishDelta("run_gap", text(3, 2, "c")) // after a hole: dropped
 	waitPublished(t, w)
 	last = mustAppend(t, w, "run_gap", last, message("abc"))
-	w.PublishDelta("run_gap", text(4, "d"))
+	w.PublishDelta("run_gap", text(4, 0, "d"))
 	waitPublished(t, w)
 	mustAppend(t, w, "run_gap", last, toComplete)
 	expectLines(t, f, "4", "Δ4 d", "5")
@@ -185,14 +197,14 @@ func TestPublishWhileClosing(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := range 2000 {
-			w.PublishDelta("run_x", text(int64(i/100), "x"))
+			w.PublishDelta("run_x", text(int64(i/100), int64(i%100), "x"))
 		}
 	}()
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 	<-done
-	w.PublishDelta("run_x", text(99, "after"))
+	w.PublishDelta("run_x", text(99, 0, "after"))
 }
 
 // A follower that joins after a spell in which its Store followed
@@ -218,12 +230,12 @@ func TestLiveDeltasAfterNobodyFollowed(t *testing.T) {
 	fa := liveFollower(actx, r, "run_a")
 	expectLines(t, fa, "1", "2")
 	mustAppend(t, w, "run_a", last, message("go"))
-	w.PublishDelta("run_a", text(3, "seen"))
+	w.PublishDelta("run_a", text(3, 0, "seen"))
 	expectLines(t, fa, "3", "Δ3 seen")
 	stop()
 	for range fa {
 	}
-	w.PublishDelta("run_a", text(3, "nobody follows"))
+	w.PublishDelta("run_a", text(3, 4, "nobody follows"))
 	waitPublished(t, w)
 	mustCreate(t, w, "run_b")
 	last = mustAppend(t, w, "run_b", 1, toRunning)
@@ -231,8 +243,60 @@ func TestLiveDeltasAfterNobodyFollowed(t *testing.T) {
 	fb := liveFollower(ctx, r, "run_b")
 	expectLines(t, fb, "1", "2")
 	last = mustAppend(t, w, "run_b", last, message("go"))
-	w.PublishDelta("run_b", text(3, "Hel"))
+	w.PublishDelta("run_b", text(3, 0, "Hel"))
 	waitPublished(t, w)
 	mustAppend(t, w, "run_b", last, message("Hello"), toComplete)
 	expectLines(t, fb, "3", "Δ3 Hel", "4", "5")
+}
+
+// followRunning makes a running run (its events 1 and 2) in one
+// process and follows it from another, once the follower has joined.
+func followRunning(t *testing.T, id run.ID) (w *Store, last int64, f <-chan string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	t.Cleanup(cancel)
+	w = openAt(t, "", Options{})
+	r := openAt(t, "", Options{Schema: w.schema})
+	mustCreate(t, w, id)
+	last = mustAppend(t, w, id, 1, toRunning)
+	f = liveFollower(ctx, r, id)
+	expectLines(t, f, "1", "2")
+	return w, last, f
+}
+
+// A follower that subscribes to a run before its first message streams
+// gets every delta of that message, in order, between the event they
+// follow and the next: a client that starts a run sees it written.
+func TestLiveFirstMessageWhole(t *testing.T) {
+	w, last, f := followRunning(t, "run_first")
+	w.PublishDelta("run_first", text(2, 0, "Hel"))
+	w.PublishDelta("run_first", text(2, 3, "lo, "))
+	w.PublishDelta("run_first", text(2, 7, "world"))
+	waitPublished(t, w)
+	mustAppend(t, w, "run_first", last, message("Hello, world"), toComplete)
+	expectLines(t, f, "Δ2 Hel", "Δ2 lo, ", "Δ2 world", "3", "4")
+	if got, ok := <-f; ok {
+		t.Fatalf("followed %q after the run ended", got)
+	}
+}
+
+// A delta lost on the way (here, one the publisher never sent) cuts its
+// message there: the deltas after it are dropped, never shown with a
+// hole, and the next message comes whole.
+func TestLiveDeltaLostCutsItsMessage(t *testing.T) {
+	w, last, f := followRunning(t, "run_lost")
+	w.PublishDelta("run_lost", text(2, 0, "a"))
+	// "b", at offset 1, is lost.
+	w.PublishDelta("run_lost", text(2, 2, "c"))
+	w.PublishDelta("run_lost", text(2, 3, "d"))
+	waitPublished(t, w)
+	last = mustAppend(t, w, "run_lost", last, message("abcd"))
+	w.PublishDelta("run_lost", text(3, 0, "e"))
+	w.PublishDelta("run_lost", text(3, 1, "f"))
+	waitPublished(t, w)
+	mustAppend(t, w, "run_lost", last, message("ef"), toComplete)
+	expectLines(t, f, "Δ2 a", "3", "Δ3 e", "Δ3 f", "4", "5")
+	if got, ok := <-f; ok {
+		t.Fatalf("followed %q after the run ended", got)
+	}
 }
