@@ -397,7 +397,7 @@ func (s *Server) followUpHeld(id run.ID, text string) error {
 		s.mu.Unlock()
 		return errClosed
 	}
-	h, cancel := s.followable.take(id)
+	h, cancel := s.takeFollowable(s.ctx, id)
 	if h == nil {
 		s.mu.Unlock()
 		return fmt.Errorf("%w: run %s is %s, and its replica does not hold it for a follow-up", agent.ErrNotFollowable, id, sum.Status)

@@ -295,6 +295,49 @@ func (s *Server) runContext(ctx context.Context) (context.Context, runCtx) {
 	return rctx, runCtx{stop: stop, cancel: cancel}
 }
 
+// takeFollowable takes run id from the followable runs, with s.mu held.
+// A run in this process whose turn has just ended is followable before
+// its watcher has moved it there (its log says completed first): then it
+// waits for the watcher, at most followableWait or until ctx is done, so
+// that a client that read "completed" and sends a follow-up at once is
+// not told the run cannot take one. It returns nil when the run is not
+// followable here, or when the server closed meanwhile. An engine's runs
+// are left to the caller (their Status may ask the engine).
+func (s *Server) takeFollowable(ctx context.Context, id run.ID) (agent.Controller, context.CancelFunc) {
+	var timeout <-chan time.Time
+	for {
+		if h, cancel := s.followable.take(id); h != nil || s.opts.Engine != nil || s.closed {
+			return h, cancel
+		}
+		c := s.live[id]
+		if c == nil || !c.Status().Terminal() {
+			return nil, nil
+		}
+		if timeout == nil {
+			t := time.NewTimer(followableWait)
+			defer t.Stop()
+			timeout = t.C
+		}
+		moved, expired := s.handedOver, false
+		s.mu.Unlock()
+		select {
+		case <-moved:
+		case <-timeout:
+			expired = true
+		case <-ctx.Done():
+		}
+		s.mu.Lock()
+		if expired || ctx.Err() != nil {
+			return s.followable.take(id)
+		}
+	}
+}
+
+// followableWait bounds how long a follow-up waits for the watcher of a
+// run whose turn has just ended (takeFollowable): the move takes
+// microseconds, unless the host's OnStatus holds the run's goroutine.
+const followableWait = 5 * time.Second
+
 // watch waits for the end of the run's current turn and drops it from the
 // live runs, keeping a completed run's controller for a follow-up. It
 // unties the run's start context from Close, so that nothing is left on
@@ -320,6 +363,8 @@ func (s *Server) watch(agentName string, id run.ID, c agent.Controller, rc runCt
 	} else if rc.cancel != nil {
 		rc.cancel()
 	}
+	close(s.handedOver)
+	s.handedOver = make(chan struct{})
 	s.mu.Unlock()
 	if err == nil && o.Status.Final() {
 		gone = append(gone, id)

@@ -177,6 +177,7 @@ type Server struct {
 	mu         sync.Mutex
 	live       map[run.ID]agent.Controller   // runs whose turn is going on
 	followable followable                    // completed runs that can take a follow-up (ui.go)
+	handedOver chan struct{}                 // closed and made anew when a watcher moves a run out of live (takeFollowable)
 	convs      *lru.Cache[run.ID, convEntry] // runs' conversations for session history (sessions.go)
 	closed     bool
 	closeBegun bool                     // Close was called (closed is also set when the lease is lost)
@@ -194,6 +195,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, store: opts.Store, agents: map[string]*Agent{}, log: opts.Logger, live: map[run.ID]agent.Controller{},
 		convs: lru.New[run.ID, convEntry](HistoryCacheRuns), abandoned: make(chan struct{})}
+	s.handedOver = make(chan struct{})
 	for _, a := range opts.Agents {
 		if s.store == nil && a.Agent != nil {
 			s.store = a.Agent.Store()

@@ -574,7 +574,7 @@ func (s *Server) uiFollowUp(w http.ResponseWriter, r *http.Request) {
 	if !s.lockOpen(w) {
 		return
 	}
-	h, cancel := s.followable.take(sum.ID)
+	h, cancel := s.takeFollowable(r.Context(), sum.ID)
 	if h == nil && s.opts.Engine != nil && sum.Status == run.StatusCompleted {
 		// A completed run of the engine that is not among the followable
 		// ones: its turn has ended but its watcher has not been told yet,
