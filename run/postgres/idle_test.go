@@ -11,22 +11,30 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// tracer counts the statements a Store sends and passes each on.
+// tracer counts the statements a Store sends, and passes each on once
+// the server has answered it: a test that waits for a statement then
+// reads pg_stat_activity sees that statement done.
 type tracer struct {
 	n   atomic.Int64
 	sql chan string
 }
 
+// sqlKey is the context key under which TraceQueryStart keeps the SQL
+// for TraceQueryEnd.
+type sqlKey struct{}
+
 func (tr *tracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
 	tr.n.Add(1)
-	select {
-	case tr.sql <- data.SQL:
-	default:
-	}
-	return ctx
+	return context.WithValue(ctx, sqlKey{}, data.SQL)
 }
 
-func (tr *tracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (tr *tracer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryEndData) {
+	sql, _ := ctx.Value(sqlKey{}).(string)
+	select {
+	case tr.sql <- sql:
+	default:
+	}
+}
 
 // activity is what the server says the sessions of an application last
 // did: each session's process and the start of its latest statement.
@@ -74,7 +82,7 @@ func TestIdleSubscriberSendsNothing(t *testing.T) {
 	f := follow(ctx, sub, "run_idle")
 	f.expect(t, 1, 2)
 	// After yielding the stored events the follower reads the summary,
-	// then waits: the idle interval starts after that read.
+	// then waits: the idle interval starts once that read is answered.
 	getRun := sub.sql(`FROM {s}.runs WHERE id`)
 	for sql := range tr.sql {
 		if strings.Contains(sql, getRun) {
