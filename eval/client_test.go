@@ -2,28 +2,16 @@ package eval_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/agent"
 	"github.com/byref/byref/eval"
-	"github.com/byref/byref/internal/toolschema"
+	"github.com/byref/byref/internal/toolschematest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 )
-
-// confirmTool is a tool the run's client runs and answers, as agui makes
-// one of an AG-UI front end's tool.
-func confirmTool() *action.Action {
-	a, err := toolschema.Client("confirm", "Ask the user to confirm.", json.RawMessage(`{"type":"object","properties":{"what":{"type":"string"}},"required":["what"]}`),
-		func([]byte) string { return "the client runs this call" })
-	if err != nil {
-		panic(err)
-	}
-	return a
-}
 
 func confirmModel() llm.Model {
 	return steps(
@@ -47,7 +35,7 @@ func TestClientTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.State().AddActions(confirmTool()); err != nil {
+	if err := h.State().AddActions(toolschematest.Confirm()); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.Begin(ctx); err != nil {
@@ -78,7 +66,7 @@ func TestClientTools(t *testing.T) {
 
 	// An agent whose action is the client's: the trial fails, saying why.
 	agentOpts := testAgent()
-	agentOpts.Actions = action.MustSet(confirmTool())
+	agentOpts.Actions = action.MustSet(toolschematest.Confirm())
 	set := &eval.Set{Agent: agentOpts, Cases: []*eval.Case{{Name: "confirm", Task: "Confirm the budget.", Expect: []eval.Expectation{eval.Status(run.StatusCompleted)}}}}
 	r, err := eval.Run(ctx, set, eval.Options{Model: confirmModel()})
 	if err != nil {

@@ -8,22 +8,11 @@ import (
 
 	"github.com/byref/byref/action"
 	"github.com/byref/byref/agent"
-	"github.com/byref/byref/internal/toolschema"
+	"github.com/byref/byref/internal/toolschematest"
 	"github.com/byref/byref/llm"
 	"github.com/byref/byref/run"
 	"github.com/byref/byref/server"
 )
-
-// confirmTool is a tool of the run's client, as agui makes one of a front
-// end's tool: the client runs it, and its answer is the call's result.
-func confirmTool() *action.Action {
-	a, err := toolschema.Client("confirm", "Ask the user to confirm.", json.RawMessage(`{"type":"object","properties":{"what":{"type":"string"}},"required":["what"]}`),
-		func([]byte) string { return "the client runs this call" })
-	if err != nil {
-		panic(err)
-	}
-	return a
-}
 
 // The inspector shows a call of a client's tool as answered by the
 // client: its await while it is pending, and the call in the snapshot
@@ -36,7 +25,7 @@ func TestUIAPIClientCall(t *testing.T) {
 	), agent.RunOptions{}))
 	s, ts := startServer(t, server.Options{Agents: agents})
 	c := client{t: t, base: ts.URL}
-	id, err := s.StartRun(context.Background(), "booker", server.StartRequest{Task: "book", Actions: []*action.Action{confirmTool()}})
+	id, err := s.StartRun(context.Background(), "booker", server.StartRequest{Task: "book", Actions: []*action.Action{toolschematest.Confirm()}})
 	if err != nil {
 		t.Fatal(err)
 	}
